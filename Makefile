@@ -1,0 +1,104 @@
+# dynid: identify the dynamic parameters of a robot arm from logged data.
+# Layers: core (dynamics) <- ident (model from data) <- verify (model against
+# data) <- reports (report and the dynid program).
+#
+#   make            libdynid.a and ./dynid     make test   the test suite
+#   make demo       the main job on shipped data   make bench  timings
+#   make asan       tests under ASan+UBSan      make fuzz   libFuzzer runs
+#   make install    PREFIX=/usr/local DESTDIR=  make clean
+#   make deps       install missing Debian packages (as root) or print how
+
+CC      ?= cc
+CXX     ?= c++
+PREFIX  ?= /usr/local
+OPT     ?= -O2
+CFLAGS  ?= $(OPT) -g
+CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Icore -Iident -Iverify -Ireports \
+           -I/usr/include/libxml2
+LDLIBS  = -llapacke -lopenblas -lcsv -lxml2 -lz -lm
+PLOT_LIBS = -lplplot
+NLOPT_LIBS = -lnlopt
+
+# Debian packages the build needs, with a header or file that proves each
+DEPS = liblapacke-dev:/usr/include/lapacke.h \
+       libopenblas-dev:/usr/include/x86_64-linux-gnu/openblas-pthread/cblas.h \
+       libcsv-dev:/usr/include/csv.h \
+       libxml2-dev:/usr/include/libxml2/libxml/parser.h \
+       zlib1g-dev:/usr/include/zlib.h \
+       liborocos-kdl-dev:/usr/include/kdl/chain.hpp \
+       libplplot-dev:/usr/include/plplot/plplot.h \
+       libnlopt-dev:/usr/include/nlopt.h \
+       libxml2-utils:/usr/bin/xmllint \
+       g++:/usr/bin/g++
+
+SRC_LIB := $(sort $(wildcard core/*.c ident/*.c verify/*.c reports/*.c))
+SRC_LIB := $(filter-out reports/main.c,$(SRC_LIB))
+OBJ_LIB := $(SRC_LIB:%.c=build/%.o)
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/%.c=build/tests/%)
+TEST_CXX := $(sort $(wildcard tests/*.cpp))
+TEST_CXX_OBJ := $(TEST_CXX:tests/%.cpp=build/tests/%.o)
+HDR := $(wildcard core/*.h ident/*.h verify/*.h reports/*.h tests/*.h)
+
+.PHONY: all deps test bench asan demo install clean fuzz
+all: deps dynid
+
+deps:
+	@missing=""; for d in $(DEPS); do pkg=$${d%%:*}; f=$${d#*:}; \
+	  [ -e "$$f" ] || missing="$$missing $$pkg"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "deps: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; \
+	  else echo "deps: missing packages; run: sudo apt-get install$$missing"; exit 1; fi; \
+	fi
+
+build/%.o: %.c $(HDR) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+libdynid.a: $(OBJ_LIB)
+	rm -f $@ && ar rcs $@ $^
+
+dynid: build/reports/main.o libdynid.a
+	$(CC) $(CFLAGS) -o $@ $^ $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
+
+# KDL shim (C++), for tests and bench only; Debian's KDL uses 16-byte Eigen alignment
+build/tests/%.o: tests/%.cpp $(HDR) | deps
+	@mkdir -p $(dir $@)
+	$(CXX) $(OPT) -g -std=c++17 -Wall -Wextra -DEIGEN_MAX_ALIGN_BYTES=16 -DEIGEN_MALLOC_ALREADY_ALIGNED=1 \
+	  -Icore -I/usr/include/eigen3 -c $< -o $@
+
+build/tests/%: tests/%.c libdynid.a $(TEST_CXX_OBJ) $(HDR)
+	@mkdir -p $(dir $@)
+	$(CXX) $(filter-out -std=c11 -Wpedantic,$(CFLAGS)) -x c -std=c11 -Itests -c $< -o $@.o
+	$(CXX) -o $@ $@.o $(TEST_CXX_OBJ) libdynid.a -lorocos-kdl $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
+
+test: deps dynid $(TEST_BIN)
+	@bash tests/run.sh $(TEST_BIN)
+
+bench: deps dynid build/tests/bench_main
+	@./build/tests/bench_main
+
+build/tests/bench_main: tests/bench_main.c libdynid.a $(TEST_CXX_OBJ) $(HDR)
+	@mkdir -p $(dir $@)
+	$(CXX) $(filter-out -std=c11 -Wpedantic,$(CFLAGS)) -x c -std=c11 -Itests -c $< -o $@.o
+	$(CXX) -o $@ $@.o $(TEST_CXX_OBJ) libdynid.a -lorocos-kdl $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
+
+asan:
+	$(MAKE) clean
+	$(MAKE) test OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	  LDFLAGS="-fsanitize=address,undefined" CXX="c++ -fsanitize=address,undefined" CC="cc -fsanitize=address,undefined"
+	$(MAKE) clean
+
+demo: deps dynid
+	@bash reports/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dynid
+	install -m 755 dynid $(DESTDIR)$(PREFIX)/bin/dynid
+	install -m 644 libdynid.a $(DESTDIR)$(PREFIX)/lib/libdynid.a
+	install -m 644 core/*.h ident/*.h verify/*.h $(DESTDIR)$(PREFIX)/include/dynid/
+
+clean:
+	rm -rf build libdynid.a dynid

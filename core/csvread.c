@@ -1,0 +1,209 @@
+/* dynid core: pull-style CSV rows on top of libcsv's push parser.
+ * The file is read a line at a time through zlib (plain files pass through
+ * unchanged); comment and blank lines are dropped before libcsv sees them.
+ * Memory is bounded by the longest row, never by the file. */
+#include "io.h"
+#include <csv.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+struct dyCsv_ {
+  gzFile gz;
+  struct csv_parser p;
+  char path[512];
+  char* line; size_t linecap;           /* current physical line */
+  char* buf; size_t buflen, bufcap;     /* field text of the pending row */
+  size_t* off; int nf, offcap;          /* field offsets into buf */
+  char** fields; int fieldcap;          /* pointers handed to the caller */
+  int row_ready;
+  long lineno, rowline;                 /* physical line, line of row start */
+  long long size;
+};
+
+static void on_field(void* s, size_t len, void* ud) {
+  dyCsv* c = ud;
+  if (c->nf == c->offcap) {
+    int cap = c->offcap ? 2*c->offcap : 32;
+    size_t* o = realloc(c->off, (size_t)cap * sizeof(size_t));
+    if (!o) return;
+    c->off = o; c->offcap = cap;
+  }
+  if (c->buflen + len + 1 > c->bufcap) {
+    size_t cap = (c->buflen + len + 1) * 2;
+    char* b = realloc(c->buf, cap);
+    if (!b) return;
+    c->buf = b; c->bufcap = cap;
+  }
+  c->off[c->nf++] = c->buflen;
+  if (len) memcpy(c->buf + c->buflen, s, len);
+  c->buflen += len;
+  c->buf[c->buflen++] = 0;
+}
+
+static void on_row(int ch, void* ud) {
+  (void)ch;
+  ((dyCsv*)ud)->row_ready = 1;
+}
+
+dyCsv* dy_csv_open(const char* path, char* err, int errsz) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    snprintf(err, (size_t)errsz, "%s: cannot open: %s", path, strerror(errno));
+    return NULL;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    snprintf(err, (size_t)errsz, "%s: is a directory, expected a CSV file", path);
+    return NULL;
+  }
+  dyCsv* c = calloc(1, sizeof(dyCsv));
+  if (!c) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return NULL; }
+  c->gz = gzopen(path, "rb");
+  if (!c->gz) {
+    snprintf(err, (size_t)errsz, "%s: cannot open: %s", path, strerror(errno));
+    free(c);
+    return NULL;
+  }
+  gzbuffer(c->gz, 1 << 16);
+  csv_init(&c->p, CSV_APPEND_NULL);
+  snprintf(c->path, sizeof c->path, "%s", path);
+  c->size = (long long)st.st_size;
+  return c;
+}
+
+void dy_csv_close(dyCsv* c) {
+  if (!c) return;
+  gzclose(c->gz);
+  csv_free(&c->p);
+  free(c->line); free(c->buf); free(c->off); free(c->fields);
+  free(c);
+}
+
+/* read one physical line into c->line (with its newline). 1, 0 at EOF, -1 */
+static int read_line(dyCsv* c) {
+  if (!c->line) {
+    c->linecap = 4096;
+    c->line = malloc(c->linecap);
+    if (!c->line) return -1;
+  }
+  size_t len = 0;
+  c->line[0] = 0;
+  for (;;) {
+    if (!gzgets(c->gz, c->line + len, (int)(c->linecap - len))) break;
+    len += strlen(c->line + len);
+    if (len && c->line[len-1] == '\n') break;
+    if (len + 1 < c->linecap) {
+      /* short read without newline: EOF, or an embedded NUL byte */
+      if (gzeof(c->gz)) break;
+      return -2;
+    }
+    if (c->linecap > ((size_t)1 << 28)) return -3;
+    char* l = realloc(c->line, c->linecap * 2);
+    if (!l) return -1;
+    c->line = l; c->linecap *= 2;
+  }
+  if (len == 0) return 0;
+  c->lineno++;
+  return 1;
+}
+
+int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
+  c->nf = 0; c->buflen = 0; c->row_ready = 0;
+  for (;;) {
+    int r = read_line(c);
+    if (r < 0) {
+      const char* why = r == -2 ? "a NUL byte in the text (binary file?)"
+                      : r == -3 ? "line longer than 256 MiB" : "out of memory";
+      snprintf(err, (size_t)errsz, "%s:%ld: %s", c->path, c->lineno + 1, why);
+      return -1;
+    }
+    if (r == 0) {
+      csv_fini(&c->p, on_field, on_row, c);
+      if (!c->row_ready) {
+        if (c->nf) c->row_ready = 1; else return 0;
+      }
+      break;
+    }
+    size_t len = strlen(c->line);
+    if (c->nf == 0 && c->buflen == 0 && !c->row_ready) {
+      const char* s = c->line;
+      while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
+      if (*s == 0 || *s == '#') continue;   /* blank or comment line */
+      c->rowline = c->lineno;
+    }
+    if (csv_parse(&c->p, c->line, len, on_field, on_row, c) != len) {
+      snprintf(err, (size_t)errsz, "%s:%ld: malformed CSV: %s", c->path, c->lineno,
+               csv_strerror(csv_error(&c->p)));
+      return -1;
+    }
+    if (c->row_ready) break;
+  }
+  if (c->fieldcap < c->nf) {
+    char** f = realloc(c->fields, (size_t)c->nf * sizeof(char*));
+    if (!f) { snprintf(err, (size_t)errsz, "%s: out of memory", c->path); return -1; }
+    c->fields = f; c->fieldcap = c->nf;
+  }
+  for (int i = 0; i < c->nf; i++) c->fields[i] = c->buf + c->off[i];
+  *fields = c->fields;
+  *nf = c->nf;
+  return 1;
+}
+
+long dy_csv_line(const dyCsv* c) { return c->rowline; }
+const char* dy_csv_path(const dyCsv* c) { return c->path; }
+
+void dy_csv_progress(const dyCsv* c, long long* done, long long* size) {
+  *done = (long long)gzoffset(c->gz);
+  *size = c->size;
+}
+
+static int name_eq(const char* field, const char* name) {
+  while (*field == ' ' || *field == '\t') field++;
+  size_t n = strlen(name);
+  if (strncasecmp(field, name, n)) return 0;
+  field += n;
+  while (*field == ' ' || *field == '\t' || *field == '\r') field++;
+  return *field == 0;
+}
+
+int dy_csv_find(char** fields, int nf, const char* name) {
+  for (int i = 0; i < nf; i++)
+    if (name_eq(fields[i], name)) return i;
+  return -1;
+}
+
+int dy_csv_double(const dyCsv* c, const char* field, int col, int allow_nonfinite,
+                  double* out, char* err, int errsz) {
+  const char* s = field;
+  while (*s == ' ' || *s == '\t') s++;
+  char* end;
+  errno = 0;
+  double x = strtod(s, &end);
+  const char* e = end;
+  while (*e == ' ' || *e == '\t' || *e == '\r') e++;
+  if (end == s || *e) {
+    char shown[40];
+    snprintf(shown, sizeof shown, "%.32s", field);
+    for (char* p = shown; *p; p++) if (!isprint((unsigned char)*p)) *p = '?';
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: not a number: '%s'%s", c->path, c->rowline,
+             col + 1, shown, *field ? "" : " (empty cell)");
+    return -1;
+  }
+  if (!allow_nonfinite && !isfinite(x)) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: %s value", c->path, c->rowline, col + 1,
+             isnan(x) ? "NaN" : errno == ERANGE ? "overflowing" : "infinite");
+    return -1;
+  }
+  if (errno == ERANGE && !allow_nonfinite && x != 0 && fabs(x) > 1) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: overflowing value", c->path, c->rowline, col + 1);
+    return -1;
+  }
+  *out = x;
+  return 0;
+}

@@ -1,0 +1,51 @@
+/* dynid core dynamics: Newton-Euler inverse dynamics, the composite-rigid-body
+ * inertia matrix, the bias vector and forward dynamics (Cholesky and
+ * articulated-body), all in the modified-DH link frames of model.h.
+ *
+ * Every function takes the parameter vector as an argument (par, 14n,
+ * CONVENTIONS.md order; pass m->par for the nominal model), so nominal,
+ * identified and perturbed parameters run through the same code.
+ * Units: q [rad|m], qd [rad/s|m/s], qdd [rad/s^2|m/s^2], tau [N m|N].
+ * Scratch comes from d (dy_makeData); nothing is allocated per call.      */
+#ifndef DYNID_DYNAMICS_H
+#define DYNID_DYNAMICS_H
+
+#include "model.h"
+
+/* Inverse dynamics by the recursive Newton-Euler algorithm (Khalil's
+ * link-frame form, gravity entering as the base acceleration -g):
+ *   tau = M(q) qdd + C(q,qd) qd + g(q) + IA qdd + FV qd + FC sign(qd) + FO
+ * q, qd, qdd, tau: n each. qd or qdd may be NULL for zero.               */
+void dy_rnea(const dyModel* m, dyData* d, const double* par, const double* q,
+             const double* qd, const double* qdd, double* tau);
+
+/* Same as dy_rnea with a given gravity vector g[3] in frame 0 (used to get
+ * the velocity-only or gravity-only parts) and a switch for the joint terms:
+ * joint = 0 leaves out IA, FV, FC and FO. */
+void dy_rnea_g(const dyModel* m, dyData* d, const double* par, const double* q,
+               const double* qd, const double* qdd, const double g[3], int joint,
+               double* tau);
+
+/* Joint-space inertia matrix by the composite-rigid-body algorithm (seed 003
+ * section 3.2), H = M(q) + diag(IA), full symmetric, row-major (n x n)
+ * [kg m^2 | kg | kg m]. */
+void dy_crba(const dyModel* m, dyData* d, const double* par, const double* q,
+             double* H);
+
+/* Bias vector b = C(q,qd) qd + g(q) + FV qd + FC sign(qd) + FO (n) [N m|N]. */
+void dy_bias(const dyModel* m, dyData* d, const double* par, const double* q,
+             const double* qd, double* b);
+
+/* Forward dynamics by Cholesky: qdd = H^-1 (tau - b) with H from dy_crba and
+ * b from dy_bias, LAPACK dpotrf/dpotrs. Returns 0, or the LAPACK info (> 0:
+ * H not positive definite at that minor). */
+int dy_fd_chol(const dyModel* m, dyData* d, const double* par, const double* q,
+               const double* qd, const double* tau, double* qdd);
+
+/* Forward dynamics by the articulated-body algorithm (seed 003 section 3.3),
+ * O(n), in spatial 6-vectors (angular; linear) about each O_j, frame j.
+ * Returns 0, or j+1 if the articulated inertia of joint j is not positive. */
+int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
+              const double* qd, const double* tau, double* qdd);
+
+#endif

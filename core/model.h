@@ -1,0 +1,115 @@
+/* dynid core: the robot model and its per-call scratch.
+ *
+ * A serial chain of n revolute (R) or prismatic (P) joints in modified
+ * Denavit-Hartenberg frames (Khalil-Kleinfinger / Craig):
+ *     T(j-1 -> j) = Rx(alpha_j) Tx(a_j) Rz(theta_j) Tz(d_j)
+ * a revolute joint adds q_j to theta_j, a prismatic one adds q_j to d_j.
+ * Frame 0 is the fixed base; z_j is the axis of joint j.
+ *
+ * Parameters (CONVENTIONS.md section 2). The full vector used by every
+ * algorithm has DY_NPAR_LINK*n link parameters followed by DY_NPAR_JNT*n
+ * joint parameters (14n in all); without friction the joint ones are zero:
+ *     link j:  XX XY XZ YY YZ ZZ  inertia about O_j, frame-j axes  [kg m^2]
+ *              MX MY MZ            first moment m_j c_j, frame j    [kg m]
+ *              M                   mass                             [kg]
+ *     joint j: IA FV FC FO         tau_j += IA qdd + FV qd + FC sign(qd) + FO
+ *
+ * The model is constant after loading (const dyModel* everywhere); all
+ * scratch lives in dyData, one per thread (MuJoCo's model/data split). */
+#ifndef DYNID_MODEL_H
+#define DYNID_MODEL_H
+
+#define DY_MAXJ 32          /* largest number of joints accepted */
+#define DY_NPAR_LINK 10     /* standard parameters per link */
+#define DY_NPAR_JNT 4       /* joint parameters per joint (IA FV FC FO) */
+
+/* offsets inside a link's ten parameters (the order is written here only) */
+enum { DY_XX, DY_XY, DY_XZ, DY_YY, DY_YZ, DY_ZZ, DY_MX, DY_MY, DY_MZ, DY_M };
+/* offsets inside a joint's four parameters */
+enum { DY_IA, DY_FV, DY_FC, DY_FO };
+
+typedef enum { DY_REVOLUTE = 0, DY_PRISMATIC = 1 } dyJointType;
+
+typedef struct dyModel_ {
+  int n;                 /* number of moving joints (1..DY_MAXJ) */
+  int has_friction;      /* 1 if the source gave joint parameters */
+  int *jnt_type;         /* dyJointType of each joint (n) */
+  double *dh_alpha;      /* alpha_j [rad] (n) */
+  double *dh_a;          /* a_j [m] (n) */
+  double *dh_theta;      /* theta_j at q = 0 [rad] (n) */
+  double *dh_d;          /* d_j at q = 0 [m] (n) */
+  double *par;           /* nominal full parameters, see above (14n) */
+  double *jnt_qmin;      /* position limits [rad|m], -inf/+inf: none (n) */
+  double *jnt_qmax;      /* (n) */
+  double *jnt_qdmax;     /* velocity limit [rad/s|m/s], +inf: none (n) */
+  double *jnt_qddmax;    /* acceleration limit, +inf: none (n) */
+  double *jnt_taumax;    /* effort limit [N m|N], +inf: none (n) */
+  char (*jnt_name)[64];  /* joint names from the source, "" if none (n) */
+  double gravity[3];     /* gravity in frame 0 [m/s^2], default (0,0,-9.81) */
+  double base_T[12];     /* source base frame -> frame 0: R (row-major 3x3) then p */
+  double tip_T[12];      /* frame n -> tool/tip frame: R (row-major 3x3) then p */
+  double load_fk_err;    /* largest FK difference source vs. converted model
+                            over random configurations [m or rad]; 0 for mDH */
+  char source[256];      /* the file the model was loaded from */
+} dyModel;
+
+/* Per-call scratch for the core algorithms: frames, velocities,
+ * accelerations, forces, composite and articulated inertias. */
+typedef struct dyData_ {
+  int n;
+  double *R;     /* R_{j-1,j}: frame j axes in frame j-1, row-major (9n) */
+  double *p;     /* O_j in frame j-1 [m] (3n) */
+  double *w;     /* angular velocity of link j in frame j [rad/s] (3n) */
+  double *wd;    /* angular acceleration (3n) */
+  double *vd;    /* linear acceleration of O_j incl. -gravity (3n) */
+  double *f;     /* force on link j from link j-1, frame j [N] (3n) */
+  double *nm;    /* moment about O_j (3n) */
+  double *ci;    /* composite / articulated work, 36 per link (36n) */
+  double *cv;    /* 6-vectors per link, 4 sets (24n) */
+  double *H;     /* inertia matrix work (n*n) */
+  double *b;     /* bias work (n) */
+  double *work;  /* general work (16n + 64) */
+} dyData;
+
+/* Allocate a model for n joints, zeroed, gravity (0,0,-9.81), identity
+ * base and tip, no limits. Returns NULL on failure. Free with dy_freeModel. */
+dyModel* dy_makeModel(int n);
+void dy_freeModel(dyModel* m);
+
+/* Deep copy of a model (NULL on failure). */
+dyModel* dy_copyModel(const dyModel* m);
+
+/* Allocate the scratch for m (one allocation). NULL on failure. */
+dyData* dy_makeData(const dyModel* m);
+void dy_freeData(dyData* d);
+
+/* Number of entries of the full parameter vector: 14 n. */
+int dy_npar(const dyModel* m);
+
+/* Name of full parameter k (0 <= k < 14n) into buf: "XX1", ..., "FO7". */
+void dy_parname(const dyModel* m, int k, char* buf, int bufsz);
+
+/* Index of a parameter name (case-insensitive) or -1. */
+int dy_parindex(const dyModel* m, const char* name);
+
+/* Standard parameters of one link from mass m [kg], centre of mass c in
+ * frame j [m] and the inertia tensor Ic about the centre of mass, frame-j
+ * axes, as ixx ixy ixz iyy iyz izz [kg m^2] (tensor entries, ixy = -int xy dm):
+ *   J_O = Ic + m (|c|^2 1 - c c^T),  first moment = m c.                  */
+void dy_linkpar_from_com(double par10[10], double mass, const double c[3],
+                         const double Ic6[6]);
+
+/* Inverse of dy_linkpar_from_com; mass <= 0 gives c = 0 and Ic = J_O. */
+void dy_linkpar_to_com(const double par10[10], double* mass, double c[3],
+                       double Ic6[6]);
+
+/* Joint transform of joint j at position qj: R (row-major 3x3, frame j
+ * axes in frame j-1) and p (O_j in frame j-1 [m]). */
+void dy_jointframe(const dyModel* m, int j, double qj, double R[9], double p[3]);
+
+/* Forward kinematics: pose of frame j (0-based joint index, j = n means the
+ * tip frame tip_T) in the source base frame (base_T applied), as R (row-major)
+ * and p [m]. q has n entries. */
+void dy_fk(const dyModel* m, const double* q, int j, double R[9], double p[3]);
+
+#endif

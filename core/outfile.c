@@ -1,0 +1,91 @@
+/* dynid core: outputs that appear only when complete (temporary file beside
+ * the target, renamed at commit), so a failure or an interrupt never leaves
+ * a half-written result and never replaces an existing one. */
+#include "io.h"
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_OPEN 8
+static dyOut* volatile open_outs[MAX_OPEN];
+
+static void track(dyOut* o, int on) {
+  for (int i = 0; i < MAX_OPEN; i++) {
+    if (on && !open_outs[i]) { open_outs[i] = o; return; }
+    if (!on && open_outs[i] == o) { open_outs[i] = NULL; return; }
+  }
+}
+
+int dy_out_open(dyOut* o, const char* path, char* err, int errsz) {
+  memset(o, 0, sizeof *o);
+  if (!path || !strcmp(path, "-")) {
+    o->f = stdout;
+    o->is_stdout = 1;
+    return 0;
+  }
+  if (strlen(path) >= sizeof o->path) {
+    snprintf(err, (size_t)errsz, "%s: output path too long", path);
+    return -1;
+  }
+  snprintf(o->path, sizeof o->path, "%s", path);
+  snprintf(o->tmp, sizeof o->tmp, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(o->tmp);
+  if (fd < 0) {
+    snprintf(err, (size_t)errsz, "%s: cannot write: %s", path, strerror(errno));
+    return -1;
+  }
+  o->f = fdopen(fd, "w");
+  if (!o->f) {
+    close(fd); unlink(o->tmp);
+    snprintf(err, (size_t)errsz, "%s: cannot write: %s", path, strerror(errno));
+    return -1;
+  }
+  track(o, 1);
+  return 0;
+}
+
+int dy_out_commit(dyOut* o, char* err, int errsz) {
+  if (o->is_stdout) {
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      snprintf(err, (size_t)errsz, "standard output: write failed");
+      return -1;
+    }
+    return 0;
+  }
+  int bad = ferror(o->f);
+  if (fclose(o->f) != 0) bad = 1;
+  o->f = NULL;
+  if (bad) {
+    snprintf(err, (size_t)errsz, "%s: write failed: %s", o->path, strerror(errno));
+    unlink(o->tmp); track(o, 0);
+    return -1;
+  }
+  if (rename(o->tmp, o->path) != 0) {
+    snprintf(err, (size_t)errsz, "%s: cannot rename into place: %s", o->path, strerror(errno));
+    unlink(o->tmp); track(o, 0);
+    return -1;
+  }
+  track(o, 0);
+  return 0;
+}
+
+void dy_out_abort(dyOut* o) {
+  if (o->is_stdout || !o->f) return;
+  fclose(o->f);
+  o->f = NULL;
+  unlink(o->tmp);
+  track(o, 0);
+}
+
+void dy_out_abort_all(void) {
+  for (int i = 0; i < MAX_OPEN; i++)
+    if (open_outs[i]) unlink(open_outs[i]->tmp);
+}
+
+void dy_fprint_double(FILE* f, double x) {
+  if (x == 0) x = 0;   /* no "-0" */
+  fprintf(f, "%.17g", x);
+}

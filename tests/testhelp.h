@@ -1,0 +1,35 @@
+/* dynid tests: a harness in the spirit of Redis's testhelp.h.
+ *   CHECK(cond, fmt, ...)  counts a pass or prints the failure with its file/line
+ *   CHECK_REL(a, b, tol, what)  |a-b| <= tol * max(1, |b|)   (relative, floor 1)
+ *   test_report()  prints "N passed, N failed" and returns the exit status
+ * Every test binary ends with `return test_report();`; tests/run.sh sums.  */
+#ifndef DYNID_TESTHELP_H
+#define DYNID_TESTHELP_H
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int th_passed, th_failed;
+
+#define CHECK(cond, ...) do { \
+  if (cond) th_passed++; \
+  else { th_failed++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+         fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+#define CHECK_REL(a, b, tol, what) do { double th_a = (a), th_b = (b); \
+  double th_s = fabs(th_b) > 1 ? fabs(th_b) : 1; \
+  CHECK(fabs(th_a - th_b) <= (tol) * th_s, "%s: %.17g vs %.17g (rel %.3g > %.3g)", what, \
+        th_a, th_b, fabs(th_a - th_b) / th_s, (double)(tol)); } while (0)
+
+static inline int test_report(void) {
+  printf("%d passed, %d failed\n", th_passed, th_failed);
+  return th_failed ? 1 : 0;
+}
+
+/* deterministic uniform random in [a, b) (xorshift64*) */
+static unsigned long long th_rng = 88172645463325252ull;
+static inline double th_uniform(double a, double b) {
+  th_rng ^= th_rng >> 12; th_rng ^= th_rng << 25; th_rng ^= th_rng >> 27;
+  return a + (b - a) * ((double)((th_rng * 2685821657736338717ull) >> 11) / 9007199254740992.0);
+}
+#endif
