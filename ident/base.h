@@ -1,0 +1,57 @@
+/* dynid ident: base parameters (minimal linear combinations, MLCs).
+ *
+ * A base set maps the full parameter vector pi (npar = 10n or 14n) to the
+ * nb base parameters beta = B pi such that Y(q,qd,qdd) = Y_b(q,qd,qdd) B for
+ * every state, with Y_b of full column rank over exciting data. P (npar x nb)
+ * satisfies B P = 1, so Y_b = Y P and pi = P beta is a realisation of beta
+ * (a standard-parameter vector with the same torques).
+ *
+ * Three sets (CONVENTIONS.md section 2): "qr" (numerical: QR with column
+ * pivoting of the stacked regressor), "khalil" (Khalil-Mayeda grouping rules
+ * in closed form), "lin" (S.K. Lin's minimal linear combinations, seed 001
+ * Theorem 1). Every set is proved by the QR rank test before it is used. */
+#ifndef DYNID_BASE_H
+#define DYNID_BASE_H
+
+#include "model.h"
+
+typedef struct {
+  char set[8];          /* "qr", "khalil" or "lin" */
+  int friction;         /* 1: joint parameters included (npar = 14n) */
+  int npar;             /* full parameters: 10n or 14n */
+  int nb;               /* base parameters */
+  char (*name)[32];     /* name of each base parameter (nb) */
+  double* B;            /* beta = B pi, row-major (nb x npar) */
+  double* P;            /* Y_b = Y P, pi = P beta, row-major (npar x nb) */
+  int* lead;            /* full-parameter index each base parameter is named
+                           after / grows, -1 if none (nb) */
+  /* proof by the QR rank test (filled by dyi_base_verify) */
+  int rank;             /* numerical rank of the stacked random regressor */
+  double rank_gap;      /* |R_rr| / |R_r+1,r+1| at the rank decision */
+  double repro_err;     /* max |Y - Y_b B| / max |Y| over fresh random states */
+} dyBase;
+
+/* Compute a base set for model m. set: "qr", "khalil" or "lin". Returns a
+ * new set (free with dyi_base_free), or NULL with err set. The set is
+ * verified (dyi_base_verify) and NULL is returned if it fails the test. */
+dyBase* dyi_base_compute(const dyModel* m, const char* set, int friction,
+                         char* err, int errsz);
+void dyi_base_free(dyBase* b);
+
+/* The QR rank test: stack the regressor over random states (seeded),
+ * compare the rank with nb and check Y = Y_b B on fresh states. 0 if the
+ * set passes; -1 with err saying what fails. Fills rank, rank_gap,
+ * repro_err. */
+int dyi_base_verify(const dyModel* m, dyBase* b, char* err, int errsz);
+
+/* Expression of base parameter i as "COEF*NAME + ..." (CONVENTIONS.md
+ * section 2: coefficient omitted when 1, %.17g numbers, round-off zeros
+ * dropped). Writes at most bufsz bytes; returns the length needed. */
+int dyi_base_expr(const dyModel* m, const dyBase* b, int i, char* buf, int bufsz);
+
+/* Parse an expression over full-parameter names into a row of npar
+ * coefficients. 0, or -1 with err describing the bad token. */
+int dyi_expr_parse(const dyModel* m, int npar, const char* expr, double* row,
+                   char* err, int errsz);
+
+#endif

@@ -1,0 +1,30 @@
+/* dynid ident: the PARAMS file (CONVENTIONS.md section 3), written by
+ * `dynid identify` and read by --params:
+ *     # comment lines: model, set, method, samples, condition number
+ *     name,value,std,rel_std_pct,expression
+ * one row per base parameter. Reading rebuilds the base set from the
+ * expressions (B from the parsed expressions, P = B^+), so a PARAMS file is
+ * self-describing and does not depend on the set that wrote it. */
+#ifndef DYNID_PARAMS_H
+#define DYNID_PARAMS_H
+
+#include "base.h"
+#include "model.h"
+
+typedef struct {
+  dyBase* base;      /* the set described by the expressions */
+  double* value;     /* beta (nb) */
+  double* std;       /* standard deviation, NaN if unknown (nb) */
+  char comment[2048];/* the '#' lines at the top, joined */
+} dyParams;
+
+/* Read a PARAMS file for model m. NULL with err ("FILE:ROW:COL: ...") on
+ * failure. Free with dyi_params_free. */
+dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int errsz);
+void dyi_params_free(dyParams* p);
+
+/* A realisation of the identified base parameters: the full vector
+ * (14n, joint parameters zero when the set has none) pi = P beta. */
+void dyi_params_realise(const dyModel* m, const dyParams* p, double* par);
+
+#endif

@@ -1,0 +1,25 @@
+/* dynid ident: the linear-in-parameters model tau = Y(q,qd,qdd) pi.
+ *
+ * Y is n x 10n (link parameters, CONVENTIONS.md order) or n x 14n with
+ * friction (then the IA FV FC FO columns of every joint follow). Computed by
+ * a Newton-Euler-style recursion: the body regressors of each link (the 6x10
+ * map from its ten parameters to its wrench about O_j, frame j) are carried
+ * toward the base and projected on each joint axis: O(n^2) per sample, no
+ * allocation (scratch from dyData). */
+#ifndef DYNID_REGRESSOR_H
+#define DYNID_REGRESSOR_H
+
+#include "model.h"
+
+/* Number of regressor columns: 10n, or 14n with friction. */
+int dyi_ncols(const dyModel* m, int friction);
+
+/* Y(q,qd,qdd): n rows, dyi_ncols columns, stored column-major with leading
+ * dimension ldy >= n (Y[i + ldy*k] = d tau_i / d pi_k), so that rows of many
+ * samples can be stacked into one tall column-major matrix by passing
+ * Y + row0 and ldy = total rows. Gravity is m->gravity. Units as dy_rnea.
+ * qd or qdd may be NULL for zero. */
+void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* qd,
+                   const double* qdd, int friction, double* Y, int ldy);
+
+#endif

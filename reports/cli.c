@@ -1,0 +1,193 @@
+/* dynid program: option parsing, errors, model loading, progress and the
+ * states reader shared by the subcommands (see cli.h). */
+#include "cli.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+const char* cli_opt(const dyCli* c, const char* key) {
+  for (int i = c->nopt - 1; i >= 0; i--)
+    if (!strcmp(c->key[i], key)) return c->val[i];
+  return NULL;
+}
+
+int cli_flag(const dyCli* c, const char* key) {
+  for (int i = 0; i < c->nopt; i++)
+    if (!strcmp(c->key[i], key)) return 1;
+  return 0;
+}
+
+static int in_list(const char* list, const char* key) {
+  size_t k = strlen(key);
+  for (const char* s = list; s && *s;) {
+    const char* e = strchr(s, ',');
+    size_t L = e ? (size_t)(e - s) : strlen(s);
+    if (L == k && !strncmp(s, key, k)) return 1;
+    s = e ? e + 1 : NULL;
+  }
+  return 0;
+}
+
+int cli_check(const dyCli* c, const char* allowed, int minpos, int maxpos, const char* usage) {
+  for (int i = 0; i < c->nopt; i++)
+    if (!in_list("dh,base,tip,gravity,o", c->key[i]) && !in_list(allowed, c->key[i])) {
+      fprintf(stderr, "dynid: %s: unknown option '%s%s'\nusage: %s\n", c->cmd,
+              strlen(c->key[i]) == 1 ? "-" : "--", c->key[i], usage);
+      return 2;
+    }
+  if (c->npos < minpos || c->npos > maxpos) {
+    fprintf(stderr, "dynid: %s: expected %d%s argument%s, got %d\nusage: %s\n", c->cmd, minpos,
+            maxpos > minpos ? " or more" : "", minpos == 1 && maxpos == 1 ? "" : "s", c->npos, usage);
+    return 2;
+  }
+  return 0;
+}
+
+int cli_doubles(const char* s, double* out, int n) {
+  if (!s) return -1;
+  for (int i = 0; i < n; i++) {
+    char* e;
+    errno = 0;
+    out[i] = strtod(s, &e);
+    if (e == s || errno == ERANGE || out[i] != out[i]) return -1;
+    s = e;
+    if (i < n - 1) { if (*s != ',') return -1; s++; }
+  }
+  return *s ? -1 : 0;
+}
+
+int cli_int(const dyCli* c, const char* key, long def, long* out) {
+  const char* v = cli_opt(c, key);
+  if (!v) { *out = def; return 0; }
+  char* e;
+  errno = 0;
+  *out = strtol(v, &e, 10);
+  if (e == v || *e || errno) {
+    fprintf(stderr, "dynid: --%s: expected an integer, got '%s'\n", key, v);
+    return -1;
+  }
+  return 0;
+}
+
+int cli_double(const dyCli* c, const char* key, double def, double* out) {
+  const char* v = cli_opt(c, key);
+  if (!v) { *out = def; return 0; }
+  if (cli_doubles(v, out, 1)) {
+    fprintf(stderr, "dynid: --%s: expected a number, got '%s'\n", key, v);
+    return -1;
+  }
+  return 0;
+}
+
+int cli_fail(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("dynid: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return 1;
+}
+
+int cli_usage(const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("dynid: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputs("\n(dynid --help lists the commands)\n", stderr);
+  va_end(ap);
+  return 2;
+}
+
+dyModel* cli_model(const dyCli* c) {
+  char err[DY_ERRSZ];
+  dyModel* m = NULL;
+  if (dy_load_model(c->pos[0], &c->load, &m, err, sizeof err)) {
+    cli_fail("%s", err);
+    return NULL;
+  }
+  return m;
+}
+
+void cli_progress(const char* what, long long done, const char* units, int final) {
+  static struct timespec t0, last;
+  static int started;
+  if (!isatty(2)) return;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (!started) { t0 = now; last = now; started = 1; }
+  double since = (double)(now.tv_sec - last.tv_sec) + 1e-9 * (double)(now.tv_nsec - last.tv_nsec);
+  if (!final && since < 0.5) return;
+  last = now;
+  double el = (double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec);
+  fprintf(stderr, "\r%s: %lld %s (%.0f/s)%s", what, done, units, el > 0 ? (double)done / el : 0.0,
+          final ? "\n" : "   ");
+  if (final) started = 0;
+}
+
+/* ------------------------------------------------------------ states */
+
+struct dyStates_ {
+  dyCsv* csv;
+  int n, npre;
+  int col[4][DY_MAXJ];
+};
+
+dyStates* cli_states_open(const char* path, int n, const char* const* pre, int npre,
+                          char* err, int errsz) {
+  dyCsv* csv = dy_csv_open(path, err, errsz);
+  if (!csv) return NULL;
+  char** f; int nf;
+  int r = dy_csv_next(csv, &f, &nf, err, errsz);
+  if (r <= 0) {
+    if (r == 0) snprintf(err, (size_t)errsz, "%s: empty file, expected a header with %s1..%s%d", path,
+                         pre[0], pre[0], n);
+    dy_csv_close(csv);
+    return NULL;
+  }
+  dyStates* s = calloc(1, sizeof *s);
+  if (!s) { dy_csv_close(csv); snprintf(err, (size_t)errsz, "out of memory"); return NULL; }
+  s->csv = csv; s->n = n; s->npre = npre;
+  for (int k = 0; k < npre; k++)
+    for (int j = 0; j < n; j++) {
+      char name[32];
+      snprintf(name, sizeof name, "%s%d", pre[k], j + 1);
+      s->col[k][j] = dy_csv_find(f, nf, name);
+      if (s->col[k][j] < 0) {
+        snprintf(err, (size_t)errsz, "%s:%ld: missing column '%s' in the header", path,
+                 dy_csv_line(csv), name);
+        cli_states_close(s);
+        return NULL;
+      }
+    }
+  return s;
+}
+
+int cli_states_next(dyStates* s, double* const* out, char* err, int errsz) {
+  char** f; int nf;
+  int r = dy_csv_next(s->csv, &f, &nf, err, errsz);
+  if (r <= 0) return r;
+  for (int k = 0; k < s->npre; k++)
+    for (int j = 0; j < s->n; j++) {
+      int col = s->col[k][j];
+      if (col >= nf) {
+        snprintf(err, (size_t)errsz, "%s:%ld:%d: row has %d columns, expected at least %d",
+                 dy_csv_path(s->csv), dy_csv_line(s->csv), nf + 1, nf, col + 1);
+        return -1;
+      }
+      if (dy_csv_double(s->csv, f[col], col, 0, &out[k][j], err, errsz)) return -1;
+    }
+  return 1;
+}
+
+long cli_states_line(const dyStates* s) { return dy_csv_line(s->csv); }
+
+void cli_states_close(dyStates* s) {
+  if (!s) return;
+  dy_csv_close(s->csv);
+  free(s);
+}

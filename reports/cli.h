@@ -1,0 +1,86 @@
+/* dynid program: command-line plumbing shared by the subcommands.
+ * Each subcommand lives in reports/cmd_<name>.c as
+ *     int cmd_<name>(dyCli* cli);      returns the exit status 0, 1 or 2
+ * Exit status (CONVENTIONS.md section 4): 0 success; 1 bad input or a
+ * numerical failure, with one line "dynid: FILE:ROW:COL: what is wrong" on
+ * standard error; 2 bad usage. */
+#ifndef DYNID_CLI_H
+#define DYNID_CLI_H
+
+#include "io.h"
+#include "model.h"
+
+#define CLI_MAXOPT 64
+
+typedef struct {
+  const char* cmd;            /* subcommand name */
+  int npos;                   /* positional arguments */
+  const char* pos[16];
+  int nopt;                   /* options in order of appearance */
+  const char* key[CLI_MAXOPT];   /* without the leading "--" ("o" for -o) */
+  const char* val[CLI_MAXOPT];   /* NULL for flags */
+  dyLoadOpt load;             /* --dh --base --tip --gravity, filled by cli_parse */
+} dyCli;
+
+/* Value of option key (last occurrence), or NULL. */
+const char* cli_opt(const dyCli* c, const char* key);
+/* 1 if flag key was given. */
+int cli_flag(const dyCli* c, const char* key);
+/* Check that every option given is in the comma-separated list allowed
+ * (the common ones, dh,base,tip,gravity,o, are always allowed) and that the
+ * positional count is within [minpos, maxpos]. 0, or 2 after printing usage. */
+int cli_check(const dyCli* c, const char* allowed, int minpos, int maxpos, const char* usage);
+/* Parse a comma-separated list of exactly n doubles. 0 or -1. */
+int cli_doubles(const char* s, double* out, int n);
+/* Parse a decimal integer option value with a default; -1 on junk (err printed). */
+int cli_int(const dyCli* c, const char* key, long def, long* out);
+/* Parse a double option value with a default; -1 on junk (err printed). */
+int cli_double(const dyCli* c, const char* key, double def, double* out);
+
+/* Print "dynid: MSG" on standard error; returns 1 (bad input). */
+int cli_fail(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "dynid: MSG" and a usage hint; returns 2 (bad usage). */
+int cli_usage(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Load the model named by the first positional argument with the common
+ * options. NULL after printing the error. */
+dyModel* cli_model(const dyCli* c);
+
+/* Progress on standard error, only when it is a terminal and at most every
+ * half second: "what: done units (rate/s)". final = 1 ends the line. */
+void cli_progress(const char* what, long long done, const char* units, int final);
+
+/* -------------------------------------------------------------- states */
+
+/* A states file (CONVENTIONS.md section 3): for each prefix in pre[npre]
+ * (e.g. {"q","qd","qdd"} or {"q","qd","tau"}) the columns PREFIX1..PREFIXn,
+ * matched by header name. Streaming: one row at a time. */
+typedef struct dyStates_ dyStates;
+dyStates* cli_states_open(const char* path, int n, const char* const* pre, int npre,
+                          char* err, int errsz);
+/* 1 with out[k][0..n-1] filled for each prefix k, 0 at end, -1 error. */
+int cli_states_next(dyStates* s, double* const* out, char* err, int errsz);
+/* the file's line of the last row read */
+long cli_states_line(const dyStates* s);
+
+/* --params P: a realisation (14n standard + joint parameters) of the base
+ * parameters in file P, written into par; 0, or 1 after printing the error.
+ * Without --params, par = m->par. */
+int cli_params(const dyCli* c, const dyModel* m, double* par);
+void cli_states_close(dyStates* s);
+
+/* the subcommands */
+int cmd_model(dyCli* c);
+int cmd_id(dyCli* c);
+int cmd_inertia(dyCli* c);
+int cmd_fd(dyCli* c);
+int cmd_regressor(dyCli* c);
+int cmd_base(dyCli* c);
+int cmd_excite(dyCli* c);
+int cmd_simulate(dyCli* c);
+int cmd_identify(dyCli* c);
+int cmd_validate(dyCli* c);
+int cmd_report(dyCli* c);
+int cmd_bench(dyCli* c);
+
+#endif
