@@ -38,6 +38,14 @@ dyBase* dyi_base_compute(const dyModel* m, const char* set, int friction,
                          char* err, int errsz);
 void dyi_base_free(dyBase* b);
 
+/* Allocate an empty set of nb base parameters over npar full parameters
+ * (B, P zeroed, lead = -1). NULL on failure. (ident/base_common.c) */
+dyBase* dyi_base_alloc(const char* set, int nb, int npar, int friction);
+
+/* Lin's set (seed 001, Theorem 1), unverified; used by dyi_base_compute.
+ * (ident/base_lin.c) NULL with err on failure. */
+dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz);
+
 /* The QR rank test: stack the regressor over random states (seeded),
  * compare the rank with nb and check Y = Y_b B on fresh states. 0 if the
  * set passes; -1 with err saying what fails. Fills rank, rank_gap,

@@ -69,6 +69,13 @@ long cli_states_line(const dyStates* s);
 int cli_params(const dyCli* c, const dyModel* m, double* par);
 void cli_states_close(dyStates* s);
 
+/* Log options shared by every command that reads a log (CONVENTIONS.md
+ * section 3): --no-header, --map NAME=COLUMN (repeatable, ranges
+ * q1..q7=c2..c8), --gain K1,...,Kn, --rows A..B, --cutoff HZ, --on-bad
+ * drop|stop. 0, or 2 after printing the usage error. (reports/cli_log.c) */
+#include "log.h"
+int cli_logopt(const dyCli* c, int n, dyLogOpt* opt);
+
 /* the subcommands */
 int cmd_model(dyCli* c);
 int cmd_id(dyCli* c);
