@@ -203,8 +203,8 @@ static int attr_nums(urdf_t* u, xmlNodePtr node, const char* attr, double* out, 
       else r = fail(u, line, "<%s %s=\"%.40s\">: %d number%s expected, found %d", node->name, attr, s,
                     cnt, cnt > 1 ? "s" : "", k);
     } else if (!isfinite(v)) {
-      r = fail(u, line, "<%s %s=\"%.40s\">: %s is not a finite number", node->name, attr, s,
-               errno == ERANGE ? "overflow:" : "NaN or infinity:");
+      r = fail(u, line, "<%s %s=\"%.40s\">: not a finite number (%s)", node->name, attr, s,
+               errno == ERANGE ? "overflow" : "NaN or infinity");
     } else {
       out[k] = v;
       p = end;
