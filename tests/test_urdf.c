@@ -32,6 +32,10 @@
 
 typedef struct { double R[9], p[3]; } pose_t;
 
+/* what the round trips covered and the largest differences seen (printed) */
+static int cov_par, cov_coin, cov_inter, cov_prism, cov_neg;
+static double max_tau_rel, max_H_rel, max_fk, max_loaderr;
+
 static pose_t pmul(pose_t a, pose_t b) {
   pose_t c;
   for (int i = 0; i < 3; i++) {
@@ -272,6 +276,15 @@ static void roundtrip(int trial, int n, double psnap) {
       if (dh->jnt_type[j] == DY_REVOLUTE) worst_fk = fmax(worst_fk, sqrt(dyu_dot3(c, c)));
     }
   }
+  for (int j = 0; j + 1 < n; j++) {
+    int par = fabs(sin(dh->dh_alpha[j+1])) < 1e-12;
+    cov_par += par; cov_coin += par && dh->dh_a[j+1] == 0; cov_inter += !par && dh->dh_a[j+1] == 0;
+  }
+  for (int j = 0; j < n; j++) { cov_prism += dh->jnt_type[j] == DY_PRISMATIC; cov_neg += sgn[j] < 0; }
+  max_tau_rel = fmax(max_tau_rel, worst_tau / fmax(1, sc_tau));
+  max_H_rel = fmax(max_H_rel, worst_H / fmax(1, sc_H));
+  max_fk = fmax(max_fk, worst_fk);
+  max_loaderr = fmax(max_loaderr, L->load_fk_err);
   CHECK(worst_tau <= 1e-9 * fmax(1, sc_tau), "%s: torques differ by %.3g (scale %.3g)", what, worst_tau, sc_tau);
   CHECK(worst_H <= 1e-9 * fmax(1, sc_H), "%s: inertia matrices differ by %.3g (scale %.3g)", what, worst_H, sc_H);
   CHECK(worst_fk <= 1e-12, "%s: tip pose / axis lines differ by %.3g", what, worst_fk);
@@ -476,6 +489,10 @@ int main(void) {
   mkdir("build", 0777);
   mkdir("build/tests", 0777);
   for (int t = 0; t < 42; t++) roundtrip(t, 1 + t % 7, t % 2 ? 0.6 : 0.0);
+  printf("round trips: %d parallel (%d coincident) and %d intersecting successive axes, %d prismatic joints, "
+         "%d negated axes; largest differences: torque %.2g, inertia matrix %.2g (relative), "
+         "tip/axes %.2g m, load_fk_err %.2g\n", cov_par, cov_coin, cov_inter, cov_prism, cov_neg,
+         max_tau_rel, max_H_rel, max_fk, max_loaderr);
   static const char* const kuka[] = {"lwr_1_link", "lwr_2_link", "lwr_3_link", "lwr_4_link", "lwr_5_link",
                                      "lwr_6_link", "lwr_7_link"};
   static const char* const gen3[] = {"shoulder_link", "half_arm_1_link", "half_arm_2_link", "forearm_link",
