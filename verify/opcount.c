@@ -82,3 +82,128 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
   free(par);
   return 0;
 }
+
+/* ------------------------------------------------------------ timing */
+#include "saha.h"
+#include <lapacke.h>
+#include <time.h>
+
+int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m) {
+  const int n = m->n, np = 14*n, ncol = m->has_friction ? 14*n : 10*n, ns = 40, rows = ns*n;
+  dyData* d = dy_makeData(m);
+  double* Y = malloc(sizeof(double) * (size_t)rows * (size_t)ncol);
+  double* e = calloc((size_t)np, sizeof(double));
+  lapack_int* jpvt = calloc((size_t)ncol, sizeof(lapack_int));
+  double* tq = malloc(sizeof(double) * (size_t)ncol);
+  int nb = -1;
+  if (d && Y && e && jpvt && tq) {
+    unsigned long long st = 12345;
+    double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
+    for (int s = 0; s < ns; s++) {
+      for (int j = 0; j < n; j++) {
+        double r[3];
+        for (int k = 0; k < 3; k++) {
+          st ^= st >> 12; st ^= st << 25; st ^= st >> 27;
+          r[k] = (double)((st * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 2 - 1;
+        }
+        q[j] = 3*r[0]; qd[j] = 2*r[1]; qdd[j] = 5*r[2];
+      }
+      dy_rnea(m, d, e, q, qd, qdd, t0);
+      for (int k = 0; k < ncol; k++) {
+        e[k] = 1;
+        dy_rnea(m, d, e, q, qd, qdd, t1);
+        e[k] = 0;
+        for (int i = 0; i < n; i++) Y[(size_t)k*rows + (size_t)s*n + i] = t1[i] - t0[i];
+      }
+    }
+    if (LAPACKE_dgeqp3(LAPACK_COL_MAJOR, rows, ncol, Y, rows, jpvt, tq) == 0) {
+      double r0 = fabs(Y[0]);
+      nb = 0;
+      while (nb < ncol && fabs(Y[(size_t)nb*rows + nb]) > 1e-9 * r0) nb++;
+      for (int k = 0; k < np; k++) zero[k] = 1;
+      for (int i = 0; i < nb; i++) zero[jpvt[i] - 1] = 0;
+    }
+  }
+  dy_freeData(d); free(Y); free(e); free(jpvt); free(tq);
+  return nb;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+enum { B_RNEA, B_CRBA, B_CHOL, B_ABA, B_NEFULL, B_NEBASE, B_LINH, B_LINHB, B_SAHAID, B_SAHAFD, B_CRBA_BASE, B_COUNT };
+
+int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int nb,
+                     double seconds) {
+  const int n = m->n, np = 14*n, NS = 64;
+  if (seconds <= 0) seconds = 0.2;
+  dyData* d = dy_makeData(m);
+  unsigned char* zero = malloc((size_t)np);
+  double* par = malloc(sizeof(double) * (size_t)np);
+  double* st = malloc(sizeof(double) * (size_t)NS * 4 * (size_t)n);
+  double* H = malloc(sizeof(double) * (size_t)n * (size_t)n);
+  if (!d || !zero || !par || !st || !H) {
+    dy_freeData(d); free(zero); free(par); free(st); free(H);
+    return -1;
+  }
+  int nbase = nb;
+  const char* setname = "given P";
+  if (P) dyv_nebase_zero_from_P(zero, m, P, npar, nb);
+  else { nbase = dyv_qr_zero_mask(zero, m); setname = "QR-pivot set"; }
+  /* realisation: nominal values on the nonzero parameters (any values do) */
+  for (int k = 0; k < np; k++) par[k] = zero[k] ? 0 : (m->par[k] != 0 ? m->par[k] : 0.1);
+  unsigned long long s = 987654321;
+  for (int i = 0; i < NS * 4 * n; i++) {
+    s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
+    st[i] = (double)((s * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 4 - 2;
+  }
+  dyvNeBase full, base;
+  dyv_nebase_make(&full, m, NULL);
+  dyv_nebase_make(&base, m, zero);
+  static const char* names[B_COUNT] = {
+    "dy_rnea (full params)", "dy_crba", "dy_fd_chol", "dy_fd_aba",
+    "ne_base (no zeros)", "ne_base (base-param realisation)", "lin91 H", "lin91 H+b",
+    "saha id", "saha fd (UDU^T)", "dy_crba (base-param realisation)"};
+  double ns_call[B_COUNT];
+  volatile double sink = 0;
+  for (int a = 0; a < B_COUNT; a++) {
+    long calls = 0;
+    double t0 = now_s(), t1 = t0;
+    double tau[DY_MAXJ], out[DY_MAXJ];
+    while (t1 - t0 < seconds) {
+      for (int k = 0; k < NS; k++) {
+        const double *q = st + (size_t)k*4*n, *qd = q + n, *qdd = q + 2*n, *tq = q + 3*n;
+        switch (a) {
+          case B_RNEA: dy_rnea(m, d, par, q, qd, qdd, tau); break;
+          case B_CRBA: dy_crba(m, d, m->par, q, H); tau[0] = H[0]; break;
+          case B_CHOL: dy_fd_chol(m, d, m->par, q, qd, tq, tau); break;
+          case B_ABA: dy_fd_aba(m, d, m->par, q, qd, tq, tau); break;
+          case B_NEFULL: dyv_nebase_rnea(&full, d, par, q, qd, qdd, tau); break;
+          case B_NEBASE: dyv_nebase_rnea(&base, d, par, q, qd, qdd, tau); break;
+          case B_LINH: dyv_lin91_H(m, d, m->par, q, H); tau[0] = H[0]; break;
+          case B_LINHB: dyv_lin91_Hb(m, d, m->par, q, qd, H, out); tau[0] = out[0]; break;
+          case B_SAHAID: dyv_saha_id(m, d, m->par, q, qd, qdd, tau); break;
+          case B_SAHAFD: dyv_saha_fd(m, d, m->par, q, qd, tq, tau); break;
+          case B_CRBA_BASE: dy_crba(m, d, par, q, H); tau[0] = H[0]; break;
+        }
+        sink += tau[0];
+      }
+      calls += NS;
+      t1 = now_s();
+    }
+    ns_call[a] = 1e9 * (t1 - t0) / (double)calls;
+  }
+  (void)sink;
+  fprintf(f, "# timings on %s (n = %d); base set: %s, %d base parameters, %d parameters structurally zero\n",
+          m->source, n, setname, nbase, base.nzero);
+  fprintf(f, "algorithm,ns_per_call,reference,speedup_vs_reference\n");
+  const int ref[B_COUNT] = {B_RNEA, B_CRBA, B_CHOL, B_ABA, B_RNEA, B_RNEA, B_CRBA, B_CRBA,
+                            B_RNEA, B_CHOL, B_CRBA};
+  for (int a = 0; a < B_COUNT; a++)
+    fprintf(f, "%s,%.1f,%s,%.2f\n", names[a], ns_call[a], names[ref[a]], ns_call[ref[a]] / ns_call[a]);
+  dy_freeData(d); free(zero); free(par); free(st); free(H);
+  return 0;
+}

@@ -145,3 +145,22 @@ void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par);
 int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int nb);
 
 #endif
+
+/* Timing (the bench command): nanoseconds per call of dy_rnea, dy_crba,
+ * dy_fd_chol, dy_fd_aba beside the base-parameter Newton-Euler, Lin 1991 H
+ * and H+b, Saha's inverse and forward dynamics, on model m. The base-
+ * parameter NE runs on a realisation of a base set: P (row-major npar x nb)
+ * if given, otherwise the set made here by QR with column pivoting of the
+ * Newton-Euler regressor (realisation = the independent columns), with
+ * random values on the structurally nonzero parameters. Each timing runs
+ * for about `seconds` (default 0.2 if <= 0) over 64 random states. Prints
+ * "algorithm,ns_per_call,ratio_to_reference". Returns 0, -1 on allocation
+ * failure. */
+int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int nb,
+                     double seconds);
+
+/* The structural zeros of the QR-pivot base set of m (zero: 14n entries,
+ * 1 = not a pivot column of the stacked Newton-Euler regressor over 40
+ * random states, friction columns included iff m->has_friction). Returns
+ * the number of base parameters, or -1. */
+int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m);
