@@ -130,14 +130,16 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
       }
       break;
     }
-    size_t len = strlen(c->line);
+    char* text = c->line;
+    if (c->lineno == 1 && !memcmp(text, "\xef\xbb\xbf", 3)) text += 3;  /* UTF-8 byte-order mark */
+    size_t len = strlen(text);
     if (c->nf == 0 && c->buflen == 0 && !c->row_ready) {
-      const char* s = c->line;
+      const char* s = text;
       while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
       if (*s == 0 || *s == '#') continue;   /* blank or comment line */
       c->rowline = c->lineno;
     }
-    if (csv_parse(&c->p, c->line, len, on_field, on_row, c) != len) {
+    if (csv_parse(&c->p, text, len, on_field, on_row, c) != len) {
       snprintf(err, (size_t)errsz, "%s:%ld: malformed CSV: %s", c->path, c->lineno,
                csv_strerror(csv_error(&c->p)));
       return -1;

@@ -178,6 +178,13 @@ int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
       m->dh_a[j] = v[C_A];
     }
     dy_linkpar_from_com(m->par + DY_NPAR_LINK*j, v[C_M], c3, Ic);
+    for (int k = 0; k < DY_NPAR_LINK; k++)
+      if (!isfinite(m->par[DY_NPAR_LINK*j + k]) || fabs(m->par[DY_NPAR_LINK*j + k]) > 1e12) {
+        snprintf(err, (size_t)errsz, "%s: joint %d: mass, centre of mass or inertia out of range "
+                 "(the inertia about O_%d exceeds 1e12 kg m^2)", path, j + 1, j + 1);
+        dy_freeModel(m);
+        return -1;
+      }
     double* pj = m->par + DY_NPAR_LINK*n + DY_NPAR_JNT*j;
     pj[DY_IA] = isnan(v[C_IA]) ? 0 : v[C_IA];
     pj[DY_FV] = isnan(v[C_FV]) ? 0 : v[C_FV];
