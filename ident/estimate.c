@@ -50,7 +50,7 @@ void dyi_est_free(dyEstim* e) {
   free(e->beta); free(e->std); free(e->rel_std_pct); free(e->cov);
   free(e->blk); free(e->tq); free(e->work); free(e->Raug); free(e->Rs);
   free(e->svdw); free(e->sv); free(e->vt); free(e->res);
-  free(e->hist); free(e->hist_ref); free(e->Ab); free(e->yb);
+  free(e->hist); free(e->hist_ref); free(e->Ab); free(e->yb); free(e->rwb);
   free(e);
 }
 
@@ -100,7 +100,8 @@ dyEstim* dyi_est_make(int n, int p, const dyEstOpt* opt, char* err, int errsz) {
   e->hist_ref = calloc((size_t)n, sizeof(double));
   e->Ab = malloc(sizeof(double) * (size_t)n * (size_t)bs * (size_t)p);
   e->yb = malloc(sizeof(double) * (size_t)n * (size_t)bs);
-  if (!e->beta || !e->std || !e->rel_std_pct || !e->cov || !e->blk || !e->tq || !e->work ||
+  e->rwb = malloc(sizeof(double) * (size_t)n * (size_t)bs);
+  if (!e->rwb ||!e->beta || !e->std || !e->rel_std_pct || !e->cov || !e->blk || !e->tq || !e->work ||
       !e->Raug || !e->Rs || !e->sv || !e->vt || !e->res || !e->hist || !e->hist_ref ||
       !e->Ab || !e->yb)
     goto oom;
@@ -125,6 +126,7 @@ void dyi_est_reset(dyEstim* e) {
     memset(e->T[j], 0, sizeof(double) * m1 * m1);
   }
   e->samples = 0;
+  memset(e->rows_j, 0, sizeof e->rows_j);
 }
 
 int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
@@ -177,6 +179,10 @@ int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
       snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
       return -1;
     }
+  }
+  for (int j = 0; j < n; j++) {
+    if (!rw) { e->rows_j[j] += ns; continue; }
+    for (int s = 0; s < ns; s++) e->rows_j[j] += rw[(size_t)s * (size_t)n + (size_t)j] != 0;
   }
   e->samples += ns;
   return 0;
@@ -234,11 +240,12 @@ static void weakest(const dyEstim* e, char* buf, int sz) {
 
 int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
   int n = e->n, p = e->p, P1 = p + 1, ldb = e->ldb;
-  long rows = (long)n * e->samples;
+  long rows = 0;
+  for (int j = 0; j < n; j++) rows += e->rows_j[j];
   e->nwarn = 0;
   if (rows <= p) {
-    snprintf(err, (size_t)errsz, "not enough data: %ld samples x %d joints = %ld equations for %d "
-             "parameters", e->samples, n, rows, p);
+    snprintf(err, (size_t)errsz, "not enough data: %ld samples, %ld equations for %d "
+             "parameters", e->samples, rows, p);
     return -1;
   }
   /* stack the weighted joint triangles into Raug = [R z; 0 rho] */
@@ -345,7 +352,7 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
   for (int j = 0; j < n; j++) {
     double rss, yy;
     dyi_est_joint_rss(e, j, e->beta, &rss, &yy);
-    e->rms[j] = sqrt(rss / (double)e->samples);
+    e->rms[j] = e->rows_j[j] ? sqrt(rss / (double)e->rows_j[j]) : 0;
     e->relerr_pct[j] = yy > 0 ? 100 * sqrt(rss / yy) : (rss > 0 ? INFINITY : 0);
     ra += rss; ya += yy;
   }
@@ -383,14 +390,15 @@ static int pass(dyEstim* e, dyRowSource* src, int irls, const double* s, char* e
     e->weight_min = 1;
   }
   for (;;) {
-    int ns = src->fill(src->ctx, e->Ab, lda, e->yb, bs, err, errsz);
+    for (int i = 0; i < n * bs; i++) e->rwb[i] = 1;
+    int ns = src->fill(src->ctx, e->Ab, lda, e->yb, e->rwb, bs, err, errsz);
     if (ns < 0) return -1;
     if (ns == 0) break;
     if (ns > bs) {
       snprintf(err, (size_t)errsz, "estimator: source returned %d samples > %d", ns, bs);
       return -1;
     }
-    const double* rw = NULL;
+    const double* rw = e->rwb;
     if (irls) {
       int m = n * ns;
       double* r = e->res;
@@ -402,6 +410,7 @@ static int pass(dyEstim* e, dyRowSource* src, int irls, const double* s, char* e
       }
       for (int i = 0; i < m; i++) {
         int j = i % n;
+        if (e->rwb[i] == 0) { r[i] = 0; continue; }
         double u = fabs(r[i]) / s[j], w = u > e->opt.huber_c ? e->opt.huber_c / u : 1.0;
         if (w < 1) e->downweighted++;
         if (w < e->weight_min) e->weight_min = w;
@@ -410,7 +419,7 @@ static int pass(dyEstim* e, dyRowSource* src, int irls, const double* s, char* e
         if (bin < 0) bin = 0;
         if (bin >= DYI_NHIST) bin = DYI_NHIST - 1;
         e->hist[(size_t)j * DYI_NHIST + (size_t)bin]++;
-        r[i] = sqrt(w) / s[j];
+        r[i] = e->rwb[i] * sqrt(w) / s[j];
       }
       rw = r;
     }
@@ -447,11 +456,11 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
   /* OLS per-joint noise std: ||r_j||^2 / (N - p_j) */
   for (int j = 0; j < n; j++) {
     double rss, yy;
-    long dof = e->samples - e->np[j];
+    long dof = e->rows_j[j] - e->np[j];
     dyi_est_joint_rss(e, j, e->beta, &rss, &yy);
     if (dof <= 0) {
-      snprintf(err, (size_t)errsz, "not enough data: %ld samples for the %d parameters of joint %d",
-               e->samples, e->np[j], j + 1);
+      snprintf(err, (size_t)errsz, "not enough data: %ld equations for the %d parameters of joint %d",
+               e->rows_j[j], e->np[j], j + 1);
       return -1;
     }
     e->sigma_j[j] = sqrt(rss / (double)dof);
@@ -476,7 +485,7 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
       for (int j = 0; j < n; j++) {
         double rss, yy, s;
         dyi_est_joint_rss(e, j, e->beta, &rss, &yy);
-        s = sqrt(rss / (double)(e->samples - e->np[j]));
+        s = sqrt(rss / (double)(e->rows_j[j] - e->np[j]));
         change = fmax(change, fabs(s / e->sigma_j[j] - 1));
         e->sigma_j[j] = s;
       }

@@ -33,7 +33,8 @@
  *         the first pass uses the OLS sigma_j. Iterates until the change in
  *         beta is below irls_tol standard deviations.
  *
- * Statistics: sigma^2 = ||r_w||^2 / (nN - p) of the weighted rows;
+ * Statistics: sigma^2 = ||r_w||^2 / (M - p) of the weighted rows (M
+ * equations counted);
  * cov = sigma^2 (R^T R)^-1; std = sqrt(diag cov); rel_std_pct = 100 std/|beta|.
  * Column equilibration: R is scaled to unit column norms (R D, D_k =
  * 1/||A e_k||) before the solve, the inversion and the rank decision;
@@ -61,10 +62,14 @@ typedef enum { DYI_OLS = 0, DYI_WLS = 1, DYI_IRLS = 2 } dyiMethod;
  *   dimension lda >= n*maxs, p columns: row s*n + i is joint i of sample s)
  *   and y (n*maxs); return the number of samples written (0 at the end of
  *   the data, -1 on error with err set). Columns outside the mask must be 0.
+ *   rw (n*maxs) arrives set to 1; the source sets rw[s*n + i] = 0 to leave
+ *   out one equation (e.g. a joint too slow for Coulomb friction): it is
+ *   then neither fitted nor counted. (Other values weight the row.)
  * rewind: start again from the first sample; 0, or -1 with err set. */
 typedef struct {
   void* ctx;
-  int (*fill)(void* ctx, double* A, int lda, double* y, int maxs, char* err, int errsz);
+  int (*fill)(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
+              int errsz);
   int (*rewind)(void* ctx, char* err, int errsz);
 } dyRowSource;
 
@@ -89,6 +94,7 @@ typedef struct dyEstim_ {
   dyEstOpt opt;
   /* results */
   long samples;             /* samples folded in (last pass) */
+  long rows_j[DY_MAXJ];     /* equations of joint j folded in (rows with rw != 0) */
   double* beta;             /* estimate (p) */
   double* std;              /* standard deviation (p) */
   double* rel_std_pct;      /* 100 std / |beta|, inf when beta = 0 (p) */
@@ -115,7 +121,7 @@ typedef struct dyEstim_ {
   int ldb, lwork;
   long* hist;               /* IRLS residual histograms (n x DYI_NHIST) */
   double* hist_ref;         /* their reference scales (n) */
-  double *Ab, *yb;          /* block buffers for dyi_est_run (n*block x p, n*block) */
+  double *Ab, *yb, *rwb;    /* block buffers for dyi_est_run (n*block x p, n*block x 2) */
   int tu_is_T0;             /* per-joint residuals from T0 (IRLS) */
 } dyEstim;
 
@@ -141,7 +147,7 @@ void dyi_est_reset(dyEstim* e);
 
 /* Fold ns samples (n*ns rows of A, column-major, leading dimension lda;
  * y: n*ns) into the joint triangles, each row multiplied by rw[row] when
- * rw is non-NULL. ns <= opt->block. 0, or -1 with err set (a non-zero
+ * rw is non-NULL (rows with rw = 0 are not counted). ns <= opt->block. 0, or -1 with err set (a non-zero
  * entry outside the mask, or a non-finite value). */
 int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
                 const double* rw, char* err, int errsz);
@@ -153,7 +159,8 @@ int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
 int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz);
 
 /* Residual sum of squares of joint j for a given beta, and ||y_j||^2, from
- * the joint triangles of the rows folded in (unweighted rows). */
+ * the joint triangles of the rows folded in (unweighted rows; IRLS: the
+ * triangles of its first, unweighted pass). */
 void dyi_est_joint_rss(const dyEstim* e, int j, const double* beta, double* rss,
                        double* yy);
 

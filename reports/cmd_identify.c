@@ -11,7 +11,8 @@
  * section 3): '#' lines with the model, log, set, method, samples, condition
  * number and residuals, then name,value,std,rel_std_pct,expression.
  * A summary goes to standard error (samples, condition number, per-joint
- * residual RMS and relative error, warnings) unless --quiet. */
+ * residual RMS and relative error, warnings) unless --quiet. Samples the
+ * reader flags as slow (--qd-min) leave that joint's equation out. */
 #include "cli.h"
 #include "base.h"
 #include "estimate.h"
@@ -28,7 +29,8 @@ void openblas_set_num_threads(int num_threads);
 static const char* USAGE =
     "dynid identify MODEL LOG [--set qr|khalil|lin] [--method ols|wls|irls] [--friction]\n"
     "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ]\n"
-    "       [--on-bad drop|stop] [--quiet] -o PARAMS";
+    "       [--on-bad drop|stop] [--time-scale K] [--resample HZ] [--qd-min V] [--decimate D]\n"
+    "       [--filter-order N] [--block SAMPLES] [--quiet] -o PARAMS";
 
 /* the row source: log samples -> base regressor rows */
 typedef struct {
@@ -44,7 +46,8 @@ typedef struct {
   char what[32];
 } idSource;
 
-static int id_fill(void* ctx, double* A, int lda, double* y, int maxs, char* err, int errsz) {
+static int id_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
+                   int errsz) {
   idSource* s = ctx;
   int n = s->m->n, ns = 0;
   dySample smp;
@@ -62,7 +65,10 @@ static int id_fill(void* ctx, double* A, int lda, double* y, int maxs, char* err
         for (int i = 0; i < n; i++) a[i] += v * yk[i];
       }
     }
-    for (int i = 0; i < n; i++) y[ns * n + i] = smp.tau[i];
+    for (int i = 0; i < n; i++) {
+      y[ns * n + i] = smp.tau[i];
+      if (smp.slow[i]) rw[ns * n + i] = 0;   /* --qd-min: joint too slow, leave out */
+    }
   }
   s->read += ns;
   if (ns) cli_progress(s->what, s->read, "samples", 0);
@@ -131,8 +137,8 @@ static int write_params(const char* path, const dyCli* c, const dyModel* m, cons
 }
 
 int cmd_identify(dyCli* c) {
-  int rc = cli_check(c, "set,method,friction,no-header,map,gain,rows,cutoff,on-bad,quiet,block", 2,
-                     2, USAGE);
+  int rc = cli_check(c, "set,method,friction,quiet,block,no-header,map,gain,rows,cutoff,on-bad,"
+                     "time-scale,resample,qd-min,decimate,filter-order", 2, 2, USAGE);
   if (rc) return rc;
   const char* set = cli_opt(c, "set");
   const char* meth = cli_opt(c, "method");
@@ -210,12 +216,16 @@ int cmd_identify(dyCli* c) {
     goto done;
   }
   cli_progress(s.what, s.read, "samples", 1);
+  dyLogInfo li;
+  dyi_log_info(s.r, &li);
   if (write_params(cli_opt(c, "o"), c, m, b, e, err, sizeof err)) { cli_fail("%s", err); goto done; }
 
   if (!quiet) {
     fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
             "%d pass%s over the log\n", e->samples, n, nb, b->set, method_name(eo.method),
             friction ? ", friction" : "", e->iterations, e->iterations == 1 ? "" : "es");
+    fprintf(stderr, "log: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s%.6g Hz\n",
+            li.rows_read, li.rows_dropped, li.fs, li.fc > 0 ? "" : "none ", li.fc);
     fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
     fprintf(stderr, "joint  residual_rms  rel_err_pct  noise_std\n");
     for (int j = 0; j < n; j++)

@@ -140,8 +140,9 @@ static void add_noise(tdata* t, const double* sigma, unsigned long long seed) {
   for (int r = 0; r < t->n * t->ns; r++) t->y[r] = t->y0[r] + sigma[r % t->n] * dyi_rng_gauss(&s);
 }
 
-static int mem_fill(void* ctx, double* A, int lda, double* y, int maxs, char* err, int errsz) {
-  (void)err; (void)errsz;
+static int mem_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
+                    int errsz) {
+  (void)err; (void)errsz; (void)rw;
   tdata* t = ctx;
   int ns = t->ns - t->pos < maxs ? t->ns - t->pos : maxs, n = t->n, rows = n * t->ns;
   for (int c = 0; c < t->p; c++)
@@ -566,8 +567,9 @@ static void test_rank(void) {
  * matrix would be 7e6 x 30 x 8 B = 1.7 GB). */
 typedef struct { long done, total; int n, p; unsigned long long s; const double* beta; } tbig;
 
-static int big_fill(void* ctx, double* A, int lda, double* y, int maxs, char* err, int errsz) {
-  (void)err; (void)errsz;
+static int big_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
+                    int errsz) {
+  (void)err; (void)errsz; (void)rw;
   tbig* g = ctx;
   int ns = g->total - g->done < maxs ? (int)(g->total - g->done) : maxs;
   for (int s = 0; s < ns; s++)
