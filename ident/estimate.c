@@ -7,6 +7,7 @@
  * the weighted joint triangles into one (p+1) x (p+1) triangle
  * Raug = [R z; 0 rho], equilibrates, checks the rank and solves. */
 #include "estimate.h"
+#include "regressor.h"
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
@@ -51,6 +52,7 @@ void dyi_est_free(dyEstim* e) {
   free(e->blk); free(e->tq); free(e->work); free(e->Raug); free(e->Rs);
   free(e->svdw); free(e->sv); free(e->vt); free(e->res);
   free(e->hist); free(e->hist_ref); free(e->Ab); free(e->yb); free(e->rwb);
+  free(e->own_mask); free(e->own_names);
   free(e);
 }
 
@@ -536,4 +538,138 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
 done:
   if (prev != old) free(prev);
   return rc;
+}
+
+/* ------------------------------------------------- identification from a log */
+
+/* can full parameter k (CONVENTIONS.md order) reach the torque of joint j?
+ * Link k's wrench is carried toward the base (joints 1..k); joint k's
+ * parameters act on joint k only. */
+static int reaches(int n, int k, int j) {
+  return k < DY_NPAR_LINK * n ? k / DY_NPAR_LINK >= j : (k - DY_NPAR_LINK * n) / DY_NPAR_JNT == j;
+}
+
+/* |P_kb| below this times max |P| is round-off of a computed P */
+#define P_ZERO 1e-15
+
+void dyi_base_mask(const dyModel* m, const dyBase* b, unsigned char* mask) {
+  int n = m->n, nb = b->nb, np = b->npar;
+  double pmax = 0;
+  for (long k = 0; k < (long)np * nb; k++) pmax = fmax(pmax, fabs(b->P[k]));
+  memset(mask, 0, (size_t)n * (size_t)nb);
+  for (int c = 0; c < nb; c++)
+    for (int k = 0; k < np; k++) {
+      if (fabs(b->P[(size_t)k * (size_t)nb + (size_t)c]) <= P_ZERO * pmax) continue;
+      for (int j = 0; j < n; j++) if (reaches(n, k, j)) mask[(size_t)j * (size_t)nb + (size_t)c] = 1;
+    }
+}
+
+typedef struct {
+  const dyModel* m;
+  dyData* d;
+  dyLogReader* r;
+  int friction, nb;
+  int *pstart, *pk;   /* non-zeros of column c of P: pk[pstart[c] .. pstart[c+1]-1] */
+  double* pv;         /* their values */
+  double* Y;          /* full regressor of one sample, n x ncol column-major */
+  long long read, last;
+  int pass;
+  void (*progress)(long long, int, int);
+} logSource;
+
+static int log_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
+                    int errsz) {
+  logSource* s = ctx;
+  int n = s->m->n, ns = 0;
+  dySample smp;
+  for (; ns < maxs; ns++) {
+    int r = dyi_log_next(s->r, &smp, err, errsz);
+    if (r < 0) return -1;
+    if (r == 0) break;
+    dyi_regressor(s->m, s->d, smp.q, smp.qd, smp.qdd, s->friction, s->Y, n);
+    for (int c = 0; c < s->nb; c++) {
+      double* a = A + (size_t)lda * (size_t)c + (size_t)ns * (size_t)n;
+      for (int i = 0; i < n; i++) a[i] = 0;
+      for (int e = s->pstart[c]; e < s->pstart[c + 1]; e++) {
+        const double* yk = s->Y + (size_t)n * (size_t)s->pk[e];
+        double v = s->pv[e];
+        for (int i = 0; i < n; i++) a[i] += v * yk[i];
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      y[ns * n + i] = smp.tau[i];
+      if (smp.slow[i]) rw[ns * n + i] = 0;   /* joint too slow (--qd-min): left out */
+    }
+  }
+  s->read += ns;
+  if (s->progress && s->read - s->last >= 4096) { s->progress(s->read, s->pass, 0); s->last = s->read; }
+  return ns;
+}
+
+static int log_rewind(void* ctx, char* err, int errsz) {
+  logSource* s = ctx;
+  if (s->progress) s->progress(s->read, s->pass, 1);
+  s->read = s->last = 0;
+  s->pass++;
+  return dyi_log_rewind(s->r, err, errsz);
+}
+
+dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
+                      void (*progress)(long long samples, int pass, int final),
+                      char* err, int errsz) {
+  int n = m->n, nb = b->nb, ncol = dyi_ncols(m, b->friction);
+  if (b->npar != ncol) {
+    snprintf(err, (size_t)errsz, "base set over %d parameters, the regressor has %d", b->npar, ncol);
+    return NULL;
+  }
+  dyEstOpt o;
+  if (opt) o = *opt; else dyi_est_defaults(&o);
+  logSource s;
+  memset(&s, 0, sizeof s);
+  s.m = m; s.r = r; s.friction = b->friction; s.nb = nb; s.pass = 1; s.progress = progress;
+  unsigned char* mask = malloc((size_t)n * (size_t)nb);
+  const char** names = malloc(sizeof(char*) * (size_t)nb);
+  s.d = dy_makeData(m);
+  s.pstart = malloc(sizeof(int) * (size_t)(nb + 1));
+  s.pk = malloc(sizeof(int) * (size_t)ncol * (size_t)nb);
+  s.pv = malloc(sizeof(double) * (size_t)ncol * (size_t)nb);
+  s.Y = calloc((size_t)n * (size_t)ncol, sizeof(double));
+  dyEstim* e = NULL;
+  if (!mask || !names || !s.d || !s.pstart || !s.pk || !s.pv || !s.Y) {
+    snprintf(err, (size_t)errsz, "identify: out of memory");
+    goto fail;
+  }
+  dyi_base_mask(m, b, mask);
+  double pmax = 0;
+  for (long k = 0; k < (long)ncol * nb; k++) pmax = fmax(pmax, fabs(b->P[k]));
+  int nz = 0;
+  for (int c = 0; c < nb; c++) {
+    s.pstart[c] = nz;
+    for (int k = 0; k < ncol; k++) {
+      double v = b->P[(size_t)k * (size_t)nb + (size_t)c];
+      if (fabs(v) <= P_ZERO * pmax) continue;
+      s.pk[nz] = k; s.pv[nz] = v; nz++;
+    }
+    names[c] = b->name[c];
+  }
+  s.pstart[nb] = nz;
+  o.mask = mask;
+  o.names = names;
+  e = dyi_est_make(n, nb, &o, err, errsz);
+  if (!e) goto fail;
+  e->own_mask = mask; e->own_names = names;
+  mask = NULL; names = NULL;
+  dyRowSource src = {&s, log_fill, log_rewind};
+  if (dyi_est_run(e, &src, err, errsz)) goto fail;
+  if (progress) progress(s.read, s.pass, 1);
+  free(s.pstart); free(s.pk); free(s.pv); free(s.Y);
+  dy_freeData(s.d);
+  return e;
+fail:
+  if (progress) progress(s.read, s.pass, 1);
+  dyi_est_free(e);
+  free(mask); free(names);
+  free(s.pstart); free(s.pk); free(s.pv); free(s.Y);
+  dy_freeData(s.d);
+  return NULL;
 }

@@ -50,6 +50,8 @@
 #define DYNID_ESTIMATE_H
 
 #include "model.h"
+#include "base.h"
+#include "log.h"
 
 typedef enum { DYI_OLS = 0, DYI_WLS = 1, DYI_IRLS = 2 } dyiMethod;
 
@@ -123,6 +125,8 @@ typedef struct dyEstim_ {
   double* hist_ref;         /* their reference scales (n) */
   double *Ab, *yb, *rwb;    /* block buffers for dyi_est_run (n*block x p, n*block x 2) */
   int tu_is_T0;             /* per-joint residuals from T0 (IRLS) */
+  unsigned char* own_mask;  /* dyi_identify: mask and names it made (freed here) */
+  const char** own_names;
 } dyEstim;
 
 /* Default options. */
@@ -138,6 +142,23 @@ void dyi_est_free(dyEstim* e);
  * once per iteration (rewinding). 0, or -1 with err set (source error,
  * too few samples, rank deficiency naming the weakest parameters). */
 int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz);
+
+/* Identify base set b of model m from a log: every sample of the reader
+ * (ident/log.h) gives Y_b = Y P (dyi_regressor, then the non-zeros of P:
+ * a column selection for the qr and khalil sets), rows of joints the reader
+ * flags as slow are left out, and the rows stream into an estimator made
+ * with opt (its mask and names are set here from b: link k's parameters
+ * reach joints 1..k, joint k's parameters joint k only). progress, if not
+ * NULL, is called with the samples read so far in each pass (pass 1, 2, ...)
+ * about every 4096 samples and with final = 1 at the end of a pass.
+ * Returns the estimator with its results (free with dyi_est_free), or NULL
+ * with err set ("LOG: what is wrong"). */
+dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
+                      void (*progress)(long long samples, int pass, int final),
+                      char* err, int errsz);
+
+/* The structural mask of base set b (n x nb row-major, see dyi_identify). */
+void dyi_base_mask(const dyModel* m, const dyBase* b, unsigned char* mask);
 
 /* ---- low level: used by dyi_est_run, public for tests and callers that
  * hold rows in memory ---- */
