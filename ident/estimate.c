@@ -504,9 +504,15 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
   double* prev = e->p <= (int)(sizeof old / sizeof old[0]) ? old : malloc(sizeof(double) * (size_t)e->p);
   if (!prev) { snprintf(err, (size_t)errsz, "estimator: out of memory"); return -1; }
   int rc = -1, converged = 0;
+  /* scales below 1e-9 of the torque's RMS are round-off (exact data):
+   * Huber weights there would only reweight rounding errors */
+  double sfloor[DY_MAXJ];
   for (int j = 0; j < n; j++) {
-    double floor_s = 1e-300;
-    s[j] = e->sigma_j[j] > floor_s ? e->sigma_j[j] : floor_s;
+    double rss, yy;
+    dyi_est_joint_rss(e, j, e->beta, &rss, &yy);
+    sfloor[j] = 1e-9 * sqrt(yy / (double)(e->rows_j[j] ? e->rows_j[j] : 1));
+    if (!(sfloor[j] > 0)) sfloor[j] = 1e-300;
+    s[j] = fmax(e->sigma_j[j], sfloor[j]);
     e->hist_ref[j] = s[j];
   }
   for (int it = 0; it < e->opt.irls_maxit; it++) {
@@ -517,13 +523,15 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
     if (dyi_est_solve(e, NULL, err, errsz)) goto done;
     double change = 0;
     for (int k = 0; k < e->p; k++) {
-      double d = fabs(e->beta[k] - prev[k]) / (e->std[k] > 0 ? e->std[k] : 1);
+      /* relative to std, or to round-off where the data are exact */
+      double sc = fmax(e->std[k], 1e-12 * fabs(e->beta[k]));
+      double d = fabs(e->beta[k] - prev[k]) / (sc > 0 ? sc : 1);
       if (d > change) change = d;
     }
     /* robust scale of the residuals of the beta used in this pass */
     for (int j = 0; j < n; j++) {
       double med = hist_median(e, j);
-      if (med > 0) s[j] = 1.482602218505602 * med;
+      if (med > 0) s[j] = fmax(1.482602218505602 * med, sfloor[j]);
     }
     if (change < e->opt.irls_tol) { converged = 1; break; }
   }

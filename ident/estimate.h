@@ -30,8 +30,9 @@
  *         w = min(1, c / |r / s_j|), c = 1.345, s_j = 1.4826 MAD_j (median
  *         of |r| over joint j's rows, from a log-spaced histogram of the
  *         previous pass: 0.8 % bins, interpolated, no storage growing with N);
- *         the first pass uses the OLS sigma_j. Iterates until the change in
- *         beta is below irls_tol standard deviations.
+ *         the first pass uses the OLS sigma_j; s_j >= 1e-9 RMS(tau_j) (below
+ *         that, residuals are round-off). Iterates until the change in beta
+ *         is below irls_tol standard deviations.
  *
  * Statistics: sigma^2 = ||r_w||^2 / (M - p) of the weighted rows (M
  * equations counted);
@@ -83,7 +84,8 @@ typedef struct {
   const char* const* names;   /* name of each column for messages (p), NULL: b1.. */
   double huber_c;             /* Huber tuning constant (default 1.345) */
   int irls_maxit;             /* IRLS passes at most (default 30) */
-  double irls_tol;            /* stop when max |d beta_k| / std_k < tol (1e-4) */
+  double irls_tol;            /* stop when max |d beta_k| / max(std_k, 1e-12 |beta_k|)
+                                 < tol (1e-4) */
   double max_cond;            /* error above this scaled condition (1e10) */
   double warn_relstd;         /* warn above this rel std [%] (10) */
   double warn_cond;           /* warn above this (unscaled) condition (1e3) */
