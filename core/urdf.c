@@ -81,7 +81,7 @@ typedef struct {
   double mass, com[3], com_rpy[3], I6[6];   /* URDF inertial */
   int body;            /* DH body 0..n, -1: not in the model, -2: unvisited */
   double T[12];        /* pose in the base-link frame at q = 0 (R row-major, p) */
-  int moving_below;    /* 1 if a moving joint is in its subtree, -1 unknown */
+  int moving_below;    /* 1 if a moving joint is in its subtree */
 } ulink_t;
 
 typedef struct {
@@ -104,6 +104,8 @@ typedef struct {
   int njoint;
   int* child_start;    /* CSR list of child joints per link (nlink+1) */
   int* child_list;     /* (njoint) */
+  int* order;          /* links in breadth-first order from the root (nlink) */
+  int* mark;           /* scratch (nlink) */
 } urdf_t;
 
 static int fail(urdf_t* u, long line, const char* fmt, ...) {
@@ -239,7 +241,6 @@ static int read_link(urdf_t* u, xmlNodePtr node, ulink_t* L) {
   L->line = xmlGetLineNo(node);
   L->parent_joint = -1;
   L->body = -2;
-  L->moving_below = -1;
   L->name = (char*)xmlGetProp(node, (const xmlChar*)"name");
   if (!L->name || !L->name[0]) return fail(u, L->line, "<link> without a name");
   xmlNodePtr in = child_elem(node, "inertial");
@@ -334,45 +335,51 @@ static int read_joint(urdf_t* u, xmlNodePtr node, ujoint_t* J) {
 
 static int is_moving(const ujoint_t* J) { return J->type != J_FIXED; }
 
-static int moving_below(urdf_t* u, int l) {
-  ulink_t* L = u->links + l;
-  if (L->moving_below >= 0) return L->moving_below;
-  int r = 0;
-  for (int c = u->child_start[l]; c < u->child_start[l+1] && !r; c++) {
-    const ujoint_t* J = u->joints + u->child_list[c];
-    r = is_moving(J) || moving_below(u, J->child);
-  }
-  return L->moving_below = r;
+/* an edge parent -> child "leads to motion" if its joint moves or a moving
+ * joint hangs below the child (links[].moving_below, set from the leaves up) */
+static int leads_to_motion(const urdf_t* u, const ujoint_t* J) {
+  return is_moving(J) || u->links[J->child].moving_below;
 }
 
-/* append the ends of the moving branches below link l to buf */
-static void moving_ends(urdf_t* u, int l, char* buf, size_t bufsz, int* count) {
-  int any = 0;
-  for (int c = u->child_start[l]; c < u->child_start[l+1]; c++) {
-    const ujoint_t* J = u->joints + u->child_list[c];
-    if (is_moving(J) || moving_below(u, J->child)) { any = 1; moving_ends(u, J->child, buf, bufsz, count); }
-  }
-  if (!any) {
+/* the candidate tips below link l, for the branch error: every link below l
+ * entered through an edge that leads to motion and with no motion below it
+ * (u->order lists the links parents first; mark[] is scratch, nlink) */
+static void moving_ends(const urdf_t* u, int l, int* mark, char* buf, size_t bufsz) {
+  int count = 0;
+  memset(mark, 0, (size_t)u->nlink * sizeof(int));
+  mark[l] = 1;
+  for (int i = 0; i < u->nlink; i++) {
+    int x = u->order[i];
+    const ulink_t* X = u->links + x;
+    if (x == l || X->parent_joint < 0 || !mark[u->joints[X->parent_joint].parent]) continue;
+    mark[x] = 1;
+    if (!leads_to_motion(u, u->joints + X->parent_joint) || X->moving_below) continue;
     size_t len = strlen(buf);
-    if (*count < 8) snprintf(buf + len, bufsz - len, "%s'%s'", *count ? ", " : "", u->links[l].name);
-    else if (*count == 8) snprintf(buf + len, bufsz - len, ", ...");
-    (*count)++;
+    if (count < 8) snprintf(buf + len, bufsz - len, "%s'%s'", count ? ", " : "", X->name);
+    else if (count == 8) snprintf(buf + len, bufsz - len, ", ...");
+    count++;
   }
 }
 
-/* mark link l and every link hanging from it through fixed joints as body b
- * (recursion depth bounded by the tree depth, checked acyclic) */
-static void mark_body(urdf_t* u, int l, int b, const int* chain_joint_of) {
-  u->links[l].body = b;
-  for (int c = u->child_start[l]; c < u->child_start[l+1]; c++) {
-    int j = u->child_list[c];
-    const ujoint_t* J = u->joints + j;
+/* body of every link below the base and its pose at q = 0 in the base-link
+ * frame: the base and links fixed to it are body 0, the child of chain joint
+ * k and links fixed to it body k, links beyond a moving joint off the chain
+ * -1 (dropped), links not below the base stay -2 */
+static void mark_bodies(urdf_t* u, int base, const int* chain_joint_of) {
+  u->links[base].body = 0;
+  pose_eye(u->links[base].T);
+  for (int i = 0; i < u->nlink; i++) {
+    ulink_t* X = u->links + u->order[i];
+    if (X->parent_joint < 0) continue;
+    const ujoint_t* J = u->joints + X->parent_joint;
+    const ulink_t* P = u->links + J->parent;
+    if (P->body == -2 || X == u->links + base) continue;
+    if (P->body == -1) { X->body = -1; continue; }
     double Tj[12];
     pose_from_xyz_rpy(Tj, J->xyz, J->rpy);
-    pose_mul(u->links[J->child].T, u->links[l].T, Tj);
-    if (!is_moving(J)) mark_body(u, J->child, b, chain_joint_of);
-    else if (chain_joint_of[j] > 0) mark_body(u, J->child, chain_joint_of[j], chain_joint_of);
-    else u->links[J->child].body = -1;   /* off-chain moving branch: dropped */
+    pose_mul(X->T, P->T, Tj);
+    if (!is_moving(J)) X->body = P->body;
+    else X->body = chain_joint_of[X->parent_joint] > 0 ? chain_joint_of[X->parent_joint] : -1;
   }
 }
 
@@ -494,7 +501,7 @@ static void dh_params(const double T[12], double* alpha, double* a, double* thet
 static void free_urdf(urdf_t* u) {
   for (int i = 0; i < u->nlink; i++) xmlFree(u->links[i].name);
   for (int i = 0; i < u->njoint; i++) xmlFree(u->joints[i].name);
-  free(u->links); free(u->joints); free(u->child_start); free(u->child_list);
+  free(u->links); free(u->joints); free(u->child_start); free(u->child_list); free(u->order); free(u->mark);
   if (u->doc) xmlFreeDoc(u->doc);
 }
 
@@ -608,20 +615,24 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
     C->parent_joint = u->njoint - 1;
   }
 
-  /* cycles: walking up from any link must reach a root within nlink steps */
-  for (int i = 0; i < u->nlink; i++) {
-    int l = i, steps = 0;
-    while (u->links[l].parent_joint >= 0 && steps <= u->nlink) {
-      l = u->joints[u->links[l].parent_joint].parent;
-      steps++;
+  /* child lists (CSR) */
+  u->order = calloc((size_t)u->nlink, sizeof(int));
+  u->mark = calloc((size_t)u->nlink, sizeof(int));
+  if (!u->order || !u->mark) { fail(u, 0, "out of memory"); goto done; }
+  for (int j = 0; j < u->njoint; j++) u->child_start[u->joints[j].parent + 1]++;
+  for (int i = 0; i < u->nlink; i++) u->child_start[i+1] += u->child_start[i];
+  {
+    int* pos = u->order;   /* fill counters, zero */
+    for (int j = 0; j < u->njoint; j++) {
+      int pl = u->joints[j].parent;
+      u->child_list[u->child_start[pl] + pos[pl]++] = j;
     }
-    if (steps > u->nlink) {
-      const ujoint_t* J = u->joints + u->links[l].parent_joint;
-      fail(u, J->line, "the joints form a cycle (through joint '%s', link '%s')", J->name,
-           u->links[l].name);
-      goto done;
-    }
+    memset(pos, 0, (size_t)u->nlink * sizeof(int));
   }
+
+  /* one root; breadth-first order from it; links it misses sit on a cycle
+   * (every link has at most one parent, so the graph is a forest of trees
+   * and of cycles with trees hanging from them) */
   int rootl = -1;
   for (int i = 0; i < u->nlink; i++)
     if (u->links[i].parent_joint < 0) {
@@ -632,18 +643,30 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
       }
       rootl = i;
     }
-
-  /* child lists (CSR) */
-  for (int j = 0; j < u->njoint; j++) u->child_start[u->joints[j].parent + 1]++;
-  for (int i = 0; i < u->nlink; i++) u->child_start[i+1] += u->child_start[i];
-  {
-    int* pos = calloc((size_t)u->nlink, sizeof(int));
-    if (!pos) { fail(u, 0, "out of memory"); goto done; }
-    for (int j = 0; j < u->njoint; j++) {
-      int pl = u->joints[j].parent;
-      u->child_list[u->child_start[pl] + pos[pl]++] = j;
+  int nord = 0;
+  if (rootl >= 0) {
+    u->order[nord++] = rootl;
+    for (int i = 0; i < nord; i++) {
+      int l = u->order[i];
+      for (int c = u->child_start[l]; c < u->child_start[l+1]; c++)
+        u->order[nord++] = u->joints[u->child_list[c]].child;
     }
-    free(pos);
+  }
+  if (nord < u->nlink) {
+    /* a link not reached: walking up nlink steps from it lands on the cycle */
+    memset(u->mark, 0, (size_t)u->nlink * sizeof(int));
+    for (int i = 0; i < nord; i++) u->mark[u->order[i]] = 1;
+    int l = 0;
+    while (u->mark[l]) l++;
+    for (int s = 0; s < u->nlink; s++) l = u->joints[u->links[l].parent_joint].parent;
+    const ujoint_t* J = u->joints + u->links[l].parent_joint;
+    fail(u, J->line, "the joints form a cycle (through joint '%s', link '%s')", J->name, u->links[l].name);
+    goto done;
+  }
+  for (int i = u->nlink - 1; i >= 0; i--) {
+    ulink_t* L = u->links + u->order[i];
+    for (int c = u->child_start[u->order[i]]; c < u->child_start[u->order[i]+1] && !L->moving_below; c++)
+      L->moving_below = leads_to_motion(u, u->joints + u->child_list[c]);
   }
 
   /* base link and the fixed path root -> base */
@@ -685,13 +708,12 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
       int next = -1, nb = 0;
       for (int c = u->child_start[l]; c < u->child_start[l+1]; c++) {
         const ujoint_t* J = u->joints + u->child_list[c];
-        if (is_moving(J) || moving_below(u, J->child)) { nb++; next = J->child; }
+        if (leads_to_motion(u, J)) { nb++; next = J->child; }
       }
       if (nb == 0) break;
       if (nb > 1) {
         char cand[300] = "";
-        int count = 0;
-        moving_ends(u, l, cand, sizeof cand, &count);
+        moving_ends(u, l, u->mark, cand, sizeof cand);
         fail(u, u->links[l].line, "the chain branches at link '%s' into %d moving branches; choose one "
              "with --tip (candidate tips: %s)", u->links[l].name, nb, cand);
         goto done;
@@ -724,8 +746,7 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
   }
 
   /* link poses at q = 0 and body membership */
-  pose_eye(u->links[base].T);
-  mark_body(u, base, 0, chain_joint_of);
+  mark_bodies(u, base, chain_joint_of);
 
   /* axes at q = 0 in the base-link frame, then the DH frames */
   work = calloc((size_t)(6*n + 12*(n+1)), sizeof(double));

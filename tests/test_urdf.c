@@ -435,7 +435,7 @@ static void malformed(void) {
            "  <joint name=\"ab\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n"   /* 6 */
            "  <joint name=\"ba\" type=\"revolute\"><parent link=\"b\"/><child link=\"a\"/></joint>\n"   /* 7 */
            "</robot>\n");
-  bad("cycle", t, NULL, "7: the joints form a cycle (through joint 'ba', link 'a')");
+  bad("cycle", t, NULL, "6: the joints form a cycle (through joint 'ab', link 'b')");
   bad("empty", "", NULL, "1: empty file");
   bad("blank", "  \n\n", NULL, "3: not a valid XML file: ");
   bad("notxml", "joint,type,alpha\n1,R,0\n", NULL, "1: not a valid XML file: Start tag expected");
