@@ -471,11 +471,13 @@ static void dh_frames(double* F, const double* p, const double* uax, int n) {
       dyu_cross(c, uj, un);
       double sn = norm3(c);
       if (sn >= PAR_EPS) {
-        /* common normal: closest points of the two lines */
-        double w[3] = {pj[0] - pn[0], pj[1] - pn[1], pj[2] - pn[2]};
-        double b = dyu_dot3(uj, un), dd = dyu_dot3(uj, w), e = dyu_dot3(un, w);
-        double sj = (b*e - dd) / (sn*sn), tn = (e - b*dd) / (sn*sn);
-        double f[3];
+        /* common normal: closest points of the two lines, in the triple-
+         * product form (round-off ~eps |w| / sin, not eps |w| / sin^2) */
+        double w[3] = {pn[0] - pj[0], pn[1] - pj[1], pn[2] - pj[2]}, wu[3], f[3];
+        dyu_cross(wu, w, un);
+        double sj = dyu_dot3(wu, c) / (sn*sn);
+        dyu_cross(wu, w, uj);
+        double tn = dyu_dot3(wu, c) / (sn*sn);
         for (int k = 0; k < 3; k++) {
           o[k] = pj[k] + sj * uj[k];
           f[k] = pn[k] + tn * un[k];

@@ -7,7 +7,8 @@
  *    rigid transform S_j (for a revolute joint S_j keeps the origin on the
  *    axis, as URDF requires; for a prismatic one it is arbitrary). Joint
  *    origins, axes and inertial frames are rewritten accordingly, axes are
- *    negated at random (then q_urdf = -q_dh), a fixed world -> base offset,
+ *    negated at random (then q_urdf = -q_dh), fixed massive links inserted
+ *    between some joints (merged into the link before), a fixed world -> base offset,
  *    a massive tool and a massless tool0 after the last link, a massive
  *    camera on a middle link and ground masses are added, and the elements
  *    are written in scrambled order. The expected model is the DH model with
@@ -33,7 +34,7 @@
 typedef struct { double R[9], p[3]; } pose_t;
 
 /* what the round trips covered and the largest differences seen (printed) */
-static int cov_par, cov_coin, cov_inter, cov_prism, cov_neg;
+static int cov_par, cov_coin, cov_inter, cov_prism, cov_neg, cov_mid;
 static double max_tau_rel, max_H_rel, max_fk, max_loaderr;
 
 static pose_t pmul(pose_t a, pose_t b) {
@@ -148,6 +149,16 @@ static void roundtrip(int trial, int n, double psnap) {
   random_body(&mt, ct, It);
   random_body(&mc, cc, Ic);
   random_body(&mg, cg, Ig);
+  /* a fixed intermediate link (flange, adapter) before some joints: joint j
+   * then hangs from mid_j, whose mass belongs to link j-1 (ground for j=1) */
+  int mid[DY_MAXJ];
+  pose_t Mp[DY_MAXJ];
+  double mm[DY_MAXJ], mcom[DY_MAXJ][3], mI[DY_MAXJ][6];
+  for (int j = 0; j < n; j++) {
+    mid[j] = th_uniform(0, 1) < 0.3;
+    Mp[j] = prand(0.3);
+    random_body(mm + j, mcom[j], mI[j]);
+  }
 
   FILE* f = fopen(path, "w");
   if (!f) { CHECK(0, "cannot write %s", path); dy_freeModel(dh); dy_freeModel(E); return; }
@@ -155,10 +166,21 @@ static void roundtrip(int trial, int n, double psnap) {
   /* joints first, last to first (order must not matter) */
   for (int j = n; j >= 1; j--) {
     const char* ty = dh->jnt_type[j-1] == DY_PRISMATIC ? "prismatic" : cont[j-1] ? "continuous" : "revolute";
-    char parent[16];
-    if (j == 1) snprintf(parent, sizeof parent, "base"); else snprintf(parent, sizeof parent, "link%d", j - 1);
+    char parent[16], prev[16];
+    if (j == 1) snprintf(prev, sizeof prev, "base"); else snprintf(prev, sizeof prev, "link%d", j - 1);
     pose_t T0 = dh_pose(dh->dh_alpha[j-1], dh->dh_a[j-1], dh->dh_theta[j-1], dh->dh_d[j-1]);
     pose_t O = pmul(pmul(pinv(S[j-1]), T0), S[j]);
+    if (mid[j-1]) {
+      snprintf(parent, sizeof parent, "mid%d", j);
+      fprintf(f, "  <joint name=\"mid%d_joint\" type=\"fixed\">", j);
+      fpose(f, Mp[j-1]);
+      fprintf(f, "<parent link=\"%s\"/><child link=\"mid%d\"/></joint>\n  <link name=\"mid%d\">\n", prev, j, j);
+      write_inertial(f, mm[j-1], mcom[j-1], mI[j-1], peye());
+      fprintf(f, "  </link>\n");
+      O = pmul(pinv(Mp[j-1]), O);
+    } else {
+      snprintf(parent, sizeof parent, "%s", prev);
+    }
     double ax[3] = {sgn[j-1]*S[j].R[6], sgn[j-1]*S[j].R[7], sgn[j-1]*S[j].R[8]};  /* R_S^T e_z */
     fprintf(f, "  <joint name=\"j%d\" type=\"%s\">\n    ", j, ty);
     fpose(f, O);
@@ -210,6 +232,9 @@ static void roundtrip(int trial, int n, double psnap) {
   /* expected model: tool on link n, camera on link cam, frames and gravity */
   add_body(E->par + DY_NPAR_LINK*(n-1), mt, ct, It, Ttool);
   if (cam) add_body(E->par + DY_NPAR_LINK*(cam-1), mc, cc, Ic, pmul(S[cam], C));
+  double mmid = 0;
+  for (int j = 2; j <= n; j++)
+    if (mid[j-1]) { add_body(E->par + DY_NPAR_LINK*(j-2), mm[j-1], mcom[j-1], mI[j-1], pmul(S[j-1], Mp[j-1])); mmid += mm[j-1]; cov_mid++; }
   dyLoadOpt opt;
   memset(&opt, 0, sizeof opt);
   pose_t B = pmul(P, pinv(S[0])), tipT = pmul(Ttool, Ttool0);  /* frame 0 in world; tip in frame n */
@@ -290,7 +315,7 @@ static void roundtrip(int trial, int n, double psnap) {
   CHECK(worst_fk <= 1e-12, "%s: tip pose / axis lines differ by %.3g", what, worst_fk);
   double mL = 0, mE = 0;
   for (int j = 0; j < n; j++) { mL += L->par[DY_NPAR_LINK*j + DY_M]; mE += dh->par[DY_NPAR_LINK*j + DY_M]; }
-  mE += mt + (cam ? mc : 0);
+  mE += mt + (cam ? mc : 0) + mmid;
   CHECK_REL(mL, mE, 1e-13, "moving mass");
   dy_freeData(dL); dy_freeData(dE);
   dy_freeModel(L); dy_freeModel(E); dy_freeModel(dh);
@@ -490,8 +515,8 @@ int main(void) {
   mkdir("build/tests", 0777);
   for (int t = 0; t < 42; t++) roundtrip(t, 1 + t % 7, t % 2 ? 0.6 : 0.0);
   printf("round trips: %d parallel (%d coincident) and %d intersecting successive axes, %d prismatic joints, "
-         "%d negated axes; largest differences: torque %.2g, inertia matrix %.2g (relative), "
-         "tip/axes %.2g m, load_fk_err %.2g\n", cov_par, cov_coin, cov_inter, cov_prism, cov_neg,
+         "%d negated axes, %d massive fixed links between joints; largest differences: torque %.2g, inertia matrix %.2g (relative), "
+         "tip/axes %.2g m, load_fk_err %.2g\n", cov_par, cov_coin, cov_inter, cov_prism, cov_neg, cov_mid,
          max_tau_rel, max_H_rel, max_fk, max_loaderr);
   static const char* const kuka[] = {"lwr_1_link", "lwr_2_link", "lwr_3_link", "lwr_4_link", "lwr_5_link",
                                      "lwr_6_link", "lwr_7_link"};
