@@ -46,8 +46,10 @@
  * table, d_1 = shoulder height). base_T = frame 0 in the base-link frame.
  * alpha, a, theta, d are read off the relative transforms of these frames;
  * joint zero positions (the URDF q = 0) are in theta_j (revolute) and d_j
- * (prismatic). A prismatic axis has no line of its own: the line through
- * the URDF joint origin is used. Nearly parallel axes that are not parallel
+ * (prismatic). A prismatic axis has a direction but no line of its own:
+ * its line is moved to meet a neighbouring revolute axis (the next one
+ * unless the previous one is nearer to parallel; see place_prismatic), so
+ * that a = 0 there, as in the textbook tables of SCARA and gantry arms. Nearly parallel axes that are not parallel
  * to 1e-10 keep their exact common normal, which lies far away (d ~ offset /
  * angle, 4e4 m for 0.4 m and 1e-5 rad, as rounded rpy like 3.1416 produce):
  * the kinematics stay exact (load_fk_err ~1e-11 there), but inertias about
@@ -58,7 +60,7 @@
  * between the URDF forward kinematics (joint origins and axes chained
  * directly, without the DH frames) and dy_fk of the model, for the tip pose
  * (rotation entries and position) and, for every moving joint, the axis
- * direction and the distance of O_j from the URDF axis line.
+ * direction and (revolute joints) the distance of O_j from the URDF axis line.
  *
  * Errors: "FILE:LINE: what is wrong", LINE the line of the offending element. */
 #include "io.h"
@@ -432,8 +434,8 @@ static double fk_err(const urdf_t* u, const dyModel* m, const int* cj, int nc) {
       dy_fk(m, q, j, R, p);
       double z[3] = {R[2], R[5], R[8]}, d[3], c[3];
       for (int k = 0; k < 3; k++) { worst = fmax(worst, fabs(z[k] - axu[3*j+k])); d[k] = p[k] - axp[3*j+k]; }
-      dyu_cross(c, d, axu + 3*j);
-      worst = fmax(worst, norm3(c));
+      dyu_cross(c, d, axu + 3*j);   /* a prismatic axis has a direction only */
+      if (m->jnt_type[j] == DY_REVOLUTE) worst = fmax(worst, norm3(c));
     }
   }
   return worst;
@@ -493,6 +495,28 @@ static void dh_frames(double* F, const double* p, const double* uax, int n) {
     }
     orth_normalize(x, uj);
     frame_from_xz(F + 12*j, x, uj, o);
+  }
+}
+
+/* A prismatic joint has a direction but no line: move its line (through
+ * the URDF joint origin) to meet a neighbouring revolute axis, the next one
+ * if it is revolute and not further from parallel than the previous one,
+ * else the previous one (already placed). Meeting it, the common normal has
+ * a = 0 at a finite point even when the two axes are nearly parallel, and
+ * the table is the textbook one (SCARA, gantries). */
+static void place_prismatic(double* p, const double* uax, const int* type, int n) {
+  for (int j = 0; j < n; j++) {
+    if (type[j] != DY_PRISMATIC) continue;
+    double c[3], sprev = INFINITY, snext = INFINITY;
+    if (j > 0) { dyu_cross(c, uax + 3*(j-1), uax + 3*j); sprev = norm3(c); }
+    if (j + 1 < n && type[j+1] == DY_REVOLUTE) { dyu_cross(c, uax + 3*j, uax + 3*(j+1)); snext = norm3(c); }
+    int k = snext <= sprev ? j + 1 : j > 0 ? j - 1 : -1;
+    if (k < 0 || (k == j + 1 && !isfinite(snext))) continue;
+    /* the point of axis k nearest the current point of line j */
+    const double* q = p + 3*k, *u = uax + 3*k;
+    double d[3] = {p[3*j] - q[0], p[3*j+1] - q[1], p[3*j+2] - q[2]};
+    double t = dyu_dot3(d, u);
+    for (int a = 0; a < 3; a++) p[3*j+a] = q[a] + t * u[a];
   }
 }
 
@@ -773,6 +797,7 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
     m->jnt_qdmax[k] = J->velocity; m->jnt_taumax[k] = J->effort;
     k++;
   }
+  place_prismatic(axp, axu, m->jnt_type, n);
   dh_frames(F, axp, axu, n);
   for (int j = 1; j <= n; j++) {
     double T[12];
