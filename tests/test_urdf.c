@@ -381,6 +381,133 @@ static void real_file(const char* path, const char* const* moving_links, int nml
   dy_freeModel(m);
 }
 
+/* --base, --tip and the default tip on the shipped files and a small one */
+static void options(void) {
+  const char* kuka = "datasets/urdf/kuka_lwr4.urdf";
+  char err[DY_ERRSZ];
+  dyModel *a = NULL, *b = NULL, *c = NULL;
+  dyLoadOpt o = {0};
+  o.base = "lwr_base_link";
+  int ra = dy_load_urdf(kuka, NULL, &a, err, sizeof err);
+  int rb = dy_load_urdf(kuka, &o, &b, err, sizeof err);
+  CHECK(ra == 0 && rb == 0, "kuka --base lwr_base_link: %s", err);
+  if (!ra && !rb) {
+    /* the file's box -> lwr_base_link joint: xyz -0.25 0 1, rpy 0 */
+    double q[7], Ra[9], pa[3], Rb[9], pb[3], w = 0;
+    for (int s = 0; s < 5; s++) {
+      th_random_state(7, q, NULL, NULL);
+      dy_fk(a, q, 7, Ra, pa);
+      dy_fk(b, q, 7, Rb, pb);
+      double off[3] = {-0.25, 0, 1};
+      for (int k = 0; k < 9; k++) w = fmax(w, fabs(Ra[k] - Rb[k]));
+      for (int k = 0; k < 3; k++) w = fmax(w, fabs(pa[k] - pb[k] - off[k]));
+    }
+    CHECK(w < 1e-14, "kuka: tip from box vs from lwr_base_link differ by %.3g", w);
+    for (int k = 0; k < 3; k++) CHECK_REL(a->gravity[k], b->gravity[k], 1e-15, "kuka gravity, --base");
+  }
+  o.base = NULL; o.tip = "lwr_4_link";
+  int rc = dy_load_urdf(kuka, &o, &c, err, sizeof err);
+  CHECK(rc == 0 && c && c->n == 4, "kuka --tip lwr_4_link: %s", rc ? err : "");
+  if (!rc) {
+    double mass = 0;
+    for (int j = 0; j < 4; j++) mass += c->par[DY_NPAR_LINK*j + DY_M];
+    CHECK_REL(mass, 4 * 2.7, 1e-14, "kuka --tip lwr_4_link: mass of links 1-4 only");
+    CHECK(c->load_fk_err < 1e-12, "kuka --tip: fk err %.3g", c->load_fk_err);
+  }
+  dy_freeModel(a); dy_freeModel(b); dy_freeModel(c);
+  o.tip = NULL; o.base = "lwr_2_link";
+  c = (dyModel*)1;
+  rc = dy_load_urdf(kuka, &o, &c, err, sizeof err);
+  CHECK(rc == -1 && !c && strstr(err, ":123: --base 'lwr_2_link': joint 'lwr_1_joint' between the root 'box'"),
+        "kuka --base lwr_2_link: %s", err);
+
+  /* Gen3: the default tip follows the fixed end_effector joint
+   * (file: rpy 3.14159265358979 1.09937075168372E-32 0, xyz 0 0 -0.0615250000000001) */
+  const char* gen3 = "datasets/urdf/gen3.urdf";
+  a = b = NULL;
+  o.base = NULL; o.tip = "bracelet_link";
+  ra = dy_load_urdf(gen3, NULL, &a, err, sizeof err);
+  rb = dy_load_urdf(gen3, &o, &b, err, sizeof err);
+  CHECK(ra == 0 && rb == 0, "gen3 tips: %s", err);
+  if (!ra && !rb) {
+    double q[7], Ra[9], pa[3], Rb[9], pb[3], w = 0, r = 3.14159265358979, z = -0.0615250000000001;
+    double Re[9] = {1, 0, 0, 0, cos(r), -sin(r), 0, sin(r), cos(r)};   /* pitch 1e-32: nothing */
+    for (int s = 0; s < 5; s++) {
+      th_random_state(7, q, NULL, NULL);
+      dy_fk(a, q, 7, Ra, pa);
+      dy_fk(b, q, 7, Rb, pb);
+      for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++)
+          w = fmax(w, fabs(Ra[3*i+k] - (Rb[3*i]*Re[k] + Rb[3*i+1]*Re[3+k] + Rb[3*i+2]*Re[6+k])));
+        w = fmax(w, fabs(pa[i] - (pb[i] + Rb[3*i+2]*z)));
+      }
+    }
+    CHECK(w < 1e-14, "gen3: default tip vs bracelet_link + end_effector joint: %.3g", w);
+  }
+  dy_freeModel(a); dy_freeModel(b);
+
+  /* two fixed children at the end: the tip stays at the last moving link,
+   * both masses are merged */
+  const char* path = "build/tests/urdf_twotools.urdf";
+  FILE* f = fopen(path, "w");
+  if (!f) { CHECK(0, "cannot write %s", path); return; }
+  fputs("<robot name=\"t\"><link name=\"a\"/><link name=\"b\"/>\n"
+        "<link name=\"t1\"><inertial><mass value=\"1.5\"/><origin xyz=\"0 0 1\"/>"
+        "<inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>\n"
+        "<link name=\"t2\"><inertial><mass value=\"0.5\"/>"
+        "<inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>\n"
+        "<joint name=\"j\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>\n"
+        "<joint name=\"f1\" type=\"fixed\"><origin xyz=\"1 0 0\"/><parent link=\"b\"/><child link=\"t1\"/></joint>\n"
+        "<joint name=\"f2\" type=\"fixed\"><origin xyz=\"0 2 0\"/><parent link=\"b\"/><child link=\"t2\"/></joint>\n"
+        "</robot>\n", f);
+  fclose(f);
+  a = NULL;
+  ra = dy_load_urdf(path, NULL, &a, err, sizeof err);
+  CHECK(ra == 0 && a && a->n == 1, "two tools: %s", ra ? err : "");
+  if (!ra) {
+    double q = 0.7, R[9], p[3], H[1];
+    dy_fk(a, &q, 1, R, p);
+    CHECK(fabs(R[0] - cos(q)) + fabs(R[1] + sin(q)) + fabs(R[3] - sin(q)) + fabs(R[8] - 1) +
+          fabs(p[0]) + fabs(p[1]) + fabs(p[2]) < 1e-15, "two tools: the tip is link b");
+    CHECK(isinf(a->jnt_qmin[0]) && isinf(a->jnt_qmax[0]), "continuous joint: no position limits");
+    /* inertia about the axis: 1.5 kg at distance 1 and 0.5 kg at distance 2 */
+    dyData* d = dy_makeData(a);
+    dy_crba(a, d, a->par, &q, H);
+    CHECK_REL(H[0], 1.5 * 1 + 0.5 * 4, 1e-14, "two tools: merged inertia about the axis");
+    dy_freeData(d);
+  }
+  dy_freeModel(a);
+}
+
+/* corrupted copies of a real file: truncated, or one byte changed; every
+ * one must load or fail cleanly (one-line message naming the file) */
+static void corrupted(void) {
+  FILE* f = fopen("datasets/urdf/gen3.urdf", "rb");
+  if (!f) { CHECK(0, "cannot read gen3.urdf"); return; }
+  static char src[1 << 15], buf[1 << 15];
+  size_t len = fread(src, 1, sizeof src, f);
+  fclose(f);
+  const char* path = "build/tests/urdf_corrupt.urdf";
+  const char repl[] = "<>\"= /x9.-e";
+  int ok = 1, loaded = 0, failed = 0;
+  for (int t = 0; t < 200 && ok; t++) {
+    size_t at = (size_t)th_uniform(0, (double)len), n = len;
+    memcpy(buf, src, len);
+    if (t % 2) n = at; else buf[at] = repl[(int)th_uniform(0, sizeof repl - 1)];
+    f = fopen(path, "wb");
+    if (!f) { ok = 0; break; }
+    fwrite(buf, 1, n, f);
+    fclose(f);
+    char err[DY_ERRSZ] = "";
+    dyModel* m = (dyModel*)1;
+    int r = dy_load_urdf(path, NULL, &m, err, sizeof err);
+    if (r == 0) { ok = m && m != (dyModel*)1 && m->n >= 1; loaded++; if (m != (dyModel*)1) dy_freeModel(m); }
+    else { ok = r == -1 && !m && strstr(err, path) == err && !strchr(err, '\n'); failed++; }
+    if (!ok) fprintf(stderr, "corruption %d at %zu: r=%d err='%s'\n", t, at, r, err);
+  }
+  CHECK(ok && failed > 0, "corrupted files: %d loaded, %d failed cleanly", loaded, failed);
+}
+
 /* ------------------------------------------------------------ malformed */
 
 static const char* const good_head =
@@ -525,6 +652,8 @@ int main(void) {
                                      "end_effector_link"};
   real_file("datasets/urdf/kuka_lwr4.urdf", kuka, 7);
   real_file("datasets/urdf/gen3.urdf", gen3, 8);
+  options();
+  corrupted();
   malformed();
   return test_report();
 }
