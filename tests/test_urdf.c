@@ -7,7 +7,8 @@
  *    rigid transform S_j (for a revolute joint S_j keeps the origin on the
  *    axis, as URDF requires; for a prismatic one it is arbitrary). Joint
  *    origins, axes and inertial frames are rewritten accordingly, axes are
- *    negated at random (then q_urdf = -q_dh), a fixed world -> base offset,
+ *    negated at random (then q_urdf = -q_dh), fixed massive links inserted
+ *    between some joints (merged into the link before), a fixed world -> base offset,
  *    a massive tool and a massless tool0 after the last link, a massive
  *    camera on a middle link and ground masses are added, and the elements
  *    are written in scrambled order. The expected model is the DH model with
@@ -33,7 +34,7 @@
 typedef struct { double R[9], p[3]; } pose_t;
 
 /* what the round trips covered and the largest differences seen (printed) */
-static int cov_par, cov_coin, cov_inter, cov_prism, cov_neg;
+static int cov_par, cov_coin, cov_inter, cov_prism, cov_neg, cov_mid;
 static double max_tau_rel, max_H_rel, max_fk, max_loaderr;
 
 static pose_t pmul(pose_t a, pose_t b) {
@@ -148,6 +149,16 @@ static void roundtrip(int trial, int n, double psnap) {
   random_body(&mt, ct, It);
   random_body(&mc, cc, Ic);
   random_body(&mg, cg, Ig);
+  /* a fixed intermediate link (flange, adapter) before some joints: joint j
+   * then hangs from mid_j, whose mass belongs to link j-1 (ground for j=1) */
+  int mid[DY_MAXJ];
+  pose_t Mp[DY_MAXJ];
+  double mm[DY_MAXJ], mcom[DY_MAXJ][3], mI[DY_MAXJ][6];
+  for (int j = 0; j < n; j++) {
+    mid[j] = th_uniform(0, 1) < 0.3;
+    Mp[j] = prand(0.3);
+    random_body(mm + j, mcom[j], mI[j]);
+  }
 
   FILE* f = fopen(path, "w");
   if (!f) { CHECK(0, "cannot write %s", path); dy_freeModel(dh); dy_freeModel(E); return; }
@@ -155,10 +166,21 @@ static void roundtrip(int trial, int n, double psnap) {
   /* joints first, last to first (order must not matter) */
   for (int j = n; j >= 1; j--) {
     const char* ty = dh->jnt_type[j-1] == DY_PRISMATIC ? "prismatic" : cont[j-1] ? "continuous" : "revolute";
-    char parent[16];
-    if (j == 1) snprintf(parent, sizeof parent, "base"); else snprintf(parent, sizeof parent, "link%d", j - 1);
+    char parent[16], prev[16];
+    if (j == 1) snprintf(prev, sizeof prev, "base"); else snprintf(prev, sizeof prev, "link%d", j - 1);
     pose_t T0 = dh_pose(dh->dh_alpha[j-1], dh->dh_a[j-1], dh->dh_theta[j-1], dh->dh_d[j-1]);
     pose_t O = pmul(pmul(pinv(S[j-1]), T0), S[j]);
+    if (mid[j-1]) {
+      snprintf(parent, sizeof parent, "mid%d", j);
+      fprintf(f, "  <joint name=\"mid%d_joint\" type=\"fixed\">", j);
+      fpose(f, Mp[j-1]);
+      fprintf(f, "<parent link=\"%s\"/><child link=\"mid%d\"/></joint>\n  <link name=\"mid%d\">\n", prev, j, j);
+      write_inertial(f, mm[j-1], mcom[j-1], mI[j-1], peye());
+      fprintf(f, "  </link>\n");
+      O = pmul(pinv(Mp[j-1]), O);
+    } else {
+      snprintf(parent, sizeof parent, "%s", prev);
+    }
     double ax[3] = {sgn[j-1]*S[j].R[6], sgn[j-1]*S[j].R[7], sgn[j-1]*S[j].R[8]};  /* R_S^T e_z */
     fprintf(f, "  <joint name=\"j%d\" type=\"%s\">\n    ", j, ty);
     fpose(f, O);
@@ -210,6 +232,9 @@ static void roundtrip(int trial, int n, double psnap) {
   /* expected model: tool on link n, camera on link cam, frames and gravity */
   add_body(E->par + DY_NPAR_LINK*(n-1), mt, ct, It, Ttool);
   if (cam) add_body(E->par + DY_NPAR_LINK*(cam-1), mc, cc, Ic, pmul(S[cam], C));
+  double mmid = 0;
+  for (int j = 2; j <= n; j++)
+    if (mid[j-1]) { add_body(E->par + DY_NPAR_LINK*(j-2), mm[j-1], mcom[j-1], mI[j-1], pmul(S[j-1], Mp[j-1])); mmid += mm[j-1]; cov_mid++; }
   dyLoadOpt opt;
   memset(&opt, 0, sizeof opt);
   pose_t B = pmul(P, pinv(S[0])), tipT = pmul(Ttool, Ttool0);  /* frame 0 in world; tip in frame n */
@@ -290,7 +315,7 @@ static void roundtrip(int trial, int n, double psnap) {
   CHECK(worst_fk <= 1e-12, "%s: tip pose / axis lines differ by %.3g", what, worst_fk);
   double mL = 0, mE = 0;
   for (int j = 0; j < n; j++) { mL += L->par[DY_NPAR_LINK*j + DY_M]; mE += dh->par[DY_NPAR_LINK*j + DY_M]; }
-  mE += mt + (cam ? mc : 0);
+  mE += mt + (cam ? mc : 0) + mmid;
   CHECK_REL(mL, mE, 1e-13, "moving mass");
   dy_freeData(dL); dy_freeData(dE);
   dy_freeModel(L); dy_freeModel(E); dy_freeModel(dh);
@@ -354,6 +379,133 @@ static void real_file(const char* path, const char* const* moving_links, int nml
   CHECK(pd, "%s: inertia matrix not positive definite", path);
   dy_freeData(d);
   dy_freeModel(m);
+}
+
+/* --base, --tip and the default tip on the shipped files and a small one */
+static void options(void) {
+  const char* kuka = "datasets/urdf/kuka_lwr4.urdf";
+  char err[DY_ERRSZ];
+  dyModel *a = NULL, *b = NULL, *c = NULL;
+  dyLoadOpt o = {0};
+  o.base = "lwr_base_link";
+  int ra = dy_load_urdf(kuka, NULL, &a, err, sizeof err);
+  int rb = dy_load_urdf(kuka, &o, &b, err, sizeof err);
+  CHECK(ra == 0 && rb == 0, "kuka --base lwr_base_link: %s", err);
+  if (!ra && !rb) {
+    /* the file's box -> lwr_base_link joint: xyz -0.25 0 1, rpy 0 */
+    double q[7], Ra[9], pa[3], Rb[9], pb[3], w = 0;
+    for (int s = 0; s < 5; s++) {
+      th_random_state(7, q, NULL, NULL);
+      dy_fk(a, q, 7, Ra, pa);
+      dy_fk(b, q, 7, Rb, pb);
+      double off[3] = {-0.25, 0, 1};
+      for (int k = 0; k < 9; k++) w = fmax(w, fabs(Ra[k] - Rb[k]));
+      for (int k = 0; k < 3; k++) w = fmax(w, fabs(pa[k] - pb[k] - off[k]));
+    }
+    CHECK(w < 1e-14, "kuka: tip from box vs from lwr_base_link differ by %.3g", w);
+    for (int k = 0; k < 3; k++) CHECK_REL(a->gravity[k], b->gravity[k], 1e-15, "kuka gravity, --base");
+  }
+  o.base = NULL; o.tip = "lwr_4_link";
+  int rc = dy_load_urdf(kuka, &o, &c, err, sizeof err);
+  CHECK(rc == 0 && c && c->n == 4, "kuka --tip lwr_4_link: %s", rc ? err : "");
+  if (!rc) {
+    double mass = 0;
+    for (int j = 0; j < 4; j++) mass += c->par[DY_NPAR_LINK*j + DY_M];
+    CHECK_REL(mass, 4 * 2.7, 1e-14, "kuka --tip lwr_4_link: mass of links 1-4 only");
+    CHECK(c->load_fk_err < 1e-12, "kuka --tip: fk err %.3g", c->load_fk_err);
+  }
+  dy_freeModel(a); dy_freeModel(b); dy_freeModel(c);
+  o.tip = NULL; o.base = "lwr_2_link";
+  c = (dyModel*)1;
+  rc = dy_load_urdf(kuka, &o, &c, err, sizeof err);
+  CHECK(rc == -1 && !c && strstr(err, ":123: --base 'lwr_2_link': joint 'lwr_1_joint' between the root 'box'"),
+        "kuka --base lwr_2_link: %s", err);
+
+  /* Gen3: the default tip follows the fixed end_effector joint
+   * (file: rpy 3.14159265358979 1.09937075168372E-32 0, xyz 0 0 -0.0615250000000001) */
+  const char* gen3 = "datasets/urdf/gen3.urdf";
+  a = b = NULL;
+  o.base = NULL; o.tip = "bracelet_link";
+  ra = dy_load_urdf(gen3, NULL, &a, err, sizeof err);
+  rb = dy_load_urdf(gen3, &o, &b, err, sizeof err);
+  CHECK(ra == 0 && rb == 0, "gen3 tips: %s", err);
+  if (!ra && !rb) {
+    double q[7], Ra[9], pa[3], Rb[9], pb[3], w = 0, r = 3.14159265358979, z = -0.0615250000000001;
+    double Re[9] = {1, 0, 0, 0, cos(r), -sin(r), 0, sin(r), cos(r)};   /* pitch 1e-32: nothing */
+    for (int s = 0; s < 5; s++) {
+      th_random_state(7, q, NULL, NULL);
+      dy_fk(a, q, 7, Ra, pa);
+      dy_fk(b, q, 7, Rb, pb);
+      for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++)
+          w = fmax(w, fabs(Ra[3*i+k] - (Rb[3*i]*Re[k] + Rb[3*i+1]*Re[3+k] + Rb[3*i+2]*Re[6+k])));
+        w = fmax(w, fabs(pa[i] - (pb[i] + Rb[3*i+2]*z)));
+      }
+    }
+    CHECK(w < 1e-14, "gen3: default tip vs bracelet_link + end_effector joint: %.3g", w);
+  }
+  dy_freeModel(a); dy_freeModel(b);
+
+  /* two fixed children at the end: the tip stays at the last moving link,
+   * both masses are merged */
+  const char* path = "build/tests/urdf_twotools.urdf";
+  FILE* f = fopen(path, "w");
+  if (!f) { CHECK(0, "cannot write %s", path); return; }
+  fputs("<robot name=\"t\"><link name=\"a\"/><link name=\"b\"/>\n"
+        "<link name=\"t1\"><inertial><mass value=\"1.5\"/><origin xyz=\"0 0 1\"/>"
+        "<inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>\n"
+        "<link name=\"t2\"><inertial><mass value=\"0.5\"/>"
+        "<inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>\n"
+        "<joint name=\"j\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>\n"
+        "<joint name=\"f1\" type=\"fixed\"><origin xyz=\"1 0 0\"/><parent link=\"b\"/><child link=\"t1\"/></joint>\n"
+        "<joint name=\"f2\" type=\"fixed\"><origin xyz=\"0 2 0\"/><parent link=\"b\"/><child link=\"t2\"/></joint>\n"
+        "</robot>\n", f);
+  fclose(f);
+  a = NULL;
+  ra = dy_load_urdf(path, NULL, &a, err, sizeof err);
+  CHECK(ra == 0 && a && a->n == 1, "two tools: %s", ra ? err : "");
+  if (!ra) {
+    double q = 0.7, R[9], p[3], H[1];
+    dy_fk(a, &q, 1, R, p);
+    CHECK(fabs(R[0] - cos(q)) + fabs(R[1] + sin(q)) + fabs(R[3] - sin(q)) + fabs(R[8] - 1) +
+          fabs(p[0]) + fabs(p[1]) + fabs(p[2]) < 1e-15, "two tools: the tip is link b");
+    CHECK(isinf(a->jnt_qmin[0]) && isinf(a->jnt_qmax[0]), "continuous joint: no position limits");
+    /* inertia about the axis: 1.5 kg at distance 1 and 0.5 kg at distance 2 */
+    dyData* d = dy_makeData(a);
+    dy_crba(a, d, a->par, &q, H);
+    CHECK_REL(H[0], 1.5 * 1 + 0.5 * 4, 1e-14, "two tools: merged inertia about the axis");
+    dy_freeData(d);
+  }
+  dy_freeModel(a);
+}
+
+/* corrupted copies of a real file: truncated, or one byte changed; every
+ * one must load or fail cleanly (one-line message naming the file) */
+static void corrupted(void) {
+  FILE* f = fopen("datasets/urdf/gen3.urdf", "rb");
+  if (!f) { CHECK(0, "cannot read gen3.urdf"); return; }
+  static char src[1 << 15], buf[1 << 15];
+  size_t len = fread(src, 1, sizeof src, f);
+  fclose(f);
+  const char* path = "build/tests/urdf_corrupt.urdf";
+  const char repl[] = "<>\"= /x9.-e";
+  int ok = 1, loaded = 0, failed = 0;
+  for (int t = 0; t < 200 && ok; t++) {
+    size_t at = (size_t)th_uniform(0, (double)len), n = len;
+    memcpy(buf, src, len);
+    if (t % 2) n = at; else buf[at] = repl[(int)th_uniform(0, sizeof repl - 1)];
+    f = fopen(path, "wb");
+    if (!f) { ok = 0; break; }
+    fwrite(buf, 1, n, f);
+    fclose(f);
+    char err[DY_ERRSZ] = "";
+    dyModel* m = (dyModel*)1;
+    int r = dy_load_urdf(path, NULL, &m, err, sizeof err);
+    if (r == 0) { ok = m && m != (dyModel*)1 && m->n >= 1; loaded++; if (m != (dyModel*)1) dy_freeModel(m); }
+    else { ok = r == -1 && !m && strstr(err, path) == err && !strchr(err, '\n'); failed++; }
+    if (!ok) fprintf(stderr, "corruption %d at %zu: r=%d err='%s'\n", t, at, r, err);
+  }
+  CHECK(ok && failed > 0, "corrupted files: %d loaded, %d failed cleanly", loaded, failed);
 }
 
 /* ------------------------------------------------------------ malformed */
@@ -435,7 +587,7 @@ static void malformed(void) {
            "  <joint name=\"ab\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n"   /* 6 */
            "  <joint name=\"ba\" type=\"revolute\"><parent link=\"b\"/><child link=\"a\"/></joint>\n"   /* 7 */
            "</robot>\n");
-  bad("cycle", t, NULL, "7: the joints form a cycle (through joint 'ba', link 'a')");
+  bad("cycle", t, NULL, "6: the joints form a cycle (through joint 'ab', link 'b')");
   bad("empty", "", NULL, "1: empty file");
   bad("blank", "  \n\n", NULL, "3: not a valid XML file: ");
   bad("notxml", "joint,type,alpha\n1,R,0\n", NULL, "1: not a valid XML file: Start tag expected");
@@ -490,8 +642,8 @@ int main(void) {
   mkdir("build/tests", 0777);
   for (int t = 0; t < 42; t++) roundtrip(t, 1 + t % 7, t % 2 ? 0.6 : 0.0);
   printf("round trips: %d parallel (%d coincident) and %d intersecting successive axes, %d prismatic joints, "
-         "%d negated axes; largest differences: torque %.2g, inertia matrix %.2g (relative), "
-         "tip/axes %.2g m, load_fk_err %.2g\n", cov_par, cov_coin, cov_inter, cov_prism, cov_neg,
+         "%d negated axes, %d massive fixed links between joints; largest differences: torque %.2g, inertia matrix %.2g (relative), "
+         "tip/axes %.2g m, load_fk_err %.2g\n", cov_par, cov_coin, cov_inter, cov_prism, cov_neg, cov_mid,
          max_tau_rel, max_H_rel, max_fk, max_loaderr);
   static const char* const kuka[] = {"lwr_1_link", "lwr_2_link", "lwr_3_link", "lwr_4_link", "lwr_5_link",
                                      "lwr_6_link", "lwr_7_link"};
@@ -500,6 +652,8 @@ int main(void) {
                                      "end_effector_link"};
   real_file("datasets/urdf/kuka_lwr4.urdf", kuka, 7);
   real_file("datasets/urdf/gen3.urdf", gen3, 8);
+  options();
+  corrupted();
   malformed();
   return test_report();
 }
