@@ -647,7 +647,11 @@ static void test_big(void) {
   dyi_est_free(e);
 }
 
+/* OpenBLAS threads only cost on these ~60-column problems (PITFALLS) */
+void openblas_set_num_threads(int num_threads);
+
 int main(void) {
+  openblas_set_num_threads(1);
   test_fourier();
   test_noise_free();
   test_stream_vs_memory();

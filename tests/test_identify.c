@@ -495,7 +495,11 @@ static void test_big_log(void) {
   remove(path);
 }
 
+/* OpenBLAS threads only cost on these ~60-column problems (PITFALLS) */
+void openblas_set_num_threads(int num_threads);
+
 int main(void) {
+  openblas_set_num_threads(1);
   snprintf(tmp, sizeof tmp, "/tmp/dynid_test_identify_XXXXXX");
   if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
   void (*tests[5])(void) = {test_noise_free, test_noisy, test_simulate, test_identify_cmd, test_big_log};
