@@ -134,6 +134,11 @@ int cmd_identify(dyCli* c) {
     for (int j = 0; j < n; j++)
       fprintf(stderr, "%5d  %12.6g  %11.4g  %9.4g\n", j + 1, e->rms[j], e->relerr_pct[j], e->sigma_j[j]);
     fprintf(stderr, "  all  %12.6g  %11.4g\n", e->rms_all, e->relerr_all_pct);
+    if (eo.method == DYI_IRLS)
+      fprintf(stderr, "IRLS: %ld equations down-weighted in the last pass (smallest weight %.3g); "
+              "noise_std is the robust scale 1.4826 MAD\n", e->downweighted, e->weight_min);
+    if (eo.method == DYI_WLS)
+      fprintf(stderr, "WLS: rows of joint j weighted by 1/noise_std_j\n");
     for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++) fprintf(stderr, "warning: %s\n", e->warn[w]);
     if (e->nwarn > DYI_MAXWARN) fprintf(stderr, "warning: ... and %d more\n", e->nwarn - DYI_MAXWARN);
   }
