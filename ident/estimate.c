@@ -531,7 +531,10 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
     /* robust scale of the residuals of the beta used in this pass */
     for (int j = 0; j < n; j++) {
       double med = hist_median(e, j);
-      if (med > 0) s[j] = fmax(1.482602218505602 * med, sfloor[j]);
+      double sn = fmax(1.482602218505602 * med, sfloor[j]);
+      /* keep the scale when it moves by less than 1e-3: the histogram's
+       * quantisation would otherwise keep beta in a tiny limit cycle */
+      if (med > 0 && fabs(sn / s[j] - 1) > 1e-3) s[j] = sn;
     }
     if (change < e->opt.irls_tol) { converged = 1; break; }
   }

@@ -31,8 +31,9 @@
  *         of |r| over joint j's rows, from a log-spaced histogram of the
  *         previous pass: 0.8 % bins, interpolated, no storage growing with N);
  *         the first pass uses the OLS sigma_j; s_j >= 1e-9 RMS(tau_j) (below
- *         that, residuals are round-off). Iterates until the change in beta
- *         is below irls_tol standard deviations.
+ *         that, residuals are round-off); s_j is kept when it would move by
+ *         less than 1e-3 (no limit cycle from the histogram). Iterates until
+ *         the change in beta is below irls_tol standard deviations.
  *
  * Statistics: sigma^2 = ||r_w||^2 / (M - p) of the weighted rows (M
  * equations counted);

@@ -7,7 +7,8 @@
  * Torques of the nominal model by Newton-Euler along a trajectory file
  * (columns t, q1..qn, qd1..qdn, qdd1..qddn, matched by name) or along a
  * built-in random Fourier excitation (ident/traj.h: defaults 10 s at
- * 1000 Hz, 5 harmonics, period = duration, within the model's limits), plus
+ * 1000 Hz, 5 harmonics, period min(duration, 10 s), i.e. a 0.1 Hz
+ * fundamental, within the model's limits), plus
  * seeded Gaussian noise of standard deviation S [N m|N] (one value for all
  * joints or one per joint). --friction adds the model's joint terms
  * IA qdd + FV qd + FC sign(qd) + FO (the model must have them); without it
@@ -54,7 +55,7 @@ int cmd_simulate(dyCli* c) {
   double duration, rate, period;
   if (cli_int(c, "seed", 1, &seed) || cli_int(c, "harmonics", 5, &nh) ||
       cli_double(c, "duration", 10, &duration) || cli_double(c, "rate", 1000, &rate)) { rc = 2; goto done; }
-  if (cli_double(c, "period", duration, &period)) { rc = 2; goto done; }
+  if (cli_double(c, "period", duration < 10 ? duration : 10, &period)) { rc = 2; goto done; }
   if (!fourier && (cli_opt(c, "duration") || cli_opt(c, "rate") || cli_opt(c, "harmonics") ||
                    cli_opt(c, "period"))) {
     rc = cli_usage("simulate: --duration, --rate, --harmonics and --period apply to TRAJ = fourier");
