@@ -174,7 +174,7 @@ int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
         b[s] = v;
       }
     }
-    int m1 = pj + 1, nb = m1 < 32 ? m1 : 32;
+    int m1 = pj + 1, nb = m1 < 16 ? m1 : 16;
     lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, ns, m1, 0, nb, e->T[j], m1, e->blk,
                                           ldb, e->tq, nb, e->work);
     if (info) {
