@@ -23,6 +23,9 @@
  *    PARAMS file whose values equal B pi_true (1e-8) and whose expressions
  *    parse back to the rows of B (1e-12); an arm with a joint that never
  *    moves is refused with exit 1, naming parameters, and no output file.
+ *  - Filtered logs (default cutoff): without decimation the std are ~3x
+ *    too small (identify warns); decimated by fs/(2 fc) they match the
+ *    spread over repeated noise draws.
  *  - 10^6 samples read from a log file and identified with the peak RSS of
  *    this process staying under 100 MB (the stacked regressor would be
  *    10^6 x 2 x 7 x 8 B = 112 MB for this 2-joint arm, the file ~100 MB). */
@@ -504,12 +507,66 @@ static void test_big_log(void) {
 /* OpenBLAS threads only cost on these ~60-column problems (PITFALLS) */
 void openblas_set_num_threads(int num_threads);
 
+/* std after low-pass filtering: with the default cutoff (fs/20) and no
+ * decimation the residuals are correlated over ~10 samples and the std are
+ * ~3x too small (what identify warns about); decimated by fs/(2 fc) = 10
+ * the samples are about independent and the std match the spread over
+ * R = 16 noise draws. Pooled ratio sqrt(mean_k var_emp/var_est) over p
+ * parameters x 15 dof: sd ~ 1/sqrt(2 * 15 p) <= 5 % for p >= 12: we accept
+ * [0.8, 1.25] decimated, and > 2 undecimated. */
+static void test_filtered_std(void) {
+  dyModel* m = th_random_model(3, 0, 0, 1);
+  char path[300], err[DY_ERRSZ];
+  snprintf(path, sizeof path, "%s/filt.csv", tmp);
+  dyBase* b = dyi_base_compute(m, "qr", 1, err, sizeof err);
+  if (!b) { CHECK(0, "%s", err); dy_freeModel(m); return; }
+  int p = b->nb, R = 16;
+  double* s1 = calloc((size_t)(2 * p), sizeof(double)), *s2 = calloc((size_t)(2 * p), sizeof(double));
+  double* se = calloc((size_t)(2 * p), sizeof(double));
+  int ok = 1;
+  for (int r = 0; r < R && ok; r++) {
+    write_log(path, m, 1, 10000, 1000.0, 0.05, 9000 + (unsigned)r, 1);
+    for (int dec = 0; dec < 2; dec++) {
+      dyLogOpt lo;
+      dyi_log_defaults(&lo);
+      lo.decimate = dec ? 10 : 1;
+      dyLogReader* rd = dyi_log_open(path, m->n, &lo, err, sizeof err);
+      dyEstim* e = rd ? dyi_identify(m, b, rd, NULL, NULL, err, sizeof err) : NULL;
+      if (!e) { ok = 0; CHECK(0, "filtered identify: %s", err); dyi_log_close(rd); break; }
+      for (int k = 0; k < p; k++) {
+        s1[dec * p + k] += e->beta[k]; s2[dec * p + k] += e->beta[k] * e->beta[k];
+        se[dec * p + k] += e->std[k] * e->std[k];
+      }
+      dyi_est_free(e);
+      dyi_log_close(rd);
+    }
+  }
+  if (ok) {
+    double pooled[2] = {0, 0};
+    for (int dec = 0; dec < 2; dec++) {
+      for (int k = 0; k < p; k++) {
+        double mu = s1[dec * p + k] / R, ve = (s2[dec * p + k] - R * mu * mu) / (R - 1);
+        pooled[dec] += ve / (se[dec * p + k] / R);
+      }
+      pooled[dec] = sqrt(pooled[dec] / p);
+    }
+    CHECK(pooled[1] > 0.8 && pooled[1] < 1.25, "decimated by 10: spread/std %.3f", pooled[1]);
+    CHECK(pooled[0] > 2, "filtered, not decimated: spread/std %.3f (std too small, as warned)", pooled[0]);
+    printf("filtered logs, %d draws, %d parameters: spread/std %.2f without decimation, %.2f with "
+           "--decimate 10\n", R, p, pooled[0], pooled[1]);
+  }
+  free(s1); free(s2); free(se);
+  dyi_base_free(b);
+  dy_freeModel(m);
+}
+
 int main(void) {
   openblas_set_num_threads(1);
   snprintf(tmp, sizeof tmp, "/tmp/dynid_test_identify_XXXXXX");
   if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
-  void (*tests[5])(void) = {test_noise_free, test_noisy, test_simulate, test_identify_cmd, test_big_log};
-  for (int i = 0; i < 5; i++) {
+  void (*tests[6])(void) = {test_noise_free, test_noisy, test_simulate, test_identify_cmd,
+                            test_filtered_std, test_big_log};
+  for (int i = 0; i < 6; i++) {
     double t0 = now();
     tests[i]();
     printf("section %d: %.1f s\n", i, now() - t0);
