@@ -246,6 +246,9 @@ done:
  *    joint j along that direction: MZ_j vanishes and (MX_j, MY_j) ride on
  *    link j-1 (the move above with m = 0, p at q_j = 0; the q_j part of p
  *    only reaches XZ, YZ of link j-1, which vanish);
+ *  - r2, the first revolute joint not parallel to r1, perpendicular to it:
+ *    ZZ_r2 acts on joint r2 with qdd_r2 only and not on the joints before
+ *    (their axes are parallel to z_r1): ZZ_r2R += IA_r2;
  *  - a prismatic first joint perpendicular to gravity: M1 and IA1 have the
  *    same column: M1R = M1 + IA1.
  * What the rules miss (special geometry) is found by the QR test on the
@@ -286,6 +289,8 @@ typedef struct {
   int par_r1[DY_MAXJ];    /* 1: z_j parallel to z_r1 (constant, checked at random q) */
   int z1_grav;            /* 1: joint 1 axis parallel to gravity (or no gravity) */
   int z1_perp_grav;       /* 1: joint 1 axis perpendicular to gravity */
+  int r2;                 /* first revolute joint not parallel to r1, n if none */
+  int r2_perp;            /* 1: z_r2 perpendicular to z_r1 */
 } khGeom;
 
 static void kh_geometry(const dyModel* m, khGeom* g) {
@@ -322,6 +327,11 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
     if (m->jnt_type[j] == DY_REVOLUTE && !g->par_r1[j]) ok = 0;
     g->zone[j] = ok;
   }
+  g->r2 = n;
+  for (int j = g->r1 + 1; j < n; j++)
+    if (m->jnt_type[j] == DY_REVOLUTE && !g->par_r1[j]) { g->r2 = j; break; }
+  if (g->r2 < n)
+    g->r2_perp = fabs(dyu_dot3(zj[0][g->r2], zr[0])) <= 1e-9 && fabs(dyu_dot3(zj[1][g->r2], zr[1])) <= 1e-9;
   double gn = sqrt(dyu_dot3(m->gravity, m->gravity));
   double z1[3], cz[3];
   memcpy(z1, zj[0][0], sizeof z1);
@@ -404,6 +414,11 @@ static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G,
   if (g->r1 == 0 && g->z1_grav) alive[DY_MX] = alive[DY_MY] = 0;
   if (friction && g->r1 < n) {
     int L = DY_NPAR_LINK * g->r1, ia = nl + DY_NPAR_JNT * g->r1 + DY_IA;
+    for (int c = 0; c < npar; c++) ROW(L + DY_ZZ)[c] += ROW(ia)[c];
+    alive[ia] = 0;
+  }
+  if (friction && g->r2 < n && g->r2_perp) {
+    int L = DY_NPAR_LINK * g->r2, ia = nl + DY_NPAR_JNT * g->r2 + DY_IA;
     for (int c = 0; c < npar; c++) ROW(L + DY_ZZ)[c] += ROW(ia)[c];
     alive[ia] = 0;
   }
