@@ -476,6 +476,10 @@ static dyBase* base_khalil(const dyModel* m, int friction, char* err, int errsz)
       const double* rd = G + (size_t)lead[dep[l]]*npar;
       for (int c = 0; c < npar; c++) out[c] += cf * rd[c];
     }
+    /* cancellations (e.g. a^2 M from two paths) leave round-off: zero it */
+    double big = 0;
+    for (int c = 0; c < npar; c++) big = fmax(big, fabs(out[c]));
+    for (int c = 0; c < npar; c++) if (fabs(out[c]) <= 1e-14 * big) out[c] = 0;
     int grown = 0;
     for (int c = 0; c < npar; c++) if (out[c] != (c == k)) grown = 1;
     char nm[24];
@@ -653,7 +657,11 @@ int dyi_base_expr(const dyModel* m, const dyBase* b, int i, char* buf, int bufsz
     if (a == 1) snprintf(tmp, sizeof tmp, "%s%s", sep, nm);
     else snprintf(tmp, sizeof tmp, "%s%.17g*%s", sep, a, nm);
     int L = (int)strlen(tmp);
-    if (len + L < bufsz) memcpy(buf + len, tmp, (size_t)L + 1);
+    if (len < bufsz - 1) {   /* copy what fits, snprintf-like */
+      int cp = L < bufsz - 1 - len ? L : bufsz - 1 - len;
+      memcpy(buf + len, tmp, (size_t)cp);
+      buf[len + cp] = 0;
+    }
     len += L;
     first = 0;
   }
