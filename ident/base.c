@@ -521,7 +521,14 @@ int dyi_base_pinv(dyBase* b, char* err, int errsz) {
   /* B^T (B B^T)^-1: solve (B B^T) X = B with X column-major nb x npar, which
    * is P row-major npar x nb; B row-major nb x npar is that layout already */
   memcpy(b->P, b->B, sizeof(double) * (size_t)nb * (size_t)np);
+  double* dg = malloc(sizeof(double) * (size_t)(nb > 0 ? nb : 1));
+  if (!dg) { free(Gm); snprintf(err, (size_t)errsz, "out of memory"); return -1; }
+  for (int i = 0; i < nb; i++) dg[i] = Gm[i + (size_t)nb*i];
   int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nb, Gm, nb);
+  /* a row (nearly) in the span of the ones before it: L_ii^2 <= 1e-12 G_ii */
+  for (int i = 0; !info && i < nb; i++)
+    if (!(Gm[i + (size_t)nb*i] * Gm[i + (size_t)nb*i] > 1e-12 * dg[i])) info = i + 1;
+  free(dg);
   if (!info) {
     /* X(i,c) at P[i + nb c] must start as B(i,c) = B[i np + c]: transpose */
     double* X = malloc(sizeof(double) * (size_t)nb * (size_t)np);
