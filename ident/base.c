@@ -291,6 +291,13 @@ typedef struct {
   int z1_perp_grav;       /* 1: joint 1 axis perpendicular to gravity */
   int r2;                 /* first revolute joint not parallel to r1, n if none */
   int r2_perp;            /* 1: z_r2 perpendicular to z_r1 */
+  int ms_r1_drop;         /* 1: MX, MY of link r1 vanish: z_r1 parallel to gravity
+                             (or none) and every prismatic joint before r1 parallel to z_r1 */
+  int uzone[DY_MAXJ];     /* 1: link j in the parallel zone, u[j] defined */
+  double u[DY_MAXJ][3];   /* z_r1 in frame j (constant in the zone) */
+  int mrule[DY_MAXJ];     /* prismatic j whose mass acts on the joints before it
+                             as a mass on link j-1 (see kh_group) */
+  double cg[DY_MAXJ];     /* -z_j . g, z_j in frame 0 (constant where mrule) */
 } khGeom;
 
 static void kh_geometry(const dyModel* m, khGeom* g) {
@@ -299,7 +306,7 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
   g->r1 = n;
   for (int j = 0; j < n; j++) if (m->jnt_type[j] == DY_REVOLUTE) { g->r1 = j; break; }
   /* axis directions in frame 0 at two random configurations */
-  double zr[2][3] = {{0}}, zj[2][DY_MAXJ][3];
+  double zr[2][3] = {{0}}, zj[2][DY_MAXJ][3], R0[DY_MAXJ][9];
   unsigned long long s = 12345;
   for (int t = 0; t < 2; t++) {
     double q[DY_MAXJ];
@@ -311,6 +318,7 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
       dyu_mulMat3(Rt, Rc, Rj);
       memcpy(Rc, Rt, sizeof Rc);
       zj[t][j][0] = Rc[2]; zj[t][j][1] = Rc[5]; zj[t][j][2] = Rc[8];
+      if (t == 0) memcpy(R0[j], Rc, sizeof Rc);
     }
     if (g->r1 < n) memcpy(zr[t], zj[t][g->r1], sizeof zr[t]);
   }
@@ -338,6 +346,27 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
   dyu_cross(cz, z1, m->gravity);
   g->z1_grav = gn == 0 || sqrt(dyu_dot3(cz, cz)) <= 1e-9 * gn;
   g->z1_perp_grav = gn == 0 || fabs(dyu_dot3(z1, m->gravity)) <= 1e-9 * gn;
+  if (g->r1 < n) {
+    double cr[3];
+    dyu_cross(cr, zr[0], m->gravity);
+    g->ms_r1_drop = gn == 0 || sqrt(dyu_dot3(cr, cr)) <= 1e-9 * gn;
+    for (int i = 0; i < g->r1; i++) if (!g->par_r1[i]) g->ms_r1_drop = 0;
+  }
+  for (int j = 0; j < n; j++) {
+    if (g->r1 < n && g->zone[j]) {
+      g->uzone[j] = 1;
+      dyu_mulMatTVec3(g->u[j], R0[j], zr[0]);
+      for (int c = 0; c < 3; c++) g->u[j][c] = fabs(g->u[j][c]) <= 1e-12 ? 0 : g->u[j][c];
+    }
+    double c = -dyu_dot3(zj[0][j], m->gravity);
+    g->cg[j] = fabs(c) <= 1e-12 * gn ? 0 : c;
+    if (m->jnt_type[j] != DY_PRISMATIC) continue;
+    int ok = j < g->r1 || (g->zone[j] && g->par_r1[j]);
+    for (int i = 0; i < j && ok; i++)
+      if (m->jnt_type[i] == DY_PRISMATIC)
+        for (int t = 0; t < 2; t++) if (fabs(dyu_dot3(zj[t][i], zj[t][j])) > 1e-9) ok = 0;
+    g->mrule[j] = ok;
+  }
 }
 
 /* closed-form grouping: G (nlink x npar, row-major) the grouped parameters as
@@ -401,6 +430,27 @@ static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G,
           alive[L + DY_MX + s] = 0;
         }
       }
+      /* with friction: M_j acts on the joints before j as a mass on link
+       * j-1 at O_j and on joint j as M_j (qdd_j - z_j.g): its column is the
+       * moved image + the IA_j column + cg_j times the FO_j column */
+      if (friction && g->mrule[j]) {
+        int ia = nl + DY_NPAR_JNT*j + DY_IA, fo = nl + DY_NPAR_JNT*j + DY_FO;
+        if (j > 0) {
+          static const double zero3[3] = {0, 0, 0}, zero6[6] = {0};
+          double img[10] = {0};
+          move_part(img, R, p, zero6, zero3, 1);
+          for (int t = 0; t < DY_NPAR_LINK; t++) {
+            double cf = snap(img[t]);
+            if (cf == 0) continue;
+            for (int c = 0; c < npar; c++) ROW(Lp + t)[c] += cf * ROW(L + DY_M)[c];
+          }
+        }
+        for (int c = 0; c < npar; c++) {
+          ROW(ia)[c] += ROW(L + DY_M)[c];
+          ROW(fo)[c] += g->cg[j] * ROW(L + DY_M)[c];
+        }
+        alive[L + DY_M] = 0;
+      }
     }
   }
   /* near the base */
@@ -411,7 +461,23 @@ static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G,
     int L = DY_NPAR_LINK * j;
     alive[L + DY_XX] = alive[L + DY_XY] = alive[L + DY_XZ] = alive[L + DY_YZ] = 0;
   }
-  if (g->r1 == 0 && g->z1_grav) alive[DY_MX] = alive[DY_MY] = 0;
+  if (g->ms_r1_drop) alive[DY_NPAR_LINK*g->r1 + DY_MX] = alive[DY_NPAR_LINK*g->r1 + DY_MY] = 0;
+  /* links of the parallel zone: the first moment along z_r1 (u in frame j)
+   * acts on no joint: with c the largest |u_c|, MS_c is eliminated and the
+   * others become MS_k - (u_k / u_c) MS_c */
+  for (int j = g->r1; j < n; j++) {
+    if (!g->uzone[j]) continue;
+    const double* u = g->u[j];
+    int L = DY_NPAR_LINK*j + DY_MX, cm = 0;
+    for (int c = 1; c < 3; c++) if (fabs(u[c]) > fabs(u[cm])) cm = c;
+    if (!alive[L + cm]) continue;   /* revolute: MZ_j, already grouped */
+    for (int c = 0; c < 3; c++) {
+      if (c == cm || u[c] == 0 || !alive[L + c]) continue;
+      double f = -u[c] / u[cm];
+      for (int k = 0; k < npar; k++) ROW(L + c)[k] += f * ROW(L + cm)[k];
+    }
+    alive[L + cm] = 0;
+  }
   if (friction && g->r1 < n) {
     int L = DY_NPAR_LINK * g->r1, ia = nl + DY_NPAR_JNT * g->r1 + DY_IA;
     for (int c = 0; c < npar; c++) ROW(L + DY_ZZ)[c] += ROW(ia)[c];
@@ -420,11 +486,6 @@ static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G,
   if (friction && g->r2 < n && g->r2_perp) {
     int L = DY_NPAR_LINK * g->r2, ia = nl + DY_NPAR_JNT * g->r2 + DY_IA;
     for (int c = 0; c < npar; c++) ROW(L + DY_ZZ)[c] += ROW(ia)[c];
-    alive[ia] = 0;
-  }
-  if (friction && n > 0 && m->jnt_type[0] == DY_PRISMATIC && g->z1_perp_grav) {
-    int ia = nl + DY_IA;
-    for (int c = 0; c < npar; c++) ROW(DY_M)[c] += ROW(ia)[c];
     alive[ia] = 0;
   }
 #undef ROW
