@@ -249,8 +249,19 @@ done:
  *  - r2, the first revolute joint not parallel to r1, perpendicular to it:
  *    ZZ_r2 acts on joint r2 with qdd_r2 only and not on the joints before
  *    (their axes are parallel to z_r1): ZZ_r2R += IA_r2;
- *  - a prismatic first joint perpendicular to gravity: M1 and IA1 have the
- *    same column: M1R = M1 + IA1.
+ *  - with friction, a prismatic joint j whose mass acts on the joints before
+ *    it as a mass on link j-1 (every revolute joint before j parallel to
+ *    z_j, every prismatic one perpendicular to it): the M_j column is the
+ *    column of that moved mass + the IA_j column + (-z_j.g) times the FO_j
+ *    column, so M_j rides on link j-1 and IA_jR = IA_j + M_j,
+ *    FO_jR = FO_j - (z_j.g) M_j;
+ *  - links of the parallel zone (every revolute joint r1..j parallel): the
+ *    first moment along z_r1 (the unit vector u in frame j) acts on no
+ *    joint: with c the largest |u_c|, MS_c goes and MS_k becomes
+ *    MS_k - (u_k/u_c) MS_c;
+ *  - MX, MY of r1 vanish when z_r1 is parallel to gravity (or there is none)
+ *    and every prismatic joint before r1 is parallel to z_r1; so do those of
+ *    the revolute joints of the zone that are coaxial with r1.
  * What the rules miss (special geometry) is found by the QR test on the
  * grouped set and reduced numerically; the set's note says which. */
 
@@ -298,6 +309,7 @@ typedef struct {
   int mrule[DY_MAXJ];     /* prismatic j whose mass acts on the joints before it
                              as a mass on link j-1 (see kh_group) */
   double cg[DY_MAXJ];     /* -z_j . g, z_j in frame 0 (constant where mrule) */
+  int onaxis[DY_MAXJ];    /* 1: O_j on the line of axis r1 (checked at random q) */
 } khGeom;
 
 static void kh_geometry(const dyModel* m, khGeom* g) {
@@ -306,15 +318,17 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
   g->r1 = n;
   for (int j = 0; j < n; j++) if (m->jnt_type[j] == DY_REVOLUTE) { g->r1 = j; break; }
   /* axis directions in frame 0 at two random configurations */
-  double zr[2][3] = {{0}}, zj[2][DY_MAXJ][3], R0[DY_MAXJ][9];
+  double zr[2][3] = {{0}}, zj[2][DY_MAXJ][3], R0[DY_MAXJ][9], oj[2][DY_MAXJ][3];
   unsigned long long s = 12345;
   for (int t = 0; t < 2; t++) {
     double q[DY_MAXJ];
     for (int j = 0; j < n; j++) q[j] = rnd(&s, -M_PI, M_PI);
-    double Rc[9], Rj[9], pj[3], Rt[9];
+    double Rc[9], Rj[9], pj[3], Rt[9], pc[3] = {0, 0, 0}, tt[3];
     dyu_eye3(Rc);
     for (int j = 0; j < n; j++) {
       dy_jointframe(m, j, q[j], Rj, pj);
+      dyu_mulMatVec3(tt, Rc, pj);
+      for (int c = 0; c < 3; c++) { pc[c] += tt[c]; oj[t][j][c] = pc[c]; }
       dyu_mulMat3(Rt, Rc, Rj);
       memcpy(Rc, Rt, sizeof Rc);
       zj[t][j][0] = Rc[2]; zj[t][j][1] = Rc[5]; zj[t][j][2] = Rc[8];
@@ -334,6 +348,14 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
   for (int j = g->r1, ok = 1; j < n; j++) {
     if (m->jnt_type[j] == DY_REVOLUTE && !g->par_r1[j]) ok = 0;
     g->zone[j] = ok;
+    int on = 1;
+    for (int t = 0; t < 2; t++) {
+      double dv[3], c[3];
+      for (int k = 0; k < 3; k++) dv[k] = oj[t][j][k] - oj[t][g->r1][k];
+      dyu_cross(c, dv, zr[t]);
+      if (sqrt(dyu_dot3(c, c)) > 1e-9) on = 0;
+    }
+    g->onaxis[j] = on;
   }
   g->r2 = n;
   for (int j = g->r1 + 1; j < n; j++)
@@ -461,7 +483,11 @@ static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G,
     int L = DY_NPAR_LINK * j;
     alive[L + DY_XX] = alive[L + DY_XY] = alive[L + DY_XZ] = alive[L + DY_YZ] = 0;
   }
-  if (g->ms_r1_drop) alive[DY_NPAR_LINK*g->r1 + DY_MX] = alive[DY_NPAR_LINK*g->r1 + DY_MY] = 0;
+  /* MX, MY of r1, and of the revolute joints of the zone on the same axis
+   * line (coaxial with r1) */
+  for (int j = g->r1; j < n && g->ms_r1_drop; j++)
+    if (g->zone[j] && g->onaxis[j] && m->jnt_type[j] == DY_REVOLUTE)
+      alive[DY_NPAR_LINK*j + DY_MX] = alive[DY_NPAR_LINK*j + DY_MY] = 0;
   /* links of the parallel zone: the first moment along z_r1 (u in frame j)
    * acts on no joint: with c the largest |u_c|, MS_c is eliminated and the
    * others become MS_k - (u_k / u_c) MS_c */
@@ -830,8 +856,19 @@ static void why_zero(const dyModel* m, const khGeom* g, int k, char* buf, int bu
              j + 1, j + 1, j + 1);
     return;
   }
-  if (j == 0 && g->r1 == 0 && (c == DY_MX || c == DY_MY) && g->z1_grav) {
-    snprintf(buf, (size_t)bufsz, "joint 1 is revolute about gravity");
+  if ((c == DY_MX || c == DY_MY) && g->ms_r1_drop && j == g->r1) {
+    snprintf(buf, (size_t)bufsz, "joint %d is revolute about gravity%s", j + 1,
+             j > 0 ? " and the prismatic joints before it are parallel to it" : "");
+    return;
+  }
+  if ((c == DY_MX || c == DY_MY) && g->ms_r1_drop && g->zone[j] && g->onaxis[j] &&
+      m->jnt_type[j] == DY_REVOLUTE) {
+    snprintf(buf, (size_t)bufsz, "joint %d is coaxial with joint %d, which is revolute about gravity", j + 1, g->r1 + 1);
+    return;
+  }
+  if (ms && g->uzone[j] && fabs(fabs(g->u[j][c - DY_MX]) - 1) <= 1e-12) {
+    snprintf(buf, (size_t)bufsz, "link %d turns only about the axis of joint %d, and its first moment along that axis gives no torque",
+             j + 1, g->r1 + 1);
     return;
   }
   if (j == 0 && g->r1 == 0 && (c == DY_MZ || c == DY_M)) {
