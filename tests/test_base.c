@@ -27,6 +27,9 @@
 #include "base.h"
 #include <lapacke.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "io.h"
 
 /* independent regressor from NE with unit vectors: rank and null space.
  * Returns rank; Vnull (npar x nnull, column-major, unscaled coordinates) */
@@ -447,8 +450,76 @@ static void parser(void) {
   dy_freeModel(m);
 }
 
+/* `dynid base` as a program: the printed expressions, parsed, are the set
+ * and pass the independent subspace checks (the path users and scripts take) */
+static void cli_base(void) {
+  const char* mp = "/tmp/dynid_test_base_model.csv";
+  FILE* f = fopen(mp, "w");
+  fputs("joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz\n"
+        "1,R,0,0,0,0.5,3,0.01,0.02,0.1,0.1,0.001,0.002,0.1,0.003,0.05\n"
+        "2,R,0,0.4,0,0,2,0.2,0.01,0.02,0.01,0.001,0.002,0.05,0.003,0.05\n"
+        "3,P,0,0.3,0,0.1,1,0.01,0.02,-0.1,0.02,0.001,0.002,0.02,0.003,0.001\n"
+        "4,R,0,0,0,0.05,0.5,0.01,0.02,0.01,0.001,0.0001,0.0002,0.001,0.0003,0.001\n", f);
+  fclose(f);
+  char err[512];
+  dyModel* m = NULL;
+  CHECK(dy_load_model(mp, NULL, &m, err, sizeof err) == 0, "load: %s", err);
+  if (!m) return;
+  static const char* const sets[2] = {"qr", "khalil"};
+  for (int si = 0; si < 2; si++)
+    for (int fr = 0; fr < 2; fr++) {
+      char cmd[512], line[8192], what[64];
+      snprintf(what, sizeof what, "dynid base SCARA --set %s%s", sets[si], fr ? " --friction" : "");
+      snprintf(cmd, sizeof cmd, "./dynid base %s --set %s%s", mp, sets[si], fr ? " --friction" : "");
+      FILE* pr = popen(cmd, "r");
+      int np = fr ? 14*m->n : 10*m->n, nb = 0, header = 0, comments = 0;
+      double* Bp = calloc((size_t)np * 64, sizeof(double));
+      while (pr && fgets(line, sizeof line, pr)) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (line[0] == '#') { comments++; continue; }
+        if (!header) { CHECK(!strcmp(line, "name,expression"), "%s: header '%s'", what, line); header = 1; continue; }
+        char* comma = strchr(line, ',');
+        CHECK(comma != NULL && nb < 64, "%s: row '%s'", what, line);
+        if (!comma || nb >= 64) continue;
+        CHECK(dyi_expr_parse(m, np, comma + 1, Bp + (size_t)nb*np, err, sizeof err) == 0, "%s: %s", what, err);
+        nb++;
+      }
+      int rc = pr ? pclose(pr) : -1;
+      CHECK(rc == 0 && header && comments > np, "%s: rc %d, report lines %d", what, rc, comments);
+      dyBase* b = dyi_base_compute(m, sets[si], fr, err, sizeof err);
+      CHECK(b && b->nb == nb, "%s: %d rows printed, %d in the set", what, nb, b ? b->nb : -1);
+      int same = b && b->nb == nb;
+      for (int i = 0; same && i < nb * np; i++) if (Bp[i] != b->B[i]) same = 0;
+      CHECK(same, "%s: printed expressions are the set exactly", what);
+      double* Vn; int nn; double gap;
+      int r = indep_subspace(m, fr, &Vn, &nn, &gap);
+      CHECK(nb == r, "%s: %d rows vs independent rank %d", what, nb, r);
+      double worst = 0;
+      for (int l = 0; l < nn; l++)
+        for (int i = 0; i < nb; i++) {
+          double sdot = 0, a = 0, xn = 0;
+          for (int k = 0; k < np; k++) {
+            sdot += Bp[(size_t)i*np + k] * Vn[k + (size_t)np*l];
+            a += Bp[(size_t)i*np + k] * Bp[(size_t)i*np + k];
+            xn += Vn[k + (size_t)np*l] * Vn[k + (size_t)np*l];
+          }
+          worst = fmax(worst, fabs(sdot) / sqrt(a * xn));
+        }
+      CHECK(worst <= 1e-8 && svd_rank(Bp, nb, np) == nb, "%s: printed rows span the identifiable subspace (%.3g)", what, worst);
+      free(Vn); free(Bp); dyi_base_free(b);
+    }
+  /* bad usage and a failing set */
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "./dynid base %s --set nope 2>/dev/null", mp);
+  int rc = system(cmd);
+  CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "unknown set: exit 2 (got %d)", rc);
+  dy_freeModel(m);
+  unlink(mp);
+}
+
 int main(void) {
   parser();
+  cli_base();
   renaud_6r();
   panda();
   special_geometries();
