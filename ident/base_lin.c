@@ -29,6 +29,11 @@
  *     perpendicular to gravity and to every axis before it.
  * The QR rank test (dyi_base_verify) is the proof of every set.
  *
+ * Outside the theorem (refused, NULL with a message): zero gravity. The
+ * theorem lists first moments (k_j)_x, (k_j)_y for every revolute j >= s;
+ * with g = 0 and, e.g., all axes through one fixed point they are not
+ * identifiable (found by the rank test on random chains).
+ *
  * P: each base parameter has a lead standard parameter (ZZ for U33, XX for
  * U11m22, XY/XZ/YZ for U12/U13/U23, MX/MY/MZ for kx/ky/kz, M for mhat, two
  * of MX MY MZ for kappa1/kappa2); B restricted to the lead columns is block
@@ -76,6 +81,12 @@ static double lk_value(int kind, int j, const double* mhat, const double* k,
 
 dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz) {
   int n = m->n, nl = DY_NPAR_LINK*n, npar = friction ? 14*n : nl;
+  if (m->gravity[0] == 0 && m->gravity[1] == 0 && m->gravity[2] == 0) {
+    snprintf(err, (size_t)errsz, "lin: zero gravity is outside seed 001's Theorem 1 (first "
+             "moments seen only through gravity lose identifiability in ways it does not "
+             "list); use the qr or khalil set");
+    return NULL;
+  }
   dyLinGeom g;
   dy_lin_geom(m, &g);
   int r = g.r, s = g.s;

@@ -28,6 +28,9 @@
 #include <string.h>
 
 #define RANK_TOL 1e-9
+#ifndef SWEEP
+#define SWEEP 40
+#endif
 
 /* independent regressor: Y (n x npar, column-major with leading dim ld, rows
  * offset by row0) from Newton-Euler differences */
@@ -95,6 +98,14 @@ static void check_set(const dyModel* m, int friction, const char* what) {
   printf("%-28s friction %d: nb %3d  rank %3d  (sigma_r/sigma_1 %.1e, next %.1e)\n",
          what, friction, nb, rank, rank ? sv[rank-1] / sv[0] : 0, gap_lo);
   CHECK(nb == rank, "%s f%d: %d MLCs but regressor rank %d", what, friction, nb, rank);
+  if (nb != rank) {
+    printf("   MDH (type alpha a theta d), gravity %g %g %g; MLCs:", m->gravity[0], m->gravity[1], m->gravity[2]);
+    for (int i = 0; i < nb; i++) printf(" %s", b->name[i]);
+    printf("\n");
+    for (int j = 0; j < n; j++)
+      printf("   %c %9.5f %9.5f %9.5f %9.5f\n", m->jnt_type[j] ? 'P' : 'R', m->dh_alpha[j],
+             m->dh_a[j], m->dh_theta[j], m->dh_d[j]);
+  }
 
   /* rows of B in the row space of Y: residual of the projection on V_r */
   double worst = 0;
@@ -297,6 +308,35 @@ int main(void) {
       both(m, what);
       dy_freeModel(m);
     }
+  }
+  /* sweep: random chains with prismatic joints and snapped geometry,
+   * gravity default, random, or along the first revolute axis */
+  for (int t = 0; t < SWEEP; t++) {
+    int n = 2 + (int)th_uniform(0, 6);
+    dyModel* m = th_random_model(n, 0.35, 0.6, 1);
+    for (int j = 0; j < n; j++)
+      if (th_uniform(0, 1) < 0.3) m->dh_theta[j] = (th_uniform(0, 1) < 0.5) ? 0 : M_PI/2;
+    double gsel = th_uniform(0, 1);
+    if (gsel < 0.3) {
+      dyLinGeom gg;
+      dy_lin_geom(m, &gg);
+      if (gg.r < n) for (int a = 0; a < 3; a++) m->gravity[a] = -9.81 * gg.ur_base[a];
+    } else if (gsel < 0.4) {
+      /* zero gravity is outside Theorem 1: the set must be refused */
+      m->gravity[0] = m->gravity[1] = m->gravity[2] = 0;
+      char err[256] = "";
+      dyBase* b0 = dyi_base_lin(m, 0, err, sizeof err);
+      CHECK(b0 == NULL && strstr(err, "zero gravity"), "zero gravity not refused: %s", err);
+      dyi_base_free(b0);
+      dy_freeModel(m);
+      continue;
+    }
+    char ty[DY_MAXJ + 1];
+    for (int j = 0; j < n; j++) ty[j] = m->jnt_type[j] == DY_REVOLUTE ? 'R' : 'P';
+    ty[n] = 0;
+    snprintf(what, sizeof what, "sweep %d %s", t, ty);
+    both(m, what);
+    dy_freeModel(m);
   }
   return test_report();
 }
