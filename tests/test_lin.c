@@ -236,8 +236,52 @@ static dyModel* chain(const char* types, double psnap) {
   return m;
 }
 
+/* operation counts of Formulation 1 (with Table VII) beside seed 001
+ * Table VIII; the counted twin must give the same H */
+static void count_ops(const char* types, const char* label) {
+  int n = (int)strlen(types);
+  dyModel* m = chain(types, 0);
+  m->dh_alpha[0] = 0;           /* joint 1 vertical, gravity along it */
+  char err[256];
+  dyBase* b = dyi_base_lin(m, 0, err, sizeof err);
+  dyvLin* L = b ? dyv_lin_make(m, b, err, sizeof err) : NULL;
+  CHECK(L != NULL, "ops %s: %s", types, err);
+  if (!L) { dyi_base_free(b); dy_freeModel(m); return; }
+  double beta[14*DY_MAXJ], q[DY_MAXJ], H1[DY_MAXJ*DY_MAXJ], H2[DY_MAXJ*DY_MAXJ];
+  for (int i = 0; i < b->nb; i++) {
+    double s = 0;
+    for (int k = 0; k < b->npar; k++) s += b->B[(size_t)i*b->npar + k] * m->par[k];
+    beta[i] = s;
+  }
+  th_random_state(n, q, NULL, NULL);
+  long mul, add;
+  dyv_lin_ops(L, &mul, &add, 1);
+  dyv_lin_inertia1(L, beta, q, H1);
+  dyv_lin_inertia1_ops(L, beta, q, H2);
+  dyv_lin_ops(L, &mul, &add, 1);
+  double w = 0;
+  for (int k = 0; k < n*n; k++) w = fmax(w, fabs(H1[k] - H2[k]));
+  CHECK(w == 0, "ops %s: counted twin differs: %.3g", types, w);
+  double nn = n;
+  if (!strcmp(label, "type1"))
+    printf("Formulation 1 ops %-8s n=%d: %ld M + %ld A   (seed 001 Table VIII, Type 1: %.0f M + %.0f A)\n",
+           types, n, mul, add, 10*nn*nn + 14*nn - 37, 6*nn*nn + 23*nn - 53);
+  else
+    printf("Formulation 1 ops %-8s n=%d: %ld M + %ld A   (seed 001 Table VIII, Type 2: %.0f M + %.0f A)\n",
+           types, n, mul, add, 10*nn*nn + 14*nn - 45, 6*nn*nn + 23*nn - 59);
+  dyv_lin_free(L);
+  dyi_base_free(b);
+  dy_freeModel(m);
+}
+
 int main(void) {
   char what[64];
+  count_ops("RRRR", "type1");
+  count_ops("RRRRRR", "type1");
+  count_ops("RRRRRRRR", "type1");
+  count_ops("RRPR", "type2");
+  count_ops("RRPRRR", "type2");
+  count_ops("RRPRRRRR", "type2");
   /* random general chains */
   for (int t = 0; t < 3; t++) {
     dyModel* m = th_random_model(6, 0, 0, 1);

@@ -22,11 +22,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef DYV_COUNT_OPS
-#define OPS(mm, aa) do { L->opm += (mm); L->opa += (aa); } while (0)
+/* Operation counting: this file is compiled twice over itself. The first
+ * pass defines everything; at its end it includes itself again with
+ * DYV_LIN_COUNTING defined, which re-defines only the Formulation 1 path
+ * (rot, finish_joint, composite, dyv_lin_inertia1) with the suffix _ops and
+ * OPS(M, A) turned into additions to the counters of the dyvLin object. The
+ * counting rules are those of verify/opcount.h: a subtraction counts as an
+ * addition, a sign change or a copy as nothing, sin/cos are not counted;
+ * products of two constants of the model (2 a_j, 2 sin(alpha), u_r terms)
+ * are formed once in dyv_lin_make, as the paper assumes. */
+#ifdef DYV_LIN_COUNTING
+#define OPS(mm, aa) (L->opm += (mm), L->opa += (aa))
+#define LFN(name) name##_ops
 #else
-#define OPS(mm, aa) do { } while (0)
+#define OPS(mm, aa) ((void)0)
+#define LFN(name) name
 #endif
+
+#ifndef DYV_LIN_COUNTING
 
 enum { S_U1122, S_U12, S_U13, S_U23, S_U33, S_KX, S_KY, S_KZ, S_MHAT, S_KAP1,
        S_KAP2, S_IA, NSLOT };
@@ -35,6 +48,7 @@ struct dyvLin_ {
   int n, r, s, nb, nlin;
   int type[DY_MAXJ];
   double ca[DY_MAXJ], sa[DY_MAXJ], a[DY_MAXJ], a2[DY_MAXJ], d0[DY_MAXJ], th0[DY_MAXJ];
+  double aca[DY_MAXJ], asa[DY_MAXJ];   /* a_j cos alpha_j, a_j sin alpha_j */
   double ur[3*DY_MAXJ];          /* u_r^<i>, r <= i < s */
   double sgn[DY_MAXJ];           /* (u_r^<i>)_z = +-1 for revolute r <= i < s */
   double wz1[DY_MAXJ], wzx2[DY_MAXJ], wzy2[DY_MAXJ];   /* 1-wz^2, 2 wz wx, 2 wz wy */
@@ -112,6 +126,7 @@ dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
     L->type[j] = m->jnt_type[j];
     L->ca[j] = cos(m->dh_alpha[j]); L->sa[j] = sin(m->dh_alpha[j]);
     L->a[j] = m->dh_a[j]; L->a2[j] = 2*m->dh_a[j];
+    L->aca[j] = m->dh_a[j]*L->ca[j]; L->asa[j] = m->dh_a[j]*L->sa[j];
     L->d0[j] = m->dh_d[j]; L->th0[j] = m->dh_theta[j];
   }
   memcpy(L->ur, g.ur, sizeof L->ur);
@@ -180,8 +195,10 @@ static void gather(dyvLin* L, const double* beta, const double* q) {
   }
 }
 
+#endif /* common part */
+
 /* out = R_j v  (8M 4A) */
-static void rot(dyvLin* L, double out[3], int j, const double v[3]) {
+static void LFN(rot)(dyvLin* L, double out[3], int j, const double v[3]) {
   double c = L->ct[j], s = L->st[j], t2 = s*v[0] + L->ct[j]*v[1];
   out[0] = c*v[0] - s*v[1];
   out[1] = L->ca[j]*t2 - L->sa[j]*v[2];
@@ -190,9 +207,18 @@ static void rot(dyvLin* L, double out[3], int j, const double v[3]) {
 }
 
 /* the composite-body quantities from the MLCs (Table VII) */
-static void finish_joint(dyvLin* L, int i) {
+static void LFN(finish_joint)(dyvLin* L, int i) {
   const double* sl = L->sl + NSLOT*i;
   double *c = L->c + 3*i, *J = L->J + 3*i, *l = L->l + 3*i, *V = L->V + 6*i;
+  if (i == L->n - 1) {            /* tip: l = 0, V = 0, nothing to add */
+    c[0] = sl[S_KX]; c[1] = sl[S_KY]; c[2] = sl[S_KZ];
+    J[0] = sl[S_U13]; J[1] = sl[S_U23]; J[2] = sl[S_U33];
+    if (i >= L->r && i < L->s) {
+      if (L->type[i] == DY_REVOLUTE) L->tr[i] = L->sgn[i] * J[2];
+      else L->tr[i] = sl[S_KAP1];
+    }
+    return;
+  }
   if (i >= L->s) {
     c[0] = sl[S_KX] + l[0]; c[1] = sl[S_KY] + l[1];
     if (L->type[i] == DY_REVOLUTE) {
@@ -217,33 +243,51 @@ static void finish_joint(dyvLin* L, int i) {
   }
 }
 
-static void composite(dyvLin* L) {
+static void LFN(composite)(dyvLin* L) {
   int n = L->n, r = L->r, s = L->s;
   if (r >= n) return;
   memset(L->l + 3*(n-1), 0, 3*sizeof(double));
   memset(L->V + 6*(n-1), 0, 6*sizeof(double));
   L->v[n-1] = 0;
-  finish_joint(L, n - 1);
+  LFN(finish_joint)(L, n - 1);
   for (int i = n - 2; i >= r; i--) {
     int nx = i + 1;
     const double* sx = L->sl + NSLOT*nx;
     double *l = L->l + 3*i, *V = L->V + 6*i;
     const double *lx = L->l + 3*nx, *cx = L->c + 3*nx, *Jx = L->J + 3*nx, *Vx = L->V + 6*nx;
     double dn = L->d[nx], md = 0, tmp[3];
+    int tip = nx == n - 1;          /* l_nx = 0, V_nx = 0 */
     /* l_i (24) */
     if (L->type[nx] == DY_REVOLUTE) {
       tmp[0] = cx[0]; tmp[1] = cx[1]; tmp[2] = lx[2];
     } else {
       md = sx[S_MHAT] * dn;
       tmp[0] = lx[0]; tmp[1] = lx[1]; tmp[2] = lx[2] + md;
-      OPS(1, 1);
+      OPS(1, tip ? 0 : 1);
     }
-    rot(L, l, nx, tmp);
+    if (tip && L->type[nx] == DY_REVOLUTE) {     /* R_nx (x, y, 0) */
+      double t2 = L->st[nx]*tmp[0] + L->ct[nx]*tmp[1];
+      l[0] = L->ct[nx]*tmp[0] - L->st[nx]*tmp[1]; l[1] = L->ca[nx]*t2; l[2] = L->sa[nx]*t2;
+      OPS(6, 2);
+    } else if (tip) {                            /* R_nx (0, 0, md) */
+      l[0] = 0; l[1] = -L->sa[nx]*md; l[2] = L->ca[nx]*md;
+      OPS(2, 0);
+    } else {
+      LFN(rot)(L, l, nx, tmp);
+    }
     double Yv = 0;
     if (nx >= s) {
       /* X: the symmetric matrix inside the similarity of (34)/(35) */
       double X11, X22, X33, X12, X13, X23;
-      if (L->type[nx] == DY_REVOLUTE) {
+      if (tip && L->type[nx] == DY_REVOLUTE) {
+        X11 = sx[S_U1122]; X22 = 0; X33 = Jx[2]; X12 = sx[S_U12];
+        X13 = Jx[0] - dn*cx[0]; X23 = Jx[1] - dn*cx[1];
+        OPS(2, 2);
+      } else if (tip) {
+        double e = dn*(md + cx[2] + cx[2]);
+        X11 = e; X22 = e; X33 = 0; X12 = 0; X13 = -dn*cx[0]; X23 = -dn*cx[1];
+        OPS(3, 2);
+      } else if (L->type[nx] == DY_REVOLUTE) {
         double t = 2*dn*lx[2];                 /* 2 d constant */
         X11 = Vx[0] + sx[S_U1122] + t; X22 = Vx[1] + t; X33 = Jx[2];
         X12 = Vx[3] + sx[S_U12]; X13 = Jx[0] - dn*cx[0]; X23 = Jx[1] - dn*cx[1];
@@ -300,83 +344,85 @@ static void composite(dyvLin* L) {
         OPS(4, 3);
       }
     }
-    finish_joint(L, i);
+    LFN(finish_joint)(L, i);
   }
 }
 
-/* D_ii from the composite quantities */
+#ifndef DYV_LIN_COUNTING
+/* D_ii from the composite quantities (+ armature, not counted: outside
+ * Lin's model) */
 static double diag(dyvLin* L, int i) {
   const double* sl = L->sl + NSLOT*i;
   double h = L->type[i] == DY_REVOLUTE ? L->J[3*i + 2] : sl[S_MHAT];
   return h + sl[S_IA];
 }
 
-void dyv_lin_inertia1(dyvLin* L, const double* beta, const double* q, double* H) {
+#endif
+
+void LFN(dyv_lin_inertia1)(dyvLin* L, const double* beta, const double* q, double* H) {
   int n = L->n, r = L->r, s = L->s;
   gather(L, beta, q);
-  composite(L);
+  LFN(composite)(L);
   for (int i = n - 1; i >= 0; i--) {
     H[i*n + i] = diag(L, i);
     if (i == 0) continue;
     const double* c = L->c + 3*i;
-    double f[3], t[3], fn[3], tn[3], tr = 0;
     int rev = L->type[i] == DY_REVOLUTE;
-    /* f_{i-1,i} = R_i f_{i,i} with f_ii = (-c_y, c_x, 0) or (0, 0, mhat) */
-    double fi[3] = {rev ? -c[1] : 0, rev ? c[0] : 0, rev ? 0 : L->sl[NSLOT*i + S_MHAT]};
-    if (rev) {
-      double t2 = L->st[i]*fi[0] + L->ct[i]*fi[1];
-      f[0] = L->ct[i]*fi[0] - L->st[i]*fi[1]; f[1] = L->ca[i]*t2; f[2] = L->sa[i]*t2;
-      OPS(6, 2);
-    } else {
-      f[0] = 0; f[1] = -L->sa[i]*fi[2]; f[2] = L->ca[i]*fi[2];
-      OPS(2, 0);
-    }
-    if (i >= s && i - 1 >= r) {
-      double ti[3];
-      if (rev) { ti[0] = L->J[3*i]; ti[1] = L->J[3*i+1]; ti[2] = L->J[3*i+2]; }
-      else { ti[0] = c[1]; ti[1] = -c[0]; ti[2] = 0; }
-      /* t_{i-1,i} = R_i (t_ii + d_i e_z x f_ii) + a_i e_x x f_{i-1,i} */
-      double u[3] = {ti[0] - L->d[i]*fi[1], ti[1] + L->d[i]*fi[0], ti[2]};
-      OPS(2, 2);
-      rot(L, t, i, u);
-      t[1] -= L->a[i]*f[2]; t[2] += L->a[i]*f[1];
-      OPS(2, 2);
-    } else if (i > r) {
-      /* (30): tr_{i-1,i} = tr_ii + f . (u_r x s_i) */
-      tr = L->tr[i];
-      const double *ub = L->uxb + 3*(i-1), *ud = L->uxd + 3*(i-1);
-      double w[3] = {ub[0], ub[1], ub[2]};
-      if (L->type[i] == DY_PRISMATIC) {
-        w[0] += L->d[i]*ud[0]; w[1] += L->d[i]*ud[1]; w[2] += L->d[i]*ud[2];
-        OPS(3, 3);
-      }
-      tr += f[0]*w[0] + f[1]*w[1] + f[2]*w[2];
-      OPS(3, 3);
+    /* f_ii = (-c_y, c_x, 0) or (0, 0, mhat); t_ii = Jhat_i e_z or c x e_z */
+    double f[3] = {rev ? -c[1] : 0, rev ? c[0] : 0, rev ? 0 : L->sl[NSLOT*i + S_MHAT]};
+    double t[3] = {0, 0, 0}, tr = L->tr[i];
+    if (i >= s) {
+      if (rev) { t[0] = L->J[3*i]; t[1] = L->J[3*i+1]; t[2] = L->J[3*i+2]; }
+      else { t[0] = c[1]; t[1] = -c[0]; }
     }
     for (int j = i - 1; j >= 0; j--) {
-      if (j < i - 1) {
-        /* f_{j,i} = R_{j+1} f_{j+1,i} (needed below r only for prismatic
-         * joints, and for the a_{j+1} moment term above) */
-        rot(L, fn, j + 1, f);
-        if (i >= s && j >= r) {
-          double u[3] = {t[0] - L->d[j+1]*f[1], t[1] + L->d[j+1]*f[0], t[2]};
+      int jn = j + 1, first = j == i - 1;
+      double fn[3], tn[3];
+      /* f_{j,i} = R_{j+1} f_{j+1,i}; not needed at a revolute joint 0
+       * when only (t_{0,i})_z is (below) */
+      int need_f = !(i >= s && j == 0 && L->type[0] == DY_REVOLUTE);
+      if (need_f) {
+        if (first && rev) {
+          double t2 = L->st[jn]*f[0] + L->ct[jn]*f[1];
+          fn[0] = L->ct[jn]*f[0] - L->st[jn]*f[1]; fn[1] = L->ca[jn]*t2; fn[2] = L->sa[jn]*t2;
+          OPS(6, 2);
+        } else if (first) {
+          fn[0] = 0; fn[1] = -L->sa[jn]*f[2]; fn[2] = L->ca[jn]*f[2];
+          OPS(2, 0);
+        } else {
+          LFN(rot)(L, fn, jn, f);
+        }
+      }
+      if (i >= s && j >= r) {
+        /* t_{j,i} = R (t' + d e_z x f') + a e_x x f_{j,i} (Table I, eq. 18) */
+        double ux = t[0] - L->d[jn]*f[1], uy = t[1] + L->d[jn]*f[0];
+        OPS(2, 2);
+        if (j == r) {
+          /* only the z component is used (no moment below joint r) */
+          double w1 = L->st[jn]*ux + L->ct[jn]*uy, w2 = L->st[jn]*f[0] + L->ct[jn]*f[1];
+          tn[2] = L->sa[jn]*w1 + L->ca[jn]*t[2] + L->aca[jn]*w2;
+          OPS(7, 4);
+          if (!(first && rev)) { tn[2] -= L->asa[jn]*f[2]; OPS(1, 1); }
+          tn[0] = tn[1] = 0;
+        } else {
+          double u[3] = {ux, uy, t[2]};
+          LFN(rot)(L, tn, jn, u);
+          tn[1] -= L->a[jn]*fn[2]; tn[2] += L->a[jn]*fn[1];
           OPS(2, 2);
-          rot(L, tn, j + 1, u);
-          tn[1] -= L->a[j+1]*fn[2]; tn[2] += L->a[j+1]*fn[1];
-          OPS(2, 2);
-          memcpy(t, tn, sizeof t);
-        } else if (i < s && j >= r) {
-          const double *ub = L->uxb + 3*j, *ud = L->uxd + 3*j;
-          double w[3] = {ub[0], ub[1], ub[2]};
-          if (L->type[j+1] == DY_PRISMATIC) {
-            w[0] += L->d[j+1]*ud[0]; w[1] += L->d[j+1]*ud[1]; w[2] += L->d[j+1]*ud[2];
-            OPS(3, 3);
-          }
-          tr += fn[0]*w[0] + fn[1]*w[1] + fn[2]*w[2];
+        }
+        memcpy(t, tn, sizeof t);
+      } else if (i < s && j >= r) {
+        /* (30): tr_{j,i} = tr_{j+1,i} + f_{j,i} . (u_r^<j> x s_{j+1}^<j>) */
+        const double *ub = L->uxb + 3*j, *ud = L->uxd + 3*j;
+        double w[3] = {ub[0], ub[1], ub[2]};
+        if (L->type[jn] == DY_PRISMATIC) {
+          w[0] += L->d[jn]*ud[0]; w[1] += L->d[jn]*ud[1]; w[2] += L->d[jn]*ud[2];
           OPS(3, 3);
         }
-        memcpy(f, fn, sizeof f);
+        tr += fn[0]*w[0] + fn[1]*w[1] + fn[2]*w[2];
+        OPS(3, 3);
       }
+      if (need_f) memcpy(f, fn, sizeof f);
       double Dji;
       if (L->type[j] == DY_PRISMATIC) Dji = f[2];
       else if (i >= s) Dji = t[2];
@@ -386,6 +432,7 @@ void dyv_lin_inertia1(dyvLin* L, const double* beta, const double* q, double* H)
   }
 }
 
+#ifndef DYV_LIN_COUNTING
 void dyv_lin_inertia2(dyvLin* L, const double* beta, const double* q, double* H) {
   int n = L->n, r = L->r, s = L->s;
   gather(L, beta, q);
@@ -441,3 +488,10 @@ void dyv_lin_inertia2(dyvLin* L, const double* beta, const double* q, double* H)
     }
   }
 }
+
+/* the counting twin (see the top of this file) */
+#undef OPS
+#undef LFN
+#define DYV_LIN_COUNTING 1
+#include "lin_inertia.c"
+#endif

@@ -15,8 +15,8 @@
  *   Formulation 2 (Table II, with eq. 32 for i < s): D_ji in closed form in
  *     frame i from u_j^<i> and the vector O_j -> O_i in frame i.
  * Both return H = M(q) + diag(IA) when the set carries joint parameters,
- * else M(q). With -DDYV_COUNT_OPS the library counts the multiplications
- * and additions Formulation 1 executes (dyv_lin_ops).                     */
+ * else M(q). dyv_lin_inertia1_ops counts the multiplications and
+ * additions Formulation 1 executes (dyv_lin_ops reads them).              */
 #ifndef DYNID_LIN_INERTIA_H
 #define DYNID_LIN_INERTIA_H
 
@@ -41,11 +41,15 @@ void dyv_lin_inertia1(dyvLin* L, const double* beta, const double* q, double* H)
 /* Formulation 2: same inputs and output. */
 void dyv_lin_inertia2(dyvLin* L, const double* beta, const double* q, double* H);
 
-/* Operations counted since the last reset (only with -DDYV_COUNT_OPS;
- * otherwise zeros): multiplications and additions/subtractions of
- * Formulation 1 including the composite first moments and inertia
- * tensors (Table VII), i.e. the quantity of seed 001 Table VIII. Trig
- * functions of q are not counted (as in the paper). */
+/* Formulation 1 with operation counting: the same code path as
+ * dyv_lin_inertia1, adding the multiplications and additions/subtractions
+ * it executes (composite first moments and inertia tensors of Table VII
+ * included, i.e. the quantity of seed 001 Table VIII; sin/cos of q, the
+ * armature diagonal and the mapping from a non-Lin set not counted) to the
+ * counters of L. */
+void dyv_lin_inertia1_ops(dyvLin* L, const double* beta, const double* q, double* H);
+
+/* The counters of L (since the last reset); reset != 0 zeroes them. */
 void dyv_lin_ops(dyvLin* L, long* mul, long* add, int reset);
 
 #endif
