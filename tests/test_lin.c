@@ -200,6 +200,40 @@ static void check_set(const dyModel* m, int friction, const char* what) {
     dyv_lin_free(lv);
   }
 
+  /* the project's own proof (ident/base.c, QR with column pivoting) */
+  char verr[256] = "";
+  int vs = dyi_base_verify(m, b, verr, sizeof verr);
+  CHECK(vs == 0, "%s f%d: dyi_base_verify: %s", what, friction, verr);
+
+  /* Formulation 1 fed by the other sets (qr, khalil): beta_lin = B_lin P beta */
+  const char* other[2] = {"qr", "khalil"};
+  for (int o = 0; o < 2; o++) {
+    dyBase* bo = dyi_base_compute(m, other[o], friction, verr, sizeof verr);
+    if (!bo) continue;          /* a set that refuses this model is not ours to test */
+    double bet[14*DY_MAXJ];
+    for (int i = 0; i < bo->nb; i++) {
+      double sacc = 0;
+      for (int k = 0; k < npar; k++) sacc += bo->B[(size_t)i*npar + k] * m->par[k];
+      bet[i] = sacc;
+    }
+    dyvLin* lo = dyv_lin_make(m, bo, err, sizeof err);
+    CHECK(lo != NULL, "%s f%d: dyv_lin_make(%s): %s", what, friction, other[o], err);
+    if (lo) {
+      double H0[DY_MAXJ*DY_MAXJ], H1[DY_MAXJ*DY_MAXJ], w1 = 0, hs = 0;
+      th_random_state(n, q, NULL, NULL);
+      dy_crba(m, d, m->par, q, H0);
+      if (!friction)
+        for (int j = 0; j < n; j++) H0[j*n + j] -= m->par[10*n + 4*j + DY_IA];
+      dyv_lin_inertia1(lo, bet, q, H1);
+      hs = maxabs(H0, (size_t)n*n);
+      for (int k = 0; k < n*n; k++) w1 = fmax(w1, fabs(H1[k] - H0[k]));
+      CHECK(w1 <= 1e-9 * hs, "%s f%d: Formulation 1 from the %s set vs CRBA: %.3g", what,
+            friction, other[o], w1);
+      dyv_lin_free(lo);
+    }
+    dyi_base_free(bo);
+  }
+
   free(Y); free(Yc);
   dy_freeData(d);
   dyi_base_free(b);
