@@ -51,6 +51,7 @@ struct dyvLin_ {
   double aca[DY_MAXJ], asa[DY_MAXJ];   /* a_j cos alpha_j, a_j sin alpha_j */
   double ur[3*DY_MAXJ];          /* u_r^<i>, r <= i < s */
   double sgn[DY_MAXJ];           /* (u_r^<i>)_z = +-1 for revolute r <= i < s */
+  int delta[DY_MAXJ];            /* delta_i of Theorem 1 */
   double wz1[DY_MAXJ], wzx2[DY_MAXJ], wzy2[DY_MAXJ];   /* 1-wz^2, 2 wz wx, 2 wz wy */
   double wx1[DY_MAXJ], wxy[DY_MAXJ], wxz[DY_MAXJ];     /* 1-wx^2, wx wy, wx wz */
   double uxb[3*DY_MAXJ], uxd[3*DY_MAXJ];  /* u_r^<j> x (a_{j+1},0,0), u_r^<j> x R_{j+1} e_z */
@@ -130,6 +131,7 @@ dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
     L->d0[j] = m->dh_d[j]; L->th0[j] = m->dh_theta[j];
   }
   memcpy(L->ur, g.ur, sizeof L->ur);
+  memcpy(L->delta, g.delta, sizeof L->delta);
   for (int j = g.r; j < g.s; j++) {
     const double* w = g.ur + 3*j;
     L->sgn[j] = w[2] > 0 ? 1 : -1;
@@ -432,18 +434,21 @@ void LFN(dyv_lin_inertia1)(dyvLin* L, const double* beta, const double* q, doubl
   }
 }
 
-#ifndef DYV_LIN_COUNTING
-void dyv_lin_inertia2(dyvLin* L, const double* beta, const double* q, double* H) {
-  int n = L->n, r = L->r, s = L->s;
+void LFN(dyv_lin_inertia2)(dyvLin* L, const double* beta, const double* q, double* H) {
+  int n = L->n, s = L->s;
   gather(L, beta, q);
-  composite(L);
-  /* u_j^<k> and O_j -> O_k in frame k (Table II) */
+  LFN(composite)(L);
+  /* u_j^<k> and, for revolute j, O_j -> O_k in frame k (Table II) */
   for (int j = 0; j + 1 < n; j++) {
-    int k = j + 1;
+    int k = j + 1, jrev = L->type[j] == DY_REVOLUTE;
     double* u = L->uj + 3*(j*n + k);
     double* sv = L->sj + 3*(j*n + k);
     u[0] = L->sa[k]*L->st[k]; u[1] = L->sa[k]*L->ct[k]; u[2] = L->ca[k];
-    sv[0] = L->a[k]*L->ct[k]; sv[1] = -L->a[k]*L->st[k]; sv[2] = L->d[k];
+    OPS(2, 0);
+    if (jrev) {
+      sv[0] = L->a[k]*L->ct[k]; sv[1] = -L->a[k]*L->st[k]; sv[2] = L->d[k];
+      OPS(2, 0);
+    }
     for (k = j + 2; k < n; k++) {
       const double* up = L->uj + 3*(j*n + k - 1);
       const double* sp = L->sj + 3*(j*n + k - 1);
@@ -453,9 +458,13 @@ void dyv_lin_inertia2(dyvLin* L, const double* beta, const double* q, double* H)
       double c = L->ct[k], sn = L->st[k], ca = L->ca[k], sa = L->sa[k];
       double w = ca*up[1] + sa*up[2];
       u[0] = c*up[0] + sn*w; u[1] = -sn*up[0] + c*w; u[2] = -sa*up[1] + ca*up[2];
-      double p0 = sp[0] + L->a[k];
-      w = ca*sp[1] + sa*sp[2];
-      sv[0] = c*p0 + sn*w; sv[1] = -sn*p0 + c*w; sv[2] = -sa*sp[1] + ca*sp[2] + L->d[k];
+      OPS(8, 4);
+      if (jrev) {
+        double p0 = sp[0] + L->a[k];
+        w = ca*sp[1] + sa*sp[2];
+        sv[0] = c*p0 + sn*w; sv[1] = -sn*p0 + c*w; sv[2] = -sa*sp[1] + ca*sp[2] + L->d[k];
+        OPS(8, 6);
+      }
     }
   }
   for (int i = 0; i < n; i++) {
@@ -471,24 +480,45 @@ void dyv_lin_inertia2(dyvLin* L, const double* beta, const double* q, double* H)
       int jrev = L->type[j] == DY_REVOLUTE;
       double D;
       if (i >= s) {
-        if (jrev && irev)
+        if (jrev && irev) {
           D = u[0]*(J[0] - c[0]*sv[2]) + u[1]*(J[1] - c[1]*sv[2])
             + u[2]*(J[2] + c[0]*sv[0] + c[1]*sv[1]);
-        else if (irev) D = -u[0]*c[1] + u[1]*c[0];
-        else if (jrev) D = u[0]*(mh*sv[1] + c[1]) - u[1]*(mh*sv[0] + c[0]);
-        else D = mh*u[2];
+          OPS(7, 6);
+        } else if (irev) {
+          D = -u[0]*c[1] + u[1]*c[0];
+          OPS(2, 1);
+        } else if (jrev) {
+          D = u[0]*(mh*sv[1] + c[1]) - u[1]*(mh*sv[0] + c[0]);
+          OPS(4, 3);
+        } else {
+          D = mh*u[2];
+          OPS(1, 0);
+        }
       } else {
-        /* (32); for i < s the delta_i terms are already zero in c */
-        if (jrev && irev) D = u[2]*(J[2] + c[0]*sv[0] + c[1]*sv[1]);
-        else if (irev) D = -u[0]*c[1] + u[1]*c[0];
-        else if (jrev) D = mh*(u[0]*sv[1] - u[1]*sv[0]) + (j >= r ? L->sgn[j] : 0)*L->tr[i];
-        else D = mh*u[2];
+        /* (32): joints j < i < s; u_j^<i> = (0, 0, +-1) for revolute j
+         * and i; the delta_i terms vanish when delta_i = 0 */
+        int dl = L->delta[i];
+        if (jrev && irev) {
+          D = J[2];
+          if (dl) { D += c[0]*sv[0] + c[1]*sv[1]; OPS(2, 2); }
+          D *= L->sgn[j] * L->sgn[i];
+        } else if (irev) {
+          D = 0;
+          if (dl) { D = -u[0]*c[1] + u[1]*c[0]; OPS(2, 1); }
+        } else if (jrev) {
+          D = mh*(u[0]*sv[1] - u[1]*sv[0]) + L->sgn[j]*L->tr[i];
+          OPS(3, 2);
+        } else {
+          D = mh*u[2];
+          OPS(1, 0);
+        }
       }
       H[j*n + i] = H[i*n + j] = D;
     }
   }
 }
 
+#ifndef DYV_LIN_COUNTING
 /* the counting twin (see the top of this file) */
 #undef OPS
 #undef LFN

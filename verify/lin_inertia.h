@@ -49,6 +49,9 @@ void dyv_lin_inertia2(dyvLin* L, const double* beta, const double* q, double* H)
  * counters of L. */
 void dyv_lin_inertia1_ops(dyvLin* L, const double* beta, const double* q, double* H);
 
+/* Formulation 2 with operation counting (same conventions). */
+void dyv_lin_inertia2_ops(dyvLin* L, const double* beta, const double* q, double* H);
+
 /* The counters of L (since the last reset); reset != 0 zeroes them. */
 void dyv_lin_ops(dyvLin* L, long* mul, long* add, int reset);
 
