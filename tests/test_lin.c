@@ -89,7 +89,8 @@ static void check_set(const dyModel* m, int friction, const char* what) {
     regressor_ne(m, d, npar, q, qd, qdd, Y, rows, t*n);
   }
   memcpy(Yc, Y, sizeof(double) * (size_t)rows * (size_t)npar);
-  double sv[14*DY_MAXJ], VT[14*DY_MAXJ*14*DY_MAXJ];
+  double sv[14*DY_MAXJ];
+  double* VT = malloc(sizeof(double) * (size_t)npar * (size_t)npar);
   int info = svd(Yc, rows, npar, sv, VT);
   CHECK(info == 0, "%s: dgesvd info %d", what, info);
   int rank = 0;
@@ -234,7 +235,7 @@ static void check_set(const dyModel* m, int friction, const char* what) {
     dyi_base_free(bo);
   }
 
-  free(Y); free(Yc);
+  free(Y); free(Yc); free(VT);
   dy_freeData(d);
   dyi_base_free(b);
 }
@@ -388,7 +389,7 @@ int main(void) {
     dy_freeModel(m);
   }
   /* prismatic joints the theorem covers */
-  const char* types[] = {"RRPRRR", "PRRRRR", "RPRRRR", "PPRRRR", "RPPRRR", "PPPRRR",
+  const char* types[] = {"R", "P", "RP", "PR", "RRPRRR", "PRRRRR", "RPRRRR", "PPRRRR", "RPPRRR", "PPPRRR",
                          "RRRPRR", "RRPPRR", "RRRRRP", "PRPRRR", "PPP"};
   for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
     for (int sn = 0; sn < 2; sn++) {
