@@ -14,7 +14,14 @@
  *    - u_x u_z l_z}, u = u_r^<i> (reduces to 2 b l_x for revolute i);
  *  - eq. (30), the moment about u_r carried from frame j+1 to frame j for
  *    i < s:  tr_{j,i} = tr_{j+1,i} + f_{j,i} . (u_r^<j> x s_{j+1}^<j>),
- *    and D_ji = (u_r^<j>)_z tr_{j,i} for revolute j (eq. 31).           */
+ *    and D_ji = (u_r^<j>)_z tr_{j,i} for revolute j (eq. 31);
+ *  - the tip (i = n-1: l = 0, V = 0) and the last step to a revolute joint
+ *    r (only (t_{r,i})_z is used, so f_{r,i} is not formed when r is joint
+ *    0) are specialised; these are where the counts fall below Table VIII.
+ *
+ * Values of Theorem 1 constants that the set does not hold (delta_i = 0,
+ * U_i of a prismatic joint, k_i of a prismatic joint r < i < s) are zero
+ * in the slots; the formulations never need them (the tests prove it).   */
 #include "lin_inertia.h"
 #include "lin_const.h"
 #include <math.h>
@@ -24,8 +31,9 @@
 
 /* Operation counting: this file is compiled twice over itself. The first
  * pass defines everything; at its end it includes itself again with
- * DYV_LIN_COUNTING defined, which re-defines only the Formulation 1 path
- * (rot, finish_joint, composite, dyv_lin_inertia1) with the suffix _ops and
+ * DYV_LIN_COUNTING defined, which re-defines only the arithmetic paths
+ * (rot, finish_joint, composite, dyv_lin_inertia1, dyv_lin_inertia2) with
+ * the suffix _ops and
  * OPS(M, A) turned into additions to the counters of the dyvLin object. The
  * counting rules are those of verify/opcount.h: a subtraction counts as an
  * addition, a sign change or a copy as nothing, sin/cos are not counted;
