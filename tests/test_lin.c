@@ -24,6 +24,8 @@
 #include "base.h"
 #include "lin_const.h"
 #include "lin_inertia.h"
+#include "io.h"
+#include <glob.h>
 #include <lapacke.h>
 #include <string.h>
 
@@ -398,6 +400,24 @@ int main(void) {
       both(m, what);
       dy_freeModel(m);
     }
+  }
+  /* the shipped models (tables and URDFs, default options) */
+  const char* pats[3] = {"datasets/models/*.csv", "datasets/models/*.urdf", "datasets/urdf/*.urdf"};
+  for (int p = 0; p < 3; p++) {
+    glob_t gl;
+    if (glob(pats[p], 0, NULL, &gl)) continue;
+    for (size_t i = 0; i < gl.gl_pathc; i++) {
+      dyModel* m = NULL;
+      char err[256] = "";
+      dyLoadOpt opt;
+      memset(&opt, 0, sizeof opt);
+      int rc = dy_load_model(gl.gl_pathv[i], &opt, &m, err, sizeof err);
+      CHECK(rc == 0 && m, "%s loads: %s", gl.gl_pathv[i], err);
+      if (rc || !m) continue;
+      both(m, gl.gl_pathv[i]);
+      dy_freeModel(m);
+    }
+    globfree(&gl);
   }
   /* sweep: random chains with prismatic joints and snapped geometry,
    * gravity default, random, or along the first revolute axis */
