@@ -227,6 +227,7 @@ int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
 
 int dyi_lograw_logged(const dyLogRaw* r) { return r->logged; }
 struct dyiQuality_* dyi_lograw_quality(dyLogRaw* r) { return r->q; }
+void dyi_lograw_detach(dyLogRaw* r) { r->q = NULL; }
 void dyi_lograw_progress(const dyLogRaw* r, long long* done, long long* total) {
   dy_csv_progress(r->csv, done, total);
 }

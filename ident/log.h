@@ -124,6 +124,8 @@ int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz);
 /* logged derivatives: bit 0 qd, bit 1 qdd (so 3: both) */
 int dyi_lograw_logged(const dyLogRaw* r);
 struct dyiQuality_* dyi_lograw_quality(dyLogRaw* r);
+/* The caller takes ownership of the quality record (close won't free it). */
+void dyi_lograw_detach(dyLogRaw* r);
 void dyi_lograw_progress(const dyLogRaw* r, long long* done, long long* total);
 void dyi_lograw_close(dyLogRaw* r);
 
