@@ -252,8 +252,8 @@ struct dyLogReader_ {
   /* rows held for the rate estimate, then replayed */
   dyLogRow* pre; int npre, ipre, src_end;
   double t0;                        /* subtracted from t before filtering */
-  /* resampling: the two raw rows around the grid point */
-  int rs_have; dyLogRow rs_a, rs_b; long rs_m;
+  /* resampling: raw rows w[0..3] around the grid point, in [w1, w2] */
+  dyLogRow rs[4]; int rs_have[4], rs_init; long rs_m;
   /* filter */
   double fs, fc; int margin;
   dyiButter bw; dyiZpf* zpf; int zfin;
@@ -273,54 +273,66 @@ static int src_row(dyLogReader* r, dyLogRow* row, char* err, int errsz) {
 }
 
 /* next source record x[nch + npass] (time t0-relative), after optional
- * resampling: 1, 0, -1 */
+ * resampling (cubic Lagrange through the two raw rows on each side of the
+ * grid point, fewer at the ends: error ~ |q(4)| h^4 / 24 instead of
+ * |q(2)| h^2 / 8 for linear interpolation): 1, 0, -1 */
 static int src_record(dyLogReader* r, double* x, char* err, int errsz) {
-  dyLogRow a;
   int n = r->n;
-  double wa = 1, wb = 0;
-  const dyLogRow* A = &a; const dyLogRow* B = &a;
-  double tg = 0;
+  const dyLogRow* P[4]; double L[4]; int np = 0;
+  double tg;
+  dyLogRow a;
   if (r->opt.resample_hz > 0) {
-    for (;;) {
-      if (r->rs_have < 2) {
-        dyLogRow* dst = r->rs_have == 0 ? &r->rs_a : &r->rs_b;
-        int rc = src_row(r, dst, err, errsz);
-        if (rc <= 0) {
-          if (rc == 0 && r->rs_have == 1) {     /* a lone last row on the grid */
-            tg = r->t0 + (double)r->rs_m / r->opt.resample_hz;
-            if (tg == r->rs_a.t) { r->rs_m++; A = B = &r->rs_a; r->rs_have = 3; break; }
-          }
-          return rc;
-        }
-        r->rs_have++;
-        continue;
+    if (!r->rs_init) {
+      r->rs_init = 1; r->rs_have[0] = 0;
+      for (int i = 1; i < 4; i++) {
+        int rc = src_row(r, &r->rs[i], err, errsz);
+        if (rc < 0) return -1;
+        r->rs_have[i] = rc == 1;
+        if (rc == 0) { for (int k = i + 1; k < 4; k++) r->rs_have[k] = 0; break; }
       }
-      if (r->rs_have == 3) return 0;
-      tg = r->t0 + (double)r->rs_m / r->opt.resample_hz;
-      if (tg <= r->rs_b.t) {
-        A = &r->rs_a; B = &r->rs_b;
-        wb = (tg - A->t) / (B->t - A->t); wa = 1 - wb;
-        r->rs_m++;
-        break;
+    }
+    tg = r->t0 + (double)r->rs_m / r->opt.resample_hz;
+    while (r->rs_have[2] && tg > r->rs[2].t) {          /* slide by one raw row */
+      r->rs[0] = r->rs[1]; r->rs[1] = r->rs[2]; r->rs[2] = r->rs[3];
+      r->rs_have[0] = r->rs_have[1]; r->rs_have[1] = r->rs_have[2]; r->rs_have[2] = r->rs_have[3];
+      r->rs_have[3] = 0;
+      if (r->rs_have[2]) {
+        int rc = src_row(r, &r->rs[3], err, errsz);
+        if (rc < 0) return -1;
+        r->rs_have[3] = rc == 1;
       }
-      r->rs_a = r->rs_b; r->rs_have = 1;
+    }
+    if (!r->rs_have[2] || !r->rs_have[1]) return 0;
+    r->rs_m++;
+    for (int i = 0; i < 4; i++) if (r->rs_have[i]) P[np++] = &r->rs[i];
+    for (int i = 0; i < np; i++) {
+      L[i] = 1;
+      for (int m = 0; m < np; m++)
+        if (m != i) L[i] *= (tg - P[m]->t) / (P[i]->t - P[m]->t);
     }
   } else {
     int rc = src_row(r, &a, err, errsz);
     if (rc <= 0) return rc;
-    tg = a.t;
+    tg = a.t; P[0] = &a; L[0] = 1; np = 1;
   }
   /* channels: t, q, [qd], [qdd], [tau]; pass: row, tau_raw */
   x[0] = tg - r->t0;
   for (int j = 0; j < n; j++) {
-    x[r->chq + j] = wa*A->q[j] + wb*B->q[j];
-    if (r->chqd >= 0) x[r->chqd + j] = wa*A->qd[j] + wb*B->qd[j];
-    if (r->chqdd >= 0) x[r->chqdd + j] = wa*A->qdd[j] + wb*B->qdd[j];
-    double tau = wa*A->tau[j] + wb*B->tau[j];
+    double q = 0, qd = 0, qdd = 0, tau = 0;
+    for (int i = 0; i < np; i++) {
+      q += L[i] * P[i]->q[j]; qd += L[i] * P[i]->qd[j];
+      qdd += L[i] * P[i]->qdd[j]; tau += L[i] * P[i]->tau[j];
+    }
+    x[r->chq + j] = q;
+    if (r->chqd >= 0) x[r->chqd + j] = qd;
+    if (r->chqdd >= 0) x[r->chqdd + j] = qdd;
     if (r->chtau >= 0) x[r->chtau + j] = tau;
     x[r->nch + 1 + j] = tau;
   }
-  x[r->nch] = (double)(wb > 0.5 ? B->row : A->row);
+  /* the raw row nearest in time */
+  int near = 0;
+  for (int i = 1; i < np; i++) if (fabs(P[i]->t - tg) < fabs(P[near]->t - tg)) near = i;
+  x[r->nch] = (double)P[near]->row;
   return 1;
 }
 
@@ -419,7 +431,7 @@ static int setup(dyLogReader* r, char* err, int errsz) {
     r->zpf = dyi_zpf_new(&r->bw, r->nch, r->npass, 0);
     if (!r->zpf) { snprintf(err, (size_t)errsz, "%s: out of memory for the filter", r->path); return -1; }
   }
-  r->rs_have = 0; r->rs_m = 0;
+  r->rs_init = 0; r->rs_m = 0;
   r->nw = 0; r->wend = 0; r->emitted = 0; r->kept = 0;
   return 0;
 }
