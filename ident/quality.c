@@ -392,10 +392,11 @@ void dyi_quality_finish(dyiQuality* q) {
     double sd = sqrt(res / q->sgg[j]);
     double rmsres = sqrt(res), rmsqd = sqrt(q->sqd[j] / m);
     int c = q->colqd[j];
-    if (fabs(lam) > 0.25 && fabs(lam) > 3 * sd) {
+    if (fabs(lam) > 0.2 && fabs(lam) > 5 * sd) {
       double half = round(2 * fabs(lam)) / 2;
       char how[32];
-      if (half == 0.5) snprintf(how, sizeof how, "half a sample");
+      if (half == 0) snprintf(how, sizeof how, "a fraction of a sample");
+      else if (half == 0.5) snprintf(how, sizeof how, "half a sample");
       else if (half == 1) snprintf(how, sizeof how, "one sample");
       else snprintf(how, sizeof how, "%g samples", half);
       dyiFinding* f = finding(q, DYI_QF_VLAG, c + 1, 0, lam);
@@ -403,7 +404,7 @@ void dyi_quality_finish(dyiQuality* q) {
         f->count = q->nfit[j];
         snprintf(f->verdict, sizeof f->verdict, "qd%d %s q%d by %s (fitted lag %.2f +- %.2f "
                  "samples)%s", j + 1, lam > 0 ? "lags" : "leads", j + 1, how, lam, sd,
-                 half == 0.5 ? ": a one-sided difference, one sample behind the forward difference; "
+                 half <= 0.5 ? ": a one-sided difference, one sample behind the forward difference; "
                  "differentiate q instead" : ": shift the column or differentiate q instead");
       }
     } else if (rmsqd > 0 && rmsres > 0.25 * rmsqd) {

@@ -19,8 +19,8 @@
  *   DYI_QF_VLAG    logged qd_j delayed against d q_j/dt: the lag lambda
  *                  [samples] is fitted by least squares on
  *                  qd_k - dq/dt_k ~ -lambda (qd_{k+1} - qd_{k-1}) / 2
- *                  (qd_k = v(t_k - lambda h)); reported when |lambda| > 1/4
- *                  and > 3 standard errors, named by the nearest half
+ *                  (qd_k = v(t_k - lambda h)); reported when |lambda| > 0.2
+ *                  and > 5 standard errors, named by the nearest half
  *                  sample ("one sample", "half a sample": a one-sided
  *                  difference)
  *   DYI_QF_VBAD    logged qd_j inconsistent with d q_j/dt even at the fitted
