@@ -149,6 +149,9 @@ dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* er
           slot[ro][j] = dy_csv_find(names, nf, nm);
         }
   }
+  /* logged derivatives the user wants recomputed */
+  if (opt->derive >= 1) for (int j = 0; j < n; j++) r->colqdd[j] = -1;
+  if (opt->derive >= 2) for (int j = 0; j < n; j++) r->colqd[j] = -1;
   /* required: t, all q, all tau; qd and qdd all or none */
   const char* miss = NULL; char mbuf[16] = "";
   if (r->colt < 0) miss = "t";

@@ -55,6 +55,8 @@ typedef struct {
   double qd_min;                    /* > 0: flag |qd_j| < qd_min in dySample.slow */
   double absurd;                    /* |cell| above this is absurd (0: 1e6) */
   double taumax[DY_MAXJ];           /* torque limits for the gate (0: none) */
+  int derive;                       /* ignore logged derivatives: 1 qdd, 2 qd
+                                       and qdd (computed from q / qd instead) */
   int layout_stride;                /* > 1: sample-major one-value-per-line
                                        files, see dyi_log_open_sm (0: CSV) */
 } dyLogOpt;

@@ -188,6 +188,13 @@ int main(void) {
   const char* p3 = "build/tests/log_qd.csv";
   long N3 = write_log(p3, 1e-3, 0, 1, 10);
   check_traj("logged qd", p3, &o, N3, 700, 1e-9, 1e-9, 2*h*h/6*w*w, 1e-9);
+  {
+    const char* kv[] = {"derive=qd"};
+    dyCli c = mkcli(1, kv);
+    dyLogOpt o3;
+    CHECK(cli_logopt(&c, NJ, &o3) == 0 && o3.derive == 2, "--derive qd parsed");
+    check_traj("logged qd ignored (--derive qd)", p3, &o3, N3, 700, 1e-9, 2*h*h/6*w*w, 2*h*h/12*w*w, 1e-9);
+  }
 
   /* --- the resampled grid itself: uniform steps, count, q near the ends
    * (cubic interpolation, ends included except the last 0.7 s) */
