@@ -40,7 +40,7 @@ struct dyiQuality_ {
   double seg[DY_MAXJ], sgg[DY_MAXJ], see[DY_MAXJ], sqd[DY_MAXJ]; long nlag, nfit[DY_MAXJ];
   double* eg;                       /* first LAGWIN (e, qd, g) per joint (n x LAGWIN x 3) */
   int neg; double ethr[DY_MAXJ];    /* buffered; outlier threshold on |e| */
-  int haveprev; dyLogRow prev;
+  int haveprev; double prevq[DY_MAXJ], prevqd[DY_MAXJ], prevtau[DY_MAXJ];
   int colq[DY_MAXJ], colqd[DY_MAXJ], coltau[DY_MAXJ];
   long tmax_n[DY_MAXJ], tmax_first[DY_MAXJ], tmax_last[DY_MAXJ]; double tmax_v[DY_MAXJ];
 };
@@ -109,6 +109,46 @@ void dyi_quality_free(dyiQuality* q) {
   free(q);
 }
 
+/* a decimal number: Clinger's fast path when the digits fit 2^53 and the
+ * power of ten is at most 22 (both exact in binary64, so the one multiply
+ * or divide rounds correctly, as strtod would); strtod otherwise. end is
+ * set as strtod sets it. */
+static double parse_number(const char* s, char** end) {
+  static const double P10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+    1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char* p = s;
+  int neg = 0;
+  if (*p == '-' || *p == '+') neg = *p++ == '-';
+  unsigned long long m = 0;
+  int nd = 0, e = 0, any = 0;
+  while (*p >= '0' && *p <= '9') {
+    if (nd < 19) { m = 10*m + (unsigned)(*p - '0'); if (m) nd++; } else e++;
+    p++; any = 1;
+  }
+  if (*p == '.') {
+    p++;
+    while (*p >= '0' && *p <= '9') {
+      if (nd < 19) { m = 10*m + (unsigned)(*p - '0'); if (m) nd++; e--; }
+      p++; any = 1;
+    }
+  }
+  if (!any || *p == 'x' || *p == 'X') return strtod(s, end);
+  if (*p == 'e' || *p == 'E') {
+    const char* q = p + 1;
+    int eneg = 0, ev = 0, ed = 0;
+    if (*q == '-' || *q == '+') eneg = *q++ == '-';
+    while (*q >= '0' && *q <= '9' && ed < 6) { ev = 10*ev + (*q - '0'); q++; ed++; }
+    if (!ed || (*q >= '0' && *q <= '9')) return strtod(s, end);
+    e += eneg ? -ev : ev;
+    p = q;
+  }
+  if (nd > 15 || m > (1ull << 53) || e < -22 || e > 22) return strtod(s, end);
+  double x = (double)m;
+  x = e < 0 ? x / P10[-e] : x * P10[e];
+  *end = (char*)p;
+  return neg ? -x : x;
+}
+
 int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* vals,
                       char* err, int errsz) {
   int bad = 0;
@@ -135,7 +175,7 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
     while (*s == ' ' || *s == '\t') s++;
     char* end;
     errno = 0;
-    double x = strtod(s, &end);
+    double x = parse_number(s, &end);
     const char* e = end;
     while (*e == ' ' || *e == '\t' || *e == '\r') e++;
     int kind = -1;
@@ -294,7 +334,7 @@ void dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
   if (q->haveprev) {
     stale = 1;
     for (int j = 0; j < n && stale; j++)
-      stale = r->q[j] == q->prev.q[j] && r->qd[j] == q->prev.qd[j] && r->tau[j] == q->prev.tau[j];
+      stale = r->q[j] == q->prevq[j] && r->qd[j] == q->prevqd[j] && r->tau[j] == q->prevtau[j];
     if (stale) {
       dyiFinding* f = finding(q, DYI_QF_STALE, 0, r->line, 0);
       if (f && f->count == 1)
@@ -303,7 +343,10 @@ void dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
                  "the robot's); time steps and derivatives around them are unreliable");
     }
   }
-  q->prev = *r; q->haveprev = 1;
+  memcpy(q->prevq, r->q, (size_t)n * sizeof(double));
+  memcpy(q->prevqd, r->qd, (size_t)n * sizeof(double));
+  memcpy(q->prevtau, r->tau, (size_t)n * sizeof(double));
+  q->haveprev = 1;
   /* velocity against differentiated position: the lag lambda in samples
    * fits e_k = qd_k - dq/dt_k ~ -lambda (qd_{k+1} - qd_{k-1}) / 2 by least
    * squares (qd_k = v(t_k - lambda h)); windows with stale rows are skipped */
