@@ -20,6 +20,122 @@ void dyi_log_defaults(dyLogOpt* opt) {
   opt->filter_tau = 1;
 }
 
+/* ---------------------------------------------- sample-major manifests
+ * A manifest is a CSV with the header quantity,file,stride; each row names
+ * a file (relative to the manifest's folder) holding one value per line,
+ * sample-major: line stride*k + j of the file is value j of sample k. Its
+ * values become columns NAME1..NAMEstride (NAME alone for stride 1), and
+ * the log's rows are the samples: ROW in messages is the sample number. */
+
+#define SM_MAX 16
+
+typedef struct {
+  int nfile;
+  dyCsv* f[SM_MAX];
+  int stride[SM_MAX];
+  int ncol;
+  char* text;                       /* ncol x SM_CELL cell texts */
+  char** cells;                     /* (ncol) pointers into text */
+  long sample;
+} smSource;
+
+#define SM_CELL 64
+
+static void sm_close(smSource* m) {
+  if (!m) return;
+  for (int i = 0; i < m->nfile; i++) dy_csv_close(m->f[i]);
+  free(m->text); free(m->cells);
+  free(m);
+}
+
+/* open the files named by the manifest rows (the header already read);
+ * names[ncol] are made for the columns (owned by m->text's tail). */
+static smSource* sm_open(dyCsv* man, const char* path, char*** names, char* err, int errsz) {
+  smSource* m = calloc(1, sizeof *m);
+  char qn[SM_MAX][32];
+  if (!m) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return NULL; }
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s", path);
+  char* slash = strrchr(dir, '/');
+  if (slash) slash[1] = 0; else dir[0] = 0;
+  char** f; int nf, rc;
+  while ((rc = dy_csv_next(man, &f, &nf, err, errsz)) == 1) {
+    long line = dy_csv_line(man);
+    char* e;
+    long st = nf == 3 ? strtol(f[2], &e, 10) : 0;
+    if (nf != 3 || st < 1 || st > DY_MAXJ || *e || !*f[0] || strlen(f[0]) > 24) {
+      snprintf(err, (size_t)errsz, "%s:%ld: expected quantity,file,stride with stride 1..%d",
+               path, line, DY_MAXJ);
+      sm_close(m);
+      return NULL;
+    }
+    if (m->nfile == SM_MAX) {
+      snprintf(err, (size_t)errsz, "%s:%ld: more than %d files", path, line, SM_MAX);
+      sm_close(m);
+      return NULL;
+    }
+    char fp[1100];
+    snprintf(fp, sizeof fp, "%s%s", f[1][0] == '/' ? "" : dir, f[1]);
+    m->f[m->nfile] = dy_csv_open(fp, err, errsz);
+    if (!m->f[m->nfile]) { sm_close(m); return NULL; }
+    snprintf(qn[m->nfile], sizeof qn[0], "%s", f[0]);
+    m->stride[m->nfile++] = (int)st;
+    m->ncol += (int)st;
+  }
+  if (rc < 0 || m->nfile == 0) {
+    if (rc == 0) snprintf(err, (size_t)errsz, "%s: manifest names no file", path);
+    sm_close(m);
+    return NULL;
+  }
+  /* cell texts, then the column names */
+  m->text = calloc((size_t)m->ncol * 2, SM_CELL);
+  m->cells = calloc((size_t)m->ncol * 2, sizeof(char*));
+  if (!m->text || !m->cells) { snprintf(err, (size_t)errsz, "%s: out of memory", path); sm_close(m); return NULL; }
+  int c = 0;
+  for (int i = 0; i < m->nfile; i++)
+    for (int j = 0; j < m->stride[i]; j++, c++) {
+      m->cells[c] = m->text + (size_t)c * SM_CELL;
+      char* nm = m->text + (size_t)(m->ncol + c) * SM_CELL;
+      if (m->stride[i] == 1) snprintf(nm, SM_CELL, "%s", qn[i]);
+      else snprintf(nm, SM_CELL, "%s%d", qn[i], j + 1);
+      m->cells[m->ncol + c] = nm;
+    }
+  *names = m->cells + m->ncol;
+  return m;
+}
+
+/* next sample as cells: 1, 0 at the end, -1 on error; a file ending inside
+ * a sample gives a short (truncated) row */
+static int sm_next(smSource* m, char*** fields, int* nf, char* err, int errsz) {
+  int c = 0;
+  for (int i = 0; i < m->nfile; i++)
+    for (int j = 0; j < m->stride[i]; j++) {
+      char** f; int n;
+      int rc = dy_csv_next(m->f[i], &f, &n, err, errsz);
+      if (rc < 0) return -1;
+      if (rc == 0) {
+        if (c == 0) return 0;
+        *fields = m->cells; *nf = c;
+        m->sample++;
+        return 1;
+      }
+      snprintf(m->cells[c], SM_CELL, "%s", n ? f[0] : "");
+      c++;
+    }
+  *fields = m->cells; *nf = c;
+  m->sample++;
+  return 1;
+}
+
+static void sm_progress(const smSource* m, long long* done, long long* total) {
+  *done = *total = 0;
+  for (int i = 0; i < m->nfile; i++) {
+    long long d, t;
+    dy_csv_progress(m->f[i], &d, &t);
+    *done += d; *total += t;
+  }
+}
+
 /* ------------------------------------------------------------ raw rows */
 
 struct dyLogRaw_ {
@@ -27,6 +143,7 @@ struct dyLogRaw_ {
   int n;
   dyLogOpt opt;
   dyCsv* csv;
+  smSource* sm;                     /* a sample-major manifest instead */
   int ncol;
   int colt, colq[DY_MAXJ], colqd[DY_MAXJ], colqdd[DY_MAXJ], coltau[DY_MAXJ];
   int logged;
@@ -89,6 +206,15 @@ dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* er
     if (rc == 0) snprintf(err, (size_t)errsz, "%s: empty log", path);
     dyi_lograw_close(r);
     return NULL;
+  }
+  if (nf == 3 && !opt->no_header && !strcasecmp(f[0], "quantity") && !strcasecmp(f[1], "file")
+      && !strcasecmp(f[2], "stride")) {
+    char** smnames;
+    r->sm = sm_open(r->csv, path, &smnames, err, errsz);
+    dy_csv_close(r->csv);
+    r->csv = NULL;
+    if (!r->sm) { dyi_lograw_close(r); return NULL; }
+    f = smnames; nf = r->sm->ncol;
   }
   r->ncol = nf;
   /* names: the header, or c1..cN */
@@ -181,7 +307,7 @@ dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* er
   r->q = dyi_quality_new(path, nf, names, role, joint, n, opt);
   if (!r->q) { snprintf(err, (size_t)errsz, "%s: out of memory", path); goto fail; }
   free(names); free(store); free(role); free(joint);
-  if (opt->no_header) {   /* the first row is data: start again */
+  if (opt->no_header && !r->sm) {   /* the first row is data: start again */
     dy_csv_close(r->csv);
     r->csv = NULL;
     if (raw_start(r, err, errsz)) { dyi_lograw_close(r); return NULL; }
@@ -197,7 +323,7 @@ int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
   if (r->done) return 0;
   for (;;) {
     char** f; int nf;
-    int rc = dy_csv_next(r->csv, &f, &nf, err, errsz);
+    int rc = r->sm ? sm_next(r->sm, &f, &nf, err, errsz) : dy_csv_next(r->csv, &f, &nf, err, errsz);
     if (rc < 0) return -1;
     if (rc == 0 || (r->opt.row_last > 0 && r->row >= r->opt.row_last)) {
       r->done = 1;
@@ -206,7 +332,7 @@ int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
     }
     r->row++;
     if (r->opt.row_first > 0 && r->row < r->opt.row_first) continue;
-    long line = dy_csv_line(r->csv);
+    long line = r->sm ? r->sm->sample : dy_csv_line(r->csv);
     int bad = dyi_quality_cells(r->q, line, f, nf, r->vals, err, errsz);
     double ts = r->opt.time_scale > 0 ? r->opt.time_scale : 1;
     double t = ts * r->vals[r->colt];
@@ -232,11 +358,13 @@ int dyi_lograw_logged(const dyLogRaw* r) { return r->logged; }
 struct dyiQuality_* dyi_lograw_quality(dyLogRaw* r) { return r->q; }
 void dyi_lograw_detach(dyLogRaw* r) { r->q = NULL; }
 void dyi_lograw_progress(const dyLogRaw* r, long long* done, long long* total) {
-  dy_csv_progress(r->csv, done, total);
+  if (r->sm) sm_progress(r->sm, done, total);
+  else dy_csv_progress(r->csv, done, total);
 }
 void dyi_lograw_close(dyLogRaw* r) {
   if (!r) return;
   dy_csv_close(r->csv);
+  sm_close(r->sm);
   dyi_quality_free(r->q);
   free(r->vals);
   free(r);

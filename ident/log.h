@@ -6,6 +6,18 @@
  * The reader yields preprocessed samples in time order in bounded memory
  * (independent of the log's length).
  *
+ * Sample-major logs (one value per line, as the Panda's original files:
+ * line 7k+j is joint j of sample k) are read through a manifest, a CSV
+ * whose header is quantity,file,stride:
+ *     quantity,file,stride
+ *     t,exciting_traj_time.txt.gz,1
+ *     q,exciting_traj_positions.txt.gz,7
+ *     tau,exciting_traj_torques.txt.gz,7
+ * (files relative to the manifest). Its columns are named q1..q7 (NAME1..
+ * NAMEstride, NAME alone for stride 1) and --map works on those names; row
+ * numbers in messages are sample numbers. A manifest is recognised by its
+ * header, so every command that reads a log accepts one.
+ *
  * Pipeline (log.c), one row at a time:
  *   CSV row -> cells parsed and checked (quality.h: NaN, Inf, absurd,
  *   truncated, time order; a bad row stops the read or is dropped)
@@ -57,8 +69,6 @@ typedef struct {
   double taumax[DY_MAXJ];           /* torque limits for the gate (0: none) */
   int derive;                       /* ignore logged derivatives: 1 qdd, 2 qd
                                        and qdd (computed from q / qd instead) */
-  int layout_stride;                /* > 1: sample-major one-value-per-line
-                                       files, see dyi_log_open_sm (0: CSV) */
 } dyLogOpt;
 
 typedef struct {
