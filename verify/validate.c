@@ -235,16 +235,46 @@ static double phys_score(const double* pi, const physCtx* c) {
   return s;
 }
 
-static double phys_obj(unsigned nz, const double* z, double* grad, void* data) {
-  (void)grad;
-  physCtx* c = data;
+static void phys_point(unsigned nz, const double* z, physCtx* c) {
   for (int k = 0; k < c->np; k++) {
     double s = c->pi0[k];
     for (unsigned i = 0; i < nz; i++) s += c->N[(size_t)i*c->np + k] * z[i];
     c->pi[k] = s;
   }
   c->evals++;
+}
+
+/* max-min objective: min_j lambda_min(PI_j) / s_j */
+static double phys_obj(unsigned nz, const double* z, double* grad, void* data) {
+  (void)grad;
+  physCtx* c = data;
+  phys_point(nz, z, c);
   return phys_score(c->pi, c);
+}
+
+/* smooth penalty: sum_j sum_k min(0, lambda_k(PI_j)/s_j - delta)^2, zero
+ * once every pseudo-inertia has all eigenvalues >= delta s_j */
+static double phys_pen(unsigned nz, const double* z, double* grad, void* data) {
+  (void)grad;
+  physCtx* c = data;
+  phys_point(nz, z, c);
+  double f = 0;
+  for (int j = 0; j < c->n; j++) {
+    const double* p = c->pi + DY_NPAR_LINK*j;
+    double tr = 0.5*(p[DY_XX] + p[DY_YY] + p[DY_ZZ]);
+    double A[16] = {
+      tr - p[DY_XX], -p[DY_XY], -p[DY_XZ], p[DY_MX],
+      -p[DY_XY], tr - p[DY_YY], -p[DY_YZ], p[DY_MY],
+      -p[DY_XZ], -p[DY_YZ], tr - p[DY_ZZ], p[DY_MZ],
+      p[DY_MX], p[DY_MY], p[DY_MZ], p[DY_M]};
+    double w[4], wk[64];
+    if (LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', 4, A, 4, w, wk, 64) != 0) return HUGE_VAL;
+    for (int k = 0; k < 4; k++) {
+      double e = w[k] / c->scale[j] - 2e-3;
+      if (e < 0) f += e*e;
+    }
+  }
+  return f;
 }
 
 int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const double* B,
@@ -304,22 +334,42 @@ int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const doub
   for (int j = 0; j < n; j++) dyv_link_phys(&out->given[j], pi0 + DY_NPAR_LINK*j);
   double best = phys_score(pi0, &c);
   if (nf > 0) {
-    nlopt_opt opt = nlopt_create(NLOPT_LN_SBPLX, (unsigned)nf);
-    if (opt) {
+    {
       double* lb = malloc(sizeof(double) * (size_t)nf);
       double* ub = malloc(sizeof(double) * (size_t)nf);
       double bound = 10*big + 1;
       for (int i = 0; i < nf && lb && ub; i++) { lb[i] = -bound; ub[i] = bound; }
-      if (lb && ub) { nlopt_set_lower_bounds(opt, lb); nlopt_set_upper_bounds(opt, ub); }
-      nlopt_set_max_objective(opt, phys_obj, &c);
-      nlopt_set_maxeval(opt, maxeval > 0 ? maxeval : 20000);
-      nlopt_set_stopval(opt, 1e-3);     /* a clear margin is enough */
-      nlopt_set_initial_step1(opt, 0.05*(big + 1e-3));
-      nlopt_set_xtol_rel(opt, 1e-10);
-      double f = -INFINITY;
-      nlopt_optimize(opt, z, &f);
+      const int me = maxeval > 0 ? maxeval : 20000;
+      double f = HUGE_VAL;
+      nlopt_opt opt;
+      /* phase 1: smooth penalty by BOBYQA (quadratic models) */
+      opt = nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nf);
+      if (opt) {
+        if (lb && ub) { nlopt_set_lower_bounds(opt, lb); nlopt_set_upper_bounds(opt, ub); }
+        nlopt_set_min_objective(opt, phys_pen, &c);
+        nlopt_set_maxeval(opt, me / 2);
+        nlopt_set_stopval(opt, 0);
+        nlopt_set_initial_step1(opt, 0.05*(big + 1e-3));
+        nlopt_set_xtol_rel(opt, 1e-12);
+        nlopt_optimize(opt, z, &f);
+        nlopt_destroy(opt);
+      }
+      /* phase 2: the max-min itself by Sbplx from there, if not yet valid */
+      phys_point((unsigned)nf, z, &c);
+      if (!(phys_score(c.pi, &c) > 0)) {
+        opt = nlopt_create(NLOPT_LN_SBPLX, (unsigned)nf);
+        if (opt) {
+          if (lb && ub) { nlopt_set_lower_bounds(opt, lb); nlopt_set_upper_bounds(opt, ub); }
+          nlopt_set_max_objective(opt, phys_obj, &c);
+          nlopt_set_maxeval(opt, me - me / 2);
+          nlopt_set_stopval(opt, 1e-3);
+          nlopt_set_initial_step1(opt, 0.05*(big + 1e-3));
+          nlopt_set_xtol_rel(opt, 1e-12);
+          nlopt_optimize(opt, z, &f);
+          nlopt_destroy(opt);
+        }
+      }
       free(lb); free(ub);
-      nlopt_destroy(opt);
     }
   }
   /* the witness, recomputed and checked */
