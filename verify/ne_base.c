@@ -21,13 +21,18 @@ void dyv_nebase_make(dyvNeBase* pl, const dyModel* m, const unsigned char* zero)
 #define NZ(k) (!z || !z[k])
     int f = 0;
     if (NZ(DY_M)) f |= DYV_NB_M;
-    if (NZ(DY_MX) || NZ(DY_MY) || NZ(DY_MZ)) f |= DYV_NB_MS;
-    if (NZ(DY_MZ)) f |= DYV_NB_MZ;
+    if (NZ(DY_MX)) f |= DYV_NB_MSX;
+    if (NZ(DY_MY)) f |= DYV_NB_MSY;
+    if (NZ(DY_MZ)) f |= DYV_NB_MSZ;
     if (NZ(DY_XX) || NZ(DY_YY) || NZ(DY_ZZ) || NZ(DY_XY) || NZ(DY_XZ) || NZ(DY_YZ)) f |= DYV_NB_J;
     if (NZ(DY_XY) || NZ(DY_XZ) || NZ(DY_YZ)) f |= DYV_NB_JOFF;
 #undef NZ
     if (!zj || !zj[0] || !zj[1] || !zj[2] || !zj[3]) f |= DYV_NB_FRIC;
-    if (m->jnt_type[j] == DY_REVOLUTE && m->dh_a[j] == 0 && m->dh_d[j] == 0) f |= DYV_NB_P0;
+    /* p = (a, -sin(alpha) d, cos(alpha) d); d varies for a prismatic joint */
+    int dnz = m->jnt_type[j] == DY_PRISMATIC || m->dh_d[j] != 0;
+    if (m->dh_a[j] != 0) f |= DYV_NB_PX;
+    if (dnz && pl->sa[j] != 0) f |= DYV_NB_PY;
+    if (dnz && pl->ca[j] != 0) f |= DYV_NB_PZ;
     pl->flags[j] = f;
   }
   pl->nzero = 0;
@@ -56,14 +61,16 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
   const int n = pl->n;
   double* cs = d->work;            /* cos, sin theta_j (2n) */
   double* pp = d->p;               /* p_j in frame j-1 (3n) */
+  double* Ua = d->ci;              /* U_j, row-major (9n) */
 
   /* forward pass */
   for (int j = 0; j < n; j++) {
     const int f = pl->flags[j], cls = pl->acls[j];
     const double ca = pl->ca[j], sa = pl->sa[j];
     double *w = d->w + 3*j, *wd = d->wd + 3*j, *vd = d->vd + 3*j, *p = pp + 3*j;
+    double* U = Ua + 9*j;
     const double qdj = qd ? qd[j] : 0, qddj = qdd ? qdd[j] : 0;
-    double ct, st, dj = pl->d0[j], u[3];
+    double ct, st, dj = pl->d0[j];
     if (pl->type[j] == DY_REVOLUTE) {
       sincos(pl->th0[j] + q[j], &st, &ct); DYV_OPS(0, 1);
     } else {
@@ -71,34 +78,34 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
       dj += q[j]; DYV_OPS(0, 1);
     }
     cs[2*j] = ct; cs[2*j+1] = st;
-    p[0] = pl->a[j];
-    if (cls == 0) { p[1] = -sa*dj; p[2] = ca*dj; DYV_OPS(2, 0); }
-    else { p[1] = -sa*dj; p[2] = ca*dj; }   /* sa, ca in {0, +-1}: sign changes */
+    p[0] = pl->a[j]; p[1] = 0; p[2] = 0;
+    if (f & DYV_NB_PY) { p[1] = -sa*dj; if (cls == 0) DYV_OPS(1, 0); }
+    if (f & DYV_NB_PZ) { p[2] = ca*dj; if (cls == 0) DYV_OPS(1, 0); }
+    double w01, w02, w12;   /* products of U, reused by a diagonal J */
 
     if (j == 0) {
       /* parent at rest: vd = R^T (-g) */
       double mg[3] = {-pl->g[0], -pl->g[1], -pl->g[2]};
       dyv_rotT(vd, mg, ct, st, cls, ca, sa);
+      memset(U, 0, 9 * sizeof(double));
       if (pl->type[j] == DY_REVOLUTE) {
         w[0] = 0; w[1] = 0; w[2] = qdj;
         wd[0] = 0; wd[1] = 0; wd[2] = qddj;
+        U[0] = U[4] = -qdj*qdj; U[1] = -qddj; U[3] = qddj; DYV_OPS(1, 0);
       } else {
         w[0] = w[1] = w[2] = 0; wd[0] = wd[1] = wd[2] = 0;
         vd[2] += qddj; DYV_OPS(0, 1);
       }
+      w01 = w02 = w12 = 0;
     } else {
-      const double *wp = w - 3, *wdp = wd - 3, *vdp = vd - 3;
-      if (f & DYV_NB_P0) {
-        dyv_rotT(vd, vdp, ct, st, cls, ca, sa);
-      } else {
-        /* u = vd' + wd' x p + w' x (w' x p) */
-        double t[3];
-        dyv_cross(t, wp, p);
-        memcpy(u, vdp, sizeof u);
-        dyv_addCross(u, wp, t);
-        dyv_addCross(u, wdp, p);
-        dyv_rotT(vd, u, ct, st, cls, ca, sa);
-      }
+      const double *wp = w - 3, *wdp = wd - 3, *vdp = vd - 3, *Up = U - 9;
+      /* u = vd' + U' p, nonzero components of p only */
+      double u[3] = {vdp[0], vdp[1], vdp[2]};
+      for (int k = 0; k < 3; k++)
+        if (f & (DYV_NB_PX << k)) {
+          u[0] += Up[k]*p[k]; u[1] += Up[3+k]*p[k]; u[2] += Up[6+k]*p[k]; DYV_OPS(3, 3);
+        }
+      dyv_rotT(vd, u, ct, st, cls, ca, sa);
       double wr[3];
       dyv_rotT(wr, wp, ct, st, cls, ca, sa);
       dyv_rotT(wd, wdp, ct, st, cls, ca, sa);
@@ -112,6 +119,13 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
         vd[0] += q2*wr[1]; vd[1] -= q2*wr[0]; vd[2] += qddj;
         DYV_OPS(3, 3);
       }
+      /* U = [wd x] + [w x]^2 */
+      const double w00 = w[0]*w[0], w11 = w[1]*w[1], w22 = w[2]*w[2];
+      w01 = w[0]*w[1]; w02 = w[0]*w[2]; w12 = w[1]*w[2];
+      U[0] = -w11 - w22;  U[1] = w01 - wd[2]; U[2] = w02 + wd[1];
+      U[3] = w01 + wd[2]; U[4] = -w00 - w22;  U[5] = w12 - wd[0];
+      U[6] = w02 - wd[1]; U[7] = w12 + wd[0]; U[8] = -w00 - w11;
+      DYV_OPS(6, 9);
     }
 
     /* link wrench; link 1 of a revolute joint 1 needs only N_z since its
@@ -121,7 +135,8 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
     if (j == 0 && pl->type[0] == DY_REVOLUTE) {
       double nz = 0;
       if (f & DYV_NB_J) { nz = pl10[DY_ZZ]*wd[2]; DYV_OPS(1, 0); }
-      if (f & DYV_NB_MS) { nz += pl10[DY_MX]*vd[1] - pl10[DY_MY]*vd[0]; DYV_OPS(2, 2); }
+      if (f & DYV_NB_MSX) { nz += pl10[DY_MX]*vd[1]; DYV_OPS(1, 1); }
+      if (f & DYV_NB_MSY) { nz -= pl10[DY_MY]*vd[0]; DYV_OPS(1, 1); }
       N[0] = N[1] = 0; N[2] = nz;
       F[0] = F[1] = F[2] = 0;
       continue;
@@ -133,27 +148,30 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
       F[0] = F[1] = F[2] = 0;
     }
     N[0] = N[1] = N[2] = 0;
-    if (f & DYV_NB_MS) {
-      const double* ms = pl10 + DY_MX;
-      double t[3];
-      if (f & DYV_NB_MZ) {
-        dyv_cross(t, w, ms);
-        dyv_addCross(F, wd, ms);
-        dyv_addCross(N, ms, vd);
-      } else {
-        /* MZ = 0: t = w x (MX, MY, 0), etc. */
-        t[0] = -w[2]*ms[1]; t[1] = w[2]*ms[0]; t[2] = w[0]*ms[1] - w[1]*ms[0];
-        F[0] -= wd[2]*ms[1]; F[1] += wd[2]*ms[0]; F[2] += wd[0]*ms[1] - wd[1]*ms[0];
-        N[0] += ms[1]*vd[2]; N[1] -= ms[0]*vd[2]; N[2] += ms[0]*vd[1] - ms[1]*vd[0];
-        DYV_OPS(12, 9);
-      }
-      dyv_addCross(F, w, t);
+    /* F += U MS, N += MS x vd, per nonzero component */
+    if (f & DYV_NB_MSX) {
+      const double x = pl10[DY_MX];
+      F[0] += U[0]*x; F[1] += U[3]*x; F[2] += U[6]*x;
+      N[1] -= x*vd[2]; N[2] += x*vd[1];
+      DYV_OPS(5, 5);
+    }
+    if (f & DYV_NB_MSY) {
+      const double y = pl10[DY_MY];
+      F[0] += U[1]*y; F[1] += U[4]*y; F[2] += U[7]*y;
+      N[0] += y*vd[2]; N[2] -= y*vd[0];
+      DYV_OPS(5, 5);
+    }
+    if (f & DYV_NB_MSZ) {
+      const double z = pl10[DY_MZ];
+      F[0] += U[2]*z; F[1] += U[5]*z; F[2] += U[8]*z;
+      N[0] -= z*vd[1]; N[1] += z*vd[0];
+      DYV_OPS(5, 5);
     }
     if (f & DYV_NB_J) {
       const double XX = pl10[DY_XX], YY = pl10[DY_YY], ZZ = pl10[DY_ZZ];
-      double jw[3];
       if (f & DYV_NB_JOFF) {
         const double XY = pl10[DY_XY], XZ = pl10[DY_XZ], YZ = pl10[DY_YZ];
+        double jw[3];
         jw[0] = XX*w[0] + XY*w[1] + XZ*w[2];
         jw[1] = XY*w[0] + YY*w[1] + YZ*w[2];
         jw[2] = XZ*w[0] + YZ*w[1] + ZZ*w[2];
@@ -161,12 +179,14 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
         N[1] += XY*wd[0] + YY*wd[1] + YZ*wd[2];
         N[2] += XZ*wd[0] + YZ*wd[1] + ZZ*wd[2];
         DYV_OPS(18, 15);
+        dyv_addCross(N, w, jw);
       } else {
-        jw[0] = XX*w[0]; jw[1] = YY*w[1]; jw[2] = ZZ*w[2];
-        N[0] += XX*wd[0]; N[1] += YY*wd[1]; N[2] += ZZ*wd[2];
-        DYV_OPS(6, 3);
+        /* diagonal J: w x J w from the products of U */
+        N[0] += XX*wd[0] + (ZZ - YY)*w12;
+        N[1] += YY*wd[1] + (XX - ZZ)*w02;
+        N[2] += ZZ*wd[2] + (YY - XX)*w01;
+        DYV_OPS(6, 9);
       }
-      dyv_addCross(N, w, jw);
     }
   }
 
@@ -183,7 +203,7 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
     tau[j] = t;
     if (j > 0) {
       const double ct = d->work[2*j], st = d->work[2*j+1], *p = pp + 3*j;
-      const int cls = pl->acls[j];
+      const int cls = pl->acls[j], f = pl->flags[j];
       double rf[3], rn[3];
       double *Fp = F - 3, *Np = N - 3;
       dyv_rotN(rf, F, ct, st, cls, pl->ca[j], pl->sa[j]);
@@ -195,7 +215,10 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
       } else {
         dyv_add(Fp, rf);
         dyv_add(Np, rn);
-        if (!(pl->flags[j] & DYV_NB_P0)) dyv_addCross(Np, p, rf);
+        /* Np += p x rf, nonzero components of p only */
+        if (f & DYV_NB_PX) { Np[1] -= p[0]*rf[2]; Np[2] += p[0]*rf[1]; DYV_OPS(2, 2); }
+        if (f & DYV_NB_PY) { Np[0] += p[1]*rf[2]; Np[2] -= p[1]*rf[0]; DYV_OPS(2, 2); }
+        if (f & DYV_NB_PZ) { Np[0] -= p[2]*rf[1]; Np[1] += p[2]*rf[0]; DYV_OPS(2, 2); }
       }
     }
   }

@@ -66,18 +66,39 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
   fprintf(f, "ne_full_params,%ld,%ld,no parameter known zero,,\n", c.nefull_mul, c.nefull_add);
   fprintf(f, "ne_nominal_zeros,%ld,%ld,exact zeros of the nominal parameters skipped,,\n",
           c.nebase_mul, c.nebase_add);
-  if (P) {
-    /* a realisation with every structurally nonzero parameter set to 1 */
-    unsigned char* zero = malloc((size_t)(14*n));
-    if (zero) {
-      dyv_nebase_zero_from_P(zero, m, P, npar, nb);
-      for (int k = 0; k < 14*n; k++) par[k] = zero[k] ? 0 : 1;
-      dyvOpCounts cb;
-      dyv_opcount(&cb, m, par);
-      fprintf(f, "ne_base_params,%ld,%ld,seed 004 6R example (181 M; 127 A; 164 M 115 A simplified),181,127\n",
-              cb.nebase_mul, cb.nebase_add);
-      free(zero);
+  /* structural zeros: of the given base set, else of the QR-pivot set */
+  unsigned char* zero = malloc((size_t)(14*n));
+  if (zero) {
+    int nbq = nb;
+    if (P) dyv_nebase_zero_from_P(zero, m, P, npar, nb);
+    else nbq = dyv_qr_zero_mask(zero, m);
+    for (int k = 0; k < 14*n; k++) par[k] = zero[k] ? 0 : 1;
+    dyvOpCounts cb;
+    dyv_opcount(&cb, m, par);
+    fprintf(f, "ne_base_params,%ld,%ld,realisation of the %s (%d base parameters),,\n",
+            cb.nebase_mul, cb.nebase_add, P ? "given base set" : "QR-pivot base set", nbq);
+    free(zero);
+  }
+  /* seed 004's example: 6R, alpha_{i-1} = 0 pi/2 0 pi/2 -pi/2 pi/2, a_2, r_4,
+   * centres of mass on one axis, no products of inertia, masses grouped
+   * (augmented bodies): nonzero x*2, y*3, y*5, z*1, z*4, z*6, a*, b*, c* */
+  dyModel* r = dy_makeModel(6);
+  if (r) {
+    static const double al[6] = {0, M_PI/2, 0, M_PI/2, -M_PI/2, M_PI/2};
+    static const int msk[6] = {DY_MZ, DY_MX, DY_MY, DY_MZ, DY_MY, DY_MZ};
+    for (int j = 0; j < 6; j++) {
+      r->dh_alpha[j] = al[j];
+      double* p = r->par + DY_NPAR_LINK*j;
+      p[DY_XX] = 0.1 + 0.01*j; p[DY_YY] = 0.2 + 0.01*j; p[DY_ZZ] = 0.3 + 0.01*j;
+      p[msk[j]] = 0.5 + 0.1*j;
     }
+    r->dh_a[2] = 0.4; r->dh_d[3] = 0.35;
+    snprintf(r->source, sizeof r->source, "seed 004 6R example");
+    dyvOpCounts cr;
+    dyv_opcount(&cr, r, r->par);
+    fprintf(f, "ne_base_seed004_6R,%ld,%ld,seed 004 6R example with its grouped parameters (181 M; 127 A),181,127\n",
+            cr.nebase_mul, cr.nebase_add);
+    dy_freeModel(r);
   }
   free(par);
   return 0;
