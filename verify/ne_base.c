@@ -35,6 +35,14 @@ void dyv_nebase_make(dyvNeBase* pl, const dyModel* m, const unsigned char* zero)
     if (dnz && pl->ca[j] != 0) f |= DYV_NB_PZ;
     pl->flags[j] = f;
   }
+  for (int j = 0; j < n; j++) {
+    int u = 0;
+    for (int k = 0; k < 3; k++) {
+      if (pl->flags[j] & (DYV_NB_MSX << k)) u |= 1 << k;
+      if (j + 1 < n && (pl->flags[j+1] & (DYV_NB_PX << k))) u |= 1 << k;
+    }
+    pl->ucol[j] = u;
+  }
   pl->nzero = 0;
   if (zero) for (int k = 0; k < 14*n; k++) pl->nzero += zero[k] != 0;
 }
@@ -119,13 +127,17 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
         vd[0] += q2*wr[1]; vd[1] -= q2*wr[0]; vd[2] += qddj;
         DYV_OPS(3, 3);
       }
-      /* U = [wd x] + [w x]^2 */
-      const double w00 = w[0]*w[0], w11 = w[1]*w[1], w22 = w[2]*w[2];
+      /* U = [wd x] + [w x]^2, only the columns used */
+      const int uc = pl->ucol[j];
       w01 = w[0]*w[1]; w02 = w[0]*w[2]; w12 = w[1]*w[2];
-      U[0] = -w11 - w22;  U[1] = w01 - wd[2]; U[2] = w02 + wd[1];
-      U[3] = w01 + wd[2]; U[4] = -w00 - w22;  U[5] = w12 - wd[0];
-      U[6] = w02 - wd[1]; U[7] = w12 + wd[0]; U[8] = -w00 - w11;
-      DYV_OPS(6, 9);
+      DYV_OPS(3, 0);
+      if (uc) {
+        const double w00 = w[0]*w[0], w11 = w[1]*w[1], w22 = w[2]*w[2];
+        DYV_OPS(3, 0);
+        if (uc & 1) { U[0] = -w11 - w22;  U[3] = w01 + wd[2]; U[6] = w02 - wd[1]; DYV_OPS(0, 3); }
+        if (uc & 2) { U[1] = w01 - wd[2]; U[4] = -w00 - w22;  U[7] = w12 + wd[0]; DYV_OPS(0, 3); }
+        if (uc & 4) { U[2] = w02 + wd[1]; U[5] = w12 - wd[0]; U[8] = -w00 - w11;  DYV_OPS(0, 3); }
+      }
     }
 
     /* link wrench; link 1 of a revolute joint 1 needs only N_z since its

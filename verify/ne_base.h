@@ -54,6 +54,7 @@ typedef struct {
   double ca[DY_MAXJ], sa[DY_MAXJ];   /* cos, sin alpha (exact for classes 1-4) */
   double a[DY_MAXJ], d0[DY_MAXJ], th0[DY_MAXJ];
   int flags[DY_MAXJ];       /* DYV_NB_* */
+  int ucol[DY_MAXJ];        /* columns of U_j used (bit k: MS_k of link j or p_k of link j+1) */
   double g[3];              /* gravity in frame 0 */
   int nzero;                /* number of parameters treated as structurally zero */
 } dyvNeBase;

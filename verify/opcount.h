@@ -152,8 +152,9 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
  * parameter NE runs on a realisation of a base set: P (row-major npar x nb)
  * if given, otherwise the set made here by QR with column pivoting of the
  * Newton-Euler regressor (realisation = the independent columns), with
- * random values on the structurally nonzero parameters. Each timing runs
- * for about `seconds` (default 0.2 if <= 0) over 64 random states. Prints
+ * nominal values on the structurally nonzero parameters. Each algorithm is
+ * timed in 11 interleaved rounds over 64 random states, about `seconds`
+ * (default 0.2 if <= 0) in all, and the fastest round is reported. Prints
  * "algorithm,ns_per_call,ratio_to_reference". Returns 0, -1 on allocation
  * failure. */
 int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int nb,

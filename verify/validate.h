@@ -52,8 +52,9 @@ void dyv_stats_add(dyvTorqueStats* s, const double* meas, const double* pred, lo
  * (arrays of n+1). Empty stats give NaN. */
 void dyv_stats_result(const dyvTorqueStats* s, double* rms, double* rel, double* r2);
 
-/* Smallest eigenvalue of the symmetric n x n matrix H (row-major, not
- * modified). work: at least n*n + 4*n doubles... use dyv_mineig_lwork(n). */
+/* Smallest eigenvalue of the symmetric n x n matrix H (not modified;
+ * LAPACK dsyev on a copy). work: dyv_mineig_lwork(n) doubles. NaN if
+ * LAPACK fails. */
 int dyv_mineig_lwork(int n);
 double dyv_mineig(const double* H, int n, double* work);
 
