@@ -9,6 +9,7 @@
  * Tx(a_n) Rx(alpha_n) becomes the tip transform. */
 #include "io.h"
 #include "mathu.h"
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,20 @@ static double classic_fk_err(const dyModel* m, const row_t* rows) {
     for (int k = 0; k < 3; k++) worst = fmax(worst, fabs(pn[k] - p[k]));
   }
   return worst;
+}
+
+/* NULL if the inertia about the centre of mass (xx xy xz yy yz zz) is
+ * positive semi-definite to a relative tolerance of 1e-9 of the trace; else
+ * what is wrong. (The triangle inequalities are not demanded of a nominal
+ * table: published tables such as the PUMA 560's give only the inertia
+ * about the joint axis of a link; `dynid validate` reports them.) */
+static const char* inertia_invalid(const double* s6) {
+  double A[9], w[3];
+  dyu_sym6ToMat(A, s6);
+  double tr = fabs(A[0]) + fabs(A[4]) + fabs(A[8]), tol = 1e-9 * (tr > 0 ? tr : 1);
+  if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', 3, A, 3, w) != 0) return "is not a valid tensor";
+  if (w[0] < -tol) return "is not positive semi-definite";
+  return NULL;
 }
 
 int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
@@ -134,6 +149,13 @@ int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
     if (w->v[C_JOINT] != n + 1) {
       snprintf(err, (size_t)errsz, "%s:%ld:%d: joint number %g, expected %d (rows base to tip)",
                path, dy_csv_line(c), col[C_JOINT] + 1, w->v[C_JOINT], n + 1);
+      dy_csv_close(c);
+      return -1;
+    }
+    const char* bad = inertia_invalid(w->v + C_IXX);
+    if (bad) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: the inertia tensor ixx..izz %s", path, dy_csv_line(c),
+               col[C_IXX] + 1, bad);
       dy_csv_close(c);
       return -1;
     }

@@ -29,6 +29,9 @@ typedef struct {
   int rank;             /* numerical rank of the stacked random regressor */
   double rank_gap;      /* |R_rr| / |R_r+1,r+1| at the rank decision */
   double repro_err;     /* max |Y - Y_b B| / max |Y| over fresh random states */
+  double bp_err;        /* max |B P - 1| */
+  char note[512];       /* what the closed-form rules missed and the QR test
+                           reduced numerically ("" if nothing) */
 } dyBase;
 
 /* Compute a base set for model m. set: "qr", "khalil" or "lin". Returns a
@@ -61,5 +64,37 @@ int dyi_base_expr(const dyModel* m, const dyBase* b, int i, char* buf, int bufsz
  * coefficients. 0, or -1 with err describing the bad token. */
 int dyi_expr_parse(const dyModel* m, int npar, const char* expr, double* row,
                    char* err, int errsz);
+
+/* Tolerances of the QR rank test (documented in base.c):
+ * columns are scaled to unit norm (norm <= DYI_ZERO_COL * largest: a zero
+ * column, not identifiable); rank = number of |R_kk| > DYI_RANK_TOL * |R_11|
+ * after dgeqp3; dependency coefficients below DYI_COEF_TOL (in the scaled
+ * columns) are printed as zero. */
+#define DYI_ZERO_COL 1e-10
+#define DYI_RANK_TOL 1e-8
+#define DYI_COEF_TOL 1e-10
+
+/* P = B^+ = B^T (B B^T)^-1 (minimum-norm right inverse, so B P = 1), by
+ * Cholesky (LAPACKE dpotrf/dpotrs). 0, or -1 with err if the rows of B are
+ * linearly dependent. */
+int dyi_base_pinv(dyBase* b, char* err, int errsz);
+
+/* Stack the regressor over ns random states drawn with seed (revolute q
+ * uniform in its limits or [-pi, pi], prismatic q in its limits or
+ * [-0.5, 0.5] m, qd in [-2, 2], qdd in [-5, 5]) into Y, column-major,
+ * (ns n) x npar, npar = 10n or 14n with friction. Y: caller's array. */
+void dyi_base_stack(const dyModel* m, int friction, int ns, unsigned long long seed,
+                    double* Y);
+
+/* Number of random samples used by the rank test: 30 npar / n (>= 40). */
+int dyi_base_nsamples(const dyModel* m, int friction);
+
+/* The identifiability report of set b, one '#' comment line per standard
+ * parameter: identifiable alone (as which base parameter), only in
+ * combination (with which base parameters), or not identifiable (its
+ * regressor column is zero) and why, where the Khalil rules say. Returns
+ * the number of lines written. */
+#include <stdio.h>
+int dyi_base_report(FILE* f, const dyModel* m, const dyBase* b);
 
 #endif

@@ -22,4 +22,10 @@ int dyi_ncols(const dyModel* m, int friction);
 void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* qd,
                    const double* qdd, int friction, double* Y, int ldy);
 
+/* Timing of dyi_regressor for `make bench`: runs nsamples regressors at
+ * varying states and returns the mean wall time per sample (one n x
+ * dyi_ncols block, i.e. n rows) [s]. Y: scratch of n * dyi_ncols doubles. */
+double dyi_bench_regressor(const dyModel* m, dyData* d, int friction, int nsamples,
+                           double* Y);
+
 #endif

@@ -1,6 +1,68 @@
-/* dynid program: the base subcommand (not built yet). */
+/* dynid program: the base subcommand.
+ *
+ *   dynid base MODEL [--set qr|khalil|lin] [--friction] [-o FILE]
+ *
+ * Output (CSV): '#' comment lines at the top -- the model, the set, the
+ * number of base parameters, the rank of the stacked random regressor and
+ * the gap at the rank decision, the reproduction residual max|Y - Y_b B| /
+ * max|Y| on fresh random states, any dependency the closed-form rules missed
+ * and that was reduced numerically, then the identifiability report (one
+ * comment line per standard parameter: identifiable alone, only in
+ * combination and in which base parameters, or not identifiable and why).
+ * The report is always printed as comments, so the file stays a plain
+ * `name,expression` table for every CSV reader. Then the header
+ * `name,expression` and one row per base parameter; expressions per
+ * CONVENTIONS.md section 2 (parsed back by dyi_expr_parse). A set that fails
+ * the QR rank test is not printed: exit 1 with the reason. */
 #include "cli.h"
+#include "base.h"
+#include <stdlib.h>
+#include <string.h>
+
 int cmd_base(dyCli* c) {
-  (void)c;
-  return cli_fail("base: not implemented yet");
+  int r = cli_check(c, "set,friction", 1, 1, "dynid base MODEL [--set qr|khalil|lin] [--friction] [-o FILE]");
+  if (r) return r;
+  const char* set = cli_opt(c, "set");
+  if (!set) set = "khalil";
+  if (strcmp(set, "qr") && strcmp(set, "khalil") && strcmp(set, "lin"))
+    return cli_usage("base: unknown --set '%s' (qr, khalil or lin)", set);
+  dyModel* m = cli_model(c);
+  if (!m) return 1;
+  char err[DY_ERRSZ];
+  int fr = cli_flag(c, "friction");
+  dyBase* b = dyi_base_compute(m, set, fr, err, sizeof err);
+  if (!b) { dy_freeModel(m); return cli_fail("%s: %s", c->pos[0], err); }
+  dyOut o;
+  if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) {
+    dyi_base_free(b); dy_freeModel(m);
+    return cli_fail("%s", err);
+  }
+  FILE* f = o.f;
+  fprintf(f, "# dynid base: %s\n# set: %s%s\n", m->source, set, fr ? " (with friction: IA FV FC FO)" : "");
+  fprintf(f, "# base parameters: %d of %d standard\n", b->nb, b->npar);
+  fprintf(f, "# rank of the stacked random regressor: %d (%d samples), gap |R_rr|/|R_r+1,r+1| = %.3g "
+             "(tolerance %.0e after column scaling)\n", b->rank, dyi_base_nsamples(m, fr), b->rank_gap, DYI_RANK_TOL);
+  fprintf(f, "# reproduction on fresh random states: max|Y - Y_b B| / max|Y| = %.3g, max|B P - 1| = %.3g\n",
+          b->repro_err, b->bp_err);
+  if (b->note[0]) fprintf(f, "# note: %s\n", b->note);
+  dyi_base_report(f, m, b);
+  fprintf(f, "name,expression\n");
+  int cap = 4096;
+  char* buf = malloc((size_t)cap);
+  for (int i = 0; i < b->nb && buf; i++) {
+    int need = dyi_base_expr(m, b, i, buf, cap);
+    if (need >= cap) {
+      free(buf); cap = need + 1; buf = malloc((size_t)cap);
+      if (!buf) break;
+      dyi_base_expr(m, b, i, buf, cap);
+    }
+    fprintf(f, "%s,%s\n", b->name[i], buf);
+  }
+  int bad = !buf;
+  free(buf);
+  dyi_base_free(b);
+  dy_freeModel(m);
+  if (bad) { dy_out_abort(&o); return cli_fail("out of memory"); }
+  if (dy_out_commit(&o, err, sizeof err)) return cli_fail("%s", err);
+  return 0;
 }

@@ -1,0 +1,810 @@
+/* dynid ident: base parameters (see base.h) -- the numerical set (qr), the
+ * Khalil-Mayeda closed-form grouping (khalil), the QR rank test that proves
+ * every set, the expressions and their parser, the identifiability report.
+ *
+ * The QR rank test. The regressor is stacked over ns = 30 npar / n random
+ * states (seeded), each column scaled to unit 2-norm (a column whose norm is
+ * <= DYI_ZERO_COL times the largest is set to zero: the parameter has no
+ * effect on the torques), and factored by LAPACKE dgeqp3 (column pivoting,
+ * jpvt zeroed). The rank is the number of |R_kk| > DYI_RANK_TOL |R_11|
+ * (1e-8: with unit columns the kept diagonal is typically 1e-1 .. 1e-4 and
+ * the dropped one 1e-14 .. 1e-16); rank_gap = |R_rr| / |R_r+1,r+1| says how
+ * sharp the decision is (>= 1e6 is clean).
+ *
+ * The numerical set. Among the columns, the independent ones are chosen
+ * leftmost first (a column is kept if its residual after projection on the
+ * columns kept before it exceeds the same tolerance; the dgeqp3 choice is
+ * the fallback if that does not give the same rank), so that, as in
+ * Khalil's grouping, the parameters of links near the base are the ones
+ * that survive. With the kept columns first, an unpivoted QR of the scaled
+ * matrix gives [R11 R12]; K = R11^-1 R12, unscaled, is the dependency
+ * Y_dep = Y_ind K, so Y pi = Y_ind (pi_ind + K pi_dep): B = [1 K] in that
+ * order, P = the selection of the kept columns. */
+#include "base.h"
+#include "regressor.h"
+#include "mathu.h"
+#include <ctype.h>
+#include <errno.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ random states */
+
+static double rnd(unsigned long long* s, double a, double b) {
+  *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
+  return a + (b - a) * ((double)((*s * 2685821657736338717ull) >> 11) / 9007199254740992.0);
+}
+
+int dyi_base_nsamples(const dyModel* m, int friction) {
+  int ns = 30 * dyi_ncols(m, friction) / m->n;
+  return ns < 40 ? 40 : ns;
+}
+
+void dyi_base_stack(const dyModel* m, int friction, int ns, unsigned long long seed, double* Y) {
+  int n = m->n, N = ns * n;
+  unsigned long long s = seed * 0x9E3779B97F4A7C15ull + 88172645463325252ull;
+  dyData* d = dy_makeData(m);
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
+  for (int i = 0; i < ns; i++) {
+    for (int j = 0; j < n; j++) {
+      double lo = m->jnt_type[j] == DY_REVOLUTE ? -M_PI : -0.5, hi = -lo;
+      if (isfinite(m->jnt_qmin[j]) && isfinite(m->jnt_qmax[j]) && m->jnt_qmax[j] > m->jnt_qmin[j]) {
+        lo = m->jnt_qmin[j]; hi = m->jnt_qmax[j];
+      }
+      q[j] = rnd(&s, lo, hi);
+      qd[j] = rnd(&s, -2, 2);
+      qdd[j] = rnd(&s, -5, 5);
+    }
+    dyi_regressor(m, d, q, qd, qdd, friction, Y + (size_t)n*i, N);
+  }
+  dy_freeData(d);
+}
+
+/* ------------------------------------------------------------ QR machinery */
+
+/* Dependencies among the c columns of A (N x c, column-major, overwritten).
+ * Out: *rank, *gap, ind[rank] (kept columns, ascending), dep[c - rank] (the
+ * others, ascending) and K (rank x (c - rank), column-major) with
+ * A_dep = A_ind K (unscaled, round-off coefficients zeroed). K may be NULL
+ * (rank only). 0, or -1 on a LAPACK failure / no memory. */
+static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, int* dep,
+                   double* K) {
+  int status = -1, r = 0;
+  double* nrm = calloc((size_t)c, sizeof(double));
+  double* A2 = malloc(sizeof(double) * (size_t)N * (size_t)c);
+  double* tau = malloc(sizeof(double) * (size_t)(c + 1));
+  lapack_int* jpvt = calloc((size_t)c, sizeof(lapack_int));
+  int* kept = calloc((size_t)c, sizeof(int));
+  double* Qb = NULL;
+  double* work = NULL;
+  if (!nrm || !A2 || !tau || !jpvt || !kept) goto done;
+
+  /* equilibrate */
+  double big = 0;
+  for (int k = 0; k < c; k++) {
+    double s = 0;
+    for (int i = 0; i < N; i++) s += A[i + (size_t)N*k] * A[i + (size_t)N*k];
+    nrm[k] = sqrt(s);
+    big = fmax(big, nrm[k]);
+  }
+  for (int k = 0; k < c; k++) {
+    if (nrm[k] <= DYI_ZERO_COL * big || nrm[k] == 0) nrm[k] = 0;
+    double sc = nrm[k] > 0 ? 1 / nrm[k] : 0;
+    for (int i = 0; i < N; i++) A[i + (size_t)N*k] *= sc;
+  }
+  memcpy(A2, A, sizeof(double) * (size_t)N * (size_t)c);
+
+  /* rank by dgeqp3 */
+  double wq;
+  if (LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, N, c, A2, N, jpvt, tau, &wq, -1)) goto done;
+  int lwork = (int)wq + 64 * c;
+  work = malloc(sizeof(double) * (size_t)lwork);
+  if (!work) goto done;
+  if (LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, N, c, A2, N, jpvt, tau, work, lwork)) goto done;
+  int kmax = N < c ? N : c;
+  double r11 = kmax ? fabs(A2[0]) : 0;
+  while (r < kmax && r11 > 0 && fabs(A2[r + (size_t)N*r]) > DYI_RANK_TOL * r11) r++;
+  if (r == 0) *gap = INFINITY;
+  else if (r == kmax) *gap = INFINITY;
+  else {
+    double next = fabs(A2[r + (size_t)N*r]);
+    *gap = next > 0 ? fabs(A2[(r-1) + (size_t)N*(r-1)]) / next : INFINITY;
+  }
+  *rank = r;
+
+  /* leftmost independent columns by Gram-Schmidt (twice, for orthogonality) */
+  Qb = malloc(sizeof(double) * (size_t)N * (size_t)(r ? r : 1));
+  if (!Qb) goto done;
+  int nk = 0;
+  for (int k = 0; k < c && nk <= r; k++) {
+    if (nrm[k] == 0) continue;
+    double* v = A2;   /* reuse as a vector */
+    memcpy(v, A + (size_t)N*k, sizeof(double) * (size_t)N);
+    for (int pass = 0; pass < 2; pass++)
+      for (int l = 0; l < nk; l++) {
+        const double* ql = Qb + (size_t)N*l;
+        double s = 0;
+        for (int i = 0; i < N; i++) s += ql[i] * v[i];
+        for (int i = 0; i < N; i++) v[i] -= s * ql[i];
+      }
+    double s = 0;
+    for (int i = 0; i < N; i++) s += v[i] * v[i];
+    s = sqrt(s);
+    if (s > DYI_RANK_TOL * r11) {
+      if (nk == r) { nk++; break; }   /* more than the rank: fall back */
+      for (int i = 0; i < N; i++) Qb[i + (size_t)N*nk] = v[i] / s;
+      kept[k] = 1;
+      nk++;
+    }
+  }
+  if (nk != r) {    /* fall back to the dgeqp3 choice */
+    memset(kept, 0, sizeof(int) * (size_t)c);
+    for (int l = 0; l < r; l++) kept[jpvt[l] - 1] = 1;
+  }
+  int ni = 0, nd = 0;
+  for (int k = 0; k < c; k++) {
+    if (kept[k]) ind[ni++] = k;
+    else dep[nd++] = k;
+  }
+
+  /* K = R11^-1 R12 from an unpivoted QR of [A_ind A_dep] */
+  if (K && nd > 0 && r > 0) {
+    for (int l = 0; l < r; l++) memcpy(A2 + (size_t)N*l, A + (size_t)N*ind[l], sizeof(double) * (size_t)N);
+    for (int l = 0; l < nd; l++) memcpy(A2 + (size_t)N*(r + l), A + (size_t)N*dep[l], sizeof(double) * (size_t)N);
+    if (LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, N, c, A2, N, tau, work, lwork)) goto done;
+    for (int l = 0; l < nd; l++)
+      for (int i = 0; i < r; i++) K[i + (size_t)r*l] = A2[i + (size_t)N*(r + l)];
+    if (LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'U', 'N', 'N', r, nd, A2, N, K, r)) goto done;
+    for (int l = 0; l < nd; l++)
+      for (int i = 0; i < r; i++) {
+        double* kk = K + i + (size_t)r*l;
+        if (fabs(*kk) < DYI_COEF_TOL || nrm[dep[l]] == 0) *kk = 0;
+        else *kk *= nrm[dep[l]] / nrm[ind[i]];
+      }
+  } else if (K && nd > 0) {
+    /* rank 0: nothing to express */
+  }
+  status = 0;
+done:
+  free(nrm); free(A2); free(tau); free(jpvt); free(kept); free(Qb); free(work);
+  return status;
+}
+
+/* ------------------------------------------------------------ the qr set */
+
+static dyBase* base_qr(const dyModel* m, int friction, char* err, int errsz) {
+  int npar = dyi_ncols(m, friction), ns = dyi_base_nsamples(m, friction), N = ns * m->n;
+  double* Y = malloc(sizeof(double) * (size_t)N * (size_t)npar);
+  double* K = malloc(sizeof(double) * (size_t)npar * (size_t)npar);
+  int *ind = malloc(sizeof(int) * (size_t)npar), *dep = malloc(sizeof(int) * (size_t)npar);
+  dyBase* b = NULL;
+  int r;
+  double gap;
+  if (!Y || !K || !ind || !dep) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
+  dyi_base_stack(m, friction, ns, 1, Y);
+  if (qr_deps(Y, N, npar, &r, &gap, ind, dep, K)) {
+    snprintf(err, (size_t)errsz, "QR of the stacked regressor failed");
+    goto done;
+  }
+  b = dyi_base_alloc("qr", r, npar, friction);
+  if (!b) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
+  for (int i = 0; i < r; i++) {
+    char nm[24];
+    dy_parname(m, ind[i], nm, sizeof nm);
+    snprintf(b->name[i], sizeof b->name[i], "%sR", nm);
+    b->lead[i] = ind[i];
+    b->B[(size_t)i*npar + ind[i]] = 1;
+    b->P[(size_t)ind[i]*r + i] = 1;
+    for (int l = 0; l < npar - r; l++) b->B[(size_t)i*npar + dep[l]] = K[i + (size_t)r*l];
+  }
+done:
+  free(Y); free(K); free(ind); free(dep);
+  return b;
+}
+
+/* ------------------------------------------------------------ the khalil set
+ *
+ * Khalil-Mayeda grouping in modified DH (Khalil & Dombre, Modeling,
+ * Identification and Control of Robots, ch. 9 / 12; Gautier & Khalil 1990),
+ * derived here as moves of a part of link j onto link j-1 that leave every
+ * torque unchanged. Link j's parameters are the already-grouped ones (the
+ * rules run from the tip to the base); a move adds to link j-1 the standard
+ * parameters of the moved part expressed at O_{j-1} in frame j-1:
+ *     ms' = R ms + m p,   m' = m,
+ *     J'  = R J R^T + 2 (p.R ms) 1 - p (R ms)^T - (R ms) p^T + m (|p|^2 1 - p p^T)
+ * with R = Rx(alpha_j) Rz(theta_j), p = (a_j, -sin(alpha_j) d_j, cos(alpha_j) d_j).
+ *
+ * Revolute j: J_j = J' + YY_j diag(1,1,0), so XXR_j = XX_j - YY_j, and the
+ * part {YY_j diag(1,1,0), MZ_j e_z, M_j} is symmetric about z_j: rotating
+ * about z_j does not change it, so it may ride on link j-1. Its image does
+ * not depend on theta_j; with S = sin(alpha_j), C = cos(alpha_j), a = a_j,
+ * d = d_j it is
+ *     XX_{j-1} += YY_j + 2 d MZ_j + d^2 M_j
+ *     XY_{j-1} += a S MZ_j + a d S M_j
+ *     XZ_{j-1} += -a C MZ_j - a d C M_j
+ *     YY_{j-1} += C^2 YY_j + 2 d C^2 MZ_j + (a^2 + d^2 C^2) M_j
+ *     YZ_{j-1} += C S YY_j + 2 d C S MZ_j + d^2 C S M_j
+ *     ZZ_{j-1} += S^2 YY_j + 2 d S^2 MZ_j + (a^2 + d^2 S^2) M_j
+ *     MX_{j-1} += a M_j,  MY_{j-1} += -S MZ_j - d S M_j,
+ *     MZ_{j-1} += C MZ_j + d C M_j,  M_{j-1} += M_j
+ * (j = 1: link 0 is the fixed base, the part vanishes).
+ * Prismatic j: link j does not rotate relative to link j-1, so its inertia
+ * tensor (a massless part) rides on link j-1: J_{j-1} += R J_j R^T.
+ *
+ * Near the base (r1 = the first revolute joint):
+ *  - links before r1 only translate: their first moments give no force along
+ *    the (prismatic) joint axes: MX, MY, MZ are not identifiable;
+ *  - link r1 turns about the fixed direction z_r1: of its inertia only ZZ
+ *    acts (XXR, XY, XZ, YZ vanish); if r1 = 1 and z_1 is parallel to gravity,
+ *    MX1, MY1 vanish too; with friction IA_r1 has the column of ZZ_r1:
+ *    ZZ_r1R += IA_r1;
+ *  - links j > r1 whose revolute joints r1..j are all parallel turn about
+ *    the same fixed direction: XXR_j, XY_j, XZ_j, YZ_j vanish; a prismatic
+ *    joint j along that direction: MZ_j vanishes and (MX_j, MY_j) ride on
+ *    link j-1 (the move above with m = 0, p at q_j = 0; the q_j part of p
+ *    only reaches XZ, YZ of link j-1, which vanish);
+ *  - a prismatic first joint perpendicular to gravity: M1 and IA1 have the
+ *    same column: M1R = M1 + IA1.
+ * What the rules miss (special geometry) is found by the QR test on the
+ * grouped set and reduced numerically; the set's note says which. */
+
+/* the grouped-parameter image on link j-1 of a part of link j (ms in frame j,
+ * J about O_j): out10 += image */
+static void move_part(double out[10], const double R[9], const double p[3], const double J6[6],
+                      const double ms[3], double mass) {
+  double rms[3], Jr[6];
+  dyu_mulMatVec3(rms, R, ms);
+  dyu_rotSym6(Jr, R, J6);
+  double pp = dyu_dot3(p, p), pm = dyu_dot3(p, rms);
+  double Jm[9];
+  for (int a = 0; a < 3; a++)
+    for (int c = 0; c < 3; c++)
+      Jm[3*a + c] = (a == c ? 2*pm + mass*pp : 0) - p[a]*rms[c] - rms[a]*p[c] - mass*p[a]*p[c];
+  double J6m[6];
+  dyu_matToSym6(J6m, Jm);
+  for (int k = 0; k < 6; k++) out[k] += Jr[k] + J6m[k];
+  for (int k = 0; k < 3; k++) out[DY_MX + k] += rms[k] + mass*p[k];
+  out[DY_M] += mass;
+}
+
+/* snap cos/sin round-off of exact right angles to zero */
+static double snap(double x) { return fabs(x) < 1e-15 ? 0 : x; }
+
+static void joint_R_p(const dyModel* m, int j, double R[9], double p[3]) {
+  dy_jointframe(m, j, 0, R, p);
+  for (int k = 0; k < 9; k++) R[k] = snap(R[k]);
+  for (int k = 0; k < 3; k++) p[k] = snap(p[k]);
+}
+
+/* geometry facts the rules use */
+typedef struct {
+  int r1;                 /* first revolute joint (0-based), n if none */
+  int zone[DY_MAXJ];      /* 1: j >= r1 and every revolute joint r1..j parallel to r1 */
+  int par_r1[DY_MAXJ];    /* 1: z_j parallel to z_r1 (constant, checked at random q) */
+  int z1_grav;            /* 1: joint 1 axis parallel to gravity (or no gravity) */
+  int z1_perp_grav;       /* 1: joint 1 axis perpendicular to gravity */
+} khGeom;
+
+static void kh_geometry(const dyModel* m, khGeom* g) {
+  int n = m->n;
+  memset(g, 0, sizeof *g);
+  g->r1 = n;
+  for (int j = 0; j < n; j++) if (m->jnt_type[j] == DY_REVOLUTE) { g->r1 = j; break; }
+  /* axis directions in frame 0 at two random configurations */
+  double zr[2][3] = {{0}}, zj[2][DY_MAXJ][3];
+  unsigned long long s = 12345;
+  for (int t = 0; t < 2; t++) {
+    double q[DY_MAXJ];
+    for (int j = 0; j < n; j++) q[j] = rnd(&s, -M_PI, M_PI);
+    double Rc[9], Rj[9], pj[3], Rt[9];
+    dyu_eye3(Rc);
+    for (int j = 0; j < n; j++) {
+      dy_jointframe(m, j, q[j], Rj, pj);
+      dyu_mulMat3(Rt, Rc, Rj);
+      memcpy(Rc, Rt, sizeof Rc);
+      zj[t][j][0] = Rc[2]; zj[t][j][1] = Rc[5]; zj[t][j][2] = Rc[8];
+    }
+    if (g->r1 < n) memcpy(zr[t], zj[t][g->r1], sizeof zr[t]);
+  }
+  for (int j = 0; j < n && g->r1 < n; j++) {
+    int par = 1;
+    for (int t = 0; t < 2; t++) {
+      double c[3];
+      dyu_cross(c, zj[t][j], zr[t]);
+      if (sqrt(dyu_dot3(c, c)) > 1e-9) par = 0;
+    }
+    g->par_r1[j] = par;
+  }
+  for (int j = g->r1, ok = 1; j < n; j++) {
+    if (m->jnt_type[j] == DY_REVOLUTE && !g->par_r1[j]) ok = 0;
+    g->zone[j] = ok;
+  }
+  double gn = sqrt(dyu_dot3(m->gravity, m->gravity));
+  double z1[3], cz[3];
+  memcpy(z1, zj[0][0], sizeof z1);
+  dyu_cross(cz, z1, m->gravity);
+  g->z1_grav = gn == 0 || sqrt(dyu_dot3(cz, cz)) <= 1e-9 * gn;
+  g->z1_perp_grav = gn == 0 || fabs(dyu_dot3(z1, m->gravity)) <= 1e-9 * gn;
+}
+
+/* closed-form grouping: G (nlink x npar, row-major) the grouped parameters as
+ * rows over pi, alive[k] whether grouped parameter k survives */
+static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G, int* alive) {
+  int n = m->n, npar = dyi_ncols(m, friction), nl = DY_NPAR_LINK * n;
+  memset(G, 0, sizeof(double) * (size_t)npar * (size_t)npar);
+  for (int k = 0; k < npar; k++) { G[(size_t)k*npar + k] = 1; alive[k] = 1; }
+#define ROW(k) (G + (size_t)(k)*npar)
+  for (int j = n - 1; j >= 0; j--) {
+    int L = DY_NPAR_LINK * j, Lp = L - DY_NPAR_LINK;
+    double R[9], p[3];
+    joint_R_p(m, j, R, p);
+    if (m->jnt_type[j] == DY_REVOLUTE) {
+      /* XXR_j = XX_j - YY_j */
+      for (int c = 0; c < npar; c++) ROW(L + DY_XX)[c] -= ROW(L + DY_YY)[c];
+      if (j > 0) {
+        static const double zero3[3] = {0, 0, 0}, ez[3] = {0, 0, 1}, zero6[6] = {0};
+        static const double J110[6] = {1, 0, 0, 1, 0, 0};
+        double img[3][10] = {{0}};
+        move_part(img[0], R, p, J110, zero3, 0);   /* YY_j diag(1,1,0) */
+        move_part(img[1], R, p, zero6, ez, 0);     /* MZ_j e_z */
+        move_part(img[2], R, p, zero6, zero3, 1);  /* M_j */
+        const int src[3] = {L + DY_YY, L + DY_MZ, L + DY_M};
+        for (int s = 0; s < 3; s++)
+          for (int t = 0; t < DY_NPAR_LINK; t++) {
+            double cf = snap(img[s][t]);
+            if (cf == 0) continue;
+            for (int c = 0; c < npar; c++) ROW(Lp + t)[c] += cf * ROW(src[s])[c];
+          }
+      }
+      alive[L + DY_YY] = alive[L + DY_MZ] = alive[L + DY_M] = 0;
+    } else {
+      if (j > 0) {
+        for (int s = 0; s < 6; s++) {
+          double E[6] = {0}, img[10] = {0};
+          E[s] = 1;
+          static const double zero3[3] = {0, 0, 0};
+          move_part(img, R, p, E, zero3, 0);
+          for (int t = 0; t < 6; t++) {
+            double cf = snap(img[t]);
+            if (cf == 0) continue;
+            for (int c = 0; c < npar; c++) ROW(Lp + t)[c] += cf * ROW(L + s)[c];
+          }
+        }
+      }
+      for (int s = 0; s < 6; s++) alive[L + s] = 0;
+      /* prismatic along the common axis of the revolute joints before it */
+      if (j > g->r1 && g->zone[j] && g->par_r1[j]) {
+        alive[L + DY_MZ] = 0;
+        static const double zero6[6] = {0};
+        for (int s = 0; s < 2; s++) {
+          double e[3] = {0, 0, 0}, img[10] = {0};
+          e[s] = 1;
+          move_part(img, R, p, zero6, e, 0);
+          for (int t = 0; t < DY_NPAR_LINK; t++) {
+            double cf = snap(img[t]);
+            if (cf == 0) continue;
+            for (int c = 0; c < npar; c++) ROW(Lp + t)[c] += cf * ROW(L + DY_MX + s)[c];
+          }
+          alive[L + DY_MX + s] = 0;
+        }
+      }
+    }
+  }
+  /* near the base */
+  for (int j = 0; j < g->r1 && j < n; j++)
+    alive[DY_NPAR_LINK*j + DY_MX] = alive[DY_NPAR_LINK*j + DY_MY] = alive[DY_NPAR_LINK*j + DY_MZ] = 0;
+  for (int j = g->r1; j < n; j++) {
+    if (!g->zone[j] || m->jnt_type[j] != DY_REVOLUTE) continue;
+    int L = DY_NPAR_LINK * j;
+    alive[L + DY_XX] = alive[L + DY_XY] = alive[L + DY_XZ] = alive[L + DY_YZ] = 0;
+  }
+  if (g->r1 == 0 && g->z1_grav) alive[DY_MX] = alive[DY_MY] = 0;
+  if (friction && g->r1 < n) {
+    int L = DY_NPAR_LINK * g->r1, ia = nl + DY_NPAR_JNT * g->r1 + DY_IA;
+    for (int c = 0; c < npar; c++) ROW(L + DY_ZZ)[c] += ROW(ia)[c];
+    alive[ia] = 0;
+  }
+  if (friction && n > 0 && m->jnt_type[0] == DY_PRISMATIC && g->z1_perp_grav) {
+    int ia = nl + DY_IA;
+    for (int c = 0; c < npar; c++) ROW(DY_M)[c] += ROW(ia)[c];
+    alive[ia] = 0;
+  }
+#undef ROW
+}
+
+static dyBase* base_khalil(const dyModel* m, int friction, char* err, int errsz) {
+  int n = m->n, npar = dyi_ncols(m, friction);
+  khGeom g;
+  kh_geometry(m, &g);
+  double* G = malloc(sizeof(double) * (size_t)npar * (size_t)npar);
+  int* alive = malloc(sizeof(int) * (size_t)npar);
+  int ns = dyi_base_nsamples(m, friction), N = ns * n;
+  double *Y = NULL, *Yb = NULL, *K = NULL;
+  int *lead = NULL, *ind = NULL, *dep = NULL;
+  dyBase* b = NULL;
+  if (!G || !alive) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
+  kh_group(m, friction, &g, G, alive);
+  int nb0 = 0;
+  for (int k = 0; k < npar; k++) if (alive[k]) nb0++;
+  lead = malloc(sizeof(int) * (size_t)(nb0 + 1));
+  ind = malloc(sizeof(int) * (size_t)(nb0 + 1));
+  dep = malloc(sizeof(int) * (size_t)(nb0 + 1));
+  K = malloc(sizeof(double) * (size_t)(nb0 + 1) * (size_t)(nb0 + 1));
+  Y = malloc(sizeof(double) * (size_t)N * (size_t)npar);
+  Yb = malloc(sizeof(double) * (size_t)N * (size_t)(nb0 + 1));
+  if (!lead || !ind || !dep || !K || !Y || !Yb) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
+  nb0 = 0;
+  for (int k = 0; k < npar; k++) if (alive[k]) lead[nb0++] = k;
+
+  /* the QR test on the grouped set: Y_b0 = the columns of the leads */
+  dyi_base_stack(m, friction, ns, 1, Y);
+  for (int i = 0; i < nb0; i++) memcpy(Yb + (size_t)N*i, Y + (size_t)N*lead[i], sizeof(double) * (size_t)N);
+  int r;
+  double gap;
+  if (qr_deps(Yb, N, nb0, &r, &gap, ind, dep, K)) {
+    snprintf(err, (size_t)errsz, "QR of the grouped regressor failed");
+    goto done;
+  }
+  b = dyi_base_alloc("khalil", r, npar, friction);
+  if (!b) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
+  for (int i = 0; i < r; i++) {
+    int k = lead[ind[i]];
+    const double* row = G + (size_t)k*npar;
+    double* out = b->B + (size_t)i*npar;
+    memcpy(out, row, sizeof(double) * (size_t)npar);
+    for (int l = 0; l < nb0 - r; l++) {
+      double cf = K[i + (size_t)r*l];
+      if (cf == 0) continue;
+      const double* rd = G + (size_t)lead[dep[l]]*npar;
+      for (int c = 0; c < npar; c++) out[c] += cf * rd[c];
+    }
+    int grown = 0;
+    for (int c = 0; c < npar; c++) if (out[c] != (c == k)) grown = 1;
+    char nm[24];
+    dy_parname(m, k, nm, sizeof nm);
+    snprintf(b->name[i], sizeof b->name[i], "%s%s", nm, grown ? "R" : "");
+    b->lead[i] = k;
+    b->P[(size_t)k*r + i] = 1;   /* the lead appears in no other row */
+  }
+  /* what the closed-form rules missed */
+  if (r < nb0) {
+    int len = snprintf(b->note, sizeof b->note,
+                       "the closed-form rules left %d dependent combination%s (special geometry); "
+                       "reduced numerically by QR on the grouped regressor: eliminated",
+                       nb0 - r, nb0 - r > 1 ? "s" : "");
+    for (int l = 0; l < nb0 - r && len < (int)sizeof b->note; l++) {
+      char nm[24];
+      dy_parname(m, lead[dep[l]], nm, sizeof nm);
+      len += snprintf(b->note + len, sizeof b->note - (size_t)len, " %s", nm);
+    }
+  }
+done:
+  free(G); free(alive); free(lead); free(ind); free(dep); free(K); free(Y); free(Yb);
+  return b;
+}
+
+/* ------------------------------------------------------------ P = B^+ */
+
+int dyi_base_pinv(dyBase* b, char* err, int errsz) {
+  int nb = b->nb, np = b->npar;
+  if (nb == 0) return 0;
+  double* Gm = malloc(sizeof(double) * (size_t)nb * (size_t)nb);
+  if (!Gm) { snprintf(err, (size_t)errsz, "out of memory"); return -1; }
+  for (int i = 0; i < nb; i++)
+    for (int k = 0; k <= i; k++) {
+      double s = 0;
+      for (int c = 0; c < np; c++) s += b->B[(size_t)i*np + c] * b->B[(size_t)k*np + c];
+      Gm[i + (size_t)nb*k] = Gm[k + (size_t)nb*i] = s;
+    }
+  /* B^T (B B^T)^-1: solve (B B^T) X = B with X column-major nb x npar, which
+   * is P row-major npar x nb; B row-major nb x npar is that layout already */
+  memcpy(b->P, b->B, sizeof(double) * (size_t)nb * (size_t)np);
+  int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nb, Gm, nb);
+  if (!info) {
+    /* X(i,c) at P[i + nb c] must start as B(i,c) = B[i np + c]: transpose */
+    double* X = malloc(sizeof(double) * (size_t)nb * (size_t)np);
+    if (!X) { free(Gm); snprintf(err, (size_t)errsz, "out of memory"); return -1; }
+    for (int i = 0; i < nb; i++)
+      for (int c = 0; c < np; c++) X[i + (size_t)nb*c] = b->B[(size_t)i*np + c];
+    info = LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nb, np, Gm, nb, X, nb);
+    if (!info)
+      for (int i = 0; i < nb; i++)
+        for (int c = 0; c < np; c++) b->P[(size_t)c*nb + i] = X[i + (size_t)nb*c];
+    free(X);
+  }
+  free(Gm);
+  if (info) {
+    snprintf(err, (size_t)errsz, "set %s: the base-parameter expressions are linearly dependent", b->set);
+    return -1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ the proof */
+
+int dyi_base_verify(const dyModel* m, dyBase* b, char* err, int errsz) {
+  int np = b->npar, nb = b->nb, ns = dyi_base_nsamples(m, b->friction), N = ns * m->n;
+  if (np != dyi_ncols(m, b->friction)) {
+    snprintf(err, (size_t)errsz, "set %s: %d full parameters, the model has %d", b->set, np,
+             dyi_ncols(m, b->friction));
+    return -1;
+  }
+  double* Y = malloc(sizeof(double) * (size_t)N * (size_t)np);
+  double* A = malloc(sizeof(double) * (size_t)N * (size_t)np);
+  double* Mt = malloc(sizeof(double) * (size_t)np * (size_t)np);
+  int* iw = malloc(sizeof(int) * (size_t)np * 2);
+  int status = -1;
+  if (!Y || !A || !Mt || !iw) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
+  /* fresh states: another seed than the one the sets are computed with */
+  dyi_base_stack(m, b->friction, ns, 2, Y);
+  memcpy(A, Y, sizeof(double) * (size_t)N * (size_t)np);
+  if (qr_deps(A, N, np, &b->rank, &b->rank_gap, iw, iw + np, NULL)) {
+    snprintf(err, (size_t)errsz, "QR of the stacked regressor failed");
+    goto done;
+  }
+  /* B P = 1 */
+  double bp = 0;
+  for (int i = 0; i < nb; i++)
+    for (int k = 0; k < nb; k++) {
+      double s = 0;
+      for (int c = 0; c < np; c++) s += b->B[(size_t)i*np + c] * b->P[(size_t)c*nb + k];
+      bp = fmax(bp, fabs(s - (i == k)));
+    }
+  b->bp_err = bp;
+  /* Y - Y_b B = Y (1 - P B) */
+  for (int c = 0; c < np; c++)
+    for (int k = 0; k < np; k++) {
+      double s = 0;
+      for (int i = 0; i < nb; i++) s += b->P[(size_t)c*nb + i] * b->B[(size_t)i*np + k];
+      Mt[c + (size_t)np*k] = (c == k) - s;
+    }
+  double ymax = 0, emax = 0;
+  for (size_t i = 0; i < (size_t)N*np; i++) ymax = fmax(ymax, fabs(Y[i]));
+  for (int k = 0; k < np; k++) {
+    double* e = A;  /* column k of the residual */
+    memset(e, 0, sizeof(double) * (size_t)N);
+    for (int c = 0; c < np; c++) {
+      double f = Mt[c + (size_t)np*k];
+      if (f == 0) continue;
+      const double* yc = Y + (size_t)N*c;
+      for (int i = 0; i < N; i++) e[i] += f * yc[i];
+    }
+    for (int i = 0; i < N; i++) emax = fmax(emax, fabs(e[i]));
+  }
+  b->repro_err = ymax > 0 ? emax / ymax : emax;
+  if (bp > 1e-9) {
+    snprintf(err, (size_t)errsz, "set %s fails the QR rank test: B P differs from 1 by %.3g", b->set, bp);
+    goto done;
+  }
+  if (b->rank != nb) {
+    snprintf(err, (size_t)errsz,
+             "set %s fails the QR rank test: %d base parameters but the regressor has rank %d "
+             "(gap %.3g)", b->set, nb, b->rank, b->rank_gap);
+    goto done;
+  }
+  if (!(b->repro_err <= 1e-9)) {
+    snprintf(err, (size_t)errsz,
+             "set %s fails the QR rank test: the regressor is not reproduced through the set "
+             "(max |Y - Y_b B| / max |Y| = %.3g on fresh random states)", b->set, b->repro_err);
+    goto done;
+  }
+  status = 0;
+done:
+  free(Y); free(A); free(Mt); free(iw);
+  return status;
+}
+
+/* ------------------------------------------------------------ compute */
+
+dyBase* dyi_base_compute(const dyModel* m, const char* set, int friction, char* err, int errsz) {
+  dyBase* b = NULL;
+  if (!strcmp(set, "qr")) b = base_qr(m, friction, err, errsz);
+  else if (!strcmp(set, "khalil")) b = base_khalil(m, friction, err, errsz);
+  else if (!strcmp(set, "lin")) {
+    b = dyi_base_lin(m, friction, err, errsz);
+    if (b) {
+      /* a set that gave no realisation gets P = B^+ */
+      int any = 0;
+      for (size_t i = 0; i < (size_t)b->nb * (size_t)b->npar; i++) if (b->P[i] != 0) any = 1;
+      if (!any && dyi_base_pinv(b, err, errsz)) { dyi_base_free(b); return NULL; }
+    }
+  } else {
+    snprintf(err, (size_t)errsz, "unknown base-parameter set '%s' (qr, khalil or lin)", set);
+    return NULL;
+  }
+  if (!b) return NULL;
+  if (dyi_base_verify(m, b, err, errsz)) { dyi_base_free(b); return NULL; }
+  return b;
+}
+
+/* ------------------------------------------------------------ expressions */
+
+int dyi_base_expr(const dyModel* m, const dyBase* b, int i, char* buf, int bufsz) {
+  const double* row = b->B + (size_t)i*b->npar;
+  double big = 0;
+  for (int c = 0; c < b->npar; c++) big = fmax(big, fabs(row[c]));
+  int len = 0, first = 1;
+  char tmp[96];
+  for (int c = 0; c < b->npar; c++) {
+    double v = row[c];
+    if (v == 0 || fabs(v) <= 1e-14 * big) continue;
+    char nm[24];
+    dy_parname(m, c, nm, sizeof nm);
+    const char* sep = first ? (v < 0 ? "-" : "") : (v < 0 ? " - " : " + ");
+    double a = fabs(v);
+    if (a == 1) snprintf(tmp, sizeof tmp, "%s%s", sep, nm);
+    else snprintf(tmp, sizeof tmp, "%s%.17g*%s", sep, a, nm);
+    int L = (int)strlen(tmp);
+    if (len + L < bufsz) memcpy(buf + len, tmp, (size_t)L + 1);
+    len += L;
+    first = 0;
+  }
+  if (first) {
+    if (bufsz > 1) snprintf(buf, (size_t)bufsz, "0");
+    len = 1;
+  }
+  if (bufsz > 0 && len >= bufsz) buf[bufsz - 1] = 0;
+  return len;
+}
+
+int dyi_expr_parse(const dyModel* m, int npar, const char* expr, double* row, char* err, int errsz) {
+  memset(row, 0, sizeof(double) * (size_t)npar);
+  const char* s = expr;
+  int nterm = 0;
+  while (isspace((unsigned char)*s)) s++;
+  if (*s == 0) { snprintf(err, (size_t)errsz, "empty expression"); return -1; }
+  for (;;) {
+    /* sign */
+    double sign = 1;
+    if (nterm > 0) {
+      if (*s == '+') sign = 1;
+      else if (*s == '-') sign = -1;
+      else {
+        snprintf(err, (size_t)errsz, "column %d: expected '+' or '-' before '%.16s'", (int)(s - expr) + 1, s);
+        return -1;
+      }
+      s++;
+      while (isspace((unsigned char)*s)) s++;
+    } else if (*s == '-' || *s == '+') {
+      sign = *s == '-' ? -1 : 1;
+      s++;
+      while (isspace((unsigned char)*s)) s++;
+    }
+    /* optional coefficient "NUM*" */
+    double coef = 1;
+    if (isdigit((unsigned char)*s) || *s == '.') {
+      char* e;
+      errno = 0;
+      coef = strtod(s, &e);
+      if (e == s || errno == ERANGE || !isfinite(coef)) {
+        snprintf(err, (size_t)errsz, "column %d: bad number '%.16s'", (int)(s - expr) + 1, s);
+        return -1;
+      }
+      s = e;
+      while (isspace((unsigned char)*s)) s++;
+      if (*s != '*') {
+        if (*s == 0 && nterm == 0 && coef == 0) return 0;   /* "0": the empty combination */
+        snprintf(err, (size_t)errsz, "column %d: expected '*' after the number", (int)(s - expr) + 1);
+        return -1;
+      }
+      s++;
+      while (isspace((unsigned char)*s)) s++;
+    }
+    /* name */
+    const char* n0 = s;
+    while (isalnum((unsigned char)*s) || *s == '_') s++;
+    if (s == n0) {
+      snprintf(err, (size_t)errsz, "column %d: expected a parameter name", (int)(n0 - expr) + 1);
+      return -1;
+    }
+    char name[32];
+    if (s - n0 >= (long)sizeof name) {
+      snprintf(err, (size_t)errsz, "column %d: name too long", (int)(n0 - expr) + 1);
+      return -1;
+    }
+    memcpy(name, n0, (size_t)(s - n0));
+    name[s - n0] = 0;
+    int k = dy_parindex(m, name);
+    if (k < 0 || k >= npar) {
+      snprintf(err, (size_t)errsz, "column %d: unknown parameter '%s'%s", (int)(n0 - expr) + 1, name,
+               k >= npar ? " (a joint parameter, but friction is off)" : "");
+      return -1;
+    }
+    row[k] += sign * coef;
+    nterm++;
+    while (isspace((unsigned char)*s)) s++;
+    if (*s == 0) break;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ report */
+
+/* why standard parameter k has a zero regressor column, where the rules say */
+static void why_zero(const dyModel* m, const khGeom* g, int k, char* buf, int bufsz) {
+  int n = m->n, nl = DY_NPAR_LINK * n;
+  if (k >= nl) { snprintf(buf, (size_t)bufsz, "no effect on the joint torques"); return; }
+  int j = k / DY_NPAR_LINK, c = k % DY_NPAR_LINK;
+  int inert = c <= DY_ZZ, ms = c >= DY_MX && c <= DY_MZ;
+  if (j < g->r1) {
+    snprintf(buf, (size_t)bufsz, "joints 1..%d are prismatic: link %d only translates, so its %s no force along the joint axes",
+             j + 1, j + 1, inert ? "inertia tensor gives" : ms ? "first moments give" : "mass gives");
+    return;
+  }
+  if (j == g->r1 && inert) {
+    snprintf(buf, (size_t)bufsz, "link %d turns only about z%d (joint %d is the first revolute joint): of its inertia only ZZ acts",
+             j + 1, j + 1, j + 1);
+    return;
+  }
+  if (j == 0 && g->r1 == 0 && (c == DY_MX || c == DY_MY) && g->z1_grav) {
+    snprintf(buf, (size_t)bufsz, "joint 1 is revolute about gravity");
+    return;
+  }
+  if (j == 0 && g->r1 == 0 && (c == DY_MZ || c == DY_M)) {
+    snprintf(buf, (size_t)bufsz, "joint 1 is revolute: %s lies on its fixed axis", c == DY_M ? "the mass at O1" : "MZ1");
+    return;
+  }
+  if (g->zone[j] && j > g->r1 && inert && m->jnt_type[j] == DY_REVOLUTE) {
+    snprintf(buf, (size_t)bufsz, "revolute joints %d..%d are parallel: link %d turns about one fixed direction, only ZZ acts",
+             g->r1 + 1, j + 1, j + 1);
+    return;
+  }
+  if (g->zone[j] && j > g->r1 && c == DY_MZ && m->jnt_type[j] == DY_PRISMATIC && g->par_r1[j]) {
+    snprintf(buf, (size_t)bufsz, "joint %d is prismatic along the common axis of the revolute joints before it", j + 1);
+    return;
+  }
+  snprintf(buf, (size_t)bufsz, "no effect on the joint torques (zero regressor column)");
+}
+
+int dyi_base_report(FILE* f, const dyModel* m, const dyBase* b) {
+  int np = b->npar, nb = b->nb, lines = 0;
+  khGeom g;
+  kh_geometry(m, &g);
+  /* orthonormal basis of the row space of B: Q from QR of B^T (np x nb) */
+  double* Q = malloc(sizeof(double) * (size_t)np * (size_t)(nb ? nb : 1));
+  double* tau = malloc(sizeof(double) * (size_t)(nb ? nb : 1));
+  double* work = malloc(sizeof(double) * (size_t)64 * (size_t)(np + nb + 1));
+  int ok = Q && tau && work && nb > 0;
+  if (ok) {
+    for (int i = 0; i < nb; i++)
+      for (int c = 0; c < np; c++) Q[c + (size_t)np*i] = b->B[(size_t)i*np + c];
+    int lw = 64 * (np + nb + 1);
+    ok = !LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, np, nb, Q, np, tau, work, lw) &&
+         !LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, np, nb, nb, Q, np, tau, work, lw);
+  }
+  fprintf(f, "# identifiability of each standard parameter (set %s):\n", b->set);
+  lines++;
+  for (int k = 0; k < np; k++) {
+    char nm[24], why[200];
+    dy_parname(m, k, nm, sizeof nm);
+    double colmax = 0, big = 0;
+    for (int i = 0; i < nb; i++) {
+      double v = fabs(b->B[(size_t)i*np + k]);
+      colmax = fmax(colmax, v);
+      for (int c = 0; c < np; c++) big = fmax(big, fabs(b->B[(size_t)i*np + c]));
+    }
+    if (colmax <= 1e-14 * big || nb == 0) {
+      why_zero(m, &g, k, why, sizeof why);
+      fprintf(f, "#   %s: not identifiable: %s\n", nm, why);
+    } else {
+      double pr = 0;  /* |projection of e_k on the row space|^2 */
+      if (ok) for (int i = 0; i < nb; i++) pr += Q[k + (size_t)np*i] * Q[k + (size_t)np*i];
+      if (ok && pr > 1 - 1e-9) {
+        int who = -1;
+        for (int i = 0; i < nb; i++) if (b->lead[i] == k) who = i;
+        fprintf(f, "#   %s: identifiable alone%s%s\n", nm, who >= 0 ? " as " : "", who >= 0 ? b->name[who] : "");
+      } else {
+        fprintf(f, "#   %s: identifiable only in combination, in", nm);
+        for (int i = 0; i < nb; i++)
+          if (fabs(b->B[(size_t)i*np + k]) > 1e-14 * big) fprintf(f, " %s", b->name[i]);
+        fputc('\n', f);
+      }
+    }
+    lines++;
+  }
+  free(Q); free(tau); free(work);
+  return lines;
+}

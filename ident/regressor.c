@@ -1,0 +1,150 @@
+/* dynid ident: the regressor Y(q,qd,qdd) of tau = Y pi (see regressor.h).
+ *
+ * Forward pass as in core/rnea.c (frames, w, wd, vd of every link in its own
+ * frame j). The wrench of link k about O_k in frame k is linear in its ten
+ * parameters, (f_k; n_k) = A_k pi_k with the 6x10 body regressor
+ *     f = M vd + wd x MS + w x (w x MS)
+ *     n = J wd + w x (J w) + MS x vd.
+ * Instead of carrying the ten wrench columns of link k down to every joint
+ * j <= k (ten 6-vector transforms per pair), the axis of joint j is carried
+ * up to frame k once per pair, as a spatial motion vector at O_k:
+ *     revolute j:  s = (z_j ; z_j x (O_k - O_j)),  prismatic j: s = (0 ; z_j)
+ *     s(frame k) = (R^T s_w ; R^T (s_v + s_w x p_k))  from frame k-1,
+ * and Y[j, pi_k] = s_w . n_k + s_v . f_k (power: the wrench at O_k against
+ * the joint's unit motion). O(n^2) 6-vector operations per sample. */
+#include "regressor.h"
+#include "mathu.h"
+#include <string.h>
+
+int dyi_ncols(const dyModel* m, int friction) {
+  return (friction ? DY_NPAR_LINK + DY_NPAR_JNT : DY_NPAR_LINK) * m->n;
+}
+
+/* 6x10 body regressor of one link: F[c], N[c] (3 each) for parameter c */
+static void body_regressor(double F[10][3], double N[10][3], const double w[3],
+                           const double wd[3], const double vd[3]) {
+  /* inertia columns: J = E_c (unit symmetric), f = 0, n = E wd + w x (E w) */
+  static const int ij[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+  for (int c = 0; c < 6; c++) {
+    double Ew[3] = {0, 0, 0}, Ewd[3] = {0, 0, 0};
+    int a = ij[c][0], b = ij[c][1];
+    Ew[a] += w[b]; Ewd[a] += wd[b];
+    if (a != b) { Ew[b] += w[a]; Ewd[b] += wd[a]; }
+    F[c][0] = F[c][1] = F[c][2] = 0;
+    dyu_cross(N[c], w, Ew);
+    N[c][0] += Ewd[0]; N[c][1] += Ewd[1]; N[c][2] += Ewd[2];
+  }
+  /* first moments: f = wd x e + w x (w x e) = wd x e + w_i w - |w|^2 e,
+   * n = e x vd */
+  double ww = dyu_dot3(w, w);
+  for (int i = 0; i < 3; i++) {
+    double e[3] = {0, 0, 0};
+    e[i] = 1;
+    double* f = F[DY_MX + i];
+    dyu_cross(f, wd, e);
+    f[0] += w[i]*w[0]; f[1] += w[i]*w[1]; f[2] += w[i]*w[2];
+    f[i] -= ww;
+    dyu_cross(N[DY_MX + i], e, vd);
+  }
+  /* mass: f = vd, n = 0 */
+  F[DY_M][0] = vd[0]; F[DY_M][1] = vd[1]; F[DY_M][2] = vd[2];
+  N[DY_M][0] = N[DY_M][1] = N[DY_M][2] = 0;
+}
+
+void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* qd,
+                   const double* qdd, int friction, double* Y, int ldy) {
+  const int n = m->n;
+  const double* g = m->gravity;
+  double w0[3] = {0, 0, 0}, wd0[3] = {0, 0, 0}, vd0[3] = {-g[0], -g[1], -g[2]};
+  double* S = d->cv;  /* axes of joints 0..k in frame k, 6 per joint (6n <= 24n) */
+
+  for (int k = 0; k < n; k++) {
+    /* forward pass for link k (as dy_rnea_g) */
+    double *R = d->R + 9*k, *p = d->p + 3*k;
+    double *w = d->w + 3*k, *wd = d->wd + 3*k, *vd = d->vd + 3*k;
+    const double *wp = k ? d->w + 3*(k-1) : w0;
+    const double *wdp = k ? d->wd + 3*(k-1) : wd0;
+    const double *vdp = k ? d->vd + 3*(k-1) : vd0;
+    double qdk = qd ? qd[k] : 0, qddk = qdd ? qdd[k] : 0;
+    dy_jointframe(m, k, q[k], R, p);
+    double t[3], u[3];
+    dyu_cross(t, wp, p);
+    dyu_cross(u, wp, t);
+    dyu_addCross(u, wdp, p);
+    u[0] += vdp[0]; u[1] += vdp[1]; u[2] += vdp[2];
+    dyu_mulMatTVec3(vd, R, u);
+    double wr[3];
+    dyu_mulMatTVec3(wr, R, wp);
+    dyu_mulMatTVec3(wd, R, wdp);
+    if (m->jnt_type[k] == DY_REVOLUTE) {
+      w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2] + qdk;
+      wd[0] += wr[1]*qdk; wd[1] -= wr[0]*qdk; wd[2] += qddk;
+    } else {
+      w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2];
+      vd[0] += 2*wr[1]*qdk; vd[1] -= 2*wr[0]*qdk; vd[2] += qddk;
+    }
+
+    /* carry the axes of joints 0..k-1 from frame k-1 to frame k */
+    for (int j = 0; j < k; j++) {
+      double* s = S + 6*j;
+      double v[3];
+      v[0] = s[3]; v[1] = s[4]; v[2] = s[5];
+      dyu_addCross(v, s, p);
+      double sw[3] = {s[0], s[1], s[2]};
+      dyu_mulMatTVec3(s, R, sw);
+      dyu_mulMatTVec3(s + 3, R, v);
+    }
+    /* the axis of joint k itself, at O_k in frame k */
+    double* sk = S + 6*k;
+    memset(sk, 0, 6 * sizeof(double));
+    if (m->jnt_type[k] == DY_REVOLUTE) sk[2] = 1; else sk[5] = 1;
+
+    /* body regressor of link k and its projection on every joint j <= k */
+    double F[10][3], N[10][3];
+    body_regressor(F, N, w, wd, vd);
+    double* Yk = Y + (size_t)ldy * (size_t)(DY_NPAR_LINK*k);
+    for (int j = 0; j <= k; j++) {
+      const double* s = S + 6*j;
+      for (int c = 0; c < 6; c++)
+        Yk[j + (size_t)ldy*c] = s[0]*N[c][0] + s[1]*N[c][1] + s[2]*N[c][2];
+      for (int c = 6; c < 9; c++)
+        Yk[j + (size_t)ldy*c] = s[0]*N[c][0] + s[1]*N[c][1] + s[2]*N[c][2]
+                              + s[3]*F[c][0] + s[4]*F[c][1] + s[5]*F[c][2];
+      Yk[j + (size_t)ldy*DY_M] = s[3]*F[DY_M][0] + s[4]*F[DY_M][1] + s[5]*F[DY_M][2];
+    }
+    /* link k does not act on joints after it */
+    for (int c = 0; c < DY_NPAR_LINK; c++)
+      for (int j = k + 1; j < n; j++) Yk[j + (size_t)ldy*c] = 0;
+  }
+
+  /* joint columns: IA qdd, FV qd, FC sign(qd), FO, on the joint's own row */
+  if (friction) {
+    for (int j = 0; j < n; j++) {
+      double* Yj = Y + (size_t)ldy * (size_t)(DY_NPAR_LINK*n + DY_NPAR_JNT*j);
+      for (int c = 0; c < DY_NPAR_JNT; c++)
+        for (int i = 0; i < n; i++) Yj[i + (size_t)ldy*c] = 0;
+      double qdj = qd ? qd[j] : 0;
+      Yj[j + (size_t)ldy*DY_IA] = qdd ? qdd[j] : 0;
+      Yj[j + (size_t)ldy*DY_FV] = qdj;
+      Yj[j + (size_t)ldy*DY_FC] = dyu_sign(qdj);
+      Yj[j + (size_t)ldy*DY_FO] = 1;
+    }
+  }
+}
+
+/* one timing of dyi_regressor: seconds per sample (one n x ncols block) */
+#include <time.h>
+double dyi_bench_regressor(const dyModel* m, dyData* d, int friction, int nsamples,
+                           double* Y) {
+  int n = m->n;
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
+  for (int j = 0; j < n; j++) { q[j] = 0.1*j + 0.3; qd[j] = 0.2 - 0.05*j; qdd[j] = 0.7 - 0.1*j; }
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int s = 0; s < nsamples; s++) {
+    q[s % n] += 1e-3;
+    dyi_regressor(m, d, q, qd, qdd, friction, Y, n);
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  return ((double)(t1.tv_sec - t0.tv_sec) + 1e-9*(double)(t1.tv_nsec - t0.tv_nsec)) / nsamples;
+}
