@@ -8,8 +8,10 @@
  * "joint,rms,rel_err_pct,r2" per joint and "all" (CONVENTIONS.md section 4),
  * then '#' comment lines: largest error and where, the inertia matrix along
  * the log (smallest eigenvalue, positive definiteness), the
- * physical-consistency report of the identified MLCs, and with --horizon a
- * short-horizon forward simulation driven by the measured torque. */
+ * physical-consistency report of the identified MLCs, with --horizon a
+ * short-horizon forward simulation driven by the measured torque, and with
+ * --folds K a K-fold cross-validation by time blocks of the log (the base
+ * set of PARAMS re-estimated by OLS on K-1 blocks). */
 #include "cli.h"
 #include "params.h"
 #include "validate.h"
@@ -36,7 +38,7 @@ int cmd_validate(dyCli* c) {
       cli_int(c, "maxeval", 20000, &maxeval))
     return 2;
   if (horizon < 0 || !isfinite(horizon)) return cli_usage("--horizon must be a non-negative number of seconds");
-  if (folds == 1 || folds < 0) return cli_usage("--folds must be at least 2");
+  if (folds == 1 || folds < 0 || folds > DYV_MAXFOLD) return cli_usage("--folds must be 2..%d", DYV_MAXFOLD);
   if (!dyi_params_read) return cli_fail("validate: the PARAMS reader (ident/params.c) is not built yet");
 
   dyModel* m = cli_model(c);
@@ -50,6 +52,7 @@ int cmd_validate(dyCli* c) {
   unsigned char* zero = NULL;
   double* par = NULL;
   dyvPhys phys;
+  dyvCrossVal cv;
   memset(&phys, 0, sizeof phys);
   dyOut o;
 
@@ -82,14 +85,15 @@ int cmd_validate(dyCli* c) {
   if (dyv_phys_check(&phys, m, par, prm->base->B, prm->base->nb, prm->base->npar,
                      (int)maxeval, err, sizeof err)) { cli_fail("%s", err); goto done; }
 
+  if (folds >= 2 && dyv_crossval(&cv, m, prm->base, lr, (int)folds, err, sizeof err)) {
+    cli_fail("%s", err); goto done;
+  }
   if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }
   opened = 1;
   fprintf(o.f, "# dynid validate: model %s, params %s, log %s\n", m->source, c->pos[1], c->pos[2]);
   dyv_validator_write(v, o.f, o.f);
   dyv_phys_print(o.f, &phys);
-  if (folds >= 2)
-    fprintf(o.f, "# k-fold cross-validation (--folds %ld): TODO, needs the estimator of "
-            "ident/estimate.h, which is not built yet\n", folds);
+  if (folds >= 2) dyv_crossval_print(o.f, &cv);
   if (dy_out_commit(&o, err, sizeof err)) { opened = 0; cli_fail("%s", err); goto done; }
   opened = 0;
   status = 0;

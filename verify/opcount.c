@@ -172,7 +172,7 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
     return -1;
   }
   int nbase = nb;
-  const char* setname = "given P";
+  const char* setname = "given base set";
   if (P) dyv_nebase_zero_from_P(zero, m, P, npar, nb);
   else { nbase = dyv_qr_zero_mask(zero, m); setname = "QR-pivot set"; }
   /* realisation: nominal values on the nonzero parameters (any values do) */

@@ -3,6 +3,8 @@
 #include "validate.h"
 #include "dynamics.h"
 #include "mathu.h"
+#include "regressor.h"
+#include "estimate.h"
 #include <lapacke.h>
 #include <nlopt.h>
 #include <math.h>
@@ -176,6 +178,136 @@ void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes) {
       fprintf(notes, "# sim joint %d: position error rms %.6g, max %.6g at data row %ld\n", j + 1,
               sqrt(v->sim_se[j] / (double)v->sim_count), v->sim_max[j], v->sim_maxrow[j]);
   }
+}
+
+/* ------------------------------------------ k-fold cross-validation */
+typedef struct {
+  dyLogReader* lr;
+  const dyModel* m;
+  const dyBase* b;
+  dyData* d;
+  double* Y;           /* n x npar, column-major */
+  long idx;            /* next sample index */
+  long skip0, skip1;   /* held-out block [skip0, skip1) */
+} cvSrc;
+
+static int cv_fill(void* ctx, double* A, int lda, double* y, int maxs, char* err, int errsz) {
+  cvSrc* c = ctx;
+  const int n = c->m->n, nb = c->b->nb, np = c->b->npar;
+  int ns = 0;
+  dySample s;
+  while (ns < maxs) {
+    int k = dyi_log_next(c->lr, &s, err, errsz);
+    if (k < 0) return -1;
+    if (k == 0) break;
+    long i = c->idx++;
+    if (i >= c->skip0 && i < c->skip1) continue;
+    dyi_regressor(c->m, c->d, s.q, s.qd, s.qdd, c->b->friction, c->Y, n);
+    for (int r = 0; r < n; r++) {
+      for (int col = 0; col < nb; col++) {
+        double acc = 0;
+        for (int k2 = 0; k2 < np; k2++) acc += c->Y[r + (size_t)n*k2] * c->b->P[(size_t)k2*nb + col];
+        A[(size_t)col*lda + (size_t)ns*n + r] = acc;
+      }
+      y[(size_t)ns*n + r] = s.tau[r];
+    }
+    ns++;
+  }
+  return ns;
+}
+
+static int cv_rewind(void* ctx, char* err, int errsz) {
+  cvSrc* c = ctx;
+  c->idx = 0;
+  return dyi_log_rewind(c->lr, err, errsz);
+}
+
+int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
+                 dyLogReader* lr, int K, char* err, int errsz) {
+  const int n = m->n, nb = b->nb, np = b->npar;
+  memset(out, 0, sizeof *out);
+  if (K < 2 || K > DYV_MAXFOLD) { snprintf(err, errsz, "cross-validation: K = %d folds (2..%d)", K, DYV_MAXFOLD); return -1; }
+  out->K = K;
+  dyv_stats_init(&out->pooled, n);
+  dySample s;
+  int k;
+  long N = 0;
+  if (dyi_log_rewind(lr, err, errsz)) return -1;
+  while ((k = dyi_log_next(lr, &s, err, errsz)) == 1) N++;
+  if (k < 0) return -1;
+  out->N = N;
+  if (N < (long)K * (nb + n) / n + K) { snprintf(err, errsz, "cross-validation: %ld samples are too few for %d folds of %d base parameters", N, K, nb); return -1; }
+  cvSrc c = {lr, m, b, dy_makeData(m), malloc(sizeof(double) * (size_t)n * (size_t)np), 0, 0, 0};
+  double* par = calloc((size_t)(14*n), sizeof(double));
+  unsigned char* zero = malloc((size_t)(14*n));
+  int status = -1;
+  dyEstim* e = NULL;
+  if (!c.d || !c.Y || !par || !zero) { snprintf(err, errsz, "cross-validation: out of memory"); goto done; }
+  dyv_nebase_zero_from_P(zero, m, b->P, np, nb);
+  dyvNeBase plan;
+  dyv_nebase_make(&plan, m, zero);
+  dyEstOpt eo;
+  dyi_est_defaults(&eo);
+  eo.method = DYI_OLS;
+  e = dyi_est_make(n, nb, &eo, err, errsz);
+  if (!e) goto done;
+  for (int f = 0; f < K; f++) {
+    c.skip0 = N * f / K; c.skip1 = N * (f + 1) / K;
+    dyRowSource src = {&c, cv_fill, cv_rewind};
+    if (cv_rewind(&c, err, errsz)) goto done;
+    if (dyi_est_run(e, &src, err, errsz)) {
+      char tmp[256];
+      snprintf(tmp, sizeof tmp, "%s", err);
+      snprintf(err, errsz, "cross-validation fold %d: %s", f + 1, tmp);
+      goto done;
+    }
+    for (int kk = 0; kk < np; kk++) {
+      double acc = 0;
+      for (int i = 0; i < nb; i++) acc += b->P[(size_t)kk*nb + i] * e->beta[i];
+      par[kk] = acc;
+    }
+    /* predict the held-out block */
+    if (dyi_log_rewind(lr, err, errsz)) goto done;
+    dyvTorqueStats fs;
+    dyv_stats_init(&fs, n);
+    long i = 0;
+    while ((k = dyi_log_next(lr, &s, err, errsz)) == 1 && i < c.skip1) {
+      if (i >= c.skip0) {
+        double pred[DY_MAXJ];
+        dyv_nebase_rnea(&plan, c.d, par, s.q, s.qd, s.qdd, pred);
+        dyv_stats_add(&fs, s.tau_raw, pred, s.row, s.t);
+        dyv_stats_add(&out->pooled, s.tau_raw, pred, s.row, s.t);
+        if (i == c.skip0) out->fold_first[f] = s.row;
+        out->fold_last[f] = s.row;
+      }
+      i++;
+    }
+    if (k < 0) goto done;
+    double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1], r2[DY_MAXJ + 1];
+    dyv_stats_result(&fs, rms, rel, r2);
+    out->fold_rel[f] = rel[n];
+  }
+  status = 0;
+done:
+  dyi_est_free(e);
+  dy_freeData(c.d); free(c.Y); free(par); free(zero);
+  return status;
+}
+
+void dyv_crossval_print(FILE* f, const dyvCrossVal* cv) {
+  const int n = cv->pooled.n;
+  double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1], r2[DY_MAXJ + 1];
+  dyv_stats_result(&cv->pooled, rms, rel, r2);
+  fprintf(f, "# %d-fold cross-validation by time blocks (%ld samples; OLS on K-1 blocks, "
+          "held-out block predicted by the base-parameter NE against the unfiltered torque):\n",
+          cv->K, cv->N);
+  for (int j = 0; j <= n; j++) {
+    if (j < n) fprintf(f, "# cv joint %d", j + 1); else fprintf(f, "# cv all");
+    fprintf(f, ": rms %.6g, rel_err_pct %.6g, r2 %.6g\n", rms[j], rel[j], r2[j]);
+  }
+  for (int k = 0; k < cv->K; k++)
+    fprintf(f, "# cv fold %d (rows %ld..%ld): rel_err_pct %.6g\n", k + 1, cv->fold_first[k],
+            cv->fold_last[k], cv->fold_rel[k]);
 }
 
 /* ------------------------------------------------- physical consistency */

@@ -29,6 +29,7 @@
 #include "model.h"
 #include "log.h"
 #include "ne_base.h"
+#include "base.h"
 
 /* ------------------------------------------------ streaming torque metrics */
 typedef struct {
@@ -90,6 +91,31 @@ void dyv_validator_add(dyvValidator* v, const dySample* s);
 /* per joint "joint,rms,rel_err_pct,r2" then "all" to csv; the rest as
  * '#'-comment lines to notes (may be the same stream or NULL). */
 void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes);
+
+/* ------------------------------------------ k-fold cross-validation */
+#define DYV_MAXFOLD 64
+typedef struct {
+  int K;                      /* folds */
+  long N;                     /* samples in the log */
+  dyvTorqueStats pooled;      /* every held-out sample, predicted by the
+                                 model estimated without its fold */
+  double fold_rel[DYV_MAXFOLD];  /* rel_err_pct over all joints, per fold */
+  long fold_first[DYV_MAXFOLD];  /* first data row of each fold */
+  long fold_last[DYV_MAXFOLD];
+} dyvCrossVal;
+
+/* k-fold cross-validation by time blocks of one log: the samples are cut
+ * into K consecutive blocks; for each block the base parameters of set b
+ * are estimated by ordinary least squares (ident/estimate.h) from the
+ * other K-1 blocks (rows Y_b = Y P from dyi_regressor against the
+ * preprocessed torque, as `identify` does), and the block is predicted by
+ * the base-parameter Newton-Euler on the realisation P beta against its
+ * unfiltered torque. lr is rewound as needed (2K+1 passes). 2 <= K <=
+ * DYV_MAXFOLD. 0, or -1 with err set. */
+int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
+                 dyLogReader* lr, int K, char* err, int errsz);
+/* '#'-comment lines: pooled per-joint rms, rel_err_pct, r2 and per fold. */
+void dyv_crossval_print(FILE* f, const dyvCrossVal* cv);
 
 /* ------------------------------------------------- physical consistency */
 typedef struct {
