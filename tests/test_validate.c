@@ -21,6 +21,8 @@
 #include "testmodels.h"
 #include "dynamics.h"
 #include "validate.h"
+#include "base.h"
+#include "log.h"
 #include <lapacke.h>
 
 /* smallest eigenvalue by cyclic Jacobi rotations (independent of LAPACK) */
@@ -334,8 +336,113 @@ static void check_phys(void) {
   dy_freeModel(m);
 }
 
+/* k-fold cross-validation through a log file written here (torque from
+ * dy_rnea along a known trajectory plus known noise), read back by the
+ * library's log reader without filtering; compared with a K-fold done
+ * here in memory: rows Y_b = Y P with Y from dy_rnea unit vectors, OLS by
+ * LAPACK dgels, prediction by dy_rnea on P beta. */
+static void check_crossval(void) {
+  dyModel* m = th_random_model(3, 0.0, 0.3, 0);
+  const int n = m->n, N = 600, K = 4;
+  char err[512];
+  dyBase* b = dyi_base_compute(m, "khalil", 0, err, sizeof err);
+  CHECK(b != NULL, "khalil set: %s", err);
+  if (!b) { dy_freeModel(m); return; }
+  const int nb = b->nb, np = b->npar;
+  const char* path = "build/tests/cv_log.csv";
+  FILE* f = fopen(path, "w");
+  fprintf(f, "t");
+  for (int j = 1; j <= n; j++) fprintf(f, ",q%d", j);
+  for (int j = 1; j <= n; j++) fprintf(f, ",qd%d", j);
+  for (int j = 1; j <= n; j++) fprintf(f, ",qdd%d", j);
+  for (int j = 1; j <= n; j++) fprintf(f, ",tau%d", j);
+  fprintf(f, "\n");
+  double* S = malloc(sizeof(double) * N * 4 * n);   /* q qd qdd tau per sample */
+  dyData* d = dy_makeData(m);
+  for (int i = 0; i < N; i++) {
+    double* x = S + (size_t)i*4*n;
+    double t = 0.01*i;
+    for (int j = 0; j < n; j++) {
+      double w1 = 0.9 + 0.37*j, w2 = 2.3 + 0.51*j;
+      x[j] = 0.7*sin(w1*t + j) + 0.3*sin(w2*t);
+      x[n+j] = 0.7*w1*cos(w1*t + j) + 0.3*w2*cos(w2*t);
+      x[2*n+j] = -0.7*w1*w1*sin(w1*t + j) - 0.3*w2*w2*sin(w2*t);
+    }
+    dy_rnea(m, d, m->par, x, x + n, x + 2*n, x + 3*n);
+    for (int j = 0; j < n; j++) x[3*n+j] += th_uniform(-0.3, 0.3);
+    fprintf(f, "%.17g", t);
+    for (int k = 0; k < 4*n; k++) fprintf(f, ",%.17g", x[k]);
+    fprintf(f, "\n");
+  }
+  fclose(f);
+  dyLogOpt lo;
+  dyi_log_defaults(&lo);
+  lo.cutoff_hz = -1;
+  lo.filter_tau = 0;
+  dyLogReader* lr = dyi_log_open(path, n, &lo, err, sizeof err);
+  CHECK(lr != NULL, "log opens: %s", err);
+  if (lr) {
+    dyvCrossVal cv;
+    int r = dyv_crossval(&cv, m, b, lr, K, err, sizeof err);
+    CHECK(r == 0, "crossval runs: %s", err);
+    CHECK(cv.N == N, "crossval saw %ld samples", cv.N);
+    /* the same in memory */
+    double e[14*DY_MAXJ] = {0}, t0[DY_MAXJ], t1[DY_MAXJ];
+    double* Yb = malloc(sizeof(double) * N * n * nb);
+    for (int i = 0; i < N; i++) {
+      const double* x = S + (size_t)i*4*n;
+      memset(e, 0, sizeof e);
+      dy_rnea(m, d, e, x, x + n, x + 2*n, t0);
+      for (int c = 0; c < nb; c++) {
+        for (int k = 0; k < np; k++) e[k] = b->P[(size_t)k*nb + c];
+        dy_rnea(m, d, e, x, x + n, x + 2*n, t1);
+        for (int r2 = 0; r2 < n; r2++) Yb[(size_t)c*N*n + (size_t)i*n + r2] = t1[r2] - t0[r2];
+      }
+    }
+    double se_all = 0, sm_all = 0, worst_fold = 0;
+    for (int fo = 0; fo < K; fo++) {
+      long s0 = (long)N * fo / K, s1 = (long)N * (fo + 1) / K;
+      int rows = (int)(N - (s1 - s0)) * n;
+      double* A = malloc(sizeof(double) * rows * nb);
+      double* y = malloc(sizeof(double) * rows);
+      int rr = 0;
+      for (int i = 0; i < N; i++) {
+        if (i >= s0 && i < s1) continue;
+        for (int r2 = 0; r2 < n; r2++, rr++) {
+          for (int c = 0; c < nb; c++) A[(size_t)c*rows + rr] = Yb[(size_t)c*N*n + (size_t)i*n + r2];
+          y[rr] = S[(size_t)i*4*n + 3*n + r2];
+        }
+      }
+      LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', rows, nb, 1, A, rows, y, rows);
+      double par[14*DY_MAXJ] = {0};
+      for (int k = 0; k < np; k++)
+        for (int c = 0; c < nb; c++) par[k] += b->P[(size_t)k*nb + c] * y[c];
+      double se = 0, sm = 0;
+      for (int i = (int)s0; i < s1; i++) {
+        const double* x = S + (size_t)i*4*n;
+        dy_rnea(m, d, par, x, x + n, x + 2*n, t1);
+        for (int j = 0; j < n; j++) { double ee = x[3*n+j] - t1[j]; se += ee*ee; sm += x[3*n+j]*x[3*n+j]; }
+      }
+      se_all += se; sm_all += sm;
+      worst_fold = fmax(worst_fold, fabs(cv.fold_rel[fo] - 100*sqrt(se/sm)) / (100*sqrt(se/sm)));
+      free(A); free(y);
+    }
+    double rms[DY_MAXJ+1], rel[DY_MAXJ+1], r2[DY_MAXJ+1];
+    dyv_stats_result(&cv.pooled, rms, rel, r2);
+    CHECK_REL(rel[n], 100*sqrt(se_all/sm_all), 1e-6, "cv pooled rel_err_pct vs in-memory K-fold");
+    CHECK(worst_fold < 1e-6, "cv per-fold rel_err_pct vs in-memory: %.3g", worst_fold);
+    free(Yb);
+    dyi_log_close(lr);
+  }
+  free(S);
+  dy_freeData(d);
+  dyi_base_free(b);
+  dy_freeModel(m);
+}
+
 int main(void) {
   check_metrics();
+  check_crossval();
   check_horizon();
   check_phys();
   return test_report();
