@@ -93,8 +93,12 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
 
     if (j == 0) {
       /* parent at rest: vd = R^T (-g) */
-      double mg[3] = {-pl->g[0], -pl->g[1], -pl->g[2]};
-      dyv_rotT(vd, mg, ct, st, cls, ca, sa);
+      if (pl->g[0] == 0 && pl->g[1] == 0) {
+        dyv_rotT_z(vd, -pl->g[2], ct, st, cls, ca, sa);
+      } else {
+        double mg[3] = {-pl->g[0], -pl->g[1], -pl->g[2]};
+        dyv_rotT(vd, mg, ct, st, cls, ca, sa);
+      }
       memset(U, 0, 9 * sizeof(double));
       if (pl->type[j] == DY_REVOLUTE) {
         w[0] = 0; w[1] = 0; w[2] = qdj;
@@ -115,8 +119,14 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
         }
       dyv_rotT(vd, u, ct, st, cls, ca, sa);
       double wr[3];
-      dyv_rotT(wr, wp, ct, st, cls, ca, sa);
-      dyv_rotT(wd, wdp, ct, st, cls, ca, sa);
+      if (j == 1 && pl->type[0] == DY_REVOLUTE) {
+        /* parent rates along z_0 only */
+        dyv_rotT_z(wr, wp[2], ct, st, cls, ca, sa);
+        dyv_rotT_z(wd, wdp[2], ct, st, cls, ca, sa);
+      } else {
+        dyv_rotT(wr, wp, ct, st, cls, ca, sa);
+        dyv_rotT(wd, wdp, ct, st, cls, ca, sa);
+      }
       if (pl->type[j] == DY_REVOLUTE) {
         w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2] + qdj;
         wd[0] += wr[1]*qdj; wd[1] -= wr[0]*qdj; wd[2] += qddj;
@@ -153,31 +163,13 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
       F[0] = F[1] = F[2] = 0;
       continue;
     }
+    /* F = M vd + U MS,  N = J wd + w x J w + MS x vd: the first term
+     * present assigns, the others add (no additions to zero) */
+    int fset = 0, nset = 0;
     if (f & DYV_NB_M) {
       const double M = pl10[DY_M];
       F[0] = M*vd[0]; F[1] = M*vd[1]; F[2] = M*vd[2]; DYV_OPS(3, 0);
-    } else {
-      F[0] = F[1] = F[2] = 0;
-    }
-    N[0] = N[1] = N[2] = 0;
-    /* F += U MS, N += MS x vd, per nonzero component */
-    if (f & DYV_NB_MSX) {
-      const double x = pl10[DY_MX];
-      F[0] += U[0]*x; F[1] += U[3]*x; F[2] += U[6]*x;
-      N[1] -= x*vd[2]; N[2] += x*vd[1];
-      DYV_OPS(5, 5);
-    }
-    if (f & DYV_NB_MSY) {
-      const double y = pl10[DY_MY];
-      F[0] += U[1]*y; F[1] += U[4]*y; F[2] += U[7]*y;
-      N[0] += y*vd[2]; N[2] -= y*vd[0];
-      DYV_OPS(5, 5);
-    }
-    if (f & DYV_NB_MSZ) {
-      const double z = pl10[DY_MZ];
-      F[0] += U[2]*z; F[1] += U[5]*z; F[2] += U[8]*z;
-      N[0] -= z*vd[1]; N[1] += z*vd[0];
-      DYV_OPS(5, 5);
+      fset = 1;
     }
     if (f & DYV_NB_J) {
       const double XX = pl10[DY_XX], YY = pl10[DY_YY], ZZ = pl10[DY_ZZ];
@@ -187,19 +179,33 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
         jw[0] = XX*w[0] + XY*w[1] + XZ*w[2];
         jw[1] = XY*w[0] + YY*w[1] + YZ*w[2];
         jw[2] = XZ*w[0] + YZ*w[1] + ZZ*w[2];
-        N[0] += XX*wd[0] + XY*wd[1] + XZ*wd[2];
-        N[1] += XY*wd[0] + YY*wd[1] + YZ*wd[2];
-        N[2] += XZ*wd[0] + YZ*wd[1] + ZZ*wd[2];
-        DYV_OPS(18, 15);
+        N[0] = XX*wd[0] + XY*wd[1] + XZ*wd[2];
+        N[1] = XY*wd[0] + YY*wd[1] + YZ*wd[2];
+        N[2] = XZ*wd[0] + YZ*wd[1] + ZZ*wd[2];
+        DYV_OPS(18, 12);
         dyv_addCross(N, w, jw);
       } else {
         /* diagonal J: w x J w from the products of U */
-        N[0] += XX*wd[0] + (ZZ - YY)*w12;
-        N[1] += YY*wd[1] + (XX - ZZ)*w02;
-        N[2] += ZZ*wd[2] + (YY - XX)*w01;
-        DYV_OPS(6, 9);
+        N[0] = XX*wd[0] + (ZZ - YY)*w12;
+        N[1] = YY*wd[1] + (XX - ZZ)*w02;
+        N[2] = ZZ*wd[2] + (YY - XX)*w01;
+        DYV_OPS(6, 6);
       }
+      nset = 1;
     }
+    /* U MS and MS x vd per nonzero component k of MS:
+     * (e_k x v)_{k+1} = -v_{k+2}, (e_k x v)_{k+2} = v_{k+1} (indices mod 3) */
+    for (int k = 0; k < 3; k++) {
+      if (!(f & (DYV_NB_MSX << k))) continue;
+      const double x = pl10[DY_MX + k];
+      const int i1 = (k + 1) % 3, i2 = (k + 2) % 3;
+      if (fset) { F[0] += U[k]*x; F[1] += U[3+k]*x; F[2] += U[6+k]*x; DYV_OPS(3, 3); }
+      else { F[0] = U[k]*x; F[1] = U[3+k]*x; F[2] = U[6+k]*x; DYV_OPS(3, 0); fset = 1; }
+      if (nset) { N[i1] -= x*vd[i2]; N[i2] += x*vd[i1]; DYV_OPS(2, 2); }
+      else { N[k] = 0; N[i1] = -x*vd[i2]; N[i2] = x*vd[i1]; DYV_OPS(2, 0); nset = 1; }
+    }
+    if (!fset) F[0] = F[1] = F[2] = 0;
+    if (!nset) N[0] = N[1] = N[2] = 0;
   }
 
   /* backward pass */
@@ -218,13 +224,17 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
       const int cls = pl->acls[j], f = pl->flags[j];
       double rf[3], rn[3];
       double *Fp = F - 3, *Np = N - 3;
-      dyv_rotN(rf, F, ct, st, cls, pl->ca[j], pl->sa[j]);
-      dyv_rotN(rn, N, ct, st, cls, pl->ca[j], pl->sa[j]);
       if (j == 1 && pl->type[0] == DY_REVOLUTE) {
-        /* only the z moment of link 1 is used */
-        Np[2] += rn[2] + p[0]*rf[1] - p[1]*rf[0];
-        DYV_OPS(2, 3);
+        /* only the z moment of link 1 is used: (R n)_z + (p x R f)_z */
+        Np[2] += dyv_rotN_z(N, ct, st, cls, pl->ca[j], pl->sa[j]); DYV_OPS(0, 1);
+        if (f & (DYV_NB_PX | DYV_NB_PY)) {
+          dyv_rotN(rf, F, ct, st, cls, pl->ca[j], pl->sa[j]);
+          Np[2] += p[0]*rf[1] - p[1]*rf[0];
+          DYV_OPS(2, 2);
+        }
       } else {
+        dyv_rotN(rf, F, ct, st, cls, pl->ca[j], pl->sa[j]);
+        dyv_rotN(rn, N, ct, st, cls, pl->ca[j], pl->sa[j]);
         dyv_add(Fp, rf);
         dyv_add(Np, rn);
         /* Np += p x rf, nonzero components of p only */
