@@ -113,10 +113,9 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
       const double *wp = w - 3, *wdp = wd - 3, *vdp = vd - 3, *Up = U - 9;
       /* u = vd' + U' p, nonzero components of p only */
       double u[3] = {vdp[0], vdp[1], vdp[2]};
-      for (int k = 0; k < 3; k++)
-        if (f & (DYV_NB_PX << k)) {
-          u[0] += Up[k]*p[k]; u[1] += Up[3+k]*p[k]; u[2] += Up[6+k]*p[k]; DYV_OPS(3, 3);
-        }
+      if (f & DYV_NB_PX) { u[0] += Up[0]*p[0]; u[1] += Up[3]*p[0]; u[2] += Up[6]*p[0]; DYV_OPS(3, 3); }
+      if (f & DYV_NB_PY) { u[0] += Up[1]*p[1]; u[1] += Up[4]*p[1]; u[2] += Up[7]*p[1]; DYV_OPS(3, 3); }
+      if (f & DYV_NB_PZ) { u[0] += Up[2]*p[2]; u[1] += Up[5]*p[2]; u[2] += Up[8]*p[2]; DYV_OPS(3, 3); }
       dyv_rotT(vd, u, ct, st, cls, ca, sa);
       double wr[3];
       if (j == 1 && pl->type[0] == DY_REVOLUTE) {
@@ -195,15 +194,18 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
     }
     /* U MS and MS x vd per nonzero component k of MS:
      * (e_k x v)_{k+1} = -v_{k+2}, (e_k x v)_{k+2} = v_{k+1} (indices mod 3) */
-    for (int k = 0; k < 3; k++) {
-      if (!(f & (DYV_NB_MSX << k))) continue;
-      const double x = pl10[DY_MX + k];
-      const int i1 = (k + 1) % 3, i2 = (k + 2) % 3;
-      if (fset) { F[0] += U[k]*x; F[1] += U[3+k]*x; F[2] += U[6+k]*x; DYV_OPS(3, 3); }
-      else { F[0] = U[k]*x; F[1] = U[3+k]*x; F[2] = U[6+k]*x; DYV_OPS(3, 0); fset = 1; }
-      if (nset) { N[i1] -= x*vd[i2]; N[i2] += x*vd[i1]; DYV_OPS(2, 2); }
-      else { N[k] = 0; N[i1] = -x*vd[i2]; N[i2] = x*vd[i1]; DYV_OPS(2, 0); nset = 1; }
+#define DYV_MS_TERM(k, i1, i2) \
+    if (f & (DYV_NB_MSX << (k))) { \
+      const double x = pl10[DY_MX + (k)]; \
+      if (fset) { F[0] += U[k]*x; F[1] += U[3+(k)]*x; F[2] += U[6+(k)]*x; DYV_OPS(3, 3); } \
+      else { F[0] = U[k]*x; F[1] = U[3+(k)]*x; F[2] = U[6+(k)]*x; DYV_OPS(3, 0); fset = 1; } \
+      if (nset) { N[i1] -= x*vd[i2]; N[i2] += x*vd[i1]; DYV_OPS(2, 2); } \
+      else { N[k] = 0; N[i1] = -x*vd[i2]; N[i2] = x*vd[i1]; DYV_OPS(2, 0); nset = 1; } \
     }
+    DYV_MS_TERM(0, 1, 2)
+    DYV_MS_TERM(1, 2, 0)
+    DYV_MS_TERM(2, 0, 1)
+#undef DYV_MS_TERM
     if (!fset) F[0] = F[1] = F[2] = 0;
     if (!nset) N[0] = N[1] = N[2] = 0;
   }
