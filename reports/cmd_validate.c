@@ -47,63 +47,28 @@ int cmd_validate(dyCli* c) {
   char err[DY_ERRSZ];
   int status = 1, opened = 0;
   dyParams* prm = NULL;
-  dyvValidator* v = NULL;
-  dyLogReader* lr = NULL;
-  unsigned char* zero = NULL;
   double* par = NULL;
-  dyvPhys phys;
-  dyvCrossVal cv;
-  memset(&phys, 0, sizeof phys);
   dyOut o;
-
   dyLogOpt lopt;
   dyi_log_defaults(&lopt);
   if ((r = cli_logopt(c, n, &lopt)) != 0) { status = r; goto done; }
   prm = dyi_params_read(c->pos[1], m, err, sizeof err);
   if (!prm) { cli_fail("%s", err); goto done; }
   par = malloc(sizeof(double) * (size_t)(14*n));
-  zero = malloc((size_t)(14*n));
-  if (!par || !zero) { cli_fail("validate: out of memory"); goto done; }
+  if (!par) { cli_fail("validate: out of memory"); goto done; }
   dyi_params_realise(m, prm, par);
-  dyv_nebase_zero_from_P(zero, m, prm->base->P, prm->base->npar, prm->base->nb);
-  v = dyv_validator_make(m, par, zero, horizon);
-  if (!v) { cli_fail("validate: out of memory"); goto done; }
-
-  lr = dyi_log_open(c->pos[2], n, &lopt, err, sizeof err);
-  if (!lr) { cli_fail("%s", err); goto done; }
-  dySample s;
-  int k;
-  long cnt = 0;
-  while ((k = dyi_log_next(lr, &s, err, sizeof err)) == 1) {
-    dyv_validator_add(v, &s);
-    if ((++cnt & 1023) == 0) cli_progress("validate", cnt, "samples", 0);
-  }
-  cli_progress("validate", cnt, "samples", 1);
-  if (k < 0) { cli_fail("%s", err); goto done; }
-  if (cnt == 0) { cli_fail("%s: the log has no samples", c->pos[2]); goto done; }
-
-  if (dyv_phys_check(&phys, m, par, prm->base->B, prm->base->nb, prm->base->npar,
-                     (int)maxeval, err, sizeof err)) { cli_fail("%s", err); goto done; }
-
-  if (folds >= 2 && dyv_crossval(&cv, m, prm->base, lr, (int)folds, err, sizeof err)) {
-    cli_fail("%s", err); goto done;
-  }
   if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }
   opened = 1;
   fprintf(o.f, "# dynid validate: model %s, params %s, log %s\n", m->source, c->pos[1], c->pos[2]);
-  dyv_validator_write(v, o.f, o.f);
-  dyv_phys_print(o.f, &phys);
-  if (folds >= 2) dyv_crossval_print(o.f, &cv);
+  if (dyv_validate_log(o.f, m, par, prm->base, c->pos[2], &lopt, horizon, (int)folds,
+                       (int)maxeval, err, sizeof err)) { cli_fail("%s", err); goto done; }
   if (dy_out_commit(&o, err, sizeof err)) { opened = 0; cli_fail("%s", err); goto done; }
   opened = 0;
   status = 0;
 done:
   if (opened) dy_out_abort(&o);
-  dyv_phys_free(&phys);
-  if (lr) dyi_log_close(lr);
-  dyv_validator_free(v);
   if (prm) dyi_params_free(prm);
-  free(zero); free(par);
+  free(par);
   dy_freeModel(m);
   return status;
 }

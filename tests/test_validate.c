@@ -433,6 +433,39 @@ static void check_crossval(void) {
     CHECK(worst_fold < 1e-6, "cv per-fold rel_err_pct vs in-memory: %.3g", worst_fold);
     free(Yb);
     dyi_log_close(lr);
+
+    /* the whole check (what `dynid validate` prints) on the realisation
+     * P B pi of the true parameters: rel_err_pct "all" is the noise level */
+    double par[14*DY_MAXJ] = {0}, beta[14*DY_MAXJ];
+    for (int i = 0; i < nb; i++) {
+      beta[i] = 0;
+      for (int k = 0; k < np; k++) beta[i] += b->B[(size_t)i*np + k] * m->par[k];
+    }
+    for (int k = 0; k < np; k++)
+      for (int i = 0; i < nb; i++) par[k] += b->P[(size_t)k*nb + i] * beta[i];
+    double se = 0, sm = 0;
+    for (int i = 0; i < N; i++) {
+      const double* x = S + (size_t)i*4*n;
+      dy_rnea(m, d, m->par, x, x + n, x + 2*n, t1);
+      for (int j = 0; j < n; j++) { double ee = x[3*n+j] - t1[j]; se += ee*ee; sm += x[3*n+j]*x[3*n+j]; }
+    }
+    FILE* f = tmpfile();
+    int r2v = dyv_validate_log(f, m, par, b, path, &lo, 0.05, 3, 20000, err, sizeof err);
+    CHECK(r2v == 0, "dyv_validate_log: %s", err);
+    rewind(f);
+    char line[1024];
+    double rel_all = NAN;
+    int decided = 0, cvall = 0, sim = 0, pd = 0;
+    while (fgets(line, sizeof line, f)) {
+      if (!strncmp(line, "all,", 4)) { double a, bb2, c2; if (sscanf(line + 4, "%lf,%lf,%lf", &a, &bb2, &c2) == 3) rel_all = bb2; }
+      if (strstr(line, "DECIDED")) decided = 1;
+      if (strstr(line, "# cv all")) cvall = 1;
+      if (strstr(line, "# sim joint")) sim = 1;
+      if (strstr(line, "positive definite at every sample")) pd = 1;
+    }
+    fclose(f);
+    CHECK_REL(rel_all, 100*sqrt(se/sm), 1e-5, "validate: rel_err_pct all (6 digits printed)");
+    CHECK(decided && cvall && sim && pd, "validate report: feasible %d, cv %d, sim %d, pd %d", decided, cvall, sim, pd);
   }
   free(S);
   dy_freeData(d);

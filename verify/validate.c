@@ -573,3 +573,53 @@ void dyv_phys_print(FILE* f, const dyvPhys* p) {
   fprintf(f, "# best realisation found:\n");
   for (int j = 0; j < p->n; j++) print_link(f, j, &p->best[j]);
 }
+
+/* ------------------------------------------------------ the whole check */
+int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBase* b,
+                     const char* logpath, const dyLogOpt* lopt, double horizon, int folds,
+                     int maxeval, char* err, int errsz) {
+  const int n = m->n, np = 14*n;
+  int status = -1;
+  unsigned char* zero = malloc((size_t)np);
+  double* Bid = NULL;
+  dyvValidator* v = NULL;
+  dyLogReader* lr = NULL;
+  dyvPhys phys;
+  dyvCrossVal cv;
+  memset(&phys, 0, sizeof phys);
+  if (!zero) { snprintf(err, errsz, "validate: out of memory"); goto done; }
+  if (b) dyv_nebase_zero_from_P(zero, m, b->P, b->npar, b->nb);
+  else dyv_nebase_zero_from_par(zero, m, par);
+  v = dyv_validator_make(m, par, zero, horizon);
+  if (!v) { snprintf(err, errsz, "validate: out of memory"); goto done; }
+  lr = dyi_log_open(logpath, n, lopt, err, errsz);
+  if (!lr) goto done;
+  dySample s;
+  int k;
+  while ((k = dyi_log_next(lr, &s, err, errsz)) == 1) dyv_validator_add(v, &s);
+  if (k < 0) goto done;
+  if (v->st.count == 0) { snprintf(err, errsz, "%s: the log has no samples", logpath); goto done; }
+  if (b) {
+    if (dyv_phys_check(&phys, m, par, b->B, b->nb, b->npar, maxeval, err, errsz)) goto done;
+  } else {
+    /* no base set: every link parameter is fixed, B = identity */
+    Bid = calloc((size_t)(10*n) * (size_t)(10*n), sizeof(double));
+    if (!Bid) { snprintf(err, errsz, "validate: out of memory"); goto done; }
+    for (int i = 0; i < 10*n; i++) Bid[(size_t)i*10*n + i] = 1;
+    if (dyv_phys_check(&phys, m, par, Bid, 10*n, 10*n, maxeval, err, errsz)) goto done;
+  }
+  if (folds >= 2) {
+    if (!b) { snprintf(err, errsz, "validate: cross-validation needs the base set"); goto done; }
+    if (dyv_crossval(&cv, m, b, lr, folds, err, errsz)) goto done;
+  }
+  dyv_validator_write(v, out, out);
+  dyv_phys_print(out, &phys);
+  if (folds >= 2) dyv_crossval_print(out, &cv);
+  status = 0;
+done:
+  dyv_phys_free(&phys);
+  if (lr) dyi_log_close(lr);
+  dyv_validator_free(v);
+  free(zero); free(Bid);
+  return status;
+}

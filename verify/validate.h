@@ -118,6 +118,21 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
 void dyv_crossval_print(FILE* f, const dyvCrossVal* cv);
 
 /* ------------------------------------------------- physical consistency */
+typedef struct dyvPhys_ dyvPhys;
+
+/* ------------------------------------------------------ the whole check */
+/* Everything `dynid validate` reports, for a realisation par (14n) of the
+ * base set b (may be NULL: then the structural zeros are the exact zeros of
+ * par, the physical-consistency check covers par itself, and there is no
+ * cross-validation): reads the log at logpath (options lopt) once (plus
+ * 2K+1 passes with folds = K >= 2), writes the metrics CSV and the comment
+ * lines to out. horizon <= 0: no simulation. maxeval: evaluations of the
+ * feasibility search. 0, or -1 with err set ("FILE:ROW:COL: ..." for log
+ * errors). Nothing is written to out on failure before the log is read. */
+int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBase* b,
+                     const char* logpath, const dyLogOpt* lopt, double horizon, int folds,
+                     int maxeval, char* err, int errsz);
+
 typedef struct {
   double mass;             /* m */
   double com[3];           /* h / m (0 if m <= 0) */
@@ -130,7 +145,7 @@ typedef struct {
 /* Consistency of one link's ten parameters (XX..M, model.h order). */
 void dyv_link_phys(dyvLinkPhys* out, const double* par10);
 
-typedef struct {
+struct dyvPhys_ {
   int n;
   int nfree;               /* dimension of the null space searched */
   int feasible;            /* 1: a physically valid realisation was found (decided) */
@@ -139,7 +154,7 @@ typedef struct {
   dyvLinkPhys given[DY_MAXJ];   /* links of the given realisation */
   dyvLinkPhys best[DY_MAXJ];    /* links of the best realisation found */
   double* best_par;        /* 14n, owned (free with dyv_phys_free) */
-} dyvPhys;
+};
 
 /* Search the realisations pi0 + N z of beta = B pi0 (B row-major nb x npar,
  * npar = 10n or 14n; pi0 14n). maxeval: NLopt evaluations (e.g. 20000).
