@@ -16,6 +16,7 @@
  * well-formed XML (XHTML), so xmllint can check it. */
 #include "cli.h"
 #include "base.h"
+#include "dynamics.h"
 #include "params.h"
 #include "plot.h"
 #include "quality.h"
