@@ -40,12 +40,12 @@ static void esc(FILE* f, const char* s) {
 
 /* the text a function printed into a memory stream, escaped into <pre> */
 static void pre_begin(char** buf, size_t* len, FILE** mf) { *buf = NULL; *len = 0; *mf = open_memstream(buf, len); }
-static void pre_end(FILE* f, char* buf, FILE* mf, const char* cls) {
-  fclose(mf);
+static void pre_end(FILE* f, char** buf, FILE* mf, const char* cls) {
+  fclose(mf);                  /* sets *buf */
   fprintf(f, "<pre class=\"%s\">", cls);
-  esc(f, buf ? buf : "");
+  esc(f, *buf ? *buf : "");
   fputs("</pre>\n", f);
-  free(buf);
+  free(*buf);
 }
 
 typedef struct {
@@ -143,7 +143,7 @@ int cmd_report(dyCli* c) {
     char* buf; size_t len; FILE* mf;
     pre_begin(&buf, &len, &mf);
     dyi_base_report(mf, m, prm->base);
-    pre_end(f, buf, mf, "ident");
+    pre_end(f, &buf, mf, "ident");
   }
 
   /* ---- parameters */
@@ -223,7 +223,7 @@ int cmd_report(dyCli* c) {
       char* buf; size_t len; FILE* mf;
       pre_begin(&buf, &len, &mf);
       dyi_quality_print(mf, dyi_log_quality(lr));
-      pre_end(f, buf, mf, "quality");
+      pre_end(f, &buf, mf, "quality");
     }
     dyi_log_close(lr);
     /* metrics: the validator's own CSV, as a table */
@@ -239,10 +239,19 @@ int cmd_report(dyCli* c) {
     int nrel = 0;
     for (char* line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
       if (line[0] == '#' || !strncmp(line, "joint,", 6)) continue;
-      char name[32]; double a, b, cc;
-      if (sscanf(line, "%31[^,],%lf,%lf,%lf", name, &a, &b, &cc) != 4) continue;
-      fprintf(f, "<tr><td>%s</td><td>%.17g</td><td>%.17g</td><td>%.17g</td></tr>\n", name, a, b, cc);
-      if (nrel <= n) rel[nrel++] = b;
+      char name[32], ta[40], tb[40], tc[40];
+      if (sscanf(line, "%31[^,],%39[^,],%39[^,],%39s", name, ta, tb, tc) != 4) continue;
+      /* the validator's own text, so the page shows exactly what validate prints */
+      fprintf(f, "<tr><td>");
+      esc(f, name);
+      fprintf(f, "</td><td>");
+      esc(f, ta);
+      fprintf(f, "</td><td>");
+      esc(f, tb);
+      fprintf(f, "</td><td>");
+      esc(f, tc);
+      fprintf(f, "</td></tr>\n");
+      if (nrel <= n) rel[nrel++] = strtod(tb, NULL);
     }
     fputs("</table>\n<pre class=\"notes\">", f);
     esc(f, notes ? notes : "");
@@ -292,7 +301,7 @@ int cmd_report(dyCli* c) {
     char* buf; size_t len; FILE* mf;
     pre_begin(&buf, &len, &mf);
     dyv_phys_print(mf, &phys);
-    pre_end(f, buf, mf, "phys");
+    pre_end(f, &buf, mf, "phys");
   }
   fputs("<p>Written by dynid. Torque predicted by the base-parameter Newton-Euler on a realisation of the "
         "identified base parameters; measured torque as logged (never filtered).</p>\n</body>\n</html>\n", f);
