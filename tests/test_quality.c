@@ -179,6 +179,12 @@ int main(void) {
   f = whole("stale row", D_STALE, DYI_QF_STALE, 0, &o, &q);
   CHECK(f && f->first_line == 801 && f->count == 1, "stale row at line 801");
   dyi_quality_free(q);
+  {
+    char e3[DY_ERRSZ]; int rc;
+    dyLogOpt os = o; os.drop_stale = 1;
+    long k = readall(&o, e3, &rc), k2 = readall(&os, e3, &rc);
+    CHECK(k == NR && k2 == NR - 1, "stale row kept (%ld) or dropped (%ld)", k, k2);
+  }
   dyLogOpt ot = o; ot.taumax[0] = 3.0;
   f = whole("beyond taumax", D_NONE, DYI_QF_TMAX, 6, &ot, &q);
   dyi_quality_free(q);
