@@ -349,7 +349,10 @@ int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
       row->qdd[j] = r->logged & 2 ? r->vals[r->colqdd[j]] : 0;
       row->tau[j] = (r->opt.has_gain ? r->opt.gain[j] : 1) * r->vals[r->coltau[j]];
     }
-    dyi_quality_row(r->q, row);
+    if (dyi_quality_row(r->q, row) && r->opt.drop_stale) {
+      dyi_quality_dropped(r->q);
+      continue;
+    }
     return 1;
   }
 }

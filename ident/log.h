@@ -67,6 +67,8 @@ typedef struct {
   double qd_min;                    /* > 0: flag |qd_j| < qd_min in dySample.slow */
   double absurd;                    /* |cell| above this is absurd (0: 1e6) */
   double taumax[DY_MAXJ];           /* torque limits for the gate (0: none) */
+  int drop_stale;                   /* 1: drop rows repeating the previous row's
+                                       q, qd, tau (a logger sampling twice) */
   int derive;                       /* ignore logged derivatives: 1 qdd, 2 qd
                                        and qdd (computed from q / qd instead) */
 } dyLogOpt;

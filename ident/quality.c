@@ -292,7 +292,7 @@ static void colstat(colStat* s, double x, long k, long line) {
   if (x != 0) s->nonzero = 1;
 }
 
-void dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
+int dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
   int n = q->n;
   long k = q->good++;
   /* time steps */
@@ -350,7 +350,7 @@ void dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
   /* velocity against differentiated position: the lag lambda in samples
    * fits e_k = qd_k - dq/dt_k ~ -lambda (qd_{k+1} - qd_{k-1}) / 2 by least
    * squares (qd_k = v(t_k - lambda h)); windows with stale rows are skipped */
-  if (!q->hasqd) return;
+  if (!q->hasqd) return stale;
   if (q->nw == 5) {
     memmove(q->wt, q->wt + 1, 4 * sizeof(double));
     memmove(q->wl, q->wl + 1, 4 * sizeof(long));
@@ -363,7 +363,7 @@ void dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
   memcpy(q->wq[q->nw], r->q, (size_t)n * sizeof(double));
   memcpy(q->wqd[q->nw], r->qd, (size_t)n * sizeof(double));
   q->nw++;
-  if (q->nw < 5 || q->wstale[1] || q->wstale[2] || q->wstale[3] || q->wstale[4]) return;
+  if (q->nw < 5 || q->wstale[1] || q->wstale[2] || q->wstale[3] || q->wstale[4]) return stale;
   for (int j = 0; j < n; j++) {
     if (q->colqd[j] < 0) continue;
     /* chord slope: less sensitive to time-stamp jitter than the parabola */
@@ -376,6 +376,7 @@ void dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
   }
   q->nlag++;
   if (q->neg < LAGWIN && ++q->neg == LAGWIN) lagthreshold(q);
+  return stale;
 }
 
 void dyi_quality_finish(dyiQuality* q) {

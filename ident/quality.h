@@ -91,8 +91,9 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
                       char* err, int errsz);
 /* Check the time of a row against the last good one. 0 good, 1 bad. */
 int dyi_quality_time(dyiQuality* q, long line, double t, int col, char* err, int errsz);
-/* A good row: statistics for the whole-log findings. */
-void dyi_quality_row(dyiQuality* q, const dyLogRow* r);
+/* A good row: statistics for the whole-log findings. Returns 1 when the
+ * row is stale (repeats the previous row's values), else 0. */
+int dyi_quality_row(dyiQuality* q, const dyLogRow* r);
 /* A bad row was dropped. */
 void dyi_quality_dropped(dyiQuality* q);
 /* End of the log: turn the statistics into findings (idempotent). */

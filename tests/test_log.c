@@ -345,6 +345,37 @@ int main(void) {
     dyi_log_close(r);
   }
 
+  /* --- --qd-min flags slow joints; --rows with one open end --- */
+  {
+    const char* kv[] = {"qd-min=0.5", "rows=..300"};
+    dyCli c = mkcli(2, kv);
+    dyLogOpt oq;
+    CHECK(cli_logopt(&c, NJ, &oq) == 0 && oq.row_first == 0 && oq.row_last == 300, "--rows ..300");
+    dyLogReader* r = dyi_log_open(p1, NJ, &oq, err, sizeof err);
+    dySample s; long k = 0, bad = 0, nslow = 0;
+    while (r && dyi_log_next(r, &s, err, sizeof err) == 1) {
+      for (int j = 0; j < NJ; j++) {
+        if (s.slow[j] != (fabs(s.qd[j]) < 0.5)) bad++;
+        nslow += s.slow[j];
+      }
+      k++;
+    }
+    CHECK(k == 300 && bad == 0, "--qd-min: %ld samples, %ld wrong flags (%ld slow)", k, bad, nslow);
+    dyi_log_close(r);
+    const char* kv2[] = {"rows=1901.."};
+    dyCli c2 = mkcli(1, kv2);
+    CHECK(cli_logopt(&c2, NJ, &oq) == 0 && oq.row_first == 1901 && oq.row_last == 0, "--rows 1901..");
+    r = dyi_log_open(p4, NJ, &oq, err, sizeof err);   /* headerless 2000 rows: needs --no-header */
+    CHECK(r == NULL, "headerless file without --no-header refused: %s", err);
+    dyi_log_close(r);
+    r = dyi_log_open(p1, NJ, &oq, err, sizeof err);
+    k = 0;
+    long first = 0;
+    while (r && dyi_log_next(r, &s, err, sizeof err) == 1) { if (!k) first = s.row; k++; }
+    CHECK(k == N1 - 1900 && first == 1901, "--rows 1901..: %ld samples from row %ld", k, first);
+    dyi_log_close(r);
+  }
+
   /* --- the Panda's original sample-major files through a manifest give
    * the same samples as the joined CSV (cutoff none: the cells themselves) */
   {

@@ -99,6 +99,14 @@ static void bad_row(const char* what, int defect, int kind, long line, int col) 
         "%s: finding %s at line %ld col %d (got %s line %ld col %d)", what, dyi_quality_kind(kind), line,
         col, f ? dyi_quality_kind(f->kind) : "none", f ? f->first_line : 0, f ? f->col : 0);
   if (f) printf("%-16s -> %s\n", what, f->verdict);
+  /* the printed line starts FILE:LINE:COL: (or FILE:LINE: for a row) */
+  char pr[4096] = "", want0[600];
+  FILE* mf = fmemopen(pr, sizeof pr - 1, "w");
+  dyi_quality_print(mf, q);
+  fclose(mf);
+  if (col) snprintf(want0, sizeof want0, "%s:%ld:%d: %s", P, line, col, dyi_quality_kind(kind));
+  else snprintf(want0, sizeof want0, "%s:%ld: %s", P, line, dyi_quality_kind(kind));
+  CHECK(!strncmp(pr, want0, strlen(want0)), "%s printed '%.80s', expected '%s'", what, pr, want0);
   dyi_quality_free(q);
   char err[DY_ERRSZ], want[600];
   int rc;
@@ -171,6 +179,12 @@ int main(void) {
   f = whole("stale row", D_STALE, DYI_QF_STALE, 0, &o, &q);
   CHECK(f && f->first_line == 801 && f->count == 1, "stale row at line 801");
   dyi_quality_free(q);
+  {
+    char e3[DY_ERRSZ]; int rc;
+    dyLogOpt os = o; os.drop_stale = 1;
+    long k = readall(&o, e3, &rc), k2 = readall(&os, e3, &rc);
+    CHECK(k == NR && k2 == NR - 1, "stale row kept (%ld) or dropped (%ld)", k, k2);
+  }
   dyLogOpt ot = o; ot.taumax[0] = 3.0;
   f = whole("beyond taumax", D_NONE, DYI_QF_TMAX, 6, &ot, &q);
   dyi_quality_free(q);
