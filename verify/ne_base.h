@@ -12,10 +12,14 @@
  * recursion then runs specialised code that never touches those terms:
  *   forward   w_j = R^T w_{j-1} + qd_j z          (revolute)
  *             wd_j = R^T wd_{j-1} + qdd_j z + (R^T w_{j-1}) x qd_j z
- *             vd_j = R^T (vd_{j-1} + wd_{j-1} x p_j + w_{j-1} x (w_{j-1} x p_j))
+ *             U_j = [wd_j x] + [w_j x][w_j x]     (Khalil's 3x3 U matrix)
+ *             vd_j = R^T (vd_{j-1} + U_{j-1} p_j)
  *                    (+ qdd_j z + 2 (R^T w_{j-1}) x qd_j z if prismatic)
- *             F_j = M_j vd_j + wd_j x MS_j + w_j x (w_j x MS_j)
+ *             F_j = M_j vd_j + U_j MS_j
  *             N_j = J_j wd_j + w_j x (J_j w_j) + MS_j x vd_j
+ *   (U p and U MS use only the nonzero components of p and MS; for a
+ *   diagonal J, w x J w = ((ZZ-YY) w_y w_z, (XX-ZZ) w_x w_z, (YY-XX) w_x w_y)
+ *   reuses the products of U)
  *   backward  f_j = F_j + R f_{j+1},  n_j = N_j + R n_{j+1} + p_{j+1} x R f_{j+1}
  *             tau_j = z . n_j (revolute) or z . f_j (prismatic)
  *                     + IA qdd + FV qd + FC sign(qd) + FO
@@ -30,13 +34,18 @@
 /* per-link flags of a plan */
 enum {
   DYV_NB_M    = 1 << 0,   /* mass nonzero */
-  DYV_NB_MS   = 1 << 1,   /* some first moment nonzero */
-  DYV_NB_J    = 1 << 2,   /* some inertia entry nonzero */
-  DYV_NB_JOFF = 1 << 3,   /* some product of inertia (XY XZ YZ) nonzero */
-  DYV_NB_P0   = 1 << 4,   /* O_j on the previous origin: a_j = d_j = 0, revolute */
-  DYV_NB_FRIC = 1 << 5,   /* some joint parameter nonzero */
-  DYV_NB_MZ   = 1 << 6    /* MZ nonzero */
+  DYV_NB_MSX  = 1 << 1,   /* MX nonzero */
+  DYV_NB_MSY  = 1 << 2,   /* MY nonzero */
+  DYV_NB_MSZ  = 1 << 3,   /* MZ nonzero */
+  DYV_NB_J    = 1 << 4,   /* some inertia entry nonzero */
+  DYV_NB_JOFF = 1 << 5,   /* some product of inertia (XY XZ YZ) nonzero */
+  DYV_NB_PX   = 1 << 6,   /* p_j = O_j - O_{j-1} (frame j-1) has an x component */
+  DYV_NB_PY   = 1 << 7,   /* ... a y component (possible: -sin(alpha) d) */
+  DYV_NB_PZ   = 1 << 8,   /* ... a z component (possible: cos(alpha) d) */
+  DYV_NB_FRIC = 1 << 9    /* some joint parameter nonzero */
 };
+#define DYV_NB_MS (DYV_NB_MSX | DYV_NB_MSY | DYV_NB_MSZ)
+#define DYV_NB_P (DYV_NB_PX | DYV_NB_PY | DYV_NB_PZ)
 
 typedef struct {
   int n;
@@ -45,6 +54,7 @@ typedef struct {
   double ca[DY_MAXJ], sa[DY_MAXJ];   /* cos, sin alpha (exact for classes 1-4) */
   double a[DY_MAXJ], d0[DY_MAXJ], th0[DY_MAXJ];
   int flags[DY_MAXJ];       /* DYV_NB_* */
+  int ucol[DY_MAXJ];        /* columns of U_j used (bit k: MS_k of link j or p_k of link j+1) */
   double g[3];              /* gravity in frame 0 */
   int nzero;                /* number of parameters treated as structurally zero */
 } dyvNeBase;

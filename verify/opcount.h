@@ -88,6 +88,32 @@ static inline void dyv_rotN(double r[3], const double v[3], double ct, double st
   }
 }
 
+/* r = R^T (0, 0, v2) */
+static inline void dyv_rotT_z(double r[3], double v2, double ct, double st,
+                              int cls, double ca, double sa) {
+  double u1, u2;
+  switch (cls) {
+    case 1: r[0] = 0; r[1] = 0; r[2] = v2; return;
+    case 4: r[0] = 0; r[1] = 0; r[2] = -v2; return;
+    case 2: u1 = v2; u2 = 0; break;
+    case 3: u1 = -v2; u2 = 0; break;
+    default: u1 = sa*v2; u2 = ca*v2; DYV_OPS(2, 0);
+  }
+  r[0] = st*u1; r[1] = ct*u1; r[2] = u2;
+  DYV_OPS(2, 0);
+}
+/* (R v)_z */
+static inline double dyv_rotN_z(const double v[3], double ct, double st,
+                                int cls, double ca, double sa) {
+  switch (cls) {
+    case 1: return v[2];
+    case 4: return -v[2];
+    case 2: DYV_OPS(2, 1); return st*v[0] + ct*v[1];
+    case 3: DYV_OPS(2, 1); return -(st*v[0] + ct*v[1]);
+    default: DYV_OPS(4, 2); return sa*(st*v[0] + ct*v[1]) + ca*v[2];
+  }
+}
+
 /* symmetric X (six entries xx xy xz yy yz zz) -> R X R^T, R = Rx(alpha) Rz(theta) */
 static inline void dyv_rotSym(double o[6], const double X[6], double c, double s,
                               int cls, double ca, double sa) {
@@ -152,8 +178,9 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
  * parameter NE runs on a realisation of a base set: P (row-major npar x nb)
  * if given, otherwise the set made here by QR with column pivoting of the
  * Newton-Euler regressor (realisation = the independent columns), with
- * random values on the structurally nonzero parameters. Each timing runs
- * for about `seconds` (default 0.2 if <= 0) over 64 random states. Prints
+ * nominal values on the structurally nonzero parameters. Each algorithm is
+ * timed in 11 interleaved rounds over 64 random states, about `seconds`
+ * (default 0.2 if <= 0) in all, and the fastest round is reported. Prints
  * "algorithm,ns_per_call,ratio_to_reference". Returns 0, -1 on allocation
  * failure. */
 int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int nb,
