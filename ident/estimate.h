@@ -38,6 +38,10 @@
  * Statistics: sigma^2 = ||r_w||^2 / (M - p) of the weighted rows (M
  * equations counted);
  * cov = sigma^2 (R^T R)^-1; std = sqrt(diag cov); rel_std_pct = 100 std/|beta|.
+ * These assume independent equations: a torque low-pass filtered and kept
+ * at a rate well above 2 fc has correlated residuals and the std come out
+ * too small (several times; `dynid identify` warns and suggests decimation;
+ * tests/test_identify.c measures it).
  * Column equilibration: R is scaled to unit column norms (R D, D_k =
  * 1/||A e_k||) before the solve, the inversion and the rank decision;
  * Householder QR commutes with column scaling (A D = Q (R D)), so this is

@@ -196,9 +196,6 @@ static void check_model(const dyModel* m, int friction, const char* what) {
       CHECK(e != NULL, "%s set %s: %s", what, sets[si], err);
       if (e) {
         double re = rel_err(e->beta, bt, b->nb);
-        if (getenv("DEBUG") && re > 1e-9)
-          for (int k = 0; k < b->nb; k++)
-            printf("  %s %.17g %.17g std %.3g\n", b->name[k], e->beta[k], bt[k], e->std[k]);
         CHECK(re < 1e-8 && e->samples == 1500, "%s set %s method %d friction %d: %d base parameters, "
               "rel err %.3g, cond %.4g (%.4g scaled)", what, sets[si], meth, friction, b->nb, re,
               e->cond, e->cond_scaled);
