@@ -2,19 +2,43 @@
  * by the articulated-body algorithm (seed 003, section 3.3). */
 #include "dynamics.h"
 #include "mathu.h"
-#include <lapacke.h>
+#include <math.h>
 #include <string.h>
 
 int dy_fd_chol(const dyModel* m, dyData* d, const double* par, const double* q,
                const double* qd, const double* tau, double* qdd) {
   const int n = m->n;
-  dy_crba(m, d, par, q, d->H);
-  dy_bias(m, d, par, q, qd, d->b);
+  double* L = d->H;
+  dy_crba(m, d, par, q, L);                      /* computes the frames */
+  dy_rnea_frames(m, d, par, qd, NULL, m->gravity, 1, d->b);
   for (int j = 0; j < n; j++) qdd[j] = tau[j] - d->b[j];
-  /* H is symmetric: its row-major upper triangle is the column-major lower */
-  int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, d->H, n);
-  if (info) return info;
-  return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, d->H, n, qdd, n);
+  /* H = L L^T, lower triangle in place (row-major) */
+  for (int j = 0; j < n; j++) {
+    double* Lj = L + j*n;
+    double s = Lj[j];
+    for (int k = 0; k < j; k++) s -= Lj[k] * Lj[k];
+    if (!(s > 0)) return j + 1;
+    double djj = sqrt(s);
+    Lj[j] = djj;
+    for (int i = j + 1; i < n; i++) {
+      double* Li = L + i*n;
+      double t = Li[j];
+      for (int k = 0; k < j; k++) t -= Li[k] * Lj[k];
+      Li[j] = t / djj;
+    }
+  }
+  /* L y = rhs, then L^T qdd = y */
+  for (int i = 0; i < n; i++) {
+    double t = qdd[i];
+    for (int k = 0; k < i; k++) t -= L[i*n + k] * qdd[k];
+    qdd[i] = t / L[i*n + i];
+  }
+  for (int i = n - 1; i >= 0; i--) {
+    double t = qdd[i];
+    for (int k = i + 1; k < n; k++) t -= L[k*n + i] * qdd[k];
+    qdd[i] = t / L[i*n + i];
+  }
+  return 0;
 }
 
 /* spatial helpers: 6-vectors (angular; linear), 6x6 row-major */
@@ -111,8 +135,8 @@ int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
   const double* pj = par + DY_NPAR_LINK*n;
 
   /* pass 1: velocities, bias terms */
+  dy_frames(m, d, q);
   for (int j = 0; j < n; j++) {
-    dy_jointframe(m, j, q[j], d->R + 9*j, d->p + 3*j);
     double *vj = v + 6*j, S[6] = {0, 0, 0, 0, 0, 0};
     S[m->jnt_type[j] == DY_REVOLUTE ? 2 : 5] = qd[j];
     if (j) {
