@@ -174,6 +174,9 @@ void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes) {
     fprintf(notes, "# forward simulation (RK4 on ABA, measured torque held between samples), horizon %.6g s, "
             "%ld segments, %ld compared samples, %ld restarts after failure\n",
             v->horizon, v->sim_segments, v->sim_count, v->sim_fail);
+    if (v->sim_fail > 0)
+      fprintf(notes, "# sim: %ld integration steps failed (forward dynamics needs a positive definite "
+              "inertia matrix; see above) and were restarted from the measured state\n", v->sim_fail);
     for (int j = 0; j < n && v->sim_count > 0; j++)
       fprintf(notes, "# sim joint %d: position error rms %.6g, max %.6g at data row %ld\n", j + 1,
               sqrt(v->sim_se[j] / (double)v->sim_count), v->sim_max[j], v->sim_maxrow[j]);
@@ -614,6 +617,12 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBas
   }
   dyv_validator_write(v, out, out);
   dyv_phys_print(out, &phys);
+  if (v->not_pd > 0)
+    fprintf(out, "# DECIDED infeasible: H(q) depends on the base parameters only (every realisation "
+            "has the same H), and it is not positive definite at data row %ld (smallest eigenvalue "
+            "%.6g); physically valid links and non-negative armatures would make it positive "
+            "semi-definite, so no physically consistent realisation exists\n",
+            v->mineig_row, v->mineig);
   if (folds >= 2) dyv_crossval_print(out, &cv);
   status = 0;
 done:
