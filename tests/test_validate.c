@@ -326,6 +326,20 @@ static void check_phys(void) {
   }
   fclose(f);
   CHECK(heur && l2, "report says heuristic and names link 2");
+  /* ... and the inertia matrix of these MLCs is indefinite (H_22 = ZZ2 < 0
+   * for this planar arm at every q), the decided certificate */
+  {
+    dyvValidator* v = dyv_validator_make(m, pi0, NULL, 0);
+    for (int i = 0; i < 5; i++) {
+      dySample sm;
+      memset(&sm, 0, sizeof sm);
+      sm.row = i + 1; sm.t = i;
+      th_random_state(2, sm.q, sm.qd, sm.qdd);
+      dyv_validator_add(v, &sm);
+    }
+    CHECK(v->not_pd == 5 && v->mineig < 0, "indefinite H on every sample: %ld, %.3g", v->not_pd, v->mineig);
+    dyv_validator_free(v);
+  }
   dyv_phys_free(&ph);
   /* the same robot with its true ZZ2 is feasible */
   realise(m, B, piv, nb, m->par, pi0, beta);

@@ -21,7 +21,11 @@
  *   derivative-free Sbplx maximises min_j lambda_min(PI_j)/s_j over z.
  *   A positive optimum is a constructive proof (the witness is checked);
  *   a non-positive one means no feasible realisation was found, which is a
- *   heuristic answer, not a proof of infeasibility. */
+ *   heuristic answer, not a proof of infeasibility -- unless the inertia
+ *   matrix along the log is indefinite somewhere: H(q) is the same for every
+ *   realisation, and physically valid links with non-negative armatures
+ *   make it positive semi-definite, so that is a decided certificate of
+ *   infeasibility (dyv_validate_log prints it). */
 #ifndef DYNID_VALIDATE_H
 #define DYNID_VALIDATE_H
 
