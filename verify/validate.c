@@ -192,6 +192,9 @@ typedef struct {
   double* Y;           /* n x npar, column-major */
   long idx;            /* next sample index */
   long skip0, skip1;   /* held-out block [skip0, skip1) */
+  int* pstart;         /* P in compressed columns: column c has entries */
+  int* prow;           /* pstart[c] .. pstart[c+1]-1 with rows prow[] */
+  double* pval;        /* and values pval[] (P is sparse for every set) */
 } cvSrc;
 
 static int cv_fill(void* ctx, double* A, int lda, double* y, int maxs, char* err, int errsz) {
@@ -206,10 +209,12 @@ static int cv_fill(void* ctx, double* A, int lda, double* y, int maxs, char* err
     long i = c->idx++;
     if (i >= c->skip0 && i < c->skip1) continue;
     dyi_regressor(c->m, c->d, s.q, s.qd, s.qdd, c->b->friction, c->Y, n);
+    (void)np;
     for (int r = 0; r < n; r++) {
       for (int col = 0; col < nb; col++) {
         double acc = 0;
-        for (int k2 = 0; k2 < np; k2++) acc += c->Y[r + (size_t)n*k2] * c->b->P[(size_t)k2*nb + col];
+        for (int e = c->pstart[col]; e < c->pstart[col+1]; e++)
+          acc += c->Y[r + (size_t)n*c->prow[e]] * c->pval[e];
         A[(size_t)col*lda + (size_t)ns*n + r] = acc;
       }
       y[(size_t)ns*n + r] = s.tau[r];
@@ -240,12 +245,27 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
   if (k < 0) return -1;
   out->N = N;
   if (N < (long)K * (nb + n) / n + K) { snprintf(err, errsz, "cross-validation: %ld samples are too few for %d folds of %d base parameters", N, K, nb); return -1; }
-  cvSrc c = {lr, m, b, dy_makeData(m), malloc(sizeof(double) * (size_t)n * (size_t)np), 0, 0, 0};
+  cvSrc c = {lr, m, b, dy_makeData(m), malloc(sizeof(double) * (size_t)n * (size_t)np), 0, 0, 0,
+             malloc(sizeof(int) * (size_t)(nb + 1)), malloc(sizeof(int) * (size_t)np * (size_t)nb),
+             malloc(sizeof(double) * (size_t)np * (size_t)nb)};
+  if (c.pstart && c.prow && c.pval) {
+    int e = 0;
+    for (int col = 0; col < nb; col++) {
+      c.pstart[col] = e;
+      for (int k2 = 0; k2 < np; k2++) {
+        double v = b->P[(size_t)k2*nb + col];
+        if (v != 0) { c.prow[e] = k2; c.pval[e] = v; e++; }
+      }
+    }
+    c.pstart[nb] = e;
+  }
   double* par = calloc((size_t)(14*n), sizeof(double));
   unsigned char* zero = malloc((size_t)(14*n));
   int status = -1;
   dyEstim* e = NULL;
-  if (!c.d || !c.Y || !par || !zero) { snprintf(err, errsz, "cross-validation: out of memory"); goto done; }
+  if (!c.d || !c.Y || !par || !zero || !c.pstart || !c.prow || !c.pval) {
+    snprintf(err, errsz, "cross-validation: out of memory"); goto done;
+  }
   dyv_nebase_zero_from_P(zero, m, b->P, np, nb);
   dyvNeBase plan;
   dyv_nebase_make(&plan, m, zero);
@@ -294,6 +314,7 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
 done:
   dyi_est_free(e);
   dy_freeData(c.d); free(c.Y); free(par); free(zero);
+  free(c.pstart); free(c.prow); free(c.pval);
   return status;
 }
 
