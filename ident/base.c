@@ -246,8 +246,22 @@ done:
  *    joint j along that direction: MZ_j vanishes and (MX_j, MY_j) ride on
  *    link j-1 (the move above with m = 0, p at q_j = 0; the q_j part of p
  *    only reaches XZ, YZ of link j-1, which vanish);
- *  - a prismatic first joint perpendicular to gravity: M1 and IA1 have the
- *    same column: M1R = M1 + IA1.
+ *  - r2, the first revolute joint not parallel to r1, perpendicular to it:
+ *    ZZ_r2 acts on joint r2 with qdd_r2 only and not on the joints before
+ *    (their axes are parallel to z_r1): ZZ_r2R += IA_r2;
+ *  - with friction, a prismatic joint j whose mass acts on the joints before
+ *    it as a mass on link j-1 (every revolute joint before j parallel to
+ *    z_j, every prismatic one perpendicular to it): the M_j column is the
+ *    column of that moved mass + the IA_j column + (-z_j.g) times the FO_j
+ *    column, so M_j rides on link j-1 and IA_jR = IA_j + M_j,
+ *    FO_jR = FO_j - (z_j.g) M_j;
+ *  - links of the parallel zone (every revolute joint r1..j parallel): the
+ *    first moment along z_r1 (the unit vector u in frame j) acts on no
+ *    joint: with c the largest |u_c|, MS_c goes and MS_k becomes
+ *    MS_k - (u_k/u_c) MS_c;
+ *  - MX, MY of r1 vanish when z_r1 is parallel to gravity (or there is none)
+ *    and every prismatic joint before r1 is parallel to z_r1; so do those of
+ *    the revolute joints of the zone that are coaxial with r1.
  * What the rules miss (special geometry) is found by the QR test on the
  * grouped set and reduced numerically; the set's note says which. */
 
@@ -286,6 +300,16 @@ typedef struct {
   int par_r1[DY_MAXJ];    /* 1: z_j parallel to z_r1 (constant, checked at random q) */
   int z1_grav;            /* 1: joint 1 axis parallel to gravity (or no gravity) */
   int z1_perp_grav;       /* 1: joint 1 axis perpendicular to gravity */
+  int r2;                 /* first revolute joint not parallel to r1, n if none */
+  int r2_perp;            /* 1: z_r2 perpendicular to z_r1 */
+  int ms_r1_drop;         /* 1: MX, MY of link r1 vanish: z_r1 parallel to gravity
+                             (or none) and every prismatic joint before r1 parallel to z_r1 */
+  int uzone[DY_MAXJ];     /* 1: link j in the parallel zone, u[j] defined */
+  double u[DY_MAXJ][3];   /* z_r1 in frame j (constant in the zone) */
+  int mrule[DY_MAXJ];     /* prismatic j whose mass acts on the joints before it
+                             as a mass on link j-1 (see kh_group) */
+  double cg[DY_MAXJ];     /* -z_j . g, z_j in frame 0 (constant where mrule) */
+  int onaxis[DY_MAXJ];    /* 1: O_j on the line of axis r1 (checked at random q) */
 } khGeom;
 
 static void kh_geometry(const dyModel* m, khGeom* g) {
@@ -294,18 +318,21 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
   g->r1 = n;
   for (int j = 0; j < n; j++) if (m->jnt_type[j] == DY_REVOLUTE) { g->r1 = j; break; }
   /* axis directions in frame 0 at two random configurations */
-  double zr[2][3] = {{0}}, zj[2][DY_MAXJ][3];
+  double zr[2][3] = {{0}}, zj[2][DY_MAXJ][3], R0[DY_MAXJ][9], oj[2][DY_MAXJ][3];
   unsigned long long s = 12345;
   for (int t = 0; t < 2; t++) {
     double q[DY_MAXJ];
     for (int j = 0; j < n; j++) q[j] = rnd(&s, -M_PI, M_PI);
-    double Rc[9], Rj[9], pj[3], Rt[9];
+    double Rc[9], Rj[9], pj[3], Rt[9], pc[3] = {0, 0, 0}, tt[3];
     dyu_eye3(Rc);
     for (int j = 0; j < n; j++) {
       dy_jointframe(m, j, q[j], Rj, pj);
+      dyu_mulMatVec3(tt, Rc, pj);
+      for (int c = 0; c < 3; c++) { pc[c] += tt[c]; oj[t][j][c] = pc[c]; }
       dyu_mulMat3(Rt, Rc, Rj);
       memcpy(Rc, Rt, sizeof Rc);
       zj[t][j][0] = Rc[2]; zj[t][j][1] = Rc[5]; zj[t][j][2] = Rc[8];
+      if (t == 0) memcpy(R0[j], Rc, sizeof Rc);
     }
     if (g->r1 < n) memcpy(zr[t], zj[t][g->r1], sizeof zr[t]);
   }
@@ -321,13 +348,47 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
   for (int j = g->r1, ok = 1; j < n; j++) {
     if (m->jnt_type[j] == DY_REVOLUTE && !g->par_r1[j]) ok = 0;
     g->zone[j] = ok;
+    int on = 1;
+    for (int t = 0; t < 2; t++) {
+      double dv[3], c[3];
+      for (int k = 0; k < 3; k++) dv[k] = oj[t][j][k] - oj[t][g->r1][k];
+      dyu_cross(c, dv, zr[t]);
+      if (sqrt(dyu_dot3(c, c)) > 1e-9) on = 0;
+    }
+    g->onaxis[j] = on;
   }
+  g->r2 = n;
+  for (int j = g->r1 + 1; j < n; j++)
+    if (m->jnt_type[j] == DY_REVOLUTE && !g->par_r1[j]) { g->r2 = j; break; }
+  if (g->r2 < n)
+    g->r2_perp = fabs(dyu_dot3(zj[0][g->r2], zr[0])) <= 1e-9 && fabs(dyu_dot3(zj[1][g->r2], zr[1])) <= 1e-9;
   double gn = sqrt(dyu_dot3(m->gravity, m->gravity));
   double z1[3], cz[3];
   memcpy(z1, zj[0][0], sizeof z1);
   dyu_cross(cz, z1, m->gravity);
   g->z1_grav = gn == 0 || sqrt(dyu_dot3(cz, cz)) <= 1e-9 * gn;
   g->z1_perp_grav = gn == 0 || fabs(dyu_dot3(z1, m->gravity)) <= 1e-9 * gn;
+  if (g->r1 < n) {
+    double cr[3];
+    dyu_cross(cr, zr[0], m->gravity);
+    g->ms_r1_drop = gn == 0 || sqrt(dyu_dot3(cr, cr)) <= 1e-9 * gn;
+    for (int i = 0; i < g->r1; i++) if (!g->par_r1[i]) g->ms_r1_drop = 0;
+  }
+  for (int j = 0; j < n; j++) {
+    if (g->r1 < n && g->zone[j]) {
+      g->uzone[j] = 1;
+      dyu_mulMatTVec3(g->u[j], R0[j], zr[0]);
+      for (int c = 0; c < 3; c++) g->u[j][c] = fabs(g->u[j][c]) <= 1e-12 ? 0 : g->u[j][c];
+    }
+    double c = -dyu_dot3(zj[0][j], m->gravity);
+    g->cg[j] = fabs(c) <= 1e-12 * gn ? 0 : c;
+    if (m->jnt_type[j] != DY_PRISMATIC) continue;
+    int ok = j < g->r1 || (g->zone[j] && g->par_r1[j]);
+    for (int i = 0; i < j && ok; i++)
+      if (m->jnt_type[i] == DY_PRISMATIC)
+        for (int t = 0; t < 2; t++) if (fabs(dyu_dot3(zj[t][i], zj[t][j])) > 1e-9) ok = 0;
+    g->mrule[j] = ok;
+  }
 }
 
 /* closed-form grouping: G (nlink x npar, row-major) the grouped parameters as
@@ -391,6 +452,27 @@ static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G,
           alive[L + DY_MX + s] = 0;
         }
       }
+      /* with friction: M_j acts on the joints before j as a mass on link
+       * j-1 at O_j and on joint j as M_j (qdd_j - z_j.g): its column is the
+       * moved image + the IA_j column + cg_j times the FO_j column */
+      if (friction && g->mrule[j]) {
+        int ia = nl + DY_NPAR_JNT*j + DY_IA, fo = nl + DY_NPAR_JNT*j + DY_FO;
+        if (j > 0) {
+          static const double zero3[3] = {0, 0, 0}, zero6[6] = {0};
+          double img[10] = {0};
+          move_part(img, R, p, zero6, zero3, 1);
+          for (int t = 0; t < DY_NPAR_LINK; t++) {
+            double cf = snap(img[t]);
+            if (cf == 0) continue;
+            for (int c = 0; c < npar; c++) ROW(Lp + t)[c] += cf * ROW(L + DY_M)[c];
+          }
+        }
+        for (int c = 0; c < npar; c++) {
+          ROW(ia)[c] += ROW(L + DY_M)[c];
+          ROW(fo)[c] += g->cg[j] * ROW(L + DY_M)[c];
+        }
+        alive[L + DY_M] = 0;
+      }
     }
   }
   /* near the base */
@@ -401,15 +483,35 @@ static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G,
     int L = DY_NPAR_LINK * j;
     alive[L + DY_XX] = alive[L + DY_XY] = alive[L + DY_XZ] = alive[L + DY_YZ] = 0;
   }
-  if (g->r1 == 0 && g->z1_grav) alive[DY_MX] = alive[DY_MY] = 0;
+  /* MX, MY of r1, and of the revolute joints of the zone on the same axis
+   * line (coaxial with r1) */
+  for (int j = g->r1; j < n && g->ms_r1_drop; j++)
+    if (g->zone[j] && g->onaxis[j] && m->jnt_type[j] == DY_REVOLUTE)
+      alive[DY_NPAR_LINK*j + DY_MX] = alive[DY_NPAR_LINK*j + DY_MY] = 0;
+  /* links of the parallel zone: the first moment along z_r1 (u in frame j)
+   * acts on no joint: with c the largest |u_c|, MS_c is eliminated and the
+   * others become MS_k - (u_k / u_c) MS_c */
+  for (int j = g->r1; j < n; j++) {
+    if (!g->uzone[j]) continue;
+    const double* u = g->u[j];
+    int L = DY_NPAR_LINK*j + DY_MX, cm = 0;
+    for (int c = 1; c < 3; c++) if (fabs(u[c]) > fabs(u[cm])) cm = c;
+    if (!alive[L + cm]) continue;   /* revolute: MZ_j, already grouped */
+    for (int c = 0; c < 3; c++) {
+      if (c == cm || u[c] == 0 || !alive[L + c]) continue;
+      double f = -u[c] / u[cm];
+      for (int k = 0; k < npar; k++) ROW(L + c)[k] += f * ROW(L + cm)[k];
+    }
+    alive[L + cm] = 0;
+  }
   if (friction && g->r1 < n) {
     int L = DY_NPAR_LINK * g->r1, ia = nl + DY_NPAR_JNT * g->r1 + DY_IA;
     for (int c = 0; c < npar; c++) ROW(L + DY_ZZ)[c] += ROW(ia)[c];
     alive[ia] = 0;
   }
-  if (friction && n > 0 && m->jnt_type[0] == DY_PRISMATIC && g->z1_perp_grav) {
-    int ia = nl + DY_IA;
-    for (int c = 0; c < npar; c++) ROW(DY_M)[c] += ROW(ia)[c];
+  if (friction && g->r2 < n && g->r2_perp) {
+    int L = DY_NPAR_LINK * g->r2, ia = nl + DY_NPAR_JNT * g->r2 + DY_IA;
+    for (int c = 0; c < npar; c++) ROW(L + DY_ZZ)[c] += ROW(ia)[c];
     alive[ia] = 0;
   }
 #undef ROW
@@ -461,6 +563,10 @@ static dyBase* base_khalil(const dyModel* m, int friction, char* err, int errsz)
       const double* rd = G + (size_t)lead[dep[l]]*npar;
       for (int c = 0; c < npar; c++) out[c] += cf * rd[c];
     }
+    /* cancellations (e.g. a^2 M from two paths) leave round-off: zero it */
+    double big = 0;
+    for (int c = 0; c < npar; c++) big = fmax(big, fabs(out[c]));
+    for (int c = 0; c < npar; c++) if (fabs(out[c]) <= 1e-14 * big) out[c] = 0;
     int grown = 0;
     for (int c = 0; c < npar; c++) if (out[c] != (c == k)) grown = 1;
     char nm[24];
@@ -502,7 +608,14 @@ int dyi_base_pinv(dyBase* b, char* err, int errsz) {
   /* B^T (B B^T)^-1: solve (B B^T) X = B with X column-major nb x npar, which
    * is P row-major npar x nb; B row-major nb x npar is that layout already */
   memcpy(b->P, b->B, sizeof(double) * (size_t)nb * (size_t)np);
+  double* dg = malloc(sizeof(double) * (size_t)(nb > 0 ? nb : 1));
+  if (!dg) { free(Gm); snprintf(err, (size_t)errsz, "out of memory"); return -1; }
+  for (int i = 0; i < nb; i++) dg[i] = Gm[i + (size_t)nb*i];
   int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nb, Gm, nb);
+  /* a row (nearly) in the span of the ones before it: L_ii^2 <= 1e-12 G_ii */
+  for (int i = 0; !info && i < nb; i++)
+    if (!(Gm[i + (size_t)nb*i] * Gm[i + (size_t)nb*i] > 1e-12 * dg[i])) info = i + 1;
+  free(dg);
   if (!info) {
     /* X(i,c) at P[i + nb c] must start as B(i,c) = B[i np + c]: transpose */
     double* X = malloc(sizeof(double) * (size_t)nb * (size_t)np);
@@ -638,7 +751,11 @@ int dyi_base_expr(const dyModel* m, const dyBase* b, int i, char* buf, int bufsz
     if (a == 1) snprintf(tmp, sizeof tmp, "%s%s", sep, nm);
     else snprintf(tmp, sizeof tmp, "%s%.17g*%s", sep, a, nm);
     int L = (int)strlen(tmp);
-    if (len + L < bufsz) memcpy(buf + len, tmp, (size_t)L + 1);
+    if (len < bufsz - 1) {   /* copy what fits, snprintf-like */
+      int cp = L < bufsz - 1 - len ? L : bufsz - 1 - len;
+      memcpy(buf + len, tmp, (size_t)cp);
+      buf[len + cp] = 0;
+    }
     len += L;
     first = 0;
   }
@@ -739,8 +856,19 @@ static void why_zero(const dyModel* m, const khGeom* g, int k, char* buf, int bu
              j + 1, j + 1, j + 1);
     return;
   }
-  if (j == 0 && g->r1 == 0 && (c == DY_MX || c == DY_MY) && g->z1_grav) {
-    snprintf(buf, (size_t)bufsz, "joint 1 is revolute about gravity");
+  if ((c == DY_MX || c == DY_MY) && g->ms_r1_drop && j == g->r1) {
+    snprintf(buf, (size_t)bufsz, "joint %d is revolute about gravity%s", j + 1,
+             j > 0 ? " and the prismatic joints before it are parallel to it" : "");
+    return;
+  }
+  if ((c == DY_MX || c == DY_MY) && g->ms_r1_drop && g->zone[j] && g->onaxis[j] &&
+      m->jnt_type[j] == DY_REVOLUTE) {
+    snprintf(buf, (size_t)bufsz, "joint %d is coaxial with joint %d, which is revolute about gravity", j + 1, g->r1 + 1);
+    return;
+  }
+  if (ms && g->uzone[j] && fabs(fabs(g->u[j][c - DY_MX]) - 1) <= 1e-12) {
+    snprintf(buf, (size_t)bufsz, "link %d turns only about the axis of joint %d, and its first moment along that axis gives no torque",
+             j + 1, g->r1 + 1);
     return;
   }
   if (j == 0 && g->r1 == 0 && (c == DY_MZ || c == DY_M)) {

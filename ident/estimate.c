@@ -7,6 +7,7 @@
  * the weighted joint triangles into one (p+1) x (p+1) triangle
  * Raug = [R z; 0 rho], equilibrates, checks the rank and solves. */
 #include "estimate.h"
+#include "regressor.h"
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
@@ -50,7 +51,8 @@ void dyi_est_free(dyEstim* e) {
   free(e->beta); free(e->std); free(e->rel_std_pct); free(e->cov);
   free(e->blk); free(e->tq); free(e->work); free(e->Raug); free(e->Rs);
   free(e->svdw); free(e->sv); free(e->vt); free(e->res);
-  free(e->hist); free(e->hist_ref); free(e->Ab); free(e->yb);
+  free(e->hist); free(e->hist_ref); free(e->Ab); free(e->yb); free(e->rwb);
+  free(e->own_mask); free(e->own_names);
   free(e);
 }
 
@@ -100,7 +102,8 @@ dyEstim* dyi_est_make(int n, int p, const dyEstOpt* opt, char* err, int errsz) {
   e->hist_ref = calloc((size_t)n, sizeof(double));
   e->Ab = malloc(sizeof(double) * (size_t)n * (size_t)bs * (size_t)p);
   e->yb = malloc(sizeof(double) * (size_t)n * (size_t)bs);
-  if (!e->beta || !e->std || !e->rel_std_pct || !e->cov || !e->blk || !e->tq || !e->work ||
+  e->rwb = malloc(sizeof(double) * (size_t)n * (size_t)bs);
+  if (!e->rwb ||!e->beta || !e->std || !e->rel_std_pct || !e->cov || !e->blk || !e->tq || !e->work ||
       !e->Raug || !e->Rs || !e->sv || !e->vt || !e->res || !e->hist || !e->hist_ref ||
       !e->Ab || !e->yb)
     goto oom;
@@ -125,6 +128,7 @@ void dyi_est_reset(dyEstim* e) {
     memset(e->T[j], 0, sizeof(double) * m1 * m1);
   }
   e->samples = 0;
+  memset(e->rows_j, 0, sizeof e->rows_j);
 }
 
 int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
@@ -177,6 +181,10 @@ int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
       snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
       return -1;
     }
+  }
+  for (int j = 0; j < n; j++) {
+    if (!rw) { e->rows_j[j] += ns; continue; }
+    for (int s = 0; s < ns; s++) e->rows_j[j] += rw[(size_t)s * (size_t)n + (size_t)j] != 0;
   }
   e->samples += ns;
   return 0;
@@ -234,11 +242,12 @@ static void weakest(const dyEstim* e, char* buf, int sz) {
 
 int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
   int n = e->n, p = e->p, P1 = p + 1, ldb = e->ldb;
-  long rows = (long)n * e->samples;
+  long rows = 0;
+  for (int j = 0; j < n; j++) rows += e->rows_j[j];
   e->nwarn = 0;
   if (rows <= p) {
-    snprintf(err, (size_t)errsz, "not enough data: %ld samples x %d joints = %ld equations for %d "
-             "parameters", e->samples, n, rows, p);
+    snprintf(err, (size_t)errsz, "not enough data: %ld samples, %ld equations for %d "
+             "parameters", e->samples, rows, p);
     return -1;
   }
   /* stack the weighted joint triangles into Raug = [R z; 0 rho] */
@@ -345,7 +354,7 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
   for (int j = 0; j < n; j++) {
     double rss, yy;
     dyi_est_joint_rss(e, j, e->beta, &rss, &yy);
-    e->rms[j] = sqrt(rss / (double)e->samples);
+    e->rms[j] = e->rows_j[j] ? sqrt(rss / (double)e->rows_j[j]) : 0;
     e->relerr_pct[j] = yy > 0 ? 100 * sqrt(rss / yy) : (rss > 0 ? INFINITY : 0);
     ra += rss; ya += yy;
   }
@@ -383,14 +392,15 @@ static int pass(dyEstim* e, dyRowSource* src, int irls, const double* s, char* e
     e->weight_min = 1;
   }
   for (;;) {
-    int ns = src->fill(src->ctx, e->Ab, lda, e->yb, bs, err, errsz);
+    for (int i = 0; i < n * bs; i++) e->rwb[i] = 1;
+    int ns = src->fill(src->ctx, e->Ab, lda, e->yb, e->rwb, bs, err, errsz);
     if (ns < 0) return -1;
     if (ns == 0) break;
     if (ns > bs) {
       snprintf(err, (size_t)errsz, "estimator: source returned %d samples > %d", ns, bs);
       return -1;
     }
-    const double* rw = NULL;
+    const double* rw = e->rwb;
     if (irls) {
       int m = n * ns;
       double* r = e->res;
@@ -402,6 +412,7 @@ static int pass(dyEstim* e, dyRowSource* src, int irls, const double* s, char* e
       }
       for (int i = 0; i < m; i++) {
         int j = i % n;
+        if (e->rwb[i] == 0) { r[i] = 0; continue; }
         double u = fabs(r[i]) / s[j], w = u > e->opt.huber_c ? e->opt.huber_c / u : 1.0;
         if (w < 1) e->downweighted++;
         if (w < e->weight_min) e->weight_min = w;
@@ -410,7 +421,7 @@ static int pass(dyEstim* e, dyRowSource* src, int irls, const double* s, char* e
         if (bin < 0) bin = 0;
         if (bin >= DYI_NHIST) bin = DYI_NHIST - 1;
         e->hist[(size_t)j * DYI_NHIST + (size_t)bin]++;
-        r[i] = sqrt(w) / s[j];
+        r[i] = e->rwb[i] * sqrt(w) / s[j];
       }
       rw = r;
     }
@@ -447,11 +458,11 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
   /* OLS per-joint noise std: ||r_j||^2 / (N - p_j) */
   for (int j = 0; j < n; j++) {
     double rss, yy;
-    long dof = e->samples - e->np[j];
+    long dof = e->rows_j[j] - e->np[j];
     dyi_est_joint_rss(e, j, e->beta, &rss, &yy);
     if (dof <= 0) {
-      snprintf(err, (size_t)errsz, "not enough data: %ld samples for the %d parameters of joint %d",
-               e->samples, e->np[j], j + 1);
+      snprintf(err, (size_t)errsz, "not enough data: %ld equations for the %d parameters of joint %d",
+               e->rows_j[j], e->np[j], j + 1);
       return -1;
     }
     e->sigma_j[j] = sqrt(rss / (double)dof);
@@ -476,7 +487,7 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
       for (int j = 0; j < n; j++) {
         double rss, yy, s;
         dyi_est_joint_rss(e, j, e->beta, &rss, &yy);
-        s = sqrt(rss / (double)(e->samples - e->np[j]));
+        s = sqrt(rss / (double)(e->rows_j[j] - e->np[j]));
         change = fmax(change, fabs(s / e->sigma_j[j] - 1));
         e->sigma_j[j] = s;
       }
@@ -493,9 +504,15 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
   double* prev = e->p <= (int)(sizeof old / sizeof old[0]) ? old : malloc(sizeof(double) * (size_t)e->p);
   if (!prev) { snprintf(err, (size_t)errsz, "estimator: out of memory"); return -1; }
   int rc = -1, converged = 0;
+  /* scales below 1e-9 of the torque's RMS are round-off (exact data):
+   * Huber weights there would only reweight rounding errors */
+  double sfloor[DY_MAXJ];
   for (int j = 0; j < n; j++) {
-    double floor_s = 1e-300;
-    s[j] = e->sigma_j[j] > floor_s ? e->sigma_j[j] : floor_s;
+    double rss, yy;
+    dyi_est_joint_rss(e, j, e->beta, &rss, &yy);
+    sfloor[j] = 1e-9 * sqrt(yy / (double)(e->rows_j[j] ? e->rows_j[j] : 1));
+    if (!(sfloor[j] > 0)) sfloor[j] = 1e-300;
+    s[j] = fmax(e->sigma_j[j], sfloor[j]);
     e->hist_ref[j] = s[j];
   }
   for (int it = 0; it < e->opt.irls_maxit; it++) {
@@ -506,13 +523,15 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
     if (dyi_est_solve(e, NULL, err, errsz)) goto done;
     double change = 0;
     for (int k = 0; k < e->p; k++) {
-      double d = fabs(e->beta[k] - prev[k]) / (e->std[k] > 0 ? e->std[k] : 1);
+      /* relative to std, or to round-off where the data are exact */
+      double sc = fmax(e->std[k], 1e-12 * fabs(e->beta[k]));
+      double d = fabs(e->beta[k] - prev[k]) / (sc > 0 ? sc : 1);
       if (d > change) change = d;
     }
     /* robust scale of the residuals of the beta used in this pass */
     for (int j = 0; j < n; j++) {
       double med = hist_median(e, j);
-      if (med > 0) s[j] = 1.482602218505602 * med;
+      if (med > 0) s[j] = fmax(1.482602218505602 * med, sfloor[j]);
     }
     if (change < e->opt.irls_tol) { converged = 1; break; }
   }
@@ -527,4 +546,138 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
 done:
   if (prev != old) free(prev);
   return rc;
+}
+
+/* ------------------------------------------------- identification from a log */
+
+/* can full parameter k (CONVENTIONS.md order) reach the torque of joint j?
+ * Link k's wrench is carried toward the base (joints 1..k); joint k's
+ * parameters act on joint k only. */
+static int reaches(int n, int k, int j) {
+  return k < DY_NPAR_LINK * n ? k / DY_NPAR_LINK >= j : (k - DY_NPAR_LINK * n) / DY_NPAR_JNT == j;
+}
+
+/* |P_kb| below this times max |P| is round-off of a computed P */
+#define P_ZERO 1e-15
+
+void dyi_base_mask(const dyModel* m, const dyBase* b, unsigned char* mask) {
+  int n = m->n, nb = b->nb, np = b->npar;
+  double pmax = 0;
+  for (long k = 0; k < (long)np * nb; k++) pmax = fmax(pmax, fabs(b->P[k]));
+  memset(mask, 0, (size_t)n * (size_t)nb);
+  for (int c = 0; c < nb; c++)
+    for (int k = 0; k < np; k++) {
+      if (fabs(b->P[(size_t)k * (size_t)nb + (size_t)c]) <= P_ZERO * pmax) continue;
+      for (int j = 0; j < n; j++) if (reaches(n, k, j)) mask[(size_t)j * (size_t)nb + (size_t)c] = 1;
+    }
+}
+
+typedef struct {
+  const dyModel* m;
+  dyData* d;
+  dyLogReader* r;
+  int friction, nb;
+  int *pstart, *pk;   /* non-zeros of column c of P: pk[pstart[c] .. pstart[c+1]-1] */
+  double* pv;         /* their values */
+  double* Y;          /* full regressor of one sample, n x ncol column-major */
+  long long read, last;
+  int pass;
+  void (*progress)(long long, int, int);
+} logSource;
+
+static int log_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
+                    int errsz) {
+  logSource* s = ctx;
+  int n = s->m->n, ns = 0;
+  dySample smp;
+  for (; ns < maxs; ns++) {
+    int r = dyi_log_next(s->r, &smp, err, errsz);
+    if (r < 0) return -1;
+    if (r == 0) break;
+    dyi_regressor(s->m, s->d, smp.q, smp.qd, smp.qdd, s->friction, s->Y, n);
+    for (int c = 0; c < s->nb; c++) {
+      double* a = A + (size_t)lda * (size_t)c + (size_t)ns * (size_t)n;
+      for (int i = 0; i < n; i++) a[i] = 0;
+      for (int e = s->pstart[c]; e < s->pstart[c + 1]; e++) {
+        const double* yk = s->Y + (size_t)n * (size_t)s->pk[e];
+        double v = s->pv[e];
+        for (int i = 0; i < n; i++) a[i] += v * yk[i];
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      y[ns * n + i] = smp.tau[i];
+      if (smp.slow[i]) rw[ns * n + i] = 0;   /* joint too slow (--qd-min): left out */
+    }
+  }
+  s->read += ns;
+  if (s->progress && s->read - s->last >= 4096) { s->progress(s->read, s->pass, 0); s->last = s->read; }
+  return ns;
+}
+
+static int log_rewind(void* ctx, char* err, int errsz) {
+  logSource* s = ctx;
+  if (s->progress) s->progress(s->read, s->pass, 1);
+  s->read = s->last = 0;
+  s->pass++;
+  return dyi_log_rewind(s->r, err, errsz);
+}
+
+dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
+                      void (*progress)(long long samples, int pass, int final),
+                      char* err, int errsz) {
+  int n = m->n, nb = b->nb, ncol = dyi_ncols(m, b->friction);
+  if (b->npar != ncol) {
+    snprintf(err, (size_t)errsz, "base set over %d parameters, the regressor has %d", b->npar, ncol);
+    return NULL;
+  }
+  dyEstOpt o;
+  if (opt) o = *opt; else dyi_est_defaults(&o);
+  logSource s;
+  memset(&s, 0, sizeof s);
+  s.m = m; s.r = r; s.friction = b->friction; s.nb = nb; s.pass = 1; s.progress = progress;
+  unsigned char* mask = malloc((size_t)n * (size_t)nb);
+  const char** names = malloc(sizeof(char*) * (size_t)nb);
+  s.d = dy_makeData(m);
+  s.pstart = malloc(sizeof(int) * (size_t)(nb + 1));
+  s.pk = malloc(sizeof(int) * (size_t)ncol * (size_t)nb);
+  s.pv = malloc(sizeof(double) * (size_t)ncol * (size_t)nb);
+  s.Y = calloc((size_t)n * (size_t)ncol, sizeof(double));
+  dyEstim* e = NULL;
+  if (!mask || !names || !s.d || !s.pstart || !s.pk || !s.pv || !s.Y) {
+    snprintf(err, (size_t)errsz, "identify: out of memory");
+    goto fail;
+  }
+  dyi_base_mask(m, b, mask);
+  double pmax = 0;
+  for (long k = 0; k < (long)ncol * nb; k++) pmax = fmax(pmax, fabs(b->P[k]));
+  int nz = 0;
+  for (int c = 0; c < nb; c++) {
+    s.pstart[c] = nz;
+    for (int k = 0; k < ncol; k++) {
+      double v = b->P[(size_t)k * (size_t)nb + (size_t)c];
+      if (fabs(v) <= P_ZERO * pmax) continue;
+      s.pk[nz] = k; s.pv[nz] = v; nz++;
+    }
+    names[c] = b->name[c];
+  }
+  s.pstart[nb] = nz;
+  o.mask = mask;
+  o.names = names;
+  e = dyi_est_make(n, nb, &o, err, errsz);
+  if (!e) goto fail;
+  e->own_mask = mask; e->own_names = names;
+  mask = NULL; names = NULL;
+  dyRowSource src = {&s, log_fill, log_rewind};
+  if (dyi_est_run(e, &src, err, errsz)) goto fail;
+  if (progress) progress(s.read, s.pass, 1);
+  free(s.pstart); free(s.pk); free(s.pv); free(s.Y);
+  dy_freeData(s.d);
+  return e;
+fail:
+  if (progress) progress(s.read, s.pass, 1);
+  dyi_est_free(e);
+  free(mask); free(names);
+  free(s.pstart); free(s.pk); free(s.pv); free(s.Y);
+  dy_freeData(s.d);
+  return NULL;
 }

@@ -30,10 +30,12 @@
  *         w = min(1, c / |r / s_j|), c = 1.345, s_j = 1.4826 MAD_j (median
  *         of |r| over joint j's rows, from a log-spaced histogram of the
  *         previous pass: 0.8 % bins, interpolated, no storage growing with N);
- *         the first pass uses the OLS sigma_j. Iterates until the change in
- *         beta is below irls_tol standard deviations.
+ *         the first pass uses the OLS sigma_j; s_j >= 1e-9 RMS(tau_j) (below
+ *         that, residuals are round-off). Iterates until the change in beta
+ *         is below irls_tol standard deviations.
  *
- * Statistics: sigma^2 = ||r_w||^2 / (nN - p) of the weighted rows;
+ * Statistics: sigma^2 = ||r_w||^2 / (M - p) of the weighted rows (M
+ * equations counted);
  * cov = sigma^2 (R^T R)^-1; std = sqrt(diag cov); rel_std_pct = 100 std/|beta|.
  * Column equilibration: R is scaled to unit column norms (R D, D_k =
  * 1/||A e_k||) before the solve, the inversion and the rank decision;
@@ -49,6 +51,8 @@
 #define DYNID_ESTIMATE_H
 
 #include "model.h"
+#include "base.h"
+#include "log.h"
 
 typedef enum { DYI_OLS = 0, DYI_WLS = 1, DYI_IRLS = 2 } dyiMethod;
 
@@ -61,10 +65,14 @@ typedef enum { DYI_OLS = 0, DYI_WLS = 1, DYI_IRLS = 2 } dyiMethod;
  *   dimension lda >= n*maxs, p columns: row s*n + i is joint i of sample s)
  *   and y (n*maxs); return the number of samples written (0 at the end of
  *   the data, -1 on error with err set). Columns outside the mask must be 0.
+ *   rw (n*maxs) arrives set to 1; the source sets rw[s*n + i] = 0 to leave
+ *   out one equation (e.g. a joint too slow for Coulomb friction): it is
+ *   then neither fitted nor counted. (Other values weight the row.)
  * rewind: start again from the first sample; 0, or -1 with err set. */
 typedef struct {
   void* ctx;
-  int (*fill)(void* ctx, double* A, int lda, double* y, int maxs, char* err, int errsz);
+  int (*fill)(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
+              int errsz);
   int (*rewind)(void* ctx, char* err, int errsz);
 } dyRowSource;
 
@@ -76,7 +84,8 @@ typedef struct {
   const char* const* names;   /* name of each column for messages (p), NULL: b1.. */
   double huber_c;             /* Huber tuning constant (default 1.345) */
   int irls_maxit;             /* IRLS passes at most (default 30) */
-  double irls_tol;            /* stop when max |d beta_k| / std_k < tol (1e-4) */
+  double irls_tol;            /* stop when max |d beta_k| / max(std_k, 1e-12 |beta_k|)
+                                 < tol (1e-4) */
   double max_cond;            /* error above this scaled condition (1e10) */
   double warn_relstd;         /* warn above this rel std [%] (10) */
   double warn_cond;           /* warn above this (unscaled) condition (1e3) */
@@ -89,6 +98,7 @@ typedef struct dyEstim_ {
   dyEstOpt opt;
   /* results */
   long samples;             /* samples folded in (last pass) */
+  long rows_j[DY_MAXJ];     /* equations of joint j folded in (rows with rw != 0) */
   double* beta;             /* estimate (p) */
   double* std;              /* standard deviation (p) */
   double* rel_std_pct;      /* 100 std / |beta|, inf when beta = 0 (p) */
@@ -115,8 +125,10 @@ typedef struct dyEstim_ {
   int ldb, lwork;
   long* hist;               /* IRLS residual histograms (n x DYI_NHIST) */
   double* hist_ref;         /* their reference scales (n) */
-  double *Ab, *yb;          /* block buffers for dyi_est_run (n*block x p, n*block) */
+  double *Ab, *yb, *rwb;    /* block buffers for dyi_est_run (n*block x p, n*block x 2) */
   int tu_is_T0;             /* per-joint residuals from T0 (IRLS) */
+  unsigned char* own_mask;  /* dyi_identify: mask and names it made (freed here) */
+  const char** own_names;
 } dyEstim;
 
 /* Default options. */
@@ -133,6 +145,23 @@ void dyi_est_free(dyEstim* e);
  * too few samples, rank deficiency naming the weakest parameters). */
 int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz);
 
+/* Identify base set b of model m from a log: every sample of the reader
+ * (ident/log.h) gives Y_b = Y P (dyi_regressor, then the non-zeros of P:
+ * a column selection for the qr and khalil sets), rows of joints the reader
+ * flags as slow are left out, and the rows stream into an estimator made
+ * with opt (its mask and names are set here from b: link k's parameters
+ * reach joints 1..k, joint k's parameters joint k only). progress, if not
+ * NULL, is called with the samples read so far in each pass (pass 1, 2, ...)
+ * about every 4096 samples and with final = 1 at the end of a pass.
+ * Returns the estimator with its results (free with dyi_est_free), or NULL
+ * with err set ("LOG: what is wrong"). */
+dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
+                      void (*progress)(long long samples, int pass, int final),
+                      char* err, int errsz);
+
+/* The structural mask of base set b (n x nb row-major, see dyi_identify). */
+void dyi_base_mask(const dyModel* m, const dyBase* b, unsigned char* mask);
+
 /* ---- low level: used by dyi_est_run, public for tests and callers that
  * hold rows in memory ---- */
 
@@ -141,7 +170,7 @@ void dyi_est_reset(dyEstim* e);
 
 /* Fold ns samples (n*ns rows of A, column-major, leading dimension lda;
  * y: n*ns) into the joint triangles, each row multiplied by rw[row] when
- * rw is non-NULL. ns <= opt->block. 0, or -1 with err set (a non-zero
+ * rw is non-NULL (rows with rw = 0 are not counted). ns <= opt->block. 0, or -1 with err set (a non-zero
  * entry outside the mask, or a non-finite value). */
 int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
                 const double* rw, char* err, int errsz);
@@ -153,7 +182,8 @@ int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
 int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz);
 
 /* Residual sum of squares of joint j for a given beta, and ||y_j||^2, from
- * the joint triangles of the rows folded in (unweighted rows). */
+ * the joint triangles of the rows folded in (unweighted rows; IRLS: the
+ * triangles of its first, unweighted pass). */
 void dyi_est_joint_rss(const dyEstim* e, int j, const double* beta, double* rss,
                        double* yy);
 

@@ -20,6 +20,122 @@ void dyi_log_defaults(dyLogOpt* opt) {
   opt->filter_tau = 1;
 }
 
+/* ---------------------------------------------- sample-major manifests
+ * A manifest is a CSV with the header quantity,file,stride; each row names
+ * a file (relative to the manifest's folder) holding one value per line,
+ * sample-major: line stride*k + j of the file is value j of sample k. Its
+ * values become columns NAME1..NAMEstride (NAME alone for stride 1), and
+ * the log's rows are the samples: ROW in messages is the sample number. */
+
+#define SM_MAX 16
+
+typedef struct {
+  int nfile;
+  dyCsv* f[SM_MAX];
+  int stride[SM_MAX];
+  int ncol;
+  char* text;                       /* ncol x SM_CELL cell texts */
+  char** cells;                     /* (ncol) pointers into text */
+  long sample;
+} smSource;
+
+#define SM_CELL 64
+
+static void sm_close(smSource* m) {
+  if (!m) return;
+  for (int i = 0; i < m->nfile; i++) dy_csv_close(m->f[i]);
+  free(m->text); free(m->cells);
+  free(m);
+}
+
+/* open the files named by the manifest rows (the header already read);
+ * names[ncol] are made for the columns (owned by m->text's tail). */
+static smSource* sm_open(dyCsv* man, const char* path, char*** names, char* err, int errsz) {
+  smSource* m = calloc(1, sizeof *m);
+  char qn[SM_MAX][32];
+  if (!m) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return NULL; }
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s", path);
+  char* slash = strrchr(dir, '/');
+  if (slash) slash[1] = 0; else dir[0] = 0;
+  char** f; int nf, rc;
+  while ((rc = dy_csv_next(man, &f, &nf, err, errsz)) == 1) {
+    long line = dy_csv_line(man);
+    char* e;
+    long st = nf == 3 ? strtol(f[2], &e, 10) : 0;
+    if (nf != 3 || st < 1 || st > DY_MAXJ || *e || !*f[0] || strlen(f[0]) > 24) {
+      snprintf(err, (size_t)errsz, "%s:%ld: expected quantity,file,stride with stride 1..%d",
+               path, line, DY_MAXJ);
+      sm_close(m);
+      return NULL;
+    }
+    if (m->nfile == SM_MAX) {
+      snprintf(err, (size_t)errsz, "%s:%ld: more than %d files", path, line, SM_MAX);
+      sm_close(m);
+      return NULL;
+    }
+    char fp[1100];
+    snprintf(fp, sizeof fp, "%s%s", f[1][0] == '/' ? "" : dir, f[1]);
+    m->f[m->nfile] = dy_csv_open(fp, err, errsz);
+    if (!m->f[m->nfile]) { sm_close(m); return NULL; }
+    snprintf(qn[m->nfile], sizeof qn[0], "%s", f[0]);
+    m->stride[m->nfile++] = (int)st;
+    m->ncol += (int)st;
+  }
+  if (rc < 0 || m->nfile == 0) {
+    if (rc == 0) snprintf(err, (size_t)errsz, "%s: manifest names no file", path);
+    sm_close(m);
+    return NULL;
+  }
+  /* cell texts, then the column names */
+  m->text = calloc((size_t)m->ncol * 2, SM_CELL);
+  m->cells = calloc((size_t)m->ncol * 2, sizeof(char*));
+  if (!m->text || !m->cells) { snprintf(err, (size_t)errsz, "%s: out of memory", path); sm_close(m); return NULL; }
+  int c = 0;
+  for (int i = 0; i < m->nfile; i++)
+    for (int j = 0; j < m->stride[i]; j++, c++) {
+      m->cells[c] = m->text + (size_t)c * SM_CELL;
+      char* nm = m->text + (size_t)(m->ncol + c) * SM_CELL;
+      if (m->stride[i] == 1) snprintf(nm, SM_CELL, "%s", qn[i]);
+      else snprintf(nm, SM_CELL, "%s%d", qn[i], j + 1);
+      m->cells[m->ncol + c] = nm;
+    }
+  *names = m->cells + m->ncol;
+  return m;
+}
+
+/* next sample as cells: 1, 0 at the end, -1 on error; a file ending inside
+ * a sample gives a short (truncated) row */
+static int sm_next(smSource* m, char*** fields, int* nf, char* err, int errsz) {
+  int c = 0;
+  for (int i = 0; i < m->nfile; i++)
+    for (int j = 0; j < m->stride[i]; j++) {
+      char** f; int n;
+      int rc = dy_csv_next(m->f[i], &f, &n, err, errsz);
+      if (rc < 0) return -1;
+      if (rc == 0) {
+        if (c == 0) return 0;
+        *fields = m->cells; *nf = c;
+        m->sample++;
+        return 1;
+      }
+      snprintf(m->cells[c], SM_CELL, "%s", n ? f[0] : "");
+      c++;
+    }
+  *fields = m->cells; *nf = c;
+  m->sample++;
+  return 1;
+}
+
+static void sm_progress(const smSource* m, long long* done, long long* total) {
+  *done = *total = 0;
+  for (int i = 0; i < m->nfile; i++) {
+    long long d, t;
+    dy_csv_progress(m->f[i], &d, &t);
+    *done += d; *total += t;
+  }
+}
+
 /* ------------------------------------------------------------ raw rows */
 
 struct dyLogRaw_ {
@@ -27,6 +143,7 @@ struct dyLogRaw_ {
   int n;
   dyLogOpt opt;
   dyCsv* csv;
+  smSource* sm;                     /* a sample-major manifest instead */
   int ncol;
   int colt, colq[DY_MAXJ], colqd[DY_MAXJ], colqdd[DY_MAXJ], coltau[DY_MAXJ];
   int logged;
@@ -90,6 +207,15 @@ dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* er
     dyi_lograw_close(r);
     return NULL;
   }
+  if (nf == 3 && !opt->no_header && !strcasecmp(f[0], "quantity") && !strcasecmp(f[1], "file")
+      && !strcasecmp(f[2], "stride")) {
+    char** smnames;
+    r->sm = sm_open(r->csv, path, &smnames, err, errsz);
+    dy_csv_close(r->csv);
+    r->csv = NULL;
+    if (!r->sm) { dyi_lograw_close(r); return NULL; }
+    f = smnames; nf = r->sm->ncol;
+  }
   r->ncol = nf;
   /* names: the header, or c1..cN */
   char** names = calloc((size_t)nf, sizeof(char*));
@@ -149,6 +275,9 @@ dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* er
           slot[ro][j] = dy_csv_find(names, nf, nm);
         }
   }
+  /* logged derivatives the user wants recomputed */
+  if (opt->derive >= 1) for (int j = 0; j < n; j++) r->colqdd[j] = -1;
+  if (opt->derive >= 2) for (int j = 0; j < n; j++) r->colqd[j] = -1;
   /* required: t, all q, all tau; qd and qdd all or none */
   const char* miss = NULL; char mbuf[16] = "";
   if (r->colt < 0) miss = "t";
@@ -178,7 +307,7 @@ dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* er
   r->q = dyi_quality_new(path, nf, names, role, joint, n, opt);
   if (!r->q) { snprintf(err, (size_t)errsz, "%s: out of memory", path); goto fail; }
   free(names); free(store); free(role); free(joint);
-  if (opt->no_header) {   /* the first row is data: start again */
+  if (opt->no_header && !r->sm) {   /* the first row is data: start again */
     dy_csv_close(r->csv);
     r->csv = NULL;
     if (raw_start(r, err, errsz)) { dyi_lograw_close(r); return NULL; }
@@ -194,7 +323,7 @@ int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
   if (r->done) return 0;
   for (;;) {
     char** f; int nf;
-    int rc = dy_csv_next(r->csv, &f, &nf, err, errsz);
+    int rc = r->sm ? sm_next(r->sm, &f, &nf, err, errsz) : dy_csv_next(r->csv, &f, &nf, err, errsz);
     if (rc < 0) return -1;
     if (rc == 0 || (r->opt.row_last > 0 && r->row >= r->opt.row_last)) {
       r->done = 1;
@@ -203,7 +332,7 @@ int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
     }
     r->row++;
     if (r->opt.row_first > 0 && r->row < r->opt.row_first) continue;
-    long line = dy_csv_line(r->csv);
+    long line = r->sm ? r->sm->sample : dy_csv_line(r->csv);
     int bad = dyi_quality_cells(r->q, line, f, nf, r->vals, err, errsz);
     double ts = r->opt.time_scale > 0 ? r->opt.time_scale : 1;
     double t = ts * r->vals[r->colt];
@@ -220,19 +349,25 @@ int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
       row->qdd[j] = r->logged & 2 ? r->vals[r->colqdd[j]] : 0;
       row->tau[j] = (r->opt.has_gain ? r->opt.gain[j] : 1) * r->vals[r->coltau[j]];
     }
-    dyi_quality_row(r->q, row);
+    if (dyi_quality_row(r->q, row) && r->opt.drop_stale) {
+      dyi_quality_dropped(r->q);
+      continue;
+    }
     return 1;
   }
 }
 
 int dyi_lograw_logged(const dyLogRaw* r) { return r->logged; }
 struct dyiQuality_* dyi_lograw_quality(dyLogRaw* r) { return r->q; }
+void dyi_lograw_detach(dyLogRaw* r) { r->q = NULL; }
 void dyi_lograw_progress(const dyLogRaw* r, long long* done, long long* total) {
-  dy_csv_progress(r->csv, done, total);
+  if (r->sm) sm_progress(r->sm, done, total);
+  else dy_csv_progress(r->csv, done, total);
 }
 void dyi_lograw_close(dyLogRaw* r) {
   if (!r) return;
   dy_csv_close(r->csv);
+  sm_close(r->sm);
   dyi_quality_free(r->q);
   free(r->vals);
   free(r);
@@ -251,8 +386,8 @@ struct dyLogReader_ {
   /* rows held for the rate estimate, then replayed */
   dyLogRow* pre; int npre, ipre, src_end;
   double t0;                        /* subtracted from t before filtering */
-  /* resampling: the two raw rows around the grid point */
-  int rs_have; dyLogRow rs_a, rs_b; long rs_m;
+  /* resampling: raw rows w[0..3] around the grid point, in [w1, w2] */
+  dyLogRow rs[4]; int rs_have[4], rs_init; long rs_m;
   /* filter */
   double fs, fc; int margin;
   dyiButter bw; dyiZpf* zpf; int zfin;
@@ -272,54 +407,66 @@ static int src_row(dyLogReader* r, dyLogRow* row, char* err, int errsz) {
 }
 
 /* next source record x[nch + npass] (time t0-relative), after optional
- * resampling: 1, 0, -1 */
+ * resampling (cubic Lagrange through the two raw rows on each side of the
+ * grid point, fewer at the ends: error ~ |q(4)| h^4 / 24 instead of
+ * |q(2)| h^2 / 8 for linear interpolation): 1, 0, -1 */
 static int src_record(dyLogReader* r, double* x, char* err, int errsz) {
-  dyLogRow a;
   int n = r->n;
-  double wa = 1, wb = 0;
-  const dyLogRow* A = &a; const dyLogRow* B = &a;
-  double tg = 0;
+  const dyLogRow* P[4]; double L[4]; int np = 0;
+  double tg;
+  dyLogRow a;
   if (r->opt.resample_hz > 0) {
-    for (;;) {
-      if (r->rs_have < 2) {
-        dyLogRow* dst = r->rs_have == 0 ? &r->rs_a : &r->rs_b;
-        int rc = src_row(r, dst, err, errsz);
-        if (rc <= 0) {
-          if (rc == 0 && r->rs_have == 1) {     /* a lone last row on the grid */
-            tg = r->t0 + (double)r->rs_m / r->opt.resample_hz;
-            if (tg == r->rs_a.t) { r->rs_m++; A = B = &r->rs_a; r->rs_have = 3; break; }
-          }
-          return rc;
-        }
-        r->rs_have++;
-        continue;
+    if (!r->rs_init) {
+      r->rs_init = 1; r->rs_have[0] = 0;
+      for (int i = 1; i < 4; i++) {
+        int rc = src_row(r, &r->rs[i], err, errsz);
+        if (rc < 0) return -1;
+        r->rs_have[i] = rc == 1;
+        if (rc == 0) { for (int k = i + 1; k < 4; k++) r->rs_have[k] = 0; break; }
       }
-      if (r->rs_have == 3) return 0;
-      tg = r->t0 + (double)r->rs_m / r->opt.resample_hz;
-      if (tg <= r->rs_b.t) {
-        A = &r->rs_a; B = &r->rs_b;
-        wb = (tg - A->t) / (B->t - A->t); wa = 1 - wb;
-        r->rs_m++;
-        break;
+    }
+    tg = r->t0 + (double)r->rs_m / r->opt.resample_hz;
+    while (r->rs_have[2] && tg > r->rs[2].t) {          /* slide by one raw row */
+      r->rs[0] = r->rs[1]; r->rs[1] = r->rs[2]; r->rs[2] = r->rs[3];
+      r->rs_have[0] = r->rs_have[1]; r->rs_have[1] = r->rs_have[2]; r->rs_have[2] = r->rs_have[3];
+      r->rs_have[3] = 0;
+      if (r->rs_have[2]) {
+        int rc = src_row(r, &r->rs[3], err, errsz);
+        if (rc < 0) return -1;
+        r->rs_have[3] = rc == 1;
       }
-      r->rs_a = r->rs_b; r->rs_have = 1;
+    }
+    if (!r->rs_have[2] || !r->rs_have[1]) return 0;
+    r->rs_m++;
+    for (int i = 0; i < 4; i++) if (r->rs_have[i]) P[np++] = &r->rs[i];
+    for (int i = 0; i < np; i++) {
+      L[i] = 1;
+      for (int m = 0; m < np; m++)
+        if (m != i) L[i] *= (tg - P[m]->t) / (P[i]->t - P[m]->t);
     }
   } else {
     int rc = src_row(r, &a, err, errsz);
     if (rc <= 0) return rc;
-    tg = a.t;
+    tg = a.t; P[0] = &a; L[0] = 1; np = 1;
   }
   /* channels: t, q, [qd], [qdd], [tau]; pass: row, tau_raw */
   x[0] = tg - r->t0;
   for (int j = 0; j < n; j++) {
-    x[r->chq + j] = wa*A->q[j] + wb*B->q[j];
-    if (r->chqd >= 0) x[r->chqd + j] = wa*A->qd[j] + wb*B->qd[j];
-    if (r->chqdd >= 0) x[r->chqdd + j] = wa*A->qdd[j] + wb*B->qdd[j];
-    double tau = wa*A->tau[j] + wb*B->tau[j];
+    double q = 0, qd = 0, qdd = 0, tau = 0;
+    for (int i = 0; i < np; i++) {
+      q += L[i] * P[i]->q[j]; qd += L[i] * P[i]->qd[j];
+      qdd += L[i] * P[i]->qdd[j]; tau += L[i] * P[i]->tau[j];
+    }
+    x[r->chq + j] = q;
+    if (r->chqd >= 0) x[r->chqd + j] = qd;
+    if (r->chqdd >= 0) x[r->chqdd + j] = qdd;
     if (r->chtau >= 0) x[r->chtau + j] = tau;
     x[r->nch + 1 + j] = tau;
   }
-  x[r->nch] = (double)(wb > 0.5 ? B->row : A->row);
+  /* the raw row nearest in time */
+  int near = 0;
+  for (int i = 1; i < np; i++) if (fabs(P[i]->t - tg) < fabs(P[near]->t - tg)) near = i;
+  x[r->nch] = (double)P[near]->row;
   return 1;
 }
 
@@ -418,7 +565,7 @@ static int setup(dyLogReader* r, char* err, int errsz) {
     r->zpf = dyi_zpf_new(&r->bw, r->nch, r->npass, 0);
     if (!r->zpf) { snprintf(err, (size_t)errsz, "%s: out of memory for the filter", r->path); return -1; }
   }
-  r->rs_have = 0; r->rs_m = 0;
+  r->rs_init = 0; r->rs_m = 0;
   r->nw = 0; r->wend = 0; r->emitted = 0; r->kept = 0;
   return 0;
 }

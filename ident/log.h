@@ -6,6 +6,18 @@
  * The reader yields preprocessed samples in time order in bounded memory
  * (independent of the log's length).
  *
+ * Sample-major logs (one value per line, as the Panda's original files:
+ * line 7k+j is joint j of sample k) are read through a manifest, a CSV
+ * whose header is quantity,file,stride:
+ *     quantity,file,stride
+ *     t,exciting_traj_time.txt.gz,1
+ *     q,exciting_traj_positions.txt.gz,7
+ *     tau,exciting_traj_torques.txt.gz,7
+ * (files relative to the manifest). Its columns are named q1..q7 (NAME1..
+ * NAMEstride, NAME alone for stride 1) and --map works on those names; row
+ * numbers in messages are sample numbers. A manifest is recognised by its
+ * header, so every command that reads a log accepts one.
+ *
  * Pipeline (log.c), one row at a time:
  *   CSV row -> cells parsed and checked (quality.h: NaN, Inf, absurd,
  *   truncated, time order; a bad row stops the read or is dropped)
@@ -55,8 +67,10 @@ typedef struct {
   double qd_min;                    /* > 0: flag |qd_j| < qd_min in dySample.slow */
   double absurd;                    /* |cell| above this is absurd (0: 1e6) */
   double taumax[DY_MAXJ];           /* torque limits for the gate (0: none) */
-  int layout_stride;                /* > 1: sample-major one-value-per-line
-                                       files, see dyi_log_open_sm (0: CSV) */
+  int drop_stale;                   /* 1: drop rows repeating the previous row's
+                                       q, qd, tau (a logger sampling twice) */
+  int derive;                       /* ignore logged derivatives: 1 qdd, 2 qd
+                                       and qdd (computed from q / qd instead) */
 } dyLogOpt;
 
 typedef struct {
@@ -124,6 +138,8 @@ int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz);
 /* logged derivatives: bit 0 qd, bit 1 qdd (so 3: both) */
 int dyi_lograw_logged(const dyLogRaw* r);
 struct dyiQuality_* dyi_lograw_quality(dyLogRaw* r);
+/* The caller takes ownership of the quality record (close won't free it). */
+void dyi_lograw_detach(dyLogRaw* r);
 void dyi_lograw_progress(const dyLogRaw* r, long long* done, long long* total);
 void dyi_lograw_close(dyLogRaw* r);
 

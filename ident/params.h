@@ -27,4 +27,13 @@ void dyi_params_free(dyParams* p);
  * (14n, joint parameters zero when the set has none) pi = P beta. */
 void dyi_params_realise(const dyModel* m, const dyParams* p, double* par);
 
+/* Write a PARAMS file to f: the comment (each line of it prefixed "# "),
+ * the header name,value,std,rel_std_pct,expression and one row per base
+ * parameter of b: value[i] (nb), std[i] (nb, NULL or NaN entries: empty
+ * field), rel_std_pct = 100 std / |value|, the expression of dyi_base_expr.
+ * Numbers in %.17g. 0, or -1 on a write error. */
+#include <stdio.h>
+int dyi_params_write(FILE* f, const dyModel* m, const dyBase* b, const double* value,
+                     const double* std, const char* comment);
+
 #endif

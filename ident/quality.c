@@ -10,7 +10,7 @@
 
 #define DTWIN 1000      /* steps for the median */
 #define SATRUN 20       /* samples flat at an extreme = saturation */
-#define NLAG 5          /* lags -2..2 */
+#define LAGWIN 1000     /* samples that set the outlier threshold of the lag fit */
 
 typedef struct {        /* running statistics of a used column */
   double first, mn, mx;
@@ -36,14 +36,18 @@ struct dyiQuality_ {
   /* velocity lag: the last five good rows */
   int hasqd, nw;
   double wt[5], wq[5][DY_MAXJ], wqd[5][DY_MAXJ]; long wl[5];
-  double sse[DY_MAXJ][NLAG], sqd[DY_MAXJ]; long nlag;
+  int wstale[5];
+  double seg[DY_MAXJ], sgg[DY_MAXJ], see[DY_MAXJ], sqd[DY_MAXJ]; long nlag, nfit[DY_MAXJ];
+  double* eg;                       /* first LAGWIN (e, qd, g) per joint (n x LAGWIN x 3) */
+  int neg; double ethr[DY_MAXJ];    /* buffered; outlier threshold on |e| */
+  int haveprev; double prevq[DY_MAXJ], prevqd[DY_MAXJ], prevtau[DY_MAXJ];
   int colq[DY_MAXJ], colqd[DY_MAXJ], coltau[DY_MAXJ];
   long tmax_n[DY_MAXJ], tmax_first[DY_MAXJ], tmax_last[DY_MAXJ]; double tmax_v[DY_MAXJ];
 };
 
 static const char* KIND[DYI_QF_N] = {"nan", "inf", "absurd", "junk", "truncated",
   "repeated-time", "backwards-time", "gap", "constant", "all-zero",
-  "velocity-lag", "velocity-inconsistent", "saturation", "beyond-taumax"};
+  "velocity-lag", "velocity-inconsistent", "saturation", "beyond-taumax", "stale-row"};
 
 const char* dyi_quality_kind(int kind) {
   return kind >= 0 && kind < DYI_QF_N ? KIND[kind] : "?";
@@ -85,6 +89,8 @@ dyiQuality* dyi_quality_new(const char* path, int ncol, char** names, const int*
   q->stop = !opt->on_bad;
   for (int j = 0; j < n; j++) { q->taumax[j] = opt->taumax[j]; q->colq[j] = q->colqd[j] = q->coltau[j] = -1; }
   static const char* RN[] = {"", "t", "q", "qd", "qdd", "tau"};
+  q->eg = malloc((size_t)n * LAGWIN * 3 * sizeof(double));
+  if (!q->eg) { dyi_quality_free(q); return NULL; }
   for (int c = 0; c < ncol; c++) {
     q->role[c] = role[c]; q->joint[c] = joint[c];
     if (role[c] == DYI_ROLE_NONE) snprintf(q->name[c], 48, "%.46s", names[c]);
@@ -99,8 +105,48 @@ dyiQuality* dyi_quality_new(const char* path, int ncol, char** names, const int*
 
 void dyi_quality_free(dyiQuality* q) {
   if (!q) return;
-  free(q->name); free(q->role); free(q->joint); free(q->cs);
+  free(q->name); free(q->role); free(q->joint); free(q->cs); free(q->eg);
   free(q);
+}
+
+/* a decimal number: Clinger's fast path when the digits fit 2^53 and the
+ * power of ten is at most 22 (both exact in binary64, so the one multiply
+ * or divide rounds correctly, as strtod would); strtod otherwise. end is
+ * set as strtod sets it. */
+static double parse_number(const char* s, char** end) {
+  static const double P10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+    1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char* p = s;
+  int neg = 0;
+  if (*p == '-' || *p == '+') neg = *p++ == '-';
+  unsigned long long m = 0;
+  int nd = 0, e = 0, any = 0;
+  while (*p >= '0' && *p <= '9') {
+    if (nd < 19) { m = 10*m + (unsigned)(*p - '0'); if (m) nd++; } else e++;
+    p++; any = 1;
+  }
+  if (*p == '.') {
+    p++;
+    while (*p >= '0' && *p <= '9') {
+      if (nd < 19) { m = 10*m + (unsigned)(*p - '0'); if (m) nd++; e--; }
+      p++; any = 1;
+    }
+  }
+  if (!any || *p == 'x' || *p == 'X') return strtod(s, end);
+  if (*p == 'e' || *p == 'E') {
+    const char* q = p + 1;
+    int eneg = 0, ev = 0, ed = 0;
+    if (*q == '-' || *q == '+') eneg = *q++ == '-';
+    while (*q >= '0' && *q <= '9' && ed < 6) { ev = 10*ev + (*q - '0'); q++; ed++; }
+    if (!ed || (*q >= '0' && *q <= '9')) return strtod(s, end);
+    e += eneg ? -ev : ev;
+    p = q;
+  }
+  if (nd > 15 || m > (1ull << 53) || e < -22 || e > 22) return strtod(s, end);
+  double x = (double)m;
+  x = e < 0 ? x / P10[-e] : x * P10[e];
+  *end = (char*)p;
+  return neg ? -x : x;
 }
 
 int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* vals,
@@ -129,7 +175,7 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
     while (*s == ' ' || *s == '\t') s++;
     char* end;
     errno = 0;
-    double x = strtod(s, &end);
+    double x = parse_number(s, &end);
     const char* e = end;
     while (*e == ' ' || *e == '\t' || *e == '\r') e++;
     int kind = -1;
@@ -209,10 +255,26 @@ static void median_dt(dyiQuality* q) {
   q->dt_med = q->ndt % 2 ? w[q->ndt/2] : 0.5 * (w[q->ndt/2 - 1] + w[q->ndt/2]);
 }
 
-/* first derivative at x1 from (x0,y0),(x1,y1),(x2,y2): exact for parabolas */
-static double dcentral(double t0, double t1, double t2, double y0, double y1, double y2) {
-  double hm = t1 - t0, hp = t2 - t1;
-  return (hm*hm*(y2 - y1) + hp*hp*(y1 - y0)) / (hm*hp*(hm + hp));
+/* one sample of the lag fit; residuals beyond the threshold (8 robust
+ * standard deviations of the first LAGWIN) are left out: a log's end where
+ * the velocity is held while the position stops must not decide the lag */
+static void lagfit(dyiQuality* q, int j, double e, double qd, double g) {
+  if (fabs(e) > q->ethr[j]) return;
+  q->seg[j] += e*g; q->sgg[j] += g*g; q->see[j] += e*e; q->sqd[j] += qd*qd;
+  q->nfit[j]++;
+}
+
+static void lagthreshold(dyiQuality* q) {
+  double w[LAGWIN];
+  for (int j = 0; j < q->n; j++) {
+    if (q->colqd[j] < 0) continue;
+    const double* p = q->eg + (size_t)j * LAGWIN * 3;
+    for (int i = 0; i < q->neg; i++) w[i] = fabs(p[3*i]);
+    qsort(w, (size_t)q->neg, sizeof(double), cmpd);
+    double med = w[q->neg / 2];
+    q->ethr[j] = med > 0 ? 8 * 1.4826 * med : INFINITY;
+    for (int i = 0; i < q->neg; i++) lagfit(q, j, p[3*i], p[3*i+1], p[3*i+2]);
+  }
 }
 
 static void colstat(colStat* s, double x, long k, long line) {
@@ -230,7 +292,7 @@ static void colstat(colStat* s, double x, long k, long line) {
   if (x != 0) s->nonzero = 1;
 }
 
-void dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
+int dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
   int n = q->n;
   long k = q->good++;
   /* time steps */
@@ -267,35 +329,60 @@ void dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
       if (!q->tmax_n[j]++) { q->tmax_first[j] = r->line; q->tmax_v[j] = r->tau[j]; }
       q->tmax_last[j] = r->line;
     }
-  /* velocity against differentiated position, lags -2..2 */
-  if (!q->hasqd) return;
+  /* stale rows: every used value repeats the previous row's while time moves */
+  int stale = 0;
+  if (q->haveprev) {
+    stale = 1;
+    for (int j = 0; j < n && stale; j++)
+      stale = r->q[j] == q->prevq[j] && r->qd[j] == q->prevqd[j] && r->tau[j] == q->prevtau[j];
+    if (stale) {
+      dyiFinding* f = finding(q, DYI_QF_STALE, 0, r->line, 0);
+      if (f && f->count == 1)
+        snprintf(f->verdict, sizeof f->verdict, "rows repeating the previous row's values with a "
+                 "new time stamp: the logger sampled the same robot state twice (its clock is not "
+                 "the robot's); time steps and derivatives around them are unreliable");
+    }
+  }
+  memcpy(q->prevq, r->q, (size_t)n * sizeof(double));
+  memcpy(q->prevqd, r->qd, (size_t)n * sizeof(double));
+  memcpy(q->prevtau, r->tau, (size_t)n * sizeof(double));
+  q->haveprev = 1;
+  /* velocity against differentiated position: the lag lambda in samples
+   * fits e_k = qd_k - dq/dt_k ~ -lambda (qd_{k+1} - qd_{k-1}) / 2 by least
+   * squares (qd_k = v(t_k - lambda h)); windows with stale rows are skipped */
+  if (!q->hasqd) return stale;
   if (q->nw == 5) {
     memmove(q->wt, q->wt + 1, 4 * sizeof(double));
     memmove(q->wl, q->wl + 1, 4 * sizeof(long));
+    memmove(q->wstale, q->wstale + 1, 4 * sizeof(int));
     memmove(q->wq, q->wq + 1, 4 * sizeof q->wq[0]);
     memmove(q->wqd, q->wqd + 1, 4 * sizeof q->wqd[0]);
     q->nw = 4;
   }
-  q->wt[q->nw] = r->t; q->wl[q->nw] = r->line;
+  q->wt[q->nw] = r->t; q->wl[q->nw] = r->line; q->wstale[q->nw] = stale;
   memcpy(q->wq[q->nw], r->q, (size_t)n * sizeof(double));
   memcpy(q->wqd[q->nw], r->qd, (size_t)n * sizeof(double));
   q->nw++;
-  if (q->nw < 5) return;
+  if (q->nw < 5 || q->wstale[1] || q->wstale[2] || q->wstale[3] || q->wstale[4]) return stale;
   for (int j = 0; j < n; j++) {
     if (q->colqd[j] < 0) continue;
-    double dq = dcentral(q->wt[1], q->wt[2], q->wt[3], q->wq[1][j], q->wq[2][j], q->wq[3][j]);
-    for (int L = 0; L < NLAG; L++) {
-      double e = q->wqd[L][j] - dq;
-      q->sse[j][L] += e*e;
-    }
-    q->sqd[j] += q->wqd[2][j] * q->wqd[2][j];
+    /* chord slope: less sensitive to time-stamp jitter than the parabola */
+    double dq = (q->wq[3][j] - q->wq[1][j]) / (q->wt[3] - q->wt[1]);
+    double e = q->wqd[2][j] - dq, g = 0.5 * (q->wqd[3][j] - q->wqd[1][j]);
+    if (q->neg < LAGWIN) {
+      double* p = q->eg + ((size_t)j * LAGWIN + (size_t)q->neg) * 3;
+      p[0] = e; p[1] = q->wqd[2][j]; p[2] = g;
+    } else lagfit(q, j, e, q->wqd[2][j], g);
   }
   q->nlag++;
+  if (q->neg < LAGWIN && ++q->neg == LAGWIN) lagthreshold(q);
+  return stale;
 }
 
 void dyi_quality_finish(dyiQuality* q) {
   if (q->finished) return;
   q->finished = 1;
+  if (q->neg > 0 && q->neg < LAGWIN) lagthreshold(q);
   if (q->ndt > 0 && q->ndt < DTWIN) {
     median_dt(q);
     for (int i = 0; i < q->ndt; i++) gap(q, q->dtw[i], q->dtl[i]);
@@ -342,29 +429,35 @@ void dyi_quality_finish(dyiQuality* q) {
                  q->tmax_n[j], q->tmax_v[j]);
       }
     }
-    if (q->colqd[j] < 0 || q->nlag < 10) continue;
-    int best = 0;
-    for (int L = 1; L < NLAG; L++) if (q->sse[j][L] < q->sse[j][best]) best = L;
-    int lag = best - 2;          /* qd[k + lag] matches dq/dt at k */
-    double rms0 = sqrt(q->sse[j][2] / (double)q->nlag), rmsb = sqrt(q->sse[j][best] / (double)q->nlag);
-    double rmsqd = sqrt(q->sqd[j] / (double)q->nlag);
+    if (q->colqd[j] < 0 || q->nfit[j] < 10 || !(q->sgg[j] > 0)) continue;
+    double m = (double)q->nfit[j];
+    double lam = -q->seg[j] / q->sgg[j];
+    double res = fmax(q->see[j] - q->seg[j]*q->seg[j]/q->sgg[j], 0) / (m - 1);
+    double sd = sqrt(res / q->sgg[j]);
+    double rmsres = sqrt(res), rmsqd = sqrt(q->sqd[j] / m);
     int c = q->colqd[j];
-    if (lag != 0 && q->sse[j][best] < 0.25 * q->sse[j][2]) {
-      dyiFinding* f = finding(q, DYI_QF_VLAG, c + 1, 0, lag);
+    if (fabs(lam) > 0.2 && fabs(lam) > 5 * sd) {
+      double half = round(2 * fabs(lam)) / 2;
+      char how[32];
+      if (half == 0) snprintf(how, sizeof how, "a fraction of a sample");
+      else if (half == 0.5) snprintf(how, sizeof how, "half a sample");
+      else if (half == 1) snprintf(how, sizeof how, "one sample");
+      else snprintf(how, sizeof how, "%g samples", half);
+      dyiFinding* f = finding(q, DYI_QF_VLAG, c + 1, 0, lam);
       if (f) {
-        f->count = q->nlag;
-        snprintf(f->verdict, sizeof f->verdict, "qd%d %s q%d by %s (qd[k%+d] matches dq/dt at k; "
-                 "rms mismatch %.3g at lag 0, %.3g at the best lag): shift the column", j + 1,
-                 lag > 0 ? "lags" : "leads", j + 1, abs(lag) == 1 ? "one sample" : "two samples",
-                 lag, rms0, rmsb);
+        f->count = q->nfit[j];
+        snprintf(f->verdict, sizeof f->verdict, "qd%d %s q%d by %s (fitted lag %.2f +- %.2f "
+                 "samples)%s", j + 1, lam > 0 ? "lags" : "leads", j + 1, how, lam, sd,
+                 half <= 0.5 ? ": a one-sided difference, one sample behind the forward difference; "
+                 "differentiate q instead" : ": shift the column or differentiate q instead");
       }
-    } else if (rmsb > 0.25 * rmsqd && rmsqd > 0) {
-      dyiFinding* f = finding(q, DYI_QF_VBAD, c + 1, 0, rmsb / rmsqd);
+    } else if (rmsqd > 0 && rmsres > 0.25 * rmsqd) {
+      dyiFinding* f = finding(q, DYI_QF_VBAD, c + 1, 0, rmsres / rmsqd);
       if (f) {
-        f->count = q->nlag;
-        snprintf(f->verdict, sizeof f->verdict, "qd%d disagrees with dq%d/dt at every lag "
-                 "(rms mismatch %.3g = %.0f %% of rms qd%d): wrong column, units or noisy", j + 1,
-                 j + 1, rmsb, 100 * rmsb / rmsqd, j + 1);
+        f->count = q->nfit[j];
+        snprintf(f->verdict, sizeof f->verdict, "qd%d disagrees with dq%d/dt (rms mismatch %.3g, "
+                 "%.0f %% of rms qd%d, at the best lag %.2f): wrong column, units or noise",
+                 j + 1, j + 1, rmsres, 100 * rmsres / rmsqd, j + 1, lam);
       }
     }
   }
@@ -406,4 +499,22 @@ void dyi_quality_print(FILE* out, const dyiQuality* q) {
   if (q->lost) fprintf(out, "%s: %d more findings not kept\n", q->path, q->lost);
   fprintf(out, "%s: %ld rows, %ld dropped, %d finding%s; time step min %.4g, median %.4g, max %.4g s\n",
           q->path, q->rows, q->dropped, q->nfind, q->nfind == 1 ? "" : "s", q->dt_min, q->dt_med, q->dt_max);
+}
+
+dyiQuality* dyi_quality_scan(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
+  dyLogOpt o = *opt;
+  o.on_bad = 1;                     /* collect everything */
+  dyLogRaw* r = dyi_lograw_open(path, n, &o, err, errsz);
+  if (!r) return NULL;
+  dyLogRow row;
+  int rc;
+  while ((rc = dyi_lograw_next(r, &row, err, errsz)) == 1) {}
+  if (rc < 0) { dyi_lograw_close(r); return NULL; }
+  /* keep the findings, hand them over */
+  dyiQuality* q = dyi_lograw_quality(r);
+  dyi_quality_finish(q);
+  q->stop = !opt->on_bad;
+  dyi_lograw_detach(r);
+  dyi_lograw_close(r);
+  return q;
 }

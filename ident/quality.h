@@ -16,12 +16,20 @@
  *   DYI_QF_GAP     a step longer than 3x the median step (median of the
  *                  first 1000 steps)
  *   DYI_QF_CONST, _ZERO     a used column that never changes / is all zero
- *   DYI_QF_VLAG    logged qd_j matches d q_j/dt best L samples later or
- *                  earlier (sum of squares over lags -2..2; named
- *                  "one-sample lag" for |L| = 1)
- *   DYI_QF_VBAD    logged qd_j inconsistent with d q_j/dt at every lag
+ *   DYI_QF_VLAG    logged qd_j delayed against d q_j/dt: the lag lambda
+ *                  [samples] is fitted by least squares on
+ *                  qd_k - dq/dt_k ~ -lambda (qd_{k+1} - qd_{k-1}) / 2
+ *                  (qd_k = v(t_k - lambda h)); reported when |lambda| > 0.2
+ *                  and > 5 standard errors, named by the nearest half
+ *                  sample ("one sample", "half a sample": a one-sided
+ *                  difference)
+ *   DYI_QF_VBAD    logged qd_j inconsistent with d q_j/dt even at the fitted
+ *                  lag (residual rms > 25 % of rms qd_j)
  *   DYI_QF_TSAT    torque flat at its maximum or minimum for >= 20 samples
- *   DYI_QF_TMAX    |tau_j| beyond the model's effort limit opt.taumax[j]  */
+ *   DYI_QF_TMAX    |tau_j| beyond the model's effort limit opt.taumax[j]
+ *   DYI_QF_STALE   a row repeating every q, qd, tau of the previous one with
+ *                  a new time stamp (a logger sampling the robot's state
+ *                  twice; such windows are left out of the lag fit)  */
 #ifndef DYNID_QUALITY_H
 #define DYNID_QUALITY_H
 
@@ -31,7 +39,7 @@
 enum {
   DYI_QF_NAN = 0, DYI_QF_INF, DYI_QF_ABSURD, DYI_QF_JUNK, DYI_QF_TRUNC,
   DYI_QF_TREPEAT, DYI_QF_TBACK, DYI_QF_GAP, DYI_QF_CONST, DYI_QF_ZERO,
-  DYI_QF_VLAG, DYI_QF_VBAD, DYI_QF_TSAT, DYI_QF_TMAX, DYI_QF_N
+  DYI_QF_VLAG, DYI_QF_VBAD, DYI_QF_TSAT, DYI_QF_TMAX, DYI_QF_STALE, DYI_QF_N
 };
 
 #define DYI_QMAXF 256               /* findings kept; more are counted */
@@ -83,8 +91,9 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
                       char* err, int errsz);
 /* Check the time of a row against the last good one. 0 good, 1 bad. */
 int dyi_quality_time(dyiQuality* q, long line, double t, int col, char* err, int errsz);
-/* A good row: statistics for the whole-log findings. */
-void dyi_quality_row(dyiQuality* q, const dyLogRow* r);
+/* A good row: statistics for the whole-log findings. Returns 1 when the
+ * row is stale (repeats the previous row's values), else 0. */
+int dyi_quality_row(dyiQuality* q, const dyLogRow* r);
 /* A bad row was dropped. */
 void dyi_quality_dropped(dyiQuality* q);
 /* End of the log: turn the statistics into findings (idempotent). */

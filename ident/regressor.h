@@ -23,7 +23,7 @@ void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* q
                    const double* qdd, int friction, double* Y, int ldy);
 
 /* Timing of dyi_regressor for `make bench`: runs nsamples regressors at
- * varying states and returns the mean wall time per sample (one n x
+ * varying states and returns the mean CPU time of the calling thread per sample (CPU time, not wall time: the machine may be shared) (one n x
  * dyi_ncols block, i.e. n rows) [s]. Y: scratch of n * dyi_ncols doubles. */
 double dyi_bench_regressor(const dyModel* m, dyData* d, int friction, int nsamples,
                            double* Y);

@@ -16,6 +16,10 @@
  *   --resample HZ          interpolate onto a uniform grid first
  *   --qd-min V             flag samples with |qd_j| < V (Coulomb friction)
  *   --filter-order N       Butterworth order (default 4)
+ *   --drop-stale           drop rows that repeat the previous row's q, qd,
+ *                          tau with a new time stamp
+ *   --derive qdd|qd        recompute qdd (from qd), or qd and qdd (from q),
+ *                          ignoring the logged columns
  * Commands list these in their cli_check allowed set (CLI_LOG_OPTS).  */
 #include "cli.h"
 #include "log.h"
@@ -92,6 +96,7 @@ static int parse_long(const char* s, const char* e, long* out) {
 int cli_logopt(const dyCli* c, int n, dyLogOpt* o) {
   dyi_log_defaults(o);
   o->no_header = cli_flag(c, "no-header");
+  o->drop_stale = cli_flag(c, "drop-stale");
   for (int i = 0; i < c->nopt; i++)
     if (!strcmp(c->key[i], "map")) {
       int rc = add_map(o, c->val[i]);
@@ -127,6 +132,11 @@ int cli_logopt(const dyCli* c, int n, dyLogOpt* o) {
     return cli_usage("--resample: expected a rate in Hz, got '%s'", v);
   if ((v = cli_opt(c, "qd-min")) && (cli_doubles(v, &o->qd_min, 1) || !(o->qd_min >= 0)))
     return cli_usage("--qd-min: expected a speed >= 0, got '%s'", v);
+  if ((v = cli_opt(c, "derive"))) {
+    if (!strcmp(v, "qdd")) o->derive = 1;
+    else if (!strcmp(v, "qd")) o->derive = 2;
+    else return cli_usage("--derive: expected qdd or qd, got '%s'", v);
+  }
   long k;
   if ((v = cli_opt(c, "decimate"))) {
     if (parse_long(v, v + strlen(v), &k) || k > 1000)

@@ -1,10 +1,28 @@
 /* dynid program: --params P, identified base parameters realised as a full
- * parameter vector (placeholder until the base-parameter work lands). */
+ * parameter vector. The PARAMS file is read with dyi_params_read (B rebuilt
+ * from the expressions, P = B^+), proved against this model by the QR rank
+ * test (the expressions must form a base set of this model: rank and
+ * reproduction Y = Y_b B), and realised as pi = P beta, so that
+ * Y(q,qd,qdd) pi = Y_b(q,qd,qdd) beta: `dynid id MODEL STATES --params P`
+ * gives the torques of the identified base parameters. */
 #include "cli.h"
+#include "params.h"
 #include <string.h>
+
 int cli_params(const dyCli* c, const dyModel* m, double* par) {
-  const char* p = cli_opt(c, "params");
-  if (p) return cli_fail("%s: --params is not built yet", p);
-  memcpy(par, m->par, sizeof(double) * (size_t)dy_npar(m));
+  const char* path = cli_opt(c, "params");
+  if (!path) {
+    memcpy(par, m->par, sizeof(double) * (size_t)dy_npar(m));
+    return 0;
+  }
+  char err[DY_ERRSZ];
+  dyParams* p = dyi_params_read(path, m, err, sizeof err);
+  if (!p) return cli_fail("%s", err);
+  if (dyi_base_verify(m, p->base, err, sizeof err)) {
+    dyi_params_free(p);
+    return cli_fail("%s: the expressions are not a base set of model %s: %s", path, m->source, err);
+  }
+  dyi_params_realise(m, p, par);
+  dyi_params_free(p);
   return 0;
 }

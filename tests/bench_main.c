@@ -10,12 +10,14 @@
  * Method: each measurement calls the function over 64 random states in turn
  * (the same states for dynid and KDL), in batches sized so one measurement
  * takes about 0.2 s, after a warm-up; the median of 5 measurements is
- * reported, as ns per call (CLOCK_MONOTONIC).
+ * reported, as ns per call (CLOCK_MONOTONIC). The 5 rounds interleave all
+ * functions of a model (dynid's and KDL's), so that load from other
+ * processes on a shared machine affects both sides of a ratio alike.
  *
  * Sections: each is a function `static void section_NAME(benchModel* bm,
  * int nm)` called from main; add new ones (regressor rows/s, identification
  * throughput, base-parameter algorithms) the same way, timing with
- * bench_ns(fn, ctx). */
+ * bench_ns_set(nf, fns, ctxs, ns). */
 #include "dynamics.h"
 #include "io.h"
 #include "kdl_shim.h"
@@ -47,34 +49,45 @@ static int cmp_double(const void* a, const void* b) {
 /* fn(ctx, i) performs call number i (use i % NSTATE for the state) */
 typedef void (*bench_fn)(void* ctx, long i);
 
-/* Median over NMEAS measurements of the time per call of fn [ns]. The batch
- * size is found by doubling until a batch takes >= 10 ms (which also warms
- * caches and branch predictors), then scaled to TARGET_S per measurement. */
-static double bench_ns(bench_fn fn, void* ctx) {
+/* calls per measurement so that one lasts about TARGET_S: doubled until a
+ * batch takes >= 10 ms (which also warms caches and branch predictors) */
+static long bench_reps(bench_fn fn, void* ctx) {
   long reps = 1;
   double t;
   for (;;) {
     double t0 = now_s();
     for (long i = 0; i < reps; i++) fn(ctx, i);
     t = now_s() - t0;
-    if (t >= 0.01) break;
+    if (t >= 0.01 || reps > (1L << 40)) break;
     reps *= 2;
   }
-  reps = (long)((double)reps * TARGET_S / t) + 1;
-  double meas[NMEAS];
-  for (int k = 0; k < NMEAS; k++) {
-    double t0 = now_s();
-    for (long i = 0; i < reps; i++) fn(ctx, i);
-    meas[k] = (now_s() - t0) / (double)reps * 1e9;
+  return (long)((double)reps * TARGET_S / t) + 1;
+}
+
+/* ns per call of nf functions (each on its own context), median of NMEAS
+ * rounds; within a round the functions run one after the other, so that a
+ * change of load on a shared machine hits all of them alike and their
+ * ratios stay meaningful. */
+static void bench_ns_set(int nf, bench_fn* fn, void** ctx, double* ns) {
+  long reps[16];
+  double meas[16][NMEAS];
+  for (int f = 0; f < nf; f++) reps[f] = bench_reps(fn[f], ctx[f]);
+  for (int k = 0; k < NMEAS; k++)
+    for (int f = 0; f < nf; f++) {
+      double t0 = now_s();
+      for (long i = 0; i < reps[f]; i++) fn[f](ctx[f], i);
+      meas[f][k] = (now_s() - t0) / (double)reps[f] * 1e9;
+    }
+  for (int f = 0; f < nf; f++) {
+    qsort(meas[f], NMEAS, sizeof meas[f][0], cmp_double);
+    ns[f] = meas[f][NMEAS / 2];
   }
-  qsort(meas, NMEAS, sizeof meas[0], cmp_double);
-  return meas[NMEAS / 2];
 }
 
 /* ------------------------------------------------------------ models */
 
 typedef struct {
-  char name[160];
+  char name[320];
   dyModel* m;
 } benchModel;
 
@@ -252,17 +265,24 @@ static int section_core(benchModel* bm, int nm) {
     /* torques that give these accelerations keep FD in a realistic range */
     for (int s = 0; s < NSTATE; s++) dy_rnea(m, c->d, m->par, c->q[s], c->qd[s], c->qdd[s], c->tau[s]);
 
-    double ours[4] = {bench_ns(f_rnea, c), bench_ns(f_crba, c), bench_ns(f_fd_chol, c),
-                      bench_ns(f_fd_aba, c)};
-    double kdl[2][3];
+    /* KDL in both layouts, each with its own context (same states) */
+    coreCtx* ck[2];
     for (int layout = KDL_AXIS; layout <= KDL_ZAXIS; layout++) {
-      c->k = kdl_make(m, m->par, layout);
-      if (!c->k) { fprintf(stderr, "bench: no KDL chain for %s\n", bm[im].name); kdl[layout][0] = kdl[layout][1] = kdl[layout][2] = NAN; continue; }
-      kdl[layout][0] = bench_ns(f_kdl_id, c);
-      kdl[layout][1] = bench_ns(f_kdl_mass, c);
-      kdl[layout][2] = bench_ns(f_kdl_fd, c);
-      kdl_free(c->k);
-      c->k = NULL;
+      ck[layout] = malloc(sizeof *c);
+      memcpy(ck[layout], c, sizeof *c);
+      ck[layout]->k = kdl_make(m, m->par, layout);
+      if (!ck[layout]->k) { fprintf(stderr, "bench: no KDL chain for %s\n", bm[im].name); exit(1); }
+    }
+    bench_fn fns[10] = {f_rnea, f_crba, f_fd_chol, f_fd_aba, f_kdl_id, f_kdl_mass, f_kdl_fd,
+                        f_kdl_id, f_kdl_mass, f_kdl_fd};
+    void* ctxs[10] = {c, c, c, c, ck[0], ck[0], ck[0], ck[1], ck[1], ck[1]};
+    double ns[10];
+    bench_ns_set(10, fns, ctxs, ns);
+    double* ours = ns;
+    double kdl[2][3] = {{ns[4], ns[5], ns[6]}, {ns[7], ns[8], ns[9]}};
+    for (int layout = KDL_AXIS; layout <= KDL_ZAXIS; layout++) {
+      kdl_free(ck[layout]->k);
+      free(ck[layout]);
     }
     double best[3];
     const char* lay[3];

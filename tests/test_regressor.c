@@ -12,6 +12,9 @@
 #include "testmodels.h"
 #include "dynamics.h"
 #include "regressor.h"
+#include "io.h"
+#include <string.h>
+#include <unistd.h>
 
 static double maxabs(const double* x, int n) {
   double s = 0;
@@ -77,7 +80,67 @@ static void check_model(dyModel* m, const char* what) {
   free(e); free(Y); dy_freeData(d);
 }
 
+/* `dynid regressor` as a program: layout sample,joint,<14n names>, and the
+ * values equal NE with unit parameter vectors */
+static void cli_regressor(void) {
+  const char* mp = "/tmp/dynid_test_regressor_model.csv";
+  const char* sp = "/tmp/dynid_test_regressor_states.csv";
+  FILE* f = fopen(mp, "w");
+  fputs("joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz\n"
+        "1,R,0,0,0,0.5,3,0.01,0.02,0.1,0.1,0.001,0.002,0.1,0.003,0.05\n"
+        "2,P,1.5707963267948966,0.4,0,0,2,0.2,0.01,0.02,0.01,0.001,0.002,0.05,0.003,0.05\n"
+        "3,R,-1.5707963267948966,0.3,0.2,0.1,1,0.01,0.02,-0.1,0.02,0.001,0.002,0.02,0.003,0.001\n", f);
+  fclose(f);
+  double S[3][3][3];
+  f = fopen(sp, "w");
+  fputs("q1,q2,q3,qd1,qd2,qd3,qdd1,qdd2,qdd3\n", f);
+  for (int s = 0; s < 3; s++) {
+    th_random_state(3, S[s][0], S[s][1], S[s][2]);
+    if (s == 2) S[s][1][1] = 0;
+    for (int k = 0; k < 9; k++) fprintf(f, "%s%.17g", k ? "," : "", S[s][k / 3][k % 3]);
+    fputc('\n', f);
+  }
+  fclose(f);
+  char err[512], cmd[512], line[8192];
+  dyModel* m = NULL;
+  CHECK(dy_load_model(mp, NULL, &m, err, sizeof err) == 0, "load: %s", err);
+  if (!m) return;
+  dyData* d = dy_makeData(m);
+  snprintf(cmd, sizeof cmd, "./dynid regressor %s %s --friction", mp, sp);
+  FILE* pr = popen(cmd, "r");
+  int rows = 0, np = 42;
+  double worst = 0, scale = 1, e[42] = {0}, t[3];
+  if (pr && fgets(line, sizeof line, pr)) {
+    const char* h0 = "sample,joint,XX1,XY1,XZ1,YY1,YZ1,ZZ1,MX1,MY1,MZ1,M1,XX2,";
+    CHECK(!strncmp(line, h0, strlen(h0)), "header %.60s", line);
+    CHECK(strstr(line, ",IA3,FV3,FC3,FO3") != NULL, "header ends with the joint parameters");
+    while (fgets(line, sizeof line, pr)) {
+      char* p = line;
+      long smp = strtol(p, &p, 10); p++;
+      long jnt = strtol(p, &p, 10);
+      CHECK(smp == rows / 3 + 1 && jnt == rows % 3 + 1, "row %d: sample %ld joint %ld", rows, smp, jnt);
+      for (int k = 0; k < np && smp >= 1 && smp <= 3; k++) {
+        p++;
+        double y = strtod(p, &p);
+        e[k] = 1;
+        dy_rnea(m, d, e, S[smp-1][0], S[smp-1][1], S[smp-1][2], t);
+        e[k] = 0;
+        worst = fmax(worst, fabs(y - t[jnt - 1]));
+        scale = fmax(scale, fabs(t[jnt - 1]));
+      }
+      rows++;
+    }
+  }
+  int rc = pr ? pclose(pr) : -1;
+  CHECK(rc == 0 && rows == 9, "dynid regressor: rc %d, %d rows", rc, rows);
+  CHECK(worst <= 1e-12 * scale, "dynid regressor vs NE(e_k): %.3g", worst);
+  dy_freeData(d);
+  dy_freeModel(m);
+  unlink(mp); unlink(sp);
+}
+
 int main(void) {
+  cli_regressor();
   char what[64];
   for (int t = 0; t < 30; t++) {
     int n = 1 + t % 8;

@@ -197,7 +197,8 @@ typedef struct {
   double* pval;        /* and values pval[] (P is sparse for every set) */
 } cvSrc;
 
-static int cv_fill(void* ctx, double* A, int lda, double* y, int maxs, char* err, int errsz) {
+static int cv_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err, int errsz) {
+  (void)rw;   /* every equation counts: rw stays 1 */
   cvSrc* c = ctx;
   const int n = c->m->n, nb = c->b->nb, np = c->b->npar;
   int ns = 0;
