@@ -487,8 +487,58 @@ static void check_crossval(void) {
   dy_freeModel(m);
 }
 
+/* dyv_sparse_P: B Ps = 1, only nb nonzero rows, and the realisation gives
+ * the torques of the set's own realisation P beta (dy_rnea on both) */
+static void check_sparse(void) {
+  static const char* sets[2] = {"qr", "khalil"};
+  for (int trial = 0; trial < 4; trial++) {
+    dyModel* m = th_random_model(3 + trial, trial % 2 ? 0.3 : 0, 0.5, trial % 2);
+    const int n = m->n;
+    dyData* d = dy_makeData(m);
+    for (int si = 0; si < 2; si++) {
+      char err[512];
+      dyBase* b = dyi_base_compute(m, sets[si], m->has_friction, err, sizeof err);
+      CHECK(b != NULL, "%s: %s", sets[si], err);
+      if (!b) continue;
+      const int nb = b->nb, np = b->npar;
+      double* Ps = malloc(sizeof(double) * np * nb);
+      CHECK(dyv_sparse_P(Ps, b, err, sizeof err) == 0, "sparse P: %s", err);
+      double worst = 0;
+      for (int i = 0; i < nb; i++)
+        for (int k = 0; k < nb; k++) {
+          double acc = 0;
+          for (int c = 0; c < np; c++) acc += b->B[(size_t)i*np + c] * Ps[(size_t)c*nb + k];
+          worst = fmax(worst, fabs(acc - (i == k)));
+        }
+      int rows = 0;
+      for (int c = 0; c < np; c++) {
+        int nz = 0;
+        for (int k = 0; k < nb; k++) nz |= Ps[(size_t)c*nb + k] != 0;
+        rows += nz;
+      }
+      CHECK(worst < 1e-9 && rows == nb, "%s: B Ps = 1 (%.3g), %d nonzero rows of %d", sets[si], worst, rows, nb);
+      double beta[14*DY_MAXJ], p1[14*DY_MAXJ] = {0}, p2[14*DY_MAXJ] = {0};
+      for (int i = 0; i < nb; i++) beta[i] = th_uniform(-1, 1);
+      for (int c = 0; c < np; c++)
+        for (int i = 0; i < nb; i++) { p1[c] += b->P[(size_t)c*nb + i]*beta[i]; p2[c] += Ps[(size_t)c*nb + i]*beta[i]; }
+      double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t1[DY_MAXJ], t2[DY_MAXJ];
+      th_random_state(n, q, qd, qdd);
+      dy_rnea(m, d, p1, q, qd, qdd, t1);
+      dy_rnea(m, d, p2, q, qd, qdd, t2);
+      double e = 0, sc = 1;
+      for (int j = 0; j < n; j++) { e = fmax(e, fabs(t1[j] - t2[j])); sc = fmax(sc, fabs(t1[j])); }
+      CHECK(e <= 1e-9 * sc, "%s: sparse realisation has the same torques (%.3g)", sets[si], e);
+      free(Ps);
+      dyi_base_free(b);
+    }
+    dy_freeData(d);
+    dy_freeModel(m);
+  }
+}
+
 int main(void) {
   check_metrics();
+  check_sparse();
   check_crossval();
   check_horizon();
   check_phys();
