@@ -177,7 +177,10 @@ struct dyvPhys_ {
 };
 
 /* Search the realisations pi0 + N z of beta = B pi0 (B row-major nb x npar,
- * npar = 10n or 14n; pi0 14n). maxeval: NLopt evaluations (e.g. 20000).
+ * npar = 10n or 14n; pi0 14n). Only the link columns of B are searched:
+ * joint parameters (IA FV FC FO) stay at their values in pi0, so the search
+ * covers a subset of the realisations (a witness is still a proof; a
+ * failure is still only heuristic). maxeval: NLopt evaluations (e.g. 20000).
  * Returns 0, -1 on failure (err set). */
 int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const double* B,
                    int nb, int npar, int maxeval, char* err, int errsz);
