@@ -164,8 +164,6 @@ static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, in
         if (fabs(*kk) < DYI_COEF_TOL || nrm[dep[l]] == 0) *kk = 0;
         else *kk *= nrm[dep[l]] / nrm[ind[i]];
       }
-  } else if (K && nd > 0) {
-    /* rank 0: nothing to express */
   }
   status = 0;
 done:
@@ -238,9 +236,8 @@ done:
  *  - links before r1 only translate: their first moments give no force along
  *    the (prismatic) joint axes: MX, MY, MZ are not identifiable;
  *  - link r1 turns about the fixed direction z_r1: of its inertia only ZZ
- *    acts (XXR, XY, XZ, YZ vanish); if r1 = 1 and z_1 is parallel to gravity,
- *    MX1, MY1 vanish too; with friction IA_r1 has the column of ZZ_r1:
- *    ZZ_r1R += IA_r1;
+ *    acts (XXR, XY, XZ, YZ vanish; MX, MY: see the last rule); with
+ *    friction IA_r1 has the column of ZZ_r1: ZZ_r1R += IA_r1;
  *  - links j > r1 whose revolute joints r1..j are all parallel turn about
  *    the same fixed direction: XXR_j, XY_j, XZ_j, YZ_j vanish; a prismatic
  *    joint j along that direction: MZ_j vanishes and (MX_j, MY_j) ride on
@@ -298,8 +295,6 @@ typedef struct {
   int r1;                 /* first revolute joint (0-based), n if none */
   int zone[DY_MAXJ];      /* 1: j >= r1 and every revolute joint r1..j parallel to r1 */
   int par_r1[DY_MAXJ];    /* 1: z_j parallel to z_r1 (constant, checked at random q) */
-  int z1_grav;            /* 1: joint 1 axis parallel to gravity (or no gravity) */
-  int z1_perp_grav;       /* 1: joint 1 axis perpendicular to gravity */
   int r2;                 /* first revolute joint not parallel to r1, n if none */
   int r2_perp;            /* 1: z_r2 perpendicular to z_r1 */
   int ms_r1_drop;         /* 1: MX, MY of link r1 vanish: z_r1 parallel to gravity
@@ -363,11 +358,6 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
   if (g->r2 < n)
     g->r2_perp = fabs(dyu_dot3(zj[0][g->r2], zr[0])) <= 1e-9 && fabs(dyu_dot3(zj[1][g->r2], zr[1])) <= 1e-9;
   double gn = sqrt(dyu_dot3(m->gravity, m->gravity));
-  double z1[3], cz[3];
-  memcpy(z1, zj[0][0], sizeof z1);
-  dyu_cross(cz, z1, m->gravity);
-  g->z1_grav = gn == 0 || sqrt(dyu_dot3(cz, cz)) <= 1e-9 * gn;
-  g->z1_perp_grav = gn == 0 || fabs(dyu_dot3(z1, m->gravity)) <= 1e-9 * gn;
   if (g->r1 < n) {
     double cr[3];
     dyu_cross(cr, zr[0], m->gravity);
