@@ -258,7 +258,11 @@ done:
  *    MS_k - (u_k/u_c) MS_c;
  *  - MX, MY of r1 vanish when z_r1 is parallel to gravity (or there is none)
  *    and every prismatic joint before r1 is parallel to z_r1; so do those of
- *    the revolute joints of the zone that are coaxial with r1.
+ *    the revolute joints of the zone that are coaxial with r1;
+ *  - without gravity, a link j after revolute joints only whose axes meet
+ *    in a fixed point C = O_j + t z_j turns about C: its torques depend on
+ *    its inertia about C only: XZ_jR = XZ_j + t MX_j, YZ_jR = YZ_j + t MY_j,
+ *    and MX_j, MY_j go.
  * What the rules miss (special geometry) is found by the QR test on the
  * grouped set and reduced numerically; the set's note says which. */
 
@@ -305,6 +309,10 @@ typedef struct {
                              as a mass on link j-1 (see kh_group) */
   double cg[DY_MAXJ];     /* -z_j . g, z_j in frame 0 (constant where mrule) */
   int onaxis[DY_MAXJ];    /* 1: O_j on the line of axis r1 (checked at random q) */
+  int fixedpt[DY_MAXJ];   /* 1: joints 1..j revolute and their axes meet in a
+                             fixed point C = O_j + tfix[j] z_j */
+  double tfix[DY_MAXJ];
+  int nograv;             /* 1: gravity is zero */
 } khGeom;
 
 static void kh_geometry(const dyModel* m, khGeom* g) {
@@ -358,6 +366,16 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
   if (g->r2 < n)
     g->r2_perp = fabs(dyu_dot3(zj[0][g->r2], zr[0])) <= 1e-9 && fabs(dyu_dot3(zj[1][g->r2], zr[1])) <= 1e-9;
   double gn = sqrt(dyu_dot3(m->gravity, m->gravity));
+  g->nograv = gn == 0;
+  /* the point O_j + t z_j that is the same at both configurations */
+  for (int j = 0; j < n && m->jnt_type[j] == DY_REVOLUTE; j++) {
+    double dO[3], dz[3], res[3];
+    for (int k = 0; k < 3; k++) { dO[k] = oj[0][j][k] - oj[1][j][k]; dz[k] = zj[0][j][k] - zj[1][j][k]; }
+    double zz = dyu_dot3(dz, dz), t = zz > 1e-18 ? -dyu_dot3(dz, dO) / zz : 0;
+    for (int k = 0; k < 3; k++) res[k] = dO[k] + t * dz[k];
+    g->fixedpt[j] = sqrt(dyu_dot3(res, res)) <= 1e-9;
+    g->tfix[j] = fabs(t) <= 1e-12 ? 0 : t;
+  }
   if (g->r1 < n) {
     double cr[3];
     dyu_cross(cr, zr[0], m->gravity);
@@ -478,6 +496,21 @@ static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G,
   for (int j = g->r1; j < n && g->ms_r1_drop; j++)
     if (g->zone[j] && g->onaxis[j] && m->jnt_type[j] == DY_REVOLUTE)
       alive[DY_NPAR_LINK*j + DY_MX] = alive[DY_NPAR_LINK*j + DY_MY] = 0;
+  /* no gravity, joints 1..j revolute with axes meeting in a fixed point
+   * C = O_j + t z_j: link j turns about C, its torques depend on its inertia
+   * about C only, J_C = J - 2 t MZ 1 + t (e_z MS^T + MS e_z^T) + M (...),
+   * so XZ_jR = XZ_j + t MX_j, YZ_jR = YZ_j + t MY_j and MX_j, MY_j go */
+  for (int j = 0; j < n && g->nograv; j++) {
+    if (!g->fixedpt[j]) continue;
+    int L = DY_NPAR_LINK*j;
+    double t = g->tfix[j];
+    if (t != 0)
+      for (int k = 0; k < npar; k++) {
+        ROW(L + DY_XZ)[k] += t * ROW(L + DY_MX)[k];
+        ROW(L + DY_YZ)[k] += t * ROW(L + DY_MY)[k];
+      }
+    alive[L + DY_MX] = alive[L + DY_MY] = 0;
+  }
   /* links of the parallel zone: the first moment along z_r1 (u in frame j)
    * acts on no joint: with c the largest |u_c|, MS_c is eliminated and the
    * others become MS_k - (u_k / u_c) MS_c */
@@ -854,6 +887,11 @@ static void why_zero(const dyModel* m, const khGeom* g, int k, char* buf, int bu
   if ((c == DY_MX || c == DY_MY) && g->ms_r1_drop && g->zone[j] && g->onaxis[j] &&
       m->jnt_type[j] == DY_REVOLUTE) {
     snprintf(buf, (size_t)bufsz, "joint %d is coaxial with joint %d, which is revolute about gravity", j + 1, g->r1 + 1);
+    return;
+  }
+  if (ms && g->nograv && g->fixedpt[j]) {
+    snprintf(buf, (size_t)bufsz, "no gravity and the axes of joints 1..%d meet in a fixed point: link %d's first moments act only through its inertia about that point",
+             j + 1, j + 1);
     return;
   }
   if (ms && g->uzone[j] && fabs(fabs(g->u[j][c - DY_MX]) - 1) <= 1e-12) {

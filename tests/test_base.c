@@ -414,6 +414,19 @@ static void special_geometries(void) {
     dyi_base_free(b);
     dy_freeModel(m);
   }
+  { /* no gravity, axes 1 and 2 meeting in O1 (a2 = 0): link 2 turns about
+     * the fixed point C = O2 + t z2 with t = -d2 (hand-derived), so
+     * XZ2R = XZ2 - d2 MX2, YZ2R = YZ2 - d2 MY2 */
+    double al[2] = {0, H}, a[2] = {0, 0}, d[2] = {0, 0.2};
+    dyModel* m = make_robot("RR", al, a, d, z6);
+    check_all_sets(m, "no gravity, intersecting axes");
+    char err[256];
+    dyBase* b = dyi_base_compute(m, "khalil", 0, err, sizeof err);
+    CHECK(b && b->note[0] == 0, "intersecting axes: closed form: %s", b ? b->note : err);
+    if (b) { CHECK_COEF(m, b, "XZ2R", "MX2", -0.2); CHECK_COEF(m, b, "YZ2R", "MY2", -0.2); }
+    dyi_base_free(b);
+    dy_freeModel(m);
+  }
   { /* no gravity */
     double al[3] = {0, H, 0}, a[3] = {0, 0.1, 0.4}, d[3] = {0.3, 0, 0};
     dyModel* m = make_robot("RRR", al, a, d, z6);
