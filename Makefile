@@ -100,5 +100,30 @@ install: all
 	install -m 644 libdynid.a $(DESTDIR)$(PREFIX)/lib/libdynid.a
 	install -m 644 core/*.h ident/*.h verify/*.h $(DESTDIR)$(PREFIX)/include/dynid/
 
+# libFuzzer: every reader, FUZZ_SECONDS each, corpus seeded from datasets/
+# and tests/bad; findings land in build/fuzz/<target>/ (crash-*, leak-*):
+# copy each into tests/fuzz/regress/ so test_fuzz_regress replays it forever.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = table urdf log params
+FUZZ_CFLAGS = -O1 -g -std=c11 -D_GNU_SOURCE -fsanitize=address,undefined -fno-omit-frame-pointer \
+  -Icore -Iident -Iverify -Ireports -Itests/fuzz -I/usr/include/libxml2
+fuzz: deps
+	@command -v clang >/dev/null || { echo "fuzz: needs clang and libclang-rt-14-dev"; exit 1; }
+	@mkdir -p build/fuzz/obj
+	@for f in $(SRC_LIB); do o=build/fuzz/obj/$$(echo $$f | tr / _).o; \
+	  [ $$o -nt $$f ] || clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $$f -o $$o || exit 1; done
+	@for t in $(FUZZ_TARGETS); do \
+	  clang $(FUZZ_CFLAGS) -fsanitize=fuzzer tests/fuzz/fuzz_$$t.c build/fuzz/obj/*.o \
+	    $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS) -o build/fuzz/fuzz_$$t || exit 1; \
+	  mkdir -p build/fuzz/$$t/corpus; \
+	  case $$t in table) cp datasets/models/*.csv tests/bad/*.csv build/fuzz/$$t/corpus/ 2>/dev/null;; \
+	    urdf) cp datasets/urdf/*.urdf tests/bad/*.urdf build/fuzz/$$t/corpus/ 2>/dev/null;; \
+	    log) for g in datasets/*/*.csv.gz; do zcat $$g | head -c 4000 > build/fuzz/$$t/corpus/$$(basename $$g .gz); done 2>/dev/null;; \
+	    params) cp tests/fuzz/seeds/*.params build/fuzz/$$t/corpus/ 2>/dev/null;; esac; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  (cd build/fuzz/$$t && ../fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=2048 corpus >fuzz.log 2>&1); rc=$$?; tail -n 3 build/fuzz/$$t/fuzz.log; \
+	  [ $$rc = 0 ] || { echo "fuzz: $$t found a problem: build/fuzz/$$t"; exit 1; }; done
+
 clean:
 	rm -rf build libdynid.a dynid

@@ -95,12 +95,22 @@ static int read_line(dyCsv* c) {
   size_t len = 0;
   c->line[0] = 0;
   for (;;) {
-    if (!gzgets(c->gz, c->line + len, (int)(c->linecap - len))) break;
+    if (!gzgets(c->gz, c->line + len, (int)(c->linecap - len))) {
+      int zerr;
+      gzerror(c->gz, &zerr);
+      if (zerr != Z_OK && zerr != Z_STREAM_END) return -4;
+      break;
+    }
     len += strlen(c->line + len);
     if (len && c->line[len-1] == '\n') break;
     if (len + 1 < c->linecap) {
       /* short read without newline: EOF, or an embedded NUL byte */
-      if (gzeof(c->gz)) break;
+      if (gzeof(c->gz)) {
+        int zerr;
+        gzerror(c->gz, &zerr);
+        if (zerr != Z_OK && zerr != Z_STREAM_END) return -4;
+        break;
+      }
       return -2;
     }
     if (c->linecap > ((size_t)1 << 28)) return -3;
@@ -118,8 +128,16 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
   for (;;) {
     int r = read_line(c);
     if (r < 0) {
+      char zmsg[160];
+      if (r == -4) {
+        int zerr;
+        const char* zm = gzerror(c->gz, &zerr);
+        size_t pl = strlen(c->path);
+        if (!strncmp(zm, c->path, pl) && zm[pl] == ':') zm += pl + 1 + (zm[pl + 1] == ' ');
+        snprintf(zmsg, sizeof zmsg, "corrupt gzip data: %s", zm);
+      }
       const char* why = r == -2 ? "a NUL byte in the text (binary file?)"
-                      : r == -3 ? "line longer than 256 MiB" : "out of memory";
+                      : r == -3 ? "line longer than 256 MiB" : r == -4 ? zmsg : "out of memory";
       snprintf(err, (size_t)errsz, "%s:%ld: %s", c->path, c->lineno + 1, why);
       return -1;
     }
@@ -130,14 +148,16 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
       }
       break;
     }
-    size_t len = strlen(c->line);
+    char* text = c->line;
+    if (c->lineno == 1 && !memcmp(text, "\xef\xbb\xbf", 3)) text += 3;  /* UTF-8 byte-order mark */
+    size_t len = strlen(text);
     if (c->nf == 0 && c->buflen == 0 && !c->row_ready) {
-      const char* s = c->line;
+      const char* s = text;
       while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
       if (*s == 0 || *s == '#') continue;   /* blank or comment line */
       c->rowline = c->lineno;
     }
-    if (csv_parse(&c->p, c->line, len, on_field, on_row, c) != len) {
+    if (csv_parse(&c->p, text, len, on_field, on_row, c) != len) {
       snprintf(err, (size_t)errsz, "%s:%ld: malformed CSV: %s", c->path, c->lineno,
                csv_strerror(csv_error(&c->p)));
       return -1;

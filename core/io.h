@@ -97,7 +97,8 @@ void dy_out_abort(dyOut* o);
  * on SIGINT/SIGTERM: unlink only). */
 void dy_out_abort_all(void);
 
-/* Write a double in the shortest form that reads back exactly (%.17g). */
+/* Write a double with 17 significant digits (%.17g), which reads back to
+ * the same double; -0 is written as 0. */
 void dy_fprint_double(FILE* f, double x);
 
 #endif

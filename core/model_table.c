@@ -9,6 +9,7 @@
  * Tx(a_n) Rx(alpha_n) becomes the tip transform. */
 #include "io.h"
 #include "mathu.h"
+#include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,20 @@ static double classic_fk_err(const dyModel* m, const row_t* rows) {
     for (int k = 0; k < 3; k++) worst = fmax(worst, fabs(pn[k] - p[k]));
   }
   return worst;
+}
+
+/* NULL if the inertia about the centre of mass (xx xy xz yy yz zz) is
+ * positive semi-definite to a relative tolerance of 1e-9 of the trace; else
+ * what is wrong. (The triangle inequalities are not demanded of a nominal
+ * table: published tables such as the PUMA 560's give only the inertia
+ * about the joint axis of a link; `dynid validate` reports them.) */
+static const char* inertia_invalid(const double* s6) {
+  double A[9], w[3];
+  dyu_sym6ToMat(A, s6);
+  double tr = fabs(A[0]) + fabs(A[4]) + fabs(A[8]), tol = 1e-9 * (tr > 0 ? tr : 1);
+  if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', 3, A, 3, w) != 0) return "is not a valid tensor";
+  if (w[0] < -tol) return "is not positive semi-definite";
+  return NULL;
 }
 
 int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
@@ -137,6 +152,13 @@ int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
       dy_csv_close(c);
       return -1;
     }
+    const char* bad = inertia_invalid(w->v + C_IXX);
+    if (bad) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: the inertia tensor ixx..izz %s", path, dy_csv_line(c),
+               col[C_IXX] + 1, bad);
+      dy_csv_close(c);
+      return -1;
+    }
     if (w->v[C_M] < 0) {
       snprintf(err, (size_t)errsz, "%s:%ld:%d: negative mass", path, dy_csv_line(c), col[C_M] + 1);
       dy_csv_close(c);
@@ -178,6 +200,13 @@ int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
       m->dh_a[j] = v[C_A];
     }
     dy_linkpar_from_com(m->par + DY_NPAR_LINK*j, v[C_M], c3, Ic);
+    for (int k = 0; k < DY_NPAR_LINK; k++)
+      if (!isfinite(m->par[DY_NPAR_LINK*j + k]) || fabs(m->par[DY_NPAR_LINK*j + k]) > 1e12) {
+        snprintf(err, (size_t)errsz, "%s: joint %d: mass, centre of mass or inertia out of range "
+                 "(the inertia about O_%d exceeds 1e12 kg m^2)", path, j + 1, j + 1);
+        dy_freeModel(m);
+        return -1;
+      }
     double* pj = m->par + DY_NPAR_LINK*n + DY_NPAR_JNT*j;
     pj[DY_IA] = isnan(v[C_IA]) ? 0 : v[C_IA];
     pj[DY_FV] = isnan(v[C_FV]) ? 0 : v[C_FV];

@@ -1,13 +1,683 @@
-/* dynid ident: log reader (placeholder). */
+/* dynid ident: the log reader (see log.h for the pipeline).
+ *
+ * Memory: one CSV row, the first 1000 rows (for the sample rate), the
+ * zero-phase filter's block buffers (filter.h: (B + 2M) x channels) and a
+ * three-sample window for the differences; nothing grows with the log. */
 #include "log.h"
+#include "filter.h"
+#include "io.h"
+#include "quality.h"
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-void dyi_log_defaults(dyLogOpt* opt) { memset(opt, 0, sizeof *opt); for (int j = 0; j < DY_MAXJ; j++) opt->gain[j] = 1; }
-dyLogReader* dyi_log_open(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
-  (void)n; (void)opt;
-  snprintf(err, (size_t)errsz, "%s: the log reader is not built yet", path);
+#include <strings.h>
+
+void dyi_log_defaults(dyLogOpt* opt) {
+  memset(opt, 0, sizeof *opt);
+  for (int j = 0; j < DY_MAXJ; j++) opt->gain[j] = 1;
+  opt->filter_tau = 1;
+}
+
+/* ---------------------------------------------- sample-major manifests
+ * A manifest is a CSV with the header quantity,file,stride; each row names
+ * a file (relative to the manifest's folder) holding one value per line,
+ * sample-major: line stride*k + j of the file is value j of sample k. Its
+ * values become columns NAME1..NAMEstride (NAME alone for stride 1), and
+ * the log's rows are the samples: ROW in messages is the sample number. */
+
+#define SM_MAX 16
+
+typedef struct {
+  int nfile;
+  dyCsv* f[SM_MAX];
+  int stride[SM_MAX];
+  int ncol;
+  char* text;                       /* ncol x SM_CELL cell texts */
+  char** cells;                     /* (ncol) pointers into text */
+  long sample;
+} smSource;
+
+#define SM_CELL 64
+
+static void sm_close(smSource* m) {
+  if (!m) return;
+  for (int i = 0; i < m->nfile; i++) dy_csv_close(m->f[i]);
+  free(m->text); free(m->cells);
+  free(m);
+}
+
+/* open the files named by the manifest rows (the header already read);
+ * names[ncol] are made for the columns (owned by m->text's tail). */
+static smSource* sm_open(dyCsv* man, const char* path, char*** names, char* err, int errsz) {
+  smSource* m = calloc(1, sizeof *m);
+  char qn[SM_MAX][32];
+  if (!m) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return NULL; }
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s", path);
+  char* slash = strrchr(dir, '/');
+  if (slash) slash[1] = 0; else dir[0] = 0;
+  char** f; int nf, rc;
+  while ((rc = dy_csv_next(man, &f, &nf, err, errsz)) == 1) {
+    long line = dy_csv_line(man);
+    char* e;
+    long st = nf == 3 ? strtol(f[2], &e, 10) : 0;
+    if (nf != 3 || st < 1 || st > DY_MAXJ || *e || !*f[0] || strlen(f[0]) > 24) {
+      snprintf(err, (size_t)errsz, "%s:%ld: expected quantity,file,stride with stride 1..%d",
+               path, line, DY_MAXJ);
+      sm_close(m);
+      return NULL;
+    }
+    if (m->nfile == SM_MAX) {
+      snprintf(err, (size_t)errsz, "%s:%ld: more than %d files", path, line, SM_MAX);
+      sm_close(m);
+      return NULL;
+    }
+    char fp[1100];
+    snprintf(fp, sizeof fp, "%s%s", f[1][0] == '/' ? "" : dir, f[1]);
+    m->f[m->nfile] = dy_csv_open(fp, err, errsz);
+    if (!m->f[m->nfile]) { sm_close(m); return NULL; }
+    snprintf(qn[m->nfile], sizeof qn[0], "%s", f[0]);
+    m->stride[m->nfile++] = (int)st;
+    m->ncol += (int)st;
+  }
+  if (rc < 0 || m->nfile == 0) {
+    if (rc == 0) snprintf(err, (size_t)errsz, "%s: manifest names no file", path);
+    sm_close(m);
+    return NULL;
+  }
+  /* cell texts, then the column names */
+  m->text = calloc((size_t)m->ncol * 2, SM_CELL);
+  m->cells = calloc((size_t)m->ncol * 2, sizeof(char*));
+  if (!m->text || !m->cells) { snprintf(err, (size_t)errsz, "%s: out of memory", path); sm_close(m); return NULL; }
+  int c = 0;
+  for (int i = 0; i < m->nfile; i++)
+    for (int j = 0; j < m->stride[i]; j++, c++) {
+      m->cells[c] = m->text + (size_t)c * SM_CELL;
+      char* nm = m->text + (size_t)(m->ncol + c) * SM_CELL;
+      if (m->stride[i] == 1) snprintf(nm, SM_CELL, "%s", qn[i]);
+      else snprintf(nm, SM_CELL, "%s%d", qn[i], j + 1);
+      m->cells[m->ncol + c] = nm;
+    }
+  *names = m->cells + m->ncol;
+  return m;
+}
+
+/* next sample as cells: 1, 0 at the end, -1 on error; a file ending inside
+ * a sample gives a short (truncated) row */
+static int sm_next(smSource* m, char*** fields, int* nf, char* err, int errsz) {
+  int c = 0;
+  for (int i = 0; i < m->nfile; i++)
+    for (int j = 0; j < m->stride[i]; j++) {
+      char** f; int n;
+      int rc = dy_csv_next(m->f[i], &f, &n, err, errsz);
+      if (rc < 0) return -1;
+      if (rc == 0) {
+        if (c == 0) return 0;
+        *fields = m->cells; *nf = c;
+        m->sample++;
+        return 1;
+      }
+      snprintf(m->cells[c], SM_CELL, "%s", n ? f[0] : "");
+      c++;
+    }
+  *fields = m->cells; *nf = c;
+  m->sample++;
+  return 1;
+}
+
+static void sm_progress(const smSource* m, long long* done, long long* total) {
+  *done = *total = 0;
+  for (int i = 0; i < m->nfile; i++) {
+    long long d, t;
+    dy_csv_progress(m->f[i], &d, &t);
+    *done += d; *total += t;
+  }
+}
+
+/* ------------------------------------------------------------ raw rows */
+
+struct dyLogRaw_ {
+  char path[512];
+  int n;
+  dyLogOpt opt;
+  dyCsv* csv;
+  smSource* sm;                     /* a sample-major manifest instead */
+  int ncol;
+  int colt, colq[DY_MAXJ], colqd[DY_MAXJ], colqdd[DY_MAXJ], coltau[DY_MAXJ];
+  int logged;
+  double* vals;                     /* (ncol) */
+  long row;                         /* data rows seen */
+  int done;
+  dyiQuality* q;
+};
+
+/* "t", "q3", "qd3", "qdd3", "tau3" -> role and 0-based joint; 0 or -1 */
+static int parse_quantity(const char* s, int n, int* role, int* joint) {
+  static const struct { const char* p; int role; } P[] = {
+    {"qdd", DYI_ROLE_QDD}, {"qd", DYI_ROLE_QD}, {"tau", DYI_ROLE_TAU}, {"q", DYI_ROLE_Q}};
+  if (!strcasecmp(s, "t")) { *role = DYI_ROLE_T; *joint = 0; return 0; }
+  for (int i = 0; i < 4; i++) {
+    size_t L = strlen(P[i].p);
+    if (strncasecmp(s, P[i].p, L) || !isdigit((unsigned char)s[L])) continue;
+    char* e;
+    long j = strtol(s + L, &e, 10);
+    if (*e || j < 1 || j > n) return -1;
+    *role = P[i].role; *joint = (int)j - 1;
+    return 0;
+  }
+  return -1;
+}
+
+/* column of a header name or "cK"; -1 */
+static int find_col(char** names, int nf, const char* col) {
+  int c = dy_csv_find(names, nf, col);
+  if (c >= 0) return c;
+  if ((col[0] == 'c' || col[0] == 'C') && isdigit((unsigned char)col[1])) {
+    char* e;
+    long k = strtol(col + 1, &e, 10);
+    if (!*e && k >= 1 && k <= nf) return (int)k - 1;
+  }
+  return -1;
+}
+
+static int raw_start(dyLogRaw* r, char* err, int errsz) {
+  r->csv = dy_csv_open(r->path, err, errsz);
+  if (!r->csv) return -1;
+  if (r->opt.no_header) return 0;
+  char** f; int nf;
+  int rc = dy_csv_next(r->csv, &f, &nf, err, errsz);
+  if (rc == 0) snprintf(err, (size_t)errsz, "%s: empty log (no header row)", r->path);
+  return rc == 1 ? 0 : -1;
+}
+
+dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
+  if (n < 1 || n > DY_MAXJ) { snprintf(err, (size_t)errsz, "%s: bad joint count %d", path, n); return NULL; }
+  dyLogRaw* r = calloc(1, sizeof *r);
+  if (!r) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return NULL; }
+  snprintf(r->path, sizeof r->path, "%s", path);
+  r->n = n; r->opt = *opt;
+  char** f = NULL; int nf = 0;
+  r->csv = dy_csv_open(path, err, errsz);
+  if (!r->csv) { free(r); return NULL; }
+  int rc = dy_csv_next(r->csv, &f, &nf, err, errsz);
+  if (rc <= 0) {
+    if (rc == 0) snprintf(err, (size_t)errsz, "%s: empty log", path);
+    dyi_lograw_close(r);
+    return NULL;
+  }
+  if (nf == 3 && !opt->no_header && !strcasecmp(f[0], "quantity") && !strcasecmp(f[1], "file")
+      && !strcasecmp(f[2], "stride")) {
+    char** smnames;
+    r->sm = sm_open(r->csv, path, &smnames, err, errsz);
+    dy_csv_close(r->csv);
+    r->csv = NULL;
+    if (!r->sm) { dyi_lograw_close(r); return NULL; }
+    f = smnames; nf = r->sm->ncol;
+  }
+  r->ncol = nf;
+  /* names: the header, or c1..cN */
+  char** names = calloc((size_t)nf, sizeof(char*));
+  char* store = calloc((size_t)nf, 16);
+  int* role = calloc((size_t)nf, sizeof(int));
+  int* joint = calloc((size_t)nf, sizeof(int));
+  r->vals = calloc((size_t)nf, sizeof(double));
+  if (!names || !store || !role || !joint || !r->vals) {
+    snprintf(err, (size_t)errsz, "%s: out of memory", path);
+    goto fail;
+  }
+  for (int c = 0; c < nf; c++) {
+    if (opt->no_header) { snprintf(store + 16*c, 16, "c%d", c + 1); names[c] = store + 16*c; }
+    else names[c] = f[c];
+  }
+  r->colt = -1;
+  for (int j = 0; j < n; j++) r->colq[j] = r->colqd[j] = r->colqdd[j] = r->coltau[j] = -1;
+  int* slot[6] = {NULL, NULL, r->colq, r->colqd, r->colqdd, r->coltau};
+  /* explicit maps first */
+  for (int i = 0; i < opt->nmap; i++) {
+    int ro, jo;
+    if (parse_quantity(opt->map_name[i], n, &ro, &jo)) {
+      snprintf(err, (size_t)errsz, "%s: --map: unknown quantity '%s' (t, q1..q%d, qd.., qdd.., tau..)",
+               path, opt->map_name[i], n);
+      goto fail;
+    }
+    int c = find_col(names, nf, opt->map_col[i]);
+    if (c < 0) {
+      snprintf(err, (size_t)errsz, "%s: --map %s=%s: no such column", path, opt->map_name[i], opt->map_col[i]);
+      goto fail;
+    }
+    if (ro == DYI_ROLE_T) r->colt = c; else slot[ro][jo] = c;
+  }
+  /* the conventional names, or by position without a header */
+  if (opt->no_header && opt->nmap == 0) {
+    int k = (nf - 1) / n;
+    if ((nf - 1) % n || k < 2 || k > 4) {
+      snprintf(err, (size_t)errsz, "%s: %d columns without a header: expected 1 + %d x (2, 3 or 4) "
+               "(t, q, [qd, [qdd,]] tau) or --map", path, nf, n);
+      goto fail;
+    }
+    r->colt = 0;
+    for (int j = 0; j < n; j++) {
+      r->colq[j] = 1 + j;
+      if (k >= 3) r->colqd[j] = 1 + n + j;
+      if (k >= 4) r->colqdd[j] = 1 + 2*n + j;
+      r->coltau[j] = 1 + (k - 1)*n + j;
+    }
+  } else if (!opt->no_header) {
+    if (r->colt < 0) r->colt = dy_csv_find(names, nf, "t");
+    static const char* PRE[6] = {"", "t", "q", "qd", "qdd", "tau"};
+    for (int ro = DYI_ROLE_Q; ro <= DYI_ROLE_TAU; ro++)
+      for (int j = 0; j < n; j++)
+        if (slot[ro][j] < 0) {
+          char nm[16];
+          snprintf(nm, sizeof nm, "%s%d", PRE[ro], j + 1);
+          slot[ro][j] = dy_csv_find(names, nf, nm);
+        }
+  }
+  /* logged derivatives the user wants recomputed */
+  if (opt->derive >= 1) for (int j = 0; j < n; j++) r->colqdd[j] = -1;
+  if (opt->derive >= 2) for (int j = 0; j < n; j++) r->colqd[j] = -1;
+  /* required: t, all q, all tau; qd and qdd all or none */
+  const char* miss = NULL; char mbuf[16] = "";
+  if (r->colt < 0) miss = "t";
+  for (int j = 0; j < n && !miss; j++) {
+    if (r->colq[j] < 0) { snprintf(mbuf, sizeof mbuf, "q%d", j + 1); miss = mbuf; }
+    else if (r->coltau[j] < 0) { snprintf(mbuf, sizeof mbuf, "tau%d", j + 1); miss = mbuf; }
+  }
+  if (miss) {
+    snprintf(err, (size_t)errsz, "%s: no column for %s (header names t, q1..q%d, tau1..tau%d, "
+             "or --map %s=COLUMN)", path, miss, n, n, miss);
+    goto fail;
+  }
+  for (int d = 0; d < 2; d++) {
+    int* col = d ? r->colqdd : r->colqd, cnt = 0;
+    for (int j = 0; j < n; j++) cnt += col[j] >= 0;
+    if (cnt && cnt < n) {
+      snprintf(err, (size_t)errsz, "%s: only %d of %d %s columns: give all or none", path, cnt, n,
+               d ? "qdd" : "qd");
+      goto fail;
+    }
+    if (cnt) r->logged |= 1 << d;
+  }
+  role[r->colt] = DYI_ROLE_T;
+  for (int ro = DYI_ROLE_Q; ro <= DYI_ROLE_TAU; ro++)
+    for (int j = 0; j < n; j++)
+      if (slot[ro][j] >= 0) { role[slot[ro][j]] = ro; joint[slot[ro][j]] = j; }
+  r->q = dyi_quality_new(path, nf, names, role, joint, n, opt);
+  if (!r->q) { snprintf(err, (size_t)errsz, "%s: out of memory", path); goto fail; }
+  free(names); free(store); free(role); free(joint);
+  if (opt->no_header && !r->sm) {   /* the first row is data: start again */
+    dy_csv_close(r->csv);
+    r->csv = NULL;
+    if (raw_start(r, err, errsz)) { dyi_lograw_close(r); return NULL; }
+  }
+  return r;
+fail:
+  free(names); free(store); free(role); free(joint);
+  dyi_lograw_close(r);
   return NULL;
 }
-int dyi_log_next(dyLogReader* r, dySample* s, char* err, int errsz) { (void)r; (void)s; (void)err; (void)errsz; return -1; }
-int dyi_log_rewind(dyLogReader* r, char* err, int errsz) { (void)r; (void)err; (void)errsz; return -1; }
-void dyi_log_close(dyLogReader* r) { (void)r; }
+
+int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
+  if (r->done) return 0;
+  for (;;) {
+    char** f; int nf;
+    int rc = r->sm ? sm_next(r->sm, &f, &nf, err, errsz) : dy_csv_next(r->csv, &f, &nf, err, errsz);
+    if (rc < 0) return -1;
+    if (rc == 0 || (r->opt.row_last > 0 && r->row >= r->opt.row_last)) {
+      r->done = 1;
+      dyi_quality_finish(r->q);
+      return 0;
+    }
+    r->row++;
+    if (r->opt.row_first > 0 && r->row < r->opt.row_first) continue;
+    long line = r->sm ? r->sm->sample : dy_csv_line(r->csv);
+    int bad = dyi_quality_cells(r->q, line, f, nf, r->vals, err, errsz);
+    double ts = r->opt.time_scale > 0 ? r->opt.time_scale : 1;
+    double t = ts * r->vals[r->colt];
+    if (!bad) bad = dyi_quality_time(r->q, line, t, r->colt + 1, err, errsz);
+    if (bad) {
+      if (!r->opt.on_bad) return -1;
+      dyi_quality_dropped(r->q);
+      continue;
+    }
+    row->row = r->row; row->line = line; row->t = t;
+    for (int j = 0; j < r->n; j++) {
+      row->q[j] = r->vals[r->colq[j]];
+      row->qd[j] = r->logged & 1 ? r->vals[r->colqd[j]] : 0;
+      row->qdd[j] = r->logged & 2 ? r->vals[r->colqdd[j]] : 0;
+      row->tau[j] = (r->opt.has_gain ? r->opt.gain[j] : 1) * r->vals[r->coltau[j]];
+    }
+    if (dyi_quality_row(r->q, row) && r->opt.drop_stale) {
+      dyi_quality_dropped(r->q);
+      continue;
+    }
+    return 1;
+  }
+}
+
+int dyi_lograw_logged(const dyLogRaw* r) { return r->logged; }
+struct dyiQuality_* dyi_lograw_quality(dyLogRaw* r) { return r->q; }
+void dyi_lograw_detach(dyLogRaw* r) { r->q = NULL; }
+void dyi_lograw_progress(const dyLogRaw* r, long long* done, long long* total) {
+  if (r->sm) sm_progress(r->sm, done, total);
+  else dy_csv_progress(r->csv, done, total);
+}
+void dyi_lograw_close(dyLogRaw* r) {
+  if (!r) return;
+  dy_csv_close(r->csv);
+  sm_close(r->sm);
+  dyi_quality_free(r->q);
+  free(r->vals);
+  free(r);
+}
+
+/* ------------------------------------------------------- preprocessing */
+
+#define RATEWIN 1000
+
+struct dyLogReader_ {
+  char path[512];
+  int n;
+  dyLogOpt opt;
+  dyLogRaw* raw;
+  int logged;
+  /* rows held for the rate estimate, then replayed */
+  dyLogRow* pre; int npre, ipre, src_end;
+  double t0;                        /* subtracted from t before filtering */
+  /* resampling: raw rows w[0..3] around the grid point, in [w1, w2] */
+  dyLogRow rs[4]; int rs_have[4], rs_init; long rs_m;
+  /* filter */
+  double fs, fc; int margin;
+  dyiButter bw; dyiZpf* zpf; int zfin;
+  int nch, npass, chq, chqd, chqdd, chtau;   /* channel offsets (-1: absent) */
+  double* buf;                      /* one record: nch + npass */
+  /* three-sample window for the differences, then emission */
+  double* w[3]; int nw, wend; long emitted, kept;
+  long rows_read;
+};
+
+/* next raw row (the held ones first): 1, 0, -1 */
+static int src_row(dyLogReader* r, dyLogRow* row, char* err, int errsz) {
+  if (r->ipre < r->npre) { *row = r->pre[r->ipre++]; return 1; }
+  int rc = dyi_lograw_next(r->raw, row, err, errsz);
+  if (rc == 1) r->rows_read++;
+  return rc;
+}
+
+/* next source record x[nch + npass] (time t0-relative), after optional
+ * resampling (cubic Lagrange through the two raw rows on each side of the
+ * grid point, fewer at the ends: error ~ |q(4)| h^4 / 24 instead of
+ * |q(2)| h^2 / 8 for linear interpolation): 1, 0, -1 */
+static int src_record(dyLogReader* r, double* x, char* err, int errsz) {
+  int n = r->n;
+  const dyLogRow* P[4]; double L[4]; int np = 0;
+  double tg;
+  dyLogRow a;
+  if (r->opt.resample_hz > 0) {
+    if (!r->rs_init) {
+      r->rs_init = 1; r->rs_have[0] = 0;
+      for (int i = 1; i < 4; i++) {
+        int rc = src_row(r, &r->rs[i], err, errsz);
+        if (rc < 0) return -1;
+        r->rs_have[i] = rc == 1;
+        if (rc == 0) { for (int k = i + 1; k < 4; k++) r->rs_have[k] = 0; break; }
+      }
+    }
+    tg = r->t0 + (double)r->rs_m / r->opt.resample_hz;
+    while (r->rs_have[2] && tg > r->rs[2].t) {          /* slide by one raw row */
+      r->rs[0] = r->rs[1]; r->rs[1] = r->rs[2]; r->rs[2] = r->rs[3];
+      r->rs_have[0] = r->rs_have[1]; r->rs_have[1] = r->rs_have[2]; r->rs_have[2] = r->rs_have[3];
+      r->rs_have[3] = 0;
+      if (r->rs_have[2]) {
+        int rc = src_row(r, &r->rs[3], err, errsz);
+        if (rc < 0) return -1;
+        r->rs_have[3] = rc == 1;
+      }
+    }
+    if (!r->rs_have[2] || !r->rs_have[1]) return 0;
+    r->rs_m++;
+    for (int i = 0; i < 4; i++) if (r->rs_have[i]) P[np++] = &r->rs[i];
+    for (int i = 0; i < np; i++) {
+      L[i] = 1;
+      for (int m = 0; m < np; m++)
+        if (m != i) L[i] *= (tg - P[m]->t) / (P[i]->t - P[m]->t);
+    }
+  } else {
+    int rc = src_row(r, &a, err, errsz);
+    if (rc <= 0) return rc;
+    tg = a.t; P[0] = &a; L[0] = 1; np = 1;
+  }
+  /* channels: t, q, [qd], [qdd], [tau]; pass: row, tau_raw */
+  x[0] = tg - r->t0;
+  for (int j = 0; j < n; j++) {
+    double q = 0, qd = 0, qdd = 0, tau = 0;
+    for (int i = 0; i < np; i++) {
+      q += L[i] * P[i]->q[j]; qd += L[i] * P[i]->qd[j];
+      qdd += L[i] * P[i]->qdd[j]; tau += L[i] * P[i]->tau[j];
+    }
+    x[r->chq + j] = q;
+    if (r->chqd >= 0) x[r->chqd + j] = qd;
+    if (r->chqdd >= 0) x[r->chqdd + j] = qdd;
+    if (r->chtau >= 0) x[r->chtau + j] = tau;
+    x[r->nch + 1 + j] = tau;
+  }
+  /* the raw row nearest in time */
+  int near = 0;
+  for (int i = 1; i < np; i++) if (fabs(P[i]->t - tg) < fabs(P[near]->t - tg)) near = i;
+  x[r->nch] = (double)P[near]->row;
+  return 1;
+}
+
+/* next filtered record into buf: 1, 0, -1 */
+static int filtered(dyLogReader* r, double* x, char* err, int errsz) {
+  if (!r->zpf) return src_record(r, x, err, errsz);
+  for (;;) {
+    if (dyi_zpf_pop(r->zpf, x, x + r->nch)) return 1;
+    if (r->zfin) return 0;
+    int rc = src_record(r, r->buf, err, errsz);
+    if (rc < 0) return -1;
+    if (rc == 0) { dyi_zpf_finish(r->zpf); r->zfin = 1; continue; }
+    dyi_zpf_push(r->zpf, r->buf, r->buf + r->nch);
+  }
+}
+
+static int cmpd(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static void teardown(dyLogReader* r) {
+  dyi_lograw_close(r->raw); r->raw = NULL;
+  dyi_zpf_free(r->zpf); r->zpf = NULL;
+  free(r->pre); r->pre = NULL;
+  free(r->buf); r->buf = NULL;
+  for (int i = 0; i < 3; i++) { free(r->w[i]); r->w[i] = NULL; }
+}
+
+static int setup(dyLogReader* r, char* err, int errsz) {
+  const dyLogOpt* opt = &r->opt;
+  int n = r->n;
+  r->raw = dyi_lograw_open(r->path, n, opt, err, errsz);
+  if (!r->raw) return -1;
+  r->logged = dyi_lograw_logged(r->raw);
+  r->pre = malloc(RATEWIN * sizeof(dyLogRow));
+  if (!r->pre) { snprintf(err, (size_t)errsz, "%s: out of memory", r->path); return -1; }
+  r->npre = r->ipre = 0; r->rows_read = 0;
+  while (r->npre < RATEWIN) {
+    int rc = dyi_lograw_next(r->raw, r->pre + r->npre, err, errsz);
+    if (rc < 0) return -1;
+    if (rc == 0) break;
+    r->npre++; r->rows_read++;
+  }
+  if (r->npre < 2) {
+    snprintf(err, (size_t)errsz, "%s: %d usable row%s: a log needs at least 2", r->path, r->npre,
+             r->npre == 1 ? "" : "s");
+    return -1;
+  }
+  r->t0 = r->pre[0].t;
+  /* sample rate: median step of the held rows */
+  double* dt = malloc((size_t)r->npre * sizeof(double));
+  if (!dt) { snprintf(err, (size_t)errsz, "%s: out of memory", r->path); return -1; }
+  for (int i = 1; i < r->npre; i++) dt[i-1] = r->pre[i].t - r->pre[i-1].t;
+  qsort(dt, (size_t)r->npre - 1, sizeof(double), cmpd);
+  int m = r->npre - 1;
+  double med = m % 2 ? dt[m/2] : 0.5 * (dt[m/2 - 1] + dt[m/2]);
+  free(dt);
+  r->fs = opt->resample_hz > 0 ? opt->resample_hz : 1.0 / med;
+  /* cutoff */
+  int D = opt->decimate > 1 ? opt->decimate : 1;
+  r->fc = 0;
+  if (opt->cutoff_hz > 0) {
+    if (opt->cutoff_hz >= 0.5 * r->fs) {
+      snprintf(err, (size_t)errsz, "%s: --cutoff %g Hz is not below the Nyquist frequency %g Hz "
+               "of the log", r->path, opt->cutoff_hz, 0.5 * r->fs);
+      return -1;
+    }
+    r->fc = opt->cutoff_hz;
+  } else if (opt->cutoff_hz == 0) {
+    r->fc = r->fs / 20;
+    if (D > 1 && r->fc > 0.8 * r->fs / (2.0 * D)) r->fc = 0.8 * r->fs / (2.0 * D);
+  }
+  /* channels */
+  r->chq = 1; int k = 1 + n;
+  r->chqd = r->logged & 1 ? k : -1; k += r->logged & 1 ? n : 0;
+  r->chqdd = r->logged & 2 ? k : -1; k += r->logged & 2 ? n : 0;
+  r->chtau = opt->filter_tau ? k : -1; k += opt->filter_tau ? n : 0;
+  r->nch = k; r->npass = 1 + n;
+  size_t rec = (size_t)(r->nch + r->npass) * sizeof(double);
+  r->buf = malloc(rec);
+  for (int i = 0; i < 3; i++) r->w[i] = malloc(rec);
+  if (!r->buf || !r->w[0] || !r->w[1] || !r->w[2]) {
+    snprintf(err, (size_t)errsz, "%s: out of memory", r->path);
+    return -1;
+  }
+  r->margin = 0; r->zfin = 0;
+  if (r->fc > 0) {
+    int order = opt->order > 0 ? opt->order : 4;
+    if (dyi_butter_design(&r->bw, order, r->fc, r->fs)) {
+      snprintf(err, (size_t)errsz, "%s: cannot design a Butterworth filter of order %d, cutoff %g Hz "
+               "at %g Hz", r->path, order, r->fc, r->fs);
+      return -1;
+    }
+    r->margin = dyi_butter_margin(&r->bw);
+    r->zpf = dyi_zpf_new(&r->bw, r->nch, r->npass, 0);
+    if (!r->zpf) { snprintf(err, (size_t)errsz, "%s: out of memory for the filter", r->path); return -1; }
+  }
+  r->rs_init = 0; r->rs_m = 0;
+  r->nw = 0; r->wend = 0; r->emitted = 0; r->kept = 0;
+  return 0;
+}
+
+dyLogReader* dyi_log_open(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
+  dyLogReader* r = calloc(1, sizeof *r);
+  if (!r) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return NULL; }
+  snprintf(r->path, sizeof r->path, "%s", path);
+  r->n = n; r->opt = *opt;
+  if (opt->resample_hz < 0 || opt->decimate < 0 || opt->order < 0 || opt->order > 2*DYI_MAXSEC) {
+    snprintf(err, (size_t)errsz, "%s: bad preprocessing options (resample %g, decimate %d, order %d)",
+             path, opt->resample_hz, opt->decimate, opt->order);
+    free(r);
+    return NULL;
+  }
+  if (setup(r, err, errsz)) { dyi_log_close(r); return NULL; }
+  return r;
+}
+
+void dyi_log_close(dyLogReader* r) {
+  if (!r) return;
+  teardown(r);
+  free(r);
+}
+
+int dyi_log_rewind(dyLogReader* r, char* err, int errsz) {
+  teardown(r);
+  return setup(r, err, errsz);
+}
+
+/* derivative at ts of the parabola through (t[i], y[i]), i = 0..2:
+ * d1 = sum (y_i - y_1) L_i'(ts), d2 = 2 sum y_i / prod_{m != i} (t_i - t_m) */
+static void parabola(const double* t, const double* y, double ts, double* d1, double* d2) {
+  double t01 = t[0] - t[1], t02 = t[0] - t[2], t12 = t[1] - t[2];
+  double L0 = ((ts - t[1]) + (ts - t[2])) / (t01 * t02);
+  double L2 = ((ts - t[0]) + (ts - t[1])) / (t02 * t12);
+  *d1 = (y[0] - y[1]) * L0 + (y[2] - y[1]) * L2;
+  *d2 = 2 * ((y[0] - y[1]) / (t01 * t02) + (y[2] - y[1]) / (t02 * t12));
+}
+
+int dyi_log_next(dyLogReader* r, dySample* s, char* err, int errsz) {
+  int n = r->n, D = r->opt.decimate > 1 ? r->opt.decimate : 1;
+  for (;;) {
+    /* w[0..nw) holds records b, b+1, b+2 (b = r->kept); record e is
+     * differenced on the parabola through them: e = 0 at w[0], interior
+     * records in the middle w[1], the last one at w[2] */
+    while (!r->wend && r->nw < 3) {
+      int rc = filtered(r, r->w[r->nw], err, errsz);
+      if (rc < 0) return -1;
+      if (rc == 0) r->wend = 1; else r->nw++;
+    }
+    long e = r->emitted;
+    if (r->nw == 3 && e - r->kept == 2 && !r->wend) {   /* slide by one */
+      double* w0 = r->w[0];
+      int rc = filtered(r, w0, err, errsz);
+      if (rc < 0) return -1;
+      if (rc == 0) r->wend = 1;
+      else { r->w[0] = r->w[1]; r->w[1] = r->w[2]; r->w[2] = w0; r->kept++; }
+    }
+    int pos = (int)(e - r->kept), np = r->nw;
+    if (pos >= np) return 0;
+    const double* x = r->w[pos];
+    double tt[3], y[3];
+    for (int i = 0; i < np; i++) tt[i] = r->w[i][0];
+    s->row = (long)x[r->nch];
+    s->t = x[0] + r->t0;
+    int cqd = r->chqd;
+    for (int j = 0; j < n; j++) {
+      s->q[j] = x[r->chq + j];
+      s->tau_raw[j] = x[r->nch + 1 + j];
+      s->tau[j] = r->chtau >= 0 ? x[r->chtau + j] : s->tau_raw[j];
+      /* qd: logged or from q; qdd: logged, from qd, or from q */
+      double dq1 = 0, dq2 = 0, dv1 = 0, dv2 = 0;
+      if (np == 3) {
+        for (int i = 0; i < 3; i++) y[i] = r->w[i][r->chq + j];
+        parabola(tt, y, x[0], &dq1, &dq2);
+        if (cqd >= 0) {
+          for (int i = 0; i < 3; i++) y[i] = r->w[i][cqd + j];
+          parabola(tt, y, x[0], &dv1, &dv2);
+        }
+      } else if (np == 2) {
+        dq1 = (r->w[1][r->chq + j] - r->w[0][r->chq + j]) / (tt[1] - tt[0]);
+        if (cqd >= 0) dv1 = (r->w[1][cqd + j] - r->w[0][cqd + j]) / (tt[1] - tt[0]);
+      }
+      s->qd[j] = cqd >= 0 ? x[cqd + j] : dq1;
+      if (r->chqdd >= 0) s->qdd[j] = x[r->chqdd + j];
+      else s->qdd[j] = cqd >= 0 ? dv1 : dq2;
+      s->slow[j] = r->opt.qd_min > 0 && fabs(s->qd[j]) < r->opt.qd_min;
+    }
+    r->emitted++;
+    if ((r->emitted - 1) % D) continue;     /* decimation */
+    return 1;
+  }
+}
+
+void dyi_log_progress(const dyLogReader* r, long long* done, long long* total) {
+  dyi_lograw_progress(r->raw, done, total);
+}
+
+void dyi_log_info(const dyLogReader* r, dyLogInfo* info) {
+  memset(info, 0, sizeof *info);
+  info->fs = r->fs; info->fc = r->fc; info->margin = r->margin;
+  info->order = r->fc > 0 ? r->bw.order : 0;
+  info->logged = r->logged;
+  info->rows_read = r->rows_read;
+  long rows, dropped;
+  dyi_quality_stats(dyi_lograw_quality(r->raw), &rows, &dropped, NULL, NULL, NULL);
+  info->rows_dropped = dropped;
+  info->samples = (r->emitted + (r->opt.decimate > 1 ? r->opt.decimate : 1) - 1)
+                  / (r->opt.decimate > 1 ? r->opt.decimate : 1);
+}
+
+const struct dyiQuality_* dyi_log_quality(const dyLogReader* r) {
+  return dyi_lograw_quality(r->raw);
+}

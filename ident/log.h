@@ -4,7 +4,40 @@
  * A log has t, q1..qn, optional qd1..qdn, optional qdd1..qddn, tau1..taun
  * (names case-insensitive, --map for others, by position without a header).
  * The reader yields preprocessed samples in time order in bounded memory
- * (independent of the log's length). */
+ * (independent of the log's length).
+ *
+ * Sample-major logs (one value per line, as the Panda's original files:
+ * line 7k+j is joint j of sample k) are read through a manifest, a CSV
+ * whose header is quantity,file,stride:
+ *     quantity,file,stride
+ *     t,exciting_traj_time.txt.gz,1
+ *     q,exciting_traj_positions.txt.gz,7
+ *     tau,exciting_traj_torques.txt.gz,7
+ * (files relative to the manifest). Its columns are named q1..q7 (NAME1..
+ * NAMEstride, NAME alone for stride 1) and --map works on those names; row
+ * numbers in messages are sample numbers. A manifest is recognised by its
+ * header, so every command that reads a log accepts one.
+ *
+ * Pipeline (log.c), one row at a time:
+ *   CSV row -> cells parsed and checked (quality.h: NaN, Inf, absurd,
+ *   truncated, time order; a bad row stops the read or is dropped)
+ *   -> optional resampling onto a uniform grid (linear interpolation)
+ *   -> zero-phase Butterworth low-pass (filter.h) of t, q, the logged qd and
+ *      qdd and, in parallel, the torque (Gautier: regressor and torque see
+ *      the same filter)
+ *   -> missing derivatives by central differences on the non-uniform grid
+ *      of the filtered time (three points t-, t, t+, exact for parabolas)
+ *   -> optional decimation, low-speed flags.
+ * Filtering t with the signals matters on jittery logs: the filter averages
+ * neighbouring samples, so the filtered q belongs to the filtered time, and
+ * differencing against it is consistent (against the raw stamps it is not).
+ *
+ * Default cutoff: fc = fs / 20 (a tenth of the Nyquist frequency), fs the
+ * median sample rate of the first 1000 rows (Panda 1 kHz: 50 Hz, KUKA
+ * 200 Hz: 10 Hz); with decimation by D at most 0.8 fs / (2 D). Excitation
+ * trajectories for identification live below 5-10 Hz, so this keeps 5-10x
+ * their bandwidth (Gautier's rule) and removes sensor noise and the
+ * differentiation noise it would otherwise amplify. */
 #ifndef DYNID_LOG_H
 #define DYNID_LOG_H
 
@@ -24,6 +57,20 @@ typedef struct {
                                        the sample rate; < 0: no filtering */
   int on_bad;                       /* 0: stop at bad rows, 1: drop them */
   int filter_tau;                   /* 1: torque filtered like q (decimation) */
+  /* additions (0 keeps the default behaviour) */
+  double time_scale;                /* t = time_scale * column (0: 1); e.g.
+                                       0.001 for a column in ms or a 1 kHz
+                                       sample index */
+  int order;                        /* Butterworth order (0: 4) */
+  int decimate;                     /* keep every D-th filtered sample (0, 1: all) */
+  double resample_hz;               /* > 0: resample onto t0 + k / resample_hz */
+  double qd_min;                    /* > 0: flag |qd_j| < qd_min in dySample.slow */
+  double absurd;                    /* |cell| above this is absurd (0: 1e6) */
+  double taumax[DY_MAXJ];           /* torque limits for the gate (0: none) */
+  int drop_stale;                   /* 1: drop rows repeating the previous row's
+                                       q, qd, tau (a logger sampling twice) */
+  int derive;                       /* ignore logged derivatives: 1 qdd, 2 qd
+                                       and qdd (computed from q / qd instead) */
 } dyLogOpt;
 
 typedef struct {
@@ -32,9 +79,12 @@ typedef struct {
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];  /* preprocessed state */
   double tau[DY_MAXJ];              /* torque [N m|N] (gains applied) */
   double tau_raw[DY_MAXJ];          /* torque as logged times gains, unfiltered */
+  unsigned char slow[DY_MAXJ];      /* 1: |qd_j| < opt.qd_min (Coulomb friction
+                                       ill-defined: skip joint j's equation) */
 } dySample;
 
-/* Default options: header, no map, unit gains, all rows, default cutoff. */
+/* Default options: header, no map, unit gains, all rows, default cutoff,
+ * torque filtered in parallel with q (filter_tau = 1), stop at bad rows. */
 void dyi_log_defaults(dyLogOpt* opt);
 
 typedef struct dyLogReader_ dyLogReader;
@@ -47,5 +97,50 @@ int dyi_log_next(dyLogReader* r, dySample* s, char* err, int errsz);
 /* Start again from the first sample (a second pass, e.g. for WLS). 0 / -1. */
 int dyi_log_rewind(dyLogReader* r, char* err, int errsz);
 void dyi_log_close(dyLogReader* r);
+
+/* Bytes of the file consumed so far and its size (0 if unknown), for a
+ * progress line printed by the program layer. */
+void dyi_log_progress(const dyLogReader* r, long long* done, long long* total);
+
+/* What the reader decided: sample rate estimate fs [Hz] (median of the first
+ * 1000 steps), cutoff fc [Hz] (0: no filtering), filter margin [samples],
+ * logged derivatives (bit 0: qd, bit 1: qdd). */
+typedef struct {
+  double fs, fc;
+  int margin, order, logged;
+  long rows_read;                   /* data rows accepted so far */
+  long rows_dropped;                /* bad rows skipped (on_bad drop) */
+  long samples;                     /* samples returned so far */
+} dyLogInfo;
+void dyi_log_info(const dyLogReader* r, dyLogInfo* info);
+
+/* The data-quality findings collected on the rows read so far (complete
+ * after the last sample), owned by the reader. See quality.h. */
+struct dyiQuality_;
+const struct dyiQuality_* dyi_log_quality(const dyLogReader* r);
+
+/* ----------------------------------------------- raw rows (the gate's view) */
+
+/* A log row as written (gains and time scale applied), after the cell and
+ * time checks; used by the reader and by dyi_quality_scan. */
+typedef struct {
+  long row, line;                   /* data row (1-based), file line */
+  double t;
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
+} dyLogRow;
+
+typedef struct dyLogRaw_ dyLogRaw;
+dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt,
+                          char* err, int errsz);
+/* 1 with a good row, 0 at the end, -1 on error (a bad row with on_bad stop:
+ * "FILE:ROW:COL: what"). Bad rows with on_bad drop are skipped and counted. */
+int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz);
+/* logged derivatives: bit 0 qd, bit 1 qdd (so 3: both) */
+int dyi_lograw_logged(const dyLogRaw* r);
+struct dyiQuality_* dyi_lograw_quality(dyLogRaw* r);
+/* The caller takes ownership of the quality record (close won't free it). */
+void dyi_lograw_detach(dyLogRaw* r);
+void dyi_lograw_progress(const dyLogRaw* r, long long* done, long long* total);
+void dyi_lograw_close(dyLogRaw* r);
 
 #endif

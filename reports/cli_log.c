@@ -1,8 +1,152 @@
-/* dynid program: log options (placeholder until the log reader lands). */
+/* dynid program: the log options shared by every command that reads a log
+ * (CONVENTIONS.md section 3, log.h):
+ *
+ *   --no-header            columns named c1, c2, ... by position
+ *   --map NAME=COLUMN      repeatable; ranges: --map q1..q7=c2..c8,
+ *                          --map tau1..tau7=Position1..Position7
+ *   --gain K1,...,Kn       torque = gain x column (current to torque)
+ *   --rows A..B            data rows A to B (1-based after the header; A..
+ *                          and ..B leave one end open)
+ *   --cutoff HZ            low-pass cutoff; "none" (or a negative value):
+ *                          no filtering; default fs/20
+ *   --on-bad drop|stop     bad rows are skipped and counted, or stop the
+ *                          read with FILE:ROW:COL (default stop)
+ *   --time-scale K         t = K x time column (0.001: ms or a 1 kHz index)
+ *   --decimate D           keep every D-th filtered sample
+ *   --resample HZ          interpolate onto a uniform grid first
+ *   --qd-min V             flag samples with |qd_j| < V (Coulomb friction)
+ *   --filter-order N       Butterworth order (default 4)
+ *   --drop-stale           drop rows that repeat the previous row's q, qd,
+ *                          tau with a new time stamp
+ *   --derive qdd|qd        recompute qdd (from qd), or qd and qdd (from q),
+ *                          ignoring the logged columns
+ * Commands list these in their cli_check allowed set (CLI_LOG_OPTS).  */
 #include "cli.h"
 #include "log.h"
-int cli_logopt(const dyCli* c, int n, dyLogOpt* out) {
-  (void)c; (void)n;
-  dyi_log_defaults(out);
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "Name12" -> prefix length and number 12; -1 without a trailing number */
+static int split_num(const char* s, size_t len, size_t* plen, long* num) {
+  size_t k = len;
+  while (k > 0 && isdigit((unsigned char)s[k-1])) k--;
+  if (k == len || len - k > 9) return -1;
+  *plen = k;
+  *num = strtol(s + k, NULL, 10);
+  return 0;
+}
+
+/* add one or a range of --map entries from "NAME=COLUMN"; 0 or 2 */
+static int add_map(dyLogOpt* o, const char* v) {
+  const char* eq = v ? strchr(v, '=') : NULL;
+  if (!eq || eq == v || !eq[1])
+    return cli_usage("--map: expected NAME=COLUMN (e.g. t=Time, q1..q7=c2..c8), got '%s'", v ? v : "");
+  const char* l = v; size_t ll = (size_t)(eq - v);
+  const char* rt = eq + 1; size_t rl = strlen(rt);
+  const char* ld = strstr(l, "..");
+  if (ld && ld > eq) ld = NULL;
+  const char* rd = strstr(rt, "..");
+  if (!ld != !rd) return cli_usage("--map %s: a range needs '..' on both sides", v);
+  if (!ld) {
+    if (o->nmap == DY_LOG_MAXMAP) return cli_usage("--map: more than %d entries", DY_LOG_MAXMAP);
+    if (ll >= sizeof o->map_name[0] || rl >= sizeof o->map_col[0])
+      return cli_usage("--map %s: name too long", v);
+    memcpy(o->map_name[o->nmap], l, ll); o->map_name[o->nmap][ll] = 0;
+    memcpy(o->map_col[o->nmap], rt, rl); o->map_col[o->nmap][rl] = 0;
+    o->nmap++;
+    return 0;
+  }
+  /* ranges: PRE A .. PRE B = COL A' .. COL B' */
+  size_t p1, p2, c1, c2; long a, b, ca, cb;
+  const char* l2 = ld + 2; size_t l2len = (size_t)(eq - l2);
+  const char* r2 = rd + 2; size_t r2len = strlen(r2);
+  if (split_num(l, (size_t)(ld - l), &p1, &a) || split_num(rt, (size_t)(rd - rt), &c1, &ca))
+    return cli_usage("--map %s: a range is NAME1..NAME2=COL1..COL2 with numbered names", v);
+  /* the second end may be the full name or the number only */
+  if (split_num(l2, l2len, &p2, &b)) return cli_usage("--map %s: bad range end", v);
+  if (split_num(r2, r2len, &c2, &cb)) return cli_usage("--map %s: bad range end", v);
+  if ((p2 && (p2 != p1 || strncmp(l, l2, p1))) || (c2 && (c2 != c1 || strncmp(rt, r2, c1))))
+    return cli_usage("--map %s: both ends of a range must share their prefix", v);
+  if (b < a || cb - ca != b - a)
+    return cli_usage("--map %s: the two ranges must have the same length", v);
+  if (o->nmap + (b - a + 1) > DY_LOG_MAXMAP)
+    return cli_usage("--map: more than %d entries", DY_LOG_MAXMAP);
+  if (p1 > 20 || c1 > 50) return cli_usage("--map %s: name too long", v);
+  for (long k = 0; k <= b - a; k++) {
+    snprintf(o->map_name[o->nmap], sizeof o->map_name[0], "%.*s%ld", (int)p1, l, a + k);
+    snprintf(o->map_col[o->nmap], sizeof o->map_col[0], "%.*s%ld", (int)c1, rt, ca + k);
+    o->nmap++;
+  }
+  return 0;
+}
+
+static int parse_long(const char* s, const char* e, long* out) {
+  if (s == e) return -1;
+  char* end;
+  errno = 0;
+  long x = strtol(s, &end, 10);
+  if (end != e || errno || x < 1) return -1;
+  *out = x;
+  return 0;
+}
+
+int cli_logopt(const dyCli* c, int n, dyLogOpt* o) {
+  dyi_log_defaults(o);
+  o->no_header = cli_flag(c, "no-header");
+  o->drop_stale = cli_flag(c, "drop-stale");
+  for (int i = 0; i < c->nopt; i++)
+    if (!strcmp(c->key[i], "map")) {
+      int rc = add_map(o, c->val[i]);
+      if (rc) return rc;
+    }
+  const char* v;
+  if ((v = cli_opt(c, "gain"))) {
+    if (cli_doubles(v, o->gain, n))
+      return cli_usage("--gain: expected %d comma-separated numbers, got '%s'", n, v);
+    o->has_gain = 1;
+  }
+  if ((v = cli_opt(c, "rows"))) {
+    const char* d = strstr(v, "..");
+    if (!d) return cli_usage("--rows: expected A..B, got '%s'", v);
+    if ((d > v && parse_long(v, d, &o->row_first)) ||
+        (d[2] && parse_long(d + 2, d + 2 + strlen(d + 2), &o->row_last)) ||
+        (o->row_last && o->row_first > o->row_last))
+      return cli_usage("--rows: expected A..B with 1 <= A <= B, got '%s'", v);
+  }
+  if ((v = cli_opt(c, "cutoff"))) {
+    if (!strcmp(v, "none") || !strcmp(v, "off")) o->cutoff_hz = -1;
+    else if (cli_doubles(v, &o->cutoff_hz, 1) || o->cutoff_hz == 0)
+      return cli_usage("--cutoff: expected a frequency in Hz or 'none', got '%s'", v);
+  }
+  if ((v = cli_opt(c, "on-bad"))) {
+    if (!strcmp(v, "drop")) o->on_bad = 1;
+    else if (!strcmp(v, "stop")) o->on_bad = 0;
+    else return cli_usage("--on-bad: expected drop or stop, got '%s'", v);
+  }
+  if ((v = cli_opt(c, "time-scale")) && (cli_doubles(v, &o->time_scale, 1) || !(o->time_scale > 0)))
+    return cli_usage("--time-scale: expected a positive number, got '%s'", v);
+  if ((v = cli_opt(c, "resample")) && (cli_doubles(v, &o->resample_hz, 1) || !(o->resample_hz > 0)))
+    return cli_usage("--resample: expected a rate in Hz, got '%s'", v);
+  if ((v = cli_opt(c, "qd-min")) && (cli_doubles(v, &o->qd_min, 1) || !(o->qd_min >= 0)))
+    return cli_usage("--qd-min: expected a speed >= 0, got '%s'", v);
+  if ((v = cli_opt(c, "derive"))) {
+    if (!strcmp(v, "qdd")) o->derive = 1;
+    else if (!strcmp(v, "qd")) o->derive = 2;
+    else return cli_usage("--derive: expected qdd or qd, got '%s'", v);
+  }
+  long k;
+  if ((v = cli_opt(c, "decimate"))) {
+    if (parse_long(v, v + strlen(v), &k) || k > 1000)
+      return cli_usage("--decimate: expected an integer 1..1000, got '%s'", v);
+    o->decimate = (int)k;
+  }
+  if ((v = cli_opt(c, "filter-order"))) {
+    if (parse_long(v, v + strlen(v), &k) || k > 16)
+      return cli_usage("--filter-order: expected an integer 1..16, got '%s'", v);
+    o->order = (int)k;
+  }
   return 0;
 }

@@ -10,6 +10,14 @@ static void print_limit(FILE* f, double x) {
   if (isfinite(x)) dy_fprint_double(f, x);
 }
 
+/* a text cell, quoted (with doubled quotes) when it holds , " or a newline */
+static void fprint_csv_text(FILE* f, const char* s) {
+  if (!strpbrk(s, ",\"\n\r")) { fputs(s, f); return; }
+  fputc('"', f);
+  for (; *s; s++) { if (*s == '"') fputc('"', f); fputc(*s, f); }
+  fputc('"', f);
+}
+
 /* dynid model MODEL: the model as a modified-DH table (the input format of
  * CONVENTIONS.md, inertias about the centre of mass), so it round-trips */
 int cmd_model(dyCli* c) {
@@ -54,7 +62,9 @@ int cmd_model(dyCli* c) {
       print_limit(f, m->jnt_qmin[j]); print_limit(f, m->jnt_qmax[j]); print_limit(f, m->jnt_qdmax[j]);
       print_limit(f, m->jnt_qddmax[j]); print_limit(f, m->jnt_taumax[j]);
     }
-    fprintf(f, ",%s\n", m->jnt_name[j]);
+    fputc(',', f);
+    fprint_csv_text(f, m->jnt_name[j]);
+    fputc('\n', f);
   }
   dy_freeModel(m);
   if (dy_out_commit(&o, err, sizeof err)) return cli_fail("%s", err);

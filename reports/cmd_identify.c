@@ -1,6 +1,152 @@
-/* dynid program: the identify subcommand (not built yet). */
+/* dynid program: the identify subcommand.
+ *
+ *   dynid identify MODEL LOG [--set qr|khalil|lin] [--method ols|wls|irls]
+ *                  [--friction] [log options] [--quiet] -o PARAMS
+ *
+ * Reads the log through the log reader (ident/log.h: checked, filtered,
+ * differentiated samples) and identifies the base set with dyi_identify
+ * (ident/estimate.h: Y_b = Y P per sample, streamed into the estimator),
+ * then writes the PARAMS file (CONVENTIONS.md
+ * section 3): '#' lines with the model, log, set, method, samples, condition
+ * number and residuals, then name,value,std,rel_std_pct,expression.
+ * A summary goes to standard error (samples, condition number, per-joint
+ * residual RMS and relative error, warnings) unless --quiet. Samples the
+ * reader flags as slow (--qd-min) leave that joint's equation out. */
 #include "cli.h"
+#include "base.h"
+#include "estimate.h"
+#include "log.h"
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* OpenBLAS threads cost more than they bring on ~60-column blocks (PITFALLS) */
+void openblas_set_num_threads(int num_threads);
+
+static const char* USAGE =
+    "dynid identify MODEL LOG [--set qr|khalil|lin] [--method ols|wls|irls] [--friction]\n"
+    "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ]\n"
+    "       [--on-bad drop|stop] [--time-scale K] [--resample HZ] [--qd-min V] [--decimate D]\n"
+    "       [--filter-order N] [--block SAMPLES] [--quiet] -o PARAMS";
+
+static void progress(long long samples, int pass, int final) {
+  char what[32];
+  snprintf(what, sizeof what, pass > 1 ? "identify (pass %d)" : "identify", pass);
+  cli_progress(what, samples, "samples", final);
+}
+
+static const char* method_name(dyiMethod m) {
+  return m == DYI_WLS ? "wls" : m == DYI_IRLS ? "irls" : "ols";
+}
+
+/* PARAMS file (CONVENTIONS.md section 3). 0 or -1 with err set. */
+static int write_params(const char* path, const dyCli* c, const dyModel* m, const dyBase* b,
+                        const dyEstim* e, char* err, int errsz) {
+  dyOut o;
+  if (dy_out_open(&o, path, err, errsz)) return -1;
+  FILE* f = o.f;
+  fprintf(f, "# dynid identify\n# model: %s\n# log: %s\n# set: %s\n# method: %s\n# friction: %s\n",
+          m->source, c->pos[1], b->set, method_name(e->opt.method), b->friction ? "on" : "off");
+  fprintf(f, "# samples: %ld\n", e->samples);
+  fprintf(f, "# condition number: %.6g (regressor%s, SI units; %.6g after column scaling)\n",
+          e->cond, e->opt.method == DYI_OLS ? "" : " as weighted", e->cond_scaled);
+  fprintf(f, "# residual rms per joint:");
+  for (int j = 0; j < m->n; j++) fprintf(f, " %.6g", e->rms[j]);
+  fprintf(f, "\n# relative error per joint [%%]:");
+  for (int j = 0; j < m->n; j++) fprintf(f, " %.4g", e->relerr_pct[j]);
+  fprintf(f, "\n# relative error all joints [%%]: %.4g\n", e->relerr_all_pct);
+  fprintf(f, "name,value,std,rel_std_pct,expression\n");
+  char* expr = NULL;
+  int cap = 0;
+  for (int i = 0; i < b->nb; i++) {
+    int need = dyi_base_expr(m, b, i, expr, cap);
+    if (need >= cap) {
+      cap = need + 64;
+      char* nx = realloc(expr, (size_t)cap);
+      if (!nx) { free(expr); dy_out_abort(&o); snprintf(err, (size_t)errsz, "out of memory"); return -1; }
+      expr = nx;
+      dyi_base_expr(m, b, i, expr, cap);
+    }
+    fprintf(f, "%s,", b->name[i]);
+    dy_fprint_double(f, e->beta[i]);
+    fputc(',', f);
+    dy_fprint_double(f, e->std[i]);
+    fputc(',', f);
+    if (isfinite(e->rel_std_pct[i])) fprintf(f, "%.6g", e->rel_std_pct[i]);
+    else fputs("inf", f);
+    fprintf(f, ",%s\n", expr);
+  }
+  free(expr);
+  return dy_out_commit(&o, err, errsz);
+}
+
 int cmd_identify(dyCli* c) {
-  (void)c;
-  return cli_fail("identify: not implemented yet");
+  int rc = cli_check(c, "set,method,friction,quiet,block,no-header,map,gain,rows,cutoff,on-bad,"
+                     "time-scale,resample,qd-min,decimate,filter-order", 2, 2, USAGE);
+  if (rc) return rc;
+  const char* set = cli_opt(c, "set");
+  const char* meth = cli_opt(c, "method");
+  if (!set) set = "qr";
+  if (strcmp(set, "qr") && strcmp(set, "khalil") && strcmp(set, "lin"))
+    return cli_usage("identify: --set must be qr, khalil or lin, got '%s'", set);
+  dyEstOpt eo;
+  dyi_est_defaults(&eo);
+  if (!meth || !strcmp(meth, "ols")) eo.method = DYI_OLS;
+  else if (!strcmp(meth, "wls")) eo.method = DYI_WLS;
+  else if (!strcmp(meth, "irls")) eo.method = DYI_IRLS;
+  else return cli_usage("identify: --method must be ols, wls or irls, got '%s'", meth);
+  long block;
+  if (cli_int(c, "block", 256, &block)) return 2;
+  if (block < 1 || block > 1 << 16) return cli_usage("identify: --block must be 1..65536");
+  eo.block = (int)block;
+  int friction = cli_flag(c, "friction"), quiet = cli_flag(c, "quiet");
+
+  dyModel* m = cli_model(c);
+  if (!m) return 1;
+  int n = m->n;
+  dyLogOpt lo;
+  if ((rc = cli_logopt(c, n, &lo))) { dy_freeModel(m); return rc; }
+  openblas_set_num_threads(1);
+
+  char err[DY_ERRSZ];
+  rc = 1;
+  dyLogReader* r = NULL;
+  dyEstim* e = NULL;
+  dyBase* b = dyi_base_compute(m, set, friction, err, sizeof err);
+  if (!b) { cli_fail("%s", err); goto done; }
+  r = dyi_log_open(c->pos[1], n, &lo, err, sizeof err);
+  if (!r) { cli_fail("%s", err); goto done; }
+  e = dyi_identify(m, b, r, &eo, progress, err, sizeof err);
+  if (!e) { cli_fail("%s: %s", c->pos[1], err); goto done; }
+  dyLogInfo li;
+  dyi_log_info(r, &li);
+  if (write_params(cli_opt(c, "o"), c, m, b, e, err, sizeof err)) { cli_fail("%s", err); goto done; }
+
+  if (!quiet) {
+    fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
+            "%d pass%s over the log\n", e->samples, n, b->nb, b->set, method_name(eo.method),
+            friction ? ", friction" : "", e->iterations, e->iterations == 1 ? "" : "es");
+    fprintf(stderr, "log: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s%.6g Hz\n",
+            li.rows_read, li.rows_dropped, li.fs, li.fc > 0 ? "" : "none ", li.fc);
+    fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
+    fprintf(stderr, "joint  residual_rms  rel_err_pct  noise_std\n");
+    for (int j = 0; j < n; j++)
+      fprintf(stderr, "%5d  %12.6g  %11.4g  %9.4g\n", j + 1, e->rms[j], e->relerr_pct[j], e->sigma_j[j]);
+    fprintf(stderr, "  all  %12.6g  %11.4g\n", e->rms_all, e->relerr_all_pct);
+    if (eo.method == DYI_IRLS)
+      fprintf(stderr, "IRLS: %ld equations down-weighted in the last pass (smallest weight %.3g); "
+              "noise_std is the robust scale 1.4826 MAD\n", e->downweighted, e->weight_min);
+    if (eo.method == DYI_WLS)
+      fprintf(stderr, "WLS: rows of joint j weighted by 1/noise_std_j\n");
+    for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++) fprintf(stderr, "warning: %s\n", e->warn[w]);
+    if (e->nwarn > DYI_MAXWARN) fprintf(stderr, "warning: ... and %d more\n", e->nwarn - DYI_MAXWARN);
+  }
+  rc = 0;
+done:
+  dyi_log_close(r);
+  dyi_est_free(e);
+  dyi_base_free(b);
+  dy_freeModel(m);
+  return rc;
 }

@@ -27,7 +27,7 @@ static const command_t commands[] = {
 
 /* options that take no value */
 static const char* const flags[] = {"friction", "dh", "no-header", "ops", "help", "quiet",
-                                    "verbose", "physical", "resample", "no-filter", NULL};
+                                    "verbose", "physical", "resample", "no-filter", "rest", "explain", NULL};
 
 static void usage(FILE* f) {
   fprintf(f, "usage: dynid COMMAND [arguments] [options]\n\ncommands:\n");

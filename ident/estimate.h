@@ -1,0 +1,190 @@
+/* dynid ident: least squares for the base parameters, streaming.
+ *
+ * The identification model stacks, for N samples of an n-joint arm, the
+ * rows  y = A beta + r  with A = Y_b(q,qd,qdd) (n rows per sample, p base
+ * columns) and y = tau. The stacked matrix (nN x p) is never stored: rows
+ * arrive in blocks of whole samples and are folded into small upper
+ * triangular factors by Householder QR (LAPACK dtpqrt: [T; block] = Q [T'; 0]),
+ * so memory is O(n p^2) whatever N is.
+ *
+ * One triangle per joint. The rows of joint j only touch the columns in
+ * mask row j (for a base set from the regressor: links >= j and joint j's
+ * own parameters), so joint j's triangle T_j is (p_j+1) x (p_j+1) over those
+ * columns plus the torque column. This costs sum_j 2 N p_j^2 flops instead
+ * of 2 n N p^2 (4-5x fewer for a 7-joint arm) and gives, exactly and stably,
+ * per joint and for any beta (T_j = [R_j z_j; 0 rho_j]):
+ *     ||y_j - A_j beta||^2 = ||R_j beta_j - z_j||^2 + rho_j^2,
+ *     ||y_j||^2 = ||z_j||^2 + rho_j^2.
+ * The global triangle of the weighted problem (weight w_j on joint j's rows)
+ * is the QR of the stacked w_j T_j. Hence OLS and WLS take one pass over
+ * the data; IRLS takes one more pass per iteration (row weights change).
+ *
+ * Methods (dyEstOpt.method):
+ *   OLS   min ||y - A beta||^2.
+ *   WLS   per-joint noise sigma_j^2 = ||r_j||^2 / (N - p_j) from the OLS
+ *         residual, rows of joint j weighted by 1/sigma_j (Gautier); sigma_j
+ *         is then re-estimated from the WLS residual until it settles
+ *         (change < 1e-4): the OLS residual of a quiet joint carries the
+ *         errors spread by the noisy ones. Free: from the triangles.
+ *   IRLS  Huber M-estimate: row weight sqrt(w)/s_j with
+ *         w = min(1, c / |r / s_j|), c = 1.345, s_j = 1.4826 MAD_j (median
+ *         of |r| over joint j's rows, from a log-spaced histogram of the
+ *         previous pass: 0.8 % bins, interpolated, no storage growing with N);
+ *         the first pass uses the OLS sigma_j; s_j >= 1e-9 RMS(tau_j) (below
+ *         that, residuals are round-off). Iterates until the change in beta
+ *         is below irls_tol standard deviations.
+ *
+ * Statistics: sigma^2 = ||r_w||^2 / (M - p) of the weighted rows (M
+ * equations counted);
+ * cov = sigma^2 (R^T R)^-1; std = sqrt(diag cov); rel_std_pct = 100 std/|beta|.
+ * Column equilibration: R is scaled to unit column norms (R D, D_k =
+ * 1/||A e_k||) before the solve, the inversion and the rank decision;
+ * Householder QR commutes with column scaling (A D = Q (R D)), so this is
+ * the same as scaling the regressor before the QR, without having to know
+ * the column norms before the data has been read. Two condition numbers:
+ * cond (the regressor as given, SI units: the number users and papers
+ * quote) and cond_scaled (after equilibration: what decides identifiability).
+ * A rank-deficient or hopelessly scaled problem (cond_scaled > max_cond, or
+ * a zero column) is an error naming the weakest combination of parameters,
+ * never a silent minimum-norm solve. */
+#ifndef DYNID_ESTIMATE_H
+#define DYNID_ESTIMATE_H
+
+#include "model.h"
+#include "base.h"
+#include "log.h"
+
+typedef enum { DYI_OLS = 0, DYI_WLS = 1, DYI_IRLS = 2 } dyiMethod;
+
+#define DYI_MAXWARN 64      /* warning lines kept; more are counted */
+#define DYI_WARNSZ 200
+#define DYI_NHIST 4096     /* IRLS histogram bins: log10(|r|/ref) in [-9, 5) */
+
+/* A source of rows, read in one or more passes.
+ * fill: write up to maxs whole samples into A (column-major, leading
+ *   dimension lda >= n*maxs, p columns: row s*n + i is joint i of sample s)
+ *   and y (n*maxs); return the number of samples written (0 at the end of
+ *   the data, -1 on error with err set). Columns outside the mask must be 0.
+ *   rw (n*maxs) arrives set to 1; the source sets rw[s*n + i] = 0 to leave
+ *   out one equation (e.g. a joint too slow for Coulomb friction): it is
+ *   then neither fitted nor counted. (Other values weight the row.)
+ * rewind: start again from the first sample; 0, or -1 with err set. */
+typedef struct {
+  void* ctx;
+  int (*fill)(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
+              int errsz);
+  int (*rewind)(void* ctx, char* err, int errsz);
+} dyRowSource;
+
+typedef struct {
+  dyiMethod method;           /* default DYI_OLS */
+  int block;                  /* samples per block (default 256) */
+  const unsigned char* mask;  /* n x p row-major, 1: column k may be non-zero in
+                                 joint j's rows; NULL: every column */
+  const char* const* names;   /* name of each column for messages (p), NULL: b1.. */
+  double huber_c;             /* Huber tuning constant (default 1.345) */
+  int irls_maxit;             /* IRLS passes at most (default 30) */
+  double irls_tol;            /* stop when max |d beta_k| / max(std_k, 1e-12 |beta_k|)
+                                 < tol (1e-4) */
+  double max_cond;            /* error above this scaled condition (1e10) */
+  double warn_relstd;         /* warn above this rel std [%] (10) */
+  double warn_cond;           /* warn above this (unscaled) condition (1e3) */
+} dyEstOpt;
+
+/* The estimator: workspace made once, results after dyi_est_run or
+ * dyi_est_solve. Result arrays are owned by the estimator. */
+typedef struct dyEstim_ {
+  int n, p;                 /* joints, base parameters */
+  dyEstOpt opt;
+  /* results */
+  long samples;             /* samples folded in (last pass) */
+  long rows_j[DY_MAXJ];     /* equations of joint j folded in (rows with rw != 0) */
+  double* beta;             /* estimate (p) */
+  double* std;              /* standard deviation (p) */
+  double* rel_std_pct;      /* 100 std / |beta|, inf when beta = 0 (p) */
+  double* cov;              /* covariance, column-major (p x p) */
+  double sigma2;            /* ||r_w||^2 / (nN - p), weighted rows */
+  double cond;              /* condition number of the (weighted) regressor, unscaled */
+  double cond_scaled;       /* ... after column equilibration */
+  double rms[DY_MAXJ];      /* residual RMS per joint, unweighted [N m|N] */
+  double relerr_pct[DY_MAXJ]; /* 100 ||r_j|| / ||y_j|| per joint */
+  double rms_all, relerr_all_pct;  /* over all joints */
+  double sigma_j[DY_MAXJ];  /* WLS: noise std per joint from OLS residuals;
+                               IRLS: final robust scale; OLS: residual std */
+  double weight_min;        /* IRLS: smallest Huber weight of the last pass */
+  long downweighted;        /* IRLS: rows with weight < 1 in the last pass */
+  int iterations;           /* passes over the data */
+  int nwarn;                /* warnings (may exceed DYI_MAXWARN) */
+  char warn[DYI_MAXWARN][DYI_WARNSZ];
+  /* workspace (internal) */
+  int* np;                  /* columns of joint j (n) */
+  int** cols;               /* their indices (n x np[j]) */
+  double** T;               /* joint triangles, (np+1) x (np+1) col-major (n) */
+  double** T0;              /* IRLS: unweighted triangles of the OLS pass (n) */
+  double *blk, *tq, *work, *Raug, *Rs, *svdw, *sv, *vt, *res;
+  int ldb, lwork;
+  long* hist;               /* IRLS residual histograms (n x DYI_NHIST) */
+  double* hist_ref;         /* their reference scales (n) */
+  double *Ab, *yb, *rwb;    /* block buffers for dyi_est_run (n*block x p, n*block x 2) */
+  int tu_is_T0;             /* per-joint residuals from T0 (IRLS) */
+  unsigned char* own_mask;  /* dyi_identify: mask and names it made (freed here) */
+  const char** own_names;
+} dyEstim;
+
+/* Default options. */
+void dyi_est_defaults(dyEstOpt* opt);
+
+/* Make an estimator for p parameters of an n-joint arm (workspace for
+ * blocks of opt->block samples; the mask and names are copied by
+ * reference and must outlive the estimator). NULL with err set. */
+dyEstim* dyi_est_make(int n, int p, const dyEstOpt* opt, char* err, int errsz);
+void dyi_est_free(dyEstim* e);
+
+/* Run opt->method over a source: OLS and WLS read the data once, IRLS
+ * once per iteration (rewinding). 0, or -1 with err set (source error,
+ * too few samples, rank deficiency naming the weakest parameters). */
+int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz);
+
+/* Identify base set b of model m from a log: every sample of the reader
+ * (ident/log.h) gives Y_b = Y P (dyi_regressor, then the non-zeros of P:
+ * a column selection for the qr and khalil sets), rows of joints the reader
+ * flags as slow are left out, and the rows stream into an estimator made
+ * with opt (its mask and names are set here from b: link k's parameters
+ * reach joints 1..k, joint k's parameters joint k only). progress, if not
+ * NULL, is called with the samples read so far in each pass (pass 1, 2, ...)
+ * about every 4096 samples and with final = 1 at the end of a pass.
+ * Returns the estimator with its results (free with dyi_est_free), or NULL
+ * with err set ("LOG: what is wrong"). */
+dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
+                      void (*progress)(long long samples, int pass, int final),
+                      char* err, int errsz);
+
+/* The structural mask of base set b (n x nb row-major, see dyi_identify). */
+void dyi_base_mask(const dyModel* m, const dyBase* b, unsigned char* mask);
+
+/* ---- low level: used by dyi_est_run, public for tests and callers that
+ * hold rows in memory ---- */
+
+/* Forget all rows folded in. */
+void dyi_est_reset(dyEstim* e);
+
+/* Fold ns samples (n*ns rows of A, column-major, leading dimension lda;
+ * y: n*ns) into the joint triangles, each row multiplied by rw[row] when
+ * rw is non-NULL (rows with rw = 0 are not counted). ns <= opt->block. 0, or -1 with err set (a non-zero
+ * entry outside the mask, or a non-finite value). */
+int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
+                const double* rw, char* err, int errsz);
+
+/* Solve the problem folded in so far with joint j's rows weighted by
+ * wj[j] (NULL: 1): fills beta, std, rel_std_pct, cov, sigma2, cond,
+ * cond_scaled, and the per-joint residuals of beta (unweighted, from the
+ * triangles). 0, or -1 with err set. Adds warnings. */
+int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz);
+
+/* Residual sum of squares of joint j for a given beta, and ||y_j||^2, from
+ * the joint triangles of the rows folded in (unweighted rows; IRLS: the
+ * triangles of its first, unweighted pass). */
+void dyi_est_joint_rss(const dyEstim* e, int j, const double* beta, double* rss,
+                       double* yy);
+
+#endif

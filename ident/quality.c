@@ -1,0 +1,520 @@
+/* dynid ident: the data-quality gate (see quality.h). Streaming: per-column
+ * running statistics, a five-row window for the velocity lag, the first
+ * 1000 time steps for the median; nothing grows with the log. */
+#include "quality.h"
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DTWIN 1000      /* steps for the median */
+#define SATRUN 20       /* samples flat at an extreme = saturation */
+#define LAGWIN 1000     /* samples that set the outlier threshold of the lag fit */
+
+typedef struct {        /* running statistics of a used column */
+  double first, mn, mx;
+  int changes, nonzero;
+  double run_v, best_v; long run_n, run_line, best_n, best_line;
+} colStat;
+
+struct dyiQuality_ {
+  char path[512];
+  int n, ncol;
+  double absurd;
+  int stop;                         /* on_bad stop */
+  double taumax[DY_MAXJ];
+  char (*name)[48];                 /* display names (ncol) */
+  int *role, *joint;                /* (ncol) */
+  colStat* cs;                      /* (ncol) */
+  int nfind, lost, finished;
+  dyiFinding find[DYI_QMAXF];
+  long rows, dropped, good;
+  /* time */
+  int have_t; double t_last; long line_last;
+  double dtw[DTWIN]; long dtl[DTWIN]; int ndt; double dt_med, dt_min, dt_max;
+  /* velocity lag: the last five good rows */
+  int hasqd, nw;
+  double wt[5], wq[5][DY_MAXJ], wqd[5][DY_MAXJ]; long wl[5];
+  int wstale[5];
+  double seg[DY_MAXJ], sgg[DY_MAXJ], see[DY_MAXJ], sqd[DY_MAXJ]; long nlag, nfit[DY_MAXJ];
+  double* eg;                       /* first LAGWIN (e, qd, g) per joint (n x LAGWIN x 3) */
+  int neg; double ethr[DY_MAXJ];    /* buffered; outlier threshold on |e| */
+  int haveprev; double prevq[DY_MAXJ], prevqd[DY_MAXJ], prevtau[DY_MAXJ];
+  int colq[DY_MAXJ], colqd[DY_MAXJ], coltau[DY_MAXJ];
+  long tmax_n[DY_MAXJ], tmax_first[DY_MAXJ], tmax_last[DY_MAXJ]; double tmax_v[DY_MAXJ];
+};
+
+static const char* KIND[DYI_QF_N] = {"nan", "inf", "absurd", "junk", "truncated",
+  "repeated-time", "backwards-time", "gap", "constant", "all-zero",
+  "velocity-lag", "velocity-inconsistent", "saturation", "beyond-taumax", "stale-row"};
+
+const char* dyi_quality_kind(int kind) {
+  return kind >= 0 && kind < DYI_QF_N ? KIND[kind] : "?";
+}
+
+/* the finding of (kind, col), created on first use; NULL when full */
+static dyiFinding* finding(dyiQuality* q, int kind, int col, long line, double value) {
+  for (int i = 0; i < q->nfind; i++)
+    if (q->find[i].kind == kind && q->find[i].col == col) {
+      dyiFinding* f = q->find + i;
+      f->count++;
+      f->last_line = line;
+      return f;
+    }
+  if (q->nfind == DYI_QMAXF) { q->lost++; return NULL; }
+  dyiFinding* f = q->find + q->nfind++;
+  memset(f, 0, sizeof *f);
+  f->kind = kind; f->col = col; f->count = 1; f->first_line = f->last_line = line;
+  f->value = value;
+  if (col > 0) {
+    snprintf(f->what, sizeof f->what, "%s", q->name[col-1]);
+    f->used = q->role[col-1] != DYI_ROLE_NONE;
+  } else snprintf(f->what, sizeof f->what, "row");
+  return f;
+}
+
+dyiQuality* dyi_quality_new(const char* path, int ncol, char** names, const int* role,
+                            const int* joint, int n, const dyLogOpt* opt) {
+  dyiQuality* q = calloc(1, sizeof *q);
+  if (!q) return NULL;
+  q->name = calloc((size_t)ncol + 1, sizeof *q->name);
+  q->role = calloc((size_t)ncol + 1, sizeof(int));
+  q->joint = calloc((size_t)ncol + 1, sizeof(int));
+  q->cs = calloc((size_t)ncol + 1, sizeof(colStat));
+  if (!q->name || !q->role || !q->joint || !q->cs) { dyi_quality_free(q); return NULL; }
+  snprintf(q->path, sizeof q->path, "%s", path);
+  q->n = n; q->ncol = ncol;
+  q->absurd = opt->absurd > 0 ? opt->absurd : 1e6;
+  q->stop = !opt->on_bad;
+  for (int j = 0; j < n; j++) { q->taumax[j] = opt->taumax[j]; q->colq[j] = q->colqd[j] = q->coltau[j] = -1; }
+  static const char* RN[] = {"", "t", "q", "qd", "qdd", "tau"};
+  q->eg = malloc((size_t)n * LAGWIN * 3 * sizeof(double));
+  if (!q->eg) { dyi_quality_free(q); return NULL; }
+  for (int c = 0; c < ncol; c++) {
+    q->role[c] = role[c]; q->joint[c] = joint[c];
+    if (role[c] == DYI_ROLE_NONE) snprintf(q->name[c], 48, "%.46s", names[c]);
+    else if (role[c] == DYI_ROLE_T) snprintf(q->name[c], 48, "%.40s (t)", names[c]);
+    else snprintf(q->name[c], 48, "%.30s (%s%d)", names[c], RN[role[c]], joint[c] + 1);
+    if (role[c] == DYI_ROLE_Q) q->colq[joint[c]] = c;
+    if (role[c] == DYI_ROLE_QD) { q->colqd[joint[c]] = c; q->hasqd = 1; }
+    if (role[c] == DYI_ROLE_TAU) q->coltau[joint[c]] = c;
+  }
+  return q;
+}
+
+void dyi_quality_free(dyiQuality* q) {
+  if (!q) return;
+  free(q->name); free(q->role); free(q->joint); free(q->cs); free(q->eg);
+  free(q);
+}
+
+/* a decimal number: Clinger's fast path when the digits fit 2^53 and the
+ * power of ten is at most 22 (both exact in binary64, so the one multiply
+ * or divide rounds correctly, as strtod would); strtod otherwise. end is
+ * set as strtod sets it. */
+static double parse_number(const char* s, char** end) {
+  static const double P10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+    1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  const char* p = s;
+  int neg = 0;
+  if (*p == '-' || *p == '+') neg = *p++ == '-';
+  unsigned long long m = 0;
+  int nd = 0, e = 0, any = 0;
+  while (*p >= '0' && *p <= '9') {
+    if (nd < 19) { m = 10*m + (unsigned)(*p - '0'); if (m) nd++; } else e++;
+    p++; any = 1;
+  }
+  if (*p == '.') {
+    p++;
+    while (*p >= '0' && *p <= '9') {
+      if (nd < 19) { m = 10*m + (unsigned)(*p - '0'); if (m) nd++; e--; }
+      p++; any = 1;
+    }
+  }
+  if (!any || *p == 'x' || *p == 'X') return strtod(s, end);
+  if (*p == 'e' || *p == 'E') {
+    const char* q = p + 1;
+    int eneg = 0, ev = 0, ed = 0;
+    if (*q == '-' || *q == '+') eneg = *q++ == '-';
+    while (*q >= '0' && *q <= '9' && ed < 6) { ev = 10*ev + (*q - '0'); q++; ed++; }
+    if (!ed || (*q >= '0' && *q <= '9')) return strtod(s, end);
+    e += eneg ? -ev : ev;
+    p = q;
+  }
+  if (nd > 15 || m > (1ull << 53) || e < -22 || e > 22) return strtod(s, end);
+  double x = (double)m;
+  x = e < 0 ? x / P10[-e] : x * P10[e];
+  *end = (char*)p;
+  return neg ? -x : x;
+}
+
+int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* vals,
+                      char* err, int errsz) {
+  int bad = 0;
+  q->rows++;
+  if (nf < q->ncol) {
+    /* truncated: bad only if a used column is missing */
+    int need = 0;
+    for (int c = nf; c < q->ncol; c++) if (q->role[c] != DYI_ROLE_NONE) need = c + 1;
+    dyiFinding* f = finding(q, DYI_QF_TRUNC, 0, line, nf);
+    if (f && f->count == 1)
+      snprintf(f->verdict, sizeof f->verdict, "row with %d of %d cells (cut short: an "
+               "interrupted write?)%s", nf, q->ncol, need ? "" : "; the used columns are complete");
+    if (f && need) f->bad = f->used = 1;
+    if (need) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: truncated row: %d of %d cells, column '%s' missing",
+               q->path, line, nf + 1, nf, q->ncol, q->name[need-1]);
+      bad = 1;
+    }
+  }
+  for (int c = 0; c < q->ncol; c++) {
+    vals[c] = NAN;
+    if (c >= nf) continue;
+    const char* s = fields[c];
+    while (*s == ' ' || *s == '\t') s++;
+    char* end;
+    errno = 0;
+    double x = parse_number(s, &end);
+    const char* e = end;
+    while (*e == ' ' || *e == '\t' || *e == '\r') e++;
+    int kind = -1;
+    if (end == s || *e) kind = DYI_QF_JUNK;
+    else if (isnan(x)) kind = DYI_QF_NAN;
+    else if (isinf(x)) kind = DYI_QF_INF;
+    else if (fabs(x) > q->absurd) kind = DYI_QF_ABSURD;
+    vals[c] = x;
+    if (kind < 0) continue;
+    int used = q->role[c] != DYI_ROLE_NONE;
+    dyiFinding* f = finding(q, kind, c + 1, line, kind == DYI_QF_JUNK ? NAN : x);
+    if (f && f->count == 1) {
+      const char* what = kind == DYI_QF_JUNK ? (*s ? "text that is not a number" : "an empty cell")
+                       : kind == DYI_QF_NAN ? "NaN" : kind == DYI_QF_INF ? "an infinite value"
+                       : "an absurd value (corrupt cell)";
+      if (kind == DYI_QF_ABSURD)
+        snprintf(f->verdict, sizeof f->verdict, "%s: %.6g (|x| > %g)%s", what, x, q->absurd,
+                 used ? "" : "; column not used: harmless");
+      else
+        snprintf(f->verdict, sizeof f->verdict, "%s%s", what, used ? "" : "; column not used: harmless");
+    }
+    if (!used) continue;
+    if (f) f->bad = 1;
+    if (!bad) {
+      char shown[40];
+      snprintf(shown, sizeof shown, "%.32s", fields[c]);
+      for (char* p = shown; *p; p++) if (!isprint((unsigned char)*p)) *p = '?';
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: %s in column '%s': '%s'", q->path, line, c + 1,
+               kind == DYI_QF_JUNK ? "not a number" : kind == DYI_QF_NAN ? "NaN"
+               : kind == DYI_QF_INF ? "infinite value" : "absurd value", q->name[c], shown);
+    }
+    bad = 1;
+  }
+  return bad;
+}
+
+int dyi_quality_time(dyiQuality* q, long line, double t, int col, char* err, int errsz) {
+  if (!q->have_t) return 0;
+  double dt = t - q->t_last;
+  if (dt > 0) return 0;
+  int kind = dt == 0 ? DYI_QF_TREPEAT : DYI_QF_TBACK;
+  dyiFinding* f = finding(q, kind, col, line, dt);
+  if (f) {
+    f->bad = 1;
+    if (f->count == 1)
+      snprintf(f->verdict, sizeof f->verdict, "time %s the previous row's (line %ld, step %.6g s): "
+               "%s", dt == 0 ? "equal to" : "before", q->line_last, dt,
+               dt == 0 ? "duplicated sample or coarse time stamps" : "non-monotonic time (log restarted or rows out of order)");
+  }
+  snprintf(err, (size_t)errsz, "%s:%ld:%d: time %.17g %s the previous row's (%.17g, line %ld)",
+           q->path, line, col, t, dt == 0 ? "repeats" : "goes back from", q->t_last, q->line_last);
+  return 1;
+}
+
+void dyi_quality_dropped(dyiQuality* q) { q->dropped++; }
+
+static int cmpd(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static void gap(dyiQuality* q, double dt, long line) {
+  if (dt <= 3 * q->dt_med) return;
+  dyiFinding* f = finding(q, DYI_QF_GAP, 0, line, dt);
+  if (f) {
+    if (dt > f->value) f->value = dt;
+    snprintf(f->verdict, sizeof f->verdict, "time steps longer than 3x the median %.6g s "
+             "(longest %.6g s): missing samples; derivatives use the real steps, the "
+             "filter assumes even spacing there", q->dt_med, f->value);
+  }
+}
+
+static void median_dt(dyiQuality* q) {
+  double w[DTWIN];
+  memcpy(w, q->dtw, (size_t)q->ndt * sizeof(double));
+  qsort(w, (size_t)q->ndt, sizeof(double), cmpd);
+  q->dt_med = q->ndt % 2 ? w[q->ndt/2] : 0.5 * (w[q->ndt/2 - 1] + w[q->ndt/2]);
+}
+
+/* one sample of the lag fit; residuals beyond the threshold (8 robust
+ * standard deviations of the first LAGWIN) are left out: a log's end where
+ * the velocity is held while the position stops must not decide the lag */
+static void lagfit(dyiQuality* q, int j, double e, double qd, double g) {
+  if (fabs(e) > q->ethr[j]) return;
+  q->seg[j] += e*g; q->sgg[j] += g*g; q->see[j] += e*e; q->sqd[j] += qd*qd;
+  q->nfit[j]++;
+}
+
+static void lagthreshold(dyiQuality* q) {
+  double w[LAGWIN];
+  for (int j = 0; j < q->n; j++) {
+    if (q->colqd[j] < 0) continue;
+    const double* p = q->eg + (size_t)j * LAGWIN * 3;
+    for (int i = 0; i < q->neg; i++) w[i] = fabs(p[3*i]);
+    qsort(w, (size_t)q->neg, sizeof(double), cmpd);
+    double med = w[q->neg / 2];
+    q->ethr[j] = med > 0 ? 8 * 1.4826 * med : INFINITY;
+    for (int i = 0; i < q->neg; i++) lagfit(q, j, p[3*i], p[3*i+1], p[3*i+2]);
+  }
+}
+
+static void colstat(colStat* s, double x, long k, long line) {
+  if (k == 0) {
+    s->first = s->mn = s->mx = x;
+    s->run_v = s->best_v = x; s->run_n = s->best_n = 1; s->run_line = s->best_line = line;
+  } else {
+    if (x != s->first) s->changes = 1;
+    if (x < s->mn) s->mn = x;
+    if (x > s->mx) s->mx = x;
+    if (x == s->run_v) s->run_n++;
+    else { s->run_v = x; s->run_n = 1; s->run_line = line; }
+    if (s->run_n > s->best_n) { s->best_n = s->run_n; s->best_v = s->run_v; s->best_line = s->run_line; }
+  }
+  if (x != 0) s->nonzero = 1;
+}
+
+int dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
+  int n = q->n;
+  long k = q->good++;
+  /* time steps */
+  if (q->have_t) {
+    double dt = r->t - q->t_last;
+    if (k == 1 || dt < q->dt_min) q->dt_min = dt;
+    if (k == 1 || dt > q->dt_max) q->dt_max = dt;
+    if (q->ndt < DTWIN) {
+      q->dtw[q->ndt] = dt; q->dtl[q->ndt] = r->line; q->ndt++;
+      if (q->ndt == DTWIN) {
+        median_dt(q);
+        for (int i = 0; i < DTWIN; i++) gap(q, q->dtw[i], q->dtl[i]);
+      }
+    } else gap(q, dt, r->line);
+  }
+  q->have_t = 1; q->t_last = r->t; q->line_last = r->line;
+  /* used columns */
+  for (int c = 0; c < q->ncol; c++) {
+    int j = q->joint[c];
+    double x;
+    switch (q->role[c]) {
+      case DYI_ROLE_T: x = r->t; break;
+      case DYI_ROLE_Q: x = r->q[j]; break;
+      case DYI_ROLE_QD: x = r->qd[j]; break;
+      case DYI_ROLE_QDD: x = r->qdd[j]; break;
+      case DYI_ROLE_TAU: x = r->tau[j]; break;
+      default: continue;
+    }
+    colstat(q->cs + c, x, k, r->line);
+  }
+  /* torque beyond the model's limit */
+  for (int j = 0; j < n; j++)
+    if (q->taumax[j] > 0 && fabs(r->tau[j]) > q->taumax[j]) {
+      if (!q->tmax_n[j]++) { q->tmax_first[j] = r->line; q->tmax_v[j] = r->tau[j]; }
+      q->tmax_last[j] = r->line;
+    }
+  /* stale rows: every used value repeats the previous row's while time moves */
+  int stale = 0;
+  if (q->haveprev) {
+    stale = 1;
+    for (int j = 0; j < n && stale; j++)
+      stale = r->q[j] == q->prevq[j] && r->qd[j] == q->prevqd[j] && r->tau[j] == q->prevtau[j];
+    if (stale) {
+      dyiFinding* f = finding(q, DYI_QF_STALE, 0, r->line, 0);
+      if (f && f->count == 1)
+        snprintf(f->verdict, sizeof f->verdict, "rows repeating the previous row's values with a "
+                 "new time stamp: the logger sampled the same robot state twice (its clock is not "
+                 "the robot's); time steps and derivatives around them are unreliable");
+    }
+  }
+  memcpy(q->prevq, r->q, (size_t)n * sizeof(double));
+  memcpy(q->prevqd, r->qd, (size_t)n * sizeof(double));
+  memcpy(q->prevtau, r->tau, (size_t)n * sizeof(double));
+  q->haveprev = 1;
+  /* velocity against differentiated position: the lag lambda in samples
+   * fits e_k = qd_k - dq/dt_k ~ -lambda (qd_{k+1} - qd_{k-1}) / 2 by least
+   * squares (qd_k = v(t_k - lambda h)); windows with stale rows are skipped */
+  if (!q->hasqd) return stale;
+  if (q->nw == 5) {
+    memmove(q->wt, q->wt + 1, 4 * sizeof(double));
+    memmove(q->wl, q->wl + 1, 4 * sizeof(long));
+    memmove(q->wstale, q->wstale + 1, 4 * sizeof(int));
+    memmove(q->wq, q->wq + 1, 4 * sizeof q->wq[0]);
+    memmove(q->wqd, q->wqd + 1, 4 * sizeof q->wqd[0]);
+    q->nw = 4;
+  }
+  q->wt[q->nw] = r->t; q->wl[q->nw] = r->line; q->wstale[q->nw] = stale;
+  memcpy(q->wq[q->nw], r->q, (size_t)n * sizeof(double));
+  memcpy(q->wqd[q->nw], r->qd, (size_t)n * sizeof(double));
+  q->nw++;
+  if (q->nw < 5 || q->wstale[1] || q->wstale[2] || q->wstale[3] || q->wstale[4]) return stale;
+  for (int j = 0; j < n; j++) {
+    if (q->colqd[j] < 0) continue;
+    /* chord slope: less sensitive to time-stamp jitter than the parabola */
+    double dq = (q->wq[3][j] - q->wq[1][j]) / (q->wt[3] - q->wt[1]);
+    double e = q->wqd[2][j] - dq, g = 0.5 * (q->wqd[3][j] - q->wqd[1][j]);
+    if (q->neg < LAGWIN) {
+      double* p = q->eg + ((size_t)j * LAGWIN + (size_t)q->neg) * 3;
+      p[0] = e; p[1] = q->wqd[2][j]; p[2] = g;
+    } else lagfit(q, j, e, q->wqd[2][j], g);
+  }
+  q->nlag++;
+  if (q->neg < LAGWIN && ++q->neg == LAGWIN) lagthreshold(q);
+  return stale;
+}
+
+void dyi_quality_finish(dyiQuality* q) {
+  if (q->finished) return;
+  q->finished = 1;
+  if (q->neg > 0 && q->neg < LAGWIN) lagthreshold(q);
+  if (q->ndt > 0 && q->ndt < DTWIN) {
+    median_dt(q);
+    for (int i = 0; i < q->ndt; i++) gap(q, q->dtw[i], q->dtl[i]);
+  }
+  for (int c = 0; c < q->ncol; c++) {
+    colStat* s = q->cs + c;
+    int role = q->role[c];
+    if (role == DYI_ROLE_NONE || q->good < 2) continue;
+    if (!s->nonzero) {
+      dyiFinding* f = finding(q, DYI_QF_ZERO, c + 1, 0, 0);
+      if (f) {
+        f->count = q->good; f->first_line = 0;
+        snprintf(f->verdict, sizeof f->verdict, "all %ld values are zero: %s", q->good,
+                 role == DYI_ROLE_TAU ? "no torque signal (sensor off, or the wrong column)"
+                 : "the quantity was not recorded (wrong column?)");
+      }
+    } else if (!s->changes) {
+      dyiFinding* f = finding(q, DYI_QF_CONST, c + 1, 0, s->first);
+      if (f) {
+        f->count = q->good; f->first_line = 0;
+        snprintf(f->verdict, sizeof f->verdict, "constant %.6g over all %ld rows: %s", s->first,
+                 q->good, role == DYI_ROLE_Q ? "joint never moved: its parameters are not identifiable"
+                 : "no information in this column");
+      }
+    } else if (role == DYI_ROLE_TAU && s->best_n >= SATRUN
+               && (s->best_v == s->mx || s->best_v == s->mn)) {
+      dyiFinding* f = finding(q, DYI_QF_TSAT, c + 1, s->best_line, s->best_v);
+      if (f) {
+        f->count = s->best_n; f->last_line = 0;
+        snprintf(f->verdict, sizeof f->verdict, "flat at its %s %.6g for %ld samples from line %ld: "
+                 "saturated (clipped) torque; drop these rows or excite less",
+                 s->best_v == s->mx ? "maximum" : "minimum", s->best_v, s->best_n, s->best_line);
+      }
+    }
+  }
+  for (int j = 0; j < q->n; j++) {
+    if (q->tmax_n[j]) {
+      int c = q->coltau[j];
+      dyiFinding* f = finding(q, DYI_QF_TMAX, c + 1, q->tmax_first[j], q->tmax_v[j]);
+      if (f) {
+        f->count = q->tmax_n[j]; f->last_line = q->tmax_last[j];
+        snprintf(f->verdict, sizeof f->verdict, "|tau%d| above the model's limit %g in %ld rows "
+                 "(first %.6g): wrong gain or units, or a limit too low", j + 1, q->taumax[j],
+                 q->tmax_n[j], q->tmax_v[j]);
+      }
+    }
+    if (q->colqd[j] < 0 || q->nfit[j] < 10 || !(q->sgg[j] > 0)) continue;
+    double m = (double)q->nfit[j];
+    double lam = -q->seg[j] / q->sgg[j];
+    double res = fmax(q->see[j] - q->seg[j]*q->seg[j]/q->sgg[j], 0) / (m - 1);
+    double sd = sqrt(res / q->sgg[j]);
+    double rmsres = sqrt(res), rmsqd = sqrt(q->sqd[j] / m);
+    int c = q->colqd[j];
+    if (fabs(lam) > 0.2 && fabs(lam) > 5 * sd) {
+      double half = round(2 * fabs(lam)) / 2;
+      char how[32];
+      if (half == 0) snprintf(how, sizeof how, "a fraction of a sample");
+      else if (half == 0.5) snprintf(how, sizeof how, "half a sample");
+      else if (half == 1) snprintf(how, sizeof how, "one sample");
+      else snprintf(how, sizeof how, "%g samples", half);
+      dyiFinding* f = finding(q, DYI_QF_VLAG, c + 1, 0, lam);
+      if (f) {
+        f->count = q->nfit[j];
+        snprintf(f->verdict, sizeof f->verdict, "qd%d %s q%d by %s (fitted lag %.2f +- %.2f "
+                 "samples)%s", j + 1, lam > 0 ? "lags" : "leads", j + 1, how, lam, sd,
+                 half <= 0.5 ? ": a one-sided difference, one sample behind the forward difference; "
+                 "differentiate q instead" : ": shift the column or differentiate q instead");
+      }
+    } else if (rmsqd > 0 && rmsres > 0.25 * rmsqd) {
+      dyiFinding* f = finding(q, DYI_QF_VBAD, c + 1, 0, rmsres / rmsqd);
+      if (f) {
+        f->count = q->nfit[j];
+        snprintf(f->verdict, sizeof f->verdict, "qd%d disagrees with dq%d/dt (rms mismatch %.3g, "
+                 "%.0f %% of rms qd%d, at the best lag %.2f): wrong column, units or noise",
+                 j + 1, j + 1, rmsres, 100 * rmsres / rmsqd, j + 1, lam);
+      }
+    }
+  }
+}
+
+int dyi_quality_count(const dyiQuality* q) { return q->nfind; }
+const dyiFinding* dyi_quality_get(const dyiQuality* q, int i) {
+  return i >= 0 && i < q->nfind ? q->find + i : NULL;
+}
+int dyi_quality_has(const dyiQuality* q, int kind) {
+  int k = 0;
+  for (int i = 0; i < q->nfind; i++) k += q->find[i].kind == kind;
+  return k;
+}
+
+void dyi_quality_stats(const dyiQuality* q, long* rows, long* dropped,
+                       double* dt_min, double* dt_median, double* dt_max) {
+  if (rows) *rows = q->rows;
+  if (dropped) *dropped = q->dropped;
+  if (dt_min) *dt_min = q->dt_min;
+  if (dt_median) *dt_median = q->dt_med;
+  if (dt_max) *dt_max = q->dt_max;
+}
+
+void dyi_quality_print(FILE* out, const dyiQuality* q) {
+  for (int i = 0; i < q->nfind; i++) {
+    const dyiFinding* f = q->find + i;
+    fprintf(out, "%s:", q->path);
+    if (f->first_line > 0) {
+      fprintf(out, "%ld", f->first_line);
+      if (f->last_line > f->first_line) fprintf(out, "..%ld", f->last_line);
+      fputc(':', out);
+    }
+    if (f->col > 0) fprintf(out, "%d:", f->col);
+    fprintf(out, " %s: %s%s%s (%ld %s)%s\n", dyi_quality_kind(f->kind), f->col > 0 ? f->what : "",
+            f->col > 0 ? ": " : "", f->verdict, f->count, f->count == 1 ? "row" : "rows",
+            f->bad ? (q->stop ? " [stops the read]" : " [rows dropped]") : "");
+  }
+  if (q->lost) fprintf(out, "%s: %d more findings not kept\n", q->path, q->lost);
+  fprintf(out, "%s: %ld rows, %ld dropped, %d finding%s; time step min %.4g, median %.4g, max %.4g s\n",
+          q->path, q->rows, q->dropped, q->nfind, q->nfind == 1 ? "" : "s", q->dt_min, q->dt_med, q->dt_max);
+}
+
+dyiQuality* dyi_quality_scan(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
+  dyLogOpt o = *opt;
+  o.on_bad = 1;                     /* collect everything */
+  dyLogRaw* r = dyi_lograw_open(path, n, &o, err, errsz);
+  if (!r) return NULL;
+  dyLogRow row;
+  int rc;
+  while ((rc = dyi_lograw_next(r, &row, err, errsz)) == 1) {}
+  if (rc < 0) { dyi_lograw_close(r); return NULL; }
+  /* keep the findings, hand them over */
+  dyiQuality* q = dyi_lograw_quality(r);
+  dyi_quality_finish(q);
+  q->stop = !opt->on_bad;
+  dyi_lograw_detach(r);
+  dyi_lograw_close(r);
+  return q;
+}

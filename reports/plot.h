@@ -1,0 +1,34 @@
+/* dynid reports: plots as inline SVG, drawn by PLplot's svg driver (the
+ * plot library does the axes, ticks, labels and legends; we only pass data).
+ * Each function writes one complete <svg> element into f, without the XML
+ * prolog, ready to sit inside an HTML page. Returns 0, or -1 if PLplot
+ * failed (nothing is written then). */
+#ifndef DYNID_PLOT_H
+#define DYNID_PLOT_H
+
+#include <stdio.h>
+
+#define DYP_MAXSERIES 8
+
+typedef struct {
+  const char* title;     /* above the plot */
+  const char* xlabel;    /* with unit, e.g. "time [s]" */
+  const char* ylabel;    /* with unit, e.g. "torque [N m]" */
+  int width, height;     /* pixels; 0: 720 x 300 */
+} dypFrame;
+
+/* Line plot of nseries series y_k(x) sharing x (npts each), with a legend
+ * naming each series. Series longer than 2000 points are thinned for the
+ * drawing by min/max envelopes per pixel column (peaks stay visible). */
+int dyp_lines(FILE* f, const dypFrame* fr, const double* x, int npts,
+              const double* const* y, const char* const* names, int nseries);
+
+/* Histogram of v (n values) in nbins bins, with a normal density of the same
+ * mean and standard deviation drawn over it (legend says both). */
+int dyp_histogram(FILE* f, const dypFrame* fr, const double* v, int n, int nbins);
+
+/* Bar chart: one bar per label (n), value v[i]. */
+int dyp_bars(FILE* f, const dypFrame* fr, const char* const* labels,
+             const double* v, int n);
+
+#endif

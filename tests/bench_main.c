@@ -1,0 +1,348 @@
+/* dynid benchmark (`make bench`): nanoseconds per call of the core dynamics
+ * beside Orocos KDL on the same models, in the same run. Not a test: nothing
+ * here passes or fails, it prints numbers.
+ *
+ * Models: the Franka Panda and a 6R arm, taken from datasets/models when
+ * present (panda.csv; the first all-revolute 6-joint table), else built in
+ * below so that the bench depends on no file. Extra model files may be given
+ * on the command line: build/tests/bench_main [MODEL...].
+ *
+ * Method: each measurement calls the function over 64 random states in turn
+ * (the same states for dynid and KDL), in batches sized so one measurement
+ * takes about 0.2 s, after a warm-up; the median of 5 measurements is
+ * reported, as ns per call (CLOCK_MONOTONIC). The 5 rounds interleave all
+ * functions of a model (dynid's and KDL's), so that load from other
+ * processes on a shared machine affects both sides of a ratio alike.
+ *
+ * Sections: each is a function `static void section_NAME(benchModel* bm,
+ * int nm)` called from main; add new ones (regressor rows/s, identification
+ * throughput, base-parameter algorithms) the same way, timing with
+ * bench_ns_set(nf, fns, ctxs, ns). */
+#include "dynamics.h"
+#include "io.h"
+#include "kdl_shim.h"
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NSTATE 64          /* states cycled through by every timed call */
+#define TARGET_S 0.2       /* duration of one measurement [s] */
+#define NMEAS 5            /* measurements; the median is reported */
+#define SPEED_TARGET 3.0   /* issue 2: ours at least 3x faster than KDL */
+
+/* ------------------------------------------------------------ timing */
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+/* fn(ctx, i) performs call number i (use i % NSTATE for the state) */
+typedef void (*bench_fn)(void* ctx, long i);
+
+/* calls per measurement so that one lasts about TARGET_S: doubled until a
+ * batch takes >= 10 ms (which also warms caches and branch predictors) */
+static long bench_reps(bench_fn fn, void* ctx) {
+  long reps = 1;
+  double t;
+  for (;;) {
+    double t0 = now_s();
+    for (long i = 0; i < reps; i++) fn(ctx, i);
+    t = now_s() - t0;
+    if (t >= 0.01 || reps > (1L << 40)) break;
+    reps *= 2;
+  }
+  return (long)((double)reps * TARGET_S / t) + 1;
+}
+
+/* ns per call of nf functions (each on its own context), median of NMEAS
+ * rounds; within a round the functions run one after the other, so that a
+ * change of load on a shared machine hits all of them alike and their
+ * ratios stay meaningful. */
+static void bench_ns_set(int nf, bench_fn* fn, void** ctx, double* ns) {
+  long reps[16];
+  double meas[16][NMEAS];
+  for (int f = 0; f < nf; f++) reps[f] = bench_reps(fn[f], ctx[f]);
+  for (int k = 0; k < NMEAS; k++)
+    for (int f = 0; f < nf; f++) {
+      double t0 = now_s();
+      for (long i = 0; i < reps[f]; i++) fn[f](ctx[f], i);
+      meas[f][k] = (now_s() - t0) / (double)reps[f] * 1e9;
+    }
+  for (int f = 0; f < nf; f++) {
+    qsort(meas[f], NMEAS, sizeof meas[f][0], cmp_double);
+    ns[f] = meas[f][NMEAS / 2];
+  }
+}
+
+/* ------------------------------------------------------------ models */
+
+typedef struct {
+  char name[320];
+  dyModel* m;
+} benchModel;
+
+/* deterministic uniform random in [a, b) (xorshift64*) */
+static unsigned long long rng = 0x9E3779B97F4A7C15ull;
+static double uniform(double a, double b) {
+  rng ^= rng >> 12; rng ^= rng << 25; rng ^= rng >> 27;
+  return a + (b - a) * ((double)((rng * 2685821657736338717ull) >> 11) / 9007199254740992.0);
+}
+
+/* one link from mass, centre of mass and the inertia about it (ixx iyy izz
+ * ixy ixz iyz, tensor entries) */
+static void set_link(dyModel* m, int j, double mass, double cx, double cy, double cz,
+                     double ixx, double iyy, double izz, double ixy, double ixz, double iyz) {
+  double c[3] = {cx, cy, cz}, Ic[6] = {ixx, ixy, ixz, iyy, iyz, izz};
+  dy_linkpar_from_com(m->par + DY_NPAR_LINK*j, mass, c, Ic);
+}
+
+/* Franka Emika Panda. Kinematics (modified DH): Gaz et al., "Dynamic
+ * identification of the Franka Emika Panda robot with retrieval of feasible
+ * parameters using penalty-based optimization", IEEE RA-L 4(4), 2019 (also
+ * github.com/marcocognetti/FrankaEmikaPandaDynModel, Load_Franka_DH.m).
+ * Inertial parameters: the same paper's supplementary material, Tables VIII
+ * and IX, column p-hat (mass, centre of mass in frame j, inertia about the
+ * centre of mass); c1z is not identifiable there and is set to 0. */
+static dyModel* builtin_panda(void) {
+  dyModel* m = dy_makeModel(7);
+  const double h = M_PI / 2;
+  const double alpha[7] = {0, -h, h, h, -h, h, h};
+  const double a[7] = {0, 0, 0, 0.0825, -0.0825, 0, 0.088};
+  const double d[7] = {0.333, 0, 0.316, 0, 0.384, 0, 0};
+  for (int j = 0; j < 7; j++) {
+    m->jnt_type[j] = DY_REVOLUTE;
+    m->dh_alpha[j] = alpha[j]; m->dh_a[j] = a[j]; m->dh_theta[j] = 0; m->dh_d[j] = d[j];
+  }
+  set_link(m, 0, 4.970684, 3.875e-03, 2.081e-03, 0,
+           7.0337e-01, 7.0661e-01, 9.1170e-03, -1.3900e-04, 6.7720e-03, 1.9169e-02);
+  set_link(m, 1, 0.646926, -3.141e-03, -2.872e-02, 3.495e-03,
+           7.9620e-03, 2.8110e-02, 2.5995e-02, -3.9250e-03, 1.0254e-02, 7.0400e-04);
+  set_link(m, 2, 3.228604, 2.7518e-02, 3.9252e-02, -6.6502e-02,
+           3.7242e-02, 3.6155e-02, 1.0830e-02, -4.7610e-03, -1.1396e-02, -1.2805e-02);
+  set_link(m, 3, 3.587895, -5.317e-02, 1.04419e-01, 2.7454e-02,
+           2.5853e-02, 1.9552e-02, 2.8323e-02, 7.7960e-03, -1.3320e-03, 8.6410e-03);
+  set_link(m, 4, 1.225946, -1.1953e-02, 4.1065e-02, -3.8437e-02,
+           3.5549e-02, 2.9474e-02, 8.6270e-03, -2.1170e-03, -4.0370e-03, 2.2900e-04);
+  set_link(m, 5, 1.666555, 6.0149e-02, -1.4117e-02, -1.0517e-02,
+           1.9640e-03, 4.3540e-03, 5.4330e-03, 1.0900e-04, -1.1580e-03, 3.4100e-04);
+  set_link(m, 6, 7.35522e-01, 1.0517e-02, -4.252e-03, 6.1597e-02,
+           1.2516e-02, 1.0027e-02, 4.8150e-03, -4.2800e-04, -1.1960e-03, -7.4100e-04);
+  snprintf(m->source, sizeof m->source, "built-in Franka Panda (Gaz et al. 2019)");
+  return m;
+}
+
+/* A 6R arm: PUMA 560 geometry in modified DH (Craig, Introduction to
+ * Robotics, 3rd ed., Fig. 3.21: a2 = 0.4318, d3 = 0.15005, a3 = 0.0203,
+ * d4 = 0.4318 m) with inertial values of the magnitudes measured by
+ * Armstrong, Khatib and Burdick (ICRA 1986). For timing only: the cost of
+ * every algorithm is independent of the numerical values. */
+static dyModel* builtin_6r(void) {
+  dyModel* m = dy_makeModel(6);
+  const double h = M_PI / 2;
+  const double alpha[6] = {0, -h, 0, -h, h, -h};
+  const double a[6] = {0, 0, 0.4318, 0.0203, 0, 0};
+  const double d[6] = {0, 0, 0.15005, 0.4318, 0, 0};
+  for (int j = 0; j < 6; j++) {
+    m->jnt_type[j] = DY_REVOLUTE;
+    m->dh_alpha[j] = alpha[j]; m->dh_a[j] = a[j]; m->dh_theta[j] = 0; m->dh_d[j] = d[j];
+  }
+  set_link(m, 0, 0, 0, 0, 0, 0, 0, 0.35, 0, 0, 0);
+  set_link(m, 1, 17.4, 0.068, 0.006, -0.016, 0.13, 0.524, 0.539, 0, 0, 0);
+  set_link(m, 2, 4.8, 0, -0.070, 0.014, 0.066, 0.086, 0.0125, 0, 0, 0);
+  set_link(m, 3, 0.82, 0, 0, -0.019, 1.8e-3, 1.3e-3, 1.8e-3, 0, 0, 0);
+  set_link(m, 4, 0.34, 0, 0, 0, 0.3e-3, 0.4e-3, 0.3e-3, 0, 0, 0);
+  set_link(m, 5, 0.09, 0, 0, 0.032, 0.15e-3, 0.15e-3, 0.04e-3, 0, 0, 0);
+  snprintf(m->source, sizeof m->source, "built-in 6R (PUMA 560 geometry)");
+  return m;
+}
+
+static dyModel* load(const char* path) {
+  dyModel* m = NULL;
+  char err[DY_ERRSZ];
+  dyLoadOpt opt;
+  memset(&opt, 0, sizeof opt);
+  if (dy_load_model(path, &opt, &m, err, sizeof err)) {
+    fprintf(stderr, "bench: %s\n", err);
+    return NULL;
+  }
+  return m;
+}
+
+static int all_revolute(const dyModel* m) {
+  for (int j = 0; j < m->n; j++)
+    if (m->jnt_type[j] != DY_REVOLUTE) return 0;
+  return 1;
+}
+
+/* the first all-revolute 6-joint table in datasets/models, or NULL */
+static dyModel* shipped_6r(void) {
+  glob_t g;
+  dyModel* found = NULL;
+  if (glob("datasets/models/*.csv", 0, NULL, &g)) return NULL;
+  for (size_t i = 0; i < g.gl_pathc && !found; i++) {
+    dyModel* m = load(g.gl_pathv[i]);
+    if (m && m->n == 6 && all_revolute(m)) found = m;
+    else dy_freeModel(m);
+  }
+  globfree(&g);
+  return found;
+}
+
+/* ------------------------------------------------- section: core dynamics */
+
+typedef struct {
+  const dyModel* m;
+  dyData* d;
+  kdl_chain* k;
+  double q[NSTATE][DY_MAXJ], qd[NSTATE][DY_MAXJ], qdd[NSTATE][DY_MAXJ], tau[NSTATE][DY_MAXJ];
+  double out[DY_MAXJ*DY_MAXJ];
+} coreCtx;
+
+static void f_rnea(void* v, long i) {
+  coreCtx* c = v; int s = (int)(i % NSTATE);
+  dy_rnea(c->m, c->d, c->m->par, c->q[s], c->qd[s], c->qdd[s], c->out);
+}
+static void f_crba(void* v, long i) {
+  coreCtx* c = v; int s = (int)(i % NSTATE);
+  dy_crba(c->m, c->d, c->m->par, c->q[s], c->out);
+}
+static void f_fd_chol(void* v, long i) {
+  coreCtx* c = v; int s = (int)(i % NSTATE);
+  dy_fd_chol(c->m, c->d, c->m->par, c->q[s], c->qd[s], c->tau[s], c->out);
+}
+static void f_fd_aba(void* v, long i) {
+  coreCtx* c = v; int s = (int)(i % NSTATE);
+  dy_fd_aba(c->m, c->d, c->m->par, c->q[s], c->qd[s], c->tau[s], c->out);
+}
+static void f_kdl_id(void* v, long i) {
+  coreCtx* c = v; int s = (int)(i % NSTATE);
+  kdl_id(c->k, c->q[s], c->qd[s], c->qdd[s], c->out);
+}
+static void f_kdl_mass(void* v, long i) {
+  coreCtx* c = v; int s = (int)(i % NSTATE);
+  kdl_mass(c->k, c->q[s], c->out);
+}
+static void f_kdl_fd(void* v, long i) {
+  coreCtx* c = v; int s = (int)(i % NSTATE);
+  kdl_fd(c->k, c->q[s], c->qd[s], c->tau[s], c->out);
+}
+
+static void row(const char* ours, double t_ours, const char* theirs, double t_kdl, const char* layout) {
+  double ratio = t_kdl / t_ours;
+  printf("  %-11s %9.0f   %-28s %9.0f  %-6s %6.2fx   %s\n", ours, t_ours, theirs, t_kdl, layout,
+         ratio, ratio >= SPEED_TARGET ? "met" : "NOT MET");
+}
+
+/* Newton-Euler, inertia matrix and both forward dynamics against KDL's
+ * ChainIdSolver_RNE, ChainDynParam::JntToMass and ChainFdSolver_RNE. KDL
+ * runs in both chain layouts of kdl_shim.h and the faster one is compared
+ * (in favour of KDL). Returns the number of targets not met. */
+static int section_core(benchModel* bm, int nm) {
+  int missed = 0;
+  printf("\n== core dynamics: ns per call, dynid vs Orocos KDL (target KDL/dynid >= %.0fx) ==\n",
+         SPEED_TARGET);
+  for (int im = 0; im < nm; im++) {
+    const dyModel* m = bm[im].m;
+    coreCtx* c = calloc(1, sizeof *c);
+    c->m = m;
+    c->d = dy_makeData(m);
+    for (int s = 0; s < NSTATE; s++)
+      for (int j = 0; j < m->n; j++) {
+        c->q[s][j] = uniform(-M_PI, M_PI);
+        c->qd[s][j] = uniform(-2, 2);
+        c->qdd[s][j] = uniform(-5, 5);
+      }
+    /* torques that give these accelerations keep FD in a realistic range */
+    for (int s = 0; s < NSTATE; s++) dy_rnea(m, c->d, m->par, c->q[s], c->qd[s], c->qdd[s], c->tau[s]);
+
+    /* KDL in both layouts, each with its own context (same states) */
+    coreCtx* ck[2];
+    for (int layout = KDL_AXIS; layout <= KDL_ZAXIS; layout++) {
+      ck[layout] = malloc(sizeof *c);
+      memcpy(ck[layout], c, sizeof *c);
+      ck[layout]->k = kdl_make(m, m->par, layout);
+      if (!ck[layout]->k) { fprintf(stderr, "bench: no KDL chain for %s\n", bm[im].name); exit(1); }
+    }
+    bench_fn fns[10] = {f_rnea, f_crba, f_fd_chol, f_fd_aba, f_kdl_id, f_kdl_mass, f_kdl_fd,
+                        f_kdl_id, f_kdl_mass, f_kdl_fd};
+    void* ctxs[10] = {c, c, c, c, ck[0], ck[0], ck[0], ck[1], ck[1], ck[1]};
+    double ns[10];
+    bench_ns_set(10, fns, ctxs, ns);
+    double* ours = ns;
+    double kdl[2][3] = {{ns[4], ns[5], ns[6]}, {ns[7], ns[8], ns[9]}};
+    for (int layout = KDL_AXIS; layout <= KDL_ZAXIS; layout++) {
+      kdl_free(ck[layout]->k);
+      free(ck[layout]);
+    }
+    double best[3];
+    const char* lay[3];
+    int z[3];
+    for (int a = 0; a < 3; a++) {
+      z[a] = kdl[KDL_ZAXIS][a] < kdl[KDL_AXIS][a];
+      best[a] = kdl[z[a]][a];
+      lay[a] = z[a] ? "z-axis" : "axis";
+    }
+    printf("\n%s: %d joints%s\n", bm[im].name, m->n, m->has_friction ? ", with joint friction" : "");
+    printf("  %-11s %9s   %-28s %9s  %-6s %7s   %s\n", "dynid", "ns/call", "KDL", "ns/call", "layout",
+           "ratio", "target");
+    row("dy_rnea", ours[0], "ChainIdSolver_RNE", best[0], lay[0]);
+    row("dy_crba", ours[1], "ChainDynParam::JntToMass", best[1], lay[1]);
+    row("dy_fd_chol", ours[2], "ChainFdSolver_RNE", best[2], lay[2]);
+    row("dy_fd_aba", ours[3], "ChainFdSolver_RNE", best[2], lay[2]);
+    printf("  (KDL in the other layout: %.0f, %.0f, %.0f ns)\n", kdl[!z[0]][0], kdl[!z[1]][1],
+           kdl[!z[2]][2]);
+    for (int a = 0; a < 4; a++) missed += !(best[a < 3 ? a : 2] / ours[a] >= SPEED_TARGET);
+    dy_freeData(c->d);
+    free(c);
+  }
+  return missed;
+}
+
+/* ------------------------------------------------------------ main */
+
+int main(int argc, char** argv) {
+  benchModel bm[16];
+  int nm = 0;
+  dyModel* m = NULL;
+  FILE* f = fopen("datasets/models/panda.csv", "r");
+  if (f) { fclose(f); m = load("datasets/models/panda.csv"); }
+  if (m) snprintf(bm[nm].name, sizeof bm[nm].name, "Franka Panda (datasets/models/panda.csv)");
+  else { m = builtin_panda(); snprintf(bm[nm].name, sizeof bm[nm].name, "Franka Panda (built in)"); }
+  bm[nm++].m = m;
+  m = shipped_6r();
+  if (m) snprintf(bm[nm].name, sizeof bm[nm].name, "6R (%s)", m->source);
+  else { m = builtin_6r(); snprintf(bm[nm].name, sizeof bm[nm].name, "6R (built in, PUMA 560 geometry)"); }
+  bm[nm++].m = m;
+  for (int a = 1; a < argc && nm < 16; a++) {
+    m = load(argv[a]);
+    if (!m) return 1;
+    snprintf(bm[nm].name, sizeof bm[nm].name, "%s", argv[a]);
+    bm[nm++].m = m;
+  }
+
+  printf("dynid bench: median of %d measurements of ~%.1f s each, %d random states cycled\n",
+         NMEAS, TARGET_S, NSTATE);
+  printf("compiler: %s%s; KDL: Debian liborocos-kdl (its own build flags)\n", __VERSION__,
+#ifdef __OPTIMIZE__
+         ", optimised"
+#else
+         ", NOT optimised"
+#endif
+  );
+  int missed = section_core(bm, nm);
+  /* further sections go here: section_regressor(bm, nm), ... */
+  printf("\ncore speed target (>= %.0fx KDL): %s\n", SPEED_TARGET,
+         missed ? "NOT MET on some entries" : "met on every entry");
+  for (int i = 0; i < nm; i++) dy_freeModel(bm[i].m);
+  return 0;
+}

@@ -1,0 +1,23 @@
+/* libFuzzer target: the log reader with its preprocessing, on a 3-joint
+ * model (the first byte chooses a few options). */
+#include "fuzz_common.h"
+#include "log.h"
+#include "io.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 1) return 0;
+  const char* path = fuzz_file(data + 1, size - 1, ".csv");
+  char err[DY_ERRSZ];
+  dyLogOpt opt;
+  dyi_log_defaults(&opt);
+  opt.no_header = data[0] & 1;
+  opt.on_bad = (data[0] >> 1) & 1;
+  if (data[0] & 4) opt.cutoff_hz = -1;
+  dyLogReader* r = dyi_log_open(path, 3, &opt, err, sizeof err);
+  if (!r) return 0;
+  dySample s;
+  long k = 0;
+  while (dyi_log_next(r, &s, err, sizeof err) > 0 && k < 100000) k++;
+  dyi_log_close(r);
+  return 0;
+}

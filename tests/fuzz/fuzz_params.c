@@ -1,0 +1,27 @@
+/* libFuzzer target: the PARAMS reader (expressions parsed against a fixed
+ * 3-joint model). */
+#include "fuzz_common.h"
+#include "params.h"
+#include "io.h"
+
+static dyModel* model(void) {
+  static dyModel* m;
+  if (!m) {
+    m = dy_makeModel(3);
+    m->jnt_type[1] = DY_PRISMATIC;
+    m->dh_alpha[1] = 1.5707963267948966; m->dh_a[2] = 0.4;
+  }
+  return m;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const char* path = fuzz_file(data, size, ".csv");
+  char err[DY_ERRSZ];
+  dyParams* p = dyi_params_read(path, model(), err, sizeof err);
+  if (p) {
+    double par[42];
+    dyi_params_realise(model(), p, par);
+    dyi_params_free(p);
+  }
+  return 0;
+}

@@ -1,0 +1,515 @@
+/* dynid tests: identification from logs, end to end (run from the
+ * repository root after `make dynid`).
+ *
+ * Logs are written here from the library (Fourier trajectory of
+ * ident/traj.h, torques by dy_rnea, %.17g so they read back exactly) and
+ * read through the log reader without filtering (--cutoff none): the
+ * samples are then exact and the only error left is round-off.
+ *  - Noise-free logs of the shipped arms and random chains (revolute,
+ *    prismatic, with and without friction) recover the true base
+ *    parameters B pi_true to 1e-8 in every set that builds (qr, khalil,
+ *    lin; a set that does not build yet is reported as SKIP). The estimator
+ *    never sees B: it sees only the log and Y_b = Y P, so a B, P or
+ *    regressor that disagree fail this.
+ *  - A noisy log through the whole pipeline (WLS): the whitened error
+ *    chi^2 = d^T cov^-1 d, d = beta - beta_true, summed over several arms,
+ *    is chi^2 with P = sum p dof (same criterion as test_estimate), and
+ *    >= 95 % of the parameters are within 3 std.
+ *  - `dynid simulate`: the torques it writes equal dy_rnea at the q, qd,
+ *    qdd it writes (1e-12); its noise has the requested std (5 %: 3x
+ *    10^4 draws give a relative sd of 0.4 %) and mean ~0; the same seed gives
+ *    the same file, another seed another; --friction adds the joint terms.
+ *  - `dynid identify` on a `dynid simulate` log (no filtering) writes a
+ *    PARAMS file whose values equal B pi_true (1e-8) and whose expressions
+ *    parse back to the rows of B (1e-12); an arm with a joint that never
+ *    moves is refused with exit 1, naming parameters, and no output file.
+ *  - 10^6 samples read from a log file and identified with the peak RSS of
+ *    this process staying under 100 MB (the stacked regressor would be
+ *    10^6 x 2 x 7 x 8 B = 112 MB for this 2-joint arm, the file ~100 MB). */
+#include "testmodels.h"
+#include "base.h"
+#include "dynamics.h"
+#include "estimate.h"
+#include "io.h"
+#include "log.h"
+#include "traj.h"
+#include <lapacke.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static char tmp[256];
+
+static int run(const char* cmd) {
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s >%s/stdout 2>%s/stderr", cmd, tmp, tmp);
+  int r = system(buf);
+  if (r == -1 || !WIFEXITED(r)) return -1;
+  return WEXITSTATUS(r);
+}
+
+/* whole file (first 64 kB) into one of two static buffers, alternating */
+static const char* slurp(const char* path) {
+  static char bufs[2][1 << 16];
+  static int which;
+  char* buf = bufs[which ^= 1];
+  FILE* f = fopen(path, "rb");
+  buf[0] = 0;
+  if (!f) return buf;
+  size_t k = fread(buf, 1, sizeof bufs[0] - 1, f);
+  buf[k] = 0;
+  fclose(f);
+  return buf;
+}
+
+/* x with 9 decimals (fast: printf of doubles costs ~1 us, too slow for
+ * 10^7 numbers); |x| < 9e9 */
+static void put9(FILE* o, double x) {
+  char buf[32], *p = buf + sizeof buf;
+  long long v = llround(fabs(x) * 1e9);
+  *--p = 0;
+  for (int k = 0; k < 9; k++) { *--p = (char)('0' + v % 10); v /= 10; }
+  *--p = '.';
+  do { *--p = (char)('0' + v % 10); v /= 10; } while (v);
+  if (x < 0) *--p = '-';
+  fputs(p, o);
+}
+
+/* write a log of the model along a random Fourier trajectory:
+ * tau = dy_rnea(par) (joint terms only with friction) + sigma N(0,1) */
+static void write_log(const char* path, const dyModel* m, int friction, int ns, double rate,
+                      double sigma, unsigned long long seed, int fixed9) {
+  int n = m->n, np = dy_npar(m);
+  dyFourier f;
+  char err[256];
+  dyi_fourier_random(&f, m, 5, ns / rate, seed, err, sizeof err);
+  double* par = malloc(sizeof(double) * (size_t)np);
+  memcpy(par, m->par, sizeof(double) * (size_t)np);
+  if (!friction) memset(par + 10 * n, 0, sizeof(double) * (size_t)(4 * n));
+  dyData* d = dy_makeData(m);
+  FILE* o = fopen(path, "w");
+  unsigned long long s = seed * 7 + 1;
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
+  dyi_traj_header(o, n, 1);
+  for (int k = 0; k < ns; k++) {
+    double t = k / rate;
+    dyi_fourier_eval(&f, t, q, qd, qdd);
+    dy_rnea(m, d, par, q, qd, qdd, tau);
+    for (int j = 0; j < n; j++) tau[j] += sigma * dyi_rng_gauss(&s);
+    if (!fixed9) dyi_traj_row(o, n, t, q, qd, qdd, tau);
+    else {
+      put9(o, t);
+      const double* v[4] = {q, qd, qdd, tau};
+      for (int a = 0; a < 4; a++) for (int j = 0; j < n; j++) { fputc(',', o); put9(o, v[a][j]); }
+      fputc('\n', o);
+    }
+  }
+  fclose(o);
+  dy_freeData(d);
+  free(par);
+}
+
+/* beta_true = B pi (pi: the model's parameters, joint ones zero without friction) */
+static void true_beta(const dyModel* m, const dyBase* b, double* bt) {
+  for (int i = 0; i < b->nb; i++) {
+    double s = 0;
+    for (int k = 0; k < b->npar; k++) s += b->B[(size_t)i * (size_t)b->npar + (size_t)k] * m->par[k];
+    bt[i] = s;
+  }
+}
+
+/* chi^2 = d^T cov^-1 d (Cholesky of a copy): for an unbiased estimate with
+ * the right covariance it is chi^2-distributed with p degrees of freedom
+ * (mean p, sd sqrt(2p)), whatever the correlations between parameters */
+static double chi2(const double* cov, const double* d, int p) {
+  double* C = malloc(sizeof(double) * (size_t)p * (size_t)p), *x = malloc(sizeof(double) * (size_t)p);
+  memcpy(C, cov, sizeof(double) * (size_t)p * (size_t)p);
+  memcpy(x, d, sizeof(double) * (size_t)p);
+  double s = NAN;
+  if (LAPACKE_dposv(LAPACK_COL_MAJOR, 'U', p, 1, C, p, x, p) == 0) {
+    s = 0;
+    for (int k = 0; k < p; k++) s += d[k] * x[k];
+  }
+  free(C); free(x);
+  return s;
+}
+
+static double rel_err(const double* b, const double* bt, int p) {
+  double mx = 0, worst = 0;
+  for (int k = 0; k < p; k++) mx = fmax(mx, fabs(bt[k]));
+  for (int k = 0; k < p; k++) worst = fmax(worst, fabs(b[k] - bt[k]) / fmax(fabs(bt[k]), 1e-3 * mx));
+  return worst;
+}
+
+static dyLogReader* open_log(const char* path, int n) {
+  dyLogOpt lo;
+  dyi_log_defaults(&lo);
+  lo.cutoff_hz = -1;   /* no filtering: exact samples */
+  char err[DY_ERRSZ];
+  dyLogReader* r = dyi_log_open(path, n, &lo, err, sizeof err);
+  CHECK(r != NULL, "log open: %s", err);
+  return r;
+}
+
+/* noise-free recovery in every set for one model */
+static void check_model(const dyModel* m, int friction, const char* what) {
+  static const char* const sets[3] = {"qr", "khalil", "lin"};
+  char path[300], err[DY_ERRSZ];
+  snprintf(path, sizeof path, "%s/clean.csv", tmp);
+  write_log(path, m, friction, 1500, 100.0, 0, 11, 0);
+  for (int si = 0; si < 3; si++) {
+    dyBase* b = dyi_base_compute(m, sets[si], friction, err, sizeof err);
+    if (!b) {
+      CHECK(strstr(err, "not built") != NULL, "%s set %s: %s", what, sets[si], err);
+      printf("SKIP %s set %s: %s\n", what, sets[si], err);
+      continue;
+    }
+    double* bt = malloc(sizeof(double) * (size_t)b->nb);
+    true_beta(m, b, bt);
+    for (int meth = 0; meth < 3; meth += 2) {
+      dyLogReader* r = open_log(path, m->n);
+      if (!r) break;
+      dyEstOpt o;
+      dyi_est_defaults(&o);
+      o.method = (dyiMethod)meth;
+      dyEstim* e = dyi_identify(m, b, r, &o, NULL, err, sizeof err);
+      CHECK(e != NULL, "%s set %s: %s", what, sets[si], err);
+      if (e) {
+        double re = rel_err(e->beta, bt, b->nb);
+        if (getenv("DEBUG") && re > 1e-9)
+          for (int k = 0; k < b->nb; k++)
+            printf("  %s %.17g %.17g std %.3g\n", b->name[k], e->beta[k], bt[k], e->std[k]);
+        CHECK(re < 1e-8 && e->samples == 1500, "%s set %s method %d friction %d: %d base parameters, "
+              "rel err %.3g, cond %.4g (%.4g scaled)", what, sets[si], meth, friction, b->nb, re,
+              e->cond, e->cond_scaled);
+      }
+      dyi_est_free(e);
+      dyi_log_close(r);
+    }
+    free(bt);
+    dyi_base_free(b);
+  }
+}
+
+static void test_noise_free(void) {
+  static const char* const models[] = {"planar3r", "puma560", "stanford", "renaud6r", "panda"};
+  char path[256], err[DY_ERRSZ];
+  for (int i = 0; i < 5; i++) {
+    snprintf(path, sizeof path, "datasets/models/%s.csv", models[i]);
+    dyModel* m = NULL;
+    dyLoadOpt lo;
+    memset(&lo, 0, sizeof lo);
+    if (dy_load_model(path, &lo, &m, err, sizeof err)) { CHECK(0, "%s", err); continue; }
+    check_model(m, m->has_friction, models[i]);
+    if (!m->has_friction) check_model(m, 1, models[i]);
+    dy_freeModel(m);
+  }
+  for (int t = 0; t < 4; t++) {
+    dyModel* m = th_random_model(3 + t, t >= 2 ? 0.3 : 0, 0, t % 2);
+    char what[32];
+    snprintf(what, sizeof what, "random %dDOF", m->n);
+    check_model(m, t % 2, what);
+    dy_freeModel(m);
+  }
+}
+
+static void test_noisy(void) {
+  /* normalised errors over the base parameters of several random arms: see
+   * test_estimate.c for the bounds (mean sd <= 1/sqrt(M), variance sd
+   * sqrt(2/M)) */
+  double sz = 0, szz = 0, c2 = 0;
+  int M = 0, in3 = 0;
+  char path[300], err[DY_ERRSZ];
+  snprintf(path, sizeof path, "%s/noisy.csv", tmp);
+  for (int t = 0; t < 6; t++) {
+    dyModel* m = th_random_model(4 + t % 3, 0.1, 0.3, 1);
+    write_log(path, m, 1, 1200, 100.0, 0.05, 500 + (unsigned)t, 0);
+    dyBase* b = dyi_base_compute(m, "qr", 1, err, sizeof err);
+    CHECK(b != NULL, "qr set: %s", err);
+    if (!b) { dy_freeModel(m); continue; }
+    double* bt = malloc(sizeof(double) * (size_t)b->nb);
+    true_beta(m, b, bt);
+    dyLogReader* r = open_log(path, m->n);
+    dyEstOpt o;
+    dyi_est_defaults(&o);
+    o.method = DYI_WLS;
+    dyEstim* e = r ? dyi_identify(m, b, r, &o, NULL, err, sizeof err) : NULL;
+    CHECK(e != NULL, "noisy identify: %s", err);
+    if (e) {
+      double* dv = malloc(sizeof(double) * (size_t)b->nb);
+      for (int k = 0; k < b->nb; k++) {
+        double z = (e->beta[k] - bt[k]) / e->std[k];
+        sz += z; szz += z * z; M++; in3 += fabs(z) < 3;
+        dv[k] = e->beta[k] - bt[k];
+      }
+      c2 += chi2(e->cov, dv, b->nb);
+      free(dv);
+    }
+    dyi_est_free(e); dyi_log_close(r); free(bt); dyi_base_free(b); dy_freeModel(m);
+  }
+  double mean = sz / M, var = szz / M - mean * mean, lim = 4 * sqrt(2.0 / M);
+  CHECK(M >= 150 && fabs(c2 / M - 1) < lim && in3 >= 0.95 * M, "noisy logs: %d parameters, chi^2/dof "
+        "%.3f (limit 1 +- %.3f), %d within 3 std", M, c2 / M, lim, in3);
+  printf("noisy logs: %d parameters: chi^2/dof %.3f; normalised errors mean %.3f, variance %.3f, %d "
+         "within 3 std\n", M, c2 / M, mean, var, in3);
+}
+
+/* read a simulate log: returns rows; fills q,qd,qdd,tau (row-major n each) */
+static int read_log(const char* path, int n, double* v, int maxrows) {
+  char err[DY_ERRSZ];
+  dyCsv* c = dy_csv_open(path, err, sizeof err);
+  if (!c) return -1;
+  char** f; int nf, rows = 0;
+  if (dy_csv_next(c, &f, &nf, err, sizeof err) != 1 || nf != 1 + 4 * n) { dy_csv_close(c); return -1; }
+  while (rows < maxrows && dy_csv_next(c, &f, &nf, err, sizeof err) == 1) {
+    for (int k = 0; k < nf && k < 1 + 4 * n; k++)
+      if (dy_csv_double(c, f[k], k, 0, &v[(size_t)rows * (size_t)(1 + 4 * n) + (size_t)k], err, sizeof err)) {
+        dy_csv_close(c);
+        return -1;
+      }
+    rows++;
+  }
+  dy_csv_close(c);
+  return rows;
+}
+
+static void test_simulate(void) {
+  char cmd[1024], a[300], b2[300], c3[300];
+  const char* model = "datasets/models/puma560.csv";
+  snprintf(a, sizeof a, "%s/s1.csv", tmp);
+  snprintf(b2, sizeof b2, "%s/s2.csv", tmp);
+  snprintf(c3, sizeof c3, "%s/s3.csv", tmp);
+  char err[DY_ERRSZ];
+  dyModel* m = NULL;
+  dyLoadOpt lo;
+  memset(&lo, 0, sizeof lo);
+  if (dy_load_model(model, &lo, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
+  int n = m->n, W = 1 + 4 * n;
+  snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --duration 5 --rate 1000 --seed 4 -o %s", model, a);
+  CHECK(run(cmd) == 0, "simulate fourier: %s", slurp("/dev/null"));
+  double* v = malloc(sizeof(double) * 6000 * (size_t)W);
+  int rows = read_log(a, n, v, 6000);
+  CHECK(rows == 5000, "simulate: %d rows", rows);
+  dyData* d = dy_makeData(m);
+  double par[14 * DY_MAXJ], tau[DY_MAXJ], worst = 0;
+  memcpy(par, m->par, sizeof(double) * (size_t)dy_npar(m));
+  memset(par + 10 * n, 0, sizeof(double) * (size_t)(4 * n));
+  for (int r = 0; r < rows; r++) {
+    double* x = v + (size_t)r * (size_t)W;
+    dy_rnea(m, d, par, x + 1, x + 1 + n, x + 1 + 2 * n, tau);
+    double sc = 1;
+    for (int j = 0; j < n; j++) sc = fmax(sc, fabs(tau[j]));
+    for (int j = 0; j < n; j++) worst = fmax(worst, fabs(x[1 + 3 * n + j] - tau[j]) / sc);
+  }
+  CHECK(worst < 1e-12, "simulate torque vs dy_rnea: %.3g", worst);
+  /* noise: per-joint list, statistics of tau - rnea */
+  snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --duration 5 --rate 1000 --seed 4 "
+           "--noise 0.5,0.5,0.5,0.2,0.2,0.2 -o %s", model, b2);
+  CHECK(run(cmd) == 0, "simulate with noise");
+  double* w = malloc(sizeof(double) * 6000 * (size_t)W);
+  int rows2 = read_log(b2, n, w, 6000);
+  double s1[2] = {0, 0}, s2[2] = {0, 0};
+  int same_traj = rows2 == rows;
+  for (int r = 0; r < rows2 && same_traj; r++) {
+    double* x = w + (size_t)r * (size_t)W;
+    for (int k = 0; k < 1 + 3 * n; k++) same_traj &= x[k] == v[(size_t)r * (size_t)W + (size_t)k];
+    for (int j = 0; j < n; j++) {
+      double e = x[1 + 3 * n + j] - v[(size_t)r * (size_t)W + (size_t)(1 + 3 * n + j)];
+      s1[j >= 3] += e; s2[j >= 3] += e * e;
+    }
+  }
+  CHECK(same_traj, "noise changes only the torque");
+  for (int g = 0; g < 2; g++) {
+    double N = 3.0 * rows2, mu = s1[g] / N, sd = sqrt(s2[g] / N - mu * mu), want = g ? 0.2 : 0.5;
+    /* 15000 draws: sd of the sample sd 0.6 %, of the mean 0.8 % of sigma */
+    CHECK(fabs(sd / want - 1) < 0.05 && fabs(mu) < 0.05 * want, "simulate noise group %d: sd %.4f "
+          "(want %.2f), mean %.4f", g, sd, want, mu);
+  }
+  /* determinism */
+  snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --duration 5 --rate 1000 --seed 4 "
+           "--noise 0.5,0.5,0.5,0.2,0.2,0.2 -o %s", model, c3);
+  run(cmd);
+  CHECK(!strcmp(slurp(b2), slurp(c3)), "same seed, same file (first 64 kB)");
+  snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --duration 5 --rate 1000 --seed 5 -o %s",
+           model, c3);
+  run(cmd);
+  CHECK(strcmp(slurp(a), slurp(c3)) != 0, "another seed, another trajectory");
+  /* a trajectory file as input: the trajectory of s1 (its t,q,qd,qdd) */
+  snprintf(cmd, sizeof cmd, "./dynid simulate %s %s -o %s", model, a, c3);
+  CHECK(run(cmd) == 0, "simulate from a trajectory file");
+  int rows3 = read_log(c3, n, w, 6000), eq = rows3 == rows;
+  for (int r = 0; r < rows3 && eq; r++)
+    for (int k = 0; k < W; k++) eq &= w[(size_t)r * (size_t)W + (size_t)k] == v[(size_t)r * (size_t)W + (size_t)k];
+  CHECK(eq, "simulate from the trajectory file reproduces the log exactly");
+  /* --friction on a model without joint parameters: exit 1, no file */
+  remove(c3);
+  snprintf(cmd, sizeof cmd, "./dynid simulate datasets/models/planar3r.csv fourier --friction -o %s", c3);
+  CHECK(run(cmd) == 1 && access(c3, F_OK) != 0, "--friction without joint parameters refused");
+  snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --noise 1,2 -o %s", model, c3);
+  CHECK(run(cmd) == 2, "--noise with a wrong count is bad usage");
+  /* --friction adds IA qdd + FV qd + FC sign(qd) + FO on the Panda */
+  dyModel* pm = NULL;
+  if (dy_load_model("datasets/models/panda.csv", &lo, &pm, err, sizeof err) == 0) {
+    snprintf(cmd, sizeof cmd, "./dynid simulate datasets/models/panda.csv fourier --duration 1 "
+             "--rate 200 --friction -o %s", c3);
+    CHECK(run(cmd) == 0, "simulate --friction");
+    int pn = pm->n, PW = 1 + 4 * pn;
+    double* x = malloc(sizeof(double) * 300 * (size_t)PW);
+    int pr = read_log(c3, pn, x, 300);
+    dyData* pd = dy_makeData(pm);
+    double wf = 0, fmag = 0;
+    for (int r = 0; r < pr; r++) {
+      double* y = x + (size_t)r * (size_t)PW, t0[DY_MAXJ];
+      dy_rnea_g(pm, pd, pm->par, y + 1, y + 1 + pn, y + 1 + 2 * pn, pm->gravity, 0, t0);
+      for (int j = 0; j < pn; j++) {
+        const double* pj = pm->par + 10 * pn + 4 * j;
+        double qdj = y[1 + pn + j], fr = pj[DY_IA] * y[1 + 2 * pn + j] + pj[DY_FV] * qdj +
+                     pj[DY_FC] * (qdj > 0 ? 1 : qdj < 0 ? -1 : 0) + pj[DY_FO];
+        wf = fmax(wf, fabs(y[1 + 3 * pn + j] - t0[j] - fr) / fmax(1, fabs(t0[j])));
+        fmag = fmax(fmag, fabs(fr));
+      }
+    }
+    CHECK(pr == 200 && fmag > 0.01 && wf < 1e-12, "simulate --friction = rigid body + joint terms "
+          "(%.3g; joint terms up to %.3g)", wf, fmag);
+    free(x); dy_freeData(pd); dy_freeModel(pm);
+  }
+  free(v); free(w); dy_freeData(d); dy_freeModel(m);
+}
+
+static void test_identify_cmd(void) {
+  char cmd[1024], log[300], out[300], err[DY_ERRSZ];
+  const char* model = "datasets/models/stanford.csv";
+  snprintf(log, sizeof log, "%s/id.csv", tmp);
+  snprintf(out, sizeof out, "%s/params.csv", tmp);
+  snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --duration 8 --rate 200 --seed 9 -o %s", model, log);
+  CHECK(run(cmd) == 0, "simulate for identify");
+  dyModel* m = NULL;
+  dyLoadOpt lo;
+  memset(&lo, 0, sizeof lo);
+  if (dy_load_model(model, &lo, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
+  static const char* const sets[2] = {"qr", "khalil"};
+  for (int si = 0; si < 2; si++) {
+    snprintf(cmd, sizeof cmd, "./dynid identify %s %s --set %s --cutoff none -o %s", model, log, sets[si], out);
+    int rc = run(cmd);
+    char ef[300];
+    snprintf(ef, sizeof ef, "%s/stderr", tmp);
+    CHECK(rc == 0, "identify --set %s: exit %d: %s", sets[si], rc, slurp(ef));
+    CHECK(strstr(slurp(ef), "condition number") != NULL, "identify prints a summary");
+    dyBase* b = dyi_base_compute(m, sets[si], 0, err, sizeof err);
+    if (!b) { CHECK(0, "%s", err); continue; }
+    double* bt = malloc(sizeof(double) * (size_t)b->nb), *val = malloc(sizeof(double) * (size_t)b->nb);
+    double* row = malloc(sizeof(double) * (size_t)b->npar);
+    true_beta(m, b, bt);
+    dyCsv* c = dy_csv_open(out, err, sizeof err);
+    char** f; int nf, k = 0, hdr = 0, exprs_ok = 1;
+    const char* txt = slurp(out);
+    CHECK(strstr(txt, "# set: ") && strstr(txt, "# method: ols") && strstr(txt, "# samples: 1600") &&
+          strstr(txt, "# condition number: "), "PARAMS comment lines");
+    while (c && dy_csv_next(c, &f, &nf, err, sizeof err) == 1) {
+      if (!hdr) {
+        hdr = nf == 5 && !strcmp(f[0], "name") && !strcmp(f[1], "value") && !strcmp(f[2], "std") &&
+              !strcmp(f[3], "rel_std_pct") && !strcmp(f[4], "expression");
+        continue;
+      }
+      if (k < b->nb && nf == 5) {
+        val[k] = strtod(f[1], NULL);
+        exprs_ok &= !strcmp(f[0], b->name[k]);
+        if (dyi_expr_parse(m, b->npar, f[4], row, err, sizeof err)) exprs_ok = 0;
+        else
+          for (int q = 0; q < b->npar; q++)
+            exprs_ok &= fabs(row[q] - b->B[(size_t)k * (size_t)b->npar + (size_t)q]) <=
+                        1e-12 * fmax(1, fabs(b->B[(size_t)k * (size_t)b->npar + (size_t)q]));
+      }
+      k++;
+    }
+    dy_csv_close(c);
+    CHECK(hdr && k == b->nb, "PARAMS header and %d rows (%d base parameters)", k, b->nb);
+    CHECK(exprs_ok, "PARAMS names and expressions = the set's B rows");
+    if (k == b->nb) {
+      double re = rel_err(val, bt, b->nb);
+      CHECK(re < 1e-8, "dynid identify --set %s: rel err %.3g", sets[si], re);
+    }
+    free(bt); free(val); free(row); dyi_base_free(b);
+  }
+  /* a joint that never moves: refused, parameters named, no output */
+  dyFourier fr;
+  dyi_fourier_random(&fr, m, 5, 8.0, 3, err, sizeof err);
+  for (int l = 0; l < fr.nh; l++) fr.a[l][1] = fr.b[l][1] = 0;
+  char traj[300];
+  snprintf(traj, sizeof traj, "%s/still.csv", tmp);
+  FILE* fo = fopen(traj, "w");
+  dyi_traj_write(fo, &fr, 8.0, 200.0);
+  fclose(fo);
+  snprintf(cmd, sizeof cmd, "./dynid simulate %s %s -o %s", model, traj, log);
+  CHECK(run(cmd) == 0, "simulate a still joint");
+  remove(out);
+  snprintf(cmd, sizeof cmd, "./dynid identify %s %s --cutoff none -o %s", model, log, out);
+  int rc = run(cmd);
+  char ef[300];
+  snprintf(ef, sizeof ef, "%s/stderr", tmp);
+  const char* msg = slurp(ef);
+  CHECK(rc == 1 && access(out, F_OK) != 0 && !strncmp(msg, "dynid: ", 7) &&
+        (strstr(msg, "rank deficient") || strstr(msg, "is zero")), "still joint refused: exit %d: %s", rc, msg);
+  snprintf(cmd, sizeof cmd, "./dynid identify %s %s --method nope -o %s", model, log, out);
+  CHECK(run(cmd) == 2, "identify --method nope is bad usage");
+  dy_freeModel(m);
+}
+
+static void test_big_log(void) {
+  /* 10^6 samples of a random 2-joint arm with friction (nb = 12 or so) */
+  dyModel* m = th_random_model(2, 0, 0.3, 1);
+  char path[300], err[DY_ERRSZ];
+  snprintf(path, sizeof path, "%s/big.csv", tmp);
+  double t0 = now();
+  write_log(path, m, 1, 1000000, 1000.0, 0.01, 77, 1);
+  double t1 = now();
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  long before = ru.ru_maxrss;
+  dyBase* b = dyi_base_compute(m, "qr", 1, err, sizeof err);
+  dyLogReader* r = open_log(path, m->n);
+  dyEstim* e = b && r ? dyi_identify(m, b, r, NULL, NULL, err, sizeof err) : NULL;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("10^6-sample log: written in %.1f s, identified in %.1f s\n", t1 - t0, now() - t1);
+  CHECK(e && e->samples == 1000000, "10^6-sample log identified: %s", e ? "" : err);
+  if (e) {
+    double* bt = malloc(sizeof(double) * (size_t)b->nb), zmax = 0;
+    true_beta(m, b, bt);
+    /* printing with 9 decimals adds 5e-10 rounding: far below the 0.01 noise */
+    for (int k = 0; k < b->nb; k++) zmax = fmax(zmax, fabs(e->beta[k] - bt[k]) / e->std[k]);
+    CHECK(zmax < 5, "10^6 samples: max normalised error %.2f", zmax);
+    free(bt);
+  }
+  CHECK(ru.ru_maxrss < 100 * 1024, "10^6-sample log: peak RSS %ld kB (before %ld kB)", ru.ru_maxrss, before);
+  printf("10^6-sample log (2 joints, %d base parameters): peak RSS %ld kB (before %ld kB)\n",
+         b ? b->nb : 0, ru.ru_maxrss, before);
+  dyi_est_free(e); dyi_log_close(r); dyi_base_free(b); dy_freeModel(m);
+  remove(path);
+}
+
+/* OpenBLAS threads only cost on these ~60-column problems (PITFALLS) */
+void openblas_set_num_threads(int num_threads);
+
+int main(void) {
+  openblas_set_num_threads(1);
+  snprintf(tmp, sizeof tmp, "/tmp/dynid_test_identify_XXXXXX");
+  if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
+  void (*tests[5])(void) = {test_noise_free, test_noisy, test_simulate, test_identify_cmd, test_big_log};
+  for (int i = 0; i < 5; i++) {
+    double t0 = now();
+    tests[i]();
+    printf("section %d: %.1f s\n", i, now() - t0);
+  }
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+  if (!getenv("KEEP") && system(cmd)) {}
+  return test_report();
+}

@@ -1,0 +1,455 @@
+/* dynid tests: Lin's minimal linear combinations (ident/base_lin.c, seed 001
+ * Theorem 1) and Lin & Fang's Formulations 1 and 2 on them
+ * (verify/lin_inertia.c), against computations that do not share their code:
+ *
+ *  - an independent regressor: Newton-Euler (core/dynamics.h) is linear in
+ *    the parameters, so column k of Y(q,qd,qdd) = rnea(e_k) - rnea(0);
+ *  - the number of MLCs equals the numerical rank of Y stacked over random
+ *    states (LAPACKE dgesvd; rank = #{sigma_i > 1e-9 sigma_1}; the gap
+ *    sigma_rank / sigma_rank+1 is printed: the decisions here are sharp, ~1e-6
+ *    against ~1e-15 relative, so the tolerance has orders of margin);
+ *  - every row of B lies in the row space of Y (projection residual
+ *    <= 1e-8 |row|) and B has full row rank, so the rows span exactly the
+ *    identifiable subspace; B P = 1; Y = (Y P) B on fresh states to 1e-9
+ *    of max |Y| (round-off of O(n) products of O(1) numbers is ~1e-13);
+ *  - H from Formulations 1 and 2 on beta = B pi equals dy_crba(pi) (minus
+ *    the armature diagonal without friction) to 1e-10 relative to max |H|.
+ * Models: random 6R/7R chains, random special geometries (alpha snapped to
+ * 0, +-pi/2, pi; a, d zero), gravity along the first axis, a SCARA, the
+ * Panda (Franka Emika, modified DH of its identification paper, Gaz et al.
+ * RA-L 2019; geometry copied into this file), and chains with prismatic
+ * joints (first, in a row, in the middle, Stanford-like).                  */
+#include "testmodels.h"
+#include "dynamics.h"
+#include "base.h"
+#include "lin_const.h"
+#include "lin_inertia.h"
+#include "io.h"
+#include <glob.h>
+#include <lapacke.h>
+#include <string.h>
+
+#define RANK_TOL 1e-9
+#ifndef SWEEP
+#define SWEEP 40
+#endif
+
+/* independent regressor: Y (n x npar, column-major with leading dim ld, rows
+ * offset by row0) from Newton-Euler differences */
+static void regressor_ne(const dyModel* m, dyData* d, int npar, const double* q,
+                         const double* qd, const double* qdd, double* Y, int ld, int row0) {
+  int n = m->n;
+  double par[14*DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
+  memset(par, 0, sizeof par);
+  dy_rnea(m, d, par, q, qd, qdd, t0);
+  for (int k = 0; k < npar; k++) {
+    par[k] = 1;
+    dy_rnea(m, d, par, q, qd, qdd, t1);
+    par[k] = 0;
+    for (int i = 0; i < n; i++) Y[(row0 + i) + (size_t)k*ld] = t1[i] - t0[i];
+  }
+}
+
+static double maxabs(const double* x, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) s = fmax(s, fabs(x[i]));
+  return s;
+}
+
+/* singular values (and optionally V^T, npar x npar col-major) of A (rows x cols) */
+static int svd(double* A, int rows, int cols, double* sv, double* VT) {
+  double wq;
+  int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', VT ? 'A' : 'N', rows, cols, A, rows,
+                                 sv, NULL, 1, VT, cols, &wq, -1);
+  if (info) return info;
+  int lw = (int)wq;
+  double* work = malloc(sizeof(double) * (size_t)lw);
+  info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', VT ? 'A' : 'N', rows, cols, A, rows,
+                             sv, NULL, 1, VT, cols, work, lw);
+  free(work);
+  return info;
+}
+
+static int g_cross = 1;   /* also feed the qr and khalil sets (off in the sweep) */
+
+/* full check of Lin's set on model m; expect_null: the case is outside
+ * Theorem 1 and must be refused */
+static void check_set(const dyModel* m, int friction, const char* what) {
+  int n = m->n, npar = friction ? 14*n : 10*n;
+  char err[256] = "";
+  dyBase* b = dyi_base_lin(m, friction, err, sizeof err);
+  CHECK(b != NULL, "%s f%d: dyi_base_lin failed: %s", what, friction, err);
+  if (!b) return;
+  int nb = b->nb;
+  dyData* d = dy_makeData(m);
+
+  /* stacked regressor over random states */
+  int ns = (3*npar) / n + 8, rows = ns*n;
+  double* Y = malloc(sizeof(double) * (size_t)rows * (size_t)npar);
+  double* Yc = malloc(sizeof(double) * (size_t)rows * (size_t)npar);
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
+  for (int t = 0; t < ns; t++) {
+    th_random_state(n, q, qd, qdd);
+    regressor_ne(m, d, npar, q, qd, qdd, Y, rows, t*n);
+  }
+  memcpy(Yc, Y, sizeof(double) * (size_t)rows * (size_t)npar);
+  double sv[14*DY_MAXJ];
+  double* VT = malloc(sizeof(double) * (size_t)npar * (size_t)npar);
+  int info = svd(Yc, rows, npar, sv, VT);
+  CHECK(info == 0, "%s: dgesvd info %d", what, info);
+  int rank = 0;
+  while (rank < npar && sv[rank] > RANK_TOL * sv[0]) rank++;
+  double gap_lo = rank < npar ? sv[rank] / sv[0] : 0;
+  printf("%-28s friction %d: nb %3d  rank %3d  (sigma_r/sigma_1 %.1e, next %.1e)\n",
+         what, friction, nb, rank, rank ? sv[rank-1] / sv[0] : 0, gap_lo);
+  CHECK(nb == rank, "%s f%d: %d MLCs but regressor rank %d", what, friction, nb, rank);
+  if (nb != rank) {
+    printf("   MDH (type alpha a theta d), gravity %g %g %g; MLCs:", m->gravity[0], m->gravity[1], m->gravity[2]);
+    for (int i = 0; i < nb; i++) printf(" %s", b->name[i]);
+    printf("\n");
+    for (int j = 0; j < n; j++)
+      printf("   %c %9.5f %9.5f %9.5f %9.5f\n", m->jnt_type[j] ? 'P' : 'R', m->dh_alpha[j],
+             m->dh_a[j], m->dh_theta[j], m->dh_d[j]);
+  }
+
+  /* rows of B in the row space of Y: residual of the projection on V_r */
+  double worst = 0;
+  for (int i = 0; i < nb; i++) {
+    const double* br = b->B + (size_t)i*npar;
+    double res[14*DY_MAXJ];
+    memcpy(res, br, sizeof(double) * (size_t)npar);
+    for (int k = 0; k < rank; k++) {
+      double c = 0;
+      for (int j = 0; j < npar; j++) c += VT[k + (size_t)j*npar] * br[j];
+      for (int j = 0; j < npar; j++) res[j] -= c * VT[k + (size_t)j*npar];
+    }
+    double nr = 0, nbr = 0;
+    for (int j = 0; j < npar; j++) { nr += res[j]*res[j]; nbr += br[j]*br[j]; }
+    double rel = sqrt(nr / fmax(nbr, 1e-300));
+    if (rel > worst) worst = rel;
+    if (rel > 1e-8) printf("   row %s outside the identifiable subspace (%.2e)\n", b->name[i], rel);
+  }
+  CHECK(worst <= 1e-8, "%s f%d: B rows outside row space of Y: %.3g", what, friction, worst);
+  /* B full row rank */
+  double* Bt = malloc(sizeof(double) * (size_t)nb * (size_t)npar);
+  for (int i = 0; i < nb; i++)
+    for (int j = 0; j < npar; j++) Bt[i + (size_t)j*nb] = b->B[(size_t)i*npar + j];
+  double svb[14*DY_MAXJ];
+  info = svd(Bt, nb, npar, svb, NULL);
+  CHECK(info == 0 && svb[nb-1] > 1e-9 * svb[0], "%s f%d: B rank deficient (%.3g)", what, friction,
+        svb[nb-1] / svb[0]);
+  free(Bt);
+
+  /* B P = 1 */
+  worst = 0;
+  for (int i = 0; i < nb; i++)
+    for (int j = 0; j < nb; j++) {
+      double s = 0;
+      for (int k = 0; k < npar; k++) s += b->B[(size_t)i*npar + k] * b->P[(size_t)k*nb + j];
+      worst = fmax(worst, fabs(s - (i == j)));
+    }
+  CHECK(worst <= 1e-10, "%s f%d: B P - 1 = %.3g", what, friction, worst);
+
+  /* Y = (Y P) B on fresh states */
+  worst = 0;
+  double ymax = 0;
+  double* Y1 = malloc(sizeof(double) * (size_t)n * (size_t)npar);
+  double* YP = malloc(sizeof(double) * (size_t)n * (size_t)nb);
+  for (int t = 0; t < 5; t++) {
+    th_random_state(n, q, qd, qdd);
+    regressor_ne(m, d, npar, q, qd, qdd, Y1, n, 0);
+    for (int i = 0; i < n; i++)
+      for (int c = 0; c < nb; c++) {
+        double s = 0;
+        for (int k = 0; k < npar; k++) s += Y1[i + (size_t)k*n] * b->P[(size_t)k*nb + c];
+        YP[i + (size_t)c*n] = s;
+      }
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < npar; k++) {
+        double s = 0;
+        for (int c = 0; c < nb; c++) s += YP[i + (size_t)c*n] * b->B[(size_t)c*npar + k];
+        worst = fmax(worst, fabs(s - Y1[i + (size_t)k*n]));
+      }
+    ymax = fmax(ymax, maxabs(Y1, (size_t)n*npar));
+  }
+  CHECK(worst <= 1e-9 * ymax, "%s f%d: Y - (Y P) B = %.3g (max |Y| %.3g)", what, friction, worst, ymax);
+  free(Y1); free(YP);
+
+  /* Lin & Fang Formulations 1 and 2 on beta = B pi vs CRBA */
+  double beta[14*DY_MAXJ];
+  for (int i = 0; i < nb; i++) {
+    double s = 0;
+    for (int k = 0; k < npar; k++) s += b->B[(size_t)i*npar + k] * m->par[k];
+    beta[i] = s;
+  }
+  dyvLin* lv = dyv_lin_make(m, b, err, sizeof err);
+  CHECK(lv != NULL, "%s f%d: dyv_lin_make: %s", what, friction, err);
+  if (lv) {
+    double H0[DY_MAXJ*DY_MAXJ], H1[DY_MAXJ*DY_MAXJ], H2[DY_MAXJ*DY_MAXJ];
+    double w1 = 0, w2 = 0, hs = 0;
+    for (int t = 0; t < 5; t++) {
+      th_random_state(n, q, NULL, NULL);
+      dy_crba(m, d, m->par, q, H0);
+      if (!friction)
+        for (int j = 0; j < n; j++) H0[j*n + j] -= m->par[10*n + 4*j + DY_IA];
+      dyv_lin_inertia1(lv, beta, q, H1);
+      dyv_lin_inertia2(lv, beta, q, H2);
+      hs = fmax(hs, maxabs(H0, (size_t)n*n));
+      for (int k = 0; k < n*n; k++) {
+        w1 = fmax(w1, fabs(H1[k] - H0[k]));
+        w2 = fmax(w2, fabs(H2[k] - H0[k]));
+      }
+    }
+    CHECK(w1 <= 1e-10 * hs, "%s f%d: Formulation 1 vs CRBA: %.3g (max |H| %.3g)", what, friction, w1, hs);
+    CHECK(w2 <= 1e-10 * hs, "%s f%d: Formulation 2 vs CRBA: %.3g (max |H| %.3g)", what, friction, w2, hs);
+    dyv_lin_free(lv);
+  }
+
+  /* the project's own proof (ident/base.c, QR with column pivoting) */
+  char verr[256] = "";
+  int vs = dyi_base_verify(m, b, verr, sizeof verr);
+  CHECK(vs == 0, "%s f%d: dyi_base_verify: %s", what, friction, verr);
+
+  /* Formulation 1 fed by the other sets (qr, khalil): beta_lin = B_lin P beta */
+  const char* other[2] = {"qr", "khalil"};
+  for (int o = 0; o < 2 && g_cross; o++) {
+    dyBase* bo = dyi_base_compute(m, other[o], friction, verr, sizeof verr);
+    if (!bo) continue;          /* a set that refuses this model is not ours to test */
+    double bet[14*DY_MAXJ];
+    for (int i = 0; i < bo->nb; i++) {
+      double sacc = 0;
+      for (int k = 0; k < npar; k++) sacc += bo->B[(size_t)i*npar + k] * m->par[k];
+      bet[i] = sacc;
+    }
+    dyvLin* lo = dyv_lin_make(m, bo, err, sizeof err);
+    CHECK(lo != NULL, "%s f%d: dyv_lin_make(%s): %s", what, friction, other[o], err);
+    if (lo) {
+      double H0[DY_MAXJ*DY_MAXJ], H1[DY_MAXJ*DY_MAXJ], w1 = 0, hs = 0;
+      th_random_state(n, q, NULL, NULL);
+      dy_crba(m, d, m->par, q, H0);
+      if (!friction)
+        for (int j = 0; j < n; j++) H0[j*n + j] -= m->par[10*n + 4*j + DY_IA];
+      dyv_lin_inertia1(lo, bet, q, H1);
+      hs = maxabs(H0, (size_t)n*n);
+      for (int k = 0; k < n*n; k++) w1 = fmax(w1, fabs(H1[k] - H0[k]));
+      CHECK(w1 <= 1e-9 * hs, "%s f%d: Formulation 1 from the %s set vs CRBA: %.3g", what,
+            friction, other[o], w1);
+      dyv_lin_free(lo);
+    }
+    dyi_base_free(bo);
+  }
+
+  free(Y); free(Yc); free(VT);
+  dy_freeData(d);
+  dyi_base_free(b);
+}
+
+/* set the MDH row j */
+static void mdh(dyModel* m, int j, int type, double alpha, double a, double theta, double d) {
+  m->jnt_type[j] = type; m->dh_alpha[j] = alpha; m->dh_a[j] = a;
+  m->dh_theta[j] = theta; m->dh_d[j] = d;
+}
+
+/* random inertias and friction on an existing geometry */
+static void random_inertia(dyModel* m) {
+  int n = m->n;
+  for (int j = 0; j < n; j++) {
+    th_random_link(m->par + DY_NPAR_LINK*j);
+    double* pj = m->par + DY_NPAR_LINK*n + DY_NPAR_JNT*j;
+    pj[DY_IA] = th_uniform(0.01, 0.5); pj[DY_FV] = th_uniform(0, 2);
+    pj[DY_FC] = th_uniform(0, 2); pj[DY_FO] = th_uniform(-1, 1);
+  }
+  m->has_friction = 1;
+}
+
+static void both(const dyModel* m, const char* what) {
+  check_set(m, 0, what);
+  check_set(m, 1, what);
+}
+
+/* a chain from a type string ("RRPRRR") with random geometry, psnap */
+static dyModel* chain(const char* types, double psnap) {
+  int n = (int)strlen(types);
+  dyModel* m = th_random_model(n, 0, psnap, 1);
+  for (int j = 0; j < n; j++) m->jnt_type[j] = types[j] == 'P' ? DY_PRISMATIC : DY_REVOLUTE;
+  return m;
+}
+
+/* operation counts of Formulation 1 (with Table VII) beside seed 001
+ * Table VIII; the counted twin must give the same H */
+static void count_ops(const char* types, const char* label) {
+  int n = (int)strlen(types);
+  dyModel* m = chain(types, 0);
+  m->dh_alpha[0] = 0;           /* joint 1 vertical, gravity along it */
+  char err[256];
+  dyBase* b = dyi_base_lin(m, 0, err, sizeof err);
+  dyvLin* L = b ? dyv_lin_make(m, b, err, sizeof err) : NULL;
+  CHECK(L != NULL, "ops %s: %s", types, err);
+  if (!L) { dyi_base_free(b); dy_freeModel(m); return; }
+  double beta[14*DY_MAXJ], q[DY_MAXJ], H1[DY_MAXJ*DY_MAXJ], H2[DY_MAXJ*DY_MAXJ];
+  for (int i = 0; i < b->nb; i++) {
+    double s = 0;
+    for (int k = 0; k < b->npar; k++) s += b->B[(size_t)i*b->npar + k] * m->par[k];
+    beta[i] = s;
+  }
+  th_random_state(n, q, NULL, NULL);
+  long mul, add;
+  dyv_lin_ops(L, &mul, &add, 1);
+  dyv_lin_inertia1(L, beta, q, H1);
+  dyv_lin_inertia1_ops(L, beta, q, H2);
+  dyv_lin_ops(L, &mul, &add, 1);
+  double w = 0;
+  for (int k = 0; k < n*n; k++) w = fmax(w, fabs(H1[k] - H2[k]));
+  CHECK(w == 0, "ops %s: counted twin differs: %.3g", types, w);
+  long mul2, add2;
+  dyv_lin_inertia2_ops(L, beta, q, H2);
+  dyv_lin_ops(L, &mul2, &add2, 1);
+  dyv_lin_inertia2(L, beta, q, H1);
+  w = 0;
+  for (int k = 0; k < n*n; k++) w = fmax(w, fabs(H1[k] - H2[k]));
+  CHECK(w == 0, "ops %s: counted twin of Formulation 2 differs: %.3g", types, w);
+  double nn = n;
+  if (!strcmp(label, "type1"))
+    printf("%-8s n=%d: Formulation 1 %ld M + %ld A (Table VIII Type 1: %.0f M + %.0f A); "
+           "Formulation 2 %ld M + %ld A (Table VIII: %.0f M + %.0f A)\n",
+           types, n, mul, add, 10*nn*nn + 14*nn - 37, 6*nn*nn + 23*nn - 53,
+           mul2, add2, 11.5*nn*nn + 4.5*nn - 31, 8*nn*nn + 15*nn - 47);
+  else
+    printf("%-8s n=%d: Formulation 1 %ld M + %ld A (Table VIII Type 2: %.0f M + %.0f A); "
+           "Formulation 2 %ld M + %ld A (Table VIII: %.0f M + %.0f A)\n",
+           types, n, mul, add, 10*nn*nn + 14*nn - 45, 6*nn*nn + 23*nn - 59,
+           mul2, add2, 11.5*nn*nn - 8.5*nn + 15, 8*nn*nn + 4*nn - 13);
+  dyv_lin_free(L);
+  dyi_base_free(b);
+  dy_freeModel(m);
+}
+
+int main(void) {
+  char what[64];
+  count_ops("RRRR", "type1");
+  count_ops("RRRRRR", "type1");
+  count_ops("RRRRRRRR", "type1");
+  count_ops("RRPR", "type2");
+  count_ops("RRPRRR", "type2");
+  count_ops("RRPRRRRR", "type2");
+  /* random general chains */
+  for (int t = 0; t < 3; t++) {
+    dyModel* m = th_random_model(6, 0, 0, 1);
+    snprintf(what, sizeof what, "random 6R #%d", t);
+    both(m, what);
+    dy_freeModel(m);
+  }
+  dyModel* m7 = th_random_model(7, 0, 0, 1);
+  both(m7, "random 7R");
+  dy_freeModel(m7);
+  /* special geometries: snapped alphas (parallel / perpendicular / intersecting) */
+  for (int t = 0; t < 6; t++) {
+    dyModel* m = th_random_model(6, 0, 0.6, 1);
+    snprintf(what, sizeof what, "special 6R #%d", t);
+    both(m, what);
+    dy_freeModel(m);
+  }
+  /* gravity along the first axis (vertical joint 1) */
+  {
+    dyModel* m = th_random_model(6, 0, 0, 1);
+    m->dh_alpha[0] = 0;
+    m->gravity[0] = 0; m->gravity[1] = 0; m->gravity[2] = -9.81;
+    both(m, "6R gravity along axis 1");
+    /* and with joint 2 parallel to 1, coaxial (a2 = 0) */
+    m->dh_alpha[1] = 0; m->dh_a[1] = 0;
+    both(m, "6R, 1 || 2 coaxial, g || 1");
+    m->dh_a[1] = 0.3;
+    both(m, "6R, 1 || 2, g || 1");
+    dy_freeModel(m);
+  }
+  /* Panda (modified DH: alpha, a, theta, d) */
+  {
+    dyModel* m = dy_makeModel(7);
+    mdh(m, 0, DY_REVOLUTE, 0, 0, 0, 0.333);
+    mdh(m, 1, DY_REVOLUTE, -M_PI/2, 0, 0, 0);
+    mdh(m, 2, DY_REVOLUTE, M_PI/2, 0, 0, 0.316);
+    mdh(m, 3, DY_REVOLUTE, M_PI/2, 0.0825, 0, 0);
+    mdh(m, 4, DY_REVOLUTE, -M_PI/2, -0.0825, 0, 0.384);
+    mdh(m, 5, DY_REVOLUTE, M_PI/2, 0, 0, 0);
+    mdh(m, 6, DY_REVOLUTE, M_PI/2, 0.088, 0, 0);
+    random_inertia(m);
+    both(m, "Panda");
+    dyBase* b = dyi_base_lin(m, 0, what, sizeof what);
+    CHECK(b && b->nb == 43, "Panda: 43 MLCs (Gaz et al. Table III), got %d", b ? b->nb : -1);
+    dyi_base_free(b);
+    dy_freeModel(m);
+  }
+  /* SCARA: R R P R, vertical parallel axes, gravity along them */
+  {
+    dyModel* m = dy_makeModel(4);
+    mdh(m, 0, DY_REVOLUTE, 0, 0, 0, 0.4);
+    mdh(m, 1, DY_REVOLUTE, 0, 0.35, 0, 0);
+    mdh(m, 2, DY_PRISMATIC, 0, 0.3, 0, 0.1);
+    mdh(m, 3, DY_REVOLUTE, 0, 0, 0, 0);
+    random_inertia(m);
+    both(m, "SCARA RRPR");
+    m->gravity[0] = -9.81; m->gravity[2] = 0;
+    both(m, "SCARA RRPR, g horizontal");
+    dy_freeModel(m);
+  }
+  /* prismatic joints the theorem covers */
+  const char* types[] = {"R", "P", "RP", "PR", "RRPRRR", "PRRRRR", "RPRRRR", "PPRRRR", "RPPRRR", "PPPRRR",
+                         "RRRPRR", "RRPPRR", "RRRRRP", "PRPRRR", "PPP"};
+  for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+    for (int sn = 0; sn < 2; sn++) {
+      dyModel* m = chain(types[t], sn ? 0.6 : 0);
+      snprintf(what, sizeof what, "%s%s", types[t], sn ? " special" : "");
+      both(m, what);
+      dy_freeModel(m);
+    }
+  }
+  /* the shipped models (tables and URDFs, default options) */
+  const char* pats[3] = {"datasets/models/*.csv", "datasets/models/*.urdf", "datasets/urdf/*.urdf"};
+  for (int p = 0; p < 3; p++) {
+    glob_t gl;
+    if (glob(pats[p], 0, NULL, &gl)) continue;
+    for (size_t i = 0; i < gl.gl_pathc; i++) {
+      dyModel* m = NULL;
+      char err[256] = "";
+      dyLoadOpt opt;
+      memset(&opt, 0, sizeof opt);
+      int rc = dy_load_model(gl.gl_pathv[i], &opt, &m, err, sizeof err);
+      CHECK(rc == 0 && m, "%s loads: %s", gl.gl_pathv[i], err);
+      if (rc || !m) continue;
+      both(m, gl.gl_pathv[i]);
+      dy_freeModel(m);
+    }
+    globfree(&gl);
+  }
+  /* sweep: random chains with prismatic joints and snapped geometry,
+   * gravity default, random, or along the first revolute axis */
+  g_cross = 0;
+  for (int t = 0; t < SWEEP; t++) {
+    int n = 2 + (int)th_uniform(0, 6);
+    dyModel* m = th_random_model(n, 0.35, 0.6, 1);
+    for (int j = 0; j < n; j++)
+      if (th_uniform(0, 1) < 0.3) m->dh_theta[j] = (th_uniform(0, 1) < 0.5) ? 0 : M_PI/2;
+    double gsel = th_uniform(0, 1);
+    if (gsel < 0.3) {
+      dyLinGeom gg;
+      dy_lin_geom(m, &gg);
+      if (gg.r < n) for (int a = 0; a < 3; a++) m->gravity[a] = -9.81 * gg.ur_base[a];
+    } else if (gsel < 0.4) {
+      /* zero gravity is outside Theorem 1: the set must be refused */
+      m->gravity[0] = m->gravity[1] = m->gravity[2] = 0;
+      char err[256] = "";
+      dyBase* b0 = dyi_base_lin(m, 0, err, sizeof err);
+      CHECK(b0 == NULL && strstr(err, "zero gravity"), "zero gravity not refused: %s", err);
+      dyi_base_free(b0);
+      dy_freeModel(m);
+      continue;
+    }
+    char ty[DY_MAXJ + 1];
+    for (int j = 0; j < n; j++) ty[j] = m->jnt_type[j] == DY_REVOLUTE ? 'R' : 'P';
+    ty[n] = 0;
+    snprintf(what, sizeof what, "sweep %d %s", t, ty);
+    both(m, what);
+    dy_freeModel(m);
+  }
+  return test_report();
+}

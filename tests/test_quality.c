@@ -1,0 +1,307 @@
+/* dynid tests: the data-quality gate.
+ * Each finding is triggered by a crafted log (a clean two-joint log with
+ * one defect written in), with its row and column checked, and on_bad
+ * stop / drop checked on the reader; a clean log gives no finding at all.
+ * The real logs in datasets/ show their known defects: the Kinova file's
+ * corrupt 5e235 and NaNs (in command columns), the KUKA velocities' lag,
+ * the Panda's irregular steps (0.7 .. 8.8 ms), gaps and stale rows. */
+#include "testhelp.h"
+#include "io.h"
+#include "log.h"
+#include "quality.h"
+#include <string.h>
+
+#define NJ 2
+#define NR 2000
+static const char* P = "build/tests/quality.csv";
+
+static double qf(int j, double t) { return 0.8*sin(2.1*t + j) + 0.3*sin(5.3*t + 2*j); }
+static double vf(int j, double t) { return 0.8*2.1*cos(2.1*t + j) + 0.3*5.3*cos(5.3*t + 2*j); }
+static double tf(int j, double t) { return 4*qf(j, t) + 1 + j; }
+
+/* defects */
+enum { D_NONE, D_NAN, D_INF, D_ABSURD, D_JUNK, D_TRUNC, D_TREPEAT, D_TBACK, D_GAP, D_CONST,
+       D_ZERO, D_LAG, D_SAT, D_STALE, D_UNUSEDNAN };
+
+/* t,q1,q2,qd1,qd2,tau1,tau2,extra ; data row k is file line k + 1 */
+static void write_log(int defect) {
+  FILE* f = fopen(P, "w");
+  fprintf(f, "t,q1,q2,qd1,qd2,tau1,tau2,extra\n");
+  double tprev = 0;
+  for (int k = 1; k <= NR; k++) {
+    double t = 1e-3 * (k - 1);
+    if (defect == D_GAP && k >= 700) t += 0.010;
+    if (defect == D_TREPEAT && k == 500) t = tprev;
+    if (defect == D_TBACK && k == 600) t = tprev - 0.0005;
+    double tv = t, q[NJ], qd[NJ], tau[NJ];
+    if (defect == D_STALE && k == 800) tv = 1e-3 * (k - 2);      /* state of the previous row */
+    for (int j = 0; j < NJ; j++) {
+      q[j] = qf(j, tv); qd[j] = vf(j, tv); tau[j] = tf(j, tv);
+      if (defect == D_LAG) qd[j] = vf(j, tv - 1e-3);             /* one sample late */
+      if (defect == D_SAT && j == 0 && tau[j] > 4.0) tau[j] = 4.0;
+    }
+    if (defect == D_CONST) q[1] = 0.5;
+    if (defect == D_ZERO) tau[1] = 0;
+    char cell[NJ*3][64];
+    for (int j = 0; j < NJ; j++) {
+      snprintf(cell[j], 64, "%.17g", q[j]);
+      snprintf(cell[NJ + j], 64, "%.17g", qd[j]);
+      snprintf(cell[2*NJ + j], 64, "%.17g", tau[j]);
+    }
+    if (defect == D_NAN && k == 100) strcpy(cell[0], "nan");
+    if (defect == D_INF && k == 200) strcpy(cell[2*NJ + 1], "-inf");
+    if (defect == D_ABSURD && k == 300) strcpy(cell[NJ], "5e235");
+    if (defect == D_JUNK && k == 350) strcpy(cell[1], "1.2.3");
+    if (defect == D_TRUNC && k == 400) { fprintf(f, "%.17g,%s,%s\n", t, cell[0], cell[1]); tprev = t; continue; }
+    fprintf(f, "%.17g", t);
+    for (int c = 0; c < 3*NJ; c++) fprintf(f, ",%s", cell[c]);
+    fprintf(f, ",%s\n", defect == D_UNUSEDNAN && k == 900 ? "NaN" : "0");
+    tprev = t;
+  }
+  fclose(f);
+}
+
+static dyiQuality* scan(const dyLogOpt* o) {
+  char err[DY_ERRSZ];
+  dyiQuality* q = dyi_quality_scan(P, NJ, o, err, sizeof err);
+  CHECK(q != NULL, "scan: %s", err);
+  return q;
+}
+
+/* the one finding of a kind; NULL if absent */
+static const dyiFinding* get(const dyiQuality* q, int kind) {
+  for (int i = 0; i < dyi_quality_count(q); i++)
+    if (dyi_quality_get(q, i)->kind == kind) return dyi_quality_get(q, i);
+  return NULL;
+}
+
+/* read with the reader in stop or drop mode: samples, and the error */
+static long readall(const dyLogOpt* o, char* err, int* rc) {
+  dyLogReader* r = dyi_log_open(P, NJ, o, err, DY_ERRSZ);
+  if (!r) { *rc = -1; return 0; }
+  dySample s; long k = 0;
+  while ((*rc = dyi_log_next(r, &s, err, DY_ERRSZ)) == 1) k++;
+  dyi_log_close(r);
+  return k;
+}
+
+/* a bad-row defect: found at (line, col), stop reports FILE:LINE:COL, drop skips one row */
+static void bad_row(const char* what, int defect, int kind, long line, int col) {
+  int ecol = col;
+  if (kind == DYI_QF_TRUNC) col = 0;      /* a row finding; the error names the first missing cell */
+  write_log(defect);
+  dyLogOpt o;
+  dyi_log_defaults(&o);
+  dyiQuality* q = scan(&o);
+  if (!q) return;
+  const dyiFinding* f = get(q, kind);
+  CHECK(f && f->first_line == line && f->col == col && f->bad && f->count == 1,
+        "%s: finding %s at line %ld col %d (got %s line %ld col %d)", what, dyi_quality_kind(kind), line,
+        col, f ? dyi_quality_kind(f->kind) : "none", f ? f->first_line : 0, f ? f->col : 0);
+  if (f) printf("%-16s -> %s\n", what, f->verdict);
+  /* the printed line starts FILE:LINE:COL: (or FILE:LINE: for a row) */
+  char pr[4096] = "", want0[600];
+  FILE* mf = fmemopen(pr, sizeof pr - 1, "w");
+  dyi_quality_print(mf, q);
+  fclose(mf);
+  if (col) snprintf(want0, sizeof want0, "%s:%ld:%d: %s", P, line, col, dyi_quality_kind(kind));
+  else snprintf(want0, sizeof want0, "%s:%ld: %s", P, line, dyi_quality_kind(kind));
+  CHECK(!strncmp(pr, want0, strlen(want0)), "%s printed '%.80s', expected '%s'", what, pr, want0);
+  dyi_quality_free(q);
+  char err[DY_ERRSZ], want[600];
+  int rc;
+  readall(&o, err, &rc);
+  snprintf(want, sizeof want, "%s:%ld:%d:", P, line, ecol);
+  CHECK(rc == -1 && strncmp(err, want, strlen(want)) == 0, "%s stop: '%s' should start '%s'", what,
+        err, want);
+  o.on_bad = 1;
+  long k = readall(&o, err, &rc);
+  CHECK(rc == 0 && k == NR - 1, "%s drop: %ld samples (rc %d: %s)", what, k, rc, rc ? err : "");
+}
+
+/* a whole-log finding: present with the given column */
+static const dyiFinding* whole(const char* what, int defect, int kind, int col, dyLogOpt* o,
+                               dyiQuality** keep) {
+  write_log(defect);
+  dyiQuality* q = scan(o);
+  if (!q) return NULL;
+  const dyiFinding* f = get(q, kind);
+  CHECK(f && (col < 0 || f->col == col), "%s: finding %s col %d (got %s col %d)", what,
+        dyi_quality_kind(kind), col, f ? dyi_quality_kind(f->kind) : "none", f ? f->col : 0);
+  if (f) printf("%-16s -> %s\n", what, f->verdict);
+  *keep = q;
+  return f;
+}
+
+int main(void) {
+  dyLogOpt o;
+  dyi_log_defaults(&o);
+  dyiQuality* q;
+
+  /* a clean log: no finding */
+  write_log(D_NONE);
+  q = scan(&o);
+  if (q) {
+    CHECK(dyi_quality_count(q) == 0, "clean log: %d findings", dyi_quality_count(q));
+    if (dyi_quality_count(q)) dyi_quality_print(stderr, q);
+    dyi_quality_free(q);
+  }
+
+  /* row defects (data row k is line k + 1; columns t=1 q1=2 q2=3 qd1=4 qd2=5 tau1=6 tau2=7) */
+  bad_row("NaN", D_NAN, DYI_QF_NAN, 101, 2);
+  bad_row("Inf", D_INF, DYI_QF_INF, 201, 7);
+  bad_row("5e235", D_ABSURD, DYI_QF_ABSURD, 301, 4);
+  bad_row("not a number", D_JUNK, DYI_QF_JUNK, 351, 3);
+  bad_row("truncated row", D_TRUNC, DYI_QF_TRUNC, 401, 4);
+  bad_row("repeated time", D_TREPEAT, DYI_QF_TREPEAT, 501, 1);
+  bad_row("backwards time", D_TBACK, DYI_QF_TBACK, 601, 1);
+
+  /* whole-log findings */
+  const dyiFinding* f;
+  f = whole("gap", D_GAP, DYI_QF_GAP, 0, &o, &q);
+  CHECK(f && f->first_line == 701 && f->count == 1 && fabs(f->value - 0.011) < 1e-9,
+        "gap at line 700 of 11 ms");
+  dyi_quality_free(q);
+  f = whole("constant column", D_CONST, DYI_QF_CONST, 3, &o, &q);
+  dyi_quality_free(q);
+  f = whole("all-zero column", D_ZERO, DYI_QF_ZERO, 7, &o, &q);
+  dyi_quality_free(q);
+  f = whole("lagged velocity", D_LAG, DYI_QF_VLAG, -1, &o, &q);
+  if (f) {
+    CHECK(dyi_quality_has(q, DYI_QF_VLAG) == NJ, "lag found on every joint");
+    CHECK(fabs(f->value - 1) < 0.05 && strstr(f->verdict, "one sample") && strstr(f->verdict, "lags"),
+          "named a one-sample lag: %.3f '%s'", f->value, f->verdict);
+  }
+  dyi_quality_free(q);
+  f = whole("saturated torque", D_SAT, DYI_QF_TSAT, 6, &o, &q);
+  CHECK(f && f->value == 4.0 && f->count >= 20, "saturation level 4, run %ld", f ? f->count : 0);
+  dyi_quality_free(q);
+  f = whole("stale row", D_STALE, DYI_QF_STALE, 0, &o, &q);
+  CHECK(f && f->first_line == 801 && f->count == 1, "stale row at line 801");
+  dyi_quality_free(q);
+  {
+    char e3[DY_ERRSZ]; int rc;
+    dyLogOpt os = o; os.drop_stale = 1;
+    long k = readall(&o, e3, &rc), k2 = readall(&os, e3, &rc);
+    CHECK(k == NR && k2 == NR - 1, "stale row kept (%ld) or dropped (%ld)", k, k2);
+  }
+  dyLogOpt ot = o; ot.taumax[0] = 3.0;
+  f = whole("beyond taumax", D_NONE, DYI_QF_TMAX, 6, &ot, &q);
+  dyi_quality_free(q);
+  /* NaN in a column not used: reported, harmless, never stops */
+  f = whole("unused NaN", D_UNUSEDNAN, DYI_QF_NAN, 8, &o, &q);
+  CHECK(f && !f->used && !f->bad && f->first_line == 901, "unused NaN harmless");
+  dyi_quality_free(q);
+  {
+    char err[DY_ERRSZ]; int rc;
+    long k = readall(&o, err, &rc);
+    CHECK(rc == 0 && k == NR, "unused NaN does not stop the read: %ld (%s)", k, rc ? err : "");
+  }
+
+  /* cell parsing (a fast path for short decimals) reads every number
+   * exactly as strtod does: random values printed with 1..17 digits */
+  {
+    FILE* fp = fopen(P, "w");
+    static char txt[20000][40];
+    fprintf(fp, "t,q1,q2,tau1,tau2\n");
+    for (int k = 0; k < 20000; k++) {
+      double v = th_uniform(-1, 1) * pow(10, (int)th_uniform(-30, 30));
+      const char* fmt[] = {"%.*g", "%.*e", "%.*f"};
+      int f = k % 3, d = 1 + k % 17;
+      snprintf(txt[k], sizeof txt[k], fmt[f], f == 2 ? d % 8 : d, f == 2 ? fmod(v, 1e6) : v);
+      if (k % 7 == 0) snprintf(txt[k], sizeof txt[k], "%d.%05d", k % 1000, k);
+      if (k % 11 == 0) snprintf(txt[k], sizeof txt[k], "-0.000%de-3", k);
+      fprintf(fp, "%d,%s,0,0,0\n", k, txt[k]);
+    }
+    fclose(fp);
+    dyLogOpt op; dyi_log_defaults(&op); op.absurd = 1e300;
+    char e2[DY_ERRSZ];
+    dyLogRaw* raw = dyi_lograw_open(P, NJ, &op, e2, sizeof e2);
+    dyLogRow row; long k = 0, bad = 0;
+    while (raw && dyi_lograw_next(raw, &row, e2, sizeof e2) == 1) {
+      double ref = strtod(txt[row.row - 1], NULL);
+      if (memcmp(&ref, &row.q[0], sizeof ref)) {
+        if (bad++ < 5) fprintf(stderr, "parse '%s': %.17g vs strtod %.17g\n", txt[row.row - 1], row.q[0], ref);
+      }
+      k++;
+    }
+    CHECK(k == 20000 && bad == 0, "numbers parsed as strtod does: %ld rows, %ld differ", k, bad);
+    dyi_lograw_close(raw);
+  }
+
+  /* ---- the real logs ---- */
+  char err[DY_ERRSZ];
+  {
+    const char* kin = "datasets/kinova_gen3/opti_traj_testing1.csv.gz";
+    dyLogOpt ok;
+    dyi_log_defaults(&ok);
+    const char* m[][2] = {{"t", "Time"}};
+    strcpy(ok.map_name[0], m[0][0]); strcpy(ok.map_col[0], m[0][1]); ok.nmap = 1;
+    for (int j = 0; j < 7; j++) {
+      snprintf(ok.map_name[ok.nmap], 32, "q%d", j + 1); snprintf(ok.map_col[ok.nmap++], 64, "Position%d", j + 1);
+      snprintf(ok.map_name[ok.nmap], 32, "qd%d", j + 1); snprintf(ok.map_col[ok.nmap++], 64, "Velocity%d", j + 1);
+      snprintf(ok.map_name[ok.nmap], 32, "tau%d", j + 1); snprintf(ok.map_col[ok.nmap++], 64, "TorqueCur%d", j + 1);
+    }
+    ok.time_scale = 1e-3;
+    dyiQuality* kq = dyi_quality_scan(kin, 7, &ok, err, sizeof err);
+    CHECK(kq != NULL, "kinova scan: %s", err);
+    if (kq) {
+      const dyiFinding* a = NULL; const dyiFinding* nn = NULL;
+      for (int i = 0; i < dyi_quality_count(kq); i++) {
+        const dyiFinding* g = dyi_quality_get(kq, i);
+        if (g->kind == DYI_QF_ABSURD && g->col == 55) a = g;
+        if (g->kind == DYI_QF_NAN && g->col == 52) nn = g;
+      }
+      CHECK(a && a->first_line == 4722 && a->value == -5.34656e235 && !a->used,
+            "kinova: the corrupt -5.34656e235 in PositionCmptd5, line 4722");
+      CHECK(nn && nn->first_line == 4723, "kinova: NaN in PositionCmptd2, line 4723");
+      dyi_quality_print(stdout, kq);
+      dyi_quality_free(kq);
+    }
+    /* the same cells stop a read that uses them */
+    for (int j = 0; j < 7; j++) snprintf(ok.map_col[1 + 3*j], 64, "PositionCmptd%d", j + 1);
+    dyLogReader* r = dyi_log_open(kin, 7, &ok, err, sizeof err);
+    dySample s; int rc = 1;
+    while (r && (rc = dyi_log_next(r, &s, err, sizeof err)) == 1) {}
+    char want[300];
+    snprintf(want, sizeof want, "%s:4722:55:", kin);
+    CHECK(r && rc == -1 && !strncmp(err, want, strlen(want)), "kinova stop at the corrupt cell: %s", err);
+    dyi_log_close(r);
+  }
+  {
+    dyLogOpt ou; dyi_log_defaults(&ou);
+    strcpy(ou.map_name[0], "t"); strcpy(ou.map_col[0], "t_s"); ou.nmap = 1;
+    for (int i = 1; i <= 3; i++) {
+      char path[128];
+      snprintf(path, sizeof path, "datasets/kuka_lwr4/measurements_%d.csv.gz", i);
+      dyiQuality* kq = dyi_quality_scan(path, 7, &ou, err, sizeof err);
+      CHECK(kq != NULL, "kuka scan: %s", err);
+      if (!kq) continue;
+      int nlag = 0;
+      for (int k = 0; k < dyi_quality_count(kq); k++) {
+        const dyiFinding* g = dyi_quality_get(kq, k);
+        if (g->kind == DYI_QF_VLAG && g->value > 0.2 && g->value < 1.25) nlag++;
+      }
+      CHECK(nlag == 7, "kuka %d: velocity lag found on %d of 7 joints", i, nlag);
+      if (i == 1) dyi_quality_print(stdout, kq);
+      dyi_quality_free(kq);
+    }
+    const char* pan = "datasets/panda/exciting_traj.csv.gz";
+    dyiQuality* pq = dyi_quality_scan(pan, 7, &ou, err, sizeof err);
+    CHECK(pq != NULL, "panda scan: %s", err);
+    if (pq) {
+      long rows, dropped; double mn, med, mx;
+      dyi_quality_stats(pq, &rows, &dropped, &mn, &med, &mx);
+      CHECK(rows == 20544 && dropped == 0, "panda rows %ld dropped %ld", rows, dropped);
+      CHECK(mn > 0.00065 && mn < 0.00075 && mx > 0.0087 && mx < 0.0089 && fabs(med - 0.001) < 5e-5,
+            "panda steps %.4g .. %.4g (median %.4g)", mn, mx, med);
+      const dyiFinding* g = get(pq, DYI_QF_GAP);
+      CHECK(g && g->count >= 1 && fabs(g->value - mx) < 1e-12, "panda gap found");
+      g = get(pq, DYI_QF_STALE);
+      CHECK(g && g->count > 1000, "panda stale rows: %ld", g ? g->count : 0);
+      dyi_quality_print(stdout, pq);
+      dyi_quality_free(pq);
+    }
+  }
+  return test_report();
+}

@@ -1,0 +1,659 @@
+/* dynid tests: the URDF reader.
+ *
+ * 1. Round trip through a URDF the test writes itself. A random modified-DH
+ *    chain (revolute and prismatic joints, random or snapped geometry so that
+ *    parallel, intersecting and coincident axes occur) is written as a URDF
+ *    whose link frames are scrambled: URDF link j = DH frame j times a random
+ *    rigid transform S_j (for a revolute joint S_j keeps the origin on the
+ *    axis, as URDF requires; for a prismatic one it is arbitrary). Joint
+ *    origins, axes and inertial frames are rewritten accordingly, axes are
+ *    negated at random (then q_urdf = -q_dh), fixed massive links inserted
+ *    between some joints (merged into the link before), a fixed world -> base offset,
+ *    a massive tool and a massless tool0 after the last link, a massive
+ *    camera on a middle link and ground masses are added, and the elements
+ *    are written in scrambled order. The expected model is the DH model with
+ *    the tool and camera masses added to their links here, independently of
+ *    the reader (own transforms, own inertia shifts). Checked: joint torques
+ *    (dy_rnea) and inertia matrices (dy_crba) at random states to 1e-9 of the
+ *    largest entry (both models are exact descriptions of one robot, so only
+ *    round-off separates them: ~1e-14); the tip pose and every joint axis
+ *    line in the source base frame to 1e-12 m (round-off of a few products
+ *    of O(1 m) transforms); load_fk_err < 1e-12; names, types, limits.
+ * 2. The shipped KUKA LWR4 and Kinova Gen3 URDFs: 7 joints, load_fk_err <
+ *    1e-12, total moving mass equal to the sum of the <mass> values of the
+ *    moving links (read here from the numbers in the files), positive-
+ *    definite inertia matrix at random q.
+ * 3. Malformed files: each returns -1, no model, and an error containing the
+ *    expected text and position. */
+#include "testmodels.h"
+#include "dynamics.h"
+#include "io.h"
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct { double R[9], p[3]; } pose_t;
+
+/* what the round trips covered and the largest differences seen (printed) */
+static int cov_par, cov_coin, cov_inter, cov_prism, cov_neg, cov_mid;
+static double max_tau_rel, max_H_rel, max_fk, max_loaderr;
+
+static pose_t pmul(pose_t a, pose_t b) {
+  pose_t c;
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++)
+      c.R[3*i+j] = a.R[3*i]*b.R[j] + a.R[3*i+1]*b.R[3+j] + a.R[3*i+2]*b.R[6+j];
+    c.p[i] = a.p[i] + a.R[3*i]*b.p[0] + a.R[3*i+1]*b.p[1] + a.R[3*i+2]*b.p[2];
+  }
+  return c;
+}
+static pose_t pinv(pose_t a) {
+  pose_t c;
+  for (int i = 0; i < 3; i++) for (int j = 0; j < 3; j++) c.R[3*i+j] = a.R[3*j+i];
+  for (int i = 0; i < 3; i++) c.p[i] = -(c.R[3*i]*a.p[0] + c.R[3*i+1]*a.p[1] + c.R[3*i+2]*a.p[2]);
+  return c;
+}
+static pose_t peye(void) { pose_t c; memset(&c, 0, sizeof c); c.R[0] = c.R[4] = c.R[8] = 1; return c; }
+static pose_t prand(double s) {
+  pose_t c;
+  th_random_rot(c.R);
+  for (int k = 0; k < 3; k++) c.p[k] = th_uniform(-s, s);
+  return c;
+}
+/* modified DH: Rx(alpha) Tx(a) Rz(theta) Tz(d), written out here */
+static pose_t dh_pose(double alpha, double a, double theta, double d) {
+  double ca = cos(alpha), sa = sin(alpha), ct = cos(theta), st = sin(theta);
+  pose_t c = {{ct, -st, 0, ca*st, ca*ct, -sa, sa*st, sa*ct, ca}, {a, -sa*d, ca*d}};
+  return c;
+}
+/* roll, pitch, yaw with R = Rz(y) Ry(p) Rx(r) */
+static void rpy_of(const double R[9], double rpy[3]) {
+  rpy[0] = atan2(R[7], R[8]);
+  rpy[1] = atan2(-R[6], sqrt(R[0]*R[0] + R[3]*R[3]));
+  rpy[2] = atan2(R[3], R[0]);
+}
+static void fpose(FILE* f, pose_t T) {
+  double rpy[3];
+  rpy_of(T.R, rpy);
+  fprintf(f, "<origin xyz=\"%.17g %.17g %.17g\" rpy=\"%.17g %.17g %.17g\"/>", T.p[0], T.p[1], T.p[2],
+          rpy[0], rpy[1], rpy[2]);
+}
+/* I' = R I R^T on six entries */
+static void rot6(double out[6], const double R[9], const double I6[6]) {
+  double I[9] = {I6[0], I6[1], I6[2], I6[1], I6[3], I6[4], I6[2], I6[4], I6[5]}, T[9], O[9];
+  for (int i = 0; i < 3; i++) for (int j = 0; j < 3; j++)
+    T[3*i+j] = R[3*i]*I[j] + R[3*i+1]*I[3+j] + R[3*i+2]*I[6+j];
+  for (int i = 0; i < 3; i++) for (int j = 0; j < 3; j++)
+    O[3*i+j] = T[3*i]*R[3*j] + T[3*i+1]*R[3*j+1] + T[3*i+2]*R[3*j+2];
+  out[0] = O[0]; out[1] = O[1]; out[2] = O[2]; out[3] = O[4]; out[4] = O[5]; out[5] = O[8];
+}
+/* a body (mass, com c, inertia Ic about com) given in frame A, written as the
+ * <inertial> of a URDF link whose frame is S in A, with a random inertial
+ * frame orientation Q */
+static void write_inertial(FILE* f, double mass, const double cA[3], const double IcA[6], pose_t S) {
+  pose_t Si = pinv(S), Q = prand(0), Qt = pinv(Q);
+  double cL[3], IL[6], Iq[6];
+  for (int i = 0; i < 3; i++) cL[i] = Si.p[i] + Si.R[3*i]*cA[0] + Si.R[3*i+1]*cA[1] + Si.R[3*i+2]*cA[2];
+  rot6(IL, Si.R, IcA);     /* about com, link-frame axes */
+  rot6(Iq, Qt.R, IL);      /* inertial-frame axes */
+  Q.p[0] = cL[0]; Q.p[1] = cL[1]; Q.p[2] = cL[2];
+  fprintf(f, "    <inertial>");
+  fpose(f, Q);
+  fprintf(f, "<mass value=\"%.17g\"/><inertia ixx=\"%.17g\" ixy=\"%.17g\" ixz=\"%.17g\" iyy=\"%.17g\" "
+          "iyz=\"%.17g\" izz=\"%.17g\"/></inertial>\n", mass, Iq[0], Iq[1], Iq[2], Iq[3], Iq[4], Iq[5]);
+}
+/* a random rigid body: mass, com, inertia about com */
+static void random_body(double* mass, double c[3], double Ic[6]) {
+  double p10[10];
+  th_random_link(p10);
+  dy_linkpar_to_com(p10, mass, c, Ic);
+}
+static void add_body(double par10[10], double mass, const double c[3], const double Ic[6], pose_t T) {
+  /* body given in frame B, B at pose T in frame j: add its parameters about O_j */
+  double cj[3], Ij[6], p10[10];
+  for (int i = 0; i < 3; i++) cj[i] = T.p[i] + T.R[3*i]*c[0] + T.R[3*i+1]*c[1] + T.R[3*i+2]*c[2];
+  rot6(Ij, T.R, Ic);
+  dy_linkpar_from_com(p10, mass, cj, Ij);
+  for (int k = 0; k < 10; k++) par10[k] += p10[k];
+}
+
+static double maxabs(const double* x, int n) {
+  double s = 0;
+  for (int i = 0; i < n; i++) s = fmax(s, fabs(x[i]));
+  return s;
+}
+
+/* ------------------------------------------------------------ round trip */
+
+static void roundtrip(int trial, int n, double psnap) {
+  char path[256], what[64];
+  snprintf(path, sizeof path, "build/tests/urdf_rt_%d.urdf", trial);
+  snprintf(what, sizeof what, "round trip %d (n=%d)", trial, n);
+  dyModel* dh = th_random_model(n, 0.3, psnap, 0);
+  dyModel* E = dy_copyModel(dh);
+  pose_t S[DY_MAXJ + 1], P = prand(1.0), Ttool = prand(0.3), Ttool0 = prand(0.2);
+  double sgn[DY_MAXJ], lo[DY_MAXJ], hi[DY_MAXJ], vel[DY_MAXJ], eff[DY_MAXJ];
+  int cont[DY_MAXJ];
+  for (int j = 0; j <= n; j++) {
+    S[j] = prand(0.4);
+    if (j >= 1 && dh->jnt_type[j-1] == DY_REVOLUTE) { S[j].p[0] = S[j].p[1] = 0; }
+  }
+  for (int j = 0; j < n; j++) {
+    sgn[j] = th_uniform(0, 1) < 0.4 ? -1 : 1;
+    cont[j] = dh->jnt_type[j] == DY_REVOLUTE && th_uniform(0, 1) < 0.3;
+    lo[j] = th_uniform(-3, -0.1); hi[j] = th_uniform(0.1, 3);
+    vel[j] = th_uniform(1, 5); eff[j] = th_uniform(10, 300);
+  }
+  int cam = n > 1 ? 1 + (int)th_uniform(0, n - 1) : 0;   /* link 1..n-1 */
+  pose_t C = prand(0.2);
+  double mt, ct[3], It[6], mc, cc[3], Ic[6], mg, cg[3], Ig[6];
+  random_body(&mt, ct, It);
+  random_body(&mc, cc, Ic);
+  random_body(&mg, cg, Ig);
+  /* a fixed intermediate link (flange, adapter) before some joints: joint j
+   * then hangs from mid_j, whose mass belongs to link j-1 (ground for j=1) */
+  int mid[DY_MAXJ];
+  pose_t Mp[DY_MAXJ];
+  double mm[DY_MAXJ], mcom[DY_MAXJ][3], mI[DY_MAXJ][6];
+  for (int j = 0; j < n; j++) {
+    mid[j] = th_uniform(0, 1) < 0.3;
+    Mp[j] = prand(0.3);
+    random_body(mm + j, mcom[j], mI[j]);
+  }
+
+  FILE* f = fopen(path, "w");
+  if (!f) { CHECK(0, "cannot write %s", path); dy_freeModel(dh); dy_freeModel(E); return; }
+  fprintf(f, "<?xml version=\"1.0\"?>\n<!-- written by test_urdf -->\n<robot name=\"rt%d\">\n", trial);
+  /* joints first, last to first (order must not matter) */
+  for (int j = n; j >= 1; j--) {
+    const char* ty = dh->jnt_type[j-1] == DY_PRISMATIC ? "prismatic" : cont[j-1] ? "continuous" : "revolute";
+    char parent[16], prev[16];
+    if (j == 1) snprintf(prev, sizeof prev, "base"); else snprintf(prev, sizeof prev, "link%d", j - 1);
+    pose_t T0 = dh_pose(dh->dh_alpha[j-1], dh->dh_a[j-1], dh->dh_theta[j-1], dh->dh_d[j-1]);
+    pose_t O = pmul(pmul(pinv(S[j-1]), T0), S[j]);
+    if (mid[j-1]) {
+      snprintf(parent, sizeof parent, "mid%d", j);
+      fprintf(f, "  <joint name=\"mid%d_joint\" type=\"fixed\">", j);
+      fpose(f, Mp[j-1]);
+      fprintf(f, "<parent link=\"%s\"/><child link=\"mid%d\"/></joint>\n  <link name=\"mid%d\">\n", prev, j, j);
+      write_inertial(f, mm[j-1], mcom[j-1], mI[j-1], peye());
+      fprintf(f, "  </link>\n");
+      O = pmul(pinv(Mp[j-1]), O);
+    } else {
+      snprintf(parent, sizeof parent, "%s", prev);
+    }
+    double ax[3] = {sgn[j-1]*S[j].R[6], sgn[j-1]*S[j].R[7], sgn[j-1]*S[j].R[8]};  /* R_S^T e_z */
+    fprintf(f, "  <joint name=\"j%d\" type=\"%s\">\n    ", j, ty);
+    fpose(f, O);
+    fprintf(f, "\n    <parent link=\"%s\"/>\n    <child link=\"link%d\"/>\n", parent, j);
+    fprintf(f, "    <axis xyz=\"%.17g %.17g %.17g\"/>\n", ax[0], ax[1], ax[2]);
+    fprintf(f, "    <limit lower=\"%.17g\" upper=\"%.17g\" velocity=\"%.17g\" effort=\"%.17g\"/>\n  </joint>\n",
+            lo[j-1], hi[j-1], vel[j-1], eff[j-1]);
+  }
+  fprintf(f, "  <joint name=\"tool_joint\" type=\"fixed\">");
+  fpose(f, pmul(pinv(S[n]), Ttool));
+  fprintf(f, "<parent link=\"link%d\"/><child link=\"tool\"/></joint>\n", n);
+  fprintf(f, "  <joint name=\"tool0_joint\" type=\"fixed\">");
+  fpose(f, Ttool0);
+  fprintf(f, "<parent link=\"tool\"/><child link=\"tool0\"/></joint>\n");
+  if (cam) {
+    fprintf(f, "  <joint name=\"camera_joint\" type=\"fixed\">");
+    fpose(f, C);
+    fprintf(f, "<parent link=\"link%d\"/><child link=\"camera\"/></joint>\n", cam);
+  }
+  fprintf(f, "  <joint name=\"base_offset\" type=\"fixed\">");
+  fpose(f, P);
+  fprintf(f, "<parent link=\"world\"/><child link=\"base\"/></joint>\n");
+  fprintf(f, "  <joint name=\"pedestal_joint\" type=\"fixed\">");
+  fpose(f, prand(0.5));
+  fprintf(f, "<parent link=\"world\"/><child link=\"pedestal\"/></joint>\n");
+  /* links, tip to base */
+  fprintf(f, "  <link name=\"tool0\"/>\n  <link name=\"tool\">\n");
+  write_inertial(f, mt, ct, It, peye());
+  fprintf(f, "  </link>\n");
+  if (cam) {
+    fprintf(f, "  <link name=\"camera\">\n");
+    write_inertial(f, mc, cc, Ic, peye());
+    fprintf(f, "  </link>\n");
+  }
+  for (int j = n; j >= 1; j--) {
+    double mass, c[3], I6[6];
+    dy_linkpar_to_com(dh->par + DY_NPAR_LINK*(j-1), &mass, c, I6);
+    fprintf(f, "  <link name=\"link%d\">\n", j);
+    write_inertial(f, mass, c, I6, S[j]);
+    fprintf(f, "  </link>\n");
+  }
+  fprintf(f, "  <link name=\"base\">\n");
+  write_inertial(f, mg, cg, Ig, S[0]);
+  fprintf(f, "  </link>\n  <link name=\"pedestal\">\n");
+  write_inertial(f, mg, cg, Ig, peye());
+  fprintf(f, "  </link>\n  <link name=\"world\"/>\n</robot>\n");
+  fclose(f);
+
+  /* expected model: tool on link n, camera on link cam, frames and gravity */
+  add_body(E->par + DY_NPAR_LINK*(n-1), mt, ct, It, Ttool);
+  if (cam) add_body(E->par + DY_NPAR_LINK*(cam-1), mc, cc, Ic, pmul(S[cam], C));
+  double mmid = 0;
+  for (int j = 2; j <= n; j++)
+    if (mid[j-1]) { add_body(E->par + DY_NPAR_LINK*(j-2), mm[j-1], mcom[j-1], mI[j-1], pmul(S[j-1], Mp[j-1])); mmid += mm[j-1]; cov_mid++; }
+  dyLoadOpt opt;
+  memset(&opt, 0, sizeof opt);
+  pose_t B = pmul(P, pinv(S[0])), tipT = pmul(Ttool, Ttool0);  /* frame 0 in world; tip in frame n */
+  double g_world[3] = {0, 0, -9.81};
+  for (int i = 0; i < 3; i++)
+    E->gravity[i] = B.R[i]*g_world[0] + B.R[3+i]*g_world[1] + B.R[6+i]*g_world[2];
+  if (trial % 3 == 1) { opt.base = "base"; B = pinv(S[0]); }
+  if (trial % 3 == 2) { opt.tip = "tool"; tipT = Ttool; }
+  memcpy(E->base_T, B.R, 9*sizeof(double)); memcpy(E->base_T + 9, B.p, 3*sizeof(double));
+  memcpy(E->tip_T, tipT.R, 9*sizeof(double)); memcpy(E->tip_T + 9, tipT.p, 3*sizeof(double));
+
+  dyModel* L = NULL;
+  char err[DY_ERRSZ];
+  int r = dy_load_urdf(path, &opt, &L, err, sizeof err);
+  CHECK(r == 0 && L, "%s: load failed: %s", what, err);
+  if (r || !L) { dy_freeModel(dh); dy_freeModel(E); return; }
+  CHECK(L->n == n, "%s: %d joints, expected %d", what, L->n, n);
+  if (L->n != n) { dy_freeModel(L); dy_freeModel(dh); dy_freeModel(E); return; }
+  CHECK(L->load_fk_err < 1e-12, "%s: load_fk_err %.3g", what, L->load_fk_err);
+  CHECK(!strcmp(L->source, path), "%s: source '%s'", what, L->source);
+  for (int j = 0; j < n; j++) {
+    char nm[16];
+    snprintf(nm, sizeof nm, "j%d", j + 1);
+    CHECK(L->jnt_type[j] == dh->jnt_type[j], "%s: joint %d type", what, j + 1);
+    CHECK(!strcmp(L->jnt_name[j], nm), "%s: joint %d name '%s'", what, j + 1, L->jnt_name[j]);
+    if (cont[j]) CHECK(isinf(L->jnt_qmin[j]) && isinf(L->jnt_qmax[j]), "%s: continuous joint %d limited", what, j + 1);
+    else CHECK(L->jnt_qmin[j] == lo[j] && L->jnt_qmax[j] == hi[j], "%s: joint %d limits %g %g", what, j + 1,
+               L->jnt_qmin[j], L->jnt_qmax[j]);
+    CHECK(L->jnt_qdmax[j] == vel[j] && L->jnt_taumax[j] == eff[j], "%s: joint %d velocity/effort", what, j + 1);
+  }
+
+  dyData* dL = dy_makeData(L);
+  dyData* dE = dy_makeData(E);
+  double qE[DY_MAXJ], qdE[DY_MAXJ], qddE[DY_MAXJ], qL[DY_MAXJ], qdL[DY_MAXJ], qddL[DY_MAXJ];
+  double tL[DY_MAXJ], tE[DY_MAXJ], HL[DY_MAXJ*DY_MAXJ], HE[DY_MAXJ*DY_MAXJ];
+  double worst_fk = 0, worst_tau = 0, worst_H = 0, sc_tau = 0, sc_H = 0;
+  for (int s = 0; s < 5; s++) {
+    th_random_state(n, qE, qdE, qddE);
+    for (int j = 0; j < n; j++) { qL[j] = sgn[j]*qE[j]; qdL[j] = sgn[j]*qdE[j]; qddL[j] = sgn[j]*qddE[j]; }
+    dy_rnea(L, dL, L->par, qL, qdL, qddL, tL);
+    dy_rnea(E, dE, E->par, qE, qdE, qddE, tE);
+    sc_tau = fmax(sc_tau, maxabs(tE, n));
+    for (int j = 0; j < n; j++) worst_tau = fmax(worst_tau, fabs(tL[j] - sgn[j]*tE[j]));
+    dy_crba(L, dL, L->par, qL, HL);
+    dy_crba(E, dE, E->par, qE, HE);
+    sc_H = fmax(sc_H, maxabs(HE, n*n));
+    for (int i = 0; i < n; i++) for (int k = 0; k < n; k++)
+      worst_H = fmax(worst_H, fabs(HL[i*n+k] - sgn[i]*sgn[k]*HE[i*n+k]));
+    /* tip pose, and every joint axis line (direction with the URDF sign) */
+    double RL[9], pL[3], RE[9], pE[3];
+    dy_fk(L, qL, n, RL, pL);
+    dy_fk(E, qE, n, RE, pE);
+    for (int k = 0; k < 9; k++) worst_fk = fmax(worst_fk, fabs(RL[k] - RE[k]));
+    for (int k = 0; k < 3; k++) worst_fk = fmax(worst_fk, fabs(pL[k] - pE[k]));
+    for (int j = 0; j < n; j++) {
+      dy_fk(L, qL, j, RL, pL);
+      dy_fk(E, qE, j, RE, pE);
+      double zE[3] = {RE[2], RE[5], RE[8]}, d[3], c[3];
+      for (int k = 0; k < 3; k++) {
+        worst_fk = fmax(worst_fk, fabs(RL[3*k+2] - sgn[j]*zE[k]));
+        d[k] = pL[k] - pE[k];
+      }
+      dyu_cross(c, d, zE);   /* a prismatic axis has a direction only */
+      if (dh->jnt_type[j] == DY_REVOLUTE) worst_fk = fmax(worst_fk, sqrt(dyu_dot3(c, c)));
+    }
+  }
+  for (int j = 0; j + 1 < n; j++) {
+    int par = fabs(sin(dh->dh_alpha[j+1])) < 1e-12;
+    cov_par += par; cov_coin += par && dh->dh_a[j+1] == 0; cov_inter += !par && dh->dh_a[j+1] == 0;
+  }
+  for (int j = 0; j < n; j++) { cov_prism += dh->jnt_type[j] == DY_PRISMATIC; cov_neg += sgn[j] < 0; }
+  max_tau_rel = fmax(max_tau_rel, worst_tau / fmax(1, sc_tau));
+  max_H_rel = fmax(max_H_rel, worst_H / fmax(1, sc_H));
+  max_fk = fmax(max_fk, worst_fk);
+  max_loaderr = fmax(max_loaderr, L->load_fk_err);
+  CHECK(worst_tau <= 1e-9 * fmax(1, sc_tau), "%s: torques differ by %.3g (scale %.3g)", what, worst_tau, sc_tau);
+  CHECK(worst_H <= 1e-9 * fmax(1, sc_H), "%s: inertia matrices differ by %.3g (scale %.3g)", what, worst_H, sc_H);
+  CHECK(worst_fk <= 1e-12, "%s: tip pose / axis lines differ by %.3g", what, worst_fk);
+  double mL = 0, mE = 0;
+  for (int j = 0; j < n; j++) { mL += L->par[DY_NPAR_LINK*j + DY_M]; mE += dh->par[DY_NPAR_LINK*j + DY_M]; }
+  mE += mt + (cam ? mc : 0) + mmid;
+  CHECK_REL(mL, mE, 1e-13, "moving mass");
+  dy_freeData(dL); dy_freeData(dE);
+  dy_freeModel(L); dy_freeModel(E); dy_freeModel(dh);
+}
+
+/* ------------------------------------------------------------ real files */
+
+/* sum of the <mass value> of the links listed, read from the file text */
+static double file_mass(const char* path, const char* const* links, int nl) {
+  FILE* f = fopen(path, "r");
+  if (!f) return -1;
+  static char buf[1 << 17];
+  size_t len = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[len] = 0;
+  double s = 0;
+  for (int i = 0; i < nl; i++) {
+    char key[128];
+    snprintf(key, sizeof key, "<link name=\"%s\">", links[i]);
+    const char* p = strstr(buf, key);
+    if (!p) return -1;
+    const char* q = strstr(p, "<mass value=\"");
+    const char* e = strstr(p, "</link>");
+    if (!q || !e || q > e) return -1;
+    s += strtod(q + 13, NULL);
+  }
+  return s;
+}
+
+static void real_file(const char* path, const char* const* moving_links, int nml) {
+  dyModel* m = NULL;
+  char err[DY_ERRSZ];
+  int r = dy_load_urdf(path, NULL, &m, err, sizeof err);
+  CHECK(r == 0 && m, "%s: %s", path, err);
+  if (r || !m) return;
+  CHECK(m->n == 7, "%s: %d joints", path, m->n);
+  CHECK(m->load_fk_err < 1e-12, "%s: load_fk_err %.3g", path, m->load_fk_err);
+  CHECK_REL(sqrt(dyu_dot3(m->gravity, m->gravity)), 9.81, 1e-14, "gravity norm");
+  double mass = 0;
+  for (int j = 0; j < m->n; j++) mass += m->par[DY_NPAR_LINK*j + DY_M];
+  double expect = file_mass(path, moving_links, nml);
+  CHECK(expect > 0, "%s: cannot read the masses back", path);
+  CHECK_REL(mass, expect, 1e-13, "real file moving mass");
+  dyData* d = dy_makeData(m);
+  double q[DY_MAXJ], H[DY_MAXJ*DY_MAXJ];
+  int n = m->n, pd = 1;
+  for (int s = 0; s < 10; s++) {
+    th_random_state(n, q, NULL, NULL);
+    dy_crba(m, d, m->par, q, H);
+    /* Cholesky by hand: every pivot positive */
+    for (int k = 0; k < n; k++) {
+      for (int i = 0; i < k; i++) H[k*n+k] -= H[k*n+i]*H[k*n+i];
+      if (!(H[k*n+k] > 0)) { pd = 0; break; }
+      H[k*n+k] = sqrt(H[k*n+k]);
+      for (int i = k + 1; i < n; i++) {
+        for (int l = 0; l < k; l++) H[i*n+k] -= H[i*n+l]*H[k*n+l];
+        H[i*n+k] /= H[k*n+k];
+      }
+    }
+  }
+  CHECK(pd, "%s: inertia matrix not positive definite", path);
+  dy_freeData(d);
+  dy_freeModel(m);
+}
+
+/* --base, --tip and the default tip on the shipped files and a small one */
+static void options(void) {
+  const char* kuka = "datasets/urdf/kuka_lwr4.urdf";
+  char err[DY_ERRSZ];
+  dyModel *a = NULL, *b = NULL, *c = NULL;
+  dyLoadOpt o = {0};
+  o.base = "lwr_base_link";
+  int ra = dy_load_urdf(kuka, NULL, &a, err, sizeof err);
+  int rb = dy_load_urdf(kuka, &o, &b, err, sizeof err);
+  CHECK(ra == 0 && rb == 0, "kuka --base lwr_base_link: %s", err);
+  if (!ra && !rb) {
+    /* the file's box -> lwr_base_link joint: xyz -0.25 0 1, rpy 0 */
+    double q[7], Ra[9], pa[3], Rb[9], pb[3], w = 0;
+    for (int s = 0; s < 5; s++) {
+      th_random_state(7, q, NULL, NULL);
+      dy_fk(a, q, 7, Ra, pa);
+      dy_fk(b, q, 7, Rb, pb);
+      double off[3] = {-0.25, 0, 1};
+      for (int k = 0; k < 9; k++) w = fmax(w, fabs(Ra[k] - Rb[k]));
+      for (int k = 0; k < 3; k++) w = fmax(w, fabs(pa[k] - pb[k] - off[k]));
+    }
+    CHECK(w < 1e-14, "kuka: tip from box vs from lwr_base_link differ by %.3g", w);
+    for (int k = 0; k < 3; k++) CHECK_REL(a->gravity[k], b->gravity[k], 1e-15, "kuka gravity, --base");
+  }
+  o.base = NULL; o.tip = "lwr_4_link";
+  int rc = dy_load_urdf(kuka, &o, &c, err, sizeof err);
+  CHECK(rc == 0 && c && c->n == 4, "kuka --tip lwr_4_link: %s", rc ? err : "");
+  if (!rc) {
+    double mass = 0;
+    for (int j = 0; j < 4; j++) mass += c->par[DY_NPAR_LINK*j + DY_M];
+    CHECK_REL(mass, 4 * 2.7, 1e-14, "kuka --tip lwr_4_link: mass of links 1-4 only");
+    CHECK(c->load_fk_err < 1e-12, "kuka --tip: fk err %.3g", c->load_fk_err);
+  }
+  dy_freeModel(a); dy_freeModel(b); dy_freeModel(c);
+  o.tip = NULL; o.base = "lwr_2_link";
+  c = (dyModel*)1;
+  rc = dy_load_urdf(kuka, &o, &c, err, sizeof err);
+  CHECK(rc == -1 && !c && strstr(err, ":123: --base 'lwr_2_link': joint 'lwr_1_joint' between the root 'box'"),
+        "kuka --base lwr_2_link: %s", err);
+
+  /* Gen3: the default tip follows the fixed end_effector joint
+   * (file: rpy 3.14159265358979 1.09937075168372E-32 0, xyz 0 0 -0.0615250000000001) */
+  const char* gen3 = "datasets/urdf/gen3.urdf";
+  a = b = NULL;
+  o.base = NULL; o.tip = "bracelet_link";
+  ra = dy_load_urdf(gen3, NULL, &a, err, sizeof err);
+  rb = dy_load_urdf(gen3, &o, &b, err, sizeof err);
+  CHECK(ra == 0 && rb == 0, "gen3 tips: %s", err);
+  if (!ra && !rb) {
+    double q[7], Ra[9], pa[3], Rb[9], pb[3], w = 0, r = 3.14159265358979, z = -0.0615250000000001;
+    double Re[9] = {1, 0, 0, 0, cos(r), -sin(r), 0, sin(r), cos(r)};   /* pitch 1e-32: nothing */
+    for (int s = 0; s < 5; s++) {
+      th_random_state(7, q, NULL, NULL);
+      dy_fk(a, q, 7, Ra, pa);
+      dy_fk(b, q, 7, Rb, pb);
+      for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++)
+          w = fmax(w, fabs(Ra[3*i+k] - (Rb[3*i]*Re[k] + Rb[3*i+1]*Re[3+k] + Rb[3*i+2]*Re[6+k])));
+        w = fmax(w, fabs(pa[i] - (pb[i] + Rb[3*i+2]*z)));
+      }
+    }
+    CHECK(w < 1e-14, "gen3: default tip vs bracelet_link + end_effector joint: %.3g", w);
+  }
+  dy_freeModel(a); dy_freeModel(b);
+
+  /* two fixed children at the end: the tip stays at the last moving link,
+   * both masses are merged */
+  const char* path = "build/tests/urdf_twotools.urdf";
+  FILE* f = fopen(path, "w");
+  if (!f) { CHECK(0, "cannot write %s", path); return; }
+  fputs("<robot name=\"t\"><link name=\"a\"/><link name=\"b\"/>\n"
+        "<link name=\"t1\"><inertial><mass value=\"1.5\"/><origin xyz=\"0 0 1\"/>"
+        "<inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>\n"
+        "<link name=\"t2\"><inertial><mass value=\"0.5\"/>"
+        "<inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial></link>\n"
+        "<joint name=\"j\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 1\"/></joint>\n"
+        "<joint name=\"f1\" type=\"fixed\"><origin xyz=\"1 0 0\"/><parent link=\"b\"/><child link=\"t1\"/></joint>\n"
+        "<joint name=\"f2\" type=\"fixed\"><origin xyz=\"0 2 0\"/><parent link=\"b\"/><child link=\"t2\"/></joint>\n"
+        "</robot>\n", f);
+  fclose(f);
+  a = NULL;
+  ra = dy_load_urdf(path, NULL, &a, err, sizeof err);
+  CHECK(ra == 0 && a && a->n == 1, "two tools: %s", ra ? err : "");
+  if (!ra) {
+    double q = 0.7, R[9], p[3], H[1];
+    dy_fk(a, &q, 1, R, p);
+    CHECK(fabs(R[0] - cos(q)) + fabs(R[1] + sin(q)) + fabs(R[3] - sin(q)) + fabs(R[8] - 1) +
+          fabs(p[0]) + fabs(p[1]) + fabs(p[2]) < 1e-15, "two tools: the tip is link b");
+    CHECK(isinf(a->jnt_qmin[0]) && isinf(a->jnt_qmax[0]), "continuous joint: no position limits");
+    /* inertia about the axis: 1.5 kg at distance 1 and 0.5 kg at distance 2 */
+    dyData* d = dy_makeData(a);
+    dy_crba(a, d, a->par, &q, H);
+    CHECK_REL(H[0], 1.5 * 1 + 0.5 * 4, 1e-14, "two tools: merged inertia about the axis");
+    dy_freeData(d);
+  }
+  dy_freeModel(a);
+}
+
+/* corrupted copies of a real file: truncated, or one byte changed; every
+ * one must load or fail cleanly (one-line message naming the file) */
+static void corrupted(void) {
+  FILE* f = fopen("datasets/urdf/gen3.urdf", "rb");
+  if (!f) { CHECK(0, "cannot read gen3.urdf"); return; }
+  static char src[1 << 15], buf[1 << 15];
+  size_t len = fread(src, 1, sizeof src, f);
+  fclose(f);
+  const char* path = "build/tests/urdf_corrupt.urdf";
+  const char repl[] = "<>\"= /x9.-e";
+  int ok = 1, loaded = 0, failed = 0;
+  for (int t = 0; t < 200 && ok; t++) {
+    size_t at = (size_t)th_uniform(0, (double)len), n = len;
+    memcpy(buf, src, len);
+    if (t % 2) n = at; else buf[at] = repl[(int)th_uniform(0, sizeof repl - 1)];
+    f = fopen(path, "wb");
+    if (!f) { ok = 0; break; }
+    fwrite(buf, 1, n, f);
+    fclose(f);
+    char err[DY_ERRSZ] = "";
+    dyModel* m = (dyModel*)1;
+    int r = dy_load_urdf(path, NULL, &m, err, sizeof err);
+    if (r == 0) { ok = m && m != (dyModel*)1 && m->n >= 1; loaded++; if (m != (dyModel*)1) dy_freeModel(m); }
+    else { ok = r == -1 && !m && strstr(err, path) == err && !strchr(err, '\n'); failed++; }
+    if (!ok) fprintf(stderr, "corruption %d at %zu: r=%d err='%s'\n", t, at, r, err);
+  }
+  CHECK(ok && failed > 0, "corrupted files: %d loaded, %d failed cleanly", loaded, failed);
+}
+
+/* ------------------------------------------------------------ malformed */
+
+static const char* const good_head =
+  "<?xml version=\"1.0\"?>\n"                                          /* 1 */
+  "<robot name=\"t\">\n"                                               /* 2 */
+  "  <link name=\"a\"/>\n"                                             /* 3 */
+  "  <link name=\"b\"><inertial><mass value=\"1\"/>"
+  "<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>\n" /* 4 */
+  "  <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/>"
+  "<axis xyz=\"0 0 1\"/></joint>\n";                                   /* 5 */
+
+static void bad(const char* name, const char* text, const dyLoadOpt* opt, const char* expect) {
+  char path[256], err[DY_ERRSZ] = "";
+  snprintf(path, sizeof path, "build/tests/urdf_bad_%s.urdf", name);
+  FILE* f = fopen(path, "w");
+  if (!f) { CHECK(0, "cannot write %s", path); return; }
+  fputs(text, f);
+  fclose(f);
+  dyModel* m = (dyModel*)1;
+  int r = dy_load_urdf(path, opt, &m, err, sizeof err);
+  CHECK(r == -1 && m == NULL, "%s: returned %d", name, r);
+  if (m && m != (dyModel*)1) dy_freeModel(m);
+  char want[600];
+  snprintf(want, sizeof want, "%s:%s", path, expect);
+  CHECK(strstr(err, want) == err, "%s: error '%s', expected it to start with '%s'", name, err, want);
+  CHECK(!strchr(err, '\n'), "%s: error is not one line", name);
+}
+
+/* t = good_head with the first `from` replaced by `to`, closed by </robot> */
+static void subst(char* t, size_t tsz, const char* from, const char* to) {
+  const char* p = strstr(good_head, from);
+  snprintf(t, tsz, "%.*s%s%s</robot>\n", (int)(p - good_head), good_head, to, p + strlen(from));
+}
+
+static void malformed(void) {
+  char t[4096];
+  dyLoadOpt tip = {0};
+  tip.tip = "nowhere";
+  /* a branch of two moving joints at the tip */
+  snprintf(t, sizeof t, "%s"
+           "  <link name=\"c\"/>\n  <link name=\"d\"/>\n"                                           /* 6, 7 */
+           "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/></joint>\n"  /* 8 */
+           "  <joint name=\"j3\" type=\"prismatic\"><parent link=\"b\"/><child link=\"d\"/></joint>\n"
+           "</robot>\n", good_head);
+  bad("branch", t, NULL, "4: the chain branches at link 'b' into 2 moving branches; choose one with --tip "
+      "(candidate tips: 'c', 'd')");
+  /* ... which --tip resolves */
+  {
+    char path[] = "build/tests/urdf_bad_branch.urdf", err[DY_ERRSZ];
+    dyLoadOpt o = {0};
+    o.tip = "d";
+    dyModel* m = NULL;
+    int r = dy_load_urdf(path, &o, &m, err, sizeof err);
+    CHECK(r == 0 && m && m->n == 2 && m->jnt_type[1] == DY_PRISMATIC, "branch with --tip d: %s", r ? err : "");
+    if (m) CHECK(m->load_fk_err < 1e-12, "branch with --tip d: fk err %.3g", m->load_fk_err);
+    dy_freeModel(m);
+  }
+  bad("tipmissing", t, &tip, " --tip link 'nowhere' is not defined");
+  snprintf(t, sizeof t, "%s  <link name=\"c\"/>\n"
+           "  <joint name=\"fl\" type=\"floating\"><parent link=\"b\"/><child link=\"c\"/></joint>\n</robot>\n", good_head);
+  bad("floating", t, NULL, "7: joint 'fl' is floating: only revolute, continuous, prismatic and fixed joints");
+  snprintf(t, sizeof t, "%s  <link name=\"c\"/>\n"
+           "  <joint name=\"pl\" type=\"planar\"><parent link=\"b\"/><child link=\"c\"/></joint>\n</robot>\n", good_head);
+  bad("planar", t, NULL, "7: joint 'pl' is planar: only");
+  snprintf(t, sizeof t, "%s  <link name=\"c\"/>\n"
+           "  <joint name=\"sp\" type=\"spherical\"><parent link=\"b\"/><child link=\"c\"/></joint>\n</robot>\n", good_head);
+  bad("unknowntype", t, NULL, "7: joint 'sp' has unknown type 'spherical'");
+  snprintf(t, sizeof t, "%s"
+           "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/>\n<child link=\"ghost\"/></joint>\n</robot>\n", good_head);
+  bad("missinglink", t, NULL, "7: joint 'j2' names child link 'ghost', which is not defined");
+  snprintf(t, sizeof t, "%s  <link name=\"c\"/>\n"
+           "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/></joint>\n"
+           "  <joint name=\"j3\" type=\"revolute\"><parent link=\"c\"/><child link=\"b\"/></joint>\n</robot>\n", good_head);
+  bad("twoparents", t, NULL, "8: link 'b' has two parents: joint 'j3' and joint 'j1' (line 5)");
+  snprintf(t, sizeof t, "<?xml version=\"1.0\"?>\n<robot name=\"t\">\n  <link name=\"r\"/>\n"
+           "  <link name=\"a\"/>\n  <link name=\"b\"/>\n"
+           "  <joint name=\"ab\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n"   /* 6 */
+           "  <joint name=\"ba\" type=\"revolute\"><parent link=\"b\"/><child link=\"a\"/></joint>\n"   /* 7 */
+           "</robot>\n");
+  bad("cycle", t, NULL, "6: the joints form a cycle (through joint 'ab', link 'b')");
+  bad("empty", "", NULL, "1: empty file");
+  bad("blank", "  \n\n", NULL, "3: not a valid XML file: ");
+  bad("notxml", "joint,type,alpha\n1,R,0\n", NULL, "1: not a valid XML file: Start tag expected");
+  bad("truncated", "<?xml version=\"1.0\"?>\n<robot name=\"t\">\n  <link name=\"a\">\n", NULL,
+      "4: not a valid XML file:");
+  bad("notrobot", "<?xml version=\"1.0\"?>\n<sdf/>\n", NULL, "2: root element is <sdf>, a URDF has <robot>");
+  snprintf(t, sizeof t, "<?xml version=\"1.0\"?>\n<robot name=\"t\">\n  <link name=\"a\"/>\n  <link name=\"b\">\n"
+           "    <inertial><mass value=\"nan\"/>\n<inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/>"
+           "</inertial></link>\n</robot>\n");
+  bad("nanmass", t, NULL, "5: <mass value=\"nan\">: not a finite number (NaN or infinity)");
+  subst(t, sizeof t, "ixx=\"1\"", "ixx=\"x\"");
+  bad("nonnumeric", t, NULL, "4: <inertia ixx=\"x\">: 'x' is not a number");
+  subst(t, sizeof t, "ixx=\"1\"", "ixx=\"1e999\"");
+  bad("overflow", t, NULL, "4: <inertia ixx=\"1e999\">: not a finite number (overflow)");
+  subst(t, sizeof t, "<mass value=\"1\"/>", "<mass value=\"NaN\"/>");
+  bad("nanmass2", t, NULL, "4: <mass value=\"NaN\">: not a finite number (NaN or infinity)");
+  subst(t, sizeof t, "<axis xyz=\"0 0 1\"/>", "<axis xyz=\"0 0 0\"/>");
+  bad("zeroaxis", t, NULL, "5: joint 'j1': zero axis vector");
+  subst(t, sizeof t, "<axis xyz=\"0 0 1\"/>", "<axis xyz=\"0 0\"/>");
+  bad("shortaxis", t, NULL, "5: <axis xyz=\"0 0\">: 3 numbers expected, found 2");
+  subst(t, sizeof t, "<axis xyz=\"0 0 1\"/>", "<axis xyz=\"0 0 1 0\"/>");
+  bad("longaxis", t, NULL, "5: <axis xyz=\"0 0 1 0\">: unexpected '0' after 3 numbers");
+  subst(t, sizeof t, "<axis", "<limit lower=\"1\" upper=\"-1\"/><axis");
+  bad("limits", t, NULL, "5: joint 'j1': lower limit 1 above upper limit -1");
+  subst(t, sizeof t, "<mass value=\"1\"/>", "<mass value=\"-1\"/>");
+  bad("negmass", t, NULL, "4: link 'b': negative mass -1");
+  snprintf(t, sizeof t, "%s  <link name=\"a\"/>\n</robot>\n", good_head);
+  bad("duplink", t, NULL, "6: link name 'a' is used twice (also on line 3)");
+  snprintf(t, sizeof t, "%s  <link name=\"c\"/>\n"
+           "  <joint name=\"j1\" type=\"fixed\"><parent link=\"b\"/><child link=\"c\"/></joint>\n</robot>\n", good_head);
+  bad("dupjoint", t, NULL, "7: joint name 'j1' is used twice (also on line 5)");
+  snprintf(t, sizeof t, "<?xml version=\"1.0\"?>\n<robot name=\"t\">\n  <link name=\"a\"/>\n  <link name=\"b\"/>\n"
+           "  <joint name=\"f\" type=\"fixed\"><parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>\n");
+  bad("nomoving", t, NULL, "4: no moving joint between the base 'a' and the tip 'b'");
+  snprintf(t, sizeof t, "<?xml version=\"1.0\"?>\n<robot name=\"t\">\n  <link name=\"a\"/>\n  <link name=\"b\"/>\n</robot>\n");
+  bad("tworoots", t, NULL, "4: two root links, 'a' and 'b'");
+  dyLoadOpt base = {0};
+  base.base = "b";
+  snprintf(t, sizeof t, "%s  <link name=\"c\"/>\n"
+           "  <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/></joint>\n</robot>\n", good_head);
+  bad("movingbase", t, &base, "5: --base 'b': joint 'j1' between the root 'a' and the base moves");
+  {
+    char err[DY_ERRSZ];
+    dyModel* m = (dyModel*)1;
+    int r = dy_load_urdf("build/tests/no_such_file.urdf", NULL, &m, err, sizeof err);
+    CHECK(r == -1 && !m && strstr(err, "build/tests/no_such_file.urdf: cannot open: "), "missing file: %s", err);
+  }
+}
+
+int main(void) {
+  mkdir("build", 0777);
+  mkdir("build/tests", 0777);
+  for (int t = 0; t < 42; t++) roundtrip(t, 1 + t % 7, t % 2 ? 0.6 : 0.0);
+  printf("round trips: %d parallel (%d coincident) and %d intersecting successive axes, %d prismatic joints, "
+         "%d negated axes, %d massive fixed links between joints; largest differences: torque %.2g, inertia matrix %.2g (relative), "
+         "tip/axes %.2g m, load_fk_err %.2g\n", cov_par, cov_coin, cov_inter, cov_prism, cov_neg, cov_mid,
+         max_tau_rel, max_H_rel, max_fk, max_loaderr);
+  static const char* const kuka[] = {"lwr_1_link", "lwr_2_link", "lwr_3_link", "lwr_4_link", "lwr_5_link",
+                                     "lwr_6_link", "lwr_7_link"};
+  static const char* const gen3[] = {"shoulder_link", "half_arm_1_link", "half_arm_2_link", "forearm_link",
+                                     "spherical_wrist_1_link", "spherical_wrist_2_link", "bracelet_link",
+                                     "end_effector_link"};
+  real_file("datasets/urdf/kuka_lwr4.urdf", kuka, 7);
+  real_file("datasets/urdf/gen3.urdf", gen3, 8);
+  options();
+  corrupted();
+  malformed();
+  return test_report();
+}

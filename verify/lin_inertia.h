@@ -1,0 +1,58 @@
+/* dynid verify: the joint-space inertia matrix from S.K. Lin's minimal
+ * linear combinations (seed 001, Lin & Fang 1999), Formulations 1 and 2.
+ *
+ * The composite-body first moments chat_i and inertia tensors Jhat_i about
+ * the local origins O_i are built from the MLC values alone (section 4,
+ * Table VII): chat_i = k_i + l_i(q), Jhat_i = U_i + V_i(q), with the varying
+ * parts l_i, V_i recursed from the tip; for the joints r..s-1 before the
+ * first revolute joint s not parallel to the first revolute joint r, only
+ * (Jhat_i)_33, chat_i and the scalar (t_ii^<r>)_z of eq. (29) are formed,
+ * from U33, delta k, kappa1, kappa2 and mhat, as the MLCs do not hold the
+ * rest. The standard parameters are never used.
+ *   Formulation 1 (Table I, with eqs. 29-31 for r..s-1): the force and
+ *     moment each composite body needs for a unit acceleration of its joint,
+ *     carried down the chain frame by frame; D_ji = its joint component.
+ *   Formulation 2 (Table II, with eq. 32 for i < s): D_ji in closed form in
+ *     frame i from u_j^<i> and the vector O_j -> O_i in frame i.
+ * Both return H = M(q) + diag(IA) when the set carries joint parameters,
+ * else M(q). dyv_lin_inertia1_ops counts the multiplications and
+ * additions Formulation 1 executes (dyv_lin_ops reads them).              */
+#ifndef DYNID_LIN_INERTIA_H
+#define DYNID_LIN_INERTIA_H
+
+#include "model.h"
+#include "base.h"
+
+typedef struct dyvLin_ dyvLin;
+
+/* Prepare Lin's formulations for model m and base set b. If b is Lin's set
+ * ("lin"), beta is read directly; for any other set the MLCs are obtained
+ * as beta_lin = (B_lin P_b) beta (the map is formed here, once). The
+ * geometric constants (sines of alpha, 2 a_j, u_r^<i>, ...) are computed
+ * here, as the paper assumes. Owns its scratch: one per thread. NULL with
+ * err on failure (a model outside Theorem 1, out of memory).             */
+dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz);
+void dyv_lin_free(dyvLin* L);
+
+/* Formulation 1: H (n x n, row-major, full symmetric) [kg m^2 | kg m | kg]
+ * at joint positions q (n) from the base parameters beta (b->nb). */
+void dyv_lin_inertia1(dyvLin* L, const double* beta, const double* q, double* H);
+
+/* Formulation 2: same inputs and output. */
+void dyv_lin_inertia2(dyvLin* L, const double* beta, const double* q, double* H);
+
+/* Formulation 1 with operation counting: the same code path as
+ * dyv_lin_inertia1, adding the multiplications and additions/subtractions
+ * it executes (composite first moments and inertia tensors of Table VII
+ * included, i.e. the quantity of seed 001 Table VIII; sin/cos of q, the
+ * armature diagonal and the mapping from a non-Lin set not counted) to the
+ * counters of L. */
+void dyv_lin_inertia1_ops(dyvLin* L, const double* beta, const double* q, double* H);
+
+/* Formulation 2 with operation counting (same conventions). */
+void dyv_lin_inertia2_ops(dyvLin* L, const double* beta, const double* q, double* H);
+
+/* The counters of L (since the last reset); reset != 0 zeroes them. */
+void dyv_lin_ops(dyvLin* L, long* mul, long* add, int reset);
+
+#endif

@@ -1,0 +1,236 @@
+/* dynid verify: the counting build of the verified algorithms (see
+ * opcount.h). lin91.c and ne_base.c are compiled here a second time with
+ * DYV_COUNT_OPS defined, which turns every DYV_OPS(M, A) annotation and
+ * counting helper into additions to dyv_nmul / dyv_nadd and renames the
+ * algorithms with the suffix _ops; the ordinary objects are untouched. */
+#define DYV_COUNT_OPS 1
+#include "opcount.h"
+long dyv_nmul, dyv_nadd;
+#include "lin91.c"
+#include "ne_base.c"
+
+#include "dynamics.h"
+#include <stdlib.h>
+
+void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par) {
+  const int n = m->n;
+  dyData* d = dy_makeData(m);
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], b[DY_MAXJ];
+  double* H = malloc(sizeof(double) * (size_t)n * (size_t)n);
+  unsigned char* zero = malloc((size_t)(14*n));
+  out->lin91_H_mul = out->lin91_H_add = out->lin91_Hb_mul = out->lin91_Hb_add = -1;
+  out->nebase_mul = out->nebase_add = out->nefull_mul = out->nefull_add = -1;
+  if (!d || !H || !zero) { dy_freeData(d); free(H); free(zero); return; }
+  /* a generic state: counts depend only on the code paths, not on values */
+  for (int j = 0; j < n; j++) { q[j] = 0.1 + 0.3*j; qd[j] = 0.7 - 0.2*j; qdd[j] = 0.5 + 0.1*j; }
+  dyv_nmul = dyv_nadd = 0;
+  dyv_lin91_H_ops(m, d, par, q, H);
+  out->lin91_H_mul = dyv_nmul; out->lin91_H_add = dyv_nadd;
+  dyv_nmul = dyv_nadd = 0;
+  dyv_lin91_Hb_ops(m, d, par, q, qd, H, b);
+  out->lin91_Hb_mul = dyv_nmul; out->lin91_Hb_add = dyv_nadd;
+  dyvNeBase pl;
+  dyv_nebase_zero_from_par(zero, m, par);
+  dyv_nebase_make(&pl, m, zero);
+  dyv_nmul = dyv_nadd = 0;
+  dyv_nebase_rnea_ops(&pl, d, par, q, qd, qdd, tau);
+  out->nebase_mul = dyv_nmul; out->nebase_add = dyv_nadd;
+  dyv_nebase_make(&pl, m, NULL);
+  dyv_nmul = dyv_nadd = 0;
+  dyv_nebase_rnea_ops(&pl, d, par, q, qd, qdd, tau);
+  out->nefull_mul = dyv_nmul; out->nefull_add = dyv_nadd;
+  dy_freeData(d); free(H); free(zero);
+}
+
+int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int nb) {
+  const int n = m->n;
+  int nrev = 0;
+  for (int j = 0; j < n; j++) nrev += m->jnt_type[j] == DY_REVOLUTE;
+  double* par = malloc(sizeof(double) * (size_t)(14*n));
+  if (!par) return -1;
+  dyvOpCounts c;
+  dyv_opcount(&c, m, m->par);
+  fprintf(f, "# operation counts per call (M multiplications, A additions), %s, n = %d (%d revolute)\n",
+          m->source, n, nrev);
+  fprintf(f, "algorithm,mul,add,seed_formula,seed_mul,seed_add\n");
+  double nn = n;
+  if (nrev == n && n >= 2) {
+    fprintf(f, "lin91_H,%ld,%ld,seed 000 Table I (10.5n^2+38.5n-85 M; 6n^2+39n-70 A),%.0f,%.0f\n",
+            c.lin91_H_mul, c.lin91_H_add, 10.5*nn*nn + 38.5*nn - 85, 6*nn*nn + 39*nn - 70);
+    fprintf(f, "lin91_H+b,%ld,%ld,seed 000 section 4 (23n^2+44n-82 M; 15n^2+40n-70 A),%.0f,%.0f\n",
+            c.lin91_Hb_mul, c.lin91_Hb_add, 23*nn*nn + 44*nn - 82, 15*nn*nn + 40*nn - 70);
+  } else {
+    fprintf(f, "lin91_H,%ld,%ld,seed 000 formulas are for n>=2 rotational joints,,\n", c.lin91_H_mul, c.lin91_H_add);
+    fprintf(f, "lin91_H+b,%ld,%ld,,,\n", c.lin91_Hb_mul, c.lin91_Hb_add);
+  }
+  fprintf(f, "ne_full_params,%ld,%ld,no parameter known zero,,\n", c.nefull_mul, c.nefull_add);
+  fprintf(f, "ne_nominal_zeros,%ld,%ld,exact zeros of the nominal parameters skipped,,\n",
+          c.nebase_mul, c.nebase_add);
+  /* structural zeros: of the given base set, else of the QR-pivot set */
+  unsigned char* zero = malloc((size_t)(14*n));
+  if (zero) {
+    int nbq = nb;
+    if (P) dyv_nebase_zero_from_P(zero, m, P, npar, nb);
+    else nbq = dyv_qr_zero_mask(zero, m);
+    for (int k = 0; k < 14*n; k++) par[k] = zero[k] ? 0 : 1;
+    dyvOpCounts cb;
+    dyv_opcount(&cb, m, par);
+    fprintf(f, "ne_base_params,%ld,%ld,realisation of the %s (%d base parameters),,\n",
+            cb.nebase_mul, cb.nebase_add, P ? "given base set" : "QR-pivot base set", nbq);
+    free(zero);
+  }
+  /* seed 004's example: 6R, alpha_{i-1} = 0 pi/2 0 pi/2 -pi/2 pi/2, a_2, r_4,
+   * centres of mass on one axis, no products of inertia, masses grouped
+   * (augmented bodies): nonzero x*2, y*3, y*5, z*1, z*4, z*6, a*, b*, c* */
+  dyModel* r = dy_makeModel(6);
+  if (r) {
+    static const double al[6] = {0, M_PI/2, 0, M_PI/2, -M_PI/2, M_PI/2};
+    static const int msk[6] = {DY_MZ, DY_MX, DY_MY, DY_MZ, DY_MY, DY_MZ};
+    for (int j = 0; j < 6; j++) {
+      r->dh_alpha[j] = al[j];
+      double* p = r->par + DY_NPAR_LINK*j;
+      p[DY_XX] = 0.1 + 0.01*j; p[DY_YY] = 0.2 + 0.01*j; p[DY_ZZ] = 0.3 + 0.01*j;
+      p[msk[j]] = 0.5 + 0.1*j;
+    }
+    r->dh_a[2] = 0.4; r->dh_d[3] = 0.35;
+    snprintf(r->source, sizeof r->source, "seed 004 6R example");
+    dyvOpCounts cr;
+    dyv_opcount(&cr, r, r->par);
+    fprintf(f, "ne_base_seed004_6R,%ld,%ld,seed 004 6R example with its grouped parameters (181 M; 127 A),181,127\n",
+            cr.nebase_mul, cr.nebase_add);
+    dy_freeModel(r);
+  }
+  free(par);
+  return 0;
+}
+
+/* ------------------------------------------------------------ timing */
+#include "saha.h"
+#include <lapacke.h>
+#include <math.h>
+#include <time.h>
+
+int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m) {
+  const int n = m->n, np = 14*n, ncol = m->has_friction ? 14*n : 10*n, ns = 40, rows = ns*n;
+  dyData* d = dy_makeData(m);
+  double* Y = malloc(sizeof(double) * (size_t)rows * (size_t)ncol);
+  double* e = calloc((size_t)np, sizeof(double));
+  lapack_int* jpvt = calloc((size_t)ncol, sizeof(lapack_int));
+  double* tq = malloc(sizeof(double) * (size_t)ncol);
+  int nb = -1;
+  if (d && Y && e && jpvt && tq) {
+    unsigned long long st = 12345;
+    double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
+    for (int s = 0; s < ns; s++) {
+      for (int j = 0; j < n; j++) {
+        double r[3];
+        for (int k = 0; k < 3; k++) {
+          st ^= st >> 12; st ^= st << 25; st ^= st >> 27;
+          r[k] = (double)((st * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 2 - 1;
+        }
+        q[j] = 3*r[0]; qd[j] = 2*r[1]; qdd[j] = 5*r[2];
+      }
+      dy_rnea(m, d, e, q, qd, qdd, t0);
+      for (int k = 0; k < ncol; k++) {
+        e[k] = 1;
+        dy_rnea(m, d, e, q, qd, qdd, t1);
+        e[k] = 0;
+        for (int i = 0; i < n; i++) Y[(size_t)k*rows + (size_t)s*n + i] = t1[i] - t0[i];
+      }
+    }
+    if (LAPACKE_dgeqp3(LAPACK_COL_MAJOR, rows, ncol, Y, rows, jpvt, tq) == 0) {
+      double r0 = fabs(Y[0]);
+      nb = 0;
+      while (nb < ncol && fabs(Y[(size_t)nb*rows + nb]) > 1e-9 * r0) nb++;
+      for (int k = 0; k < np; k++) zero[k] = 1;
+      for (int i = 0; i < nb; i++) zero[jpvt[i] - 1] = 0;
+    }
+  }
+  dy_freeData(d); free(Y); free(e); free(jpvt); free(tq);
+  return nb;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+enum { B_RNEA, B_CRBA, B_CHOL, B_ABA, B_NEFULL, B_NEBASE, B_LINH, B_LINHB, B_SAHAID, B_SAHAFD, B_CRBA_BASE, B_COUNT };
+
+int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int nb,
+                     double seconds) {
+  const int n = m->n, np = 14*n, NS = 64;
+  if (seconds <= 0) seconds = 0.2;
+  dyData* d = dy_makeData(m);
+  unsigned char* zero = malloc((size_t)np);
+  double* par = malloc(sizeof(double) * (size_t)np);
+  double* st = malloc(sizeof(double) * (size_t)NS * 4 * (size_t)n);
+  double* H = malloc(sizeof(double) * (size_t)n * (size_t)n);
+  if (!d || !zero || !par || !st || !H) {
+    dy_freeData(d); free(zero); free(par); free(st); free(H);
+    return -1;
+  }
+  int nbase = nb;
+  const char* setname = "given base set";
+  if (P) dyv_nebase_zero_from_P(zero, m, P, npar, nb);
+  else { nbase = dyv_qr_zero_mask(zero, m); setname = "QR-pivot set"; }
+  /* realisation: nominal values on the nonzero parameters (any values do) */
+  for (int k = 0; k < np; k++) par[k] = zero[k] ? 0 : (m->par[k] != 0 ? m->par[k] : 0.1);
+  unsigned long long s = 987654321;
+  for (int i = 0; i < NS * 4 * n; i++) {
+    s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
+    st[i] = (double)((s * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 4 - 2;
+  }
+  dyvNeBase full, base;
+  dyv_nebase_make(&full, m, NULL);
+  dyv_nebase_make(&base, m, zero);
+  static const char* names[B_COUNT] = {
+    "dy_rnea (full params)", "dy_crba", "dy_fd_chol", "dy_fd_aba",
+    "ne_base (no zeros)", "ne_base (base-param realisation)", "lin91 H", "lin91 H+b",
+    "saha id", "saha fd (UDU^T)", "dy_crba (base-param realisation)"};
+  double ns_call[B_COUNT];
+  for (int a = 0; a < B_COUNT; a++) ns_call[a] = INFINITY;
+  volatile double sink = 0;
+  /* 11 interleaved rounds, the fastest round of each algorithm counts (the
+   * machine may be shared: the minimum is the least disturbed estimate) */
+  for (int round = 0; round < 11; round++)
+  for (int a = 0; a < B_COUNT; a++) {
+    long calls = 0;
+    double t0 = now_s(), t1 = t0;
+    double tau[DY_MAXJ], out[DY_MAXJ];
+    while (t1 - t0 < seconds / 11) {
+      for (int k = 0; k < NS; k++) {
+        const double *q = st + (size_t)k*4*n, *qd = q + n, *qdd = q + 2*n, *tq = q + 3*n;
+        switch (a) {
+          case B_RNEA: dy_rnea(m, d, par, q, qd, qdd, tau); break;
+          case B_CRBA: dy_crba(m, d, m->par, q, H); tau[0] = H[0]; break;
+          case B_CHOL: dy_fd_chol(m, d, m->par, q, qd, tq, tau); break;
+          case B_ABA: dy_fd_aba(m, d, m->par, q, qd, tq, tau); break;
+          case B_NEFULL: dyv_nebase_rnea(&full, d, par, q, qd, qdd, tau); break;
+          case B_NEBASE: dyv_nebase_rnea(&base, d, par, q, qd, qdd, tau); break;
+          case B_LINH: dyv_lin91_H(m, d, m->par, q, H); tau[0] = H[0]; break;
+          case B_LINHB: dyv_lin91_Hb(m, d, m->par, q, qd, H, out); tau[0] = out[0]; break;
+          case B_SAHAID: dyv_saha_id(m, d, m->par, q, qd, qdd, tau); break;
+          case B_SAHAFD: dyv_saha_fd(m, d, m->par, q, qd, tq, tau); break;
+          case B_CRBA_BASE: dy_crba(m, d, par, q, H); tau[0] = H[0]; break;
+        }
+        sink += tau[0];
+      }
+      calls += NS;
+      t1 = now_s();
+    }
+    double ns = 1e9 * (t1 - t0) / (double)calls;
+    if (ns < ns_call[a]) ns_call[a] = ns;
+  }
+  (void)sink;
+  fprintf(f, "# timings on %s (n = %d); base set: %s, %d base parameters, %d parameters structurally zero\n",
+          m->source, n, setname, nbase, base.nzero);
+  fprintf(f, "algorithm,ns_per_call,reference,speedup_vs_reference\n");
+  const int ref[B_COUNT] = {B_RNEA, B_CRBA, B_CHOL, B_ABA, B_RNEA, B_RNEA, B_CRBA, B_CRBA,
+                            B_RNEA, B_CHOL, B_CRBA};
+  for (int a = 0; a < B_COUNT; a++)
+    fprintf(f, "%s,%.1f,%s,%.2f\n", names[a], ns_call[a], names[ref[a]], ns_call[ref[a]] / ns_call[a]);
+  dy_freeData(d); free(zero); free(par); free(st); free(H);
+  return 0;
+}

@@ -1,0 +1,626 @@
+/* dynid verify: validation metrics, inertia-matrix check, short-horizon
+ * simulation and physical consistency (see validate.h). */
+#include "validate.h"
+#include "dynamics.h"
+#include "mathu.h"
+#include "regressor.h"
+#include "estimate.h"
+#include <lapacke.h>
+#include <nlopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ metrics */
+void dyv_stats_init(dyvTorqueStats* s, int n) {
+  memset(s, 0, sizeof *s);
+  s->n = n;
+  s->maxjoint = -1;
+}
+
+void dyv_stats_add(dyvTorqueStats* s, const double* meas, const double* pred, long row, double t) {
+  if (s->count == 0) for (int j = 0; j < s->n; j++) s->shift[j] = meas[j];
+  for (int j = 0; j < s->n; j++) {
+    double e = meas[j] - pred[j], y = meas[j] - s->shift[j];
+    s->sse[j] += e*e;
+    s->ssm[j] += meas[j]*meas[j];
+    s->s1[j] += y;
+    s->s2[j] += y*y;
+    if (fabs(e) > s->maxerr || s->maxjoint < 0) {
+      s->maxerr = fabs(e); s->maxjoint = j; s->maxrow = row; s->maxt = t;
+    }
+  }
+  s->count++;
+}
+
+void dyv_stats_result(const dyvTorqueStats* s, double* rms, double* rel, double* r2) {
+  const int n = s->n;
+  double se = 0, sm = 0, st = 0;
+  for (int j = 0; j <= n; j++) rms[j] = rel[j] = r2[j] = NAN;
+  if (s->count == 0) return;
+  const double N = (double)s->count;
+  for (int j = 0; j < n; j++) {
+    double sst = s->s2[j] - s->s1[j]*s->s1[j]/N;
+    rms[j] = sqrt(s->sse[j]/N);
+    rel[j] = s->ssm[j] > 0 ? 100*sqrt(s->sse[j]/s->ssm[j]) : NAN;
+    r2[j] = sst > 0 ? 1 - s->sse[j]/sst : NAN;
+    se += s->sse[j]; sm += s->ssm[j]; st += sst > 0 ? sst : 0;
+  }
+  rms[n] = sqrt(se/(N*n));
+  rel[n] = sm > 0 ? 100*sqrt(se/sm) : NAN;
+  r2[n] = st > 0 ? 1 - se/st : NAN;
+}
+
+int dyv_mineig_lwork(int n) { return n*n + 4*n + 8; }
+
+double dyv_mineig(const double* H, int n, double* work) {
+  double *A = work, *w = work + n*n, *wk = w + n;
+  memcpy(A, H, sizeof(double) * (size_t)n * (size_t)n);
+  lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', n, A, n, w, wk, 3*n + 8);
+  return info == 0 ? w[0] : NAN;
+}
+
+/* ----------------------------------------------------------- validator */
+dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
+                                 const unsigned char* zero, double horizon) {
+  const int n = m->n;
+  dyvValidator* v = calloc(1, sizeof *v);
+  if (!v) return NULL;
+  v->m = m;
+  v->d = dy_makeData(m);
+  v->par = malloc(sizeof(double) * (size_t)(14*n));
+  v->H = malloc(sizeof(double) * (size_t)n * (size_t)n);
+  v->work = malloc(sizeof(double) * (size_t)dyv_mineig_lwork(n));
+  if (!v->d || !v->par || !v->H || !v->work) { dyv_validator_free(v); return NULL; }
+  memcpy(v->par, par, sizeof(double) * (size_t)(14*n));
+  dyv_nebase_make(&v->plan, m, zero);
+  dyv_stats_init(&v->st, n);
+  v->mineig = INFINITY;
+  v->horizon = horizon;
+  return v;
+}
+
+void dyv_validator_free(dyvValidator* v) {
+  if (!v) return;
+  dy_freeData(v->d);
+  free(v->par); free(v->H); free(v->work);
+  free(v);
+}
+
+/* x' = f(x): qdd from dy_fd_aba with torque tau held constant */
+static int rk4_step(dyvValidator* v, double dt) {
+  const int n = v->m->n;
+  double q0[DY_MAXJ], qd0[DY_MAXJ], k1[DY_MAXJ], k2[DY_MAXJ], k3[DY_MAXJ], k4[DY_MAXJ];
+  double qt[DY_MAXJ], qdt[DY_MAXJ];
+  memcpy(q0, v->sim_q, sizeof(double) * n);
+  memcpy(qd0, v->sim_qd, sizeof(double) * n);
+  int bad = 0;
+  bad |= dy_fd_aba(v->m, v->d, v->par, q0, qd0, v->sim_tau, k1);
+  for (int j = 0; j < n; j++) { qt[j] = q0[j] + 0.5*dt*qd0[j]; qdt[j] = qd0[j] + 0.5*dt*k1[j]; }
+  double v2[DY_MAXJ]; memcpy(v2, qdt, sizeof(double) * n);
+  bad |= dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k2);
+  for (int j = 0; j < n; j++) { qt[j] = q0[j] + 0.5*dt*v2[j]; qdt[j] = qd0[j] + 0.5*dt*k2[j]; }
+  double v3[DY_MAXJ]; memcpy(v3, qdt, sizeof(double) * n);
+  bad |= dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k3);
+  for (int j = 0; j < n; j++) { qt[j] = q0[j] + dt*v3[j]; qdt[j] = qd0[j] + dt*k3[j]; }
+  double v4[DY_MAXJ]; memcpy(v4, qdt, sizeof(double) * n);
+  bad |= dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k4);
+  for (int j = 0; j < n; j++) {
+    v->sim_q[j] = q0[j] + dt/6*(qd0[j] + 2*v2[j] + 2*v3[j] + v4[j]);
+    v->sim_qd[j] = qd0[j] + dt/6*(k1[j] + 2*k2[j] + 2*k3[j] + k4[j]);
+    if (!isfinite(v->sim_q[j]) || !isfinite(v->sim_qd[j])) bad = 1;
+  }
+  return bad;
+}
+
+static void sim_restart(dyvValidator* v, const dySample* s) {
+  const int n = v->m->n;
+  memcpy(v->sim_q, s->q, sizeof(double) * n);
+  memcpy(v->sim_qd, s->qd, sizeof(double) * n);
+  memcpy(v->sim_tau, s->tau_raw, sizeof(double) * n);
+  v->sim_t0 = v->sim_tprev = s->t;
+  v->sim_on = 1;
+  v->sim_segments++;
+}
+
+void dyv_validator_add(dyvValidator* v, const dySample* s) {
+  const int n = v->m->n;
+  double pred[DY_MAXJ];
+  dyv_nebase_rnea(&v->plan, v->d, v->par, s->q, s->qd, s->qdd, pred);
+  dyv_stats_add(&v->st, s->tau_raw, pred, s->row, s->t);
+  dy_crba(v->m, v->d, v->par, s->q, v->H);
+  double e = dyv_mineig(v->H, n, v->work);
+  if (!(e > 0)) v->not_pd++;
+  if (e < v->mineig || isnan(e)) { v->mineig = e; v->mineig_row = s->row; v->mineig_t = s->t; }
+  if (v->horizon > 0) {
+    if (!v->sim_on) { sim_restart(v, s); return; }
+    double dt = s->t - v->sim_tprev;
+    if (!(dt > 0) || rk4_step(v, dt)) { v->sim_fail++; sim_restart(v, s); return; }
+    for (int j = 0; j < n; j++) {
+      double err = s->q[j] - v->sim_q[j];
+      v->sim_se[j] += err*err;
+      if (fabs(err) > v->sim_max[j]) { v->sim_max[j] = fabs(err); v->sim_maxrow[j] = s->row; }
+    }
+    v->sim_count++;
+    v->sim_tprev = s->t;
+    memcpy(v->sim_tau, s->tau_raw, sizeof(double) * n);
+    if (s->t - v->sim_t0 >= v->horizon * (1 - 1e-9)) sim_restart(v, s);
+  }
+}
+
+void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes) {
+  const int n = v->m->n;
+  double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1], r2[DY_MAXJ + 1];
+  dyv_stats_result(&v->st, rms, rel, r2);
+  fprintf(csv, "joint,rms,rel_err_pct,r2\n");
+  for (int j = 0; j <= n; j++) {
+    if (j < n) fprintf(csv, "%d,", j + 1); else fprintf(csv, "all,");
+    fprintf(csv, "%.6g,%.6g,%.6g\n", rms[j], rel[j], r2[j]);
+  }
+  if (!notes) return;
+  fprintf(notes, "# samples: %ld; torque predicted by the base-parameter Newton-Euler "
+          "(%d of %d parameters structurally zero) against the unfiltered logged torque\n",
+          v->st.count, v->plan.nzero, 14*n);
+  if (v->st.count > 0) {
+    fprintf(notes, "# largest error: %.6g on joint %d at data row %ld (t = %.6g s)\n",
+            v->st.maxerr, v->st.maxjoint + 1, v->st.maxrow, v->st.maxt);
+    fprintf(notes, "# inertia matrix (CRBA on the realisation): smallest eigenvalue %.6g at data row %ld "
+            "(t = %.6g s); %s (%ld of %ld samples not positive definite)\n",
+            v->mineig, v->mineig_row, v->mineig_t,
+            v->not_pd ? "NOT positive definite along the log" : "positive definite at every sample",
+            v->not_pd, v->st.count);
+  }
+  if (v->horizon > 0) {
+    fprintf(notes, "# forward simulation (RK4 on ABA, measured torque held between samples), horizon %.6g s, "
+            "%ld segments, %ld compared samples, %ld restarts after failure\n",
+            v->horizon, v->sim_segments, v->sim_count, v->sim_fail);
+    for (int j = 0; j < n && v->sim_count > 0; j++)
+      fprintf(notes, "# sim joint %d: position error rms %.6g, max %.6g at data row %ld\n", j + 1,
+              sqrt(v->sim_se[j] / (double)v->sim_count), v->sim_max[j], v->sim_maxrow[j]);
+  }
+}
+
+/* ------------------------------------------ k-fold cross-validation */
+typedef struct {
+  dyLogReader* lr;
+  const dyModel* m;
+  const dyBase* b;
+  dyData* d;
+  double* Y;           /* n x npar, column-major */
+  long idx;            /* next sample index */
+  long skip0, skip1;   /* held-out block [skip0, skip1) */
+} cvSrc;
+
+static int cv_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err, int errsz) {
+  (void)rw;   /* every equation counts: rw stays 1 */
+  cvSrc* c = ctx;
+  const int n = c->m->n, nb = c->b->nb, np = c->b->npar;
+  int ns = 0;
+  dySample s;
+  while (ns < maxs) {
+    int k = dyi_log_next(c->lr, &s, err, errsz);
+    if (k < 0) return -1;
+    if (k == 0) break;
+    long i = c->idx++;
+    if (i >= c->skip0 && i < c->skip1) continue;
+    dyi_regressor(c->m, c->d, s.q, s.qd, s.qdd, c->b->friction, c->Y, n);
+    for (int r = 0; r < n; r++) {
+      for (int col = 0; col < nb; col++) {
+        double acc = 0;
+        for (int k2 = 0; k2 < np; k2++) acc += c->Y[r + (size_t)n*k2] * c->b->P[(size_t)k2*nb + col];
+        A[(size_t)col*lda + (size_t)ns*n + r] = acc;
+      }
+      y[(size_t)ns*n + r] = s.tau[r];
+    }
+    ns++;
+  }
+  return ns;
+}
+
+static int cv_rewind(void* ctx, char* err, int errsz) {
+  cvSrc* c = ctx;
+  c->idx = 0;
+  return dyi_log_rewind(c->lr, err, errsz);
+}
+
+int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
+                 dyLogReader* lr, int K, char* err, int errsz) {
+  const int n = m->n, nb = b->nb, np = b->npar;
+  memset(out, 0, sizeof *out);
+  if (K < 2 || K > DYV_MAXFOLD) { snprintf(err, errsz, "cross-validation: K = %d folds (2..%d)", K, DYV_MAXFOLD); return -1; }
+  out->K = K;
+  dyv_stats_init(&out->pooled, n);
+  dySample s;
+  int k;
+  long N = 0;
+  if (dyi_log_rewind(lr, err, errsz)) return -1;
+  while ((k = dyi_log_next(lr, &s, err, errsz)) == 1) N++;
+  if (k < 0) return -1;
+  out->N = N;
+  if (N < (long)K * (nb + n) / n + K) { snprintf(err, errsz, "cross-validation: %ld samples are too few for %d folds of %d base parameters", N, K, nb); return -1; }
+  cvSrc c = {lr, m, b, dy_makeData(m), malloc(sizeof(double) * (size_t)n * (size_t)np), 0, 0, 0};
+  double* par = calloc((size_t)(14*n), sizeof(double));
+  unsigned char* zero = malloc((size_t)(14*n));
+  int status = -1;
+  dyEstim* e = NULL;
+  if (!c.d || !c.Y || !par || !zero) { snprintf(err, errsz, "cross-validation: out of memory"); goto done; }
+  dyv_nebase_zero_from_P(zero, m, b->P, np, nb);
+  dyvNeBase plan;
+  dyv_nebase_make(&plan, m, zero);
+  dyEstOpt eo;
+  dyi_est_defaults(&eo);
+  eo.method = DYI_OLS;
+  e = dyi_est_make(n, nb, &eo, err, errsz);
+  if (!e) goto done;
+  for (int f = 0; f < K; f++) {
+    c.skip0 = N * f / K; c.skip1 = N * (f + 1) / K;
+    dyRowSource src = {&c, cv_fill, cv_rewind};
+    if (cv_rewind(&c, err, errsz)) goto done;
+    if (dyi_est_run(e, &src, err, errsz)) {
+      char tmp[256];
+      snprintf(tmp, sizeof tmp, "%s", err);
+      snprintf(err, errsz, "cross-validation fold %d: %s", f + 1, tmp);
+      goto done;
+    }
+    for (int kk = 0; kk < np; kk++) {
+      double acc = 0;
+      for (int i = 0; i < nb; i++) acc += b->P[(size_t)kk*nb + i] * e->beta[i];
+      par[kk] = acc;
+    }
+    /* predict the held-out block */
+    if (dyi_log_rewind(lr, err, errsz)) goto done;
+    dyvTorqueStats fs;
+    dyv_stats_init(&fs, n);
+    long i = 0;
+    while ((k = dyi_log_next(lr, &s, err, errsz)) == 1 && i < c.skip1) {
+      if (i >= c.skip0) {
+        double pred[DY_MAXJ];
+        dyv_nebase_rnea(&plan, c.d, par, s.q, s.qd, s.qdd, pred);
+        dyv_stats_add(&fs, s.tau_raw, pred, s.row, s.t);
+        dyv_stats_add(&out->pooled, s.tau_raw, pred, s.row, s.t);
+        if (i == c.skip0) out->fold_first[f] = s.row;
+        out->fold_last[f] = s.row;
+      }
+      i++;
+    }
+    if (k < 0) goto done;
+    double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1], r2[DY_MAXJ + 1];
+    dyv_stats_result(&fs, rms, rel, r2);
+    out->fold_rel[f] = rel[n];
+  }
+  status = 0;
+done:
+  dyi_est_free(e);
+  dy_freeData(c.d); free(c.Y); free(par); free(zero);
+  return status;
+}
+
+void dyv_crossval_print(FILE* f, const dyvCrossVal* cv) {
+  const int n = cv->pooled.n;
+  double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1], r2[DY_MAXJ + 1];
+  dyv_stats_result(&cv->pooled, rms, rel, r2);
+  fprintf(f, "# %d-fold cross-validation by time blocks (%ld samples; OLS on K-1 blocks, "
+          "held-out block predicted by the base-parameter NE against the unfiltered torque):\n",
+          cv->K, cv->N);
+  for (int j = 0; j <= n; j++) {
+    if (j < n) fprintf(f, "# cv joint %d", j + 1); else fprintf(f, "# cv all");
+    fprintf(f, ": rms %.6g, rel_err_pct %.6g, r2 %.6g\n", rms[j], rel[j], r2[j]);
+  }
+  for (int k = 0; k < cv->K; k++)
+    fprintf(f, "# cv fold %d (rows %ld..%ld): rel_err_pct %.6g\n", k + 1, cv->fold_first[k],
+            cv->fold_last[k], cv->fold_rel[k]);
+}
+
+/* ------------------------------------------------- physical consistency */
+static double sym_mineig(double* A, int n) {   /* A column-major, destroyed */
+  double w[4], wk[64];
+  lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', n, A, n, w, wk, 64);
+  return info == 0 ? w[0] : NAN;
+}
+
+static double pseudo_mineig(const double* p) {
+  double tr = 0.5*(p[DY_XX] + p[DY_YY] + p[DY_ZZ]);
+  double A[16] = {
+    tr - p[DY_XX], -p[DY_XY], -p[DY_XZ], p[DY_MX],
+    -p[DY_XY], tr - p[DY_YY], -p[DY_YZ], p[DY_MY],
+    -p[DY_XZ], -p[DY_YZ], tr - p[DY_ZZ], p[DY_MZ],
+    p[DY_MX], p[DY_MY], p[DY_MZ], p[DY_M]};
+  return sym_mineig(A, 4);
+}
+
+void dyv_link_phys(dyvLinkPhys* o, const double* p) {
+  memset(o, 0, sizeof *o);
+  o->mass = p[DY_M];
+  o->pi_mineig = pseudo_mineig(p);
+  double Ic[9];
+  const double* h = p + DY_MX;
+  dyu_sym6ToMat(Ic, p);
+  if (o->mass > 0) {
+    for (int k = 0; k < 3; k++) o->com[k] = h[k] / o->mass;
+    double hh = dyu_dot3(h, h);
+    for (int r = 0; r < 3; r++)
+      for (int c = 0; c < 3; c++) Ic[3*r + c] -= ((r == c ? hh : 0) - h[r]*h[c]) / o->mass;
+  }
+  double w[3], wk[64];
+  if (LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', 3, Ic, 3, w, wk, 64) != 0) w[0] = w[1] = w[2] = NAN;
+  memcpy(o->pmom, w, sizeof w);
+  o->tri = w[0] + w[1] - w[2];
+  double sc = fmax(fabs(w[2]), 1e-300);
+  o->ok = o->mass > 0 && w[0] > 0 && o->tri >= -1e-12 * sc;
+}
+
+typedef struct {
+  int n, np, nfree;
+  const double* pi0;
+  const double* N;      /* np x nfree, column-major */
+  double* pi;           /* work (np) */
+  double scale[DY_MAXJ];
+  long evals;
+} physCtx;
+
+static double phys_score(const double* pi, const physCtx* c) {
+  double s = INFINITY;
+  for (int j = 0; j < c->n; j++) {
+    double e = pseudo_mineig(pi + DY_NPAR_LINK*j) / c->scale[j];
+    if (!(e == e)) e = -INFINITY;
+    if (e < s) s = e;
+  }
+  return s;
+}
+
+static void phys_point(unsigned nz, const double* z, physCtx* c) {
+  for (int k = 0; k < c->np; k++) {
+    double s = c->pi0[k];
+    for (unsigned i = 0; i < nz; i++) s += c->N[(size_t)i*c->np + k] * z[i];
+    c->pi[k] = s;
+  }
+  c->evals++;
+}
+
+/* max-min objective: min_j lambda_min(PI_j) / s_j */
+static double phys_obj(unsigned nz, const double* z, double* grad, void* data) {
+  (void)grad;
+  physCtx* c = data;
+  phys_point(nz, z, c);
+  return phys_score(c->pi, c);
+}
+
+/* smooth penalty: sum_j sum_k min(0, lambda_k(PI_j)/s_j - delta)^2, zero
+ * once every pseudo-inertia has all eigenvalues >= delta s_j */
+static double phys_pen(unsigned nz, const double* z, double* grad, void* data) {
+  (void)grad;
+  physCtx* c = data;
+  phys_point(nz, z, c);
+  double f = 0;
+  for (int j = 0; j < c->n; j++) {
+    const double* p = c->pi + DY_NPAR_LINK*j;
+    double tr = 0.5*(p[DY_XX] + p[DY_YY] + p[DY_ZZ]);
+    double A[16] = {
+      tr - p[DY_XX], -p[DY_XY], -p[DY_XZ], p[DY_MX],
+      -p[DY_XY], tr - p[DY_YY], -p[DY_YZ], p[DY_MY],
+      -p[DY_XZ], -p[DY_YZ], tr - p[DY_ZZ], p[DY_MZ],
+      p[DY_MX], p[DY_MY], p[DY_MZ], p[DY_M]};
+    double w[4], wk[64];
+    if (LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', 4, A, 4, w, wk, 64) != 0) return HUGE_VAL;
+    for (int k = 0; k < 4; k++) {
+      double e = w[k] / c->scale[j] - 2e-3;
+      if (e < 0) f += e*e;
+    }
+  }
+  return f;
+}
+
+int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const double* B,
+                   int nb, int npar, int maxeval, char* err, int errsz) {
+  const int n = m->n, nl = DY_NPAR_LINK*n;
+  memset(out, 0, sizeof *out);
+  out->n = n;
+  out->best_par = malloc(sizeof(double) * (size_t)(14*n));
+  /* B restricted to the link columns (friction parameters do not enter
+   * the physical-consistency conditions), column-major nb x nl */
+  double* Bl = calloc((size_t)(nb > 0 ? nb : 1) * (size_t)nl, sizeof(double));
+  double* S = malloc(sizeof(double) * (size_t)nl);
+  double* VT = malloc(sizeof(double) * (size_t)nl * (size_t)nl);
+  double* pi = malloc(sizeof(double) * (size_t)nl);
+  double* z = NULL;
+  int status = 0;
+  if (!out->best_par || !Bl || !S || !VT || !pi) {
+    snprintf(err, errsz, "physical consistency: out of memory");
+    status = -1; goto done;
+  }
+  (void)npar;
+  for (int i = 0; i < nb; i++)
+    for (int k = 0; k < nl; k++) Bl[(size_t)k*nb + i] = B[(size_t)i*npar + k];
+  /* null space: rows of V^T beyond the rank */
+  int rank = 0;
+  if (nb > 0) {
+    double* U1 = malloc(sizeof(double));
+    int lw = 5*(nb + nl) + nl*nl + 64;
+    double* wk = malloc(sizeof(double) * (size_t)lw);
+    double* Bc = malloc(sizeof(double) * (size_t)nb * (size_t)nl);
+    if (!U1 || !wk || !Bc) { free(U1); free(wk); free(Bc); snprintf(err, errsz, "physical consistency: out of memory"); status = -1; goto done; }
+    memcpy(Bc, Bl, sizeof(double) * (size_t)nb * (size_t)nl);
+    lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', nb, nl, Bc, nb, S, U1, 1, VT, nl, wk, lw);
+    free(U1); free(wk); free(Bc);
+    if (info != 0) { snprintf(err, errsz, "physical consistency: SVD of B failed (info %d)", (int)info); status = -1; goto done; }
+    int ns = nb < nl ? nb : nl;
+    for (int i = 0; i < ns; i++) if (S[i] > 1e-10 * S[0]) rank++;
+  } else {
+    for (int i = 0; i < nl; i++) for (int k = 0; k < nl; k++) VT[(size_t)k*nl + i] = i == k;
+  }
+  const int nf = nl - rank;
+  out->nfree = nf;
+  /* null-space basis N (nl x nf, column-major): N[:, i] = row rank+i of V^T */
+  double* N = malloc(sizeof(double) * (size_t)nl * (size_t)(nf > 0 ? nf : 1));
+  z = calloc((size_t)(nf > 0 ? nf : 1), sizeof(double));
+  if (!N || !z) { free(N); snprintf(err, errsz, "physical consistency: out of memory"); status = -1; goto done; }
+  for (int i = 0; i < nf; i++)
+    for (int k = 0; k < nl; k++) N[(size_t)i*nl + k] = VT[(size_t)k*nl + rank + i];
+  physCtx c = {n, nl, nf, pi0, N, pi, {0}, 0};
+  double big = 0;
+  for (int j = 0; j < n; j++) {
+    const double* p = pi0 + DY_NPAR_LINK*j;
+    double s = fabs(p[DY_M]) + fabs(p[DY_XX]) + fabs(p[DY_YY]) + fabs(p[DY_ZZ]);
+    c.scale[j] = s > 1e-9 ? s : 1;
+    for (int k = 0; k < 10; k++) big = fmax(big, fabs(p[k]));
+  }
+  for (int j = 0; j < n; j++) dyv_link_phys(&out->given[j], pi0 + DY_NPAR_LINK*j);
+  double best = phys_score(pi0, &c);
+  if (nf > 0) {
+    {
+      double* lb = malloc(sizeof(double) * (size_t)nf);
+      double* ub = malloc(sizeof(double) * (size_t)nf);
+      double bound = 10*big + 1;
+      for (int i = 0; i < nf && lb && ub; i++) { lb[i] = -bound; ub[i] = bound; }
+      const int me = maxeval > 0 ? maxeval : 20000;
+      double f = HUGE_VAL;
+      nlopt_opt opt;
+      /* phase 1: smooth penalty by BOBYQA (quadratic models) */
+      opt = nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nf);
+      if (opt) {
+        if (lb && ub) { nlopt_set_lower_bounds(opt, lb); nlopt_set_upper_bounds(opt, ub); }
+        nlopt_set_min_objective(opt, phys_pen, &c);
+        nlopt_set_maxeval(opt, me / 2);
+        nlopt_set_stopval(opt, 0);
+        nlopt_set_initial_step1(opt, 0.05*(big + 1e-3));
+        nlopt_set_xtol_rel(opt, 1e-12);
+        nlopt_optimize(opt, z, &f);
+        nlopt_destroy(opt);
+      }
+      /* phase 2: the max-min itself by Sbplx from there, if not yet valid */
+      phys_point((unsigned)nf, z, &c);
+      if (!(phys_score(c.pi, &c) > 0)) {
+        opt = nlopt_create(NLOPT_LN_SBPLX, (unsigned)nf);
+        if (opt) {
+          if (lb && ub) { nlopt_set_lower_bounds(opt, lb); nlopt_set_upper_bounds(opt, ub); }
+          nlopt_set_max_objective(opt, phys_obj, &c);
+          nlopt_set_maxeval(opt, me - me / 2);
+          nlopt_set_stopval(opt, 1e-3);
+          nlopt_set_initial_step1(opt, 0.05*(big + 1e-3));
+          nlopt_set_xtol_rel(opt, 1e-12);
+          nlopt_optimize(opt, z, &f);
+          nlopt_destroy(opt);
+        }
+      }
+      free(lb); free(ub);
+    }
+  }
+  /* the witness, recomputed and checked */
+  for (int k = 0; k < nl; k++) {
+    double s = pi0[k];
+    for (int i = 0; i < nf; i++) s += N[(size_t)i*nl + k] * z[i];
+    out->best_par[k] = s;
+  }
+  for (int k = nl; k < 14*n; k++) out->best_par[k] = pi0[k];
+  double sb = phys_score(out->best_par, &c);
+  if (sb < best) {   /* the optimiser never returns worse, but keep pi0 then */
+    memcpy(out->best_par, pi0, sizeof(double) * (size_t)(14*n));
+    sb = best;
+  }
+  out->score = sb;
+  out->evals = c.evals;
+  int allok = 1;
+  for (int j = 0; j < n; j++) {
+    dyv_link_phys(&out->best[j], out->best_par + DY_NPAR_LINK*j);
+    allok &= out->best[j].ok;
+  }
+  /* B (best - pi0) = 0 within round-off */
+  double res = 0, bs = 0;
+  for (int i = 0; i < nb; i++) {
+    double s = 0, t = 0;
+    for (int k = 0; k < nl; k++) {
+      s += B[(size_t)i*npar + k] * (out->best_par[k] - pi0[k]);
+      t += fabs(B[(size_t)i*npar + k] * pi0[k]);
+    }
+    res = fmax(res, fabs(s)); bs = fmax(bs, t);
+  }
+  out->feasible = allok && sb > 0 && res <= 1e-8 * (bs + 1e-12);
+  free(N);
+done:
+  free(Bl); free(S); free(VT); free(pi); free(z);
+  return status;
+}
+
+void dyv_phys_free(dyvPhys* p) {
+  if (p) { free(p->best_par); p->best_par = NULL; }
+}
+
+static void print_link(FILE* f, int j, const dyvLinkPhys* l) {
+  fprintf(f, "#   link %d: m %.6g, principal moments about com %.4g %.4g %.4g, "
+          "I1+I2-I3 %.4g, pseudo-inertia min eig %.4g: %s", j + 1, l->mass,
+          l->pmom[0], l->pmom[1], l->pmom[2], l->tri, l->pi_mineig, l->ok ? "valid" : "INVALID (");
+  if (!l->ok) {
+    const char* sep = "";
+    if (!(l->mass > 0)) { fprintf(f, "%smass <= 0", sep); sep = ", "; }
+    if (!(l->pmom[0] > 0)) { fprintf(f, "%snegative principal moment", sep); sep = ", "; }
+    if (!(l->tri >= 0)) { fprintf(f, "%striangle inequality fails", sep); }
+    fprintf(f, ")");
+  }
+  fprintf(f, "\n");
+}
+
+void dyv_phys_print(FILE* f, const dyvPhys* p) {
+  fprintf(f, "# physical consistency: searched %d free directions (null space of B over the link "
+          "parameters), %ld evaluations of min_j lambda_min(pseudo-inertia_j)/scale_j, best %.4g\n",
+          p->nfree, p->evals, p->score);
+  if (p->feasible)
+    fprintf(f, "# DECIDED: a physically consistent standard-parameter realisation of the identified "
+            "MLCs exists (witness checked: positive masses, triangle inequalities, same MLCs)\n");
+  else
+    fprintf(f, "# HEURISTIC: no physically consistent realisation found by the search "
+            "(this is not a proof that none exists)\n");
+  fprintf(f, "# given realisation P beta:\n");
+  for (int j = 0; j < p->n; j++) print_link(f, j, &p->given[j]);
+  fprintf(f, "# best realisation found:\n");
+  for (int j = 0; j < p->n; j++) print_link(f, j, &p->best[j]);
+}
+
+/* ------------------------------------------------------ the whole check */
+int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBase* b,
+                     const char* logpath, const dyLogOpt* lopt, double horizon, int folds,
+                     int maxeval, char* err, int errsz) {
+  const int n = m->n, np = 14*n;
+  int status = -1;
+  unsigned char* zero = malloc((size_t)np);
+  double* Bid = NULL;
+  dyvValidator* v = NULL;
+  dyLogReader* lr = NULL;
+  dyvPhys phys;
+  dyvCrossVal cv;
+  memset(&phys, 0, sizeof phys);
+  if (!zero) { snprintf(err, errsz, "validate: out of memory"); goto done; }
+  if (b) dyv_nebase_zero_from_P(zero, m, b->P, b->npar, b->nb);
+  else dyv_nebase_zero_from_par(zero, m, par);
+  v = dyv_validator_make(m, par, zero, horizon);
+  if (!v) { snprintf(err, errsz, "validate: out of memory"); goto done; }
+  lr = dyi_log_open(logpath, n, lopt, err, errsz);
+  if (!lr) goto done;
+  dySample s;
+  int k;
+  while ((k = dyi_log_next(lr, &s, err, errsz)) == 1) dyv_validator_add(v, &s);
+  if (k < 0) goto done;
+  if (v->st.count == 0) { snprintf(err, errsz, "%s: the log has no samples", logpath); goto done; }
+  if (b) {
+    if (dyv_phys_check(&phys, m, par, b->B, b->nb, b->npar, maxeval, err, errsz)) goto done;
+  } else {
+    /* no base set: every link parameter is fixed, B = identity */
+    Bid = calloc((size_t)(10*n) * (size_t)(10*n), sizeof(double));
+    if (!Bid) { snprintf(err, errsz, "validate: out of memory"); goto done; }
+    for (int i = 0; i < 10*n; i++) Bid[(size_t)i*10*n + i] = 1;
+    if (dyv_phys_check(&phys, m, par, Bid, 10*n, 10*n, maxeval, err, errsz)) goto done;
+  }
+  if (folds >= 2) {
+    if (!b) { snprintf(err, errsz, "validate: cross-validation needs the base set"); goto done; }
+    if (dyv_crossval(&cv, m, b, lr, folds, err, errsz)) goto done;
+  }
+  dyv_validator_write(v, out, out);
+  dyv_phys_print(out, &phys);
+  if (folds >= 2) dyv_crossval_print(out, &cv);
+  status = 0;
+done:
+  dyv_phys_free(&phys);
+  if (lr) dyi_log_close(lr);
+  dyv_validator_free(v);
+  free(zero); free(Bid);
+  return status;
+}

@@ -1,0 +1,168 @@
+/* dynid verify: validation of identified parameters against measured data.
+ *
+ * - torque metrics (streaming, bounded memory): per joint and over all
+ *   joints  rms = sqrt(mean e^2),  rel_err_pct = 100 ||e|| / ||tau_meas||,
+ *   r2 = 1 - sum e^2 / sum (tau_meas - mean)^2, with e = tau_meas - tau_pred
+ *   and tau_meas the unfiltered logged torque (dySample.tau_raw); the
+ *   largest |e| and where (row, time, joint);
+ * - the inertia matrix along the log: smallest eigenvalue and where, count
+ *   of samples where it is not positive definite;
+ * - a short-horizon forward simulation driven by the measured torque
+ *   (zero-order hold between samples, RK4 on dy_fd_aba with the log's time
+ *   steps), restarted from the measured state every `horizon` seconds:
+ *   position error per joint (rms, max) against the logged q;
+ * - physical consistency of the identified MLCs: whether some realisation
+ *   pi = pi0 + N z (N a basis of the null space of B) has every link
+ *   physically valid, i.e. positive definite pseudo-inertia
+ *       PI = [ tr(J)/2 E - J   h ; h^T  m ]     (J, h = MS about O_j)
+ *   which is equivalent to m > 0 and the principal moments about the centre
+ *   of mass being positive and satisfying the triangle inequalities
+ *   (Wensing, Kim, Slotine 2017). Searched without an SDP solver: NLopt's
+ *   derivative-free Sbplx maximises min_j lambda_min(PI_j)/s_j over z.
+ *   A positive optimum is a constructive proof (the witness is checked);
+ *   a non-positive one means no feasible realisation was found, which is a
+ *   heuristic answer, not a proof of infeasibility. */
+#ifndef DYNID_VALIDATE_H
+#define DYNID_VALIDATE_H
+
+#include <stdio.h>
+#include "model.h"
+#include "log.h"
+#include "ne_base.h"
+#include "base.h"
+
+/* ------------------------------------------------ streaming torque metrics */
+typedef struct {
+  int n;
+  long count;
+  double shift[DY_MAXJ];   /* first measured value (for a stable variance) */
+  double sse[DY_MAXJ];     /* sum e^2 */
+  double ssm[DY_MAXJ];     /* sum tau_meas^2 */
+  double s1[DY_MAXJ];      /* sum (tau_meas - shift) */
+  double s2[DY_MAXJ];      /* sum (tau_meas - shift)^2 */
+  double maxerr;           /* largest |e| */
+  int maxjoint;            /* 0-based */
+  long maxrow;             /* data row of the log */
+  double maxt;
+} dyvTorqueStats;
+
+void dyv_stats_init(dyvTorqueStats* s, int n);
+/* add one sample: measured and predicted torque (n each), its row and time */
+void dyv_stats_add(dyvTorqueStats* s, const double* meas, const double* pred, long row, double t);
+/* rms, rel_err_pct, r2 for joints 0..n-1 and, at index n, over all joints
+ * (arrays of n+1). Empty stats give NaN. */
+void dyv_stats_result(const dyvTorqueStats* s, double* rms, double* rel, double* r2);
+
+/* Smallest eigenvalue of the symmetric n x n matrix H (not modified;
+ * LAPACK dsyev on a copy). work: dyv_mineig_lwork(n) doubles. NaN if
+ * LAPACK fails. */
+int dyv_mineig_lwork(int n);
+double dyv_mineig(const double* H, int n, double* work);
+
+/* --------------------------------------------------------- the validator */
+typedef struct {
+  const dyModel* m;
+  dyData* d;
+  dyvNeBase plan;
+  double* par;             /* realisation (14n), owned copy */
+  dyvTorqueStats st;
+  /* inertia matrix along the log */
+  double mineig;           /* smallest eigenvalue seen */
+  long mineig_row; double mineig_t;
+  long not_pd;             /* samples with mineig <= 0 */
+  double* H; double* work;
+  /* forward simulation */
+  double horizon;          /* [s]; <= 0: off */
+  int sim_on;              /* a segment is running */
+  double sim_t0, sim_tprev;
+  double sim_q[DY_MAXJ], sim_qd[DY_MAXJ], sim_tau[DY_MAXJ];
+  long sim_count, sim_segments, sim_fail;
+  double sim_se[DY_MAXJ], sim_max[DY_MAXJ];
+  long sim_maxrow[DY_MAXJ];
+} dyvValidator;
+
+/* zero: structural zeros of par (14n) for the base-parameter NE, or NULL.
+ * Returns NULL on allocation failure. */
+dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
+                                 const unsigned char* zero, double horizon);
+void dyv_validator_free(dyvValidator* v);
+/* one log sample (uses q, qd, qdd, tau_raw, row, t) */
+void dyv_validator_add(dyvValidator* v, const dySample* s);
+/* per joint "joint,rms,rel_err_pct,r2" then "all" to csv; the rest as
+ * '#'-comment lines to notes (may be the same stream or NULL). */
+void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes);
+
+/* ------------------------------------------ k-fold cross-validation */
+#define DYV_MAXFOLD 64
+typedef struct {
+  int K;                      /* folds */
+  long N;                     /* samples in the log */
+  dyvTorqueStats pooled;      /* every held-out sample, predicted by the
+                                 model estimated without its fold */
+  double fold_rel[DYV_MAXFOLD];  /* rel_err_pct over all joints, per fold */
+  long fold_first[DYV_MAXFOLD];  /* first data row of each fold */
+  long fold_last[DYV_MAXFOLD];
+} dyvCrossVal;
+
+/* k-fold cross-validation by time blocks of one log: the samples are cut
+ * into K consecutive blocks; for each block the base parameters of set b
+ * are estimated by ordinary least squares (ident/estimate.h) from the
+ * other K-1 blocks (rows Y_b = Y P from dyi_regressor against the
+ * preprocessed torque, as `identify` does), and the block is predicted by
+ * the base-parameter Newton-Euler on the realisation P beta against its
+ * unfiltered torque. lr is rewound as needed (2K+1 passes). 2 <= K <=
+ * DYV_MAXFOLD. 0, or -1 with err set. */
+int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
+                 dyLogReader* lr, int K, char* err, int errsz);
+/* '#'-comment lines: pooled per-joint rms, rel_err_pct, r2 and per fold. */
+void dyv_crossval_print(FILE* f, const dyvCrossVal* cv);
+
+/* ------------------------------------------------- physical consistency */
+typedef struct dyvPhys_ dyvPhys;
+
+/* ------------------------------------------------------ the whole check */
+/* Everything `dynid validate` reports, for a realisation par (14n) of the
+ * base set b (may be NULL: then the structural zeros are the exact zeros of
+ * par, the physical-consistency check covers par itself, and there is no
+ * cross-validation): reads the log at logpath (options lopt) once (plus
+ * 2K+1 passes with folds = K >= 2), writes the metrics CSV and the comment
+ * lines to out. horizon <= 0: no simulation. maxeval: evaluations of the
+ * feasibility search. 0, or -1 with err set ("FILE:ROW:COL: ..." for log
+ * errors). Nothing is written to out on failure before the log is read. */
+int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBase* b,
+                     const char* logpath, const dyLogOpt* lopt, double horizon, int folds,
+                     int maxeval, char* err, int errsz);
+
+typedef struct {
+  double mass;             /* m */
+  double com[3];           /* h / m (0 if m <= 0) */
+  double pmom[3];          /* principal moments about the centre of mass, ascending */
+  double tri;              /* min(I1 + I2 - I3, ...) over the three inequalities */
+  double pi_mineig;        /* smallest eigenvalue of the pseudo-inertia */
+  int ok;                  /* 1: m > 0, pmom > 0, triangle inequalities hold */
+} dyvLinkPhys;
+
+/* Consistency of one link's ten parameters (XX..M, model.h order). */
+void dyv_link_phys(dyvLinkPhys* out, const double* par10);
+
+struct dyvPhys_ {
+  int n;
+  int nfree;               /* dimension of the null space searched */
+  int feasible;            /* 1: a physically valid realisation was found (decided) */
+  double score;            /* best min_j lambda_min(PI_j) / s_j */
+  long evals;
+  dyvLinkPhys given[DY_MAXJ];   /* links of the given realisation */
+  dyvLinkPhys best[DY_MAXJ];    /* links of the best realisation found */
+  double* best_par;        /* 14n, owned (free with dyv_phys_free) */
+};
+
+/* Search the realisations pi0 + N z of beta = B pi0 (B row-major nb x npar,
+ * npar = 10n or 14n; pi0 14n). maxeval: NLopt evaluations (e.g. 20000).
+ * Returns 0, -1 on failure (err set). */
+int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const double* B,
+                   int nb, int npar, int maxeval, char* err, int errsz);
+void dyv_phys_free(dyvPhys* p);
+/* Human-readable report as '#'-comment lines. */
+void dyv_phys_print(FILE* f, const dyvPhys* p);
+
+#endif
