@@ -102,7 +102,12 @@ void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* q
     double F[10][3], N[10][3];
     body_regressor(F, N, w, wd, vd);
     double* Yk = Y + (size_t)ldy * (size_t)(DY_NPAR_LINK*k);
-    for (int j = 0; j <= k; j++) {
+    for (int j = 0; j < n; j++) {
+      if (j > k) {   /* link k does not act on joints after it (a plain loop:
+                        a memset call per column costs more for small n) */
+        for (int c = 0; c < DY_NPAR_LINK; c++) Yk[j + (size_t)ldy*c] = 0;
+        continue;
+      }
       const double* s = S + 6*j;
       for (int c = 0; c < 6; c++)
         Yk[j + (size_t)ldy*c] = s[0]*N[c][0] + s[1]*N[c][1] + s[2]*N[c][2];
@@ -111,22 +116,16 @@ void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* q
                               + s[3]*F[c][0] + s[4]*F[c][1] + s[5]*F[c][2];
       Yk[j + (size_t)ldy*DY_M] = s[3]*F[DY_M][0] + s[4]*F[DY_M][1] + s[5]*F[DY_M][2];
     }
-    /* link k does not act on joints after it */
-    for (int c = 0; c < DY_NPAR_LINK; c++)
-      for (int j = k + 1; j < n; j++) Yk[j + (size_t)ldy*c] = 0;
   }
 
   /* joint columns: IA qdd, FV qd, FC sign(qd), FO, on the joint's own row */
   if (friction) {
     for (int j = 0; j < n; j++) {
       double* Yj = Y + (size_t)ldy * (size_t)(DY_NPAR_LINK*n + DY_NPAR_JNT*j);
-      for (int c = 0; c < DY_NPAR_JNT; c++)
-        for (int i = 0; i < n; i++) Yj[i + (size_t)ldy*c] = 0;
       double qdj = qd ? qd[j] : 0;
-      Yj[j + (size_t)ldy*DY_IA] = qdd ? qdd[j] : 0;
-      Yj[j + (size_t)ldy*DY_FV] = qdj;
-      Yj[j + (size_t)ldy*DY_FC] = dyu_sign(qdj);
-      Yj[j + (size_t)ldy*DY_FO] = 1;
+      double v[DY_NPAR_JNT] = {qdd ? qdd[j] : 0, qdj, dyu_sign(qdj), 1};
+      for (int c = 0; c < DY_NPAR_JNT; c++)
+        for (int i = 0; i < n; i++) Yj[i + (size_t)ldy*c] = i == j ? v[c] : 0;
     }
   }
 }
