@@ -10,10 +10,8 @@ void dy_crba(const dyModel* m, dyData* d, const double* par, const double* q,
   const int n = m->n;
   double* c = d->ci;   /* per link: J (6), MS (3), M (1) */
 
-  for (int j = 0; j < n; j++) {
-    dy_jointframe(m, j, q[j], d->R + 9*j, d->p + 3*j);
-    memcpy(c + 10*j, par + DY_NPAR_LINK*j, 10 * sizeof(double));
-  }
+  dy_frames(m, d, q);
+  memcpy(c, par, sizeof(double) * DY_NPAR_LINK * (size_t)n);
 
   /* backward: add composite j into j-1:
    *   M' += M;  MS' += R MS + M p;

@@ -12,6 +12,17 @@
 
 #include "model.h"
 
+/* Joint frames of every joint at q into d->R (R_{j-1,j}, row-major, 9n) and
+ * d->p (O_j in frame j-1 [m], 3n), as dy_jointframe, with cos/sin alpha_j
+ * cached in d (recomputed whenever the model's alpha_j differs from the
+ * cached one, so a model edited between calls stays right). */
+void dy_frames(const dyModel* m, dyData* d, const double* q);
+
+/* dy_rnea_g on the frames already in d (a dy_frames, dy_crba or dy_rnea call
+ * at the same q just before), to skip recomputing them. */
+void dy_rnea_frames(const dyModel* m, dyData* d, const double* par, const double* qd,
+                    const double* qdd, const double g[3], int joint, double* tau);
+
 /* Inverse dynamics by the recursive Newton-Euler algorithm (Khalil's
  * link-frame form, gravity entering as the base acceleration -g):
  *   tau = M(q) qdd + C(q,qd) qd + g(q) + IA qdd + FV qd + FC sign(qd) + FO
@@ -37,8 +48,10 @@ void dy_bias(const dyModel* m, dyData* d, const double* par, const double* q,
              const double* qd, double* b);
 
 /* Forward dynamics by Cholesky: qdd = H^-1 (tau - b) with H from dy_crba and
- * b from dy_bias, LAPACK dpotrf/dpotrs. Returns 0, or the LAPACK info (> 0:
- * H not positive definite at that minor). */
+ * b from dy_bias (one set of frames for both), H = L L^T factored in place
+ * (a plain loop: for n <= DY_MAXJ it is 3-4x faster than LAPACK's dpotrf,
+ * whose call and locking overhead dominate at this size). Returns 0, or k+1
+ * if H is not positive definite at minor k (LAPACK's info convention). */
 int dy_fd_chol(const dyModel* m, dyData* d, const double* par, const double* q,
                const double* qd, const double* tau, double* qdd);
 

@@ -2,168 +2,214 @@
  * by the articulated-body algorithm (seed 003, section 3.3). */
 #include "dynamics.h"
 #include "mathu.h"
-#include <lapacke.h>
+#include <math.h>
 #include <string.h>
 
 int dy_fd_chol(const dyModel* m, dyData* d, const double* par, const double* q,
                const double* qd, const double* tau, double* qdd) {
   const int n = m->n;
-  dy_crba(m, d, par, q, d->H);
-  dy_bias(m, d, par, q, qd, d->b);
+  double* L = d->H;
+  dy_crba(m, d, par, q, L);                      /* computes the frames */
+  dy_rnea_frames(m, d, par, qd, NULL, m->gravity, 1, d->b);
   for (int j = 0; j < n; j++) qdd[j] = tau[j] - d->b[j];
-  /* H is symmetric: its row-major upper triangle is the column-major lower */
-  int info = LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', n, d->H, n);
-  if (info) return info;
-  return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', n, 1, d->H, n, qdd, n);
-}
-
-/* spatial helpers: 6-vectors (angular; linear), 6x6 row-major */
-
-/* Xm: motion transform from parent frame to frame j, given R (frame j axes
- * in parent) and p (O_j in parent):  w' = R^T w,  v' = R^T (v + w x p)
- * as a 6x6 [[R^T, 0], [-R^T [p], R^T]] */
-static void motion_xform(double X[36], const double R[9], const double p[3]) {
-  memset(X, 0, 36 * sizeof(double));
-  for (int a = 0; a < 3; a++)
-    for (int b = 0; b < 3; b++) {
-      X[6*a + b] = R[3*b + a];
-      X[6*(a+3) + b + 3] = R[3*b + a];
+  /* H = L L^T, lower triangle in place (row-major) */
+  for (int j = 0; j < n; j++) {
+    double* Lj = L + j*n;
+    double s = Lj[j];
+    for (int k = 0; k < j; k++) s -= Lj[k] * Lj[k];
+    if (!(s > 0)) return j + 1;
+    double djj = sqrt(s);
+    Lj[j] = djj;
+    for (int i = j + 1; i < n; i++) {
+      double* Li = L + i*n;
+      double t = Li[j];
+      for (int k = 0; k < j; k++) t -= Li[k] * Lj[k];
+      Li[j] = t / djj;
     }
-  /* -R^T [p]x : column b of [p]x is p x e_b */
-  double px[9] = {0, -p[2], p[1], p[2], 0, -p[0], -p[1], p[0], 0};
-  for (int a = 0; a < 3; a++)
-    for (int b = 0; b < 3; b++)
-      X[6*(a+3) + b] = -(R[a]*px[b] + R[3+a]*px[3+b] + R[6+a]*px[6+b]);
-}
-
-/* v = X u (6) */
-static void mul66v(double v[6], const double X[36], const double u[6]) {
-  for (int a = 0; a < 6; a++) {
-    double s = 0;
-    for (int b = 0; b < 6; b++) s += X[6*a + b] * u[b];
-    v[a] = s;
   }
-}
-/* v = X^T u (6) */
-static void mul66tv(double v[6], const double X[36], const double u[6]) {
-  for (int a = 0; a < 6; a++) {
-    double s = 0;
-    for (int b = 0; b < 6; b++) s += X[6*b + a] * u[b];
-    v[a] = s;
+  /* L y = rhs, then L^T qdd = y */
+  for (int i = 0; i < n; i++) {
+    double t = qdd[i];
+    for (int k = 0; k < i; k++) t -= L[i*n + k] * qdd[k];
+    qdd[i] = t / L[i*n + i];
   }
+  for (int i = n - 1; i >= 0; i--) {
+    double t = qdd[i];
+    for (int k = i + 1; k < n; k++) t -= L[k*n + i] * qdd[k];
+    qdd[i] = t / L[i*n + i];
+  }
+  return 0;
 }
-/* A += X^T B X (6x6) */
-static void add_congruent(double A[36], const double X[36], const double B[36]) {
-  double T[36];
-  for (int a = 0; a < 6; a++)
-    for (int b = 0; b < 6; b++) {
-      double s = 0;
-      for (int k = 0; k < 6; k++) s += B[6*a + k] * X[6*k + b];
-      T[6*a + b] = s;
-    }
-  for (int a = 0; a < 6; a++)
-    for (int b = 0; b < 6; b++) {
-      double s = 0;
-      for (int k = 0; k < 6; k++) s += X[6*k + a] * T[6*k + b];
-      A[6*a + b] += s;
-    }
+
+/* Articulated-body algorithm in 3x3 blocks. A spatial inertia about O_j in
+ * frame j acts on a motion (w; v) as (n; f) = ([A B; B^T M]) (w; v), so a
+ * rigid body has A = J, B = [MS]x, M = m 1. Carried to the parent about
+ * O_{j-1} in its axes (R, p of joint j), with A1 = R A R^T, B1 = R B R^T,
+ * M1 = R M R^T, P = [p]x:
+ *   A' = A1 + P B1^T + (P B1^T)^T - P M1 P,  B' = B1 + P M1,  M' = M1.
+ * Motions go up by w' = R^T w, v' = R^T (v + w x p); forces down by
+ * n' = R n + p x R f, f' = R f. Working in blocks avoids the dense 6x6
+ * transforms (three quarters of the time in a 6x6 formulation).        */
+
+/* res = R X R^T (general 3x3) */
+static void rot_congruent(double res[9], const double R[9], const double X[9]) {
+  double T[9];
+  dyu_mulMat3(T, R, X);
+  dyu_mulMatMatT3(res, T, R);
 }
-/* motion cross: r = v x m */
-static void crm(double r[6], const double v[6], const double u[6]) {
-  dyu_cross(r, v, u);
-  dyu_cross(r + 3, v, u + 3);
-  dyu_addCross(r + 3, v + 3, u);
-}
-/* force cross: r = v x* f */
-static void crf(double r[6], const double v[6], const double f[6]) {
-  dyu_cross(r, v, f);
-  dyu_addCross(r, v + 3, f + 3);
-  dyu_cross(r + 3, v, f + 3);
-}
-/* spatial inertia about O_j: [[J, [MS]x], [[MS]x^T, M 1]] */
-static void spatial_inertia(double In[36], const double* pl) {
-  memset(In, 0, 36 * sizeof(double));
-  double J[9];
-  const double s6[6] = {pl[DY_XX], pl[DY_XY], pl[DY_XZ], pl[DY_YY], pl[DY_YZ], pl[DY_ZZ]};
-  dyu_sym6ToMat(J, s6);
-  const double* c = pl + DY_MX;
-  double cx[9] = {0, -c[2], c[1], c[2], 0, -c[0], -c[1], c[0], 0};
-  for (int a = 0; a < 3; a++)
-    for (int b = 0; b < 3; b++) {
-      In[6*a + b] = J[3*a + b];
-      In[6*a + b + 3] = cx[3*a + b];
-      In[6*(a+3) + b] = cx[3*b + a];
-    }
-  In[21] = In[28] = In[35] = pl[DY_M];
+
+/* res = [p]x X (3x3) */
+static void skew_mul(double res[9], const double p[3], const double X[9]) {
+  for (int c = 0; c < 3; c++) {
+    double x0 = X[c], x1 = X[3 + c], x2 = X[6 + c];
+    res[c] = p[1]*x2 - p[2]*x1;
+    res[3 + c] = p[2]*x0 - p[0]*x2;
+    res[6 + c] = p[0]*x1 - p[1]*x0;
+  }
 }
 
 int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
               const double* qd, const double* tau, double* qdd) {
   const int n = m->n;
-  double* IA = d->ci;          /* articulated inertias (36n) */
-  double* v = d->cv;           /* velocities (6n) */
+  double* blk = d->ci;         /* A (9), B (9), M (9) per link (36n) */
+  double* v = d->cv;           /* velocities (w; v) (6n) */
   double* c = d->cv + 6*n;     /* velocity-product accelerations (6n) */
   double* pA = d->cv + 12*n;   /* bias forces (6n) */
   double* U = d->cv + 18*n;    /* IA S (6n) */
-  double* X = d->work;         /* one motion transform (36) */
-  double* dd = d->b;           /* S^T U (n) */
-  double* u = d->H;            /* tau - S^T pA (n) */
+  double* dd = d->b;           /* S^T U + armature (n) */
+  double* u = d->H;            /* tau - S^T pA - friction (n) */
   const double* pj = par + DY_NPAR_LINK*n;
 
-  /* pass 1: velocities, bias terms */
+  /* pass 1: velocities, bias terms, rigid-body inertias */
+  dy_frames(m, d, q);
   for (int j = 0; j < n; j++) {
-    dy_jointframe(m, j, q[j], d->R + 9*j, d->p + 3*j);
-    double *vj = v + 6*j, S[6] = {0, 0, 0, 0, 0, 0};
-    S[m->jnt_type[j] == DY_REVOLUTE ? 2 : 5] = qd[j];
+    const double *R = d->R + 9*j, *p = d->p + 3*j, *pl = par + DY_NPAR_LINK*j;
+    double *vj = v + 6*j, *cj = c + 6*j, t[3];
     if (j) {
-      motion_xform(X, d->R + 9*j, d->p + 3*j);
-      mul66v(vj, X, v + 6*(j-1));
+      const double* vp = v + 6*(j-1);
+      dyu_mulMatTVec3(vj, R, vp);
+      dyu_cross(t, vp, p);
+      t[0] += vp[3]; t[1] += vp[4]; t[2] += vp[5];
+      dyu_mulMatTVec3(vj + 3, R, t);
     } else memset(vj, 0, 6 * sizeof(double));
-    crm(c + 6*j, vj, S);
-    for (int a = 0; a < 6; a++) vj[a] += S[a];
-    spatial_inertia(IA + 36*j, par + DY_NPAR_LINK*j);
-    double h[6];
-    mul66v(h, IA + 36*j, vj);
-    crf(pA + 6*j, vj, h);
+    double qdj = qd[j];
+    if (m->jnt_type[j] == DY_REVOLUTE) {
+      /* c = v x (z qd, 0) */
+      cj[0] = vj[1]*qdj; cj[1] = -vj[0]*qdj; cj[2] = 0;
+      cj[3] = vj[4]*qdj; cj[4] = -vj[3]*qdj; cj[5] = 0;
+      vj[2] += qdj;
+    } else {
+      /* c = v x (0, z qd) */
+      cj[0] = cj[1] = cj[2] = 0;
+      cj[3] = vj[1]*qdj; cj[4] = -vj[0]*qdj; cj[5] = 0;
+      vj[5] += qdj;
+    }
+    double *A = blk + 36*j, *B = A + 9, *M = A + 18;
+    const double s6[6] = {pl[DY_XX], pl[DY_XY], pl[DY_XZ], pl[DY_YY], pl[DY_YZ], pl[DY_ZZ]};
+    const double* ms = pl + DY_MX;
+    dyu_sym6ToMat(A, s6);
+    B[0] = 0;      B[1] = -ms[2]; B[2] = ms[1];
+    B[3] = ms[2];  B[4] = 0;      B[5] = -ms[0];
+    B[6] = -ms[1]; B[7] = ms[0];  B[8] = 0;
+    memset(M, 0, 9 * sizeof(double));
+    M[0] = M[4] = M[8] = pl[DY_M];
+    /* pA = v x* (I v): h = (J w + ms x v, m v + w x ms) */
+    const double *w = vj, *vl = vj + 3;
+    double ha[3], hl[3];
+    dyu_mulSym6Vec(ha, s6, w);
+    dyu_addCross(ha, ms, vl);
+    dyu_cross(hl, w, ms);
+    hl[0] += pl[DY_M]*vl[0]; hl[1] += pl[DY_M]*vl[1]; hl[2] += pl[DY_M]*vl[2];
+    double* pa = pA + 6*j;
+    dyu_cross(pa, w, ha);
+    dyu_addCross(pa, vl, hl);
+    dyu_cross(pa + 3, w, hl);
   }
 
   /* pass 2: articulated inertias, tip to base */
   for (int j = n - 1; j >= 0; j--) {
-    int k = m->jnt_type[j] == DY_REVOLUTE ? 2 : 5;
-    double *In = IA + 36*j, *Uj = U + 6*j;
-    for (int a = 0; a < 6; a++) Uj[a] = In[6*a + k];
-    dd[j] = Uj[k] + pj[DY_NPAR_JNT*j + DY_IA];
+    double *A = blk + 36*j, *B = A + 9, *M = A + 18, *Uj = U + 6*j, *pa = pA + 6*j;
+    const double* cj = c + 6*j;
+    int rev = m->jnt_type[j] == DY_REVOLUTE;
+    if (rev) {
+      /* U = I (z; 0) = (A z; B^T z) */
+      Uj[0] = A[2]; Uj[1] = A[5]; Uj[2] = A[8];
+      Uj[3] = B[6]; Uj[4] = B[7]; Uj[5] = B[8];
+      dd[j] = Uj[2];
+    } else {
+      /* U = I (0; z) = (B z; M z) */
+      Uj[0] = B[2]; Uj[1] = B[5]; Uj[2] = B[8];
+      Uj[3] = M[2]; Uj[4] = M[5]; Uj[5] = M[8];
+      dd[j] = Uj[5];
+    }
+    dd[j] += pj[DY_NPAR_JNT*j + DY_IA];
     if (!(dd[j] > 0)) return j + 1;
     double qdj = qd[j];
-    u[j] = tau[j] - pA[6*j + k] - pj[DY_NPAR_JNT*j + DY_FV]*qdj
+    u[j] = tau[j] - pa[rev ? 2 : 5] - pj[DY_NPAR_JNT*j + DY_FV]*qdj
          - pj[DY_NPAR_JNT*j + DY_FC]*dyu_sign(qdj) - pj[DY_NPAR_JNT*j + DY_FO];
-    if (j) {
-      double Ia[36], pa[6], t[6];
-      for (int a = 0; a < 6; a++)
-        for (int b = 0; b < 6; b++) Ia[6*a + b] = In[6*a + b] - Uj[a]*Uj[b]/dd[j];
-      mul66v(t, Ia, c + 6*j);
-      for (int a = 0; a < 6; a++) pa[a] = pA[6*j + a] + t[a] + Uj[a]*u[j]/dd[j];
-      motion_xform(X, d->R + 9*j, d->p + 3*j);
-      add_congruent(IA + 36*(j-1), X, Ia);
-      mul66tv(t, X, pa);
-      for (int a = 0; a < 6; a++) pA[6*(j-1) + a] += t[a];
-    }
+    if (!j) break;
+    /* Ia = IA - U U^T / d; pa = pA + Ia c + U u / d */
+    double id = 1 / dd[j];
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) {
+        A[3*a + b] -= Uj[a]*Uj[b]*id;
+        B[3*a + b] -= Uj[a]*Uj[3 + b]*id;
+        M[3*a + b] -= Uj[3 + a]*Uj[3 + b]*id;
+      }
+    double uj = u[j]*id, t[3];
+    dyu_mulMatVec3(t, A, cj);
+    pa[0] += t[0] + Uj[0]*uj; pa[1] += t[1] + Uj[1]*uj; pa[2] += t[2] + Uj[2]*uj;
+    dyu_mulMatVec3(t, B, cj + 3);
+    pa[0] += t[0]; pa[1] += t[1]; pa[2] += t[2];
+    dyu_mulMatTVec3(t, B, cj);
+    pa[3] += t[0] + Uj[3]*uj; pa[4] += t[1] + Uj[4]*uj; pa[5] += t[2] + Uj[5]*uj;
+    dyu_mulMatVec3(t, M, cj + 3);
+    pa[3] += t[0]; pa[4] += t[1]; pa[5] += t[2];
+    /* carry to the parent */
+    const double *R = d->R + 9*j, *p = d->p + 3*j;
+    double A1[9], B1[9], M1[9], PB[9], PM[9], PMP[9], Mp[9];
+    rot_congruent(A1, R, A);
+    rot_congruent(B1, R, B);
+    rot_congruent(M1, R, M);
+    double B1t[9] = {B1[0], B1[3], B1[6], B1[1], B1[4], B1[7], B1[2], B1[5], B1[8]};
+    skew_mul(PB, p, B1t);             /* P B1^T */
+    skew_mul(PM, p, M1);              /* P M1 */
+    /* P M1 P = -(P (P M1)^T)^T ... as P M1 P = -(P (M1 P)^T)... computed directly: */
+    double PMt[9] = {PM[0], PM[3], PM[6], PM[1], PM[4], PM[7], PM[2], PM[5], PM[8]};
+    skew_mul(Mp, p, PMt);             /* P (P M1)^T = P M1^T P^T = -P M1 P */
+    for (int k = 0; k < 9; k++) PMP[k] = -Mp[k];
+    double *Ap = blk + 36*(j-1), *Bp = Ap + 9, *Mpar = Ap + 18;
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++) {
+        Ap[3*a + b] += A1[3*a + b] + PB[3*a + b] + PB[3*b + a] - PMP[3*a + b];
+        Bp[3*a + b] += B1[3*a + b] + PM[3*a + b];
+        Mpar[3*a + b] += M1[3*a + b];
+      }
+    double rf[3], rn[3];
+    dyu_mulMatVec3(rf, R, pa + 3);
+    dyu_mulMatVec3(rn, R, pa);
+    dyu_addCross(rn, p, rf);
+    double* pp = pA + 6*(j-1);
+    pp[0] += rn[0]; pp[1] += rn[1]; pp[2] += rn[2];
+    pp[3] += rf[0]; pp[4] += rf[1]; pp[5] += rf[2];
   }
 
   /* pass 3: accelerations, base to tip; gravity as base acceleration -g */
   double a0[6] = {0, 0, 0, -m->gravity[0], -m->gravity[1], -m->gravity[2]};
-  double* acc = c;   /* reuse c in place: a_j = X a_{j-1} + c_j + S qdd */
+  double* acc = c;   /* in place: a_j = X a_{j-1} + c_j + S qdd */
   for (int j = 0; j < n; j++) {
-    int k = m->jnt_type[j] == DY_REVOLUTE ? 2 : 5;
-    double t[6];
-    motion_xform(X, d->R + 9*j, d->p + 3*j);
-    mul66v(t, X, j ? acc + 6*(j-1) : a0);
-    double* aj = acc + 6*j;
-    for (int a = 0; a < 6; a++) aj[a] += t[a];
-    double s = 0;
-    for (int a = 0; a < 6; a++) s += U[6*j + a] * aj[a];
+    const double *R = d->R + 9*j, *p = d->p + 3*j, *ap = j ? acc + 6*(j-1) : a0;
+    double* aj = acc + 6*j, t[3], r[3];
+    dyu_mulMatTVec3(r, R, ap);
+    aj[0] += r[0]; aj[1] += r[1]; aj[2] += r[2];
+    dyu_cross(t, ap, p);
+    t[0] += ap[3]; t[1] += ap[4]; t[2] += ap[5];
+    dyu_mulMatTVec3(r, R, t);
+    aj[3] += r[0]; aj[4] += r[1]; aj[5] += r[2];
+    const double* Uj = U + 6*j;
+    double s = Uj[0]*aj[0] + Uj[1]*aj[1] + Uj[2]*aj[2] + Uj[3]*aj[3] + Uj[4]*aj[4] + Uj[5]*aj[5];
     qdd[j] = (u[j] - s) / dd[j];
-    aj[k] += qdd[j];
+    aj[m->jnt_type[j] == DY_REVOLUTE ? 2 : 5] += qdd[j];
   }
   return 0;
 }

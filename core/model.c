@@ -64,7 +64,7 @@ dyModel* dy_copyModel(const dyModel* m) {
 
 dyData* dy_makeData(const dyModel* m) {
   int n = m->n;
-  size_t nd = (size_t)n * (9 + 3*6 + 36 + 24 + n + 1 + 16) + 64;
+  size_t nd = (size_t)n * (9 + 3*6 + 36 + 24 + n + 1 + 16 + 3) + 64;
   dyData* d = calloc(1, sizeof(dyData) + nd * sizeof(double));
   if (!d) return NULL;
   double* b = (double*)(d + 1);
@@ -80,7 +80,9 @@ dyData* dy_makeData(const dyModel* m) {
   d->cv = b; b += 24*n;
   d->H = b;  b += (size_t)n*n;
   d->b = b;  b += n;
-  d->work = b;
+  d->work = b; b += 16*n + 64;
+  d->csa = b;
+  for (int j = 0; j < n; j++) d->csa[3*j + 2] = NAN;
   return d;
 }
 

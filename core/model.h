@@ -69,6 +69,8 @@ typedef struct dyData_ {
   double *H;     /* inertia matrix work (n*n) */
   double *b;     /* bias work (n) */
   double *work;  /* general work (16n + 64) */
+  double *csa;   /* cached cos, sin of alpha_j and the alpha_j they belong
+                    to (3n; NaN until first use): see dy_frames */
 } dyData;
 
 /* Allocate a model for n joints, zeroed, gravity (0,0,-9.81), identity

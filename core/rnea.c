@@ -3,9 +3,27 @@
 #include "mathu.h"
 #include <string.h>
 
-void dy_rnea_g(const dyModel* m, dyData* d, const double* par, const double* q,
-               const double* qd, const double* qdd, const double g[3], int joint,
-               double* tau) {
+void dy_frames(const dyModel* m, dyData* d, const double* q) {
+  for (int j = 0; j < m->n; j++) {
+    double* cs = d->csa + 3*j;
+    if (cs[2] != m->dh_alpha[j]) {
+      cs[0] = cos(m->dh_alpha[j]); cs[1] = sin(m->dh_alpha[j]); cs[2] = m->dh_alpha[j];
+    }
+    double th = m->dh_theta[j], dd = m->dh_d[j];
+    if (m->jnt_type[j] == DY_REVOLUTE) th += q[j]; else dd += q[j];
+    double ca = cs[0], sa = cs[1], ct = cos(th), st = sin(th);
+    double *R = d->R + 9*j, *p = d->p + 3*j;
+    /* Rx(alpha) Rz(theta), p = Rx(alpha) (a, 0, 0) + Rx(alpha) Rz(theta) (0, 0, d) */
+    R[0] = ct;      R[1] = -st;     R[2] = 0;
+    R[3] = ca*st;   R[4] = ca*ct;   R[5] = -sa;
+    R[6] = sa*st;   R[7] = sa*ct;   R[8] = ca;
+    p[0] = m->dh_a[j]; p[1] = -sa*dd; p[2] = ca*dd;
+  }
+}
+
+/* Newton-Euler with the frames already in d (dy_frames) */
+void dy_rnea_frames(const dyModel* m, dyData* d, const double* par, const double* qd,
+                    const double* qdd, const double g[3], int joint, double* tau) {
   const int n = m->n;
   double w0[3] = {0, 0, 0}, wd0[3] = {0, 0, 0}, vd0[3] = {-g[0], -g[1], -g[2]};
 
@@ -17,7 +35,6 @@ void dy_rnea_g(const dyModel* m, dyData* d, const double* par, const double* q,
     const double *wdp = j ? d->wd + 3*(j-1) : wd0;
     const double *vdp = j ? d->vd + 3*(j-1) : vd0;
     double qdj = qd ? qd[j] : 0, qddj = qdd ? qdd[j] : 0;
-    dy_jointframe(m, j, q[j], R, p);
 
     /* vd = R^T (vd' + wd' x p + w' x (w' x p)) */
     double t[3], u[3];
@@ -80,6 +97,13 @@ void dy_rnea_g(const dyModel* m, dyData* d, const double* par, const double* q,
       tau[j] += pj[DY_IA]*qddj + pj[DY_FV]*qdj + pj[DY_FC]*dyu_sign(qdj) + pj[DY_FO];
     }
   }
+}
+
+void dy_rnea_g(const dyModel* m, dyData* d, const double* par, const double* q,
+               const double* qd, const double* qdd, const double g[3], int joint,
+               double* tau) {
+  dy_frames(m, d, q);
+  dy_rnea_frames(m, d, par, qd, qdd, g, joint, tau);
 }
 
 void dy_rnea(const dyModel* m, dyData* d, const double* par, const double* q,

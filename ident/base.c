@@ -164,8 +164,6 @@ static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, in
         if (fabs(*kk) < DYI_COEF_TOL || nrm[dep[l]] == 0) *kk = 0;
         else *kk *= nrm[dep[l]] / nrm[ind[i]];
       }
-  } else if (K && nd > 0) {
-    /* rank 0: nothing to express */
   }
   status = 0;
 done:
@@ -238,9 +236,8 @@ done:
  *  - links before r1 only translate: their first moments give no force along
  *    the (prismatic) joint axes: MX, MY, MZ are not identifiable;
  *  - link r1 turns about the fixed direction z_r1: of its inertia only ZZ
- *    acts (XXR, XY, XZ, YZ vanish); if r1 = 1 and z_1 is parallel to gravity,
- *    MX1, MY1 vanish too; with friction IA_r1 has the column of ZZ_r1:
- *    ZZ_r1R += IA_r1;
+ *    acts (XXR, XY, XZ, YZ vanish; MX, MY: see the last rule); with
+ *    friction IA_r1 has the column of ZZ_r1: ZZ_r1R += IA_r1;
  *  - links j > r1 whose revolute joints r1..j are all parallel turn about
  *    the same fixed direction: XXR_j, XY_j, XZ_j, YZ_j vanish; a prismatic
  *    joint j along that direction: MZ_j vanishes and (MX_j, MY_j) ride on
@@ -261,7 +258,11 @@ done:
  *    MS_k - (u_k/u_c) MS_c;
  *  - MX, MY of r1 vanish when z_r1 is parallel to gravity (or there is none)
  *    and every prismatic joint before r1 is parallel to z_r1; so do those of
- *    the revolute joints of the zone that are coaxial with r1.
+ *    the revolute joints of the zone that are coaxial with r1;
+ *  - without gravity, a link j after revolute joints only whose axes meet
+ *    in a fixed point C = O_j + t z_j turns about C: its torques depend on
+ *    its inertia about C only: XZ_jR = XZ_j + t MX_j, YZ_jR = YZ_j + t MY_j,
+ *    and MX_j, MY_j go.
  * What the rules miss (special geometry) is found by the QR test on the
  * grouped set and reduced numerically; the set's note says which. */
 
@@ -298,8 +299,6 @@ typedef struct {
   int r1;                 /* first revolute joint (0-based), n if none */
   int zone[DY_MAXJ];      /* 1: j >= r1 and every revolute joint r1..j parallel to r1 */
   int par_r1[DY_MAXJ];    /* 1: z_j parallel to z_r1 (constant, checked at random q) */
-  int z1_grav;            /* 1: joint 1 axis parallel to gravity (or no gravity) */
-  int z1_perp_grav;       /* 1: joint 1 axis perpendicular to gravity */
   int r2;                 /* first revolute joint not parallel to r1, n if none */
   int r2_perp;            /* 1: z_r2 perpendicular to z_r1 */
   int ms_r1_drop;         /* 1: MX, MY of link r1 vanish: z_r1 parallel to gravity
@@ -310,6 +309,10 @@ typedef struct {
                              as a mass on link j-1 (see kh_group) */
   double cg[DY_MAXJ];     /* -z_j . g, z_j in frame 0 (constant where mrule) */
   int onaxis[DY_MAXJ];    /* 1: O_j on the line of axis r1 (checked at random q) */
+  int fixedpt[DY_MAXJ];   /* 1: joints 1..j revolute and their axes meet in a
+                             fixed point C = O_j + tfix[j] z_j */
+  double tfix[DY_MAXJ];
+  int nograv;             /* 1: gravity is zero */
 } khGeom;
 
 static void kh_geometry(const dyModel* m, khGeom* g) {
@@ -363,11 +366,16 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
   if (g->r2 < n)
     g->r2_perp = fabs(dyu_dot3(zj[0][g->r2], zr[0])) <= 1e-9 && fabs(dyu_dot3(zj[1][g->r2], zr[1])) <= 1e-9;
   double gn = sqrt(dyu_dot3(m->gravity, m->gravity));
-  double z1[3], cz[3];
-  memcpy(z1, zj[0][0], sizeof z1);
-  dyu_cross(cz, z1, m->gravity);
-  g->z1_grav = gn == 0 || sqrt(dyu_dot3(cz, cz)) <= 1e-9 * gn;
-  g->z1_perp_grav = gn == 0 || fabs(dyu_dot3(z1, m->gravity)) <= 1e-9 * gn;
+  g->nograv = gn == 0;
+  /* the point O_j + t z_j that is the same at both configurations */
+  for (int j = 0; j < n && m->jnt_type[j] == DY_REVOLUTE; j++) {
+    double dO[3], dz[3], res[3];
+    for (int k = 0; k < 3; k++) { dO[k] = oj[0][j][k] - oj[1][j][k]; dz[k] = zj[0][j][k] - zj[1][j][k]; }
+    double zz = dyu_dot3(dz, dz), t = zz > 1e-18 ? -dyu_dot3(dz, dO) / zz : 0;
+    for (int k = 0; k < 3; k++) res[k] = dO[k] + t * dz[k];
+    g->fixedpt[j] = sqrt(dyu_dot3(res, res)) <= 1e-9;
+    g->tfix[j] = fabs(t) <= 1e-12 ? 0 : t;
+  }
   if (g->r1 < n) {
     double cr[3];
     dyu_cross(cr, zr[0], m->gravity);
@@ -488,6 +496,21 @@ static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G,
   for (int j = g->r1; j < n && g->ms_r1_drop; j++)
     if (g->zone[j] && g->onaxis[j] && m->jnt_type[j] == DY_REVOLUTE)
       alive[DY_NPAR_LINK*j + DY_MX] = alive[DY_NPAR_LINK*j + DY_MY] = 0;
+  /* no gravity, joints 1..j revolute with axes meeting in a fixed point
+   * C = O_j + t z_j: link j turns about C, its torques depend on its inertia
+   * about C only, J_C = J - 2 t MZ 1 + t (e_z MS^T + MS e_z^T) + M (...),
+   * so XZ_jR = XZ_j + t MX_j, YZ_jR = YZ_j + t MY_j and MX_j, MY_j go */
+  for (int j = 0; j < n && g->nograv; j++) {
+    if (!g->fixedpt[j]) continue;
+    int L = DY_NPAR_LINK*j;
+    double t = g->tfix[j];
+    if (t != 0)
+      for (int k = 0; k < npar; k++) {
+        ROW(L + DY_XZ)[k] += t * ROW(L + DY_MX)[k];
+        ROW(L + DY_YZ)[k] += t * ROW(L + DY_MY)[k];
+      }
+    alive[L + DY_MX] = alive[L + DY_MY] = 0;
+  }
   /* links of the parallel zone: the first moment along z_r1 (u in frame j)
    * acts on no joint: with c the largest |u_c|, MS_c is eliminated and the
    * others become MS_k - (u_k / u_c) MS_c */
@@ -864,6 +887,11 @@ static void why_zero(const dyModel* m, const khGeom* g, int k, char* buf, int bu
   if ((c == DY_MX || c == DY_MY) && g->ms_r1_drop && g->zone[j] && g->onaxis[j] &&
       m->jnt_type[j] == DY_REVOLUTE) {
     snprintf(buf, (size_t)bufsz, "joint %d is coaxial with joint %d, which is revolute about gravity", j + 1, g->r1 + 1);
+    return;
+  }
+  if (ms && g->nograv && g->fixedpt[j]) {
+    snprintf(buf, (size_t)bufsz, "no gravity and the axes of joints 1..%d meet in a fixed point: link %d's first moments act only through its inertia about that point",
+             j + 1, j + 1);
     return;
   }
   if (ms && g->uzone[j] && fabs(fabs(g->u[j][c - DY_MX]) - 1) <= 1e-12) {

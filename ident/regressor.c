@@ -20,32 +20,30 @@ int dyi_ncols(const dyModel* m, int friction) {
   return (friction ? DY_NPAR_LINK + DY_NPAR_JNT : DY_NPAR_LINK) * m->n;
 }
 
-/* 6x10 body regressor of one link: F[c], N[c] (3 each) for parameter c */
+/* 6x10 body regressor of one link: F[c], N[c] (3 each) for parameter c
+ * (F of the six inertia columns is zero and not written) */
 static void body_regressor(double F[10][3], double N[10][3], const double w[3],
                            const double wd[3], const double vd[3]) {
-  /* inertia columns: J = E_c (unit symmetric), f = 0, n = E wd + w x (E w) */
-  static const int ij[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
-  for (int c = 0; c < 6; c++) {
-    double Ew[3] = {0, 0, 0}, Ewd[3] = {0, 0, 0};
-    int a = ij[c][0], b = ij[c][1];
-    Ew[a] += w[b]; Ewd[a] += wd[b];
-    if (a != b) { Ew[b] += w[a]; Ewd[b] += wd[a]; }
-    F[c][0] = F[c][1] = F[c][2] = 0;
-    dyu_cross(N[c], w, Ew);
-    N[c][0] += Ewd[0]; N[c][1] += Ewd[1]; N[c][2] += Ewd[2];
-  }
+  /* inertia columns: n = E wd + w x (E w), E the unit symmetric tensor of
+   * XX XY XZ YY YZ ZZ, written out (no index arrays: they stall the
+   * store-to-load forwarding in this hot loop) */
+  double w00 = w[0]*w[0], w11 = w[1]*w[1], w22 = w[2]*w[2];
+  double w01 = w[0]*w[1], w02 = w[0]*w[2], w12 = w[1]*w[2];
+  N[DY_XX][0] = wd[0];        N[DY_XX][1] = w02;          N[DY_XX][2] = -w01;
+  N[DY_XY][0] = wd[1] - w02;  N[DY_XY][1] = wd[0] + w12;  N[DY_XY][2] = w00 - w11;
+  N[DY_XZ][0] = wd[2] + w01;  N[DY_XZ][1] = w22 - w00;    N[DY_XZ][2] = wd[0] - w12;
+  N[DY_YY][0] = -w12;         N[DY_YY][1] = wd[1];        N[DY_YY][2] = w01;
+  N[DY_YZ][0] = w11 - w22;    N[DY_YZ][1] = wd[2] - w01;  N[DY_YZ][2] = wd[1] + w02;
+  N[DY_ZZ][0] = w12;          N[DY_ZZ][1] = -w02;         N[DY_ZZ][2] = wd[2];
   /* first moments: f = wd x e + w x (w x e) = wd x e + w_i w - |w|^2 e,
-   * n = e x vd */
-  double ww = dyu_dot3(w, w);
-  for (int i = 0; i < 3; i++) {
-    double e[3] = {0, 0, 0};
-    e[i] = 1;
-    double* f = F[DY_MX + i];
-    dyu_cross(f, wd, e);
-    f[0] += w[i]*w[0]; f[1] += w[i]*w[1]; f[2] += w[i]*w[2];
-    f[i] -= ww;
-    dyu_cross(N[DY_MX + i], e, vd);
-  }
+   * n = e x vd, for e = e_x, e_y, e_z */
+  double ww = w00 + w11 + w22;
+  F[DY_MX][0] = w00 - ww;       F[DY_MX][1] = wd[2] + w01;    F[DY_MX][2] = w02 - wd[1];
+  F[DY_MY][0] = w01 - wd[2];    F[DY_MY][1] = w11 - ww;       F[DY_MY][2] = wd[0] + w12;
+  F[DY_MZ][0] = wd[1] + w02;    F[DY_MZ][1] = w12 - wd[0];    F[DY_MZ][2] = w22 - ww;
+  N[DY_MX][0] = 0;              N[DY_MX][1] = -vd[2];         N[DY_MX][2] = vd[1];
+  N[DY_MY][0] = vd[2];          N[DY_MY][1] = 0;              N[DY_MY][2] = -vd[0];
+  N[DY_MZ][0] = -vd[1];         N[DY_MZ][1] = vd[0];          N[DY_MZ][2] = 0;
   /* mass: f = vd, n = 0 */
   F[DY_M][0] = vd[0]; F[DY_M][1] = vd[1]; F[DY_M][2] = vd[2];
   N[DY_M][0] = N[DY_M][1] = N[DY_M][2] = 0;
@@ -104,7 +102,12 @@ void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* q
     double F[10][3], N[10][3];
     body_regressor(F, N, w, wd, vd);
     double* Yk = Y + (size_t)ldy * (size_t)(DY_NPAR_LINK*k);
-    for (int j = 0; j <= k; j++) {
+    for (int j = 0; j < n; j++) {
+      if (j > k) {   /* link k does not act on joints after it (a plain loop:
+                        a memset call per column costs more for small n) */
+        for (int c = 0; c < DY_NPAR_LINK; c++) Yk[j + (size_t)ldy*c] = 0;
+        continue;
+      }
       const double* s = S + 6*j;
       for (int c = 0; c < 6; c++)
         Yk[j + (size_t)ldy*c] = s[0]*N[c][0] + s[1]*N[c][1] + s[2]*N[c][2];
@@ -113,22 +116,16 @@ void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* q
                               + s[3]*F[c][0] + s[4]*F[c][1] + s[5]*F[c][2];
       Yk[j + (size_t)ldy*DY_M] = s[3]*F[DY_M][0] + s[4]*F[DY_M][1] + s[5]*F[DY_M][2];
     }
-    /* link k does not act on joints after it */
-    for (int c = 0; c < DY_NPAR_LINK; c++)
-      for (int j = k + 1; j < n; j++) Yk[j + (size_t)ldy*c] = 0;
   }
 
   /* joint columns: IA qdd, FV qd, FC sign(qd), FO, on the joint's own row */
   if (friction) {
     for (int j = 0; j < n; j++) {
       double* Yj = Y + (size_t)ldy * (size_t)(DY_NPAR_LINK*n + DY_NPAR_JNT*j);
-      for (int c = 0; c < DY_NPAR_JNT; c++)
-        for (int i = 0; i < n; i++) Yj[i + (size_t)ldy*c] = 0;
       double qdj = qd ? qd[j] : 0;
-      Yj[j + (size_t)ldy*DY_IA] = qdd ? qdd[j] : 0;
-      Yj[j + (size_t)ldy*DY_FV] = qdj;
-      Yj[j + (size_t)ldy*DY_FC] = dyu_sign(qdj);
-      Yj[j + (size_t)ldy*DY_FO] = 1;
+      double v[DY_NPAR_JNT] = {qdd ? qdd[j] : 0, qdj, dyu_sign(qdj), 1};
+      for (int c = 0; c < DY_NPAR_JNT; c++)
+        for (int i = 0; i < n; i++) Yj[i + (size_t)ldy*c] = i == j ? v[c] : 0;
     }
   }
 }

@@ -18,7 +18,11 @@ int dyi_ncols(const dyModel* m, int friction);
  * dimension ldy >= n (Y[i + ldy*k] = d tau_i / d pi_k), so that rows of many
  * samples can be stacked into one tall column-major matrix by passing
  * Y + row0 and ldy = total rows. Gravity is m->gravity. Units as dy_rnea.
- * qd or qdd may be NULL for zero. */
+ * qd or qdd may be NULL for zero. Joint columns (friction = 1): row j has
+ * qdd_j (IA), qd_j (FV), sign(qd_j) with sign(0) = 0 (FC) and 1 (FO); the
+ * other rows are zero. Every entry of the n x ncols block is written (no
+ * need to clear Y); rows outside the block are not touched.
+ * Cost: O(n^2) (n(n+1)/2 axis transforms and 10-column projections). */
 void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* qd,
                    const double* qdd, int friction, double* Y, int ldy);
 

@@ -19,18 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The PARAMS reader and the log reader are built by other work in
- * parallel; until they are linked in, say so instead of failing to link.
- * (Remove these two pragmas once ident/params.c is in main.) */
-#pragma weak dyi_params_read
-#pragma weak dyi_params_realise
-#pragma weak dyi_params_free
-
 int cmd_validate(dyCli* c) {
   static const char* use =
       "dynid validate MODEL PARAMS LOG [-o METRICS] [--horizon SECONDS] [--folds K] [--maxeval N]\n"
-      "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ] [--on-bad drop|stop]";
-  int r = cli_check(c, "horizon,folds,maxeval,no-header,map,gain,rows,cutoff,on-bad", 3, 3, use);
+      "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ] [--on-bad drop|stop]\n"
+      "       [--time-scale K] [--resample HZ] [--qd-min V] [--decimate D] [--filter-order N]";
+  int r = cli_check(c, "horizon,folds,maxeval,no-header,map,gain,rows,cutoff,on-bad,"
+                    "time-scale,resample,qd-min,decimate,filter-order", 3, 3, use);
   if (r) return r;
   double horizon;
   long folds, maxeval;
@@ -39,7 +34,6 @@ int cmd_validate(dyCli* c) {
     return 2;
   if (horizon < 0 || !isfinite(horizon)) return cli_usage("--horizon must be a non-negative number of seconds");
   if (folds == 1 || folds < 0 || folds > DYV_MAXFOLD) return cli_usage("--folds must be 2..%d", DYV_MAXFOLD);
-  if (!dyi_params_read) return cli_fail("validate: the PARAMS reader (ident/params.c) is not built yet");
 
   dyModel* m = cli_model(c);
   if (!m) return 1;

@@ -64,6 +64,10 @@ static long bench_reps(bench_fn fn, void* ctx) {
   return (long)((double)reps * TARGET_S / t) + 1;
 }
 
+/* largest max/min ratio of the NMEAS measurements of any function timed so
+ * far: above ~1.2 the machine was busy and the numbers are doubtful */
+static double bench_spread = 1;
+
 /* ns per call of nf functions (each on its own context), median of NMEAS
  * rounds; within a round the functions run one after the other, so that a
  * change of load on a shared machine hits all of them alike and their
@@ -81,6 +85,7 @@ static void bench_ns_set(int nf, bench_fn* fn, void** ctx, double* ns) {
   for (int f = 0; f < nf; f++) {
     qsort(meas[f], NMEAS, sizeof meas[f][0], cmp_double);
     ns[f] = meas[f][NMEAS / 2];
+    if (meas[f][NMEAS - 1] / meas[f][0] > bench_spread) bench_spread = meas[f][NMEAS - 1] / meas[f][0];
   }
 }
 
@@ -343,6 +348,8 @@ int main(int argc, char** argv) {
   /* further sections go here: section_regressor(bm, nm), ... */
   printf("\ncore speed target (>= %.0fx KDL): %s\n", SPEED_TARGET,
          missed ? "NOT MET on some entries" : "met on every entry");
+  printf("largest spread (slowest/fastest of %d measurements of one function): %.2f%s\n", NMEAS,
+         bench_spread, bench_spread > 1.2 ? "  -- the machine was busy: numbers doubtful, run again" : "");
   for (int i = 0; i < nm; i++) dy_freeModel(bm[i].m);
   return 0;
 }

@@ -10,8 +10,9 @@
  * on random chains (revolute and prismatic joints, random and special
  * geometry with alpha snapped to 0, +-pi/2, pi and zero a, d; random
  * physically valid inertias; random gravity; with and without joint terms)
- * of n = 1..10 joints, and on every model shipped in datasets/models
- * (*.csv and *.urdf, found at run time). Each model is built in KDL in two
+ * of n = 1..10 joints, and on every model shipped in datasets/models and
+ * datasets/urdf (found at run time; tables whose comment says --dh are
+ * loaded as classic DH). Each model is built in KDL in two
  * different segment layouts (kdl_shim.h), which must both agree.
  *
  * Why these tolerances:
@@ -25,11 +26,13 @@
  *  sign, lever arm or a missing term) shows at 1e-3 or more, and a 1e-6
  *  relative change of one parameter is detected (check_sensitivity below).
  *  Forward dynamics solves H qdd = tau - b: its relative error is bounded by
- *  cond(H) times the relative error of H and b (~1e-14); for these chains
- *  cond(H) stays below ~1e5 (the largest seen is printed; states with
- *  cond(H) > 1e6, i.e. near-singular chains such as two parallel prismatic
- *  axes, are counted and skipped for FD), so 1e-8 covers 1e-14 * 1e5 with
- *  margin. Errors are NaN-safe: a NaN anywhere fails. */
+ *  about cond(H) times the relative error of H and b (a few eps). States
+ *  with cond(H) > 1e6 (near-singular chains, e.g. parallel prismatic axes
+ *  without armature) are counted and skipped for FD; below that the bound
+ *  is ~1e6 * 1e-15 = 1e-9, so 1e-8 holds with margin (the largest cond(H)
+ *  met and the worst errors are printed; when written: cond 6e4, errors
+ *  1.3e-13 RNE, 2.6e-15 H, 4e-13 FD). Errors are NaN-safe: a NaN anywhere
+ *  fails. */
 #include "testmodels.h"
 #include "dynamics.h"
 #include "io.h"
@@ -123,15 +126,17 @@ static void check_model(const dyModel* m, const double* par, int nstate, const c
   dy_freeData(d);
 }
 
-/* The comparison can fail: KDL built with one parameter changed by 1e-6
- * (relative) must disagree beyond the tolerances. The parameter is one that
- * always acts on the last joint: ZZ_n (revolute) or M_n (prismatic). */
+/* The comparison can fail: KDL built with every link parameter scaled by
+ * 1 + 1e-6 (the joint terms unchanged) must disagree beyond the tolerances.
+ * That changes the link part of every torque and all of H by exactly 1e-6
+ * relative, and qdd by about 1e-6 H^-1 tau, so each check must see it on
+ * any robot. (A temporary 1e-6 change of a single parameter, MX1, made 576
+ * checks fail while this test was written.) */
 static void check_sensitivity(const dyModel* m, const char* what) {
   const int n = m->n;
   double par[14*DY_MAXJ];
   memcpy(par, m->par, sizeof(double) * (size_t)dy_npar(m));
-  int k = DY_NPAR_LINK*(n-1) + (m->jnt_type[n-1] == DY_REVOLUTE ? DY_ZZ : DY_M);
-  par[k] *= 1 + 1e-6;
+  for (int i = 0; i < DY_NPAR_LINK*n; i++) par[i] *= 1 + 1e-6;
   kdl_chain* kc = kdl_make(m, par, KDL_AXIS);
   dyData* d = dy_makeData(m);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t1[DY_MAXJ], t2[DY_MAXJ], H1[DY_MAXJ*DY_MAXJ],
@@ -140,25 +145,40 @@ static void check_sensitivity(const dyModel* m, const char* what) {
   dy_rnea(m, d, m->par, q, qd, qdd, t1);
   kdl_id(kc, q, qd, qdd, t2);
   double e = relerr(t1, t2, n);
-  CHECK(e > TOL_ID, "%s: a 1e-6 change of parameter %d not seen by the RNE check (rel %.3g)", what, k, e);
+  CHECK(e > TOL_ID, "%s: a 1e-6 change of the link parameters not seen by the RNE check (rel %.3g)", what, e);
   dy_crba(m, d, m->par, q, H1);
   kdl_mass(kc, q, H2);
   e = relerr(H1, H2, n*n);
-  CHECK(e > TOL_H, "%s: a 1e-6 change of parameter %d not seen by the H check (rel %.3g)", what, k, e);
+  CHECK(e > TOL_H, "%s: a 1e-6 change of the link parameters not seen by the H check (rel %.3g)", what, e);
   dy_rnea(m, d, m->par, q, qd, qdd, t1);
   dy_fd_aba(m, d, m->par, q, qd, t1, a1);
   kdl_fd(kc, q, qd, t1, a2);
   e = relerr(a1, a2, n);
-  CHECK(e > TOL_FD, "%s: a 1e-6 change of parameter %d not seen by the FD check (rel %.3g)", what, k, e);
+  CHECK(e > TOL_FD, "%s: a 1e-6 change of the link parameters not seen by the FD check (rel %.3g)", what, e);
   dy_freeData(d);
   kdl_free(kc);
 }
 
-/* every shipped model: datasets/models/ *.csv and *.urdf (default options) */
+/* 1 if the leading comment of a model table says to load it with --dh
+ * (classic DH, e.g. the Stanford arm of seed 002); the tables say so in
+ * words such as "load with --dh" */
+static int wants_classic_dh(const char* path) {
+  FILE* f = fopen(path, "r");
+  if (!f) return 0;
+  char line[512];
+  int classic = 0;
+  while (fgets(line, sizeof line, f) && line[0] == '#')
+    if (strstr(line, "--dh")) classic = 1;
+  fclose(f);
+  return classic;
+}
+
+/* every shipped model: the tables in datasets/models and the URDFs in
+ * datasets/urdf (and datasets/models), default --base/--tip */
 static int check_shipped(void) {
   int count = 0;
-  const char* pats[2] = {"datasets/models/*.csv", "datasets/models/*.urdf"};
-  for (int p = 0; p < 2; p++) {
+  const char* pats[3] = {"datasets/models/*.csv", "datasets/models/*.urdf", "datasets/urdf/*.urdf"};
+  for (int p = 0; p < 3; p++) {
     glob_t g;
     if (glob(pats[p], 0, NULL, &g)) continue;   /* no folder or no match */
     for (size_t i = 0; i < g.gl_pathc; i++) {
@@ -166,11 +186,13 @@ static int check_shipped(void) {
       char err[DY_ERRSZ] = "";
       dyLoadOpt opt;
       memset(&opt, 0, sizeof opt);
+      opt.classic_dh = p == 0 && wants_classic_dh(g.gl_pathv[i]);
       int r = dy_load_model(g.gl_pathv[i], &opt, &m, err, sizeof err);
       CHECK(r == 0 && m, "%s loads: %s", g.gl_pathv[i], err);
       if (r || !m) continue;
       check_model(m, m->par, 20, g.gl_pathv[i]);
       check_sensitivity(m, g.gl_pathv[i]);
+      printf("  %-32s %2d joints%s\n", g.gl_pathv[i], m->n, opt.classic_dh ? " (classic DH, --dh)" : "");
       dy_freeModel(m);
       count++;
     }

@@ -326,6 +326,20 @@ static void check_phys(void) {
   }
   fclose(f);
   CHECK(heur && l2, "report says heuristic and names link 2");
+  /* ... and the inertia matrix of these MLCs is indefinite (H_22 = ZZ2 < 0
+   * for this planar arm at every q), the decided certificate */
+  {
+    dyvValidator* v = dyv_validator_make(m, pi0, NULL, 0);
+    for (int i = 0; i < 5; i++) {
+      dySample sm;
+      memset(&sm, 0, sizeof sm);
+      sm.row = i + 1; sm.t = i;
+      th_random_state(2, sm.q, sm.qd, sm.qdd);
+      dyv_validator_add(v, &sm);
+    }
+    CHECK(v->not_pd == 5 && v->mineig < 0, "indefinite H on every sample: %ld, %.3g", v->not_pd, v->mineig);
+    dyv_validator_free(v);
+  }
   dyv_phys_free(&ph);
   /* the same robot with its true ZZ2 is feasible */
   realise(m, B, piv, nb, m->par, pi0, beta);
@@ -473,8 +487,58 @@ static void check_crossval(void) {
   dy_freeModel(m);
 }
 
+/* dyv_sparse_P: B Ps = 1, only nb nonzero rows, and the realisation gives
+ * the torques of the set's own realisation P beta (dy_rnea on both) */
+static void check_sparse(void) {
+  static const char* sets[2] = {"qr", "khalil"};
+  for (int trial = 0; trial < 4; trial++) {
+    dyModel* m = th_random_model(3 + trial, trial % 2 ? 0.3 : 0, 0.5, trial % 2);
+    const int n = m->n;
+    dyData* d = dy_makeData(m);
+    for (int si = 0; si < 2; si++) {
+      char err[512];
+      dyBase* b = dyi_base_compute(m, sets[si], m->has_friction, err, sizeof err);
+      CHECK(b != NULL, "%s: %s", sets[si], err);
+      if (!b) continue;
+      const int nb = b->nb, np = b->npar;
+      double* Ps = malloc(sizeof(double) * np * nb);
+      CHECK(dyv_sparse_P(Ps, b, err, sizeof err) == 0, "sparse P: %s", err);
+      double worst = 0;
+      for (int i = 0; i < nb; i++)
+        for (int k = 0; k < nb; k++) {
+          double acc = 0;
+          for (int c = 0; c < np; c++) acc += b->B[(size_t)i*np + c] * Ps[(size_t)c*nb + k];
+          worst = fmax(worst, fabs(acc - (i == k)));
+        }
+      int rows = 0;
+      for (int c = 0; c < np; c++) {
+        int nz = 0;
+        for (int k = 0; k < nb; k++) nz |= Ps[(size_t)c*nb + k] != 0;
+        rows += nz;
+      }
+      CHECK(worst < 1e-9 && rows == nb, "%s: B Ps = 1 (%.3g), %d nonzero rows of %d", sets[si], worst, rows, nb);
+      double beta[14*DY_MAXJ], p1[14*DY_MAXJ] = {0}, p2[14*DY_MAXJ] = {0};
+      for (int i = 0; i < nb; i++) beta[i] = th_uniform(-1, 1);
+      for (int c = 0; c < np; c++)
+        for (int i = 0; i < nb; i++) { p1[c] += b->P[(size_t)c*nb + i]*beta[i]; p2[c] += Ps[(size_t)c*nb + i]*beta[i]; }
+      double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t1[DY_MAXJ], t2[DY_MAXJ];
+      th_random_state(n, q, qd, qdd);
+      dy_rnea(m, d, p1, q, qd, qdd, t1);
+      dy_rnea(m, d, p2, q, qd, qdd, t2);
+      double e = 0, sc = 1;
+      for (int j = 0; j < n; j++) { e = fmax(e, fabs(t1[j] - t2[j])); sc = fmax(sc, fabs(t1[j])); }
+      CHECK(e <= 1e-9 * sc, "%s: sparse realisation has the same torques (%.3g)", sets[si], e);
+      free(Ps);
+      dyi_base_free(b);
+    }
+    dy_freeData(d);
+    dy_freeModel(m);
+  }
+}
+
 int main(void) {
   check_metrics();
+  check_sparse();
   check_crossval();
   check_horizon();
   check_phys();

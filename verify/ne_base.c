@@ -69,6 +69,9 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
   const int n = pl->n;
   double* cs = d->work;            /* cos, sin theta_j (2n) */
   double* pp = d->p;               /* p_j in frame j-1 (3n) */
+  static const double zeros[DY_MAXJ];
+  if (!qd) qd = zeros;
+  if (!qdd) qdd = zeros;
   double* Ua = d->ci;              /* U_j, row-major (9n) */
 
   /* forward pass */
@@ -77,7 +80,7 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
     const double ca = pl->ca[j], sa = pl->sa[j];
     double *w = d->w + 3*j, *wd = d->wd + 3*j, *vd = d->vd + 3*j, *p = pp + 3*j;
     double* U = Ua + 9*j;
-    const double qdj = qd ? qd[j] : 0, qddj = qdd ? qdd[j] : 0;
+    const double qdj = qd[j], qddj = qdd[j];
     double ct, st, dj = pl->d0[j];
     if (pl->type[j] == DY_REVOLUTE) {
       sincos(pl->th0[j] + q[j], &st, &ct); DYV_OPS(0, 1);
@@ -216,7 +219,7 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
     double t = pl->type[j] == DY_REVOLUTE ? N[2] : F[2];
     if (pl->flags[j] & DYV_NB_FRIC) {
       const double* pj = par + DY_NPAR_LINK*n + DY_NPAR_JNT*j;
-      const double qdj = qd ? qd[j] : 0, qddj = qdd ? qdd[j] : 0;
+      const double qdj = qd[j], qddj = qdd[j];
       t += pj[DY_IA]*qddj + pj[DY_FV]*qdj + pj[DY_FC]*((qdj > 0) - (qdj < 0)) + pj[DY_FO];
       DYV_OPS(3, 4);
     }

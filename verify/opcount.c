@@ -156,7 +156,7 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-enum { B_RNEA, B_CRBA, B_CHOL, B_ABA, B_NEFULL, B_NEBASE, B_LINH, B_LINHB, B_SAHAID, B_SAHAFD, B_CRBA_BASE, B_COUNT };
+enum { B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_NEFULL, B_NEBASE, B_LINH, B_LINHB, B_SAHAID, B_SAHAFD, B_CRBA_BASE, B_COUNT };
 
 int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int nb,
                      double seconds) {
@@ -186,7 +186,7 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
   dyv_nebase_make(&full, m, NULL);
   dyv_nebase_make(&base, m, zero);
   static const char* names[B_COUNT] = {
-    "dy_rnea (full params)", "dy_crba", "dy_fd_chol", "dy_fd_aba",
+    "dy_rnea (full params)", "dy_crba", "dy_crba + dy_bias", "dy_fd_chol", "dy_fd_aba",
     "ne_base (no zeros)", "ne_base (base-param realisation)", "lin91 H", "lin91 H+b",
     "saha id", "saha fd (UDU^T)", "dy_crba (base-param realisation)"};
   double ns_call[B_COUNT];
@@ -205,6 +205,7 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
         switch (a) {
           case B_RNEA: dy_rnea(m, d, par, q, qd, qdd, tau); break;
           case B_CRBA: dy_crba(m, d, m->par, q, H); tau[0] = H[0]; break;
+          case B_CRBA_BIAS: dy_crba(m, d, m->par, q, H); dy_bias(m, d, m->par, q, qd, tau); tau[0] += H[0]; break;
           case B_CHOL: dy_fd_chol(m, d, m->par, q, qd, tq, tau); break;
           case B_ABA: dy_fd_aba(m, d, m->par, q, qd, tq, tau); break;
           case B_NEFULL: dyv_nebase_rnea(&full, d, par, q, qd, qdd, tau); break;
@@ -227,8 +228,8 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
   fprintf(f, "# timings on %s (n = %d); base set: %s, %d base parameters, %d parameters structurally zero\n",
           m->source, n, setname, nbase, base.nzero);
   fprintf(f, "algorithm,ns_per_call,reference,speedup_vs_reference\n");
-  const int ref[B_COUNT] = {B_RNEA, B_CRBA, B_CHOL, B_ABA, B_RNEA, B_RNEA, B_CRBA, B_CRBA,
-                            B_RNEA, B_CHOL, B_CRBA};
+  const int ref[B_COUNT] = {B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_RNEA, B_RNEA, B_CRBA,
+                            B_CRBA_BIAS, B_RNEA, B_CHOL, B_CRBA};
   for (int a = 0; a < B_COUNT; a++)
     fprintf(f, "%s,%.1f,%s,%.2f\n", names[a], ns_call[a], names[ref[a]], ns_call[ref[a]] / ns_call[a]);
   dy_freeData(d); free(zero); free(par); free(st); free(H);

@@ -50,12 +50,16 @@ static inline void dyv_add(double r[3], const double a[3]) {
 /* alpha class of a modified-DH twist angle: 0 general, 1: 0, 2: +pi/2,
  * 3: -pi/2, 4: pi; ca, sa exact for classes 1-4 */
 static inline int dyv_alpha_class(double al, double* ca, double* sa) {
-  double c = cos(al), s = sin(al), e = 1e-12;
-  if (fabs(s) < e && c > 0) { *ca = 1; *sa = 0; return 1; }
-  if (fabs(c) < e && s > 0) { *ca = 0; *sa = 1; return 2; }
-  if (fabs(c) < e && s < 0) { *ca = 0; *sa = -1; return 3; }
-  if (fabs(s) < e && c < 0) { *ca = -1; *sa = 0; return 4; }
-  *ca = c; *sa = s;
+  /* decided on the angle itself (within 1e-12 rad), so that the special
+   * angles cost no trigonometric call */
+  const double e = 1e-12, pi = 3.14159265358979323846;
+  double a = al;
+  if (a > pi || a <= -pi) { a = fmod(a, 2*pi); if (a > pi) a -= 2*pi; else if (a <= -pi) a += 2*pi; }
+  if (fabs(a) < e) { *ca = 1; *sa = 0; return 1; }
+  if (fabs(a - pi/2) < e) { *ca = 0; *sa = 1; return 2; }
+  if (fabs(a + pi/2) < e) { *ca = 0; *sa = -1; return 3; }
+  if (fabs(fabs(a) - pi) < e) { *ca = -1; *sa = 0; return 4; }
+  *ca = cos(al); *sa = sin(al);
   return 0;
 }
 

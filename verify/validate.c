@@ -174,10 +174,74 @@ void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes) {
     fprintf(notes, "# forward simulation (RK4 on ABA, measured torque held between samples), horizon %.6g s, "
             "%ld segments, %ld compared samples, %ld restarts after failure\n",
             v->horizon, v->sim_segments, v->sim_count, v->sim_fail);
+    if (v->sim_fail > 0)
+      fprintf(notes, "# sim: %ld integration steps failed (forward dynamics needs a positive definite "
+              "inertia matrix; see above) and were restarted from the measured state\n", v->sim_fail);
     for (int j = 0; j < n && v->sim_count > 0; j++)
       fprintf(notes, "# sim joint %d: position error rms %.6g, max %.6g at data row %ld\n", j + 1,
               sqrt(v->sim_se[j] / (double)v->sim_count), v->sim_max[j], v->sim_maxrow[j]);
   }
+}
+
+/* -------------------------------------------- a sparse realisation */
+static int try_columns(double* Ps, const dyBase* b, const int* S) {
+  const int nb = b->nb, np = b->npar;
+  double* A = malloc(sizeof(double) * (size_t)nb * (size_t)nb);
+  double* X = calloc((size_t)nb * (size_t)nb, sizeof(double));
+  lapack_int* ip = malloc(sizeof(lapack_int) * (size_t)nb);
+  int ok = 0;
+  if (A && X && ip) {
+    /* column-major B_S and identity */
+    for (int i = 0; i < nb; i++) {
+      X[(size_t)i*nb + i] = 1;
+      for (int c = 0; c < nb; c++) A[(size_t)c*nb + i] = b->B[(size_t)i*np + S[c]];
+    }
+    if (LAPACKE_dgesv_work(LAPACK_COL_MAJOR, nb, nb, A, nb, ip, X, nb) == 0) {
+      memset(Ps, 0, sizeof(double) * (size_t)np * (size_t)nb);
+      /* Ps[S[c], :] = row c of B_S^-1 = X[c, :] */
+      for (int c = 0; c < nb; c++)
+        for (int k = 0; k < nb; k++) Ps[(size_t)S[c]*nb + k] = X[(size_t)k*nb + c];
+      double worst = 0;
+      for (int i = 0; i < nb && worst <= 1e-9; i++)
+        for (int k = 0; k < nb; k++) {
+          double acc = 0;
+          for (int c = 0; c < nb; c++) acc += b->B[(size_t)i*np + S[c]] * Ps[(size_t)S[c]*nb + k];
+          worst = fmax(worst, fabs(acc - (i == k)));
+        }
+      ok = isfinite(worst) && worst <= 1e-9;
+    }
+  }
+  free(A); free(X); free(ip);
+  return ok;
+}
+
+int dyv_sparse_P(double* Ps, const dyBase* b, char* err, int errsz) {
+  const int nb = b->nb, np = b->npar;
+  int* S = malloc(sizeof(int) * (size_t)(nb > 0 ? nb : 1));
+  if (!S) { snprintf(err, errsz, "sparse realisation: out of memory"); return -1; }
+  int leads = 1;
+  for (int i = 0; i < nb && leads; i++) {
+    S[i] = b->lead ? b->lead[i] : -1;
+    if (S[i] < 0 || S[i] >= np) leads = 0;
+    for (int k = 0; k < i && leads; k++) if (S[k] == S[i]) leads = 0;
+  }
+  if (leads && try_columns(Ps, b, S)) { free(S); return 0; }
+  /* QR with column pivoting of B (column-major nb x np) */
+  double* A = malloc(sizeof(double) * (size_t)nb * (size_t)np);
+  lapack_int* jp = calloc((size_t)np, sizeof(lapack_int));
+  double* tq = malloc(sizeof(double) * (size_t)(nb < np ? nb : np) + sizeof(double));
+  int ok = 0;
+  if (A && jp && tq) {
+    for (int i = 0; i < nb; i++)
+      for (int k = 0; k < np; k++) A[(size_t)k*nb + i] = b->B[(size_t)i*np + k];
+    if (LAPACKE_dgeqp3(LAPACK_COL_MAJOR, nb, np, A, nb, jp, tq) == 0) {
+      for (int i = 0; i < nb; i++) S[i] = jp[i] - 1;
+      ok = try_columns(Ps, b, S);
+    }
+  }
+  free(A); free(jp); free(tq); free(S);
+  if (!ok) { snprintf(err, errsz, "sparse realisation: the rows of B are linearly dependent"); return -1; }
+  return 0;
 }
 
 /* ------------------------------------------ k-fold cross-validation */
@@ -189,6 +253,9 @@ typedef struct {
   double* Y;           /* n x npar, column-major */
   long idx;            /* next sample index */
   long skip0, skip1;   /* held-out block [skip0, skip1) */
+  int* pstart;         /* P in compressed columns: column c has entries */
+  int* prow;           /* pstart[c] .. pstart[c+1]-1 with rows prow[] */
+  double* pval;        /* and values pval[] (P is sparse for every set) */
 } cvSrc;
 
 static int cv_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err, int errsz) {
@@ -204,10 +271,12 @@ static int cv_fill(void* ctx, double* A, int lda, double* y, double* rw, int max
     long i = c->idx++;
     if (i >= c->skip0 && i < c->skip1) continue;
     dyi_regressor(c->m, c->d, s.q, s.qd, s.qdd, c->b->friction, c->Y, n);
+    (void)np;
     for (int r = 0; r < n; r++) {
       for (int col = 0; col < nb; col++) {
         double acc = 0;
-        for (int k2 = 0; k2 < np; k2++) acc += c->Y[r + (size_t)n*k2] * c->b->P[(size_t)k2*nb + col];
+        for (int e = c->pstart[col]; e < c->pstart[col+1]; e++)
+          acc += c->Y[r + (size_t)n*c->prow[e]] * c->pval[e];
         A[(size_t)col*lda + (size_t)ns*n + r] = acc;
       }
       y[(size_t)ns*n + r] = s.tau[r];
@@ -238,13 +307,31 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
   if (k < 0) return -1;
   out->N = N;
   if (N < (long)K * (nb + n) / n + K) { snprintf(err, errsz, "cross-validation: %ld samples are too few for %d folds of %d base parameters", N, K, nb); return -1; }
-  cvSrc c = {lr, m, b, dy_makeData(m), malloc(sizeof(double) * (size_t)n * (size_t)np), 0, 0, 0};
+  cvSrc c = {lr, m, b, dy_makeData(m), malloc(sizeof(double) * (size_t)n * (size_t)np), 0, 0, 0,
+             malloc(sizeof(int) * (size_t)(nb + 1)), malloc(sizeof(int) * (size_t)np * (size_t)nb),
+             malloc(sizeof(double) * (size_t)np * (size_t)nb)};
+  if (c.pstart && c.prow && c.pval) {
+    int e = 0;
+    for (int col = 0; col < nb; col++) {
+      c.pstart[col] = e;
+      for (int k2 = 0; k2 < np; k2++) {
+        double v = b->P[(size_t)k2*nb + col];
+        if (v != 0) { c.prow[e] = k2; c.pval[e] = v; e++; }
+      }
+    }
+    c.pstart[nb] = e;
+  }
   double* par = calloc((size_t)(14*n), sizeof(double));
   unsigned char* zero = malloc((size_t)(14*n));
+  double* Ps = malloc(sizeof(double) * (size_t)np * (size_t)(nb > 0 ? nb : 1));
   int status = -1;
   dyEstim* e = NULL;
-  if (!c.d || !c.Y || !par || !zero) { snprintf(err, errsz, "cross-validation: out of memory"); goto done; }
-  dyv_nebase_zero_from_P(zero, m, b->P, np, nb);
+  if (!c.d || !c.Y || !par || !zero || !c.pstart || !c.prow || !c.pval) {
+    snprintf(err, errsz, "cross-validation: out of memory"); goto done;
+  }
+  if (!Ps) { snprintf(err, errsz, "cross-validation: out of memory"); goto done; }
+  if (dyv_sparse_P(Ps, b, err, errsz)) goto done;
+  dyv_nebase_zero_from_P(zero, m, Ps, np, nb);
   dyvNeBase plan;
   dyv_nebase_make(&plan, m, zero);
   dyEstOpt eo;
@@ -264,7 +351,7 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
     }
     for (int kk = 0; kk < np; kk++) {
       double acc = 0;
-      for (int i = 0; i < nb; i++) acc += b->P[(size_t)kk*nb + i] * e->beta[i];
+      for (int i = 0; i < nb; i++) acc += Ps[(size_t)kk*nb + i] * e->beta[i];
       par[kk] = acc;
     }
     /* predict the held-out block */
@@ -292,6 +379,7 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
 done:
   dyi_est_free(e);
   dy_freeData(c.d); free(c.Y); free(par); free(zero);
+  free(c.pstart); free(c.prow); free(c.pval); free(Ps);
   return status;
 }
 
@@ -354,6 +442,7 @@ typedef struct {
   const double* pi0;
   const double* N;      /* np x nfree, column-major */
   double* pi;           /* work (np) */
+  double* gpi;          /* gradient work (np) */
   double scale[DY_MAXJ];
   long evals;
 } physCtx;
@@ -386,12 +475,15 @@ static double phys_obj(unsigned nz, const double* z, double* grad, void* data) {
 }
 
 /* smooth penalty: sum_j sum_k min(0, lambda_k(PI_j)/s_j - delta)^2, zero
- * once every pseudo-inertia has all eigenvalues >= delta s_j */
+ * once every pseudo-inertia has all eigenvalues >= delta s_j. Gradient:
+ * d lambda_k / d pi_p = v_k^T (d PI / d pi_p) v_k (v_k the unit
+ * eigenvector, PI linear in the ten parameters), then z by N^T. */
 static double phys_pen(unsigned nz, const double* z, double* grad, void* data) {
-  (void)grad;
   physCtx* c = data;
   phys_point(nz, z, c);
   double f = 0;
+  double* gp = c->gpi;   /* gradient with respect to pi (np) */
+  if (grad) memset(gp, 0, sizeof(double) * (size_t)c->np);
   for (int j = 0; j < c->n; j++) {
     const double* p = c->pi + DY_NPAR_LINK*j;
     double tr = 0.5*(p[DY_XX] + p[DY_YY] + p[DY_ZZ]);
@@ -401,12 +493,36 @@ static double phys_pen(unsigned nz, const double* z, double* grad, void* data) {
       -p[DY_XZ], -p[DY_YZ], tr - p[DY_ZZ], p[DY_MZ],
       p[DY_MX], p[DY_MY], p[DY_MZ], p[DY_M]};
     double w[4], wk[64];
-    if (LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', 4, A, 4, w, wk, 64) != 0) return HUGE_VAL;
+    if (LAPACKE_dsyev_work(LAPACK_COL_MAJOR, grad ? 'V' : 'N', 'U', 4, A, 4, w, wk, 64) != 0)
+      return HUGE_VAL;
     for (int k = 0; k < 4; k++) {
       double e = w[k] / c->scale[j] - 2e-3;
-      if (e < 0) f += e*e;
+      if (e >= 0) continue;
+      f += e*e;
+      if (grad) {
+        const double* v = A + 4*k;   /* eigenvector k (column-major) */
+        double dl = 2*e / c->scale[j];
+        double* g = gp + DY_NPAR_LINK*j;
+        double v0 = v[0]*v[0], v1 = v[1]*v[1], v2 = v[2]*v[2];
+        g[DY_XX] += dl * 0.5*(-v0 + v1 + v2);
+        g[DY_YY] += dl * 0.5*(v0 - v1 + v2);
+        g[DY_ZZ] += dl * 0.5*(v0 + v1 - v2);
+        g[DY_XY] += dl * (-2*v[0]*v[1]);
+        g[DY_XZ] += dl * (-2*v[0]*v[2]);
+        g[DY_YZ] += dl * (-2*v[1]*v[2]);
+        g[DY_MX] += dl * 2*v[0]*v[3];
+        g[DY_MY] += dl * 2*v[1]*v[3];
+        g[DY_MZ] += dl * 2*v[2]*v[3];
+        g[DY_M] += dl * v[3]*v[3];
+      }
     }
   }
+  if (grad)
+    for (unsigned i = 0; i < nz; i++) {
+      double acc = 0;
+      for (int k = 0; k < c->np; k++) acc += c->N[(size_t)i*c->np + k] * gp[k];
+      grad[i] = acc;
+    }
   return f;
 }
 
@@ -456,7 +572,9 @@ int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const doub
   if (!N || !z) { free(N); snprintf(err, errsz, "physical consistency: out of memory"); status = -1; goto done; }
   for (int i = 0; i < nf; i++)
     for (int k = 0; k < nl; k++) N[(size_t)i*nl + k] = VT[(size_t)k*nl + rank + i];
-  physCtx c = {n, nl, nf, pi0, N, pi, {0}, 0};
+  double* gpi = malloc(sizeof(double) * (size_t)nl);
+  if (!gpi) { free(N); snprintf(err, errsz, "physical consistency: out of memory"); status = -1; goto done; }
+  physCtx c = {n, nl, nf, pi0, N, pi, gpi, {0}, 0};
   double big = 0;
   for (int j = 0; j < n; j++) {
     const double* p = pi0 + DY_NPAR_LINK*j;
@@ -475,12 +593,25 @@ int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const doub
       const int me = maxeval > 0 ? maxeval : 20000;
       double f = HUGE_VAL;
       nlopt_opt opt;
-      /* phase 1: smooth penalty by BOBYQA (quadratic models) */
-      opt = nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nf);
+      /* phase 1: smooth penalty, analytic gradient, L-BFGS */
+      opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)nf);
       if (opt) {
         if (lb && ub) { nlopt_set_lower_bounds(opt, lb); nlopt_set_upper_bounds(opt, ub); }
         nlopt_set_min_objective(opt, phys_pen, &c);
-        nlopt_set_maxeval(opt, me / 2);
+        nlopt_set_maxeval(opt, me / 4);
+        nlopt_set_stopval(opt, 0);
+        nlopt_set_xtol_rel(opt, 1e-14);
+        nlopt_set_ftol_abs(opt, 1e-30);
+        nlopt_optimize(opt, z, &f);
+        nlopt_destroy(opt);
+      }
+      /* phase 1b: the same penalty by BOBYQA (quadratic models), if needed */
+      phys_point((unsigned)nf, z, &c);
+      opt = phys_score(c.pi, &c) > 0 ? NULL : nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nf);
+      if (opt) {
+        if (lb && ub) { nlopt_set_lower_bounds(opt, lb); nlopt_set_upper_bounds(opt, ub); }
+        nlopt_set_min_objective(opt, phys_pen, &c);
+        nlopt_set_maxeval(opt, me / 4);
         nlopt_set_stopval(opt, 0);
         nlopt_set_initial_step1(opt, 0.05*(big + 1e-3));
         nlopt_set_xtol_rel(opt, 1e-12);
@@ -505,6 +636,7 @@ int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const doub
       free(lb); free(ub);
     }
   }
+  free(gpi);
   /* the witness, recomputed and checked */
   for (int k = 0; k < nl; k++) {
     double s = pi0[k];
@@ -583,14 +715,31 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBas
   int status = -1;
   unsigned char* zero = malloc((size_t)np);
   double* Bid = NULL;
+  double *Ps = NULL, *ps = NULL;
   dyvValidator* v = NULL;
   dyLogReader* lr = NULL;
   dyvPhys phys;
   dyvCrossVal cv;
   memset(&phys, 0, sizeof phys);
   if (!zero) { snprintf(err, errsz, "validate: out of memory"); goto done; }
-  if (b) dyv_nebase_zero_from_P(zero, m, b->P, b->npar, b->nb);
-  else dyv_nebase_zero_from_par(zero, m, par);
+  if (b) {
+    /* the sparse realisation Ps (B par) of the same base parameters */
+    const int nb = b->nb, npb = b->npar;
+    Ps = malloc(sizeof(double) * (size_t)npb * (size_t)(nb > 0 ? nb : 1));
+    ps = calloc((size_t)np, sizeof(double));
+    double* beta = calloc((size_t)(nb > 0 ? nb : 1), sizeof(double));
+    if (!Ps || !ps || !beta) { free(beta); snprintf(err, errsz, "validate: out of memory"); goto done; }
+    if (dyv_sparse_P(Ps, b, err, errsz)) { free(beta); goto done; }
+    for (int i = 0; i < nb; i++)
+      for (int k = 0; k < npb; k++) beta[i] += b->B[(size_t)i*npb + k] * par[k];
+    for (int k = 0; k < npb; k++)
+      for (int i = 0; i < nb; i++) ps[k] += Ps[(size_t)k*nb + i] * beta[i];
+    free(beta);
+    par = ps;
+    dyv_nebase_zero_from_P(zero, m, Ps, npb, nb);
+  } else {
+    dyv_nebase_zero_from_par(zero, m, par);
+  }
   v = dyv_validator_make(m, par, zero, horizon);
   if (!v) { snprintf(err, errsz, "validate: out of memory"); goto done; }
   lr = dyi_log_open(logpath, n, lopt, err, errsz);
@@ -615,12 +764,18 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBas
   }
   dyv_validator_write(v, out, out);
   dyv_phys_print(out, &phys);
+  if (v->not_pd > 0)
+    fprintf(out, "# DECIDED infeasible: H(q) depends on the base parameters only (every realisation "
+            "has the same H), and it is not positive definite at data row %ld (smallest eigenvalue "
+            "%.6g); physically valid links and non-negative armatures would make it positive "
+            "semi-definite, so no physically consistent realisation exists\n",
+            v->mineig_row, v->mineig);
   if (folds >= 2) dyv_crossval_print(out, &cv);
   status = 0;
 done:
   dyv_phys_free(&phys);
   if (lr) dyi_log_close(lr);
   dyv_validator_free(v);
-  free(zero); free(Bid);
+  free(zero); free(Bid); free(Ps); free(ps);
   return status;
 }

@@ -17,11 +17,18 @@
  *       PI = [ tr(J)/2 E - J   h ; h^T  m ]     (J, h = MS about O_j)
  *   which is equivalent to m > 0 and the principal moments about the centre
  *   of mass being positive and satisfying the triangle inequalities
- *   (Wensing, Kim, Slotine 2017). Searched without an SDP solver: NLopt's
- *   derivative-free Sbplx maximises min_j lambda_min(PI_j)/s_j over z.
+ *   (Wensing, Kim, Slotine 2017). Searched without an SDP solver, with
+ *   NLopt: L-BFGS on the smooth penalty sum_j sum_k min(0, lambda_k(PI_j)/s_j
+ *   - 0.002)^2 with its analytic gradient (d lambda = v^T dPI v), then, if
+ *   needed, BOBYQA on the same penalty and Sbplx on the max-min
+ *   min_j lambda_min(PI_j)/s_j (s_j: the link's |m| + |XX| + |YY| + |ZZ|).
  *   A positive optimum is a constructive proof (the witness is checked);
  *   a non-positive one means no feasible realisation was found, which is a
- *   heuristic answer, not a proof of infeasibility. */
+ *   heuristic answer, not a proof of infeasibility -- unless the inertia
+ *   matrix along the log is indefinite somewhere: H(q) is the same for every
+ *   realisation, and physically valid links with non-negative armatures
+ *   make it positive semi-definite, so that is a decided certificate of
+ *   infeasibility (dyv_validate_log prints it). */
 #ifndef DYNID_VALIDATE_H
 #define DYNID_VALIDATE_H
 
@@ -92,6 +99,17 @@ void dyv_validator_add(dyvValidator* v, const dySample* s);
  * '#'-comment lines to notes (may be the same stream or NULL). */
 void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes);
 
+/* -------------------------------------------- a sparse realisation */
+/* A realisation map with as many structural zeros as possible, for the
+ * base-parameter Newton-Euler: Ps = E_S B_S^-1 (row-major npar x nb, rows
+ * outside the nb columns S of B zero), so that B Ps = 1 and pi = Ps beta
+ * gives the same torques as any other realisation (a PARAMS file's P = B^+
+ * is dense and would leave nothing to skip). S = the set's lead parameters
+ * when they are all given and B_S is invertible (|B Ps - 1| <= 1e-9),
+ * otherwise the columns chosen by QR with column pivoting of B.
+ * 0, or -1 with err set. */
+int dyv_sparse_P(double* Ps, const dyBase* b, char* err, int errsz);
+
 /* ------------------------------------------ k-fold cross-validation */
 #define DYV_MAXFOLD 64
 typedef struct {
@@ -110,7 +128,8 @@ typedef struct {
  * other K-1 blocks (rows Y_b = Y P from dyi_regressor against the
  * preprocessed torque, as `identify` does), and the block is predicted by
  * the base-parameter Newton-Euler on the realisation P beta against its
- * unfiltered torque. lr is rewound as needed (2K+1 passes). 2 <= K <=
+ * unfiltered torque (realisation by dyv_sparse_P). lr is rewound as
+ * needed (2K+1 passes). 2 <= K <=
  * DYV_MAXFOLD. 0, or -1 with err set. */
 int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
                  dyLogReader* lr, int K, char* err, int errsz);
@@ -122,7 +141,8 @@ typedef struct dyvPhys_ dyvPhys;
 
 /* ------------------------------------------------------ the whole check */
 /* Everything `dynid validate` reports, for a realisation par (14n) of the
- * base set b (may be NULL: then the structural zeros are the exact zeros of
+ * base set b (replaced by the sparse realisation dyv_sparse_P (B par) with
+ * the same torques; b may be NULL: then the structural zeros are the exact zeros of
  * par, the physical-consistency check covers par itself, and there is no
  * cross-validation): reads the log at logpath (options lopt) once (plus
  * 2K+1 passes with folds = K >= 2), writes the metrics CSV and the comment
@@ -157,7 +177,10 @@ struct dyvPhys_ {
 };
 
 /* Search the realisations pi0 + N z of beta = B pi0 (B row-major nb x npar,
- * npar = 10n or 14n; pi0 14n). maxeval: NLopt evaluations (e.g. 20000).
+ * npar = 10n or 14n; pi0 14n). Only the link columns of B are searched:
+ * joint parameters (IA FV FC FO) stay at their values in pi0, so the search
+ * covers a subset of the realisations (a witness is still a proof; a
+ * failure is still only heuristic). maxeval: NLopt evaluations (e.g. 20000).
  * Returns 0, -1 on failure (err set). */
 int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const double* B,
                    int nb, int npar, int maxeval, char* err, int errsz);
