@@ -21,6 +21,10 @@
 #include "dynamics.h"
 #include "io.h"
 #include "kdl_shim.h"
+#include "base.h"
+#include "lin_inertia.h"
+#include "opcount.h"
+#include "regressor.h"
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -313,6 +317,123 @@ static int section_core(benchModel* bm, int nm) {
   return missed;
 }
 
+/* ------------------------------------- section: regressor rows per second */
+
+typedef struct {
+  const dyModel* m;
+  dyData* d;
+  double q[NSTATE][DY_MAXJ], qd[NSTATE][DY_MAXJ], qdd[NSTATE][DY_MAXJ];
+  double* Y;
+} regCtx;
+
+static void f_regressor(void* v, long i) {
+  regCtx* c = v; int s = (int)(i % NSTATE);
+  dyi_regressor(c->m, c->d, c->q[s], c->qd[s], c->qdd[s], 1, c->Y, c->m->n);
+}
+static void f_rnea_reg(void* v, long i) {
+  regCtx* c = v; int s = (int)(i % NSTATE);
+  dy_rnea(c->m, c->d, c->m->par, c->q[s], c->qd[s], c->qdd[s], c->Y);
+}
+
+/* issue 3: the regressor with friction, per sample (n x 14n block) and per
+ * joint row, beside Newton-Euler on the same states */
+static void section_regressor(benchModel* bm, int nm) {
+  printf("\n== regressor Y(q,qd,qdd) with friction (n x 14n per sample; target < 1 us per row) ==\n");
+  for (int im = 0; im < nm; im++) {
+    const dyModel* m = bm[im].m;
+    regCtx* c = calloc(1, sizeof *c);
+    c->m = m;
+    c->d = dy_makeData(m);
+    c->Y = malloc(sizeof(double) * (size_t)m->n * (size_t)(14 * m->n));
+    for (int s = 0; s < NSTATE; s++)
+      for (int j = 0; j < m->n; j++) {
+        c->q[s][j] = uniform(-M_PI, M_PI); c->qd[s][j] = uniform(-2, 2); c->qdd[s][j] = uniform(-5, 5);
+      }
+    bench_fn fns[2] = {f_regressor, f_rnea_reg};
+    void* ctxs[2] = {c, c};
+    double ns[2];
+    bench_ns_set(2, fns, ctxs, ns);
+    printf("  %-40s %7.0f ns/sample  %6.0f ns/row (%s)  %.2f Mrows/s   (dy_rnea %5.0f ns, ratio %.2f)\n",
+           bm[im].name, ns[0], ns[0] / m->n, ns[0] / m->n < 1000 ? "met" : "NOT MET",
+           1e3 / (ns[0] / m->n), ns[1], ns[0] / ns[1]);
+    dy_freeData(c->d);
+    free(c->Y);
+    free(c);
+  }
+}
+
+/* ----------------------- section: algorithms on base parameters (issue 5) */
+
+typedef struct {
+  dyvLin* lin;
+  const double* beta;
+  double q[NSTATE][DY_MAXJ];
+  double H[DY_MAXJ * DY_MAXJ];
+} linCtx;
+
+static void f_lin1(void* v, long i) {
+  linCtx* c = v;
+  dyv_lin_inertia1(c->lin, c->beta, c->q[i % NSTATE], c->H);
+}
+static void f_lin2(void* v, long i) {
+  linCtx* c = v;
+  dyv_lin_inertia2(c->lin, c->beta, c->q[i % NSTATE], c->H);
+}
+
+/* Lin & Fang's Formulations 1 and 2 (seed 001) on Lin's MLCs beside
+ * dy_crba; the verified algorithms of seeds 000, 002, 004 (verify/opcount.h)
+ * beside dy_rnea / dy_crba / dy_fd_chol on the khalil set's realisation;
+ * then the executed operation counts beside the seeds' formulas. */
+static void section_base(benchModel* bm, int nm) {
+  char err[DY_ERRSZ];
+  printf("\n== algorithms on base parameters: ns per call (target: 1.5x faster than the full-parameter versions) ==\n");
+  for (int im = 0; im < nm; im++) {
+    const dyModel* m = bm[im].m;
+    printf("\n%s\n", bm[im].name);
+    dyBase* kh = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+    if (!kh) { printf("  khalil set: %s\n", err); continue; }
+    dyv_bench_report(stdout, m, kh->P, kh->npar, kh->nb, 0.2);
+    dyBase* ln = dyi_base_compute(m, "lin", 1, err, sizeof err);
+    if (ln) {
+      linCtx* c = calloc(1, sizeof *c);
+      coreCtx* cc = calloc(1, sizeof *cc);
+      double* beta = malloc(sizeof(double) * (size_t)ln->nb);
+      for (int i = 0; i < ln->nb; i++) {
+        double acc = 0;
+        for (int k = 0; k < ln->npar; k++) acc += ln->B[(size_t)i * ln->npar + k] * m->par[k];
+        beta[i] = acc;
+      }
+      c->lin = dyv_lin_make(m, ln, err, sizeof err);
+      c->beta = beta;
+      cc->m = m; cc->d = dy_makeData(m);
+      for (int s = 0; s < NSTATE; s++)
+        for (int j = 0; j < m->n; j++) cc->q[s][j] = c->q[s][j] = uniform(-M_PI, M_PI);
+      if (c->lin) {
+        bench_fn fns[3] = {f_lin1, f_lin2, f_crba};
+        void* ctxs[3] = {c, c, cc};
+        double ns[3];
+        bench_ns_set(3, fns, ctxs, ns);
+        printf("lin_fang_F1,%.0f,%.2f\nlin_fang_F2,%.0f,%.2f\ndy_crba,%.0f,1.00\n", ns[0], ns[2] / ns[0],
+               ns[1], ns[2] / ns[1], ns[2]);
+        long mul, add;
+        dyv_lin_ops(c->lin, &mul, &add, 1);      /* reset the counters */
+        dyv_lin_inertia1_ops(c->lin, beta, c->q[0], c->H);
+        dyv_lin_ops(c->lin, &mul, &add, 1);
+        printf("  Lin & Fang Formulation 1 executes %ld M + %ld A (seed 001 Table VIII, 6R: 407 M + 301 A)\n", mul, add);
+        dyv_lin_inertia2_ops(c->lin, beta, c->q[0], c->H);
+        dyv_lin_ops(c->lin, &mul, &add, 1);
+        printf("  Lin & Fang Formulation 2 executes %ld M + %ld A (seed 001 Table VIII, 6R: 410 M + 331 A)\n", mul, add);
+        dyv_lin_free(c->lin);
+      }
+      dy_freeData(cc->d);
+      free(cc); free(c); free(beta);
+      dyi_base_free(ln);
+    } else printf("  lin set: %s\n", err);
+    dyv_opcount_report(stdout, m, kh->P, kh->npar, kh->nb);
+    dyi_base_free(kh);
+  }
+}
+
 /* ------------------------------------------------------------ main */
 
 int main(int argc, char** argv) {
@@ -345,7 +466,8 @@ int main(int argc, char** argv) {
 #endif
   );
   int missed = section_core(bm, nm);
-  /* further sections go here: section_regressor(bm, nm), ... */
+  section_regressor(bm, nm);
+  section_base(bm, nm);
   printf("\ncore speed target (>= %.0fx KDL): %s\n", SPEED_TARGET,
          missed ? "NOT MET on some entries" : "met on every entry");
   printf("largest spread (slowest/fastest of %d measurements of one function): %.2f%s\n", NMEAS,
