@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_OPEN 8
@@ -37,6 +38,9 @@ int dy_out_open(dyOut* o, const char* path, char* err, int errsz) {
     snprintf(err, (size_t)errsz, "%s: cannot write: %s", path, strerror(errno));
     return -1;
   }
+  mode_t mask = umask(0);           /* mkstemp makes 0600; a result file is */
+  umask(mask);                      /* created as any other: 0666 & ~umask */
+  fchmod(fd, 0666 & ~mask);
   o->f = fdopen(fd, "w");
   if (!o->f) {
     close(fd); unlink(o->tmp);

@@ -7,6 +7,8 @@
  * gives the torques of the identified base parameters. */
 #include "cli.h"
 #include "params.h"
+#include "validate.h"
+#include <stdlib.h>
 #include <string.h>
 
 int cli_params(const dyCli* c, const dyModel* m, double* par) {
@@ -22,7 +24,18 @@ int cli_params(const dyCli* c, const dyModel* m, double* par) {
     dyi_params_free(p);
     return cli_fail("%s: the expressions are not a base set of model %s: %s", path, m->source, err);
   }
-  dyi_params_realise(m, p, par);
+  /* the sparsest realisation (as many structural zeros as the set allows,
+   * so the base-parameter Newton-Euler can skip them); same torques as P beta */
+  int nb = p->base->nb, np = p->base->npar;
+  double* Ps = malloc(sizeof(double) * (size_t)nb * (size_t)np);
+  if (Ps && dyv_sparse_P(Ps, p->base, err, sizeof err) == 0) {
+    memset(par, 0, sizeof(double) * (size_t)dy_npar(m));
+    for (int k = 0; k < np; k++)
+      for (int i = 0; i < nb; i++) par[k] += Ps[(size_t)k * nb + i] * p->value[i];
+  } else {
+    dyi_params_realise(m, p, par);
+  }
+  free(Ps);
   dyi_params_free(p);
   return 0;
 }

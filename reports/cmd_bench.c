@@ -9,6 +9,9 @@
  * median of 5 measurements is printed. The comparison with Orocos KDL is in
  * `make bench` (tests/bench_main.c), not here: the program does not link KDL. */
 #include "cli.h"
+#include "base.h"
+#include "opcount.h"
+#include "lin_inertia.h"
 #include "dynamics.h"
 #include <math.h>
 #include <stdlib.h>
@@ -110,9 +113,30 @@ static double time_algo(benchCtx* b, double seconds) {
 }
 
 int cmd_bench(dyCli* c) {
-  int r = cli_check(c, "params,time", 0, 1,
-                    "dynid bench [MODEL] [--params P] [--time S] [-o FILE]");
+  int r = cli_check(c, "params,time,ops", 0, 1,
+                    "dynid bench [MODEL] [--params P] [--time S] [--ops] [-o FILE]");
   if (r) return r;
+  if (cli_flag(c, "ops")) {
+    /* executed multiplications and additions of the verified algorithms on
+     * MODEL (default the built-in 6R), on the khalil set's realisation,
+     * beside the seeds' formulas (verify/opcount.h) */
+    dyModel* mo = c->npos ? cli_model(c) : builtin_6r();
+    if (!mo) return 1;
+    char e2[DY_ERRSZ];
+    dyBase* kb = dyi_base_compute(mo, "khalil", mo->has_friction, e2, sizeof e2);
+    dyOut oo;
+    int st = 1;
+    if (!kb) cli_fail("%s", e2);
+    else if (dy_out_open(&oo, cli_opt(c, "o"), e2, sizeof e2)) cli_fail("%s", e2);
+    else {
+      dyv_opcount_report(oo.f, mo, kb->P, kb->npar, kb->nb);
+      dyv_lin_opcount_report(oo.f, mo);
+      st = dy_out_commit(&oo, e2, sizeof e2) ? cli_fail("%s", e2) : 0;
+    }
+    dyi_base_free(kb);
+    dy_freeModel(mo);
+    return st;
+  }
   double seconds;
   if (cli_double(c, "time", 0.1, &seconds)) return 2;
   if (!(seconds >= 1e-3 && seconds <= 60)) return cli_usage("bench: --time must be in [0.001, 60] s");

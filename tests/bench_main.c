@@ -415,14 +415,6 @@ static void section_base(benchModel* bm, int nm) {
         bench_ns_set(3, fns, ctxs, ns);
         printf("lin_fang_F1,%.0f,%.2f\nlin_fang_F2,%.0f,%.2f\ndy_crba,%.0f,1.00\n", ns[0], ns[2] / ns[0],
                ns[1], ns[2] / ns[1], ns[2]);
-        long mul, add;
-        dyv_lin_ops(c->lin, &mul, &add, 1);      /* reset the counters */
-        dyv_lin_inertia1_ops(c->lin, beta, c->q[0], c->H);
-        dyv_lin_ops(c->lin, &mul, &add, 1);
-        printf("  Lin & Fang Formulation 1 executes %ld M + %ld A (seed 001 Table VIII, 6R: 407 M + 301 A)\n", mul, add);
-        dyv_lin_inertia2_ops(c->lin, beta, c->q[0], c->H);
-        dyv_lin_ops(c->lin, &mul, &add, 1);
-        printf("  Lin & Fang Formulation 2 executes %ld M + %ld A (seed 001 Table VIII, 6R: 410 M + 331 A)\n", mul, add);
         dyv_lin_free(c->lin);
       }
       dy_freeData(cc->d);
@@ -430,6 +422,7 @@ static void section_base(benchModel* bm, int nm) {
       dyi_base_free(ln);
     } else printf("  lin set: %s\n", err);
     dyv_opcount_report(stdout, m, kh->P, kh->npar, kh->nb);
+    dyv_lin_opcount_report(stdout, m);
     dyi_base_free(kh);
   }
 }

@@ -24,6 +24,7 @@
  * in the slots; the formulations never need them (the tests prove it).   */
 #include "lin_inertia.h"
 #include "lin_const.h"
+#include "io.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -525,6 +526,40 @@ void LFN(dyv_lin_inertia2)(dyvLin* L, const double* beta, const double* q, doubl
     }
   }
 }
+
+#ifndef DYV_LIN_COUNTING
+int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
+  char err[DY_ERRSZ];
+  dyBase* b = dyi_base_compute(m, "lin", 1, err, sizeof err);
+  if (!b) { fprintf(f, "# Lin & Fang formulations: %s\n", err); return -1; }
+  dyvLin* L = dyv_lin_make(m, b, err, sizeof err);
+  double* beta = malloc(sizeof(double) * (size_t)b->nb);
+  double* H = malloc(sizeof(double) * (size_t)m->n * (size_t)m->n);
+  int r = -1;
+  if (L && beta && H) {
+    for (int i = 0; i < b->nb; i++) {
+      double acc = 0;
+      for (int k = 0; k < b->npar; k++) acc += b->B[(size_t)i * b->npar + k] * m->par[k];
+      beta[i] = acc;
+    }
+    double q[DY_MAXJ];
+    for (int j = 0; j < m->n; j++) q[j] = 0.3 + 0.1 * j;   /* a generic state */
+    long mul, add;
+    dyv_lin_ops(L, &mul, &add, 1);
+    dyv_lin_inertia1_ops(L, beta, q, H);
+    dyv_lin_ops(L, &mul, &add, 1);
+    fprintf(f, "lin_fang_F1,%ld,%ld,seed 001 Table VIII Formulation 1 (6R: 407 M; 301 A),407,301\n", mul, add);
+    dyv_lin_inertia2_ops(L, beta, q, H);
+    dyv_lin_ops(L, &mul, &add, 1);
+    fprintf(f, "lin_fang_F2,%ld,%ld,seed 001 Table VIII Formulation 2 (6R: 410 M; 331 A),410,331\n", mul, add);
+    r = 0;
+  } else fprintf(f, "# Lin & Fang formulations: %s\n", L ? "out of memory" : err);
+  free(beta); free(H);
+  dyv_lin_free(L);
+  dyi_base_free(b);
+  return r;
+}
+#endif
 
 #ifndef DYV_LIN_COUNTING
 /* the counting twin (see the top of this file) */

@@ -55,4 +55,10 @@ void dyv_lin_inertia2_ops(dyvLin* L, const double* beta, const double* q, double
 /* The counters of L (since the last reset); reset != 0 zeroes them. */
 void dyv_lin_ops(dyvLin* L, long* mul, long* add, int reset);
 
+/* Operation counts of Formulations 1 and 2 on model m (Lin's set of its
+ * nominal parameters, a generic state) as CSV rows beside seed 001's
+ * Table VIII: "lin_fang_F1,mul,add,formula,seed_mul,seed_add". 0 or -1. */
+#include <stdio.h>
+int dyv_lin_opcount_report(FILE* f, const dyModel* m);
+
 #endif
