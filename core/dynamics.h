@@ -18,6 +18,13 @@
  * cached one, so a model edited between calls stays right). */
 void dy_frames(const dyModel* m, dyData* d, const double* q);
 
+/* The forward kinematic pass of Newton-Euler on the frames already in d:
+ * angular velocity d->w, angular acceleration d->wd and linear
+ * acceleration d->vd of every link (3n each, frame j, about O_j), with the
+ * base accelerating at -g (gravity g[3] in frame 0). qd, qdd may be NULL. */
+void dy_kinematics(const dyModel* m, dyData* d, const double* qd, const double* qdd,
+                   const double g[3]);
+
 /* dy_rnea_g on the frames already in d (a dy_frames, dy_crba or dy_rnea call
  * at the same q just before), to skip recomputing them. */
 void dy_rnea_frames(const dyModel* m, dyData* d, const double* par, const double* qd,

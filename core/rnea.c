@@ -21,15 +21,12 @@ void dy_frames(const dyModel* m, dyData* d, const double* q) {
   }
 }
 
-/* Newton-Euler with the frames already in d (dy_frames) */
-void dy_rnea_frames(const dyModel* m, dyData* d, const double* par, const double* qd,
-                    const double* qdd, const double g[3], int joint, double* tau) {
+void dy_kinematics(const dyModel* m, dyData* d, const double* qd, const double* qdd,
+                   const double g[3]) {
   const int n = m->n;
   double w0[3] = {0, 0, 0}, wd0[3] = {0, 0, 0}, vd0[3] = {-g[0], -g[1], -g[2]};
-
-  /* forward pass: frames, velocities, accelerations, link wrenches */
   for (int j = 0; j < n; j++) {
-    double *R = d->R + 9*j, *p = d->p + 3*j;
+    const double *R = d->R + 9*j, *p = d->p + 3*j;
     double *w = d->w + 3*j, *wd = d->wd + 3*j, *vd = d->vd + 3*j;
     const double *wp = j ? d->w + 3*(j-1) : w0;
     const double *wdp = j ? d->wd + 3*(j-1) : wd0;
@@ -56,12 +53,22 @@ void dy_rnea_frames(const dyModel* m, dyData* d, const double* par, const double
       w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2];
       vd[0] += 2*wr[1]*qdj; vd[1] -= 2*wr[0]*qdj; vd[2] += qddj;
     }
+  }
+}
 
-    /* F = M vd + wd x MS + w x (w x MS);  N = J wd + w x J w + MS x vd */
+/* Newton-Euler with the frames already in d (dy_frames) */
+void dy_rnea_frames(const dyModel* m, dyData* d, const double* par, const double* qd,
+                    const double* qdd, const double g[3], int joint, double* tau) {
+  const int n = m->n;
+  dy_kinematics(m, d, qd, qdd, g);
+
+  /* link wrenches: F = M vd + wd x MS + w x (w x MS);  N = J wd + w x J w + MS x vd */
+  for (int j = 0; j < n; j++) {
+    const double *w = d->w + 3*j, *wd = d->wd + 3*j, *vd = d->vd + 3*j;
     const double* pl = par + DY_NPAR_LINK*j;
     const double J[6] = {pl[DY_XX], pl[DY_XY], pl[DY_XZ], pl[DY_YY], pl[DY_YZ], pl[DY_ZZ]};
     const double* ms = pl + DY_MX;
-    double *F = d->f + 3*j, *N = d->nm + 3*j;
+    double *F = d->f + 3*j, *N = d->nm + 3*j, t[3];
     dyu_cross(t, w, ms);
     dyu_cross(F, w, t);
     dyu_addCross(F, wd, ms);

@@ -13,6 +13,7 @@
  * and Y[j, pi_k] = s_w . n_k + s_v . f_k (power: the wrench at O_k against
  * the joint's unit motion). O(n^2) 6-vector operations per sample. */
 #include "regressor.h"
+#include "dynamics.h"
 #include "mathu.h"
 #include <string.h>
 
@@ -52,35 +53,13 @@ static void body_regressor(double F[10][3], double N[10][3], const double w[3],
 void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* qd,
                    const double* qdd, int friction, double* Y, int ldy) {
   const int n = m->n;
-  const double* g = m->gravity;
-  double w0[3] = {0, 0, 0}, wd0[3] = {0, 0, 0}, vd0[3] = {-g[0], -g[1], -g[2]};
   double* S = d->cv;  /* axes of joints 0..k in frame k, 6 per joint (6n <= 24n) */
+  dy_frames(m, d, q);
+  dy_kinematics(m, d, qd, qdd, m->gravity);   /* w, wd, vd of every link */
 
   for (int k = 0; k < n; k++) {
-    /* forward pass for link k (as dy_rnea_g) */
-    double *R = d->R + 9*k, *p = d->p + 3*k;
-    double *w = d->w + 3*k, *wd = d->wd + 3*k, *vd = d->vd + 3*k;
-    const double *wp = k ? d->w + 3*(k-1) : w0;
-    const double *wdp = k ? d->wd + 3*(k-1) : wd0;
-    const double *vdp = k ? d->vd + 3*(k-1) : vd0;
-    double qdk = qd ? qd[k] : 0, qddk = qdd ? qdd[k] : 0;
-    dy_jointframe(m, k, q[k], R, p);
-    double t[3], u[3];
-    dyu_cross(t, wp, p);
-    dyu_cross(u, wp, t);
-    dyu_addCross(u, wdp, p);
-    u[0] += vdp[0]; u[1] += vdp[1]; u[2] += vdp[2];
-    dyu_mulMatTVec3(vd, R, u);
-    double wr[3];
-    dyu_mulMatTVec3(wr, R, wp);
-    dyu_mulMatTVec3(wd, R, wdp);
-    if (m->jnt_type[k] == DY_REVOLUTE) {
-      w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2] + qdk;
-      wd[0] += wr[1]*qdk; wd[1] -= wr[0]*qdk; wd[2] += qddk;
-    } else {
-      w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2];
-      vd[0] += 2*wr[1]*qdk; vd[1] -= 2*wr[0]*qdk; vd[2] += qddk;
-    }
+    const double *p = d->p + 3*k, *R = d->R + 9*k;
+    const double *w = d->w + 3*k, *wd = d->wd + 3*k, *vd = d->vd + 3*k;
 
     /* carry the axes of joints 0..k-1 from frame k-1 to frame k */
     for (int j = 0; j < k; j++) {
