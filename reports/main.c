@@ -96,6 +96,6 @@ int main(int argc, char** argv) {
   }
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  signal(SIGPIPE, SIG_IGN);
+  /* SIGPIPE keeps its default: `dynid base X | head` ends quietly */
   return cmd->fn(&c);
 }
