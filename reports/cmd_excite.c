@@ -8,8 +8,9 @@
 int cmd_excite(dyCli* c) {
   const char* use = "dynid excite MODEL [--harmonics L] [--period S] [--duration S] [--rate HZ] "
                     "[--criterion cond|dopt] [--set khalil|qr|lin] [--friction] [--rest] [--seed N] "
-                    "[--samples K] [--maxeval N] [--margin F] -o TRAJ";
-  int r = cli_check(c, "harmonics,period,duration,rate,criterion,set,friction,rest,seed,samples,maxeval,margin,maxtime",
+                    "[--samples K] [--maxeval N] [--margin F] [--qdmax V1,..] [--qddmax A1,..] -o TRAJ";
+  int r = cli_check(c, "harmonics,period,duration,rate,criterion,set,friction,rest,seed,samples,maxeval,margin,maxtime,"
+                    "qdmax,qddmax",
                     1, 1, use);
   if (r) return r;
   dyExciteOpt o;
@@ -36,6 +37,25 @@ int cmd_excite(dyCli* c) {
 
   dyModel* m = cli_model(c);
   if (!m) return 1;
+  /* --qdmax / --qddmax: velocity and acceleration limits for the plan, one
+   * value for every joint or one per joint (they replace the model's) */
+  const char* lk[2] = {"qdmax", "qddmax"};
+  double* lim[2] = {m->jnt_qdmax, m->jnt_qddmax};
+  for (int k = 0; k < 2; k++) {
+    const char* v = cli_opt(c, lk[k]);
+    if (!v) continue;
+    double x[DY_MAXJ];
+    int all = cli_doubles(v, x, 1) == 0;
+    if (!all && cli_doubles(v, x, m->n)) {
+      dy_freeModel(m);
+      return cli_usage("excite: --%s takes one value or %d comma-separated values, got '%s'", lk[k], m->n, v);
+    }
+    for (int j = 0; j < m->n; j++) {
+      double y = all ? x[0] : x[j];
+      if (!(y > 0)) { dy_freeModel(m); return cli_usage("excite: --%s must be positive", lk[k]); }
+      lim[k][j] = y;
+    }
+  }
   char err[DY_ERRSZ];
   dyBase* b = dyi_base_compute(m, set, cli_flag(c, "friction"), err, sizeof err);
   if (!b) { dy_freeModel(m); return cli_fail("%s", err); }
