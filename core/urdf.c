@@ -573,6 +573,9 @@ static int parse_file(urdf_t* u) {
     snprintf(msg, sizeof msg, "%s", e && e->message ? e->message : "parse error");
     size_t ml = strlen(msg);
     while (ml && (msg[ml-1] == '\n' || msg[ml-1] == ' ')) msg[--ml] = 0;
+    for (char* c = msg; *c; c++)          /* one line: libxml2 may add a second */
+      if (*c == '\n' || *c == '\r') *c = ';';
+      else if ((unsigned char)*c < 32 || (unsigned char)*c > 126) *c = '?';
     r = fail(u, e && e->line > 0 ? e->line : 1, "not a valid XML file: %s", msg);
   }
   xmlFreeParserCtxt(ctx);

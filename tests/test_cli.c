@@ -544,20 +544,23 @@ static void check_bad_dir(void) {
   char names[64][128];
   while ((e = readdir(dir)) && nfiles < 64) {
     size_t L = strlen(e->d_name);
-    if (L > 4 && L < 120 && !strcmp(e->d_name + L - 4, ".csv")) snprintf(names[nfiles++], 128, "%.120s", e->d_name);
+    if (L > 4 && L < 120 && (!strcmp(e->d_name + L - 4, ".csv") || (L > 5 && !strcmp(e->d_name + L - 5, ".urdf"))))
+      snprintf(names[nfiles++], 128, "%.120s", e->d_name);
   }
   closedir(dir);
   CHECK(nfiles >= 15, "tests/bad holds only %d cases", nfiles);
   for (int i = 0; i < nfiles; i++) {
     char path[300], xp[300], cmd[1024], expect[1024];
     snprintf(path, sizeof path, "tests/bad/%s", names[i]);
-    snprintf(xp, sizeof xp, "tests/bad/%.*s.expect", (int)strlen(names[i]) - 4, names[i]);
+    snprintf(xp, sizeof xp, "tests/bad/%.*s.expect", (int)(strrchr(names[i], '.') - names[i]), names[i]);
     snprintf(expect, sizeof expect, "%s", slurp(xp));
     CHECK(expect[0], "%s: no %s beside it", path, xp);
     if (!strncmp(names[i], "states_", 7))
       snprintf(cmd, sizeof cmd, "./dynid id datasets/models/planar3r.csv %s", path);
     else if (!strncmp(names[i], "log_", 4))
       snprintf(cmd, sizeof cmd, "./dynid fd datasets/models/planar3r.csv %s", path);
+    else if (!strncmp(names[i], "ident_", 6))   /* through the log reader and its quality gate */
+      snprintf(cmd, sizeof cmd, "./dynid identify datasets/models/planar3r.csv %s", path);
     else
       snprintf(cmd, sizeof cmd, "./dynid model %s", path);
     check_fails(path, cmd, expect[0] ? expect : NULL);
