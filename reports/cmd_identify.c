@@ -1,6 +1,6 @@
 /* dynid program: the identify subcommand.
  *
- *   dynid identify MODEL LOG [--set qr|khalil|lin] [--method ols|wls|irls]
+ *   dynid identify MODEL LOG [--set khalil|lin|qr] [--method ols|wls|irls]
  *                  [--friction] [log options] [--quiet] -o PARAMS
  *
  * Reads the log through the log reader (ident/log.h: checked, filtered,
@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "base.h"
 #include "estimate.h"
+#include "params.h"
 #include "log.h"
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@
 void openblas_set_num_threads(int num_threads);
 
 static const char* USAGE =
-    "dynid identify MODEL LOG [--set qr|khalil|lin] [--method ols|wls|irls] [--friction]\n"
+    "dynid identify MODEL LOG [--set khalil|lin|qr] [--method ols|wls|irls] [--friction]\n"
     "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ]\n"
     "       [--on-bad drop|stop] [--time-scale K] [--resample HZ] [--qd-min V] [--decimate D]\n"
     "       [--filter-order N] [--block SAMPLES] [--quiet] -o PARAMS";
@@ -40,55 +41,40 @@ static const char* method_name(dyiMethod m) {
   return m == DYI_WLS ? "wls" : m == DYI_IRLS ? "irls" : "ols";
 }
 
-/* PARAMS file (CONVENTIONS.md section 3). 0 or -1 with err set. */
+/* PARAMS file (CONVENTIONS.md section 3) through dyi_params_write, the
+ * summary of the identification as its comment lines. 0 or -1 (err set). */
 static int write_params(const char* path, const dyCli* c, const dyModel* m, const dyBase* b,
                         const dyEstim* e, const char* note, char* err, int errsz) {
   dyOut o;
   if (dy_out_open(&o, path, err, errsz)) return -1;
-  FILE* f = o.f;
-  fprintf(f, "# dynid identify\n# model: %s\n# log: %s\n# set: %s\n# method: %s\n# friction: %s\n",
+  char* cm = NULL;
+  size_t cl = 0;
+  FILE* f = open_memstream(&cm, &cl);
+  if (!f) { dy_out_abort(&o); snprintf(err, (size_t)errsz, "out of memory"); return -1; }
+  fprintf(f, "dynid identify\nmodel: %s\nlog: %s\nset: %s\nmethod: %s\nfriction: %s\n",
           m->source, c->pos[1], b->set, method_name(e->opt.method), b->friction ? "on" : "off");
-  fprintf(f, "# samples: %ld\n", e->samples);
-  fprintf(f, "# condition number: %.6g (regressor%s, SI units; %.6g after column scaling)\n",
+  fprintf(f, "samples: %ld\n", e->samples);
+  fprintf(f, "condition number: %.6g (regressor%s, SI units; %.6g after column scaling)\n",
           e->cond, e->opt.method == DYI_OLS ? "" : " as weighted", e->cond_scaled);
-  fprintf(f, "# residual rms per joint:");
+  fprintf(f, "residual rms per joint:");
   for (int j = 0; j < m->n; j++) fprintf(f, " %.6g", e->rms[j]);
-  fprintf(f, "\n# relative error per joint [%%]:");
+  fprintf(f, "\nrelative error per joint [%%]:");
   for (int j = 0; j < m->n; j++) fprintf(f, " %.4g", e->relerr_pct[j]);
-  fprintf(f, "\n# relative error all joints [%%]: %.4g\n", e->relerr_all_pct);
-  if (note && note[0]) fprintf(f, "# warning: %s\n", note);
-  fprintf(f, "name,value,std,rel_std_pct,expression\n");
-  char* expr = NULL;
-  int cap = 0;
-  for (int i = 0; i < b->nb; i++) {
-    int need = dyi_base_expr(m, b, i, expr, cap);
-    if (need >= cap) {
-      cap = need + 64;
-      char* nx = realloc(expr, (size_t)cap);
-      if (!nx) { free(expr); dy_out_abort(&o); snprintf(err, (size_t)errsz, "out of memory"); return -1; }
-      expr = nx;
-      dyi_base_expr(m, b, i, expr, cap);
-    }
-    fprintf(f, "%s,", b->name[i]);
-    dy_fprint_double(f, e->beta[i]);
-    fputc(',', f);
-    dy_fprint_double(f, e->std[i]);
-    fputc(',', f);
-    if (isfinite(e->rel_std_pct[i])) fprintf(f, "%.6g", e->rel_std_pct[i]);
-    else fputs("inf", f);
-    fprintf(f, ",%s\n", expr);
-  }
-  free(expr);
+  fprintf(f, "\nrelative error all joints [%%]: %.4g", e->relerr_all_pct);
+  if (note && note[0]) fprintf(f, "\nwarning: %s", note);
+  fclose(f);
+  int r = dyi_params_write(o.f, m, b, e->beta, e->std, cm);
+  free(cm);
+  if (r) { dy_out_abort(&o); snprintf(err, (size_t)errsz, "%s: write failed", path); return -1; }
   return dy_out_commit(&o, err, errsz);
 }
 
 int cmd_identify(dyCli* c) {
-  int rc = cli_check(c, "set,method,friction,quiet,block,no-header,map,gain,rows,cutoff,on-bad,"
-                     "time-scale,resample,qd-min,decimate,filter-order", 2, 2, USAGE);
+  int rc = cli_check(c, "set,method,friction,quiet,block," CLI_LOG_OPTS, 2, 2, USAGE);
   if (rc) return rc;
   const char* set = cli_opt(c, "set");
   const char* meth = cli_opt(c, "method");
-  if (!set) set = "qr";
+  if (!set) set = "khalil";   /* as dynid base */
   if (strcmp(set, "qr") && strcmp(set, "khalil") && strcmp(set, "lin"))
     return cli_usage("identify: --set must be qr, khalil or lin, got '%s'", set);
   dyEstOpt eo;

@@ -24,8 +24,7 @@ int cmd_validate(dyCli* c) {
       "dynid validate MODEL PARAMS LOG [-o METRICS] [--horizon SECONDS] [--folds K] [--maxeval N]\n"
       "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ] [--on-bad drop|stop]\n"
       "       [--time-scale K] [--resample HZ] [--qd-min V] [--decimate D] [--filter-order N]";
-  int r = cli_check(c, "horizon,folds,maxeval,no-header,map,gain,rows,cutoff,on-bad,"
-                    "time-scale,resample,qd-min,decimate,filter-order", 3, 3, use);
+  int r = cli_check(c, "horizon,folds,maxeval," CLI_LOG_OPTS, 3, 3, use);
   if (r) return r;
   double horizon;
   long folds, maxeval;
