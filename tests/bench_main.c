@@ -31,6 +31,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <fcntl.h>
 
 #define NSTATE 64          /* states cycled through by every timed call */
 #define TARGET_S 0.2       /* duration of one measurement [s] */
@@ -427,6 +432,68 @@ static void section_base(benchModel* bm, int nm) {
   }
 }
 
+/* ---------------------------- section: identification throughput (issue 4) */
+
+/* A 10^6-sample log in the Panda's own format (its real log, 20544 samples
+ * at ~1 kHz with 6-significant-digit cells, repeated with the time shifted,
+ * about 17 minutes of data), identified by the dynid program with friction
+ * (khalil set, OLS): CPU time and peak memory of the child process. Target:
+ * under 10 s on one core and under 100 MB. */
+static void section_identify(void) {
+  const char* src = "datasets/panda/exciting_traj.csv.gz";
+  const char* big = "build/bench/panda_1e6.csv";
+  const long N = 1000000;
+  printf("\n== identification throughput: 10^6 Panda samples with friction (target < 10 s CPU, < 100 MB) ==\n");
+  if (system("mkdir -p build/bench") != 0) return;
+  FILE* test = fopen(big, "r");
+  if (test) fclose(test);
+  else {
+    gzFile gz = gzopen(src, "rb");
+    FILE* out = fopen(big, "w");
+    if (!gz || !out) { printf("  (no %s: skipped)\n", src); if (gz) gzclose(gz); if (out) fclose(out); return; }
+    static char line[8192];
+    long rows = 0;
+    double toff = 0, tlast = 0;
+    gzgets(gz, line, sizeof line);
+    fputs(line, out);                         /* header */
+    while (rows < N) {
+      gzrewind(gz);
+      gzgets(gz, line, sizeof line);
+      while (rows < N && gzgets(gz, line, sizeof line)) {
+        char* comma = strchr(line, ',');
+        if (!comma) continue;
+        tlast = toff + strtod(line, NULL);
+        fprintf(out, "%.6f%s", tlast, comma);
+        rows++;
+      }
+      toff = tlast + 0.001;
+    }
+    gzclose(gz);
+    fclose(out);
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", 1);
+    if (devnull >= 0) { dup2(devnull, 2); }
+    execl("./dynid", "dynid", "identify", "datasets/models/panda.csv", big, "--map", "t=t_s", "--friction",
+          "-o", "build/bench/panda_1e6.params.csv", (char*)NULL);
+    _exit(127);
+  }
+  int st;
+  struct rusage ru;
+  double t0 = now_s();
+  if (wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    printf("  dynid identify failed (status %d)\n", st);
+    return;
+  }
+  double wall = now_s() - t0;
+  double cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+               (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+  double mb = (double)ru.ru_maxrss / 1024.0;
+  printf("  dynid identify: %.2f s CPU (%.2f s wall), %.1f MB peak, %.2f us per sample: time %s, memory %s\n",
+         cpu, wall, mb, 1e6 * cpu / N, cpu < 10 ? "met" : "NOT MET", mb < 100 ? "met" : "NOT MET");
+}
+
 /* ------------------------------------------------------------ main */
 
 int main(int argc, char** argv) {
@@ -461,6 +528,7 @@ int main(int argc, char** argv) {
   int missed = section_core(bm, nm);
   section_regressor(bm, nm);
   section_base(bm, nm);
+  section_identify();
   printf("\ncore speed target (>= %.0fx KDL): %s\n", SPEED_TARGET,
          missed ? "NOT MET on some entries" : "met on every entry");
   printf("largest spread (slowest/fastest of %d measurements of one function): %.2f%s\n", NMEAS,
