@@ -58,6 +58,15 @@ static void rot_congruent(double res[9], const double R[9], const double X[9]) {
   dyu_mulMatMatT3(res, T, R);
 }
 
+/* res = R X R^T for a symmetric X: the upper triangle, mirrored */
+static void rot_congruent_sym(double res[9], const double R[9], const double X[9]) {
+  double T[9];
+  dyu_mulMat3(T, R, X);
+  for (int i = 0; i < 3; i++)
+    for (int j = i; j < 3; j++)
+      res[3*i + j] = res[3*j + i] = T[3*i]*R[3*j] + T[3*i+1]*R[3*j+1] + T[3*i+2]*R[3*j+2];
+}
+
 /* res = [p]x X (3x3) */
 static void skew_mul(double res[9], const double p[3], const double X[9]) {
   for (int c = 0; c < 3; c++) {
@@ -168,9 +177,9 @@ int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
     /* carry to the parent */
     const double *R = d->R + 9*j, *p = d->p + 3*j;
     double A1[9], B1[9], M1[9], PB[9], PM[9], PMP[9], Mp[9];
-    rot_congruent(A1, R, A);
+    rot_congruent_sym(A1, R, A);
     rot_congruent(B1, R, B);
-    rot_congruent(M1, R, M);
+    rot_congruent_sym(M1, R, M);
     double B1t[9] = {B1[0], B1[3], B1[6], B1[1], B1[4], B1[7], B1[2], B1[5], B1[8]};
     skew_mul(PB, p, B1t);             /* P B1^T */
     skew_mul(PM, p, M1);              /* P M1 */
