@@ -24,6 +24,7 @@
  *  - rank deficiency is an error naming parameters; a zero column too;
  *  - 10^6 samples streamed in bounded memory (peak RSS). */
 #include "testmodels.h"
+#include "teststats.h"
 #include "dynamics.h"
 #include "estimate.h"
 #include "traj.h"
@@ -245,27 +246,7 @@ static void test_fourier(void) {
 /* chi^2 = d^T cov^-1 d (Cholesky of a copy): for an unbiased estimate with
  * the right covariance it is chi^2-distributed with p degrees of freedom
  * (mean p, sd sqrt(2p)), whatever the correlations between parameters */
-static double chi2(const double* cov, const double* d, int p) {
-  double* C = malloc(sizeof(double) * (size_t)p * (size_t)p), *x = malloc(sizeof(double) * (size_t)p);
-  memcpy(C, cov, sizeof(double) * (size_t)p * (size_t)p);
-  memcpy(x, d, sizeof(double) * (size_t)p);
-  double s = NAN;
-  if (LAPACKE_dposv(LAPACK_COL_MAJOR, 'U', p, 1, C, p, x, p) == 0) {
-    s = 0;
-    for (int k = 0; k < p; k++) s += d[k] * x[k];
-  }
-  free(C); free(x);
-  return s;
-}
 
-/* beta vs beta_true: |beta_k - bt_k| <= tol * max(|bt_k|, 1e-3 max|bt|)
- * (a floor for base parameters that happen to be near zero) */
-static double rel_err(const double* b, const double* bt, int p) {
-  double mx = 0, worst = 0;
-  for (int k = 0; k < p; k++) mx = fmax(mx, fabs(bt[k]));
-  for (int k = 0; k < p; k++) worst = fmax(worst, fabs(b[k] - bt[k]) / fmax(fabs(bt[k]), 1e-3 * mx));
-  return worst;
-}
 
 static void test_noise_free(void) {
   for (int trial = 0; trial < 6; trial++) {

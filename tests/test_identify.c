@@ -32,6 +32,7 @@
  *    this process staying under 100 MB (the stacked regressor would be
  *    10^6 x 2 x 7 x 8 B = 112 MB for this 2-joint arm, the file ~100 MB). */
 #include "testmodels.h"
+#include "teststats.h"
 #include "base.h"
 #include "dynamics.h"
 #include "estimate.h"
@@ -144,25 +145,7 @@ static void true_beta(const dyModel* m, const dyBase* b, double* bt) {
 /* chi^2 = d^T cov^-1 d (Cholesky of a copy): for an unbiased estimate with
  * the right covariance it is chi^2-distributed with p degrees of freedom
  * (mean p, sd sqrt(2p)), whatever the correlations between parameters */
-static double chi2(const double* cov, const double* d, int p) {
-  double* C = malloc(sizeof(double) * (size_t)p * (size_t)p), *x = malloc(sizeof(double) * (size_t)p);
-  memcpy(C, cov, sizeof(double) * (size_t)p * (size_t)p);
-  memcpy(x, d, sizeof(double) * (size_t)p);
-  double s = NAN;
-  if (LAPACKE_dposv(LAPACK_COL_MAJOR, 'U', p, 1, C, p, x, p) == 0) {
-    s = 0;
-    for (int k = 0; k < p; k++) s += d[k] * x[k];
-  }
-  free(C); free(x);
-  return s;
-}
 
-static double rel_err(const double* b, const double* bt, int p) {
-  double mx = 0, worst = 0;
-  for (int k = 0; k < p; k++) mx = fmax(mx, fabs(bt[k]));
-  for (int k = 0; k < p; k++) worst = fmax(worst, fabs(b[k] - bt[k]) / fmax(fabs(bt[k]), 1e-3 * mx));
-  return worst;
-}
 
 static dyLogReader* open_log(const char* path, int n) {
   dyLogOpt lo;
