@@ -95,16 +95,18 @@ static int rk4_step(dyvValidator* v, double dt) {
   memcpy(q0, v->sim_q, sizeof(double) * n);
   memcpy(qd0, v->sim_qd, sizeof(double) * n);
   int bad = 0;
-  bad |= dy_fd_aba(v->m, v->d, v->par, q0, qd0, v->sim_tau, k1);
+  /* a failed stage (articulated inertia not positive) leaves its output
+   * unset: stop there rather than integrate garbage */
+  if (dy_fd_aba(v->m, v->d, v->par, q0, qd0, v->sim_tau, k1)) return 1;
   for (int j = 0; j < n; j++) { qt[j] = q0[j] + 0.5*dt*qd0[j]; qdt[j] = qd0[j] + 0.5*dt*k1[j]; }
   double v2[DY_MAXJ]; memcpy(v2, qdt, sizeof(double) * n);
-  bad |= dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k2);
+  if (dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k2)) return 1;
   for (int j = 0; j < n; j++) { qt[j] = q0[j] + 0.5*dt*v2[j]; qdt[j] = qd0[j] + 0.5*dt*k2[j]; }
   double v3[DY_MAXJ]; memcpy(v3, qdt, sizeof(double) * n);
-  bad |= dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k3);
+  if (dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k3)) return 1;
   for (int j = 0; j < n; j++) { qt[j] = q0[j] + dt*v3[j]; qdt[j] = qd0[j] + dt*k3[j]; }
   double v4[DY_MAXJ]; memcpy(v4, qdt, sizeof(double) * n);
-  bad |= dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k4);
+  if (dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k4)) return 1;
   for (int j = 0; j < n; j++) {
     v->sim_q[j] = q0[j] + dt/6*(qd0[j] + 2*v2[j] + 2*v3[j] + v4[j]);
     v->sim_qd[j] = qd0[j] + dt/6*(k1[j] + 2*k2[j] + 2*k3[j] + k4[j]);
