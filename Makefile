@@ -108,7 +108,9 @@ FUZZ_TARGETS = table urdf log params
 FUZZ_CFLAGS = -O1 -g -std=c11 -D_GNU_SOURCE -fsanitize=address,undefined -fno-omit-frame-pointer \
   -Icore -Iident -Iverify -Ireports -Itests/fuzz -I/usr/include/libxml2
 fuzz: deps
-	@command -v clang >/dev/null || { echo "fuzz: needs clang and libclang-rt-14-dev"; exit 1; }
+	@if ! command -v clang >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev >/dev/null || exit 1; \
+	  else echo "fuzz: needs clang and libclang-rt-14-dev: sudo apt-get install clang libclang-rt-14-dev"; exit 1; fi; fi
 	@mkdir -p build/fuzz/obj
 	@for f in $(SRC_LIB); do o=build/fuzz/obj/$$(echo $$f | tr / _).o; \
 	  [ $$o -nt $$f ] || clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $$f -o $$o || exit 1; done
