@@ -8,7 +8,6 @@
 #include "cli.h"
 #include "params.h"
 #include "validate.h"
-#include <stdlib.h>
 #include <string.h>
 
 int cli_params(const dyCli* c, const dyModel* m, double* par) {
@@ -26,16 +25,8 @@ int cli_params(const dyCli* c, const dyModel* m, double* par) {
   }
   /* the sparsest realisation (as many structural zeros as the set allows,
    * so the base-parameter Newton-Euler can skip them); same torques as P beta */
-  int nb = p->base->nb, np = p->base->npar;
-  double* Ps = malloc(sizeof(double) * (size_t)nb * (size_t)np);
-  if (Ps && dyv_sparse_P(Ps, p->base, err, sizeof err) == 0) {
-    memset(par, 0, sizeof(double) * (size_t)dy_npar(m));
-    for (int k = 0; k < np; k++)
-      for (int i = 0; i < nb; i++) par[k] += Ps[(size_t)k * nb + i] * p->value[i];
-  } else {
+  if (dyv_realise_sparse(m, p->base, p->value, par, NULL, err, sizeof err))
     dyi_params_realise(m, p, par);
-  }
-  free(Ps);
   dyi_params_free(p);
   return 0;
 }

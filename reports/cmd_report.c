@@ -101,8 +101,7 @@ int cmd_report(dyCli* c) {
   S.meas = malloc(sizeof(double) * MAXPTS * (size_t)n);
   S.pred = malloc(sizeof(double) * MAXPTS * (size_t)n);
   if (!par || !zero || !S.t || !S.eig || !S.meas || !S.pred) { cli_fail("report: out of memory"); goto done; }
-  dyi_params_realise(m, prm, par);
-  dyv_nebase_zero_from_P(zero, m, prm->base->P, prm->base->npar, prm->base->nb);
+  if (dyv_realise_sparse(m, prm->base, prm->value, par, zero, err, sizeof err)) { cli_fail("%s", err); goto done; }
 
   if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }
   opened = 1;

@@ -246,6 +246,20 @@ int dyv_sparse_P(double* Ps, const dyBase* b, char* err, int errsz) {
   return 0;
 }
 
+int dyv_realise_sparse(const dyModel* m, const dyBase* b, const double* beta, double* par,
+                       unsigned char* zero, char* err, int errsz) {
+  const int nb = b->nb, npb = b->npar, np = 14 * m->n;
+  double* Ps = malloc(sizeof(double) * (size_t)npb * (size_t)(nb > 0 ? nb : 1));
+  if (!Ps) { snprintf(err, errsz, "out of memory"); return -1; }
+  if (dyv_sparse_P(Ps, b, err, errsz)) { free(Ps); return -1; }
+  memset(par, 0, sizeof(double) * (size_t)np);
+  for (int k = 0; k < npb; k++)
+    for (int i = 0; i < nb; i++) par[k] += Ps[(size_t)k*nb + i] * beta[i];
+  if (zero) dyv_nebase_zero_from_P(zero, m, Ps, npb, nb);
+  free(Ps);
+  return 0;
+}
+
 /* ------------------------------------------ k-fold cross-validation */
 typedef struct {
   dyLogReader* lr;
@@ -717,7 +731,7 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBas
   int status = -1;
   unsigned char* zero = malloc((size_t)np);
   double* Bid = NULL;
-  double *Ps = NULL, *ps = NULL;
+  double* ps = NULL;
   dyvValidator* v = NULL;
   dyLogReader* lr = NULL;
   dyvPhys phys;
@@ -725,20 +739,17 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBas
   memset(&phys, 0, sizeof phys);
   if (!zero) { snprintf(err, errsz, "validate: out of memory"); goto done; }
   if (b) {
-    /* the sparse realisation Ps (B par) of the same base parameters */
+    /* the sparse realisation of the same base parameters beta = B par */
     const int nb = b->nb, npb = b->npar;
-    Ps = malloc(sizeof(double) * (size_t)npb * (size_t)(nb > 0 ? nb : 1));
     ps = calloc((size_t)np, sizeof(double));
     double* beta = calloc((size_t)(nb > 0 ? nb : 1), sizeof(double));
-    if (!Ps || !ps || !beta) { free(beta); snprintf(err, errsz, "validate: out of memory"); goto done; }
-    if (dyv_sparse_P(Ps, b, err, errsz)) { free(beta); goto done; }
+    if (!ps || !beta) { free(beta); snprintf(err, errsz, "validate: out of memory"); goto done; }
     for (int i = 0; i < nb; i++)
       for (int k = 0; k < npb; k++) beta[i] += b->B[(size_t)i*npb + k] * par[k];
-    for (int k = 0; k < npb; k++)
-      for (int i = 0; i < nb; i++) ps[k] += Ps[(size_t)k*nb + i] * beta[i];
+    int rr = dyv_realise_sparse(m, b, beta, ps, zero, err, errsz);
     free(beta);
+    if (rr) goto done;
     par = ps;
-    dyv_nebase_zero_from_P(zero, m, Ps, npb, nb);
   } else {
     dyv_nebase_zero_from_par(zero, m, par);
   }
@@ -778,6 +789,6 @@ done:
   dyv_phys_free(&phys);
   if (lr) dyi_log_close(lr);
   dyv_validator_free(v);
-  free(zero); free(Bid); free(Ps); free(ps);
+  free(zero); free(Bid); free(ps);
   return status;
 }

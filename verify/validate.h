@@ -110,6 +110,12 @@ void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes);
  * 0, or -1 with err set. */
 int dyv_sparse_P(double* Ps, const dyBase* b, char* err, int errsz);
 
+/* The sparse realisation par = Ps beta (14n, joint parameters beyond the
+ * set zero) of base parameters beta (b->nb) and, if zero is not NULL, its
+ * structural zeros (14n) for the base-parameter Newton-Euler. 0 or -1. */
+int dyv_realise_sparse(const dyModel* m, const dyBase* b, const double* beta, double* par,
+                       unsigned char* zero, char* err, int errsz);
+
 /* ------------------------------------------ k-fold cross-validation */
 #define DYV_MAXFOLD 64
 typedef struct {
