@@ -51,20 +51,47 @@ int dy_fd_chol(const dyModel* m, dyData* d, const double* par, const double* q,
  * n' = R n + p x R f, f' = R f. Working in blocks avoids the dense 6x6
  * transforms (three quarters of the time in a 6x6 formulation).        */
 
-/* res = R X R^T (general 3x3) */
-static void rot_congruent(double res[9], const double R[9], const double X[9]) {
-  double T[9];
-  dyu_mulMat3(T, R, X);
-  dyu_mulMatMatT3(res, T, R);
-}
 
-/* res = R X R^T for a symmetric X: the upper triangle, mirrored */
-static void rot_congruent_sym(double res[9], const double R[9], const double X[9]) {
+
+/* res = R X R^T for the joint rotation R = Rx(alpha) Rz(theta), applied as
+ * two plane rotations (rows and columns 0-1 by theta, then 1-2 by alpha);
+ * alpha of 0, +-pi/2 or pi (most arms) makes the second a signed
+ * permutation. ct, st: cos, sin theta; ca, sa: cos, sin alpha. */
+static void rot_joint(double res[9], const double X[9], double ct, double st, double ca, double sa) {
+  double Y[9];
+  /* Y = Rz X Rz^T */
+  for (int c = 0; c < 3; c++) {
+    double x0 = X[c], x1 = X[3 + c];
+    Y[c] = ct*x0 - st*x1; Y[3 + c] = st*x0 + ct*x1; Y[6 + c] = X[6 + c];
+  }
+  for (int r = 0; r < 3; r++) {
+    double y0 = Y[3*r], y1 = Y[3*r + 1];
+    Y[3*r] = ct*y0 - st*y1; Y[3*r + 1] = st*y0 + ct*y1;
+  }
+  /* res = Rx Y Rx^T */
+  if (fabs(sa) < 1e-15) {                      /* alpha = 0 or pi */
+    double sg = ca > 0 ? 1 : -1;
+    res[0] = Y[0];      res[1] = sg*Y[1]; res[2] = sg*Y[2];
+    res[3] = sg*Y[3];   res[4] = Y[4];    res[5] = Y[5];
+    res[6] = sg*Y[6];   res[7] = Y[7];    res[8] = Y[8];
+    return;
+  }
+  if (fabs(ca) < 1e-15) {                      /* alpha = +-pi/2: rows/cols 1,2 swap */
+    double sg = sa > 0 ? 1 : -1;
+    res[0] = Y[0];      res[1] = -sg*Y[2]; res[2] = sg*Y[1];
+    res[3] = -sg*Y[6];  res[4] = Y[8];     res[5] = -Y[7];
+    res[6] = sg*Y[3];   res[7] = -Y[5];    res[8] = Y[4];
+    return;
+  }
   double T[9];
-  dyu_mulMat3(T, R, X);
-  for (int i = 0; i < 3; i++)
-    for (int j = i; j < 3; j++)
-      res[3*i + j] = res[3*j + i] = T[3*i]*R[3*j] + T[3*i+1]*R[3*j+1] + T[3*i+2]*R[3*j+2];
+  for (int c = 0; c < 3; c++) {
+    double y1 = Y[3 + c], y2 = Y[6 + c];
+    T[c] = Y[c]; T[3 + c] = ca*y1 - sa*y2; T[6 + c] = sa*y1 + ca*y2;
+  }
+  for (int r = 0; r < 3; r++) {
+    double t1 = T[3*r + 1], t2 = T[3*r + 2];
+    res[3*r] = T[3*r]; res[3*r + 1] = ca*t1 - sa*t2; res[3*r + 2] = sa*t1 + ca*t2;
+  }
 }
 
 /* res = [p]x X (3x3) */
@@ -177,9 +204,10 @@ int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
     /* carry to the parent */
     const double *R = d->R + 9*j, *p = d->p + 3*j;
     double A1[9], B1[9], M1[9], PB[9], PM[9], PMP[9], Mp[9];
-    rot_congruent_sym(A1, R, A);
-    rot_congruent(B1, R, B);
-    rot_congruent_sym(M1, R, M);
+    const double ct = R[0], st = -R[1], ca = d->csa[3*j], sa = d->csa[3*j + 1];
+    rot_joint(A1, A, ct, st, ca, sa);
+    rot_joint(B1, B, ct, st, ca, sa);
+    rot_joint(M1, M, ct, st, ca, sa);
     double B1t[9] = {B1[0], B1[3], B1[6], B1[1], B1[4], B1[7], B1[2], B1[5], B1[8]};
     skew_mul(PB, p, B1t);             /* P B1^T */
     skew_mul(PM, p, M1);              /* P M1 */
