@@ -52,9 +52,20 @@ int cmd_validate(dyCli* c) {
   dyi_params_realise(m, prm, par);
   if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }
   opened = 1;
-  fprintf(o.f, "# dynid validate: model %s, params %s, log %s\n", m->source, c->pos[1], c->pos[2]);
-  if (dyv_validate_log(o.f, m, par, prm->base, c->pos[2], &lopt, horizon, (int)folds,
-                       (int)maxeval, err, sizeof err)) { cli_fail("%s", err); goto done; }
+  {
+    /* into memory first, so that a failure prints nothing, even on stdout */
+    char* buf = NULL;
+    size_t len = 0;
+    FILE* mf = open_memstream(&buf, &len);
+    if (!mf) { cli_fail("validate: out of memory"); goto done; }
+    int vr = dyv_validate_log(mf, m, par, prm->base, c->pos[2], &lopt, horizon, (int)folds,
+                              (int)maxeval, err, sizeof err);
+    fclose(mf);
+    if (vr) { free(buf); cli_fail("%s", err); goto done; }
+    fprintf(o.f, "# dynid validate: model %s, params %s, log %s\n", m->source, c->pos[1], c->pos[2]);
+    fwrite(buf, 1, len, o.f);
+    free(buf);
+  }
   if (dy_out_commit(&o, err, sizeof err)) { opened = 0; cli_fail("%s", err); goto done; }
   opened = 0;
   status = 0;
