@@ -247,7 +247,7 @@ static void check_sets(const dyModel* m, const char* what) {
   dy_freeData(d);
 }
 
-/* Panda kinematics (modified DH, /work/shared/datasets/panda README, from
+/* Panda kinematics (modified DH, datasets/panda/PROVENANCE.txt, from
  * Gaz et al. 2019 / Load_Franka_DH.m) with random physically valid links */
 static dyModel* panda_model(void) {
   static const double dd[7] = {0.333, 0, 0.316, 0, 0.384, 0, 0};
