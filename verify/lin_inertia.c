@@ -77,6 +77,8 @@ struct dyvLin_ {
   double* blin;                  /* (nlin) */
   double* uj;                    /* u_j^<k>, 3 per (j,k) (3 n n) */
   double* sj;                    /* O_j -> O_k in frame k (3 n n) */
+  double* beta_seen;             /* the beta the slots hold (nb), valid if beta_ok */
+  int beta_ok;
   long opm, opa;
 };
 
@@ -110,7 +112,8 @@ dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
   L->blin = malloc(sizeof(double) * (size_t)(bl->nb + 1));
   L->uj = malloc(sizeof(double) * 3 * (size_t)n * (size_t)n);
   L->sj = malloc(sizeof(double) * 3 * (size_t)n * (size_t)n);
-  if (!L->kind || !L->jnt || !L->blin || !L->uj || !L->sj) goto oom;
+  L->beta_seen = malloc(sizeof(double) * (size_t)(b->nb + 1));
+  if (!L->kind || !L->jnt || !L->blin || !L->uj || !L->sj || !L->beta_seen) goto oom;
   for (int i = 0; i < bl->nb; i++) {
     L->kind[i] = slot_of(bl->name[i], &L->jnt[i]);
     if (L->kind[i] >= 0 && (L->jnt[i] < 0 || L->jnt[i] >= n)) L->kind[i] = -1;
@@ -175,6 +178,7 @@ oom:
 void dyv_lin_free(dyvLin* L) {
   if (!L) return;
   free(L->kind); free(L->jnt); free(L->T); free(L->blin); free(L->uj); free(L->sj);
+  free(L->beta_seen);
   free(L);
 }
 
@@ -187,6 +191,10 @@ void dyv_lin_ops(dyvLin* L, long* mul, long* add, int reset) {
 static void gather(dyvLin* L, const double* beta, const double* q) {
   int n = L->n;
   const double* bl = beta;
+  /* the slots depend on beta only: refill them when it changed (callers
+   * evaluate one parameter vector along many configurations) */
+  if (L->beta_ok && !memcmp(L->beta_seen, beta, sizeof(double) * (size_t)L->nb)) goto joints;
+  if (L->beta_seen) { memcpy(L->beta_seen, beta, sizeof(double) * (size_t)L->nb); L->beta_ok = 1; }
   if (L->T) {
     for (int i = 0; i < L->nlin; i++) {
       double s = 0;
@@ -198,6 +206,7 @@ static void gather(dyvLin* L, const double* beta, const double* q) {
   memset(L->sl, 0, sizeof(double) * NSLOT * (size_t)n);
   for (int i = 0; i < L->nlin; i++)
     if (L->kind[i] >= 0) L->sl[NSLOT*L->jnt[i] + L->kind[i]] = bl[i];
+joints:
   for (int j = 0; j < n; j++) {
     double th = L->th0[j];
     L->d[j] = L->d0[j];
@@ -209,7 +218,7 @@ static void gather(dyvLin* L, const double* beta, const double* q) {
 #endif /* common part */
 
 /* out = R_j v  (8M 4A) */
-static void LFN(rot)(dyvLin* L, double out[3], int j, const double v[3]) {
+static inline void LFN(rot)(dyvLin* L, double out[3], int j, const double v[3]) {
   double c = L->ct[j], s = L->st[j], t2 = s*v[0] + L->ct[j]*v[1];
   out[0] = c*v[0] - s*v[1];
   out[1] = L->ca[j]*t2 - L->sa[j]*v[2];
@@ -388,7 +397,7 @@ void LFN(dyv_lin_inertia1)(dyvLin* L, const double* beta, const double* q, doubl
     }
     for (int j = i - 1; j >= 0; j--) {
       int jn = j + 1, first = j == i - 1;
-      double fn[3], tn[3];
+      double fn[3] = {0, 0, 0}, tn[3];   /* fn unset only where it is not read */
       /* f_{j,i} = R_{j+1} f_{j+1,i}; not needed at a revolute joint 0
        * when only (t_{0,i})_z is (below) */
       int need_f = !(i >= s && j == 0 && L->type[0] == DY_REVOLUTE);
