@@ -37,17 +37,11 @@ static int indep_subspace(const dyModel* m, int friction, double** Vnull, int* n
   int n = m->n, np = friction ? 14*n : 10*n, ns = 40 * np / n + 20, N = ns * n;
   dyData* d = dy_makeData(m);
   double* Y = calloc((size_t)N * (size_t)np, sizeof(double));
-  double* e = calloc((size_t)dy_npar(m), sizeof(double));
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t[DY_MAXJ];
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
   for (int s = 0; s < ns; s++) {
     th_random_state(n, q, qd, qdd);
     for (int j = 0; j < n; j++) if (m->jnt_type[j] == DY_PRISMATIC) q[j] *= 0.2;
-    for (int k = 0; k < np; k++) {
-      e[k] = 1;
-      dy_rnea(m, d, e, q, qd, qdd, t);
-      e[k] = 0;
-      for (int i = 0; i < n; i++) Y[s*n + i + (size_t)N*k] = t[i];
-    }
+    th_ne_regressor(m, d, np, q, qd, qdd, Y + (size_t)s*n, N);
   }
   double* sc = calloc((size_t)np, sizeof(double)), big = 0;
   for (int k = 0; k < np; k++) {
@@ -80,7 +74,7 @@ static int indep_subspace(const dyModel* m, int friction, double** Vnull, int* n
       double z = VT[(r + l) + (size_t)np*k];
       (*Vnull)[k + (size_t)np*l] = sc[k] > 0 ? z / sc[k] : z;  /* zero column: any value is null */
     }
-  free(S); free(VT); free(w); free(sc); free(Y); free(e); dy_freeData(d);
+  free(S); free(VT); free(w); free(sc); free(Y); dy_freeData(d);
   return r;
 }
 

@@ -35,21 +35,6 @@
 
 /* ------------------------------------------------ test regressor, base set */
 
-/* Y (n x 14n, column-major, leading dimension ldy) by Newton-Euler columns */
-static void ne_regressor(const dyModel* m, dyData* d, const double* q, const double* qd,
-                         const double* qdd, double* Y, int ldy) {
-  int n = m->n, np = dy_npar(m);
-  double par[14 * DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
-  memset(par, 0, sizeof par);
-  dy_rnea(m, d, par, q, qd, qdd, t0);
-  for (int k = 0; k < np; k++) {
-    par[k] = 1;
-    dy_rnea(m, d, par, q, qd, qdd, t1);
-    par[k] = 0;
-    for (int i = 0; i < n; i++) Y[i + (size_t)ldy * (size_t)k] = t1[i] - t0[i];
-  }
-}
-
 typedef struct {
   int n, npar, nb;     /* npar: columns used (10n, or 14n with friction) */
   int ind[14 * DY_MAXJ];
@@ -64,7 +49,7 @@ static void make_base(const dyModel* m, dyData* d, int friction, tbase* b) {
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
   for (int s = 0; s < ns; s++) {
     th_random_state(n, q, qd, qdd);
-    ne_regressor(m, d, q, qd, qdd, A + (size_t)s * (size_t)n, rows);
+    th_ne_regressor(m, d, dy_npar(m), q, qd, qdd, A + (size_t)s * (size_t)n, rows);
   }
   /* friction: the joint columns (IA FV FC FO) follow the link ones */
   int jp[14 * DY_MAXJ];
@@ -122,7 +107,7 @@ static void make_data(const dyModel* m, dyData* d, const tbase* b, int ns, doubl
   if (b->npar < np) memset(par + b->npar, 0, sizeof(double) * (size_t)(np - b->npar));
   for (int s = 0; s < ns; s++) {
     dyi_fourier_eval(&f, period * s / ns, q, qd, qdd);
-    ne_regressor(m, d, q, qd, qdd, Y, n);
+    th_ne_regressor(m, d, dy_npar(m), q, qd, qdd, Y, n);
     dy_rnea(m, d, par, q, qd, qdd, tau);
     for (int i = 0; i < n; i++) {
       t->y0[s * n + i] = t->y[s * n + i] = tau[i];

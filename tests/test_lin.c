@@ -34,22 +34,6 @@
 #define SWEEP 40
 #endif
 
-/* independent regressor: Y (n x npar, column-major with leading dim ld, rows
- * offset by row0) from Newton-Euler differences */
-static void regressor_ne(const dyModel* m, dyData* d, int npar, const double* q,
-                         const double* qd, const double* qdd, double* Y, int ld, int row0) {
-  int n = m->n;
-  double par[14*DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
-  memset(par, 0, sizeof par);
-  dy_rnea(m, d, par, q, qd, qdd, t0);
-  for (int k = 0; k < npar; k++) {
-    par[k] = 1;
-    dy_rnea(m, d, par, q, qd, qdd, t1);
-    par[k] = 0;
-    for (int i = 0; i < n; i++) Y[(row0 + i) + (size_t)k*ld] = t1[i] - t0[i];
-  }
-}
-
 static double maxabs(const double* x, size_t n) {
   double s = 0;
   for (size_t i = 0; i < n; i++) s = fmax(s, fabs(x[i]));
@@ -90,7 +74,7 @@ static void check_set(const dyModel* m, int friction, const char* what) {
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
   for (int t = 0; t < ns; t++) {
     th_random_state(n, q, qd, qdd);
-    regressor_ne(m, d, npar, q, qd, qdd, Y, rows, t*n);
+    th_ne_regressor(m, d, npar, q, qd, qdd, Y + (size_t)t*n, rows);
   }
   memcpy(Yc, Y, sizeof(double) * (size_t)rows * (size_t)npar);
   double sv[14*DY_MAXJ];
@@ -157,7 +141,7 @@ static void check_set(const dyModel* m, int friction, const char* what) {
   double* YP = malloc(sizeof(double) * (size_t)n * (size_t)nb);
   for (int t = 0; t < 5; t++) {
     th_random_state(n, q, qd, qdd);
-    regressor_ne(m, d, npar, q, qd, qdd, Y1, n, 0);
+    th_ne_regressor(m, d, npar, q, qd, qdd, Y1, n);
     for (int i = 0; i < n; i++)
       for (int c = 0; c < nb; c++) {
         double s = 0;

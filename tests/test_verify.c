@@ -108,18 +108,9 @@ static void check_base(const dyModel* m, const char* what) {
   double* Y = calloc((size_t)rows * np, sizeof(double));
   double* e = calloc((size_t)np, sizeof(double));
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
-  double zero3[3] = {0, 0, 0};
-  (void)zero3;
   for (int s = 0; s < ns; s++) {
     th_random_state(n, q, qd, qdd);
-    memset(e, 0, sizeof(double) * np);
-    dy_rnea(m, d, e, q, qd, qdd, t0);
-    for (int k = 0; k < np; k++) {
-      e[k] = 1;
-      dy_rnea(m, d, e, q, qd, qdd, t1);
-      e[k] = 0;
-      for (int i = 0; i < n; i++) Y[(size_t)k*rows + s*n + i] = t1[i] - t0[i];
-    }
+    th_ne_regressor(m, d, np, q, qd, qdd, Y + (size_t)s*n, rows);
   }
   /* QR with column pivoting */
   double* A = malloc(sizeof(double) * (size_t)rows * np);

@@ -5,6 +5,7 @@
 #define DYNID_TESTMODELS_H
 #include "testhelp.h"
 #include "model.h"
+#include "dynamics.h"
 #include "mathu.h"
 #include <string.h>
 
@@ -67,6 +68,21 @@ static inline void th_random_state(int n, double* q, double* qd, double* qdd) {
     if (q) q[j] = th_uniform(-M_PI, M_PI);
     if (qd) qd[j] = th_uniform(-2, 2);
     if (qdd) qdd[j] = th_uniform(-5, 5);
+  }
+}
+/* An independent regressor: Newton-Euler is linear in the parameters (every
+ * term, gravity included, is proportional to one of them), so column k of
+ * Y(q,qd,qdd) is dy_rnea with the unit vector e_k. n rows, npar columns
+ * (10n or 14n), column-major with leading dimension ld. Shares no code with
+ * dyi_regressor. */
+static inline void th_ne_regressor(const dyModel* m, dyData* d, int npar, const double* q,
+                                   const double* qd, const double* qdd, double* Y, int ld) {
+  double e[14 * DY_MAXJ] = {0}, t[DY_MAXJ];
+  for (int k = 0; k < npar; k++) {
+    e[k] = 1;
+    dy_rnea(m, d, e, q, qd, qdd, t);
+    e[k] = 0;
+    for (int i = 0; i < m->n; i++) Y[i + (size_t)ld * (size_t)k] = t[i];
   }
 }
 #endif
