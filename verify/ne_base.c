@@ -34,7 +34,14 @@ void dyv_nebase_make(dyvNeBase* pl, const dyModel* m, const unsigned char* zero)
     if (dnz && pl->sa[j] != 0) f |= DYV_NB_PY;
     if (dnz && pl->ca[j] != 0) f |= DYV_NB_PZ;
     pl->flags[j] = f;
+    pl->pc[3*j] = m->dh_a[j];
+    pl->pc[3*j+1] = -pl->sa[j]*m->dh_d[j];
+    pl->pc[3*j+2] = pl->ca[j]*m->dh_d[j];
+    pl->ctc[j] = cos(m->dh_theta[j]); pl->stc[j] = sin(m->dh_theta[j]);
   }
+  /* R_{0,1} rotates only -g (nothing is carried back into frame 0) */
+  pl->trig0 = n > 0 && !(m->jnt_type[0] == DY_REVOLUTE && pl->g[0] == 0 && pl->g[1] == 0 &&
+                         (pl->acls[0] == 1 || pl->acls[0] == 4));
   for (int j = 0; j < n; j++) {
     int u = 0;
     for (int k = 0; k < 3; k++) {
@@ -63,190 +70,258 @@ void dyv_nebase_zero_from_par(unsigned char* zero, const dyModel* m, const doubl
 }
 #endif
 
+
+#ifndef DYV_NB_INLINE
+#define DYV_NB_INLINE static inline __attribute__((always_inline))
+#endif
+
+/* p_j in frame j-1 (plan constant for a revolute joint; a prismatic one's
+ * is formed from d_j = d0_j + q_j and kept in d->p for the backward pass) */
+DYV_NB_INLINE const double* DYV_FN(nb_p)(const dyvNeBase* pl, dyData* d, int j, const double* q) {
+  if (pl->type[j] == DY_REVOLUTE) return pl->pc + 3*j;
+  double* p = d->p + 3*j;
+  const double dj = pl->d0[j] + q[j];
+  DYV_OPS(0, 1);
+  p[0] = pl->a[j]; p[1] = 0; p[2] = 0;
+  if (pl->flags[j] & DYV_NB_PY) { p[1] = -pl->sa[j]*dj; if (pl->acls[j] == 0) DYV_OPS(1, 0); }
+  if (pl->flags[j] & DYV_NB_PZ) { p[2] = pl->ca[j]*dj; if (pl->acls[j] == 0) DYV_OPS(1, 0); }
+  return p;
+}
+
+/* One link of the forward pass, specialised by alpha class cls and by
+ * zpar (the parent's w, wd lie along its z axis: parent is link 1 on a
+ * revolute joint 1). In: w, wd of link j-1 and u = vd_{j-1} + U_{j-1} p_j
+ * (frame j-1). Out: w, wd of link j and u = vd_j + U_j p_{j+1} (frame j);
+ * F_j, N_j stored in d->f, d->nm, cos/sin theta_j in d->work. */
+DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int zpar, const dyvNeBase* pl,
+                                  dyData* d, const double* par, int j, const double* q,
+                                  const double* qd, const double* qdd, double w[3],
+                                  double wd[3], double u[3]) {
+  const int f = pl->flags[j];
+  const double ca = pl->ca[j], sa = pl->sa[j], qdj = qd[j], qddj = qdd[j];
+  const double ct = d->work[2*j], st = d->work[2*j+1];
+
+  /* rates of the parent in frame j, vd_j = R^T u */
+  double wr[3], wdr[3], vd[3];
+  dyv_rotT(vd, u, ct, st, cls, ca, sa);
+  if (zpar) {
+    dyv_rotT_z(wr, w[2], ct, st, cls, ca, sa);
+    dyv_rotT_z(wdr, wd[2], ct, st, cls, ca, sa);
+  } else {
+    dyv_rotT(wr, w, ct, st, cls, ca, sa);
+    dyv_rotT(wdr, wd, ct, st, cls, ca, sa);
+  }
+  if (pl->type[j] == DY_REVOLUTE) {
+    w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2] + qdj;
+    wd[0] = wdr[0] + wr[1]*qdj; wd[1] = wdr[1] - wr[0]*qdj; wd[2] = wdr[2] + qddj;
+    DYV_OPS(2, 4);
+  } else {
+    w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2];
+    wd[0] = wdr[0]; wd[1] = wdr[1]; wd[2] = wdr[2];
+    const double q2 = 2*qdj;
+    vd[0] += q2*wr[1]; vd[1] -= q2*wr[0]; vd[2] += qddj;
+    DYV_OPS(3, 3);
+  }
+
+  /* U = [wd x] + [w x]^2, only the columns used */
+  const int uc = pl->ucol[j];
+  const double w01 = w[0]*w[1], w02 = w[0]*w[2], w12 = w[1]*w[2];
+  DYV_OPS(3, 0);
+  double U[9] = {0};
+  if (uc) {
+    const double w00 = w[0]*w[0], w11 = w[1]*w[1], w22 = w[2]*w[2];
+    DYV_OPS(3, 0);
+    if (uc & 1) { U[0] = -w11 - w22;  U[3] = w01 + wd[2]; U[6] = w02 - wd[1]; DYV_OPS(0, 3); }
+    if (uc & 2) { U[1] = w01 - wd[2]; U[4] = -w00 - w22;  U[7] = w12 + wd[0]; DYV_OPS(0, 3); }
+    if (uc & 4) { U[2] = w02 + wd[1]; U[5] = w12 - wd[0]; U[8] = -w00 - w11;  DYV_OPS(0, 3); }
+  }
+
+  /* F = M vd + U MS,  N = J wd + w x J w + MS x vd; a sum starts at 0, and
+   * an addition to that 0 is not counted (it is exact) */
+  const double* pl10 = par + DY_NPAR_LINK*j;
+  double F[3] = {0, 0, 0}, N[3] = {0, 0, 0};
+  int fset = 0, nset = 0;
+  if (f & DYV_NB_M) {
+    const double M = pl10[DY_M];
+    F[0] = M*vd[0]; F[1] = M*vd[1]; F[2] = M*vd[2]; DYV_OPS(3, 0);
+    fset = 1;
+  }
+  if (f & DYV_NB_J) {
+    const double XX = pl10[DY_XX], YY = pl10[DY_YY], ZZ = pl10[DY_ZZ];
+    if (f & DYV_NB_JOFF) {
+      const double XY = pl10[DY_XY], XZ = pl10[DY_XZ], YZ = pl10[DY_YZ];
+      const double jw0 = XX*w[0] + XY*w[1] + XZ*w[2];
+      const double jw1 = XY*w[0] + YY*w[1] + YZ*w[2];
+      const double jw2 = XZ*w[0] + YZ*w[1] + ZZ*w[2];
+      N[0] = XX*wd[0] + XY*wd[1] + XZ*wd[2] + (w[1]*jw2 - w[2]*jw1);
+      N[1] = XY*wd[0] + YY*wd[1] + YZ*wd[2] + (w[2]*jw0 - w[0]*jw2);
+      N[2] = XZ*wd[0] + YZ*wd[1] + ZZ*wd[2] + (w[0]*jw1 - w[1]*jw0);
+      DYV_OPS(24, 18);
+    } else {
+      /* diagonal J: w x J w from the products of U */
+      N[0] = XX*wd[0] + (ZZ - YY)*w12;
+      N[1] = YY*wd[1] + (XX - ZZ)*w02;
+      N[2] = ZZ*wd[2] + (YY - XX)*w01;
+      DYV_OPS(6, 6);
+    }
+    nset = 1;
+  }
+  /* U MS and MS x vd per nonzero component k of MS:
+   * (e_k x v)_{k+1} = -v_{k+2}, (e_k x v)_{k+2} = v_{k+1} (indices mod 3) */
+#define DYV_MS_TERM(k, i1, i2) \
+  if (f & (DYV_NB_MSX << (k))) { \
+    const double x = pl10[DY_MX + (k)]; \
+    F[0] += U[k]*x; F[1] += U[3+(k)]*x; F[2] += U[6+(k)]*x; \
+    N[i1] -= x*vd[i2]; N[i2] += x*vd[i1]; \
+    DYV_OPS(5, (fset ? 3 : 0) + (nset ? 2 : 0)); fset = nset = 1; \
+  }
+  DYV_MS_TERM(0, 1, 2)
+  DYV_MS_TERM(1, 2, 0)
+  DYV_MS_TERM(2, 0, 1)
+#undef DYV_MS_TERM
+  (void)fset; (void)nset;
+  double *Fo = d->f + 3*j, *No = d->nm + 3*j;
+  Fo[0] = F[0]; Fo[1] = F[1]; Fo[2] = F[2];
+  No[0] = N[0]; No[1] = N[1]; No[2] = N[2];
+
+  /* u = vd + U p_{j+1}, nonzero components of p only */
+  u[0] = vd[0]; u[1] = vd[1]; u[2] = vd[2];
+  if (j + 1 < pl->n) {
+    const int fn = pl->flags[j+1];
+    const double* p = DYV_FN(nb_p)(pl, d, j + 1, q);
+    if (fn & DYV_NB_PX) { u[0] += U[0]*p[0]; u[1] += U[3]*p[0]; u[2] += U[6]*p[0]; DYV_OPS(3, 3); }
+    if (fn & DYV_NB_PY) { u[0] += U[1]*p[1]; u[1] += U[4]*p[1]; u[2] += U[7]*p[1]; DYV_OPS(3, 3); }
+    if (fn & DYV_NB_PZ) { u[0] += U[2]*p[2]; u[1] += U[5]*p[2]; u[2] += U[8]*p[2]; DYV_OPS(3, 3); }
+  }
+}
+
+/* One link of the backward pass, specialised by alpha class cls of joint j.
+ * In: f, nn = wrench at joint j (frame j). Out: wrench at joint j-1 (frame
+ * j-1): f = F_{j-1} + R f,  nn = N_{j-1} + R nn + p_j x R f. */
+DYV_NB_INLINE void DYV_FN(nb_bwd)(const int cls, const dyvNeBase* pl, dyData* d, int j,
+                                  double f[3], double nn[3]) {
+  const double ct = d->work[2*j], st = d->work[2*j+1];
+  const double* p = pl->type[j] == DY_REVOLUTE ? pl->pc + 3*j : d->p + 3*j;
+  const int fl = pl->flags[j];
+  double rf[3], rn[3];
+  dyv_rotN(rf, f, ct, st, cls, pl->ca[j], pl->sa[j]);
+  dyv_rotN(rn, nn, ct, st, cls, pl->ca[j], pl->sa[j]);
+  const double *Fp = d->f + 3*(j-1), *Np = d->nm + 3*(j-1);
+  f[0] = Fp[0] + rf[0]; f[1] = Fp[1] + rf[1]; f[2] = Fp[2] + rf[2];
+  nn[0] = Np[0] + rn[0]; nn[1] = Np[1] + rn[1]; nn[2] = Np[2] + rn[2];
+  DYV_OPS(0, 6);
+  if (fl & DYV_NB_PX) { nn[1] -= p[0]*rf[2]; nn[2] += p[0]*rf[1]; DYV_OPS(2, 2); }
+  if (fl & DYV_NB_PY) { nn[0] += p[1]*rf[2]; nn[2] -= p[1]*rf[0]; DYV_OPS(2, 2); }
+  if (fl & DYV_NB_PZ) { nn[0] -= p[2]*rf[1]; nn[1] += p[2]*rf[0]; DYV_OPS(2, 2); }
+}
+
+/* the alpha class as a compile-time constant (case 0: general) */
+#define DYV_NB_DISPATCH(cls_expr, CALL) \
+  switch (cls_expr) { \
+    case 1: CALL(1); break; case 2: CALL(2); break; case 3: CALL(3); break; \
+    case 4: CALL(4); break; default: CALL(0); break; \
+  }
+
 void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
                              const double* q, const double* qd, const double* qdd,
                              double* tau) {
   const int n = pl->n;
-  double* cs = d->work;            /* cos, sin theta_j (2n) */
-  double* pp = d->p;               /* p_j in frame j-1 (3n) */
   static const double zeros[DY_MAXJ];
   if (!qd) qd = zeros;
   if (!qdd) qdd = zeros;
-  double* Ua = d->ci;              /* U_j, row-major (9n) */
+  if (n <= 0) return;
+  const int rev0 = pl->type[0] == DY_REVOLUTE;
+  double w[3] = {0, 0, 0}, wd[3] = {0, 0, 0}, u[3] = {-pl->g[0], -pl->g[1], -pl->g[2]};
+  int j = 0;
+
+  /* cos, sin theta first: a call inside the recursion would spill the
+   * rates it carries in registers */
+  for (j = pl->trig0 ? 0 : 1; j < n; j++) {
+    double* cs = d->work + 2*j;
+    if (pl->type[j] == DY_REVOLUTE) { sincos(pl->th0[j] + q[j], &cs[1], &cs[0]); DYV_OPS(0, 1); }
+    else { cs[0] = pl->ctc[j]; cs[1] = pl->stc[j]; }
+  }
+  j = 0;
 
   /* forward pass */
-  for (int j = 0; j < n; j++) {
-    const int f = pl->flags[j], cls = pl->acls[j];
-    const double ca = pl->ca[j], sa = pl->sa[j];
-    double *w = d->w + 3*j, *wd = d->wd + 3*j, *vd = d->vd + 3*j, *p = pp + 3*j;
-    double* U = Ua + 9*j;
-    const double qdj = qd[j], qddj = qdd[j];
-    double ct, st, dj = pl->d0[j];
-    if (pl->type[j] == DY_REVOLUTE) {
-      sincos(pl->th0[j] + q[j], &st, &ct); DYV_OPS(0, 1);
-    } else {
-      sincos(pl->th0[j], &st, &ct);
-      dj += q[j]; DYV_OPS(0, 1);
-    }
-    cs[2*j] = ct; cs[2*j+1] = st;
-    p[0] = pl->a[j]; p[1] = 0; p[2] = 0;
-    if (f & DYV_NB_PY) { p[1] = -sa*dj; if (cls == 0) DYV_OPS(1, 0); }
-    if (f & DYV_NB_PZ) { p[2] = ca*dj; if (cls == 0) DYV_OPS(1, 0); }
-    double w01, w02, w12;   /* products of U, reused by a diagonal J */
-
-    if (j == 0) {
-      /* parent at rest: vd = R^T (-g) */
-      if (pl->g[0] == 0 && pl->g[1] == 0) {
-        dyv_rotT_z(vd, -pl->g[2], ct, st, cls, ca, sa);
-      } else {
-        double mg[3] = {-pl->g[0], -pl->g[1], -pl->g[2]};
-        dyv_rotT(vd, mg, ct, st, cls, ca, sa);
-      }
-      memset(U, 0, 9 * sizeof(double));
-      if (pl->type[j] == DY_REVOLUTE) {
-        w[0] = 0; w[1] = 0; w[2] = qdj;
-        wd[0] = 0; wd[1] = 0; wd[2] = qddj;
-        U[0] = U[4] = -qdj*qdj; U[1] = -qddj; U[3] = qddj; DYV_OPS(1, 0);
-      } else {
-        w[0] = w[1] = w[2] = 0; wd[0] = wd[1] = wd[2] = 0;
-        vd[2] += qddj; DYV_OPS(0, 1);
-      }
-      w01 = w02 = w12 = 0;
-    } else {
-      const double *wp = w - 3, *wdp = wd - 3, *vdp = vd - 3, *Up = U - 9;
-      /* u = vd' + U' p, nonzero components of p only */
-      double u[3] = {vdp[0], vdp[1], vdp[2]};
-      if (f & DYV_NB_PX) { u[0] += Up[0]*p[0]; u[1] += Up[3]*p[0]; u[2] += Up[6]*p[0]; DYV_OPS(3, 3); }
-      if (f & DYV_NB_PY) { u[0] += Up[1]*p[1]; u[1] += Up[4]*p[1]; u[2] += Up[7]*p[1]; DYV_OPS(3, 3); }
-      if (f & DYV_NB_PZ) { u[0] += Up[2]*p[2]; u[1] += Up[5]*p[2]; u[2] += Up[8]*p[2]; DYV_OPS(3, 3); }
-      dyv_rotT(vd, u, ct, st, cls, ca, sa);
-      double wr[3];
-      if (j == 1 && pl->type[0] == DY_REVOLUTE) {
-        /* parent rates along z_0 only */
-        dyv_rotT_z(wr, wp[2], ct, st, cls, ca, sa);
-        dyv_rotT_z(wd, wdp[2], ct, st, cls, ca, sa);
-      } else {
-        dyv_rotT(wr, wp, ct, st, cls, ca, sa);
-        dyv_rotT(wd, wdp, ct, st, cls, ca, sa);
-      }
-      if (pl->type[j] == DY_REVOLUTE) {
-        w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2] + qdj;
-        wd[0] += wr[1]*qdj; wd[1] -= wr[0]*qdj; wd[2] += qddj;
-        DYV_OPS(2, 4);
-      } else {
-        w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2];
-        double q2 = 2*qdj;
-        vd[0] += q2*wr[1]; vd[1] -= q2*wr[0]; vd[2] += qddj;
-        DYV_OPS(3, 3);
-      }
-      /* U = [wd x] + [w x]^2, only the columns used */
-      const int uc = pl->ucol[j];
-      w01 = w[0]*w[1]; w02 = w[0]*w[2]; w12 = w[1]*w[2];
-      DYV_OPS(3, 0);
-      if (uc) {
-        const double w00 = w[0]*w[0], w11 = w[1]*w[1], w22 = w[2]*w[2];
-        DYV_OPS(3, 0);
-        if (uc & 1) { U[0] = -w11 - w22;  U[3] = w01 + wd[2]; U[6] = w02 - wd[1]; DYV_OPS(0, 3); }
-        if (uc & 2) { U[1] = w01 - wd[2]; U[4] = -w00 - w22;  U[7] = w12 + wd[0]; DYV_OPS(0, 3); }
-        if (uc & 4) { U[2] = w02 + wd[1]; U[5] = w12 - wd[0]; U[8] = -w00 - w11;  DYV_OPS(0, 3); }
+  if (rev0) {
+    /* link 1 on a revolute joint: w, wd along z_0; vd_1 = R^T (-g); only
+     * N_z of link 1 is needed since its force and other moment components
+     * reach no joint */
+    const int f = pl->flags[0], cls = pl->acls[0];
+    const double* pl10 = par;
+    double ct = 1, st = 0, vd[3];
+    if (pl->trig0) { ct = d->work[0]; st = d->work[1]; }
+    if (pl->g[0] == 0 && pl->g[1] == 0) dyv_rotT_z(vd, u[2], ct, st, cls, pl->ca[0], pl->sa[0]);
+    else dyv_rotT(vd, u, ct, st, cls, pl->ca[0], pl->sa[0]);
+    const double qd0 = qd[0], qdd0 = qdd[0];
+    w[2] = qd0; wd[2] = qdd0;
+    double nz = 0;
+    int nset = 0;
+    if (f & DYV_NB_J) { nz = pl10[DY_ZZ]*qdd0; DYV_OPS(1, 0); nset = 1; }
+    if (f & DYV_NB_MSX) { nz += pl10[DY_MX]*vd[1]; DYV_OPS(1, nset); nset = 1; }
+    if (f & DYV_NB_MSY) { nz -= pl10[DY_MY]*vd[0]; DYV_OPS(1, 1); }
+    (void)nset;
+    d->nm[0] = d->nm[1] = 0; d->nm[2] = nz;
+    d->f[0] = d->f[1] = d->f[2] = 0;
+    /* u = vd_1 + U_1 p_2, U_1 = [[-qd^2, -qdd, 0], [qdd, -qd^2, 0], [0, 0, 0]] */
+    u[0] = vd[0]; u[1] = vd[1]; u[2] = vd[2];
+    if (n > 1) {
+      const int fn = pl->flags[1];
+      const double* p = DYV_FN(nb_p)(pl, d, 1, q);
+      if (fn & (DYV_NB_PX | DYV_NB_PY)) {
+        const double q2 = qd0*qd0;
+        DYV_OPS(1, 0);
+        if (fn & DYV_NB_PX) { u[0] -= q2*p[0]; u[1] += qdd0*p[0]; DYV_OPS(2, 2); }
+        if (fn & DYV_NB_PY) { u[0] -= qdd0*p[1]; u[1] -= q2*p[1]; DYV_OPS(2, 2); }
       }
     }
-
-    /* link wrench; link 1 of a revolute joint 1 needs only N_z since its
-     * force and the other moment components reach no joint */
-    const double* pl10 = par + DY_NPAR_LINK*j;
-    double *F = d->f + 3*j, *N = d->nm + 3*j;
-    if (j == 0 && pl->type[0] == DY_REVOLUTE) {
-      double nz = 0;
-      if (f & DYV_NB_J) { nz = pl10[DY_ZZ]*wd[2]; DYV_OPS(1, 0); }
-      if (f & DYV_NB_MSX) { nz += pl10[DY_MX]*vd[1]; DYV_OPS(1, 1); }
-      if (f & DYV_NB_MSY) { nz -= pl10[DY_MY]*vd[0]; DYV_OPS(1, 1); }
-      N[0] = N[1] = 0; N[2] = nz;
-      F[0] = F[1] = F[2] = 0;
-      continue;
+    j = 1;
+    if (n > 1) {
+#define DYV_NB_FWD1(c) DYV_FN(nb_fwd)(c, 1, pl, d, par, 1, q, qd, qdd, w, wd, u)
+      DYV_NB_DISPATCH(pl->acls[1], DYV_NB_FWD1)
+#undef DYV_NB_FWD1
+      j = 2;
     }
-    /* F = M vd + U MS,  N = J wd + w x J w + MS x vd: the first term
-     * present assigns, the others add (no additions to zero) */
-    int fset = 0, nset = 0;
-    if (f & DYV_NB_M) {
-      const double M = pl10[DY_M];
-      F[0] = M*vd[0]; F[1] = M*vd[1]; F[2] = M*vd[2]; DYV_OPS(3, 0);
-      fset = 1;
-    }
-    if (f & DYV_NB_J) {
-      const double XX = pl10[DY_XX], YY = pl10[DY_YY], ZZ = pl10[DY_ZZ];
-      if (f & DYV_NB_JOFF) {
-        const double XY = pl10[DY_XY], XZ = pl10[DY_XZ], YZ = pl10[DY_YZ];
-        double jw[3];
-        jw[0] = XX*w[0] + XY*w[1] + XZ*w[2];
-        jw[1] = XY*w[0] + YY*w[1] + YZ*w[2];
-        jw[2] = XZ*w[0] + YZ*w[1] + ZZ*w[2];
-        N[0] = XX*wd[0] + XY*wd[1] + XZ*wd[2];
-        N[1] = XY*wd[0] + YY*wd[1] + YZ*wd[2];
-        N[2] = XZ*wd[0] + YZ*wd[1] + ZZ*wd[2];
-        DYV_OPS(18, 12);
-        dyv_addCross(N, w, jw);
-      } else {
-        /* diagonal J: w x J w from the products of U */
-        N[0] = XX*wd[0] + (ZZ - YY)*w12;
-        N[1] = YY*wd[1] + (XX - ZZ)*w02;
-        N[2] = ZZ*wd[2] + (YY - XX)*w01;
-        DYV_OPS(6, 6);
-      }
-      nset = 1;
-    }
-    /* U MS and MS x vd per nonzero component k of MS:
-     * (e_k x v)_{k+1} = -v_{k+2}, (e_k x v)_{k+2} = v_{k+1} (indices mod 3) */
-#define DYV_MS_TERM(k, i1, i2) \
-    if (f & (DYV_NB_MSX << (k))) { \
-      const double x = pl10[DY_MX + (k)]; \
-      if (fset) { F[0] += U[k]*x; F[1] += U[3+(k)]*x; F[2] += U[6+(k)]*x; DYV_OPS(3, 3); } \
-      else { F[0] = U[k]*x; F[1] = U[3+(k)]*x; F[2] = U[6+(k)]*x; DYV_OPS(3, 0); fset = 1; } \
-      if (nset) { N[i1] -= x*vd[i2]; N[i2] += x*vd[i1]; DYV_OPS(2, 2); } \
-      else { N[k] = 0; N[i1] = -x*vd[i2]; N[i2] = x*vd[i1]; DYV_OPS(2, 0); nset = 1; } \
-    }
-    DYV_MS_TERM(0, 1, 2)
-    DYV_MS_TERM(1, 2, 0)
-    DYV_MS_TERM(2, 0, 1)
-#undef DYV_MS_TERM
-    if (!fset) F[0] = F[1] = F[2] = 0;
-    if (!nset) N[0] = N[1] = N[2] = 0;
+  }
+  for (; j < n; j++) {
+#define DYV_NB_FWD(c) DYV_FN(nb_fwd)(c, 0, pl, d, par, j, q, qd, qdd, w, wd, u)
+    DYV_NB_DISPATCH(pl->acls[j], DYV_NB_FWD)
+#undef DYV_NB_FWD
   }
 
   /* backward pass */
-  for (int j = n - 1; j >= 0; j--) {
-    double *F = d->f + 3*j, *N = d->nm + 3*j;
-    double t = pl->type[j] == DY_REVOLUTE ? N[2] : F[2];
+  double f[3], nn[3];
+  memcpy(f, d->f + 3*(n-1), sizeof f);
+  memcpy(nn, d->nm + 3*(n-1), sizeof nn);
+  for (j = n - 1; ; j--) {
+    double t = pl->type[j] == DY_REVOLUTE ? nn[2] : f[2];
     if (pl->flags[j] & DYV_NB_FRIC) {
       const double* pj = par + DY_NPAR_LINK*n + DY_NPAR_JNT*j;
       const double qdj = qd[j], qddj = qdd[j];
-      t += pj[DY_IA]*qddj + pj[DY_FV]*qdj + pj[DY_FC]*((qdj > 0) - (qdj < 0)) + pj[DY_FO];
+      const double sg = qdj != 0 ? copysign(1.0, qdj) : 0;   /* sign(qd), branch-free */
+      t += pj[DY_IA]*qddj + pj[DY_FV]*qdj + pj[DY_FC]*sg + pj[DY_FO];
       DYV_OPS(3, 4);
     }
     tau[j] = t;
-    if (j > 0) {
-      const double ct = d->work[2*j], st = d->work[2*j+1], *p = pp + 3*j;
-      const int cls = pl->acls[j], f = pl->flags[j];
-      double rf[3], rn[3];
-      double *Fp = F - 3, *Np = N - 3;
-      if (j == 1 && pl->type[0] == DY_REVOLUTE) {
-        /* only the z moment of link 1 is used: (R n)_z + (p x R f)_z */
-        Np[2] += dyv_rotN_z(N, ct, st, cls, pl->ca[j], pl->sa[j]); DYV_OPS(0, 1);
-        if (f & (DYV_NB_PX | DYV_NB_PY)) {
-          dyv_rotN(rf, F, ct, st, cls, pl->ca[j], pl->sa[j]);
-          Np[2] += p[0]*rf[1] - p[1]*rf[0];
-          DYV_OPS(2, 2);
-        }
-      } else {
-        dyv_rotN(rf, F, ct, st, cls, pl->ca[j], pl->sa[j]);
-        dyv_rotN(rn, N, ct, st, cls, pl->ca[j], pl->sa[j]);
-        dyv_add(Fp, rf);
-        dyv_add(Np, rn);
-        /* Np += p x rf, nonzero components of p only */
-        if (f & DYV_NB_PX) { Np[1] -= p[0]*rf[2]; Np[2] += p[0]*rf[1]; DYV_OPS(2, 2); }
-        if (f & DYV_NB_PY) { Np[0] += p[1]*rf[2]; Np[2] -= p[1]*rf[0]; DYV_OPS(2, 2); }
-        if (f & DYV_NB_PZ) { Np[0] -= p[2]*rf[1]; Np[1] += p[2]*rf[0]; DYV_OPS(2, 2); }
+    if (j == 0) break;
+    if (j == 1 && rev0) {
+      /* only the z moment of link 1 is used: (R n)_z + (p x R f)_z */
+      const double ct = d->work[2], st = d->work[3], *p = pl->pc + 3;
+      const int cls = pl->acls[1], fl = pl->flags[1];
+      double* p1 = d->p + 3;
+      if (pl->type[1] != DY_REVOLUTE) p = p1;
+      nn[2] = d->nm[2] + dyv_rotN_z(nn, ct, st, cls, pl->ca[1], pl->sa[1]); DYV_OPS(0, 1);
+      if (fl & (DYV_NB_PX | DYV_NB_PY)) {
+        double rf[3];
+        dyv_rotN(rf, f, ct, st, cls, pl->ca[1], pl->sa[1]);
+        nn[2] += p[0]*rf[1] - p[1]*rf[0];
+        DYV_OPS(2, 2);
       }
+    } else {
+#define DYV_NB_BWD(c) DYV_FN(nb_bwd)(c, pl, d, j, f, nn)
+      DYV_NB_DISPATCH(pl->acls[j], DYV_NB_BWD)
+#undef DYV_NB_BWD
     }
   }
 }

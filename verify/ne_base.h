@@ -25,7 +25,13 @@
  *                     + IA qdd + FV qd + FC sign(qd) + FO
  * with R = R_{j-1,j} = Rx(alpha_j) Rz(theta_j) applied in factored form
  * (never built) and vd_0 = -g. Frames, units and parameter order are those
- * of core/model.h. */
+ * of core/model.h.
+ * Customised as Khalil's symbolic model is: the code of each joint is
+ * specialised at compile time for its alpha class (0, +-pi/2, pi, general),
+ * the parent's rates and vd + U p are carried in registers, the theta trig
+ * of a prismatic joint is a plan constant, and joint 1's sin, cos theta are
+ * not computed when nothing reads them (gravity along z_0 and alpha_1 in
+ * {0, pi}: only frames >= 1 are rotated into). */
 #ifndef DYNID_NE_BASE_H
 #define DYNID_NE_BASE_H
 
@@ -55,6 +61,9 @@ typedef struct {
   double a[DY_MAXJ], d0[DY_MAXJ], th0[DY_MAXJ];
   int flags[DY_MAXJ];       /* DYV_NB_* */
   int ucol[DY_MAXJ];        /* columns of U_j used (bit k: MS_k of link j or p_k of link j+1) */
+  double pc[3*DY_MAXJ];     /* p_j at q_j = 0: (a, -sin(alpha) d, cos(alpha) d) */
+  double ctc[DY_MAXJ], stc[DY_MAXJ];   /* cos, sin theta_j of a prismatic joint (constant) */
+  int trig0;                /* joint 1's cos, sin theta are read (else skipped) */
   double g[3];              /* gravity in frame 0 */
   int nzero;                /* number of parameters treated as structurally zero */
 } dyvNeBase;
