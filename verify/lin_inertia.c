@@ -17,7 +17,14 @@
  *    and D_ji = (u_r^<j>)_z tr_{j,i} for revolute j (eq. 31);
  *  - the tip (i = n-1: l = 0, V = 0) and the last step to a revolute joint
  *    r (only (t_{r,i})_z is used, so f_{r,i} is not formed when r is joint
- *    0) are specialised; these are where the counts fall below Table VIII.
+ *    0) are specialised; these are where the counts fall below Table VIII
+ *    on a general geometry. So are the exact twists alpha = 0, +-pi/2, pi
+ *    (dyv_alpha_class: Rx is copies and sign changes), a_j = 0 and d_j = 0
+ *    of a revolute joint (their terms are skipped): on the PUMA 560 and the
+ *    Panda the counts are then about half of Table VIII's.
+ *
+ * H does not depend on q_1 (only R_j, d_j of joints j >= 1 enter), so
+ * joint 0's variable is never read: its sin/cos are not computed.
  *
  * Values of Theorem 1 constants that the set does not hold (delta_i = 0,
  * U_i of a prismatic joint, k_i of a prismatic joint r < i < s) are zero
@@ -34,8 +41,8 @@
 /* Operation counting: this file is compiled twice over itself. The first
  * pass defines everything; at its end it includes itself again with
  * DYV_LIN_COUNTING defined, which re-defines only the arithmetic paths
- * (the inlined steps, composite, dyv_lin_inertia1, dyv_lin_inertia2) with
- * the suffix _ops and
+ * (the steps, composite, the column functions, dyv_lin_inertia1,
+ * dyv_lin_inertia2) with the suffix _ops and
  * OPS(M, A) turned into additions to the counters of the dyvLin object. The
  * counting rules are those of verify/opcount.h: a subtraction counts as an
  * addition, a sign change or a copy as nothing, sin/cos are not counted;
@@ -43,13 +50,18 @@
  * are formed once in dyv_lin_make, as the paper assumes. A product with a
  * geometric constant that is exactly 0 or +-1 (alpha of class 1-4 in
  * dyv_alpha_class, a_j = 0, d_j = 0 of a revolute joint) is not executed,
- * so not counted. */
+ * so not counted. The twin dispatches on the alpha class only (BY_KIND is
+ * BY_CLASS there: a_j = 0 and d_j = 0 are tested at run time instead of
+ * compiled into each step): the same operations in the same order, so the
+ * same H bit for bit, with half the code. */
 #ifdef DYV_LIN_COUNTING
 #define OPS(mm, aa) (L->opm += (mm), L->opa += (aa))
 #define LFN(name) name##_ops
+#define BY_KIND(p, CALL) BY_CLASS(p, CALL)
 #else
 #define OPS(mm, aa) ((void)0)
 #define LFN(name) name
+#define BY_KIND(p, CALL) BY_KIND_FAST(p, CALL)
 #endif
 
 #ifndef DYV_LIN_COUNTING
@@ -66,12 +78,12 @@
     case 3: CALL(3, -1, -1); break; case 4: CALL(4, -1, -1); break; \
     default: CALL(0, -1, -1); \
   }
-/* the same with a_j = 0 and d_j = 0 constants too (hot paths): p->kind =
- * 4 cls + 2 az + dz, one jump table */
+/* the same with a_j = 0 and d_j = 0 as constants too (hot paths): p->kind
+ * = 4 cls + 2 az + dz, one jump table (kind is always 0..19) */
 #define BY_KIND_(CALL, k) \
   case 4*k: CALL(k, 0, 0); break; case 4*k + 1: CALL(k, 0, 1); break; \
   case 4*k + 2: CALL(k, 1, 0); break; case 4*k + 3: CALL(k, 1, 1); break;
-#define BY_KIND(p, CALL) \
+#define BY_KIND_FAST(p, CALL) \
   switch ((p)->kind) {   \
     BY_KIND_(CALL, 0) BY_KIND_(CALL, 1) BY_KIND_(CALL, 2) BY_KIND_(CALL, 3) \
     BY_KIND_(CALL, 4) default: break; \
@@ -91,7 +103,7 @@ enum { ST_F2Z = 1, ST_PF = 2, ST_NOF = 4 };
 /* joint j: geometry and joint variable in one record, so that one pointer
  * serves the loads of a step */
 typedef struct {
-  double ct, st, d;          /* cos, sin theta_j, d_j (the joint variable's set per call) */
+  double ct, st, d;          /* cos, sin theta_j, d_j: the joint variable's per call (gather) */
   double ca, sa, sa2;        /* cos, sin alpha_j (exact for classes 1-4), 2 sin alpha_j */
   double a, a2, aca, asa;    /* a_j, 2 a_j, a_j cos alpha_j, a_j sin alpha_j */
   double d2;                 /* 2 d_j (revolute j) */
@@ -568,74 +580,92 @@ static void LFN(composite)(dyvLin* L) {
   b->c[0] = sl[S_KX]; b->c[1] = sl[S_KY]; b->c[2] = sl[S_KZ];
   b->J[0] = sl[S_U13]; b->J[1] = sl[S_U23]; b->J[2] = sl[S_U33];
   if (i >= r && i < s) b->tr = L->jr[i].rev ? L->sgn[i] * b->J[2] : sl[S_KAP1];
+  /* by class only: the kinds would add 25 KB of code for about 1 % */
   for (i = n - 2; i >= r; i--) {
 #define COMP_(k, az, dz) LFN(comp_step)(L, i, k, az, dz)
-    BY_KIND(L->jr + i + 1, COMP_)
+    BY_CLASS(L->jr + i + 1, COMP_)
 #undef COMP_
   }
 }
 
-void LFN(dyv_lin_inertia1)(dyvLin* L, const double* beta, const double* q, double* H) {
-  int n = L->n, r = L->r, s = L->s;
+/* Formulation 1, column i >= s of H above the diagonal (Table I).
+ * f_ii = (-c_y, c_x, 0) or (0, 0, mhat), t_ii = Jhat_i e_z or c x e_z; the
+ * first step knows their zeros; down to joint r t_{j,i} is carried, D_ji =
+ * (t_{j,i})_z or (f_{j,i})_z; below r (prismatic joints) only f. */
+static void LFN(f1_col)(dyvLin* L, int i, double* H) {
+  const int n = L->n, r = L->r, irev = L->jr[i].rev;
   const linJoint* jr = L->jr;
+  const linBody* b = L->bd + i;
+  double* hr = H + i*n;           /* row i; column i is H[j*n + i] */
+  double f[3], t[3];
+  if (irev) {
+    f[0] = -b->c[1]; f[1] = b->c[0]; f[2] = 0;
+    t[0] = b->J[0]; t[1] = b->J[1]; t[2] = b->J[2];
+  } else {
+    f[0] = 0; f[1] = 0; f[2] = b->sl[S_MHAT];
+    t[0] = b->c[1]; t[1] = -b->c[0]; t[2] = 0;
+  }
+  int j = i - 1;
+  if (j > r) {
+    if (irev) LFN(f1_full_any)(L, jr + i, ST_F2Z, 1, f, t);
+    else LFN(f1_full_any)(L, jr + i, ST_PF, 0, f, t);
+    hr[j] = H[j*n + i] = jr[j].rev ? t[2] : f[2];
+    for (j = i - 2; j > r; j--) {
+      LFN(f1_full_any)(L, jr + j + 1, 0, 1, f, t);
+      hr[j] = H[j*n + i] = jr[j].rev ? t[2] : f[2];
+    }
+    if (r == 0) LFN(f1_last_any)(L, jr + 1, ST_NOF, 1, f, t);
+    else LFN(f1_last_any)(L, jr + r + 1, 0, 0, f, t);
+  } else if (irev) {
+    if (r == 0) LFN(f1_last_any)(L, jr + 1, ST_F2Z | ST_NOF, 1, f, t);
+    else LFN(f1_last_any)(L, jr + r + 1, ST_F2Z, 0, f, t);
+  } else {
+    if (r == 0) LFN(f1_last_any)(L, jr + 1, ST_PF | ST_NOF, 0, f, t);
+    else LFN(f1_last_any)(L, jr + r + 1, ST_PF, 0, f, t);
+  }
+  hr[r] = H[r*n + i] = t[2];
+  for (j = r - 1; j >= 0; j--) {
+    LFN(rotf_any)(L, jr + j + 1, 0, f);
+    hr[j] = H[j*n + i] = f[2];
+  }
+}
+
+/* Formulation 1, column 0 < i < s: (30) carries only the moment about u_r,
+ * tr_{j,i} = tr_{j+1,i} + f_{j,i} . (u_r^<j> x s_{j+1}^<j>) */
+static void LFN(f1_col30)(dyvLin* L, int i, double* H) {
+  const int n = L->n, r = L->r, rev = L->jr[i].rev;
+  const linJoint* jr = L->jr;
+  const linBody* b = L->bd + i;
+  double f[3] = {rev ? -b->c[1] : 0, rev ? b->c[0] : 0, rev ? 0 : b->sl[S_MHAT]};
+  double tr = b->tr;
+  for (int j = i - 1; j >= 0; j--) {
+    const linJoint* p = jr + j + 1;
+    if (j < i - 1) LFN(rotf_any)(L, p, 0, f);
+    else if (rev) LFN(rotf_any)(L, p, ST_F2Z, f);
+    else LFN(rotf_any)(L, p, ST_PF, f);
+    if (j >= r) {
+      const double *ub = L->uxb + 3*j, *ud = L->uxd + 3*j;
+      double w0 = ub[0], w1 = ub[1], w2 = ub[2];
+      if (!p->rev) {
+        w0 += p->d*ud[0]; w1 += p->d*ud[1]; w2 += p->d*ud[2];
+        OPS(3, 3);
+      }
+      tr += f[0]*w0 + f[1]*w1 + f[2]*w2;
+      OPS(3, 3);
+    }
+    H[j*n + i] = H[i*n + j] = jr[j].rev ? L->sgn[j] * tr : f[2];
+  }
+}
+
+void LFN(dyv_lin_inertia1)(dyvLin* L, const double* beta, const double* q, double* H) {
+  int n = L->n, s = L->s;
   gather(L, beta, q);
   LFN(composite)(L);
-  H[0] = diag(L, 0);
-  for (int i = n - 1; i >= 1; i--) {
+  for (int i = n - 1; i >= 0; i--) {
     H[i*n + i] = diag(L, i);
-    const linBody* b = L->bd + i;
-    const double* c = b->c;
-    int rev = jr[i].rev, j = i - 1;
-    /* f_ii = (-c_y, c_x, 0) or (0, 0, mhat); t_ii = Jhat_i e_z or c x e_z */
-    double f[3] = {rev ? -c[1] : 0, rev ? c[0] : 0, rev ? 0 : b->sl[S_MHAT]};
-    if (i >= s) {
-      double t[3] = {rev ? b->J[0] : c[1], rev ? b->J[1] : -c[0], rev ? b->J[2] : 0};
-      /* the first step knows the zeros of f_ii, t_ii; down to joint r
-       * t_{j,i} is carried, D_ji = (t_{j,i})_z or (f_{j,i})_z */
-      if (j > r) {
-        if (rev) LFN(f1_full_any)(L, jr + i, ST_F2Z, 1, f, t);
-        else LFN(f1_full_any)(L, jr + i, ST_PF, 0, f, t);
-        H[j*n + i] = H[i*n + j] = jr[j].rev ? t[2] : f[2];
-        for (j = i - 2; j > r; j--) {
-          LFN(f1_full_any)(L, jr + j + 1, 0, 1, f, t);
-          H[j*n + i] = H[i*n + j] = jr[j].rev ? t[2] : f[2];
-        }
-        if (r == 0) LFN(f1_last_any)(L, jr + 1, ST_NOF, 1, f, t);
-        else LFN(f1_last_any)(L, jr + r + 1, 0, 0, f, t);
-      } else if (rev) {
-        if (r == 0) LFN(f1_last_any)(L, jr + 1, ST_F2Z | ST_NOF, 1, f, t);
-        else LFN(f1_last_any)(L, jr + r + 1, ST_F2Z, 0, f, t);
-      } else {
-        if (r == 0) LFN(f1_last_any)(L, jr + 1, ST_PF | ST_NOF, 0, f, t);
-        else LFN(f1_last_any)(L, jr + r + 1, ST_PF, 0, f, t);
-      }
-      H[r*n + i] = H[i*n + r] = t[2];
-      /* joints below r are prismatic: f only */
-      for (j = r - 1; j >= 0; j--) {
-        LFN(rotf_any)(L, jr + j + 1, 0, f);
-        H[j*n + i] = H[i*n + j] = f[2];
-      }
-    } else {
-      /* (30): tr_{j,i} = tr_{j+1,i} + f_{j,i} . (u_r^<j> x s_{j+1}^<j>) */
-      double tr = b->tr;
-      for (; j >= 0; j--) {
-        const linJoint* p = jr + j + 1;
-        if (j < i - 1) LFN(rotf_any)(L, p, 0, f);
-        else if (rev) LFN(rotf_any)(L, p, ST_F2Z, f);
-        else LFN(rotf_any)(L, p, ST_PF, f);
-        if (j >= r) {
-          const double *ub = L->uxb + 3*j, *ud = L->uxd + 3*j;
-          double w0 = ub[0], w1 = ub[1], w2 = ub[2];
-          if (!p->rev) {
-            w0 += p->d*ud[0]; w1 += p->d*ud[1]; w2 += p->d*ud[2];
-            OPS(3, 3);
-          }
-          tr += f[0]*w0 + f[1]*w1 + f[2]*w2;
-          OPS(3, 3);
-        }
-        H[j*n + i] = H[i*n + j] = jr[j].rev ? L->sgn[j] * tr : f[2];
-      }
-    }
+    if (i == 0) break;
+    if (i < s) LFN(f1_col30)(L, i, H);
+    else LFN(f1_col)(L, i, H);
   }
 }
 
@@ -678,6 +708,56 @@ INL void LFN(f2_frame)(dyvLin* L, int k, int cls, int az, int dz) {
   }
 }
 
+/* Formulation 2: column i of H above the diagonal, D_ji for j < i (Table
+ * II; eq. 32 for i < s), ges = i >= s and irev constants */
+INL void LFN(f2_col)(dyvLin* L, int i, int ges, int irev, double* H) {
+  const int n = L->n;
+  const linJoint* jr = L->jr;
+  const linBody* b = L->bd + i;
+  const double c0 = b->c[0], c1 = b->c[1], J0 = b->J[0], J1 = b->J[1], J2 = b->J[2];
+  const double mh = b->sl[S_MHAT];
+  const int dl = L->delta[i];
+  for (int j = 0; j < i; j++) {
+    const double* u = L->uj + 3*j;
+    const double* sv = L->sj + 3*j;
+    const int jrev = jr[j].rev;
+    double D;
+    if (ges) {
+      if (jrev && irev) {
+        D = u[0]*(J0 - c0*sv[2]) + u[1]*(J1 - c1*sv[2]) + u[2]*(J2 + c0*sv[0] + c1*sv[1]);
+        OPS(7, 6);
+      } else if (irev) {
+        D = -u[0]*c1 + u[1]*c0;
+        OPS(2, 1);
+      } else if (jrev) {
+        D = u[0]*(mh*sv[1] + c1) - u[1]*(mh*sv[0] + c0);
+        OPS(4, 3);
+      } else {
+        D = mh*u[2];
+        OPS(1, 0);
+      }
+    } else {
+      /* (32): joints j < i < s; u_j^<i> = (0, 0, +-1) for revolute j
+       * and i; the delta_i terms vanish when delta_i = 0 */
+      if (jrev && irev) {
+        D = J2;
+        if (dl) { D += c0*sv[0] + c1*sv[1]; OPS(2, 2); }
+        D *= L->sgn[j] * L->sgn[i];
+      } else if (irev) {
+        D = 0;
+        if (dl) { D = -u[0]*c1 + u[1]*c0; OPS(2, 1); }
+      } else if (jrev) {
+        D = mh*(u[0]*sv[1] - u[1]*sv[0]) + L->sgn[j]*b->tr;
+        OPS(3, 2);
+      } else {
+        D = mh*u[2];
+        OPS(1, 0);
+      }
+    }
+    H[j*n + i] = H[i*n + j] = D;
+  }
+}
+
 void LFN(dyv_lin_inertia2)(dyvLin* L, const double* beta, const double* q, double* H) {
   int n = L->n, s = L->s;
   const linJoint* jr = L->jr;
@@ -690,50 +770,10 @@ void LFN(dyv_lin_inertia2)(dyvLin* L, const double* beta, const double* q, doubl
     BY_KIND(jr + i, FRAME_)
 #undef FRAME_
     H[i*n + i] = diag(L, i);
-    const linBody* b = L->bd + i;
-    const double *c = b->c, *J = b->J;
-    double mh = b->sl[S_MHAT];
-    int irev = jr[i].rev;
-    for (int j = 0; j < i; j++) {
-      const double* u = L->uj + 3*j;
-      const double* sv = L->sj + 3*j;
-      int jrev = jr[j].rev;
-      double D;
-      if (i >= s) {
-        if (jrev && irev) {
-          D = u[0]*(J[0] - c[0]*sv[2]) + u[1]*(J[1] - c[1]*sv[2])
-            + u[2]*(J[2] + c[0]*sv[0] + c[1]*sv[1]);
-          OPS(7, 6);
-        } else if (irev) {
-          D = -u[0]*c[1] + u[1]*c[0];
-          OPS(2, 1);
-        } else if (jrev) {
-          D = u[0]*(mh*sv[1] + c[1]) - u[1]*(mh*sv[0] + c[0]);
-          OPS(4, 3);
-        } else {
-          D = mh*u[2];
-          OPS(1, 0);
-        }
-      } else {
-        /* (32): joints j < i < s; u_j^<i> = (0, 0, +-1) for revolute j
-         * and i; the delta_i terms vanish when delta_i = 0 */
-        int dl = L->delta[i];
-        if (jrev && irev) {
-          D = J[2];
-          if (dl) { D += c[0]*sv[0] + c[1]*sv[1]; OPS(2, 2); }
-          D *= L->sgn[j] * L->sgn[i];
-        } else if (irev) {
-          D = 0;
-          if (dl) { D = -u[0]*c[1] + u[1]*c[0]; OPS(2, 1); }
-        } else if (jrev) {
-          D = mh*(u[0]*sv[1] - u[1]*sv[0]) + L->sgn[j]*b->tr;
-          OPS(3, 2);
-        } else {
-          D = mh*u[2];
-          OPS(1, 0);
-        }
-      }
-      H[j*n + i] = H[i*n + j] = D;
+    if (i >= s) {
+      if (jr[i].rev) LFN(f2_col)(L, i, 1, 1, H); else LFN(f2_col)(L, i, 1, 0, H);
+    } else {
+      if (jr[i].rev) LFN(f2_col)(L, i, 0, 1, H); else LFN(f2_col)(L, i, 0, 0, H);
     }
   }
 }
@@ -776,6 +816,7 @@ int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
 /* the counting twin (see the top of this file) */
 #undef OPS
 #undef LFN
+#undef BY_KIND
 #define DYV_LIN_COUNTING 1
 #include "lin_inertia.c"
 #endif
