@@ -17,13 +17,21 @@
  *    and D_ji = (u_r^<j>)_z tr_{j,i} for revolute j (eq. 31);
  *  - the tip (i = n-1: l = 0, V = 0) and the last step to a revolute joint
  *    r (only (t_{r,i})_z is used, so f_{r,i} is not formed when r is joint
- *    0) are specialised; these are where the counts fall below Table VIII.
+ *    0) are specialised; these are where the counts fall below Table VIII
+ *    on a general geometry. So are the exact twists alpha = 0, +-pi/2, pi
+ *    (dyv_alpha_class: Rx is copies and sign changes), a_j = 0 and d_j = 0
+ *    of a revolute joint (their terms are skipped): on the PUMA 560 and the
+ *    Panda the counts are then about half of Table VIII's.
+ *
+ * H does not depend on q_1 (only R_j, d_j of joints j >= 1 enter), so
+ * joint 0's variable is never read: its sin/cos are not computed.
  *
  * Values of Theorem 1 constants that the set does not hold (delta_i = 0,
  * U_i of a prismatic joint, k_i of a prismatic joint r < i < s) are zero
  * in the slots; the formulations never need them (the tests prove it).   */
 #include "lin_inertia.h"
 #include "lin_const.h"
+#include "opcount.h"
 #include "io.h"
 #include <math.h>
 #include <stdio.h>
@@ -33,31 +41,91 @@
 /* Operation counting: this file is compiled twice over itself. The first
  * pass defines everything; at its end it includes itself again with
  * DYV_LIN_COUNTING defined, which re-defines only the arithmetic paths
- * (rot, finish_joint, composite, dyv_lin_inertia1, dyv_lin_inertia2) with
- * the suffix _ops and
+ * (the steps, composite, the column functions, dyv_lin_inertia1,
+ * dyv_lin_inertia2) with the suffix _ops and
  * OPS(M, A) turned into additions to the counters of the dyvLin object. The
  * counting rules are those of verify/opcount.h: a subtraction counts as an
  * addition, a sign change or a copy as nothing, sin/cos are not counted;
  * products of two constants of the model (2 a_j, 2 sin(alpha), u_r terms)
- * are formed once in dyv_lin_make, as the paper assumes. */
+ * are formed once in dyv_lin_make, as the paper assumes. A product with a
+ * geometric constant that is exactly 0 or +-1 (alpha of class 1-4 in
+ * dyv_alpha_class, a_j = 0, d_j = 0 of a revolute joint) is not executed,
+ * so not counted. The twin dispatches on the alpha class only (BY_KIND is
+ * BY_CLASS there: a_j = 0 and d_j = 0 are tested at run time instead of
+ * compiled into each step): the same operations in the same order, so the
+ * same H bit for bit, with half the code. */
 #ifdef DYV_LIN_COUNTING
 #define OPS(mm, aa) (L->opm += (mm), L->opa += (aa))
 #define LFN(name) name##_ops
+#define BY_KIND(p, CALL) BY_CLASS(p, CALL)
 #else
 #define OPS(mm, aa) ((void)0)
 #define LFN(name) name
+#define BY_KIND(p, CALL) BY_KIND_FAST(p, CALL)
 #endif
 
 #ifndef DYV_LIN_COUNTING
 
+/* the steps are inlined into each caller so that their constant arguments
+ * (alpha class, known zeros) specialise them */
+#define INL static inline __attribute__((always_inline))
+
+/* call CALL(k, az, dz) with the alpha class of joint record p as the
+ * constant k; az, dz -1: read from p at run time (cold paths) */
+#define BY_CLASS(p, CALL) \
+  switch ((p)->cls) {     \
+    case 1: CALL(1, -1, -1); break; case 2: CALL(2, -1, -1); break; \
+    case 3: CALL(3, -1, -1); break; case 4: CALL(4, -1, -1); break; \
+    default: CALL(0, -1, -1); \
+  }
+/* the same with a_j = 0 and d_j = 0 as constants too (hot paths): p->kind
+ * = 4 cls + 2 az + dz, one jump table (kind is always 0..19) */
+#define BY_KIND_(CALL, k) \
+  case 4*k: CALL(k, 0, 0); break; case 4*k + 1: CALL(k, 0, 1); break; \
+  case 4*k + 2: CALL(k, 1, 0); break; case 4*k + 3: CALL(k, 1, 1); break;
+#define BY_KIND_FAST(p, CALL) \
+  switch ((p)->kind) {   \
+    BY_KIND_(CALL, 0) BY_KIND_(CALL, 1) BY_KIND_(CALL, 2) BY_KIND_(CALL, 3) \
+    BY_KIND_(CALL, 4) default: break; \
+  }
+/* a_j = 0, d_j = 0 of joint p as given (0, 1) or read from p (-1) */
+#define AZ(p, az) ((az) >= 0 ? (az) : (p)->az)
+#define DZ(p, dz) ((dz) >= 0 ? (dz) : (p)->dz)
+
 enum { S_U1122, S_U12, S_U13, S_U23, S_U33, S_KX, S_KY, S_KZ, S_MHAT, S_KAP1,
        S_KAP2, S_IA, NSLOT };
 
+/* known zeros of the carried f, t at the first step of Table I (from f_ii,
+ * t_ii): F2Z f_z = 0 (revolute i); PF f_x = f_y = 0 and t_z = 0 (prismatic
+ * i). NOF: f_{j,i} is not needed (the step to a revolute joint r = 0). */
+enum { ST_F2Z = 1, ST_PF = 2, ST_NOF = 4 };
+
+/* joint j: geometry and joint variable in one record, so that one pointer
+ * serves the loads of a step */
+typedef struct {
+  double ct, st, d;          /* cos, sin theta_j, d_j: the joint variable's per call (gather) */
+  double ca, sa, sa2;        /* cos, sin alpha_j (exact for classes 1-4), 2 sin alpha_j */
+  double a, a2, aca, asa;    /* a_j, 2 a_j, a_j cos alpha_j, a_j sin alpha_j */
+  double d2;                 /* 2 d_j (revolute j) */
+  int rev, cls;              /* revolute; class of alpha_j (dyv_alpha_class, 0 general) */
+  int az, dz;                /* a_j = 0; revolute with d_j = 0: their terms are skipped */
+  int kind;                  /* 4 cls + 2 az + dz (BY_KIND) */
+} linJoint;
+
+/* composite body j (links j..n-1): its MLC slots and the quantities of
+ * Table VII, one record per joint */
+typedef struct {
+  double sl[NSLOT];          /* MLC values of joint j (0: not held) */
+  double c[3], J[3];         /* chat_j; Jhat_j e_z (xz yz zz) */
+  double l[3], V[6];         /* varying parts l_j, V_j (xx yy zz xy xz yz) */
+  double v, tr;              /* (V_j^<r>)_33, (t_jj^<r>)_z (r <= j < s) */
+} linBody;
+
 struct dyvLin_ {
   int n, r, s, nb, nlin;
-  int type[DY_MAXJ];
-  double ca[DY_MAXJ], sa[DY_MAXJ], a[DY_MAXJ], a2[DY_MAXJ], d0[DY_MAXJ], th0[DY_MAXJ];
-  double aca[DY_MAXJ], asa[DY_MAXJ];   /* a_j cos alpha_j, a_j sin alpha_j */
+  linJoint jr[DY_MAXJ];
+  linBody bd[DY_MAXJ];           /* scratch */
+  double d0[DY_MAXJ], th0[DY_MAXJ];
   double ur[3*DY_MAXJ];          /* u_r^<i>, r <= i < s */
   double sgn[DY_MAXJ];           /* (u_r^<i>)_z = +-1 for revolute r <= i < s */
   int delta[DY_MAXJ];            /* delta_i of Theorem 1 */
@@ -71,12 +139,9 @@ struct dyvLin_ {
   int* jnt;                      /* its joint (nlin) */
   double* T;                     /* beta_lin = T beta (nlin x nb), NULL: identity */
   /* scratch */
-  double sl[NSLOT*DY_MAXJ];
-  double ct[DY_MAXJ], st[DY_MAXJ], d[DY_MAXJ];
-  double c[3*DY_MAXJ], J[3*DY_MAXJ], l[3*DY_MAXJ], V[6*DY_MAXJ], v[DY_MAXJ], tr[DY_MAXJ];
   double* blin;                  /* (nlin) */
-  double* uj;                    /* u_j^<k>, 3 per (j,k) (3 n n) */
-  double* sj;                    /* O_j -> O_k in frame k (3 n n) */
+  double* uj;                    /* Formulation 2: u_j^<k> for j < k, current k (3n) */
+  double* sj;                    /* O_j -> O_k in frame k, current k (3n) */
   double* beta_seen;             /* the beta the slots hold (nb), valid if beta_ok */
   int beta_ok;
   long opm, opa;
@@ -110,8 +175,8 @@ dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
   L->kind = malloc(sizeof(int) * (size_t)(bl->nb + 1));
   L->jnt = malloc(sizeof(int) * (size_t)(bl->nb + 1));
   L->blin = malloc(sizeof(double) * (size_t)(bl->nb + 1));
-  L->uj = malloc(sizeof(double) * 3 * (size_t)n * (size_t)n);
-  L->sj = malloc(sizeof(double) * 3 * (size_t)n * (size_t)n);
+  L->uj = malloc(sizeof(double) * 3 * (size_t)(n + 1));
+  L->sj = malloc(sizeof(double) * 3 * (size_t)(n + 1));
   L->beta_seen = malloc(sizeof(double) * (size_t)(b->nb + 1));
   if (!L->kind || !L->jnt || !L->blin || !L->uj || !L->sj || !L->beta_seen) goto oom;
   for (int i = 0; i < bl->nb; i++) {
@@ -131,16 +196,24 @@ dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
     lin = NULL;
   }
 
-  /* geometry constants */
+  /* geometry constants; the fixed coordinate of each joint (theta of a
+   * prismatic, d of a revolute joint) is set here once */
   dyLinGeom g;
   dy_lin_geom(m, &g);
   L->r = g.r; L->s = g.s;
   for (int j = 0; j < n; j++) {
-    L->type[j] = m->jnt_type[j];
-    L->ca[j] = cos(m->dh_alpha[j]); L->sa[j] = sin(m->dh_alpha[j]);
-    L->a[j] = m->dh_a[j]; L->a2[j] = 2*m->dh_a[j];
-    L->aca[j] = m->dh_a[j]*L->ca[j]; L->asa[j] = m->dh_a[j]*L->sa[j];
+    linJoint* p = L->jr + j;
+    p->rev = m->jnt_type[j] == DY_REVOLUTE;
+    p->cls = dyv_alpha_class(m->dh_alpha[j], &p->ca, &p->sa);
+    p->sa2 = 2*p->sa;
+    p->a = m->dh_a[j]; p->a2 = 2*m->dh_a[j];
+    p->aca = p->a*p->ca; p->asa = p->a*p->sa;
+    p->az = p->a == 0;
     L->d0[j] = m->dh_d[j]; L->th0[j] = m->dh_theta[j];
+    p->ct = cos(m->dh_theta[j]); p->st = sin(m->dh_theta[j]);
+    p->d = m->dh_d[j]; p->d2 = 2*m->dh_d[j];
+    p->dz = p->rev && p->d == 0;
+    p->kind = 4*p->cls + 2*p->az + p->dz;
   }
   memcpy(L->ur, g.ur, sizeof L->ur);
   memcpy(L->delta, g.delta, sizeof L->delta);
@@ -150,21 +223,22 @@ dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
     L->wz1[j] = 1 - w[2]*w[2]; L->wzx2[j] = 2*w[2]*w[0]; L->wzy2[j] = 2*w[2]*w[1];
     L->wx1[j] = 1 - w[0]*w[0]; L->wxy[j] = w[0]*w[1]; L->wxz[j] = w[0]*w[2];
     if (j + 1 < n) {
-      double sb[3] = {m->dh_a[j+1], 0, 0}, ez[3] = {0, -L->sa[j+1], L->ca[j+1]};
+      const linJoint* p = L->jr + j + 1;
+      double sb[3] = {m->dh_a[j+1], 0, 0}, ez[3] = {0, -p->sa, p->ca};
       double* ub = L->uxb + 3*j;
       double* ud = L->uxd + 3*j;
       ub[0] = w[1]*sb[2] - w[2]*sb[1]; ub[1] = w[2]*sb[0] - w[0]*sb[2]; ub[2] = w[0]*sb[1] - w[1]*sb[0];
       ud[0] = w[1]*ez[2] - w[2]*ez[1]; ud[1] = w[2]*ez[0] - w[0]*ez[2]; ud[2] = w[0]*ez[1] - w[1]*ez[0];
-      if (L->type[j+1] == DY_REVOLUTE)        /* s constant: fold d in */
+      if (p->rev)        /* s constant: fold d in */
         for (int k = 0; k < 3; k++) { ub[k] += m->dh_d[j+1]*ud[k]; ud[k] = 0; }
     }
   }
   if (g.s < n && g.s > g.r) {
     const double* w = g.ur + 3*(g.s - 1);
-    int s = g.s;
-    L->urs_p = w[1]*L->ca[s] + w[2]*L->sa[s];
+    const linJoint* p = L->jr + g.s;
+    L->urs_p = w[1]*p->ca + w[2]*p->sa;
     L->urs[0] = w[0]; L->urs[1] = 0;
-    L->urs[2] = -w[1]*L->sa[s] + w[2]*L->ca[s];
+    L->urs[2] = -w[1]*p->sa + w[2]*p->ca;
     L->urs_z2 = 2*L->urs[2]; L->urs_zz = L->urs[2]*L->urs[2];
   }
   return L;
@@ -203,335 +277,503 @@ static void gather(dyvLin* L, const double* beta, const double* q) {
     }
     bl = L->blin;
   }
-  memset(L->sl, 0, sizeof(double) * NSLOT * (size_t)n);
+  for (int j = 0; j < n; j++) memset(L->bd[j].sl, 0, sizeof L->bd[j].sl);
   for (int i = 0; i < L->nlin; i++)
-    if (L->kind[i] >= 0) L->sl[NSLOT*L->jnt[i] + L->kind[i]] = bl[i];
+    if (L->kind[i] >= 0) L->bd[L->jnt[i]].sl[L->kind[i]] = bl[i];
 joints:
-  for (int j = 0; j < n; j++) {
-    double th = L->th0[j];
-    L->d[j] = L->d0[j];
-    if (L->type[j] == DY_REVOLUTE) th += q[j]; else L->d[j] += q[j];
-    L->ct[j] = cos(th); L->st[j] = sin(th);
+  /* joint 0 is skipped: H does not depend on q_1 (only R_j, d_j of j >= 1
+   * are read); a prismatic joint's cos, sin theta are constants */
+  for (int j = 1; j < n; j++) {
+    linJoint* p = L->jr + j;
+    if (p->rev) { double th = L->th0[j] + q[j]; p->ct = cos(th); p->st = sin(th); }
+    else p->d = L->d0[j] + q[j];
   }
+}
+
+/* D_ii from the composite quantities (+ armature, not counted: outside
+ * Lin's model) */
+static inline double diag(const dyvLin* L, int i) {
+  const linBody* b = L->bd + i;
+  double h = L->jr[i].rev ? b->J[2] : b->sl[S_MHAT];
+  return h + b->sl[S_IA];
 }
 
 #endif /* common part */
 
-/* out = R_j v  (8M 4A) */
-static inline void LFN(rot)(dyvLin* L, double out[3], int j, const double v[3]) {
-  double c = L->ct[j], s = L->st[j], t2 = s*v[0] + L->ct[j]*v[1];
-  out[0] = c*v[0] - s*v[1];
-  out[1] = L->ca[j]*t2 - L->sa[j]*v[2];
-  out[2] = L->sa[j]*t2 + L->ca[j]*v[2];
-  OPS(8, 4);
-}
-
-/* the composite-body quantities from the MLCs (Table VII) */
-static void LFN(finish_joint)(dyvLin* L, int i) {
-  const double* sl = L->sl + NSLOT*i;
-  double *c = L->c + 3*i, *J = L->J + 3*i, *l = L->l + 3*i, *V = L->V + 6*i;
-  if (i == L->n - 1) {            /* tip: l = 0, V = 0, nothing to add */
-    c[0] = sl[S_KX]; c[1] = sl[S_KY]; c[2] = sl[S_KZ];
-    J[0] = sl[S_U13]; J[1] = sl[S_U23]; J[2] = sl[S_U33];
-    if (i >= L->r && i < L->s) {
-      if (L->type[i] == DY_REVOLUTE) L->tr[i] = L->sgn[i] * J[2];
-      else L->tr[i] = sl[S_KAP1];
-    }
-    return;
-  }
-  if (i >= L->s) {
-    c[0] = sl[S_KX] + l[0]; c[1] = sl[S_KY] + l[1];
-    if (L->type[i] == DY_REVOLUTE) {
-      /* V stored xx yy zz xy xz yz */
-      J[0] = sl[S_U13] + V[4]; J[1] = sl[S_U23] + V[5]; J[2] = sl[S_U33] + V[2];
-      OPS(0, 5);
-    } else {
-      c[2] = sl[S_KZ] + l[2];
-      OPS(0, 3);
-    }
-  } else if (i >= L->r) {
-    if (L->type[i] == DY_REVOLUTE) {
-      c[0] = sl[S_KX] + l[0]; c[1] = sl[S_KY] + l[1];
-      J[2] = sl[S_U33] + L->v[i];
-      L->tr[i] = L->sgn[i] * J[2];
-      OPS(0, 3);
-    } else {
-      const double* w = L->ur + 3*i;
-      L->tr[i] = sl[S_KAP1] - w[1]*l[0] + w[0]*l[1];
-      OPS(2, 2);
-    }
+/* (o1, o2) = Rx(alpha) (u1, u2) = (ca u1 - sa u2, sa u1 + ca u2) for the
+ * alpha class cls (1-4: copies and sign changes); z1, z2 (0 or 1): u1, u2
+ * are known to be 0. Returns which outputs are then known to be 0 (bit 0:
+ * o1, bit 1: o2). */
+INL int LFN(rx)(dyvLin* L, const linJoint* p, int cls, int z1, int z2,
+                double u1, double u2, double* o1, double* o2) {
+  (void)L;
+  switch (cls) {
+    case 1: *o1 = u1; *o2 = u2; return z1 | z2 << 1;
+    case 2: *o1 = -u2; *o2 = u1; return z2 | z1 << 1;
+    case 3: *o1 = u2; *o2 = -u1; return z2 | z1 << 1;
+    case 4: *o1 = -u1; *o2 = -u2; return z1 | z2 << 1;
+    default:
+      if (z1 && z2) { *o1 = 0; *o2 = 0; return 3; }
+      if (z2) { *o1 = p->ca*u1; *o2 = p->sa*u1; OPS(2, 0); }
+      else if (z1) { *o1 = -p->sa*u2; *o2 = p->ca*u2; OPS(2, 0); }
+      else { *o1 = p->ca*u1 - p->sa*u2; *o2 = p->sa*u1 + p->ca*u2; OPS(4, 2); }
+      return 0;
   }
 }
 
-static void LFN(composite)(dyvLin* L) {
-  int n = L->n, r = L->r, s = L->s;
-  if (r >= n) return;
-  memset(L->l + 3*(n-1), 0, 3*sizeof(double));
-  memset(L->V + 6*(n-1), 0, 6*sizeof(double));
-  L->v[n-1] = 0;
-  LFN(finish_joint)(L, n - 1);
-  for (int i = n - 2; i >= r; i--) {
-    int nx = i + 1;
-    const double* sx = L->sl + NSLOT*nx;
-    double *l = L->l + 3*i, *V = L->V + 6*i;
-    const double *lx = L->l + 3*nx, *cx = L->c + 3*nx, *Jx = L->J + 3*nx, *Vx = L->V + 6*nx;
-    double dn = L->d[nx], md = 0, tmp[3];
-    int tip = nx == n - 1;          /* l_nx = 0, V_nx = 0 */
-    /* l_i (24) */
-    if (L->type[nx] == DY_REVOLUTE) {
-      tmp[0] = cx[0]; tmp[1] = cx[1]; tmp[2] = lx[2];
-    } else {
-      md = sx[S_MHAT] * dn;
-      tmp[0] = lx[0]; tmp[1] = lx[1]; tmp[2] = lx[2] + md;
-      OPS(1, tip ? 0 : 1);
+/* (o1, o2) = Rx(alpha)^T (v1, v2) = (ca v1 + sa v2, -sa v1 + ca v2) */
+INL void LFN(rxT)(dyvLin* L, const linJoint* p, int cls, double v1, double v2,
+                  double* o1, double* o2) {
+  (void)L;
+  switch (cls) {
+    case 1: *o1 = v1; *o2 = v2; break;
+    case 2: *o1 = v2; *o2 = -v1; break;
+    case 3: *o1 = -v2; *o2 = v1; break;
+    case 4: *o1 = -v1; *o2 = -v2; break;
+    default: *o1 = p->ca*v1 + p->sa*v2; *o2 = -p->sa*v1 + p->ca*v2; OPS(4, 2);
+  }
+}
+
+/* f <- R f, R = Rx(alpha) Rz(theta) of joint p; fl: known zeros of f
+ * (ST_F2Z, ST_PF). Returns the known zeros of the new (f_y, f_z) as rx. */
+INL int LFN(rotf)(dyvLin* L, const linJoint* p, int cls, int fl, double f[3]) {
+  const int pf = (fl & ST_PF) != 0, f2z = (fl & ST_F2Z) != 0;
+  double g0 = 0, g1 = 0;
+  if (!pf) { g0 = p->ct*f[0] - p->st*f[1]; g1 = p->st*f[0] + p->ct*f[1]; OPS(4, 2); }
+  f[0] = g0;
+  return LFN(rx)(L, p, cls, pf, f2z, g1, f[2], &f[1], &f[2]);
+}
+INL void LFN(rotf_any)(dyvLin* L, const linJoint* p, int fl, double f[3]) {
+#define ROTF_(k, az, dz) LFN(rotf)(L, p, k, fl, f)
+  BY_CLASS(p, ROTF_)
+#undef ROTF_
+}
+
+/* Table I for i >= s, from frame j+1 (joint p) to frame j > r:
+ *   f_{j,i} = R f_{j+1,i},
+ *   t_{j,i} = R (t_{j+1,i} + d e_z x f_{j+1,i}) + a e_x x f_{j,i}  (eq. 18) */
+INL void LFN(f1_full)(dyvLin* L, const linJoint* p, int cls, int az, int dz, int fl,
+                      double f[3], double t[3]) {
+  const int pf = (fl & ST_PF) != 0;
+  double ux = t[0], uy = t[1], tz = t[2];
+  if (!pf && !DZ(p, dz)) { ux = t[0] - p->d*f[1]; uy = t[1] + p->d*f[0]; OPS(2, 2); }
+  int fz = LFN(rotf)(L, p, cls, fl, f);
+  double h1 = p->st*ux + p->ct*uy;
+  t[0] = p->ct*ux - p->st*uy;
+  OPS(4, 2);
+  LFN(rx)(L, p, cls, 0, pf, h1, tz, &t[1], &t[2]);
+  if (!AZ(p, az)) {             /* a e_x x f = (0, -a f_z, a f_y) */
+    if (!(fz & 2)) { t[1] -= p->a*f[2]; OPS(1, 1); }
+    if (!(fz & 1)) { t[2] += p->a*f[1]; OPS(1, 1); }
+  }
+}
+INL void LFN(f1_full_any)(dyvLin* L, const linJoint* p, int fl, int hot, double f[3], double t[3]) {
+#define FULL_(k, az, dz) LFN(f1_full)(L, p, k, az, dz, fl, f, t)
+  if (hot) { BY_KIND(p, FULL_) } else { BY_CLASS(p, FULL_) }
+#undef FULL_
+}
+
+/* the step to the revolute joint r (joint p = r+1): only (t_{r,i})_z is
+ * used (no moment below joint r): (R u)_z + a (f_{r,i})_y with
+ * u = t_{r+1,i} + d e_z x f_{r+1,i}; (R u)_z = u_z for alpha 0, pi.
+ * f_{r,i} is formed unless ST_NOF. */
+INL void LFN(f1_last)(dyvLin* L, const linJoint* p, int cls, int az, int dz, int fl,
+                      double f[3], double t[3]) {
+  const int pf = (fl & ST_PF) != 0, f2z = (fl & ST_F2Z) != 0;
+  double tz;
+  if (cls == 1) tz = t[2];
+  else if (cls == 4) tz = -t[2];
+  else {
+    double ux = t[0], uy = t[1];
+    if (!pf && !DZ(p, dz)) { ux = t[0] - p->d*f[1]; uy = t[1] + p->d*f[0]; OPS(2, 2); }
+    double h1 = p->st*ux + p->ct*uy;
+    OPS(2, 1);
+    if (cls == 2) tz = h1;
+    else if (cls == 3) tz = -h1;
+    else if (pf) { tz = p->sa*h1; OPS(1, 0); }
+    else { tz = p->sa*h1 + p->ca*t[2]; OPS(2, 1); }
+  }
+  if (!(fl & ST_NOF)) {
+    int fz = LFN(rotf)(L, p, cls, fl, f);
+    if (!AZ(p, az) && !(fz & 1)) { tz += p->a*f[1]; OPS(1, 1); }
+  } else if (!AZ(p, az)) {
+    /* a (R f)_y = a (ca g - sa f_z), g = s f_x + c f_y, f not formed */
+    double g = 0;
+    if (!pf && cls != 2 && cls != 3) { g = p->st*f[0] + p->ct*f[1]; OPS(2, 1); }
+    switch (cls) {
+      case 1: if (!pf) { tz += p->a*g; OPS(1, 1); } break;
+      case 4: if (!pf) { tz -= p->a*g; OPS(1, 1); } break;
+      case 2: if (!f2z) { tz -= p->a*f[2]; OPS(1, 1); } break;
+      case 3: if (!f2z) { tz += p->a*f[2]; OPS(1, 1); } break;
+      default:
+        if (!pf) { tz += p->aca*g; OPS(1, 1); }
+        if (!f2z) { tz -= p->asa*f[2]; OPS(1, 1); }
     }
-    if (tip && L->type[nx] == DY_REVOLUTE) {     /* R_nx (x, y, 0) */
-      double t2 = L->st[nx]*tmp[0] + L->ct[nx]*tmp[1];
-      l[0] = L->ct[nx]*tmp[0] - L->st[nx]*tmp[1]; l[1] = L->ca[nx]*t2; l[2] = L->sa[nx]*t2;
-      OPS(6, 2);
-    } else if (tip) {                            /* R_nx (0, 0, md) */
-      l[0] = 0; l[1] = -L->sa[nx]*md; l[2] = L->ca[nx]*md;
-      OPS(2, 0);
-    } else {
-      LFN(rot)(L, l, nx, tmp);
+  }
+  t[2] = tz;
+}
+INL void LFN(f1_last_any)(dyvLin* L, const linJoint* p, int fl, int hot, double f[3], double t[3]) {
+#define LAST_(k, az, dz) LFN(f1_last)(L, p, k, az, dz, fl, f, t)
+  if (hot) { BY_KIND(p, LAST_) } else { BY_CLASS(p, LAST_) }
+#undef LAST_
+}
+
+/* Y = R X R^T, R = Rx(alpha) Rz(theta), X and Y symmetric (11 22 33 12 13
+ * 23), eqs. (41)-(54): A-terms give Z = Rz X Rz^T (Z11 = A2 + X22, Z22 =
+ * A3, Z12 = A4, Z13 = A8, Z23 = A5, Z33 = X33), then Rx by class */
+INL void LFN(sim)(dyvLin* L, const linJoint* p, int cls, double X11, double X22, double X33,
+                  double X12, double X13, double X23, double Y[6]) {
+  (void)L;
+  const double c = p->ct, sn = p->st;
+  double A1 = c*(X11 - X22) - (sn + sn)*X12;
+  double A2 = c*A1, A3 = X11 - A2, A4 = sn*A1 + X12;
+  double A5 = sn*X13 + c*X23, A8 = c*X13 - sn*X23;
+  Y[0] = A2 + X22;
+  OPS(8, 8);
+  switch (cls) {
+    case 1: Y[1] = A3; Y[2] = X33; Y[3] = A4; Y[4] = A8; Y[5] = A5; break;
+    case 2: Y[1] = X33; Y[2] = A3; Y[3] = -A8; Y[4] = A4; Y[5] = -A5; break;
+    case 3: Y[1] = X33; Y[2] = A3; Y[3] = A8; Y[4] = -A4; Y[5] = -A5; break;
+    case 4: Y[1] = A3; Y[2] = X33; Y[3] = -A4; Y[4] = -A8; Y[5] = A5; break;
+    default: {
+      const double cb = p->ca, sb = p->sa;
+      double A6 = (A3 - X33)*cb - p->sa2*A5;     /* 2 sin(alpha) constant */
+      double A7 = cb*A6;
+      Y[1] = A7 + X33; Y[2] = A3 - A7;
+      Y[3] = cb*A4 - sb*A8; Y[4] = sb*A4 + cb*A8; Y[5] = A5 + sb*A6;
+      OPS(8, 7);
     }
-    double Yv = 0;
-    if (nx >= s) {
-      /* X: the symmetric matrix inside the similarity of (34)/(35) */
-      double X11, X22, X33, X12, X13, X23;
-      if (tip && L->type[nx] == DY_REVOLUTE) {
-        X11 = sx[S_U1122]; X22 = 0; X33 = Jx[2]; X12 = sx[S_U12];
-        X13 = Jx[0] - dn*cx[0]; X23 = Jx[1] - dn*cx[1];
-        OPS(2, 2);
-      } else if (tip) {
-        double e = dn*(md + cx[2] + cx[2]);
+  }
+}
+
+/* v_i, chat_i, Jhat_33, (t_ii^<r>)_z of joint r <= i < s from Yv = the
+ * (3,3) entry carried from joint i+1 (joint p) and l_i (Table VII) */
+INL void LFN(comp_below_s)(dyvLin* L, int i, int az, double Yv, double l0, double l1, double l2) {
+  const linJoint* p = L->jr + i + 1;
+  linBody* b = L->bd + i;
+  const double* sl = b->sl;
+  double vi = Yv;     /* the b-term of joint i (see the top) */
+  if (L->jr[i].rev) {
+    if (!AZ(p, az)) { vi = Yv + p->a2*l0; OPS(1, 1); }
+    b->c[0] = sl[S_KX] + l0; b->c[1] = sl[S_KY] + l1;
+    b->J[2] = sl[S_U33] + vi;
+    b->tr = L->sgn[i] * b->J[2];
+    OPS(0, 3);
+  } else {
+    if (!AZ(p, az)) { vi = Yv + p->a2*(L->wx1[i]*l0 - L->wxy[i]*l1 - L->wxz[i]*l2); OPS(4, 3); }
+    const double* w = L->ur + 3*i;
+    b->tr = sl[S_KAP1] - w[1]*l0 + w[0]*l1;
+    OPS(2, 2);
+  }
+  b->v = vi;
+}
+
+/* one step of the composite recursion, from joint i+1 (alpha class cls;
+ * az, dz as in BY_KIND) to joint i, then the composite quantities of i
+ * (Table VII) */
+INL void LFN(comp_step)(dyvLin* L, int i, int cls, int az, int dz) {
+  const int s = L->s, nx = i + 1, tip = nx == L->n - 1;   /* tip: l_nx = 0, V_nx = 0 */
+  const linJoint* p = L->jr + nx;
+  linBody* b = L->bd + i;
+  const linBody* bx = b + 1;
+  const double *sx = bx->sl, *cx = bx->c, *lx = bx->l;
+  const double dn = p->d;
+  double md = 0, l0, l1, l2;
+  /* l_i (24): R_nx (c_x, c_y, l_z) of nx for a revolute, R_nx (l + mhat d e_z)
+   * for a prismatic joint nx */
+  if (p->rev) {
+    l0 = p->ct*cx[0] - p->st*cx[1];
+    double g1 = p->st*cx[0] + p->ct*cx[1];
+    OPS(4, 2);
+    if (tip) LFN(rx)(L, p, cls, 0, 1, g1, 0, &l1, &l2);
+    else LFN(rx)(L, p, cls, 0, 0, g1, lx[2], &l1, &l2);
+  } else {
+    md = sx[S_MHAT] * dn;
+    OPS(1, 0);
+    if (tip) { l0 = 0; LFN(rx)(L, p, cls, 1, 0, 0, md, &l1, &l2); }
+    else {
+      l0 = p->ct*lx[0] - p->st*lx[1];
+      double g1 = p->st*lx[0] + p->ct*lx[1];
+      OPS(4, 3);
+      LFN(rx)(L, p, cls, 0, 0, g1, lx[2] + md, &l1, &l2);
+    }
+  }
+  b->l[0] = l0; b->l[1] = l1; b->l[2] = l2;
+  if (nx >= s) {
+    /* X: the symmetric matrix inside the similarity of (34)/(35) */
+    double X11, X22, X33, X12, X13, X23;
+    const double *Jx = bx->J, *Vx = bx->V;
+    if (p->rev) {
+      if (tip) { X11 = sx[S_U1122]; X22 = 0; X12 = sx[S_U12]; }
+      else {
+        X11 = Vx[0] + sx[S_U1122]; X22 = Vx[1]; X12 = Vx[3] + sx[S_U12];
+        OPS(0, 2);
+        if (!DZ(p, dz)) { double t = p->d2*lx[2]; X11 += t; X22 += t; OPS(1, 2); }
+      }
+      X33 = Jx[2]; X13 = Jx[0]; X23 = Jx[1];
+      if (!DZ(p, dz)) { X13 -= dn*cx[0]; X23 -= dn*cx[1]; OPS(2, 2); }
+    } else {
+      double e = dn*(md + cx[2] + cx[2]);
+      if (tip) {
         X11 = e; X22 = e; X33 = 0; X12 = 0; X13 = -dn*cx[0]; X23 = -dn*cx[1];
         OPS(3, 2);
-      } else if (L->type[nx] == DY_REVOLUTE) {
-        double t = 2*dn*lx[2];                 /* 2 d constant */
-        X11 = Vx[0] + sx[S_U1122] + t; X22 = Vx[1] + t; X33 = Jx[2];
-        X12 = Vx[3] + sx[S_U12]; X13 = Jx[0] - dn*cx[0]; X23 = Jx[1] - dn*cx[1];
-        OPS(3, 6);
       } else {
-        double e = dn*(md + cx[2] + cx[2]);
         X11 = Vx[0] + e; X22 = Vx[1] + e; X33 = Vx[2];
         X12 = Vx[3]; X13 = Vx[4] - dn*cx[0]; X23 = Vx[5] - dn*cx[1];
         OPS(3, 6);
       }
-      if (i >= s) {
-        /* Y = R X R^T, eqs. (41)-(54) */
-        double c = L->ct[nx], sn = L->st[nx], cb = L->ca[nx], sb = L->sa[nx];
-        double A1 = c*(X11 - X22) - (sn + sn)*X12;
-        double A2 = c*A1, A3 = X11 - A2, A4 = sn*A1 + X12;
-        double A5 = sn*X13 + c*X23;
-        double A6 = (A3 - X33)*cb - 2*sb*A5;     /* 2 sin(alpha) constant */
-        double A7 = cb*A6, A8 = c*X13 - sn*X23;
-        double Y11 = A2 + X22, Y22 = A7 + X33, Y33 = A3 - A7;
-        double Y12 = cb*A4 - sb*A8, Y13 = sb*A4 + cb*A8, Y23 = A5 + sb*A6;
-        OPS(16, 15);
-        /* V_i = Y + b terms */
-        double bb = L->a2[nx]*l[0];
-        V[0] = Y11; V[1] = Y22 + bb; V[2] = Y33 + bb;
-        V[3] = Y12 - L->a[nx]*l[1]; V[4] = Y13 - L->a[nx]*l[2]; V[5] = Y23;
+    }
+    if (i >= s) {
+      /* V_i = Y + b terms, b = (a, 0, 0) */
+      double* V = b->V;
+      LFN(sim)(L, p, cls, X11, X22, X33, X12, X13, X23, V);
+      if (!AZ(p, az)) {
+        double bb = p->a2*l0;
+        V[1] += bb; V[2] += bb; V[3] -= p->a*l1; V[4] -= p->a*l2;
         OPS(3, 4);
-      } else {
-        /* i = s-1: (Y)_33 = u^T X u, u = u_r^<s> (39), (55) */
-        double ux, uy;
-        if (L->type[i] == DY_REVOLUTE) {        /* u_r^<s-1> = (0,0,+-1) */
-          ux = L->urs_p * L->st[nx]; uy = L->urs_p * L->ct[nx];
-          OPS(2, 0);
-        } else {
-          ux = L->urs[0]*L->ct[nx] + L->urs_p*L->st[nx];
-          uy = -L->urs[0]*L->st[nx] + L->urs_p*L->ct[nx];
-          OPS(4, 2);
-        }
-        Yv = ux*(ux*X11 + 2*uy*X12) + uy*uy*X22 + L->urs_z2*(ux*X13 + uy*X23) + L->urs_zz*X33;
-        OPS(10, 5);
       }
-    } else if (L->type[nx] == DY_REVOLUTE) {
-      Yv = Jx[2];
+      /* chat_i, Jhat_i e_z (Table VII) */
+      const double* sl = b->sl;
+      b->c[0] = sl[S_KX] + l0; b->c[1] = sl[S_KY] + l1;
+      if (L->jr[i].rev) {
+        b->J[0] = sl[S_U13] + V[4]; b->J[1] = sl[S_U23] + V[5]; b->J[2] = sl[S_U33] + V[2];
+        OPS(0, 5);
+      } else {
+        b->c[2] = sl[S_KZ] + l2;
+        OPS(0, 3);
+      }
     } else {
-      Yv = L->v[nx] + dn*(sx[S_KAP2] + sx[S_KAP2] + L->wz1[nx]*(md + lx[2] + lx[2])
-                          - L->wzx2[nx]*lx[0] - L->wzy2[nx]*lx[1]);
-      OPS(4, 7);
-    }
-    if (i < s) {
-      if (L->type[i] == DY_REVOLUTE) {
-        L->v[i] = Yv + L->a2[nx]*l[0];
-        OPS(1, 1);
+      /* i = s-1: (Y)_33 = u^T X u, u = u_r^<s> (39), (55) */
+      double ux, uy;
+      if (L->jr[i].rev) {                     /* u_r^<s-1> = (0,0,+-1) */
+        ux = L->urs_p * p->st; uy = L->urs_p * p->ct;
+        OPS(2, 0);
       } else {
-        L->v[i] = Yv + L->a2[nx]*(L->wx1[i]*l[0] - L->wxy[i]*l[1] - L->wxz[i]*l[2]);
-        OPS(4, 3);
+        ux = L->urs[0]*p->ct + L->urs_p*p->st;
+        uy = -L->urs[0]*p->st + L->urs_p*p->ct;
+        OPS(4, 2);
       }
+      double Yv = ux*(ux*X11 + 2*uy*X12) + uy*uy*X22 + L->urs_z2*(ux*X13 + uy*X23) + L->urs_zz*X33;
+      OPS(10, 5);
+      LFN(comp_below_s)(L, i, az, Yv, l0, l1, l2);
     }
-    LFN(finish_joint)(L, i);
+  } else if (p->rev) {
+    LFN(comp_below_s)(L, i, az, bx->J[2], l0, l1, l2);
+  } else {
+    double Yv = bx->v + dn*(sx[S_KAP2] + sx[S_KAP2] + L->wz1[nx]*(md + lx[2] + lx[2])
+                            - L->wzx2[nx]*lx[0] - L->wzy2[nx]*lx[1]);
+    OPS(4, 7);
+    LFN(comp_below_s)(L, i, az, Yv, l0, l1, l2);
   }
 }
 
-#ifndef DYV_LIN_COUNTING
-/* D_ii from the composite quantities (+ armature, not counted: outside
- * Lin's model) */
-static double diag(dyvLin* L, int i) {
-  const double* sl = L->sl + NSLOT*i;
-  double h = L->type[i] == DY_REVOLUTE ? L->J[3*i + 2] : sl[S_MHAT];
-  return h + sl[S_IA];
+/* the composite-body quantities from the MLCs (Table VII), from the tip */
+static void LFN(composite)(dyvLin* L) {
+  int n = L->n, r = L->r, s = L->s, i = n - 1;
+  if (r >= n) return;
+  /* tip: chat = k, Jhat = U (l = 0, V = 0) */
+  linBody* b = L->bd + i;
+  const double* sl = b->sl;
+  memset(b->l, 0, sizeof b->l);
+  memset(b->V, 0, sizeof b->V);
+  b->v = 0;
+  b->c[0] = sl[S_KX]; b->c[1] = sl[S_KY]; b->c[2] = sl[S_KZ];
+  b->J[0] = sl[S_U13]; b->J[1] = sl[S_U23]; b->J[2] = sl[S_U33];
+  if (i >= r && i < s) b->tr = L->jr[i].rev ? L->sgn[i] * b->J[2] : sl[S_KAP1];
+  /* by class only: the kinds would add 25 KB of code for about 1 % */
+  for (i = n - 2; i >= r; i--) {
+#define COMP_(k, az, dz) LFN(comp_step)(L, i, k, az, dz)
+    BY_CLASS(L->jr + i + 1, COMP_)
+#undef COMP_
+  }
 }
 
-#endif
+/* Formulation 1, column i >= s of H above the diagonal (Table I).
+ * f_ii = (-c_y, c_x, 0) or (0, 0, mhat), t_ii = Jhat_i e_z or c x e_z; the
+ * first step knows their zeros; down to joint r t_{j,i} is carried, D_ji =
+ * (t_{j,i})_z or (f_{j,i})_z; below r (prismatic joints) only f. */
+static void LFN(f1_col)(dyvLin* L, int i, double* H) {
+  const int n = L->n, r = L->r, irev = L->jr[i].rev;
+  const linJoint* jr = L->jr;
+  const linBody* b = L->bd + i;
+  double* hr = H + i*n;           /* row i; column i is H[j*n + i] */
+  double f[3], t[3];
+  if (irev) {
+    f[0] = -b->c[1]; f[1] = b->c[0]; f[2] = 0;
+    t[0] = b->J[0]; t[1] = b->J[1]; t[2] = b->J[2];
+  } else {
+    f[0] = 0; f[1] = 0; f[2] = b->sl[S_MHAT];
+    t[0] = b->c[1]; t[1] = -b->c[0]; t[2] = 0;
+  }
+  int j = i - 1;
+  if (j > r) {
+    if (irev) LFN(f1_full_any)(L, jr + i, ST_F2Z, 1, f, t);
+    else LFN(f1_full_any)(L, jr + i, ST_PF, 0, f, t);
+    hr[j] = H[j*n + i] = jr[j].rev ? t[2] : f[2];
+    for (j = i - 2; j > r; j--) {
+      LFN(f1_full_any)(L, jr + j + 1, 0, 1, f, t);
+      hr[j] = H[j*n + i] = jr[j].rev ? t[2] : f[2];
+    }
+    if (r == 0) LFN(f1_last_any)(L, jr + 1, ST_NOF, 1, f, t);
+    else LFN(f1_last_any)(L, jr + r + 1, 0, 0, f, t);
+  } else if (irev) {
+    if (r == 0) LFN(f1_last_any)(L, jr + 1, ST_F2Z | ST_NOF, 1, f, t);
+    else LFN(f1_last_any)(L, jr + r + 1, ST_F2Z, 0, f, t);
+  } else {
+    if (r == 0) LFN(f1_last_any)(L, jr + 1, ST_PF | ST_NOF, 0, f, t);
+    else LFN(f1_last_any)(L, jr + r + 1, ST_PF, 0, f, t);
+  }
+  hr[r] = H[r*n + i] = t[2];
+  for (j = r - 1; j >= 0; j--) {
+    LFN(rotf_any)(L, jr + j + 1, 0, f);
+    hr[j] = H[j*n + i] = f[2];
+  }
+}
+
+/* Formulation 1, column 0 < i < s: (30) carries only the moment about u_r,
+ * tr_{j,i} = tr_{j+1,i} + f_{j,i} . (u_r^<j> x s_{j+1}^<j>) */
+static void LFN(f1_col30)(dyvLin* L, int i, double* H) {
+  const int n = L->n, r = L->r, rev = L->jr[i].rev;
+  const linJoint* jr = L->jr;
+  const linBody* b = L->bd + i;
+  double f[3] = {rev ? -b->c[1] : 0, rev ? b->c[0] : 0, rev ? 0 : b->sl[S_MHAT]};
+  double tr = b->tr;
+  for (int j = i - 1; j >= 0; j--) {
+    const linJoint* p = jr + j + 1;
+    if (j < i - 1) LFN(rotf_any)(L, p, 0, f);
+    else if (rev) LFN(rotf_any)(L, p, ST_F2Z, f);
+    else LFN(rotf_any)(L, p, ST_PF, f);
+    if (j >= r) {
+      const double *ub = L->uxb + 3*j, *ud = L->uxd + 3*j;
+      double w0 = ub[0], w1 = ub[1], w2 = ub[2];
+      if (!p->rev) {
+        w0 += p->d*ud[0]; w1 += p->d*ud[1]; w2 += p->d*ud[2];
+        OPS(3, 3);
+      }
+      tr += f[0]*w0 + f[1]*w1 + f[2]*w2;
+      OPS(3, 3);
+    }
+    H[j*n + i] = H[i*n + j] = jr[j].rev ? L->sgn[j] * tr : f[2];
+  }
+}
 
 void LFN(dyv_lin_inertia1)(dyvLin* L, const double* beta, const double* q, double* H) {
-  int n = L->n, r = L->r, s = L->s;
+  int n = L->n, s = L->s;
   gather(L, beta, q);
   LFN(composite)(L);
   for (int i = n - 1; i >= 0; i--) {
     H[i*n + i] = diag(L, i);
-    if (i == 0) continue;
-    const double* c = L->c + 3*i;
-    int rev = L->type[i] == DY_REVOLUTE;
-    /* f_ii = (-c_y, c_x, 0) or (0, 0, mhat); t_ii = Jhat_i e_z or c x e_z */
-    double f[3] = {rev ? -c[1] : 0, rev ? c[0] : 0, rev ? 0 : L->sl[NSLOT*i + S_MHAT]};
-    double t[3] = {0, 0, 0}, tr = L->tr[i];
-    if (i >= s) {
-      if (rev) { t[0] = L->J[3*i]; t[1] = L->J[3*i+1]; t[2] = L->J[3*i+2]; }
-      else { t[0] = c[1]; t[1] = -c[0]; }
+    if (i == 0) break;
+    if (i < s) LFN(f1_col30)(L, i, H);
+    else LFN(f1_col)(L, i, H);
+  }
+}
+
+/* Formulation 2, frame k: u_j^<k> = R_k^T u_j^<k-1> and, for revolute j,
+ * O_j -> O_k = R_k^T (O_j -> O_{k-1} + a_k e_x) + d_k e_z for j < k-1;
+ * u_{k-1}^<k> = R_k^T e_z, O_{k-1} -> O_k = (a ct, -a st, d) (Table II) */
+INL void LFN(f2_frame)(dyvLin* L, int k, int cls, int az, int dz) {
+  const linJoint* p = L->jr + k;
+  const double c = p->ct, sn = p->st;
+  double *uj = L->uj, *sj = L->sj;
+  for (int j = 0; j + 1 < k; j++) {
+    double* u = uj + 3*j;
+    double w, z, u0 = u[0];
+    LFN(rxT)(L, p, cls, u[1], u[2], &w, &z);
+    u[0] = c*u0 + sn*w; u[1] = -sn*u0 + c*w; u[2] = z;
+    OPS(4, 2);
+    if (L->jr[j].rev) {
+      double* sv = sj + 3*j;
+      double p0 = sv[0];
+      if (!AZ(p, az)) { p0 += p->a; OPS(0, 1); }
+      LFN(rxT)(L, p, cls, sv[1], sv[2], &w, &z);
+      sv[0] = c*p0 + sn*w; sv[1] = -sn*p0 + c*w; sv[2] = z;
+      OPS(4, 2);
+      if (!DZ(p, dz)) { sv[2] += p->d; OPS(0, 1); }
     }
-    for (int j = i - 1; j >= 0; j--) {
-      int jn = j + 1, first = j == i - 1;
-      double fn[3] = {0, 0, 0}, tn[3];   /* fn unset only where it is not read */
-      /* f_{j,i} = R_{j+1} f_{j+1,i}; not needed at a revolute joint 0
-       * when only (t_{0,i})_z is (below) */
-      int need_f = !(i >= s && j == 0 && L->type[0] == DY_REVOLUTE);
-      if (need_f) {
-        if (first && rev) {
-          double t2 = L->st[jn]*f[0] + L->ct[jn]*f[1];
-          fn[0] = L->ct[jn]*f[0] - L->st[jn]*f[1]; fn[1] = L->ca[jn]*t2; fn[2] = L->sa[jn]*t2;
-          OPS(6, 2);
-        } else if (first) {
-          fn[0] = 0; fn[1] = -L->sa[jn]*f[2]; fn[2] = L->ca[jn]*f[2];
-          OPS(2, 0);
-        } else {
-          LFN(rot)(L, fn, jn, f);
-        }
+  }
+  double* u = uj + 3*(k - 1);
+  switch (cls) {            /* R_k^T e_z = Rz^T (0, sa, ca) */
+    case 1: u[0] = 0; u[1] = 0; u[2] = 1; break;
+    case 4: u[0] = 0; u[1] = 0; u[2] = -1; break;
+    case 2: u[0] = sn; u[1] = c; u[2] = 0; break;
+    case 3: u[0] = -sn; u[1] = -c; u[2] = 0; break;
+    default: u[0] = p->sa*sn; u[1] = p->sa*c; u[2] = p->ca; OPS(2, 0);
+  }
+  if (L->jr[k-1].rev) {
+    double* sv = sj + 3*(k - 1);
+    if (AZ(p, az)) { sv[0] = 0; sv[1] = 0; }
+    else { sv[0] = p->a*c; sv[1] = -p->a*sn; OPS(2, 0); }
+    sv[2] = p->d;
+  }
+}
+
+/* Formulation 2: column i of H above the diagonal, D_ji for j < i (Table
+ * II; eq. 32 for i < s), ges = i >= s and irev constants */
+INL void LFN(f2_col)(dyvLin* L, int i, int ges, int irev, double* H) {
+  const int n = L->n;
+  const linJoint* jr = L->jr;
+  const linBody* b = L->bd + i;
+  const double c0 = b->c[0], c1 = b->c[1], J0 = b->J[0], J1 = b->J[1], J2 = b->J[2];
+  const double mh = b->sl[S_MHAT];
+  const int dl = L->delta[i];
+  for (int j = 0; j < i; j++) {
+    const double* u = L->uj + 3*j;
+    const double* sv = L->sj + 3*j;
+    const int jrev = jr[j].rev;
+    double D;
+    if (ges) {
+      if (jrev && irev) {
+        D = u[0]*(J0 - c0*sv[2]) + u[1]*(J1 - c1*sv[2]) + u[2]*(J2 + c0*sv[0] + c1*sv[1]);
+        OPS(7, 6);
+      } else if (irev) {
+        D = -u[0]*c1 + u[1]*c0;
+        OPS(2, 1);
+      } else if (jrev) {
+        D = u[0]*(mh*sv[1] + c1) - u[1]*(mh*sv[0] + c0);
+        OPS(4, 3);
+      } else {
+        D = mh*u[2];
+        OPS(1, 0);
       }
-      if (i >= s && j >= r) {
-        /* t_{j,i} = R (t' + d e_z x f') + a e_x x f_{j,i} (Table I, eq. 18) */
-        double ux = t[0] - L->d[jn]*f[1], uy = t[1] + L->d[jn]*f[0];
-        OPS(2, 2);
-        if (j == r) {
-          /* only the z component is used (no moment below joint r) */
-          double w1 = L->st[jn]*ux + L->ct[jn]*uy, w2 = L->st[jn]*f[0] + L->ct[jn]*f[1];
-          tn[2] = L->sa[jn]*w1 + L->ca[jn]*t[2] + L->aca[jn]*w2;
-          OPS(7, 4);
-          if (!(first && rev)) { tn[2] -= L->asa[jn]*f[2]; OPS(1, 1); }
-          tn[0] = tn[1] = 0;
-        } else {
-          double u[3] = {ux, uy, t[2]};
-          LFN(rot)(L, tn, jn, u);
-          tn[1] -= L->a[jn]*fn[2]; tn[2] += L->a[jn]*fn[1];
-          OPS(2, 2);
-        }
-        memcpy(t, tn, sizeof t);
-      } else if (i < s && j >= r) {
-        /* (30): tr_{j,i} = tr_{j+1,i} + f_{j,i} . (u_r^<j> x s_{j+1}^<j>) */
-        const double *ub = L->uxb + 3*j, *ud = L->uxd + 3*j;
-        double w[3] = {ub[0], ub[1], ub[2]};
-        if (L->type[jn] == DY_PRISMATIC) {
-          w[0] += L->d[jn]*ud[0]; w[1] += L->d[jn]*ud[1]; w[2] += L->d[jn]*ud[2];
-          OPS(3, 3);
-        }
-        tr += fn[0]*w[0] + fn[1]*w[1] + fn[2]*w[2];
-        OPS(3, 3);
+    } else {
+      /* (32): joints j < i < s; u_j^<i> = (0, 0, +-1) for revolute j
+       * and i; the delta_i terms vanish when delta_i = 0 */
+      if (jrev && irev) {
+        D = J2;
+        if (dl) { D += c0*sv[0] + c1*sv[1]; OPS(2, 2); }
+        D *= L->sgn[j] * L->sgn[i];
+      } else if (irev) {
+        D = 0;
+        if (dl) { D = -u[0]*c1 + u[1]*c0; OPS(2, 1); }
+      } else if (jrev) {
+        D = mh*(u[0]*sv[1] - u[1]*sv[0]) + L->sgn[j]*b->tr;
+        OPS(3, 2);
+      } else {
+        D = mh*u[2];
+        OPS(1, 0);
       }
-      if (need_f) memcpy(f, fn, sizeof f);
-      double Dji;
-      if (L->type[j] == DY_PRISMATIC) Dji = f[2];
-      else if (i >= s) Dji = t[2];
-      else Dji = L->sgn[j] * tr;
-      H[j*n + i] = H[i*n + j] = Dji;
     }
+    H[j*n + i] = H[i*n + j] = D;
   }
 }
 
 void LFN(dyv_lin_inertia2)(dyvLin* L, const double* beta, const double* q, double* H) {
   int n = L->n, s = L->s;
+  const linJoint* jr = L->jr;
   gather(L, beta, q);
   LFN(composite)(L);
-  /* u_j^<k> and, for revolute j, O_j -> O_k in frame k (Table II) */
-  for (int j = 0; j + 1 < n; j++) {
-    int k = j + 1, jrev = L->type[j] == DY_REVOLUTE;
-    double* u = L->uj + 3*(j*n + k);
-    double* sv = L->sj + 3*(j*n + k);
-    u[0] = L->sa[k]*L->st[k]; u[1] = L->sa[k]*L->ct[k]; u[2] = L->ca[k];
-    OPS(2, 0);
-    if (jrev) {
-      sv[0] = L->a[k]*L->ct[k]; sv[1] = -L->a[k]*L->st[k]; sv[2] = L->d[k];
-      OPS(2, 0);
-    }
-    for (k = j + 2; k < n; k++) {
-      const double* up = L->uj + 3*(j*n + k - 1);
-      const double* sp = L->sj + 3*(j*n + k - 1);
-      u = L->uj + 3*(j*n + k);
-      sv = L->sj + 3*(j*n + k);
-      /* R_k^T v */
-      double c = L->ct[k], sn = L->st[k], ca = L->ca[k], sa = L->sa[k];
-      double w = ca*up[1] + sa*up[2];
-      u[0] = c*up[0] + sn*w; u[1] = -sn*up[0] + c*w; u[2] = -sa*up[1] + ca*up[2];
-      OPS(8, 4);
-      if (jrev) {
-        double p0 = sp[0] + L->a[k];
-        w = ca*sp[1] + sa*sp[2];
-        sv[0] = c*p0 + sn*w; sv[1] = -sn*p0 + c*w; sv[2] = -sa*sp[1] + ca*sp[2] + L->d[k];
-        OPS(8, 6);
-      }
-    }
-  }
-  for (int i = 0; i < n; i++) {
+  H[0] = diag(L, 0);
+  for (int i = 1; i < n; i++) {
+    /* u_j^<i> and O_j -> O_i in frame i for all j < i */
+#define FRAME_(k, az, dz) LFN(f2_frame)(L, i, k, az, dz)
+    BY_KIND(jr + i, FRAME_)
+#undef FRAME_
     H[i*n + i] = diag(L, i);
-    const double* sl = L->sl + NSLOT*i;
-    const double* c = L->c + 3*i;
-    const double* J = L->J + 3*i;
-    double mh = sl[S_MHAT];
-    int irev = L->type[i] == DY_REVOLUTE;
-    for (int j = 0; j < i; j++) {
-      const double* u = L->uj + 3*(j*n + i);
-      const double* sv = L->sj + 3*(j*n + i);
-      int jrev = L->type[j] == DY_REVOLUTE;
-      double D;
-      if (i >= s) {
-        if (jrev && irev) {
-          D = u[0]*(J[0] - c[0]*sv[2]) + u[1]*(J[1] - c[1]*sv[2])
-            + u[2]*(J[2] + c[0]*sv[0] + c[1]*sv[1]);
-          OPS(7, 6);
-        } else if (irev) {
-          D = -u[0]*c[1] + u[1]*c[0];
-          OPS(2, 1);
-        } else if (jrev) {
-          D = u[0]*(mh*sv[1] + c[1]) - u[1]*(mh*sv[0] + c[0]);
-          OPS(4, 3);
-        } else {
-          D = mh*u[2];
-          OPS(1, 0);
-        }
-      } else {
-        /* (32): joints j < i < s; u_j^<i> = (0, 0, +-1) for revolute j
-         * and i; the delta_i terms vanish when delta_i = 0 */
-        int dl = L->delta[i];
-        if (jrev && irev) {
-          D = J[2];
-          if (dl) { D += c[0]*sv[0] + c[1]*sv[1]; OPS(2, 2); }
-          D *= L->sgn[j] * L->sgn[i];
-        } else if (irev) {
-          D = 0;
-          if (dl) { D = -u[0]*c[1] + u[1]*c[0]; OPS(2, 1); }
-        } else if (jrev) {
-          D = mh*(u[0]*sv[1] - u[1]*sv[0]) + L->sgn[j]*L->tr[i];
-          OPS(3, 2);
-        } else {
-          D = mh*u[2];
-          OPS(1, 0);
-        }
-      }
-      H[j*n + i] = H[i*n + j] = D;
+    if (i >= s) {
+      if (jr[i].rev) LFN(f2_col)(L, i, 1, 1, H); else LFN(f2_col)(L, i, 1, 0, H);
+    } else {
+      if (jr[i].rev) LFN(f2_col)(L, i, 0, 1, H); else LFN(f2_col)(L, i, 0, 0, H);
     }
   }
 }
@@ -574,6 +816,7 @@ int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
 /* the counting twin (see the top of this file) */
 #undef OPS
 #undef LFN
+#undef BY_KIND
 #define DYV_LIN_COUNTING 1
 #include "lin_inertia.c"
 #endif
