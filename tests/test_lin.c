@@ -293,6 +293,20 @@ static void count_ops(const char* types, const char* label) {
   for (int k = 0; k < n*n; k++) w = fmax(w, fabs(H1[k] - H2[k]));
   CHECK(w == 0, "ops %s: counted twin of Formulation 2 differs: %.3g", types, w);
   double nn = n;
+  /* seed 001 Table VIII (with Table VII), general geometry: the executed
+   * counts must stay within 1.5x of the paper's either way */
+  double tm1, ta1, tm2, ta2;
+  if (!strcmp(label, "type1")) {
+    tm1 = 10*nn*nn + 14*nn - 37; ta1 = 6*nn*nn + 23*nn - 53;
+    tm2 = 11.5*nn*nn + 4.5*nn - 31; ta2 = 8*nn*nn + 15*nn - 47;
+  } else {
+    tm1 = 10*nn*nn + 14*nn - 45; ta1 = 6*nn*nn + 23*nn - 59;
+    tm2 = 11.5*nn*nn - 8.5*nn + 15; ta2 = 8*nn*nn + 4*nn - 13;
+  }
+  const double cnt[4] = {(double)mul, (double)add, (double)mul2, (double)add2}, tab[4] = {tm1, ta1, tm2, ta2};
+  for (int k = 0; k < 4; k++)
+    CHECK(cnt[k] <= 1.5*tab[k] && cnt[k] >= tab[k]/1.5, "ops %s: count %.0f vs Table VIII %.0f (item %d)",
+          types, cnt[k], tab[k], k);
   if (!strcmp(label, "type1"))
     printf("%-8s n=%d: Formulation 1 %ld M + %ld A (Table VIII Type 1: %.0f M + %.0f A); "
            "Formulation 2 %ld M + %ld A (Table VIII: %.0f M + %.0f A)\n",

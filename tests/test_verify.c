@@ -299,5 +299,12 @@ int main(void) {
   CHECK(c.lin91_H_mul > 0 && c.lin91_Hb_mul > c.lin91_H_mul && c.nebase_mul > 0,
         "op counts filled: %ld %ld %ld", c.lin91_H_mul, c.lin91_Hb_mul, c.nebase_mul);
   dy_freeModel(s);
+  /* seed 004's 6R example: the executed count of the base-parameter
+   * Newton-Euler within 1.5x of the paper's 181 M + 127 A */
+  dyModel* r = dyv_seed004_model();
+  dyv_opcount(&c, r, r->par);
+  CHECK(c.nebase_mul <= 1.5*181 && c.nebase_mul >= 181/1.5 && c.nebase_add <= 1.5*127 && c.nebase_add >= 127/1.5,
+        "seed 004 6R: %ld M + %ld A vs 181 M + 127 A", c.nebase_mul, c.nebase_add);
+  dy_freeModel(r);
   return test_report();
 }

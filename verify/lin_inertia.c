@@ -779,11 +779,11 @@ void LFN(dyv_lin_inertia2)(dyvLin* L, const double* beta, const double* q, doubl
 }
 
 #ifndef DYV_LIN_COUNTING
-int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
-  char err[DY_ERRSZ];
-  dyBase* b = dyi_base_compute(m, "lin", 1, err, sizeof err);
-  if (!b) { fprintf(f, "# Lin & Fang formulations: %s\n", err); return -1; }
-  dyvLin* L = dyv_lin_make(m, b, err, sizeof err);
+/* counts of Formulations 1 and 2 (with Table VII) on model m; 0 or -1 */
+static int lin_count(const dyModel* m, long c[4], char* err, int errsz) {
+  dyBase* b = dyi_base_compute(m, "lin", 1, err, errsz);
+  if (!b) return -1;
+  dyvLin* L = dyv_lin_make(m, b, err, errsz);
   double* beta = malloc(sizeof(double) * (size_t)b->nb);
   double* H = malloc(sizeof(double) * (size_t)m->n * (size_t)m->n);
   int r = -1;
@@ -795,20 +795,63 @@ int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
     }
     double q[DY_MAXJ];
     for (int j = 0; j < m->n; j++) q[j] = 0.3 + 0.1 * j;   /* a generic state */
-    long mul, add;
-    dyv_lin_ops(L, &mul, &add, 1);
+    dyv_lin_ops(L, &c[0], &c[1], 1);
     dyv_lin_inertia1_ops(L, beta, q, H);
-    dyv_lin_ops(L, &mul, &add, 1);
-    fprintf(f, "lin_fang_F1,%ld,%ld,seed 001 Table VIII Formulation 1 (6R: 407 M; 301 A),407,301\n", mul, add);
+    dyv_lin_ops(L, &c[0], &c[1], 1);
     dyv_lin_inertia2_ops(L, beta, q, H);
-    dyv_lin_ops(L, &mul, &add, 1);
-    fprintf(f, "lin_fang_F2,%ld,%ld,seed 001 Table VIII Formulation 2 (6R: 410 M; 331 A),410,331\n", mul, add);
+    dyv_lin_ops(L, &c[2], &c[3], 1);
     r = 0;
-  } else fprintf(f, "# Lin & Fang formulations: %s\n", L ? "out of memory" : err);
+  } else if (L) snprintf(err, (size_t)errsz, "out of memory");
   free(beta); free(H);
   dyv_lin_free(L);
   dyi_base_free(b);
   return r;
+}
+
+int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
+  char err[DY_ERRSZ];
+  long c[4], g[4];
+  if (lin_count(m, c, err, sizeof err)) { fprintf(f, "# Lin & Fang formulations: %s\n", err); return -1; }
+  /* Table VIII (with Table VII) for Type 1 (n revolute joints) and Type 2
+   * (joint 3 prismatic, the others revolute); other chains: no formula */
+  const int n = m->n;
+  int nrev = 0;
+  for (int j = 0; j < n; j++) nrev += m->jnt_type[j] == DY_REVOLUTE;
+  const double nn = n;
+  double t[4] = {NAN, NAN, NAN, NAN};
+  const char* type = NULL;
+  if (nrev == n) {
+    type = "Type 1";
+    t[0] = 10*nn*nn + 14*nn - 37; t[1] = 6*nn*nn + 23*nn - 53;
+    t[2] = 11.5*nn*nn + 4.5*nn - 31; t[3] = 8*nn*nn + 15*nn - 47;
+  } else if (n >= 3 && nrev == n - 1 && m->jnt_type[2] == DY_PRISMATIC) {
+    type = "Type 2";
+    t[0] = 10*nn*nn + 14*nn - 45; t[1] = 6*nn*nn + 23*nn - 59;
+    t[2] = 11.5*nn*nn - 8.5*nn + 15; t[3] = 8*nn*nn + 4*nn - 13;
+  }
+  /* the table assumes a general geometry: the same joints with general
+   * twists and lengths (no alpha in {0, +-pi/2, pi}, a and d nonzero) */
+  dyModel* gm = dy_copyModel(m);
+  int gok = 0;
+  if (gm) {
+    for (int j = 1; j < n; j++) {
+      gm->dh_alpha[j] = 0.3 + 0.2*j; gm->dh_a[j] = 0.1 + 0.05*j; gm->dh_d[j] = 0.1 + 0.03*j;
+    }
+    gok = lin_count(gm, g, err, sizeof err) == 0;
+    dy_freeModel(gm);
+  }
+  for (int k = 0; k < 2; k++) {
+    const char* nm = k ? "lin_fang_F2" : "lin_fang_F1";
+    if (type)
+      fprintf(f, "%s,%ld,%ld,seed 001 Table VIII Formulation %d %s (n = %d; this model's geometry),%.0f,%.0f\n",
+              nm, c[2*k], c[2*k+1], k + 1, type, n, t[2*k], t[2*k+1]);
+    else
+      fprintf(f, "%s,%ld,%ld,no Table VIII type for these joints,,\n", nm, c[2*k], c[2*k+1]);
+    if (gok && type)
+      fprintf(f, "%s_general,%ld,%ld,seed 001 Table VIII Formulation %d %s (n = %d; same joints; general twists and lengths),%.0f,%.0f\n",
+              nm, g[2*k], g[2*k+1], k + 1, type, n, t[2*k], t[2*k+1]);
+  }
+  return 0;
 }
 #endif
 

@@ -42,6 +42,25 @@ void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par) {
   dy_freeData(d); free(H); free(zero);
 }
 
+dyModel* dyv_seed004_model(void) {
+  /* 6R, alpha_{i-1} = 0 pi/2 0 pi/2 -pi/2 pi/2, a_2, r_4, centres of mass
+   * on one axis, no products of inertia, masses grouped (augmented
+   * bodies): nonzero x*2, y*3, y*5, z*1, z*4, z*6, a*, b*, c* */
+  dyModel* r = dy_makeModel(6);
+  if (!r) return NULL;
+  static const double al[6] = {0, M_PI/2, 0, M_PI/2, -M_PI/2, M_PI/2};
+  static const int msk[6] = {DY_MZ, DY_MX, DY_MY, DY_MZ, DY_MY, DY_MZ};
+  for (int j = 0; j < 6; j++) {
+    r->dh_alpha[j] = al[j];
+    double* p = r->par + DY_NPAR_LINK*j;
+    p[DY_XX] = 0.1 + 0.01*j; p[DY_YY] = 0.2 + 0.01*j; p[DY_ZZ] = 0.3 + 0.01*j;
+    p[msk[j]] = 0.5 + 0.1*j;
+  }
+  r->dh_a[2] = 0.4; r->dh_d[3] = 0.35;
+  snprintf(r->source, sizeof r->source, "seed 004 6R example");
+  return r;
+}
+
 int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int nb) {
   const int n = m->n;
   int nrev = 0;
@@ -79,21 +98,8 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
             cb.nebase_mul, cb.nebase_add, P ? "given base set" : "QR-pivot base set", nbq);
     free(zero);
   }
-  /* seed 004's example: 6R, alpha_{i-1} = 0 pi/2 0 pi/2 -pi/2 pi/2, a_2, r_4,
-   * centres of mass on one axis, no products of inertia, masses grouped
-   * (augmented bodies): nonzero x*2, y*3, y*5, z*1, z*4, z*6, a*, b*, c* */
-  dyModel* r = dy_makeModel(6);
+  dyModel* r = dyv_seed004_model();
   if (r) {
-    static const double al[6] = {0, M_PI/2, 0, M_PI/2, -M_PI/2, M_PI/2};
-    static const int msk[6] = {DY_MZ, DY_MX, DY_MY, DY_MZ, DY_MY, DY_MZ};
-    for (int j = 0; j < 6; j++) {
-      r->dh_alpha[j] = al[j];
-      double* p = r->par + DY_NPAR_LINK*j;
-      p[DY_XX] = 0.1 + 0.01*j; p[DY_YY] = 0.2 + 0.01*j; p[DY_ZZ] = 0.3 + 0.01*j;
-      p[msk[j]] = 0.5 + 0.1*j;
-    }
-    r->dh_a[2] = 0.4; r->dh_d[3] = 0.35;
-    snprintf(r->source, sizeof r->source, "seed 004 6R example");
     dyvOpCounts cr;
     dyv_opcount(&cr, r, r->par);
     fprintf(f, "ne_base_seed004_6R,%ld,%ld,seed 004 6R example with its grouped parameters (181 M; 127 A),181,127\n",

@@ -166,6 +166,11 @@ typedef struct {
  * depend on the state except through sign tests, which cost nothing). */
 void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par);
 
+/* Seed 004's 6R example (its geometry and grouped augmented-body
+ * parameters, the nonzero ones set to arbitrary values): the model behind
+ * its count of 181 M + 127 A. Free with dy_freeModel; NULL if out of memory. */
+dyModel* dyv_seed004_model(void);
+
 /* Print the counts for model m (nominal parameters and, if P is given
  * (row-major npar x nb realisation map of a base set, npar = 10n or 14n),
  * the parameters it leaves structurally nonzero) beside the seeds' formulas:
