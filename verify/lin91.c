@@ -55,7 +55,7 @@ typedef struct {
 
 /* class and cos, sin of alpha_j; general twists use (and fill) the cache
  * d->csa that dy_frames keeps */
-static int l91_class(dyData* d, double al, int j, double* ca, double* sa) {
+L91_INL int l91_class(dyData* d, double al, int j, double* ca, double* sa) {
   const double hp = 1.57079632679489661923;
   if (al == 0) { *ca = 1; *sa = 0; return 1; }
   if (al == hp) { *ca = 0; *sa = 1; return 2; }
@@ -88,39 +88,82 @@ L91_INL void l91_s_step(const int cls, l91W* w, const dyModel* m, int j) {
   dyv_rotT(w->s + 3*j, v, w->ct[j], w->st[j], cls, w->ca[j], w->sa[j]);
 }
 
-/* (B) own link j >= 1 about O, in frame j (19, 22, 29, 30):
- * w = M s / 2 + h, Jb = J - tr(J)/2 E - (s w^T + w s^T), ph = M s + h */
-static inline void l91_own(l91W* w, const double* pl, int j) {
-  const double* sj = w->s + 3*j;
-  const double M = pl[DY_M], *h = pl + DY_MX;
-  double* P = w->ph + 3*j;
-  double* Jj = w->Jb + 6*j;
-  const double hm = 0.5*M;
-  const double w0 = hm*sj[0] + h[0], w1 = hm*sj[1] + h[1], w2 = hm*sj[2] + h[2];
+/* (B) step j >= 1 (cls: class of joint j+1): composite j = own link j
+ * about O + R_{j+1} (composite j+1) (19, 22, 28-30), with
+ *   own: w = M s / 2 + h, Jb = J - tr(J)/2 E - (s w^T + w s^T), ph = M s + h;
+ * H alone (colH): the columns k > j carried into frame j and projected on
+ * joint j, then column j's momenta in frame j and H_jj. */
+L91_INL void l91_bwd(const int cls, const int colH, const int allrev, l91W* w, const dyModel* m,
+                     const double* par, int j, double* H) {
+  const int n = m->n;
+  const double* pl = par + DY_NPAR_LINK*j;
+  const double sx = w->s[3*j], sy = w->s[3*j+1], sz = w->s[3*j+2];
+  if (colH && j < n - 1) {
+    const int c = j + 1;
+    const double ct = w->ct[c], st = w->st[c], ca = w->ca[c], sa = w->sa[c];
+    /* columns k > j: a_k, e_k into frame j; H_jk (65) */
+    const int rj = allrev || m->jnt_type[j] == DY_REVOLUTE;
+    double* Hr = H + j*n + c;
+    double* Hc = H + c*n + j;
+    for (double* A = w->V + 6*c; A < w->V + 6*n; A += 6, Hr++, Hc += n) {
+      double av[3], ev[3];
+      dyv_rotN(av, A, ct, st, cls, ca, sa);
+      dyv_rotN(ev, A + 3, ct, st, cls, ca, sa);
+      A[0] = av[0]; A[1] = av[1]; A[2] = av[2]; A[3] = ev[0]; A[4] = ev[1]; A[5] = ev[2];
+      double hv;
+      if (rj) { hv = av[2] + sy*ev[0] - sx*ev[1]; DYV_OPS(2, 2); }
+      else hv = ev[2];
+      *Hr = *Hc = hv;
+    }
+  }
+  double M = pl[DY_M];
+  const double *h = pl + DY_MX, hm = 0.5*M;
+  const double w0 = hm*sx + h[0], w1 = hm*sy + h[1], w2 = hm*sz + h[2];
   const double ht = 0.5*(pl[DY_XX] + pl[DY_YY] + pl[DY_ZZ]);
-  Jj[0] = pl[DY_XX] - ht - 2*sj[0]*w0;
-  Jj[1] = pl[DY_XY] - sj[0]*w1 - w0*sj[1];
-  Jj[2] = pl[DY_XZ] - sj[0]*w2 - w0*sj[2];
-  Jj[3] = pl[DY_YY] - ht - 2*sj[1]*w1;
-  Jj[4] = pl[DY_YZ] - sj[1]*w2 - w1*sj[2];
-  Jj[5] = pl[DY_ZZ] - ht - 2*sj[2]*w2;
-  P[0] = M*sj[0] + h[0]; P[1] = M*sj[1] + h[1]; P[2] = M*sj[2] + h[2];
-  w->mh[j] = M;
+  double J[6], P[3];
+  J[0] = pl[DY_XX] - ht - 2*sx*w0;
+  J[1] = pl[DY_XY] - sx*w1 - w0*sy;
+  J[2] = pl[DY_XZ] - sx*w2 - w0*sz;
+  J[3] = pl[DY_YY] - ht - 2*sy*w1;
+  J[4] = pl[DY_YZ] - sy*w2 - w1*sz;
+  J[5] = pl[DY_ZZ] - ht - 2*sz*w2;
+  P[0] = M*sx + h[0]; P[1] = M*sy + h[1]; P[2] = M*sz + h[2];
   DYV_OPS(4 + 1 + 12 + 3, 3 + 2 + 12 + 3);
-}
-
-/* (B) composite j+1 into frame j, added to link j (j >= 1) */
-L91_INL void l91_add_child(const int cls, l91W* w, int j) {
-  const int c = j + 1;
-  const double ct = w->ct[c], st = w->st[c], ca = w->ca[c], sa = w->sa[c];
-  double r[3], rj[6];
-  double *P = w->ph + 3*j, *Jj = w->Jb + 6*j;
-  dyv_rotN(r, w->ph + 3*c, ct, st, cls, ca, sa);
-  P[0] += r[0]; P[1] += r[1]; P[2] += r[2];
-  dyv_rotSym(rj, w->Jb + 6*c, ct, st, cls, ca, sa);
-  for (int k = 0; k < 6; k++) Jj[k] += rj[k];
-  w->mh[j] += w->mh[c];
-  DYV_OPS(0, 3 + 6 + 1);
+  if (j < n - 1) {
+    const int c = j + 1;
+    const double ct = w->ct[c], st = w->st[c], ca = w->ca[c], sa = w->sa[c];
+    double r[3], rj[6];
+    dyv_rotN(r, w->ph + 3*c, ct, st, cls, ca, sa);
+    P[0] += r[0]; P[1] += r[1]; P[2] += r[2];
+    dyv_rotSym(rj, w->Jb + 6*c, ct, st, cls, ca, sa);
+    for (int k = 0; k < 6; k++) J[k] += rj[k];
+    M += w->mh[c];
+    DYV_OPS(0, 3 + 6 + 1);
+  }
+  double* Pw = w->ph + 3*j;
+  double* Jw = w->Jb + 6*j;
+  Pw[0] = P[0]; Pw[1] = P[1]; Pw[2] = P[2];
+  for (int k = 0; k < 6; k++) Jw[k] = J[k];
+  w->mh[j] = M;
+  if (colH) {
+    /* column j's momenta in frame j and H_jj */
+    double* A = w->V + 6*j;
+    double hjj;
+    if (allrev || m->jnt_type[j] == DY_REVOLUTE) {
+      /* e = z x ph - mh sh, a = Jh z + sh x ph (62, 63), sh = (-s_y, s_x, 0) */
+      const double e0 = -P[1] + M*sy, e1 = P[0] - M*sx, a2 = -(J[0] + J[3]) - sy*P[1] - sx*P[0];
+      A[3] = e0; A[4] = e1; A[5] = 0;
+      A[0] = J[2] + sx*P[2]; A[1] = J[4] + sy*P[2]; A[2] = a2;
+      hjj = a2 + sy*e0 - sx*e1;
+      DYV_OPS(2 + 4 + 2, 2 + 5 + 2);
+    } else {
+      /* mh u, ph x u */
+      A[3] = 0; A[4] = 0; A[5] = M;
+      A[0] = P[1]; A[1] = -P[0]; A[2] = 0;
+      hjj = M;
+    }
+    H[j*n + j] = hjj + par[DY_NPAR_LINK*n + DY_NPAR_JNT*j + DY_IA]; DYV_OPS(0, 1);
+  }
 }
 
 /* (R X R^T)_xx + (R X R^T)_yy for symmetric X, R = R_1 (joint 0's column) */
@@ -136,27 +179,6 @@ L91_INL double l91_sym_xxyy(const int cls, const double* X, double c, double s,
   dyv_rotSym(o, X, c, s, cls, ca, sa);
   DYV_OPS(0, 1);
   return o[0] + o[3];
-}
-
-/* (B), H alone: column momenta of k > j from frame j+1 into frame j and
- * their projections on joint j (65) */
-L91_INL void l91_carry_H(const int cls, const int allrev, l91W* w, const int* type, int n,
-                         int j, double* H) {
-  const int c = j + 1;
-  const double ct = w->ct[c], st = w->st[c], ca = w->ca[c], sa = w->sa[c];
-  const double sx = w->s[3*j], sy = w->s[3*j+1];
-  const int rj = allrev || type[j] == DY_REVOLUTE;
-  for (int k = c; k < n; k++) {
-    double* A = w->V + 6*k;
-    double a[3], e[3];
-    dyv_rotN(a, A, ct, st, cls, ca, sa);
-    dyv_rotN(e, A + 3, ct, st, cls, ca, sa);
-    A[0] = a[0]; A[1] = a[1]; A[2] = a[2]; A[3] = e[0]; A[4] = e[1]; A[5] = e[2];
-    double h;
-    if (rj) { h = a[2] + sy*e[0] - sx*e[1]; DYV_OPS(2, 2); }
-    else h = e[2];
-    H[j*n + k] = H[k*n + j] = h;
-  }
 }
 
 /* (B), H alone, joint 0: only the z components in frame 0 are read */
@@ -271,65 +293,45 @@ static void DYV_FN(lin91_core)(const dyModel* m, dyData* d, const double* par,
   const int n = m->n;
   const int* type = m->jnt_type;
   const double* pj = par + DY_NPAR_LINK*n;
-  int allrev = 1;
   l91W w;
-
-  /* (T) classes, d_j, sin/cos theta_j (j = 0 only for gravity) */
   const double* gv = m->gravity;
-  for (int j = 0; j < n; j++) {
-    w.cls[j] = l91_class(d, m->dh_alpha[j], j, &w.ca[j], &w.sa[j]);
-    if (type[j] != DY_REVOLUTE) allrev = 0;
-  }
-  const int g0 = b && !(gv[0] == 0 && gv[1] == 0 && (w.cls[0] == 1 || w.cls[0] == 4));
-  for (int j = g0 ? 0 : 1; j < n; j++) {
-    double th = m->dh_theta[j];
-    w.dj[j] = m->dh_d[j];
-    if (type[j] == DY_REVOLUTE) th += q[j]; else w.dj[j] += q[j];
-    DYV_OPS(0, 1);
-    sincos(th, &w.st[j], &w.ct[j]);
-  }
 
-  /* (A) s_j, forward */
+  /* (T), (A): twist classes, d_j, sin/cos theta_j, s_j; joint 0 only for
+   * gravity (g0: g^<0> depends on theta_0) */
+  int allrev = type[0] == DY_REVOLUTE, g0 = 0;
+  if (b) {
+    w.cls[0] = l91_class(d, m->dh_alpha[0], 0, &w.ca[0], &w.sa[0]);
+    g0 = !(gv[0] == 0 && gv[1] == 0 && (w.cls[0] == 1 || w.cls[0] == 4));
+    if (g0) {
+      double th = m->dh_theta[0];
+      if (type[0] == DY_REVOLUTE) { th += q[0]; DYV_OPS(0, 1); }
+      sincos(th, &w.st[0], &w.ct[0]);
+    }
+  }
   w.s[0] = w.s[1] = w.s[2] = 0;
 #define L91_S(k) l91_s_step(k, &w, m, j)
+  for (int j = 1; j < n; j++) {
+    w.cls[j] = l91_class(d, m->dh_alpha[j], j, &w.ca[j], &w.sa[j]);
+    double th = m->dh_theta[j], dj = m->dh_d[j];
+    if (type[j] == DY_REVOLUTE) th += q[j]; else { dj += q[j]; allrev = 0; }
+    DYV_OPS(0, 1);
+    w.dj[j] = dj;
+    sincos(th, &w.st[j], &w.ct[j]);
+  }
   for (int j = 1; j < n; j++) L91_BY_CLASS(w.cls[j], L91_S)
 #undef L91_S
 
   /* (B) composite bodies, backward (28)-(30); H alone: columns carried */
   double* Hw = H ? H : d->H;
   for (int j = n - 1; j >= 1; j--) {
-    l91_own(&w, par + DY_NPAR_LINK*j, j);
-    if (j < n - 1) {
-#define L91_ADD(k) l91_add_child(k, &w, j)
-      L91_BY_CLASS(w.cls[j+1], L91_ADD)
-#undef L91_ADD
-      if (!b) {
-#define L91_CH(k) (allrev ? l91_carry_H(k, 1, &w, type, n, j, Hw) : l91_carry_H(k, 0, &w, type, n, j, Hw))
-        L91_BY_CLASS(w.cls[j+1], L91_CH)
-#undef L91_CH
-      }
-    }
-    if (!b) {
-      /* column j's momenta in frame j and H_jj */
-      const double *P = w.ph + 3*j, *Jj = w.Jb + 6*j, M = w.mh[j];
-      const double sx = w.s[3*j], sy = w.s[3*j+1];
-      double* A = w.V + 6*j;
-      double hjj;
-      if (type[j] == DY_REVOLUTE) {
-        /* e = z x ph - mh sh, a = Jh z + sh x ph (62, 63), sh = (-s_y, s_x, 0) */
-        A[3] = -P[1] + M*sy; A[4] = P[0] - M*sx; A[5] = 0;
-        A[0] = Jj[2] + sx*P[2]; A[1] = Jj[4] + sy*P[2];
-        A[2] = -(Jj[0] + Jj[3]) - sy*P[1] - sx*P[0];
-        hjj = A[2] + sy*A[3] - sx*A[4];
-        DYV_OPS(2 + 4 + 2, 2 + 5 + 2);
-      } else {
-        /* mh u, ph x u */
-        A[3] = 0; A[4] = 0; A[5] = M;
-        A[0] = P[1]; A[1] = -P[0]; A[2] = 0;
-        hjj = M;
-      }
-      Hw[j*n + j] = hjj + pj[DY_NPAR_JNT*j + DY_IA]; DYV_OPS(0, 1);
-    }
+    const int kc = j < n - 1 ? w.cls[j+1] : 1;
+#define L91_B(k) l91_bwd(k, 0, 1, &w, m, par, j, Hw)
+#define L91_BH(k) l91_bwd(k, 1, 1, &w, m, par, j, Hw)
+    if (b) { L91_BY_CLASS(kc, L91_B) }
+    else if (allrev) { L91_BY_CLASS(kc, L91_BH) }
+    else l91_bwd(0, 1, 0, &w, m, par, j, Hw);   /* with a prismatic joint: general twist code */
+#undef L91_B
+#undef L91_BH
   }
   /* joint 0 (s_0 = 0): ph_0 (b only), mh_0 and (Jb_0)_xx + (Jb_0)_yy */
   {
@@ -374,9 +376,11 @@ static void DYV_FN(lin91_core)(const dyModel* m, dyData* d, const double* par,
     w.zq[0] = w.zq[1] = w.zq[2] = 0;
     b[0] = -w.mh[0]*g[2]; DYV_OPS(1, 0);
   }
-#define L91_F(k) (allrev ? l91_fwd(k, 1, &w, type, n, j, qd, pj, g, zeta, Hw, b) \
-                         : l91_fwd(k, 0, &w, type, n, j, qd, pj, g, zeta, Hw, b))
-  for (int j = 1; j < n; j++) L91_BY_CLASS(w.cls[j], L91_F)
+#define L91_F(k) l91_fwd(k, 1, &w, type, n, j, qd, pj, g, zeta, Hw, b)
+  for (int j = 1; j < n; j++) {
+    if (allrev) { L91_BY_CLASS(w.cls[j], L91_F) }
+    else l91_fwd(0, 0, &w, type, n, j, qd, pj, g, zeta, Hw, b);   /* general twist code */
+  }
 #undef L91_F
   for (int j = 0; j < n; j++) {
     const double qdj = qd[j];
