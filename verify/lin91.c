@@ -43,7 +43,7 @@ typedef struct {
   double ct[DY_MAXJ], st[DY_MAXJ];   /* cos, sin theta_j */
   double ca[DY_MAXJ], sa[DY_MAXJ];   /* cos, sin alpha_j, exact for classes 1-4 */
   double dj[DY_MAXJ];                /* d_j */
-  int cls[DY_MAXJ];                  /* twist class of joint j */
+  int cls[DY_MAXJ + 1];              /* twist class of joint j */
   double s[3*DY_MAXJ];               /* s_j */
   double ph[3*DY_MAXJ];              /* ph_j */
   double Jb[6*DY_MAXJ];              /* Jb_j (xx xy xz yy yz zz) */
@@ -355,16 +355,16 @@ static void DYV_FN(lin91_core)(const dyModel* m, dyData* d, const double* par,
 
   /* (B) composite bodies, backward (28)-(30); H alone: columns carried */
   double* Hw = H ? H : d->H;
-  for (int j = n - 1; j >= 1; j--) {
-    const int kc = j < n - 1 ? w.cls[j+1] : 1;
+  w.cls[n] = 1;    /* joint n - 1 has no child */
 #define L91_B(k) l91_bwd(k, 0, 1, &w, m, par, j, Hw)
 #define L91_BH(k) l91_bwd(k, 1, 1, &w, m, par, j, Hw)
-    if (b) { L91_BY_CLASS(kc, L91_B) }
-    else if (allrev) { L91_BY_CLASS(kc, L91_BH) }
+  for (int j = n - 1; j >= 1; j--) {
+    if (b) { L91_BY_CLASS(w.cls[j+1], L91_B) }
+    else if (allrev) { L91_BY_CLASS(w.cls[j+1], L91_BH) }
     else l91_bwd(0, 1, 0, &w, m, par, j, Hw);   /* with a prismatic joint: general twist code */
+  }
 #undef L91_B
 #undef L91_BH
-  }
   /* joint 0 (s_0 = 0): ph_0 (b only), mh_0 and (Jb_0)_xx + (Jb_0)_yy */
   {
     const double* pl = par;
