@@ -19,11 +19,13 @@
  * and the velocity sums zeta_m qd_m of the joints m < j are carried into
  * frame j in place (eqs. 24, 27, 57), then column j of H (65) and the vectors
  * d_mj (66), accumulated into b_m and b_j as eq. (54) prescribes.
- * Every step rotates with one joint's R only: one switch on its twist class
- * (dyv_alpha_cls) per step selects code specialised for that class (and, in
- * the O(n^2) loops, for an all-revolute arm). Products with exact 0 or +-1
- * (special twists, e_z = 0 of a revolute column, sh_0 = 0) are not executed
- * and not counted. */
+ * Every step rotates with one joint's R only: on an all-revolute arm one
+ * switch on its twist class (dyv_alpha_cls) per step selects code
+ * specialised for that class; an arm with a prismatic joint runs the
+ * general-twist code in (B) and (C) (exact cos/sin alpha, products counted).
+ * Products with exact 0 or +-1 that are not executed (special twists, e_z = 0
+ * of a revolute column, sh_0 = 0, s_0 = 0) are not counted. The Rz part of
+ * R X R^T uses the double angle. */
 #include "lin91.h"
 #include "opcount.h"
 #include <math.h>
