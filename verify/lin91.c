@@ -1,178 +1,426 @@
 /* dynid verify: Lin's base-frame composite body method (seed 000, Fig. 3);
  * equations in lin91.h. Compiled twice: as itself and inside
- * verify/opcount.c with DYV_COUNT_OPS (the counting twins *_ops).
+ * verify/opcount.c with DYV_COUNT_OPS (the counting twins *_ops), which run
+ * the same code paths.
  *
- * Three sweeps, O(n) storage: (A) forward: s_j; (B) backward: composite
- * mh_j, ph_j, Jb_j; (C) forward: the axes u_m^<j>, sh_m^<j> and the
- * velocity sums zeta_m qd_m of the joints m < j are carried into frame j in
- * place (eqs. 24, 27, 57), then column j of H (65) and, for the bias, the
- * vectors d_mj (66), accumulated into b_m and b_j as eq. (54) prescribes. */
+ * Indices are 0-based: joint j, frame j (Lin's j+1); R_j = Rx(alpha_j)
+ * Rz(theta_j) takes frame j to frame j-1. The point O is O_0 (Lin's choice;
+ * H and b do not depend on it): s_0 = 0, sh_0 = 0, and theta_0 enters only
+ * through gravity in frame 0, so its sin/cos are computed only for b, and
+ * not even then when g is along z and alpha_0 is 0 or pi.
+ *
+ * Sweeps, O(n) storage: (T) sin/cos and twist classes (first: a libm call
+ * inside a recursion would spill every register); (A) forward: s_j;
+ * (B) backward: composite mh_j, ph_j, Jb_j. For H alone, (B) also carries
+ * column k's momenta (e_k, a_k; prismatic k: mh_k u_k, ph_k x u_k) from
+ * frame k back through the frames j < k, where (65) is a projection:
+ * H_jk = a_z + s_y e_x - s_x e_y (revolute j: u_j = z, sh_j = (-s_y, s_x, 0))
+ * or e_z (prismatic j). For H and b, (C) forward: the axes u_m^<j>, sh_m^<j>
+ * and the velocity sums zeta_m qd_m of the joints m < j are carried into
+ * frame j in place (eqs. 24, 27, 57), then column j of H (65) and the vectors
+ * d_mj (66), accumulated into b_m and b_j as eq. (54) prescribes.
+ * Every step rotates with one joint's R only: on an all-revolute arm one
+ * switch on its twist class (dyv_alpha_cls) per step selects code
+ * specialised for that class; an arm with a prismatic joint runs the
+ * general-twist code in (B) and (C) (exact cos/sin alpha, products counted).
+ * Products with exact 0 or +-1 that are not executed (special twists, e_z = 0
+ * of a revolute column, sh_0 = 0, s_0 = 0) are not counted. The Rz part of
+ * R X R^T uses the double angle. */
 #include "lin91.h"
 #include "opcount.h"
+#include <math.h>
 #include <string.h>
 
+#define L91_INL static inline __attribute__((always_inline))
+
+/* CALL(k) with the twist class cls as the constant k */
+#define L91_BY_CLASS(cls, CALL) \
+  switch (cls) { \
+    case 1: CALL(1); break; case 2: CALL(2); break; case 3: CALL(3); break; \
+    case 4: CALL(4); break; default: CALL(0); \
+  }
+
+/* per-call joint data and the sweeps' vectors (stack, no allocation) */
+typedef struct {
+  double ct[DY_MAXJ], st[DY_MAXJ];   /* cos, sin theta_j */
+  double ca[DY_MAXJ], sa[DY_MAXJ];   /* cos, sin alpha_j, exact for classes 1-4 */
+  double dj[DY_MAXJ];                /* d_j */
+  int cls[DY_MAXJ + 1];              /* twist class of joint j */
+  double s[3*DY_MAXJ];               /* s_j */
+  double ph[3*DY_MAXJ];              /* ph_j */
+  double Jb[6*DY_MAXJ];              /* Jb_j (xx xy xz yy yz zz) */
+  double mh[DY_MAXJ];                /* mh_j */
+  double jz0;                        /* (Jb_0)_xx + (Jb_0)_yy = -(Jh_0)_zz */
+  double V[6*DY_MAXJ];               /* (B) column momenta a_k, e_k; (C) u_m, sh_m */
+  double zq[3*DY_MAXJ];              /* (C) zeta_m qd_m */
+} l91W;
+
+/* class and cos, sin of alpha_j; general twists use (and fill) the cache
+ * d->csa that dy_frames keeps */
+L91_INL int l91_class(dyData* d, double al, int j, double* ca, double* sa) {
+  const double hp = 1.57079632679489661923;
+  if (al == 0) { *ca = 1; *sa = 0; return 1; }
+  if (al == hp) { *ca = 0; *sa = 1; return 2; }
+  if (al == -hp) { *ca = 0; *sa = -1; return 3; }
+  const int k = dyv_alpha_cls(al);
+  if (k) return dyv_alpha_class(al, ca, sa);
+  double* cs = d->csa + 3*j;
+  if (cs[2] != al) { cs[0] = cos(al); cs[1] = sin(al); cs[2] = al; }
+  *ca = cs[0]; *sa = cs[1];
+  return 0;
+}
+
+/* (A) s_j = R_j^T (s_{j-1} + c_j), c_j = (a_j, -sa d_j, ca d_j) (25) */
+L91_INL void l91_s_step(const int cls, l91W* w, const dyModel* m, int j) {
+  const double dj = w->dj[j], a = m->dh_a[j], *sp = w->s + 3*(j-1);
+  double c1 = 0, c2 = 0, v[3];
+  switch (cls) {
+    case 1: c2 = dj; break;
+    case 2: c1 = -dj; break;
+    case 3: c1 = dj; break;
+    case 4: c2 = -dj; break;
+    default: c1 = -w->sa[j]*dj; c2 = w->ca[j]*dj; DYV_OPS(2, 0);
+  }
+  if (j == 1) { v[0] = a; v[1] = c1; v[2] = c2; }   /* s_0 = 0 */
+  else {
+    v[0] = sp[0] + a; v[1] = sp[1]; v[2] = sp[2]; DYV_OPS(0, 1);
+    if (cls == 0 || cls == 2 || cls == 3) { v[1] += c1; DYV_OPS(0, 1); }
+    if (cls == 0 || cls == 1 || cls == 4) { v[2] += c2; DYV_OPS(0, 1); }
+  }
+  dyv_rotT(w->s + 3*j, v, w->ct[j], w->st[j], cls, w->ca[j], w->sa[j]);
+}
+
+/* o = R X R^T for symmetric X (xx xy xz yy yz zz), R = Rx(alpha) Rz(theta);
+ * the Rz part by the double angle (c^2 - s^2, 2 c s) */
+L91_INL void l91_rotSym(const int cls, double o[6], const double X[6], double c, double s,
+                        double ca, double sa) {
+  const double C = c*c - s*s, S = 2*c*s;
+  const double p = 0.5*(X[0] + X[3]), q = 0.5*(X[0] - X[3]), t = q*C - X[1]*S;
+  double y[6];
+  y[0] = p + t;
+  y[1] = q*S + X[1]*C;
+  y[2] = c*X[2] - s*X[4];
+  y[3] = p - t;
+  y[4] = s*X[2] + c*X[4];
+  y[5] = X[5];
+  DYV_OPS(4 + 2 + 2 + 2 + 4, 1 + 2 + 1 + 1 + 2 + 2);
+  o[0] = y[0];
+  switch (cls) {
+    case 1: o[1] = y[1]; o[2] = y[2]; o[3] = y[3]; o[4] = y[4]; o[5] = y[5]; break;
+    case 2: o[1] = -y[2]; o[2] = y[1]; o[3] = y[5]; o[4] = -y[4]; o[5] = y[3]; break;
+    case 3: o[1] = y[2]; o[2] = -y[1]; o[3] = y[5]; o[4] = -y[4]; o[5] = y[3]; break;
+    case 4: o[1] = -y[1]; o[2] = -y[2]; o[3] = y[3]; o[4] = y[4]; o[5] = y[5]; break;
+    default: {
+      const double ca2 = ca*ca, sa2 = sa*sa, cas = ca*sa, tf = 2*cas*y[4];
+      o[1] = ca*y[1] - sa*y[2];
+      o[2] = sa*y[1] + ca*y[2];
+      o[3] = ca2*y[3] - tf + sa2*y[5];
+      o[4] = cas*(y[3] - y[5]) + (ca2 - sa2)*y[4];
+      o[5] = sa2*y[3] + tf + ca2*y[5];
+      DYV_OPS(18, 10);
+    }
+  }
+}
+
+/* (B) step j >= 1 (cls: class of joint j+1): composite j = own link j
+ * about O + R_{j+1} (composite j+1) (19, 22, 28-30), with
+ *   own: w = M s / 2 + h, Jb = J - tr(J)/2 E - (s w^T + w s^T), ph = M s + h;
+ * H alone (colH): the columns k > j carried into frame j and projected on
+ * joint j, then column j's momenta in frame j and H_jj. */
+L91_INL void l91_bwd(const int cls, const int colH, const int allrev, l91W* w, const dyModel* m,
+                     const double* par, int j, double* H) {
+  const int n = m->n;
+  const double* pl = par + DY_NPAR_LINK*j;
+  const double sx = w->s[3*j], sy = w->s[3*j+1], sz = w->s[3*j+2];
+  if (colH && j < n - 1) {
+    const int c = j + 1;
+    const double ct = w->ct[c], st = w->st[c], ca = w->ca[c], sa = w->sa[c];
+    /* columns k > j: a_k, e_k into frame j; H_jk (65) */
+    const int rj = allrev || m->jnt_type[j] == DY_REVOLUTE;
+    double* Hr = H + j*n + c;
+    double* Hc = H + c*n + j;
+    for (double* A = w->V + 6*c; A < w->V + 6*n; A += 6, Hr++, Hc += n) {
+      double av[3], ev[3];
+      dyv_rotN(av, A, ct, st, cls, ca, sa);
+      dyv_rotN(ev, A + 3, ct, st, cls, ca, sa);
+      A[0] = av[0]; A[1] = av[1]; A[2] = av[2]; A[3] = ev[0]; A[4] = ev[1]; A[5] = ev[2];
+      double hv;
+      if (rj) { hv = av[2] + sy*ev[0] - sx*ev[1]; DYV_OPS(2, 2); }
+      else hv = ev[2];
+      *Hr = *Hc = hv;
+    }
+  }
+  double M = pl[DY_M];
+  const double *h = pl + DY_MX, hm = 0.5*M;
+  const double w0 = hm*sx + h[0], w1 = hm*sy + h[1], w2 = hm*sz + h[2];
+  const double ht = 0.5*(pl[DY_XX] + pl[DY_YY] + pl[DY_ZZ]);
+  double J[6], P[3];
+  J[0] = pl[DY_XX] - ht - 2*sx*w0;
+  J[1] = pl[DY_XY] - sx*w1 - w0*sy;
+  J[2] = pl[DY_XZ] - sx*w2 - w0*sz;
+  J[3] = pl[DY_YY] - ht - 2*sy*w1;
+  J[4] = pl[DY_YZ] - sy*w2 - w1*sz;
+  J[5] = pl[DY_ZZ] - ht - 2*sz*w2;
+  P[0] = M*sx + h[0]; P[1] = M*sy + h[1]; P[2] = M*sz + h[2];
+  DYV_OPS(4 + 1 + 12 + 3, 3 + 2 + 12 + 3);
+  if (j < n - 1) {
+    const int c = j + 1;
+    const double ct = w->ct[c], st = w->st[c], ca = w->ca[c], sa = w->sa[c];
+    double r[3], rj[6];
+    dyv_rotN(r, w->ph + 3*c, ct, st, cls, ca, sa);
+    P[0] += r[0]; P[1] += r[1]; P[2] += r[2];
+    l91_rotSym(cls, rj, w->Jb + 6*c, ct, st, ca, sa);
+    for (int k = 0; k < 6; k++) J[k] += rj[k];
+    M += w->mh[c];
+    DYV_OPS(0, 3 + 6 + 1);
+  }
+  double* Pw = w->ph + 3*j;
+  double* Jw = w->Jb + 6*j;
+  Pw[0] = P[0]; Pw[1] = P[1]; Pw[2] = P[2];
+  for (int k = 0; k < 6; k++) Jw[k] = J[k];
+  w->mh[j] = M;
+  if (colH) {
+    /* column j's momenta in frame j and H_jj */
+    double* A = w->V + 6*j;
+    double hjj;
+    if (allrev || m->jnt_type[j] == DY_REVOLUTE) {
+      /* e = z x ph - mh sh, a = Jh z + sh x ph (62, 63), sh = (-s_y, s_x, 0) */
+      const double e0 = -P[1] + M*sy, e1 = P[0] - M*sx, a2 = -(J[0] + J[3]) - sy*P[1] - sx*P[0];
+      A[3] = e0; A[4] = e1; A[5] = 0;
+      A[0] = J[2] + sx*P[2]; A[1] = J[4] + sy*P[2]; A[2] = a2;
+      hjj = a2 + sy*e0 - sx*e1;
+      DYV_OPS(2 + 4 + 2, 2 + 5 + 2);
+    } else {
+      /* mh u, ph x u */
+      A[3] = 0; A[4] = 0; A[5] = M;
+      A[0] = P[1]; A[1] = -P[0]; A[2] = 0;
+      hjj = M;
+    }
+    H[j*n + j] = hjj + par[DY_NPAR_LINK*n + DY_NPAR_JNT*j + DY_IA]; DYV_OPS(0, 1);
+  }
+}
+
+/* (R X R^T)_xx + (R X R^T)_yy for symmetric X, R = R_1 (joint 0's column) */
+L91_INL double l91_sym_xxyy(const int cls, const double* X, double c, double s,
+                            double ca, double sa) {
+  if (cls == 1 || cls == 4) { DYV_OPS(0, 1); return X[0] + X[3]; }   /* trace of Rz X Rz^T */
+  if (cls == 2 || cls == 3) {
+    /* (Rz X Rz^T)_xx + X_zz */
+    DYV_OPS(6, 4);
+    return c*(c*X[0] - s*X[1]) - s*(c*X[1] - s*X[3]) + X[5];
+  }
+  double o[6];
+  l91_rotSym(cls, o, X, c, s, ca, sa);
+  DYV_OPS(0, 1);
+  return o[0] + o[3];
+}
+
+/* (B), H alone, joint 0: only the z components in frame 0 are read */
+L91_INL void l91_carry_H0(const int cls, l91W* w, const int* type, int n, double* H) {
+  const double ct = w->ct[1], st = w->st[1], ca = w->ca[1], sa = w->sa[1];
+  const int o = type[0] == DY_REVOLUTE ? 0 : 3;
+  for (int k = 1; k < n; k++) H[k] = H[k*n] = dyv_rotN_z(w->V + 6*k + o, ct, st, cls, ca, sa);
+}
+
+/* (C) one forward step j >= 1: carry u_m, sh_m, zeta_m qd_m (m < j) into
+ * frame j and form H_mj (65), d_mj (66) and their terms of b (54) */
+L91_INL void l91_fwd(const int cls, const int allrev, l91W* w, const int* type, int n, int j,
+                     const double* qd, const double* pj, double g[3], double zeta[3],
+                     double* H, double* b) {
+  const double ct = w->ct[j], st = w->st[j], ca = w->ca[j], sa = w->sa[j];
+  double* U = w->V;             /* u_m at 6m, sh_m at 6m + 3 */
+  double* ZQ = w->zq;
+  const double sx = w->s[3*j], sy = w->s[3*j+1];
+  const double* P = w->ph + 3*j;
+  const double* Jj = w->Jb + 6*j;
+  const double M = w->mh[j];
+  const int rj = allrev || type[j] == DY_REVOLUTE;
+  const double qdj = qd[j];
+  double t[3];
+  dyv_rotT(t, g, ct, st, cls, ca, sa); g[0] = t[0]; g[1] = t[1]; g[2] = t[2];
+  /* zeta_j qd_j, eq. (56) */
+  dyv_rotT(t, zeta, ct, st, cls, ca, sa);
+  double* zj = ZQ + 3*j;
+  if (rj) { t[2] += qdj; DYV_OPS(0, 1); }
+  const double zj0 = t[0]*qdj, zj1 = t[1]*qdj, zj2 = t[2]*qdj; DYV_OPS(3, 0);
+  zj[0] = zj0; zj[1] = zj1; zj[2] = zj2;
+  if (rj) { t[2] += qdj; DYV_OPS(0, 1); }
+  zeta[0] = t[0]; zeta[1] = t[1]; zeta[2] = t[2];
+  U[6*j] = 0; U[6*j+1] = 0; U[6*j+2] = 1; U[6*j+3] = -sy; U[6*j+4] = sx; U[6*j+5] = 0;
+
+  double e0 = 0, e1 = 0, a0 = 0, a1 = 0, a2 = 0;
+  double B0 = 0, B1 = 0, B3 = 0, B4 = 0, B6 = 0, B7 = 0, B8 = 0, bj, hjj;
+  if (rj) {
+    /* e = z x ph - mh sh, a = Jh z + sh x ph (62, 63), sh = (-s_y, s_x, 0) */
+    e0 = -P[1] + M*sy; e1 = P[0] - M*sx;
+    a0 = Jj[2] + sx*P[2]; a1 = Jj[4] + sy*P[2];
+    a2 = -(Jj[0] + Jj[3]) - sy*P[1] - sx*P[0];
+    /* B = -Jb [z x] + [sh x][ph x] = -Jb [z x] + ph sh^T - (sh . ph) E */
+    const double sp = sx*P[1] - sy*P[0];
+    B0 = -Jj[1] - P[0]*sy - sp; B1 = Jj[0] + P[0]*sx;
+    B3 = -Jj[3] - P[1]*sy;      B4 = Jj[1] + P[1]*sx - sp;
+    B6 = -Jj[4] - P[2]*sy;      B7 = Jj[2] + P[2]*sx; B8 = -sp;
+    hjj = a2 + sy*e0 - sx*e1;
+    bj = -(e0*g[0] + e1*g[1]);                                  /* eta_j (67) */
+    DYV_OPS(2 + 4 + 8 + 2 + 2, 2 + 5 + 9 + 2 + 1);
+  } else {
+    hjj = M;
+    bj = -M*g[2]; DYV_OPS(1, 0);
+  }
+  H[j*n + j] = hjj + pj[DY_NPAR_JNT*j + DY_IA]; DYV_OPS(0, 1);
+
+  for (int mm = 0; mm < j; mm++) {
+    double* um = U + 6*mm;
+    double* shm = um + 3;
+    double* zm = ZQ + 3*mm;
+    const int rm = allrev || type[mm] == DY_REVOLUTE;
+    double u[3], sh[3] = {0, 0, 0}, z[3];
+    dyv_rotT(u, um, ct, st, cls, ca, sa); um[0] = u[0]; um[1] = u[1]; um[2] = u[2];
+    dyv_rotT(z, zm, ct, st, cls, ca, sa); zm[0] = z[0]; zm[1] = z[1]; zm[2] = z[2];
+    const int hs = rm && mm > 0;    /* sh_0 = 0; sh of a prismatic joint unused */
+    if (hs) { dyv_rotT(sh, shm, ct, st, cls, ca, sa); shm[0] = sh[0]; shm[1] = sh[1]; shm[2] = sh[2]; }
+    double hmj, dv0, dv1, dv2 = 0;
+    if (rm && rj) {
+      hmj = a0*u[0] + a1*u[1] + a2*u[2]; DYV_OPS(3, 2);
+      /* B u_m + sh_m x e (e_z = 0) */
+      dv0 = B0*u[0] + B1*u[1];
+      dv1 = B3*u[0] + B4*u[1];
+      dv2 = B6*u[0] + B7*u[1] + B8*u[2];
+      DYV_OPS(7, 4);
+      if (hs) {
+        hmj -= sh[0]*e0 + sh[1]*e1;
+        dv0 -= sh[2]*e1; dv1 += sh[2]*e0; dv2 += sh[0]*e1 - sh[1]*e0;
+        DYV_OPS(2 + 4, 2 + 4);
+      }
+    } else if (rj) {
+      hmj = e0*u[0] + e1*u[1];
+      dv0 = e1*u[2]; dv1 = -e0*u[2]; dv2 = e0*u[1] - e1*u[0];   /* e x u_m */
+      DYV_OPS(2 + 4, 1 + 1);
+    } else if (rm) {
+      /* (u_m x ph)_z - mh (sh_m)_z;  z x (u_m x ph - mh sh_m) */
+      hmj = u[0]*P[1] - u[1]*P[0];
+      double v0 = u[1]*P[2] - u[2]*P[1], v1 = u[2]*P[0] - u[0]*P[2];
+      DYV_OPS(6, 3);
+      if (hs) { hmj -= M*sh[2]; v0 -= M*sh[0]; v1 -= M*sh[1]; DYV_OPS(3, 3); }
+      dv0 = -v1; dv1 = v0;
+    } else {
+      hmj = M*u[2];
+      dv0 = -M*u[1]; dv1 = M*u[0]; DYV_OPS(3, 0);
+    }
+    H[mm*n + j] = H[j*n + mm] = hmj;
+    /* b_m += (zeta_j qd_j) . d_mj ; b_j -= (zeta_m^<j> qd_m) . d_mj */
+    if (rj) {
+      b[mm] += zj0*dv0 + zj1*dv1 + zj2*dv2;
+      bj -= z[0]*dv0 + z[1]*dv1 + z[2]*dv2;
+      DYV_OPS(6, 6);
+    } else {
+      b[mm] += zj0*dv0 + zj1*dv1;
+      bj -= z[0]*dv0 + z[1]*dv1;
+      DYV_OPS(4, 4);
+    }
+  }
+  b[j] += bj; DYV_OPS(0, 1);
+}
+
 static void DYV_FN(lin91_core)(const dyModel* m, dyData* d, const double* par,
-                               const double* q, const double* qd, double* H, double* b) {
+                               const double* q, const double* qdin, double* H, double* b) {
   const int n = m->n;
   const int* type = m->jnt_type;
-  double* cs = d->work;          /* cos, sin theta (2n) */
-  double* mh = d->work + 2*n;    /* composite masses (n) */
-  double* csa = d->work + 3*n;   /* cos, sin alpha (2n) */
-  int acls[DY_MAXJ];
-  double* s = d->vd;             /* s_j (3n) */
-  double* ph = d->f;             /* ph_j (3n) */
-  double* Jb = d->ci;            /* Jb_j (6n) */
-  double* c = d->p;              /* c_j = O_j - O_{j-1} in frame j-1 (3n) */
+  const double* pj = par + DY_NPAR_LINK*n;
+  l91W w;
+  const double* gv = m->gravity;
 
-  /* (A) frames and s_j = R^T (s_{j-1} + c_j) */
-  for (int j = 0; j < n; j++) {
-    double ct, st, dj = m->dh_d[j], th = m->dh_theta[j];
-    if (type[j] == DY_REVOLUTE) { th += q[j]; DYV_OPS(0, 1); } else { dj += q[j]; DYV_OPS(0, 1); }
-    sincos(th, &st, &ct);
-    cs[2*j] = ct; cs[2*j+1] = st;
-    acls[j] = dyv_alpha_class(m->dh_alpha[j], &csa[2*j], &csa[2*j+1]);
-    double* cj = c + 3*j;
-    cj[0] = m->dh_a[j]; cj[1] = -csa[2*j+1]*dj; cj[2] = csa[2*j]*dj;
-    if (acls[j] == 0) DYV_OPS(2, 0);
-    double u[3] = {cj[0], cj[1], cj[2]};
-    if (j > 0) dyv_add(u, s + 3*(j-1));
-    dyv_rotT(s + 3*j, u, ct, st, acls[j], csa[2*j], csa[2*j+1]);
-  }
-
-  /* (B) composite bodies, backward (28)-(30) */
-  for (int j = n - 1; j >= 0; j--) {
-    const double* pl = par + DY_NPAR_LINK*j;
-    const double* sj = s + 3*j;
-    const double M = pl[DY_M], *h = pl + DY_MX;
-    double* P = ph + 3*j;
-    double* Jj = Jb + 6*j;
-    /* own link about O: w = M s / 2 + h, Jb = J - tr(J)/2 E - (s w^T + w s^T) */
-    double hm = 0.5*M, w[3] = {hm*sj[0] + h[0], hm*sj[1] + h[1], hm*sj[2] + h[2]};
-    double ht = 0.5*(pl[DY_XX] + pl[DY_YY] + pl[DY_ZZ]);
-    Jj[0] = pl[DY_XX] - ht - 2*sj[0]*w[0];
-    Jj[1] = pl[DY_XY] - sj[0]*w[1] - w[0]*sj[1];
-    Jj[2] = pl[DY_XZ] - sj[0]*w[2] - w[0]*sj[2];
-    Jj[3] = pl[DY_YY] - ht - 2*sj[1]*w[1];
-    Jj[4] = pl[DY_YZ] - sj[1]*w[2] - w[1]*sj[2];
-    Jj[5] = pl[DY_ZZ] - ht - 2*sj[2]*w[2];
-    P[0] = M*sj[0] + h[0]; P[1] = M*sj[1] + h[1]; P[2] = M*sj[2] + h[2];
-    DYV_OPS(4 + 2 + 15 + 3, 3 + 2 + 15 + 3);
-    mh[j] = M;
-    if (j < n - 1) {
-      const double ct = cs[2*(j+1)], st = cs[2*(j+1)+1];
-      const int cl = acls[j+1];
-      double r[3], rj[6];
-      dyv_rotN(r, ph + 3*(j+1), ct, st, cl, csa[2*(j+1)], csa[2*(j+1)+1]);
-      dyv_add(P, r);
-      dyv_rotSym(rj, Jb + 6*(j+1), ct, st, cl, csa[2*(j+1)], csa[2*(j+1)+1]);
-      for (int k = 0; k < 6; k++) Jj[k] += rj[k];
-      mh[j] += mh[j+1];
-      DYV_OPS(0, 7);
+  /* (T), (A): twist classes, d_j, sin/cos theta_j, s_j; joint 0 only for
+   * gravity (g0: g^<0> depends on theta_0) */
+  int allrev = type[0] == DY_REVOLUTE, g0 = 0;
+  if (b) {
+    w.cls[0] = l91_class(d, m->dh_alpha[0], 0, &w.ca[0], &w.sa[0]);
+    g0 = !(gv[0] == 0 && gv[1] == 0 && (w.cls[0] == 1 || w.cls[0] == 4));
+    if (g0) {
+      double th = m->dh_theta[0];
+      if (type[0] == DY_REVOLUTE) { th += q[0]; DYV_OPS(0, 1); }
+      sincos(th, &w.st[0], &w.ct[0]);
     }
   }
+  w.s[0] = w.s[1] = w.s[2] = 0;
+#define L91_S(k) l91_s_step(k, &w, m, j)
+  for (int j = 1; j < n; j++) {
+    w.cls[j] = l91_class(d, m->dh_alpha[j], j, &w.ca[j], &w.sa[j]);
+    double th = m->dh_theta[j], dj = m->dh_d[j];
+    if (type[j] == DY_REVOLUTE) th += q[j]; else { dj += q[j]; allrev = 0; }
+    DYV_OPS(0, 1);
+    w.dj[j] = dj;
+    sincos(th, &w.st[j], &w.ct[j]);
+  }
+  for (int j = 1; j < n; j++) L91_BY_CLASS(w.cls[j], L91_S)
+#undef L91_S
+
+  /* (B) composite bodies, backward (28)-(30); H alone: columns carried */
+  double* Hw = H ? H : d->H;
+  w.cls[n] = 1;    /* joint n - 1 has no child */
+#define L91_B(k) l91_bwd(k, 0, 1, &w, m, par, j, Hw)
+#define L91_BH(k) l91_bwd(k, 1, 1, &w, m, par, j, Hw)
+  for (int j = n - 1; j >= 1; j--) {
+    if (b) { L91_BY_CLASS(w.cls[j+1], L91_B) }
+    else if (allrev) { L91_BY_CLASS(w.cls[j+1], L91_BH) }
+    else l91_bwd(0, 1, 0, &w, m, par, j, Hw);   /* with a prismatic joint: general twist code */
+  }
+#undef L91_B
+#undef L91_BH
+  /* joint 0 (s_0 = 0): ph_0 (b only), mh_0 and (Jb_0)_xx + (Jb_0)_yy */
+  {
+    const double* pl = par;
+    w.mh[0] = pl[DY_M];
+    w.jz0 = -pl[DY_ZZ];    /* own link: Jb = J - tr(J)/2 E */
+    if (b) { w.ph[0] = pl[DY_MX]; w.ph[1] = pl[DY_MY]; w.ph[2] = pl[DY_MZ]; }
+    if (n > 1) {
+      const double ct = w.ct[1], st = w.st[1], ca = w.ca[1], sa = w.sa[1];
+      w.mh[0] += w.mh[1]; DYV_OPS(0, 1);
+#define L91_XY(k) w.jz0 += l91_sym_xxyy(k, w.Jb + 6, ct, st, ca, sa)
+      if (type[0] == DY_REVOLUTE) { L91_BY_CLASS(w.cls[1], L91_XY) DYV_OPS(0, 1); }
+#undef L91_XY
+      if (b) {
+        double r[3];
+        dyv_rotN(r, w.ph + 3, ct, st, w.cls[1], ca, sa);
+        dyv_add(w.ph, r);
+      } else {
+#define L91_C0(k) l91_carry_H0(k, &w, type, n, Hw)
+        L91_BY_CLASS(w.cls[1], L91_C0)
+#undef L91_C0
+      }
+    }
+    Hw[0] = (type[0] == DY_REVOLUTE ? -w.jz0 : w.mh[0]) + pj[DY_IA]; DYV_OPS(0, 1);
+  }
+  if (!b) return;
 
   /* (C) forward: carry u_m, sh_m, zeta_m qd_m (m < j) into frame j */
-  double* u = d->nm;     /* u_m^<j> (3n) */
-  double* sh = d->wd;    /* sh_m^<j> (3n) */
-  double* zq = d->cv;    /* zeta_m^<j> qd_m (3n) */
-  double zeta[3] = {0, 0, 0};   /* zeta_{j-1}^<j-1> + K*_{j-1} u_{j-1} qd_{j-1} */
-  double g[3] = {m->gravity[0], m->gravity[1], m->gravity[2]};
-  const double* pj = par + DY_NPAR_LINK*n;
-  if (b) memset(b, 0, sizeof(double) * (size_t)n);
-  for (int j = 0; j < n; j++) {
-    const double ct = cs[2*j], st = cs[2*j+1], ca = csa[2*j], sa = csa[2*j+1];
-    const int cl = acls[j], rj = type[j] == DY_REVOLUTE;
-    double t[3];
-    for (int k = 0; k < j; k++) {
-      dyv_rotT(t, u + 3*k, ct, st, cl, ca, sa); memcpy(u + 3*k, t, sizeof t);
-      if (type[k] == DY_REVOLUTE) {
-        dyv_rotT(t, sh + 3*k, ct, st, cl, ca, sa); memcpy(sh + 3*k, t, sizeof t);
-      }
-      if (b) {
-        dyv_rotT(t, zq + 3*k, ct, st, cl, ca, sa); memcpy(zq + 3*k, t, sizeof t);
-      }
-    }
-    const double* sj = s + 3*j;
-    double* uj = u + 3*j;  uj[0] = 0; uj[1] = 0; uj[2] = 1;
-    double* shj = sh + 3*j; shj[0] = -sj[1]; shj[1] = sj[0]; shj[2] = 0;
-    const double* P = ph + 3*j;
-    const double* Jj = Jb + 6*j;
-    const double M = mh[j];
-    if (b) {
-      dyv_rotT(t, g, ct, st, cl, ca, sa); memcpy(g, t, sizeof t);
-      /* zeta_j qd_j, eq. (56) */
-      if (j > 0) { dyv_rotT(t, zeta, ct, st, cl, ca, sa); memcpy(zeta, t, sizeof t); }
-      const double qdj = qd ? qd[j] : 0;
-      if (rj) { zeta[2] += qdj; DYV_OPS(0, 1); }
-      double* zj = zq + 3*j;
-      zj[0] = zeta[0]*qdj; zj[1] = zeta[1]*qdj; zj[2] = zeta[2]*qdj; DYV_OPS(3, 0);
-      if (rj) { zeta[2] += qdj; DYV_OPS(0, 1); }
-    }
-    double e[3] = {0, 0, 0}, a[3] = {0, 0, 0}, Bm[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
-    if (rj) {
-      /* e = z x ph - mh sh, a = Jh z + sh x ph (62, 63) */
-      e[0] = -P[1] - M*shj[0]; e[1] = P[0] - M*shj[1]; e[2] = 0;
-      a[0] = Jj[2] + shj[1]*P[2]; a[1] = Jj[4] - shj[0]*P[2];
-      a[2] = -Jj[0] - Jj[3] + shj[0]*P[1] - shj[1]*P[0];
-      DYV_OPS(2 + 6, 2 + 5);
-      if (b) {
-        /* B = -Jb [z x] + [sh x][ph x]; [z x] = [0 -1 0; 1 0 0; 0 0 0],
-         * [sh x][ph x] = ph sh^T - (sh . ph) E, sh_z = 0 */
-        const double sp = shj[0]*P[0] + shj[1]*P[1];
-        Bm[0] = -Jj[1] + P[0]*shj[0] - sp; Bm[1] = Jj[0] + P[0]*shj[1]; Bm[2] = 0;
-        Bm[3] = -Jj[3] + P[1]*shj[0];      Bm[4] = Jj[1] + P[1]*shj[1] - sp; Bm[5] = 0;
-        Bm[6] = -Jj[4] + P[2]*shj[0];      Bm[7] = Jj[2] + P[2]*shj[1]; Bm[8] = -sp;
-        DYV_OPS(2 + 6, 1 + 8);
-        b[j] -= e[0]*g[0] + e[1]*g[1]; DYV_OPS(2, 2);               /* eta_j (67) */
-      }
-    } else if (b) {
-      b[j] -= M*g[2]; DYV_OPS(1, 1);
-    }
-    /* column j of H and the d_mj */
-    for (int mm = 0; mm <= j; mm++) {
-      const double* um = u + 3*mm;
-      const double* shm = sh + 3*mm;
-      const int rm = type[mm] == DY_REVOLUTE;
-      double hmj;
-      if (rm && rj) { hmj = dyv_dot(a, um) - (shm[0]*e[0] + shm[1]*e[1] + shm[2]*e[2]); DYV_OPS(3, 3); }
-      else if (rj) { hmj = e[0]*um[0] + e[1]*um[1]; DYV_OPS(2, 1); }
-      else if (rm) { hmj = um[0]*P[1] - um[1]*P[0] - M*shm[2]; DYV_OPS(3, 2); }
-      else { hmj = M*um[2]; DYV_OPS(1, 0); }
-      if (H) H[mm*n + j] = H[j*n + mm] = hmj;
-      if (!b || mm == j) continue;
-      double dv[3];
-      if (rm && rj) {
-        /* B u_m + sh_m x e */
-        dv[0] = Bm[0]*um[0] + Bm[1]*um[1];
-        dv[1] = Bm[3]*um[0] + Bm[4]*um[1];
-        dv[2] = Bm[6]*um[0] + Bm[7]*um[1] + Bm[8]*um[2];
-        DYV_OPS(7, 4);
-        dyv_addCross(dv, shm, e);
-      } else if (rj) {
-        dyv_cross(dv, e, um);
-      } else if (rm) {
-        /* z x (u_m x ph - mh sh_m) */
-        double v0 = um[1]*P[2] - um[2]*P[1] - M*shm[0];
-        double v1 = um[2]*P[0] - um[0]*P[2] - M*shm[1];
-        dv[0] = -v1; dv[1] = v0; dv[2] = 0;
-        DYV_OPS(6, 4);
-      } else {
-        dv[0] = -M*um[1]; dv[1] = M*um[0]; dv[2] = 0; DYV_OPS(2, 0);
-      }
-      /* b_m += (zeta_j qd_j) . d_mj ; b_j -= (zeta_m^<j> qd_m) . d_mj */
-      b[mm] += dyv_dot(zq + 3*j, dv);
-      b[j] -= dyv_dot(zq + 3*mm, dv);
-      DYV_OPS(0, 2);
-    }
-    if (H) { H[j*n + j] += pj[DY_NPAR_JNT*j + DY_IA]; DYV_OPS(0, 1); }
+  double qd[DY_MAXJ], g[3], zeta[3];
+  for (int j = 0; j < n; j++) qd[j] = qdin ? qdin[j] : 0;
+  memset(b, 0, sizeof(double) * (size_t)n);
+  /* joint 0: g^<0>, zeta_0 qd_0, eta_0 */
+  if (g0) dyv_rotT(g, gv, w.ct[0], w.st[0], w.cls[0], w.ca[0], w.sa[0]);
+  else { g[0] = 0; g[1] = 0; g[2] = w.cls[0] == 1 ? gv[2] : -gv[2]; }
+  w.V[0] = 0; w.V[1] = 0; w.V[2] = 1;
+  zeta[0] = zeta[1] = zeta[2] = 0;
+  if (type[0] == DY_REVOLUTE) {
+    w.zq[0] = 0; w.zq[1] = 0; w.zq[2] = qd[0]*qd[0]; zeta[2] = 2*qd[0]; DYV_OPS(2, 0);
+    /* e_0 = z x ph_0 */
+    if (g0) { b[0] = w.ph[1]*g[0] - w.ph[0]*g[1]; DYV_OPS(2, 1); }
+  } else {
+    w.zq[0] = w.zq[1] = w.zq[2] = 0;
+    b[0] = -w.mh[0]*g[2]; DYV_OPS(1, 0);
   }
-  if (b) {
-    for (int j = 0; j < n; j++) {
-      const double qdj = qd ? qd[j] : 0;
-      const double* pk = pj + DY_NPAR_JNT*j;
-      b[j] += pk[DY_FV]*qdj + pk[DY_FC]*((qdj > 0) - (qdj < 0)) + pk[DY_FO];
-      DYV_OPS(2, 3);
-    }
+#define L91_F(k) l91_fwd(k, 1, &w, type, n, j, qd, pj, g, zeta, Hw, b)
+  for (int j = 1; j < n; j++) {
+    if (allrev) { L91_BY_CLASS(w.cls[j], L91_F) }
+    else l91_fwd(0, 0, &w, type, n, j, qd, pj, g, zeta, Hw, b);   /* general twist code */
+  }
+#undef L91_F
+  for (int j = 0; j < n; j++) {
+    const double qdj = qd[j];
+    const double* pk = pj + DY_NPAR_JNT*j;
+    b[j] += pk[DY_FV]*qdj + pk[DY_FC]*((qdj > 0) - (qdj < 0)) + pk[DY_FO];
+    DYV_OPS(2, 3);
   }
 }
 

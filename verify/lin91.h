@@ -29,8 +29,9 @@
  *   eta_m = -K*m e_m . g^<m> - K_m mh_m (g^<m>)_z     (g: gravity, frame m)
  *   b_m = eta_m - sum_{j<m} (zeta_j^<m> qd_j) . d_jm + sum_{j>m} (zeta_j qd_j) . d_mj
  * plus the joint terms (H += diag(IA); b += FV qd + FC sign(qd) + FO).
- * Unlike Lin we do not assume O = O_1 (s_1 may be nonzero) and use the
- * model's gravity vector. Revolute and prismatic joints (the paper covers
+ * O is taken at O_1 as Lin does (H and b do not depend on the point; the
+ * base-frame offset of joint 1 never enters), with the model's gravity
+ * vector. Revolute and prismatic joints (the paper covers
  * both). Cost O(n^2) per call, no allocation (scratch from d, which must
  * come from dy_makeData). */
 #ifndef DYNID_LIN91_H

@@ -47,20 +47,27 @@ static inline void dyv_add(double r[3], const double a[3]) {
   r[0] += a[0]; r[1] += a[1]; r[2] += a[2]; DYV_OPS(0, 3);
 }
 
-/* alpha class of a modified-DH twist angle: 0 general, 1: 0, 2: +pi/2,
- * 3: -pi/2, 4: pi; ca, sa exact for classes 1-4 */
-static inline int dyv_alpha_class(double al, double* ca, double* sa) {
+/* alpha class of a modified-DH twist angle, without trigonometry: 0
+ * general, 1: 0, 2: +pi/2, 3: -pi/2, 4: pi */
+static inline int dyv_alpha_cls(double al) {
   /* decided on the angle itself (within 1e-12 rad), so that the special
    * angles cost no trigonometric call */
   const double e = 1e-12, pi = 3.14159265358979323846;
   double a = al;
   if (a > pi || a <= -pi) { a = fmod(a, 2*pi); if (a > pi) a -= 2*pi; else if (a <= -pi) a += 2*pi; }
-  if (fabs(a) < e) { *ca = 1; *sa = 0; return 1; }
-  if (fabs(a - pi/2) < e) { *ca = 0; *sa = 1; return 2; }
-  if (fabs(a + pi/2) < e) { *ca = 0; *sa = -1; return 3; }
-  if (fabs(fabs(a) - pi) < e) { *ca = -1; *sa = 0; return 4; }
-  *ca = cos(al); *sa = sin(al);
+  if (fabs(a) < e) return 1;
+  if (fabs(a - pi/2) < e) return 2;
+  if (fabs(a + pi/2) < e) return 3;
+  if (fabs(fabs(a) - pi) < e) return 4;
   return 0;
+}
+
+/* the same with ca, sa = cos, sin alpha, exact for classes 1-4 */
+static inline int dyv_alpha_class(double al, double* ca, double* sa) {
+  static const double cc[5] = {0, 1, 0, 0, -1}, ss[5] = {0, 0, 1, -1, 0};
+  const int k = dyv_alpha_cls(al);
+  if (k) { *ca = cc[k]; *sa = ss[k]; } else { *ca = cos(al); *sa = sin(al); }
+  return k;
 }
 
 /* r = R^T v with R = Rx(alpha) Rz(theta), factored */
