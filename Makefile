@@ -57,6 +57,9 @@ build/%.o: %.c $(HDR) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# the counting twins: opcount.c compiles lin91.c and ne_base.c a second time
+build/verify/opcount.o: verify/lin91.c verify/ne_base.c
+
 libdynid.a: $(OBJ_LIB)
 	rm -f $@ && ar rcs $@ $^
 

@@ -834,9 +834,7 @@ int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
   dyModel* gm = dy_copyModel(m);
   int gok = 0;
   if (gm) {
-    for (int j = 1; j < n; j++) {
-      gm->dh_alpha[j] = 0.3 + 0.2*j; gm->dh_a[j] = 0.1 + 0.05*j; gm->dh_d[j] = 0.1 + 0.03*j;
-    }
+    dyv_general_geometry(gm);
     gok = lin_count(gm, g, err, sizeof err) == 0;
     dy_freeModel(gm);
   }

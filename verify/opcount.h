@@ -173,6 +173,12 @@ typedef struct {
  * depend on the state except through sign tests, which cost nothing). */
 void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par);
 
+/* Give m a general geometry, the case the seeds' operation-count tables
+ * assume: for joints 2..n, alpha_j = 0.3 + 0.2 j rad (none of 0, +-pi/2,
+ * pi), a_j = 0.1 + 0.05 j m, d_j = 0.1 + 0.03 j m; joint 1 is kept (its
+ * axis along gravity, as the tables take it). */
+void dyv_general_geometry(dyModel* m);
+
 /* Seed 004's 6R example (its geometry and grouped augmented-body
  * parameters, the nonzero ones set to arbitrary values): the model behind
  * its count of 181 M + 127 A. Free with dy_freeModel; NULL if out of memory. */
