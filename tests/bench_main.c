@@ -397,7 +397,7 @@ static void section_base(benchModel* bm, int nm) {
     printf("\n%s\n", bm[im].name);
     dyBase* kh = dyi_base_compute(m, "khalil", 1, err, sizeof err);
     if (!kh) { printf("  khalil set: %s\n", err); continue; }
-    dyv_bench_report(stdout, m, kh->P, kh->npar, kh->nb, 0.5);
+    dyv_bench_report(stdout, m, kh->P, kh->npar, kh->nb, 2.0);
     dyBase* ln = dyi_base_compute(m, "lin", 1, err, sizeof err);
     if (ln) {
       linCtx* c = calloc(1, sizeof *c);

@@ -201,10 +201,13 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
  * if given, otherwise the set made here by QR with column pivoting of the
  * Newton-Euler regressor (realisation = the independent columns), with
  * nominal values on the structurally nonzero parameters. Each algorithm is
- * timed in 11 interleaved rounds over 64 random states, about `seconds`
- * (default 0.2 if <= 0) in all, and the fastest round is reported. Prints
- * "algorithm,ns_per_call,ratio_to_reference". Returns 0, -1 on allocation
- * failure. */
+ * timed in 21 interleaved rounds over 64 random states, about `seconds`
+ * (default 0.2 if <= 0) in all. Prints "algorithm,ns_per_call,reference,
+ * speedup_vs_reference,speedup_q1,speedup_q3,ns_fastest,speedup_fastest":
+ * the median time per call, the median and quartiles of the round-by-round
+ * speed-ups against the reference, the fastest round and the ratio of the
+ * fastest rounds; then the verdict on the base-parameter Newton-Euler's
+ * 1.5x target (fastest rounds). Returns 0, -1 on allocation failure. */
 int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int nb,
                      double seconds);
 
