@@ -26,6 +26,7 @@ void dyv_nebase_make(dyvNeBase* pl, const dyModel* m, const unsigned char* zero)
     if (NZ(DY_MZ)) f |= DYV_NB_MSZ;
     if (NZ(DY_XX) || NZ(DY_YY) || NZ(DY_ZZ) || NZ(DY_XY) || NZ(DY_XZ) || NZ(DY_YZ)) f |= DYV_NB_J;
     if (NZ(DY_XY) || NZ(DY_XZ) || NZ(DY_YZ)) f |= DYV_NB_JOFF;
+    if (NZ(DY_YY)) f |= DYV_NB_YY;
 #undef NZ
     if (!zj || !zj[0] || !zj[1] || !zj[2] || !zj[3]) f |= DYV_NB_FRIC;
     /* p = (a, -sin(alpha) d, cos(alpha) d); d varies for a prismatic joint */
@@ -49,6 +50,18 @@ void dyv_nebase_make(dyvNeBase* pl, const dyModel* m, const unsigned char* zero)
       if (j + 1 < n && (pl->flags[j+1] & (DYV_NB_PX << k))) u |= 1 << k;
     }
     pl->ucol[j] = u;
+    /* compiled kinds: revolute, alpha class 1-4, link of the khalil pattern
+     * (M = MZ = YY = 0), next joint revolute */
+    const int cls = pl->acls[j], rev = pl->type[j] == DY_REVOLUTE;
+    const int lf = pl->flags[j] & (DYV_NB_M | DYV_NB_MS | DYV_NB_J | DYV_NB_JOFF | DYV_NB_YY);
+    const int fn = j + 1 < n ? pl->flags[j+1] : 0;
+    pl->fkind[j] = pl->bkind[j] = 0;
+    if (rev && cls >= 1 && cls <= 4) {
+      pl->bkind[j] = 1 + 8*(cls - 1) + ((pl->flags[j] & DYV_NB_P) >> 6);
+      if (lf == (DYV_NB_MSX | DYV_NB_MSY | DYV_NB_J | DYV_NB_JOFF) &&
+          (j + 1 == n || pl->type[j+1] == DY_REVOLUTE))
+        pl->fkind[j] = 1 + 8*(cls - 1) + ((fn & DYV_NB_P) >> 6);
+    }
   }
   pl->nzero = 0;
   if (zero) for (int k = 0; k < 14*n; k++) pl->nzero += zero[k] != 0;
@@ -93,11 +106,16 @@ DYV_NB_INLINE const double* DYV_FN(nb_p)(const dyvNeBase* pl, dyData* d, int j, 
  * revolute joint 1). In: w, wd of link j-1 and u = vd_{j-1} + U_{j-1} p_j
  * (frame j-1). Out: w, wd of link j and u = vd_j + U_j p_{j+1} (frame j);
  * F_j, N_j stored in d->f, d->nm, cos/sin theta_j in d->work. */
-DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int zpar, const dyvNeBase* pl,
-                                  dyData* d, const double* par, int j, const double* q,
-                                  const double* qd, const double* qdd, double w[3],
-                                  double wd[3], double u[3]) {
-  const int f = pl->flags[j];
+DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int zpar, const int kf, const int kn,
+                                  const dyvNeBase* pl, dyData* d, const double* par, int j,
+                                  const double* q, const double* qd, const double* qdd,
+                                  double w[3], double wd[3], double u[3]) {
+  /* kf >= 0: compiled kind (revolute, link flags kf, p_{j+1} flags kn,
+   * next joint revolute); kf < 0: all read from the plan */
+  const int known = kf >= 0;
+  const int f = known ? kf : pl->flags[j];
+  const int fn = known ? kn : (j + 1 < pl->n ? pl->flags[j+1] : 0);
+  const int rev = known || pl->type[j] == DY_REVOLUTE;
   const double ca = pl->ca[j], sa = pl->sa[j], qdj = qd[j], qddj = qdd[j];
   const double ct = d->work[2*j], st = d->work[2*j+1];
 
@@ -111,7 +129,7 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int zpar, const dyvNeBase
     dyv_rotT(wr, w, ct, st, cls, ca, sa);
     dyv_rotT(wdr, wd, ct, st, cls, ca, sa);
   }
-  if (pl->type[j] == DY_REVOLUTE) {
+  if (rev) {
     w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2] + qdj;
     wd[0] = wdr[0] + wr[1]*qdj; wd[1] = wdr[1] - wr[0]*qdj; wd[2] = wdr[2] + qddj;
     DYV_OPS(2, 4);
@@ -124,7 +142,7 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int zpar, const dyvNeBase
   }
 
   /* U = [wd x] + [w x]^2, only the columns used */
-  const int uc = pl->ucol[j];
+  const int uc = ((f >> 1) | (fn >> 6)) & 7;   /* MS_k of link j or p_k of link j+1 */
   const double w01 = w[0]*w[1], w02 = w[0]*w[2], w12 = w[1]*w[2];
   DYV_OPS(3, 0);
   double U[9] = {0};
@@ -147,8 +165,18 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int zpar, const dyvNeBase
     fset = 1;
   }
   if (f & DYV_NB_J) {
-    const double XX = pl10[DY_XX], YY = pl10[DY_YY], ZZ = pl10[DY_ZZ];
-    if (f & DYV_NB_JOFF) {
+    const double XX = pl10[DY_XX], YY = known && !(f & DYV_NB_YY) ? 0 : pl10[DY_YY],
+                 ZZ = pl10[DY_ZZ];
+    if (known && (f & DYV_NB_JOFF) && !(f & DYV_NB_YY)) {
+      const double XY = pl10[DY_XY], XZ = pl10[DY_XZ], YZ = pl10[DY_YZ];
+      const double jw0 = XX*w[0] + XY*w[1] + XZ*w[2];
+      const double jw1 = XY*w[0] + YZ*w[2];
+      const double jw2 = XZ*w[0] + YZ*w[1] + ZZ*w[2];
+      N[0] = XX*wd[0] + XY*wd[1] + XZ*wd[2] + (w[1]*jw2 - w[2]*jw1);
+      N[1] = XY*wd[0] + YZ*wd[2] + (w[2]*jw0 - w[0]*jw2);
+      N[2] = XZ*wd[0] + YZ*wd[1] + ZZ*wd[2] + (w[0]*jw1 - w[1]*jw0);
+      DYV_OPS(22, 16);
+    } else if (f & DYV_NB_JOFF) {
       const double XY = pl10[DY_XY], XZ = pl10[DY_XZ], YZ = pl10[DY_YZ];
       const double jw0 = XX*w[0] + XY*w[1] + XZ*w[2];
       const double jw1 = XY*w[0] + YY*w[1] + YZ*w[2];
@@ -186,9 +214,8 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int zpar, const dyvNeBase
 
   /* u = vd + U p_{j+1}, nonzero components of p only */
   u[0] = vd[0]; u[1] = vd[1]; u[2] = vd[2];
-  if (j + 1 < pl->n) {
-    const int fn = pl->flags[j+1];
-    const double* p = DYV_FN(nb_p)(pl, d, j + 1, q);
+  if (fn & DYV_NB_P) {
+    const double* p = known ? pl->pc + 3*(j+1) : DYV_FN(nb_p)(pl, d, j + 1, q);
     if (fn & DYV_NB_PX) { u[0] += U[0]*p[0]; u[1] += U[3]*p[0]; u[2] += U[6]*p[0]; DYV_OPS(3, 3); }
     if (fn & DYV_NB_PY) { u[0] += U[1]*p[1]; u[1] += U[4]*p[1]; u[2] += U[7]*p[1]; DYV_OPS(3, 3); }
     if (fn & DYV_NB_PZ) { u[0] += U[2]*p[2]; u[1] += U[5]*p[2]; u[2] += U[8]*p[2]; DYV_OPS(3, 3); }
@@ -198,11 +225,12 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int zpar, const dyvNeBase
 /* One link of the backward pass, specialised by alpha class cls of joint j.
  * In: f, nn = wrench at joint j (frame j). Out: wrench at joint j-1 (frame
  * j-1): f = F_{j-1} + R f,  nn = N_{j-1} + R nn + p_j x R f. */
-DYV_NB_INLINE void DYV_FN(nb_bwd)(const int cls, const dyvNeBase* pl, dyData* d, int j,
-                                  double f[3], double nn[3]) {
+DYV_NB_INLINE void DYV_FN(nb_bwd)(const int cls, const int kb, const dyvNeBase* pl, dyData* d,
+                                  int j, double f[3], double nn[3]) {
+  /* kb >= 0: compiled kind (revolute, p_j flags kb); else from the plan */
   const double ct = d->work[2*j], st = d->work[2*j+1];
-  const double* p = pl->type[j] == DY_REVOLUTE ? pl->pc + 3*j : d->p + 3*j;
-  const int fl = pl->flags[j];
+  const double* p = kb >= 0 || pl->type[j] == DY_REVOLUTE ? pl->pc + 3*j : d->p + 3*j;
+  const int fl = kb >= 0 ? kb : pl->flags[j];
   double rf[3], rn[3];
   dyv_rotN(rf, f, ct, st, cls, pl->ca[j], pl->sa[j]);
   dyv_rotN(rn, nn, ct, st, cls, pl->ca[j], pl->sa[j]);
@@ -221,6 +249,11 @@ DYV_NB_INLINE void DYV_FN(nb_bwd)(const int cls, const dyvNeBase* pl, dyData* d,
     case 1: CALL(1); break; case 2: CALL(2); break; case 3: CALL(3); break; \
     case 4: CALL(4); break; default: CALL(0); break; \
   }
+
+/* the compiled kinds of one alpha class c: K(c, bits of p) for the 8 patterns */
+#define DYV_NB_K8(K, c) K(c, 0) K(c, 1) K(c, 2) K(c, 3) K(c, 4) K(c, 5)
+/* link pattern of the compiled forward kinds: MX MY XX XY XZ YZ ZZ (M = MZ = YY = 0) */
+#define DYV_NB_KL (DYV_NB_MSX | DYV_NB_MSY | DYV_NB_J | DYV_NB_JOFF)
 
 void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
                              const double* q, const double* qd, const double* qdd,
@@ -278,15 +311,22 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
     }
     j = 1;
     if (n > 1) {
-#define DYV_NB_FWD1(c) DYV_FN(nb_fwd)(c, 1, pl, d, par, 1, q, qd, qdd, w, wd, u)
+#define DYV_NB_FWD1(c) DYV_FN(nb_fwd)(c, 1, -1, 0, pl, d, par, 1, q, qd, qdd, w, wd, u)
       DYV_NB_DISPATCH(pl->acls[1], DYV_NB_FWD1)
 #undef DYV_NB_FWD1
       j = 2;
     }
   }
   for (; j < n; j++) {
-#define DYV_NB_FWD(c) DYV_FN(nb_fwd)(c, 0, pl, d, par, j, q, qd, qdd, w, wd, u)
-    DYV_NB_DISPATCH(pl->acls[j], DYV_NB_FWD)
+#define DYV_NB_FWD(c) DYV_FN(nb_fwd)(c, 0, -1, 0, pl, d, par, j, q, qd, qdd, w, wd, u)
+#define DYV_NB_FK(c, pn) case 1 + 8*((c)-1) + (pn): \
+    DYV_FN(nb_fwd)(c, 0, DYV_NB_KL, (pn) << 6, pl, d, par, j, q, qd, qdd, w, wd, u); break;
+    switch (pl->fkind[j]) {
+      DYV_NB_K8(DYV_NB_FK, 1) DYV_NB_K8(DYV_NB_FK, 2)
+      DYV_NB_K8(DYV_NB_FK, 3) DYV_NB_K8(DYV_NB_FK, 4)
+      default: DYV_NB_DISPATCH(pl->acls[j], DYV_NB_FWD)
+    }
+#undef DYV_NB_FK
 #undef DYV_NB_FWD
   }
 
@@ -319,8 +359,15 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
         DYV_OPS(2, 2);
       }
     } else {
-#define DYV_NB_BWD(c) DYV_FN(nb_bwd)(c, pl, d, j, f, nn)
-      DYV_NB_DISPATCH(pl->acls[j], DYV_NB_BWD)
+#define DYV_NB_BWD(c) DYV_FN(nb_bwd)(c, -1, pl, d, j, f, nn)
+#define DYV_NB_BK(c, pk) case 1 + 8*((c)-1) + (pk): \
+      DYV_FN(nb_bwd)(c, (pk) << 6, pl, d, j, f, nn); break;
+      switch (pl->bkind[j]) {
+        DYV_NB_K8(DYV_NB_BK, 1) DYV_NB_K8(DYV_NB_BK, 2)
+        DYV_NB_K8(DYV_NB_BK, 3) DYV_NB_K8(DYV_NB_BK, 4)
+        default: DYV_NB_DISPATCH(pl->acls[j], DYV_NB_BWD)
+      }
+#undef DYV_NB_BK
 #undef DYV_NB_BWD
     }
   }

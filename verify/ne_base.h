@@ -48,7 +48,8 @@ enum {
   DYV_NB_PX   = 1 << 6,   /* p_j = O_j - O_{j-1} (frame j-1) has an x component */
   DYV_NB_PY   = 1 << 7,   /* ... a y component (possible: -sin(alpha) d) */
   DYV_NB_PZ   = 1 << 8,   /* ... a z component (possible: cos(alpha) d) */
-  DYV_NB_FRIC = 1 << 9    /* some joint parameter nonzero */
+  DYV_NB_FRIC = 1 << 9,   /* some joint parameter nonzero */
+  DYV_NB_YY   = 1 << 10   /* YY nonzero */
 };
 #define DYV_NB_MS (DYV_NB_MSX | DYV_NB_MSY | DYV_NB_MSZ)
 #define DYV_NB_P (DYV_NB_PX | DYV_NB_PY | DYV_NB_PZ)
@@ -63,6 +64,10 @@ typedef struct {
   int ucol[DY_MAXJ];        /* columns of U_j used (bit k: MS_k of link j or p_k of link j+1) */
   double pc[3*DY_MAXJ];     /* p_j at q_j = 0: (a, -sin(alpha) d, cos(alpha) d) */
   double ctc[DY_MAXJ], stc[DY_MAXJ];   /* cos, sin theta_j of a prismatic joint (constant) */
+  int fkind[DY_MAXJ];       /* forward step compiled for the whole pattern: 1 + 8 (alpha class - 1)
+                             * + p_{j+1} bits (link: revolute, only XX XY XZ YZ ZZ MX MY nonzero);
+                             * 0: flags read at run time */
+  int bkind[DY_MAXJ];       /* backward step: 1 + 8 (alpha class - 1) + p_j bits (revolute), or 0 */
   int trig0;                /* joint 1's cos, sin theta are read (else skipped) */
   double g[3];              /* gravity in frame 0 */
   int nzero;                /* number of parameters treated as structurally zero */
