@@ -206,8 +206,10 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int zpar, const int kf, c
 #define DYV_MS_TERM(k, i1, i2) \
   if (f & (DYV_NB_MSX << (k))) { \
     const double x = pl10[DY_MX + (k)]; \
-    F[0] += U[k]*x; F[1] += U[3+(k)]*x; F[2] += U[6+(k)]*x; \
-    N[i1] -= x*vd[i2]; N[i2] += x*vd[i1]; \
+    if (fset) { F[0] += U[k]*x; F[1] += U[3+(k)]*x; F[2] += U[6+(k)]*x; } \
+    else { F[0] = U[k]*x; F[1] = U[3+(k)]*x; F[2] = U[6+(k)]*x; } \
+    if (nset) { N[i1] -= x*vd[i2]; N[i2] += x*vd[i1]; } \
+    else { N[i1] = -(x*vd[i2]); N[i2] = x*vd[i1]; } \
     DYV_OPS(5, (fset ? 3 : 0) + (nset ? 2 : 0)); fset = nset = 1; \
   }
   DYV_MS_TERM(0, 1, 2)
