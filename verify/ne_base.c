@@ -108,12 +108,13 @@ DYV_NB_INLINE const double* DYV_FN(nb_p)(const dyvNeBase* pl, dyData* d, int j, 
   return p;
 }
 
-/* One link of the forward pass, specialised by alpha class cls and by
- * zpar (the parent's w, wd lie along its z axis: parent is link 1 on a
- * revolute joint 1). In: w, wd of link j-1 and u = vd_{j-1} + U_{j-1} p_j
+/* One link of the forward pass, specialised by alpha class cls (and by
+ * kind, below). Link 2 after a revolute joint 1 is not specialised for its
+ * parent's w, wd along z: that copy cost more (instructions, code size) than
+ * the 4 M 4 A it skipped. In: w, wd of link j-1 and u = vd_{j-1} + U_{j-1} p_j
  * (frame j-1). Out: w, wd of link j and u = vd_j + U_j p_{j+1} (frame j);
  * F_j, N_j stored in d->f, d->nm, cos/sin theta_j in d->work. */
-DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int zpar, const int kf, const int kn,
+DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int kf, const int kn,
                                   const dyvNeBase* pl, dyData* d, const double* par, int j,
                                   const double* q, const double* qd, const double* qdd,
                                   double w[3], double wd[3], double u[3]) {
@@ -129,13 +130,8 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int zpar, const int kf, c
   /* rates of the parent in frame j, vd_j = R^T u */
   double wr[3], wdr[3], vd[3];
   dyv_rotT(vd, u, ct, st, cls, ca, sa);
-  if (zpar) {
-    dyv_rotT_z(wr, w[2], ct, st, cls, ca, sa);
-    dyv_rotT_z(wdr, wd[2], ct, st, cls, ca, sa);
-  } else {
-    dyv_rotT(wr, w, ct, st, cls, ca, sa);
-    dyv_rotT(wdr, wd, ct, st, cls, ca, sa);
-  }
+  dyv_rotT(wr, w, ct, st, cls, ca, sa);
+  dyv_rotT(wdr, wd, ct, st, cls, ca, sa);
   if (rev) {
     w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2] + qdj;
     wd[0] = wdr[0] + wr[1]*qdj; wd[1] = wdr[1] - wr[0]*qdj; wd[2] = wdr[2] + qddj;
@@ -321,17 +317,11 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
       }
     }
     j = 1;
-    if (n > 1) {
-#define DYV_NB_FWD1(c) DYV_FN(nb_fwd)(c, 1, -1, 0, pl, d, par, 1, q, qd, qdd, w, wd, u)
-      DYV_NB_DISPATCH(pl->acls[1], DYV_NB_FWD1)
-#undef DYV_NB_FWD1
-      j = 2;
-    }
   }
   for (; j < n; j++) {
-#define DYV_NB_FWD(c) DYV_FN(nb_fwd)(c, 0, -1, 0, pl, d, par, j, q, qd, qdd, w, wd, u)
+#define DYV_NB_FWD(c) DYV_FN(nb_fwd)(c, -1, 0, pl, d, par, j, q, qd, qdd, w, wd, u)
 #define DYV_NB_FK(c, pn) case 1 + 8*((c)-1) + (pn): \
-    DYV_FN(nb_fwd)(c, 0, DYV_NB_KL, (pn) << 6, pl, d, par, j, q, qd, qdd, w, wd, u); break;
+    DYV_FN(nb_fwd)(c, DYV_NB_KL, (pn) << 6, pl, d, par, j, q, qd, qdd, w, wd, u); break;
     switch (pl->fkind[j]) {
       DYV_NB_K6(DYV_NB_FK, 1) DYV_NB_K6(DYV_NB_FK, 2)
       DYV_NB_K6(DYV_NB_FK, 3) DYV_NB_K6(DYV_NB_FK, 4)
