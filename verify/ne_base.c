@@ -335,10 +335,10 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
   double f[3], nn[3];
   memcpy(f, d->f + 3*(n-1), sizeof f);
   memcpy(nn, d->nm + 3*(n-1), sizeof nn);
-  for (j = n - 1; ; j--) {
+  const double* pj = par + DY_NPAR_LINK*n + DY_NPAR_JNT*(n-1);   /* joint j's parameters */
+  for (j = n - 1; ; j--, pj -= DY_NPAR_JNT) {
     double t = pl->type[j] == DY_REVOLUTE ? nn[2] : f[2];
     if (pl->flags[j] & DYV_NB_FRIC) {
-      const double* pj = par + DY_NPAR_LINK*n + DY_NPAR_JNT*j;
       const double qdj = qd[j], qddj = qdd[j];
       const double sg = qdj != 0 ? copysign(1.0, qdj) : 0;   /* sign(qd), branch-free */
       t += pj[DY_IA]*qddj + pj[DY_FV]*qdj + pj[DY_FC]*sg + pj[DY_FO];
