@@ -248,6 +248,20 @@ DYV_NB_INLINE void DYV_FN(nb_bwd)(const int cls, const int kb, const dyvNeBase* 
   if (fl & DYV_NB_PZ) { nn[0] -= p[2]*rf[1]; nn[1] += p[2]*rf[0]; DYV_OPS(2, 2); }
 }
 
+/* tau_j from the wrench at joint j (frame j) and the joint parameters pj */
+DYV_NB_INLINE double DYV_FN(nb_tau)(const dyvNeBase* pl, int j, const double* pj,
+                                    const double* qd, const double* qdd,
+                                    const double f[3], const double nn[3]) {
+  double t = pl->type[j] == DY_REVOLUTE ? nn[2] : f[2];
+  if (pl->flags[j] & DYV_NB_FRIC) {
+    const double qdj = qd[j], qddj = qdd[j];
+    const double sg = qdj != 0 ? copysign(1.0, qdj) : 0;   /* sign(qd) */
+    t += pj[DY_IA]*qddj + pj[DY_FV]*qdj + pj[DY_FC]*sg + pj[DY_FO];
+    DYV_OPS(3, 4);
+  }
+  return t;
+}
+
 /* the alpha class as a compile-time constant (case 0: general) */
 #define DYV_NB_DISPATCH(cls_expr, CALL) \
   switch (cls_expr) { \
@@ -336,44 +350,41 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
   memcpy(f, d->f + 3*(n-1), sizeof f);
   memcpy(nn, d->nm + 3*(n-1), sizeof nn);
   const double* pj = par + DY_NPAR_LINK*n + DY_NPAR_JNT*(n-1);   /* joint j's parameters */
-  for (j = n - 1; ; j--, pj -= DY_NPAR_JNT) {
-    double t = pl->type[j] == DY_REVOLUTE ? nn[2] : f[2];
-    if (pl->flags[j] & DYV_NB_FRIC) {
-      const double qdj = qd[j], qddj = qdd[j];
-      const double sg = qdj != 0 ? copysign(1.0, qdj) : 0;   /* sign(qd), branch-free */
-      t += pj[DY_IA]*qddj + pj[DY_FV]*qdj + pj[DY_FC]*sg + pj[DY_FO];
-      DYV_OPS(3, 4);
-    }
-    tau[j] = t;
-    if (j == 0) break;
-    if (j == 1 && rev0) {
-      /* only the z moment of link 1 is used: (R n)_z + (p x R f)_z */
-      const double ct = d->work[2], st = d->work[3], *p = pl->pc + 3;
-      const int cls = pl->acls[1], fl = pl->flags[1];
-      double* p1 = d->p + 3;
-      if (pl->type[1] != DY_REVOLUTE) p = p1;
-      nn[2] = d->nm[2] + dyv_rotN_z(nn, ct, st, cls, pl->ca[1], pl->sa[1]); DYV_OPS(0, 1);
-      if (fl & (DYV_NB_PX | DYV_NB_PY)) {
-        double rf[3];
-        dyv_rotN(rf, f, ct, st, cls, pl->ca[1], pl->sa[1]);
-        nn[2] += p[0]*rf[1] - p[1]*rf[0];
-        DYV_OPS(2, 2);
-      }
-    } else {
+  /* joints down to jb propagate their wrench by nb_bwd; below, joint 2 of a
+   * revolute joint 1 passes only the z moment on */
+  const int jb = rev0 ? 1 : 0;
+  for (j = n - 1; j > jb; j--, pj -= DY_NPAR_JNT) {
+    tau[j] = DYV_FN(nb_tau)(pl, j, pj, qd, qdd, f, nn);
 #define DYV_NB_BWD(c) DYV_FN(nb_bwd)(c, -1, pl, d, j, f, nn)
 #define DYV_NB_BK(c, pk) case 1 + 8*((c)-1) + (pk): \
-      DYV_FN(nb_bwd)(c, (pk) << 6, pl, d, j, f, nn); break;
-      switch (pl->bkind[j]) {
-        DYV_NB_BK(1, 0) DYV_NB_BK(1, 1) DYV_NB_BK(1, 4) DYV_NB_BK(1, 5)
-        DYV_NB_BK(2, 0) DYV_NB_BK(2, 1) DYV_NB_BK(2, 2) DYV_NB_BK(2, 3)
-        DYV_NB_BK(3, 0) DYV_NB_BK(3, 1) DYV_NB_BK(3, 2) DYV_NB_BK(3, 3)
-        DYV_NB_BK(4, 0) DYV_NB_BK(4, 1) DYV_NB_BK(4, 4) DYV_NB_BK(4, 5)
-        default: DYV_NB_DISPATCH(pl->acls[j], DYV_NB_BWD)
-      }
+    DYV_FN(nb_bwd)(c, (pk) << 6, pl, d, j, f, nn); break;
+    switch (pl->bkind[j]) {
+      DYV_NB_BK(1, 0) DYV_NB_BK(1, 1) DYV_NB_BK(1, 4) DYV_NB_BK(1, 5)
+      DYV_NB_BK(2, 0) DYV_NB_BK(2, 1) DYV_NB_BK(2, 2) DYV_NB_BK(2, 3)
+      DYV_NB_BK(3, 0) DYV_NB_BK(3, 1) DYV_NB_BK(3, 2) DYV_NB_BK(3, 3)
+      DYV_NB_BK(4, 0) DYV_NB_BK(4, 1) DYV_NB_BK(4, 4) DYV_NB_BK(4, 5)
+      default: DYV_NB_DISPATCH(pl->acls[j], DYV_NB_BWD)
+    }
 #undef DYV_NB_BK
 #undef DYV_NB_BWD
+  }
+  if (rev0 && n > 1) {
+    tau[1] = DYV_FN(nb_tau)(pl, 1, pj, qd, qdd, f, nn);
+    pj -= DY_NPAR_JNT;
+    /* only the z moment of link 1 is used: (R n)_z + (p x R f)_z */
+    const double ct = d->work[2], st = d->work[3], *p = pl->pc + 3;
+    const int cls = pl->acls[1], fl = pl->flags[1];
+    double* p1 = d->p + 3;
+    if (pl->type[1] != DY_REVOLUTE) p = p1;
+    nn[2] = d->nm[2] + dyv_rotN_z(nn, ct, st, cls, pl->ca[1], pl->sa[1]); DYV_OPS(0, 1);
+    if (fl & (DYV_NB_PX | DYV_NB_PY)) {
+      double rf[3];
+      dyv_rotN(rf, f, ct, st, cls, pl->ca[1], pl->sa[1]);
+      nn[2] += p[0]*rf[1] - p[1]*rf[0];
+      DYV_OPS(2, 2);
     }
   }
+  tau[0] = DYV_FN(nb_tau)(pl, 0, pj, qd, qdd, f, nn);
 }
 
 #if defined(__GNUC__) && !defined(__clang__)
