@@ -44,12 +44,6 @@ void dyv_nebase_make(dyvNeBase* pl, const dyModel* m, const unsigned char* zero)
   pl->trig0 = n > 0 && !(m->jnt_type[0] == DY_REVOLUTE && pl->g[0] == 0 && pl->g[1] == 0 &&
                          (pl->acls[0] == 1 || pl->acls[0] == 4));
   for (int j = 0; j < n; j++) {
-    int u = 0;
-    for (int k = 0; k < 3; k++) {
-      if (pl->flags[j] & (DYV_NB_MSX << k)) u |= 1 << k;
-      if (j + 1 < n && (pl->flags[j+1] & (DYV_NB_PX << k))) u |= 1 << k;
-    }
-    pl->ucol[j] = u;
     /* compiled kinds: revolute, alpha class 1-4, link of the khalil pattern
      * (M = MZ = YY = 0), next joint revolute */
     const int cls = pl->acls[j], rev = pl->type[j] == DY_REVOLUTE;

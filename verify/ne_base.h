@@ -64,7 +64,6 @@ typedef struct {
   double ca[DY_MAXJ], sa[DY_MAXJ];   /* cos, sin alpha (exact for classes 1-4) */
   double a[DY_MAXJ], d0[DY_MAXJ], th0[DY_MAXJ];
   int flags[DY_MAXJ];       /* DYV_NB_* */
-  int ucol[DY_MAXJ];        /* columns of U_j used (bit k: MS_k of link j or p_k of link j+1) */
   double pc[3*DY_MAXJ];     /* p_j at q_j = 0: (a, -sin(alpha) d, cos(alpha) d) */
   double ctc[DY_MAXJ], stc[DY_MAXJ];   /* cos, sin theta_j of a prismatic joint (constant) */
   int fkind[DY_MAXJ];       /* forward step compiled for the whole pattern: 1 + 8 (alpha class - 1)
