@@ -90,38 +90,6 @@ L91_INL void l91_s_step(const int cls, l91W* w, const dyModel* m, int j) {
   dyv_rotT(w->s + 3*j, v, w->ct[j], w->st[j], cls, w->ca[j], w->sa[j]);
 }
 
-/* o = R X R^T for symmetric X (xx xy xz yy yz zz), R = Rx(alpha) Rz(theta);
- * the Rz part by the double angle (c^2 - s^2, 2 c s) */
-L91_INL void l91_rotSym(const int cls, double o[6], const double X[6], double c, double s,
-                        double ca, double sa) {
-  const double C = c*c - s*s, S = 2*c*s;
-  const double p = 0.5*(X[0] + X[3]), q = 0.5*(X[0] - X[3]), t = q*C - X[1]*S;
-  double y[6];
-  y[0] = p + t;
-  y[1] = q*S + X[1]*C;
-  y[2] = c*X[2] - s*X[4];
-  y[3] = p - t;
-  y[4] = s*X[2] + c*X[4];
-  y[5] = X[5];
-  DYV_OPS(4 + 2 + 2 + 2 + 4, 1 + 2 + 1 + 1 + 2 + 2);
-  o[0] = y[0];
-  switch (cls) {
-    case 1: o[1] = y[1]; o[2] = y[2]; o[3] = y[3]; o[4] = y[4]; o[5] = y[5]; break;
-    case 2: o[1] = -y[2]; o[2] = y[1]; o[3] = y[5]; o[4] = -y[4]; o[5] = y[3]; break;
-    case 3: o[1] = y[2]; o[2] = -y[1]; o[3] = y[5]; o[4] = -y[4]; o[5] = y[3]; break;
-    case 4: o[1] = -y[1]; o[2] = -y[2]; o[3] = y[3]; o[4] = y[4]; o[5] = y[5]; break;
-    default: {
-      const double ca2 = ca*ca, sa2 = sa*sa, cas = ca*sa, tf = 2*cas*y[4];
-      o[1] = ca*y[1] - sa*y[2];
-      o[2] = sa*y[1] + ca*y[2];
-      o[3] = ca2*y[3] - tf + sa2*y[5];
-      o[4] = cas*(y[3] - y[5]) + (ca2 - sa2)*y[4];
-      o[5] = sa2*y[3] + tf + ca2*y[5];
-      DYV_OPS(18, 10);
-    }
-  }
-}
-
 /* (B) step j >= 1 (cls: class of joint j+1): composite j = own link j
  * about O + R_{j+1} (composite j+1) (19, 22, 28-30), with
  *   own: w = M s / 2 + h, Jb = J - tr(J)/2 E - (s w^T + w s^T), ph = M s + h;
@@ -169,7 +137,7 @@ L91_INL void l91_bwd(const int cls, const int colH, const int allrev, l91W* w, c
     double r[3], rj[6];
     dyv_rotN(r, w->ph + 3*c, ct, st, cls, ca, sa);
     P[0] += r[0]; P[1] += r[1]; P[2] += r[2];
-    l91_rotSym(cls, rj, w->Jb + 6*c, ct, st, ca, sa);
+    dyv_rotSym(rj, w->Jb + 6*c, ct, st, cls, ca, sa);
     for (int k = 0; k < 6; k++) J[k] += rj[k];
     M += w->mh[c];
     DYV_OPS(0, 3 + 6 + 1);
@@ -210,7 +178,7 @@ L91_INL double l91_sym_xxyy(const int cls, const double* X, double c, double s,
     return c*(c*X[0] - s*X[1]) - s*(c*X[1] - s*X[3]) + X[5];
   }
   double o[6];
-  l91_rotSym(cls, o, X, c, s, ca, sa);
+  dyv_rotSym(o, X, c, s, cls, ca, sa);
   DYV_OPS(0, 1);
   return o[0] + o[3];
 }

@@ -125,20 +125,21 @@ static inline double dyv_rotN_z(const double v[3], double ct, double st,
   }
 }
 
-/* symmetric X (six entries xx xy xz yy yz zz) -> R X R^T, R = Rx(alpha) Rz(theta) */
-static inline void dyv_rotSym(double o[6], const double X[6], double c, double s,
-                              int cls, double ca, double sa) {
-  /* Y = Rz X Rz^T */
-  const double a = X[0], b = X[1], dd = X[2], e = X[3], f = X[4], k = X[5];
-  const double c2 = c*c, s2 = s*s, cs = c*s, tb = 2*cs*b;
+/* symmetric X (six entries xx xy xz yy yz zz) -> R X R^T, R = Rx(alpha)
+ * Rz(theta); the Rz part with the double angle (cos 2t, sin 2t): 14 M 9 A.
+ * Always inlined, so that a constant class specialises it. */
+static inline __attribute__((always_inline)) void
+dyv_rotSym(double o[6], const double X[6], double c, double s, int cls, double ca, double sa) {
+  const double C = c*c - s*s, S = 2*c*s;
+  const double p = 0.5*(X[0] + X[3]), q = 0.5*(X[0] - X[3]), t = q*C - X[1]*S;
   double y[6];
-  y[0] = c2*a - tb + s2*e;
-  y[1] = cs*(a - e) + (c2 - s2)*b;
-  y[2] = c*dd - s*f;
-  y[3] = s2*a + tb + c2*e;
-  y[4] = s*dd + c*f;
-  y[5] = k;
-  DYV_OPS(16, 10);
+  y[0] = p + t;
+  y[1] = q*S + X[1]*C;
+  y[2] = c*X[2] - s*X[4];
+  y[3] = p - t;
+  y[4] = s*X[2] + c*X[4];
+  y[5] = X[5];
+  DYV_OPS(4 + 2 + 2 + 2 + 4, 1 + 2 + 1 + 1 + 2 + 2);
   /* o = Rx Y Rx^T */
   o[0] = y[0];
   switch (cls) {
