@@ -164,24 +164,18 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int kf, const int kn,
   if (f & DYV_NB_J) {
     const double XX = pl10[DY_XX], YY = known && !(f & DYV_NB_YY) ? 0 : pl10[DY_YY],
                  ZZ = pl10[DY_ZZ];
-    if (known && (f & DYV_NB_JOFF) && !(f & DYV_NB_YY)) {
+    if (f & DYV_NB_JOFF) {
+      /* YY's terms only where YY is not structurally zero (a constant test
+       * in a compiled kind) */
       const double XY = pl10[DY_XY], XZ = pl10[DY_XZ], YZ = pl10[DY_YZ];
+      double jw1 = XY*w[0] + YZ*w[2], jd1 = XY*wd[0] + YZ*wd[2];
+      if (f & DYV_NB_YY) { jw1 += YY*w[1]; jd1 += YY*wd[1]; DYV_OPS(2, 2); }
       const double jw0 = XX*w[0] + XY*w[1] + XZ*w[2];
-      const double jw1 = XY*w[0] + YZ*w[2];
       const double jw2 = XZ*w[0] + YZ*w[1] + ZZ*w[2];
       N[0] = XX*wd[0] + XY*wd[1] + XZ*wd[2] + (w[1]*jw2 - w[2]*jw1);
-      N[1] = XY*wd[0] + YZ*wd[2] + (w[2]*jw0 - w[0]*jw2);
+      N[1] = jd1 + (w[2]*jw0 - w[0]*jw2);
       N[2] = XZ*wd[0] + YZ*wd[1] + ZZ*wd[2] + (w[0]*jw1 - w[1]*jw0);
       DYV_OPS(22, 16);
-    } else if (f & DYV_NB_JOFF) {
-      const double XY = pl10[DY_XY], XZ = pl10[DY_XZ], YZ = pl10[DY_YZ];
-      const double jw0 = XX*w[0] + XY*w[1] + XZ*w[2];
-      const double jw1 = XY*w[0] + YY*w[1] + YZ*w[2];
-      const double jw2 = XZ*w[0] + YZ*w[1] + ZZ*w[2];
-      N[0] = XX*wd[0] + XY*wd[1] + XZ*wd[2] + (w[1]*jw2 - w[2]*jw1);
-      N[1] = XY*wd[0] + YY*wd[1] + YZ*wd[2] + (w[2]*jw0 - w[0]*jw2);
-      N[2] = XZ*wd[0] + YZ*wd[1] + ZZ*wd[2] + (w[0]*jw1 - w[1]*jw0);
-      DYV_OPS(24, 18);
     } else {
       /* diagonal J: w x J w from the products of U */
       N[0] = XX*wd[0] + (ZZ - YY)*w12;
