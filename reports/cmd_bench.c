@@ -79,36 +79,26 @@ static void run(benchCtx* b, long reps) {
   }
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
 
 /* median ns per call of b->algo; batches of >= 10 ms find the size (and warm up) */
 static double time_algo(benchCtx* b, double seconds) {
   long reps = 1;
   double t;
   for (;;) {
-    double t0 = now_s();
+    double t0 = dyv_now_s();
     run(b, reps);
-    t = now_s() - t0;
+    t = dyv_now_s() - t0;
     if (t >= 0.01 || reps > (1L << 40)) break;
     reps *= 2;
   }
   reps = (long)((double)reps * seconds / t) + 1;
   double meas[BENCH_NMEAS];
   for (int k = 0; k < BENCH_NMEAS; k++) {
-    double t0 = now_s();
+    double t0 = dyv_now_s();
     run(b, reps);
-    meas[k] = (now_s() - t0) / (double)reps * 1e9;
+    meas[k] = (dyv_now_s() - t0) / (double)reps * 1e9;
   }
-  qsort(meas, BENCH_NMEAS, sizeof meas[0], cmp_double);
+  qsort(meas, BENCH_NMEAS, sizeof meas[0], dyv_cmp_double);
   return meas[BENCH_NMEAS / 2];
 }
 

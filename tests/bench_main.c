@@ -46,16 +46,6 @@
 
 /* ------------------------------------------------------------ timing */
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return (x > y) - (x < y);
-}
 
 /* fn(ctx, i) performs call number i (use i % NSTATE for the state) */
 typedef void (*bench_fn)(void* ctx, long i);
@@ -66,9 +56,9 @@ static long bench_reps(bench_fn fn, void* ctx) {
   long reps = 1;
   double t;
   for (;;) {
-    double t0 = now_s();
+    double t0 = dyv_now_s();
     for (long i = 0; i < reps; i++) fn(ctx, i);
-    t = now_s() - t0;
+    t = dyv_now_s() - t0;
     if (t >= 0.01 || reps > (1L << 40)) break;
     reps *= 2;
   }
@@ -89,12 +79,12 @@ static void bench_ns_set(int nf, bench_fn* fn, void** ctx, double* ns) {
   for (int f = 0; f < nf; f++) reps[f] = bench_reps(fn[f], ctx[f]);
   for (int k = 0; k < NMEAS; k++)
     for (int f = 0; f < nf; f++) {
-      double t0 = now_s();
+      double t0 = dyv_now_s();
       for (long i = 0; i < reps[f]; i++) fn[f](ctx[f], i);
-      meas[f][k] = (now_s() - t0) / (double)reps[f] * 1e9;
+      meas[f][k] = (dyv_now_s() - t0) / (double)reps[f] * 1e9;
     }
   for (int f = 0; f < nf; f++) {
-    qsort(meas[f], NMEAS, sizeof meas[f][0], cmp_double);
+    qsort(meas[f], NMEAS, sizeof meas[f][0], dyv_cmp_double);
     ns[f] = meas[f][0];
     if (meas[f][NMEAS - 1] / meas[f][0] > bench_spread) bench_spread = meas[f][NMEAS - 1] / meas[f][0];
   }
@@ -485,12 +475,12 @@ static void section_identify(void) {
   }
   int st;
   struct rusage ru;
-  double t0 = now_s();
+  double t0 = dyv_now_s();
   if (wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     printf("  dynid identify failed (status %d)\n", st);
     return;
   }
-  double wall = now_s() - t0;
+  double wall = dyv_now_s() - t0;
   double cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
                (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
   double mb = (double)ru.ru_maxrss / 1024.0;

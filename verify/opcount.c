@@ -175,13 +175,13 @@ int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m) {
   return nb;
 }
 
-static double now_s(void) {
+double dyv_now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int cmp_dbl(const void* x, const void* y) {
+int dyv_cmp_double(const void* x, const void* y) {
   const double a = *(const double*)x, b = *(const double*)y;
   return (a > b) - (a < b);
 }
@@ -237,7 +237,7 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
     /* pass 0 calibrates: the batch count for ~seconds / (R B_COUNT) */
     const long nbat = pass ? batches[a] : 1;
     double tau[DY_MAXJ], out[DY_MAXJ];
-    const double t0 = now_s();
+    const double t0 = dyv_now_s();
     for (long bt = 0; bt < nbat; bt++)
       for (int k = 0; k < NS; k++) {
         const double *q = st + (size_t)k*4*n, *qd = q + n, *qdd = q + 2*n, *tq = q + 3*n;
@@ -257,7 +257,7 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
         }
         sink += tau[0];
       }
-    const double dt = now_s() - t0;
+    const double dt = dyv_now_s() - t0;
     if (pass == 0) {
       const double want = seconds / (R * B_COUNT);
       batches[a] = dt > 0 ? (long)(want / dt) : 1;
@@ -268,10 +268,10 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
   double ns_call[B_COUNT], ns_min[B_COUNT], sp_med[B_COUNT], sp_lo[B_COUNT], sp_hi[B_COUNT], v[R];
   for (int a = 0; a < B_COUNT; a++) {
     memcpy(v, t[a], sizeof v);
-    qsort(v, R, sizeof v[0], cmp_dbl);
+    qsort(v, R, sizeof v[0], dyv_cmp_double);
     ns_call[a] = v[R/2]; ns_min[a] = v[0];
     for (int r = 0; r < R; r++) v[r] = t[ref[a]][r] / t[a][r];
-    qsort(v, R, sizeof v[0], cmp_dbl);
+    qsort(v, R, sizeof v[0], dyv_cmp_double);
     sp_med[a] = v[R/2]; sp_lo[a] = v[R/4]; sp_hi[a] = v[3*R/4];
   }
   fprintf(f, "# timings on %s (n = %d); base set: %s, %d base parameters, %d parameters structurally zero\n",
