@@ -43,32 +43,12 @@
 
 static char tmp[256];  /* scratch directory of this run */
 
-/* run a shell command with stdout and stderr into tmp/stdout, tmp/stderr;
- * the exit status, or -1 if it did not exit normally */
-static int run(const char* cmd) {
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s >%s/stdout 2>%s/stderr", cmd, tmp, tmp);
-  int r = system(buf);
-  if (r == -1 || !WIFEXITED(r)) return -1;
-  return WEXITSTATUS(r);
-}
-
-/* whole file into a static buffer ("" if absent) */
-static const char* slurp(const char* path) {
-  static char buf[1 << 16];
-  FILE* f = fopen(path, "rb");
-  buf[0] = 0;
-  if (!f) return buf;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  buf[n] = 0;
-  fclose(f);
-  return buf;
-}
+static int run(const char* cmd) { return th_run(tmp, cmd); }
 
 static const char* err_text(void) {
   char p[300];
   snprintf(p, sizeof p, "%s/stderr", tmp);
-  return slurp(p);
+  return th_slurp(p);
 }
 
 static int count_lines(const char* s) {
@@ -476,7 +456,7 @@ static void check_accepted(void) {
   char err[DY_ERRSZ], p[300], cmd[1024];
   if (dy_load_model(src, NULL, &ref, err, sizeof err)) { CHECK(0, "%s: %s", src, err); return; }
   char text[1 << 14];
-  snprintf(text, sizeof text, "%s", slurp(src));
+  snprintf(text, sizeof text, "%s", th_slurp(src));
   /* CRLF */
   snprintf(p, sizeof p, "%s/crlf.csv", tmp);
   FILE* f = fopen(p, "wb");
@@ -527,7 +507,7 @@ static void check_fails(const char* what, const char* cmd, const char* expect) {
   CHECK(rc == 1, "%s: exit status %d, expected 1 (stderr: %s)", what, rc, e);
   CHECK(count_lines(e) == 1 && !strncmp(e, "dynid: ", 7), "%s: stderr is not one 'dynid: ' line: '%s'", what, e);
   if (expect) CHECK(!strcmp(e, expect), "%s: stderr\n  got      %s  expected %s", what, e, expect);
-  CHECK(!strcmp(slurp(out), "keep me\n"), "%s: the existing output file was replaced", what);
+  CHECK(!strcmp(th_slurp(out), "keep me\n"), "%s: the existing output file was replaced", what);
   CHECK(leftover_temps() == 0, "%s: a temporary output file was left behind", what);
   /* and without -o: the same one line, status 1 */
   rc = run(cmd);
@@ -553,7 +533,7 @@ static void check_bad_dir(void) {
     char path[300], xp[300], cmd[1024], expect[1024];
     snprintf(path, sizeof path, "tests/bad/%s", names[i]);
     snprintf(xp, sizeof xp, "tests/bad/%.*s.expect", (int)(strrchr(names[i], '.') - names[i]), names[i]);
-    snprintf(expect, sizeof expect, "%s", slurp(xp));
+    snprintf(expect, sizeof expect, "%s", th_slurp(xp));
     CHECK(expect[0], "%s: no %s beside it", path, xp);
     if (!strncmp(names[i], "states_", 7))
       snprintf(cmd, sizeof cmd, "./dynid id datasets/models/planar3r.csv %s", path);
@@ -630,7 +610,7 @@ static void check_usage(void) {
     /* a bare `dynid` prints the usage; every other case names the problem */
     if (sp) CHECK(!strncmp(err_text(), "dynid: ", 7), "'%s': stderr '%s'", full, err_text());
     else CHECK(err_text()[0], "'%s': nothing on stderr", full);
-    CHECK(!strcmp(slurp(out), "keep me\n"), "'%s': the existing output file was replaced", full);
+    CHECK(!strcmp(th_slurp(out), "keep me\n"), "'%s': the existing output file was replaced", full);
   }
   CHECK(run("./dynid --help") == 0, "dynid --help: not status 0");
   CHECK(run("./dynid model --help") == 0, "dynid model --help: not status 0");
@@ -645,7 +625,7 @@ static void check_output(void) {
   int rc = run(cmd);
   char so[300];
   snprintf(so, sizeof so, "%s/stdout", tmp);
-  CHECK(rc == 0 && strstr(slurp(out), "panda_joint7") && leftover_temps() == 0 && !slurp(so)[0],
+  CHECK(rc == 0 && strstr(th_slurp(out), "panda_joint7") && leftover_temps() == 0 && !th_slurp(so)[0],
         "dynid model -o: exit %d, file not written completely, stdout not empty, or temp left", rc);
 }
 

@@ -40,6 +40,7 @@
 #include "log.h"
 #include "params.h"
 #include "traj.h"
+#include "opcount.h"
 #include <lapacke.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -47,35 +48,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static char tmp[256];
 
-static int run(const char* cmd) {
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s >%s/stdout 2>%s/stderr", cmd, tmp, tmp);
-  int r = system(buf);
-  if (r == -1 || !WIFEXITED(r)) return -1;
-  return WEXITSTATUS(r);
-}
-
-/* whole file (first 64 kB) into one of two static buffers, alternating */
-static const char* slurp(const char* path) {
-  static char bufs[2][1 << 16];
-  static int which;
-  char* buf = bufs[which ^= 1];
-  FILE* f = fopen(path, "rb");
-  buf[0] = 0;
-  if (!f) return buf;
-  size_t k = fread(buf, 1, sizeof bufs[0] - 1, f);
-  buf[k] = 0;
-  fclose(f);
-  return buf;
-}
+static int run(const char* cmd) { return th_run(tmp, cmd); }
 
 /* x with 9 decimals (fast: printf of doubles costs ~1 us, too slow for
  * 10^7 numbers); |x| < 9e9 */
@@ -289,7 +265,7 @@ static void test_simulate(void) {
   if (dy_load_model(model, &lo, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
   int n = m->n, W = 1 + 4 * n;
   snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --duration 5 --rate 1000 --seed 4 -o %s", model, a);
-  CHECK(run(cmd) == 0, "simulate fourier: %s", slurp("/dev/null"));
+  CHECK(run(cmd) == 0, "simulate fourier: %s", th_slurp("/dev/null"));
   double* v = malloc(sizeof(double) * 6000 * (size_t)W);
   int rows = read_log(a, n, v, 6000);
   CHECK(rows == 5000, "simulate: %d rows", rows);
@@ -332,11 +308,11 @@ static void test_simulate(void) {
   snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --duration 5 --rate 1000 --seed 4 "
            "--noise 0.5,0.5,0.5,0.2,0.2,0.2 -o %s", model, c3);
   run(cmd);
-  CHECK(!strcmp(slurp(b2), slurp(c3)), "same seed, same file (first 64 kB)");
+  CHECK(!strcmp(th_slurp(b2), th_slurp(c3)), "same seed, same file (first 64 kB)");
   snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --duration 5 --rate 1000 --seed 5 -o %s",
            model, c3);
   run(cmd);
-  CHECK(strcmp(slurp(a), slurp(c3)) != 0, "another seed, another trajectory");
+  CHECK(strcmp(th_slurp(a), th_slurp(c3)) != 0, "another seed, another trajectory");
   /* a trajectory file as input: the trajectory of s1 (its t,q,qd,qdd) */
   snprintf(cmd, sizeof cmd, "./dynid simulate %s %s -o %s", model, a, c3);
   CHECK(run(cmd) == 0, "simulate from a trajectory file");
@@ -396,8 +372,8 @@ static void test_identify_cmd(void) {
     int rc = run(cmd);
     char ef[300];
     snprintf(ef, sizeof ef, "%s/stderr", tmp);
-    CHECK(rc == 0, "identify --set %s: exit %d: %s", sets[si], rc, slurp(ef));
-    CHECK(strstr(slurp(ef), "condition number") != NULL, "identify prints a summary");
+    CHECK(rc == 0, "identify --set %s: exit %d: %s", sets[si], rc, th_slurp(ef));
+    CHECK(strstr(th_slurp(ef), "condition number") != NULL, "identify prints a summary");
     dyBase* b = dyi_base_compute(m, sets[si], 0, err, sizeof err);
     if (!b) { CHECK(0, "%s", err); continue; }
     double* bt = malloc(sizeof(double) * (size_t)b->nb), *val = malloc(sizeof(double) * (size_t)b->nb);
@@ -405,7 +381,7 @@ static void test_identify_cmd(void) {
     true_beta(m, b, bt);
     dyCsv* c = dy_csv_open(out, err, sizeof err);
     char** f; int nf, k = 0, hdr = 0, exprs_ok = 1;
-    const char* txt = slurp(out);
+    const char* txt = th_slurp(out);
     CHECK(strstr(txt, "# set: ") && strstr(txt, "# method: ols") && strstr(txt, "# samples: 1600") &&
           strstr(txt, "# condition number: "), "PARAMS comment lines");
     while (c && dy_csv_next(c, &f, &nf, err, sizeof err) == 1) {
@@ -471,7 +447,7 @@ static void test_identify_cmd(void) {
   int rc = run(cmd);
   char ef[300];
   snprintf(ef, sizeof ef, "%s/stderr", tmp);
-  const char* msg = slurp(ef);
+  const char* msg = th_slurp(ef);
   CHECK(rc == 1 && access(out, F_OK) != 0 && !strncmp(msg, "dynid: ", 7) &&
         (strstr(msg, "rank deficient") || strstr(msg, "is zero")), "still joint refused: exit %d: %s", rc, msg);
   snprintf(cmd, sizeof cmd, "./dynid identify %s %s --method nope -o %s", model, log, out);
@@ -484,9 +460,9 @@ static void test_big_log(void) {
   dyModel* m = th_random_model(2, 0, 0.3, 1);
   char path[300], err[DY_ERRSZ];
   snprintf(path, sizeof path, "%s/big.csv", tmp);
-  double t0 = now();
+  double t0 = dyv_now_s();
   write_log(path, m, 1, 1000000, 1000.0, 0.01, 77, 1);
-  double t1 = now();
+  double t1 = dyv_now_s();
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   long before = ru.ru_maxrss;
@@ -494,7 +470,7 @@ static void test_big_log(void) {
   dyLogReader* r = open_log(path, m->n);
   dyEstim* e = b && r ? dyi_identify(m, b, r, NULL, NULL, err, sizeof err) : NULL;
   getrusage(RUSAGE_SELF, &ru);
-  printf("10^6-sample log: written in %.1f s, identified in %.1f s\n", t1 - t0, now() - t1);
+  printf("10^6-sample log: written in %.1f s, identified in %.1f s\n", t1 - t0, dyv_now_s() - t1);
   CHECK(e && e->samples == 1000000, "10^6-sample log identified: %s", e ? "" : err);
   if (e) {
     double* bt = malloc(sizeof(double) * (size_t)b->nb), zmax = 0;
@@ -622,9 +598,9 @@ int main(void) {
   void (*tests[6])(void) = {test_noise_free, test_noisy, test_simulate, test_identify_cmd,
                             test_filtered_std, test_big_log};
   for (int i = 0; i < 6; i++) {
-    double t0 = now();
+    double t0 = dyv_now_s();
     tests[i]();
-    printf("section %d: %.1f s\n", i, now() - t0);
+    printf("section %d: %.1f s\n", i, dyv_now_s() - t0);
   }
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 
 static int th_passed, th_failed;
 
@@ -32,4 +33,29 @@ static inline double th_uniform(double a, double b) {
   th_rng ^= th_rng >> 12; th_rng ^= th_rng << 25; th_rng ^= th_rng >> 27;
   return a + (b - a) * ((double)((th_rng * 2685821657736338717ull) >> 11) / 9007199254740992.0);
 }
+/* a shell command with its stdout and stderr into dir/stdout, dir/stderr;
+ * the exit status, or -1 if it did not exit normally */
+static inline int th_run(const char* dir, const char* cmd) {
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%s >%s/stdout 2>%s/stderr", cmd, dir, dir);
+  int r = system(buf);
+  if (r == -1 || !WIFEXITED(r)) return -1;
+  return WEXITSTATUS(r);
+}
+
+/* whole file (first 64 kB) into one of two static buffers, alternating, so
+ * that two files can be held at once; "" if absent */
+static inline const char* th_slurp(const char* path) {
+  static char bufs[2][1 << 16];
+  static int which;
+  char* buf = bufs[which ^= 1];
+  FILE* f = fopen(path, "rb");
+  buf[0] = 0;
+  if (!f) return buf;
+  size_t k = fread(buf, 1, sizeof bufs[0] - 1, f);
+  buf[k] = 0;
+  fclose(f);
+  return buf;
+}
+
 #endif
