@@ -59,6 +59,7 @@ dyModel* dy_copyModel(const dyModel* m) {
   memcpy(c->tip_T, m->tip_T, sizeof c->tip_T);
   c->load_fk_err = m->load_fk_err;
   memcpy(c->source, m->source, sizeof c->source);
+  memcpy(c->notes, m->notes, sizeof c->notes);
   return c;
 }
 

@@ -51,6 +51,10 @@ typedef struct dyModel_ {
   double load_fk_err;    /* largest FK difference source vs. converted model
                             over random configurations [m or rad]; 0 for mDH */
   char source[256];      /* the file the model was loaded from */
+  char notes[2048];      /* what the loader changed or assumed, one line per
+                            note ending in '\n' (e.g. a locked joint); every
+                            file written from the model repeats them as '#'
+                            lines; "" if none */
 } dyModel;
 
 /* Per-call scratch for the core algorithms: frames, velocities,
