@@ -15,7 +15,7 @@ OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Icore -Iident -Iverify -Ireports \
            -I/usr/include/libxml2
-LDLIBS  = -llapacke -lopenblas -lcsv -lxml2 -lz -lm
+LDLIBS  = -ldsdp -llapacke -lopenblas -lcsv -lxml2 -lz -lm
 PLOT_LIBS = -lplplot
 NLOPT_LIBS = -lnlopt
 
@@ -28,6 +28,7 @@ DEPS = liblapacke-dev:/usr/include/lapacke.h \
        liborocos-kdl-dev:/usr/include/kdl/chain.hpp \
        libplplot-dev:/usr/include/plplot/plplot.h \
        libnlopt-dev:/usr/include/nlopt.h \
+       libdsdp-dev:/usr/include/dsdp/dsdp5.h \
        libxml2-utils:/usr/bin/xmllint \
        g++:/usr/bin/g++
 

@@ -17,6 +17,7 @@
 #include "estimate.h"
 #include "params.h"
 #include "log.h"
+#include "consistent.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +30,9 @@ static const char* USAGE =
     "dynid identify MODEL LOG [--set khalil|lin|qr] [--method ols|wls|irls] [--friction]\n"
     "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ]\n"
     "       [--on-bad drop|stop] [--time-scale K] [--resample HZ] [--qd-min V] [--decimate D]\n"
-    "       [--filter-order N] [--block SAMPLES] [--quiet] -o PARAMS";
+    "       [--filter-order N] [--block SAMPLES] [--quiet]\n"
+    "       [--consistent [--prior nominal|none|MODELFILE] [--prior-weight W] [--min-eig E]]\n"
+    "       [--model-out FILE.csv|FILE.urdf] -o PARAMS";
 
 static void progress(long long samples, int pass, int final) {
   char what[32];
@@ -44,7 +47,8 @@ static const char* method_name(dyiMethod m) {
 /* PARAMS file (CONVENTIONS.md section 3) through dyi_params_write, the
  * summary of the identification as its comment lines. 0 or -1 (err set). */
 static int write_params(const char* path, const dyCli* c, const dyModel* m, const dyBase* b,
-                        const dyEstim* e, const char* note, char* err, int errsz) {
+                        const dyEstim* e, const char* note, const char* cons, const double* beta,
+                        char* err, int errsz) {
   dyOut o;
   if (dy_out_open(&o, path, err, errsz)) return -1;
   char* cm = NULL;
@@ -61,16 +65,101 @@ static int write_params(const char* path, const dyCli* c, const dyModel* m, cons
   fprintf(f, "\nrelative error per joint [%%]:");
   for (int j = 0; j < m->n; j++) fprintf(f, " %.4g", e->relerr_pct[j]);
   fprintf(f, "\nrelative error all joints [%%]: %.4g", e->relerr_all_pct);
+  if (cons && cons[0]) fprintf(f, "\n%s", cons);
   if (note && note[0]) fprintf(f, "\nwarning: %s", note);
   fclose(f);
-  int r = dyi_params_write(o.f, m, b, e->beta, e->std, cm);
+  int r = dyi_params_write(o.f, m, b, beta, e->std, cm);
   free(cm);
   if (r) { dy_out_abort(&o); snprintf(err, (size_t)errsz, "%s: write failed", path); return -1; }
   return dy_out_commit(&o, err, errsz);
 }
 
+/* The prior of --consistent: "nominal" (the model's own inertial and
+ * joint parameters; the default when the model has a mass), "none", or a
+ * model file of the same arm (same joints and geometry, loaded with the
+ * same options). Fills prior (14n) and returns 1 (a prior), 0 (none) or
+ * -1 after printing the error. */
+static int read_prior(const dyCli* c, const dyModel* m, double* prior, const char** what) {
+  const char* s = cli_opt(c, "prior");
+  double mass = 0;
+  for (int j = 0; j < m->n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
+  if (!s) s = mass > 0 ? "nominal" : "none";
+  *what = s;
+  if (!strcmp(s, "none")) return 0;
+  if (!strcmp(s, "nominal")) {
+    if (!(mass > 0)) { cli_fail("--prior nominal: the model %s has no link masses; give a prior model file "
+                                "or --prior none", m->source); return -1; }
+    memcpy(prior, m->par, sizeof(double) * (size_t)dy_npar(m));
+    return 1;
+  }
+  char err[DY_ERRSZ];
+  dyModel* pm = NULL;
+  if (dy_load_model(s, &c->load, &pm, err, sizeof err)) { cli_fail("--prior: %s", err); return -1; }
+  const char* bad = NULL;
+  int j = 0;
+  if (pm->n != m->n) bad = "joints";
+  else for (; j < m->n && !bad; j++) {
+    if (pm->jnt_type[j] != m->jnt_type[j]) bad = "type";
+    else if (fabs(pm->dh_alpha[j] - m->dh_alpha[j]) > 1e-6 || fabs(pm->dh_a[j] - m->dh_a[j]) > 1e-6 ||
+             fabs(pm->dh_theta[j] - m->dh_theta[j]) > 1e-6 || fabs(pm->dh_d[j] - m->dh_d[j]) > 1e-6)
+      bad = "geometry";
+  }
+  if (bad) {
+    if (!strcmp(bad, "joints"))
+      cli_fail("--prior %s: the prior model has %d joints, the model %s has %d", s, pm->n, m->source, m->n);
+    else
+      cli_fail("--prior %s: joint %d's %s differs from the model %s (the prior must describe the same "
+               "arm in the same frames)", s, j, !strcmp(bad, "type") ? "type" : "modified-DH geometry", m->source);
+    dy_freeModel(pm);
+    return -1;
+  }
+  memcpy(prior, pm->par, sizeof(double) * (size_t)dy_npar(m));
+  dy_freeModel(pm);
+  return 1;
+}
+
+/* --consistent: the physically consistent estimate from the estimator's
+ * triangle (ident/consistent.h), its certificate as comment lines into
+ * cons and, unless quiet, on standard error. 0, or -1 after printing. */
+static int identify_consistent(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e,
+                               double prior_w, double min_eig, int quiet, dyiConsResult* cr,
+                               char* cons, size_t consz) {
+  double prior[14 * DY_MAXJ];
+  const char* what;
+  int hp = read_prior(c, m, prior, &what);
+  if (hp < 0) return -1;
+  char err[DY_ERRSZ];
+  double wused = 0;
+  if (!quiet) fprintf(stderr, "consistent: solving the semidefinite program (%d parameters, %d links)\n",
+                      b->npar, m->n);
+  if (dyi_consistent_est(m, b, e, hp ? prior : NULL, prior_w, min_eig, cr, &wused, err, sizeof err))
+    return cli_fail("%s", err) ? -1 : -1;
+  double rho2 = e->Raug[e->p + (size_t)(e->p + 1) * e->p];
+  rho2 *= rho2;
+  FILE* f = fmemopen(cons, consz, "w");
+  if (!f) return cli_fail("out of memory") ? -1 : -1;
+  fprintf(f, "consistent: %s (objective %.10g, certified lower bound %.10g, relative gap %.2g; "
+          "DSDP, %d iterations, %.3g s)\n", cr->certified ? "certified optimal and physically consistent"
+          : "NOT certified", cr->objective, cr->lower_bound, cr->gap, cr->iterations, cr->seconds);
+  fprintf(f, "consistent: training residual %+.4g %% over the unconstrained estimate (weighted rss %.8g vs %.8g)\n",
+          cr->rss_rise_pct, cr->rss, rho2);
+  fprintf(f, "consistent: prior %s", what);
+  if (strcmp(what, "none")) fprintf(f, ", weight %.3g%s", wused, prior_w < 0 ? " (default)" : "");
+  fprintf(f, "; pseudo-inertia margin --min-eig %.3g\n", min_eig);
+  fprintf(f, "consistent: smallest eigenvalue of each link's pseudo-inertia minus the margin [SI]:");
+  for (int j = 0; j < m->n; j++) fprintf(f, " %.4g", cr->link_margin[j]);
+  if (isfinite(cr->nonneg_margin)) fprintf(f, "\nconsistent: smallest of IA, FV, FC: %.4g", cr->nonneg_margin);
+  fclose(f);
+  cons[consz - 1] = 0;
+  size_t L = strlen(cons);
+  while (L && cons[L-1] == '\n') cons[--L] = 0;
+  if (!quiet) fprintf(stderr, "%s\n", cons);
+  return 0;
+}
+
 int cmd_identify(dyCli* c) {
-  int rc = cli_check(c, "set,method,friction,quiet,block," CLI_LOG_OPTS, 2, 2, USAGE);
+  int rc = cli_check(c, "set,method,friction,quiet,block,consistent,prior,prior-weight,min-eig,model-out,"
+                     CLI_LOG_OPTS, 2, 2, USAGE);
   if (rc) return rc;
   const char* set = cli_opt(c, "set");
   const char* meth = cli_opt(c, "method");
@@ -88,6 +177,16 @@ int cmd_identify(dyCli* c) {
   if (block < 1 || block > 1 << 16) return cli_usage("identify: --block must be 1..65536");
   eo.block = (int)block;
   int friction = cli_flag(c, "friction"), quiet = cli_flag(c, "quiet");
+  int consistent = cli_flag(c, "consistent");
+  double prior_w, min_eig;
+  if (cli_double(c, "prior-weight", -1, &prior_w) || cli_double(c, "min-eig", 0, &min_eig)) return 2;
+  if (!consistent && (cli_opt(c, "prior") || cli_opt(c, "prior-weight") || cli_opt(c, "min-eig")))
+    return cli_usage("identify: --prior, --prior-weight and --min-eig go with --consistent");
+  if (cli_opt(c, "prior-weight") && !(prior_w >= 0 && isfinite(prior_w)))
+    return cli_usage("identify: --prior-weight must be a number >= 0, got '%s'", cli_opt(c, "prior-weight"));
+  if (!(min_eig >= 0 && isfinite(min_eig)))
+    return cli_usage("identify: --min-eig must be a number >= 0 (kg m^2 on the inertia block, kg on the "
+                     "mass), got '%s'", cli_opt(c, "min-eig"));
 
   dyModel* m = cli_model(c);
   if (!m) return 1;
@@ -100,6 +199,8 @@ int cmd_identify(dyCli* c) {
   rc = 1;
   dyLogReader* r = NULL;
   dyEstim* e = NULL;
+  dyiConsResult cr;
+  memset(&cr, 0, sizeof cr);
   dyBase* b = dyi_base_compute(m, set, friction, err, sizeof err);
   if (!b) { cli_fail("%s", err); goto done; }
   r = dyi_log_open(c->pos[1], n, &lo, err, sizeof err);
@@ -120,7 +221,13 @@ int cmd_identify(dyCli* c) {
     snprintf(corr, sizeof corr, "the torque is low-pass filtered at %.3g Hz and kept at %.4g Hz: "
              "residuals are correlated and the std are too small (by up to ~%.2gx); use --decimate %d "
              "for honest std", li.fc, li.fs / D, sqrt(ratio), (int)lround(li.fs / (2 * li.fc)));
-  if (write_params(cli_opt(c, "o"), c, m, b, e, corr, err, sizeof err)) { cli_fail("%s", err); goto done; }
+  const double* beta = e->beta;
+  char cons[2048] = "";
+  if (consistent) {
+    if (identify_consistent(c, m, b, e, prior_w, min_eig, quiet, &cr, cons, sizeof cons)) goto done;
+    beta = cr.beta;
+  }
+  if (write_params(cli_opt(c, "o"), c, m, b, e, corr, cons, beta, err, sizeof err)) { cli_fail("%s", err); goto done; }
 
   if (!quiet) {
     fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
@@ -144,6 +251,7 @@ int cmd_identify(dyCli* c) {
   }
   rc = 0;
 done:
+  dyi_cons_free(&cr);
   dyi_log_close(r);
   dyi_est_free(e);
   dyi_base_free(b);

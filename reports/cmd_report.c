@@ -2,7 +2,7 @@
  * model and the logs it is judged on.
  *
  *   dynid report MODEL PARAMS LOG... -o REPORT.html [--title T]
- *                [--horizon S] [--maxeval N] [log options]
+ *                [--horizon S] [log options]
  *
  * Sections: the model; identifiability (which standard parameters are
  * identifiable, in which combinations); the base parameters with value,
@@ -67,14 +67,13 @@ static const char* css =
 
 int cmd_report(dyCli* c) {
   static const char* use =
-      "dynid report MODEL PARAMS LOG... -o REPORT.html [--title TEXT] [--horizon SECONDS] [--maxeval N]\n"
+      "dynid report MODEL PARAMS LOG... -o REPORT.html [--title TEXT] [--horizon SECONDS]\n"
       "       [log options: --map NAME=COLUMN --gain K1,..,Kn --rows A..B --cutoff HZ --derive qd|qdd ...]";
-  int r = cli_check(c, "title,horizon,maxeval," CLI_LOG_OPTS, 3, 16, use);
+  int r = cli_check(c, "title,horizon," CLI_LOG_OPTS, 3, 16, use);
   if (r) return r;
   if (!cli_opt(c, "o")) return cli_usage("report: -o REPORT.html is required");
   double horizon;
-  long maxeval;
-  if (cli_double(c, "horizon", 0.05, &horizon) || cli_int(c, "maxeval", 5000, &maxeval)) return 2;
+  if (cli_double(c, "horizon", 0.05, &horizon)) return 2;
 
   dyModel* m = cli_model(c);
   if (!m) return 1;
@@ -292,7 +291,7 @@ int cmd_report(dyCli* c) {
 
   /* ---- physical consistency */
   fputs("<h2 id=\"physical\">Physical consistency</h2>\n", f);
-  if (dyv_phys_check(&phys, m, par, prm->base->B, prm->base->nb, prm->base->npar, (int)maxeval, err, sizeof err)) {
+  if (dyv_phys_check(&phys, m, par, prm->base->B, prm->base->nb, prm->base->npar, err, sizeof err)) {
     cli_fail("%s", err);
     goto done;
   }

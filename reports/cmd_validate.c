@@ -1,7 +1,7 @@
 /* dynid program: validate, the identified model against a measured log.
  *
  *   dynid validate MODEL PARAMS LOG [-o METRICS] [--horizon SECONDS]
- *                  [--folds K] [--maxeval N] [log options]
+ *                  [--folds K] [log options]
  *
  * Torque predicted by the base-parameter Newton-Euler (verify/ne_base.h) on
  * the realisation P beta of PARAMS, against the unfiltered logged torque:
@@ -21,16 +21,14 @@
 
 int cmd_validate(dyCli* c) {
   static const char* use =
-      "dynid validate MODEL PARAMS LOG [-o METRICS] [--horizon SECONDS] [--folds K] [--maxeval N]\n"
+      "dynid validate MODEL PARAMS LOG [-o METRICS] [--horizon SECONDS] [--folds K]\n"
       "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ] [--on-bad drop|stop]\n"
       "       [--time-scale K] [--resample HZ] [--qd-min V] [--decimate D] [--filter-order N]";
-  int r = cli_check(c, "horizon,folds,maxeval," CLI_LOG_OPTS, 3, 3, use);
+  int r = cli_check(c, "horizon,folds," CLI_LOG_OPTS, 3, 3, use);
   if (r) return r;
   double horizon;
-  long folds, maxeval;
-  if (cli_double(c, "horizon", 0, &horizon) || cli_int(c, "folds", 0, &folds) ||
-      cli_int(c, "maxeval", 20000, &maxeval))
-    return 2;
+  long folds;
+  if (cli_double(c, "horizon", 0, &horizon) || cli_int(c, "folds", 0, &folds)) return 2;
   if (horizon < 0 || !isfinite(horizon)) return cli_usage("--horizon must be a non-negative number of seconds");
   if (folds == 1 || folds < 0 || folds > DYV_MAXFOLD) return cli_usage("--folds must be 2..%d", DYV_MAXFOLD);
 
@@ -59,7 +57,7 @@ int cmd_validate(dyCli* c) {
     FILE* mf = open_memstream(&buf, &len);
     if (!mf) { cli_fail("validate: out of memory"); goto done; }
     int vr = dyv_validate_log(mf, m, par, prm->base, c->pos[2], &lopt, horizon, (int)folds,
-                              (int)maxeval, err, sizeof err);
+                              err, sizeof err);
     fclose(mf);
     if (vr) { free(buf); cli_fail("%s", err); goto done; }
     fprintf(o.f, "# dynid validate: model %s, params %s, log %s\n", m->source, c->pos[1], c->pos[2]);

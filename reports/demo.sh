@@ -35,12 +35,12 @@ $D identify $K datasets/kuka_lwr4/measurements_1.csv.gz "${KOPT[@]}" --friction 
    -o $OUT/kuka_lwr4.params.csv 2> $OUT/kuka_lwr4.identify.txt
 for k in 2 3; do
   { echo "# held-out: measurements_$k.csv.gz"
-    $D validate $K $OUT/kuka_lwr4.params.csv datasets/kuka_lwr4/measurements_$k.csv.gz "${KOPT[@]}" --maxeval 2000
+    $D validate $K $OUT/kuka_lwr4.params.csv datasets/kuka_lwr4/measurements_$k.csv.gz "${KOPT[@]}"
   } > $OUT/kuka_lwr4.validate_$k.csv
 done
 echo "demo: KUKA LWR4+: writing reports/kuka_lwr4.html"
 $D report $K $OUT/kuka_lwr4.params.csv datasets/kuka_lwr4/measurements_2.csv.gz \
-   datasets/kuka_lwr4/measurements_3.csv.gz "${KOPT[@]}" --maxeval 2000 \
+   datasets/kuka_lwr4/measurements_3.csv.gz "${KOPT[@]}" \
    --title "KUKA LWR4+: identified on recording 1, validated on recordings 2 and 3" -o reports/kuka_lwr4.html
 
 # ---- Franka Panda (model table, torque sensors, ~1 kHz)
@@ -50,10 +50,10 @@ echo "demo: Franka Panda: identifying on the first 14 s of $PLOG"
 $D identify $P $PLOG --map t=t_s --rows 1..14000 --friction --set khalil \
    -o $OUT/panda.params.csv 2> $OUT/panda.identify.txt
 { echo "# held-out: last 6.5 s (rows 14001..20544)"
-  $D validate $P $OUT/panda.params.csv $PLOG --map t=t_s --rows 14001..20544 --maxeval 2000
+  $D validate $P $OUT/panda.params.csv $PLOG --map t=t_s --rows 14001..20544
 } > $OUT/panda.validate.csv
 echo "demo: Franka Panda: writing reports/panda.html"
-$D report $P $OUT/panda.params.csv $PLOG --map t=t_s --rows 14001..20544 --maxeval 2000 \
+$D report $P $OUT/panda.params.csv $PLOG --map t=t_s --rows 14001..20544 \
    --title "Franka Panda: identified on 0-14 s, validated on 14-20.5 s" -o reports/panda.html
 
 summary "KUKA LWR4+" $OUT/kuka_lwr4.identify.txt $OUT/kuka_lwr4.validate_2.csv $OUT/kuka_lwr4.validate_3.csv

@@ -26,7 +26,7 @@ static const command_t commands[] = {
 #define NCMD ((int)(sizeof commands / sizeof commands[0]))
 
 /* options that take no value */
-static const char* const flags[] = {"friction", "dh", "no-header", "ops", "help", "quiet",
+static const char* const flags[] = {"friction", "consistent", "dh", "no-header", "ops", "help", "quiet",
                                     "verbose", "physical", "drop-stale", "rest", "explain", NULL};
 
 static void usage(FILE* f) {

@@ -53,9 +53,9 @@ int main(void) {
            "./dynid simulate %s fourier --seed 9 --noise 0.05 --duration 12 -o build/tests/rep_train.csv 2>/dev/null && "
            "./dynid simulate %s fourier --seed 10 --noise 0.05 --duration 6 -o build/tests/rep_test.csv 2>/dev/null && "
            "./dynid identify %s build/tests/rep_train.csv --friction -o build/tests/rep_params.csv 2>/dev/null && "
-           "./dynid validate %s build/tests/rep_params.csv build/tests/rep_test.csv --maxeval 500 "
+           "./dynid validate %s build/tests/rep_params.csv build/tests/rep_test.csv "
            "-o build/tests/rep_metrics.csv 2>/dev/null && "
-           "./dynid report %s build/tests/rep_params.csv build/tests/rep_test.csv --maxeval 500 "
+           "./dynid report %s build/tests/rep_params.csv build/tests/rep_test.csv "
            "-o build/tests/rep.html 2>/dev/null", M, M, M, M, M);
   int r = system(cmd);
   CHECK(r == 0, "simulate, identify, validate and report (status %d)", r);

@@ -12,11 +12,11 @@
  *    parameters that are 20 % off;
  *  - physical consistency: base sets from QR with column pivoting of the
  *    Newton-Euler regressor, B by least squares (Y = Y_b B). MLCs of a
- *    physically valid robot are reported feasible (the realisation P beta,
- *    which zeroes the non-pivot parameters, is not valid itself, so the
- *    search has work to do); a planar 2R whose identifiable ZZ2 is made
- *    negative (ZZ2 >= 0 for every physical body) is reported infeasible
- *    with link 2 failing; single-link checks of dyv_link_phys against
+ *    physically valid robot are certified consistent by the SDP (the
+ *    realisation P beta, which zeroes the non-pivot parameters, is not
+ *    valid itself, so the solver has work to do); a planar 2R whose
+ *    identifiable ZZ2 is made negative (ZZ2 >= 0 for every physical body)
+ *    is certified inconsistent with link 2 failing; single-link checks of dyv_link_phys against
  *    hand-made bodies. */
 #include "testmodels.h"
 #include "dynamics.h"
@@ -271,13 +271,16 @@ static void check_phys(void) {
     double pi0[14*DY_MAXJ], beta[10*DY_MAXJ];
     realise(m, B, piv, nb, m->par, pi0, beta);
     dyvPhys ph;
-    int r = dyv_phys_check(&ph, m, pi0, B, nb, 10*n, 40000, err, sizeof err);
+    int r = dyv_phys_check(&ph, m, pi0, B, nb, 10*n, err, sizeof err);
     CHECK(r == 0, "phys check runs: %s", err);
     int given_ok = 1;
     for (int j = 0; j < n; j++) given_ok &= ph.given[j].ok;
     CHECK(!given_ok, "trial %d: P beta itself is not physical (so the search is exercised)", trial);
-    CHECK(ph.feasible, "trial %d (n=%d, %d free): feasible MLCs reported feasible (score %.3g, %ld evals)",
-          trial, n, ph.nfree, ph.score, ph.evals);
+    CHECK(ph.verdict == 1, "trial %d (n=%d): consistent MLCs certified consistent (verdict %d, distance %.3g)",
+          trial, n, ph.verdict, ph.dist);
+    int best_ok = 1;
+    for (int j = 0; j < n; j++) best_ok &= ph.best[j].pi_mineig >= -1e-9 * (ph.best[j].mass + 1);
+    CHECK(best_ok, "trial %d: the witness has positive semi-definite pseudo-inertias", trial);
     /* the witness has the same MLCs: B best = beta */
     double worst = 0;
     for (int i = 0; i < nb; i++) {
@@ -285,7 +288,10 @@ static void check_phys(void) {
       for (int k = 0; k < 10*n; k++) s += B[i*10*n + k] * ph.best_par[k];
       worst = fmax(worst, fabs(s - beta[i]));
     }
-    CHECK(worst < 1e-9, "witness reproduces the MLCs: %.3g", worst);
+    double bmax = 0;
+    for (int i = 0; i < nb; i++) bmax = fmax(bmax, fabs(beta[i]));
+    /* the SDP's witness is interior-point accurate: relative distance <= 1e-6 */
+    CHECK(worst < 1e-6 * bmax, "witness reproduces the MLCs: %.3g of %.3g", worst, bmax);
     dyv_phys_free(&ph);
     free(B); free(piv);
     dy_freeModel(m);
@@ -312,20 +318,20 @@ static void check_phys(void) {
   bad[10 + DY_ZZ] = -0.05;     /* then every realisation has ZZ2 = -0.05 */
   realise(m, B, piv, nb, bad, pi0, beta);
   dyvPhys ph;
-  dyv_phys_check(&ph, m, pi0, B, nb, 20, 20000, err, sizeof err);
-  CHECK(!ph.feasible, "infeasible MLCs reported infeasible (score %.3g)", ph.score);
-  CHECK(!ph.best[1].ok, "link 2 reported failing");
+  dyv_phys_check(&ph, m, pi0, B, nb, 20, err, sizeof err);
+  CHECK(ph.verdict == 0, "inconsistent MLCs certified inconsistent (verdict %d, lower bound %.3g)", ph.verdict, ph.lower);
+  CHECK(!ph.given[1].ok && ph.best[1].ok, "link 2 of the given realisation reported failing, the closest consistent one valid");
   FILE* f = tmpfile();
   dyv_phys_print(f, &ph);
   rewind(f);
   char line[512];
   int heur = 0, l2 = 0;
   while (fgets(line, sizeof line, f)) {
-    if (strstr(line, "HEURISTIC")) heur = 1;
+    if (strstr(line, "INCONSISTENT (certified)")) heur = 1;
     if (strstr(line, "link 2") && strstr(line, "INVALID")) l2 = 1;
   }
   fclose(f);
-  CHECK(heur && l2, "report says heuristic and names link 2");
+  CHECK(heur && l2, "report says inconsistent (certified) and names link 2");
   /* ... and the inertia matrix of these MLCs is indefinite (H_22 = ZZ2 < 0
    * for this planar arm at every q), the decided certificate */
   {
@@ -343,8 +349,8 @@ static void check_phys(void) {
   dyv_phys_free(&ph);
   /* the same robot with its true ZZ2 is feasible */
   realise(m, B, piv, nb, m->par, pi0, beta);
-  dyv_phys_check(&ph, m, pi0, B, nb, 20, 20000, err, sizeof err);
-  CHECK(ph.feasible, "planar 2R true MLCs feasible (score %.3g)", ph.score);
+  dyv_phys_check(&ph, m, pi0, B, nb, 20, err, sizeof err);
+  CHECK(ph.verdict == 1, "planar 2R true MLCs certified consistent (verdict %d)", ph.verdict);
   dyv_phys_free(&ph);
   free(B); free(piv);
   dy_freeModel(m);
@@ -464,7 +470,7 @@ static void check_crossval(void) {
       for (int j = 0; j < n; j++) { double ee = x[3*n+j] - t1[j]; se += ee*ee; sm += x[3*n+j]*x[3*n+j]; }
     }
     FILE* f = tmpfile();
-    int r2v = dyv_validate_log(f, m, par, b, path, &lo, 0.05, 3, 20000, err, sizeof err);
+    int r2v = dyv_validate_log(f, m, par, b, path, &lo, 0.05, 3, err, sizeof err);
     CHECK(r2v == 0, "dyv_validate_log: %s", err);
     rewind(f);
     char line[1024];
@@ -472,7 +478,7 @@ static void check_crossval(void) {
     int decided = 0, cvall = 0, sim = 0, pd = 0;
     while (fgets(line, sizeof line, f)) {
       if (!strncmp(line, "all,", 4)) { double a, bb2, c2; if (sscanf(line + 4, "%lf,%lf,%lf", &a, &bb2, &c2) == 3) rel_all = bb2; }
-      if (strstr(line, "DECIDED")) decided = 1;
+      if (strstr(line, "consistent (certified)")) decided = 1;
       if (strstr(line, "# cv all")) cvall = 1;
       if (strstr(line, "# sim joint")) sim = 1;
       if (strstr(line, "positive definite at every sample")) pd = 1;

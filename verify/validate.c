@@ -6,7 +6,7 @@
 #include "regressor.h"
 #include "estimate.h"
 #include <lapacke.h>
-#include <nlopt.h>
+#include "consistent.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,26 +416,10 @@ void dyv_crossval_print(FILE* f, const dyvCrossVal* cv) {
 }
 
 /* ------------------------------------------------- physical consistency */
-static double sym_mineig(double* A, int n) {   /* A column-major, destroyed */
-  double w[4], wk[64];
-  lapack_int info = LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', n, A, n, w, wk, 64);
-  return info == 0 ? w[0] : NAN;
-}
-
-static double pseudo_mineig(const double* p) {
-  double tr = 0.5*(p[DY_XX] + p[DY_YY] + p[DY_ZZ]);
-  double A[16] = {
-    tr - p[DY_XX], -p[DY_XY], -p[DY_XZ], p[DY_MX],
-    -p[DY_XY], tr - p[DY_YY], -p[DY_YZ], p[DY_MY],
-    -p[DY_XZ], -p[DY_YZ], tr - p[DY_ZZ], p[DY_MZ],
-    p[DY_MX], p[DY_MY], p[DY_MZ], p[DY_M]};
-  return sym_mineig(A, 4);
-}
-
 void dyv_link_phys(dyvLinkPhys* o, const double* p) {
   memset(o, 0, sizeof *o);
   o->mass = p[DY_M];
-  o->pi_mineig = pseudo_mineig(p);
+  o->pi_mineig = dyi_pseudo_mineig(p);
   double Ic[9];
   const double* h = p + DY_MX;
   dyu_sym6ToMat(Ic, p);
@@ -453,240 +437,28 @@ void dyv_link_phys(dyvLinkPhys* o, const double* p) {
   o->ok = o->mass > 0 && w[0] > 0 && o->tri >= -1e-12 * sc;
 }
 
-typedef struct {
-  int n, np, nfree;
-  const double* pi0;
-  const double* N;      /* np x nfree, column-major */
-  double* pi;           /* work (np) */
-  double* gpi;          /* gradient work (np) */
-  double scale[DY_MAXJ];
-  long evals;
-} physCtx;
-
-static double phys_score(const double* pi, const physCtx* c) {
-  double s = INFINITY;
-  for (int j = 0; j < c->n; j++) {
-    double e = pseudo_mineig(pi + DY_NPAR_LINK*j) / c->scale[j];
-    if (!(e == e)) e = -INFINITY;
-    if (e < s) s = e;
-  }
-  return s;
-}
-
-static void phys_point(unsigned nz, const double* z, physCtx* c) {
-  for (int k = 0; k < c->np; k++) {
-    double s = c->pi0[k];
-    for (unsigned i = 0; i < nz; i++) s += c->N[(size_t)i*c->np + k] * z[i];
-    c->pi[k] = s;
-  }
-  c->evals++;
-}
-
-/* max-min objective: min_j lambda_min(PI_j) / s_j */
-static double phys_obj(unsigned nz, const double* z, double* grad, void* data) {
-  (void)grad;
-  physCtx* c = data;
-  phys_point(nz, z, c);
-  return phys_score(c->pi, c);
-}
-
-/* smooth penalty: sum_j sum_k min(0, lambda_k(PI_j)/s_j - delta)^2, zero
- * once every pseudo-inertia has all eigenvalues >= delta s_j. Gradient:
- * d lambda_k / d pi_p = v_k^T (d PI / d pi_p) v_k (v_k the unit
- * eigenvector, PI linear in the ten parameters), then z by N^T. */
-static double phys_pen(unsigned nz, const double* z, double* grad, void* data) {
-  physCtx* c = data;
-  phys_point(nz, z, c);
-  double f = 0;
-  double* gp = c->gpi;   /* gradient with respect to pi (np) */
-  if (grad) memset(gp, 0, sizeof(double) * (size_t)c->np);
-  for (int j = 0; j < c->n; j++) {
-    const double* p = c->pi + DY_NPAR_LINK*j;
-    double tr = 0.5*(p[DY_XX] + p[DY_YY] + p[DY_ZZ]);
-    double A[16] = {
-      tr - p[DY_XX], -p[DY_XY], -p[DY_XZ], p[DY_MX],
-      -p[DY_XY], tr - p[DY_YY], -p[DY_YZ], p[DY_MY],
-      -p[DY_XZ], -p[DY_YZ], tr - p[DY_ZZ], p[DY_MZ],
-      p[DY_MX], p[DY_MY], p[DY_MZ], p[DY_M]};
-    double w[4], wk[64];
-    if (LAPACKE_dsyev_work(LAPACK_COL_MAJOR, grad ? 'V' : 'N', 'U', 4, A, 4, w, wk, 64) != 0)
-      return HUGE_VAL;
-    for (int k = 0; k < 4; k++) {
-      double e = w[k] / c->scale[j] - 2e-3;
-      if (e >= 0) continue;
-      f += e*e;
-      if (grad) {
-        const double* v = A + 4*k;   /* eigenvector k (column-major) */
-        double dl = 2*e / c->scale[j];
-        double* g = gp + DY_NPAR_LINK*j;
-        double v0 = v[0]*v[0], v1 = v[1]*v[1], v2 = v[2]*v[2];
-        g[DY_XX] += dl * 0.5*(-v0 + v1 + v2);
-        g[DY_YY] += dl * 0.5*(v0 - v1 + v2);
-        g[DY_ZZ] += dl * 0.5*(v0 + v1 - v2);
-        g[DY_XY] += dl * (-2*v[0]*v[1]);
-        g[DY_XZ] += dl * (-2*v[0]*v[2]);
-        g[DY_YZ] += dl * (-2*v[1]*v[2]);
-        g[DY_MX] += dl * 2*v[0]*v[3];
-        g[DY_MY] += dl * 2*v[1]*v[3];
-        g[DY_MZ] += dl * 2*v[2]*v[3];
-        g[DY_M] += dl * v[3]*v[3];
-      }
-    }
-  }
-  if (grad)
-    for (unsigned i = 0; i < nz; i++) {
-      double acc = 0;
-      for (int k = 0; k < c->np; k++) acc += c->N[(size_t)i*c->np + k] * gp[k];
-      grad[i] = acc;
-    }
-  return f;
-}
-
 int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const double* B,
-                   int nb, int npar, int maxeval, char* err, int errsz) {
-  const int n = m->n, nl = DY_NPAR_LINK*n;
+                   int nb, int npar, char* err, int errsz) {
+  const int n = m->n;
   memset(out, 0, sizeof *out);
   out->n = n;
-  out->best_par = malloc(sizeof(double) * (size_t)(14*n));
-  /* B restricted to the link columns (friction parameters do not enter
-   * the physical-consistency conditions), column-major nb x nl */
-  double* Bl = calloc((size_t)(nb > 0 ? nb : 1) * (size_t)nl, sizeof(double));
-  double* S = malloc(sizeof(double) * (size_t)nl);
-  double* VT = malloc(sizeof(double) * (size_t)nl * (size_t)nl);
-  double* pi = malloc(sizeof(double) * (size_t)nl);
-  double* z = NULL;
-  int status = 0;
-  if (!out->best_par || !Bl || !S || !VT || !pi) {
-    snprintf(err, errsz, "physical consistency: out of memory");
-    status = -1; goto done;
-  }
-  (void)npar;
+  out->best_par = calloc((size_t)(14*n), sizeof(double));
+  double* beta = calloc((size_t)(nb > 0 ? nb : 1), sizeof(double));
+  if (!out->best_par || !beta) { free(beta); snprintf(err, errsz, "physical consistency: out of memory"); return -1; }
   for (int i = 0; i < nb; i++)
-    for (int k = 0; k < nl; k++) Bl[(size_t)k*nb + i] = B[(size_t)i*npar + k];
-  /* null space: rows of V^T beyond the rank */
-  int rank = 0;
-  if (nb > 0) {
-    double* U1 = malloc(sizeof(double));
-    int lw = 5*(nb + nl) + nl*nl + 64;
-    double* wk = malloc(sizeof(double) * (size_t)lw);
-    double* Bc = malloc(sizeof(double) * (size_t)nb * (size_t)nl);
-    if (!U1 || !wk || !Bc) { free(U1); free(wk); free(Bc); snprintf(err, errsz, "physical consistency: out of memory"); status = -1; goto done; }
-    memcpy(Bc, Bl, sizeof(double) * (size_t)nb * (size_t)nl);
-    lapack_int info = LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', nb, nl, Bc, nb, S, U1, 1, VT, nl, wk, lw);
-    free(U1); free(wk); free(Bc);
-    if (info != 0) { snprintf(err, errsz, "physical consistency: SVD of B failed (info %d)", (int)info); status = -1; goto done; }
-    int ns = nb < nl ? nb : nl;
-    for (int i = 0; i < ns; i++) if (S[i] > 1e-10 * S[0]) rank++;
-  } else {
-    for (int i = 0; i < nl; i++) for (int k = 0; k < nl; k++) VT[(size_t)k*nl + i] = i == k;
-  }
-  const int nf = nl - rank;
-  out->nfree = nf;
-  /* null-space basis N (nl x nf, column-major): N[:, i] = row rank+i of V^T */
-  double* N = malloc(sizeof(double) * (size_t)nl * (size_t)(nf > 0 ? nf : 1));
-  z = calloc((size_t)(nf > 0 ? nf : 1), sizeof(double));
-  if (!N || !z) { free(N); snprintf(err, errsz, "physical consistency: out of memory"); status = -1; goto done; }
-  for (int i = 0; i < nf; i++)
-    for (int k = 0; k < nl; k++) N[(size_t)i*nl + k] = VT[(size_t)k*nl + rank + i];
-  double* gpi = malloc(sizeof(double) * (size_t)nl);
-  if (!gpi) { free(N); snprintf(err, errsz, "physical consistency: out of memory"); status = -1; goto done; }
-  physCtx c = {n, nl, nf, pi0, N, pi, gpi, {0}, 0};
-  double big = 0;
-  for (int j = 0; j < n; j++) {
-    const double* p = pi0 + DY_NPAR_LINK*j;
-    double s = fabs(p[DY_M]) + fabs(p[DY_XX]) + fabs(p[DY_YY]) + fabs(p[DY_ZZ]);
-    c.scale[j] = s > 1e-9 ? s : 1;
-    for (int k = 0; k < 10; k++) big = fmax(big, fabs(p[k]));
-  }
+    for (int k = 0; k < npar; k++) beta[i] += B[(size_t)i*npar + k] * pi0[k];
   for (int j = 0; j < n; j++) dyv_link_phys(&out->given[j], pi0 + DY_NPAR_LINK*j);
-  double best = phys_score(pi0, &c);
-  if (nf > 0) {
-    {
-      double* lb = malloc(sizeof(double) * (size_t)nf);
-      double* ub = malloc(sizeof(double) * (size_t)nf);
-      double bound = 10*big + 1;
-      for (int i = 0; i < nf && lb && ub; i++) { lb[i] = -bound; ub[i] = bound; }
-      const int me = maxeval > 0 ? maxeval : 20000;
-      double f = HUGE_VAL;
-      nlopt_opt opt;
-      /* phase 1: smooth penalty, analytic gradient, L-BFGS */
-      opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)nf);
-      if (opt) {
-        if (lb && ub) { nlopt_set_lower_bounds(opt, lb); nlopt_set_upper_bounds(opt, ub); }
-        nlopt_set_min_objective(opt, phys_pen, &c);
-        nlopt_set_maxeval(opt, me / 4);
-        nlopt_set_stopval(opt, 0);
-        nlopt_set_xtol_rel(opt, 1e-14);
-        nlopt_set_ftol_abs(opt, 1e-30);
-        nlopt_optimize(opt, z, &f);
-        nlopt_destroy(opt);
-      }
-      /* phase 1b: the same penalty by BOBYQA (quadratic models), if needed */
-      phys_point((unsigned)nf, z, &c);
-      opt = phys_score(c.pi, &c) > 0 ? NULL : nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nf);
-      if (opt) {
-        if (lb && ub) { nlopt_set_lower_bounds(opt, lb); nlopt_set_upper_bounds(opt, ub); }
-        nlopt_set_min_objective(opt, phys_pen, &c);
-        nlopt_set_maxeval(opt, me / 4);
-        nlopt_set_stopval(opt, 0);
-        nlopt_set_initial_step1(opt, 0.05*(big + 1e-3));
-        nlopt_set_xtol_rel(opt, 1e-12);
-        nlopt_optimize(opt, z, &f);
-        nlopt_destroy(opt);
-      }
-      /* phase 2: the max-min itself by Sbplx from there, if not yet valid */
-      phys_point((unsigned)nf, z, &c);
-      if (!(phys_score(c.pi, &c) > 0)) {
-        opt = nlopt_create(NLOPT_LN_SBPLX, (unsigned)nf);
-        if (opt) {
-          if (lb && ub) { nlopt_set_lower_bounds(opt, lb); nlopt_set_upper_bounds(opt, ub); }
-          nlopt_set_max_objective(opt, phys_obj, &c);
-          nlopt_set_maxeval(opt, me - me / 2);
-          nlopt_set_stopval(opt, 1e-3);
-          nlopt_set_initial_step1(opt, 0.05*(big + 1e-3));
-          nlopt_set_xtol_rel(opt, 1e-12);
-          nlopt_optimize(opt, z, &f);
-          nlopt_destroy(opt);
-        }
-      }
-      free(lb); free(ub);
-    }
-  }
-  free(gpi);
-  /* the witness, recomputed and checked */
-  for (int k = 0; k < nl; k++) {
-    double s = pi0[k];
-    for (int i = 0; i < nf; i++) s += N[(size_t)i*nl + k] * z[i];
-    out->best_par[k] = s;
-  }
-  for (int k = nl; k < 14*n; k++) out->best_par[k] = pi0[k];
-  double sb = phys_score(out->best_par, &c);
-  if (sb < best) {   /* the optimiser never returns worse, but keep pi0 then */
-    memcpy(out->best_par, pi0, sizeof(double) * (size_t)(14*n));
-    sb = best;
-  }
-  out->score = sb;
-  out->evals = c.evals;
-  int allok = 1;
-  for (int j = 0; j < n; j++) {
-    dyv_link_phys(&out->best[j], out->best_par + DY_NPAR_LINK*j);
-    allok &= out->best[j].ok;
-  }
-  /* B (best - pi0) = 0 within round-off */
-  double res = 0, bs = 0;
-  for (int i = 0; i < nb; i++) {
-    double s = 0, t = 0;
-    for (int k = 0; k < nl; k++) {
-      s += B[(size_t)i*npar + k] * (out->best_par[k] - pi0[k]);
-      t += fabs(B[(size_t)i*npar + k] * pi0[k]);
-    }
-    res = fmax(res, fabs(s)); bs = fmax(bs, t);
-  }
-  out->feasible = allok && sb > 0 && res <= 1e-8 * (bs + 1e-12);
-  free(N);
-done:
-  free(Bl); free(S); free(VT); free(pi); free(z);
-  return status;
+  /* centre of the scaled variables: the nominal model when it has masses */
+  double mass = 0;
+  for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
+  int r = dyi_consistent_check(m, B, nb, npar, beta, mass > 0 ? m->par : NULL, &out->dist,
+                               &out->lower, out->best_par, err, errsz);
+  free(beta);
+  if (r < 0) return -1;
+  out->verdict = r;
+  for (int k = npar; k < 14*n; k++) out->best_par[k] = pi0[k];
+  for (int j = 0; j < n; j++) dyv_link_phys(&out->best[j], out->best_par + DY_NPAR_LINK*j);
+  return 0;
 }
 
 void dyv_phys_free(dyvPhys* p) {
@@ -708,25 +480,28 @@ static void print_link(FILE* f, int j, const dyvLinkPhys* l) {
 }
 
 void dyv_phys_print(FILE* f, const dyvPhys* p) {
-  fprintf(f, "# physical consistency: searched %d free directions (null space of B over the link "
-          "parameters), %ld evaluations of min_j lambda_min(pseudo-inertia_j)/scale_j, best %.4g\n",
-          p->nfree, p->evals, p->score);
-  if (p->feasible)
-    fprintf(f, "# DECIDED: a physically consistent standard-parameter realisation of the identified "
-            "MLCs exists (witness checked: positive masses, triangle inequalities, same MLCs)\n");
+  double d = sqrt(fmax(p->dist, 0)), lb = sqrt(fmax(p->lower, 0));
+  if (p->verdict == 1)
+    fprintf(f, "# physical consistency: consistent (certified): a realisation with every link's "
+            "pseudo-inertia positive semi-definite and IA, FV, FC >= 0 reproduces the base parameters "
+            "(relative distance %.2g)\n", d);
+  else if (p->verdict == 0)
+    fprintf(f, "# physical consistency: INCONSISTENT (certified): every physically consistent "
+            "realisation is at a relative distance >= %.3g from the base parameters (closest found %.3g; "
+            "identify with --consistent)\n", lb, d);
   else
-    fprintf(f, "# HEURISTIC: no physically consistent realisation found by the search "
-            "(this is not a proof that none exists)\n");
+    fprintf(f, "# physical consistency: undecided: closest consistent realisation at relative distance "
+            "%.3g, certified lower bound %.3g\n", d, lb);
   fprintf(f, "# given realisation P beta:\n");
   for (int j = 0; j < p->n; j++) print_link(f, j, &p->given[j]);
-  fprintf(f, "# best realisation found:\n");
+  fprintf(f, "# closest physically consistent realisation:\n");
   for (int j = 0; j < p->n; j++) print_link(f, j, &p->best[j]);
 }
 
 /* ------------------------------------------------------ the whole check */
 int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBase* b,
                      const char* logpath, const dyLogOpt* lopt, double horizon, int folds,
-                     int maxeval, char* err, int errsz) {
+                     char* err, int errsz) {
   const int n = m->n, np = 14*n;
   int status = -1;
   unsigned char* zero = malloc((size_t)np);
@@ -763,13 +538,13 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBas
   if (k < 0) goto done;
   if (v->st.count == 0) { snprintf(err, errsz, "%s: the log has no samples", logpath); goto done; }
   if (b) {
-    if (dyv_phys_check(&phys, m, par, b->B, b->nb, b->npar, maxeval, err, errsz)) goto done;
+    if (dyv_phys_check(&phys, m, par, b->B, b->nb, b->npar, err, errsz)) goto done;
   } else {
     /* no base set: every link parameter is fixed, B = identity */
     Bid = calloc((size_t)(10*n) * (size_t)(10*n), sizeof(double));
     if (!Bid) { snprintf(err, errsz, "validate: out of memory"); goto done; }
     for (int i = 0; i < 10*n; i++) Bid[(size_t)i*10*n + i] = 1;
-    if (dyv_phys_check(&phys, m, par, Bid, 10*n, 10*n, maxeval, err, errsz)) goto done;
+    if (dyv_phys_check(&phys, m, par, Bid, 10*n, 10*n, err, errsz)) goto done;
   }
   if (folds >= 2) {
     if (!b) { snprintf(err, errsz, "validate: cross-validation needs the base set"); goto done; }

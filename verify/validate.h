@@ -11,24 +11,21 @@
  *   (zero-order hold between samples, RK4 on dy_fd_aba with the log's time
  *   steps), restarted from the measured state every `horizon` seconds:
  *   position error per joint (rms, max) against the logged q;
- * - physical consistency of the identified MLCs: whether some realisation
- *   pi = pi0 + N z (N a basis of the null space of B) has every link
- *   physically valid, i.e. positive definite pseudo-inertia
+ * - physical consistency of the identified MLCs, decided by a semidefinite
+ *   program (ident/consistent.h, dyi_consistent_check): is there a
+ *   realisation pi with K pi = beta whose every link has a positive
+ *   semi-definite pseudo-inertia
  *       PI = [ tr(J)/2 E - J   h ; h^T  m ]     (J, h = MS about O_j)
- *   which is equivalent to m > 0 and the principal moments about the centre
- *   of mass being positive and satisfying the triangle inequalities
- *   (Wensing, Kim, Slotine 2017). Searched without an SDP solver, with
- *   NLopt: L-BFGS on the smooth penalty sum_j sum_k min(0, lambda_k(PI_j)/s_j
- *   - 0.002)^2 with its analytic gradient (d lambda = v^T dPI v), then, if
- *   needed, BOBYQA on the same penalty and Sbplx on the max-min
- *   min_j lambda_min(PI_j)/s_j (s_j: the link's |m| + |XX| + |YY| + |ZZ|).
- *   A positive optimum is a constructive proof (the witness is checked);
- *   a non-positive one means no feasible realisation was found, which is a
- *   heuristic answer, not a proof of infeasibility -- unless the inertia
- *   matrix along the log is indefinite somewhere: H(q) is the same for every
- *   realisation, and physically valid links with non-negative armatures
- *   make it positive semi-definite, so that is a decided certificate of
- *   infeasibility (dyv_validate_log prints it). */
+ *   (equivalently m >= 0, principal moments about the centre of mass >= 0
+ *   satisfying the triangle inequalities [WensingKimSlotine18]) and
+ *   IA, FV, FC >= 0? The SDP minimises the relative distance of K pi from
+ *   beta over consistent pi: a witness within 1e-6 proves "consistent", a
+ *   dual lower bound above it proves "inconsistent" (certified either way).
+ *   An indefinite inertia matrix along the log is a second, independent
+ *   certificate of inconsistency (H(q) is the same for every realisation,
+ *   and physically valid links with non-negative armatures make it
+ *   positive semi-definite); the two always agree. dyv_validate_log prints
+ *   both. */
 #ifndef DYNID_VALIDATE_H
 #define DYNID_VALIDATE_H
 
@@ -157,7 +154,7 @@ typedef struct dyvPhys_ dyvPhys;
  * errors). Nothing is written to out on failure before the log is read. */
 int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBase* b,
                      const char* logpath, const dyLogOpt* lopt, double horizon, int folds,
-                     int maxeval, char* err, int errsz);
+                     char* err, int errsz);
 
 typedef struct {
   double mass;             /* m */
@@ -173,23 +170,20 @@ void dyv_link_phys(dyvLinkPhys* out, const double* par10);
 
 struct dyvPhys_ {
   int n;
-  int nfree;               /* dimension of the null space searched */
-  int feasible;            /* 1: a physically valid realisation was found (decided) */
-  double score;            /* best min_j lambda_min(PI_j) / s_j */
-  long evals;
+  int verdict;             /* 1 consistent, 0 inconsistent (both certified), 2 undecided */
+  double dist;             /* squared relative distance of the closest consistent realisation */
+  double lower;            /* its certified lower bound */
   dyvLinkPhys given[DY_MAXJ];   /* links of the given realisation */
-  dyvLinkPhys best[DY_MAXJ];    /* links of the best realisation found */
-  double* best_par;        /* 14n, owned (free with dyv_phys_free) */
+  dyvLinkPhys best[DY_MAXJ];    /* links of the closest consistent realisation */
+  double* best_par;        /* that realisation, 14n, owned (free with dyv_phys_free) */
 };
 
-/* Search the realisations pi0 + N z of beta = B pi0 (B row-major nb x npar,
- * npar = 10n or 14n; pi0 14n). Only the link columns of B are searched:
- * joint parameters (IA FV FC FO) stay at their values in pi0, so the search
- * covers a subset of the realisations (a witness is still a proof; a
- * failure is still only heuristic). maxeval: NLopt evaluations (e.g. 20000).
- * Returns 0, -1 on failure (err set). */
+/* Decide whether the base parameters beta = B pi0 (B row-major nb x npar,
+ * npar = 10n or 14n; pi0 14n) have a physically consistent realisation
+ * (dyi_consistent_check; joint parameters beyond npar keep pi0's values).
+ * 0, or -1 on failure (err set). */
 int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const double* B,
-                   int nb, int npar, int maxeval, char* err, int errsz);
+                   int nb, int npar, char* err, int errsz);
 void dyv_phys_free(dyvPhys* p);
 /* Human-readable report as '#'-comment lines. */
 void dyv_phys_print(FILE* f, const dyvPhys* p);

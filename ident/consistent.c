@@ -1,0 +1,371 @@
+/* dynid ident: physically consistent identification as a semidefinite
+ * program (see consistent.h for the problem, the scaling and the
+ * certificate). The solver is DSDP 5 (Debian's libdsdp-dev): it maximises
+ * b^T y subject to C - sum_i y_i A_i >= 0 over a product of PSD blocks and
+ * bounds on y; symmetric data matrices are given in packed lower-triangular
+ * form, entry (i, j), i >= j, at index i (i + 1) / 2 + j. DSDP keeps
+ * pointers to the data arrays: they live until DSDPDestroy. */
+#include "consistent.h"
+#include "mathu.h"
+#include <dsdp/dsdp5.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int pk(int i, int j) { return i >= j ? i*(i+1)/2 + j : j*(j+1)/2 + i; }
+
+void dyi_pseudo_inertia(const double p[10], double PI[16]) {
+  double tr = 0.5*(p[DY_XX] + p[DY_YY] + p[DY_ZZ]);
+  double A[16] = {
+    tr - p[DY_XX], -p[DY_XY], -p[DY_XZ], p[DY_MX],
+    -p[DY_XY], tr - p[DY_YY], -p[DY_YZ], p[DY_MY],
+    -p[DY_XZ], -p[DY_YZ], tr - p[DY_ZZ], p[DY_MZ],
+    p[DY_MX], p[DY_MY], p[DY_MZ], p[DY_M]};
+  memcpy(PI, A, sizeof A);
+}
+
+static double sym4_mineig(double A[16]) {   /* destroyed */
+  double w[4], wk[64];
+  if (LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', 4, A, 4, w, wk, 64) != 0) return NAN;
+  return w[0];
+}
+
+double dyi_pseudo_mineig(const double par10[10]) {
+  double A[16];
+  dyi_pseudo_inertia(par10, A);
+  return sym4_mineig(A);
+}
+
+void dyi_cons_free(dyiConsResult* r) {
+  if (!r) return;
+  free(r->pi); free(r->beta);
+  r->pi = r->beta = NULL;
+}
+
+/* per-parameter scales S (npar) and per-link block scales: a mass scale per
+ * link (the prior's mass, at least 5 % of the mean prior mass; 1 kg without
+ * a prior) and one length scale L for the arm (the mean |a| + |d| of its
+ * joints, clamped to [0.05, 1] m) */
+static void scales(const dyModel* m, const double* prior, int npar, double* S, double* ms, double* L) {
+  int n = m->n;
+  double len = 0, mean = 0;
+  for (int j = 0; j < n; j++) len += fabs(m->dh_a[j]) + fabs(m->dh_d[j]);
+  len = fmin(1, fmax(0.05, len / n));
+  if (prior) for (int j = 0; j < n; j++) mean += fmax(0, prior[DY_NPAR_LINK*j + DY_M]) / n;
+  double msum = 0;
+  for (int j = 0; j < n; j++) {
+    ms[j] = mean > 0 ? fmax(prior[DY_NPAR_LINK*j + DY_M], 0.05 * mean) : 1;
+    msum += ms[j] / n;
+    double* s = S + DY_NPAR_LINK*j;
+    for (int k = DY_XX; k <= DY_ZZ; k++) s[k] = ms[j] * len * len;
+    for (int k = DY_MX; k <= DY_MZ; k++) s[k] = ms[j] * len;
+    s[DY_M] = ms[j];
+  }
+  for (int k = DY_NPAR_LINK*n; k < npar; k++)
+    S[k] = (k - DY_NPAR_LINK*n) % DY_NPAR_JNT == DY_IA ? msum * len * len : 1;
+  *L = len;
+}
+
+/* the orthonormal basis N (nv x k, column-major) of the null space of KS
+ * (p x nv, row-major); returns k, or -1 */
+static int null_space(const double* KS, int p, int nv, double* N) {
+  double* A = malloc(sizeof(double) * (size_t)p * (size_t)nv);
+  double* VT = malloc(sizeof(double) * (size_t)nv * (size_t)nv);
+  double* sv = malloc(sizeof(double) * (size_t)(p < nv ? p : nv) + sizeof(double));
+  int lw = 5 * (p + nv) + nv * nv + 64;
+  double* wk = malloc(sizeof(double) * (size_t)lw);
+  double u1;
+  int k = -1;
+  if (!A || !VT || !sv || !wk) goto done;
+  for (int i = 0; i < p; i++)
+    for (int c = 0; c < nv; c++) A[(size_t)c*p + i] = KS[(size_t)i*nv + c];
+  if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', p, nv, A, p, sv, &u1, 1, VT, nv, wk, lw)) goto done;
+  int ns = p < nv ? p : nv, rank = 0;
+  for (int i = 0; i < ns; i++) if (sv[i] > 1e-12 * sv[0]) rank++;
+  k = nv - rank;
+  for (int c = 0; c < k; c++)
+    for (int r = 0; r < nv; r++) N[(size_t)c*nv + r] = VT[(size_t)r*nv + rank + c];
+done:
+  free(A); free(VT); free(sv); free(wk);
+  return k;
+}
+
+/* the data of one sparse packed matrix, kept alive for DSDP */
+typedef struct { int* ind; double* val; int nnz; } spmat;
+
+int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* res,
+                   char* err, int errsz) {
+  const int n = m->n, p = pr->p, nv = pr->npar, nl = DY_NPAR_LINK*n;
+  memset(res, 0, sizeof *res);
+  if (nv != 10*n && nv != 14*n) { snprintf(err, errsz, "consistent: %d parameters for %d joints", nv, n); return -1; }
+  if (p < 1 || p > nv) { snprintf(err, errsz, "consistent: %d base parameters for %d", p, nv); return -1; }
+  if (!(pr->min_eig >= 0) || !isfinite(pr->min_eig)) {
+    snprintf(err, errsz, "consistent: the eigenvalue margin must be >= 0, got %g", pr->min_eig);
+    return -1;
+  }
+  const double t0 = now_s();
+  const double f0 = pr->rho2 > 0 ? pr->rho2 : 1;
+  const double w = pr->prior_weight;
+  if (!(w >= 0) || !isfinite(w)) { snprintf(err, errsz, "consistent: the prior weight must be >= 0"); return -1; }
+  int status = -1;
+  DSDP dsdp = NULL;
+  spmat* mats = NULL;
+  int nmats = 0;
+  double *S = malloc(sizeof(double) * (size_t)nv), *pic = calloc((size_t)nv, sizeof(double));
+  double *KS = malloc(sizeof(double) * (size_t)p * (size_t)nv);
+  double *RK = malloc(sizeof(double) * (size_t)p * (size_t)nv);
+  double *N = malloc(sizeof(double) * (size_t)nv * (size_t)nv);
+  double *y = calloc((size_t)nv + 1, sizeof(double));
+  double ms[DY_MAXJ], L;
+  unsigned char flag[14*DY_MAXJ];
+  res->pi = calloc((size_t)nv, sizeof(double));
+  res->beta = calloc((size_t)p, sizeof(double));
+  if (!S || !pic || !KS || !RK || !N || !y || !res->pi || !res->beta) {
+    snprintf(err, errsz, "consistent: out of memory"); goto done;
+  }
+  scales(m, pr->prior, nv, S, ms, &L);
+  if (pr->prior) memcpy(pic, pr->prior, sizeof(double) * (size_t)nv);
+  for (int k = 0; k < nv; k++)
+    flag[k] = pr->nonneg ? pr->nonneg[k] : (k >= nl && (k - nl) % DY_NPAR_JNT != DY_FO);
+  if (getenv("DYX_NOFLAG")) for (int k2 = 0; k2 < nv; k2++) if (k2 >= nl && (k2 - nl) % DY_NPAR_JNT == atoi(getenv("DYX_NOFLAG"))) flag[k2] = 0;
+
+  /* G = [R K S / sqrt(f0); sqrt(w) N^T] (q x nv), h = [(z - R K pi_c) / sqrt(f0); 0] */
+  for (int i = 0; i < p; i++)
+    for (int c = 0; c < nv; c++) KS[(size_t)i*nv + c] = pr->K[(size_t)i*nv + c] * S[c];
+  for (int i = 0; i < p; i++)              /* RK = R K, row-major p x nv */
+    for (int c = 0; c < nv; c++) {
+      double s = 0;
+      for (int l = i; l < p; l++) s += pr->R[i + (size_t)pr->ldr * l] * pr->K[(size_t)l*nv + c];
+      RK[(size_t)i*nv + c] = s;
+    }
+  const int k = w > 0 ? null_space(KS, p, nv, N) : 0;
+  if (k < 0) { snprintf(err, errsz, "consistent: SVD of the base-parameter map failed"); goto done; }
+  const int q = p + k;
+  double* G = malloc(sizeof(double) * (size_t)q * (size_t)nv);   /* row-major */
+  double* h = malloc(sizeof(double) * (size_t)q);
+  if (!G || !h) { free(G); free(h); snprintf(err, errsz, "consistent: out of memory"); goto done; }
+  const double isf = 1 / sqrt(f0), sw = sqrt(w);
+  for (int i = 0; i < p; i++) {
+    double s = pr->z[i];
+    for (int c = 0; c < nv; c++) { G[(size_t)i*nv + c] = RK[(size_t)i*nv + c] * S[c] * isf; s -= RK[(size_t)i*nv + c] * pic[c]; }
+    h[i] = s * isf;
+  }
+  for (int i = 0; i < k; i++) {
+    for (int c = 0; c < nv; c++) G[(size_t)(p+i)*nv + c] = sw * N[(size_t)i*nv + c];
+    h[p+i] = 0;
+  }
+
+  /* DSDP: variables y_1..y_nv = x, y_{nv+1} = s; maximise -s */
+  const int mvar = nv + 1;
+  if (DSDPCreate(mvar, &dsdp)) { snprintf(err, errsz, "consistent: DSDP could not be created"); free(G); free(h); goto done; }
+  SDPCone cone;
+  DSDPCreateSDPCone(dsdp, 1 + n, &cone);
+  mats = calloc((size_t)(mvar + 1) * (size_t)(1 + n), sizeof(spmat));
+  if (!mats) { snprintf(err, errsz, "consistent: out of memory"); free(G); free(h); goto done; }
+  /* block 0: [s r^T; r s 1] >= 0, i.e. s >= ||r|| (r = G x - h):
+   * C = [0 -h^T; -h 0], A_x = -[0 g^T; g 0], A_s = -1 */
+  SDPConeSetBlockSize(cone, 0, q + 1);
+  {
+    spmat* C = mats + nmats++;
+    C->ind = malloc(sizeof(int) * (size_t)q); C->val = malloc(sizeof(double) * (size_t)q);
+    if (!C->ind || !C->val) { snprintf(err, errsz, "consistent: out of memory"); free(G); free(h); goto done; }
+    for (int i = 1; i <= q; i++)
+      if (h[i-1] != 0) { C->ind[C->nnz] = pk(i, 0); C->val[C->nnz++] = -h[i-1]; }
+    if (C->nnz) SDPConeSetASparseVecMat(cone, 0, 0, q + 1, 1.0, 0, C->ind, C->val, C->nnz);
+    for (int c = 0; c < nv; c++) {
+      spmat* A = mats + nmats++;
+      A->ind = malloc(sizeof(int) * (size_t)q); A->val = malloc(sizeof(double) * (size_t)q);
+      if (!A->ind || !A->val) { snprintf(err, errsz, "consistent: out of memory"); free(G); free(h); goto done; }
+      for (int i = 1; i <= q; i++) {
+        double g = G[(size_t)(i-1)*nv + c];
+        if (g != 0) { A->ind[A->nnz] = pk(i, 0); A->val[A->nnz++] = -g; }
+      }
+      if (A->nnz) SDPConeSetASparseVecMat(cone, 0, c + 1, q + 1, 1.0, 0, A->ind, A->val, A->nnz);
+    }
+    spmat* T = mats + nmats++;
+    T->ind = malloc(sizeof(int) * (size_t)(q + 1)); T->val = malloc(sizeof(double) * (size_t)(q + 1));
+    if (!T->ind || !T->val) { snprintf(err, errsz, "consistent: out of memory"); free(G); free(h); goto done; }
+    for (int i = 0; i <= q; i++) { T->ind[i] = pk(i, i); T->val[i] = -1; }
+    T->nnz = q + 1;
+    SDPConeSetASparseVecMat(cone, 0, mvar, q + 1, 1.0, 0, T->ind, T->val, T->nnz);
+  }
+  double hh = 0;
+  for (int i = 0; i < q; i++) hh += h[i]*h[i];
+  free(G); free(h);
+  /* blocks 1..n: D (PI_j(pi_c + S x) - E 1) D >= 0, D = diag(1/L, 1/L, 1/L, 1) / sqrt(m_s) */
+  for (int j = 0; j < n; j++) {
+    double d[4] = {1/L, 1/L, 1/L, 1}, PI[16];
+    for (int a = 0; a < 4; a++) d[a] /= sqrt(ms[j]);
+    SDPConeSetBlockSize(cone, 1 + j, 4);
+    for (int v = -1; v < DY_NPAR_LINK; v++) {
+      double u[10] = {0};
+      if (v < 0) memcpy(u, pic + DY_NPAR_LINK*j, sizeof u);
+      else u[v] = S[DY_NPAR_LINK*j + v];
+      dyi_pseudo_inertia(u, PI);
+      if (v < 0) for (int a = 0; a < 4; a++) PI[5*a] -= pr->min_eig;
+      spmat* A = mats + nmats++;
+      A->ind = malloc(sizeof(int) * 10); A->val = malloc(sizeof(double) * 10);
+      if (!A->ind || !A->val) { snprintf(err, errsz, "consistent: out of memory"); goto done; }
+      for (int a = 0; a < 4; a++)
+        for (int b = 0; b <= a; b++) {
+          double e = PI[4*a + b] * d[a] * d[b] * (v < 0 ? 1 : -1);
+          if (e != 0) { A->ind[A->nnz] = pk(a, b); A->val[A->nnz++] = e; }
+        }
+      if (A->nnz) SDPConeSetASparseVecMat(cone, 1 + j, v < 0 ? 0 : DY_NPAR_LINK*j + v + 1, 4, 1.0, 0,
+                                          A->ind, A->val, A->nnz);
+    }
+  }
+  /* bounds: flagged pi_k = pi_c,k + S_k x_k >= 0 */
+  int nflag = 0;
+  for (int c = 0; c < nv; c++) nflag += flag[c];
+  if (nflag) {
+    BCone bc;
+    DSDPCreateBCone(dsdp, &bc);
+    BConeAllocateBounds(bc, nflag);
+    for (int c = 0; c < nv; c++) if (flag[c]) BConeSetLowerBound(bc, c + 1, -pic[c] / S[c]);
+  }
+  DSDPSetDualObjective(dsdp, mvar, -1.0);
+  DSDPSetY0(dsdp, mvar, sqrt(hh) + 1);
+  DSDPSetGapTolerance(dsdp, 1e-9);
+  DSDPSetMaxIts(dsdp, 500);
+  DSDPSetYBounds(dsdp, -1e7, 1e7 + 2*sqrt(hh));
+  if (pr->verbose || getenv("DYX_V")) DSDPSetStandardMonitor(dsdp, 1);
+  if (DSDPSetup(dsdp) || DSDPSolve(dsdp)) {
+    snprintf(err, errsz, "consistent: the SDP solver failed"); goto done;
+  }
+  DSDPTerminationReason why;
+  DSDPStopReason(dsdp, &why);
+  res->solver_status = (int)why;
+  DSDPComputeX(dsdp);
+  DSDPGetY(dsdp, y, mvar);
+  DSDPGetIts(dsdp, &res->iterations);
+  double pobj = NAN;
+  DSDPGetPObjective(dsdp, &pobj);
+
+  /* the point, and everything about it recomputed from pi */
+  for (int c = 0; c < nv; c++) res->pi[c] = pic[c] + S[c] * y[c];
+  for (int c = 0; c < nv; c++) if (flag[c] && res->pi[c] < 0 && res->pi[c] > -1e-12 * S[c]) res->pi[c] = 0;
+  for (int i = 0; i < p; i++) {
+    double s = 0;
+    for (int c = 0; c < nv; c++) s += pr->K[(size_t)i*nv + c] * res->pi[c];
+    res->beta[i] = s;
+  }
+  double rd = 0;
+  for (int i = 0; i < p; i++) {
+    double s = -pr->z[i];
+    for (int l = i; l < p; l++) s += pr->R[i + (size_t)pr->ldr * l] * res->beta[l];
+    rd += s*s;
+  }
+  double pt = 0;
+  for (int i = 0; i < k; i++) {
+    double s = 0;
+    for (int c = 0; c < nv; c++) s += N[(size_t)i*nv + c] * (res->pi[c] - pic[c]) / S[c];
+    pt += s*s;
+  }
+  res->rss = rd + pr->rho2;
+  res->rss_rise_pct = pr->rho2 > 0 ? 100 * rd / pr->rho2 : INFINITY;
+  res->prior_term = w * pt;
+  res->objective = rd / f0 + pr->rho2 / f0 + res->prior_term;
+  double slb = fmax(0, -pobj);   /* lower bound of s = ||r|| */
+  res->lower_bound = slb * slb + pr->rho2 / f0;
+  res->gap = (res->objective - res->lower_bound) / fmax(1, fabs(res->objective));
+  int ok = res->gap <= 1e-6;
+  for (int j = 0; j < n; j++) {
+    double PI[16];
+    dyi_pseudo_inertia(res->pi + DY_NPAR_LINK*j, PI);
+    double tr = PI[0] + PI[5] + PI[10] + PI[15];
+    for (int a = 0; a < 4; a++) PI[5*a] -= pr->min_eig;
+    res->link_margin[j] = sym4_mineig(PI);
+    res->link_margin_rel[j] = res->link_margin[j] / fmax(tr, 1e-300);
+    ok &= res->link_margin_rel[j] >= -1e-9;
+  }
+  res->nonneg_margin = INFINITY;
+  for (int c = 0; c < nv; c++) if (flag[c]) res->nonneg_margin = fmin(res->nonneg_margin, res->pi[c]);
+  ok &= !(res->nonneg_margin < 0);
+  res->certified = ok;
+  res->seconds = now_s() - t0;
+  status = 0;
+done:
+  if (dsdp) DSDPDestroy(dsdp);
+  for (int i = 0; i < nmats; i++) { free(mats[i].ind); free(mats[i].val); }
+  free(mats);
+  free(S); free(pic); free(KS); free(RK); free(N); free(y);
+  if (status) dyi_cons_free(res);
+  return status;
+}
+
+int dyi_consistent_check(const dyModel* m, const double* K, int p, int npar, const double* beta,
+                         const double* prior, double* dist, double* lower, double* pi_out,
+                         char* err, int errsz) {
+  double* R = calloc((size_t)p * (size_t)p, sizeof(double));
+  double* z = malloc(sizeof(double) * (size_t)p);
+  if (!R || !z) { free(R); free(z); snprintf(err, errsz, "consistent: out of memory"); return -1; }
+  double big = 0;
+  for (int i = 0; i < p; i++) big = fmax(big, fabs(beta[i]));
+  for (int i = 0; i < p; i++) {
+    double d = 1 / fmax(fabs(beta[i]), 1e-3 * big + 1e-300);
+    R[i + (size_t)p * i] = d;
+    z[i] = d * beta[i];
+  }
+  dyiConsProblem pr = {p, npar, K, R, p, z, 0, prior, 0, 0, NULL, 0};
+  dyiConsResult r;
+  int st = dyi_consistent(m, &pr, &r, err, errsz);
+  free(R); free(z);
+  if (st) return -1;
+  *dist = r.rss;
+  *lower = r.lower_bound;
+  if (pi_out) memcpy(pi_out, r.pi, sizeof(double) * (size_t)npar);
+  const double tol = 1e-12;
+  int ans = 2;
+  int valid = 1;
+  for (int j = 0; j < m->n; j++) valid &= r.link_margin_rel[j] >= -1e-9;
+  if (r.rss <= tol && valid) ans = 1;
+  else if (r.lower_bound > tol) ans = 0;
+  dyi_cons_free(&r);
+  return ans;
+}
+
+int dyi_consistent_est(const dyModel* m, const dyBase* b, const dyEstim* e, const double* prior,
+                       double weight, double min_eig, dyiConsResult* res, double* weight_used,
+                       char* err, int errsz) {
+  const int p = e->p, P1 = p + 1;
+  if (p != b->nb) { snprintf(err, errsz, "consistent: the estimator has %d parameters, the set %d", p, b->nb); return -1; }
+  const double rho = e->Raug[p + (size_t)P1 * p];
+  dyiConsProblem pr = {p, b->npar, b->B, e->Raug, P1, e->Raug + (size_t)P1 * p, rho * rho,
+                       prior, prior ? weight : DYI_NOPRIOR_W, min_eig, NULL, 0};
+  if (!prior || weight >= 0) {
+    if (weight_used) *weight_used = pr.prior_weight;
+    return dyi_consistent(m, &pr, res, err, errsz);
+  }
+  /* the default weight: DYI_PRIOR_W, divided by 10 until the training
+   * residual is within 0.1 % of the solution without the prior */
+  dyiConsResult r0;
+  dyiConsProblem p0 = pr;
+  p0.prior = NULL; p0.prior_weight = DYI_NOPRIOR_W;
+  if (dyi_consistent(m, &p0, &r0, err, errsz)) return -1;
+  const double limit = 1.001 * r0.rss;
+  double tsec = r0.seconds;
+  int its = r0.iterations;
+  dyi_cons_free(&r0);
+  pr.prior_weight = DYI_PRIOR_W;
+  for (int tries = 0;; tries++) {
+    if (dyi_consistent(m, &pr, res, err, errsz)) return -1;
+    tsec += res->seconds; its += res->iterations;
+    if (res->rss <= limit || tries == 8) break;
+    dyi_cons_free(res);
+    pr.prior_weight /= 10;
+  }
+  res->seconds = tsec;
+  res->iterations = its;
+  if (weight_used) *weight_used = pr.prior_weight;
+  return 0;
+}
