@@ -136,7 +136,6 @@ int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* re
   if (pr->prior) memcpy(pic, pr->prior, sizeof(double) * (size_t)nv);
   for (int k = 0; k < nv; k++)
     flag[k] = pr->nonneg ? pr->nonneg[k] : (k >= nl && (k - nl) % DY_NPAR_JNT != DY_FO);
-  if (getenv("DYX_NOFLAG")) for (int k2 = 0; k2 < nv; k2++) if (k2 >= nl && (k2 - nl) % DY_NPAR_JNT == atoi(getenv("DYX_NOFLAG"))) flag[k2] = 0;
 
   /* G = [R K S / sqrt(f0); sqrt(w) N^T] (q x nv), h = [(z - R K pi_c) / sqrt(f0); 0] */
   for (int i = 0; i < p; i++)
@@ -238,7 +237,7 @@ int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* re
   DSDPSetGapTolerance(dsdp, 1e-9);
   DSDPSetMaxIts(dsdp, 500);
   DSDPSetYBounds(dsdp, -1e7, 1e7 + 2*sqrt(hh));
-  if (pr->verbose || getenv("DYX_V")) DSDPSetStandardMonitor(dsdp, 1);
+  if (pr->verbose) DSDPSetStandardMonitor(dsdp, 1);
   if (DSDPSetup(dsdp) || DSDPSolve(dsdp)) {
     snprintf(err, errsz, "consistent: the SDP solver failed"); goto done;
   }
@@ -278,7 +277,7 @@ int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* re
   double slb = fmax(0, -pobj);   /* lower bound of s = ||r|| */
   res->lower_bound = slb * slb + pr->rho2 / f0;
   res->gap = (res->objective - res->lower_bound) / fmax(1, fabs(res->objective));
-  int ok = res->gap <= 1e-6;
+  int ok = res->gap <= 1e-6;   /* optimal to 1e-6 of the normalised objective */
   for (int j = 0; j < n; j++) {
     double PI[16];
     dyi_pseudo_inertia(res->pi + DY_NPAR_LINK*j, PI);
