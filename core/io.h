@@ -156,7 +156,8 @@ int dy_write_table(FILE* f, const dyModel* m, const double* par, const char* com
  * hold (mass < 0, mass 0 with a first moment, or an inertia about the
  * centre of mass that is not positive semi-definite); 1 if written with
  * losses: err then holds them, on one line, also in the XML comment (a
- * gravity whose magnitude is not 9.81 m/s^2 or zero: the direction only;
+ * gravity whose magnitude is not 9.81 m/s^2: the direction only; zero:
+ * 9.81 along -z of the base;
  * gravity not along -z of the base frame: poses read back without --base
  * base are in "world"; acceleration limits); else 0. */
 int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comment,

@@ -297,8 +297,8 @@ int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comm
     double u[3] = {gb[0] / g, gb[1] / g, gb[2] / g};
     gravity_turn(W, u);
     if (fabs(g - 9.81) > 1e-9 * 9.81)
-      warn(w, sizeof w, "a URDF has gravity 9.81 m/s^2, the model %.17g: written with its direction only "
-           "(read it back with --gravity %.17g,%.17g,%.17g)", g, m->gravity[0], m->gravity[1], m->gravity[2]);
+      warn(w, sizeof w, "a URDF has gravity 9.81 m/s^2, the model %.6g: written with its direction only "
+           "(gravity torques read back are 9.81/%.6g times the model's; a .csv model table keeps it)", g, g);
     if (hypot(u[0], u[1]) > 1e-12 || u[2] > 0)   /* turned by more than round-off */
       warn(w, sizeof w, "gravity is not along -z of the base frame: link 'base' is turned in the root 'world', "
            "so poses read back are in 'world' unless read with --base base");
