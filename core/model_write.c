@@ -323,8 +323,10 @@ int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comm
     }
   }
 
-  fputs("<?xml version=\"1.0\"?>\n<!-- ", f);
-  fprintf(f, "dynid: model of %s as a URDF, generated from its modified-DH description\n", m->source);
+  char head[400];
+  snprintf(head, sizeof head, "dynid: model of %s as a URDF, generated from its modified-DH description", m->source);
+  fputs("<?xml version=\"1.0\"?>\n<!--\n", f);
+  put_xml_lines(f, head);
   put_xml_lines(f, comment);
   put_xml_lines(f, m->notes);
   if (w[0]) { fputs("     Written with losses:\n", f); put_xml_lines(f, w); }
