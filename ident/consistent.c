@@ -374,3 +374,33 @@ int dyi_consistent_est(const dyModel* m, const dyBase* b, const dyEstim* e, cons
   if (weight_used) *weight_used = pr.prior_weight;
   return 0;
 }
+
+int dyi_realise_near(const dyModel* m, const double* K, int p, int npar, const double* beta,
+                     const double* prior, double* pi, char* err, int errsz) {
+  const int n = m->n;
+  double S[14*DY_MAXJ], ms[DY_MAXJ], L;
+  scales(m, prior, npar, S, ms, &L);
+  /* x = (K S)^+ (beta - K prior) by the SVD of K S; pi = prior + S x */
+  double* A = malloc(sizeof(double) * (size_t)p * (size_t)npar);
+  double* rhs = malloc(sizeof(double) * (size_t)(npar > p ? npar : p));
+  double* sv = malloc(sizeof(double) * (size_t)p);
+  int rank, st = -1;
+  if (!A || !rhs || !sv) { snprintf(err, errsz, "realise: out of memory"); goto done; }
+  for (int i = 0; i < p; i++) {
+    double s = beta[i];
+    for (int c = 0; c < npar; c++) {
+      A[i + (size_t)p * c] = K[(size_t)i*npar + c] * S[c];
+      if (prior) s -= K[(size_t)i*npar + c] * prior[c];
+    }
+    rhs[i] = s;
+  }
+  if (LAPACKE_dgelss(LAPACK_COL_MAJOR, p, npar, 1, A, p, rhs, npar > p ? npar : p, sv, 1e-12, &rank)) {
+    snprintf(err, errsz, "realise: least squares failed"); goto done;
+  }
+  for (int c = 0; c < npar; c++) pi[c] = (prior ? prior[c] : 0) + S[c] * rhs[c];
+  for (int c = npar; c < 14*n; c++) pi[c] = 0;
+  st = 0;
+done:
+  free(A); free(rhs); free(sv);
+  return st;
+}
