@@ -8,7 +8,8 @@
  * revolute joints whose last link carries a gripper with two prismatic
  * fingers. Loaded with --base torso_fixed_link --tip arm_4_link the chain is
  * lift + arm (5 joints); head and fingers are locked onto links 1 and 5, the
- * laser onto the base (ground), the wheels are not below the base.
+ * laser onto the base (ground), the wheels are not below the base. Half of
+ * the robots turn the torso instead of lifting it (see locked()).
  *
  * 1. Locked at 0 and at given --lock values: joint torques of dy_rnea equal
  *    KDL's TreeIdSolver_RNE on the whole tree with the locked joints held at
@@ -94,6 +95,31 @@ static void w_joint(FILE* f, robot_t* r, int* line, const char* name, const char
 /* 1: the torso joint is revolute instead of prismatic (see locked()) */
 static int torso_turns;
 
+/* a link off the chain and the joint whose child it is */
+typedef struct { const char *joint, *type, *parent, *child; double lo, hi; } part_t;
+static const part_t base_parts[] = {
+  {"base_joint", "fixed", "base_footprint", "base_link", 0, 0},
+  {"wheel_left_joint", "continuous", "base_link", "wheel_left_link", 0, 0},
+  {"wheel_right_joint", "continuous", "base_link", "wheel_right_link", 0, 0},
+  {"torso_fixed_joint", "fixed", "base_link", "torso_fixed_link", 0, 0},
+  {"laser_tilt_joint", "revolute", "torso_fixed_link", "laser_link", -1, 1}};
+static const part_t head_parts[] = {
+  {"head_1_joint", "revolute", "torso_lift_link", "head_1_link", -2.5, 2.5},
+  {"head_2_joint", "revolute", "head_1_link", "head_2_link", -1, 1},
+  {"camera_joint", "fixed", "head_2_link", "camera_link", 0, 0}};
+static const part_t gripper_parts[] = {
+  {"gripper_joint", "fixed", "arm_4_link", "gripper_link", 0, 0},
+  {"finger_left_joint", "prismatic", "gripper_link", "finger_left_link", 0, 0.05},
+  {"finger_right_joint", "prismatic", "gripper_link", "finger_right_link", 0, 0.05}};
+
+/* parts p[0..np-1]; the first joint gets the text extra0 */
+static void w_parts(FILE* f, robot_t* r, int* line, const part_t* p, int np, const char* extra0) {
+  for (int i = 0; i < np; i++) {
+    w_link(f, r, line, p[i].child);
+    w_joint(f, r, line, p[i].joint, p[i].type, p[i].parent, p[i].child, p[i].lo, p[i].hi, i ? NULL : extra0);
+  }
+}
+
 /* the robot of the header; dyn: <dynamics> on the chain joints (some
  * attributes left out) and on the head's first joint (locked: not used);
  * bad: a replacement <dynamics> text for arm_2_joint (error tests) */
@@ -101,21 +127,9 @@ static void write_robot(const char* path, robot_t* r, int dyn, const char* bad) 
   memset(r, 0, sizeof *r);
   FILE* f = fopen(path, "w");
   if (!f) { CHECK(0, "cannot write %s", path); return; }
-  int line = 1;
-  fprintf(f, "<?xml version=\"1.0\"?>\n<robot name=\"mobile\">\n");
-  line += 2;
-  fprintf(f, "  <link name=\"base_footprint\"/>\n");
-  line++;
-  w_link(f, r, &line, "base_link");
-  w_joint(f, r, &line, "base_joint", "fixed", "base_footprint", "base_link", 0, 0, NULL);
-  w_link(f, r, &line, "wheel_left_link");
-  w_joint(f, r, &line, "wheel_left_joint", "continuous", "base_link", "wheel_left_link", 0, 0, NULL);
-  w_link(f, r, &line, "wheel_right_link");
-  w_joint(f, r, &line, "wheel_right_joint", "continuous", "base_link", "wheel_right_link", 0, 0, NULL);
-  w_link(f, r, &line, "torso_fixed_link");
-  w_joint(f, r, &line, "torso_fixed_joint", "fixed", "base_link", "torso_fixed_link", 0, 0, NULL);
-  w_link(f, r, &line, "laser_link");
-  w_joint(f, r, &line, "laser_tilt_joint", "revolute", "torso_fixed_link", "laser_link", -1, 1, NULL);
+  fprintf(f, "<?xml version=\"1.0\"?>\n<robot name=\"mobile\">\n  <link name=\"base_footprint\"/>\n");
+  int line = 4;
+  w_parts(f, r, &line, base_parts, 5, NULL);
   const char* parent = "torso_fixed_link";
   const char* child_of[NCHAIN] = {"torso_lift_link", "arm_1_link", "arm_2_link", "arm_3_link", "arm_4_link"};
   for (int j = 0; j < NCHAIN; j++) {
@@ -142,22 +156,11 @@ static void write_robot(const char* path, robot_t* r, int dyn, const char* bad) 
     w_joint(f, r, &line, chain_names[j], lift ? "prismatic" : j == 2 ? "continuous" : "revolute", parent,
             child_of[j], lift ? 0 : -2.5, lift ? 0.4 : 2.5, extra);
     parent = child_of[j];
-    if (j == 0) {
-      w_link(f, r, &line, "head_1_link");
-      w_joint(f, r, &line, "head_1_joint", "revolute", "torso_lift_link", "head_1_link", -2.5, 2.5,
+    if (j == 0)
+      w_parts(f, r, &line, head_parts, 3,
               dyn ? "<dynamics damping=\"3\" friction=\"2\" armature=\"1\" offset=\"5\"/>" : NULL);
-      w_link(f, r, &line, "head_2_link");
-      w_joint(f, r, &line, "head_2_joint", "revolute", "head_1_link", "head_2_link", -1, 1, NULL);
-      w_link(f, r, &line, "camera_link");
-      w_joint(f, r, &line, "camera_joint", "fixed", "head_2_link", "camera_link", 0, 0, NULL);
-    }
   }
-  w_link(f, r, &line, "gripper_link");
-  w_joint(f, r, &line, "gripper_joint", "fixed", "arm_4_link", "gripper_link", 0, 0, NULL);
-  w_link(f, r, &line, "finger_left_link");
-  w_joint(f, r, &line, "finger_left_joint", "prismatic", "gripper_link", "finger_left_link", 0, 0.05, NULL);
-  w_link(f, r, &line, "finger_right_link");
-  w_joint(f, r, &line, "finger_right_joint", "prismatic", "gripper_link", "finger_right_link", 0, 0.05, NULL);
+  w_parts(f, r, &line, gripper_parts, 3, NULL);
   fprintf(f, "</robot>\n");
   fclose(f);
 }
