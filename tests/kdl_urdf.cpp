@@ -74,7 +74,10 @@ void numbers(Parse& P, xmlNodePtr n, const char* name, double* out, int cnt) {
     char* e;
     errno = 0;
     double v = strtod(p, &e);
-    if (e == p || errno || !std::isfinite(v)) { P.fail("line %ld: bad %s=\"%s\"", xmlGetLineNo(n), name, (const char*)s); break; }
+    if (e == p || errno || !std::isfinite(v)) {
+      P.fail("line %ld: bad %s=\"%s\"", xmlGetLineNo(n), name, (const char*)s);
+      break;
+    }
     out[k] = v;
     p = e;
   }
@@ -182,8 +185,8 @@ extern "C" kdl_urdf* kdl_urdf_load(const char* path, char* err, int errsz) {
       KDL::Joint jt(J.name, KDL::Joint::Fixed);
       if (J.type == "revolute" || J.type == "continuous") jt = KDL::Joint(J.name, F.p, F.M * ax, KDL::Joint::RotAxis);
       else if (J.type == "prismatic") jt = KDL::Joint(J.name, F.p, F.M * ax, KDL::Joint::TransAxis);
-      const ULink& L = links[J.child];
-      if (!k->tree.addSegment(KDL::Segment(J.child, jt, F, inertia(L)), J.parent)) {
+      auto L = links.find(J.child);
+      if (L == links.end() || !k->tree.addSegment(KDL::Segment(J.child, jt, F, inertia(L->second)), J.parent)) {
         P.fail("cannot add link '%s'", J.child.c_str());
         delete k;
         return nullptr;
