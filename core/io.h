@@ -55,6 +55,9 @@ typedef struct {
   const char* tip;       /* --tip LINK for URDF, NULL: the end of the chain */
   int has_gravity;       /* 1: override gravity with gravity[] */
   double gravity[3];     /* --gravity gx,gy,gz in frame 0 [m/s^2] */
+  int nlock;             /* --lock JOINT=VALUE (URDF only): number given */
+  const char* const* lock_joint;  /* joint names (nlock), owned by the caller */
+  const double* lock_q;  /* their positions [rad|m] (nlock) */
 } dyLoadOpt;
 
 /* Load a model: *.urdf through dy_load_urdf, anything else as a table.
@@ -101,7 +104,11 @@ int dy_link_consistent(const double par10[10]);
 int dy_link_comform(const double par10[10]);
 
 /* URDF (libxml2): the serial chain between opt->base and opt->tip, fixed
- * joints merged, frames converted to modified DH (see urdf.c). */
+ * joints merged, frames converted to modified DH (see urdf.c). Moving
+ * joints off the chain that hang from it (or from the base) are locked at 0
+ * or at opt->lock_q and their subtrees merged like fixed links, one line per
+ * locked joint in m->notes; <dynamics damping friction armature offset> of
+ * the chain joints become FV FC IA FO (m->has_friction = 1). */
 int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
                  char* err, int errsz);
 

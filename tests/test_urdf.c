@@ -147,6 +147,12 @@ static double file_mass(const char* path, const char* const* links, int nl) {
   return s;
 }
 
+static int count_char(const char* s, char ch) {
+  int n = 0;
+  for (; *s; s++) n += *s == ch;
+  return n;
+}
+
 static void real_file(const char* path, const char* const* moving_links, int nml) {
   dyModel* m = NULL;
   char err[DY_ERRSZ];
@@ -207,14 +213,24 @@ static void options(void) {
     CHECK(w < 1e-14, "kuka: tip from box vs from lwr_base_link differ by %.3g", w);
     for (int k = 0; k < 3; k++) CHECK_REL(a->gravity[k], b->gravity[k], 1e-15, "kuka gravity, --base");
   }
+  /* --tip mid-arm: the wrist joints below it are locked at 0 and the wrist
+   * is merged into link 4 (one note per locked joint) */
   o.base = NULL; o.tip = "lwr_4_link";
   int rc = dy_load_urdf(kuka, &o, &c, err, sizeof err);
   CHECK(rc == 0 && c && c->n == 4, "kuka --tip lwr_4_link: %s", rc ? err : "");
   if (!rc) {
+    static const char* const wrist[] = {"lwr_4_link", "lwr_5_link", "lwr_6_link", "lwr_7_link"};
     double mass = 0;
-    for (int j = 0; j < 4; j++) mass += c->par[DY_NPAR_LINK*j + DY_M];
-    CHECK_REL(mass, 4 * 2.7, 1e-14, "kuka --tip lwr_4_link: mass of links 1-4 only");
+    for (int j = 0; j < 3; j++) mass += c->par[DY_NPAR_LINK*j + DY_M];
+    CHECK_REL(mass, 3 * 2.7, 1e-14, "kuka --tip lwr_4_link: mass of links 1-3");
+    CHECK_REL(c->par[DY_NPAR_LINK*3 + DY_M], file_mass(kuka, wrist, 4), 1e-14,
+              "kuka --tip lwr_4_link: link 4 holds the locked wrist");
     CHECK(c->load_fk_err < 1e-12, "kuka --tip: fk err %.3g", c->load_fk_err);
+    char want[200];
+    snprintf(want, sizeof want, "locked joint 'lwr_4_joint' at 0 rad: %g kg merged into link 4 (lwr_4_link)\n"
+             "locked joint 'lwr_5_joint' at 0 rad: ", file_mass(kuka, wrist + 1, 3));
+    CHECK(!strncmp(c->notes, want, strlen(want)) && strstr(c->notes, "\nlocked joint 'lwr_6_joint' at 0 rad: ") &&
+          count_char(c->notes, '\n') == 3, "kuka --tip lwr_4_link: notes '%s'", c->notes);
   }
   dy_freeModel(a); dy_freeModel(b); dy_freeModel(c);
   o.tip = NULL; o.base = "lwr_2_link";
