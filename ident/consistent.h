@@ -87,7 +87,10 @@ typedef struct {
   double nonneg_margin;     /* smallest flagged pi_k (+inf if none) */
   int iterations;           /* solver iterations */
   int solver_status;        /* DSDP's termination reason (1 = converged) */
-  int certified;            /* 1: gap <= 1e-6 and every margin >= -1e-9 (relative) */
+  double pinfeas;           /* infeasibility of the multipliers the bound comes from */
+  int certified;            /* 1: gap <= 1e-5 from a valid bound (DSDP converged or
+                               multipliers feasible to 1e-6) and every margin >= -1e-9
+                               (relative) */
   double seconds;           /* wall time of the solve */
 } dyiConsResult;
 
@@ -109,12 +112,14 @@ double dyi_pseudo_mineig(const double par10[10]);
  * distance problem  min ||D (K pi - beta)||^2  over consistent pi (PI_j >= 0,
  * flagged joint parameters >= 0), D_i = 1/max(|beta_i|, 1e-3 max|beta|),
  * solved as above without a prior term, so that the dual bound bounds the
- * distance itself (prior, if not NULL, is only the centre of the scaled
- * variables). *dist: the objective at the solution (relative,
- * squared); *lower: its certified lower bound; pi_out (npar, may be NULL):
- * the closest consistent parameters. Returns 1 consistent (dist <= tol),
- * 0 inconsistent (lower > tol: certified), 2 undecided; -1 on error.
- * tol: a relative distance of 1e-6 (dist <= 1e-12). */
+ * distance of every consistent realisation (prior, if not NULL, is only the
+ * centre of the scaled variables; the bound is trusted when it lies below
+ * the distance found and its multipliers are feasible to 1e-5). *dist: the
+ * distance found (relative, squared); *lower: its certified lower bound (0
+ * when none); pi_out (npar, may be NULL): the closest consistent
+ * parameters. Returns 1 consistent (a witness within a relative distance of
+ * 1e-6), 0 inconsistent (every consistent realisation at least 1e-3 away),
+ * 2 undecided; -1 on error. */
 int dyi_consistent_check(const dyModel* m, const double* K, int p, int npar, const double* beta,
                          const double* prior, double* dist, double* lower, double* pi_out,
                          char* err, int errsz);
@@ -126,7 +131,7 @@ int dyi_consistent_check(const dyModel* m, const double* K, int p, int npar, con
  * given, < 0 the default: DYI_PRIOR_W, divided by 10 (at most 8 times)
  * until the training residual is within 0.1 % of the consistent solution
  * without a prior (solved first). *weight_used: the w of the result. */
-#define DYI_BOX 1e4
+#define DYI_BOX 1e3
 #define DYI_PRIOR_W 1e-3
 #define DYI_NOPRIOR_W 1e-6   /* no prior: the minimum-norm solution, bounded */
 int dyi_consistent_est(const dyModel* m, const dyBase* b, const dyEstim* e, const double* prior,

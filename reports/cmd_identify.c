@@ -186,8 +186,9 @@ static int identify_consistent(const dyCli* c, const dyModel* m, const dyBase* b
   FILE* f = fmemopen(cons, consz, "w");
   if (!f) return cli_fail("out of memory") ? -1 : -1;
   fprintf(f, "consistent: %s (objective %.10g, certified lower bound %.10g, relative gap %.2g; "
-          "DSDP, %d iterations, %.3g s)\n", cr->certified ? "certified optimal and physically consistent"
-          : "NOT certified", cr->objective, cr->lower_bound, cr->gap, cr->iterations, cr->seconds);
+          "DSDP status %d, multiplier infeasibility %.2g, %d iterations, %.3g s)\n",
+          cr->certified ? "certified optimal and physically consistent" : "NOT certified", cr->objective,
+          cr->lower_bound, cr->gap, cr->solver_status, cr->pinfeas, cr->iterations, cr->seconds);
   fprintf(f, "consistent: training residual %+.4g %% over the unconstrained estimate (weighted rss %.8g vs %.8g)\n",
           cr->rss_rise_pct, cr->rss, rho2);
   fprintf(f, "consistent: prior %s", what);

@@ -28,6 +28,7 @@
 #include "estimate.h"
 #include "io.h"
 #include "regressor.h"
+#include "kdl_urdf.h"
 #include <lapacke.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -271,31 +272,42 @@ static double barrier(pgProb* q, double* pi, int* ok) {
   return F;
 }
 
+/* Every standard parameter identifiable (K = 1, R a random well-conditioned
+ * triangle), so the optimum is unique and both methods must find it: z =
+ * R pi_bad + noise with pi_bad inconsistent on purpose (link 2 negated,
+ * IA3 and FV1 negative), so that constraints are active. */
 static void test_against_barrier(void) {
-  for (int trial = 0; trial < 3; trial++) {
+  for (int trial = 0; trial < 4; trial++) {
     th_rng = 1234567ull + (unsigned long long)trial;
-    dyModel* m = th_random_model(3, 0.3, 0.5, 1);
-    const int n = m->n;
+    dyModel* m = th_random_model(trial == 3 ? 5 : 3, 0.3, 0.5, 1);
+    const int n = m->n, np = 14*n, p = np;
     char err[DY_ERRSZ];
-    dyBase* b = dyi_base_compute(m, "khalil", 1, err, sizeof err);
-    CHECK(b != NULL, "base set: %s", err);
-    if (!b) { dy_freeModel(m); continue; }
-    /* inconsistent generating parameters: link 2 with negative mass, joint 3 negative armature */
     double pt[14*DY_MAXJ];
-    memcpy(pt, m->par, sizeof(double) * 14 * (size_t)n);
+    memcpy(pt, m->par, sizeof(double) * (size_t)np);
     for (int k = 0; k < 10; k++) pt[10 + k] = -pt[10 + k];
     pt[10*n + 4*2 + DY_IA] = -0.2;
-    dyEstim* e = fold(m, b, pt, 400, 0.02, 99 + (unsigned long long)trial);
-    const int p = e->p, P1 = p + 1;
-    double rho = e->Raug[p + (size_t)P1*p];
-    dyiConsProblem pr = {p, b->npar, b->B, e->Raug, P1, e->Raug + (size_t)P1*p, rho*rho, NULL, 0,
-                         trial == 2 ? 1e-3 : 0, NULL, getenv("TV") != NULL};
+    pt[10*n + DY_FV] = -0.5;
+    double* K = calloc((size_t)np * np, sizeof(double));
+    double* R = calloc((size_t)np * np, sizeof(double));
+    double z[14*DY_MAXJ];
+    for (int i = 0; i < np; i++) {
+      K[(size_t)i*np + i] = 1;
+      R[i + (size_t)np*i] = th_uniform(0.5, 2);
+      for (int c = i + 1; c < np; c++) R[i + (size_t)np*c] = th_uniform(-0.3, 0.3);
+    }
+    for (int i = 0; i < np; i++) {
+      double s = 0;
+      for (int c = i; c < np; c++) s += R[i + (size_t)np*c] * pt[c];
+      z[i] = s + 0.01 * gauss();
+    }
+    double rho2 = 0.05;
+    dyiConsProblem pr = {p, np, K, R, np, z, rho2, NULL, 0, trial == 2 ? 1e-3 : 0, NULL, 0};
     dyiConsResult r;
     int st = dyi_consistent(m, &pr, &r, err, sizeof err);
     CHECK(st == 0, "dyi_consistent: %s", err);
-    if (st) { dyi_est_free(e); dyi_base_free(b); dy_freeModel(m); continue; }
-    pgProb q = {n, b->npar, p, b->B, e->Raug, e->Raug + (size_t)P1*p, P1, rho*rho, rho*rho, pr.min_eig,
-                malloc(sizeof(double) * (size_t)p), malloc(sizeof(double) * (size_t)(b->npar > p ? b->npar : p))};
+    if (st) { free(K); free(R); dy_freeModel(m); continue; }
+    pgProb q = {n, np, p, K, R, z, np, rho2, rho2, pr.min_eig,
+                malloc(sizeof(double) * (size_t)p), malloc(sizeof(double) * (size_t)p)};
     double pipg[14*DY_MAXJ];
     int bok;
     double fpg = barrier(&q, pipg, &bok);
@@ -312,23 +324,278 @@ static void test_against_barrier(void) {
       CHECK(r.link_margin[j] >= -1e-9 * (1 + fabs(r.pi[10*j + DY_M])),
             "trial %d link %d: pseudo-inertia - E >= 0 (%.3g)", trial, j + 1, r.link_margin[j]);
     CHECK(!(r.nonneg_margin < 0), "trial %d: IA FV FC >= 0 (%.3g)", trial, r.nonneg_margin);
-    /* beta is K pi, recomputed */
-    double worst = 0;
-    for (int i = 0; i < p; i++) {
-      double s = 0;
-      for (int k = 0; k < b->npar; k++) s += b->B[(size_t)i*b->npar + k] * r.pi[k];
-      worst = fmax(worst, fabs(s - r.beta[i]) / (1 + fabs(s)));
-    }
-    CHECK(worst < 1e-12, "trial %d: beta = K pi (%.2g)", trial, worst);
     free(q.r); free(q.g);
     dyi_cons_free(&r);
-    dyi_est_free(e);
-    dyi_base_free(b);
+    free(K); free(R);
     dy_freeModel(m);
   }
 }
 
+/* relative torque error of parameters par over states X (3n each) against
+ * torques T (n each) */
+static double heldout(const dyModel* m, dyData* d, const double* par, const double* X, const double* T,
+                      int ns) {
+  const int n = m->n;
+  double t[DY_MAXJ], se = 0, sm = 0;
+  for (int s = 0; s < ns; s++) {
+    const double* x = X + (size_t)s*3*n;
+    dy_rnea(m, d, par, x, x + n, x + 2*n, t);
+    for (int j = 0; j < n; j++) { double e = T[(size_t)s*n + j] - t[j]; se += e*e; sm += T[(size_t)s*n + j]*T[(size_t)s*n + j]; }
+  }
+  return 100 * sqrt(se / sm);
+}
+
+/* sum over links of the relative mass error and the centre-of-mass error / 0.1 m */
+static double dist_truth(int n, const double* pi, const double* pt) {
+  double s = 0;
+  for (int j = 0; j < n; j++) {
+    const double *a = pi + 10*j, *b = pt + 10*j;
+    s += fabs(a[DY_M] - b[DY_M]) / b[DY_M];
+    double dc = 0;
+    for (int k = 0; k < 3; k++) {
+      double ca = a[DY_M] > 0 ? a[DY_MX + k] / a[DY_M] : 0, cb = b[DY_MX + k] / b[DY_M];
+      dc += (ca - cb) * (ca - cb);
+    }
+    s += sqrt(dc) / 0.1;
+  }
+  return s;
+}
+
+static void test_panda_simulated(void) {
+  char err[DY_ERRSZ];
+  dyModel* m = NULL;
+  if (dy_load_model("datasets/models/panda.csv", NULL, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
+  const int n = m->n, np = 14*n;
+  for (int j = 0; j < n; j++) {
+    double* q = m->par + 10*n + 4*j;
+    q[DY_IA] = 0.02; q[DY_FV] = fabs(q[DY_FV]) + 0.05; q[DY_FC] = fabs(q[DY_FC]) + 0.1; q[DY_FO] = 0;
+  }
+  dyBase* b = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+  if (!b) { CHECK(0, "%s", err); dy_freeModel(m); return; }
+  dyEstim* e = fold(m, b, m->par, 3000, 0.02, 4242);
+  /* held-out states: clean torques and 2 % noise */
+  const int nh = 1000;
+  double* X = malloc(sizeof(double) * (size_t)nh * 3 * n);
+  double* Tc = malloc(sizeof(double) * (size_t)nh * n);
+  double* Tn = malloc(sizeof(double) * (size_t)nh * n);
+  dyData* d = dy_makeData(m);
+  double rms[DY_MAXJ] = {0};
+  th_rng = 777;
+  for (int s = 0; s < nh; s++) {
+    double* x = X + (size_t)s*3*n;
+    th_random_state(n, x, x + n, x + 2*n);
+    dy_rnea(m, d, m->par, x, x + n, x + 2*n, Tc + (size_t)s*n);
+    for (int j = 0; j < n; j++) rms[j] += Tc[(size_t)s*n + j] * Tc[(size_t)s*n + j] / nh;
+  }
+  for (int s = 0; s < nh; s++)
+    for (int j = 0; j < n; j++) Tn[(size_t)s*n + j] = Tc[(size_t)s*n + j] + 0.02 * sqrt(rms[j]) * gauss();
+  double pu[14*DY_MAXJ];
+  if (dyi_realise_near(m, b->B, b->nb, b->npar, e->beta, NULL, pu, err, sizeof err)) CHECK(0, "%s", err);
+  double floor_n = heldout(m, d, m->par, X, Tn, nh);
+  double eu_n = heldout(m, d, pu, X, Tn, nh);
+
+  /* consistent, no prior */
+  dyiConsResult r0, r1, r2;
+  double w;
+  int st = dyi_consistent_est(m, b, e, NULL, -1, 0, &r0, &w, err, sizeof err);
+  CHECK(st == 0, "consistent (no prior): %s", err);
+  if (st) goto done;
+  CHECK(r0.certified, "certified (gap %.2g, status %d)", r0.gap, r0.solver_status);
+  int psd = 1;
+  for (int j = 0; j < n; j++) psd &= dyi_pseudo_mineig(r0.pi + 10*j) >= -1e-9 * (1 + r0.pi[10*j + DY_M]);
+  CHECK(psd, "every link's pseudo-inertia PSD to round-off");
+  double ec_n = heldout(m, d, r0.pi, X, Tn, nh), ec_c = heldout(m, d, r0.pi, X, Tc, nh);
+  CHECK(ec_n <= 1.01 * floor_n, "held-out error at the noise floor: %.4g %% vs %.4g %%", ec_n, floor_n);
+  CHECK(ec_n <= 1.05 * eu_n, "held-out error within 1.05x the unconstrained: %.4g %% vs %.4g %%", ec_n, eu_n);
+  CHECK(ec_c < 0.5, "noise-free held-out error %.4g %% < 0.5 %%", ec_c);
+
+  /* a perturbed nominal model (still consistent) as the prior */
+  double prior[14*DY_MAXJ];
+  th_rng = 31337;
+  for (int j = 0; j < n; j++) {
+    double mass, c[3], Ic[6];
+    dy_linkpar_to_com(m->par + 10*j, &mass, c, Ic);
+    mass *= th_uniform(0.8, 1.2);
+    for (int k = 0; k < 3; k++) c[k] += th_uniform(-0.02, 0.02);
+    double f = th_uniform(0.8, 1.2);
+    for (int k = 0; k < 6; k++) Ic[k] *= f;
+    dy_linkpar_from_com(prior + 10*j, mass, c, Ic);
+    for (int k = 0; k < 4; k++) prior[10*n + 4*j + k] = m->par[10*n + 4*j + k] * th_uniform(0.8, 1.2);
+  }
+  st = dyi_consistent_est(m, b, e, prior, -1, 0, &r1, &w, err, sizeof err);
+  CHECK(st == 0, "consistent (prior): %s", err);
+  if (st) { dyi_cons_free(&r0); goto done; }
+  double d0 = dist_truth(n, r0.pi, m->par), d1 = dist_truth(n, r1.pi, m->par);
+  CHECK(d1 < d0, "with the perturbed nominal as prior the parameters land closer to the truth: %.4g vs %.4g",
+        d1, d0);
+  CHECK(r1.rss <= 1.001 * r0.rss, "default prior weight %.3g: training residual within 0.1 %% of no prior "
+        "(%.8g vs %.8g)", w, r1.rss, r0.rss);
+  CHECK(heldout(m, d, r1.pi, X, Tn, nh) <= 1.01 * floor_n, "with the prior: held-out error at the noise floor");
+  /* a margin: every link's pseudo-inertia >= E */
+  st = dyi_consistent_est(m, b, e, prior, -1, 1e-3, &r2, &w, err, sizeof err);
+  CHECK(st == 0, "consistent (min-eig): %s", err);
+  if (!st) {
+    int ok = 1;
+    for (int j = 0; j < n; j++) ok &= dyi_pseudo_mineig(r2.pi + 10*j) >= 1e-3 * (1 - 1e-6);
+    CHECK(ok && r2.certified, "--min-eig 1e-3: every pseudo-inertia >= 1e-3");
+    dyi_cons_free(&r2);
+  }
+  dyi_cons_free(&r0); dyi_cons_free(&r1);
+done:
+  (void)np;
+  free(X); free(Tc); free(Tn);
+  dy_freeData(d);
+  dyi_est_free(e);
+  dyi_base_free(b);
+  dy_freeModel(m);
+}
+
+/* ----------------------------------------------------- the program */
+
+static const char* T = "build/tests/cons";
+
+/* every numeric row of a CSV file (skipping '#' lines and the header) into v; returns rows */
+static int read_rows(const char* path, double* v, int maxv, int* cols) {
+  FILE* f = fopen(path, "r");
+  char line[8192];
+  int nv = 0, rows = 0, hdr = 0;
+  if (!f) return 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#' || line[0] == '\n') continue;
+    if (!hdr) { hdr = 1; continue; }
+    int c = 0;
+    for (char* t = strtok(line, ",\n"); t && nv < maxv; t = strtok(NULL, ",\n")) { v[nv++] = strtod(t, NULL); c++; }
+    *cols = c;
+    rows++;
+  }
+  fclose(f);
+  return rows;
+}
+
+static void test_program(void) {
+  char cmd[2048], path[512];
+  mkdir("build/tests/cons", 0755);
+  const char* P = "datasets/models/panda.csv";
+  const char* L = "datasets/panda/exciting_traj.csv.gz --map t=t_s";
+  snprintf(cmd, sizeof cmd, "./dynid identify %s %s --rows 1..4000 --friction --consistent --model-out %s/id.csv "
+           "-o %s/p.csv", P, L, T, T);
+  CHECK(th_run(T, cmd) == 0, "identify --consistent --model-out .csv: %s", th_slurp("build/tests/cons/stderr"));
+  snprintf(cmd, sizeof cmd, "./dynid identify %s %s --rows 1..4000 --friction --consistent --quiet "
+           "--model-out %s/id.urdf -o %s/p2.csv", P, L, T, T);
+  CHECK(th_run(T, cmd) == 0, "identify --consistent --model-out .urdf: %s", th_slurp("build/tests/cons/stderr"));
+  const char* hdr = th_slurp("build/tests/cons/p.csv");
+  CHECK(strstr(hdr, "# consistent: certified optimal and physically consistent") != NULL,
+        "the PARAMS header carries the certificate");
+  const char* mh = th_slurp("build/tests/cons/id.csv");
+  CHECK(strstr(mh, "# dynid identify") && strstr(mh, "#! gravity"), "the model table says how it was made");
+
+  /* random states; the identified torques by --params, by each model file, and by KDL on the URDF */
+  dyModel* m = NULL;
+  char err[DY_ERRSZ];
+  if (dy_load_model(P, NULL, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
+  const int n = m->n;
+  snprintf(path, sizeof path, "%s/states.csv", T);
+  FILE* f = fopen(path, "w");
+  fprintf(f, "q1");
+  for (int j = 2; j <= n; j++) fprintf(f, ",q%d", j);
+  for (int j = 1; j <= n; j++) fprintf(f, ",qd%d", j);
+  for (int j = 1; j <= n; j++) fprintf(f, ",qdd%d", j);
+  fprintf(f, "\n");
+  double S[50][3*DY_MAXJ];
+  th_rng = 555;
+  for (int s = 0; s < 50; s++) {
+    th_random_state(n, S[s], S[s] + n, S[s] + 2*n);
+    for (int k = 0; k < 3*n; k++) fprintf(f, "%s%.17g", k ? "," : "", S[s][k]);
+    fprintf(f, "\n");
+  }
+  fclose(f);
+  static double a[50*DY_MAXJ], b[50*DY_MAXJ], c[50*DY_MAXJ];
+  int cols = 0;
+  snprintf(cmd, sizeof cmd, "./dynid id %s %s/states.csv --params %s/p.csv -o %s/t_params.csv", P, T, T, T);
+  CHECK(th_run(T, cmd) == 0, "id --params");
+  int ra = read_rows("build/tests/cons/t_params.csv", a, 50*DY_MAXJ, &cols);
+  const char* files[2] = {"id.csv", "id.urdf"};
+  for (int fi = 0; fi < 2; fi++) {
+    snprintf(cmd, sizeof cmd, "./dynid id %s/%s %s/states.csv -o %s/t_file.csv", T, files[fi], T, T);
+    CHECK(th_run(T, cmd) == 0, "id on the written %s: %s", files[fi], th_slurp("build/tests/cons/stderr"));
+    int rb = read_rows("build/tests/cons/t_file.csv", b, 50*DY_MAXJ, &cols);
+    double worst = 0, scale = 0;
+    for (int i = 0; i < ra * n && ra == rb; i++) { worst = fmax(worst, fabs(a[i] - b[i])); scale = fmax(scale, fabs(a[i])); }
+    CHECK(ra == 50 && rb == 50 && worst <= 1e-9 * scale,
+          "the written %s reproduces the identified torques: %.3g of %.3g", files[fi], worst, scale);
+  }
+  /* KDL, built from the written URDF by its own parser */
+  snprintf(path, sizeof path, "%s/id.urdf", T);
+  kdl_urdf* k = kdl_urdf_load(path, err, sizeof err);
+  CHECK(k != NULL, "KDL loads the written URDF: %s", err);
+  if (k) {
+    const char* names[DY_MAXJ];
+    for (int j = 0; j < n; j++) names[j] = m->jnt_name[j];
+    double worst = 0, scale = 0;
+    for (int s = 0; s < 50; s++) {
+      kdl_urdf_id(k, names, n, S[s], S[s] + n, S[s] + 2*n, c + s*n);
+      for (int j = 0; j < n; j++) { worst = fmax(worst, fabs(c[s*n + j] - a[s*n + j])); scale = fmax(scale, fabs(a[s*n + j])); }
+    }
+    CHECK(worst <= 1e-9 * scale, "KDL on the written URDF gives the identified torques: %.3g of %.3g", worst, scale);
+    kdl_urdf_free(k);
+  }
+
+  /* downstream: validate says consistent and positive definite, simulates; fd works */
+  snprintf(cmd, sizeof cmd, "./dynid validate %s %s/p.csv %s --rows 14001..15000 --horizon 0.05 -o %s/v.csv",
+           P, T, L, T);
+  CHECK(th_run(T, cmd) == 0, "validate: %s", th_slurp("build/tests/cons/stderr"));
+  const char* v = th_slurp("build/tests/cons/v.csv");
+  CHECK(strstr(v, "# physical consistency: consistent (certified)") != NULL, "validate: consistent (certified)");
+  CHECK(strstr(v, "positive definite at every sample") != NULL, "validate: H positive definite along the log");
+  CHECK(strstr(v, "# sim joint") != NULL, "validate --horizon compares samples");
+  /* forward dynamics of the identified model at the identified torques gives back qdd */
+  snprintf(path, sizeof path, "%s/fdlog.csv", T);
+  f = fopen(path, "w");
+  for (int j = 1; j <= n; j++) fprintf(f, "%sq%d", j > 1 ? "," : "", j);
+  for (int j = 1; j <= n; j++) fprintf(f, ",qd%d", j);
+  for (int j = 1; j <= n; j++) fprintf(f, ",tau%d", j);
+  fprintf(f, "\n");
+  for (int s = 0; s < 50; s++) {
+    for (int k = 0; k < 2*n; k++) fprintf(f, "%s%.17g", k ? "," : "", S[s][k]);
+    for (int j = 0; j < n; j++) fprintf(f, ",%.17g", a[s*n + j]);
+    fprintf(f, "\n");
+  }
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "./dynid fd %s %s/fdlog.csv --params %s/p.csv -o %s/fd.csv", P, T, T, T);
+  CHECK(th_run(T, cmd) == 0, "fd --params works: %s", th_slurp("build/tests/cons/stderr"));
+  {
+    int rb = read_rows("build/tests/cons/fd.csv", b, 50*DY_MAXJ, &cols);
+    double worst = 0;
+    for (int s = 0; s < 50 && rb == 50; s++)
+      for (int j = 0; j < n; j++) worst = fmax(worst, fabs(b[s*n + j] - S[s][2*n + j]) / (1 + fabs(S[s][2*n + j])));
+    /* H is well conditioned here (smallest eigenvalue ~1e-4 of ~1): 1e-6 */
+    CHECK(rb == 50 && worst < 1e-6, "fd at the identified torques gives back qdd: %.3g", worst);
+  }
+
+  /* bad input: one line, the right exit status */
+  struct { const char* opt; int rc; const char* says; } bad[] = {
+    {"--consistent --min-eig -1", 2, "--min-eig must be a number >= 0"},
+    {"--prior none", 2, "go with --consistent"},
+    {"--consistent --prior-weight -2", 2, "--prior-weight must be a number >= 0"},
+    {"--consistent --prior datasets/models/puma560.csv", 1, "the prior model has 6 joints"},
+    {"--consistent --prior build/tests/cons/nothere.csv", 1, "nothere.csv"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    snprintf(cmd, sizeof cmd, "./dynid identify %s %s --rows 1..2000 --friction %s -o %s/bad.csv", P, L,
+             bad[i].opt, T);
+    int rc = th_run(T, cmd);
+    const char* e = th_slurp("build/tests/cons/stderr");
+    struct stat st;
+    CHECK(rc == bad[i].rc && strstr(e, bad[i].says) && strncmp(e, "dynid: ", 7) == 0 &&
+          stat("build/tests/cons/bad.csv", &st) != 0,
+          "%s: exit %d, '%s'", bad[i].opt, rc, e);
+  }
+  dy_freeModel(m);
+}
+
 int main(void) {
   test_against_barrier();
+  test_panda_simulated();
+  test_program();
   return test_report();
 }
