@@ -27,8 +27,19 @@ int dyp_lines(FILE* f, const dypFrame* fr, const double* x, int npts,
  * mean and standard deviation drawn over it (legend says both). */
 int dyp_histogram(FILE* f, const dypFrame* fr, const double* v, int n, int nbins);
 
+/* Histograms of nseries samples v[k] (n values each) over common bins, drawn
+ * as outlines in the series' colours; the legend gives each name with its
+ * mean and standard deviation. nseries = 1 is dyp_histogram. */
+int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
+                   const char* const* names, int nseries, int nbins);
+
 /* Bar chart: one bar per label (n), value v[i]. */
 int dyp_bars(FILE* f, const dypFrame* fr, const char* const* labels,
              const double* v, int n);
+
+/* Grouped bar chart: per label (n) one bar for each of nseries series,
+ * v[k][i], in the series' colours, with a legend of names (NULL: none). */
+int dyp_groupbars(FILE* f, const dypFrame* fr, const char* const* labels,
+                  const double* const* v, const char* const* names, int nseries, int n);
 
 #endif
