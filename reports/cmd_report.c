@@ -94,13 +94,14 @@ typedef struct {
 } series_t;
 
 static const char* css =
-  "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+  "body{font-family:sans-serif;max-width:1300px;margin:2em auto;color:#222}"
   "h1{border-bottom:2px solid #1f77b4}h2{margin-top:2em;border-bottom:1px solid #ccc}"
   "table{border-collapse:collapse;font-size:90%;margin:0.5em 0}"
   "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
   "th{background:#eef}td.l{text-align:left;font-family:monospace}td.t{text-align:left}"
   "tr.warn td{background:#fee}tr.nom td{background:#f4f4f4;color:#555}td.warn{background:#fee}"
-  "tr.sep td{border-top:2px solid #999}"
+  "table.links td{white-space:nowrap}table.links tr.nom td{border-top:2px solid #999}"
+  "td.link{background:#fff !important;color:#222 !important;text-align:center;font-weight:bold}"
   "pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:85%}"
   ".grid{display:flex;flex-wrap:wrap}.grid svg{width:540px;height:auto}.ok{color:#2a2}.bad{color:#c22}"
   ".wide{overflow-x:auto}summary{cursor:pointer;margin:0.5em 0}"
@@ -447,7 +448,9 @@ static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset
   }
   for (int k = 0; k < ns; k++) dyv_validator_free(v[k]);
 
-  /* plots: each set in its own colour, the measurement first where shown */
+  /* plots: each set keeps its colour from plot to plot (with two sets the
+   * measurement takes the first colour, the sets the next ones) */
+  const int c0 = ns > 1 ? 2 : 0;
   const char* names[MAXSET + 1];
   for (int k = 0; k < ns; k++) names[k] = sv[k]->label;
   fputs("<div class=\"grid\">\n", f);
@@ -457,10 +460,10 @@ static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset
   if (nrow > n) {
     const double* rv[MAXSET];
     for (int k = 0; k < ns; k++) rv[k] = rel[k];
-    dypFrame fb = {"relative error per joint (held-out)", "joint", "100 ||e|| / ||tau|| [%]", 540, 300};
+    dypFrame fb = {"relative error per joint (held-out)", "joint", "100 ||e|| / ||tau|| [%]", 540, 300, c0};
     dyp_groupbars(f, &fb, jl, rv, ns > 1 ? names : NULL, ns, n);
   }
-  dypFrame fe = {"smallest eigenvalue of the inertia matrix", "time [s]", "lambda_min [kg m^2]", 540, 300};
+  dypFrame fe = {"smallest eigenvalue of the inertia matrix", "time [s]", "lambda_min [kg m^2]", 540, 300, c0};
   const double* ye[MAXSET];
   const char* ne[MAXSET];
   char nebuf[MAXSET][96];
@@ -474,7 +477,7 @@ static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset
   for (int j = 0; j < n && resid; j++) {
     char tt[96];
     snprintf(tt, sizeof tt, "joint %d: measured and predicted torque", j + 1);
-    dypFrame fl = {tt, "time [s]", m->jnt_type[j] == DY_REVOLUTE ? "torque [N m]" : "force [N]", 540, 300};
+    dypFrame fl = {tt, "time [s]", m->jnt_type[j] == DY_REVOLUTE ? "torque [N m]" : "force [N]", 540, 300, 0};
     const double* y[MAXSET + 1] = {S->meas + j*MAXPTS};
     const char* yn[MAXSET + 1] = {"measured"};
     char ynb[MAXSET][80];
@@ -488,7 +491,7 @@ static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset
     }
     dyp_lines(f, &fl, S->t, (int)S->n, y, yn, ns + 1);
     snprintf(tt, sizeof tt, "joint %d: residual (measured - predicted)", j + 1);
-    dypFrame fh = {tt, m->jnt_type[j] == DY_REVOLUTE ? "residual [N m]" : "residual [N]", "density", 540, 300};
+    dypFrame fh = {tt, m->jnt_type[j] == DY_REVOLUTE ? "residual [N m]" : "residual [N]", "density", 540, 300, c0};
     dyp_histograms(f, &fh, rr, (int)S->n, names, ns, 40);
   }
   free(resid);
@@ -497,9 +500,12 @@ static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset
 }
 
 /* one row of the per-link table: mass, centre of mass, principal moments,
- * pseudo-inertia and validity of l against the nominal link nom */
-static void link_row(FILE* f, const char* cls, const char* who, const dyvLinkPhys* l, const dyvLinkPhys* nom) {
-  fprintf(f, "<tr class=\"%s\"><td class=\"t\">", l->ok || !strcmp(cls, "nom") ? cls : "warn");
+ * pseudo-inertia and validity of l against the nominal link nom (NULL: l
+ * is the nominal link, first of its rows: the link number spans rows) */
+static void link_row(FILE* f, int j, int rows, const char* who, const dyvLinkPhys* l, const dyvLinkPhys* nom) {
+  if (!nom) fprintf(f, "<tr class=\"nom\"><td rowspan=\"%d\" class=\"link\">%d</td>", rows, j + 1);
+  else fputs(l->ok ? "<tr>" : "<tr class=\"warn\">", f);
+  fputs("<td class=\"t\">", f);
   esc(f, who);
   fprintf(f, "</td><td>%.4g</td>", l->mass);
   if (nom && nom->mass > 0) fprintf(f, "<td>%+.1f</td>", 100 * (l->mass - nom->mass) / nom->mass);
@@ -536,32 +542,35 @@ static void phys_section(FILE* f, const dyModel* m, pset* const* sv, int ns, con
               sqrt(fmax(p->dist, 0)), sqrt(fmax(p->lower, 0)));
     fputs("</li>\n", f);
   }
-  fputs("</ul>\n<h3 id=\"links\">Links: nominal against identified</h3>\n<p>Identified links of ", f);
+  fputs("</ul>\n<h3 id=\"links\">Links: nominal against identified</h3>\n<p>Identified links:</p>\n<ul>\n", f);
   for (int k = 0; k < ns; k++) {
-    if (ns > 1) { esc(f, sv[k]->label); fputs(": ", f); }
-    if (sv[k]->from_file) { fputs("the model file ", f); file_links(f, sv[k], out); fputs(" ", f); }
-    else fputs("the closest physically consistent realisation of the base parameters (nearest the nominal "
-               "model in the directions the data do not fix) ", f);
-    fprintf(f, "(relative distance from the base parameters %.2g)%s", sv[k]->links_dist, k + 1 < ns ? "; " : ". ");
+    const pset* s = sv[k];
+    fputs("<li>", f);
+    if (ns > 1) { fputs("<b>", f); esc(f, s->label); fputs("</b>: ", f); }
+    if (s->from_file) { fputs("the model file ", f); file_links(f, s, out); }
+    else fputs("the closest physically consistent realisation of the base parameters, nearest the nominal "
+               "model in the directions the data do not fix", f);
+    fprintf(f, "; relative distance from the base parameters %.2g", s->links_dist);
+    if (s->links_dist > 1e-3 && s->phys.verdict != 1)
+      fputs(": it does not reproduce this estimate (no consistent realisation does); its links show where "
+            "the nearest physically valid arm lies", f);
+    fputs(".</li>\n", f);
   }
-  fputs("Mass change relative to the nominal model, centre of mass in the link frame, its distance from "
-        "the nominal one, principal moments of inertia about the centre of mass (ascending), smallest "
-        "eigenvalue of the pseudo-inertia (&gt;= 0: the link is physically valid). Link quantities the "
-        "logs cannot see stay at the nominal values.</p>\n", f);
-  fputs("<div class=\"wide\"><table class=\"links\"><tr><th>link</th><th></th><th>mass [kg]</th>"
+  fputs("</ul>\n<p>Mass and its change relative to the nominal model, centre of mass in the link frame and "
+        "its distance from the nominal one, principal moments of inertia about the centre of mass "
+        "(ascending), smallest eigenvalue of the pseudo-inertia (&gt;= 0: the link is physically valid). "
+        "Link quantities the logs cannot see stay near the nominal values.</p>\n", f);
+  fputs("<div class=\"wide\"><table class=\"links\"><tr><th>link</th><th>parameters</th><th>mass [kg]</th>"
         "<th>&#916; mass [%]</th><th>com x [mm]</th><th>com y [mm]</th><th>com z [mm]</th>"
         "<th>&#916; com [mm]</th><th>I1 [kg m<sup>2</sup>]</th><th>I2 [kg m<sup>2</sup>]</th>"
         "<th>I3 [kg m<sup>2</sup>]</th><th>pseudo-inertia min eig</th><th>valid</th></tr>\n", f);
   for (int j = 0; j < n; j++) {
     dyvLinkPhys nom, id;
     dyv_link_phys(&nom, m->par + DY_NPAR_LINK*j);
-    char who[80];
-    snprintf(who, sizeof who, "%d: nominal", j + 1);
-    link_row(f, "nom", who, &nom, NULL);
+    link_row(f, j, ns + 1, "nominal", &nom, NULL);
     for (int k = 0; k < ns; k++) {
       dyv_link_phys(&id, sv[k]->links + DY_NPAR_LINK*j);
-      snprintf(who, sizeof who, "%d: %s", j + 1, sv[k]->label);
-      link_row(f, "", who, &id, &nom);
+      link_row(f, j, ns + 1, sv[k]->label, &id, &nom);
     }
   }
   fputs("</table></div>\n", f);

@@ -51,14 +51,24 @@ static void range(const double* v, int n, double* lo, double* hi) {
   if (*hi - *lo < 1e-12 * (fabs(*hi) + 1)) { *lo -= 0.5; *hi += 0.5; }
 }
 
-static void legend(const char* const* names, int nseries, int boxes) {
+/* palette entry of series k: from the frame's first colour on */
+static int col(const dypFrame* fr, int k) {
+  return (fr->color0 > 0 ? fr->color0 : 1) + k;
+}
+
+/* too many series for the palette from the frame's first colour */
+static int too_many(const dypFrame* fr, int nseries) {
+  return nseries < 1 || col(fr, nseries - 1) > DYP_MAXSERIES;
+}
+
+static void legend(const dypFrame* fr, const char* const* names, int nseries, int boxes) {
   PLINT opt[DYP_MAXSERIES], tcol[DYP_MAXSERIES], lcol[DYP_MAXSERIES], lsty[DYP_MAXSERIES];
   PLINT bcol[DYP_MAXSERIES], bpat[DYP_MAXSERIES];
   PLFLT lw[DYP_MAXSERIES], bsc[DYP_MAXSERIES], bw[DYP_MAXSERIES];
   for (int k = 0; k < nseries; k++) {
     opt[k] = boxes ? PL_LEGEND_COLOR_BOX : PL_LEGEND_LINE;
-    tcol[k] = 15; lcol[k] = 1 + k; lsty[k] = 1; lw[k] = 2;
-    bcol[k] = 1 + k; bpat[k] = 0; bsc[k] = 0.8; bw[k] = 1;
+    tcol[k] = 15; lcol[k] = col(fr, k); lsty[k] = 1; lw[k] = 2;
+    bcol[k] = col(fr, k); bpat[k] = 0; bsc[k] = 0.8; bw[k] = 1;
   }
   PLFLT lw_out, lh_out;
   pllegend(&lw_out, &lh_out, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
@@ -69,7 +79,7 @@ static void legend(const char* const* names, int nseries, int boxes) {
 
 int dyp_lines(FILE* f, const dypFrame* fr, const double* x, int npts,
               const double* const* y, const char* const* names, int nseries) {
-  if (npts < 1 || nseries < 1 || nseries > DYP_MAXSERIES) return -1;
+  if (npts < 1 || too_many(fr, nseries)) return -1;
   char path[64];
   begin(path, fr);
   double xlo, xhi, ylo = INFINITY, yhi = -INFINITY;
@@ -106,13 +116,13 @@ int dyp_lines(FILE* f, const dypFrame* fr, const double* x, int npts,
         xs[m] = x[i2]; ys[m++] = y[k][i2];
       }
     }
-    plcol0(1 + k);
+    plcol0(col(fr, k));
     plwidth(1.2);
     plline(m, xs, ys);
   }
   free(xs); free(ys);
   plwidth(1);
-  if (names) legend(names, nseries, 0);
+  if (names) legend(fr, names, nseries, 0);
   return finish(f, path);
 }
 
@@ -133,7 +143,7 @@ int dyp_histogram(FILE* f, const dypFrame* fr, const double* v, int n, int nbins
 /* one series: filled bars and the normal density; several: outlines only */
 int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
                    const char* const* names, int nseries, int nbins) {
-  if (n < 2 || nbins < 2 || nseries < 1 || nseries > DYP_MAXSERIES) return -1;
+  if (n < 2 || nbins < 2 || too_many(fr, nseries)) return -1;
   double mean[DYP_MAXSERIES], sd[DYP_MAXSERIES];
   /* bins over mean +- 4 sd of every series (outliers counted in the end bins) */
   double lo = INFINITY, hi = -INFINITY;
@@ -171,7 +181,7 @@ int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
   pllab(fr->xlabel, fr->ylabel, fr->title);
   for (int k = 0; k < nseries; k++) {
     const PLFLT* c = cnt + k * nbins;
-    plcol0(1 + k);
+    plcol0(col(fr, k));
     if (nseries == 1) {
       for (int b = 0; b < nbins; b++) {
         PLFLT bx[4] = {lo + b * w, lo + b * w, lo + (b + 1) * w, lo + (b + 1) * w};
@@ -213,7 +223,7 @@ int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
     for (int k = 0; k < nseries; k++) {
       snprintf(lab[0][k], 128, "%s: mean %.3g, sd %.3g", names && names[k] ? names[k] : "", mean[k], sd[k]);
       ln[k] = lab[0][k];
-      opt[k] = PL_LEGEND_LINE; bcol[k] = 0; lcol[k] = 1 + k; lw[k] = 2;
+      opt[k] = PL_LEGEND_LINE; bcol[k] = 0; lcol[k] = col(fr, k); lw[k] = 2;
     }
     nl = nseries;
   }
@@ -233,7 +243,7 @@ int dyp_bars(FILE* f, const dypFrame* fr, const char* const* labels, const doubl
 
 int dyp_groupbars(FILE* f, const dypFrame* fr, const char* const* labels,
                   const double* const* v, const char* const* names, int nseries, int n) {
-  if (n < 1 || nseries < 1 || nseries > DYP_MAXSERIES) return -1;
+  if (n < 1 || too_many(fr, nseries)) return -1;
   double top = 0;
   for (int k = 0; k < nseries; k++)
     for (int i = 0; i < n; i++) if (isfinite(v[k][i]) && v[k][i] > top) top = v[k][i];
@@ -254,7 +264,7 @@ int dyp_groupbars(FILE* f, const dypFrame* fr, const char* const* labels,
       double x0 = i + 0.15 + k * bw, y = isfinite(v[k][i]) ? v[k][i] : 0;
       PLFLT bx[4] = {x0, x0, x0 + bw, x0 + bw};
       PLFLT by[4] = {0, y, y, 0};
-      plcol0(1 + k);
+      plcol0(col(fr, k));
       plfill(4, bx, by);
       plcol0(15);
       char val[32];
@@ -263,6 +273,6 @@ int dyp_groupbars(FILE* f, const dypFrame* fr, const char* const* labels,
     }
   }
   if (nseries > 1) plschr(0, 0.8);
-  if (nseries > 1 && names) legend(names, nseries, 1);
+  if (nseries > 1 && names) legend(fr, names, nseries, 1);
   return finish(f, path);
 }

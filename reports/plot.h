@@ -15,6 +15,9 @@ typedef struct {
   const char* xlabel;    /* with unit, e.g. "time [s]" */
   const char* ylabel;    /* with unit, e.g. "torque [N m]" */
   int width, height;     /* pixels; 0: 720 x 300 */
+  int color0;            /* palette entry (1..DYP_MAXSERIES) of the first series; 0: 1.
+                            Series k takes color0 + k, so that the same thing keeps
+                            its colour from plot to plot */
 } dypFrame;
 
 /* Line plot of nseries series y_k(x) sharing x (npts each), with a legend
