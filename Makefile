@@ -67,11 +67,12 @@ libdynid.a: $(OBJ_LIB)
 dynid: build/reports/main.o libdynid.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
 
-# KDL shim (C++), for tests and bench only; Debian's KDL uses 16-byte Eigen alignment
+# KDL shims (C++), for tests and bench only; Debian's KDL uses 16-byte Eigen
+# alignment; kdl_urdf.cpp reads URDFs with libxml2
 build/tests/%.o: tests/%.cpp $(HDR) | deps
 	@mkdir -p $(dir $@)
 	$(CXX) $(OPT) -g -std=c++17 -Wall -Wextra -DEIGEN_MAX_ALIGN_BYTES=16 -DEIGEN_MALLOC_ALREADY_ALIGNED=1 \
-	  -Icore -I/usr/include/eigen3 -c $< -o $@
+	  -Icore -I/usr/include/eigen3 -I/usr/include/libxml2 -c $< -o $@
 
 build/tests/%: tests/%.c libdynid.a $(TEST_CXX_OBJ) $(HDR)
 	@mkdir -p $(dir $@)

@@ -1,6 +1,7 @@
 /* dynid core: pull-style CSV rows on top of libcsv's push parser.
  * The file is read a line at a time through zlib (plain files pass through
- * unchanged); comment and blank lines are dropped before libcsv sees them.
+ * unchanged); comment and blank lines are dropped before libcsv sees them,
+ * and "#!" directive lines go to the reader's callback first if it has one.
  * Memory is bounded by the longest row, never by the file. */
 #include "io.h"
 #include <csv.h>
@@ -23,6 +24,7 @@ struct dyCsv_ {
   size_t* off; int nf, offcap;          /* field offsets into buf */
   char** fields; int fieldcap;          /* pointers handed to the caller */
   int row_ready;
+  dyCsvDirectiveFn on_dir; void* dir_ud; /* "#!" lines, NULL: comments */
   long lineno, rowline;                 /* physical line, line of row start */
   long long size;
 };
@@ -154,6 +156,12 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
     if (c->nf == 0 && c->buflen == 0 && !c->row_ready) {
       const char* s = text;
       while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
+      if (*s == '#' && s[1] == '!' && c->on_dir) {   /* directive line */
+        char* e = text + len;
+        while (e > text && (e[-1] == '\n' || e[-1] == '\r')) *--e = 0;
+        if (c->on_dir(c->dir_ud, text, c->lineno, err, errsz)) return -1;
+        continue;
+      }
       if (*s == 0 || *s == '#') continue;   /* blank or comment line */
       c->rowline = c->lineno;
     }
@@ -173,6 +181,11 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
   *fields = c->fields;
   *nf = c->nf;
   return 1;
+}
+
+void dy_csv_on_directive(dyCsv* c, dyCsvDirectiveFn fn, void* ud) {
+  c->on_dir = fn;
+  c->dir_ud = ud;
 }
 
 long dy_csv_line(const dyCsv* c) { return c->rowline; }

@@ -55,6 +55,9 @@ typedef struct {
   const char* tip;       /* --tip LINK for URDF, NULL: the end of the chain */
   int has_gravity;       /* 1: override gravity with gravity[] */
   double gravity[3];     /* --gravity gx,gy,gz in frame 0 [m/s^2] */
+  int nlock;             /* --lock JOINT=VALUE (URDF only): number given */
+  const char* const* lock_joint;  /* joint names (nlock), owned by the caller */
+  const double* lock_q;  /* their positions [rad|m] (nlock) */
 } dyLoadOpt;
 
 /* Load a model: *.urdf through dy_load_urdf, anything else as a table.
@@ -66,12 +69,46 @@ int dy_load_model(const char* path, const dyLoadOpt* opt, dyModel** out,
  * joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz[,ia,fv,fc,fo]
  * (optional: qmin,qmax,qdmax,qddmax,taumax, name). Inertia about the centre
  * of mass in frame-j axes; converted to the standard parameters about O_j.
+ * Or the standard form m,mx,my,mz,xx,xy,xz,yy,yz,zz instead of cx..izz: the
+ * parameters about O_j as given (any values; a link whose pseudo-inertia
+ * is not positive semi-definite gets a note in m->notes).
+ * Directive lines before the header (older readers see comments):
+ *   #! gravity, gx, gy, gz                        in frame 0 [m/s^2]
+ *   #! base, r11,r12,r13,r21,r22,r23,r31,r32,r33, px,py,pz   frame 0 in the
+ *                                                 source base frame (base_T)
+ *   #! tip, (same twelve numbers)                 frame n -> tip (tip_T)
+ * absent: (0,0,-9.81), identity, identity. opt->has_gravity overrides the
+ * file's gravity, with a note in m->notes when they differ.
  * With classic_dh the geometry and inertias are converted to modified DH. */
 int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
                   char* err, int errsz);
 
+/* A callback for the CSV reader: every line whose first non-blank
+ * characters are "#!" is handed to fn (text without the line end, 1-based
+ * line) instead of being skipped as a comment; a non-zero return makes
+ * dy_csv_next return -1 with err as fn set it. Readers that set none see
+ * comments, as before. */
+typedef int (*dyCsvDirectiveFn)(void* ud, const char* text, long line, char* err, int errsz);
+void dy_csv_on_directive(dyCsv* c, dyCsvDirectiveFn fn, void* ud);
+
+/* Physical consistency of one link's standard parameters par10 (model.h
+ * order, about O_j): 1 if the pseudo-inertia [tr(J)/2 1 - J, h; h^T, m]
+ * (J inertia about O_j, h = m c) is positive semi-definite, its smallest
+ * eigenvalue >= -1e-9 times its largest magnitude; else 0. */
+int dy_link_consistent(const double par10[10]);
+
+/* 1 if the centre-of-mass columns (m, cx..cz, ixx..izz) of a model table
+ * hold par10 as dy_load_table accepts them: m > 0 and the inertia about the
+ * centre of mass positive semi-definite to 1e-9 of its trace, or m = 0 with
+ * a zero first moment and J_O positive semi-definite; else 0. */
+int dy_link_comform(const double par10[10]);
+
 /* URDF (libxml2): the serial chain between opt->base and opt->tip, fixed
- * joints merged, frames converted to modified DH (see urdf.c). */
+ * joints merged, frames converted to modified DH (see urdf.c). Moving
+ * joints off the chain that hang from it (or from the base) are locked at 0
+ * or at opt->lock_q and their subtrees merged like fixed links, one line per
+ * locked joint in m->notes; <dynamics damping friction armature offset> of
+ * the chain joints become FV FC IA FO (m->has_friction = 1). */
 int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
                  char* err, int errsz);
 
@@ -96,6 +133,50 @@ void dy_out_abort(dyOut* o);
 /* Remove every still-open temporary output (called from a signal handler
  * on SIGINT/SIGTERM: unlink only). */
 void dy_out_abort_all(void);
+
+/* ------------------------------------------------------- model writers */
+
+/* Write model m with the full parameters par (14n: link parameters about
+ * O_j as in model.h, then IA FV FC FO per joint; par may be m->par) as a
+ * model table to f: the lines of comment (separated by '\n', may be NULL)
+ * as '#' lines, then a line saying so if the parameters are not physically
+ * consistent, m->notes as '#' lines, informative '#' lines, the #!
+ * directives gravity, base and tip, the header and one row per joint, every
+ * number in %.17g. Centre-of-mass columns when every link is
+ * dy_link_comform (and the conversion keeps the parameters to 1e-13 of the
+ * link's largest), else the standard form m,mx,my,mz,xx..zz. Friction
+ * columns when m->has_friction or a joint parameter in par is non-zero;
+ * limit columns when a limit is finite. 0, or -1 with err set. */
+int dy_write_table(FILE* f, const dyModel* m, const double* par, const char* comment,
+                   char* err, int errsz);
+
+/* The same as a URDF generated from the modified-DH model: root link
+ * "world", fixed joint to link "base" (the source base frame), turned so
+ * that the URDF gravity (0,0,-9.81) in world is m->gravity in frame 0;
+ * links link1..linkn (DH frames, <inertial> at the centre of mass, rpy 0,
+ * inertia about it in frame-j axes), joints with origin = the DH transform
+ * at q = 0 (joint 1: base_T times it), axis 0 0 1, <limit>, <dynamics
+ * damping=FV friction=FC armature=IA offset=FO> when there is friction, and a
+ * fixed joint to link "tip" (tip_T). Joint names from m->jnt_name (unique;
+ * "jointJ" otherwise). comment and m->notes go into an XML comment at the top.
+ * -1 (err set, nothing written) if a link is not a rigid body a URDF can
+ * hold (mass < 0, mass 0 with a first moment, or an inertia about the
+ * centre of mass that is not positive semi-definite); 1 if written with
+ * losses: err then holds them, on one line, also in the XML comment (a
+ * gravity whose magnitude is not 9.81 m/s^2: the direction only; zero:
+ * 9.81 along -z of the base;
+ * gravity not along -z of the base frame: poses read back without --base
+ * base are in "world"; acceleration limits); else 0. */
+int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comment,
+                  char* err, int errsz);
+
+/* By the file name's ending: .urdf (any case) dy_write_urdf, anything else
+ * dy_write_table, written atomically through dyOut (a temporary file renamed
+ * into place; nothing left behind on failure). path "-" or NULL: standard
+ * output, as a table. Returns what the writer returned (0, 1 with the
+ * losses in err, or -1 with err set). */
+int dy_write_model(const char* path, const dyModel* m, const double* par, const char* comment,
+                   char* err, int errsz);
 
 /* Write a double with 17 significant digits (%.17g), which reads back to
  * the same double; -0 is written as 0. */

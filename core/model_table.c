@@ -1,6 +1,14 @@
 /* dynid core: the model-table reader (CONVENTIONS.md section 3) and the
  * classic-to-modified DH conversion, plus dy_load_model's dispatch.
  *
+ * Two column sets hold the link parameters: the centre-of-mass form
+ * m,cx,cy,cz,ixx..izz (m >= 0, inertia about the centre of mass positive
+ * semi-definite: what a user writes) and the standard form m,mx,my,mz,
+ * xx..zz (the ten parameters about O_j as they are: an identified
+ * realisation may have m <= 0 with h != 0 or an indefinite inertia). The
+ * "#!" directive lines before the header give gravity, base_T and tip_T
+ * (io.h); a reader that does not know them sees comments.
+ *
  * Classic DH (frame j at the distal end of link j,
  *   T = Rz(theta_j) Tz(d_j) Tx(a_j) Rx(alpha_j)) becomes modified DH with
  *   alpha'_j = alpha_{j-1}, a'_j = a_{j-1} (alpha_0 = a_0 = 0), theta and d
@@ -11,17 +19,19 @@
 #include "mathu.h"
 #include <lapacke.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-enum { C_JOINT, C_TYPE, C_ALPHA, C_A, C_THETA, C_D, C_M, C_CX, C_CY, C_CZ,
-       C_IXX, C_IXY, C_IXZ, C_IYY, C_IYZ, C_IZZ, C_NREQ,
-       C_IA = C_NREQ, C_FV, C_FC, C_FO, C_QMIN, C_QMAX, C_QDMAX, C_QDDMAX, C_TAUMAX,
+enum { C_JOINT, C_TYPE, C_ALPHA, C_A, C_THETA, C_D, C_M,
+       C_CX, C_CY, C_CZ, C_IXX, C_IXY, C_IXZ, C_IYY, C_IYZ, C_IZZ,    /* centre-of-mass form */
+       C_MX, C_MY, C_MZ, C_XX, C_XY, C_XZ, C_YY, C_YZ, C_ZZ,          /* standard form */
+       C_IA, C_FV, C_FC, C_FO, C_QMIN, C_QMAX, C_QDMAX, C_QDDMAX, C_TAUMAX,
        C_NAME, C_NALL };
 static const char* const col_names[C_NALL] = {
   "joint", "type", "alpha", "a", "theta", "d", "m", "cx", "cy", "cz",
-  "ixx", "ixy", "ixz", "iyy", "iyz", "izz",
+  "ixx", "ixy", "ixz", "iyy", "iyz", "izz", "mx", "my", "mz", "xx", "xy", "xz", "yy", "yz", "zz",
   "ia", "fv", "fc", "fo", "qmin", "qmax", "qdmax", "qddmax", "taumax", "name"};
 
 typedef struct {
@@ -29,6 +39,116 @@ typedef struct {
   double v[C_NALL];     /* numeric columns (NaN where absent) */
   char name[64];
 } row_t;
+
+/* the #! directives of one table (see io.h) */
+enum { D_GRAVITY, D_BASE, D_TIP, D_N };
+static const char* const dir_names[D_N] = {"gravity", "base", "tip"};
+static const int dir_count[D_N] = {3, 12, 12};
+
+typedef struct {
+  const char* path;
+  int header_line;      /* line of the header once read, else 0 */
+  long line[D_N];       /* line of each directive, 0: absent */
+  double val[D_N][12];
+} directives_t;
+
+/* "#! name, x1, x2, ..." -> d; errors "FILE:LINE:COL: ..." */
+static int on_directive(void* ud, const char* text, long line, char* err, int errsz) {
+  directives_t* d = ud;
+  const char* s = strstr(text, "#!") + 2;
+  while (*s == ' ' || *s == '\t') s++;
+  int col = (int)(s - text) + 1;
+  if (d->header_line) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: directive after the header (line %d): #! lines go before it",
+             d->path, line, col, d->header_line);
+    return -1;
+  }
+  size_t L = strcspn(s, ", \t");
+  int k = 0;
+  while (k < D_N && !(strlen(dir_names[k]) == L && !strncasecmp(s, dir_names[k], L))) k++;
+  if (k == D_N) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: unknown directive '%.*s' (gravity, base or tip)", d->path, line,
+             col, (int)(L < 40 ? L : 40), s);
+    return -1;
+  }
+  if (d->line[k]) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: second '%s' directive (the first is on line %ld)", d->path,
+             line, col, dir_names[k], d->line[k]);
+    return -1;
+  }
+  const char* p = s + L;
+  int cnt = 0;
+  for (;;) {
+    while (*p == ' ' || *p == '\t') p++;
+    if (!*p) break;
+    if (*p != ',') {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: expected ',' before '%.20s'", d->path, line,
+               (int)(p - text) + 1, p);
+      return -1;
+    }
+    p++;
+    while (*p == ' ' || *p == '\t') p++;
+    char* end;
+    double x = strtod(p, &end);
+    const char* e = end;
+    while (*e == ' ' || *e == '\t') e++;
+    if (end == p || (*e && *e != ',') || !isfinite(x)) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s': not a finite number: '%.*s'", d->path, line,
+               (int)(p - text) + 1, dir_names[k], (int)strcspn(p, ","), p);
+      return -1;
+    }
+    if (cnt == dir_count[k]) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' takes %d numbers, found more", d->path, line,
+               (int)(p - text) + 1, dir_names[k], dir_count[k]);
+      return -1;
+    }
+    d->val[k][cnt++] = x;
+    p = e;
+  }
+  if (cnt < dir_count[k]) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' takes %d numbers, found %d", d->path, line,
+             (int)(p - text) + 1, dir_names[k], dir_count[k], cnt);
+    return -1;
+  }
+  if (k != D_GRAVITY) {   /* R^T R = 1 to 1e-9 and det R = +1 */
+    const double* R = d->val[k];
+    double RtR[9], worst = 0;
+    dyu_mulMatTMat3(RtR, R, R);
+    for (int i = 0; i < 9; i++) worst = fmax(worst, fabs(RtR[i] - (i % 4 == 0)));
+    double det = R[0]*(R[4]*R[8] - R[5]*R[7]) - R[1]*(R[3]*R[8] - R[5]*R[6]) + R[2]*(R[3]*R[7] - R[4]*R[6]);
+    if (worst > 1e-9 || det < 0) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s': r11..r33 is not a rotation matrix (%s %.3g; "
+               "give 17 significant digits)", d->path, line, col, dir_names[k],
+               det < 0 ? "determinant" : "largest entry of R^T R - 1", det < 0 ? det : worst);
+      return -1;
+    }
+  }
+  d->line[k] = line;
+  return 0;
+}
+
+/* append one line to m->notes (dropped when full) */
+static void add_note(dyModel* m, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(dyModel* m, const char* fmt, ...) {
+  size_t L = strlen(m->notes);
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(m->notes + L, sizeof m->notes - L, fmt, ap);
+  va_end(ap);
+  if (w < 0 || (size_t)w + 1 >= sizeof m->notes - L) { m->notes[L] = 0; return; }
+  m->notes[L + (size_t)w] = '\n';
+  m->notes[L + (size_t)w + 1] = 0;
+}
+
+/* the note for --gravity g when the file says fg (differing by more than
+ * 1e-9 of the larger) */
+static void gravity_note(dyModel* m, const double g[3], const double fg[3]) {
+  double dd = 0, sc = 0;
+  for (int k = 0; k < 3; k++) { dd = fmax(dd, fabs(g[k] - fg[k])); sc = fmax(sc, fmax(fabs(g[k]), fabs(fg[k]))); }
+  if (dd <= 1e-9 * sc) return;
+  add_note(m, "--gravity %.6g,%.6g,%.6g overrides the model file's gravity %.6g,%.6g,%.6g m/s^2",
+           g[0], g[1], g[2], fg[0], fg[1], fg[2]);
+}
 
 /* classic frame j pose in classic frame j-1 */
 static void classic_frame(double R[9], double p[3], double alpha, double a,
@@ -79,11 +199,38 @@ static const char* inertia_invalid(const double* s6) {
   return NULL;
 }
 
+int dy_link_consistent(const double par10[10]) {
+  /* P = [tr(J)/2 1 - J, h; h^T, m], column-major 4x4 */
+  double J[9], A[16], w[4];
+  dyu_sym6ToMat(J, par10);
+  double t = 0.5 * (J[0] + J[4] + J[8]);
+  for (int i = 0; i < 3; i++) {
+    for (int k = 0; k < 3; k++) A[4*k + i] = (i == k ? t : 0) - J[3*i + k];
+    A[4*3 + i] = A[4*i + 3] = par10[DY_MX + i];
+  }
+  A[15] = par10[DY_M];
+  if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', 4, A, 4, w) != 0) return 0;
+  double big = fmax(fabs(w[0]), fabs(w[3]));
+  return w[0] >= -1e-9 * big;
+}
+
+int dy_link_comform(const double par10[10]) {
+  double mass, c[3], Ic[6];
+  if (!(par10[DY_M] >= 0)) return 0;
+  if (par10[DY_M] == 0 && (par10[DY_MX] != 0 || par10[DY_MY] != 0 || par10[DY_MZ] != 0)) return 0;
+  dy_linkpar_to_com(par10, &mass, c, Ic);
+  return inertia_invalid(Ic) == NULL;
+}
+
 int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
                   char* err, int errsz) {
   *out = NULL;
   dyCsv* c = dy_csv_open(path, err, errsz);
   if (!c) return -1;
+  directives_t dv;
+  memset(&dv, 0, sizeof dv);
+  dv.path = path;
+  dy_csv_on_directive(c, on_directive, &dv);
   char** f; int nf;
   int r = dy_csv_next(c, &f, &nf, err, errsz);
   if (r <= 0) {
@@ -91,10 +238,28 @@ int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
     dy_csv_close(c);
     return -1;
   }
+  dv.header_line = (int)dy_csv_line(c);
   int col[C_NALL];
-  for (int k = 0; k < C_NALL; k++) {
-    col[k] = dy_csv_find(f, nf, col_names[k]);
-    if (k < C_NREQ && col[k] < 0) {
+  for (int k = 0; k < C_NALL; k++) col[k] = dy_csv_find(f, nf, col_names[k]);
+  int std = 0;     /* 1: standard form m,mx..zz */
+  for (int k = C_MX; k <= C_ZZ; k++) std |= col[k] >= 0;
+  for (int k = C_CX; std && k <= C_IZZ; k++)
+    if (col[k] >= 0) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: column '%s' with the standard-form columns mx..zz: give either "
+               "cx,cy,cz,ixx..izz (about the centre of mass) or mx,my,mz,xx..zz (about O_j)", path,
+               dy_csv_line(c), col[k] + 1, col_names[k]);
+      dy_csv_close(c);
+      return -1;
+    }
+  if (std && opt && opt->classic_dh) {
+    snprintf(err, (size_t)errsz, "%s:%ld: --dh needs the centre-of-mass columns cx,cy,cz,ixx..izz, not "
+             "the standard form mx..zz", path, dy_csv_line(c));
+    dy_csv_close(c);
+    return -1;
+  }
+  for (int k = 0; k <= C_ZZ; k++) {
+    int need = k < C_CX || (std ? k >= C_MX : k <= C_IZZ);
+    if (need && col[k] < 0) {
       snprintf(err, (size_t)errsz, "%s:%ld: missing column '%s' in the header", path,
                dy_csv_line(c), col_names[k]);
       dy_csv_close(c);
@@ -152,14 +317,14 @@ int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
       dy_csv_close(c);
       return -1;
     }
-    const char* bad = inertia_invalid(w->v + C_IXX);
+    const char* bad = std ? NULL : inertia_invalid(w->v + C_IXX);
     if (bad) {
       snprintf(err, (size_t)errsz, "%s:%ld:%d: the inertia tensor ixx..izz %s", path, dy_csv_line(c),
                col[C_IXX] + 1, bad);
       dy_csv_close(c);
       return -1;
     }
-    if (w->v[C_M] < 0) {
+    if (!std && w->v[C_M] < 0) {
       snprintf(err, (size_t)errsz, "%s:%ld:%d: negative mass", path, dy_csv_line(c), col[C_M] + 1);
       dy_csv_close(c);
       return -1;
@@ -199,7 +364,12 @@ int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
       m->dh_alpha[j] = v[C_ALPHA];
       m->dh_a[j] = v[C_A];
     }
-    dy_linkpar_from_com(m->par + DY_NPAR_LINK*j, v[C_M], c3, Ic);
+    if (std) {
+      double* pl = m->par + DY_NPAR_LINK*j;
+      for (int k = 0; k < 6; k++) pl[DY_XX + k] = v[C_XX + k];
+      for (int k = 0; k < 3; k++) pl[DY_MX + k] = v[C_MX + k];
+      pl[DY_M] = v[C_M];
+    } else dy_linkpar_from_com(m->par + DY_NPAR_LINK*j, v[C_M], c3, Ic);
     for (int k = 0; k < DY_NPAR_LINK; k++)
       if (!isfinite(m->par[DY_NPAR_LINK*j + k]) || fabs(m->par[DY_NPAR_LINK*j + k]) > 1e12) {
         snprintf(err, (size_t)errsz, "%s: joint %d: mass, centre of mass or inertia out of range "
@@ -223,7 +393,29 @@ int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
     m->tip_T[9] = rows[n-1].v[C_A]; m->tip_T[10] = 0; m->tip_T[11] = 0;
     m->load_fk_err = classic_fk_err(m, rows);
   }
-  if (opt && opt->has_gravity) memcpy(m->gravity, opt->gravity, sizeof m->gravity);
+  if (dv.line[D_BASE]) memcpy(m->base_T, dv.val[D_BASE], sizeof m->base_T);
+  if (dv.line[D_TIP]) {   /* tip in the table's frame n (the classic one with --dh) */
+    double T[12];
+    dyu_composePose(T, T + 9, m->tip_T, m->tip_T + 9, dv.val[D_TIP], dv.val[D_TIP] + 9);
+    memcpy(m->tip_T, T, sizeof T);
+  }
+  if (dv.line[D_GRAVITY]) memcpy(m->gravity, dv.val[D_GRAVITY], sizeof m->gravity);
+  if (std) {
+    char list[200] = "";
+    int bad = 0;
+    for (int j = 0; j < n; j++)
+      if (!dy_link_consistent(m->par + DY_NPAR_LINK*j)) {
+        size_t L = strlen(list);
+        snprintf(list + L, sizeof list - L, "%s%d", bad++ ? ", " : "", j + 1);
+      }
+    if (bad)
+      add_note(m, "link%s %s: parameters not physically consistent (the pseudo-inertia "
+               "[tr(J)/2 1 - J, h; h^T, m] is not positive semi-definite)", bad > 1 ? "s" : "", list);
+  }
+  if (opt && opt->has_gravity) {
+    if (dv.line[D_GRAVITY]) gravity_note(m, opt->gravity, m->gravity);
+    memcpy(m->gravity, opt->gravity, sizeof m->gravity);
+  }
   *out = m;
   return 0;
 }
@@ -232,8 +424,15 @@ int dy_load_model(const char* path, const dyLoadOpt* opt, dyModel** out,
                   char* err, int errsz) {
   size_t L = strlen(path);
   if (L >= 5 && !strcasecmp(path + L - 5, ".urdf")) {
-    int r = dy_load_urdf(path, opt, out, err, errsz);
-    if (!r && opt && opt->has_gravity) memcpy((*out)->gravity, opt->gravity, sizeof (*out)->gravity);
+    /* read with the file's gravity, then override it (with a note) */
+    dyLoadOpt o;
+    if (opt) o = *opt; else memset(&o, 0, sizeof o);
+    o.has_gravity = 0;
+    int r = dy_load_urdf(path, &o, out, err, errsz);
+    if (!r && opt && opt->has_gravity) {
+      gravity_note(*out, opt->gravity, (*out)->gravity);
+      memcpy((*out)->gravity, opt->gravity, sizeof (*out)->gravity);
+    }
     return r;
   }
   return dy_load_table(path, opt, out, err, errsz);

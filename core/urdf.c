@@ -9,7 +9,13 @@
  * (default 1 0 0, normalised; zero is an error on a moving joint), <limit
  * lower upper velocity effort> (an absent attribute, or a velocity/effort
  * <= 0, means "no limit"), <inertial> with <origin>, <mass> and <inertia>
- * (about the centre of mass, in the inertial frame; tensor entries).
+ * (about the centre of mass, in the inertial frame; tensor entries),
+ * <dynamics damping friction armature offset> of a moving joint (absent
+ * attribute 0; armature and offset are dynid's additions: rotor inertia
+ * seen at the joint [kg m^2|kg] and a constant torque offset [N m|N]; all
+ * but offset must be >= 0). On a chain joint j they are its joint parameters
+ *   tau_j += armature qdd_j + damping qd_j + friction sign(qd_j) + offset
+ * (IA FV FC FO), and m->has_friction = 1 if any chain joint has <dynamics>.
  * <mimic> is not read: a mimic joint on the chain is an independent joint.
  *
  * The chain. base = --base or the root link; the joints from the root to the
@@ -22,9 +28,22 @@
  * chain is unbranched. The DH body j is the child link of moving joint j plus
  * every link hanging from it through fixed joints (tools, flanges, covers,
  * cameras): their masses, centres of mass and inertias are summed in frame j.
- * Links fixed to the base are ground and dropped; so are branches beyond a
- * moving joint that is not on the chain (e.g. gripper fingers when --tip is
- * the flange: their mass is lost, give a --tip beyond them or lock them).
+ * Links fixed to the base are ground and dropped.
+ *
+ * Locked joints. A moving joint off the chain that hangs from a link of a
+ * body 0..n (a pan-tilt head on the torso, gripper fingers on the last link,
+ * the rest of the arm below a --tip) is locked: held at q = 0, or at the
+ * value of opt->lock_q [rad for revolute and continuous, m for prismatic],
+ * and its whole subtree, moving joints below it locked the same way, joins
+ * that body exactly like links fixed to it (its pose at the locked
+ * positions, masses, centres of mass and inertias summed in frame j). A
+ * subtree locked onto body 0 is ground: it changes nothing. Each locked
+ * joint adds one line to m->notes:
+ *   locked joint 'head_1_joint' at 0 rad: 1.53 kg merged into link 1 (torso_lift_link)
+ * (the mass of the joint's whole subtree). Links that are not below the base
+ * (wheels under a mobile base when --base is the torso) stay out. A lock on
+ * a joint that is undefined, fixed, on the chain, not below the base, given
+ * twice, or outside the joint's limits is an error.
  *
  * Frames. All joint axes are first placed in the base-link frame at q = 0
  * (axis j: point p_j = the joint origin, unit direction u_j = the URDF axis
@@ -100,6 +119,10 @@ typedef struct {
   int parent, child;   /* link indices */
   double xyz[3], rpy[3], axis[3];
   double lower, upper, velocity, effort;
+  int has_dyn;         /* a <dynamics> element was read */
+  double dyn[4];       /* IA FV FC FO from armature damping friction offset */
+  double lock_q;       /* position when locked off the chain [rad|m] */
+  int lock_given;      /* 1: lock_q came from opt->lock_q */
 } ujoint_t;
 
 typedef struct {
@@ -337,6 +360,18 @@ static int read_joint(urdf_t* u, xmlNodePtr node, ujoint_t* J) {
     if (attr_nums(u, lim, "effort", &v, 1, &f)) return -1;
     if (f && v > 0) J->effort = v;
   }
+  xmlNodePtr dyn = child_elem(node, "dynamics");
+  if (dyn) {
+    /* attribute of each of IA FV FC FO; the offset has a sign */
+    static const char* const dyn_attr[4] = {"armature", "damping", "friction", "offset"};
+    J->has_dyn = 1;
+    for (int k = 0; k < 4; k++) {
+      if (attr_nums(u, dyn, dyn_attr[k], J->dyn + k, 1, NULL)) return -1;
+      if (k < 3 && J->dyn[k] < 0)
+        return fail(u, xmlGetLineNo(dyn), "joint '%s': <dynamics %s=\"%g\">: negative value", J->name,
+                    dyn_attr[k], J->dyn[k]);
+    }
+  }
   return 0;
 }
 
@@ -370,10 +405,11 @@ static void moving_ends(const urdf_t* u, int l, int* mark, char* buf, size_t buf
   }
 }
 
-/* body of every link below the base and its pose at q = 0 in the base-link
- * frame: the base and links fixed to it are body 0, the child of chain joint
- * k and links fixed to it body k, links beyond a moving joint off the chain
- * -1 (dropped), links not below the base stay -2 */
+/* body of every link below the base and its pose in the base-link frame,
+ * chain joints at q = 0 and joints off the chain at their lock_q: the base
+ * and links fixed to it are body 0, the child of chain joint k and links
+ * fixed to it body k, a link beyond a joint off the chain (locked) the body
+ * of that joint's parent link; links not below the base stay -2 */
 static void mark_bodies(urdf_t* u, int base, const int* chain_joint_of) {
   u->links[base].body = 0;
   pose_eye(u->links[base].T);
@@ -383,13 +419,101 @@ static void mark_bodies(urdf_t* u, int base, const int* chain_joint_of) {
     const ujoint_t* J = u->joints + X->parent_joint;
     const ulink_t* P = u->links + J->parent;
     if (P->body == -2 || X == u->links + base) continue;
-    if (P->body == -1) { X->body = -1; continue; }
-    double Tj[12];
+    double Tj[12], M[12];
     pose_from_xyz_rpy(Tj, J->xyz, J->rpy);
     pose_mul(X->T, P->T, Tj);
-    if (!is_moving(J)) X->body = P->body;
-    else X->body = chain_joint_of[X->parent_joint] > 0 ? chain_joint_of[X->parent_joint] : -1;
+    int on_chain = chain_joint_of[X->parent_joint] > 0;
+    X->body = on_chain ? chain_joint_of[X->parent_joint] : P->body;
+    if (!is_moving(J) || on_chain) continue;
+    /* locked: the child frame moved by the joint at lock_q */
+    pose_eye(M);
+    if (J->type == J_PRISMATIC) for (int a = 0; a < 3; a++) M[9+a] = J->lock_q * J->axis[a];
+    else axis_angle(M, J->axis, J->lock_q);
+    pose_mul(X->T, X->T, M);
   }
+}
+
+/* ------------------------------------------------------------ locks */
+
+static int find_joint(const urdf_t* u, const char* name) {
+  for (int j = 0; j < u->njoint; j++)
+    if (!strcmp(u->joints[j].name, name)) return j;
+  return -1;
+}
+
+/* opt->lock_q[i] onto joint opt->lock_joint[i] (lock_q, lock_given); an
+ * error for a joint that is undefined, fixed or on the chain (chain_joint_of
+ * > 0), given twice, and for a position that is not finite or outside the
+ * joint's limits [rad|m] */
+static int set_locks(urdf_t* u, const dyLoadOpt* opt, const int* chain_joint_of, int base, int tip) {
+  for (int i = 0; opt && i < opt->nlock; i++) {
+    const char* name = opt->lock_joint[i];
+    double q = opt->lock_q[i];
+    int j = find_joint(u, name);
+    if (j < 0) return fail(u, 0, "--lock '%.80s': no joint of that name", name);
+    ujoint_t* J = u->joints + j;
+    const char* unit = J->type == J_PRISMATIC ? "m" : "rad";
+    if (!is_moving(J))
+      return fail(u, J->line, "--lock '%s' is a fixed joint; only moving joints off the chain can be locked",
+                  J->name);
+    if (chain_joint_of[j] > 0)
+      return fail(u, J->line, "--lock '%s' is on the chain between '%s' and '%s'; only joints off the chain "
+                  "can be locked", J->name, u->links[base].name, u->links[tip].name);
+    if (J->lock_given) return fail(u, 0, "--lock '%s' is given twice", J->name);
+    if (!isfinite(q)) return fail(u, 0, "--lock '%s': position %g is not a finite number", J->name, q);
+    if (q < J->lower || q > J->upper)
+      return fail(u, J->line, "--lock '%s' at %g %s is outside the joint's limits [%g, %g] %s", J->name, q,
+                  unit, J->lower, J->upper, unit);
+    J->lock_q = q;
+    J->lock_given = 1;
+  }
+  return 0;
+}
+
+/* after mark_bodies: a --lock on a joint that is not below the base (not in
+ * the model) is an error; then one note per locked joint (moving, off the
+ * chain, parent link in a body), parents first, into m->notes:
+ *   locked joint 'NAME' at Q rad|m: M kg merged into link j (LINK)
+ * M = the mass of the joint's whole subtree [kg]; body_link[j] = the link
+ * that names body j (0: the base); sub = scratch (nlink) */
+static int lock_notes(urdf_t* u, dyModel* m, const int* chain_joint_of, const int* body_link, double* sub) {
+  for (int j = 0; j < u->njoint; j++) {
+    const ujoint_t* J = u->joints + j;
+    if (J->lock_given && u->links[J->parent].body == -2)
+      return fail(u, J->line, "--lock '%s': the joint does not hang below the base '%s', so it is not part "
+                  "of the model", J->name, u->links[body_link[0]].name);
+  }
+  for (int i = u->nlink - 1; i >= 0; i--) {   /* subtree masses, leaves first */
+    int l = u->order[i];
+    sub[l] = u->links[l].has_inertial ? u->links[l].mass : 0;
+    for (int c = u->child_start[l]; c < u->child_start[l+1]; c++) sub[l] += sub[u->joints[u->child_list[c]].child];
+  }
+  size_t cap = sizeof m->notes - 64, len = strlen(m->notes);   /* 64: room for the overflow line */
+  int more = 0;
+  for (int i = 0; i < u->nlink; i++) {
+    const ulink_t* X = u->links + u->order[i];
+    if (X->parent_joint < 0 || X->body < 0) continue;
+    const ujoint_t* J = u->joints + X->parent_joint;
+    if (!is_moving(J) || chain_joint_of[X->parent_joint] > 0) continue;
+    char line[400];
+    int k = X->body == 0
+      ? snprintf(line, sizeof line, "locked joint '%s' at %g %s: %g kg merged into the base (%s), which is "
+                 "ground: no effect on the dynamics\n", J->name, J->lock_q, J->type == J_PRISMATIC ? "m" : "rad",
+                 sub[J->child], u->links[body_link[0]].name)
+      : snprintf(line, sizeof line, "locked joint '%s' at %g %s: %g kg merged into link %d (%s)\n", J->name,
+                 J->lock_q, J->type == J_PRISMATIC ? "m" : "rad", sub[J->child], X->body,
+                 u->links[body_link[X->body]].name);
+    if (k > 0 && (size_t)k < sizeof line && len + (size_t)k < cap) {
+      memcpy(m->notes + len, line, (size_t)k + 1);
+      len += (size_t)k;
+    } else {
+      more++;
+    }
+  }
+  if (more)
+    snprintf(m->notes + len, sizeof m->notes - len, "%d more locked joint%s, not listed\n", more,
+             more > 1 ? "s" : "");
+  return 0;
 }
 
 /* ------------------------------------------------------------ FK check */
@@ -591,7 +715,8 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
   dyModel* m = NULL;
   int* chain_joint_of = NULL;
   int* cj = NULL;
-  double* work = NULL;
+  double *work = NULL, *sub = NULL;
+  int body_link[DY_MAXJ + 1];   /* link naming each body (0: the base) */
   int r = -1;
   if (parse_file(u)) goto done;
   xmlNodePtr root = xmlDocGetRootElement(u->doc);
@@ -781,7 +906,8 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
     goto done;
   }
 
-  /* link poses at q = 0 and body membership */
+  /* locked joints, link poses and body membership */
+  if (set_locks(u, opt, chain_joint_of, base, tip)) goto done;
   mark_bodies(u, base, chain_joint_of);
 
   /* axes at q = 0 in the base-link frame, then the DH frames */
@@ -801,8 +927,16 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
     snprintf(m->jnt_name[k], 64, "%s", J->name);
     m->jnt_qmin[k] = J->lower; m->jnt_qmax[k] = J->upper;
     m->jnt_qdmax[k] = J->velocity; m->jnt_taumax[k] = J->effort;
-    k++;
+    if (J->has_dyn) {   /* IA FV FC FO, the order of dyn[] */
+      memcpy(m->par + DY_NPAR_LINK*n + DY_NPAR_JNT*k, J->dyn, sizeof J->dyn);
+      m->has_friction = 1;
+    }
+    body_link[++k] = J->child;
   }
+  body_link[0] = base;
+  sub = calloc((size_t)u->nlink, sizeof(double));
+  if (!sub) { fail(u, 0, "out of memory"); goto done; }
+  if (lock_notes(u, m, chain_joint_of, body_link, sub)) goto done;
   place_prismatic(axp, axu, m->jnt_type, n);
   dh_frames(F, axp, axu, n);
   for (int j = 1; j <= n; j++) {
@@ -845,7 +979,7 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
 
 done:
   dy_freeModel(m);
-  free(work); free(chain_joint_of); free(cj);
+  free(work); free(sub); free(chain_joint_of); free(cj);
   free_urdf(u);
   return r;
 }

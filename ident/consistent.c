@@ -114,8 +114,12 @@ int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* re
   }
   const double t0 = now_s();
   const double f0 = pr->rho2 > 0 ? pr->rho2 : 1;
-  const double w = pr->prior_weight;
-  if (!(w >= 0) || !isfinite(w)) { snprintf(err, errsz, "consistent: the prior weight must be >= 0"); return -1; }
+  /* w = 0 leaves directions of zero curvature, on which DSDP's Schur matrix
+   * can break down near the optimum: 1e-10 bounds them at no visible cost */
+  if (!(pr->prior_weight >= 0) || !isfinite(pr->prior_weight)) {
+    snprintf(err, errsz, "consistent: the prior weight must be >= 0"); return -1;
+  }
+  const double w = pr->prior_weight > 1e-10 ? pr->prior_weight : 1e-10;
   int status = -1;
   DSDP dsdp = NULL;
   spmat* mats = NULL;
@@ -223,18 +227,20 @@ int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* re
                                           A->ind, A->val, A->nnz);
     }
   }
-  /* bounds: flagged pi_k = pi_c,k + S_k x_k >= 0 */
-  int nflag = 0;
-  for (int c = 0; c < nv; c++) nflag += flag[c];
-  if (nflag) {
+  /* bounds: flagged pi_k = pi_c,k + S_k x_k >= 0, and the box |x_k| <= DYI_BOX (directions
+   * of zero curvature otherwise make DSDP's Schur matrix singular near the optimum) */
+  {
     BCone bc;
     DSDPCreateBCone(dsdp, &bc);
-    BConeAllocateBounds(bc, nflag);
-    for (int c = 0; c < nv; c++) if (flag[c]) BConeSetLowerBound(bc, c + 1, -pic[c] / S[c]);
+    BConeAllocateBounds(bc, 2*nv);
+    for (int c = 0; c < nv; c++) {
+      BConeSetLowerBound(bc, c + 1, flag[c] ? fmax(-pic[c] / S[c], -DYI_BOX) : -DYI_BOX);
+      BConeSetUpperBound(bc, c + 1, DYI_BOX);
+    }
   }
   DSDPSetDualObjective(dsdp, mvar, -1.0);
   DSDPSetY0(dsdp, mvar, sqrt(hh) + 1);
-  DSDPSetGapTolerance(dsdp, 1e-9);
+  DSDPSetGapTolerance(dsdp, 1e-8);
   DSDPSetMaxIts(dsdp, 500);
   DSDPSetYBounds(dsdp, -1e7, 1e7 + 2*sqrt(hh));
   if (pr->verbose) DSDPSetStandardMonitor(dsdp, 1);
@@ -367,4 +373,34 @@ int dyi_consistent_est(const dyModel* m, const dyBase* b, const dyEstim* e, cons
   res->iterations = its;
   if (weight_used) *weight_used = pr.prior_weight;
   return 0;
+}
+
+int dyi_realise_near(const dyModel* m, const double* K, int p, int npar, const double* beta,
+                     const double* prior, double* pi, char* err, int errsz) {
+  const int n = m->n;
+  double S[14*DY_MAXJ], ms[DY_MAXJ], L;
+  scales(m, prior, npar, S, ms, &L);
+  /* x = (K S)^+ (beta - K prior) by the SVD of K S; pi = prior + S x */
+  double* A = malloc(sizeof(double) * (size_t)p * (size_t)npar);
+  double* rhs = malloc(sizeof(double) * (size_t)(npar > p ? npar : p));
+  double* sv = malloc(sizeof(double) * (size_t)p);
+  int rank, st = -1;
+  if (!A || !rhs || !sv) { snprintf(err, errsz, "realise: out of memory"); goto done; }
+  for (int i = 0; i < p; i++) {
+    double s = beta[i];
+    for (int c = 0; c < npar; c++) {
+      A[i + (size_t)p * c] = K[(size_t)i*npar + c] * S[c];
+      if (prior) s -= K[(size_t)i*npar + c] * prior[c];
+    }
+    rhs[i] = s;
+  }
+  if (LAPACKE_dgelss(LAPACK_COL_MAJOR, p, npar, 1, A, p, rhs, npar > p ? npar : p, sv, 1e-12, &rank)) {
+    snprintf(err, errsz, "realise: least squares failed"); goto done;
+  }
+  for (int c = 0; c < npar; c++) pi[c] = (prior ? prior[c] : 0) + S[c] * rhs[c];
+  for (int c = npar; c < 14*n; c++) pi[c] = 0;
+  st = 0;
+done:
+  free(A); free(rhs); free(sv);
+  return st;
 }

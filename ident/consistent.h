@@ -38,7 +38,11 @@
  *   r = G x - h stacks the data and prior residuals: the same minimiser as
  *   ||r||^2, and s converges linearly even where the optimum is r = 0), one 4x4
  *   block per link (congruence-scaled by diag(1/L,1/L,1/L,1)/sqrt(m_s)), and
- *   bounds on the flagged x. It is convex: the optimum is global.
+ *   bounds on the flagged x. Every scaled variable is also kept in the box
+ *   |x_k| <= DYI_BOX (10^4 scale units, e.g. 10^4 times a link's mass from
+ *   the centre: no physical answer lies there, and it keeps the solver's
+ *   Newton system regular where the objective is flat). It is convex: the
+ *   optimum is global (over that box).
  *
  * Certificate. DSDP returns y (our x, s) and the matrix multipliers X of the
  * other side; weak duality makes -(C . X) a lower bound of the optimum. The
@@ -61,8 +65,8 @@ typedef struct {
   const double* z;          /* p */
   double rho2;              /* residual not in R (the unconstrained optimum's rss) */
   const double* prior;      /* npar: pulled toward in unseen directions; NULL: 0 */
-  double prior_weight;      /* w >= 0; with no prior use a tiny w (1e-9) so that the
-                               unseen directions are bounded (minimum norm); 0: no term */
+  double prior_weight;      /* w >= 0; without a prior a small w (DYI_NOPRIOR_W) gives
+                               the minimum-norm solution */
   double min_eig;           /* E >= 0 */
   const unsigned char* nonneg; /* npar flags (1: pi_k >= 0); NULL: IA, FV, FC of every
                                   joint when npar = 14n */
@@ -104,10 +108,9 @@ double dyi_pseudo_mineig(const double par10[10]);
 /* Is beta (p) realisable by physically consistent parameters: the
  * distance problem  min ||D (K pi - beta)||^2  over consistent pi (PI_j >= 0,
  * flagged joint parameters >= 0), D_i = 1/max(|beta_i|, 1e-3 max|beta|),
- * solved as above without a prior term (so that the dual bound bounds the
- * distance itself; the unseen directions are bounded only by the solver's
- * box |x| <= 1e7 scale units, and prior, if not NULL, is only the centre of
- * the scaled variables). *dist: the objective at the solution (relative,
+ * solved as above without a prior term, so that the dual bound bounds the
+ * distance itself (prior, if not NULL, is only the centre of the scaled
+ * variables). *dist: the objective at the solution (relative,
  * squared); *lower: its certified lower bound; pi_out (npar, may be NULL):
  * the closest consistent parameters. Returns 1 consistent (dist <= tol),
  * 0 inconsistent (lower > tol: certified), 2 undecided; -1 on error.
@@ -123,10 +126,20 @@ int dyi_consistent_check(const dyModel* m, const double* K, int p, int npar, con
  * given, < 0 the default: DYI_PRIOR_W, divided by 10 (at most 8 times)
  * until the training residual is within 0.1 % of the consistent solution
  * without a prior (solved first). *weight_used: the w of the result. */
+#define DYI_BOX 1e4
 #define DYI_PRIOR_W 1e-3
 #define DYI_NOPRIOR_W 1e-6   /* no prior: the minimum-norm solution, bounded */
 int dyi_consistent_est(const dyModel* m, const dyBase* b, const dyEstim* e, const double* prior,
                        double weight, double min_eig, dyiConsResult* res, double* weight_used,
                        char* err, int errsz);
+
+/* A realisation of beta (p) near a prior: the pi with K pi = beta closest
+ * to prior in the scaled metric above, pi = prior + S (K S)^+ (beta - K
+ * prior) (prior NULL: 0, the minimum-norm realisation). For writing an
+ * unconstrained estimate as a model: it keeps the nominal values in the
+ * directions the data do not see. pi: 14n (joint parameters beyond npar
+ * zero). 0, or -1 with err set. */
+int dyi_realise_near(const dyModel* m, const double* K, int p, int npar, const double* beta,
+                     const double* prior, double* pi, char* err, int errsz);
 
 #endif

@@ -2,10 +2,12 @@
  * states reader shared by the subcommands (see cli.h). */
 #include "cli.h"
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,9 +34,23 @@ static int in_list(const char* list, const char* key) {
   return 0;
 }
 
+/* --lock JOINT=VALUE: the value after the last '=' into *q (a finite
+ * number); the name is v[0 .. *namelen-1], not empty. 0 or -1. */
+static int lock_value(const char* v, size_t* namelen, double* q) {
+  const char* eq = v ? strrchr(v, '=') : NULL;
+  if (!eq || eq == v || cli_doubles(eq + 1, q, 1) || !isfinite(*q)) return -1;
+  *namelen = (size_t)(eq - v);
+  return 0;
+}
+
+static int is_urdf(const char* path) {
+  size_t L = strlen(path);
+  return L >= 5 && !strcasecmp(path + L - 5, ".urdf");
+}
+
 int cli_check(const dyCli* c, const char* allowed, int minpos, int maxpos, const char* usage) {
   for (int i = 0; i < c->nopt; i++)
-    if (!in_list("dh,base,tip,gravity,o", c->key[i]) && !in_list(allowed, c->key[i])) {
+    if (!in_list("dh,base,tip,gravity,lock,o", c->key[i]) && !in_list(allowed, c->key[i])) {
       fprintf(stderr, "dynid: %s: unknown option '%s%s'\nusage: %s\n", c->cmd,
               strlen(c->key[i]) == 1 ? "-" : "--", c->key[i], usage);
       return 2;
@@ -43,6 +59,20 @@ int cli_check(const dyCli* c, const char* allowed, int minpos, int maxpos, const
     fprintf(stderr, "dynid: %s: expected %d%s argument%s, got %d\nusage: %s\n", c->cmd, minpos,
             maxpos > minpos ? " or more" : "", minpos == 1 && maxpos == 1 ? "" : "s", c->npos, usage);
     return 2;
+  }
+  for (int i = 0; i < c->nopt; i++) {
+    if (strcmp(c->key[i], "lock")) continue;
+    size_t len;
+    double q;
+    if (lock_value(c->val[i], &len, &q)) {
+      fprintf(stderr, "dynid: %s: --lock: expected JOINT=VALUE (VALUE in rad, or m for a prismatic joint), "
+              "got '%s'\nusage: %s\n", c->cmd, c->val[i] ? c->val[i] : "", usage);
+      return 2;
+    }
+    if (!c->npos || !is_urdf(c->pos[0])) {
+      fprintf(stderr, "dynid: %s: --lock needs a URDF model (a file ending in .urdf)\nusage: %s\n", c->cmd, usage);
+      return 2;
+    }
   }
   return 0;
 }
@@ -106,9 +136,39 @@ int cli_usage(const char* fmt, ...) {
 dyModel* cli_model(const dyCli* c) {
   char err[DY_ERRSZ];
   dyModel* m = NULL;
-  if (dy_load_model(c->pos[0], &c->load, &m, err, sizeof err)) {
+  /* the --lock options (checked by cli_check) as names and values */
+  dyLoadOpt opt = c->load;
+  const char* names[CLI_MAXOPT];
+  double vals[CLI_MAXOPT];
+  char* buf = NULL;
+  size_t total = 0;
+  for (int i = 0; i < c->nopt; i++)
+    if (!strcmp(c->key[i], "lock") && c->val[i]) total += strlen(c->val[i]) + 1;
+  if (total && !(buf = malloc(total))) { cli_fail("out of memory"); return NULL; }
+  char* p = buf;
+  opt.nlock = 0;
+  for (int i = 0; i < c->nopt; i++) {
+    size_t len;
+    if (strcmp(c->key[i], "lock") || lock_value(c->val[i], &len, &vals[opt.nlock])) continue;
+    memcpy(p, c->val[i], len);
+    p[len] = 0;
+    names[opt.nlock++] = p;
+    p += len + 1;
+  }
+  opt.lock_joint = names;
+  opt.lock_q = vals;
+  int r = dy_load_model(c->pos[0], &opt, &m, err, sizeof err);
+  free(buf);
+  if (r) {
     cli_fail("%s", err);
     return NULL;
+  }
+  /* what the loader changed or assumed, e.g. locked joints, one warning each */
+  for (const char* s = m->notes; *s && !cli_flag(c, "quiet");) {
+    const char* e = strchr(s, '\n');
+    int L = e ? (int)(e - s) : (int)strlen(s);
+    fprintf(stderr, "dynid: warning: %.*s\n", L, s);
+    s += L + (e != NULL);
   }
   return m;
 }

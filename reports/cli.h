@@ -27,8 +27,10 @@ const char* cli_opt(const dyCli* c, const char* key);
 /* 1 if flag key was given. */
 int cli_flag(const dyCli* c, const char* key);
 /* Check that every option given is in the comma-separated list allowed
- * (the common ones, dh,base,tip,gravity,o, are always allowed) and that the
- * positional count is within [minpos, maxpos]. 0, or 2 after printing usage. */
+ * (the common ones, dh,base,tip,gravity,lock,o, are always allowed), that the
+ * positional count is within [minpos, maxpos] and that every --lock is
+ * JOINT=VALUE (VALUE a finite number) with a URDF model (first positional).
+ * 0, or 2 after printing usage. */
 int cli_check(const dyCli* c, const char* allowed, int minpos, int maxpos, const char* usage);
 /* Parse a comma-separated list of exactly n doubles. 0 or -1. */
 int cli_doubles(const char* s, double* out, int n);
@@ -43,7 +45,9 @@ int cli_fail(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Load the model named by the first positional argument with the common
- * options. NULL after printing the error. */
+ * options (--lock JOINT=VALUE into the load options); print each line of
+ * its notes (e.g. locked joints) as "dynid: warning: LINE" on standard
+ * error unless --quiet. NULL after printing the error. */
 dyModel* cli_model(const dyCli* c);
 
 /* Progress on standard error, only when it is a terminal and at most every

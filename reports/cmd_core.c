@@ -10,69 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_limit(FILE* f, double x) {
-  fputc(',', f);
-  if (isfinite(x)) dy_fprint_double(f, x);
-}
-
-/* a text cell, quoted (with doubled quotes) when it holds , " or a newline */
-static void fprint_csv_text(FILE* f, const char* s) {
-  if (!strpbrk(s, ",\"\n\r")) { fputs(s, f); return; }
-  fputc('"', f);
-  for (; *s; s++) { if (*s == '"') fputc('"', f); fputc(*s, f); }
-  fputc('"', f);
-}
-
 /* dynid model MODEL: the model as a modified-DH table (the input format of
- * CONVENTIONS.md, inertias about the centre of mass), so it round-trips */
+ * CONVENTIONS.md with its #! directives) or, with -o X.urdf, as a URDF;
+ * either reads back to the same robot (core/model_write.c) */
 int cmd_model(dyCli* c) {
-  int r = cli_check(c, "", 1, 1, "dynid model MODEL [--dh] [--base LINK] [--tip LINK] [--gravity gx,gy,gz] [-o FILE]");
+  int r = cli_check(c, "", 1, 1, "dynid model MODEL [--dh] [--base LINK] [--tip LINK] [--gravity gx,gy,gz] "
+                    "[-o FILE.csv|FILE.urdf]");
   if (r) return r;
   dyModel* m = cli_model(c);
   if (!m) return 1;
   char err[DY_ERRSZ];
-  dyOut o;
-  if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { dy_freeModel(m); return cli_fail("%s", err); }
-  FILE* f = o.f;
-  int n = m->n, limits = 0;
-  char types[DY_MAXJ + 1];
-  for (int j = 0; j < n; j++) {
-    types[j] = m->jnt_type[j] == DY_REVOLUTE ? 'R' : 'P';
-    limits |= isfinite(m->jnt_qmin[j]) || isfinite(m->jnt_qmax[j]) || isfinite(m->jnt_qdmax[j]) ||
-              isfinite(m->jnt_qddmax[j]) || isfinite(m->jnt_taumax[j]);
-  }
-  types[n] = 0;
-  fprintf(f, "# dynid model: %s\n# joints: %d (%s), modified DH (Khalil-Kleinfinger / Craig)\n", m->source, n, types);
-  fprintf(f, "# gravity in frame 0: %.17g,%.17g,%.17g m/s^2\n", m->gravity[0], m->gravity[1], m->gravity[2]);
-  fprintf(f, "# largest forward-kinematics difference, source description vs. this table, over random configurations: %.3g (m, rad)\n",
-          m->load_fk_err);
-  fprintf(f, "# tip frame in frame %d: R = [%.6g %.6g %.6g; %.6g %.6g %.6g; %.6g %.6g %.6g], p = (%.6g, %.6g, %.6g) m\n",
-          n, m->tip_T[0], m->tip_T[1], m->tip_T[2], m->tip_T[3], m->tip_T[4], m->tip_T[5], m->tip_T[6],
-          m->tip_T[7], m->tip_T[8], m->tip_T[9], m->tip_T[10], m->tip_T[11]);
-  fprintf(f, "joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz%s%s,name\n",
-          m->has_friction ? ",ia,fv,fc,fo" : "", limits ? ",qmin,qmax,qdmax,qddmax,taumax" : "");
-  for (int j = 0; j < n; j++) {
-    double mass, com[3], Ic[6];
-    dy_linkpar_to_com(m->par + DY_NPAR_LINK*j, &mass, com, Ic);
-    double v[16] = {m->dh_alpha[j], m->dh_a[j], m->dh_theta[j], m->dh_d[j], mass, com[0], com[1], com[2],
-                    Ic[0], Ic[1], Ic[2], Ic[3], Ic[4], Ic[5]};
-    fprintf(f, "%d,%c", j + 1, types[j]);
-    for (int k = 0; k < 14; k++) { fputc(',', f); dy_fprint_double(f, v[k]); }
-    if (m->has_friction)
-      for (int k = 0; k < DY_NPAR_JNT; k++) {
-        fputc(',', f);
-        dy_fprint_double(f, m->par[DY_NPAR_LINK*n + DY_NPAR_JNT*j + k]);
-      }
-    if (limits) {
-      print_limit(f, m->jnt_qmin[j]); print_limit(f, m->jnt_qmax[j]); print_limit(f, m->jnt_qdmax[j]);
-      print_limit(f, m->jnt_qddmax[j]); print_limit(f, m->jnt_taumax[j]);
-    }
-    fputc(',', f);
-    fprint_csv_text(f, m->jnt_name[j]);
-    fputc('\n', f);
-  }
+  const char* out = cli_opt(c, "o");
+  r = dy_write_model(out ? out : "-", m, m->par, NULL, err, sizeof err);
   dy_freeModel(m);
-  if (dy_out_commit(&o, err, sizeof err)) return cli_fail("%s", err);
+  if (r < 0) return cli_fail("%s", err);
+  if (r > 0) fprintf(stderr, "dynid: warning: %s: %s\n", out, err);
   return 0;
 }
 

@@ -46,15 +46,14 @@ static const char* method_name(dyiMethod m) {
 
 /* PARAMS file (CONVENTIONS.md section 3) through dyi_params_write, the
  * summary of the identification as its comment lines. 0 or -1 (err set). */
-static int write_params(const char* path, const dyCli* c, const dyModel* m, const dyBase* b,
-                        const dyEstim* e, const char* note, const char* cons, const double* beta,
-                        char* err, int errsz) {
-  dyOut o;
-  if (dy_out_open(&o, path, err, errsz)) return -1;
+/* The summary of the identification, '#'-line text for the PARAMS file
+ * and the model files (caller frees; NULL when out of memory). */
+static char* summary(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e,
+                     const char* note, const char* cons) {
   char* cm = NULL;
   size_t cl = 0;
   FILE* f = open_memstream(&cm, &cl);
-  if (!f) { dy_out_abort(&o); snprintf(err, (size_t)errsz, "out of memory"); return -1; }
+  if (!f) return NULL;
   fprintf(f, "dynid identify\nmodel: %s\nlog: %s\nset: %s\nmethod: %s\nfriction: %s\n",
           m->source, c->pos[1], b->set, method_name(e->opt.method), b->friction ? "on" : "off");
   fprintf(f, "samples: %ld\n", e->samples);
@@ -68,10 +67,58 @@ static int write_params(const char* path, const dyCli* c, const dyModel* m, cons
   if (cons && cons[0]) fprintf(f, "\n%s", cons);
   if (note && note[0]) fprintf(f, "\nwarning: %s", note);
   fclose(f);
-  int r = dyi_params_write(o.f, m, b, beta, e->std, cm);
-  free(cm);
-  if (r) { dy_out_abort(&o); snprintf(err, (size_t)errsz, "%s: write failed", path); return -1; }
+  return cm;
+}
+
+/* PARAMS file (CONVENTIONS.md section 3) through dyi_params_write with the
+ * summary as its comment lines. 0 or -1 (err set). */
+static int write_params(const char* path, const dyModel* m, const dyBase* b, const dyEstim* e,
+                        const double* beta, const char* comment, char* err, int errsz) {
+  dyOut o;
+  if (dy_out_open(&o, path, err, errsz)) return -1;
+  if (dyi_params_write(o.f, m, b, beta, e->std, comment)) {
+    dy_out_abort(&o);
+    snprintf(err, (size_t)errsz, "%s: write failed", path);
+    return -1;
+  }
   return dy_out_commit(&o, err, errsz);
+}
+
+/* --model-out FILE: the identified standard parameters as a model file
+ * (core/io.h dy_write_model: .csv table or .urdf). pi: the consistent
+ * solution, or NULL: the realisation of beta nearest the nominal model
+ * (ident/consistent.h dyi_realise_near), which is physically consistent
+ * only by chance: a warning says so. 0, or -1 after printing. */
+static int write_model(const char* path, const dyModel* m, const dyBase* b, const double* beta,
+                       const double* pi, const char* comment, int quiet) {
+  char err[DY_ERRSZ];
+  double par[14 * DY_MAXJ];
+  int n = m->n;
+  if (pi) {
+    memset(par, 0, sizeof par);
+    memcpy(par, pi, sizeof(double) * (size_t)b->npar);
+  } else {
+    double mass = 0;
+    for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
+    if (dyi_realise_near(m, b->B, b->nb, b->npar, beta, mass > 0 ? m->par : NULL, par, err, sizeof err))
+      return cli_fail("%s", err) ? -1 : -1;
+  }
+  dyModel* w = dy_copyModel(m);
+  if (!w) return cli_fail("out of memory") ? -1 : -1;
+  w->has_friction = b->friction;
+  int r = dy_write_model(path, w, par, comment, err, sizeof err);
+  dy_freeModel(w);
+  if (r < 0) return cli_fail("--model-out %s", err) ? -1 : -1;
+  if (r > 0 && !quiet) fprintf(stderr, "dynid: warning: --model-out %s\n", err);
+  if (!pi && !quiet) {
+    int bad = 0;
+    for (int j = 0; j < n; j++) bad += !dy_link_consistent(par + DY_NPAR_LINK*j);
+    if (bad)
+      fprintf(stderr, "dynid: warning: --model-out %s: %d of %d links are not physically consistent "
+              "(unconstrained estimate): it cannot be simulated reliably; identify with --consistent\n",
+              path, bad, n);
+  }
+  return 0;
 }
 
 /* The prior of --consistent: "nominal" (the model's own inertial and
@@ -227,7 +274,20 @@ int cmd_identify(dyCli* c) {
     if (identify_consistent(c, m, b, e, prior_w, min_eig, quiet, &cr, cons, sizeof cons)) goto done;
     beta = cr.beta;
   }
-  if (write_params(cli_opt(c, "o"), c, m, b, e, corr, cons, beta, err, sizeof err)) { cli_fail("%s", err); goto done; }
+  char* comment = summary(c, m, b, e, corr, cons);
+  if (!comment) { cli_fail("out of memory"); goto done; }
+  const char* mout = cli_opt(c, "model-out");
+  if (mout && write_model(mout, m, b, beta, consistent ? cr.pi : NULL, comment, quiet)) {
+    free(comment);
+    goto done;
+  }
+  if (write_params(cli_opt(c, "o"), m, b, e, beta, comment, err, sizeof err)) {
+    free(comment);
+    if (mout) remove(mout);
+    cli_fail("%s", err);
+    goto done;
+  }
+  free(comment);
 
   if (!quiet) {
     fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
