@@ -79,6 +79,7 @@ typedef struct {
   double* links;              /* standard parameters shown per link (14n) */
   int from_file;              /* 1: links read from files[0]; 0: solver realisation */
   double links_dist;          /* relative distance of B links from the base parameters */
+  int witness;                /* the model file is a consistent realisation of the set */
   double train_rel, train_rise;  /* from the PARAMS header (NaN if absent) */
   int consistent_est;         /* the header carries a `consistent:` certificate */
   char heldout[MAXLOG][40];   /* "all" relative error per log, as validate prints it */
@@ -540,6 +541,13 @@ static void phys_section(FILE* f, const dyModel* m, pset* const* sv, int ns, con
     else
       fprintf(f, "closest consistent realisation at relative distance %.3g, certified lower bound %.3g.",
               sqrt(fmax(p->dist, 0)), sqrt(fmax(p->lower, 0)));
+    if (sv[k]->witness && p->verdict != 1) {
+      fputs(" <span class=\"bad\">But the model file ", f);
+      esc(f, base_name(sv[k]->files[0]));
+      fprintf(f, " is a physically consistent realisation (every pseudo-inertia positive semi-definite, "
+                 "IA, FV, FC &gt;= 0) of these base parameters to a relative %.2g: the verdict above is "
+                 "wrong.</span>", sv[k]->links_dist);
+    }
     fputs("</li>\n", f);
   }
   fputs("</ul>\n<h3 id=\"links\">Links: nominal against identified</h3>\n<p>Identified links:</p>\n<ul>\n", f);
@@ -700,6 +708,14 @@ int cmd_report(dyCli* c) {
     }
     if (s->nfiles ? links_from_file(c, m, s) : links_from_solver(m, s)) goto done;
     s->links_dist = links_distance(s);
+    s->witness = s->from_file && s->links_dist <= 1e-6;
+    for (int j = 0; j < n && s->witness; j++) {
+      dyvLinkPhys l;
+      dyv_link_phys(&l, s->links + DY_NPAR_LINK*j);
+      s->witness = l.pi_mineig >= -1e-9 * fmax(1, l.mass);
+    }
+    for (int j = 0; j < n && s->witness && b->npar > DY_NPAR_LINK*n; j++)
+      for (int q = 0; q < 3; q++) s->witness &= s->links[DY_NPAR_LINK*n + DY_NPAR_JNT*j + q] >= -1e-9;
     s->train_rel = header_number(s->prm->comment, "relative error all joints [%]: ");
     s->train_rise = header_number(s->prm->comment, "consistent: training residual ");
     s->consistent_est = strstr(s->prm->comment, "consistent: ") != NULL;

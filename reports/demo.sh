@@ -55,26 +55,33 @@ models() {
 
 summary() {  # $1 arm name, $2 arm file stem, $3 training label, then NAME:LABEL per held-out log
   local title=$1 arm=$2 train=$3; shift 3
-  local ilog=$OUT/$arm.identify.txt nb cond rise
+  local ilog=$OUT/$arm.identify.txt nb cond rel rise
   nb=$(grep -m1 -o '[0-9]* base parameters' "$ilog" | cut -d' ' -f1)
   cond=$(grep -m1 -o 'condition number [0-9.e+]*' "$ilog" | cut -d' ' -f3)
+  rel=$(sed -n 's/^# relative error all joints \[%\]: //p' "$OUT/$arm.unconstrained.params.csv")
   rise=$(sed -n 's/^# consistent: training residual \([-+0-9.e]*\) %.*/\1/p' "$OUT/$arm.consistent.params.csv")
-  printf '\n%s: %s base parameters, regressor condition number %s, identified on %s\n' "$title" "$nb" "$cond" "$train"
+  printf '\n%s: %s base parameters, regressor condition number %s\n' "$title" "$nb" "$cond"
+  printf '  identified on %s: training rel. error %s %% (least squares)\n' "$train" "$rel"
   for nl in "$@"; do
     local name=${nl%%:*} label=${nl#*:}
     printf '  held-out %s, rel. error per joint [%%]:\n' "$label"
     for set in unconstrained consistent; do
-      local v=$OUT/$arm.$set.validate_$name.csv verdict
+      local v=$OUT/$arm.$set.validate_$name.csv verdict npd
       printf '    %-14s' "$set"
       awk -F, '/^[0-9]+,/ {printf " %6.2f", $3} /^all,/ {printf "   all %5.2f", $3}' "$v"
+      npd=$(sed -n 's/.*(\([0-9]*\) of \([0-9]*\) samples not positive definite).*/\1 of \2/p' "$v")
       if grep -q '^# physical consistency: consistent' "$v"; then
         verdict="certified consistent"
-        [ "$set" = consistent ] && verdict="$verdict; training residual $(printf '%+.0f' "$rise") %"
       elif grep -q '^# physical consistency: INCONSISTENT' "$v"; then
-        verdict="inconsistent$(sed -n 's/.*(\([0-9]*\) of \([0-9]*\) samples not positive definite).*/: inertia matrix indefinite on \1 of \2 samples/p' "$v")"
+        verdict="inconsistent"
       else
         verdict="consistency undecided"
       fi
+      case "$npd" in
+        ''|0\ of*) [ "$verdict" = "certified consistent" ] || verdict="$verdict; inertia matrix positive definite" ;;
+        *) verdict="$verdict: inertia matrix indefinite on $npd samples" ;;
+      esac
+      [ "$set" = consistent ] && verdict="$verdict; training residual $(printf '%+.0f' "$rise") %"
       printf '   (%s)\n' "$verdict"
     done
   done
