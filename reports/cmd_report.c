@@ -35,6 +35,7 @@
 #include "plot.h"
 #include "quality.h"
 #include "validate.h"
+#include "mathu.h"
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -177,33 +178,77 @@ static int split_models(const char* spec, pset* set, int nset) {
   return 0;
 }
 
-/* The links of set s from its first model file: same joints and geometry
- * as m. 0, or -1 after printing the error. */
+/* pose of frame j of the model fm in frame j of m at joint positions q:
+ * x_m = Q x_fm + t */
+static void frame_in_frame(const dyModel* m, const dyModel* fm, const double* q, int j, double Q[9], double t[3]) {
+  double R[9], p[3], Rf[9], pf[3], d[3];
+  dy_fk(m, q, j, R, p);
+  dy_fk(fm, q, j, Rf, pf);
+  dyu_mulMatTMat3(Q, R, Rf);
+  for (int k = 0; k < 3; k++) d[k] = pf[k] - p[k];
+  dyu_mulMatTVec3(t, R, d);
+}
+
+/* a link's ten parameters carried into another frame (x_new = Q x + t)
+ * through its pseudo-inertia, which transforms as T PI T^T for any mass */
+static void link_to_frame(double out[10], const double in[10], const double Q[9], const double t[3]) {
+  double P[16], T[16] = {Q[0], Q[1], Q[2], t[0], Q[3], Q[4], Q[5], t[1], Q[6], Q[7], Q[8], t[2], 0, 0, 0, 1};
+  double TP[16], O[16];
+  dyi_pseudo_inertia(in, P);
+  for (int r = 0; r < 4; r++)
+    for (int c = 0; c < 4; c++) {
+      TP[4*r + c] = 0;
+      for (int k = 0; k < 4; k++) TP[4*r + c] += T[4*r + k] * P[4*k + c];
+    }
+  for (int r = 0; r < 4; r++)
+    for (int c = 0; c < 4; c++) {
+      O[4*r + c] = 0;
+      for (int k = 0; k < 4; k++) O[4*r + c] += TP[4*r + k] * T[4*c + k];
+    }
+  double tr = O[0] + O[5] + O[10];   /* J = tr(E) 1 - E, E the 3x3 block */
+  out[DY_XX] = tr - O[0]; out[DY_XY] = -O[1]; out[DY_XZ] = -O[2];
+  out[DY_YY] = tr - O[5]; out[DY_YZ] = -O[6]; out[DY_ZZ] = tr - O[10];
+  out[DY_MX] = O[3]; out[DY_MY] = O[7]; out[DY_MZ] = O[11]; out[DY_M] = O[15];
+}
+
+/* The links of set s from its first model file, a table or URDF of the
+ * same arm: same joints, and each of its link frames fixed to the same
+ * link as m's (the relative pose is the same at two configurations). Its
+ * links are carried into m's frames (a URDF may come back in other
+ * modified-DH frames). 0, or -1 after printing the error. */
 static int links_from_file(const dyCli* c, const dyModel* m, pset* s) {
   char err[DY_ERRSZ];
   dyModel* fm = NULL;
   dyLoadOpt lo = c->load;
   lo.classic_dh = 0;               /* dynid writes modified DH */
   if (dy_load_model(s->files[0], &lo, &fm, err, sizeof err)) return cli_fail("%s", err) ? -1 : -1;
-  int j = 0, bad = fm->n != m->n;
-  for (; !bad && j < m->n; j++)
-    bad = fm->jnt_type[j] != m->jnt_type[j] || fabs(fm->dh_alpha[j] - m->dh_alpha[j]) > 1e-6 ||
-          fabs(fm->dh_a[j] - m->dh_a[j]) > 1e-6 || fabs(fm->dh_theta[j] - m->dh_theta[j]) > 1e-6 ||
-          fabs(fm->dh_d[j] - m->dh_d[j]) > 1e-6;
-  if (bad) {
-    if (fm->n != m->n)
-      cli_fail("%s: %d joints, the model %s has %d (--models must describe the same arm)",
-               s->files[0], fm->n, m->source, m->n);
-    else
-      cli_fail("%s: joint %d's type or modified-DH geometry differs from the model %s (--models must "
-               "describe the same arm in the same frames)", s->files[0], j, m->source);
-    dy_freeModel(fm);
-    return -1;
+  const int n = m->n;
+  int bad = -1;
+  if (fm->n == n) {
+    double q0[DY_MAXJ] = {0}, q1[DY_MAXJ];
+    for (int j = 0; j < n; j++) q1[j] = 0.3 + 0.17 * j;
+    for (int j = 0; j < n && bad < 0; j++) {
+      double Q0[9], t0[3], Q1[9], t1[3], dev = 0;
+      frame_in_frame(m, fm, q0, j, Q0, t0);
+      frame_in_frame(m, fm, q1, j, Q1, t1);
+      for (int k = 0; k < 9; k++) dev = fmax(dev, fabs(Q0[k] - Q1[k]));
+      for (int k = 0; k < 3; k++) dev = fmax(dev, fabs(t0[k] - t1[k]));
+      if (fm->jnt_type[j] != m->jnt_type[j] || !(dev <= 1e-6)) bad = j;
+      else link_to_frame(s->links + DY_NPAR_LINK*j, fm->par + DY_NPAR_LINK*j, Q0, t0);
+    }
   }
-  memcpy(s->links, fm->par, sizeof(double) * (size_t)(14 * m->n));
+  int st = fm->n != n || bad >= 0 ? -1 : 0;
+  if (fm->n != n)
+    cli_fail("%s: %d joints, the model %s has %d (--models must describe the same arm)",
+             s->files[0], fm->n, m->source, n);
+  else if (bad >= 0)
+    cli_fail("%s: joint %d moves differently from the model %s (--models must describe the same arm)",
+             s->files[0], bad + 1, m->source);
+  else
+    memcpy(s->links + DY_NPAR_LINK*n, fm->par + DY_NPAR_LINK*n, sizeof(double) * (size_t)(DY_NPAR_JNT*n));
   dy_freeModel(fm);
   s->from_file = 1;
-  return 0;
+  return st;
 }
 
 /* the relative scale of base parameter i in the distance of
