@@ -325,19 +325,26 @@ static int same_base(const dyParams* a, const dyParams* b) {
   return 1;
 }
 
+/* The header row naming each set over its three columns (several sets),
+ * then the column names: first, the set's three, then last. */
+static void set_header(FILE* f, pset* const* sv, int ns, const char* first, const char* three, const char* last) {
+  if (ns > 1) {
+    fputs("<tr><th></th>", f);
+    for (int k = 0; k < ns; k++) { fputs("<th colspan=\"3\">", f); esc(f, sv[k]->label); fputs("</th>", f); }
+    fputs(last ? "<th></th></tr>\n" : "</tr>\n", f);
+  }
+  fprintf(f, "<tr><th>%s</th>", first);
+  for (int k = 0; k < ns; k++) fputs(three, f);
+  if (last) fprintf(f, "<th>%s</th>", last);
+  fputs("</tr>\n", f);
+}
+
 /* The base-parameter table: one set, or several over the same base set
  * (name, then value/std/rel. std of each set, then the expression). */
 static void param_table(FILE* f, const dyModel* m, pset* const* sv, int ns) {
   const dyBase* b = sv[0]->prm->base;
   fputs("<div class=\"wide\"><table>", f);
-  if (ns > 1) {
-    fputs("<tr><th></th>", f);
-    for (int k = 0; k < ns; k++) { fputs("<th colspan=\"3\">", f); esc(f, sv[k]->label); fputs("</th>", f); }
-    fputs("<th></th></tr>\n", f);
-  }
-  fputs("<tr><th>name</th>", f);
-  for (int k = 0; k < ns; k++) fputs("<th>value</th><th>std</th><th>rel. std [%]</th>", f);
-  fputs("<th>expression</th></tr>\n", f);
+  set_header(f, sv, ns, "name", "<th>value</th><th>std</th><th>rel. std [%]</th>", "expression");
   int nwarn[MAXSET] = {0};
   for (int i = 0; i < b->nb; i++) {
     char expr[4096];
@@ -457,14 +464,7 @@ static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset
     sv[k]->samples[li] = cnt;
   }
   fputs("<h3>Torque prediction</h3>\n<table class=\"metrics\">", f);
-  if (ns > 1) {
-    fputs("<tr><th></th>", f);
-    for (int k = 0; k < ns; k++) { fputs("<th colspan=\"3\">", f); esc(f, sv[k]->label); fputs("</th>", f); }
-    fputs("</tr>\n", f);
-  }
-  fputs("<tr><th>joint</th>", f);
-  for (int k = 0; k < ns; k++) fputs("<th>rms [N m]</th><th>rel. error [%]</th><th>R<sup>2</sup></th>", f);
-  fputs("</tr>\n", f);
+  set_header(f, sv, ns, "joint", "<th>rms [N m]</th><th>rel. error [%]</th><th>R<sup>2</sup></th>", NULL);
   for (int row = 0; row < nrow; row++) {
     /* the validator's own text, so the page shows exactly what validate prints */
     fputs("<tr><td>", f);

@@ -52,6 +52,21 @@ static char* visible_text(const char* html) {
   return out;
 }
 
+/* run the commands that write the report at path; check that they
+ * succeed and that the page is well-formed XML; the page, or NULL */
+static char* make_report(const char* cmd, const char* path) {
+  int r = system(cmd);
+  CHECK(r == 0, "commands ending in the report %s (status %d)", path, r);
+  if (r) return NULL;
+  char lint[256];
+  snprintf(lint, sizeof lint, "xmllint --noout %s 2>/dev/null", path);
+  r = system(lint);
+  CHECK(r == 0, "%s is well-formed XML (xmllint status %d)", path, WEXITSTATUS(r));
+  char* html = slurp(path);
+  CHECK(html != NULL, "%s readable", path);
+  return html;
+}
+
 /* the verdict line of a validate output: 1 consistent, 0 inconsistent, 2 else */
 static int validate_verdict(const char* path) {
   FILE* f = fopen(path, "r");
@@ -76,6 +91,26 @@ static int validate_row(const char* path, const char* joint, char out[4][40]) {
   return ok;
 }
 
+/* how many values of the PARAMS file at path appear in html (as %.6g
+ * cells; with_name: right after the name's cell); *np: how many there are */
+static int params_found(const char* html, const char* path, int with_name, int* np) {
+  FILE* f = fopen(path, "r");
+  char line[512];
+  int found = 0;
+  *np = 0;
+  while (f && fgets(line, sizeof line, f)) {
+    char name[64], want[128];
+    double v;
+    if (line[0] == '#' || sscanf(line, "%63[^,],%lf", name, &v) != 2) continue;
+    (*np)++;
+    if (with_name) snprintf(want, sizeof want, ">%s</td><td>%.6g</td>", name, v);
+    else snprintf(want, sizeof want, "<td>%.6g</td>", v);
+    found += strstr(html, want) != NULL;
+  }
+  if (f) fclose(f);
+  return found;
+}
+
 static int count(const char* s, const char* what) {
   int k = 0;
   for (; (s = strstr(s, what)); s++) k++;
@@ -98,13 +133,9 @@ static void compare(const char* M) {
            "--labels 'least squares,consistent' "
            "--models build/tests/rep_ls_model.csv,build/tests/rep_cons_model.urdf+build/tests/rep_cons_model.csv "
            "-o build/tests/rep2.html 2>/dev/null", M, M, M, M, M);
-  int r = system(cmd);
-  CHECK(r == 0, "identify both ways with model files, validate, report both (status %d)", r);
-  if (r) return;
-  r = system("xmllint --noout build/tests/rep2.html 2>/dev/null");
-  CHECK(r == 0, "the two-set report is well-formed XML (xmllint status %d)", WEXITSTATUS(r));
-  char* html = slurp("build/tests/rep2.html");
-  if (!html) { CHECK(0, "two-set report readable"); return; }
+  char* html = make_report(cmd, "build/tests/rep2.html");
+  if (!html) return;
+  int r;
   const char* sections[] = {"id=\"sets\"", "id=\"model\"", "id=\"parameters\"", "id=\"log1\"",
                             "id=\"physical\"", "id=\"links\""};
   for (int i = 0; i < 6; i++) CHECK(strstr(html, sections[i]) != NULL, "two sets: section %s present", sections[i]);
@@ -121,18 +152,7 @@ static void compare(const char* M) {
   CHECK(count(html, "<th colspan=\"3\">least squares</th>") == 2 && count(html, "<th colspan=\"3\">consistent</th>") == 2,
         "a column group per set in the metrics and parameter tables");
   /* the parameter table holds the consistent set's values too */
-  FILE* f = fopen("build/tests/rep_cons.csv", "r");
-  char line[512];
-  int np = 0, found = 0;
-  while (f && fgets(line, sizeof line, f)) {
-    char name[64], want[128];
-    double v;
-    if (line[0] == '#' || sscanf(line, "%63[^,],%lf", name, &v) != 2) continue;
-    np++;
-    snprintf(want, sizeof want, "<td>%.6g</td>", v);
-    found += strstr(html, want) != NULL;
-  }
-  if (f) fclose(f);
+  int np = 0, found = params_found(html, "build/tests/rep_cons.csv", 0, &np);
   CHECK(np > 0 && found == np, "all %d consistent parameters in the report (%d found)", np, found);
   /* both verdicts, each as validate decides it */
   const char* vtext[] = {"inconsistent (certified)", "certified consistent", "undecided"};
@@ -193,13 +213,7 @@ int main(void) {
            "-o build/tests/rep_metrics.csv 2>/dev/null && "
            "./dynid report %s build/tests/rep_params.csv build/tests/rep_test.csv "
            "-o build/tests/rep.html 2>/dev/null", M, M, M, M, M);
-  int r = system(cmd);
-  CHECK(r == 0, "simulate, identify, validate and report (status %d)", r);
-  if (r) return test_report();
-  r = system("xmllint --noout build/tests/rep.html 2>/dev/null");
-  CHECK(r == 0, "the report is well-formed XML (xmllint status %d)", WEXITSTATUS(r));
-  char* html = slurp("build/tests/rep.html");
-  CHECK(html != NULL, "report readable");
+  char* html = make_report(cmd, "build/tests/rep.html");
   if (!html) return test_report();
   const char* sections[] = {"id=\"model\"", "id=\"identifiability\"", "id=\"parameters\"", "id=\"log1\"",
                             "<h3>Data quality</h3>", "<h3>Torque prediction</h3>", "id=\"physical\"",
@@ -231,19 +245,8 @@ int main(void) {
   if (f) fclose(f);
   CHECK(rows == 7, "validate gave 6 joints and 'all' (%d rows)", rows);
 
-  /* parameters: each PARAMS value appears (as %.6g) */
-  f = fopen("build/tests/rep_params.csv", "r");
-  int np = 0, found = 0;
-  while (f && fgets(line, sizeof line, f)) {
-    if (line[0] == '#' || !strncmp(line, "name,", 5)) continue;
-    char name[64], want[128];
-    double v;
-    if (sscanf(line, "%63[^,],%lf", name, &v) != 2) continue;
-    np++;
-    snprintf(want, sizeof want, ">%s</td><td>%.6g</td>", name, v);
-    found += strstr(html, want) != NULL;
-  }
-  if (f) fclose(f);
+  /* parameters: each PARAMS value appears (as %.6g) after its name */
+  int np = 0, found = params_found(html, "build/tests/rep_params.csv", 1, &np);
   CHECK(np > 0 && found == np, "all %d parameters in the report's table (%d found)", np, found);
   free(html);
   compare(M);
