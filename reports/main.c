@@ -20,7 +20,7 @@ static const command_t commands[] = {
   {"simulate", cmd_simulate, "simulate MODEL TRAJ [--noise S] [--seed N] -o LOG"},
   {"identify", cmd_identify, "identify MODEL LOG [--set ...] [--method ols|wls|irls] [--friction] -o PARAMS"},
   {"validate", cmd_validate, "validate MODEL PARAMS LOG [-o METRICS]"},
-  {"report", cmd_report, "report MODEL PARAMS LOG... -o REPORT.html"},
+  {"report", cmd_report, "report MODEL PARAMS LOG... [--compare PARAMS2 [--labels A,B]] [--models FILES[,FILES]] -o REPORT.html"},
   {"bench", cmd_bench, "bench [MODEL]                    timings of the core algorithms"},
 };
 #define NCMD ((int)(sizeof commands / sizeof commands[0]))
