@@ -114,7 +114,8 @@ double dyi_pseudo_mineig(const double par10[10]);
  * solved as above without a prior term, so that the dual bound bounds the
  * distance of every consistent realisation (prior, if not NULL, is only the
  * centre of the scaled variables; the bound is trusted when it lies below
- * the distance found and its multipliers are feasible to 1e-5). *dist: the
+ * the distance found, to 1e-4 relative, and its multipliers are feasible
+ * to 1e-5; 1e-4 of it is then taken off). *dist: the
  * distance found (relative, squared); *lower: its certified lower bound (0
  * when none); pi_out (npar, may be NULL): the closest consistent
  * parameters. Returns 1 consistent (a witness within a relative distance of
