@@ -365,12 +365,8 @@ static int read_joint(urdf_t* u, xmlNodePtr node, ujoint_t* J) {
     /* attribute of each of IA FV FC FO; the offset has a sign */
     static const char* const dyn_attr[4] = {"armature", "damping", "friction", "offset"};
     J->has_dyn = 1;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 4; k++)
       if (attr_nums(u, dyn, dyn_attr[k], J->dyn + k, 1, NULL)) return -1;
-      if (k < 3 && J->dyn[k] < 0)
-        return fail(u, xmlGetLineNo(dyn), "joint '%s': <dynamics %s=\"%g\">: negative value", J->name,
-                    dyn_attr[k], J->dyn[k]);
-    }
   }
   return 0;
 }
@@ -930,6 +926,14 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
     if (J->has_dyn) {   /* IA FV FC FO, the order of dyn[] */
       memcpy(m->par + DY_NPAR_LINK*n + DY_NPAR_JNT*k, J->dyn, sizeof J->dyn);
       m->has_friction = 1;
+      /* published identified URDFs carry negative friction: kept, noted */
+      static const char* const dyn_attr[3] = {"armature", "damping", "friction"};
+      for (int a = 0; a < 3; a++)
+        if (J->dyn[a] < 0) {
+          size_t len = strlen(m->notes);
+          snprintf(m->notes + len, sizeof m->notes - len, "%s:%ld: joint '%s': <dynamics %s=\"%g\"> is negative: "
+                   "not physical, kept as given\n", u->path, J->line, J->name, dyn_attr[a], J->dyn[a]);
+        }
     }
     body_link[++k] = J->child;
   }
