@@ -121,6 +121,7 @@ typedef struct {
   double lower, upper, velocity, effort;
   int has_dyn;         /* a <dynamics> element was read */
   double dyn[4];       /* IA FV FC FO from armature damping friction offset */
+  double snapped;      /* largest change of an origin angle by snapping [rad], 0: none */
   double lock_q;       /* position when locked off the chain [rad|m] */
   int lock_given;      /* 1: lock_q came from opt->lock_q */
 } ujoint_t;
@@ -702,6 +703,39 @@ static int parse_file(urdf_t* u) {
   return r;
 }
 
+/* Angle snapping: a joint origin's roll, pitch or yaw within tol of a
+ * multiple of pi/2 becomes that multiple. Exported URDFs round them
+ * (3.1416, 1.5708): taken literally, neighbouring axes are then skew by
+ * ~1e-5 rad, the common normals lie kilometres away, the base parameters
+ * of the exact geometry split into more (72 instead of 69 on a Kinova
+ * Gen3) and the identified values become absurd. Each joint whose largest
+ * change exceeds 1e-10 rad (round-off below that) gets a note in m->notes,
+ * written after the model exists (snap_notes). */
+static void snap_angles(urdf_t* u, double tol) {
+  if (!(tol > 0)) return;
+  for (int j = 0; j < u->njoint; j++) {
+    ujoint_t* J = u->joints + j;
+    for (int k = 0; k < 3; k++) {
+      double mult = nearbyint(J->rpy[k] / M_PI_2), d = J->rpy[k] - mult * M_PI_2;
+      if (fabs(d) <= tol && d != 0) {
+        J->rpy[k] = mult * M_PI_2;
+        if (fabs(d) > fabs(J->snapped)) J->snapped = d;
+      }
+    }
+  }
+}
+
+static void snap_notes(const urdf_t* u, dyModel* m) {
+  for (int j = 0; j < u->njoint; j++) {
+    const ujoint_t* J = u->joints + j;
+    if (!(fabs(J->snapped) > 1e-10)) continue;
+    size_t len = strlen(m->notes);
+    snprintf(m->notes + len, sizeof m->notes - len, "%s:%ld: joint '%s': origin rpy snapped to a multiple of "
+             "pi/2 (largest change %.2g rad; --snap 0 keeps the file's angles)\n", u->path, J->line, J->name,
+             J->snapped);
+  }
+}
+
 int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
                  char* err, int errsz) {
   *out = NULL;
@@ -771,6 +805,8 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
     }
     C->parent_joint = u->njoint - 1;
   }
+
+  snap_angles(u, opt && opt->has_snap ? opt->snap : DY_SNAP_DEFAULT);
 
   /* child lists (CSR) */
   u->order = calloc((size_t)u->nlink, sizeof(int));
@@ -941,6 +977,7 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
   sub = calloc((size_t)u->nlink, sizeof(double));
   if (!sub) { fail(u, 0, "out of memory"); goto done; }
   if (lock_notes(u, m, chain_joint_of, body_link, sub)) goto done;
+  snap_notes(u, m);
   place_prismatic(axp, axu, m->jnt_type, n);
   dh_frames(F, axp, axu, n);
   for (int j = 1; j <= n; j++) {

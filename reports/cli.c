@@ -50,7 +50,7 @@ static int is_urdf(const char* path) {
 
 int cli_check(const dyCli* c, const char* allowed, int minpos, int maxpos, const char* usage) {
   for (int i = 0; i < c->nopt; i++)
-    if (!in_list("dh,base,tip,gravity,lock,o", c->key[i]) && !in_list(allowed, c->key[i])) {
+    if (!in_list("dh,base,tip,gravity,lock,snap,o", c->key[i]) && !in_list(allowed, c->key[i])) {
       fprintf(stderr, "dynid: %s: unknown option '%s%s'\nusage: %s\n", c->cmd,
               strlen(c->key[i]) == 1 ? "-" : "--", c->key[i], usage);
       return 2;

@@ -88,6 +88,16 @@ int main(int argc, char** argv) {
   c.load.classic_dh = cli_flag(&c, "dh");
   c.load.base = cli_opt(&c, "base");
   c.load.tip = cli_opt(&c, "tip");
+  if (cli_opt(&c, "snap")) {
+    char* end;
+    c.load.snap = strtod(cli_opt(&c, "snap"), &end);
+    if (*end || !(c.load.snap >= 0 && c.load.snap < 0.5)) {
+      fprintf(stderr, "dynid: --snap: expected an angle in rad, 0 <= RAD < 0.5 (0: off), got '%s'\n",
+              cli_opt(&c, "snap"));
+      return 2;
+    }
+    c.load.has_snap = 1;
+  }
   const char* g = cli_opt(&c, "gravity");
   if (g) {
     if (cli_doubles(g, c.load.gravity, 3))
