@@ -121,6 +121,9 @@ typedef struct {
   double lower, upper, velocity, effort;
   int has_dyn;         /* a <dynamics> element was read */
   double dyn[4];       /* IA FV FC FO from armature damping friction offset */
+  double rpy_round[3]; /* how far each origin angle may be from the value its
+                          written digits stand for (half a unit of its last
+                          digit) [rad] */
   double snapped;      /* largest change of an origin angle by snapping [rad], 0: none */
   double lock_q;       /* position when locked off the chain [rad|m] */
   int lock_given;      /* 1: lock_q came from opt->lock_q */
@@ -309,6 +312,28 @@ static int joint_end(urdf_t* u, xmlNodePtr node, const ujoint_t* J, const char* 
   return r;
 }
 
+/* half a unit of the last written digit of each number of <origin rpy>:
+ * "1.5708" stands for anything within 5e-5 of it (0 where absent) */
+static void rounding(xmlNodePtr origin, double half_ulp[3]) {
+  half_ulp[0] = half_ulp[1] = half_ulp[2] = 0;
+  xmlChar* s = origin ? xmlGetProp(origin, (const xmlChar*)"rpy") : NULL;
+  if (!s) return;
+  const char* p = (const char*)s;
+  for (int k = 0; k < 3; k++) {
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    int after_point = 0, seen_point = 0;
+    for (; (*p >= '0' && *p <= '9') || *p == '.' || *p == '+' || *p == '-'; p++) {
+      if (*p == '.') seen_point = 1;
+      else if (*p >= '0' && *p <= '9' && seen_point) after_point++;
+    }
+    int ex = 0;
+    if (*p == 'e' || *p == 'E') { ex = (int)strtol(p + 1, (char**)&p, 10); }
+    half_ulp[k] = 0.5 * pow(10, ex - after_point);
+    while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') p++;
+  }
+  xmlFree(s);
+}
+
 static int read_joint(urdf_t* u, xmlNodePtr node, ujoint_t* J) {
   J->line = xmlGetLineNo(node);
   J->lower = -INFINITY; J->upper = INFINITY; J->velocity = INFINITY; J->effort = INFINITY;
@@ -334,6 +359,7 @@ static int read_joint(urdf_t* u, xmlNodePtr node, ujoint_t* J) {
   }
   xmlFree(t);
   if (read_origin(u, node, J->xyz, J->rpy)) return -1;
+  rounding(child_elem(node, "origin"), J->rpy_round);
   if (joint_end(u, node, J, "parent", &J->parent) || joint_end(u, node, J, "child", &J->child)) return -1;
   if (J->type == J_FIXED) return 0;
   J->axis[0] = 1; J->axis[1] = J->axis[2] = 0;
@@ -704,7 +730,10 @@ static int parse_file(urdf_t* u) {
 }
 
 /* Angle snapping: a joint origin's roll, pitch or yaw within tol of a
- * multiple of pi/2 becomes that multiple. Exported URDFs round them
+ * multiple of pi/2, and within what its written digits can stand for
+ * (half a unit of the last digit: 1.5708 for pi/2, not 1.5707963 for
+ * pi/2 - 3e-8, nor a 17-digit value dynid wrote), becomes that multiple.
+ * Exported URDFs round them
  * (3.1416, 1.5708): taken literally, neighbouring axes are then skew by
  * ~1e-5 rad, the common normals lie kilometres away, the base parameters
  * of the exact geometry split into more (72 instead of 69 on a Kinova
@@ -717,7 +746,7 @@ static void snap_angles(urdf_t* u, double tol) {
     ujoint_t* J = u->joints + j;
     for (int k = 0; k < 3; k++) {
       double mult = nearbyint(J->rpy[k] / M_PI_2), d = J->rpy[k] - mult * M_PI_2;
-      if (fabs(d) <= tol && d != 0) {
+      if (fabs(d) <= tol && d != 0 && fabs(d) <= J->rpy_round[k] * (1 + 1e-9)) {
         J->rpy[k] = mult * M_PI_2;
         if (fabs(d) > fabs(J->snapped)) J->snapped = d;
       }
