@@ -194,6 +194,12 @@ void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes) {
           "(%d of %d parameters structurally zero) against the unfiltered logged torque\n",
           v->st.count, v->plan.nzero, 14*n);
   if (v->st.count > 0) {
+    /* each joint's rel_err_pct is its normalised rms (rms error / rms measured);
+     * "all" weighs the joints by their torque, their mean weighs them alike */
+    double mean = 0;
+    for (int j = 0; j < n; j++) mean += rel[j] / n;
+    fprintf(notes, "# mean of the per-joint relative errors (normalised rms, every joint alike): %.6g %%; "
+            "all: %.6g %% (weighted by torque, dominated by the large joints)\n", mean, rel[n]);
     fprintf(notes, "# largest error: %.6g on joint %d at data row %ld (t = %.6g s)\n",
             v->st.maxerr, v->st.maxjoint + 1, v->st.maxrow, v->st.maxt);
     fprintf(notes, "# inertia matrix (CRBA on the realisation): smallest eigenvalue %.6g at data row %ld "
