@@ -143,8 +143,8 @@ int dyi_consistent_est(const dyModel* m, const dyBase* b, const dyEstim* e, cons
  * to prior in the scaled metric above, pi = prior + S (K S)^+ (beta - K
  * prior) (prior NULL: 0, the minimum-norm realisation). For writing an
  * unconstrained estimate as a model: it keeps the nominal values in the
- * directions the data do not see. pi: 14n (joint parameters beyond npar
- * zero). 0, or -1 with err set. */
+ * directions the data do not see. pi: 14n (joint parameters beyond npar,
+ * and those no base parameter uses, zero). 0, or -1 with err set. */
 int dyi_realise_near(const dyModel* m, const double* K, int p, int npar, const double* beta,
                      const double* prior, double* pi, char* err, int errsz);
 
