@@ -46,10 +46,27 @@ static const char* method_name(dyiMethod m) {
 
 /* PARAMS file (CONVENTIONS.md section 3) through dyi_params_write, the
  * summary of the identification as its comment lines. 0 or -1 (err set). */
+/* The training residual of the estimate written (least squares or the
+ * consistent one) from the estimator's triangles: per joint the rms
+ * [N m|N] and 100 ||r_j|| / ||y_j||, entry n over all joints. */
+static void fit_residuals(const dyEstim* e, const double* beta, double* rms, double* rel) {
+  double rss_all = 0, yy_all = 0;
+  long rows = 0;
+  for (int j = 0; j < e->n; j++) {
+    double rss, yy;
+    dyi_est_joint_rss(e, j, beta, &rss, &yy);
+    rms[j] = e->rows_j[j] > 0 ? sqrt(rss / (double)e->rows_j[j]) : 0;
+    rel[j] = yy > 0 ? 100 * sqrt(rss / yy) : 0;
+    rss_all += rss; yy_all += yy; rows += e->rows_j[j];
+  }
+  rms[e->n] = rows > 0 ? sqrt(rss_all / (double)rows) : 0;
+  rel[e->n] = yy_all > 0 ? 100 * sqrt(rss_all / yy_all) : 0;
+}
+
 /* The summary of the identification, '#'-line text for the PARAMS file
  * and the model files (caller frees; NULL when out of memory). */
 static char* summary(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e,
-                     const char* note, const char* cons) {
+                     const double* beta, const char* note, const char* cons) {
   char* cm = NULL;
   size_t cl = 0;
   FILE* f = open_memstream(&cm, &cl);
@@ -61,11 +78,13 @@ static char* summary(const dyCli* c, const dyModel* m, const dyBase* b, const dy
   fprintf(f, "samples: %ld\n", e->samples);
   fprintf(f, "condition number: %.6g (regressor%s, SI units; %.6g after column scaling)\n",
           e->cond, e->opt.method == DYI_OLS ? "" : " as weighted", e->cond_scaled);
+  double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1];
+  fit_residuals(e, beta, rms, rel);
   fprintf(f, "residual rms per joint:");
-  for (int j = 0; j < m->n; j++) fprintf(f, " %.6g", e->rms[j]);
+  for (int j = 0; j < m->n; j++) fprintf(f, " %.6g", rms[j]);
   fprintf(f, "\nrelative error per joint [%%]:");
-  for (int j = 0; j < m->n; j++) fprintf(f, " %.4g", e->relerr_pct[j]);
-  fprintf(f, "\nrelative error all joints [%%]: %.4g", e->relerr_all_pct);
+  for (int j = 0; j < m->n; j++) fprintf(f, " %.4g", rel[j]);
+  fprintf(f, "\nrelative error all joints [%%]: %.4g", rel[m->n]);
   if (cons && cons[0]) fprintf(f, "\n%s", cons);
   if (note && note[0]) fprintf(f, "\nwarning: %s", note);
   fclose(f);
@@ -279,7 +298,7 @@ int cmd_identify(dyCli* c) {
     if (identify_consistent(c, m, b, e, prior_w, min_eig, quiet, &cr, cons, sizeof cons)) goto done;
     beta = cr.beta;
   }
-  char* comment = summary(c, m, b, e, corr, cons);
+  char* comment = summary(c, m, b, e, beta, corr, cons);
   if (!comment) { cli_fail("out of memory"); goto done; }
   const char* mout = cli_opt(c, "model-out");
   if (mout && write_model(mout, m, b, beta, consistent ? cr.pi : NULL, comment, quiet)) {
@@ -301,10 +320,12 @@ int cmd_identify(dyCli* c) {
     fprintf(stderr, "log: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s%.6g Hz\n",
             li.rows_read, li.rows_dropped, li.fs, li.fc > 0 ? "" : "none ", li.fc);
     fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
-    fprintf(stderr, "joint  residual_rms  rel_err_pct  noise_std\n");
+    double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1];
+    fit_residuals(e, beta, rms, rel);
+    fprintf(stderr, "joint  residual_rms  rel_err_pct  noise_std%s\n", consistent ? "   (consistent estimate)" : "");
     for (int j = 0; j < n; j++)
-      fprintf(stderr, "%5d  %12.6g  %11.4g  %9.4g\n", j + 1, e->rms[j], e->relerr_pct[j], e->sigma_j[j]);
-    fprintf(stderr, "  all  %12.6g  %11.4g\n", e->rms_all, e->relerr_all_pct);
+      fprintf(stderr, "%5d  %12.6g  %11.4g  %9.4g\n", j + 1, rms[j], rel[j], e->sigma_j[j]);
+    fprintf(stderr, "  all  %12.6g  %11.4g\n", rms[n], rel[n]);
     if (eo.method == DYI_IRLS)
       fprintf(stderr, "IRLS: %ld equations down-weighted in the last pass (smallest weight %.3g); "
               "noise_std is the robust scale 1.4826 MAD\n", e->downweighted, e->weight_min);
