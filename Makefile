@@ -109,7 +109,7 @@ install: all
 # and tests/bad; findings land in build/fuzz/<target>/ (crash-*, leak-*):
 # copy each into tests/fuzz/regress/ so test_fuzz_regress replays it forever.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = table urdf log params
+FUZZ_TARGETS ?= table urdf log params roundtrip
 FUZZ_CFLAGS = -O1 -g -std=c11 -D_GNU_SOURCE -fsanitize=address,undefined -fno-omit-frame-pointer \
   -Icore -Iident -Iverify -Ireports -Itests/fuzz -I/usr/include/libxml2
 fuzz: deps
@@ -126,7 +126,9 @@ fuzz: deps
 	  case $$t in table) cp datasets/models/*.csv tests/bad/*.csv build/fuzz/$$t/corpus/ 2>/dev/null;; \
 	    urdf) cp datasets/urdf/*.urdf tests/bad/*.urdf build/fuzz/$$t/corpus/ 2>/dev/null;; \
 	    log) for g in datasets/*/*.csv.gz; do zcat $$g | head -c 4000 > build/fuzz/$$t/corpus/$$(basename $$g .gz); done 2>/dev/null;; \
-	    params) cp tests/fuzz/seeds/*.params build/fuzz/$$t/corpus/ 2>/dev/null;; esac; \
+	    params) cp tests/fuzz/seeds/*.params build/fuzz/$$t/corpus/ 2>/dev/null;; \
+	    roundtrip) for g in datasets/models/*.csv; do { printf '\\000'; cat $$g; } > build/fuzz/$$t/corpus/$$(basename $$g); done; \
+	      for g in datasets/urdf/*.urdf; do { printf '\\001'; cat $$g; } > build/fuzz/$$t/corpus/$$(basename $$g); done;; esac; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 	  (cd build/fuzz/$$t && ../fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 corpus >fuzz.log 2>&1); rc=$$?; tail -n 3 build/fuzz/$$t/fuzz.log; \
