@@ -103,7 +103,7 @@ long dyi_zpf_capacity(const dyiZpf* z);
  * s2 sum h^2 but, in the decimated stream, a spectrum s2 / D at the low
  * frequencies where the regressor lives. Standard deviations from the
  * residual variance are therefore scaled by 1 / (D sum h^2)
- * (dyi_fir_var_factor; ~1.4 with these edges). An output with a truncated
+ * (dyi_fir_var_factor; ~1.6 with these edges: std x ~1.25). An output with a truncated
  * window has variance (sum_used h^2) / (sum_used h)^2: dyi_decim_pop gives
  * it relative to an interior output, for weighting. */
 typedef struct {
