@@ -16,11 +16,11 @@
  *  - Standard deviations after decimation: the whitened spread of the
  *    estimates over repeated noise draws on one trajectory against the
  *    estimated covariance (as in test_identify's filtered-std test).
- *  - Several logs: identify A B equals nothing across the file boundary:
- *    the stacked estimate from two halves of a trajectory written as two
- *    files is noise-free exact (1e-8), and differs from the one-file
- *    estimate only by the rows near the cut; --rows per file; the PARAMS
- *    header lists every log. */
+ *  - Several logs: no filter runs across a file boundary: two different
+ *    noise-free motions as two logs give the true parameters (1e-4, the
+ *    signals' filter's accuracy), joined into one file they do not (the
+ *    filters smear the jump); --rows one range per log; the PARAMS header
+ *    lists every log. */
 #include "testmodels.h"
 #include "teststats.h"
 #include "base.h"
@@ -189,13 +189,159 @@ static void test_targets(double rate) {
   dy_freeModel(m);
 }
 
+/* std of the default (parallel filtering, decimation, variance factor)
+ * against the spread over R noise draws on one trajectory, the UR5-like
+ * arm with friction at 200 Hz: whitened spread / std (chi^2 with (R-1) p
+ * dof, sd 1/sqrt(2 (R-1) p) ~ 3 %) within [0.8, 1.25] */
+static void test_std(void) {
+  dyModel* m = ur5();
+  if (!m) return;
+  char err[DY_ERRSZ], lg[300];
+  dyBase* b = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+  if (!b) { CHECK(0, "%s", err); dy_freeModel(m); return; }
+  enum { R = 10 };
+  int p = b->nb, ok = 1;
+  double sd[DY_MAXJ];
+  double* beta = malloc(sizeof(double) * (size_t)(R * p));
+  double* cov = malloc(sizeof(double) * (size_t)(R * p * p));
+  dyFourier ft;
+  dyi_fourier_random(&ft, m, 5, 10.0, 31, err, sizeof err);
+  noise_sd(m, &ft, 10.0, sd);
+  snprintf(lg, sizeof lg, "%s/std.csv", tmp);
+  dyLogOpt lo;
+  dyi_log_defaults(&lo);
+  for (int r = 0; r < R && ok; r++) {
+    write_log(lg, m, &ft, 30, 200, sd, 700 + (unsigned)r, 0);
+    dyEstim* e = identify(m, b, lg, &lo);
+    if (!e) { ok = 0; break; }
+    memcpy(beta + (size_t)r * (size_t)p, e->beta, sizeof(double) * (size_t)p);
+    memcpy(cov + (size_t)r * (size_t)(p * p), e->cov, sizeof(double) * (size_t)(p * p));
+    dyi_est_free(e);
+  }
+  if (ok) {
+    double mu[14 * DY_MAXJ], dv[14 * DY_MAXJ], s = 0, pm = 0;
+    for (int k = 0; k < p; k++) {
+      mu[k] = 0;
+      for (int r = 0; r < R; r++) mu[k] += beta[(size_t)r * (size_t)p + (size_t)k] / R;
+    }
+    for (int r = 0; r < R; r++) {
+      for (int k = 0; k < p; k++) dv[k] = beta[(size_t)r * (size_t)p + (size_t)k] - mu[k];
+      s += chi2(cov + (size_t)r * (size_t)(p * p), dv, p);
+    }
+    for (int k = 0; k < p; k++) {
+      double v = 0, es = 0;
+      for (int r = 0; r < R; r++) {
+        double d = beta[(size_t)r * (size_t)p + (size_t)k] - mu[k];
+        v += d * d / (R - 1);
+        es += cov[(size_t)r * (size_t)(p * p) + (size_t)(k * p + k)] / R;
+      }
+      pm += v / es;
+    }
+    double ratio = sqrt(s / ((R - 1) * p)), marg = sqrt(pm / p);
+    CHECK(ratio > 0.8 && ratio < 1.25, "default options, %d draws: whitened spread/std %.3f", R, ratio);
+    printf("std of the default (UR5-like, friction, 200 Hz): %d draws, %d parameters: whitened spread/std %.3f, "
+           "marginal %.3f\n", R, p, ratio, marg);
+  }
+  free(beta); free(cov);
+  dyi_base_free(b);
+  dy_freeModel(m);
+}
+
+/* rows the default keeps of a log stretch of N samples */
+static long rows_of(const dyLogInfo* li, long N) { return (N - 2 * li->guard + li->decim - 1) / li->decim; }
+
+/* several logs: identify LOG1 LOG2 */
+static void test_logs(void) {
+  dyModel* m = ur5();
+  if (!m) return;
+  char err[DY_ERRSZ], a[300], b2[300], all[300], out[300], cmd[1500];
+  dyBase* b = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+  if (!b) { CHECK(0, "%s", err); dy_freeModel(m); return; }
+  double sd0[DY_MAXJ] = {0}, bt[14 * DY_MAXJ];
+  for (int i = 0; i < b->nb; i++) {
+    bt[i] = 0;
+    for (int k = 0; k < b->npar; k++) bt[i] += b->B[(size_t)i * (size_t)b->npar + (size_t)k] * m->par[k];
+  }
+  dyFourier f1, f2;
+  dyi_fourier_random(&f1, m, 5, 10.0, 61, err, sizeof err);
+  dyi_fourier_random(&f2, m, 5, 10.0, 62, err, sizeof err);
+  snprintf(a, sizeof a, "%s/a.csv", tmp);
+  snprintf(b2, sizeof b2, "%s/b.csv", tmp);
+  snprintf(all, sizeof all, "%s/all.csv", tmp);
+  snprintf(out, sizeof out, "%s/p.csv", tmp);
+  /* two different motions, noise-free: the stack is right to the
+   * filters' accuracy (a filter across the boundary would mix two motions
+   * that do not join) */
+  write_log(a, m, &f1, 10, 200, sd0, 1, 0);
+  write_log(b2, m, &f2, 10, 200, sd0, 1, 0);
+  dyLogOpt lo;
+  dyi_log_defaults(&lo);
+  dyLogReader* rs[2] = {dyi_log_open(a, m->n, &lo, err, sizeof err), dyi_log_open(b2, m->n, &lo, err, sizeof err)};
+  dyEstim* e = rs[0] && rs[1] ? dyi_identify_logs(m, b, rs, 2, NULL, NULL, err, sizeof err) : NULL;
+  CHECK(e != NULL, "two logs: %s", err);
+  dyLogInfo li;
+  memset(&li, 0, sizeof li);
+  if (rs[0]) dyi_log_info(rs[0], &li);
+  if (e) {
+    double re = rel_err(e->beta, bt, b->nb);
+    /* not round-off: the signals' Butterworth leaves 1e-3 of its edge
+     * transient at the guard (log.c GUARD_TOL) */
+    CHECK(re < 1e-4 && e->samples == 2 * rows_of(&li, 2000), "two noise-free logs stacked: rel err %.3g, %ld "
+          "rows (want %ld)", re, e->samples, 2 * rows_of(&li, 2000));
+  }
+  dyi_est_free(e);
+  dyi_log_close(rs[0]); dyi_log_close(rs[1]);
+  /* the same two motions joined into one file: the filters run over the
+   * jump between them, and the estimate is off */
+  FILE* o = fopen(all, "w");
+  FILE* ia = fopen(a, "r");
+  FILE* ib = fopen(b2, "r");
+  char line[4096];
+  long k = 0;
+  while (fgets(line, sizeof line, ia)) fputs(line, o);
+  if (fgets(line, sizeof line, ib)) {}   /* header */
+  while (fgets(line, sizeof line, ib)) {   /* times continue after the first file's */
+    char* c = strchr(line, ',');
+    fprintf(o, "%.17g%s", 10.0 + (double)k++ / 200, c);
+  }
+  fclose(o); fclose(ia); fclose(ib);
+  dyLogReader* r1 = dyi_log_open(all, m->n, &lo, err, sizeof err);
+  e = r1 ? dyi_identify(m, b, r1, NULL, NULL, err, sizeof err) : NULL;
+  double rejoin = e ? rel_err(e->beta, bt, b->nb) : 0;
+  CHECK(e && rejoin > 1e-6, "one file joining the motions: rel err %.3g (the filters run across the jump)",
+        rejoin);
+  printf("two motions, noise-free: as two logs exact, as one joined file rel err %.3g\n", rejoin);
+  dyi_est_free(e);
+  dyi_log_close(r1);
+  /* the program: both logs listed, --rows per log, bad --rows lists */
+  snprintf(cmd, sizeof cmd, "./dynid identify %s/ur5.csv %s %s --friction --rows 1..1500,501.. -o %s",
+           tmp, a, b2, out);
+  int rc = th_run(tmp, cmd);
+  const char* txt = th_slurp(out);
+  char la[400], lb[400];
+  snprintf(la, sizeof la, "# log: %s\n", a);
+  snprintf(lb, sizeof lb, "# log: %s\n", b2);
+  CHECK(rc == 0 && strstr(txt, la) && strstr(txt, lb) && strstr(txt, "# rows: parallel filtering"),
+        "identify A B: exit %d, both logs in the PARAMS header", rc);
+  const char* sp = strstr(txt, "# samples: ");
+  long ns = sp ? atol(sp + 11) : 0;
+  CHECK(ns == 2 * rows_of(&li, 1500), "--rows 1..1500,501..: %ld rows (want %ld)", ns, 2 * rows_of(&li, 1500));
+  snprintf(cmd, sizeof cmd, "./dynid identify %s/ur5.csv %s %s --friction --rows 1..10,2..3,4..5 -o %s",
+           tmp, a, b2, out);
+  CHECK(th_run(tmp, cmd) == 2, "three --rows ranges for two logs: bad usage");
+  snprintf(cmd, sizeof cmd, "./dynid validate %s/ur5.csv %s %s --rows 1..10,2..3", tmp, out, a);
+  CHECK(th_run(tmp, cmd) == 2, "a --rows list with one log: bad usage");
+  dyi_base_free(b);
+  dy_freeModel(m);
+}
+
 static void test_200(void) { test_targets(200); }
 static void test_1k(void) { test_targets(1000); }
 
 int main(void) {
   snprintf(tmp, sizeof tmp, "/tmp/dynid_test_parallel_XXXXXX");
   if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
-  void (*tests[])(void) = {test_200, test_1k};
+  void (*tests[])(void) = {test_200, test_1k, test_std, test_logs};
   for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
     double t0 = dyv_now_s();
     tests[i]();
