@@ -156,8 +156,11 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz);
 
 /* Identify base set b of model m from a log: every sample of the reader
  * (ident/log.h) gives Y_b = Y P (dyi_regressor, then the non-zeros of P:
- * a column selection for the qr and khalil sets), rows of joints the reader
- * flags as slow are left out, and the rows stream into an estimator made
+ * a column selection for the qr and khalil sets), the row stage below
+ * filters torque and columns in parallel and decimates them (the reader's
+ * dyLogInfo decides; the covariance is scaled by the filter's variance
+ * factor), rows of joints the reader flags as slow are left out, and the
+ * rows stream into an estimator made
  * with opt (its mask and names are set here from b: link k's parameters
  * reach joints 1..k, joint k's parameters joint k only). progress, if not
  * NULL, is called with the samples read so far in each pass (pass 1, 2, ...)

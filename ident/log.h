@@ -23,8 +23,8 @@
  *   truncated, time order; a bad row stops the read or is dropped)
  *   -> optional resampling onto a uniform grid (linear interpolation)
  *   -> zero-phase Butterworth low-pass (filter.h) of t, q, the logged qd and
- *      qdd and, in parallel, the torque (Gautier: regressor and torque see
- *      the same filter)
+ *      qdd (with no_parallel also the torque; by default the torque is
+ *      filtered later, with the regressor columns: parallel filtering)
  *   -> missing derivatives by central differences on the non-uniform grid
  *      of the filtered time (three points t-, t, t+, exact for parabolas)
  *   -> optional decimation (only with no_parallel; else in the row stage),

@@ -1,11 +1,13 @@
 /* dynid program: the identify subcommand.
  *
- *   dynid identify MODEL LOG [--set khalil|lin|qr] [--method ols|wls|irls]
+ *   dynid identify MODEL LOG [LOG ...] [--set khalil|lin|qr] [--method ols|wls|irls]
  *                  [--friction] [log options] [--quiet] -o PARAMS
  *
- * Reads the log through the log reader (ident/log.h: checked, filtered,
- * differentiated samples) and identifies the base set with dyi_identify
- * (ident/estimate.h: Y_b = Y P per sample, streamed into the estimator),
+ * Reads each log through the log reader (ident/log.h: checked, filtered,
+ * differentiated samples) and identifies the base set with
+ * dyi_identify_logs (ident/estimate.h: Y_b = Y P per sample, torque and
+ * columns filtered in parallel and decimated per log, the logs' rows
+ * stacked into the estimator),
  * then writes the PARAMS file (CONVENTIONS.md
  * section 3): '#' lines with the model, log, set, method, samples, condition
  * number and residuals, then name,value,std,rel_std_pct,expression.
