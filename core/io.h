@@ -58,7 +58,12 @@ typedef struct {
   int nlock;             /* --lock JOINT=VALUE (URDF only): number given */
   const char* const* lock_joint;  /* joint names (nlock), owned by the caller */
   const double* lock_q;  /* their positions [rad|m] (nlock) */
+  int has_snap;          /* 1: snap (URDF) is given; 0: the default DY_SNAP_DEFAULT */
+  double snap;           /* --snap RAD: joint-origin angles within RAD of a multiple of
+                            pi/2 become that multiple; 0: off */
 } dyLoadOpt;
+
+#define DY_SNAP_DEFAULT 1e-4   /* [rad]: rounded rpy such as 3.1416, 1.5708 */
 
 /* Load a model: *.urdf through dy_load_urdf, anything else as a table.
  * *out is a new model (free with dy_freeModel). 0 or -1 (err set). */

@@ -283,16 +283,8 @@ int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comm
       return -1;
     }
   }
-  for (int k = DY_NPAR_LINK*n; k < dy_npar(m); k++) {
+  for (int k = DY_NPAR_LINK*n; k < dy_npar(m); k++)
     if (!isfinite(par[k])) { snprintf(err, (size_t)errsz, "%s: a joint parameter is not finite", m->source); return -1; }
-    int kind = (k - DY_NPAR_LINK*n) % DY_NPAR_JNT;
-    if (kind != DY_FO && par[k] < 0) {   /* <dynamics> armature, damping, friction are >= 0 */
-      snprintf(err, (size_t)errsz, "%s: joint %d: %s %.6g < 0 cannot go into a URDF <dynamics>; write a .csv "
-               "model table instead", m->source, (k - DY_NPAR_LINK*n) / DY_NPAR_JNT + 1,
-               kind == DY_IA ? "armature IA" : kind == DY_FV ? "viscous friction FV" : "Coulomb friction FC", par[k]);
-      return -1;
-    }
-  }
 
   /* gravity: base frame turned in world */
   double gb[3], W[12] = {0}, g = sqrt(dyu_dot3(m->gravity, m->gravity));

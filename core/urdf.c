@@ -121,6 +121,10 @@ typedef struct {
   double lower, upper, velocity, effort;
   int has_dyn;         /* a <dynamics> element was read */
   double dyn[4];       /* IA FV FC FO from armature damping friction offset */
+  double rpy_round[3]; /* how far each origin angle may be from the value its
+                          written digits stand for (half a unit of its last
+                          digit) [rad] */
+  double snapped;      /* largest change of an origin angle by snapping [rad], 0: none */
   double lock_q;       /* position when locked off the chain [rad|m] */
   int lock_given;      /* 1: lock_q came from opt->lock_q */
 } ujoint_t;
@@ -308,6 +312,28 @@ static int joint_end(urdf_t* u, xmlNodePtr node, const ujoint_t* J, const char* 
   return r;
 }
 
+/* half a unit of the last written digit of each number of <origin rpy>:
+ * "1.5708" stands for anything within 5e-5 of it (0 where absent) */
+static void rounding(xmlNodePtr origin, double half_ulp[3]) {
+  half_ulp[0] = half_ulp[1] = half_ulp[2] = 0;
+  xmlChar* s = origin ? xmlGetProp(origin, (const xmlChar*)"rpy") : NULL;
+  if (!s) return;
+  const char* p = (const char*)s;
+  for (int k = 0; k < 3; k++) {
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    int after_point = 0, seen_point = 0;
+    for (; (*p >= '0' && *p <= '9') || *p == '.' || *p == '+' || *p == '-'; p++) {
+      if (*p == '.') seen_point = 1;
+      else if (*p >= '0' && *p <= '9' && seen_point) after_point++;
+    }
+    int ex = 0;
+    if (*p == 'e' || *p == 'E') { ex = (int)strtol(p + 1, (char**)&p, 10); }
+    half_ulp[k] = 0.5 * pow(10, ex - after_point);
+    while (*p && *p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') p++;
+  }
+  xmlFree(s);
+}
+
 static int read_joint(urdf_t* u, xmlNodePtr node, ujoint_t* J) {
   J->line = xmlGetLineNo(node);
   J->lower = -INFINITY; J->upper = INFINITY; J->velocity = INFINITY; J->effort = INFINITY;
@@ -333,6 +359,7 @@ static int read_joint(urdf_t* u, xmlNodePtr node, ujoint_t* J) {
   }
   xmlFree(t);
   if (read_origin(u, node, J->xyz, J->rpy)) return -1;
+  rounding(child_elem(node, "origin"), J->rpy_round);
   if (joint_end(u, node, J, "parent", &J->parent) || joint_end(u, node, J, "child", &J->child)) return -1;
   if (J->type == J_FIXED) return 0;
   J->axis[0] = 1; J->axis[1] = J->axis[2] = 0;
@@ -365,12 +392,8 @@ static int read_joint(urdf_t* u, xmlNodePtr node, ujoint_t* J) {
     /* attribute of each of IA FV FC FO; the offset has a sign */
     static const char* const dyn_attr[4] = {"armature", "damping", "friction", "offset"};
     J->has_dyn = 1;
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 4; k++)
       if (attr_nums(u, dyn, dyn_attr[k], J->dyn + k, 1, NULL)) return -1;
-      if (k < 3 && J->dyn[k] < 0)
-        return fail(u, xmlGetLineNo(dyn), "joint '%s': <dynamics %s=\"%g\">: negative value", J->name,
-                    dyn_attr[k], J->dyn[k]);
-    }
   }
   return 0;
 }
@@ -706,6 +729,42 @@ static int parse_file(urdf_t* u) {
   return r;
 }
 
+/* Angle snapping: a joint origin's roll, pitch or yaw within tol of a
+ * multiple of pi/2, and within what its written digits can stand for
+ * (half a unit of the last digit: 1.5708 for pi/2, not 1.5707963 for
+ * pi/2 - 3e-8, nor a 17-digit value dynid wrote), becomes that multiple.
+ * Exported URDFs round them
+ * (3.1416, 1.5708): taken literally, neighbouring axes are then skew by
+ * ~1e-5 rad, the common normals lie kilometres away, the base parameters
+ * of the exact geometry split into more (72 instead of 69 on a Kinova
+ * Gen3) and the identified values become absurd. Each joint whose largest
+ * change exceeds 1e-10 rad (round-off below that) gets a note in m->notes,
+ * written after the model exists (snap_notes). */
+static void snap_angles(urdf_t* u, double tol) {
+  if (!(tol > 0)) return;
+  for (int j = 0; j < u->njoint; j++) {
+    ujoint_t* J = u->joints + j;
+    for (int k = 0; k < 3; k++) {
+      double mult = nearbyint(J->rpy[k] / M_PI_2), d = J->rpy[k] - mult * M_PI_2;
+      if (fabs(d) <= tol && d != 0 && fabs(d) <= J->rpy_round[k] * (1 + 1e-9)) {
+        J->rpy[k] = mult * M_PI_2;
+        if (fabs(d) > fabs(J->snapped)) J->snapped = d;
+      }
+    }
+  }
+}
+
+static void snap_notes(const urdf_t* u, dyModel* m) {
+  for (int j = 0; j < u->njoint; j++) {
+    const ujoint_t* J = u->joints + j;
+    if (!(fabs(J->snapped) > 1e-10)) continue;
+    size_t len = strlen(m->notes);
+    snprintf(m->notes + len, sizeof m->notes - len, "%s:%ld: joint '%s': origin rpy snapped to a multiple of "
+             "pi/2 (largest change %.2g rad; --snap 0 keeps the file's angles)\n", u->path, J->line, J->name,
+             J->snapped);
+  }
+}
+
 int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
                  char* err, int errsz) {
   *out = NULL;
@@ -775,6 +834,8 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
     }
     C->parent_joint = u->njoint - 1;
   }
+
+  snap_angles(u, opt && opt->has_snap ? opt->snap : DY_SNAP_DEFAULT);
 
   /* child lists (CSR) */
   u->order = calloc((size_t)u->nlink, sizeof(int));
@@ -930,6 +991,14 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
     if (J->has_dyn) {   /* IA FV FC FO, the order of dyn[] */
       memcpy(m->par + DY_NPAR_LINK*n + DY_NPAR_JNT*k, J->dyn, sizeof J->dyn);
       m->has_friction = 1;
+      /* published identified URDFs carry negative friction: kept, noted */
+      static const char* const dyn_attr[3] = {"armature", "damping", "friction"};
+      for (int a = 0; a < 3; a++)
+        if (J->dyn[a] < 0) {
+          size_t len = strlen(m->notes);
+          snprintf(m->notes + len, sizeof m->notes - len, "%s:%ld: joint '%s': <dynamics %s=\"%g\"> is negative: "
+                   "not physical, kept as given\n", u->path, J->line, J->name, dyn_attr[a], J->dyn[a]);
+        }
     }
     body_link[++k] = J->child;
   }
@@ -937,6 +1006,7 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
   sub = calloc((size_t)u->nlink, sizeof(double));
   if (!sub) { fail(u, 0, "out of memory"); goto done; }
   if (lock_notes(u, m, chain_joint_of, body_link, sub)) goto done;
+  snap_notes(u, m);
   place_prismatic(axp, axu, m->jnt_type, n);
   dh_frames(F, axp, axu, n);
   for (int j = 1; j <= n; j++) {

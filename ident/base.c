@@ -674,8 +674,13 @@ int dyi_base_verify(const dyModel* m, dyBase* b, char* err, int errsz) {
   int* iw = malloc(sizeof(int) * (size_t)np * 2);
   int status = -1;
   if (!Y || !A || !Mt || !iw) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
-  /* fresh states: another seed than the one the sets are computed with */
+  /* fresh states: another seed than the one the sets are computed with;
+   * joint parameters the set leaves out (joint_keep) are zero: their
+   * columns too */
   dyi_base_stack(m, b->friction, ns, 2, Y);
+  for (int k = DY_NPAR_LINK * m->n; k < np; k++)
+    if (!(b->joint_keep & (1u << ((k - DY_NPAR_LINK * m->n) % DY_NPAR_JNT))))
+      memset(Y + (size_t)N*k, 0, sizeof(double) * (size_t)N);
   memcpy(A, Y, sizeof(double) * (size_t)N * (size_t)np);
   if (qr_deps(A, N, np, &b->rank, &b->rank_gap, iw, iw + np, NULL)) {
     snprintf(err, (size_t)errsz, "QR of the stacked regressor failed");

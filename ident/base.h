@@ -19,6 +19,9 @@ typedef struct {
   char set[8];          /* "qr", "khalil" or "lin" */
   int friction;         /* 1: joint parameters included (npar = 14n) */
   int npar;             /* full parameters: 10n or 14n */
+  unsigned joint_keep;  /* which joint parameters the set has, bit k = kind k of
+                           IA FV FC FO (15: all; 0 without friction): the others
+                           are taken as zero (dyi_base_keep_joint) */
   int nb;               /* base parameters */
   char (*name)[32];     /* name of each base parameter (nb) */
   double* B;            /* beta = B pi, row-major (nb x npar) */
@@ -40,6 +43,21 @@ typedef struct {
 dyBase* dyi_base_compute(const dyModel* m, const char* set, int friction,
                          char* err, int errsz);
 void dyi_base_free(dyBase* b);
+
+/* Identify only some joint parameters (`--friction=fv,fc,fo`, e.g. for a
+ * link-side torque sensor that does not see the rotor inertia): keep is a
+ * bit mask over the kinds IA FV FC FO (bit k for kind k of model.h). The
+ * others are zero: their columns of B are cleared, base parameters left
+ * without a coefficient (IA_j alone) dropped, P recomputed and the set
+ * proved again by the QR rank test on the regressor without those
+ * columns. No change for keep = 15 or a set without friction. 0, or -1
+ * with err set. */
+int dyi_base_keep_joint(const dyModel* m, dyBase* b, unsigned keep, char* err, int errsz);
+
+/* Parse a comma-separated list of joint-parameter kinds (ia, fv, fc, fo,
+ * any case) into a bit mask; NULL means all four. 0, or -1 with the
+ * offending word in bad. */
+int dyi_friction_kinds(const char* list, unsigned* keep, char* bad, int badsz);
 
 /* Allocate an empty set of nb base parameters over npar full parameters
  * (B, P zeroed, lead = -1). NULL on failure. (ident/base_common.c) */

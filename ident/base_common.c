@@ -3,12 +3,15 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <math.h>
 
 dyBase* dyi_base_alloc(const char* set, int nb, int npar, int friction) {
   dyBase* b = calloc(1, sizeof(dyBase));
   if (!b) return NULL;
   snprintf(b->set, sizeof b->set, "%s", set);
   b->friction = friction;
+  b->joint_keep = friction ? 15u : 0u;
   b->npar = npar;
   b->nb = nb;
   b->name = calloc((size_t)(nb ? nb : 1), sizeof *b->name);
@@ -24,4 +27,49 @@ void dyi_base_free(dyBase* b) {
   if (!b) return;
   free(b->name); free(b->B); free(b->P); free(b->lead);
   free(b);
+}
+
+int dyi_base_keep_joint(const dyModel* m, dyBase* b, unsigned keep, char* err, int errsz) {
+  const int n = m->n, nl = DY_NPAR_LINK*n, np = b->npar;
+  if (np != 14*n || (keep & 15u) == 15u) return 0;
+  /* the excluded joint parameters are zero: their columns of B go */
+  for (int i = 0; i < b->nb; i++)
+    for (int k = nl; k < np; k++)
+      if (!(keep & (1u << ((k - nl) % DY_NPAR_JNT)))) b->B[(size_t)i*np + k] = 0;
+  /* rows left without a coefficient (IA_j alone) go too */
+  int nb = 0;
+  for (int i = 0; i < b->nb; i++) {
+    double big = 0;
+    for (int k = 0; k < np; k++) big = fmax(big, fabs(b->B[(size_t)i*np + k]));
+    if (big == 0) continue;
+    if (nb != i) {
+      memcpy(b->B + (size_t)nb*np, b->B + (size_t)i*np, sizeof(double) * (size_t)np);
+      memcpy(b->name[nb], b->name[i], sizeof b->name[0]);
+      b->lead[nb] = b->lead[i];
+    }
+    if (b->lead[nb] >= nl && !(keep & (1u << ((b->lead[nb] - nl) % DY_NPAR_JNT)))) b->lead[nb] = -1;
+    nb++;
+  }
+  b->nb = nb;
+  b->joint_keep = keep & 15u;
+  if (dyi_base_pinv(b, err, errsz)) return -1;
+  return dyi_base_verify(m, b, err, errsz);
+}
+
+int dyi_friction_kinds(const char* list, unsigned* keep, char* bad, int badsz) {
+  static const char* const names[DY_NPAR_JNT] = {"ia", "fv", "fc", "fo"};
+  *keep = 0;
+  if (!list) { *keep = 15u; return 0; }
+  const char* p = list;
+  while (*p) {
+    const char* e = strchr(p, ',');
+    size_t L = e ? (size_t)(e - p) : strlen(p);
+    int k = 0;
+    while (k < DY_NPAR_JNT && !(strlen(names[k]) == L && !strncasecmp(p, names[k], L))) k++;
+    if (k == DY_NPAR_JNT) { snprintf(bad, (size_t)badsz, "%.*s", (int)(L < 32 ? L : 32), p); return -1; }
+    *keep |= 1u << k;
+    p += L + (e != NULL);
+  }
+  if (!*keep) { snprintf(bad, (size_t)badsz, "(empty)"); return -1; }
+  return 0;
 }

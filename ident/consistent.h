@@ -114,7 +114,8 @@ double dyi_pseudo_mineig(const double par10[10]);
  * solved as above without a prior term, so that the dual bound bounds the
  * distance of every consistent realisation (prior, if not NULL, is only the
  * centre of the scaled variables; the bound is trusted when it lies below
- * the distance found and its multipliers are feasible to 1e-5). *dist: the
+ * the distance found, to 1e-4 relative, and its multipliers are feasible
+ * to 1e-5; 1e-4 of it is then taken off). *dist: the
  * distance found (relative, squared); *lower: its certified lower bound (0
  * when none); pi_out (npar, may be NULL): the closest consistent
  * parameters. Returns 1 consistent (a witness within a relative distance of
@@ -142,8 +143,8 @@ int dyi_consistent_est(const dyModel* m, const dyBase* b, const dyEstim* e, cons
  * to prior in the scaled metric above, pi = prior + S (K S)^+ (beta - K
  * prior) (prior NULL: 0, the minimum-norm realisation). For writing an
  * unconstrained estimate as a model: it keeps the nominal values in the
- * directions the data do not see. pi: 14n (joint parameters beyond npar
- * zero). 0, or -1 with err set. */
+ * directions the data do not see. pi: 14n (joint parameters beyond npar,
+ * and those no base parameter uses, zero). 0, or -1 with err set. */
 int dyi_realise_near(const dyModel* m, const double* K, int p, int npar, const double* beta,
                      const double* prior, double* pi, char* err, int errsz);
 

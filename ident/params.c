@@ -147,6 +147,13 @@ dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int err
   p->value = malloc(sizeof(double) * (size_t)nb);
   p->std = malloc(sizeof(double) * (size_t)nb);
   if (!p->base || !p->value || !p->std) { snprintf(err, (size_t)errsz, "out of memory"); goto fail; }
+  /* the kinds of joint parameter the expressions use; the others are zero */
+  if (friction) {
+    p->base->joint_keep = 0;
+    for (int i = 0; i < nb; i++)
+      for (int k = nl; k < npar; k++)
+        if (B[(size_t)i*npar + k] != 0) p->base->joint_keep |= 1u << ((k - nl) % DY_NPAR_JNT);
+  }
   for (int i = 0; i < nb; i++) {
     memcpy(p->base->name[i], names[i], sizeof p->base->name[i]);
     memcpy(p->base->B + (size_t)i*np, B + (size_t)i*npar, sizeof(double) * (size_t)np);

@@ -1,6 +1,7 @@
 /* dynid program: option parsing, errors, model loading, progress and the
  * states reader shared by the subcommands (see cli.h). */
 #include "cli.h"
+#include "base.h"
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -50,7 +51,7 @@ static int is_urdf(const char* path) {
 
 int cli_check(const dyCli* c, const char* allowed, int minpos, int maxpos, const char* usage) {
   for (int i = 0; i < c->nopt; i++)
-    if (!in_list("dh,base,tip,gravity,lock,o", c->key[i]) && !in_list(allowed, c->key[i])) {
+    if (!in_list("dh,base,tip,gravity,lock,snap,o", c->key[i]) && !in_list(allowed, c->key[i])) {
       fprintf(stderr, "dynid: %s: unknown option '%s%s'\nusage: %s\n", c->cmd,
               strlen(c->key[i]) == 1 ? "-" : "--", c->key[i], usage);
       return 2;
@@ -250,4 +251,20 @@ void cli_states_close(dyStates* s) {
   if (!s) return;
   dy_csv_close(s->csv);
   free(s);
+}
+
+int cli_kinds(const dyCli* c, unsigned* keep) {
+  char bad[40];
+  if (dyi_friction_kinds(cli_opt(c, "friction"), keep, bad, sizeof bad))
+    return cli_usage("%s: --friction=LIST takes joint-parameter kinds ia, fv, fc, fo (e.g. --friction=fv,fc,fo), "
+                     "got '%s'", c->cmd, bad) ? 2 : 2;
+  return 0;
+}
+
+void cli_kinds_text(unsigned keep, char* buf, int bufsz) {
+  static const char* const names[4] = {"ia", "fv", "fc", "fo"};
+  int L = 0;
+  buf[0] = 0;
+  for (int k = 0; k < 4; k++)
+    if (keep & (1u << k)) L += snprintf(buf + L, (size_t)(bufsz > L ? bufsz - L : 0), "%s%s", L ? "," : "", names[k]);
 }

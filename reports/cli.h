@@ -39,6 +39,13 @@ int cli_int(const dyCli* c, const char* key, long def, long* out);
 /* Parse a double option value with a default; -1 on junk (err printed). */
 int cli_double(const dyCli* c, const char* key, double def, double* out);
 
+/* --friction[=LIST]: the joint-parameter kinds to identify as a bit mask
+ * over IA FV FC FO (ident/base.h dyi_friction_kinds; plain --friction: all).
+ * 0, or 2 after printing the usage error. */
+int cli_kinds(const dyCli* c, unsigned* keep);
+/* The kinds of a mask as "ia,fv,fc,fo" (those set). */
+void cli_kinds_text(unsigned keep, char* buf, int bufsz);
+
 /* Print "dynid: MSG" on standard error; returns 1 (bad input). */
 int cli_fail(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "dynid: MSG" and a usage hint; returns 2 (bad usage). */

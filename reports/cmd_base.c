@@ -20,8 +20,10 @@
 #include <string.h>
 
 int cmd_base(dyCli* c) {
-  int r = cli_check(c, "set,friction", 1, 1, "dynid base MODEL [--set qr|khalil|lin] [--friction] [-o FILE]");
+  int r = cli_check(c, "set,friction", 1, 1, "dynid base MODEL [--set qr|khalil|lin] [--friction[=ia,fv,fc,fo]] [-o FILE]");
   if (r) return r;
+  unsigned keep = 15u;
+  if (cli_flag(c, "friction") && cli_kinds(c, &keep)) return 2;
   const char* set = cli_opt(c, "set");
   if (!set) set = "khalil";
   if (strcmp(set, "qr") && strcmp(set, "khalil") && strcmp(set, "lin"))
@@ -31,14 +33,20 @@ int cmd_base(dyCli* c) {
   char err[DY_ERRSZ];
   int fr = cli_flag(c, "friction");
   dyBase* b = dyi_base_compute(m, set, fr, err, sizeof err);
-  if (!b) { dy_freeModel(m); return cli_fail("%s: %s", c->pos[0], err); }
+  if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) {
+    dyi_base_free(b); dy_freeModel(m);
+    return cli_fail("%s: %s", c->pos[0], err);
+  }
+  char kinds[32];
+  cli_kinds_text(keep, kinds, sizeof kinds);
   dyOut o;
   if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) {
     dyi_base_free(b); dy_freeModel(m);
     return cli_fail("%s", err);
   }
   FILE* f = o.f;
-  fprintf(f, "# dynid base: %s\n# set: %s%s\n", m->source, set, fr ? " (with friction: IA FV FC FO)" : "");
+  fprintf(f, "# dynid base: %s\n# set: %s%s%s%s\n", m->source, set, fr ? " (with joint parameters: " : "",
+          fr ? kinds : "", fr ? ")" : "");
   fprintf(f, "# base parameters: %d of %d standard\n", b->nb, b->npar);
   fprintf(f, "# rank of the stacked random regressor: %d (%d samples), gap |R_rr|/|R_r+1,r+1| = %.3g "
              "(tolerance %.0e after column scaling)\n", b->rank, dyi_base_nsamples(m, fr), b->rank_gap, DYI_RANK_TOL);

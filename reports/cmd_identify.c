@@ -29,7 +29,7 @@
 void openblas_set_num_threads(int num_threads);
 
 static const char* USAGE =
-    "dynid identify MODEL LOG [LOG ...] [--set khalil|lin|qr] [--method ols|wls|irls] [--friction]\n"
+    "dynid identify MODEL LOG [LOG ...] [--set khalil|lin|qr] [--method ols|wls|irls] [--friction[=ia,fv,fc,fo]]\n"
     "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ]\n"
     "       [--on-bad drop|stop] [--time-scale K] [--resample HZ] [--qd-min V] [--decimate D]\n"
     "       [--filter-order N] [--no-parallel] [--block SAMPLES] [--quiet]\n"
@@ -56,10 +56,11 @@ static char* summary(const dyCli* c, const dyModel* m, const dyBase* b, const dy
   size_t cl = 0;
   FILE* f = open_memstream(&cm, &cl);
   if (!f) return NULL;
+  char fr[32] = "off";
+  if (b->friction) cli_kinds_text(b->joint_keep, fr, sizeof fr);
   fprintf(f, "dynid identify\nmodel: %s\n", m->source);
   for (int k = 1; k < c->npos; k++) fprintf(f, "log: %s\n", c->pos[k]);   /* every log stacked */
-  fprintf(f, "%sset: %s\nmethod: %s\nfriction: %s\n", rows_note, b->set, method_name(e->opt.method),
-          b->friction ? "on" : "off");
+  fprintf(f, "%sset: %s\nmethod: %s\nfriction: %s\n", rows_note, b->set, method_name(e->opt.method), fr);
   fprintf(f, "samples: %ld\n", e->samples);
   fprintf(f, "condition number: %.6g (regressor%s, SI units; %.6g after column scaling)\n",
           e->cond, e->opt.method == DYI_OLS ? "" : " as weighted", e->cond_scaled);
@@ -229,6 +230,8 @@ int cmd_identify(dyCli* c) {
   if (block < 1 || block > 1 << 16) return cli_usage("identify: --block must be 1..65536");
   eo.block = (int)block;
   int friction = cli_flag(c, "friction"), quiet = cli_flag(c, "quiet");
+  unsigned keep = 15u;
+  if (friction && cli_kinds(c, &keep)) return 2;
   int consistent = cli_flag(c, "consistent");
   double prior_w, min_eig;
   if (cli_double(c, "prior-weight", -1, &prior_w) || cli_double(c, "min-eig", 0, &min_eig)) return 2;
@@ -258,7 +261,7 @@ int cmd_identify(dyCli* c) {
   dyiConsResult cr;
   memset(&cr, 0, sizeof cr);
   dyBase* b = dyi_base_compute(m, set, friction, err, sizeof err);
-  if (!b) { cli_fail("%s", err); goto done; }
+  if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) { cli_fail("%s", err); goto done; }
   for (int k = 0; k < nlog; k++) {
     if (k && cli_logopt_k(c, n, k, nlog, &lok)) goto done;
     rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);

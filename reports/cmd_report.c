@@ -1,31 +1,50 @@
 /* dynid program: report, one self-contained HTML page on an identified
- * model and the logs it is judged on.
+ * model and the logs it is judged on, for one parameter set or two side by
+ * side (e.g. the unconstrained and the physically consistent estimate).
  *
- *   dynid report MODEL PARAMS LOG... -o REPORT.html [--title T]
+ *   dynid report MODEL PARAMS LOG... -o REPORT.html [--compare PARAMS2]
+ *                [--labels A,B] [--models FILES_A[,FILES_B]] [--title T]
  *                [--horizon S] [log options]
  *
- * Sections: the model; identifiability (which standard parameters are
- * identifiable, in which combinations); the base parameters with value,
- * standard deviation and expression; the identification summary of the
- * PARAMS file (condition number, samples); per log: data-quality findings,
- * the metrics of `dynid validate` (computed by the same validator, so the
- * numbers are the same), measured against predicted torque per joint,
- * residual histograms, per-joint errors and the smallest eigenvalue of the
- * inertia matrix along the log; the physical consistency of the MLCs.
+ * --models gives, per set, the model files written from it (identify
+ * --model-out), several of one set joined by '+': the first is read
+ * (dy_load_model; same arm, same modified-DH geometry) for the per-link
+ * table, all are linked from the page. An empty entry: none for that set.
+ *
+ * Sections: the model; the parameter sets at a glance (training residual
+ * from the PARAMS headers, held-out error per log, physical consistency,
+ * model files); identifiability (which standard parameters are
+ * identifiable, in which combinations); the base parameters of each set
+ * with value, standard deviation and expression; per log: data-quality
+ * findings, the metrics of `dynid validate` of each set (computed by the
+ * same validator, so the numbers are the same), measured against predicted
+ * torque per joint, residual histograms, per-joint errors and the smallest
+ * eigenvalue of the inertia matrix along the log; the physical consistency
+ * of each set (certified verdict) and, per link, nominal against
+ * identified mass, centre of mass and principal moments with the link's
+ * validity. The identified links come from the set's model file, or else
+ * from the closest physically consistent realisation of its base
+ * parameters (nearest the nominal model where the data are blind).
  * Plots are inline SVG drawn by PLplot (reports/plot.h). The page is
  * well-formed XML (XHTML), so xmllint can check it. */
 #include "cli.h"
 #include "base.h"
+#include "consistent.h"
 #include "dynamics.h"
 #include "params.h"
 #include "plot.h"
 #include "quality.h"
 #include "validate.h"
+#include "mathu.h"
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAXPTS 20000   /* samples kept per log for the plots (thinned beyond) */
+#define MAXSET 2       /* PARAMS and --compare PARAMS2 */
+#define MAXFILES 4     /* model files linked per set */
+#define MAXLOG 14      /* held-out logs */
 
 static void esc(FILE* f, const char* s) {
   for (; *s; s++) {
@@ -48,63 +67,723 @@ static void pre_end(FILE* f, char** buf, FILE* mf, const char* cls) {
   free(*buf);
 }
 
+/* One parameter set and what the page says about it. */
+typedef struct {
+  const char* path;           /* PARAMS file */
+  char label[64];
+  dyParams* prm;
+  double* par;                /* sparse realisation (14n) for the torque */
+  unsigned char* zero;        /* its structural zeros */
+  dyvPhys phys;               /* certified consistency of the base parameters */
+  int nfiles;
+  char* files[MAXFILES];      /* model files written from the set (owned) */
+  double* links;              /* standard parameters shown per link (14n) */
+  int from_file;              /* 1: links read from files[0]; 0: solver realisation */
+  double links_dist;          /* relative distance of B links from the base parameters */
+  int witness;                /* the model file is a consistent realisation of the set */
+  double train_rel, train_rise;  /* from the PARAMS header (NaN if absent) */
+  int consistent_est;         /* the header carries a `consistent:` certificate */
+  char heldout[MAXLOG][40];   /* "all" relative error per log, as validate prints it */
+  long not_pd[MAXLOG], samples[MAXLOG];
+} pset;
+
 typedef struct {
   long n, stride, seen;
-  double* t;            /* kept samples' time (MAXPTS) */
-  double* meas;         /* n_j x MAXPTS, joint-major */
-  double* pred;
-  double* eig;          /* smallest eigenvalue of H (MAXPTS) */
+  double* t;                  /* kept samples' time (MAXPTS) */
+  double* meas;               /* n_j x MAXPTS, joint-major */
+  double* pred[MAXSET];       /* per set, as meas */
+  double* eig[MAXSET];        /* smallest eigenvalue of H per set (MAXPTS) */
 } series_t;
 
 static const char* css =
-  "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
+  "body{font-family:sans-serif;max-width:1300px;margin:2em auto;color:#222}"
   "h1{border-bottom:2px solid #1f77b4}h2{margin-top:2em;border-bottom:1px solid #ccc}"
-  "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-  "th{background:#eef}td.l{text-align:left;font-family:monospace}tr.warn td{background:#fee}"
+  "table{border-collapse:collapse;font-size:90%;margin:0.5em 0}"
+  "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
+  "th{background:#eef}td.l{text-align:left;font-family:monospace}td.t{text-align:left}"
+  "tr.warn td{background:#fee}tr.nom td{background:#f4f4f4;color:#555}td.warn{background:#fee}"
+  "table.links td{white-space:nowrap}table.links tr.nom td{border-top:2px solid #999}"
+  "td.link{background:#fff !important;color:#222 !important;text-align:center;font-weight:bold}"
   "pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:85%}"
   ".grid{display:flex;flex-wrap:wrap}.grid svg{width:540px;height:auto}.ok{color:#2a2}.bad{color:#c22}"
+  ".wide{overflow-x:auto}summary{cursor:pointer;margin:0.5em 0}"
   "svg{max-width:100%;height:auto}";
+
+/* the number after key in a PARAMS header, NaN if absent */
+static double header_number(const char* comment, const char* key) {
+  const char* s = strstr(comment, key);
+  return s ? strtod(s + strlen(key), NULL) : NAN;
+}
+
+static const char* base_name(const char* path) {
+  const char* s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+/* href of file relative to the directory of the page at out (both as
+ * given on the command line; falls back to file itself) */
+static void rel_href(const char* out, const char* file, char* buf, size_t bufsz) {
+  char dir[PATH_MAX], od[PATH_MAX], fp[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", out);
+  char* sl = strrchr(dir, '/');
+  if (sl) *sl = 0; else snprintf(dir, sizeof dir, ".");
+  if (!realpath(dir, od) || !realpath(file, fp)) { snprintf(buf, bufsz, "%s", file); return; }
+  size_t common = 0;             /* length of the common directory prefix */
+  for (size_t i = 0; od[i] && od[i] == fp[i]; i++)
+    if (od[i + 1] == 0 && fp[i + 1] == '/') common = i + 1;
+    else if (od[i] == '/') common = i;
+  if (!strcmp(od, "/")) common = 0;
+  buf[0] = 0;
+  size_t L = 0;
+  for (const char* s = od + common; *s; s++)       /* one "../" per directory left in od */
+    if (*s == '/' && L + 4 < bufsz) { memcpy(buf + L, "../", 4); L += 3; }
+  snprintf(buf + L, bufsz - L, "%s", fp + common + (fp[common] == '/'));
+}
+
+/* links to the set's model files, or a dash */
+static void file_links(FILE* f, const pset* s, const char* out) {
+  if (!s->nfiles) { fputs("-", f); return; }
+  for (int k = 0; k < s->nfiles; k++) {
+    char href[PATH_MAX + 64];
+    rel_href(out, s->files[k], href, sizeof href);
+    fputs(k ? "<br/><a href=\"" : "<a href=\"", f);
+    for (const char* c = href; *c; c++) if (*c == ' ') fputs("%20", f); else { char b[2] = {*c, 0}; esc(f, b); }
+    fputs("\">", f);
+    esc(f, base_name(s->files[k]));
+    fputs("</a>", f);
+  }
+}
+
+/* --models A1+A2,B1: the files of each set. 0, or 2 after printing usage. */
+static int split_models(const char* spec, pset* set, int nset) {
+  if (!spec) return 0;
+  int k = 0;
+  for (const char* s = spec;; k++) {
+    const char* e = strchr(s, ',');
+    size_t L = e ? (size_t)(e - s) : strlen(s);
+    if (k >= nset) return cli_usage("report: --models has more entries than parameter sets (%d)", nset);
+    for (const char* a = s; a < s + L;) {
+      const char* b = memchr(a, '+', (size_t)(s + L - a));
+      size_t la = b ? (size_t)(b - a) : (size_t)(s + L - a);
+      if (la) {
+        if (set[k].nfiles == MAXFILES) return cli_usage("report: --models: at most %d files per set", MAXFILES);
+        set[k].files[set[k].nfiles] = strndup(a, la);
+        if (!set[k].files[set[k].nfiles++]) return cli_usage("report: out of memory");
+      }
+      a += la + (b != NULL);
+    }
+    if (!e) break;
+    s = e + 1;
+  }
+  return 0;
+}
+
+/* pose of frame j of the model fm in frame j of m at joint positions q:
+ * x_m = Q x_fm + t */
+static void frame_in_frame(const dyModel* m, const dyModel* fm, const double* q, int j, double Q[9], double t[3]) {
+  double R[9], p[3], Rf[9], pf[3], d[3];
+  dy_fk(m, q, j, R, p);
+  dy_fk(fm, q, j, Rf, pf);
+  dyu_mulMatTMat3(Q, R, Rf);
+  for (int k = 0; k < 3; k++) d[k] = pf[k] - p[k];
+  dyu_mulMatTVec3(t, R, d);
+}
+
+/* a link's ten parameters carried into another frame (x_new = Q x + t)
+ * through its pseudo-inertia, which transforms as T PI T^T for any mass */
+static void link_to_frame(double out[10], const double in[10], const double Q[9], const double t[3]) {
+  double P[16], T[16] = {Q[0], Q[1], Q[2], t[0], Q[3], Q[4], Q[5], t[1], Q[6], Q[7], Q[8], t[2], 0, 0, 0, 1};
+  double TP[16], O[16];
+  dyi_pseudo_inertia(in, P);
+  for (int r = 0; r < 4; r++)
+    for (int c = 0; c < 4; c++) {
+      TP[4*r + c] = 0;
+      for (int k = 0; k < 4; k++) TP[4*r + c] += T[4*r + k] * P[4*k + c];
+    }
+  for (int r = 0; r < 4; r++)
+    for (int c = 0; c < 4; c++) {
+      O[4*r + c] = 0;
+      for (int k = 0; k < 4; k++) O[4*r + c] += TP[4*r + k] * T[4*c + k];
+    }
+  double tr = O[0] + O[5] + O[10];   /* J = tr(E) 1 - E, E the 3x3 block */
+  out[DY_XX] = tr - O[0]; out[DY_XY] = -O[1]; out[DY_XZ] = -O[2];
+  out[DY_YY] = tr - O[5]; out[DY_YZ] = -O[6]; out[DY_ZZ] = tr - O[10];
+  out[DY_MX] = O[3]; out[DY_MY] = O[7]; out[DY_MZ] = O[11]; out[DY_M] = O[15];
+}
+
+/* The links of set s from its first model file, a table or URDF of the
+ * same arm: same joints, and each of its link frames fixed to the same
+ * link as m's (the relative pose is the same at two configurations). Its
+ * links are carried into m's frames (a URDF may come back in other
+ * modified-DH frames). 0, or -1 after printing the error. */
+static int links_from_file(const dyCli* c, const dyModel* m, pset* s) {
+  char err[DY_ERRSZ];
+  dyModel* fm = NULL;
+  dyLoadOpt lo = c->load;
+  lo.classic_dh = 0;               /* dynid writes modified DH */
+  if (dy_load_model(s->files[0], &lo, &fm, err, sizeof err)) return cli_fail("%s", err) ? -1 : -1;
+  const int n = m->n;
+  int bad = -1;
+  if (fm->n == n) {
+    double q0[DY_MAXJ] = {0}, q1[DY_MAXJ];
+    for (int j = 0; j < n; j++) q1[j] = 0.3 + 0.17 * j;
+    for (int j = 0; j < n && bad < 0; j++) {
+      double Q0[9], t0[3], Q1[9], t1[3], dev = 0;
+      frame_in_frame(m, fm, q0, j, Q0, t0);
+      frame_in_frame(m, fm, q1, j, Q1, t1);
+      for (int k = 0; k < 9; k++) dev = fmax(dev, fabs(Q0[k] - Q1[k]));
+      for (int k = 0; k < 3; k++) dev = fmax(dev, fabs(t0[k] - t1[k]));
+      if (fm->jnt_type[j] != m->jnt_type[j] || !(dev <= 1e-6)) bad = j;
+      else link_to_frame(s->links + DY_NPAR_LINK*j, fm->par + DY_NPAR_LINK*j, Q0, t0);
+    }
+  }
+  int st = fm->n != n || bad >= 0 ? -1 : 0;
+  if (fm->n != n)
+    cli_fail("%s: %d joints, the model %s has %d (--models must describe the same arm)",
+             s->files[0], fm->n, m->source, n);
+  else if (bad >= 0)
+    cli_fail("%s: joint %d moves differently from the model %s (--models must describe the same arm)",
+             s->files[0], bad + 1, m->source);
+  else
+    memcpy(s->links + DY_NPAR_LINK*n, fm->par + DY_NPAR_LINK*n, sizeof(double) * (size_t)(DY_NPAR_JNT*n));
+  dy_freeModel(fm);
+  s->from_file = 1;
+  return st;
+}
+
+/* the relative scale of base parameter i in the distance of
+ * dyi_consistent_check: 1 / max(|beta_i|, 1e-3 max |beta|) */
+static double rel_scale(const double* beta, int p, int i) {
+  double big = 0;
+  for (int k = 0; k < p; k++) big = fmax(big, fabs(beta[k]));
+  return 1 / fmax(fabs(beta[i]), 1e-3 * big + 1e-300);
+}
+
+/* The links of set s without a model file: the closest physically
+ * consistent realisation of its base parameters (in the relative distance
+ * of dyi_consistent_check); among equally close ones, the nearest to the
+ * nominal model (a tiny prior weight, so the base parameters come first).
+ * 0, or -1 after printing. */
+static int links_from_solver(const dyModel* m, pset* s) {
+  const dyBase* b = s->prm->base;
+  const int p = b->nb, n = m->n;
+  double* R = calloc((size_t)p * (size_t)p, sizeof(double));
+  double* z = malloc(sizeof(double) * (size_t)p);
+  if (!R || !z) { free(R); free(z); return cli_fail("report: out of memory") ? -1 : -1; }
+  double mass = 0;
+  for (int i = 0; i < p; i++) {
+    R[i + (size_t)p * i] = rel_scale(s->prm->value, p, i);
+    z[i] = R[i + (size_t)p * i] * s->prm->value[i];
+  }
+  for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
+  dyiConsProblem pr = {p, b->npar, b->B, R, p, z, 0, mass > 0 ? m->par : NULL,
+                       mass > 0 ? 1e-9 : 0, 0, NULL, 0};
+  dyiConsResult r;
+  char err[DY_ERRSZ];
+  int st = dyi_consistent(m, &pr, &r, err, sizeof err);
+  free(R); free(z);
+  if (st) return cli_fail("%s: %s", s->path, err) ? -1 : -1;
+  memcpy(s->links, r.pi, sizeof(double) * (size_t)b->npar);
+  for (int k = b->npar; k < 14 * n; k++) s->links[k] = 0;
+  dyi_cons_free(&r);
+  s->from_file = 0;
+  return 0;
+}
+
+/* relative distance of the links from the base parameters, as
+ * dyi_consistent_check measures it: || D (B links - beta) || */
+static double links_distance(const pset* s) {
+  const dyBase* b = s->prm->base;
+  double d2 = 0;
+  for (int i = 0; i < b->nb; i++) {
+    double v = 0;
+    for (int k = 0; k < b->npar; k++) v += b->B[(size_t)i * b->npar + k] * s->links[k];
+    double e = (v - s->prm->value[i]) * rel_scale(s->prm->value, b->nb, i);
+    d2 += e * e;
+  }
+  return sqrt(d2);
+}
+
+static const char* verdict_text(int v) {
+  return v == 1 ? "<span class=\"ok\">certified consistent</span>"
+       : v == 0 ? "<span class=\"bad\">inconsistent (certified)</span>" : "undecided";
+}
+
+/* one set's base-parameter rows (value, std, rel. std) as table cells */
+static int param_cells(FILE* f, const dyParams* p, int i) {
+  double v = p->value[i], sd = p->std[i], rel = fabs(v) > 0 ? 100 * sd / fabs(v) : INFINITY;
+  int warn = isfinite(sd) && !(rel <= 10);
+  fprintf(f, "<td>%.6g</td><td%s>%.3g</td><td%s>%.3g</td>", v, warn ? " class=\"warn\"" : "", sd,
+          warn ? " class=\"warn\"" : "", rel);
+  return warn;
+}
+
+static int same_base(const dyParams* a, const dyParams* b) {
+  if (a->base->nb != b->base->nb) return 0;
+  for (int i = 0; i < a->base->nb; i++)
+    if (strcmp(a->base->name[i], b->base->name[i])) return 0;
+  return 1;
+}
+
+/* The header row naming each set over its three columns (several sets),
+ * then the column names: first, the set's three, then last. */
+static void set_header(FILE* f, pset* const* sv, int ns, const char* first, const char* three, const char* last) {
+  if (ns > 1) {
+    fputs("<tr><th></th>", f);
+    for (int k = 0; k < ns; k++) { fputs("<th colspan=\"3\">", f); esc(f, sv[k]->label); fputs("</th>", f); }
+    fputs(last ? "<th></th></tr>\n" : "</tr>\n", f);
+  }
+  fprintf(f, "<tr><th>%s</th>", first);
+  for (int k = 0; k < ns; k++) fputs(three, f);
+  if (last) fprintf(f, "<th>%s</th>", last);
+  fputs("</tr>\n", f);
+}
+
+/* The base-parameter table: one set, or several over the same base set
+ * (name, then value/std/rel. std of each set, then the expression). */
+static void param_table(FILE* f, const dyModel* m, pset* const* sv, int ns) {
+  const dyBase* b = sv[0]->prm->base;
+  fputs("<div class=\"wide\"><table>", f);
+  set_header(f, sv, ns, "name", "<th>value</th><th>std</th><th>rel. std [%]</th>", "expression");
+  int nwarn[MAXSET] = {0};
+  for (int i = 0; i < b->nb; i++) {
+    char expr[4096];
+    dyi_base_expr(m, b, i, expr, sizeof expr);
+    fputs("<tr><td class=\"l\">", f);
+    esc(f, b->name[i]);
+    fputs("</td>", f);
+    for (int k = 0; k < ns; k++) nwarn[k] += param_cells(f, sv[k]->prm, i);
+    fputs("<td class=\"l\">", f);
+    esc(f, expr);
+    fputs("</td></tr>\n", f);
+  }
+  fputs("</table></div>\n<p>", f);
+  for (int k = 0; k < ns; k++) {
+    if (ns > 1) { esc(f, sv[k]->label); fputs(": ", f); }
+    fprintf(f, "%d parameter%s with a relative standard deviation above 10 %% (shaded)%s", nwarn[k],
+            nwarn[k] == 1 ? "" : "s", k + 1 < ns ? "; " : ": ");
+  }
+  fputs("poorly excited, or with little effect on the torque.</p>\n", f);
+}
+
+/* keep sample s of the log for the plots (thinning by two when full) */
+static void keep_sample(series_t* S, int n, int ns, const dySample* s, dyvValidator* const* v) {
+  if (S->seen++ % S->stride) return;
+  if (S->n == MAXPTS) {
+    for (long a = 0; a < MAXPTS / 2; a++) {
+      S->t[a] = S->t[2*a];
+      for (int k = 0; k < ns; k++) S->eig[k][a] = S->eig[k][2*a];
+      for (int j = 0; j < n; j++) {
+        S->meas[j*MAXPTS + a] = S->meas[j*MAXPTS + 2*a];
+        for (int k = 0; k < ns; k++) S->pred[k][j*MAXPTS + a] = S->pred[k][j*MAXPTS + 2*a];
+      }
+    }
+    S->n = MAXPTS / 2;
+    S->stride *= 2;
+    if ((S->seen - 1) % S->stride) return;
+  }
+  S->t[S->n] = s->t;
+  for (int j = 0; j < n; j++) S->meas[j*MAXPTS + S->n] = s->tau_raw[j];
+  for (int k = 0; k < ns; k++) {
+    double tau[DY_MAXJ];
+    dyv_nebase_rnea(&v[k]->plan, v[k]->d, v[k]->par, s->q, s->qd, s->qdd, tau);
+    dy_crba(v[k]->m, v[k]->d, v[k]->par, s->q, v[k]->H);
+    S->eig[k][S->n] = dyv_mineig(v[k]->H, n, v[k]->work);
+    for (int j = 0; j < n; j++) S->pred[k][j*MAXPTS + S->n] = tau[j];
+  }
+  S->n++;
+}
+
+/* One held-out log: its section into f. 0, or -1 after printing. */
+static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset* const* sv, int ns,
+                       const dyLogOpt* lopt, double horizon, series_t* S) {
+  const int n = m->n;
+  char err[DY_ERRSZ];
+  fprintf(f, "<h2 id=\"log%d\">Held-out data: <code>", li + 1);
+  esc(f, path);
+  fputs("</code></h2>\n", f);
+  dyLogReader* lr = dyi_log_open(path, n, lopt, err, sizeof err);
+  if (!lr) return cli_fail("%s", err) ? -1 : -1;
+  dyvValidator* v[MAXSET] = {NULL};
+  for (int k = 0; k < ns; k++)
+    if (!(v[k] = dyv_validator_make(m, sv[k]->par, sv[k]->zero, horizon))) {
+      for (int a = 0; a < k; a++) dyv_validator_free(v[a]);
+      dyi_log_close(lr);
+      return cli_fail("report: out of memory") ? -1 : -1;
+    }
+  dySample s;
+  long cnt = 0;
+  int r;
+  S->n = 0; S->stride = 1; S->seen = 0;
+  while ((r = dyi_log_next(lr, &s, err, sizeof err)) == 1) {
+    for (int k = 0; k < ns; k++) dyv_validator_add(v[k], &s);
+    keep_sample(S, n, ns, &s, v);
+    if ((++cnt & 1023) == 0) cli_progress("report", cnt, "samples", 0);
+  }
+  cli_progress("report", cnt, "samples", 1);
+  if (r < 0 || cnt == 0) {
+    if (r >= 0) snprintf(err, sizeof err, "%s: the log has no samples", path);
+    for (int k = 0; k < ns; k++) dyv_validator_free(v[k]);
+    dyi_log_close(lr);
+    return cli_fail("%s", err) ? -1 : -1;
+  }
+  fputs("<h3>Data quality</h3>\n", f);
+  {
+    char* buf; size_t len; FILE* mf;
+    pre_begin(&buf, &len, &mf);
+    dyi_quality_print(mf, dyi_log_quality(lr));
+    pre_end(f, &buf, mf, "quality");
+  }
+  dyi_log_close(lr);
+
+  /* metrics: each validator's own CSV text, side by side */
+  char cell[MAXSET][DY_MAXJ + 1][3][40], rowname[DY_MAXJ + 1][32];
+  char* notes[MAXSET] = {NULL};
+  double rel[MAXSET][DY_MAXJ + 1];
+  int nrow = 0;
+  for (int k = 0; k < ns; k++) {
+    char* csv = NULL; size_t clen = 0, nlen = 0;
+    FILE* mc = open_memstream(&csv, &clen);
+    FILE* mn = open_memstream(&notes[k], &nlen);
+    dyv_validator_write(v[k], mc, mn);
+    fclose(mc); fclose(mn);
+    int row = 0;
+    for (char* line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
+      if (line[0] == '#' || !strncmp(line, "joint,", 6) || row > n) continue;
+      char name[32];
+      if (sscanf(line, "%31[^,],%39[^,],%39[^,],%39s", name, cell[k][row][0], cell[k][row][1],
+                 cell[k][row][2]) != 4) continue;
+      if (k == 0) snprintf(rowname[row], sizeof rowname[row], "%s", name);
+      rel[k][row] = strtod(cell[k][row][1], NULL);
+      if (!strcmp(name, "all")) snprintf(sv[k]->heldout[li], sizeof sv[k]->heldout[li], "%s", cell[k][row][1]);
+      row++;
+    }
+    free(csv);
+    if (k == 0) nrow = row;
+    sv[k]->not_pd[li] = v[k]->not_pd;
+    sv[k]->samples[li] = cnt;
+  }
+  fputs("<h3>Torque prediction</h3>\n<table class=\"metrics\">", f);
+  set_header(f, sv, ns, "joint", "<th>rms [N m]</th><th>rel. error [%]</th><th>R<sup>2</sup></th>", NULL);
+  for (int row = 0; row < nrow; row++) {
+    /* the validator's own text, so the page shows exactly what validate prints */
+    fputs("<tr><td>", f);
+    esc(f, rowname[row]);
+    fputs("</td>", f);
+    for (int k = 0; k < ns; k++)
+      for (int q = 0; q < 3; q++) { fputs("<td>", f); esc(f, cell[k][row][q]); fputs("</td>", f); }
+    fputs("</tr>\n", f);
+  }
+  fputs("</table>\n", f);
+  for (int k = 0; k < ns; k++) {
+    if (ns > 1) { fputs("<p>", f); esc(f, sv[k]->label); fputs(":</p>\n", f); }
+    fputs("<pre class=\"notes\">", f);
+    esc(f, notes[k] ? notes[k] : "");
+    fputs("</pre>\n", f);
+    free(notes[k]);
+  }
+  fputs("<p>Inertia matrix along the log: ", f);
+  for (int k = 0; k < ns; k++) {
+    if (ns > 1) { esc(f, sv[k]->label); fputs(" ", f); }
+    if (v[k]->not_pd)
+      fprintf(f, "<span class=\"bad\">NOT positive definite on %ld of %ld samples</span>", v[k]->not_pd, cnt);
+    else
+      fputs("<span class=\"ok\">positive definite at every sample</span>", f);
+    fprintf(f, " (smallest eigenvalue %.4g at t = %.4g s)%s", v[k]->mineig, v[k]->mineig_t,
+            k + 1 < ns ? "; " : ".</p>\n");
+  }
+  for (int k = 0; k < ns; k++) dyv_validator_free(v[k]);
+
+  /* plots: each set keeps its colour from plot to plot (with two sets the
+   * measurement takes the first colour, the sets the next ones) */
+  const int c0 = ns > 1 ? 2 : 0;
+  const char* names[MAXSET + 1];
+  for (int k = 0; k < ns; k++) names[k] = sv[k]->label;
+  fputs("<div class=\"grid\">\n", f);
+  const char* jl[DY_MAXJ];
+  char jlbuf[DY_MAXJ][16];
+  for (int j = 0; j < n; j++) { snprintf(jlbuf[j], 16, "%d", j + 1); jl[j] = jlbuf[j]; }
+  if (nrow > n) {
+    const double* rv[MAXSET];
+    for (int k = 0; k < ns; k++) rv[k] = rel[k];
+    dypFrame fb = {"relative error per joint (held-out)", "joint", "100 ||e|| / ||tau|| [%]", 540, 300, c0};
+    dyp_groupbars(f, &fb, jl, rv, ns > 1 ? names : NULL, ns, n);
+  }
+  dypFrame fe = {"smallest eigenvalue of the inertia matrix", "time [s]", "lambda_min [kg m^2]", 540, 300, c0};
+  const double* ye[MAXSET];
+  const char* ne[MAXSET];
+  char nebuf[MAXSET][96];
+  for (int k = 0; k < ns; k++) {
+    ye[k] = S->eig[k];
+    snprintf(nebuf[k], sizeof nebuf[k], ns > 1 ? "lambda_min(M(q)), %s" : "lambda_min(M(q))", sv[k]->label);
+    ne[k] = nebuf[k];
+  }
+  dyp_lines(f, &fe, S->t, (int)S->n, ye, ne, ns);
+  double* resid = malloc(sizeof(double) * (size_t)(S->n * ns));
+  for (int j = 0; j < n && resid; j++) {
+    char tt[96];
+    snprintf(tt, sizeof tt, "joint %d: measured and predicted torque", j + 1);
+    dypFrame fl = {tt, "time [s]", m->jnt_type[j] == DY_REVOLUTE ? "torque [N m]" : "force [N]", 540, 300, 0};
+    const double* y[MAXSET + 1] = {S->meas + j*MAXPTS};
+    const char* yn[MAXSET + 1] = {"measured"};
+    char ynb[MAXSET][80];
+    const double* rr[MAXSET];
+    for (int k = 0; k < ns; k++) {
+      y[k + 1] = S->pred[k] + j*MAXPTS;
+      snprintf(ynb[k], sizeof ynb[k], ns > 1 ? "predicted, %s" : "predicted", sv[k]->label);
+      yn[k + 1] = ynb[k];
+      rr[k] = resid + k * S->n;
+      for (long a = 0; a < S->n; a++) resid[k * S->n + a] = S->meas[j*MAXPTS + a] - S->pred[k][j*MAXPTS + a];
+    }
+    dyp_lines(f, &fl, S->t, (int)S->n, y, yn, ns + 1);
+    snprintf(tt, sizeof tt, "joint %d: residual (measured - predicted)", j + 1);
+    dypFrame fh = {tt, m->jnt_type[j] == DY_REVOLUTE ? "residual [N m]" : "residual [N]", "density", 540, 300, c0};
+    dyp_histograms(f, &fh, rr, (int)S->n, names, ns, 40);
+  }
+  free(resid);
+  fputs("</div>\n", f);
+  return 0;
+}
+
+/* one row of the per-link table: mass, centre of mass, principal moments,
+ * pseudo-inertia and validity of l against the nominal link nom (NULL: l
+ * is the nominal link, first of its rows: the link number spans rows) */
+static void link_row(FILE* f, int j, int rows, const char* who, const dyvLinkPhys* l, const dyvLinkPhys* nom) {
+  if (!nom) fprintf(f, "<tr class=\"nom\"><td rowspan=\"%d\" class=\"link\">%d</td>", rows, j + 1);
+  else fputs(l->ok ? "<tr>" : "<tr class=\"warn\">", f);
+  fputs("<td class=\"t\">", f);
+  esc(f, who);
+  fprintf(f, "</td><td>%.4g</td>", l->mass);
+  if (nom && nom->mass > 0) fprintf(f, "<td>%+.1f</td>", 100 * (l->mass - nom->mass) / nom->mass);
+  else fputs("<td></td>", f);
+  if (l->mass > 0) fprintf(f, "<td>%.1f</td><td>%.1f</td><td>%.1f</td>", 1e3 * l->com[0], 1e3 * l->com[1], 1e3 * l->com[2]);
+  else fputs("<td>-</td><td>-</td><td>-</td>", f);
+  if (nom && l->mass > 0 && nom->mass > 0) {
+    double d[3] = {l->com[0] - nom->com[0], l->com[1] - nom->com[1], l->com[2] - nom->com[2]};
+    fprintf(f, "<td>%.1f</td>", 1e3 * sqrt(d[0]*d[0] + d[1]*d[1] + d[2]*d[2]));
+  } else fputs("<td></td>", f);
+  fprintf(f, "<td>%.4g</td><td>%.4g</td><td>%.4g</td><td>%.3g</td><td class=\"t\">%s</td></tr>\n",
+          l->pmom[0], l->pmom[1], l->pmom[2], l->pi_mineig,
+          l->ok ? "<span class=\"ok\">valid</span>" : "<span class=\"bad\">INVALID</span>");
+}
+
+/* Physical consistency of every set: certified verdicts, the per-link
+ * table (nominal against each set's identified links), the details. */
+static void phys_section(FILE* f, const dyModel* m, pset* const* sv, int ns, const char* out) {
+  const int n = m->n;
+  fputs("<h2 id=\"physical\">Physical consistency</h2>\n<ul>\n", f);
+  for (int k = 0; k < ns; k++) {
+    const dyvPhys* p = &sv[k]->phys;
+    fputs("<li>", f);
+    if (ns > 1) { fputs("<b>", f); esc(f, sv[k]->label); fputs("</b>: ", f); }
+    fprintf(f, "%s: ", verdict_text(p->verdict));
+    if (p->verdict == 1)
+      fprintf(f, "a realisation with every link's pseudo-inertia positive semi-definite and IA, FV, FC "
+                 ">= 0 reproduces the base parameters (relative distance %.2g).", sqrt(fmax(p->dist, 0)));
+    else if (p->verdict == 0)
+      fprintf(f, "every physically consistent realisation is at a relative distance &gt;= %.3g from the "
+                 "base parameters.", sqrt(fmax(p->lower, 0)));
+    else
+      fprintf(f, "closest consistent realisation at relative distance %.3g, certified lower bound %.3g.",
+              sqrt(fmax(p->dist, 0)), sqrt(fmax(p->lower, 0)));
+    if (sv[k]->witness && p->verdict != 1) {
+      fputs(" <span class=\"bad\">But the model file ", f);
+      esc(f, base_name(sv[k]->files[0]));
+      fprintf(f, " is a physically consistent realisation (every pseudo-inertia positive semi-definite, "
+                 "IA, FV, FC &gt;= 0) of these base parameters to a relative %.2g: the verdict above is "
+                 "wrong.</span>", sv[k]->links_dist);
+    }
+    fputs("</li>\n", f);
+  }
+  fputs("</ul>\n<h3 id=\"links\">Links: nominal against identified</h3>\n<p>Identified links:</p>\n<ul>\n", f);
+  for (int k = 0; k < ns; k++) {
+    const pset* s = sv[k];
+    fputs("<li>", f);
+    if (ns > 1) { fputs("<b>", f); esc(f, s->label); fputs("</b>: ", f); }
+    if (s->from_file) { fputs("the model file ", f); file_links(f, s, out); }
+    else fputs("the closest physically consistent realisation of the base parameters, nearest the nominal "
+               "model in the directions the data do not fix", f);
+    fprintf(f, "; relative distance from the base parameters %.2g", s->links_dist);
+    if (s->links_dist > 1e-3 && s->phys.verdict != 1)
+      fputs(": it does not reproduce this estimate (no consistent realisation does); its links show where "
+            "the nearest physically valid arm lies", f);
+    fputs(".</li>\n", f);
+  }
+  fputs("</ul>\n<p>Mass and its change relative to the nominal model, centre of mass in the link frame and "
+        "its distance from the nominal one, principal moments of inertia about the centre of mass "
+        "(ascending), smallest eigenvalue of the pseudo-inertia (&gt;= 0: the link is physically valid). "
+        "Link quantities the logs cannot see stay near the nominal values.</p>\n", f);
+  fputs("<div class=\"wide\"><table class=\"links\"><tr><th>link</th><th>parameters</th><th>mass [kg]</th>"
+        "<th>&#916; mass [%]</th><th>com x [mm]</th><th>com y [mm]</th><th>com z [mm]</th>"
+        "<th>&#916; com [mm]</th><th>I1 [kg m<sup>2</sup>]</th><th>I2 [kg m<sup>2</sup>]</th>"
+        "<th>I3 [kg m<sup>2</sup>]</th><th>pseudo-inertia min eig</th><th>valid</th></tr>\n", f);
+  for (int j = 0; j < n; j++) {
+    dyvLinkPhys nom, id;
+    dyv_link_phys(&nom, m->par + DY_NPAR_LINK*j);
+    link_row(f, j, ns + 1, "nominal", &nom, NULL);
+    for (int k = 0; k < ns; k++) {
+      dyv_link_phys(&id, sv[k]->links + DY_NPAR_LINK*j);
+      link_row(f, j, ns + 1, sv[k]->label, &id, &nom);
+    }
+  }
+  fputs("</table></div>\n", f);
+  for (int k = 0; k < ns; k++) {
+    fputs("<details><summary>Details of the consistency check", f);
+    if (ns > 1) { fputs(": ", f); esc(f, sv[k]->label); }
+    fputs("</summary>\n", f);
+    char* buf; size_t len; FILE* mf;
+    pre_begin(&buf, &len, &mf);
+    dyv_phys_print(mf, &sv[k]->phys);
+    pre_end(f, &buf, mf, "phys");
+    fputs("</details>\n", f);
+  }
+}
+
+/* The sets at a glance: training residual, held-out error per log,
+ * consistency verdict, model files. */
+static void sets_section(FILE* f, pset* const* sv, int ns, const dyCli* c, const char* out) {
+  const int nlog = c->npos - 2;
+  fputs("<h2 id=\"sets\">Parameter sets</h2>\n<div class=\"wide\"><table class=\"sets\"><tr><th>set</th>"
+        "<th>parameters</th><th>training rel. error [%] (least squares)</th>"
+        "<th>training residual over least squares</th>", f);
+  for (int li = 0; li < nlog; li++) {
+    fputs("<th>held-out rel. error [%]: ", f);
+    esc(f, base_name(c->pos[2 + li]));
+    fputs("</th>", f);
+  }
+  fputs("<th>physical consistency</th><th>model files</th></tr>\n", f);
+  for (int k = 0; k < ns; k++) {
+    const pset* s = sv[k];
+    fputs("<tr><td class=\"t\">", f);
+    esc(f, s->label);
+    fputs("</td><td class=\"l\">", f);
+    esc(f, base_name(s->path));
+    fprintf(f, "</td><td>%.4g</td>", s->train_rel);
+    if (s->consistent_est) fprintf(f, "<td>%+.3g %%</td>", s->train_rise);
+    else fputs("<td>0 % (the estimate)</td>", f);
+    for (int li = 0; li < nlog; li++) { fputs("<td>", f); esc(f, s->heldout[li]); fputs("</td>", f); }
+    fprintf(f, "<td class=\"t\">%s", verdict_text(s->phys.verdict));
+    long bad = 0, all = 0;
+    for (int li = 0; li < nlog; li++) { bad += s->not_pd[li]; all += s->samples[li]; }
+    if (bad) fprintf(f, "<br/>inertia matrix indefinite on %ld of %ld held-out samples", bad, all);
+    fputs("</td><td class=\"t\">", f);
+    file_links(f, s, out);
+    fputs("</td></tr>\n", f);
+  }
+  fputs("</table></div>\n<p>Training residual from the parameters files' headers: the least-squares "
+        "relative error on the training log (filtered torque) and, for an estimate made physically "
+        "consistent, the rise of its weighted residual sum of squares over the least-squares optimum. "
+        "Held-out errors are those of <code>dynid validate</code> (measured torque as logged).</p>\n", f);
+}
 
 int cmd_report(dyCli* c) {
   static const char* use =
-      "dynid report MODEL PARAMS LOG... -o REPORT.html [--title TEXT] [--horizon SECONDS]\n"
-      "       [log options: --map NAME=COLUMN --gain K1,..,Kn --rows A..B --cutoff HZ --derive qd|qdd ...]";
-  int r = cli_check(c, "title,horizon," CLI_LOG_OPTS, 3, 16, use);
+      "dynid report MODEL PARAMS LOG... -o REPORT.html [--compare PARAMS2] [--labels A,B]\n"
+      "       [--models FILE[+FILE..][,FILE[+FILE..]]] [--title TEXT] [--horizon SECONDS]\n"
+      "       [log options: --map NAME=COLUMN --gain K1,..,Kn --rows A..B --cutoff HZ --derive qd|qdd ...]\n"
+      "  --compare PARAMS2  a second parameter set shown beside PARAMS (e.g. identify --consistent)\n"
+      "  --labels A,B       names of the sets (default from the headers: unconstrained, consistent)\n"
+      "  --models ...       per set, the model files written from it (identify --model-out), several\n"
+      "                     joined by '+'; the first is read for the per-link table, all are linked";
+  int r = cli_check(c, "title,horizon,compare,labels,models," CLI_LOG_OPTS, 3, 2 + MAXLOG, use);
   if (r) return r;
   if (!cli_opt(c, "o")) return cli_usage("report: -o REPORT.html is required");
   double horizon;
   if (cli_double(c, "horizon", 0.05, &horizon)) return 2;
-
-  dyModel* m = cli_model(c);
-  if (!m) return 1;
-  const int n = m->n;
-  char err[DY_ERRSZ];
+  pset set[MAXSET];
+  memset(set, 0, sizeof set);
+  pset* sv[MAXSET] = {&set[0], &set[1]};
+  int ns = 1;
+  set[0].path = c->pos[1];
+  if (cli_opt(c, "compare")) set[ns++].path = cli_opt(c, "compare");
+  const char* labels = cli_opt(c, "labels");
+  if (labels) {
+    int k = 0;
+    for (const char* s = labels;; k++) {
+      const char* e = strchr(s, ',');
+      size_t L = e ? (size_t)(e - s) : strlen(s);
+      if (k >= ns || !L || L >= sizeof set[0].label)
+        return cli_usage("report: --labels needs one non-empty name (< 64 characters) per parameter set (%d)", ns);
+      memcpy(set[k].label, s, L);
+      if (!e) break;
+      s = e + 1;
+    }
+    if (k + 1 != ns) return cli_usage("report: --labels needs one name per parameter set (%d)", ns);
+  }
   int status = 1, opened = 0;
-  dyParams* prm = NULL;
-  double* par = NULL;
-  unsigned char* zero = NULL;
-  dyvPhys phys;
-  memset(&phys, 0, sizeof phys);
+  dyModel* m = NULL;
+  char* body = NULL;
+  size_t blen = 0;
   series_t S;
   memset(&S, 0, sizeof S);
+  if ((r = split_models(cli_opt(c, "models"), set, ns))) { status = r; goto done; }
+  if (!(m = cli_model(c))) goto done;
+  const int n = m->n;
+  char err[DY_ERRSZ];
   dyOut o;
   dyLogOpt lopt;
   dyi_log_defaults(&lopt);
   if ((r = cli_logopt(c, n, &lopt)) != 0) { status = r; goto done; }
-  prm = dyi_params_read(c->pos[1], m, err, sizeof err);
-  if (!prm) { cli_fail("%s", err); goto done; }
-  par = malloc(sizeof(double) * (size_t)(14 * n));
-  zero = malloc((size_t)(14 * n));
   S.t = malloc(sizeof(double) * MAXPTS);
-  S.eig = malloc(sizeof(double) * MAXPTS);
   S.meas = malloc(sizeof(double) * MAXPTS * (size_t)n);
-  S.pred = malloc(sizeof(double) * MAXPTS * (size_t)n);
-  if (!par || !zero || !S.t || !S.eig || !S.meas || !S.pred) { cli_fail("report: out of memory"); goto done; }
-  if (dyv_realise_sparse(m, prm->base, prm->value, par, zero, err, sizeof err)) { cli_fail("%s", err); goto done; }
+  int mem = S.t && S.meas;
+  for (int k = 0; k < ns; k++) {
+    S.pred[k] = malloc(sizeof(double) * MAXPTS * (size_t)n);
+    S.eig[k] = malloc(sizeof(double) * MAXPTS);
+    mem = mem && S.pred[k] && S.eig[k];
+  }
+  if (!mem) { cli_fail("report: out of memory"); goto done; }
+
+  /* each set: parameters, realisation, certified consistency, its links */
+  for (int k = 0; k < ns; k++) {
+    pset* s = &set[k];
+    if (!(s->prm = dyi_params_read(s->path, m, err, sizeof err))) { cli_fail("%s", err); goto done; }
+    s->par = malloc(sizeof(double) * (size_t)(14 * n));
+    s->zero = malloc((size_t)(14 * n));
+    s->links = malloc(sizeof(double) * (size_t)(14 * n));
+    if (!s->par || !s->zero || !s->links) { cli_fail("report: out of memory"); goto done; }
+    if (dyv_realise_sparse(m, s->prm->base, s->prm->value, s->par, s->zero, err, sizeof err)) {
+      cli_fail("%s: %s", s->path, err);
+      goto done;
+    }
+    const dyBase* b = s->prm->base;
+    if (dyv_phys_check(&s->phys, m, s->par, b->B, b->nb, b->npar, err, sizeof err)) {
+      cli_fail("%s: %s", s->path, err);
+      goto done;
+    }
+    if (s->nfiles ? links_from_file(c, m, s) : links_from_solver(m, s)) goto done;
+    s->links_dist = links_distance(s);
+    s->witness = s->from_file && s->links_dist <= 1e-6;
+    for (int j = 0; j < n && s->witness; j++) {
+      dyvLinkPhys l;
+      dyv_link_phys(&l, s->links + DY_NPAR_LINK*j);
+      s->witness = l.pi_mineig >= -1e-9 * fmax(1, l.mass);
+    }
+    for (int j = 0; j < n && s->witness && b->npar > DY_NPAR_LINK*n; j++)
+      for (int q = 0; q < 3; q++) s->witness &= s->links[DY_NPAR_LINK*n + DY_NPAR_JNT*j + q] >= -1e-9;
+    s->train_rel = header_number(s->prm->comment, "relative error all joints [%]: ");
+    s->train_rise = header_number(s->prm->comment, "consistent: training residual ");
+    s->consistent_est = strstr(s->prm->comment, "consistent: ") != NULL;
+    if (!s->label[0]) snprintf(s->label, sizeof s->label, "%s", s->consistent_est ? "consistent" : "unconstrained");
+  }
+  if (ns > 1 && !labels && !strcmp(set[0].label, set[1].label))   /* two of a kind: their file names */
+    for (int k = 0; k < ns; k++) snprintf(set[k].label, sizeof set[k].label, "%.63s", base_name(set[k].path));
+
+  /* the logs first (into memory), so that the summary at the top can quote them */
+  {
+    FILE* bf = open_memstream(&body, &blen);
+    if (!bf) { cli_fail("report: out of memory"); goto done; }
+    int lr = 0;
+    for (int li = 0; li + 2 < c->npos && !lr; li++)
+      lr = log_section(bf, li, c->pos[2 + li], m, sv, ns, &lopt, horizon, &S);
+    fclose(bf);
+    if (lr) goto done;
+  }
 
   if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }
   opened = 1;
   FILE* f = o.f;
+  const char* out = cli_opt(c, "o");
   const char* title = cli_opt(c, "title");
   char tbuf[300];
   if (!title) { snprintf(tbuf, sizeof tbuf, "dynid report: %s", m->source); title = tbuf; }
@@ -132,175 +811,40 @@ int cmd_report(dyCli* c) {
             j + 1, types[j], m->dh_alpha[j], m->dh_a[j], m->dh_theta[j], m->dh_d[j], m->par[10*j + DY_M]);
   fputs("</table>\n", f);
 
+  sets_section(f, sv, ns, c, out);
+
   /* ---- identifiability */
+  const dyBase* b0 = set[0].prm->base;
   fputs("<h2 id=\"identifiability\">Identifiability</h2>\n", f);
   fprintf(f, "<p>%d base parameters (minimal linear combinations) over %d standard parameters%s. "
              "Each standard parameter is identifiable alone, only in combination, or not at all:</p>\n",
-          prm->base->nb, prm->base->npar, prm->base->npar > 10 * n ? " (with joint friction and armature)" : "");
+          b0->nb, b0->npar, b0->npar > 10 * n ? " (with joint friction and armature)" : "");
   {
     char* buf; size_t len; FILE* mf;
     pre_begin(&buf, &len, &mf);
-    dyi_base_report(mf, m, prm->base);
+    dyi_base_report(mf, m, b0);
     pre_end(f, &buf, mf, "ident");
   }
 
   /* ---- parameters */
   fputs("<h2 id=\"parameters\">Base parameters</h2>\n", f);
-  if (prm->comment[0]) {
-    fputs("<p>Identification summary (from the parameters file):</p>\n<pre>", f);
-    esc(f, prm->comment);
+  for (int k = 0; k < ns; k++) {
+    if (!set[k].prm->comment[0]) continue;
+    fputs("<p>Identification summary (from the parameters file", f);
+    if (ns > 1) { fputs(" <code>", f); esc(f, set[k].path); fputs("</code>, ", f); esc(f, set[k].label); }
+    fputs("):</p>\n<pre>", f);
+    esc(f, set[k].prm->comment);
     fputs("</pre>\n", f);
   }
-  fputs("<table><tr><th>name</th><th>value</th><th>std</th><th>rel. std [%]</th><th>expression</th></tr>\n", f);
-  int nwarn = 0;
-  for (int i = 0; i < prm->base->nb; i++) {
-    double v = prm->value[i], sd = prm->std[i], rel = fabs(v) > 0 ? 100 * sd / fabs(v) : INFINITY;
-    int warn = isfinite(sd) && !(rel <= 10);
-    nwarn += warn;
-    char expr[4096];
-    dyi_base_expr(m, prm->base, i, expr, sizeof expr);
-    fprintf(f, "<tr%s><td class=\"l\">", warn ? " class=\"warn\"" : "");
-    esc(f, prm->base->name[i]);
-    fprintf(f, "</td><td>%.6g</td><td>%.3g</td><td>%.3g</td><td class=\"l\">", v, sd, rel);
-    esc(f, expr);
-    fputs("</td></tr>\n", f);
-  }
-  fprintf(f, "</table>\n<p>%d parameter%s with a relative standard deviation above 10 %% (shaded): "
-             "poorly excited, or with little effect on the torque.</p>\n", nwarn, nwarn == 1 ? "" : "s");
+  if (ns > 1 && same_base(set[0].prm, set[1].prm)) param_table(f, m, sv, ns);
+  else
+    for (int k = 0; k < ns; k++) {
+      if (ns > 1) { fputs("<h3>", f); esc(f, set[k].label); fputs("</h3>\n", f); }
+      param_table(f, m, sv + k, 1);
+    }
 
-  /* ---- each log */
-  for (int li = 2; li < c->npos; li++) {
-    const char* path = c->pos[li];
-    fprintf(f, "<h2 id=\"log%d\">Held-out data: <code>", li - 1);
-    esc(f, path);
-    fputs("</code></h2>\n", f);
-    dyLogReader* lr = dyi_log_open(path, n, &lopt, err, sizeof err);
-    if (!lr) { cli_fail("%s", err); goto done; }
-    dyvValidator* v = dyv_validator_make(m, par, zero, horizon);
-    if (!v) { dyi_log_close(lr); cli_fail("report: out of memory"); goto done; }
-    dySample s;
-    double tau[DY_MAXJ];
-    long cnt = 0;
-    int k;
-    S.n = 0; S.stride = 1; S.seen = 0;
-    while ((k = dyi_log_next(lr, &s, err, sizeof err)) == 1) {
-      dyv_validator_add(v, &s);
-      if (S.seen++ % S.stride == 0) {
-        if (S.n == MAXPTS) {          /* thin what is kept by two */
-          for (long a = 0; a < MAXPTS / 2; a++) {
-            S.t[a] = S.t[2*a]; S.eig[a] = S.eig[2*a];
-            for (int j = 0; j < n; j++) {
-              S.meas[j*MAXPTS + a] = S.meas[j*MAXPTS + 2*a];
-              S.pred[j*MAXPTS + a] = S.pred[j*MAXPTS + 2*a];
-            }
-          }
-          S.n = MAXPTS / 2;
-          S.stride *= 2;
-        }
-        if ((S.seen - 1) % S.stride == 0) {
-          dyv_nebase_rnea(&v->plan, v->d, v->par, s.q, s.qd, s.qdd, tau);
-          dy_crba(m, v->d, v->par, s.q, v->H);
-          S.t[S.n] = s.t;
-          S.eig[S.n] = dyv_mineig(v->H, n, v->work);
-          for (int j = 0; j < n; j++) { S.meas[j*MAXPTS + S.n] = s.tau_raw[j]; S.pred[j*MAXPTS + S.n] = tau[j]; }
-          S.n++;
-        }
-      }
-      if ((++cnt & 1023) == 0) cli_progress("report", cnt, "samples", 0);
-    }
-    cli_progress("report", cnt, "samples", 1);
-    if (k < 0 || cnt == 0) {
-      if (k >= 0) snprintf(err, sizeof err, "%s: the log has no samples", path);
-      dyv_validator_free(v); dyi_log_close(lr);
-      cli_fail("%s", err);
-      goto done;
-    }
-    /* data quality */
-    fputs("<h3>Data quality</h3>\n", f);
-    {
-      char* buf; size_t len; FILE* mf;
-      pre_begin(&buf, &len, &mf);
-      dyi_quality_print(mf, dyi_log_quality(lr));
-      pre_end(f, &buf, mf, "quality");
-    }
-    dyi_log_close(lr);
-    /* metrics: the validator's own CSV, as a table */
-    fputs("<h3>Torque prediction</h3>\n", f);
-    char* csv = NULL; size_t clen = 0;
-    char* notes = NULL; size_t nlen = 0;
-    FILE* mc = open_memstream(&csv, &clen);
-    FILE* mn = open_memstream(&notes, &nlen);
-    dyv_validator_write(v, mc, mn);
-    fclose(mc); fclose(mn);
-    fputs("<table class=\"metrics\"><tr><th>joint</th><th>rms [N m]</th><th>rel. error [%]</th><th>R<sup>2</sup></th></tr>\n", f);
-    double rel[DY_MAXJ + 1];
-    int nrel = 0;
-    for (char* line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
-      if (line[0] == '#' || !strncmp(line, "joint,", 6)) continue;
-      char name[32], ta[40], tb[40], tc[40];
-      if (sscanf(line, "%31[^,],%39[^,],%39[^,],%39s", name, ta, tb, tc) != 4) continue;
-      /* the validator's own text, so the page shows exactly what validate prints */
-      fprintf(f, "<tr><td>");
-      esc(f, name);
-      fprintf(f, "</td><td>");
-      esc(f, ta);
-      fprintf(f, "</td><td>");
-      esc(f, tb);
-      fprintf(f, "</td><td>");
-      esc(f, tc);
-      fprintf(f, "</td></tr>\n");
-      if (nrel <= n) rel[nrel++] = strtod(tb, NULL);
-    }
-    fputs("</table>\n<pre class=\"notes\">", f);
-    esc(f, notes ? notes : "");
-    fputs("</pre>\n", f);
-    free(csv); free(notes);
-    fprintf(f, "<p>Inertia matrix along the log: %s (smallest eigenvalue %.4g at t = %.4g s).</p>\n",
-            v->not_pd ? "<span class=\"bad\">NOT positive definite everywhere</span>"
-                      : "<span class=\"ok\">positive definite at every sample</span>", v->mineig, v->mineig_t);
-    dyv_validator_free(v);
-
-    fputs("<div class=\"grid\">\n", f);
-    const char* jl[DY_MAXJ];
-    char jlbuf[DY_MAXJ][16];
-    for (int j = 0; j < n; j++) { snprintf(jlbuf[j], 16, "%d", j + 1); jl[j] = jlbuf[j]; }
-    if (nrel >= n) {
-      dypFrame fb = {"relative error per joint (held-out)", "joint", "100 ||e|| / ||tau|| [%]", 540, 300};
-      dyp_bars(f, &fb, jl, rel, n);
-    }
-    dypFrame fe = {"smallest eigenvalue of the inertia matrix", "time [s]", "lambda_min [kg m^2]", 540, 300};
-    const double* ye[1] = {S.eig};
-    const char* ne[1] = {"lambda_min(M(q))"};
-    dyp_lines(f, &fe, S.t, (int)S.n, ye, ne, 1);
-    double* resid = malloc(sizeof(double) * (size_t)S.n);
-    for (int j = 0; j < n && resid; j++) {
-      char tt[96];
-      snprintf(tt, sizeof tt, "joint %d: measured and predicted torque", j + 1);
-      dypFrame fl = {tt, "time [s]", m->jnt_type[j] == DY_REVOLUTE ? "torque [N m]" : "force [N]", 540, 300};
-      const double* y2[2] = {S.meas + j*MAXPTS, S.pred + j*MAXPTS};
-      const char* n2[2] = {"measured", "predicted"};
-      dyp_lines(f, &fl, S.t, (int)S.n, y2, n2, 2);
-      for (long a = 0; a < S.n; a++) resid[a] = S.meas[j*MAXPTS + a] - S.pred[j*MAXPTS + a];
-      snprintf(tt, sizeof tt, "joint %d: residual (measured - predicted)", j + 1);
-      dypFrame fh = {tt, m->jnt_type[j] == DY_REVOLUTE ? "residual [N m]" : "residual [N]", "density", 540, 300};
-      dyp_histogram(f, &fh, resid, (int)S.n, 40);
-    }
-    free(resid);
-    fputs("</div>\n", f);
-  }
-
-  /* ---- physical consistency */
-  fputs("<h2 id=\"physical\">Physical consistency</h2>\n", f);
-  if (dyv_phys_check(&phys, m, par, prm->base->B, prm->base->nb, prm->base->npar, err, sizeof err)) {
-    cli_fail("%s", err);
-    goto done;
-  }
-  {
-    char* buf; size_t len; FILE* mf;
-    pre_begin(&buf, &len, &mf);
-    dyv_phys_print(mf, &phys);
-    pre_end(f, &buf, mf, "phys");
-  }
+  fwrite(body, 1, blen, f);
+  phys_section(f, m, sv, ns, out);
   fputs("<p>Written by dynid. Torque predicted by the base-parameter Newton-Euler on a realisation of the "
         "identified base parameters; measured torque as logged (never filtered).</p>\n</body>\n</html>\n", f);
   if (dy_out_commit(&o, err, sizeof err)) { opened = 0; cli_fail("%s", err); goto done; }
@@ -308,9 +852,14 @@ int cmd_report(dyCli* c) {
   status = 0;
 done:
   if (opened) dy_out_abort(&o);
-  dyv_phys_free(&phys);
-  if (prm) dyi_params_free(prm);
-  free(par); free(zero); free(S.t); free(S.eig); free(S.meas); free(S.pred);
+  for (int k = 0; k < MAXSET; k++) {
+    dyv_phys_free(&set[k].phys);
+    if (set[k].prm) dyi_params_free(set[k].prm);
+    free(set[k].par); free(set[k].zero); free(set[k].links);
+    for (int a = 0; a < set[k].nfiles; a++) free(set[k].files[a]);
+    free(S.pred[k]); free(S.eig[k]);
+  }
+  free(S.t); free(S.meas); free(body);
   dy_freeModel(m);
   return status;
 }

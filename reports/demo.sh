@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# make demo: identify two real arms from the logs shipped in datasets/,
-# validate each on data it was not identified on, and write one HTML report
-# per arm into reports/. Prints a short summary. Run from the repository
-# root (make demo does).
+# make demo: identify two real arms from the logs shipped in datasets/, each
+# twice: by unconstrained least squares and physically consistent
+# (--consistent), validate both on data they were not identified on, and
+# write one HTML report per arm into reports/ with the two estimates side
+# by side. Prints a short summary. Run from the repository root (make demo
+# does).
 #   KUKA LWR4+ : identified on recording 1, validated on recordings 2
 #                (the same motion repeated) and 3 (a faster motion)
 #   Franka Panda: identified on the first 14 s of its log, validated on the
 #                last 6.5 s (the paper's golden case uses the whole log)
+# Where identify writes model files (--model-out), the consistent model goes
+# to reports/out/<arm>.identified.csv and .urdf and the unconstrained one to
+# <arm>.unconstrained.csv, and the report links them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 D=./dynid
@@ -14,49 +19,97 @@ OUT=reports/out
 mkdir -p "$OUT"
 t0=$(date +%s)
 
-summary() {  # $1 arm, $2 identify log, $3.. metrics files
-  local arm=$1 ilog=$2; shift 2
-  local nb cond
+# identify ARM MODEL LOG [options...]: both estimates of ARM into $OUT, and
+# the model files where identify writes them
+identify() {
+  local arm=$1 model=$2 log=$3; shift 3
+  rm -f "$OUT/$arm".{unconstrained,identified}.{csv,urdf}
+  $D identify "$model" "$log" "$@" --friction --set khalil --model-out "$OUT/$arm.unconstrained.csv" \
+     -o "$OUT/$arm.unconstrained.params.csv" 2> "$OUT/$arm.identify.txt"
+  $D identify "$model" "$log" "$@" --friction --set khalil --consistent --model-out "$OUT/$arm.identified.csv" \
+     -o "$OUT/$arm.consistent.params.csv" 2> "$OUT/$arm.identify_consistent.txt"
+  if [ -f "$OUT/$arm.identified.csv" ]; then
+    $D identify "$model" "$log" "$@" --friction --set khalil --consistent --quiet \
+       --model-out "$OUT/$arm.identified.urdf" -o "$OUT/$arm.consistent.params.csv"
+  fi
+}
+
+# validate ARM MODEL LOG NAME [log options...]: both estimates on one held-out
+# log into $OUT/ARM.{unconstrained,consistent}.validate_NAME.csv
+validate() {
+  local arm=$1 model=$2 log=$3 name=$4; shift 4
+  for set in unconstrained consistent; do
+    $D validate "$model" "$OUT/$arm.$set.params.csv" "$log" "$@" -o "$OUT/$arm.$set.validate_$name.csv"
+  done
+}
+
+# the model files written for ARM, as report --models (empty: none)
+models() {
+  local arm=$1 u="" c=""
+  [ -f "$OUT/$arm.unconstrained.csv" ] && u="$OUT/$arm.unconstrained.csv"
+  [ -f "$OUT/$arm.identified.csv" ] && c="$OUT/$arm.identified.csv"
+  [ -f "$OUT/$arm.identified.urdf" ] && c="$c+$OUT/$arm.identified.urdf"
+  [ -n "$u$c" ] && echo "--models=$u,$c"
+  return 0
+}
+
+summary() {  # $1 arm name, $2 arm file stem, $3 training label, then NAME:LABEL per held-out log
+  local title=$1 arm=$2 train=$3; shift 3
+  local ilog=$OUT/$arm.identify.txt nb cond rel rise
   nb=$(grep -m1 -o '[0-9]* base parameters' "$ilog" | cut -d' ' -f1)
   cond=$(grep -m1 -o 'condition number [0-9.e+]*' "$ilog" | cut -d' ' -f3)
-  printf '\n%s: %s base parameters, regressor condition number %s\n' "$arm" "$nb" "$cond"
-  for mfile in "$@"; do
-    printf '  held-out %-28s rel. error per joint [%%]:' "$(sed -n 's/^# held-out: //p' "$mfile")"
-    awk -F, '/^[0-9]+,/ {printf " %.2f", $3} /^all,/ {printf "   all %.2f", $3}' "$mfile"
-    printf '\n'
+  rel=$(sed -n 's/^# relative error all joints \[%\]: //p' "$OUT/$arm.unconstrained.params.csv")
+  rise=$(sed -n 's/^# consistent: training residual \([-+0-9.e]*\) %.*/\1/p' "$OUT/$arm.consistent.params.csv")
+  printf '\n%s: %s base parameters, regressor condition number %s\n' "$title" "$nb" "$cond"
+  printf '  identified on %s: training rel. error %s %% (least squares)\n' "$train" "$rel"
+  for nl in "$@"; do
+    local name=${nl%%:*} label=${nl#*:}
+    printf '  held-out %s, rel. error per joint [%%]:\n' "$label"
+    for set in unconstrained consistent; do
+      local v=$OUT/$arm.$set.validate_$name.csv verdict npd
+      printf '    %-14s' "$set"
+      awk -F, '/^[0-9]+,/ {printf " %6.2f", $3} /^all,/ {printf "   all %5.2f", $3}' "$v"
+      npd=$(sed -n 's/.*(\([0-9]*\) of \([0-9]*\) samples not positive definite).*/\1 of \2/p' "$v")
+      if grep -q '^# physical consistency: consistent' "$v"; then
+        verdict="certified consistent"
+      elif grep -q '^# physical consistency: INCONSISTENT' "$v"; then
+        verdict="inconsistent"
+      else
+        verdict="consistency undecided"
+      fi
+      case "$npd" in
+        ''|0\ of*) [ "$verdict" = "certified consistent" ] || verdict="$verdict; inertia matrix positive definite" ;;
+        *) verdict="$verdict: inertia matrix indefinite on $npd samples" ;;
+      esac
+      [ "$set" = consistent ] && verdict="$verdict; training residual $(printf '%+.0f' "$rise") %"
+      printf '   (%s)\n' "$verdict"
+    done
   done
 }
 
 # ---- KUKA LWR4+ (URDF of the arm, torque sensors, 200 Hz)
 K=datasets/urdf/kuka_lwr4.urdf
-KOPT=(--map t=t_s)
-echo "demo: KUKA LWR4+: identifying on datasets/kuka_lwr4/measurements_1.csv.gz"
-$D identify $K datasets/kuka_lwr4/measurements_1.csv.gz "${KOPT[@]}" --friction --set khalil \
-   -o $OUT/kuka_lwr4.params.csv 2> $OUT/kuka_lwr4.identify.txt
-for k in 2 3; do
-  { echo "# held-out: measurements_$k.csv.gz"
-    $D validate $K $OUT/kuka_lwr4.params.csv datasets/kuka_lwr4/measurements_$k.csv.gz "${KOPT[@]}"
-  } > $OUT/kuka_lwr4.validate_$k.csv
-done
+KLOG=datasets/kuka_lwr4/measurements
+echo "demo: KUKA LWR4+: identifying on ${KLOG}_1.csv.gz (unconstrained and --consistent)"
+identify kuka_lwr4 $K ${KLOG}_1.csv.gz --map t=t_s
+for k in 2 3; do validate kuka_lwr4 $K ${KLOG}_$k.csv.gz $k --map t=t_s; done
 echo "demo: KUKA LWR4+: writing reports/kuka_lwr4.html"
-$D report $K $OUT/kuka_lwr4.params.csv datasets/kuka_lwr4/measurements_2.csv.gz \
-   datasets/kuka_lwr4/measurements_3.csv.gz "${KOPT[@]}" \
+$D report $K $OUT/kuka_lwr4.unconstrained.params.csv ${KLOG}_2.csv.gz ${KLOG}_3.csv.gz --map t=t_s \
+   --compare $OUT/kuka_lwr4.consistent.params.csv --labels unconstrained,consistent $(models kuka_lwr4) \
    --title "KUKA LWR4+: identified on recording 1, validated on recordings 2 and 3" -o reports/kuka_lwr4.html
 
 # ---- Franka Panda (model table, torque sensors, ~1 kHz)
 P=datasets/models/panda.csv
 PLOG=datasets/panda/exciting_traj.csv.gz
-echo "demo: Franka Panda: identifying on the first 14 s of $PLOG"
-$D identify $P $PLOG --map t=t_s --rows 1..14000 --friction --set khalil \
-   -o $OUT/panda.params.csv 2> $OUT/panda.identify.txt
-{ echo "# held-out: last 6.5 s (rows 14001..20544)"
-  $D validate $P $OUT/panda.params.csv $PLOG --map t=t_s --rows 14001..20544
-} > $OUT/panda.validate.csv
+echo "demo: Franka Panda: identifying on the first 14 s of $PLOG (unconstrained and --consistent)"
+identify panda $P $PLOG --map t=t_s --rows 1..14000
+validate panda $P $PLOG last --map t=t_s --rows 14001..20544
 echo "demo: Franka Panda: writing reports/panda.html"
-$D report $P $OUT/panda.params.csv $PLOG --map t=t_s --rows 14001..20544 \
+$D report $P $OUT/panda.unconstrained.params.csv $PLOG --map t=t_s --rows 14001..20544 \
+   --compare $OUT/panda.consistent.params.csv --labels unconstrained,consistent $(models panda) \
    --title "Franka Panda: identified on 0-14 s, validated on 14-20.5 s" -o reports/panda.html
 
-summary "KUKA LWR4+" $OUT/kuka_lwr4.identify.txt $OUT/kuka_lwr4.validate_2.csv $OUT/kuka_lwr4.validate_3.csv
-summary "Franka Panda" $OUT/panda.identify.txt $OUT/panda.validate.csv
-printf '\nreports: reports/kuka_lwr4.html reports/panda.html (parameters and metrics in %s/), %d s\n' \
+summary "KUKA LWR4+" kuka_lwr4 "recording 1" "2:measurements_2.csv.gz" "3:measurements_3.csv.gz"
+summary "Franka Panda" panda "0-14 s" "last:last 6.5 s (rows 14001..20544)"
+printf '\nreports: reports/kuka_lwr4.html reports/panda.html (parameters, metrics and models in %s/), %d s\n' \
   "$OUT" $(( $(date +%s) - t0 ))

@@ -20,7 +20,7 @@ static const command_t commands[] = {
   {"simulate", cmd_simulate, "simulate MODEL TRAJ [--noise S] [--seed N] -o LOG"},
   {"identify", cmd_identify, "identify MODEL LOG [--set ...] [--method ols|wls|irls] [--friction] -o PARAMS"},
   {"validate", cmd_validate, "validate MODEL PARAMS LOG [-o METRICS]"},
-  {"report", cmd_report, "report MODEL PARAMS LOG... -o REPORT.html"},
+  {"report", cmd_report, "report MODEL PARAMS LOG... [--compare PARAMS2 [--labels A,B]] [--models FILES[,FILES]] -o REPORT.html"},
   {"bench", cmd_bench, "bench [MODEL]                    timings of the core algorithms"},
 };
 #define NCMD ((int)(sizeof commands / sizeof commands[0]))
@@ -88,6 +88,16 @@ int main(int argc, char** argv) {
   c.load.classic_dh = cli_flag(&c, "dh");
   c.load.base = cli_opt(&c, "base");
   c.load.tip = cli_opt(&c, "tip");
+  if (cli_opt(&c, "snap")) {
+    char* end;
+    c.load.snap = strtod(cli_opt(&c, "snap"), &end);
+    if (*end || !(c.load.snap >= 0 && c.load.snap < 0.5)) {
+      fprintf(stderr, "dynid: --snap: expected an angle in rad, 0 <= RAD < 0.5 (0: off), got '%s'\n",
+              cli_opt(&c, "snap"));
+      return 2;
+    }
+    c.load.has_snap = 1;
+  }
   const char* g = cli_opt(&c, "gravity");
   if (g) {
     if (cli_doubles(g, c.load.gravity, 3))

@@ -51,14 +51,24 @@ static void range(const double* v, int n, double* lo, double* hi) {
   if (*hi - *lo < 1e-12 * (fabs(*hi) + 1)) { *lo -= 0.5; *hi += 0.5; }
 }
 
-static void legend(const char* const* names, int nseries, int boxes) {
+/* palette entry of series k: from the frame's first colour on */
+static int col(const dypFrame* fr, int k) {
+  return (fr->color0 > 0 ? fr->color0 : 1) + k;
+}
+
+/* too many series for the palette from the frame's first colour */
+static int too_many(const dypFrame* fr, int nseries) {
+  return nseries < 1 || col(fr, nseries - 1) > DYP_MAXSERIES;
+}
+
+static void legend(const dypFrame* fr, const char* const* names, int nseries, int boxes) {
   PLINT opt[DYP_MAXSERIES], tcol[DYP_MAXSERIES], lcol[DYP_MAXSERIES], lsty[DYP_MAXSERIES];
   PLINT bcol[DYP_MAXSERIES], bpat[DYP_MAXSERIES];
   PLFLT lw[DYP_MAXSERIES], bsc[DYP_MAXSERIES], bw[DYP_MAXSERIES];
   for (int k = 0; k < nseries; k++) {
     opt[k] = boxes ? PL_LEGEND_COLOR_BOX : PL_LEGEND_LINE;
-    tcol[k] = 15; lcol[k] = 1 + k; lsty[k] = 1; lw[k] = 2;
-    bcol[k] = 1 + k; bpat[k] = 0; bsc[k] = 0.8; bw[k] = 1;
+    tcol[k] = 15; lcol[k] = col(fr, k); lsty[k] = 1; lw[k] = 2;
+    bcol[k] = col(fr, k); bpat[k] = 0; bsc[k] = 0.8; bw[k] = 1;
   }
   PLFLT lw_out, lh_out;
   pllegend(&lw_out, &lh_out, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
@@ -69,7 +79,7 @@ static void legend(const char* const* names, int nseries, int boxes) {
 
 int dyp_lines(FILE* f, const dypFrame* fr, const double* x, int npts,
               const double* const* y, const char* const* names, int nseries) {
-  if (npts < 1 || nseries < 1 || nseries > DYP_MAXSERIES) return -1;
+  if (npts < 1 || too_many(fr, nseries)) return -1;
   char path[64];
   begin(path, fr);
   double xlo, xhi, ylo = INFINITY, yhi = -INFINITY;
@@ -106,96 +116,163 @@ int dyp_lines(FILE* f, const dypFrame* fr, const double* x, int npts,
         xs[m] = x[i2]; ys[m++] = y[k][i2];
       }
     }
-    plcol0(1 + k);
+    plcol0(col(fr, k));
     plwidth(1.2);
     plline(m, xs, ys);
   }
   free(xs); free(ys);
   plwidth(1);
-  if (names) legend(names, nseries, 0);
+  if (names) legend(fr, names, nseries, 0);
   return finish(f, path);
 }
 
+static void mean_sd(const double* v, int n, double* mean, double* sd) {
+  double mu = 0, var = 0;
+  for (int i = 0; i < n; i++) mu += v[i];
+  mu /= n;
+  for (int i = 0; i < n; i++) var += (v[i] - mu) * (v[i] - mu);
+  *mean = mu;
+  *sd = sqrt(var / (n - 1));
+}
+
 int dyp_histogram(FILE* f, const dypFrame* fr, const double* v, int n, int nbins) {
-  if (n < 2 || nbins < 2) return -1;
-  double mean = 0, var = 0;
-  for (int i = 0; i < n; i++) mean += v[i];
-  mean /= n;
-  for (int i = 0; i < n; i++) var += (v[i] - mean) * (v[i] - mean);
-  double sd = sqrt(var / (n - 1));
-  /* bins over mean +- 4 sd (outliers counted in the end bins) */
-  double lo = mean - 4 * sd, hi = mean + 4 * sd;
-  if (!(hi > lo)) { lo = mean - 1; hi = mean + 1; }
-  double w = (hi - lo) / nbins;
-  PLFLT* cnt = calloc((size_t)nbins, sizeof(PLFLT));
-  PLFLT* xc = malloc(sizeof(PLFLT) * (size_t)nbins);
-  PLFLT gx[200], gy[200];
-  if (!cnt || !xc) { free(cnt); free(xc); return -1; }
-  for (int i = 0; i < n; i++) {
-    int b = (int)floor((v[i] - lo) / w);
-    if (b < 0) b = 0;
-    if (b >= nbins) b = nbins - 1;
-    cnt[b] += 1.0 / (n * w);   /* density */
+  const double* vv[1] = {v};
+  return dyp_histograms(f, fr, vv, n, NULL, 1, nbins);
+}
+
+/* one series: filled bars and the normal density; several: outlines only */
+int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
+                   const char* const* names, int nseries, int nbins) {
+  if (n < 2 || nbins < 2 || too_many(fr, nseries)) return -1;
+  double mean[DYP_MAXSERIES], sd[DYP_MAXSERIES];
+  /* bins over mean +- 4 sd of every series (outliers counted in the end bins) */
+  double lo = INFINITY, hi = -INFINITY;
+  for (int k = 0; k < nseries; k++) {
+    mean_sd(v[k], n, &mean[k], &sd[k]);
+    lo = fmin(lo, mean[k] - 4 * sd[k]);
+    hi = fmax(hi, mean[k] + 4 * sd[k]);
   }
+  if (!(hi > lo)) { lo = mean[0] - 1; hi = mean[0] + 1; }
+  double w = (hi - lo) / nbins;
+  PLFLT* cnt = calloc((size_t)(nbins * nseries), sizeof(PLFLT));
+  PLFLT* sx = malloc(sizeof(PLFLT) * (size_t)(2 * nbins + 2));
+  PLFLT* sy = malloc(sizeof(PLFLT) * (size_t)(2 * nbins + 2));
+  PLFLT gx[200], gy[200];
+  if (!cnt || !sx || !sy) { free(cnt); free(sx); free(sy); return -1; }
   double top = 0;
-  for (int b = 0; b < nbins; b++) { xc[b] = lo + (b + 0.5) * w; if (cnt[b] > top) top = cnt[b]; }
+  for (int k = 0; k < nseries; k++)
+    for (int i = 0; i < n; i++) {
+      int b = (int)floor((v[k][i] - lo) / w);
+      if (b < 0) b = 0;
+      if (b >= nbins) b = nbins - 1;
+      cnt[k * nbins + b] += 1.0 / (n * w);   /* density */
+      if (cnt[k * nbins + b] > top) top = cnt[k * nbins + b];
+    }
   for (int i = 0; i < 200; i++) {
     gx[i] = lo + (hi - lo) * i / 199.0;
-    double z = (gx[i] - mean) / sd;
-    gy[i] = exp(-0.5 * z * z) / (sd * sqrt(2 * M_PI));
-    if (gy[i] > top) top = gy[i];
+    double z = (gx[i] - mean[0]) / sd[0];
+    gy[i] = exp(-0.5 * z * z) / (sd[0] * sqrt(2 * M_PI));
+    if (nseries == 1 && gy[i] > top) top = gy[i];
   }
   char path[64];
   begin(path, fr);
   plcol0(15);
   plenv(lo, hi, 0, 1.3 * top, 0, 0);
   pllab(fr->xlabel, fr->ylabel, fr->title);
-  plcol0(1);
-  for (int b = 0; b < nbins; b++) {
-    PLFLT bx[4] = {lo + b * w, lo + b * w, lo + (b + 1) * w, lo + (b + 1) * w};
-    PLFLT by[4] = {0, cnt[b], cnt[b], 0};
-    plfill(4, bx, by);
+  for (int k = 0; k < nseries; k++) {
+    const PLFLT* c = cnt + k * nbins;
+    plcol0(col(fr, k));
+    if (nseries == 1) {
+      for (int b = 0; b < nbins; b++) {
+        PLFLT bx[4] = {lo + b * w, lo + b * w, lo + (b + 1) * w, lo + (b + 1) * w};
+        PLFLT by[4] = {0, c[b], c[b], 0};
+        plfill(4, bx, by);
+      }
+      continue;
+    }
+    int m = 0;
+    sx[m] = lo; sy[m++] = 0;
+    for (int b = 0; b < nbins; b++) {
+      sx[m] = lo + b * w; sy[m++] = c[b];
+      sx[m] = lo + (b + 1) * w; sy[m++] = c[b];
+    }
+    sx[m] = hi; sy[m++] = 0;
+    plwidth(2);
+    plline(m, sx, sy);
   }
-  plcol0(2);
-  plwidth(2);
-  plline(200, gx, gy);
+  if (nseries == 1) {
+    plcol0(2);
+    plwidth(2);
+    plline(200, gx, gy);
+  }
   plwidth(1);
-  char l1[64], l2[96];
-  snprintf(l1, sizeof l1, "residuals (%d samples)", n);
-  snprintf(l2, sizeof l2, "normal, mean %.3g, sd %.3g", mean, sd);
-  const char* names[2] = {l1, l2};
-  PLINT opt[2] = {PL_LEGEND_COLOR_BOX, PL_LEGEND_LINE}, tcol[2] = {15, 15}, bcol[2] = {1, 0};
-  PLINT bpat[2] = {0, 0}, lcol[2] = {0, 2}, lsty[2] = {1, 1};
-  PLFLT bsc[2] = {0.8, 0}, bw[2] = {1, 1}, lw[2] = {1, 2}, ow, oh;
+  char lab[2][DYP_MAXSERIES][128];
+  const char* ln[DYP_MAXSERIES];
+  PLINT opt[DYP_MAXSERIES], tcol[DYP_MAXSERIES], bcol[DYP_MAXSERIES], bpat[DYP_MAXSERIES];
+  PLINT lcol[DYP_MAXSERIES], lsty[DYP_MAXSERIES];
+  PLFLT bsc[DYP_MAXSERIES], bw[DYP_MAXSERIES], lw[DYP_MAXSERIES], ow, oh;
+  int nl = 0;
+  if (nseries == 1) {   /* the bars and the normal density over them */
+    snprintf(lab[0][0], 128, "residuals (%d samples)", n);
+    snprintf(lab[1][0], 128, "normal, mean %.3g, sd %.3g", mean[0], sd[0]);
+    ln[0] = lab[0][0]; ln[1] = lab[1][0];
+    opt[0] = PL_LEGEND_COLOR_BOX; opt[1] = PL_LEGEND_LINE;
+    bcol[0] = 1; bcol[1] = 0; lcol[0] = 0; lcol[1] = 2; lw[0] = 1; lw[1] = 2;
+    nl = 2;
+  } else {
+    for (int k = 0; k < nseries; k++) {
+      snprintf(lab[0][k], 128, "%s: mean %.3g, sd %.3g", names && names[k] ? names[k] : "", mean[k], sd[k]);
+      ln[k] = lab[0][k];
+      opt[k] = PL_LEGEND_LINE; bcol[k] = 0; lcol[k] = col(fr, k); lw[k] = 2;
+    }
+    nl = nseries;
+  }
+  for (int k = 0; k < nl; k++) { tcol[k] = 15; bpat[k] = 0; bsc[k] = 0.8; bw[k] = 1; lsty[k] = 1; }
   pllegend(&ow, &oh, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
            PL_POSITION_TOP | PL_POSITION_RIGHT | PL_POSITION_INSIDE, 0.01, 0.01, 0.1, 0, 15, 1, 0, 0,
-           2, opt, 1.0, 0.8, 1.5, 1.0, tcol, names, bcol, bpat, bsc, bw, lcol, lsty, lw,
+           nl, opt, 1.0, 0.8, 1.5, 1.0, tcol, ln, bcol, bpat, bsc, bw, lcol, lsty, lw,
            NULL, NULL, NULL, NULL);
-  free(cnt); free(xc);
+  free(cnt); free(sx); free(sy);
   return finish(f, path);
 }
 
 int dyp_bars(FILE* f, const dypFrame* fr, const char* const* labels, const double* v, int n) {
-  if (n < 1) return -1;
+  const double* vv[1] = {v};
+  return dyp_groupbars(f, fr, labels, vv, NULL, 1, n);
+}
+
+int dyp_groupbars(FILE* f, const dypFrame* fr, const char* const* labels,
+                  const double* const* v, const char* const* names, int nseries, int n) {
+  if (n < 1 || too_many(fr, nseries)) return -1;
   double top = 0;
-  for (int i = 0; i < n; i++) if (isfinite(v[i]) && v[i] > top) top = v[i];
+  for (int k = 0; k < nseries; k++)
+    for (int i = 0; i < n; i++) if (isfinite(v[k][i]) && v[k][i] > top) top = v[k][i];
   if (top <= 0) top = 1;
   char path[64];
   begin(path, fr);
   plcol0(15);
-  plenv(0, n, 0, 1.15 * top, 0, -2);
+  /* room above the bars for the legend of several series */
+  plenv(0, n, 0, (nseries > 1 && names ? 1.15 + 0.12 * nseries : 1.15) * top, 0, -2);
   plbox("bc", 0, 0, "bcnstg", 0, 0);
   pllab(fr->xlabel, fr->ylabel, fr->title);
+  const double bw = 0.7 / nseries;
+  if (nseries > 1) plschr(0, 0.6);   /* the values over narrow bars */
   for (int i = 0; i < n; i++) {
-    PLFLT bx[4] = {i + 0.15, i + 0.15, i + 0.85, i + 0.85};
-    PLFLT by[4] = {0, v[i], v[i], 0};
-    plcol0(1);
-    plfill(4, bx, by);
     plcol0(15);
-    plmtex("b", 1.5, (i + 0.5) / n, 0.5, labels[i]);
-    char val[32];
-    snprintf(val, sizeof val, "%.3g", v[i]);
-    plptex(i + 0.5, v[i] + 0.03 * top, 1, 0, 0.5, val);
+    plmtex("b", nseries > 1 ? 2.0 : 1.5, (i + 0.5) / n, 0.5, labels[i]);
+    for (int k = 0; k < nseries; k++) {
+      double x0 = i + 0.15 + k * bw, y = isfinite(v[k][i]) ? v[k][i] : 0;
+      PLFLT bx[4] = {x0, x0, x0 + bw, x0 + bw};
+      PLFLT by[4] = {0, y, y, 0};
+      plcol0(col(fr, k));
+      plfill(4, bx, by);
+      plcol0(15);
+      char val[32];
+      snprintf(val, sizeof val, "%.3g", v[k][i]);
+      plptex(x0 + bw / 2, y + 0.03 * top, 1, 0, 0.5, val);
+    }
   }
+  if (nseries > 1) plschr(0, 0.8);
+  if (nseries > 1 && names) legend(fr, names, nseries, 1);
   return finish(f, path);
 }

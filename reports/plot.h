@@ -15,6 +15,9 @@ typedef struct {
   const char* xlabel;    /* with unit, e.g. "time [s]" */
   const char* ylabel;    /* with unit, e.g. "torque [N m]" */
   int width, height;     /* pixels; 0: 720 x 300 */
+  int color0;            /* palette entry (1..DYP_MAXSERIES) of the first series; 0: 1.
+                            Series k takes color0 + k, so that the same thing keeps
+                            its colour from plot to plot */
 } dypFrame;
 
 /* Line plot of nseries series y_k(x) sharing x (npts each), with a legend
@@ -27,8 +30,19 @@ int dyp_lines(FILE* f, const dypFrame* fr, const double* x, int npts,
  * mean and standard deviation drawn over it (legend says both). */
 int dyp_histogram(FILE* f, const dypFrame* fr, const double* v, int n, int nbins);
 
+/* Histograms of nseries samples v[k] (n values each) over common bins, drawn
+ * as outlines in the series' colours; the legend gives each name with its
+ * mean and standard deviation. nseries = 1 is dyp_histogram. */
+int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
+                   const char* const* names, int nseries, int nbins);
+
 /* Bar chart: one bar per label (n), value v[i]. */
 int dyp_bars(FILE* f, const dypFrame* fr, const char* const* labels,
              const double* v, int n);
+
+/* Grouped bar chart: per label (n) one bar for each of nseries series,
+ * v[k][i], in the series' colours, with a legend of names (NULL: none). */
+int dyp_groupbars(FILE* f, const dypFrame* fr, const char* const* labels,
+                  const double* const* v, const char* const* names, int nseries, int n);
 
 #endif

@@ -528,12 +528,75 @@ static void cli_base(void) {
   unlink(mp);
 }
 
+/* --friction=fv,fc,fo (and other subsets): the set restricted to the kinds
+ * kept has no coefficient on the others, passes the QR rank test on the
+ * regressor without their columns, and its size is the rank of that
+ * regressor computed here independently (QR of the stacked columns kept);
+ * the kinds parser answers a bad word. */
+static void joint_subsets(void) {
+  const unsigned keeps[4] = {14u /* fv fc fo */, 6u /* fv fc */, 9u /* ia fo */, 15u};
+  char err[DY_ERRSZ], bad[40];
+  unsigned k;
+  CHECK(dyi_friction_kinds("fv,FC,fo", &k, bad, sizeof bad) == 0 && k == 14u, "kinds fv,FC,fo -> %u", k);
+  CHECK(dyi_friction_kinds("fv,xx", &k, bad, sizeof bad) == -1 && !strcmp(bad, "xx"), "bad kind named: %s", bad);
+  CHECK(dyi_friction_kinds(NULL, &k, bad, sizeof bad) == 0 && k == 15u, "no list: all");
+  for (int t = 0; t < 6; t++) {
+    dyModel* m = th_random_model(2 + t % 5, 0.3, 0.5, 1);
+    const int n = m->n, np = 14*n, nl = 10*n;
+    for (int kk = 0; kk < 4; kk++) {
+      const char* set = kk == 1 ? "qr" : "khalil";
+      dyBase* b = dyi_base_compute(m, set, 1, err, sizeof err);
+      int ok = b && dyi_base_keep_joint(m, b, keeps[kk], err, sizeof err) == 0;
+      CHECK(ok, "random %d keep %u (%s): %s", t, keeps[kk], set, err);
+      if (!ok) { dyi_base_free(b); continue; }
+      int stray = 0;
+      for (int i = 0; i < b->nb; i++)
+        for (int c = nl; c < np; c++)
+          if (!(keeps[kk] & (1u << ((c - nl) % 4))) && b->B[(size_t)i*np + c] != 0) stray++;
+      /* the rank of the regressor with only the kept joint columns */
+      int ns = 40 * np / n, N = ns * n;
+      double* Y = malloc(sizeof(double) * (size_t)N * np);
+      dyData* d = dy_makeData(m);
+      for (int s = 0; s < ns; s++) {
+        double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
+        th_random_state(n, q, qd, qdd);
+        th_ne_regressor(m, d, np, q, qd, qdd, Y + (size_t)s*n, N);
+      }
+      for (int c = nl; c < np; c++)
+        if (!(keeps[kk] & (1u << ((c - nl) % 4)))) memset(Y + (size_t)N*c, 0, sizeof(double) * (size_t)N);
+      double* sv = malloc(sizeof(double) * (size_t)np);
+      double* sup = malloc(sizeof(double) * (size_t)np);
+      /* column scaling (a column below 1e-10 of the largest is round-off
+       * of a structurally zero one: zero), then singular values */
+      double big = 0, nn[14*DY_MAXJ];
+      for (int c = 0; c < np; c++) {
+        nn[c] = 0;
+        for (int i = 0; i < N; i++) nn[c] += Y[(size_t)N*c + i] * Y[(size_t)N*c + i];
+        nn[c] = sqrt(nn[c]);
+        big = fmax(big, nn[c]);
+      }
+      for (int c = 0; c < np; c++)
+        for (int i = 0; i < N; i++) Y[(size_t)N*c + i] = nn[c] > 1e-10 * big ? Y[(size_t)N*c + i] / nn[c] : 0;
+      LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', N, np, Y, N, sv, NULL, 1, NULL, 1, sup);
+      int rank = 0;
+      for (int c = 0; c < np; c++) rank += sv[c] > 1e-9 * sv[0];
+      CHECK(stray == 0 && b->nb == rank, "random %d keep %u (%s): %d base parameters, rank %d, %d stray "
+            "coefficients", t, keeps[kk], set, b->nb, rank, stray);
+      free(Y); free(sv); free(sup);
+      dy_freeData(d);
+      dyi_base_free(b);
+    }
+    dy_freeModel(m);
+  }
+}
+
 int main(void) {
   parser();
   cli_base();
   renaud_6r();
   panda();
   special_geometries();
+  joint_subsets();
   char what[64];
   int nrand = getenv("DYNID_TEST_MANY") ? atoi(getenv("DYNID_TEST_MANY")) : 10;
   for (int t = 0; t < nrand; t++) {

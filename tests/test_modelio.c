@@ -9,7 +9,9 @@
  *    (dy_rnea, 1e-12 of the torque scale), inertia matrix (dy_crba, 1e-12 of
  *    its largest entry) and tip pose (dy_fk(m, q, n), 1e-12 m) at random
  *    states; both read-back models also against KDL's RNE and JntToMass on
- *    a chain built from O (tests/kdl_shim.h, 1e-10: KDL's own round-off);
+ *    a chain built from O (tests/kdl_shim.h, 1e-10: KDL's own round-off),
+ *    and the written URDF file parsed by KDL itself (tests/kdl_urdf.h, no
+ *    dynid code) against O's torques, joint terms included (1e-10);
  *    the table also to the same DH numbers, limits and names. With --base
  *    (gravity not along -z of the base) the URDF is written with a turned
  *    base and a warning; it reads back to the same dynamics, and to the same
@@ -33,6 +35,7 @@
  *    and `dynid model` refusing a URDF for inconsistent parameters. */
 #include "urdfgen.h"
 #include "kdl_shim.h"
+#include "kdl_urdf.h"
 #include "dynamics.h"
 #include "io.h"
 #include <string.h>
@@ -187,8 +190,28 @@ static void roundtrip(int trial, int n, double psnap, int variant, int friction)
   else links_only(O, O->par, po);
   compare(O, po, U, U->par, variant != 1, what);
   compare_kdl(O, po, U, U->par, what);
-  /* KDL from the written URDF file itself (an independent URDF parser):
-   * to be added here when tests/kdl_urdf.h is on this branch. */
+  /* KDL from the written URDF file itself, by its own parser (no dynid
+   * conversion): the original's torques, joint terms included (1e-10 of
+   * the torque scale: both are exact descriptions of one tree) */
+  {
+    kdl_urdf* k = kdl_urdf_load(urdf, err, sizeof err);
+    CHECK(k != NULL, "%s: KDL cannot load the written URDF: %s", what, err);
+    dyData* d = dy_makeData(O);
+    const char* names[DY_MAXJ];
+    for (int j = 0; j < n; j++) names[j] = U->jnt_name[j];
+    double worst = 0, scale = 1e-12;
+    for (int s = 0; k && d && s < 10; s++) {
+      double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], ta[DY_MAXJ], tb[DY_MAXJ];
+      th_random_state(n, q, qd, qdd);
+      dy_rnea(O, d, po, q, qd, qdd, ta);
+      if (kdl_urdf_id(k, names, n, q, qd, qdd, tb)) { worst = INFINITY; break; }
+      for (int j = 0; j < n; j++) { worst = fmax(worst, fabs(ta[j] - tb[j])); scale = fmax(scale, fabs(ta[j])); }
+    }
+    max_kdl = fmax(max_kdl, worst / scale);
+    CHECK(worst <= 1e-10 * scale, "%s: KDL on the written URDF vs the original: %.3g of %.3g", what, worst, scale);
+    dy_freeData(d);
+    kdl_urdf_free(k);
+  }
   if (variant == 1) {   /* poses in the source base frame with --base base */
     dyLoadOpt ob = {0};
     ob.base = "base";

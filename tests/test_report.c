@@ -6,7 +6,13 @@
  *  - its metrics table holds exactly the numbers `dynid validate` prints on
  *    the same model, parameters and log (the report must not recompute
  *    them differently);
- *  - its parameter table holds the PARAMS file's values.
+ *  - its parameter table holds the PARAMS file's values;
+ *  - with a second parameter set (--compare, the --consistent estimate, and
+ *    --models, the model files identify wrote), each metrics row holds both
+ *    sets' numbers of `dynid validate`, both verdicts appear and agree with
+ *    validate's, the per-link table holds the nominal and both identified
+ *    links, the model files are linked relative to the page; a model file of
+ *    another arm and mismatched --labels are refused.
  * The data: a PUMA 560 log simulated with noise, identified by dynid. */
 #include "testhelp.h"
 #include <string.h>
@@ -46,6 +52,156 @@ static char* visible_text(const char* html) {
   return out;
 }
 
+/* run the commands that write the report at path; check that they
+ * succeed and that the page is well-formed XML; the page, or NULL */
+static char* make_report(const char* cmd, const char* path) {
+  int r = system(cmd);
+  CHECK(r == 0, "commands ending in the report %s (status %d)", path, r);
+  if (r) return NULL;
+  char lint[256];
+  snprintf(lint, sizeof lint, "xmllint --noout %s 2>/dev/null", path);
+  r = system(lint);
+  CHECK(r == 0, "%s is well-formed XML (xmllint status %d)", path, WEXITSTATUS(r));
+  char* html = slurp(path);
+  CHECK(html != NULL, "%s readable", path);
+  return html;
+}
+
+/* the verdict line of a validate output: 1 consistent, 0 inconsistent, 2 else */
+static int validate_verdict(const char* path) {
+  FILE* f = fopen(path, "r");
+  char line[1024];
+  int v = -1;
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "# physical consistency: ", 24))
+      v = !strncmp(line + 24, "consistent", 10) ? 1 : !strncmp(line + 24, "INCONSISTENT", 12) ? 0 : 2;
+  if (f) fclose(f);
+  return v;
+}
+
+/* the four fields of validate's row of joint j ("all" for j = 0) */
+static int validate_row(const char* path, const char* joint, char out[4][40]) {
+  FILE* f = fopen(path, "r");
+  char line[512];
+  int ok = 0;
+  while (f && !ok && fgets(line, sizeof line, f))
+    ok = line[0] != '#' && sscanf(line, "%39[^,],%39[^,],%39[^,],%39s", out[0], out[1], out[2], out[3]) == 4 &&
+         !strcmp(out[0], joint);
+  if (f) fclose(f);
+  return ok;
+}
+
+/* how many values of the PARAMS file at path appear in html (as %.6g
+ * cells; with_name: right after the name's cell); *np: how many there are */
+static int params_found(const char* html, const char* path, int with_name, int* np) {
+  FILE* f = fopen(path, "r");
+  char line[512];
+  int found = 0;
+  *np = 0;
+  while (f && fgets(line, sizeof line, f)) {
+    char name[64], want[128];
+    double v;
+    if (line[0] == '#' || sscanf(line, "%63[^,],%lf", name, &v) != 2) continue;
+    (*np)++;
+    if (with_name) snprintf(want, sizeof want, ">%s</td><td>%.6g</td>", name, v);
+    else snprintf(want, sizeof want, "<td>%.6g</td>", v);
+    found += strstr(html, want) != NULL;
+  }
+  if (f) fclose(f);
+  return found;
+}
+
+static int count(const char* s, const char* what) {
+  int k = 0;
+  for (; (s = strstr(s, what)); s++) k++;
+  return k;
+}
+
+/* two parameter sets side by side */
+static void compare(const char* M) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd,
+           "./dynid identify %s build/tests/rep_train.csv --friction --model-out build/tests/rep_ls_model.csv "
+           "-o build/tests/rep_params.csv 2>/dev/null && "
+           "./dynid identify %s build/tests/rep_train.csv --friction --consistent --quiet "
+           "--model-out build/tests/rep_cons_model.csv -o build/tests/rep_cons.csv 2>/dev/null && "
+           "./dynid identify %s build/tests/rep_train.csv --friction --consistent --quiet "
+           "--model-out build/tests/rep_cons_model.urdf -o build/tests/rep_cons.csv 2>/dev/null && "
+           "./dynid validate %s build/tests/rep_cons.csv build/tests/rep_test.csv "
+           "-o build/tests/rep_cons_metrics.csv 2>/dev/null && "
+           "./dynid report %s build/tests/rep_params.csv build/tests/rep_test.csv --compare build/tests/rep_cons.csv "
+           "--labels 'least squares,consistent' "
+           "--models build/tests/rep_ls_model.csv,build/tests/rep_cons_model.urdf+build/tests/rep_cons_model.csv "
+           "-o build/tests/rep2.html 2>/dev/null", M, M, M, M, M);
+  char* html = make_report(cmd, "build/tests/rep2.html");
+  if (!html) return;
+  int r;
+  const char* sections[] = {"id=\"sets\"", "id=\"model\"", "id=\"parameters\"", "id=\"log1\"",
+                            "id=\"physical\"", "id=\"links\""};
+  for (int i = 0; i < 6; i++) CHECK(strstr(html, sections[i]) != NULL, "two sets: section %s present", sections[i]);
+  /* metrics: validate's numbers of both sets in one row, per joint and all */
+  const char* joints[] = {"1", "2", "3", "4", "5", "6", "all"};
+  for (int j = 0; j < 7; j++) {
+    char a[4][40], b[4][40], want[512];
+    int ok = validate_row("build/tests/rep_metrics.csv", joints[j], a) &&
+             validate_row("build/tests/rep_cons_metrics.csv", joints[j], b);
+    snprintf(want, sizeof want, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>",
+             a[0], a[1], a[2], a[3], b[1], b[2], b[3]);
+    CHECK(ok && strstr(html, want) != NULL, "both sets' validate row '%s' in the report", want);
+  }
+  CHECK(count(html, "<th colspan=\"3\">least squares</th>") == 2 && count(html, "<th colspan=\"3\">consistent</th>") == 2,
+        "a column group per set in the metrics and parameter tables");
+  /* the parameter table holds the consistent set's values too */
+  int np = 0, found = params_found(html, "build/tests/rep_cons.csv", 0, &np);
+  CHECK(np > 0 && found == np, "all %d consistent parameters in the report (%d found)", np, found);
+  /* both verdicts, each as validate decides it */
+  const char* vtext[] = {"inconsistent (certified)", "certified consistent", "undecided"};
+  int v1 = validate_verdict("build/tests/rep_metrics.csv"), v2 = validate_verdict("build/tests/rep_cons_metrics.csv");
+  char want[256];
+  snprintf(want, sizeof want, "<b>least squares</b>: <span class=\"%s\">%s", v1 == 1 ? "ok" : "bad", v1 >= 0 ? vtext[v1] : "?");
+  CHECK(v1 >= 0 && (v1 == 2 || strstr(html, want)), "least-squares verdict as validate's: %s", want);
+  snprintf(want, sizeof want, "<b>consistent</b>: <span class=\"%s\">%s", v2 == 1 ? "ok" : "bad", v2 >= 0 ? vtext[v2] : "?");
+  CHECK(v2 >= 0 && (v2 == 2 || strstr(html, want)), "consistent verdict as validate's: %s", want);
+  CHECK(v1 == 0, "the least-squares estimate of the noisy log is certified inconsistent (%d)", v1);
+  /* per link: nominal, least squares, consistent; the consistent links all valid */
+  const char* tab = strstr(html, "id=\"links\"");
+  CHECK(tab && count(tab, "<td class=\"t\">nominal</td>") == 6 && count(tab, "<td class=\"t\">least squares</td>") == 6 &&
+        count(tab, "<td class=\"t\">consistent</td>") == 6, "per-link table: 6 links x (nominal, both sets)");
+  const char* p = tab;
+  int valid = 0;
+  while (p && (p = strstr(p, "<td class=\"t\">consistent</td>"))) {
+    const char* e = strstr(p, "</tr>");
+    const char* ok = strstr(p, ">valid<");
+    valid += ok && e && ok < e;
+    p++;
+  }
+  CHECK(valid == 6, "the consistent model file's 6 links are valid (%d)", valid);
+  CHECK(tab && strstr(tab, "<td class=\"t\">least squares</td>") && strstr(tab, "INVALID"),
+        "the least-squares model file has invalid links");
+  /* model files linked relative to the page (same directory) */
+  CHECK(strstr(html, "href=\"rep_cons_model.urdf\"") && strstr(html, "href=\"rep_cons_model.csv\"") &&
+        strstr(html, "href=\"rep_ls_model.csv\""), "model files linked relative to the page");
+  /* the URDF (first, carried into the table's frames) reproduces the base parameters */
+  CHECK(strstr(html, "the model file <a href=\"rep_cons_model.urdf\">") != NULL, "links read from the URDF");
+  const char* d = strstr(html, "<b>consistent</b>: the model file");
+  d = d ? strstr(d, "relative distance from the base parameters ") : NULL;
+  CHECK(d && strtod(d + 43, NULL) < 1e-9, "the URDF's links reproduce the consistent base parameters (%s)",
+        d ? d + 43 : "?");
+  free(html);
+
+  /* refused: a model file of another arm (exit 1, one line), labels that do not match the sets (2) */
+  snprintf(cmd, sizeof cmd, "./dynid report %s build/tests/rep_params.csv build/tests/rep_test.csv "
+           "--models datasets/models/panda.csv -o build/tests/rep_bad.html", M);
+  r = th_run("build/tests", cmd);
+  const char* err = th_slurp("build/tests/stderr");
+  CHECK(r == 1 && !strncmp(err, "dynid: datasets/models/panda.csv: 7 joints", 42) && count(err, "\n") == 1,
+        "a model file of another arm: exit 1, one line (%d: %s)", r, err);
+  snprintf(cmd, sizeof cmd, "./dynid report %s build/tests/rep_params.csv build/tests/rep_test.csv "
+           "--compare build/tests/rep_cons.csv --labels one -o build/tests/rep_bad.html", M);
+  CHECK(th_run("build/tests", cmd) == 2, "--labels with one name for two sets: exit 2");
+  CHECK(fopen("build/tests/rep_bad.html", "r") == NULL, "no report written on failure");
+}
+
 int main(void) {
   const char* M = "datasets/models/puma560.csv";
   char cmd[1024];
@@ -57,13 +213,7 @@ int main(void) {
            "-o build/tests/rep_metrics.csv 2>/dev/null && "
            "./dynid report %s build/tests/rep_params.csv build/tests/rep_test.csv "
            "-o build/tests/rep.html 2>/dev/null", M, M, M, M, M);
-  int r = system(cmd);
-  CHECK(r == 0, "simulate, identify, validate and report (status %d)", r);
-  if (r) return test_report();
-  r = system("xmllint --noout build/tests/rep.html 2>/dev/null");
-  CHECK(r == 0, "the report is well-formed XML (xmllint status %d)", WEXITSTATUS(r));
-  char* html = slurp("build/tests/rep.html");
-  CHECK(html != NULL, "report readable");
+  char* html = make_report(cmd, "build/tests/rep.html");
   if (!html) return test_report();
   const char* sections[] = {"id=\"model\"", "id=\"identifiability\"", "id=\"parameters\"", "id=\"log1\"",
                             "<h3>Data quality</h3>", "<h3>Torque prediction</h3>", "id=\"physical\"",
@@ -95,20 +245,10 @@ int main(void) {
   if (f) fclose(f);
   CHECK(rows == 7, "validate gave 6 joints and 'all' (%d rows)", rows);
 
-  /* parameters: each PARAMS value appears (as %.6g) */
-  f = fopen("build/tests/rep_params.csv", "r");
-  int np = 0, found = 0;
-  while (f && fgets(line, sizeof line, f)) {
-    if (line[0] == '#' || !strncmp(line, "name,", 5)) continue;
-    char name[64], want[128];
-    double v;
-    if (sscanf(line, "%63[^,],%lf", name, &v) != 2) continue;
-    np++;
-    snprintf(want, sizeof want, ">%s</td><td>%.6g</td>", name, v);
-    found += strstr(html, want) != NULL;
-  }
-  if (f) fclose(f);
+  /* parameters: each PARAMS value appears (as %.6g) after its name */
+  int np = 0, found = params_found(html, "build/tests/rep_params.csv", 1, &np);
   CHECK(np > 0 && found == np, "all %d parameters in the report's table (%d found)", np, found);
   free(html);
+  compare(M);
   return test_report();
 }

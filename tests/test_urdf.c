@@ -20,6 +20,7 @@
 #include "urdfgen.h"
 #include "dynamics.h"
 #include "io.h"
+#include "base.h"
 #include <string.h>
 #include <sys/stat.h>
 
@@ -455,6 +456,84 @@ static void malformed(void) {
   }
 }
 
+/* Angle snapping: rounded rpy (the shipped Gen3: 3.1416, 1.5708) become the
+ * exact multiples of pi/2 with one note per joint; the same robot written
+ * with exact angles loads to the same torques without notes; --snap 0 keeps
+ * the file's angles (then the Gen3 has 72 base parameters with friction
+ * instead of 69: skew axes 7e-6 rad apart split groupings). */
+static void snapping(void) {
+  char err[DY_ERRSZ];
+  dyModel *a = NULL, *b = NULL;
+  CHECK(dy_load_urdf("datasets/urdf/gen3.urdf", NULL, &a, err, sizeof err) == 0, "gen3: %s", err);
+  dyLoadOpt off = {0};
+  off.has_snap = 1;
+  off.snap = 0;
+  CHECK(dy_load_urdf("datasets/urdf/gen3.urdf", &off, &b, err, sizeof err) == 0, "gen3 --snap 0: %s", err);
+  if (!a || !b) { dy_freeModel(a); dy_freeModel(b); return; }
+  int notes = 0;
+  for (const char* s = a->notes; (s = strstr(s, "origin rpy snapped to a multiple of pi/2")); s++) notes++;
+  CHECK(notes == 7 && strstr(a->notes, "joint 'joint_1': origin rpy snapped") && strstr(a->notes, "7.3e-06 rad"),
+        "gen3: one note per snapped joint with the amount (%d): %s", notes, a->notes);
+  CHECK(b->notes[0] == 0, "gen3 --snap 0: no note");
+  dyBase* ba = dyi_base_compute(a, "khalil", 1, err, sizeof err);
+  dyBase* bb = dyi_base_compute(b, "qr", 1, err, sizeof err);
+  CHECK(ba && ba->nb == 69, "gen3 snapped: 69 base parameters with friction (%d)", ba ? ba->nb : -1);
+  CHECK(bb && bb->nb == 72, "gen3 --snap 0: 72 base parameters with friction (%d)", bb ? bb->nb : -1);
+  dyi_base_free(ba); dyi_base_free(bb);
+  dy_freeModel(a); dy_freeModel(b); a = b = NULL;
+  /* a two-joint arm with a rounded and with an exact quarter turn */
+  const char* rpy[2] = {"1.5708 0 -3.1416", "1.5707963267948966 0 -3.1415926535897931"};
+  const char* path[2] = {"build/tests/urdf_snap_round.urdf", "build/tests/urdf_snap_exact.urdf"};
+  for (int v = 0; v < 2; v++) {
+    FILE* f = fopen(path[v], "w");
+    fprintf(f, "<robot name=\"s\"><link name=\"b\"/>"
+            "<link name=\"l1\"><inertial><mass value=\"2\"/><origin xyz=\"0.1 0 0.05\"/>"
+            "<inertia ixx=\"0.02\" iyy=\"0.03\" izz=\"0.04\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>"
+            "<link name=\"l2\"><inertial><mass value=\"1\"/><origin xyz=\"0.2 0.01 0\"/>"
+            "<inertia ixx=\"0.01\" iyy=\"0.02\" izz=\"0.02\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>"
+            "<joint name=\"j1\" type=\"revolute\"><parent link=\"b\"/><child link=\"l1\"/><origin xyz=\"0 0 0.3\"/>"
+            "<axis xyz=\"0 0 1\"/><limit lower=\"-3\" upper=\"3\" velocity=\"1\" effort=\"1\"/></joint>"
+            "<joint name=\"j2\" type=\"revolute\"><parent link=\"l1\"/><child link=\"l2\"/>"
+            "<origin xyz=\"0.4 0 0\" rpy=\"%s\"/><axis xyz=\"0 0 1\"/>"
+            "<limit lower=\"-3\" upper=\"3\" velocity=\"1\" effort=\"1\"/></joint></robot>\n", rpy[v]);
+    fclose(f);
+  }
+  CHECK(dy_load_urdf(path[0], NULL, &a, err, sizeof err) == 0 && dy_load_urdf(path[1], NULL, &b, err, sizeof err) == 0,
+        "snap URDFs: %s", err);
+  if (a && b) {
+    CHECK(strstr(a->notes, "joint 'j2': origin rpy snapped") && strstr(a->notes, "7.3e-06 rad") && !b->notes[0],
+          "rounded quarter turn noted, exact not: '%s' '%s'", a->notes, b->notes);
+    dyData* d = dy_makeData(a);
+    double worst = 0;
+    for (int s = 0; s < 20; s++) {
+      double q[2], qd[2], qdd[2], ta[2], tb[2];
+      th_random_state(2, q, qd, qdd);
+      dy_rnea(a, d, a->par, q, qd, qdd, ta);
+      dy_rnea(b, d, b->par, q, qd, qdd, tb);
+      for (int j = 0; j < 2; j++) worst = fmax(worst, fabs(ta[j] - tb[j]));
+    }
+    CHECK(worst < 1e-12 && a->dh_alpha[1] == b->dh_alpha[1], "snapped = exact: torques %.3g, alpha2 %.17g vs %.17g",
+          worst, a->dh_alpha[1], b->dh_alpha[1]);
+    dy_freeData(d);
+  }
+  dy_freeModel(a); dy_freeModel(b); a = NULL;
+  /* 1.57075 is not pi/2 rounded (that would be 1.57080): a deliberate
+   * offset, kept; 17 digits (what dynid writes) are never rounded */
+  const char* keep[2] = {"1.57075 0 0", "1.5707863267948966 0 0"};
+  for (int v = 0; v < 2; v++) {
+    FILE* f = fopen(path[0], "w");
+    fprintf(f, "<robot name=\"s\"><link name=\"b\"/><link name=\"l1\"/><link name=\"l2\"/>"
+            "<joint name=\"j1\" type=\"continuous\"><parent link=\"b\"/><child link=\"l1\"/><axis xyz=\"0 0 1\"/></joint>"
+            "<joint name=\"j2\" type=\"continuous\"><parent link=\"l1\"/><child link=\"l2\"/>"
+            "<origin xyz=\"0.4 0 0\" rpy=\"%s\"/><axis xyz=\"0 0 1\"/></joint></robot>\n", keep[v]);
+    fclose(f);
+    CHECK(dy_load_urdf(path[0], NULL, &a, err, sizeof err) == 0 && !a->notes[0] &&
+          fabs(fabs(a->dh_alpha[1]) - strtod(keep[v], NULL)) < 1e-15,
+          "rpy %s kept: %s alpha %.17g", keep[v], a ? a->notes : err, a ? a->dh_alpha[1] : 0.0);
+    dy_freeModel(a); a = NULL;
+  }
+}
+
 int main(void) {
   mkdir("build", 0777);
   mkdir("build/tests", 0777);
@@ -471,6 +550,7 @@ int main(void) {
   real_file("datasets/urdf/kuka_lwr4.urdf", kuka, 7);
   real_file("datasets/urdf/gen3.urdf", gen3, 8);
   options();
+  snapping();
   corrupted();
   malformed();
   return test_report();

@@ -475,17 +475,26 @@ static void check_crossval(void) {
     rewind(f);
     char line[1024];
     double rel_all = NAN;
-    int decided = 0, cvall = 0, sim = 0, pd = 0;
+    int decided = 0, cvall = 0, sim = 0, pd = 0, nrel = 0;
+    double relsum = 0, mean_printed = NAN;
     while (fgets(line, sizeof line, f)) {
       if (!strncmp(line, "all,", 4)) { double a, bb2, c2; if (sscanf(line + 4, "%lf,%lf,%lf", &a, &bb2, &c2) == 3) rel_all = bb2; }
       if (strstr(line, "consistent (certified)")) decided = 1;
       if (strstr(line, "# cv all")) cvall = 1;
+      if (line[0] >= '1' && line[0] <= '9' && strchr(line, ',')) {
+        double a2, b2; if (sscanf(strchr(line, ',') + 1, "%lf,%lf", &a2, &b2) == 2) { relsum += b2; nrel++; }
+      }
+      const char* mp = strstr(line, "# mean of the per-joint relative errors (normalised rms, every joint alike): ");
+      if (mp) mean_printed = strtod(strchr(mp, ':') + 1, NULL);
       if (strstr(line, "# sim joint")) sim = 1;
       if (strstr(line, "positive definite at every sample")) pd = 1;
     }
     fclose(f);
     CHECK_REL(rel_all, 100*sqrt(se/sm), 1e-5, "validate: rel_err_pct all (6 digits printed)");
     CHECK(decided && cvall && sim && pd, "validate report: feasible %d, cv %d, sim %d, pd %d", decided, cvall, sim, pd);
+    CHECK(nrel == n && fabs(mean_printed - relsum / n) <= 1e-5 * (relsum / n),
+          "validate: the mean of the per-joint relative errors (%.6g) is the mean of the rows (%.6g, %d rows)",
+          mean_printed, relsum / (nrel ? nrel : 1), nrel);
   }
   free(S);
   dy_freeData(d);

@@ -87,13 +87,13 @@ void dyv_validator_free(dyvValidator* v) {
   free(v);
 }
 
-/* x' = f(x): qdd from dy_fd_aba with torque tau held constant */
-static int rk4_step(dyvValidator* v, double dt) {
+/* one RK4 step of x' = f(x) (qdd from dy_fd_aba, torque tau held
+ * constant) from (sim_q, sim_qd) into (q, qd); 0, or 1 when a stage fails
+ * (articulated inertia not positive) or the result is not finite */
+static int rk4(dyvValidator* v, const double* q0, const double* qd0, double dt, double* q, double* qd) {
   const int n = v->m->n;
-  double q0[DY_MAXJ], qd0[DY_MAXJ], k1[DY_MAXJ], k2[DY_MAXJ], k3[DY_MAXJ], k4[DY_MAXJ];
+  double k1[DY_MAXJ], k2[DY_MAXJ], k3[DY_MAXJ], k4[DY_MAXJ];
   double qt[DY_MAXJ], qdt[DY_MAXJ];
-  memcpy(q0, v->sim_q, sizeof(double) * n);
-  memcpy(qd0, v->sim_qd, sizeof(double) * n);
   int bad = 0;
   /* a failed stage (articulated inertia not positive) leaves its output
    * unset: stop there rather than integrate garbage */
@@ -108,11 +108,41 @@ static int rk4_step(dyvValidator* v, double dt) {
   double v4[DY_MAXJ]; memcpy(v4, qdt, sizeof(double) * n);
   if (dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k4)) return 1;
   for (int j = 0; j < n; j++) {
-    v->sim_q[j] = q0[j] + dt/6*(qd0[j] + 2*v2[j] + 2*v3[j] + v4[j]);
-    v->sim_qd[j] = qd0[j] + dt/6*(k1[j] + 2*k2[j] + 2*k3[j] + k4[j]);
-    if (!isfinite(v->sim_q[j]) || !isfinite(v->sim_qd[j])) bad = 1;
+    q[j] = q0[j] + dt/6*(qd0[j] + 2*v2[j] + 2*v3[j] + v4[j]);
+    qd[j] = qd0[j] + dt/6*(k1[j] + 2*k2[j] + 2*k3[j] + k4[j]);
+    if (!isfinite(q[j]) || !isfinite(qd[j])) bad = 1;
   }
   return bad;
+}
+
+/* Advance (sim_q, sim_qd) by dt with RK4 under step doubling: a step h is
+ * accepted when one step and two half steps agree to 1e-6 rad in q and
+ * 1e-4 rad/s in qd (then the two half steps are kept), else halved, down
+ * to dt/64 (accepted there: a Coulomb sign change inside a step is a
+ * discontinuity no step size resolves). A light link with viscous
+ * friction makes the equations stiff (time constant inertia / FV); the
+ * log's own step is too long there. 0, or 1 on a failed stage. */
+static int rk4_step(dyvValidator* v, double dt) {
+  const int n = v->m->n;
+  double q1[DY_MAXJ], qd1[DY_MAXJ], qh[DY_MAXJ], qdh[DY_MAXJ], q2[DY_MAXJ], qd2[DY_MAXJ];
+  double t = 0, h = dt, hmin = dt / 64;
+  while (t < dt * (1 - 1e-12)) {
+    if (h > dt - t) h = dt - t;
+    if (rk4(v, v->sim_q, v->sim_qd, h, q1, qd1) || rk4(v, v->sim_q, v->sim_qd, h/2, qh, qdh) ||
+        rk4(v, qh, qdh, h/2, q2, qd2)) {
+      if (h <= hmin) return 1;
+      h /= 2;
+      continue;
+    }
+    double eq = 0, ev = 0;
+    for (int j = 0; j < n; j++) { eq = fmax(eq, fabs(q1[j] - q2[j])); ev = fmax(ev, fabs(qd1[j] - qd2[j])); }
+    if ((eq > 1e-6 || ev > 1e-4) && h > hmin) { h /= 2; continue; }
+    memcpy(v->sim_q, q2, sizeof(double) * n);
+    memcpy(v->sim_qd, qd2, sizeof(double) * n);
+    t += h;
+    h *= 2;
+  }
+  return 0;
 }
 
 static void sim_restart(dyvValidator* v, const dySample* s) {
@@ -164,6 +194,12 @@ void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes) {
           "(%d of %d parameters structurally zero) against the unfiltered logged torque\n",
           v->st.count, v->plan.nzero, 14*n);
   if (v->st.count > 0) {
+    /* each joint's rel_err_pct is its normalised rms (rms error / rms measured);
+     * "all" weighs the joints by their torque, their mean weighs them alike */
+    double mean = 0;
+    for (int j = 0; j < n; j++) mean += rel[j] / n;
+    fprintf(notes, "# mean of the per-joint relative errors (normalised rms, every joint alike): %.6g %%; "
+            "all: %.6g %% (weighted by torque, dominated by the large joints)\n", mean, rel[n]);
     fprintf(notes, "# largest error: %.6g on joint %d at data row %ld (t = %.6g s)\n",
             v->st.maxerr, v->st.maxjoint + 1, v->st.maxrow, v->st.maxt);
     fprintf(notes, "# inertia matrix (CRBA on the realisation): smallest eigenvalue %.6g at data row %ld "
