@@ -342,7 +342,7 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
     for (int b = a; b < p; b++) {
       double s = 0;
       for (int c = b; c < p; c++) s += e->Rs[a + (size_t)p * (size_t)c] * e->Rs[b + (size_t)p * (size_t)c];
-      s *= e->sigma2 / (cn[a] * cn[b]);
+      s *= e->sigma2 * (e->opt.var_factor > 0 ? e->opt.var_factor : 1) / (cn[a] * cn[b]);
       e->cov[a + (size_t)p * (size_t)b] = e->cov[b + (size_t)p * (size_t)a] = s;
     }
   for (int k = 0; k < p; k++) {
@@ -575,44 +575,184 @@ void dyi_base_mask(const dyModel* m, const dyBase* b, unsigned char* mask) {
     }
 }
 
-typedef struct {
+/* ------------------------------------------------ the row stage */
+
+struct dyiRows_ {
   const dyModel* m;
   dyData* d;
-  dyLogReader* r;
-  int friction, nb;
+  int n, nb, ncol, friction;
   int *pstart, *pk;   /* non-zeros of column c of P: pk[pstart[c] .. pstart[c+1]-1] */
   double* pv;         /* their values */
   double* Y;          /* full regressor of one sample, n x ncol column-major */
+  int nch;            /* channels: n torques, then the masked (joint, column) pairs */
+  int *chj, *chc;     /* joint and column of channel n + i */
+  double *x, *y, *pass;  /* one input and one output record, pass-through (2 + n) */
+  dyiFir fir;
+  dyiDecim* dec;
+  int guard;
+  double var_factor;
+};
+
+void dyi_rows_free(dyiRows* w) {
+  if (!w) return;
+  dy_freeData(w->d);
+  free(w->pstart); free(w->pk); free(w->pv); free(w->Y);
+  free(w->chj); free(w->chc); free(w->x); free(w->y); free(w->pass);
+  dyi_fir_free(&w->fir);
+  dyi_decim_free(w->dec);
+  free(w);
+}
+
+dyiRows* dyi_rows_new(const dyModel* m, const dyBase* b, char* err, int errsz) {
+  int n = m->n, nb = b->nb, ncol = dyi_ncols(m, b->friction);
+  if (b->npar != ncol) {
+    snprintf(err, (size_t)errsz, "base set over %d parameters, the regressor has %d", b->npar, ncol);
+    return NULL;
+  }
+  dyiRows* w = calloc(1, sizeof *w);
+  unsigned char* mask = malloc((size_t)n * (size_t)nb);
+  if (!w || !mask) goto oom;
+  w->m = m; w->n = n; w->nb = nb; w->ncol = ncol; w->friction = b->friction;
+  w->d = dy_makeData(m);
+  w->pstart = malloc(sizeof(int) * (size_t)(nb + 1));
+  w->pk = malloc(sizeof(int) * (size_t)ncol * (size_t)nb);
+  w->pv = malloc(sizeof(double) * (size_t)ncol * (size_t)nb);
+  w->Y = calloc((size_t)n * (size_t)ncol, sizeof(double));
+  w->chj = malloc(sizeof(int) * (size_t)n * (size_t)nb);
+  w->chc = malloc(sizeof(int) * (size_t)n * (size_t)nb);
+  if (!w->d || !w->pstart || !w->pk || !w->pv || !w->Y || !w->chj || !w->chc) goto oom;
+  double pmax = 0;
+  for (long k = 0; k < (long)ncol * nb; k++) pmax = fmax(pmax, fabs(b->P[k]));
+  int nz = 0;
+  for (int c = 0; c < nb; c++) {
+    w->pstart[c] = nz;
+    for (int k = 0; k < ncol; k++) {
+      double v = b->P[(size_t)k * (size_t)nb + (size_t)c];
+      if (fabs(v) <= P_ZERO * pmax) continue;
+      w->pk[nz] = k; w->pv[nz] = v; nz++;
+    }
+  }
+  w->pstart[nb] = nz;
+  dyi_base_mask(m, b, mask);
+  w->nch = n;
+  for (int j = 0; j < n; j++)
+    for (int c = 0; c < nb; c++)
+      if (mask[(size_t)j * (size_t)nb + (size_t)c]) {
+        w->chj[w->nch - n] = j; w->chc[w->nch - n] = c; w->nch++;
+      }
+  free(mask);
+  mask = NULL;
+  w->x = malloc(sizeof(double) * (size_t)w->nch);
+  w->y = malloc(sizeof(double) * (size_t)w->nch);
+  w->pass = malloc(sizeof(double) * (size_t)(2 + n));
+  if (!w->x || !w->y || !w->pass) goto oom;
+  w->var_factor = 1;
+  return w;
+oom:
+  snprintf(err, (size_t)errsz, "identify: out of memory");
+  free(mask);
+  dyi_rows_free(w);
+  return NULL;
+}
+
+int dyi_rows_config(dyiRows* w, const dyLogInfo* li, char* err, int errsz) {
+  dyiFir f;
+  int D = li->parallel ? li->decim : 1;
+  if (dyi_fir_design(&f, li->fs, li->parallel ? li->fstop : 0, D)) {
+    snprintf(err, (size_t)errsz, "cannot design the rows' low-pass (rate %g Hz, decimation %d, "
+             "stopband %g Hz)", li->fs, D, li->fstop);
+    return -1;
+  }
+  int guard = li->parallel ? li->guard : 0;
+  if (w->dec && f.K == w->fir.K && f.D == w->fir.D && f.fstop == w->fir.fstop && guard == w->guard) {
+    dyi_fir_free(&f);   /* the same filter: keep it */
+    return 0;
+  }
+  dyiDecim* dec = dyi_decim_new(&f, w->nch, 2 + w->n, guard);
+  if (!dec) { dyi_fir_free(&f); snprintf(err, (size_t)errsz, "identify: out of memory"); return -1; }
+  dyi_fir_free(&w->fir);
+  dyi_decim_free(w->dec);
+  w->fir = f; w->dec = dec; w->guard = guard;
+  w->var_factor = dyi_fir_var_factor(&f);
+  return 0;
+}
+
+const dyiFir* dyi_rows_fir(const dyiRows* w) { return &w->fir; }
+
+double dyi_rows_var_factor(const dyiRows* w) { return w->var_factor; }
+
+int dyi_rows_push(dyiRows* w, const dySample* s) {
+  int n = w->n;
+  dyi_regressor(w->m, w->d, s->q, s->qd, s->qdd, w->friction, w->Y, n);
+  for (int j = 0; j < n; j++) w->x[j] = s->tau[j];
+  for (int i = n; i < w->nch; i++) {
+    int j = w->chj[i - n], c = w->chc[i - n];
+    double a = 0;
+    for (int e = w->pstart[c]; e < w->pstart[c + 1]; e++) a += w->pv[e] * w->Y[j + (size_t)n * (size_t)w->pk[e]];
+    w->x[i] = a;
+  }
+  w->pass[0] = (double)s->row; w->pass[1] = s->t;
+  for (int j = 0; j < n; j++) w->pass[2 + j] = s->slow[j];
+  return dyi_decim_push(w->dec, w->x, w->pass);
+}
+
+void dyi_rows_break(dyiRows* w, int file_end) { dyi_decim_end(w->dec, file_end); }
+
+int dyi_rows_pop(dyiRows* w, double* A, int lda, int slot, double* y, double* rw, long* row) {
+  double rv;
+  if (!dyi_decim_pop(w->dec, w->y, w->pass, &rv)) return 0;
+  int n = w->n;
+  size_t r0 = (size_t)slot * (size_t)n;
+  for (int c = 0; c < w->nb; c++) memset(A + (size_t)lda * (size_t)c + r0, 0, sizeof(double) * (size_t)n);
+  for (int i = n; i < w->nch; i++) A[(size_t)lda * (size_t)w->chc[i - n] + r0 + (size_t)w->chj[i - n]] = w->y[i];
+  /* truncated windows at the ends are noisier: weighted back to an interior row */
+  double wt = rv > 0 ? 1 / sqrt(rv) : 1;
+  for (int j = 0; j < n; j++) {
+    y[r0 + (size_t)j] = w->y[j];
+    rw[r0 + (size_t)j] = w->pass[2 + j] != 0 ? 0 : wt;   /* joint too slow (--qd-min): left out */
+  }
+  if (row) *row = (long)w->pass[0];
+  return 1;
+}
+
+/* ------------------------------------------------- rows from logs */
+
+typedef struct {
+  dyiRows* w;
+  dyLogReader** r;
+  int nr, cur, ended;
   long long read, last;
   int pass;
   void (*progress)(long long, int, int);
 } logSource;
 
+/* switch to log k: its rate and cutoff decide the rows' filter */
+static int log_select(logSource* s, int k, char* err, int errsz) {
+  s->cur = k;
+  if (k >= s->nr) { s->ended = 1; return 0; }
+  dyLogInfo li;
+  dyi_log_info(s->r[k], &li);
+  return dyi_rows_config(s->w, &li, err, errsz);
+}
+
 static int log_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
                     int errsz) {
   logSource* s = ctx;
-  int n = s->m->n, ns = 0;
+  int ns = 0;
   dySample smp;
-  for (; ns < maxs; ns++) {
-    int r = dyi_log_next(s->r, &smp, err, errsz);
+  while (ns < maxs) {
+    if (dyi_rows_pop(s->w, A, lda, ns, y, rw, NULL)) { ns++; continue; }
+    if (s->ended) break;
+    int r = dyi_log_next(s->r[s->cur], &smp, err, errsz);
     if (r < 0) return -1;
-    if (r == 0) break;
-    dyi_regressor(s->m, s->d, smp.q, smp.qd, smp.qdd, s->friction, s->Y, n);
-    for (int c = 0; c < s->nb; c++) {
-      double* a = A + (size_t)lda * (size_t)c + (size_t)ns * (size_t)n;
-      for (int i = 0; i < n; i++) a[i] = 0;
-      for (int e = s->pstart[c]; e < s->pstart[c + 1]; e++) {
-        const double* yk = s->Y + (size_t)n * (size_t)s->pk[e];
-        double v = s->pv[e];
-        for (int i = 0; i < n; i++) a[i] += v * yk[i];
-      }
+    if (r == 0) {   /* end of this log: no filter runs across files */
+      dyi_rows_break(s->w, 1);
+      if (log_select(s, s->cur + 1, err, errsz)) return -1;
+      continue;
     }
-    for (int i = 0; i < n; i++) {
-      y[ns * n + i] = smp.tau[i];
-      if (smp.slow[i]) rw[ns * n + i] = 0;   /* joint too slow (--qd-min): left out */
-    }
+    s->read++;
+    dyi_rows_push(s->w, &smp);
   }
-  s->read += ns;
   if (s->progress && s->read - s->last >= 4096) { s->progress(s->read, s->pass, 0); s->last = s->read; }
   return ns;
 }
@@ -622,50 +762,44 @@ static int log_rewind(void* ctx, char* err, int errsz) {
   if (s->progress) s->progress(s->read, s->pass, 1);
   s->read = s->last = 0;
   s->pass++;
-  return dyi_log_rewind(s->r, err, errsz);
+  for (int k = 0; k < s->nr; k++)
+    if (dyi_log_rewind(s->r[k], err, errsz)) return -1;
+  s->ended = 0;
+  return log_select(s, 0, err, errsz);
 }
 
-dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
-                      void (*progress)(long long samples, int pass, int final),
-                      char* err, int errsz) {
-  int n = m->n, nb = b->nb, ncol = dyi_ncols(m, b->friction);
-  if (b->npar != ncol) {
-    snprintf(err, (size_t)errsz, "base set over %d parameters, the regressor has %d", b->npar, ncol);
-    return NULL;
-  }
+dyEstim* dyi_identify_logs(const dyModel* m, const dyBase* b, dyLogReader* const* r, int nr,
+                           const dyEstOpt* opt, void (*progress)(long long samples, int pass, int final),
+                           char* err, int errsz) {
+  int n = m->n, nb = b->nb;
   dyEstOpt o;
   if (opt) o = *opt; else dyi_est_defaults(&o);
   logSource s;
   memset(&s, 0, sizeof s);
-  s.m = m; s.r = r; s.friction = b->friction; s.nb = nb; s.pass = 1; s.progress = progress;
+  s.r = (dyLogReader**)r; s.nr = nr; s.pass = 1; s.progress = progress;
+  dyEstim* e = NULL;
   unsigned char* mask = malloc((size_t)n * (size_t)nb);
   const char** names = malloc(sizeof(char*) * (size_t)nb);
-  s.d = dy_makeData(m);
-  s.pstart = malloc(sizeof(int) * (size_t)(nb + 1));
-  s.pk = malloc(sizeof(int) * (size_t)ncol * (size_t)nb);
-  s.pv = malloc(sizeof(double) * (size_t)ncol * (size_t)nb);
-  s.Y = calloc((size_t)n * (size_t)ncol, sizeof(double));
-  dyEstim* e = NULL;
-  if (!mask || !names || !s.d || !s.pstart || !s.pk || !s.pv || !s.Y) {
-    snprintf(err, (size_t)errsz, "identify: out of memory");
-    goto fail;
-  }
+  if (nr < 1) { snprintf(err, (size_t)errsz, "identify: no log"); goto fail; }
+  if (!mask || !names) { snprintf(err, (size_t)errsz, "identify: out of memory"); goto fail; }
+  s.w = dyi_rows_new(m, b, err, errsz);
+  if (!s.w || log_select(&s, 0, err, errsz)) goto fail;
   dyi_base_mask(m, b, mask);
-  double pmax = 0;
-  for (long k = 0; k < (long)ncol * nb; k++) pmax = fmax(pmax, fabs(b->P[k]));
-  int nz = 0;
-  for (int c = 0; c < nb; c++) {
-    s.pstart[c] = nz;
-    for (int k = 0; k < ncol; k++) {
-      double v = b->P[(size_t)k * (size_t)nb + (size_t)c];
-      if (fabs(v) <= P_ZERO * pmax) continue;
-      s.pk[nz] = k; s.pv[nz] = v; nz++;
-    }
-    names[c] = b->name[c];
-  }
-  s.pstart[nb] = nz;
+  for (int c = 0; c < nb; c++) names[c] = b->name[c];
   o.mask = mask;
   o.names = names;
+  /* the white-equivalent variance factor of the filtered rows; logs of
+   * other rates or cutoffs: the largest (conservative std) */
+  o.var_factor = s.w->var_factor;
+  for (int k = 1; k < nr; k++) {
+    dyLogInfo li;
+    dyiFir f;
+    dyi_log_info(r[k], &li);
+    if (dyi_fir_design(&f, li.fs, li.parallel ? li.fstop : 0, li.parallel ? li.decim : 1) == 0) {
+      o.var_factor = fmax(o.var_factor, dyi_fir_var_factor(&f));
+      dyi_fir_free(&f);
+    }
+  }
   e = dyi_est_make(n, nb, &o, err, errsz);
   if (!e) goto fail;
   e->own_mask = mask; e->own_names = names;
@@ -673,14 +807,18 @@ dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const d
   dyRowSource src = {&s, log_fill, log_rewind};
   if (dyi_est_run(e, &src, err, errsz)) goto fail;
   if (progress) progress(s.read, s.pass, 1);
-  free(s.pstart); free(s.pk); free(s.pv); free(s.Y);
-  dy_freeData(s.d);
+  dyi_rows_free(s.w);
   return e;
 fail:
   if (progress) progress(s.read, s.pass, 1);
   dyi_est_free(e);
   free(mask); free(names);
-  free(s.pstart); free(s.pk); free(s.pv); free(s.Y);
-  dy_freeData(s.d);
+  dyi_rows_free(s.w);
   return NULL;
+}
+
+dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
+                      void (*progress)(long long samples, int pass, int final),
+                      char* err, int errsz) {
+  return dyi_identify_logs(m, b, &r, 1, opt, progress, err, errsz);
 }

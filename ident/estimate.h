@@ -58,6 +58,7 @@
 #include "model.h"
 #include "base.h"
 #include "log.h"
+#include "filter.h"
 
 typedef enum { DYI_OLS = 0, DYI_WLS = 1, DYI_IRLS = 2 } dyiMethod;
 
@@ -94,6 +95,9 @@ typedef struct {
   double max_cond;            /* error above this scaled condition (1e10) */
   double warn_relstd;         /* warn above this rel std [%] (10) */
   double warn_cond;           /* warn above this (unscaled) condition (1e3) */
+  double var_factor;          /* cov = var_factor sigma^2 (R^T R)^-1 (0: 1): the
+                                 white-equivalent noise of filtered rows
+                                 (filter.h dyi_fir_var_factor) */
 } dyEstOpt;
 
 /* The estimator: workspace made once, results after dyi_est_run or
@@ -152,8 +156,11 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz);
 
 /* Identify base set b of model m from a log: every sample of the reader
  * (ident/log.h) gives Y_b = Y P (dyi_regressor, then the non-zeros of P:
- * a column selection for the qr and khalil sets), rows of joints the reader
- * flags as slow are left out, and the rows stream into an estimator made
+ * a column selection for the qr and khalil sets), the row stage below
+ * filters torque and columns in parallel and decimates them (the reader's
+ * dyLogInfo decides; the covariance is scaled by the filter's variance
+ * factor), rows of joints the reader flags as slow are left out, and the
+ * rows stream into an estimator made
  * with opt (its mask and names are set here from b: link k's parameters
  * reach joints 1..k, joint k's parameters joint k only). progress, if not
  * NULL, is called with the samples read so far in each pass (pass 1, 2, ...)
@@ -163,6 +170,45 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz);
 dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
                       void (*progress)(long long samples, int pass, int final),
                       char* err, int errsz);
+
+/* The same from several logs stacked into one estimate (nr readers, read
+ * one after the other): each is filtered and differentiated on its own by
+ * its reader, and the rows' parallel filter restarts at every file (no
+ * filter runs across a file boundary). The rows' variance factor is the
+ * largest of the logs' (they differ only for logs of other rates). */
+dyEstim* dyi_identify_logs(const dyModel* m, const dyBase* b, dyLogReader* const* r, int nr,
+                           const dyEstOpt* opt, void (*progress)(long long samples, int pass, int final),
+                           char* err, int errsz);
+
+/* ---- the row stage of dyi_identify (also used by cross-validation):
+ * per sample the base regressor Y_b = Y P and the torque (the sample's tau:
+ * unfiltered under parallel filtering, log.h), packed as n torques and the
+ * masked (joint, column) entries, then one zero-phase FIR low-pass and
+ * decimation for all of them (filter.h dyiDecim; the reader's dyLogInfo
+ * decides it: parallel, decim, fstop, guard; else every sample passes as
+ * it is).
+ * Rows with a truncated window at the ends of a segment get the weight
+ * 1 / sqrt(relative variance); joints flagged slow at the output's centre
+ * sample get weight 0. Memory: the FIR's taps and (2K / D + 3) records. */
+typedef struct dyiRows_ dyiRows;
+dyiRows* dyi_rows_new(const dyModel* m, const dyBase* b, char* err, int errsz);
+void dyi_rows_free(dyiRows* w);
+/* (Re)design the filter for a log (kept when unchanged). 0 or -1. */
+int dyi_rows_config(dyiRows* w, const dyLogInfo* li, char* err, int errsz);
+/* The FIR in use and its variance factor (filter.h dyi_fir_var_factor). */
+const dyiFir* dyi_rows_fir(const dyiRows* w);
+double dyi_rows_var_factor(const dyiRows* w);
+/* One sample in: 0, or -1 when rows are waiting (pop them first). */
+int dyi_rows_push(dyiRows* w, const dySample* s);
+/* End of a segment of consecutive samples: file_end 1 at the end of a
+ * file (the guard samples at both sides are left out), 0 before a held-out
+ * block (filter.h dyi_decim_end). */
+void dyi_rows_break(dyiRows* w, int file_end);
+/* Next filtered sample as n equations at sample slot `slot` of A (column-
+ * major, leading dimension lda, nb columns, zeros outside the mask), y and
+ * rw (n each, at slot*n); its centre's data row in *row (NULL: not
+ * wanted). 1, or 0 when none is ready. */
+int dyi_rows_pop(dyiRows* w, double* A, int lda, int slot, double* y, double* rw, long* row);
 
 /* The structural mask of base set b (n x nb row-major, see dyi_identify). */
 void dyi_base_mask(const dyModel* m, const dyBase* b, unsigned char* mask);

@@ -49,6 +49,13 @@ int dyi_butter_margin(const dyiButter* f) {
   return m > (1 << 24) ? (1 << 24) : (int)m + 1;
 }
 
+int dyi_butter_settle(const dyiButter* f, double tol) {
+  if (f->rho <= 0) return 1;
+  if (f->rho >= 1) return 1 << 24;
+  double m = ceil(log(tol) / log(f->rho));
+  return m > (1 << 24) ? (1 << 24) : (int)m;
+}
+
 void dyi_butter_steady(const dyiButter* f, double* z, double x0) {
   /* each section has DC gain 1: y = x0, z1 = (1 - b0) x0, z2 = (b2 - a2) x0 */
   for (int i = 0; i < f->nsec; i++) {
@@ -192,5 +199,166 @@ int dyi_zpf_pop(dyiZpf* z, double* y, double* pass) {
   memcpy(y, z->O + z->outi*z->nch, (size_t)z->nch*sizeof(double));
   if (z->npass) memcpy(pass, z->OP + z->outi*z->npass, (size_t)z->npass*sizeof(double));
   z->outi++;
+  return 1;
+}
+
+/* ---------------------------------------------- decimating zero-phase FIR */
+
+#define FIR_ATTEN 60.0      /* stopband attenuation [dB] */
+#define FIR_PASS 0.4        /* passband edge / stopband edge */
+#define FIR_MAXK (1 << 20)
+
+/* modified Bessel function I0 by its series (x <= ~20 here) */
+static double bessel_i0(double x) {
+  double s = 1, t = 1, q = 0.25 * x * x;
+  for (int k = 1; k < 500 && t > 1e-17 * s; k++) { t *= q / ((double)k * k); s += t; }
+  return s;
+}
+
+int dyi_fir_design(dyiFir* f, double fs, double fstop, int D) {
+  memset(f, 0, sizeof *f);
+  if (!(fs > 0) || D < 1) return -1;
+  f->fs = fs; f->D = D;
+  if (fstop > 0) {
+    if (fstop > 0.5 * fs / D * (1 + 1e-12)) return -1;
+    f->fstop = fstop; f->fpass = FIR_PASS * fstop;
+    double dw = 2 * M_PI * (f->fstop - f->fpass) / fs;
+    double N = (FIR_ATTEN - 8) / (2.285 * dw);
+    if (!(N < 2.0 * FIR_MAXK)) return -1;
+    f->K = (int)ceil(0.5 * N);
+  }
+  int K = f->K;
+  f->h = malloc(sizeof(double) * (size_t)(2 * K + 1));
+  if (!f->h) return -1;
+  if (K == 0) { f->h[0] = 1; f->gain2 = 1; return 0; }
+  double beta = 0.1102 * (FIR_ATTEN - 8.7), i0b = bessel_i0(beta);
+  double wc = 2 * M_PI * 0.5 * (f->fpass + f->fstop) / fs, sum = 0;
+  for (int k = -K; k <= K; k++) {
+    double r = (double)k / K, w = bessel_i0(beta * sqrt(fmax(0, 1 - r * r))) / i0b;
+    double s = k == 0 ? wc / M_PI : sin(wc * k) / (M_PI * k);
+    f->h[k + K] = s * w;
+    sum += s * w;
+  }
+  double g2 = 0;
+  for (int k = 0; k <= 2 * K; k++) { f->h[k] /= sum; g2 += f->h[k] * f->h[k]; }
+  f->gain2 = g2;
+  return 0;
+}
+
+void dyi_fir_free(dyiFir* f) { free(f->h); f->h = NULL; }
+
+double dyi_fir_var_factor(const dyiFir* f) { return 1.0 / (f->D * f->gain2); }
+
+struct dyiDecim_ {
+  int nch, npass, K, D, S;  /* channels, pass-through values, half length, decimation, slots */
+  double* h;                /* taps (2K + 1) */
+  double gain2;
+  double *acc, *pass;       /* S x nch accumulators, S x npass centre values */
+  double *w1, *w2;          /* per slot: sum of the taps used, of their squares */
+  long i;                   /* next sample index in the segment */
+  long m0;                  /* first output of the segment (its centre is sample 0) */
+  long lo, done, hi;        /* outputs: [lo, done) complete, [done, hi) accumulating */
+  int E;                    /* guard: samples left out at each file end */
+  double* ring;             /* the last E samples (E x (nch + npass)), not yet filtered */
+  int rn, rpos, lead;       /* samples in the ring, its oldest, leading samples to skip */
+};
+
+dyiDecim* dyi_decim_new(const dyiFir* f, int nch, int npass, int guard) {
+  dyiDecim* d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  d->nch = nch; d->npass = npass; d->K = f->K; d->D = f->D; d->gain2 = f->gain2;
+  d->E = guard > 0 ? guard : 0; d->lead = d->E;
+  d->S = (2 * f->K + d->E) / f->D + 4;
+  size_t S = (size_t)d->S, L = (size_t)(2 * f->K + 1), rec = (size_t)(nch + npass);
+  d->h = malloc(sizeof(double) * L);
+  d->acc = malloc(sizeof(double) * S * (size_t)(nch > 0 ? nch : 1));
+  d->pass = malloc(sizeof(double) * S * (size_t)(npass > 0 ? npass : 1));
+  d->w1 = malloc(sizeof(double) * S);
+  d->w2 = malloc(sizeof(double) * S);
+  d->ring = malloc(sizeof(double) * (size_t)(d->E > 0 ? d->E : 1) * (rec > 0 ? rec : 1));
+  if (!d->h || !d->acc || !d->pass || !d->w1 || !d->w2 || !d->ring) { dyi_decim_free(d); return NULL; }
+  memcpy(d->h, f->h, sizeof(double) * L);
+  return d;
+}
+
+void dyi_decim_free(dyiDecim* d) {
+  if (!d) return;
+  free(d->h); free(d->acc); free(d->pass); free(d->w1); free(d->w2); free(d->ring);
+  free(d);
+}
+
+long dyi_decim_size(const dyiDecim* d) {
+  return (long)d->S * (d->nch + d->npass + 2) + 2 * d->K + 1 + (long)d->E * (d->nch + d->npass);
+}
+
+/* one sample into the filter proper */
+static void decim_feed(dyiDecim* d, const double* x, const double* pass) {
+  long i = d->i, D = d->D, K = d->K;
+  int nch = d->nch;
+  /* start the outputs whose window reaches sample i: centre (m - m0) D <= i + K */
+  while ((d->hi - d->m0) * D - K <= i) {
+    size_t s = (size_t)(d->hi % d->S);
+    memset(d->acc + s * (size_t)nch, 0, sizeof(double) * (size_t)nch);
+    d->w1[s] = d->w2[s] = 0;
+    d->hi++;
+  }
+  for (long m = d->done; m < d->hi; m++) {
+    long k = i - (m - d->m0) * D;          /* |k| <= K for every started output */
+    double t = d->h[k + K];
+    size_t s = (size_t)(m % d->S);
+    double* a = d->acc + s * (size_t)nch;
+    for (int c = 0; c < nch; c++) a[c] += t * x[c];
+    d->w1[s] += t; d->w2[s] += t * t;
+    if (k == 0 && d->npass) memcpy(d->pass + s * (size_t)d->npass, pass, sizeof(double) * (size_t)d->npass);
+  }
+  d->i = ++i;
+  while (d->done < d->hi && (d->done - d->m0) * D + K < i) d->done++;
+}
+
+int dyi_decim_push(dyiDecim* d, const double* x, const double* pass) {
+  if (d->lo < d->done) return -1;
+  if (d->lead > 0) { d->lead--; return 0; }
+  if (d->E == 0) { decim_feed(d, x, pass); return 0; }
+  /* delay by E samples: the oldest leaves the ring into the filter */
+  int rec = d->nch + d->npass;
+  double* slot = d->ring + (size_t)((d->rpos + d->rn) % d->E) * (size_t)rec;
+  if (d->rn == d->E) {
+    slot = d->ring + (size_t)d->rpos * (size_t)rec;
+    decim_feed(d, slot, slot + d->nch);
+    d->rpos = (d->rpos + 1) % d->E;
+    d->rn--;
+  }
+  memcpy(slot, x, sizeof(double) * (size_t)d->nch);
+  if (d->npass) memcpy(slot + d->nch, pass, sizeof(double) * (size_t)d->npass);
+  d->rn++;
+  return 0;
+}
+
+void dyi_decim_end(dyiDecim* d, int file_end) {
+  int rec = d->nch + d->npass;
+  if (!file_end)   /* the delayed samples belong to the data: filter them */
+    for (; d->rn > 0; d->rn--, d->rpos = (d->rpos + 1) % d->E) {
+      double* slot = d->ring + (size_t)d->rpos * (size_t)rec;
+      decim_feed(d, slot, slot + d->nch);
+    }
+  d->rn = 0; d->rpos = 0;
+  d->lead = file_end ? d->E : 0;
+  if (d->i > 0) {
+    long last = (d->i - 1) / d->D;           /* outputs centred in the segment */
+    if (d->hi > d->m0 + last + 1) d->hi = d->m0 + last + 1;
+    d->done = d->hi;
+  }
+  d->m0 = d->hi;
+  d->i = 0;
+}
+int dyi_decim_pop(dyiDecim* d, double* y, double* pass, double* relvar) {
+  if (d->lo >= d->done) return 0;
+  size_t s = (size_t)(d->lo % d->S);
+  const double* a = d->acc + s * (size_t)d->nch;
+  double w = d->w1[s];
+  for (int c = 0; c < d->nch; c++) y[c] = a[c] / w;
+  if (d->npass) memcpy(pass, d->pass + s * (size_t)d->npass, sizeof(double) * (size_t)d->npass);
+  if (relvar) *relvar = d->w2[s] / (w * w) / d->gain2;
+  d->lo++;
   return 1;
 }

@@ -43,6 +43,10 @@ int dyi_butter_design(dyiButter* f, int order, double fc, double fs);
 /* Samples for the start error of a pass to decay below round-off (see top). */
 int dyi_butter_margin(const dyiButter* f);
 
+/* Samples for a start error to decay below tol (relative): the length of
+ * the edge transient of a zero-phase pass, at that tolerance. */
+int dyi_butter_settle(const dyiButter* f, double tol);
+
 /* State z (2*nsec) for the steady response to a constant input x0. */
 void dyi_butter_steady(const dyiButter* f, double* z, double x0);
 
@@ -72,5 +76,73 @@ int dyi_zpf_pop(dyiZpf* z, double* y, double* pass);
 
 /* Samples held (for the memory bound): capacity of the buffers. */
 long dyi_zpf_capacity(const dyiZpf* z);
+
+/* ------------------------------------------- decimating zero-phase FIR
+ * Parallel filtering (Gautier 1997; Gautier & Khalil): the torque and every
+ * column of the regressor pass through the same low-pass, then both are
+ * decimated. Any linear filter applied alike to both keeps tau = Y beta
+ * exactly (also the nonlinear columns: sign(qd), velocity products); the
+ * filter only has to remove the noise above the decimated band.
+ *
+ * Design: a Kaiser-windowed sinc, symmetric (zero phase: output m is
+ * centred on input sample m D), 2K + 1 taps, stopband from fstop (the
+ * decimated Nyquist frequency fs / (2 D), so nothing aliases into the
+ * band) at 60 dB, passband up to 0.4 fstop flat to 1e-3, DC gain 1:
+ *     K = ceil((A - 8) / (2 * 2.285 * 2 pi (fstop - fpass) / fs)), A = 60.
+ * Streaming by scatter: each input sample is added, times its tap, into
+ * the accumulators of the outputs whose window holds it (about
+ * (2K + 1) / D of them), so memory is (2K / D + 3) x channels doubles and
+ * the work (2K + 1) / D multiply-adds per channel and input sample (plus
+ * a delay line of guard samples, below).
+ * At the ends of a segment (a log, or a stretch between held-out blocks)
+ * the window is truncated to the samples present and renormalised to DC
+ * gain 1: still one linear filter for torque and columns, no data made up
+ * beyond the ends, and no filter runs across a segment boundary.
+ *
+ * Noise: white noise of variance s2 at the input gives outputs of variance
+ * s2 sum h^2 but, in the decimated stream, a spectrum s2 / D at the low
+ * frequencies where the regressor lives. Standard deviations from the
+ * residual variance are therefore scaled by 1 / (D sum h^2)
+ * (dyi_fir_var_factor; ~1.6 with these edges: std x ~1.25). An output with a truncated
+ * window has variance (sum_used h^2) / (sum_used h)^2: dyi_decim_pop gives
+ * it relative to an interior output, for weighting. */
+typedef struct {
+  int K, D;                       /* half length (taps h[0..2K], centre h[K]), decimation */
+  double fs, fpass, fstop;        /* [Hz] */
+  double gain2;                   /* sum h^2 */
+  double* h;                      /* (2K + 1) taps, sum 1 */
+} dyiFir;
+
+/* Design for sample rate fs, decimation D >= 1 and stopband edge fstop
+ * (<= fs / (2 D); <= 0: no filter, K = 0: plain decimation). 0, or -1 (bad
+ * arguments, or more than 2^20 taps, or out of memory). */
+int dyi_fir_design(dyiFir* f, double fs, double fstop, int D);
+void dyi_fir_free(dyiFir* f);
+/* 1 / (D sum h^2): residual variance -> white-equivalent variance (1 for
+ * K = 0, D = 1) */
+double dyi_fir_var_factor(const dyiFir* f);
+
+typedef struct dyiDecim_ dyiDecim;
+/* nch filtered channels and npass values passed through from the centre
+ * sample of each output. guard: samples left out at each end of a file
+ * (where the signals' own zero-phase filter has its edge transient: q,
+ * and above all the qd, qdd differenced from it, are distorted there); the
+ * last guard samples are held in a delay line until the filter knows they
+ * are not the file's last. The filter keeps a copy of the taps. NULL when
+ * out of memory. */
+dyiDecim* dyi_decim_new(const dyiFir* f, int nch, int npass, int guard);
+void dyi_decim_free(dyiDecim* d);
+/* Append one sample: 0, or -1 when outputs are waiting (pop them first). */
+int dyi_decim_push(dyiDecim* d, const double* x, const double* pass);
+/* End of a segment: the outputs whose centre lies in it are completed; the
+ * next push starts a new segment. file_end: the segment ends a file (its
+ * delayed guard samples are dropped and the next file's first guard
+ * samples will be); else (a held-out block follows) they are filtered. */
+void dyi_decim_end(dyiDecim* d, int file_end);
+/* Next completed output into y[nch], pass[npass] and *relvar (its noise
+ * variance over an interior output's, >= ~1; NULL: not wanted): 1, or 0. */
+int dyi_decim_pop(dyiDecim* d, double* y, double* pass, double* relvar);
+/* Doubles held (for the memory bound). */
+long dyi_decim_size(const dyiDecim* d);
 
 #endif

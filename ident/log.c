@@ -376,6 +376,7 @@ void dyi_lograw_close(dyLogRaw* r) {
 /* ------------------------------------------------------- preprocessing */
 
 #define RATEWIN 1000
+#define GUARD_TOL 1e-3   /* parallel filtering: edge samples left out down to this */
 
 struct dyLogReader_ {
   char path[512];
@@ -544,7 +545,8 @@ static int setup(dyLogReader* r, char* err, int errsz) {
   r->chq = 1; int k = 1 + n;
   r->chqd = r->logged & 1 ? k : -1; k += r->logged & 1 ? n : 0;
   r->chqdd = r->logged & 2 ? k : -1; k += r->logged & 2 ? n : 0;
-  r->chtau = opt->filter_tau ? k : -1; k += opt->filter_tau ? n : 0;
+  int ftau = opt->filter_tau && opt->no_parallel;   /* parallel: tau filtered with the rows */
+  r->chtau = ftau ? k : -1; k += ftau ? n : 0;
   r->nch = k; r->npass = 1 + n;
   size_t rec = (size_t)(r->nch + r->npass) * sizeof(double);
   r->buf = malloc(rec);
@@ -606,8 +608,13 @@ static void parabola(const double* t, const double* y, double ts, double* d1, do
   *d2 = 2 * ((y[0] - y[1]) / (t01 * t02) + (y[2] - y[1]) / (t02 * t12));
 }
 
+/* decimation done by the reader (only without parallel filtering) */
+static int reader_decim(const dyLogOpt* o) {
+  return o->no_parallel && o->decimate > 1 ? o->decimate : 1;
+}
+
 int dyi_log_next(dyLogReader* r, dySample* s, char* err, int errsz) {
-  int n = r->n, D = r->opt.decimate > 1 ? r->opt.decimate : 1;
+  int n = r->n, D = reader_decim(&r->opt);
   for (;;) {
     /* w[0..nw) holds records b, b+1, b+2 (b = r->kept); record e is
      * differenced on the parabola through them: e = 0 at w[0], interior
@@ -674,8 +681,17 @@ void dyi_log_info(const dyLogReader* r, dyLogInfo* info) {
   long rows, dropped;
   dyi_quality_stats(dyi_lograw_quality(r->raw), &rows, &dropped, NULL, NULL, NULL);
   info->rows_dropped = dropped;
-  info->samples = (r->emitted + (r->opt.decimate > 1 ? r->opt.decimate : 1) - 1)
-                  / (r->opt.decimate > 1 ? r->opt.decimate : 1);
+  int D = reader_decim(&r->opt);
+  info->samples = (r->emitted + D - 1) / D;
+  info->parallel = !r->opt.no_parallel;
+  if (info->parallel) {
+    /* D from the option, else so that the decimated band keeps 1.25 fc */
+    info->decim = r->opt.decimate > 0 ? r->opt.decimate
+                  : r->fc > 0 ? (int)fmax(1, floor(r->fs / (2.5 * r->fc))) : 1;
+    info->fstop = r->fc > 0 ? 0.5 * r->fs / info->decim : 0;
+    /* the edge transient of the signals' filter, down to 1e-3 */
+    info->guard = r->fc > 0 ? dyi_butter_settle(&r->bw, GUARD_TOL) : 0;
+  } else info->decim = D;
 }
 
 const struct dyiQuality_* dyi_log_quality(const dyLogReader* r) {

@@ -23,11 +23,12 @@
  *   truncated, time order; a bad row stops the read or is dropped)
  *   -> optional resampling onto a uniform grid (linear interpolation)
  *   -> zero-phase Butterworth low-pass (filter.h) of t, q, the logged qd and
- *      qdd and, in parallel, the torque (Gautier: regressor and torque see
- *      the same filter)
+ *      qdd (with no_parallel also the torque; by default the torque is
+ *      filtered later, with the regressor columns: parallel filtering)
  *   -> missing derivatives by central differences on the non-uniform grid
  *      of the filtered time (three points t-, t, t+, exact for parabolas)
- *   -> optional decimation, low-speed flags.
+ *   -> optional decimation (only with no_parallel; else in the row stage),
+ *      low-speed flags.
  * Filtering t with the signals matters on jittery logs: the filter averages
  * neighbouring samples, so the filtered q belongs to the filtered time, and
  * differencing against it is consistent (against the raw stamps it is not).
@@ -73,7 +74,19 @@ typedef struct {
                                        q, qd, tau (a logger sampling twice) */
   int derive;                       /* ignore logged derivatives: 1 qdd, 2 qd
                                        and qdd (computed from q / qd instead) */
+  int no_parallel;                  /* 1: the torque filtered with q (filter_tau)
+                                       and decimate applied here, as before
+                                       parallel filtering; 0 (default): see below */
 } dyLogOpt;
+
+/* Parallel filtering (the default, no_parallel = 0): the reader yields every
+ * sample, with tau = tau_raw (the torque is not filtered with the signals);
+ * identification (dyi_identify, cross-validation) low-passes the torque and
+ * every regressor column with one zero-phase FIR and decimates them
+ * (filter.h dyiFir), with the decimation D (decimate, or by default
+ * floor(fs / (2.5 fc)) with the signals' cutoff fc) and the stopband edge
+ * fs / (2 D) given by dyi_log_info. With cutoff none and no decimate
+ * nothing is filtered. */
 
 typedef struct {
   long row;                         /* data row in the file (1-based) */
@@ -86,7 +99,9 @@ typedef struct {
 } dySample;
 
 /* Default options: header, no map, unit gains, all rows, default cutoff,
- * torque filtered in parallel with q (filter_tau = 1), stop at bad rows. */
+ * parallel filtering of torque and regressor (no_parallel = 0; with
+ * no_parallel the torque is filtered with q: filter_tau = 1), stop at bad
+ * rows. */
 void dyi_log_defaults(dyLogOpt* opt);
 
 typedef struct dyLogReader_ dyLogReader;
@@ -113,6 +128,12 @@ typedef struct {
   long rows_read;                   /* data rows accepted so far */
   long rows_dropped;                /* bad rows skipped (on_bad drop) */
   long samples;                     /* samples returned so far */
+  int parallel;                     /* 1: rows are to be filtered in parallel */
+  int decim;                        /* parallel: the rows' decimation D (>= 1) */
+  double fstop;                     /* parallel: the rows' FIR stopband edge [Hz]
+                                       (0: no filter, plain decimation) */
+  int guard;                        /* parallel: samples to leave out at each end
+                                       (the signals' filter's edge transient) */
 } dyLogInfo;
 void dyi_log_info(const dyLogReader* r, dyLogInfo* info);
 

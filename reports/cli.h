@@ -86,8 +86,11 @@ void cli_states_close(dyStates* s);
  * drop|stop. 0, or 2 after printing the usage error. (reports/cli_log.c) */
 #include "log.h"
 #define CLI_LOG_OPTS "no-header,map,gain,rows,cutoff,on-bad,time-scale,decimate,resample,qd-min," \
-                     "filter-order,derive,drop-stale"
+                     "filter-order,derive,drop-stale,no-parallel"
 int cli_logopt(const dyCli* c, int n, dyLogOpt* opt);
+/* The same for log k of nlog (identify's several logs: --rows may give one
+ * range per log). */
+int cli_logopt_k(const dyCli* c, int n, int k, int nlog, dyLogOpt* opt);
 
 /* the subcommands */
 int cmd_model(dyCli* c);

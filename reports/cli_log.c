@@ -6,13 +6,19 @@
  *                          --map tau1..tau7=Position1..Position7
  *   --gain K1,...,Kn       torque = gain x column (current to torque)
  *   --rows A..B            data rows A to B (1-based after the header; A..
- *                          and ..B leave one end open)
+ *                          and ..B leave one end open); with several logs
+ *                          (identify) one range for all or A..B,C..D,...
+ *                          one per log in order
  *   --cutoff HZ            low-pass cutoff; "none" (or a negative value):
  *                          no filtering; default fs/20
  *   --on-bad drop|stop     bad rows are skipped and counted, or stop the
  *                          read with FILE:ROW:COL (default stop)
  *   --time-scale K         t = K x time column (0.001: ms or a 1 kHz index)
- *   --decimate D           keep every D-th filtered sample
+ *   --decimate D           identification rows decimated by D (default
+ *                          fs / (2.5 fc)); with --no-parallel every D-th
+ *                          filtered sample
+ *   --no-parallel          the torque filtered with q and the regressor not
+ *                          filtered (before parallel filtering)
  *   --resample HZ          interpolate onto a uniform grid first
  *   --qd-min V             flag samples with |qd_j| < V (Coulomb friction)
  *   --filter-order N       Butterworth order (default 4)
@@ -93,9 +99,12 @@ static int parse_long(const char* s, const char* e, long* out) {
   return 0;
 }
 
-int cli_logopt(const dyCli* c, int n, dyLogOpt* o) {
+int cli_logopt(const dyCli* c, int n, dyLogOpt* o) { return cli_logopt_k(c, n, 0, 1, o); }
+
+int cli_logopt_k(const dyCli* c, int n, int k, int nlog, dyLogOpt* o) {
   dyi_log_defaults(o);
   o->no_header = cli_flag(c, "no-header");
+  o->no_parallel = cli_flag(c, "no-parallel");
   o->drop_stale = cli_flag(c, "drop-stale");
   for (int i = 0; i < c->nopt; i++)
     if (!strcmp(c->key[i], "map")) {
@@ -109,10 +118,20 @@ int cli_logopt(const dyCli* c, int n, dyLogOpt* o) {
     o->has_gain = 1;
   }
   if ((v = cli_opt(c, "rows"))) {
-    const char* d = strstr(v, "..");
-    if (!d) return cli_usage("--rows: expected A..B, got '%s'", v);
-    if ((d > v && parse_long(v, d, &o->row_first)) ||
-        (d[2] && parse_long(d + 2, d + 2 + strlen(d + 2), &o->row_last)) ||
+    /* one range for every log, or one per log (comma-separated) */
+    int cnt = 1;
+    for (const char* p = v; *p; p++) cnt += *p == ',';
+    if (cnt > 1 && cnt != nlog)
+      return cli_usage(nlog > 1 ? "--rows: one range A..B for every log, or %d ranges (one per log), got '%s'"
+                                : "--rows: expected one range A..B (%d log), got '%s'", nlog, v);
+    const char* r0 = v;
+    for (int i = 0; cnt > 1 && i < k; i++) r0 = strchr(r0, ',') + 1;
+    const char* r1 = strchr(r0, ',');
+    if (!r1) r1 = r0 + strlen(r0);
+    const char* d = strstr(r0, "..");
+    if (!d || d >= r1) return cli_usage("--rows: expected A..B, got '%s'", v);
+    if ((d > r0 && parse_long(r0, d, &o->row_first)) ||
+        (d + 2 < r1 && parse_long(d + 2, r1, &o->row_last)) ||
         (o->row_last && o->row_first > o->row_last))
       return cli_usage("--rows: expected A..B with 1 <= A <= B, got '%s'", v);
   }
@@ -137,16 +156,16 @@ int cli_logopt(const dyCli* c, int n, dyLogOpt* o) {
     else if (!strcmp(v, "qd")) o->derive = 2;
     else return cli_usage("--derive: expected qdd or qd, got '%s'", v);
   }
-  long k;
+  long x;
   if ((v = cli_opt(c, "decimate"))) {
-    if (parse_long(v, v + strlen(v), &k) || k > 1000)
+    if (parse_long(v, v + strlen(v), &x) || x > 1000)
       return cli_usage("--decimate: expected an integer 1..1000, got '%s'", v);
-    o->decimate = (int)k;
+    o->decimate = (int)x;
   }
   if ((v = cli_opt(c, "filter-order"))) {
-    if (parse_long(v, v + strlen(v), &k) || k > 16)
+    if (parse_long(v, v + strlen(v), &x) || x > 16)
       return cli_usage("--filter-order: expected an integer 1..16, got '%s'", v);
-    o->order = (int)k;
+    o->order = (int)x;
   }
   return 0;
 }

@@ -1,11 +1,13 @@
 /* dynid program: the identify subcommand.
  *
- *   dynid identify MODEL LOG [--set khalil|lin|qr] [--method ols|wls|irls]
+ *   dynid identify MODEL LOG [LOG ...] [--set khalil|lin|qr] [--method ols|wls|irls]
  *                  [--friction] [log options] [--quiet] -o PARAMS
  *
- * Reads the log through the log reader (ident/log.h: checked, filtered,
- * differentiated samples) and identifies the base set with dyi_identify
- * (ident/estimate.h: Y_b = Y P per sample, streamed into the estimator),
+ * Reads each log through the log reader (ident/log.h: checked, filtered,
+ * differentiated samples) and identifies the base set with
+ * dyi_identify_logs (ident/estimate.h: Y_b = Y P per sample, torque and
+ * columns filtered in parallel and decimated per log, the logs' rows
+ * stacked into the estimator),
  * then writes the PARAMS file (CONVENTIONS.md
  * section 3): '#' lines with the model, log, set, method, samples, condition
  * number and residuals, then name,value,std,rel_std_pct,expression.
@@ -27,10 +29,10 @@
 void openblas_set_num_threads(int num_threads);
 
 static const char* USAGE =
-    "dynid identify MODEL LOG [--set khalil|lin|qr] [--method ols|wls|irls] [--friction[=ia,fv,fc,fo]]\n"
+    "dynid identify MODEL LOG [LOG ...] [--set khalil|lin|qr] [--method ols|wls|irls] [--friction[=ia,fv,fc,fo]]\n"
     "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ]\n"
     "       [--on-bad drop|stop] [--time-scale K] [--resample HZ] [--qd-min V] [--decimate D]\n"
-    "       [--filter-order N] [--block SAMPLES] [--quiet]\n"
+    "       [--filter-order N] [--no-parallel] [--block SAMPLES] [--quiet]\n"
     "       [--consistent [--prior nominal|none|MODELFILE] [--prior-weight W] [--min-eig E]]\n"
     "       [--model-out FILE.csv|FILE.urdf] -o PARAMS";
 
@@ -66,15 +68,16 @@ static void fit_residuals(const dyEstim* e, const double* beta, double* rms, dou
 /* The summary of the identification, '#'-line text for the PARAMS file
  * and the model files (caller frees; NULL when out of memory). */
 static char* summary(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e,
-                     const double* beta, const char* note, const char* cons) {
+                     const double* beta, const char* note, const char* cons, const char* rows_note) {
   char* cm = NULL;
   size_t cl = 0;
   FILE* f = open_memstream(&cm, &cl);
   if (!f) return NULL;
   char fr[32] = "off";
   if (b->friction) cli_kinds_text(b->joint_keep, fr, sizeof fr);
-  fprintf(f, "dynid identify\nmodel: %s\nlog: %s\nset: %s\nmethod: %s\nfriction: %s\n",
-          m->source, c->pos[1], b->set, method_name(e->opt.method), fr);
+  fprintf(f, "dynid identify\nmodel: %s\n", m->source);
+  for (int k = 1; k < c->npos; k++) fprintf(f, "log: %s\n", c->pos[k]);   /* every log stacked */
+  fprintf(f, "%sset: %s\nmethod: %s\nfriction: %s\n", rows_note, b->set, method_name(e->opt.method), fr);
   fprintf(f, "samples: %ld\n", e->samples);
   fprintf(f, "condition number: %.6g (regressor%s, SI units; %.6g after column scaling)\n",
           e->cond, e->opt.method == DYI_OLS ? "" : " as weighted", e->cond_scaled);
@@ -228,7 +231,7 @@ static int identify_consistent(const dyCli* c, const dyModel* m, const dyBase* b
 
 int cmd_identify(dyCli* c) {
   int rc = cli_check(c, "set,method,friction,quiet,block,consistent,prior,prior-weight,min-eig,model-out,"
-                     CLI_LOG_OPTS, 2, 2, USAGE);
+                     CLI_LOG_OPTS, 2, 16, USAGE);
   if (rc) return rc;
   const char* set = cli_opt(c, "set");
   const char* meth = cli_opt(c, "method");
@@ -262,8 +265,12 @@ int cmd_identify(dyCli* c) {
   dyModel* m = cli_model(c);
   if (!m) return 1;
   int n = m->n;
-  dyLogOpt lo;
-  if ((rc = cli_logopt(c, n, &lo))) { dy_freeModel(m); return rc; }
+  /* several logs: the log options apply to each, --rows may give one range per log */
+  int nlog = c->npos - 1;
+  dyLogOpt lo, lok;
+  dyLogReader* rs[16] = {NULL};
+  for (int k = 0; k < nlog; k++)
+    if ((rc = cli_logopt_k(c, n, k, nlog, k ? &lok : &lo))) { dy_freeModel(m); return rc; }
   openblas_set_num_threads(1);
 
   char err[DY_ERRSZ];
@@ -274,12 +281,21 @@ int cmd_identify(dyCli* c) {
   memset(&cr, 0, sizeof cr);
   dyBase* b = dyi_base_compute(m, set, friction, err, sizeof err);
   if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) { cli_fail("%s", err); goto done; }
-  r = dyi_log_open(c->pos[1], n, &lo, err, sizeof err);
-  if (!r) { cli_fail("%s", err); goto done; }
-  e = dyi_identify(m, b, r, &eo, progress, err, sizeof err);
-  if (!e) { cli_fail("%s: %s", c->pos[1], err); goto done; }
+  for (int k = 0; k < nlog; k++) {
+    if (k && cli_logopt_k(c, n, k, nlog, &lok)) goto done;
+    rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);
+    if (!rs[k]) { cli_fail("%s", err); goto done; }
+  }
+  r = rs[0];
+  e = dyi_identify_logs(m, b, rs, nlog, &eo, progress, err, sizeof err);
+  if (!e) { cli_fail("%s: %s", nlog > 1 ? "identify" : c->pos[1], err); goto done; }
   dyLogInfo li;
   dyi_log_info(r, &li);
+  char rows_note[256] = "";
+  if (li.parallel)
+    snprintf(rows_note, sizeof rows_note, "rows: parallel filtering: torque and regressor columns low-passed "
+             "(zero-phase FIR, stopband %.4g Hz) and decimated by %d; %d samples left out at each file end; "
+             "std scaled for the filtered noise by %.4g\n", li.fstop, li.decim, li.guard, sqrt(e->opt.var_factor));
   /* a torque low-pass filtered at fc and kept at fs/D has residuals
    * correlated over ~fs/(2 fc D) samples: the std (which assume independent
    * equations) are then too small by about the square root of that
@@ -287,7 +303,7 @@ int cmd_identify(dyCli* c) {
    * without decimation, 1.06 with --decimate 10). */
   char corr[DYI_WARNSZ] = "";
   int D = lo.decimate > 1 ? lo.decimate : 1;
-  double ratio = li.fc > 0 && lo.filter_tau ? li.fs / (2 * li.fc * D) : 0;
+  double ratio = li.fc > 0 && lo.filter_tau && !li.parallel ? li.fs / (2 * li.fc * D) : 0;
   if (ratio > 1.5)
     snprintf(corr, sizeof corr, "the torque is low-pass filtered at %.3g Hz and kept at %.4g Hz: "
              "residuals are correlated and the std are too small (by up to ~%.2gx); use --decimate %d "
@@ -298,7 +314,7 @@ int cmd_identify(dyCli* c) {
     if (identify_consistent(c, m, b, e, prior_w, min_eig, quiet, &cr, cons, sizeof cons)) goto done;
     beta = cr.beta;
   }
-  char* comment = summary(c, m, b, e, beta, corr, cons);
+  char* comment = summary(c, m, b, e, beta, corr, cons, rows_note);
   if (!comment) { cli_fail("out of memory"); goto done; }
   const char* mout = cli_opt(c, "model-out");
   if (mout && write_model(mout, m, b, beta, consistent ? cr.pi : NULL, comment, quiet)) {
@@ -317,8 +333,13 @@ int cmd_identify(dyCli* c) {
     fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
             "%d pass%s over the log\n", e->samples, n, b->nb, b->set, method_name(eo.method),
             friction ? ", friction" : "", e->iterations, e->iterations == 1 ? "" : "es");
-    fprintf(stderr, "log: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s%.6g Hz\n",
-            li.rows_read, li.rows_dropped, li.fs, li.fc > 0 ? "" : "none ", li.fc);
+    for (int k = 0; k < nlog; k++) {
+      dyi_log_info(rs[k], &li);
+      fprintf(stderr, "log%s%s: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s%.6g Hz\n",
+              nlog > 1 ? " " : "", nlog > 1 ? c->pos[1 + k] : "", li.rows_read, li.rows_dropped, li.fs,
+              li.fc > 0 ? "" : "none ", li.fc);
+    }
+    if (rows_note[0]) fprintf(stderr, "%s", rows_note);
     fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
     double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1];
     fit_residuals(e, beta, rms, rel);
@@ -338,7 +359,7 @@ int cmd_identify(dyCli* c) {
   rc = 0;
 done:
   dyi_cons_free(&cr);
-  dyi_log_close(r);
+  for (int k = 0; k < nlog; k++) dyi_log_close(rs[k]);
   dyi_est_free(e);
   dyi_base_free(b);
   dy_freeModel(m);

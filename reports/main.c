@@ -27,7 +27,7 @@ static const command_t commands[] = {
 
 /* options that take no value */
 static const char* const flags[] = {"friction", "consistent", "dh", "no-header", "ops", "help", "quiet",
-                                    "verbose", "physical", "drop-stale", "rest", "explain", NULL};
+                                    "verbose", "physical", "drop-stale", "rest", "explain", "no-parallel", NULL};
 
 static void usage(FILE* f) {
   fprintf(f, "usage: dynid COMMAND [arguments] [options]\n\ncommands:\n");

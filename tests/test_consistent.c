@@ -581,7 +581,7 @@ static void test_program(void) {
     {"--consistent --prior build/tests/cons/nothere.csv", 1, "nothere.csv"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    snprintf(cmd, sizeof cmd, "./dynid identify %s %s --rows 1..2000 --friction %s -o %s/bad.csv", P, L,
+    snprintf(cmd, sizeof cmd, "./dynid identify %s %s --rows 1..3000 --friction %s -o %s/bad.csv", P, L,
              bad[i].opt, T);
     int rc = th_run(T, cmd);
     const char* e = th_slurp("build/tests/cons/stderr");

@@ -22,7 +22,18 @@
  *    filtering errors instead) move the inertia combinations by up to 10 %,
  *    the filter moves friction by up to 14 %. The first moments, which
  *    gravity determines, agree within 5 %, or within 0.01 kg m (0.1 N m of
- *    gravity torque, below the 0.05-0.17 N m residual rms per joint). */
+ *    gravity torque, below the 0.05-0.17 N m residual rms per joint).
+ *
+ * Two runs. The coefficients are compared with --no-parallel, the
+ * pipeline closest to the paper's classical least squares: torque
+ * low-passed, regressor built from the (filtered) measured signals and not
+ * filtered itself. dynid's default, parallel filtering (the torque and
+ * every regressor column through the same low-pass, then decimated),
+ * removes the bias that filtering the torque alone puts on the Coulomb
+ * columns (the torque's sign steps are smoothed, the regressor's are not):
+ * its FC come out 3-28 % above the paper's, by design. The default run is
+ * checked for the same structure (43 + 21 + 5), the condition number, the
+ * relative error and the gravity-determined first moments. */
 #include "testhelp.h"
 #include <string.h>
 
@@ -32,10 +43,11 @@ typedef struct { const char* name; double paper; } coef_t;
  * torque on the link side) the set is the paper's exactly: 43 link base
  * parameters + 21 friction parameters, nothing else. Condition number and
  * relative error as above; the inertia combinations, which the IA columns
- * no longer disturb, within 10 % of the paper's. */
+ * no longer disturb, within 10 % of the paper's (--no-parallel, as the
+ * coefficient comparison below). */
 static void exact_set(void) {
   int r = system("./dynid identify datasets/models/panda.csv datasets/panda/exciting_traj.csv.gz "
-                 "--map t=t_s --friction=fv,fc,fo --set khalil -o build/tests/golden64.csv "
+                 "--map t=t_s --friction=fv,fc,fo --set khalil --no-parallel -o build/tests/golden64.csv "
                  "2> build/tests/golden64.txt");
   CHECK(r == 0, "identify the Panda log with --friction=fv,fc,fo (status %d)", r);
   FILE* f = fopen("build/tests/golden64.csv", "r");
@@ -72,12 +84,14 @@ static void exact_set(void) {
   CHECK(inertia_ok == 4, "XX2R ZZ2R XX4R ZZ4R within 10 %% of the paper's (%d of 4)", inertia_ok);
 }
 
-int main(void) {
-  int r = system("./dynid identify datasets/models/panda.csv datasets/panda/exciting_traj.csv.gz "
-                 "--map t=t_s --friction --set khalil -o build/tests/golden_params.csv "
-                 "2> build/tests/golden_identify.txt");
+static void golden(int parallel) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "./dynid identify datasets/models/panda.csv datasets/panda/exciting_traj.csv.gz "
+           "--map t=t_s --friction --set khalil %s -o build/tests/golden_params.csv "
+           "2> build/tests/golden_identify.txt", parallel ? "" : "--no-parallel");
+  int r = system(cmd);
   CHECK(r == 0, "identify the Panda log (status %d)", r);
-  if (r) return test_report();
+  if (r) return;
   /* summary from the PARAMS comments */
   FILE* f = fopen("build/tests/golden_params.csv", "r");
   char line[8192];
@@ -103,8 +117,8 @@ int main(void) {
     }
   }
   if (f) fclose(f);
-  printf("Panda: %d base parameters (%d link, %d friction, %d rotor inertia), cond %.5g (paper 121.88), "
-         "relative error %.4g %% (paper 1.41 %%)\n", nb, nlink, nfric, nia, cond, rel);
+  printf("%s: Panda: %d base parameters (%d link, %d friction, %d rotor inertia), cond %.5g (paper 121.88), "
+         "relative error %.4g %% (paper 1.41 %%)\n", parallel ? "default (parallel filtering)" : "--no-parallel", nb, nlink, nfric, nia, cond, rel);
   CHECK(nlink == 43, "43 link base parameters as in Table III (got %d)", nlink);
   CHECK(nfric == 21, "21 friction parameters as in Table III (got %d)", nfric);
   CHECK(nia == 5, "IA3..IA7 beside them (got %d)", nia);
@@ -126,13 +140,19 @@ int main(void) {
     printf("  %-5s dynid %9.4f  paper (CLS) %9.4f  difference %5.1f %%\n", paper[i].name, vals[k],
            paper[i].paper, 100 * d);
     int moment = names[k][0] == 'M' && (names[k][1] == 'X' || names[k][1] == 'Y');
+    if (parallel && !moment) continue;   /* see the top: only the first moments */
     if (moment)   /* 5 %, or a gravity torque difference below the 0.1 N m residual level */
       CHECK(d < 0.05 || 9.81 * fabs(vals[k] - paper[i].paper) < 0.1,
-            "%s = %.4f within 5 %% (or 0.1 N m of gravity torque) of the paper's %.4f", paper[i].name,
-            vals[k], paper[i].paper);
+            "%s = %.4f within 5 %% (or 0.1 N m of gravity torque) of the paper's %.4f (%s)", paper[i].name,
+            vals[k], paper[i].paper, parallel ? "default" : "--no-parallel");
     else
       CHECK(d < 0.15, "%s = %.4f within 15 %% of the paper's %.4f", paper[i].name, vals[k], paper[i].paper);
   }
+}
+
+int main(void) {
+  golden(0);
+  golden(1);
   exact_set();
   return test_report();
 }

@@ -25,8 +25,9 @@
  *    back exactly and its realisation P beta gives the model's torques at
  *    random states (1e-7: beta is good to ~1e-10 relative); an arm with a joint that never
  *    moves is refused with exit 1, naming parameters, and no output file.
- *  - Filtered logs (default cutoff): without decimation the std are 2-3x
- *    too small (identify warns); decimated by fs/(2 fc) they match the
+ *  - Filtered logs (default cutoff): with the torque filtered alone and not
+ *    decimated (--no-parallel) the std are 2-3x too small (identify warns);
+ *    with the default parallel filtering and decimation they match the
  *    (whitened) spread over repeated noise draws.
  *  - 10^6 samples read from a log file and identified with the peak RSS of
  *    this process staying under 100 MB (the stacked regressor would be
@@ -496,24 +497,21 @@ static void test_big_log(void) {
 /* OpenBLAS threads only cost on these ~60-column problems (PITFALLS) */
 void openblas_set_num_threads(int num_threads);
 
-/* std after low-pass filtering (the reader's default cutoff fc): without
- * decimation the residuals are correlated over ~fs/(2 fc) samples and the
- * std are several times too small (what identify warns about); decimated by
- * D = fs/(2 fc) the equations are about independent; unfiltered (control)
- * the std are right. Measured by the whitened spread over R = 10 noise
+/* std after low-pass filtering (the reader's default cutoff fc): with the
+ * torque filtered alone (--no-parallel) and not decimated the residuals are
+ * correlated over ~fs/(2 fc) samples and the std are several times too
+ * small (what identify warns about); with the default parallel filtering
+ * (rows decimated to 2.5 fc, std scaled by the white-equivalent noise
+ * factor 1 / (D sum h^2), filter.h) they are right; unfiltered (control)
+ * too. Measured by the whitened spread over R = 10 noise
  * draws on one trajectory,
  *   s = sum_r (beta_r - mean)^T cov_r^-1 (beta_r - mean),
  * which with the right covariance is chi^2 with (R - 1) p dof:
  * sqrt(s / ((R-1) p)) = 1 +- 1/sqrt(2 (R-1) p) (p >= 12: sd <= 7 %),
  * whatever the correlations between parameters. One trajectory, so the
  * spread around the mean leaves out the bias of the filter's edge
- * transients (a log-reader matter). Bounds: control [0.8, 1.25] (3 sd);
- * decimated [0.8, 1.45]: the forward-backward Butterworth's |H|^4 is 0.25
- * at fc, so the decimated noise is not white: its mean power over [0, fc]
- * is ~0.8 of the power at the low frequencies the regressor lives at, and
- * the std stay ~10 % small (measured 1.08 marginal, 1.28 whitened);
- * undecimated > 1.8 (measured ~7). A model without friction: filtering the
- * torque in parallel smooths Coulomb steps, another bias. */
+ * transients (a log-reader matter). Bounds: control and parallel [0.8,
+ * 1.25] (3 sd); undecimated --no-parallel > 1.8 (measured ~7). */
 static void test_filtered_std(void) {
   dyModel* m = th_random_model(3, 0, 0, 0);
   char path[300], err[DY_ERRSZ];
@@ -533,7 +531,7 @@ static void test_filtered_std(void) {
       dyi_log_defaults(&lo);
       dyLogReader* rd = dyi_log_open(path, m->n, &lo, err, sizeof err);
       dyLogInfo li;
-      if (rd) { dyi_log_info(rd, &li); D = (int)lround(li.fs / (2 * li.fc)); }
+      if (rd) { dyi_log_info(rd, &li); D = li.decim; }
       CHECK(rd && D > 1, "default cutoff: %s", rd ? "" : err);
       dyi_log_close(rd);
       if (D < 2) { ok = 0; break; }
@@ -541,7 +539,7 @@ static void test_filtered_std(void) {
     for (int dec = 0; dec < 3; dec++) {
       dyLogOpt lo;
       dyi_log_defaults(&lo);
-      lo.decimate = dec == 1 ? D : 1;
+      lo.no_parallel = dec == 0;
       if (dec == 2) lo.cutoff_hz = -1;
       dyLogReader* rd = dyi_log_open(path, m->n, &lo, err, sizeof err);
       dyEstim* e = rd ? dyi_identify(m, b, rd, NULL, NULL, err, sizeof err) : NULL;
@@ -579,11 +577,12 @@ static void test_filtered_std(void) {
       }
       marg[dec] = sqrt(pm / p);
     }
-    CHECK(ratio[1] > 0.8 && ratio[1] < 1.45, "decimated by %d: spread/std %.3f", D, ratio[1]);
-    CHECK(ratio[0] > 1.8, "filtered, not decimated: spread/std %.3f (std too small, as warned)", ratio[0]);
+    CHECK(ratio[1] > 0.8 && ratio[1] < 1.25, "parallel filtering, decimated by %d: spread/std %.3f", D, ratio[1]);
+    CHECK(ratio[0] > 1.8, "torque filtered alone, not decimated: spread/std %.3f (std too small, as warned)",
+          ratio[0]);
     CHECK(ratio[2] > 0.8 && ratio[2] < 1.25, "not filtered: spread/std %.3f", ratio[2]);
-    printf("%d draws, %d parameters: whitened spread/std %.2f filtered, %.2f filtered and decimated "
-           "by %d, %.2f unfiltered (marginal: %.2f, %.2f, %.2f)\n", R, p, ratio[0], ratio[1], D,
+    printf("%d draws, %d parameters: whitened spread/std %.2f torque filtered alone, %.2f parallel "
+           "filtering decimated by %d, %.2f unfiltered (marginal: %.2f, %.2f, %.2f)\n", R, p, ratio[0], ratio[1], D,
            ratio[2], marg[0], marg[1], marg[2]);
   }
   free(beta); free(cov); free(dv);

@@ -340,10 +340,12 @@ int main(void) {
     CHECK(!r && strstr(err, "no column for t"), "missing t reported: %s", err);
     dyi_log_close(r);
   }
-  /* decimation: every 4th sample, cutoff lowered to 0.8 fs / 8 = 100 Hz? no:
-   * the default fs/20 = 50 Hz is already below 0.8 fs / (2 D) = 100 Hz */
+  /* decimation by the reader (--no-parallel; else the identification rows
+   * are decimated, and the reader yields every sample): every 4th sample,
+   * cutoff lowered to 0.8 fs / 8 = 100 Hz? no: the default fs/20 = 50 Hz is
+   * already below 0.8 fs / (2 D) = 100 Hz */
   {
-    dyLogOpt od = o; od.decimate = 4;
+    dyLogOpt od = o; od.decimate = 4; od.no_parallel = 1;
     dyLogReader* r = dyi_log_open(p1, NJ, &od, err, sizeof err);
     dySample s; long k = 0, bad = 0;
     while (r && dyi_log_next(r, &s, err, sizeof err) == 1) {
@@ -351,6 +353,17 @@ int main(void) {
       k++;
     }
     CHECK(k == (N1 + 3) / 4 && bad == 0, "decimate 4: %ld samples, %ld off-grid", k, bad);
+    dyi_log_close(r);
+  }
+  {
+    dyLogOpt od = o; od.decimate = 4;
+    dyLogReader* r = dyi_log_open(p1, NJ, &od, err, sizeof err);
+    dySample s; long k = 0;
+    while (r && dyi_log_next(r, &s, err, sizeof err) == 1) k++;
+    dyLogInfo li;
+    if (r) dyi_log_info(r, &li);
+    CHECK(r && k == N1 && li.parallel && li.decim == 4 && li.fstop == 0.5 * li.fs / 4,
+          "decimate 4 with parallel filtering: %ld samples read, rows decimated by %d", k, r ? li.decim : 0);
     dyi_log_close(r);
   }
 

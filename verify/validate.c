@@ -297,43 +297,33 @@ int dyv_realise_sparse(const dyModel* m, const dyBase* b, const double* beta, do
 }
 
 /* ------------------------------------------ k-fold cross-validation */
+/* training rows: the identification's row stage (ident/estimate.h: the
+ * base regressor, parallel-filtered and decimated like dyi_identify's),
+ * segments broken at the held-out block so no filter runs across it */
 typedef struct {
   dyLogReader* lr;
-  const dyModel* m;
-  const dyBase* b;
-  dyData* d;
-  double* Y;           /* n x npar, column-major */
+  dyiRows* w;
   long idx;            /* next sample index */
   long skip0, skip1;   /* held-out block [skip0, skip1) */
-  int* pstart;         /* P in compressed columns: column c has entries */
-  int* prow;           /* pstart[c] .. pstart[c+1]-1 with rows prow[] */
-  double* pval;        /* and values pval[] (P is sparse for every set) */
+  int ended;
 } cvSrc;
 
 static int cv_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err, int errsz) {
-  (void)rw;   /* every equation counts: rw stays 1 */
   cvSrc* c = ctx;
-  const int n = c->m->n, nb = c->b->nb, np = c->b->npar;
   int ns = 0;
   dySample s;
   while (ns < maxs) {
+    if (dyi_rows_pop(c->w, A, lda, ns, y, rw, NULL)) { ns++; continue; }
+    if (c->ended) break;
     int k = dyi_log_next(c->lr, &s, err, errsz);
     if (k < 0) return -1;
-    if (k == 0) break;
+    if (k == 0) { dyi_rows_break(c->w, 1); c->ended = 1; continue; }
     long i = c->idx++;
-    if (i >= c->skip0 && i < c->skip1) continue;
-    dyi_regressor(c->m, c->d, s.q, s.qd, s.qdd, c->b->friction, c->Y, n);
-    (void)np;
-    for (int r = 0; r < n; r++) {
-      for (int col = 0; col < nb; col++) {
-        double acc = 0;
-        for (int e = c->pstart[col]; e < c->pstart[col+1]; e++)
-          acc += c->Y[r + (size_t)n*c->prow[e]] * c->pval[e];
-        A[(size_t)col*lda + (size_t)ns*n + r] = acc;
-      }
-      y[(size_t)ns*n + r] = s.tau[r];
+    if (i >= c->skip0 && i < c->skip1) {
+      if (i == c->skip0) dyi_rows_break(c->w, 0);
+      continue;
     }
-    ns++;
+    dyi_rows_push(c->w, &s);
   }
   return ns;
 }
@@ -341,6 +331,7 @@ static int cv_fill(void* ctx, double* A, int lda, double* y, double* rw, int max
 static int cv_rewind(void* ctx, char* err, int errsz) {
   cvSrc* c = ctx;
   c->idx = 0;
+  c->ended = 0;
   return dyi_log_rewind(c->lr, err, errsz);
 }
 
@@ -359,26 +350,18 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
   if (k < 0) return -1;
   out->N = N;
   if (N < (long)K * (nb + n) / n + K) { snprintf(err, errsz, "cross-validation: %ld samples are too few for %d folds of %d base parameters", N, K, nb); return -1; }
-  cvSrc c = {lr, m, b, dy_makeData(m), malloc(sizeof(double) * (size_t)n * (size_t)np), 0, 0, 0,
-             malloc(sizeof(int) * (size_t)(nb + 1)), malloc(sizeof(int) * (size_t)np * (size_t)nb),
-             malloc(sizeof(double) * (size_t)np * (size_t)nb)};
-  if (c.pstart && c.prow && c.pval) {
-    int e = 0;
-    for (int col = 0; col < nb; col++) {
-      c.pstart[col] = e;
-      for (int k2 = 0; k2 < np; k2++) {
-        double v = b->P[(size_t)k2*nb + col];
-        if (v != 0) { c.prow[e] = k2; c.pval[e] = v; e++; }
-      }
-    }
-    c.pstart[nb] = e;
-  }
+  dyLogInfo li;
+  dyi_log_info(lr, &li);
+  cvSrc c = {lr, dyi_rows_new(m, b, err, errsz), 0, 0, 0, 0};
+  if (!c.w) return -1;
+  if (dyi_rows_config(c.w, &li, err, errsz)) { dyi_rows_free(c.w); return -1; }
+  dyData* d = dy_makeData(m);
   double* par = calloc((size_t)(14*n), sizeof(double));
   unsigned char* zero = malloc((size_t)(14*n));
   double* Ps = malloc(sizeof(double) * (size_t)np * (size_t)(nb > 0 ? nb : 1));
   int status = -1;
   dyEstim* e = NULL;
-  if (!c.d || !c.Y || !par || !zero || !c.pstart || !c.prow || !c.pval) {
+  if (!d || !par || !zero) {
     snprintf(err, errsz, "cross-validation: out of memory"); goto done;
   }
   if (!Ps) { snprintf(err, errsz, "cross-validation: out of memory"); goto done; }
@@ -414,7 +397,7 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
     while ((k = dyi_log_next(lr, &s, err, errsz)) == 1 && i < c.skip1) {
       if (i >= c.skip0) {
         double pred[DY_MAXJ];
-        dyv_nebase_rnea(&plan, c.d, par, s.q, s.qd, s.qdd, pred);
+        dyv_nebase_rnea(&plan, d, par, s.q, s.qd, s.qdd, pred);
         dyv_stats_add(&fs, s.tau_raw, pred, s.row, s.t);
         dyv_stats_add(&out->pooled, s.tau_raw, pred, s.row, s.t);
         if (i == c.skip0) out->fold_first[f] = s.row;
@@ -430,8 +413,8 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
   status = 0;
 done:
   dyi_est_free(e);
-  dy_freeData(c.d); free(c.Y); free(par); free(zero);
-  free(c.pstart); free(c.prow); free(c.pval); free(Ps);
+  dy_freeData(d); free(par); free(zero); free(Ps);
+  dyi_rows_free(c.w);
   return status;
 }
 
