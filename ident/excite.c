@@ -395,11 +395,6 @@ static void vars_to_f(excite_ws* w, const double* x, int rest, double margin) {
     for (int l = 0; l < nh; l++) { w->f.a[l][j] *= w->kj[j]; w->f.b[l][j] *= w->kj[j]; }
 }
 
-static void f_to_vars(const dyFourier* f, int rest, double* x) {
-  int l0 = rest ? 1 : 0, k = 0;
-  for (int j = 0; j < f->n; j++)
-    for (int l = l0; l < f->nh; l++) { x[k++] = f->a[l][j]; x[k++] = f->b[l][j]; }
-}
 
 /* gradient with respect to f (layout of crit_eval) -> with respect to x */
 static void grad_to_vars(const excite_ws* w, const double* gf, int rest, double* gx) {
