@@ -17,7 +17,7 @@
 void dyi_excite_defaults(dyExciteOpt* o) {
   memset(o, 0, sizeof *o);
   o->nh = 5; o->period = 10; o->nsamp = 100; o->criterion = DYI_EXC_COND;
-  o->starts = 12; o->maxeval = 400; o->polish = 1500; o->maxtime = 30; o->threads = 1;
+  o->starts = 24; o->maxeval = 300; o->polish = 1500; o->maxtime = 30; o->threads = 1;
   o->margin = 0.9; o->seed = 1;
 }
 

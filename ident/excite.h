@@ -54,8 +54,8 @@ typedef struct {
   int nsamp;               /* samples per period in the criterion (default 100) */
   int criterion;           /* DYI_EXC_COND (default), _DOPT or _COND_SCALED */
   int rest;                /* 1: start and end at rest */
-  int starts;              /* local searches from different starts (default 12) */
-  int maxeval;             /* criterion evaluations per local search (default 400) */
+  int starts;              /* local searches from different starts (default 24) */
+  int maxeval;             /* criterion evaluations per local search (default 300) */
   int polish;              /* evaluations of the final derivative-free polish (default 1500) */
   double maxtime;          /* wall-clock budget [s] (default 30) */
   int threads;             /* worker threads (default 1) */
