@@ -568,6 +568,56 @@ done:
   dy_freeModel(m);
 }
 
+/* ------------------------------------ section: excitation design (dynid excite) */
+
+/* `dynid excite MODEL --friction --rest` with its defaults (2 threads) on
+ * the shipped arms with their limits: wall time and the condition number
+ * it reaches, against the best condition number found for the same problem
+ * by a much longer search (reference below). Targets: within 1.1x of the
+ * reference, under 60 s on 2 cores. */
+static void section_excite(void) {
+  /* reference: dynid excite --friction --rest --starts 96 --maxeval 1500
+   * --polish 5000 --maxtime 3000 --seed 1001 (8x the starts, about 4x the
+   * evaluations per local search and 3x the polish of the defaults, other
+   * starting points), the best cond any run found */
+  static const struct { const char* model; const char* name; double ref; } arm[3] = {
+    {"datasets/models/panda.csv", "Franka Panda", 39.9264},
+    {"datasets/urdf/kuka_lwr4.urdf", "KUKA LWR4+", 37.5036},
+    {"datasets/urdf/gen3.urdf", "Kinova Gen3", 3.11065e6},
+  };
+  printf("\n== excitation design: dynid excite --friction --rest, defaults, 2 threads "
+         "(targets: cond within 1.1x of the reference, < 60 s) ==\n");
+  if (system("mkdir -p build/bench") != 0) return;
+  for (int a = 0; a < 3; a++) {
+    const char* out = "build/bench/excite.csv";
+    pid_t pid = fork();
+    if (pid == 0) {
+      int devnull = open("/dev/null", 1);
+      if (devnull >= 0) { dup2(devnull, 1); dup2(devnull, 2); }
+      execl("./dynid", "dynid", "excite", arm[a].model, "--friction", "--rest", "--threads", "2", "-o", out,
+            (char*)NULL);
+      _exit(127);
+    }
+    int st;
+    double t0 = dyv_now_s();
+    if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+      printf("  %-14s dynid excite failed (status %d)\n", arm[a].name, st);
+      continue;
+    }
+    double wall = dyv_now_s() - t0, cond = NAN, use = NAN;
+    FILE* f = fopen(out, "r");
+    char line[1024];
+    while (f && fgets(line, sizeof line, f) && line[0] == '#') {
+      if (!strncmp(line, "# cond(W) ", 10)) cond = strtod(line + 10, NULL);
+      if (!strncmp(line, "# limits: worst use ", 20)) use = strtod(line + 20, NULL);
+    }
+    if (f) fclose(f);
+    printf("  %-14s cond %8.4g  reference %8.4g  ratio %.3f (%s)  %5.1f s wall (%s)  limits used up to %.2f %%\n",
+           arm[a].name, cond, arm[a].ref, cond / arm[a].ref, cond <= 1.1 * arm[a].ref ? "met" : "NOT MET", wall,
+           wall < 60 ? "met" : "NOT MET", use);
+  }
+}
+
 /* ------------------------------------------------------------ main */
 
 int main(int argc, char** argv) {
@@ -604,6 +654,7 @@ int main(int argc, char** argv) {
   section_base(bm, nm);
   section_identify();
   section_consistent();
+  section_excite();
   printf("\ncore speed target (>= %.0fx KDL): %s\n", SPEED_TARGET,
          missed ? "NOT MET on some entries" : "met on every entry");
   printf("largest spread (slowest/fastest of %d measurements of one function): %.2f%s\n", NMEAS,
