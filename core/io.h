@@ -70,7 +70,7 @@ typedef struct {
 int dy_load_model(const char* path, const dyLoadOpt* opt, dyModel** out,
                   char* err, int errsz);
 
-/* Model table CSV (CONVENTIONS.md section 3):
+/* Model table CSV (README.md, Model tables and Files):
  * joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz[,ia,fv,fc,fo]
  * (optional: qmin,qmax,qdmax,qddmax,taumax, name). Inertia about the centre
  * of mass in frame-j axes; converted to the standard parameters about O_j.

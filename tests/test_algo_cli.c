@@ -1,5 +1,5 @@
 /* dynid tests: --algo of dynid id, inertia and fd. Every algorithm computes
- * the same quantity (seed 000, 001, 002, 004 and the core), so on each
+ * the same quantity ([Lin91], [LinFang99], [Saha99], [Renaud] and the core), so on each
  * shipped model and on a random states file the program's outputs must
  * agree with the default algorithm's to round-off (1e-9 relative to the
  * largest entry: %.17g output, O(n) sums of O(1) products); and with
