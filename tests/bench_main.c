@@ -42,7 +42,7 @@
 #define NSTATE 64          /* states cycled through by every timed call */
 #define TARGET_S 0.2       /* duration of one measurement [s] */
 #define NMEAS 5            /* measurements; the fastest is reported */
-#define SPEED_TARGET 3.0   /* issue 2: ours at least 3x faster than KDL */
+#define SPEED_TARGET 3.0   /* ours at least 3x faster than KDL */
 
 /* ------------------------------------------------------------ timing */
 
@@ -332,7 +332,7 @@ static void f_rnea_reg(void* v, long i) {
   dy_rnea(c->m, c->d, c->m->par, c->q[s], c->qd[s], c->qdd[s], c->Y);
 }
 
-/* issue 3: the regressor with friction, per sample (n x 14n block) and per
+/* the regressor with friction, per sample (n x 14n block) and per
  * joint row, beside Newton-Euler on the same states */
 static void section_regressor(benchModel* bm, int nm) {
   printf("\n== regressor Y(q,qd,qdd) with friction (n x 14n per sample; target < 1 us per row) ==\n");
@@ -359,7 +359,7 @@ static void section_regressor(benchModel* bm, int nm) {
   }
 }
 
-/* ----------------------- section: algorithms on base parameters (issue 5) */
+/* ----------------------- section: algorithms on base parameters */
 
 typedef struct {
   dyvLin* lin;
@@ -377,10 +377,10 @@ static void f_lin2(void* v, long i) {
   dyv_lin_inertia2(c->lin, c->beta, c->q[i % NSTATE], c->H);
 }
 
-/* Lin & Fang's Formulations 1 and 2 (seed 001) on Lin's MLCs beside
- * dy_crba; the verified algorithms of seeds 000, 002, 004 (verify/opcount.h)
+/* Lin & Fang's Formulations 1 and 2 ([LinFang99]) on Lin's MLCs beside
+ * dy_crba; the verified algorithms of [Lin91], [Saha99], [Renaud] (verify/opcount.h)
  * beside dy_rnea / dy_crba / dy_fd_chol on the khalil set's realisation;
- * then the executed operation counts beside the seeds' formulas. */
+ * then the executed operation counts beside the papers' formulas. */
 static void section_base(benchModel* bm, int nm) {
   char err[DY_ERRSZ];
   printf("\n== algorithms on base parameters: ns per call (target: 1.5x faster than the full-parameter versions) ==\n");
@@ -426,7 +426,7 @@ static void section_base(benchModel* bm, int nm) {
   }
 }
 
-/* ---------------------------- section: identification throughput (issue 4) */
+/* ---------------------------- section: identification throughput */
 
 /* A 10^6-sample log in the Panda's own format (its real log, 20544 samples
  * at ~1 kHz with 6-significant-digit cells, repeated with the time shifted,

@@ -1,5 +1,5 @@
 /* dynid tests: --algo of dynid id, inertia and fd. Every algorithm computes
- * the same quantity (seed 000, 001, 002, 004 and the core), so on each
+ * the same quantity ([Lin91], [LinFang99], [Saha99], [Renaud] and the core), so on each
  * shipped model and on a random states file the program's outputs must
  * agree with the default algorithm's to round-off (1e-9 relative to the
  * largest entry: %.17g output, O(n) sums of O(1) products); and with
@@ -58,8 +58,8 @@ int main(void) {
       snprintf(what, sizeof what, "%s id --algo %s", models[mi], ids[a]);
       compare(what, b1, b2);
     }
-    const char* ins[] = {"lin1", "lin2", "lin91", "saha"};
-    for (int a = 0; a < 4; a++) {
+    const char* ins[] = {"lin1", "lin2", "lin3", "lin4", "lin5", "lin91", "saha"};
+    for (int a = 0; a < 7; a++) {
       snprintf(b1, sizeof b1, "./dynid inertia %s %s 2>/dev/null", models[mi], st);
       snprintf(b2, sizeof b2, "./dynid inertia %s %s --algo %s 2>/dev/null", models[mi], st, ins[a]);
       snprintf(what, sizeof what, "%s inertia --algo %s", models[mi], ins[a]);
@@ -85,8 +85,13 @@ int main(void) {
     compare(ids[a], b1, b2);
   }
   snprintf(b1, sizeof b1, "./dynid inertia %s %s --params build/tests/algo_params.csv 2>/dev/null", M, st);
-  snprintf(b2, sizeof b2, "./dynid inertia %s %s --params build/tests/algo_params.csv --algo lin1 2>/dev/null", M, st);
-  compare("identified lin1", b1, b2);
+  for (int a = 1; a <= 5; a++) {
+    char what[32];
+    snprintf(b2, sizeof b2, "./dynid inertia %s %s --params build/tests/algo_params.csv --algo lin%d 2>/dev/null",
+             M, st, a);
+    snprintf(what, sizeof what, "identified lin%d", a);
+    compare(what, b1, b2);
+  }
   /* an unknown algorithm is bad usage */
   r = system("./dynid id datasets/models/puma560.csv build/tests/algo_states.csv --algo nope >/dev/null 2>&1");
   CHECK(WEXITSTATUS(r) == 2, "unknown --algo exits 2 (got %d)", WEXITSTATUS(r));

@@ -187,7 +187,7 @@ static void check_sets(const dyModel* m, const char* what) {
     dyBase* b = dyi_base_compute(m, sets[si], fr, err, sizeof err);
     if (!b && strstr(err, "not built yet")) continue;   /* Lin's set: other work in progress */
     if (!b) {
-      /* Lin's set covers revolute chains only (seed 001) */
+      /* Lin's set covers revolute chains only ([LinFang99]) */
       int anyp = 0;
       for (int j = 0; j < n; j++) anyp |= m->jnt_type[j] == DY_PRISMATIC;
       CHECK(si == 2 && (anyp || strstr(err, "outside")), "%s: set %s: %s", what, sets[si], err);
@@ -299,9 +299,9 @@ int main(void) {
   CHECK(c.lin91_H_mul > 0 && c.lin91_Hb_mul > c.lin91_H_mul && c.nebase_mul > 0,
         "op counts filled: %ld %ld %ld", c.lin91_H_mul, c.lin91_Hb_mul, c.nebase_mul);
   dy_freeModel(s);
-  /* seed 004's 6R example: the executed count of the base-parameter
+  /* [Renaud]'s 6R example: the executed count of the base-parameter
    * Newton-Euler within 1.5x of the paper's 181 M + 127 A */
-  /* seed 000 Table I and section 4 for a 6R of general geometry: Lin
+  /* [Lin91] Table I and section 4 for a 6R of general geometry: Lin
    * 1991's H and H+b within 1.5x of (10.5n^2+38.5n-85) M + (6n^2+39n-70) A
    * and (23n^2+44n-82) M + (15n^2+40n-70) A */
   dyModel* gs = sixr_model();
@@ -311,14 +311,14 @@ int main(void) {
     const double tab[4] = {524, 380, 1010, 710};
     const long cnt[4] = {c.lin91_H_mul, c.lin91_H_add, c.lin91_Hb_mul, c.lin91_Hb_add};
     for (int k = 0; k < 4; k++)
-      CHECK(cnt[k] <= 1.5*tab[k] && cnt[k] >= tab[k]/1.5, "general 6R: Lin 1991 count %ld vs seed 000 %.0f (item %d)",
+      CHECK(cnt[k] <= 1.5*tab[k] && cnt[k] >= tab[k]/1.5, "general 6R: Lin 1991 count %ld vs [Lin91] %.0f (item %d)",
             cnt[k], tab[k], k);
   }
   dy_freeModel(gs);
-  dyModel* r = dyv_seed004_model();
+  dyModel* r = dyv_renaud_model();
   dyv_opcount(&c, r, r->par);
   CHECK(c.nebase_mul <= 1.5*181 && c.nebase_mul >= 181/1.5 && c.nebase_add <= 1.5*127 && c.nebase_add >= 127/1.5,
-        "seed 004 6R: %ld M + %ld A vs 181 M + 127 A", c.nebase_mul, c.nebase_add);
+        "[Renaud] 6R: %ld M + %ld A vs 181 M + 127 A", c.nebase_mul, c.nebase_add);
   dy_freeModel(r);
   return test_report();
 }

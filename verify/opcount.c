@@ -48,7 +48,7 @@ void dyv_general_geometry(dyModel* m) {
   }
 }
 
-dyModel* dyv_seed004_model(void) {
+dyModel* dyv_renaud_model(void) {
   /* 6R, alpha_{i-1} = 0 pi/2 0 pi/2 -pi/2 pi/2, a_2, r_4, centres of mass
    * on one axis, no products of inertia, masses grouped (augmented
    * bodies): nonzero x*2, y*3, y*5, z*1, z*4, z*6, a*, b*, c* */
@@ -63,7 +63,7 @@ dyModel* dyv_seed004_model(void) {
     p[msk[j]] = 0.5 + 0.1*j;
   }
   r->dh_a[2] = 0.4; r->dh_d[3] = 0.35;
-  snprintf(r->source, sizeof r->source, "seed 004 6R example");
+  snprintf(r->source, sizeof r->source, "[Renaud] 6R example");
   return r;
 }
 
@@ -77,12 +77,12 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
   dyv_opcount(&c, m, m->par);
   fprintf(f, "# operation counts per call (M multiplications, A additions), %s, n = %d (%d revolute)\n",
           m->source, n, nrev);
-  fprintf(f, "algorithm,mul,add,seed_formula,seed_mul,seed_add\n");
+  fprintf(f, "algorithm,mul,add,paper_formula,paper_mul,paper_add\n");
   double nn = n;
   if (nrev == n && n >= 2) {
-    fprintf(f, "lin91_H,%ld,%ld,seed 000 Table I (10.5n^2+38.5n-85 M; 6n^2+39n-70 A),%.0f,%.0f\n",
+    fprintf(f, "lin91_H,%ld,%ld,[Lin91] Table I (10.5n^2+38.5n-85 M; 6n^2+39n-70 A),%.0f,%.0f\n",
             c.lin91_H_mul, c.lin91_H_add, 10.5*nn*nn + 38.5*nn - 85, 6*nn*nn + 39*nn - 70);
-    fprintf(f, "lin91_H+b,%ld,%ld,seed 000 section 4 (23n^2+44n-82 M; 15n^2+40n-70 A),%.0f,%.0f\n",
+    fprintf(f, "lin91_H+b,%ld,%ld,[Lin91] section 4 (23n^2+44n-82 M; 15n^2+40n-70 A),%.0f,%.0f\n",
             c.lin91_Hb_mul, c.lin91_Hb_add, 23*nn*nn + 44*nn - 82, 15*nn*nn + 40*nn - 70);
     /* the tables count a general geometry: the same joints with general
      * twists and lengths */
@@ -91,14 +91,14 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
       dyvOpCounts cg;
       dyv_general_geometry(gm);
       dyv_opcount(&cg, gm, gm->par);
-      fprintf(f, "lin91_H_general,%ld,%ld,seed 000 Table I (same joints; general twists and lengths),%.0f,%.0f\n",
+      fprintf(f, "lin91_H_general,%ld,%ld,[Lin91] Table I (same joints; general twists and lengths),%.0f,%.0f\n",
               cg.lin91_H_mul, cg.lin91_H_add, 10.5*nn*nn + 38.5*nn - 85, 6*nn*nn + 39*nn - 70);
-      fprintf(f, "lin91_H+b_general,%ld,%ld,seed 000 section 4 (same joints; general twists and lengths),%.0f,%.0f\n",
+      fprintf(f, "lin91_H+b_general,%ld,%ld,[Lin91] section 4 (same joints; general twists and lengths),%.0f,%.0f\n",
               cg.lin91_Hb_mul, cg.lin91_Hb_add, 23*nn*nn + 44*nn - 82, 15*nn*nn + 40*nn - 70);
       dy_freeModel(gm);
     }
   } else {
-    fprintf(f, "lin91_H,%ld,%ld,seed 000 formulas are for n>=2 rotational joints,,\n", c.lin91_H_mul, c.lin91_H_add);
+    fprintf(f, "lin91_H,%ld,%ld,[Lin91] formulas are for n>=2 rotational joints,,\n", c.lin91_H_mul, c.lin91_H_add);
     fprintf(f, "lin91_H+b,%ld,%ld,,,\n", c.lin91_Hb_mul, c.lin91_Hb_add);
   }
   fprintf(f, "ne_full_params,%ld,%ld,no parameter known zero,,\n", c.nefull_mul, c.nefull_add);
@@ -117,11 +117,11 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
             cb.nebase_mul, cb.nebase_add, P ? "given base set" : "QR-pivot base set", nbq);
     free(zero);
   }
-  dyModel* r = dyv_seed004_model();
+  dyModel* r = dyv_renaud_model();
   if (r) {
     dyvOpCounts cr;
     dyv_opcount(&cr, r, r->par);
-    fprintf(f, "ne_base_seed004_6R,%ld,%ld,seed 004 6R example with its grouped parameters (181 M; 127 A),181,127\n",
+    fprintf(f, "ne_base_renaud_6R,%ld,%ld,[Renaud] 6R example with its grouped parameters (181 M; 127 A),181,127\n",
             cr.nebase_mul, cr.nebase_add);
     dy_freeModel(r);
   }

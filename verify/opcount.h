@@ -6,7 +6,7 @@
  * multiplications and additions/subtractions of that statement (a
  * subtraction or negation-in-sum counts as an addition, a pure sign change
  * or a copy counts nothing, a division counts as a multiplication,
- * sin/cos as neither: they are reported separately by the seeds).
+ * sin/cos as neither: they are reported separately by the papers).
  * Ordinary builds define DYV_OPS as nothing, so the fast path is untouched.
  * verify/opcount.c defines DYV_COUNT_OPS and includes the two algorithm
  * files again: that object holds the counting twins (names with the suffix
@@ -174,23 +174,23 @@ typedef struct {
  * depend on the state except through sign tests, which cost nothing). */
 void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par);
 
-/* Give m a general geometry, the case the seeds' operation-count tables
+/* Give m a general geometry, the case the papers' operation-count tables
  * assume: for joints 2..n, alpha_j = 0.3 + 0.2 j rad (none of 0, +-pi/2,
  * pi), a_j = 0.1 + 0.05 j m, d_j = 0.1 + 0.03 j m; joint 1 is kept (its
  * axis along gravity, as the tables take it). */
 void dyv_general_geometry(dyModel* m);
 
-/* Seed 004's 6R example (its geometry and grouped augmented-body
+/* [Renaud]'s 6R example (its geometry and grouped augmented-body
  * parameters, the nonzero ones set to arbitrary values): the model behind
  * its count of 181 M + 127 A. Free with dy_freeModel; NULL if out of memory. */
-dyModel* dyv_seed004_model(void);
+dyModel* dyv_renaud_model(void);
 
 /* Print the counts for model m (nominal parameters and, if P is given
  * (row-major npar x nb realisation map of a base set, npar = 10n or 14n),
- * the parameters it leaves structurally nonzero) beside the seeds' formulas:
- * seed 000 Table I (H, n rotational joints: (10.5n^2+38.5n-85) M +
+ * the parameters it leaves structurally nonzero) beside the papers' formulas:
+ * [Lin91] Table I (H, n rotational joints: (10.5n^2+38.5n-85) M +
  * (6n^2+39n-70) A) and its H+b count ((23n^2+44n-82) M + (15n^2+40n-70) A),
- * seed 004's 181 M + 127 A for its 6R example. Returns 0. */
+ * [Renaud]'s 181 M + 127 A for its 6R example. Returns 0. */
 int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int nb);
 
 #endif

@@ -1,5 +1,5 @@
 /* dynid verify: Saha's DeNOC inverse dynamics and UDU^T forward dynamics
- * (seed 002) in modified-DH link frames; see saha.h for the equations. */
+ * ([Saha99]) in modified-DH link frames; see saha.h for the equations. */
 #include "saha.h"
 #include "dynamics.h"
 #include "mathu.h"

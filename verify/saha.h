@@ -1,10 +1,10 @@
 /* dynid verify: Saha's decoupled natural orthogonal complement (DeNOC)
- * dynamics (seed 002), converted from his classic-DH frames to the
+ * dynamics ([Saha99]), converted from his classic-DH frames to the
  * modified-DH link frames of core/model.h (the model is not converted).
  *
  * Twists t_i = (w_i; v_i) of link i at O_i (on the axis of joint i) in
  * frame i, wrenches (n_i; f_i) about O_i in frame i:
- *   t_i = B_{i,i-1} t_{i-1} + p_i qd_i                          (seed 002 eq. 12)
+ *   t_i = B_{i,i-1} t_{i-1} + p_i qd_i                          ([Saha99] eq. 12)
  *   B_{i,i-1} t = (R^T w; R^T (v + w x c_i)),  c_i = O_i - O_{i-1} (frame i-1)
  *   p_i = (z; 0) revolute, (0; z) prismatic, z = (0,0,1)
  *   M_i = [J_i  [MS_i x]; -[MS_i x]  m_i 1]   (6x6 mass matrix about O_i)
