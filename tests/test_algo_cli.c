@@ -51,8 +51,8 @@ int main(void) {
     }
     fclose(f);
     char b1[512], b2[512], what[128];
-    const char* ids[] = {"ne-base", "saha", "lin91"};
-    for (int a = 0; a < 3; a++) {
+    const char* ids[] = {"ne-base", "renaud", "saha", "lin91"};
+    for (int a = 0; a < 4; a++) {
       snprintf(b1, sizeof b1, "./dynid id %s %s 2>/dev/null", models[mi], st);
       snprintf(b2, sizeof b2, "./dynid id %s %s --algo %s 2>/dev/null", models[mi], st, ids[a]);
       snprintf(what, sizeof what, "%s id --algo %s", models[mi], ids[a]);
@@ -78,8 +78,8 @@ int main(void) {
              "0.3,-0.2,0.5,1,-1,0.4,0.5,-0.5,1,0.2,0.1,-0.3,1,-2,0.5,1,2,-1\n");
   fclose(f);
   char b1[512], b2[512];
-  const char* ids[] = {"ne-base", "saha", "lin91"};
-  for (int a = 0; a < 3; a++) {
+  const char* ids[] = {"ne-base", "renaud", "saha", "lin91"};
+  for (int a = 0; a < 4; a++) {
     snprintf(b1, sizeof b1, "./dynid id %s %s --params build/tests/algo_params.csv 2>/dev/null", M, st);
     snprintf(b2, sizeof b2, "./dynid id %s %s --params build/tests/algo_params.csv --algo %s 2>/dev/null", M, st, ids[a]);
     compare(ids[a], b1, b2);

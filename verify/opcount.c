@@ -1,5 +1,5 @@
 /* dynid verify: the counting build of the verified algorithms (see
- * opcount.h). lin91.c and ne_base.c are compiled here a second time with
+ * opcount.h). lin91.c, ne_base.c and renaud.c are compiled here a second time with
  * DYV_COUNT_OPS defined, which turns every DYV_OPS(M, A) annotation and
  * counting helper into additions to dyv_nmul / dyv_nadd and renames the
  * algorithms with the suffix _ops; the ordinary objects are untouched. */
@@ -8,6 +8,7 @@
 long dyv_nmul, dyv_nadd;
 #include "lin91.c"
 #include "ne_base.c"
+#include "renaud.c"
 
 #include "dynamics.h"
 #include <stdlib.h>
@@ -42,16 +43,26 @@ void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par) {
   dy_freeData(d); free(H); free(zero);
 }
 
+void dyv_renaud_count(const dyvRenaud* r, long* mul, long* add) {
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
+  for (int j = 0; j < r->n; j++) { q[j] = 0.1 + 0.3*j; qd[j] = 0.7 - 0.2*j; qdd[j] = 0.5 + 0.1*j; }
+  dyv_nmul = dyv_nadd = 0;
+  dyv_renaud_rnea_ops(r, q, qd, qdd, tau);
+  *mul = dyv_nmul; *add = dyv_nadd;
+}
+
 void dyv_general_geometry(dyModel* m) {
   for (int j = 1; j < m->n; j++) {
     m->dh_alpha[j] = 0.3 + 0.2*j; m->dh_a[j] = 0.1 + 0.05*j; m->dh_d[j] = 0.1 + 0.03*j;
   }
 }
 
-dyModel* dyv_renaud_model(void) {
+dyModel* dyv_renaud_model(int simplified) {
   /* 6R, alpha_{i-1} = 0 pi/2 0 pi/2 -pi/2 pi/2, a_2, r_4, centres of mass
    * on one axis, no products of inertia, masses grouped (augmented
-   * bodies): nonzero x*2, y*3, y*5, z*1, z*4, z*6, a*, b*, c* */
+   * bodies): nonzero x*2, y*3, y*5, z*1, z*4, z*6, a*, b*, c*; simplified:
+   * z*6 lies on the axis of joint 6, which is -y_5 (alpha_5 = pi/2, O_6 =
+   * O_5): it acts as a first moment of link 5, y*5 - z*6, and z*6 = 0 */
   dyModel* r = dy_makeModel(6);
   if (!r) return NULL;
   static const double al[6] = {0, M_PI/2, 0, M_PI/2, -M_PI/2, M_PI/2};
@@ -63,7 +74,11 @@ dyModel* dyv_renaud_model(void) {
     p[msk[j]] = 0.5 + 0.1*j;
   }
   r->dh_a[2] = 0.4; r->dh_d[3] = 0.35;
-  snprintf(r->source, sizeof r->source, "[Renaud] 6R example");
+  if (simplified) {
+    r->par[DY_NPAR_LINK*4 + DY_MY] -= r->par[DY_NPAR_LINK*5 + DY_MZ];
+    r->par[DY_NPAR_LINK*5 + DY_MZ] = 0;
+  }
+  snprintf(r->source, sizeof r->source, "[Renaud] 6R example%s", simplified ? " (y5 - z6 grouped)" : "");
   return r;
 }
 
@@ -117,12 +132,21 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
             cb.nebase_mul, cb.nebase_add, P ? "given base set" : "QR-pivot base set", nbq);
     free(zero);
   }
-  dyModel* r = dyv_renaud_model();
-  if (r) {
+  for (int simp = 0; simp < 2; simp++) {
+    dyModel* r = dyv_renaud_model(simp);
+    static dyvRenaud rp;
+    if (!r) break;
     dyvOpCounts cr;
+    long rm, ra;
     dyv_opcount(&cr, r, r->par);
-    fprintf(f, "ne_base_renaud_6R,%ld,%ld,[Renaud] 6R example with its grouped parameters (181 M; 127 A),181,127\n",
-            cr.nebase_mul, cr.nebase_add);
+    dyv_renaud_make(&rp, r, r->par);
+    dyv_renaud_count(&rp, &rm, &ra);
+    const int pm = simp ? 164 : 181, pa = simp ? 115 : 127;
+    const char* what = simp ? "its simplification (y5 - z6 one parameter)" : "its table's parameters";
+    fprintf(f, "renaud%s,%ld,%ld,[Renaud] augmented-body Newton-Euler on its 6R example; %s,%d,%d\n",
+            simp ? "_simplified" : "", rm, ra, what, pm, pa);
+    fprintf(f, "ne_base_renaud_6R%s,%ld,%ld,base-parameter Newton-Euler on the same model (paper: %d M; %d A),%d,%d\n",
+            simp ? "_simplified" : "", cr.nebase_mul, cr.nebase_add, pm, pa, pm, pa);
     dy_freeModel(r);
   }
   free(par);

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "model.h"
+#include "renaud.h"
 
 #ifdef DYV_COUNT_OPS
 extern long dyv_nmul, dyv_nadd;
@@ -182,15 +183,19 @@ void dyv_general_geometry(dyModel* m);
 
 /* [Renaud]'s 6R example (its geometry and grouped augmented-body
  * parameters, the nonzero ones set to arbitrary values): the model behind
- * its count of 181 M + 127 A. Free with dy_freeModel; NULL if out of memory. */
-dyModel* dyv_renaud_model(void);
+ * its count of 181 M + 127 A; simplified != 0: with y*5 - z*6 as one
+ * parameter (z*6 = 0), behind its 164 M + 115 A. Free with dy_freeModel;
+ * NULL if out of memory. */
+dyModel* dyv_renaud_model(int simplified);
 
 /* Print the counts for model m (nominal parameters and, if P is given
  * (row-major npar x nb realisation map of a base set, npar = 10n or 14n),
  * the parameters it leaves structurally nonzero) beside the papers' formulas:
  * [Lin91] Table I (H, n rotational joints: (10.5n^2+38.5n-85) M +
  * (6n^2+39n-70) A) and its H+b count ((23n^2+44n-82) M + (15n^2+40n-70) A),
- * [Renaud]'s 181 M + 127 A for its 6R example. Returns 0. */
+ * [Renaud]'s 181 M + 127 A for its 6R example (164 + 115 simplified), by
+ * his algorithm (verify/renaud.h) and by the base-parameter Newton-Euler.
+ * Returns 0. */
 int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int nb);
 
 #endif
