@@ -1,5 +1,5 @@
 /* dynid verify: the counting build of the verified algorithms (see
- * opcount.h). lin91.c, ne_base.c and renaud.c are compiled here a second time with
+ * opcount.h). lin91.c, ne_base.c, renaud.c and saha.c are compiled here a second time with
  * DYV_COUNT_OPS defined, which turns every DYV_OPS(M, A) annotation and
  * counting helper into additions to dyv_nmul / dyv_nadd and renames the
  * algorithms with the suffix _ops; the ordinary objects are untouched. */
@@ -9,8 +9,10 @@ long dyv_nmul, dyv_nadd;
 #include "lin91.c"
 #include "ne_base.c"
 #include "renaud.c"
+#include "saha.c"
 
 #include "dynamics.h"
+#include "saha.h"
 #include <stdlib.h>
 
 void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par) {
@@ -51,6 +53,23 @@ void dyv_renaud_count(const dyvRenaud* r, long* mul, long* add) {
   *mul = dyv_nmul; *add = dyv_nadd;
 }
 
+int dyv_saha_count(const dyModel* m, const double* par, long c[4]) {
+  const int n = m->n;
+  dyData* d = dy_makeData(m);
+  if (!d) return -1;
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
+  for (int j = 0; j < n; j++) { q[j] = 0.1 + 0.3*j; qd[j] = 0.7 - 0.2*j; qdd[j] = 0.5 + 0.1*j; }
+  dyv_nmul = dyv_nadd = 0;
+  dyv_saha_id_ops(m, d, par, q, qd, qdd, tau);
+  c[0] = dyv_nmul; c[1] = dyv_nadd;
+  /* phi: the inverse dynamics at qdd = 0 (same code path) and n subtractions */
+  dyv_nmul = dyv_nadd = 0;
+  const int r = dyv_saha_fd_ops(m, d, par, q, qd, tau, qdd);
+  c[2] = dyv_nmul - c[0]; c[3] = dyv_nadd - c[1] - n;
+  dy_freeData(d);
+  return r ? -1 : 0;
+}
+
 void dyv_general_geometry(dyModel* m) {
   for (int j = 1; j < m->n; j++) {
     m->dh_alpha[j] = 0.3 + 0.2*j; m->dh_a[j] = 0.1 + 0.05*j; m->dh_d[j] = 0.1 + 0.03*j;
@@ -80,6 +99,32 @@ dyModel* dyv_renaud_model(int simplified) {
   }
   snprintf(r->source, sizeof r->source, "[Renaud] 6R example%s", simplified ? " (y5 - z6 grouped)" : "");
   return r;
+}
+
+/* [Saha99] Tables 1 and 2 (all-revolute arms): (120n - 44) M + (97n - 55) A
+ * and (201n - 335) M + (193n - 361) A; this model and a general geometry */
+static void saha_rows(FILE* f, const dyModel* m) {
+  const int n = m->n;
+  int nrev = 0;
+  for (int j = 0; j < n; j++) nrev += m->jnt_type[j] == DY_REVOLUTE;
+  for (int g = 0; g < 2; g++) {
+    dyModel* gm = g ? dy_copyModel(m) : NULL;
+    if (g && !gm) return;
+    if (g) dyv_general_geometry(gm);
+    long c[4];
+    if (dyv_saha_count(g ? gm : m, m->par, c) == 0) {
+      const char* sfx = g ? "_general" : "";
+      if (nrev == n)
+        fprintf(f, "saha_id%s,%ld,%ld,[Saha99] Table 1 (120n-44 M; 97n-55 A),%d,%d\n"
+                   "saha_fd%s,%ld,%ld,[Saha99] Table 2 (201n-335 M; 193n-361 A; phi not included),%d,%d\n",
+                sfx, c[0], c[1], 120*n - 44, 97*n - 55, sfx, c[2], c[3], 201*n - 335, 193*n - 361);
+      else
+        fprintf(f, "saha_id%s,%ld,%ld,[Saha99] Table 1 is for revolute joints,,\n"
+                   "saha_fd%s,%ld,%ld,[Saha99] Table 2 is for revolute joints (phi not included),,\n",
+                sfx, c[0], c[1], sfx, c[2], c[3]);
+    }
+    dy_freeModel(gm);
+  }
 }
 
 int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int nb) {
@@ -116,6 +161,7 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
     fprintf(f, "lin91_H,%ld,%ld,[Lin91] formulas are for n>=2 rotational joints,,\n", c.lin91_H_mul, c.lin91_H_add);
     fprintf(f, "lin91_H+b,%ld,%ld,,,\n", c.lin91_Hb_mul, c.lin91_Hb_add);
   }
+  saha_rows(f, m);
   fprintf(f, "ne_full_params,%ld,%ld,no parameter known zero,,\n", c.nefull_mul, c.nefull_add);
   fprintf(f, "ne_nominal_zeros,%ld,%ld,exact zeros of the nominal parameters skipped,,\n",
           c.nebase_mul, c.nebase_add);

@@ -127,35 +127,27 @@ static inline double dyv_rotN_z(const double v[3], double ct, double st,
 }
 
 /* symmetric X (six entries xx xy xz yy yz zz) -> R X R^T, R = Rx(alpha)
- * Rz(theta); the Rz part with the double angle (cos 2t, sin 2t): 14 M 9 A.
+ * Rz(theta), by [LinFang99] eqs. (41)-(54): 18 M 14 A for a general twist
+ * (2 sin(alpha) counted as a product), 9 M 7 A for the classes 1-4.
  * Always inlined, so that a constant class specialises it. */
 static inline __attribute__((always_inline)) void
 dyv_rotSym(double o[6], const double X[6], double c, double s, int cls, double ca, double sa) {
-  const double C = c*c - s*s, S = 2*c*s;
-  const double p = 0.5*(X[0] + X[3]), q = 0.5*(X[0] - X[3]), t = q*C - X[1]*S;
-  double y[6];
-  y[0] = p + t;
-  y[1] = q*S + X[1]*C;
-  y[2] = c*X[2] - s*X[4];
-  y[3] = p - t;
-  y[4] = s*X[2] + c*X[4];
-  y[5] = X[5];
-  DYV_OPS(4 + 2 + 2 + 2 + 4, 1 + 2 + 1 + 1 + 2 + 2);
-  /* o = Rx Y Rx^T */
-  o[0] = y[0];
+  const double X11 = X[0], X12 = X[1], X13 = X[2], X22 = X[3], X23 = X[4], X33 = X[5];
+  const double A1 = c*(X11 - X22) - 2*s*X12;
+  const double A2 = c*A1, A3 = X11 - A2, A4 = s*A1 + X12;
+  const double A5 = s*X13 + c*X23, A8 = c*X13 - s*X23;
+  o[0] = A2 + X22;
+  DYV_OPS(9, 7);
   switch (cls) {
-    case 1: o[1] = y[1]; o[2] = y[2]; o[3] = y[3]; o[4] = y[4]; o[5] = y[5]; break;
-    case 2: o[1] = -y[2]; o[2] = y[1]; o[3] = y[5]; o[4] = -y[4]; o[5] = y[3]; break;
-    case 3: o[1] = y[2]; o[2] = -y[1]; o[3] = y[5]; o[4] = -y[4]; o[5] = y[3]; break;
-    case 4: o[1] = -y[1]; o[2] = -y[2]; o[3] = y[3]; o[4] = y[4]; o[5] = y[5]; break;
+    case 1: o[1] = A4; o[2] = A8; o[3] = A3; o[4] = A5; o[5] = X33; break;
+    case 2: o[1] = -A8; o[2] = A4; o[3] = X33; o[4] = -A5; o[5] = A3; break;
+    case 3: o[1] = A8; o[2] = -A4; o[3] = X33; o[4] = -A5; o[5] = A3; break;
+    case 4: o[1] = -A4; o[2] = -A8; o[3] = A3; o[4] = A5; o[5] = X33; break;
     default: {
-      const double ca2 = ca*ca, sa2 = sa*sa, cas = ca*sa, tf = 2*cas*y[4];
-      o[1] = ca*y[1] - sa*y[2];
-      o[2] = sa*y[1] + ca*y[2];
-      o[3] = ca2*y[3] - tf + sa2*y[5];
-      o[4] = cas*(y[3] - y[5]) + (ca2 - sa2)*y[4];
-      o[5] = sa2*y[3] + tf + ca2*y[5];
-      DYV_OPS(18, 10);
+      const double A6 = (A3 - X33)*ca - 2*sa*A5, A7 = ca*A6;
+      o[1] = ca*A4 - sa*A8; o[2] = sa*A4 + ca*A8;
+      o[3] = A7 + X33; o[4] = A5 + sa*A6; o[5] = A3 - A7;
+      DYV_OPS(9, 7);
     }
   }
 }

@@ -44,6 +44,17 @@ void dyv_saha_id(const dyModel* m, dyData* d, const double* par, const double* q
 int dyv_saha_fd(const dyModel* m, dyData* d, const double* par, const double* q,
                 const double* qd, const double* tau, double* qdd);
 
+/* The counting twins (verify/opcount.c). */
+void dyv_saha_id_ops(const dyModel* m, dyData* d, const double* par, const double* q,
+                     const double* qd, const double* qdd, double* tau);
+int dyv_saha_fd_ops(const dyModel* m, dyData* d, const double* par, const double* q,
+                    const double* qd, const double* tau, double* qdd);
+
+/* Executed counts on model m with parameters par at a generic state:
+ * c[0], c[1] inverse dynamics (Table 1's quantity), c[2], c[3] forward
+ * dynamics without phi (the UDU^T part: Table 2's quantity). 0 or -1. */
+int dyv_saha_count(const dyModel* m, const double* par, long c[4]);
+
 /* The factors themselves (for tests and reports): U (n x n, row-major, unit
  * upper triangular) and D (n) with I = U diag(D) U^T equal to the joint-space
  * inertia matrix (incl. armature). Returns 0 or k+1 as dyv_saha_fd. */
