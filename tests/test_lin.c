@@ -410,27 +410,8 @@ int main(void) {
       dy_freeModel(m);
     }
   }
-  /* the shipped models (tables and URDFs, default options) */
-  const char* pats[3] = {"datasets/models/*.csv", "datasets/models/*.urdf", "datasets/urdf/*.urdf"};
-  for (int p = 0; p < 3; p++) {
-    glob_t gl;
-    if (glob(pats[p], 0, NULL, &gl)) continue;
-    for (size_t i = 0; i < gl.gl_pathc; i++) {
-      dyModel* m = NULL;
-      char err[256] = "";
-      dyLoadOpt opt;
-      memset(&opt, 0, sizeof opt);
-      /* with the options their tables name (datasets/models/PROVENANCE.md) */
-      opt.classic_dh = strstr(gl.gl_pathv[i], "stanford") != NULL;
-      if (strstr(gl.gl_pathv[i], "planar3r")) { opt.has_gravity = 1; opt.gravity[1] = -9.81; }
-      int rc = dy_load_model(gl.gl_pathv[i], &opt, &m, err, sizeof err);
-      CHECK(rc == 0 && m, "%s loads: %s", gl.gl_pathv[i], err);
-      if (rc || !m) continue;
-      both(m, gl.gl_pathv[i]);
-      dy_freeModel(m);
-    }
-    globfree(&gl);
-  }
+  /* the shipped models with their load options */
+  th_each_shipped(both);
   /* sweep: random chains with prismatic joints and snapped geometry,
    * gravity default, random, or along the first revolute axis */
   g_cross = 0;

@@ -84,6 +84,11 @@ static void sets(const dyModel* m, const char* what) {
   }
 }
 
+static void shipped(const dyModel* m, const char* path) {
+  agree(m, m->par, path);
+  sets(m, path);
+}
+
 /* executed count of one call */
 static void count(const dyModel* m, const double* par, long c[2]) {
   static dyvRenaud r;
@@ -118,25 +123,7 @@ int main(void) {
     dy_freeModel(m);
   }
   /* shipped models with their load options */
-  const char* pats[2] = {"datasets/models/*.csv", "datasets/urdf/*.urdf"};
-  for (int p = 0; p < 2; p++) {
-    glob_t gl;
-    if (glob(pats[p], 0, NULL, &gl)) continue;
-    for (size_t i = 0; i < gl.gl_pathc; i++) {
-      dyModel* m = NULL;
-      char err[256] = "";
-      dyLoadOpt opt;
-      memset(&opt, 0, sizeof opt);
-      opt.classic_dh = strstr(gl.gl_pathv[i], "stanford") != NULL;
-      if (strstr(gl.gl_pathv[i], "planar3r")) { opt.has_gravity = 1; opt.gravity[1] = -9.81; }
-      CHECK(dy_load_model(gl.gl_pathv[i], &opt, &m, err, sizeof err) == 0, "%s: %s", gl.gl_pathv[i], err);
-      if (!m) continue;
-      agree(m, m->par, gl.gl_pathv[i]);
-      sets(m, gl.gl_pathv[i]);
-      dy_freeModel(m);
-    }
-    globfree(&gl);
-  }
+  th_each_shipped(shipped);
   /* [Renaud]'s 6R example and his simplification: the same torques (the
    * fold of z6 into y5 is exact), counts beside the paper's and held */
   static const long held[2][2] = {{181, 127}, {166, 115}}, paper[2][2] = {{181, 127}, {164, 115}};

@@ -661,53 +661,47 @@ static void LFN(f1_col30)(dyvLin* L, int i, double* H) {
   }
 }
 
-void LFN(dyv_lin_inertia1)(dyvLin* L, const double* beta, const double* q, double* H) {
-  int n = L->n, s = L->s;
-  gather(L, beta, q);
-  LFN(composite)(L);
-  for (int i = n - 1; i >= 0; i--) {
-    H[i*n + i] = diag(L, i);
-    if (i == 0) break;
-    if (i < s) LFN(f1_col30)(L, i, H);
-    else LFN(f1_col)(L, i, H);
-  }
-}
-
 /* Formulation 2, frame k: u_j^<k> = R_k^T u_j^<k-1> and, for revolute j,
  * O_j -> O_k = R_k^T (O_j -> O_{k-1} + a_k e_x) + d_k e_z for j < k-1;
  * u_{k-1}^<k> = R_k^T e_z, O_{k-1} -> O_k = (a ct, -a st, d) (Table II) */
+/* v <- R_k^T (x0, v_1, v_2) = Rz^T Rx^T (...) of joint p: 8 M 4 A general */
+INL void LFN(rotTk)(dyvLin* L, const linJoint* p, int cls, double x0, double v[3]) {
+  double w, z;
+  LFN(rxT)(L, p, cls, v[1], v[2], &w, &z);
+  v[0] = p->ct*x0 + p->st*w; v[1] = -p->st*x0 + p->ct*w; v[2] = z;
+  OPS(4, 2);
+}
+
+/* u_{k-1}^<k> = R_k^T e_z = Rz^T (0, sa, ca) */
+INL void LFN(uprev)(dyvLin* L, const linJoint* p, int cls, double u[3]) {
+  (void)L;
+  switch (cls) {
+    case 1: u[0] = 0; u[1] = 0; u[2] = 1; break;
+    case 4: u[0] = 0; u[1] = 0; u[2] = -1; break;
+    case 2: u[0] = p->st; u[1] = p->ct; u[2] = 0; break;
+    case 3: u[0] = -p->st; u[1] = -p->ct; u[2] = 0; break;
+    default: u[0] = p->sa*p->st; u[1] = p->sa*p->ct; u[2] = p->ca; OPS(2, 0);
+  }
+}
+
 INL void LFN(f2_frame)(dyvLin* L, int k, int cls, int az, int dz) {
   const linJoint* p = L->jr + k;
-  const double c = p->ct, sn = p->st;
   double *uj = L->uj, *sj = L->sj;
   for (int j = 0; j + 1 < k; j++) {
-    double* u = uj + 3*j;
-    double w, z, u0 = u[0];
-    LFN(rxT)(L, p, cls, u[1], u[2], &w, &z);
-    u[0] = c*u0 + sn*w; u[1] = -sn*u0 + c*w; u[2] = z;
-    OPS(4, 2);
+    LFN(rotTk)(L, p, cls, uj[3*j], uj + 3*j);
     if (L->jr[j].rev) {
       double* sv = sj + 3*j;
       double p0 = sv[0];
       if (!AZ(p, az)) { p0 += p->a; OPS(0, 1); }
-      LFN(rxT)(L, p, cls, sv[1], sv[2], &w, &z);
-      sv[0] = c*p0 + sn*w; sv[1] = -sn*p0 + c*w; sv[2] = z;
-      OPS(4, 2);
+      LFN(rotTk)(L, p, cls, p0, sv);
       if (!DZ(p, dz)) { sv[2] += p->d; OPS(0, 1); }
     }
   }
-  double* u = uj + 3*(k - 1);
-  switch (cls) {            /* R_k^T e_z = Rz^T (0, sa, ca) */
-    case 1: u[0] = 0; u[1] = 0; u[2] = 1; break;
-    case 4: u[0] = 0; u[1] = 0; u[2] = -1; break;
-    case 2: u[0] = sn; u[1] = c; u[2] = 0; break;
-    case 3: u[0] = -sn; u[1] = -c; u[2] = 0; break;
-    default: u[0] = p->sa*sn; u[1] = p->sa*c; u[2] = p->ca; OPS(2, 0);
-  }
+  LFN(uprev)(L, p, cls, uj + 3*(k - 1));
   if (L->jr[k-1].rev) {
     double* sv = sj + 3*(k - 1);
     if (AZ(p, az)) { sv[0] = 0; sv[1] = 0; }
-    else { sv[0] = p->a*c; sv[1] = -p->a*sn; OPS(2, 0); }
+    else { sv[0] = p->a*p->ct; sv[1] = -p->a*p->st; OPS(2, 0); }
     sv[2] = p->d;
   }
 }
@@ -762,26 +756,6 @@ INL void LFN(f2_col)(dyvLin* L, int i, int ges, int irev, double* H) {
   }
 }
 
-void LFN(dyv_lin_inertia2)(dyvLin* L, const double* beta, const double* q, double* H) {
-  int n = L->n, s = L->s;
-  const linJoint* jr = L->jr;
-  gather(L, beta, q);
-  LFN(composite)(L);
-  H[0] = diag(L, 0);
-  for (int i = 1; i < n; i++) {
-    /* u_j^<i> and O_j -> O_i in frame i for all j < i */
-#define FRAME_(k, az, dz) LFN(f2_frame)(L, i, k, az, dz)
-    BY_KIND(jr + i, FRAME_)
-#undef FRAME_
-    H[i*n + i] = diag(L, i);
-    if (i >= s) {
-      if (jr[i].rev) LFN(f2_col)(L, i, 1, 1, H); else LFN(f2_col)(L, i, 1, 0, H);
-    } else {
-      if (jr[i].rev) LFN(f2_col)(L, i, 0, 1, H); else LFN(f2_col)(L, i, 0, 0, H);
-    }
-  }
-}
-
 /* ------------------------------------------------ Formulation 3 (Table III) */
 
 /* frame k: u_j^<k> as in Formulation 2 and, for revolute j, shat_j^<k> =
@@ -794,28 +768,15 @@ INL void LFN(f3_frame)(dyvLin* L, int k, int cls, int az, int dz) {
   double *uj = L->uj, *hj = L->sj;       /* sj holds shat here */
   for (int j = 0; j + 1 < k; j++) {
     double* u = uj + 3*j;
-    const double o0 = u[0], o1 = u[1], o2 = u[2];
-    double w, z;
-    LFN(rxT)(L, p, cls, o1, o2, &w, &z);
-    u[0] = c*o0 + sn*w; u[1] = -sn*o0 + c*w; u[2] = z;
-    OPS(4, 2);
+    const double o1 = u[1], o2 = u[2];
+    LFN(rotTk)(L, p, cls, u[0], u);
     if (!L->jr[j].rev) continue;
     double* h = hj + 3*j;
-    double h0 = h[0], h1 = h[1], h2 = h[2];
-    if (!AZ(p, az)) { h1 += p->a*o2; h2 -= p->a*o1; OPS(2, 2); }
-    LFN(rxT)(L, p, cls, h1, h2, &w, &z);
-    h[0] = c*h0 + sn*w; h[1] = -sn*h0 + c*w; h[2] = z;
-    OPS(4, 2);
+    if (!AZ(p, az)) { h[1] += p->a*o2; h[2] -= p->a*o1; OPS(2, 2); }
+    LFN(rotTk)(L, p, cls, h[0], h);
     if (!DZ(p, dz)) { h[0] += p->d*u[1]; h[1] -= p->d*u[0]; OPS(2, 2); }
   }
-  double* u = uj + 3*(k - 1);
-  switch (cls) {            /* R_k^T e_z = Rz^T (0, sa, ca) */
-    case 1: u[0] = 0; u[1] = 0; u[2] = 1; break;
-    case 4: u[0] = 0; u[1] = 0; u[2] = -1; break;
-    case 2: u[0] = sn; u[1] = c; u[2] = 0; break;
-    case 3: u[0] = -sn; u[1] = -c; u[2] = 0; break;
-    default: u[0] = p->sa*sn; u[1] = p->sa*c; u[2] = p->ca; OPS(2, 0);
-  }
+  LFN(uprev)(L, p, cls, uj + 3*(k - 1));
   if (!L->jr[k-1].rev) return;
   /* Rz^T (v0, a ca, -a sa), v0 = d sa (a constant for revolute k) */
   double* h = hj + 3*(k - 1);
@@ -865,23 +826,36 @@ INL void LFN(f3_col)(dyvLin* L, int i, int ges, int irev, double* H) {
   }
 }
 
-void LFN(dyv_lin_inertia3)(dyvLin* L, const double* beta, const double* q, double* H) {
+/* column i of Formulation 2 or 3, with i >= s and joint i's type as constants */
+#define F23_COL(fn) \
+  if (i >= s) { if (jr[i].rev) fn(L, i, 1, 1, H); else fn(L, i, 1, 0, H); } \
+  else { if (jr[i].rev) fn(L, i, 0, 1, H); else fn(L, i, 0, 0, H); }
+
+/* Formulations 2 and 3: the vectors of the joints j < i in frame i, then
+ * column i (f3: shat in place of O_j -> O_i) */
+INL void LFN(f23)(dyvLin* L, const double* beta, const double* q, double* H, int f3) {
   const int n = L->n, s = L->s;
   const linJoint* jr = L->jr;
   gather(L, beta, q);
   LFN(composite)(L);
   H[0] = diag(L, 0);
   for (int i = 1; i < n; i++) {
-#define FRAME_(k, az, dz) LFN(f3_frame)(L, i, k, az, dz)
-    BY_KIND(jr + i, FRAME_)
-#undef FRAME_
+#define FRAME2_(k, az, dz) LFN(f2_frame)(L, i, k, az, dz)
+#define FRAME3_(k, az, dz) LFN(f3_frame)(L, i, k, az, dz)
+    if (f3) { BY_KIND(jr + i, FRAME3_) } else { BY_KIND(jr + i, FRAME2_) }
+#undef FRAME2_
+#undef FRAME3_
     H[i*n + i] = diag(L, i);
-    if (i >= s) {
-      if (jr[i].rev) LFN(f3_col)(L, i, 1, 1, H); else LFN(f3_col)(L, i, 1, 0, H);
-    } else {
-      if (jr[i].rev) LFN(f3_col)(L, i, 0, 1, H); else LFN(f3_col)(L, i, 0, 0, H);
-    }
+    if (f3) { F23_COL(LFN(f3_col)) } else { F23_COL(LFN(f2_col)) }
   }
+}
+
+void LFN(dyv_lin_inertia2)(dyvLin* L, const double* beta, const double* q, double* H) {
+  LFN(f23)(L, beta, q, H, 0);
+}
+
+void LFN(dyv_lin_inertia3)(dyvLin* L, const double* beta, const double* q, double* H) {
+  LFN(f23)(L, beta, q, H, 1);
 }
 
 /* ------------------------------------------------ Formulation 4 (Table IV) */
@@ -978,26 +952,18 @@ static void LFN(f4_col)(dyvLin* L, int i, double* H) {
   }
 }
 
-void LFN(dyv_lin_inertia4)(dyvLin* L, const double* beta, const double* q, double* H) {
-  const int n = L->n, s = L->s, r = L->r;
-  gather(L, beta, q);
-  LFN(composite)(L);
-  if (s < n && n > 1) {
-    double* Wl = L->W + 9*(n - 1);
-    for (int k = 0; k < 9; k++) Wl[k] = k % 4 == 0;
-    for (int i = n - 2; i >= 0; i--) {
+/* the rotations W_i into the last frame and O_j -> O_{j+1} there */
+static void LFN(f4_frames)(dyvLin* L) {
+  const int n = L->n, r = L->r;
+  if (L->s >= n || n < 2) return;
+  double* Wl = L->W + 9*(n - 1);
+  for (int k = 0; k < 9; k++) Wl[k] = k % 4 == 0;
+  for (int i = n - 2; i >= 0; i--) {
 #define ROT_(k, az, dz) LFN(f4_rot)(L, i, k)
-      BY_CLASS(L->jr + i + 1, ROT_)
+    BY_CLASS(L->jr + i + 1, ROT_)
 #undef ROT_
-    }
-    for (int j = r; j <= n - 2; j++) LFN(f4_s)(L, j);
   }
-  for (int i = n - 1; i >= 0; i--) {
-    H[i*n + i] = diag(L, i);
-    if (i == 0) break;
-    if (i < s) LFN(f1_col30)(L, i, H);
-    else LFN(f4_col)(L, i, H);
-  }
+  for (int j = r; j <= n - 2; j++) LFN(f4_s)(L, j);
 }
 
 /* ------------------------------------------------ Formulation 5 (Table V) */
@@ -1101,17 +1067,35 @@ static void LFN(f5_col)(dyvLin* L, int i, double* H) {
   }
 }
 
-void LFN(dyv_lin_inertia5)(dyvLin* L, const double* beta, const double* q, double* H) {
+/* Formulations 1, 4 and 5: the composite quantities (and h_i, or the
+ * rotations into the last frame), then the columns from the tip; the
+ * columns i < s by eqs. (29)-(31) */
+static void LFN(f145)(dyvLin* L, const double* beta, const double* q, double* H, int form) {
   const int n = L->n, s = L->s;
   gather(L, beta, q);
   LFN(composite)(L);
-  LFN(f5_hpass)(L);
+  if (form == 4) LFN(f4_frames)(L);
+  if (form == 5) LFN(f5_hpass)(L);
   for (int i = n - 1; i >= 0; i--) {
     H[i*n + i] = diag(L, i);
     if (i == 0) break;
     if (i < s) LFN(f1_col30)(L, i, H);
+    else if (form == 1) LFN(f1_col)(L, i, H);
+    else if (form == 4) LFN(f4_col)(L, i, H);
     else LFN(f5_col)(L, i, H);
   }
+}
+
+void LFN(dyv_lin_inertia1)(dyvLin* L, const double* beta, const double* q, double* H) {
+  LFN(f145)(L, beta, q, H, 1);
+}
+
+void LFN(dyv_lin_inertia4)(dyvLin* L, const double* beta, const double* q, double* H) {
+  LFN(f145)(L, beta, q, H, 4);
+}
+
+void LFN(dyv_lin_inertia5)(dyvLin* L, const double* beta, const double* q, double* H) {
+  LFN(f145)(L, beta, q, H, 5);
 }
 
 /* the quantities each formulation takes as on hand (Table VI): chat_i and

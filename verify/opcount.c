@@ -256,7 +256,8 @@ int dyv_cmp_double(const void* x, const void* y) {
   return (a > b) - (a < b);
 }
 
-enum { B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_NEFULL, B_NEBASE, B_LINH, B_LINHB, B_SAHAID, B_SAHAFD, B_CRBA_BASE, B_COUNT };
+enum { B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_NEFULL, B_NEBASE, B_RENAUD, B_LINH, B_LINHB, B_SAHAID, B_SAHAFD,
+       B_CRBA_BASE, B_COUNT };
 
 int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int nb,
                      double seconds) {
@@ -285,11 +286,15 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
   dyvNeBase full, base;
   dyv_nebase_make(&full, m, NULL);
   dyv_nebase_make(&base, m, zero);
+  dyvRenaud* ren = malloc(sizeof *ren);
+  if (!ren) { dy_freeData(d); free(zero); free(par); free(st); free(H); return -1; }
+  dyv_renaud_make(ren, m, par);
   static const char* names[B_COUNT] = {
     "dy_rnea (full params)", "dy_crba", "dy_crba + dy_bias", "dy_fd_chol", "dy_fd_aba",
-    "ne_base (no zeros)", "ne_base (base-param realisation)", "lin91 H", "lin91 H+b",
+    "ne_base (no zeros)", "ne_base (base-param realisation)", "renaud (base-param realisation)",
+    "lin91 H", "lin91 H+b",
     "saha id", "saha fd (UDU^T)", "dy_crba (base-param realisation)"};
-  const int ref[B_COUNT] = {B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_RNEA, B_RNEA, B_CRBA,
+  const int ref[B_COUNT] = {B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_RNEA, B_RNEA, B_RNEA, B_CRBA,
                             B_CRBA_BIAS, B_RNEA, B_CHOL, B_CRBA};
   /* R interleaved rounds of fixed-size runs. Per algorithm: the fastest
    * round (the least disturbed: slower rounds are other processes' doing,
@@ -319,6 +324,7 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
           case B_ABA: dy_fd_aba(m, d, m->par, q, qd, tq, tau); break;
           case B_NEFULL: dyv_nebase_rnea(&full, d, par, q, qd, qdd, tau); break;
           case B_NEBASE: dyv_nebase_rnea(&base, d, par, q, qd, qdd, tau); break;
+          case B_RENAUD: dyv_renaud_rnea(ren, q, qd, qdd, tau); break;
           case B_LINH: dyv_lin91_H(m, d, m->par, q, H); tau[0] = H[0]; break;
           case B_LINHB: dyv_lin91_Hb(m, d, m->par, q, qd, H, out); tau[0] = out[0]; break;
           case B_SAHAID: dyv_saha_id(m, d, m->par, q, qd, qdd, tau); break;
@@ -355,6 +361,6 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
   const double sp = ns_min[B_RNEA] / ns_min[B_NEBASE];
   fprintf(f, "# target: base-parameter Newton-Euler at least 1.5x faster than dy_rnea: %.2fx (fastest rounds; "
           "median of rounds %.2fx), %s\n", sp, sp_med[B_NEBASE], sp >= 1.5 ? "met" : "NOT MET");
-  dy_freeData(d); free(zero); free(par); free(st); free(H);
+  dy_freeData(d); free(zero); free(par); free(st); free(H); free(ren);
   return 0;
 }

@@ -28,6 +28,11 @@
  * (eq. 35 reads "psi_{i+1} tauh_{i-1}" in the OCR text; the index must be
  * i+1, which follows from U_ik = psi_k^T B_ki p_i and is what the tests
  * confirm). Revolute and prismatic joints (the paper covers both).
+ * All of it in 3x3 blocks and 3-vectors (saha.c): B t = (R^T w; R^T (v +
+ * w x c)), B^T w = (R n + c x R f; R f), Mh_k as its blocks S11, S12, S22,
+ * the congruence of eq. 50 by rotating the blocks and shifting by [c x];
+ * without armature A p = 0 and the joint's row and column are skipped.
+ * Counted by the twins in verify/opcount.c (dyv_saha_count).
  * Units as core/dynamics.h; scratch from d (dy_makeData), no allocation. */
 #ifndef DYNID_SAHA_H
 #define DYNID_SAHA_H
