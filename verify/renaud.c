@@ -177,11 +177,14 @@ void DYV_FN(dyv_renaud_rnea)(const dyvRenaud* r, const double* q, const double* 
   rp.v[0] = -r->g[0]; rp.v[1] = -r->g[1]; rp.v[2] = -r->g[2];
   rp.m = (r->g[0] != 0) | (r->g[1] != 0) << 1 | (r->g[2] != 0) << 2;
   const rnV zero = {{0, 0, 0}, 0};
+  /* sin, cos first: a libm call inside the recursion spills its registers */
+  for (int i = 0; i < n; i++) {
+    cs[i][0] = r->ct0[i]; cs[i][1] = r->st0[i];
+    if (r->rev[i]) { const double th = r->th0[i] + q[i]; cs[i][0] = cos(th); cs[i][1] = sin(th); }
+  }
   for (int i = 0; i < n; i++) {
     const double qdi = qd ? qd[i] : 0, qddi = qdd ? qdd[i] : 0;
-    double c = r->ct0[i], s = r->st0[i];
-    if (r->rev[i]) { const double th = r->th0[i] + q[i]; c = cos(th); s = sin(th); }
-    cs[i][0] = c; cs[i][1] = s;
+    const double c = cs[i][0], s = cs[i][1];
     rnV wr, ar, rr;
     /* (1a) (3a) (6b) */
     DYV_FN(rn_rotT)(r, i, c, s, i ? &W[i-1] : &zero, 7, &wr);
