@@ -92,6 +92,20 @@ int main(void) {
     snprintf(what, sizeof what, "identified lin%d", a);
     compare(what, b1, b2);
   }
+  /* dynid bench --ops: every paper's row, beside its formula */
+  {
+    FILE* p = popen("./dynid bench --ops 2>/dev/null", "r");
+    static char out[1 << 16];
+    size_t len = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[len] = 0;
+    if (p) pclose(p);
+    const char* rows[] = {"lin_fang_F1_onhand_type1,", "lin_fang_F5_onhand_type1,", "lin_fang_F3_onhand_type2,",
+                          "lin_fang_F4_onhand_type2,", "lin_fang_table7_type1,", "lin_fang_table7_type2,",
+                          "lin_fang_F2_type2,", "renaud,181,127,", "renaud_simplified,", "saha_id_general,",
+                          "saha_fd_general,", "lin91_H_general,"};
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
+      CHECK(strstr(out, rows[k]) != NULL, "bench --ops: no row %s", rows[k]);
+  }
   /* an unknown algorithm is bad usage */
   r = system("./dynid id datasets/models/puma560.csv build/tests/algo_states.csv --algo nope >/dev/null 2>&1");
   CHECK(WEXITSTATUS(r) == 2, "unknown --algo exits 2 (got %d)", WEXITSTATUS(r));
