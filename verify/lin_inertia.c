@@ -1,4 +1,4 @@
-/* dynid verify: Lin & Fang's Formulations 1 and 2 of the inertia matrix on
+/* dynid verify: Lin & Fang's Formulations 1-5 of the inertia matrix on
  * Lin's minimal linear combinations ([LinFang99]). See lin_inertia.h.
  *
  * Indices are 0-based: joint i, frame i (Lin's joint/frame i+1); "R_i" is
@@ -108,6 +108,7 @@ typedef struct {
   double a, a2, aca, asa;    /* a_j, 2 a_j, a_j cos alpha_j, a_j sin alpha_j */
   double d2;                 /* 2 d_j (revolute j) */
   double dsa;                /* d_j sin alpha_j (revolute j; Formulation 3) */
+  double sst, sct;           /* sin alpha_j sin theta_j, sin alpha_j cos theta_j: entries of R_j */
   int rev, cls;              /* revolute; class of alpha_j (dyv_alpha_class, 0 general) */
   int az, dz;                /* a_j = 0; revolute with d_j = 0: their terms are skipped */
   int kind;                  /* 4 cls + 2 az + dz (BY_KIND) */
@@ -215,6 +216,7 @@ dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
     p->az = p->a == 0;
     L->d0[j] = m->dh_d[j]; L->th0[j] = m->dh_theta[j];
     p->ct = cos(m->dh_theta[j]); p->st = sin(m->dh_theta[j]);
+    p->sst = p->sa*p->st; p->sct = p->sa*p->ct;
     p->d = m->dh_d[j]; p->d2 = 2*m->dh_d[j]; p->dsa = m->dh_d[j]*p->sa;
     p->dz = p->rev && p->d == 0;
     p->kind = 4*p->cls + 2*p->az + p->dz;
@@ -289,8 +291,11 @@ joints:
    * are read); a prismatic joint's cos, sin theta are constants */
   for (int j = 1; j < n; j++) {
     linJoint* p = L->jr + j;
-    if (p->rev) { double th = L->th0[j] + q[j]; p->ct = cos(th); p->st = sin(th); }
-    else p->d = L->d0[j] + q[j];
+    if (p->rev) {
+      double th = L->th0[j] + q[j];
+      p->ct = cos(th); p->st = sin(th);
+      p->sst = p->sa*p->st; p->sct = p->sa*p->ct;   /* R_j's entries, with its sin/cos */
+    } else p->d = L->d0[j] + q[j];
   }
 }
 
@@ -425,15 +430,16 @@ INL void LFN(f1_last_any)(dyvLin* L, const linJoint* p, int fl, int hot, double 
 /* Y = R X R^T, R = Rx(alpha) Rz(theta), X and Y symmetric (11 22 33 12 13
  * 23), eqs. (41)-(54): A-terms give Z = Rz X Rz^T (Z11 = A2 + X22, Z22 =
  * A3, Z12 = A4, Z13 = A8, Z23 = A5, Z33 = X33), then Rx by class */
-INL void LFN(sim)(dyvLin* L, const linJoint* p, int cls, double X11, double X22, double X33,
+INL void LFN(sim)(dyvLin* L, const linJoint* p, int cls, int z22, double X11, double X22, double X33,
                   double X12, double X13, double X23, double Y[6]) {
   (void)L;
   const double c = p->ct, sn = p->st;
-  double A1 = c*(X11 - X22) - 2*sn*X12;     /* (47): 2 S theta is a product, as the paper counts it */
+  /* (47): 2 S theta is a product, as the paper counts it; z22: X22 = 0 */
+  double A1 = c*(z22 ? X11 : X11 - X22) - 2*sn*X12;
   double A2 = c*A1, A3 = X11 - A2, A4 = sn*A1 + X12;
   double A5 = sn*X13 + c*X23, A8 = c*X13 - sn*X23;
-  Y[0] = A2 + X22;
-  OPS(9, 7);
+  Y[0] = z22 ? A2 : A2 + X22;
+  OPS(9, z22 ? 5 : 7);
   switch (cls) {
     case 1: Y[1] = A3; Y[2] = X33; Y[3] = A4; Y[4] = A8; Y[5] = A5; break;
     case 2: Y[1] = X33; Y[2] = A3; Y[3] = -A8; Y[4] = A4; Y[5] = -A5; break;
@@ -530,7 +536,7 @@ INL void LFN(comp_step)(dyvLin* L, int i, int cls, int az, int dz) {
     if (i >= s) {
       /* V_i = Y + b terms, b = (a, 0, 0) */
       double* V = b->V;
-      LFN(sim)(L, p, cls, X11, X22, X33, X12, X13, X23, V);
+      LFN(sim)(L, p, cls, tip && p->rev, X11, X22, X33, X12, X13, X23, V);
       if (!AZ(p, az)) {
         double bb = p->a2*l0;
         V[1] += bb; V[2] += bb; V[3] -= p->a*l1; V[4] -= p->a*l2;
@@ -672,7 +678,9 @@ INL void LFN(rotTk)(dyvLin* L, const linJoint* p, int cls, double x0, double v[3
   OPS(4, 2);
 }
 
-/* u_{k-1}^<k> = R_k^T e_z = Rz^T (0, sa, ca) */
+/* u_{k-1}^<k> = R_k^T e_z = Rz^T (0, sa, ca): the third row of R_k, whose
+ * entries are formed with its sin/cos and not counted, as Tables II-III
+ * take u_j^<j+1> ("0 operations") */
 INL void LFN(uprev)(dyvLin* L, const linJoint* p, int cls, double u[3]) {
   (void)L;
   switch (cls) {
@@ -680,7 +688,7 @@ INL void LFN(uprev)(dyvLin* L, const linJoint* p, int cls, double u[3]) {
     case 4: u[0] = 0; u[1] = 0; u[2] = -1; break;
     case 2: u[0] = p->st; u[1] = p->ct; u[2] = 0; break;
     case 3: u[0] = -p->st; u[1] = -p->ct; u[2] = 0; break;
-    default: u[0] = p->sa*p->st; u[1] = p->sa*p->ct; u[2] = p->ca; OPS(2, 0);
+    default: u[0] = p->sst; u[1] = p->sct; u[2] = p->ca;
   }
 }
 

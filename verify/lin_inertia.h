@@ -1,5 +1,5 @@
 /* dynid verify: the joint-space inertia matrix from S.K. Lin's minimal
- * linear combinations ([LinFang99], Lin & Fang 1999), Formulations 1 and 2.
+ * linear combinations ([LinFang99], Lin & Fang 1999), Formulations 1-5.
  *
  * The composite-body first moments chat_i and inertia tensors Jhat_i about
  * the local origins O_i are built from the MLC values alone (section 4,
