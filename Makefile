@@ -58,8 +58,8 @@ build/%.o: %.c $(HDR) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-# the counting twins: opcount.c compiles lin91.c and ne_base.c a second time
-build/verify/opcount.o: verify/lin91.c verify/ne_base.c
+# the counting twins: opcount.c compiles lin91.c, ne_base.c, renaud.c and saha.c a second time
+build/verify/opcount.o: verify/lin91.c verify/ne_base.c verify/renaud.c verify/saha.c
 
 libdynid.a: $(OBJ_LIB)
 	rm -f $@ && ar rcs $@ $^

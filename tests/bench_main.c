@@ -43,7 +43,7 @@
 #define NSTATE 64          /* states cycled through by every timed call */
 #define TARGET_S 0.2       /* duration of one measurement [s] */
 #define NMEAS 5            /* measurements; the fastest is reported */
-#define SPEED_TARGET 3.0   /* issue 2: ours at least 3x faster than KDL */
+#define SPEED_TARGET 3.0   /* ours at least 3x faster than KDL */
 
 /* ------------------------------------------------------------ timing */
 
@@ -333,7 +333,7 @@ static void f_rnea_reg(void* v, long i) {
   dy_rnea(c->m, c->d, c->m->par, c->q[s], c->qd[s], c->qdd[s], c->Y);
 }
 
-/* issue 3: the regressor with friction, per sample (n x 14n block) and per
+/* the regressor with friction, per sample (n x 14n block) and per
  * joint row, beside Newton-Euler on the same states */
 static void section_regressor(benchModel* bm, int nm) {
   printf("\n== regressor Y(q,qd,qdd) with friction (n x 14n per sample; target < 1 us per row) ==\n");
@@ -360,7 +360,7 @@ static void section_regressor(benchModel* bm, int nm) {
   }
 }
 
-/* ----------------------- section: algorithms on base parameters (issue 5) */
+/* ----------------------- section: algorithms on base parameters */
 
 typedef struct {
   dyvLin* lin;
@@ -369,19 +369,21 @@ typedef struct {
   double H[DY_MAXJ * DY_MAXJ];
 } linCtx;
 
-static void f_lin1(void* v, long i) {
-  linCtx* c = v;
-  dyv_lin_inertia1(c->lin, c->beta, c->q[i % NSTATE], c->H);
-}
-static void f_lin2(void* v, long i) {
-  linCtx* c = v;
-  dyv_lin_inertia2(c->lin, c->beta, c->q[i % NSTATE], c->H);
+/* one formulation over the shared states */
+typedef struct {
+  linCtx* c;
+  void (*form)(dyvLin*, const double*, const double*, double*);
+} linForm;
+
+static void f_lin(void* v, long i) {
+  linForm* f = v;
+  f->form(f->c->lin, f->c->beta, f->c->q[i % NSTATE], f->c->H);
 }
 
-/* Lin & Fang's Formulations 1 and 2 (seed 001) on Lin's MLCs beside
- * dy_crba; the verified algorithms of seeds 000, 002, 004 (verify/opcount.h)
+/* Lin & Fang's Formulations 1-5 ([LinFang99]) on Lin's MLCs beside
+ * dy_crba; the verified algorithms of [Lin91], [Saha99], [Renaud] (verify/opcount.h)
  * beside dy_rnea / dy_crba / dy_fd_chol on the khalil set's realisation;
- * then the executed operation counts beside the seeds' formulas. */
+ * then the executed operation counts beside the papers' formulas. */
 static void section_base(benchModel* bm, int nm) {
   char err[DY_ERRSZ];
   printf("\n== algorithms on base parameters: ns per call (target: 1.5x faster than the full-parameter versions) ==\n");
@@ -407,14 +409,17 @@ static void section_base(benchModel* bm, int nm) {
       for (int s = 0; s < NSTATE; s++)
         for (int j = 0; j < m->n; j++) cc->q[s][j] = c->q[s][j] = uniform(-M_PI, M_PI);
       if (c->lin) {
-        bench_fn fns[3] = {f_lin1, f_lin2, f_crba};
-        void* ctxs[3] = {c, c, cc};
-        double ns[3];
-        bench_ns_set(3, fns, ctxs, ns);
-        printf("lin_fang_F1,%.0f,%.2f\nlin_fang_F2,%.0f,%.2f\ndy_crba,%.0f,1.00\n", ns[0], ns[2] / ns[0],
-               ns[1], ns[2] / ns[1], ns[2]);
+        linForm lf[5] = {{c, dyv_lin_inertia1}, {c, dyv_lin_inertia2}, {c, dyv_lin_inertia3},
+                         {c, dyv_lin_inertia4}, {c, dyv_lin_inertia5}};
+        bench_fn fns[6] = {f_lin, f_lin, f_lin, f_lin, f_lin, f_crba};
+        void* ctxs[6] = {lf, lf + 1, lf + 2, lf + 3, lf + 4, cc};
+        double ns[6];
+        bench_ns_set(6, fns, ctxs, ns);
+        printf("algorithm,ns_per_call,speedup_vs_dy_crba\n");
+        for (int k = 0; k < 5; k++) printf("lin_fang_F%d,%.0f,%.2f\n", k + 1, ns[k], ns[5] / ns[k]);
+        printf("dy_crba,%.0f,1.00\n", ns[5]);
         printf("# target: Lin & Fang inertia matrix (Formulation 1) at least 1.5x faster than dy_crba: "
-               "%.2fx, %s\n", ns[2] / ns[0], ns[2] / ns[0] >= 1.5 ? "met" : "NOT MET");
+               "%.2fx, %s\n", ns[5] / ns[0], ns[5] / ns[0] >= 1.5 ? "met" : "NOT MET");
         dyv_lin_free(c->lin);
       }
       dy_freeData(cc->d);
@@ -427,7 +432,7 @@ static void section_base(benchModel* bm, int nm) {
   }
 }
 
-/* ---------------------------- section: identification throughput (issue 4) */
+/* ---------------------------- section: identification throughput */
 
 /* A 10^6-sample log in the Panda's own format (its real log, 20544 samples
  * at ~1 kHz with 6-significant-digit cells, repeated with the time shifted,

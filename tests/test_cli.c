@@ -317,56 +317,60 @@ static void check_stanford_paper(void) {
     fprintf(f, "0,0,0,0,0,0,0,0,0,0,0,0\n");
   }
   fclose(f);
-  static double T[4*6], H[4*36];
-  snprintf(out, sizeof out, "%s/stanford_tau.csv", tmp);
-  snprintf(cmd, sizeof cmd, "./dynid id datasets/models/stanford.csv %s --dh -o %s", st, out);
-  int rc = run(cmd);
-  CHECK(rc == 0 && read_numbers(out, 6, T, 4) == 4, "stanford id: exit %d %s", rc, err_text());
-  snprintf(out, sizeof out, "%s/stanford_H.csv", tmp);
-  snprintf(cmd, sizeof cmd, "./dynid inertia datasets/models/stanford.csv %s --dh -o %s", st, out);
-  rc = run(cmd);
-  CHECK(rc == 0 && read_numbers(out, 36, H, 4) == 4, "stanford inertia: exit %d %s", rc, err_text());
-  double wg = 0, wm = 0;
-  for (int i = 0; i < 4; i++) {
-    double R[7][9], o[7][3], pc[6][3];
-    for (int k = 0; k < 6; k++) {
-      double qp[6], V[2];
-      for (int s2 = 0; s2 < 2; s2++) {
-        memcpy(qp, Q[i], sizeof qp);
-        qp[k] += s2 ? -1e-6 : 1e-6;
-        saha_fk(qp, R, o, pc);
-        V[s2] = 0;
-        for (int l = 0; l < 6; l++) V[s2] += saha_m[l] * 9.81 * pc[l][2];
-      }
-      wg = fmax(wg, fabs((V[0] - V[1]) / 2e-6 - T[i*6 + k]));
-    }
-    saha_fk(Q[i], R, o, pc);
-    double M[36] = {0};
-    for (int l = 0; l < 6; l++) {
-      double Jv[6][3] = {{0}}, Jw[6][3] = {{0}};
-      for (int k = 0; k <= l; k++) {
-        double z[3] = {R[k][2], R[k][5], R[k][8]}, d[3];
-        if (k == 2) { memcpy(Jv[k], z, sizeof z); continue; }   /* prismatic */
-        for (int e = 0; e < 3; e++) d[e] = pc[l][e] - o[k][e];
-        dyu_cross(Jv[k], z, d);
-        memcpy(Jw[k], z, sizeof z);
-      }
-      double Il[9] = {saha_I[l][0], 0, 0, 0, saha_I[l][1], 0, 0, 0, saha_I[l][2]}, t1[9], Iw[9];
-      dyu_mulMat3(t1, R[l+1], Il);
-      dyu_mulMatMatT3(Iw, t1, R[l+1]);
-      for (int a = 0; a < 6; a++)
-        for (int b = 0; b < 6; b++) {
-          double Iwb[3];
-          dyu_mulMatVec3(Iwb, Iw, Jw[b]);
-          M[a*6 + b] += saha_m[l] * dyu_dot3(Jv[a], Jv[b]) + dyu_dot3(Jw[a], Iwb);
+  /* the default algorithms, then Saha's own (DeNOC inverse dynamics, U D U^T) */
+  static const char* algo[2] = {"", " --algo saha"};
+  for (int al = 0; al < 2; al++) {
+    static double T[4*6], H[4*36];
+    snprintf(out, sizeof out, "%s/stanford_tau.csv", tmp);
+    snprintf(cmd, sizeof cmd, "./dynid id datasets/models/stanford.csv %s --dh%s -o %s", st, algo[al], out);
+    int rc = run(cmd);
+    CHECK(rc == 0 && read_numbers(out, 6, T, 4) == 4, "stanford id: exit %d %s", rc, err_text());
+    snprintf(out, sizeof out, "%s/stanford_H.csv", tmp);
+    snprintf(cmd, sizeof cmd, "./dynid inertia datasets/models/stanford.csv %s --dh%s -o %s", st, algo[al], out);
+    rc = run(cmd);
+    CHECK(rc == 0 && read_numbers(out, 36, H, 4) == 4, "stanford inertia: exit %d %s", rc, err_text());
+    double wg = 0, wm = 0;
+    for (int i = 0; i < 4; i++) {
+      double R[7][9], o[7][3], pc[6][3];
+      for (int k = 0; k < 6; k++) {
+        double qp[6], V[2];
+        for (int s2 = 0; s2 < 2; s2++) {
+          memcpy(qp, Q[i], sizeof qp);
+          qp[k] += s2 ? -1e-6 : 1e-6;
+          saha_fk(qp, R, o, pc);
+          V[s2] = 0;
+          for (int l = 0; l < 6; l++) V[s2] += saha_m[l] * 9.81 * pc[l][2];
         }
+        wg = fmax(wg, fabs((V[0] - V[1]) / 2e-6 - T[i*6 + k]));
+      }
+      saha_fk(Q[i], R, o, pc);
+      double M[36] = {0};
+      for (int l = 0; l < 6; l++) {
+        double Jv[6][3] = {{0}}, Jw[6][3] = {{0}};
+        for (int k = 0; k <= l; k++) {
+          double z[3] = {R[k][2], R[k][5], R[k][8]}, d[3];
+          if (k == 2) { memcpy(Jv[k], z, sizeof z); continue; }   /* prismatic */
+          for (int e = 0; e < 3; e++) d[e] = pc[l][e] - o[k][e];
+          dyu_cross(Jv[k], z, d);
+          memcpy(Jw[k], z, sizeof z);
+        }
+        double Il[9] = {saha_I[l][0], 0, 0, 0, saha_I[l][1], 0, 0, 0, saha_I[l][2]}, t1[9], Iw[9];
+        dyu_mulMat3(t1, R[l+1], Il);
+        dyu_mulMatMatT3(Iw, t1, R[l+1]);
+        for (int a = 0; a < 6; a++)
+          for (int b = 0; b < 6; b++) {
+            double Iwb[3];
+            dyu_mulMatVec3(Iwb, Iw, Jw[b]);
+            M[a*6 + b] += saha_m[l] * dyu_dot3(Jv[a], Jv[b]) + dyu_dot3(Jw[a], Iwb);
+          }
+      }
+      double sc = maxabs(M, 36);
+      for (int k = 0; k < 36; k++) wm = fmax(wm, fabs(M[k] - H[i*36 + k]) / sc);
     }
-    double sc = maxabs(M, 36);
-    for (int k = 0; k < 36; k++) wm = fmax(wm, fabs(M[k] - H[i*36 + k]) / sc);
+    CHECK(wg <= 1e-6, "stanford%s: gravity torques vs the paper's classic-DH potential energy: %.3g N m", algo[al], wg);
+    CHECK(wm <= 1e-10, "stanford%s: inertia matrix vs the paper's classic-DH Jacobians: relative %.3g", algo[al], wm);
+    printf("stanford%s vs Saha Table 3 (classic DH, independent): gravity %.3g N m, inertia %.3g relative\n", algo[al], wg, wm);
   }
-  CHECK(wg <= 1e-6, "stanford: gravity torques vs the paper's classic-DH potential energy: %.3g N m", wg);
-  CHECK(wm <= 1e-10, "stanford: inertia matrix vs the paper's classic-DH Jacobians: relative %.3g", wm);
-  printf("stanford vs Saha Table 3 (classic DH, independent): gravity %.3g N m, inertia %.3g relative\n", wg, wm);
 }
 
 /* ------------------------------------------ the Panda against its paper */
