@@ -281,6 +281,7 @@ int cmd_identify(dyCli* c) {
   memset(&cr, 0, sizeof cr);
   dyBase* b = dyi_base_compute(m, set, friction, err, sizeof err);
   if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) { cli_fail("%s", err); goto done; }
+  if (b->note[0] && !quiet) fprintf(stderr, "dynid: warning: %s\n", b->note);
   for (int k = 0; k < nlog; k++) {
     if (k && cli_logopt_k(c, n, k, nlog, &lok)) goto done;
     rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);
