@@ -15,7 +15,7 @@ OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Icore -Iident -Iverify -Ireports \
            -I/usr/include/libxml2
-LDLIBS  = -ldsdp -llapacke -lopenblas -lcsv -lxml2 -lz -lm
+LDLIBS  = -ldsdp -llapacke -lopenblas -lcsv -lxml2 -lz -lm -pthread
 PLOT_LIBS = -lplplot
 NLOPT_LIBS = -lnlopt
 

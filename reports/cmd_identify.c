@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* OpenBLAS threads cost more than they bring on ~60-column blocks (PITFALLS) */
 void openblas_set_num_threads(int num_threads);
@@ -230,7 +231,7 @@ static int identify_consistent(const dyCli* c, const dyModel* m, const dyBase* b
 }
 
 int cmd_identify(dyCli* c) {
-  int rc = cli_check(c, "set,method,friction,quiet,block,consistent,prior,prior-weight,min-eig,model-out,"
+  int rc = cli_check(c, "set,method,friction,quiet,block,threads,consistent,prior,prior-weight,min-eig,model-out,"
                      CLI_LOG_OPTS, 2, 16, USAGE);
   if (rc) return rc;
   const char* set = cli_opt(c, "set");
@@ -248,6 +249,11 @@ int cmd_identify(dyCli* c) {
   if (cli_int(c, "block", 256, &block)) return 2;
   if (block < 1 || block > 1 << 16) return cli_usage("identify: --block must be 1..65536");
   eo.block = (int)block;
+  /* --threads N: workers for the rows (ident/estimate.h); default the cores */
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN), threads;
+  if (cli_int(c, "threads", ncpu > 0 ? ncpu : 1, &threads)) return 2;
+  if (threads < 1 || threads > 256) return cli_usage("identify: --threads must be 1..256");
+  eo.threads = (int)threads;
   int friction = cli_flag(c, "friction"), quiet = cli_flag(c, "quiet");
   unsigned keep = 15u;
   if (friction && cli_kinds(c, &keep)) return 2;
