@@ -803,6 +803,7 @@ typedef struct {
   dyiRows* w;
   dyLogReader** r;
   int nr, cur, ended;
+  int select_next;    /* a log ended: switch once its last rows are out */
   long long read, last;
   int pass;
   void (*progress)(long long, int, int);
@@ -824,12 +825,18 @@ static int log_fill(void* ctx, double* A, int lda, double* y, double* rw, int ma
   dySample smp;
   while (ns < maxs) {
     if (dyi_rows_pop(s->w, A, lda, ns, y, rw, NULL)) { ns++; continue; }
+    /* the ended log's rows are all out: the next log may change the filter */
+    if (s->select_next) {
+      s->select_next = 0;
+      if (log_select(s, s->cur + 1, err, errsz)) return -1;
+      continue;
+    }
     if (s->ended) break;
     int r = dyi_log_next(s->r[s->cur], &smp, err, errsz);
     if (r < 0) return -1;
     if (r == 0) {   /* end of this log: no filter runs across files */
       dyi_rows_break(s->w, 1);
-      if (log_select(s, s->cur + 1, err, errsz)) return -1;
+      s->select_next = 1;
       continue;
     }
     s->read++;
@@ -847,6 +854,7 @@ static int log_rewind(void* ctx, char* err, int errsz) {
   for (int k = 0; k < s->nr; k++)
     if (dyi_log_rewind(s->r[k], err, errsz)) return -1;
   s->ended = 0;
+  s->select_next = 0;
   return log_select(s, 0, err, errsz);
 }
 
