@@ -534,6 +534,7 @@ int cmd_identify(dyCli* c) {
   dyModel* m = cli_model(c);
   if (!m) return 1;
   int n = m->n;
+  openblas_set_num_threads(1);
   if (stats_in) return identify_from_stats(c, m, &eo, consistent, prior_w, min_eig, quiet, stats_out);
   /* several logs: the log options apply to each, --rows may give one range per log */
   int nlog = c->npos - 1;
