@@ -20,18 +20,35 @@ typedef struct {
   const char* key[CLI_MAXOPT];   /* without the leading "--" ("o" for -o) */
   const char* val[CLI_MAXOPT];   /* NULL for flags */
   dyLoadOpt load;             /* --dh --base --tip --gravity, filled by cli_parse */
+  int help;                   /* --help given: cli_check prints the command's help */
+  int argc;                   /* the whole command line, for the provenance lines */
+  char** argv;
 } dyCli;
 
 /* Value of option key (last occurrence), or NULL. */
 const char* cli_opt(const dyCli* c, const char* key);
 /* 1 if flag key was given. */
 int cli_flag(const dyCli* c, const char* key);
-/* Check that every option given is in the comma-separated list allowed
+/* With --help (c->help): print the command's help on standard output and
+ * return 3 (the program then exits 0). Otherwise:
+ * check that every option given is in the comma-separated list allowed
  * (the common ones, dh,base,tip,gravity,lock,o, are always allowed), that the
  * positional count is within [minpos, maxpos] and that every --lock is
  * JOINT=VALUE (VALUE a finite number) with a URDF model (first positional).
  * 0, or 2 after printing usage. */
 int cli_check(const dyCli* c, const char* allowed, int minpos, int maxpos, const char* usage);
+/* Help (reports/cli_help.c): the command's help with every option it
+ * accepts (allowed: its cli_check list), the command list, the manual page
+ * (roff), and the closest of a comma-separated list of names to a mistyped
+ * word (NULL when none is close). cli_help returns 0, or 2 for an unknown
+ * command. */
+int cli_help(FILE* f, const char* cmd, const char* allowed);
+void cli_help_overview(FILE* f);
+void cli_man(FILE* f);
+const char* cli_suggest(const char* word, const char* list);
+const char* cli_command_names(void);
+const char* cli_doc_options(const char* cmd);
+
 /* Parse a comma-separated list of exactly n doubles. 0 or -1. */
 int cli_doubles(const char* s, double* out, int n);
 /* Parse a decimal integer option value with a default; -1 on junk (err printed). */
