@@ -28,6 +28,14 @@ void dy_csv_close(dyCsv* c);
  * parse error (err set). */
 int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz);
 
+/* The delimiter, sniffed from the first row that is not a comment (the
+ * header): the most frequent of ',' ';' and tab (',' on ties); with none of
+ * them, runs of blanks when they separate two or more fields (returned as
+ * ' '); else ','. dy_csv_delim: the one the reader uses (',' before the
+ * first row). */
+char dy_csv_sniff(const char* line);
+char dy_csv_delim(const dyCsv* c);
+
 /* Line of the file on which the last row started (1-based). */
 long dy_csv_line(const dyCsv* c);
 
