@@ -109,6 +109,27 @@ int cli_logopt(const dyCli* c, int n, dyLogOpt* opt);
  * range per log). */
 int cli_logopt_k(const dyCli* c, int n, int k, int nlog, dyLogOpt* opt);
 
+/* Mistakes with a log (reports/cli_scan.c). cli_log_scan: one pass over
+ * the log's raw rows for model m, one warning line each on standard error
+ * (unless --quiet) for position columns that do not match the model's
+ * joints, a sample rate outside 5 Hz..100 kHz, positions far outside the
+ * joint limits or turning faster than once a second (degrees), a torque
+ * RMS 10x away from the model's gravity torque RMS (units, gains); with
+ * findings also the data-quality findings with their first lines. Returns
+ * the number of warnings. cli_fail_log: print a log reader's error err
+ * (returns 1); a missing column adds the columns the file has, its
+ * delimiter and, when they differ, the model's joints against the log's
+ * position columns. */
+int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLogOpt* opt, int findings);
+int cli_fail_log(const char* path, const dyLogOpt* opt, int n, const char* err);
+/* The terminal line on poorly identified base parameters of estimate beta:
+ * relative std above 10 % and std above 1e-3 of the parameter's scale
+ * ||tau|| / ||Y_k|| (the value at which its regressor column alone would
+ * carry the whole torque), so that structurally tiny values are not
+ * flagged; those are counted on a second line. */
+struct dyEstim_;
+void cli_poorly_identified(const struct dyEstim_* e, const double* beta);
+
 /* the subcommands */
 int cmd_model(dyCli* c);
 int cmd_id(dyCli* c);

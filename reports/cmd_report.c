@@ -403,7 +403,7 @@ static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset
   esc(f, path);
   fputs("</code></h2>\n", f);
   dyLogReader* lr = dyi_log_open(path, n, lopt, err, sizeof err);
-  if (!lr) return cli_fail("%s", err) ? -1 : -1;
+  if (!lr) return cli_fail_log(path, lopt, n, err) ? -1 : -1;
   dyvValidator* v[MAXSET] = {NULL};
   for (int k = 0; k < ns; k++)
     if (!(v[k] = dyv_validator_make(m, sv[k]->par, sv[k]->zero, horizon))) {
@@ -774,8 +774,10 @@ int cmd_report(dyCli* c) {
     FILE* bf = open_memstream(&body, &blen);
     if (!bf) { cli_fail("report: out of memory"); goto done; }
     int lr = 0;
-    for (int li = 0; li + 2 < c->npos && !lr; li++)
+    for (int li = 0; li + 2 < c->npos && !lr; li++) {
+      cli_log_scan(c, m, c->pos[2 + li], &lopt, 0);   /* units, rates, model: warnings */
       lr = log_section(bf, li, c->pos[2 + li], m, sv, ns, &lopt, horizon, &S);
+    }
     fclose(bf);
     if (lr) goto done;
   }

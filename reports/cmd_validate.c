@@ -56,10 +56,11 @@ int cmd_validate(dyCli* c) {
     size_t len = 0;
     FILE* mf = open_memstream(&buf, &len);
     if (!mf) { cli_fail("validate: out of memory"); goto done; }
+    cli_log_scan(c, m, c->pos[2], &lopt, 1);   /* units, rates, model: warnings */
     int vr = dyv_validate_log(mf, m, par, prm->base, c->pos[2], &lopt, horizon, (int)folds,
                               err, sizeof err);
     fclose(mf);
-    if (vr) { free(buf); cli_fail("%s", err); goto done; }
+    if (vr) { free(buf); cli_fail_log(c->pos[2], &lopt, n, err); goto done; }
     fprintf(o.f, "# dynid validate: model %s, params %s, log %s\n", m->source, c->pos[1], c->pos[2]);
     fwrite(buf, 1, len, o.f);
     free(buf);
