@@ -137,8 +137,14 @@ typedef struct {
   int is_stdout;
 } dyOut;
 
-/* 0 or -1 (err set). */
+/* 0 or -1 (err set). A file (not standard output, not markup: .html,
+ * .urdf, .xml, .svg) starts with the lines of the prelude, if one is set,
+ * each as a '#' line. */
 int dy_out_open(dyOut* o, const char* path, char* err, int errsz);
+/* The text (lines separated by '\n', NULL: none) every file opened after
+ * this starts with; kept by pointer. The dynid program sets its
+ * provenance: version, command line, model fingerprint, inputs. */
+void dy_out_prelude(const char* text);
 /* Flush, close and rename into place. 0 or -1 (err set; temp removed). */
 int dy_out_commit(dyOut* o, char* err, int errsz);
 /* Close and remove the temporary file (a failed command). */

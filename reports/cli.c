@@ -177,6 +177,7 @@ dyModel* cli_model(const dyCli* c) {
     cli_fail("%s", err);
     return NULL;
   }
+  cli_provenance(c, m);
   /* what the loader changed or assumed, e.g. locked joints, one warning each */
   for (const char* s = m->notes; *s && !cli_flag(c, "quiet");) {
     const char* e = strchr(s, '\n');

@@ -74,6 +74,17 @@ int cli_usage(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
  * error unless --quiet. NULL after printing the error. */
 dyModel* cli_model(const dyCli* c);
 
+/* Provenance (reports/cli_prov.c). cli_fingerprint: "7 joints RRRRRRR
+ * geometry 5d1c0f3a" (joint count, types, hash of the modified-DH
+ * geometry). cli_provenance: the '#' lines every file written from now on
+ * starts with (dynid version, command line, model and fingerprint, input
+ * files with sizes and --rows); m may be NULL. cli_params_match: 0 when
+ * PARAMS file path was identified on a model with m's fingerprint (or
+ * records none, or --force, with a warning), else 1 after printing. */
+void cli_fingerprint(const dyModel* m, char* buf, size_t sz);
+void cli_provenance(const dyCli* c, const dyModel* m);
+int cli_params_match(const dyCli* c, const dyModel* m, const char* path);
+
 /* Progress on standard error, only when it is a terminal and at most every
  * half second: "what: done units (rate/s)". final = 1 ends the line. */
 void cli_progress(const char* what, long long done, const char* units, int final);

@@ -685,7 +685,7 @@ int cmd_report(dyCli* c) {
       "  --labels A,B       names of the sets (default from the headers: unconstrained, consistent)\n"
       "  --models ...       per set, the model files written from it (identify --model-out), several\n"
       "                     joined by '+'; the first is read for the per-link table, all are linked";
-  int r = cli_check(c, "title,horizon,compare,labels,models," CLI_LOG_OPTS, 3, 2 + MAXLOG, use);
+  int r = cli_check(c, "title,horizon,compare,labels,models,force," CLI_LOG_OPTS, 3, 2 + MAXLOG, use);
   if (r) return r;
   if (!cli_opt(c, "o")) return cli_usage("report: -o REPORT.html is required");
   double horizon;
@@ -737,6 +737,7 @@ int cmd_report(dyCli* c) {
   /* each set: parameters, realisation, certified consistency, its links */
   for (int k = 0; k < ns; k++) {
     pset* s = &set[k];
+    if (cli_params_match(c, m, s->path)) goto done;
     if (!(s->prm = dyi_params_read(s->path, m, err, sizeof err))) { cli_fail("%s", err); goto done; }
     s->par = malloc(sizeof(double) * (size_t)(14 * n));
     s->zero = malloc((size_t)(14 * n));

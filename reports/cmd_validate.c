@@ -24,7 +24,7 @@ int cmd_validate(dyCli* c) {
       "dynid validate MODEL PARAMS LOG [-o METRICS] [--horizon SECONDS] [--folds K]\n"
       "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ] [--on-bad drop|stop]\n"
       "       [--time-scale K] [--resample HZ] [--qd-min V] [--decimate D] [--filter-order N]";
-  int r = cli_check(c, "horizon,folds," CLI_LOG_OPTS, 3, 3, use);
+  int r = cli_check(c, "horizon,folds,force," CLI_LOG_OPTS, 3, 3, use);
   if (r) return r;
   double horizon;
   long folds;
@@ -43,6 +43,7 @@ int cmd_validate(dyCli* c) {
   dyLogOpt lopt;
   dyi_log_defaults(&lopt);
   if ((r = cli_logopt(c, n, &lopt)) != 0) { status = r; goto done; }
+  if (cli_params_match(c, m, c->pos[1])) goto done;
   prm = dyi_params_read(c->pos[1], m, err, sizeof err);
   if (!prm) { cli_fail("%s", err); goto done; }
   par = malloc(sizeof(double) * (size_t)(14*n));

@@ -121,6 +121,7 @@ int main(int argc, char** argv) {
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   /* SIGPIPE keeps its default: `dynid base X | head` ends quietly */
+  cli_provenance(&c, NULL);   /* completed with the model by cli_model */
   int rc = cmd->fn(&c);
   return c.help ? 0 : rc;
 }
