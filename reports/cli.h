@@ -133,6 +133,9 @@ int cli_logopt_k(const dyCli* c, int n, int k, int nlog, dyLogOpt* opt);
  * position columns. */
 int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLogOpt* opt, int findings);
 int cli_fail_log(const char* path, const dyLogOpt* opt, int n, const char* err);
+/* cli_log_scan's lines wait until this prints them (show = 1, the command
+ * succeeded) or drops them (show = 0): a failing command prints one line. */
+void cli_flush_warnings(int show);
 /* The terminal line on poorly identified base parameters of estimate beta:
  * relative std above 10 % and std above 1e-3 of the parameter's scale
  * ||tau|| / ||Y_k|| (the value at which its regressor column alone would

@@ -27,6 +27,27 @@
 
 #define MAXG 4000   /* gravity torques evaluated at most (spread over the log) */
 
+/* warnings and findings wait here until the command has succeeded (a
+ * failing command prints exactly one line) */
+static char* pend;
+static size_t pendlen;
+static FILE* pf;
+
+static FILE* pending(void) {
+  if (!pf) pf = open_memstream(&pend, &pendlen);
+  return pf ? pf : stderr;
+}
+
+void cli_flush_warnings(int show) {
+  if (!pf) return;
+  fclose(pf);
+  pf = NULL;
+  if (show && pendlen) fwrite(pend, 1, pendlen, stderr);
+  free(pend);
+  pend = NULL;
+  pendlen = 0;
+}
+
 static int cmp(const void* a, const void* b) {
   double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
@@ -87,7 +108,7 @@ int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLog
   char cols[400], delim;
   int nq, qmax;
   if (!opt->no_header && !header_info(path, cols, sizeof cols, &nq, &qmax, &delim) && nq > n) {
-    fprintf(stderr, "dynid: warning: %s: the model has %d joint%s, the log has %d position columns (q1..q%d): "
+    fprintf(pending(), "dynid: warning: %s: the model has %d joint%s, the log has %d position columns (q1..q%d): "
             "is %s the model of this arm? (--map picks other columns)\n", path, n, n == 1 ? "" : "s", nq, qmax,
             m->source);
     nwarn++;
@@ -135,7 +156,7 @@ int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLog
   double T = tprev - t0;
   const char* ts = cli_opt(c, "time-scale");
   if (ndt && (fs < 5 || fs > 1e5)) {
-    fprintf(stderr, "dynid: warning: %s: sample rate %.4g Hz (median time step %.4g s%s): is the time column "
+    fprintf(pending(), "dynid: warning: %s: sample rate %.4g Hz (median time step %.4g s%s): is the time column "
             "in %s? --time-scale K makes t = K x column%s\n", path, fs, dts[ndt / 2], ts ? ", after --time-scale" : "",
             fs < 5 ? "milliseconds or in samples" : "another unit", fs < 5 ? " (0.001 for ms or a 1 kHz index)" : "");
     nwarn++;
@@ -150,7 +171,7 @@ int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLog
       double tol = 0.1 * (hi - lo);
       int below = qlo[j] < lo - tol, above = qhi[j] > hi + tol;
       if (below || above) {
-        fprintf(stderr, "dynid: warning: %s:%ld: q%d = %.4g %s is outside the model's limits [%.4g, %.4g] %s "
+        fprintf(pending(), "dynid: warning: %s:%ld: q%d = %.4g %s is outside the model's limits [%.4g, %.4g] %s "
                 "by more than 10 %%: %s\n", path, above ? qhi_line[j] : qlo_line[j], j + 1,
                 above ? qhi[j] : qlo[j], u, lo, hi, u,
                 fmax(fabs(qlo[j]), fabs(qhi[j])) <= 2 * M_PI && rev
@@ -161,7 +182,7 @@ int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLog
       }
     }
     if (!said && rev && qhi[j] - qlo[j] > 2 * M_PI * fmax(T, 1)) {
-      fprintf(stderr, "dynid: warning: %s: q%d spans %.4g rad in %.3g s of data (more than a turn per second): "
+      fprintf(pending(), "dynid: warning: %s: q%d spans %.4g rad in %.3g s of data (more than a turn per second): "
               "positions in degrees? dynid reads radians (multiply the column by pi/180)\n", path, j + 1,
               qhi[j] - qlo[j], T);
       said = 1;
@@ -172,7 +193,7 @@ int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLog
   if (ng > 10 && gg2 > 0) {
     double rt = sqrt(tt2 / (double)(ng * n)), rg = sqrt(gg2 / (double)(ng * n));
     if (rg > 1e-3 && (rt > 10 * rg || rt < 0.1 * rg)) {
-      fprintf(stderr, "dynid: warning: %s: torque RMS %.4g is %.3gx the model's gravity torque RMS %.4g N m "
+      fprintf(pending(), "dynid: warning: %s: torque RMS %.4g is %.3gx the model's gravity torque RMS %.4g N m "
               "along the log: torque in other units (mN m?) or motor currents? --gain K1,...,Kn scales the "
               "torque columns\n", path, rt, rt / rg, rg);
       nwarn++;
@@ -198,7 +219,7 @@ int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLog
           snprintf(where, sizeof where, ":%ld..%ld", f->first_line, f->last_line);
         else if (f->first_line > 0) snprintf(where, sizeof where, ":%ld", f->first_line);
         int named = f->col > 0 && strncmp(f->verdict, f->what, strcspn(f->what, " "));
-        fprintf(stderr, "data: %s%s: %s%s%s (%ld row%s)%s\n", path, where, named ? f->what : "",
+        fprintf(pending(), "data: %s%s: %s%s%s (%ld row%s)%s\n", path, where, named ? f->what : "",
                 named ? ": " : "", f->verdict, f->count, f->count == 1 ? "" : "s", also);
       }
     }

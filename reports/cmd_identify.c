@@ -330,6 +330,7 @@ int cmd_identify(dyCli* c) {
   }
   free(comment);
 
+  cli_flush_warnings(1);
   if (!quiet) {
     fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
             "%d pass%s over the log\n", e->samples, n, b->nb, b->set, method_name(eo.method),

@@ -91,7 +91,17 @@ int main(int argc, char** argv) {
       c.key[c.nopt] = key;
       if (isflag) c.val[c.nopt++] = NULL;
       else {
-        if (i + 1 >= argc) return cli_usage("%s: option '%s' needs a value", cmd->name, a);
+        if (i + 1 >= argc) {
+          const char* known = cli_doc_options(cmd->name);
+          char k2[70];
+          snprintf(k2, sizeof k2, ",%s,", key);
+          char all[1100];
+          snprintf(all, sizeof all, ",%s,", known);
+          const char* near = strstr(all, k2) ? NULL : cli_suggest(key, known);
+          if (near)
+            return cli_usage("%s: unknown option '%s' (did you mean '--%s'?)", cmd->name, a, near);
+          return cli_usage("%s: option '%s' needs a value", cmd->name, a);
+        }
         c.val[c.nopt++] = argv[++i];
       }
     } else {
@@ -123,5 +133,6 @@ int main(int argc, char** argv) {
   /* SIGPIPE keeps its default: `dynid base X | head` ends quietly */
   cli_provenance(&c, NULL);   /* completed with the model by cli_model */
   int rc = cmd->fn(&c);
+  cli_flush_warnings(rc == 0);
   return c.help ? 0 : rc;
 }
