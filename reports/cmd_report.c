@@ -799,8 +799,8 @@ static void summary_box(FILE* f, const dyModel* m, pset* const* sv, int ns, cons
     esc(f, c->pos[2 + li]);
     fputs("</code>", f);
   }
-  fprintf(f, "</td></tr>\n<tr><th>base parameters</th><td class=\"t\">%d (set %s%s)", s0->prm->base->nb,
-          s0->prm->base->set, s0->prm->base->npar > DY_NPAR_LINK * n ? ", with joint friction" : "");
+  fprintf(f, "</td></tr>\n<tr><th>base parameters</th><td class=\"t\">%d%s", s0->prm->base->nb,
+          s0->prm->base->npar > DY_NPAR_LINK * n ? " (with joint friction)" : "");
   if (cond[0]) { fputs("; regressor condition number ", f); esc(f, cond); }
   fputs("</td></tr>\n<tr><th>physical consistency</th><td class=\"t\">", f);
   for (int k = 0; k < ns; k++) {
