@@ -152,7 +152,7 @@ static int engine_run(engine_t* e, const dyModel* m, dyData* d, const double* pa
 static int run_states(dyCli* c, int inertia) {
   const char* use = inertia ? "dynid inertia MODEL STATES [--params P] [--algo crba|lin1|lin2|lin3|lin4|lin5|lin91|saha] [-o FILE]"
                             : "dynid id MODEL STATES [--params P] [--algo rnea|ne-base|renaud|saha|lin91] [-o FILE]";
-  int r = cli_check(c, "params,algo", 2, 2, use);
+  int r = cli_check(c, "params,algo,force", 2, 2, use);
   if (r) return r;
   const char* algo = cli_opt(c, "algo");
   dyModel* m = cli_model(c);
@@ -216,7 +216,7 @@ int cmd_inertia(dyCli* c) { return run_states(c, 1); }
 
 /* dynid fd MODEL LOG: qdd from q, qd, tau by Cholesky (default) or ABA */
 int cmd_fd(dyCli* c) {
-  int r = cli_check(c, "params,algo", 2, 2, "dynid fd MODEL LOG [--algo chol|aba|saha] [--params P] [-o FILE]");
+  int r = cli_check(c, "params,algo,force", 2, 2, "dynid fd MODEL LOG [--algo chol|aba|saha] [--params P] [-o FILE]");
   if (r) return r;
   const char* algo = cli_opt(c, "algo");
   int aba = algo && !strcmp(algo, "aba"), saha = algo && !strcmp(algo, "saha");

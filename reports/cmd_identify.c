@@ -556,7 +556,8 @@ int cmd_identify(dyCli* c) {
   for (int k = 0; k < nlog; k++) {
     if (k && cli_logopt_k(c, n, k, nlog, &lok)) goto done;
     rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);
-    if (!rs[k]) { cli_fail("%s", err); goto done; }
+    if (!rs[k]) { cli_fail_log(c->pos[1 + k], k ? &lok : &lo, n, err); goto done; }
+    cli_log_scan(c, m, c->pos[1 + k], k ? &lok : &lo, 1);   /* units, rates, model: warnings */
   }
   r = rs[0];
   e = dyi_identify_logs(m, b, rs, nlog, &eo, progress, err, sizeof err);
@@ -624,6 +625,7 @@ int cmd_identify(dyCli* c) {
   }
   free(comment);
 
+  cli_flush_warnings(1);
   if (!quiet) {
     fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
             "%d pass%s over the log\n", e->samples, n, b->nb, b->set, method_name(eo.method),
@@ -648,7 +650,9 @@ int cmd_identify(dyCli* c) {
     if (eo.method == DYI_WLS)
       fprintf(stderr, "WLS: rows of joint j weighted by 1/noise_std_j\n");
     if (corr[0]) fprintf(stderr, "warning: %s\n", corr);
-    for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++) fprintf(stderr, "warning: %s\n", e->warn[w]);
+    for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++)
+      if (!strstr(e->warn[w], "poorly identified")) fprintf(stderr, "warning: %s\n", e->warn[w]);
+    cli_poorly_identified(e, beta);
     if (e->nwarn > DYI_MAXWARN) fprintf(stderr, "warning: ... and %d more\n", e->nwarn - DYI_MAXWARN);
   }
   rc = 0;

@@ -40,7 +40,8 @@ identify() {
 validate() {
   local arm=$1 model=$2 log=$3 name=$4; shift 4
   for set in unconstrained consistent; do
-    $D validate "$model" "$OUT/$arm.$set.params.csv" "$log" "$@" -o "$OUT/$arm.$set.validate_$name.csv"
+    $D validate "$model" "$OUT/$arm.$set.params.csv" "$log" "$@" -o "$OUT/$arm.$set.validate_$name.csv" \
+      2> "$OUT/$arm.$set.validate_$name.txt"   # warnings and data findings
   done
 }
 
