@@ -616,7 +616,7 @@ done:
 
 /* ------------------------------------------------- identification from a log */
 
-/* can full parameter k (CONVENTIONS.md order) reach the torque of joint j?
+/* can full parameter k (model.h order) reach the torque of joint j?
  * Link k's wrench is carried toward the base (joints 1..k); joint k's
  * parameters act on joint k only. */
 static int reaches(int n, int k, int j) {

@@ -1,4 +1,4 @@
-/* dynid ident: recorded or simulated logs (CONVENTIONS.md section 3), read
+/* dynid ident: recorded or simulated logs (README.md, Model tables and Files), read
  * streaming, checked, filtered and differentiated.
  *
  * A log has t, q1..qn, optional qd1..qdn, optional qdd1..qddn, tau1..taun

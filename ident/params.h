@@ -1,4 +1,4 @@
-/* dynid ident: the PARAMS file (CONVENTIONS.md section 3), written by
+/* dynid ident: the PARAMS file (README.md, Model tables and Files), written by
  * `dynid identify` and read by --params:
  *     # comment lines: model, set, method, samples, condition number
  *     name,value,std,rel_std_pct,expression

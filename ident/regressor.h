@@ -1,6 +1,6 @@
 /* dynid ident: the linear-in-parameters model tau = Y(q,qd,qdd) pi.
  *
- * Y is n x 10n (link parameters, CONVENTIONS.md order) or n x 14n with
+ * Y is n x 10n (link parameters, model.h order) or n x 14n with
  * friction (then the IA FV FC FO columns of every joint follow). Computed by
  * a Newton-Euler-style recursion: the body regressors of each link (the 6x10
  * map from its ten parameters to its wrench about O_j, frame j) are carried

@@ -1,7 +1,7 @@
 /* dynid program: command-line plumbing shared by the subcommands.
  * Each subcommand lives in reports/cmd_<name>.c as
  *     int cmd_<name>(dyCli* cli);      returns the exit status 0, 1 or 2
- * Exit status (CONVENTIONS.md section 4): 0 success; 1 bad input or a
+ * Exit status (README.md, Commands): 0 success; 1 bad input or a
  * numerical failure, with one line "dynid: FILE:ROW:COL: what is wrong" on
  * standard error; 2 bad usage. */
 #ifndef DYNID_CLI_H
@@ -91,7 +91,7 @@ void cli_progress(const char* what, long long done, const char* units, int final
 
 /* -------------------------------------------------------------- states */
 
-/* A states file (CONVENTIONS.md section 3): for each prefix in pre[npre]
+/* A states file (README.md, Model tables and Files): for each prefix in pre[npre]
  * (e.g. {"q","qd","qdd"} or {"q","qd","tau"}) the columns PREFIX1..PREFIXn,
  * matched by header name. Streaming: one row at a time. */
 typedef struct dyStates_ dyStates;
@@ -108,8 +108,8 @@ long cli_states_line(const dyStates* s);
 int cli_params(const dyCli* c, const dyModel* m, double* par);
 void cli_states_close(dyStates* s);
 
-/* Log options shared by every command that reads a log (CONVENTIONS.md
- * section 3): --no-header, --map NAME=COLUMN (repeatable, ranges
+/* Log options shared by every command that reads a log (README.md,
+ * Model tables and Files): --no-header, --map NAME=COLUMN (repeatable, ranges
  * q1..q7=c2..c8), --gain K1,...,Kn, --rows A..B, --cutoff HZ, --on-bad
  * drop|stop. 0, or 2 after printing the usage error. (reports/cli_log.c) */
 #include "log.h"

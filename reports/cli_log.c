@@ -1,5 +1,5 @@
 /* dynid program: the log options shared by every command that reads a log
- * (CONVENTIONS.md section 3, log.h):
+ * (README.md, Model tables and Files, log.h):
  *
  *   --no-header            columns named c1, c2, ... by position
  *   --map NAME=COLUMN      repeatable; ranges: --map q1..q7=c2..c8,

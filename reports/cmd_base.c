@@ -12,7 +12,7 @@
  * The report is always printed as comments, so the file stays a plain
  * `name,expression` table for every CSV reader. Then the header
  * `name,expression` and one row per base parameter; expressions per
- * CONVENTIONS.md section 2 (parsed back by dyi_expr_parse). A set that fails
+ * README.md, Parameters (parsed back by dyi_expr_parse). A set that fails
  * the QR rank test is not printed: exit 1 with the reason. */
 #include "cli.h"
 #include "base.h"

@@ -8,8 +8,8 @@
  * dyi_identify_logs (ident/estimate.h: Y_b = Y P per sample, torque and
  * columns filtered in parallel and decimated per log, the logs' rows
  * stacked into the estimator),
- * then writes the PARAMS file (CONVENTIONS.md
- * section 3): '#' lines with the model, log, set, method, samples, condition
+ * then writes the PARAMS file (README.md,
+ * Model tables and Files): '#' lines with the model, log, set, method, samples, condition
  * number and residuals, then name,value,std,rel_std_pct,expression.
  * A summary goes to standard error (samples, condition number, per-joint
  * residual RMS and relative error, warnings) unless --quiet. Samples the
@@ -49,7 +49,7 @@ static const char* method_name(dyiMethod m) {
   return m == DYI_WLS ? "wls" : m == DYI_IRLS ? "irls" : "ols";
 }
 
-/* PARAMS file (CONVENTIONS.md section 3) through dyi_params_write, the
+/* PARAMS file (README.md, Model tables and Files) through dyi_params_write, the
  * summary of the identification as its comment lines. 0 or -1 (err set). */
 /* The training residual of the estimate written (least squares or the
  * consistent one) from the estimator's triangles: per joint the rms
@@ -99,7 +99,7 @@ static char* summary(const dyCli* c, const dyModel* m, const dyBase* b, const dy
   return cm;
 }
 
-/* PARAMS file (CONVENTIONS.md section 3) through dyi_params_write with the
+/* PARAMS file (README.md, Model tables and Files) through dyi_params_write with the
  * summary as its comment lines. 0 or -1 (err set). */
 static int write_params(const char* path, const dyModel* m, const dyBase* b, const dyEstim* e,
                         const double* beta, const char* comment, char* err, int errsz) {

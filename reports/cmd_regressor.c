@@ -6,7 +6,7 @@
  *     sample,joint,XX1,XY1,...,M1,XX2,...,Mn[,IA1,FV1,FC1,FO1,...,FOn]
  * sample is the 1-based data row of STATES, joint the 1-based joint i, and
  * the remaining columns are row i of Y(q,qd,qdd) (d tau_i / d pi_k) for the
- * full parameters in CONVENTIONS.md order and names; 10n columns, 14n with
+ * full parameters in model.h order and names; 10n columns, 14n with
  * --friction. So tau_i of sample s = sum_k Y[s,i,k] * pi_k. */
 #include "cli.h"
 #include "regressor.h"

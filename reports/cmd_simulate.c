@@ -13,7 +13,7 @@
  * joints or one per joint). --friction adds the model's joint terms
  * IA qdd + FV qd + FC sign(qd) + FO (the model must have them); without it
  * the torque is the rigid-body one. Output: a log t,q..,qd..,qdd..,tau..
- * (CONVENTIONS.md section 3), written atomically. The same seed gives the
+ * (README.md, Model tables and Files), written atomically. The same seed gives the
  * same file: the trajectory uses the seed, the noise a stream derived from
  * it. */
 #include "cli.h"

@@ -5,7 +5,7 @@
  *
  * Torque predicted by the base-parameter Newton-Euler (verify/ne_base.h) on
  * the realisation P beta of PARAMS, against the unfiltered logged torque:
- * "joint,rms,rel_err_pct,r2" per joint and "all" (CONVENTIONS.md section 4),
+ * "joint,rms,rel_err_pct,r2" per joint and "all" (README.md, Commands),
  * then '#' comment lines: largest error and where, the inertia matrix along
  * the log (smallest eigenvalue, positive definiteness), the
  * physical-consistency report of the identified MLCs, with --horizon a

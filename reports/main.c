@@ -1,5 +1,5 @@
 /* dynid: the command-line program. Parses "dynid CMD [args] [options]" and
- * dispatches to reports/cmd_<name>.c. See README.md and CONVENTIONS.md. */
+ * dispatches to reports/cmd_<name>.c. See README.md. */
 #include "cli.h"
 #include "version.h"
 #include <signal.h>
