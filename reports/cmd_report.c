@@ -724,7 +724,7 @@ static void phys_section(FILE* f, const dyModel* m, pset* const* sv, int ns, con
 static void sets_section(FILE* f, pset* const* sv, int ns, const dyCli* c, const char* out) {
   const int nlog = c->npos - 2;
   fputs("<h2 id=\"sets\">Parameter sets</h2>\n<div class=\"wide\"><table class=\"sets\"><tr><th>set</th>"
-        "<th>parameters</th><th>training rel. error [%] (least squares)</th>"
+        "<th>parameters</th><th>training rel. error [%]</th>"
         "<th>training residual over least squares</th>", f);
   for (int li = 0; li < nlog; li++) {
     fputs("<th>held-out rel. error [%]: ", f);
