@@ -93,7 +93,7 @@ build/tests/%: tests/%.c libdynid.a $(TEST_CXX_OBJ) $(HDR)
 	$(CXX) -o $@ $@.o $(TEST_CXX_OBJ) libdynid.a -lorocos-kdl $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
 
 test: deps dynid libdynid.so $(TEST_BIN)
-	@bash tests/run.sh $(TEST_BIN) tests/test_install.sh
+	@CC="$(CC)" bash tests/run.sh $(TEST_BIN) tests/test_install.sh
 
 bench: deps dynid build/tests/bench_main
 	@./build/tests/bench_main

@@ -25,7 +25,9 @@ check "echo '$FLAGS' | grep -q -- '-I$D$PREFIX/include' && echo '$FLAGS' | grep 
       "pkg-config flags point outside the install: $FLAGS"
 # the example as a user builds it: only the installed tree (the build tree's
 # folders are not on the include path), the shared library
-cc -std=c11 -Wall -Wextra -Werror tests/example_identify.c $FLAGS -lm -o "$D/example" 2>"$D/cc.err"
+# (the compiler make used: under `make asan` the library needs the
+# sanitizer runtime, which only that compiler line links)
+${CC:-cc} -std=c11 -Wall -Wextra -Werror tests/example_identify.c $FLAGS -lm -o "$D/example" 2>"$D/cc.err"
 check "[ $? = 0 ]" "the example does not build against the installed tree: $(head -n 5 "$D/cc.err")"
 check "readelf -d '$D/example' | grep -q 'NEEDED.*libdynid\.so'" "the example is not linked to the shared library"
 OUT=$(LD_LIBRARY_PATH=$L "$D/example" datasets/models/panda.csv 2>&1); rc=$?
