@@ -15,7 +15,7 @@
 
 #include "model.h"
 
-typedef struct {
+typedef struct dyBase_ {
   char set[8];          /* "qr", "khalil" or "lin" */
   int friction;         /* 1: joint parameters included (npar = 14n) */
   int npar;             /* full parameters: 10n or 14n */

@@ -142,7 +142,12 @@ void cli_flush_warnings(int show);
  * carry the whole torque), so that structurally tiny values are not
  * flagged; those are counted on a second line. */
 struct dyEstim_;
+struct dyBase_;
 void cli_poorly_identified(const struct dyEstim_* e, const double* beta);
+/* One warning line listing the base parameters identified more than 5x (and
+ * significantly) away from the nominal model's: wrong model, units or gains.
+ * Returns how many. (reports/cli_scan.c) */
+int cli_nominal_outliers(const dyModel* m, const struct dyBase_* b, const struct dyEstim_* e, const double* beta);
 
 /* the subcommands */
 int cmd_model(dyCli* c);

@@ -262,3 +262,43 @@ void cli_poorly_identified(const dyEstim* e, const double* beta) {
     fprintf(stderr, "not flagged: %d parameter%s with relative std > 10 %% whose std is below 1e-3 of %s scale "
             "(structurally tiny values)\n", ntiny, ntiny == 1 ? "" : "s", ntiny == 1 ? "its" : "their");
 }
+
+/* Identified base parameters far from the nominal model's K pi_nom: more
+ * than 5x the nominal value (or 5 % of the parameter's scale where the
+ * nominal is about zero) away, and more than 10 std away. A wrong model,
+ * wrong units or gains give many of them; one warning line lists them.
+ * Only when the model has nominal masses. Returns the number flagged. */
+int cli_nominal_outliers(const dyModel* m, const dyBase* b, const dyEstim* e, const double* beta) {
+  double mass = 0;
+  for (int j = 0; j < m->n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
+  if (!(mass > 0)) return 0;
+  const int p = e->p, P1 = p + 1, np = b->npar, nl = DY_NPAR_LINK * m->n;
+  const double* R = e->Raug;
+  double yy = 0;
+  for (int i = 0; i <= p; i++) yy += R[i + (size_t)P1 * (size_t)p] * R[i + (size_t)P1 * (size_t)p];
+  int nbad = 0;
+  char list[900] = "";
+  size_t L = 0;
+  for (int k = 0; k < p; k++) {
+    double nom = 0;
+    int joint_only = 1;
+    for (int c = 0; c < np; c++) {
+      nom += b->B[(size_t)k*np + c] * m->par[c];
+      if (c < nl && b->B[(size_t)k*np + c] != 0) joint_only = 0;
+    }
+    if (joint_only && !m->has_friction) continue;   /* no nominal friction to compare with */
+    double ak = 0;
+    for (int i = 0; i <= k; i++) ak += R[i + (size_t)P1 * (size_t)k] * R[i + (size_t)P1 * (size_t)k];
+    double scale = ak > 0 ? sqrt(yy / ak) : INFINITY, d = fabs(beta[k] - nom);
+    if (!(d > 5 * fmax(fabs(nom), 0.05 * scale) && d > 10 * e->std[k])) continue;
+    nbad++;
+    char one[128];
+    snprintf(one, sizeof one, "%s%s = %.4g (nominal %.4g)", L ? ", " : "", b->name[k], beta[k], nom);
+    if (L + strlen(one) + 8 < sizeof list) L += (size_t)snprintf(list + L, sizeof list - L, "%s", one);
+    else if (!strstr(list, "...")) L += (size_t)snprintf(list + L, sizeof list - L, ", ...");
+  }
+  if (nbad)
+    fprintf(stderr, "dynid: warning: %d of %d base parameters are far from the nominal model's (more "
+            "than 5x, and significant): %s: check the model, the torque units and --gain\n", nbad, p, list);
+  return nbad;
+}

@@ -653,6 +653,7 @@ int cmd_identify(dyCli* c) {
     for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++)
       if (!strstr(e->warn[w], "poorly identified")) fprintf(stderr, "warning: %s\n", e->warn[w]);
     cli_poorly_identified(e, beta);
+    cli_nominal_outliers(m, b, e, beta);
     if (e->nwarn > DYI_MAXWARN) fprintf(stderr, "warning: ... and %d more\n", e->nwarn - DYI_MAXWARN);
   }
   rc = 0;

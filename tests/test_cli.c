@@ -769,6 +769,24 @@ static void check_output(void) {
         "dynid model -o: exit %d, file not written completely, stdout not empty, or temp left", rc);
 }
 
+/* identified parameters far from the nominal model: the Panda's log with
+ * its torque scaled by 100 (a gain or unit mistake) is flagged, the log as
+ * it is is not */
+static void check_nominal_outliers(void) {
+  char cmd[1024], path[300];
+  snprintf(path, sizeof path, "%s/stderr", tmp);
+  const char* base = "./dynid identify datasets/models/panda.csv datasets/panda/exciting_traj.csv.gz --map t=t_s "
+                     "--rows 1..6000 --friction";
+  snprintf(cmd, sizeof cmd, "%s -o %s/o1.csv", base, tmp);
+  int r = run(cmd);
+  CHECK(r == 0 && !strstr(th_slurp(path), "far from the nominal model"), "the Panda as logged: no outlier warning");
+  snprintf(cmd, sizeof cmd, "%s --gain 100,100,100,100,100,100,100 -o %s/o2.csv", base, tmp);
+  r = run(cmd);
+  const char* e = th_slurp(path);
+  CHECK(r == 0 && strstr(e, "base parameters are far from the nominal model's") && strstr(e, "MY2R = "),
+        "torque x100: the parameters far from the nominal model are named: %s", e);
+}
+
 int main(void) {
   if (access("./dynid", X_OK)) {
     fprintf(stderr, "FAIL: ./dynid not found; run from the repository root after `make dynid`\n");
@@ -780,6 +798,7 @@ int main(void) {
   for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++) check_shipped(shipped + i);
   check_stanford_paper();
   check_panda_paper();
+  check_nominal_outliers();
   check_accepted();
   check_bad_dir();
   check_malformed_here();
