@@ -19,6 +19,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The metrics written to a file, summed up on standard error: the
+ * relative error per joint and over all joints, the inertia matrix along
+ * the log and the consistency verdict (the lines of dyv_validate_log). */
+static void summary(const char* buf, const char* log) {
+  char line[1024];
+  const char* p = buf;
+  fprintf(stderr, "validate: %s: rel. error per joint [%%]:", log);
+  const char* keep[2] = {"# inertia matrix", "# physical consistency:"};
+  char notes[2][1024] = {"", ""};
+  while (*p) {
+    const char* e = strchr(p, '\n');
+    size_t L = e ? (size_t)(e - p) : strlen(p);
+    snprintf(line, sizeof line, "%.*s", (int)(L < sizeof line - 1 ? L : sizeof line - 1), p);
+    p += L + (e != NULL);
+    double rms, rel;
+    if (line[0] >= '1' && line[0] <= '9' && sscanf(strchr(line, ',') ? strchr(line, ',') + 1 : "", "%lf,%lf", &rms, &rel) == 2)
+      fprintf(stderr, " %.3g", rel);
+    else if (!strncmp(line, "all,", 4) && sscanf(line + 4, "%lf,%lf", &rms, &rel) == 2)
+      fprintf(stderr, "   all %.3g\n", rel);
+    for (int k = 0; k < 2; k++)
+      if (!strncmp(line, keep[k], strlen(keep[k])) && !notes[k][0]) snprintf(notes[k], sizeof notes[k], "%s", line + 2);
+  }
+  for (int k = 0; k < 2; k++)
+    if (notes[k][0]) fprintf(stderr, "validate: %.300s%s\n", notes[k], strlen(notes[k]) > 300 ? " ..." : "");
+}
+
 int cmd_validate(dyCli* c) {
   static const char* use =
       "dynid validate MODEL PARAMS LOG [-o METRICS] [--horizon SECONDS] [--folds K]\n"
@@ -64,6 +90,7 @@ int cmd_validate(dyCli* c) {
     if (vr) { free(buf); cli_fail_log(c->pos[2], &lopt, n, err); goto done; }
     fprintf(o.f, "# dynid validate: model %s, params %s, log %s\n", m->source, c->pos[1], c->pos[2]);
     fwrite(buf, 1, len, o.f);
+    if (cli_opt(c, "o") && strcmp(cli_opt(c, "o"), "-") && !cli_flag(c, "quiet")) summary(buf, c->pos[2]);
     free(buf);
   }
   if (dy_out_commit(&o, err, sizeof err)) { opened = 0; cli_fail("%s", err); goto done; }

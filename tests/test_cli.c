@@ -785,6 +785,13 @@ static void check_nominal_outliers(void) {
   const char* e = th_slurp(path);
   CHECK(r == 0 && strstr(e, "base parameters are far from the nominal model's") && strstr(e, "MY2R = "),
         "torque x100: the parameters far from the nominal model are named: %s", e);
+  /* validate -o: the summary on the terminal */
+  snprintf(cmd, sizeof cmd, "./dynid validate datasets/models/panda.csv %s/o1.csv datasets/panda/exciting_traj.csv.gz "
+           "--map t=t_s --rows 14001..16000 -o %s/v.csv", tmp, tmp);
+  r = run(cmd);
+  e = th_slurp(path);
+  CHECK(r == 0 && strstr(e, "rel. error per joint [%]:") && strstr(e, "   all ") && strstr(e, "validate: physical consistency:"),
+        "validate -o: the per-joint errors and the verdict on the terminal: %s", e);
 }
 
 int main(void) {
