@@ -271,7 +271,7 @@ int cli_kinds(const dyCli* c, unsigned* keep) {
   char bad[40];
   if (dyi_friction_kinds(cli_opt(c, "friction"), keep, bad, sizeof bad))
     return cli_usage("%s: --friction=LIST takes joint-parameter kinds ia, fv, fc, fo (e.g. --friction=fv,fc,fo), "
-                     "got '%s'", c->cmd, bad) ? 2 : 2;
+                     "got '%s'", c->cmd, bad);
   return 0;
 }
 

@@ -130,14 +130,14 @@ static int write_model(const char* path, const dyModel* m, const dyBase* b, cons
     double mass = 0;
     for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
     if (dyi_realise_near(m, b->B, b->nb, b->npar, beta, mass > 0 ? m->par : NULL, par, err, sizeof err))
-      return cli_fail("%s", err) ? -1 : -1;
+      { cli_fail("%s", err); return -1; }
   }
   dyModel* w = dy_copyModel(m);
-  if (!w) return cli_fail("out of memory") ? -1 : -1;
+  if (!w) { cli_fail("out of memory"); return -1; }
   w->has_friction = b->friction;
   int r = dy_write_model(path, w, par, comment, err, sizeof err);
   dy_freeModel(w);
-  if (r < 0) return cli_fail("--model-out %s", err) ? -1 : -1;
+  if (r < 0) { cli_fail("--model-out %s", err); return -1; }
   if (r > 0 && !quiet) fprintf(stderr, "dynid: warning: --model-out %s\n", err);
   if (!pi && !quiet) {
     int bad = 0;
@@ -209,11 +209,11 @@ static int identify_consistent(const dyCli* c, const dyModel* m, const dyBase* b
   if (!quiet) fprintf(stderr, "consistent: solving the semidefinite program (%d parameters, %d links)\n",
                       b->npar, m->n);
   if (dyi_consistent_est(m, b, e, hp ? prior : NULL, prior_w, min_eig, cr, &wused, err, sizeof err))
-    return cli_fail("%s", err) ? -1 : -1;
+    { cli_fail("%s", err); return -1; }
   double rho2 = e->Raug[e->p + (size_t)(e->p + 1) * e->p];
   rho2 *= rho2;
   FILE* f = fmemopen(cons, consz, "w");
-  if (!f) return cli_fail("out of memory") ? -1 : -1;
+  if (!f) { cli_fail("out of memory"); return -1; }
   fprintf(f, "consistent: %s (objective %.10g, certified lower bound %.10g, relative gap %.2g; "
           "DSDP status %d, multiplier infeasibility %.2g, %d iterations, %.3g s)\n",
           cr->certified ? "certified optimal and physically consistent" : "NOT certified", cr->objective,
@@ -256,12 +256,12 @@ static int save_stats(const char* path, const dyModel* m, const dyBase* b, const
                       const dyiStatsHead* h, const dyiStatsLog* logs, int nlog) {
   char err[DY_ERRSZ];
   dyOut o;
-  if (dy_out_open(&o, path, err, sizeof err)) return cli_fail("%s", err) ? -1 : -1;
+  if (dy_out_open(&o, path, err, sizeof err)) { cli_fail("%s", err); return -1; }
   if (dyi_stats_write(o.f, m, b, e, h, logs, nlog)) {
     dy_out_abort(&o);
-    return cli_fail("%s: write failed", path) ? -1 : -1;
+    { cli_fail("%s: write failed", path); return -1; }
   }
-  if (dy_out_commit(&o, err, sizeof err)) return cli_fail("%s", err) ? -1 : -1;
+  if (dy_out_commit(&o, err, sizeof err)) { cli_fail("%s", err); return -1; }
   return 0;
 }
 
@@ -330,7 +330,7 @@ bad:
   if (d) closedir(d);
   for (int k = 0; k < nt; k++) free(tmp[k]);
   free(tmp);
-  return cli_fail("%s", err) ? -1 : -1;
+  { cli_fail("%s", err); return -1; }
 }
 
 /* --stats: merge every statistics file (the value of --stats and the

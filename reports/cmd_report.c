@@ -231,7 +231,7 @@ static int links_from_file(const dyCli* c, const dyModel* m, pset* s) {
   dyModel* fm = NULL;
   dyLoadOpt lo = c->load;
   lo.classic_dh = 0;               /* dynid writes modified DH */
-  if (dy_load_model(s->files[0], &lo, &fm, err, sizeof err)) return cli_fail("%s", err) ? -1 : -1;
+  if (dy_load_model(s->files[0], &lo, &fm, err, sizeof err)) { cli_fail("%s", err); return -1; }
   const int n = m->n;
   int bad = -1;
   if (fm->n == n) {
@@ -279,7 +279,7 @@ static int links_from_solver(const dyModel* m, pset* s) {
   const int p = b->nb, n = m->n;
   double* R = calloc((size_t)p * (size_t)p, sizeof(double));
   double* z = malloc(sizeof(double) * (size_t)p);
-  if (!R || !z) { free(R); free(z); return cli_fail("report: out of memory") ? -1 : -1; }
+  if (!R || !z) { free(R); free(z); { cli_fail("report: out of memory"); return -1; } }
   double mass = 0;
   for (int i = 0; i < p; i++) {
     R[i + (size_t)p * i] = rel_scale(s->prm->value, p, i);
@@ -292,7 +292,7 @@ static int links_from_solver(const dyModel* m, pset* s) {
   char err[DY_ERRSZ];
   int st = dyi_consistent(m, &pr, &r, err, sizeof err);
   free(R); free(z);
-  if (st) return cli_fail("%s: %s", s->path, err) ? -1 : -1;
+  if (st) { cli_fail("%s: %s", s->path, err); return -1; }
   memcpy(s->links, r.pi, sizeof(double) * (size_t)b->npar);
   for (int k = b->npar; k < 14 * n; k++) s->links[k] = 0;
   dyi_cons_free(&r);
@@ -453,13 +453,13 @@ static int log_section(FILE* f, int li, const char* path, const char* role, cons
   esc(f, path);
   fputs("</code></h2>\n", f);
   dyLogReader* lr = dyi_log_open(path, n, lopt, err, sizeof err);
-  if (!lr) return cli_fail_log(path, lopt, n, err) ? -1 : -1;
+  if (!lr) { cli_fail_log(path, lopt, n, err); return -1; }
   dyvValidator* v[MAXSET] = {NULL};
   for (int k = 0; k < ns; k++)
     if (!(v[k] = dyv_validator_make(m, sv[k]->par, sv[k]->zero, horizon))) {
       for (int a = 0; a < k; a++) dyv_validator_free(v[a]);
       dyi_log_close(lr);
-      return cli_fail("report: out of memory") ? -1 : -1;
+      { cli_fail("report: out of memory"); return -1; }
     }
   /* the nominal model on the same samples: the baseline */
   double mass = 0;
@@ -481,7 +481,7 @@ static int log_section(FILE* f, int li, const char* path, const char* role, cons
     for (int k = 0; k < ns; k++) dyv_validator_free(v[k]);
     dyv_validator_free(vn);
     dyi_log_close(lr);
-    return cli_fail("%s", err) ? -1 : -1;
+    { cli_fail("%s", err); return -1; }
   }
   if (vn) {
     char* csv = NULL; size_t clen = 0;
