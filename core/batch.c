@@ -205,15 +205,30 @@ void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const
   const int n = m->n;
   for (int k0 = 0; k0 < K; k0 += B) {
     const int nb = K - k0 < B ? K - k0 : B;
+    /* fixed-count copies for full chunks (a variable-length memcpy becomes
+     * a rep movs, slow to start, at this size) */
     for (int j = 0; j < n; j++) {
-      const size_t o = (size_t)j * (size_t)K + (size_t)k0, sz = sizeof(double) * (size_t)nb;
-      memcpy(w->q[j], q + o, sz);
-      if (qd) memcpy(w->qd[j], qd + o, sz); else memset(w->qd[j], 0, sz);
-      if (qdd) memcpy(w->qdd[j], qdd + o, sz); else memset(w->qdd[j], 0, sz);
-      for (int b = nb; b < B; b++) w->q[j][b] = w->qd[j][b] = w->qdd[j][b] = 0;  /* padding */
+      const size_t o = (size_t)j * (size_t)K + (size_t)k0;
+      if (nb == B)
+        for (int b = 0; b < B; b++) {
+          w->q[j][b] = q[o + b];
+          w->qd[j][b] = qd ? qd[o + b] : 0;
+          w->qdd[j][b] = qdd ? qdd[o + b] : 0;
+        }
+      else
+        for (int b = 0; b < B; b++) {   /* the last chunk, padded with zero states */
+          w->q[j][b] = b < nb ? q[o + b] : 0;
+          w->qd[j][b] = b < nb && qd ? qd[o + b] : 0;
+          w->qdd[j][b] = b < nb && qdd ? qdd[o + b] : 0;
+        }
     }
     batch_chunk(m, par, w);
-    for (int j = 0; j < n; j++)
-      memcpy(tau + (size_t)j * (size_t)K + (size_t)k0, w->tau[j], sizeof(double) * (size_t)nb);
+    for (int j = 0; j < n; j++) {
+      double* t = tau + (size_t)j * (size_t)K + (size_t)k0;
+      if (nb == B)
+        for (int b = 0; b < B; b++) t[b] = w->tau[j][b];
+      else
+        for (int b = 0; b < nb; b++) t[b] = w->tau[j][b];
+    }
   }
 }
