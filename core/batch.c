@@ -100,9 +100,10 @@ forward_lane(dyBatch* restrict W, int j, int b, double ca, double sa, double msa
   W->vd[j+1][0][b] = vd0; W->vd[j+1][1][b] = vd1; W->vd[j+1][2][b] = vd2;
 }
 
-/* Newton-Euler on the chunk in W (q, qd, qdd filled) into W->tau */
+/* Newton-Euler on the chunk in W (q, qd, qdd filled) into W->tau; lanes
+ * nb..B-1 are padding (no cos/sin taken for them) */
 DY_CLONES
-static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W) {
+static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W, int nb) {
   const int n = m->n;
   for (int c = 0; c < 3; c++) {
     const double g = m->gravity[c];
@@ -114,10 +115,11 @@ static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W
     const double ca = cos(m->dh_alpha[j]), sa = sin(m->dh_alpha[j]);
     const double th0 = m->dh_theta[j], d0 = m->dh_d[j];
     if (m->jnt_type[j] == DY_REVOLUTE) {
-      for (int b = 0; b < B; b++) {
+      for (int b = 0; b < nb; b++) {
         double th = th0 + W->q[j][b];
         W->ct[j][b] = cos(th); W->st[j][b] = sin(th);
       }
+      for (int b = nb; b < B; b++) { W->ct[j][b] = 1; W->st[j][b] = 0; }
       const double p1 = -sa*d0, p2 = ca*d0;
       for (int b = 0; b < B; b++) { W->p[j][0][b] = p1; W->p[j][1][b] = p2; }
     } else {
@@ -222,7 +224,7 @@ void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const
           w->qdd[j][b] = b < nb && qdd ? qdd[o + b] : 0;
         }
     }
-    batch_chunk(m, par, w);
+    batch_chunk(m, par, w, nb);
     for (int j = 0; j < n; j++) {
       double* t = tau + (size_t)j * (size_t)K + (size_t)k0;
       if (nb == B)
