@@ -68,15 +68,24 @@ const char* dy_batch_isa(void) {
   return "plain C (one variant, for the compiler's flags)";
 }
 
+/* R_{j-1,j} of one lane (the entries of dy_frames: Rx(alpha) Rz(theta); R2
+ * is zero) and O_j's y, z in frame j-1 */
+typedef struct { double R0, R1, R3, R4, R5, R6, R7, R8, p1, p2; } laneFrame;
+static inline __attribute__((always_inline)) laneFrame
+lane_frame(const dyBatch* restrict W, int j, int b, double ca, double sa, double msa) {
+  const double ct = W->ct[j][b], st = W->st[j][b];
+  laneFrame f = {ct, -st, ca*st, ca*ct, msa, sa*st, sa*ct, ca, W->p[j][0][b], W->p[j][1][b]};
+  return f;
+}
+
 /* one lane of the forward pass of joint j (rev: revolute, a constant at
  * every call so that each loop gets one branch-free copy) */
 static inline __attribute__((always_inline)) void
 forward_lane(dyBatch* restrict W, int j, int b, double ca, double sa, double msa, double p0,
              int rev) {
-  const double ct = W->ct[j][b], st = W->st[j][b];
-  const double R0 = ct, R1 = -st, R3 = ca*st, R4 = ca*ct, R5 = msa, R6 = sa*st, R7 = sa*ct,
-               R8 = ca;
-  const double p1 = W->p[j][0][b], p2 = W->p[j][1][b];
+  const laneFrame f = lane_frame(W, j, b, ca, sa, msa);
+  const double R0 = f.R0, R1 = f.R1, R3 = f.R3, R4 = f.R4, R5 = f.R5, R6 = f.R6, R7 = f.R7,
+               R8 = f.R8, p1 = f.p1, p2 = f.p2;
   const double wp0 = W->w[j][0][b], wp1 = W->w[j][1][b], wp2 = W->w[j][2][b];
   const double wdp0 = W->wd[j][0][b], wdp1 = W->wd[j][1][b], wdp2 = W->wd[j][2][b];
   /* vd = R^T (vd' + wd' x p + w' x (w' x p)) */
@@ -175,10 +184,9 @@ static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W
     const double ca = cos(m->dh_alpha[j]), sa = sin(m->dh_alpha[j]), msa = -sa;
     const double p0 = m->dh_a[j];
     for (int b = 0; b < B; b++) {
-      const double ct = W->ct[j][b], st = W->st[j][b];
-      const double R0 = ct, R1 = -st, R3 = ca*st, R4 = ca*ct, R5 = msa, R6 = sa*st, R7 = sa*ct,
-                   R8 = ca;
-      const double p1 = W->p[j][0][b], p2 = W->p[j][1][b];
+      const laneFrame f = lane_frame(W, j, b, ca, sa, msa);
+      const double R0 = f.R0, R1 = f.R1, R3 = f.R3, R4 = f.R4, R5 = f.R5, R6 = f.R6,
+                   R7 = f.R7, R8 = f.R8, p1 = f.p1, p2 = f.p2;
       const double F0 = W->F[j][0][b], F1 = W->F[j][1][b], F2 = W->F[j][2][b];
       const double N0 = W->N[j][0][b], N1 = W->N[j][1][b], N2 = W->N[j][2][b];
       double rf0 = R0*F0 + R1*F1, rf1 = R3*F0 + R4*F1 + R5*F2, rf2 = R6*F0 + R7*F1 + R8*F2;
