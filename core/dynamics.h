@@ -82,7 +82,7 @@ int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
 #define DY_BATCH_LANES 8
 
 /* Scratch of dy_rnea_batch: one chunk of DY_BATCH_LANES states, all links
- * (fixed size, ~45 kB, for any model of up to DY_MAXJ joints and any K). */
+ * (fixed size, ~48 kB, for any model of up to DY_MAXJ joints and any K). */
 typedef struct dyBatch_ dyBatch;
 
 /* Allocate the batch scratch for m (one allocation, 64-byte aligned). NULL
