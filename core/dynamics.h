@@ -68,4 +68,40 @@ int dy_fd_chol(const dyModel* m, dyData* d, const double* par, const double* q,
 int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
               const double* qd, const double* tau, double* qdd);
 
+/* ---------------------------------------------------------------------
+ * Batch kernels: the same algorithms for many states per call (core/batch.c).
+ *
+ * States in structure-of-arrays form: x[j*K + k] is joint j of state k
+ * (0 <= j < n, 0 <= k < K), for q, qd, qdd and tau alike, so that the
+ * innermost loops run over states and the compiler vectorises them. On
+ * x86-64 the kernel is compiled for AVX-512F, AVX2 and baseline SSE2 and
+ * the best one the machine supports is chosen at load time (GCC/Clang
+ * function multiversioning); elsewhere plain C.                          */
+
+/* states per inner chunk: the vector width the kernel is written for */
+#define DY_BATCH_LANES 8
+
+/* Scratch of dy_rnea_batch: one chunk of DY_BATCH_LANES states, all links
+ * (fixed size, ~48 kB, for any model of up to DY_MAXJ joints and any K). */
+typedef struct dyBatch_ dyBatch;
+
+/* Allocate the batch scratch for m (one allocation, 64-byte aligned). NULL
+ * on failure or if m has no joints or more than DY_MAXJ. */
+dyBatch* dy_makeBatch(const dyModel* m);
+void dy_freeBatch(dyBatch* w);
+
+/* Inverse dynamics of K states per call, each as dy_rnea:
+ *   tau_k = M(q_k) qdd_k + C(q_k,qd_k) qd_k + g(q_k) + IA qdd_k + FV qd_k
+ *           + FC sign(qd_k) + FO,        k = 0..K-1
+ * q, qd, qdd, tau: n*K each, q[j*K + k] joint j of state k (qd or qdd may be
+ * NULL for zero); par: 14n as dy_rnea (m->par for the nominal model);
+ * gravity m->gravity. The results equal dy_rnea's state by state (the same
+ * operations in the same order). K <= 0 does nothing. No allocation. */
+void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,
+                   const double* qd, const double* qdd, double* tau);
+
+/* The kernel variant the dispatch chose on this machine, e.g.
+ * "avx2 (4 doubles per vector)" (a static string). */
+const char* dy_batch_isa(void);
+
 #endif

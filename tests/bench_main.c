@@ -19,7 +19,8 @@
  * Sections: each is a function `static void section_NAME(benchModel* bm,
  * int nm)` called from main; add new ones (regressor rows/s, identification
  * throughput, base-parameter algorithms) the same way, timing with
- * bench_ns_set(nf, fns, ctxs, ns). */
+ * bench_ns_set(nf, fns, ctxs, ns). section_batch times Newton-Euler on many
+ * states per call (dy_rnea_batch) against one state per call. */
 #include "dynamics.h"
 #include "io.h"
 #include "kdl_shim.h"
@@ -662,6 +663,68 @@ static void section_excite(void) {
 
 /* ------------------------------------------------------------ main */
 
+/* ----------------------- section: many states per call (dy_rnea_batch) */
+
+typedef struct {
+  const dyModel* m;
+  dyData* d;
+  dyBatch* w;
+  int K;                     /* states per call; 0: dy_rnea, one state per call */
+  double q[NSTATE*DY_MAXJ], qd[NSTATE*DY_MAXJ], qdd[NSTATE*DY_MAXJ], tau[NSTATE*DY_MAXJ];
+} batchCtx;                  /* NSTATE/K blocks of n*K, each in structure-of-arrays form */
+
+static void f_batch(void* v, long i) {
+  batchCtx* c = v;
+  if (!c->K) {
+    const int s = (int)(i % NSTATE), n = c->m->n;
+    dy_rnea(c->m, c->d, c->m->par, c->q + n*s, c->qd + n*s, c->qdd + n*s, c->tau);
+    return;
+  }
+  const size_t o = (size_t)(i % (NSTATE / c->K)) * (size_t)(c->m->n * c->K);
+  dy_rnea_batch(c->m, c->w, c->m->par, c->K, c->q + o, c->qd + o, c->qdd + o, c->tau + o);
+}
+
+/* Newton-Euler on the Panda, one state per call (dy_rnea) against K states
+ * per call (dy_rnea_batch, K = 4, 8, 64), the same 64 states */
+static void section_batch(benchModel* bm) {
+  const dyModel* m = bm[0].m;
+  const int n = m->n, Ks[4] = {0, 4, 8, 64};
+  printf("\n== Newton-Euler for many states per call: dy_rnea_batch (kernel: %s) ==\n%s\n",
+         dy_batch_isa(), bm[0].name);
+  batchCtx* c[4];
+  bench_fn fns[4];
+  void* ctxs[4];
+  double qs[NSTATE][DY_MAXJ], qds[NSTATE][DY_MAXJ], qdds[NSTATE][DY_MAXJ];
+  for (int s = 0; s < NSTATE; s++)
+    for (int j = 0; j < n; j++) {
+      qs[s][j] = uniform(-M_PI, M_PI); qds[s][j] = uniform(-2, 2); qdds[s][j] = uniform(-5, 5);
+    }
+  for (int v = 0; v < 4; v++) {
+    c[v] = calloc(1, sizeof *c[v]);
+    c[v]->m = m; c[v]->d = dy_makeData(m); c[v]->w = dy_makeBatch(m); c[v]->K = Ks[v];
+    const int K = Ks[v] ? Ks[v] : 1;
+    for (int s = 0; s < NSTATE; s++)
+      for (int j = 0; j < n; j++) {   /* state s: block s / K, column s % K */
+        const size_t o = (size_t)(s / K) * (size_t)(n * K) + (size_t)(j * K + s % K);
+        c[v]->q[o] = qs[s][j]; c[v]->qd[o] = qds[s][j]; c[v]->qdd[o] = qdds[s][j];
+      }
+    fns[v] = f_batch; ctxs[v] = c[v];
+  }
+  double ns[4];
+  bench_ns_set(4, fns, ctxs, ns);
+  printf("  %-24s %9s %14s %9s\n", "", "ns/state", "states/s", "speed-up");
+  for (int v = 0; v < 4; v++) {
+    const double per = ns[v] / (Ks[v] ? Ks[v] : 1);
+    char what[64];
+    if (Ks[v]) snprintf(what, sizeof what, "dy_rnea_batch K = %d", Ks[v]);
+    else snprintf(what, sizeof what, "dy_rnea (1 per call)");
+    printf("  %-24s %9.1f %14.3g %8.2fx\n", what, per, 1e9 / per, ns[0] / per);
+    dy_freeData(c[v]->d);
+    dy_freeBatch(c[v]->w);
+    free(c[v]);
+  }
+}
+
 int main(int argc, char** argv) {
   benchModel bm[16];
   int nm = 0;
@@ -692,6 +755,7 @@ int main(int argc, char** argv) {
 #endif
   );
   int missed = section_core(bm, nm);
+  section_batch(bm);
   section_regressor(bm, nm);
   section_base(bm, nm);
   section_identify();
