@@ -124,8 +124,9 @@ fuzz: deps
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev >/dev/null || exit 1; \
 	  else echo "fuzz: needs clang and libclang-rt-14-dev: sudo apt-get install clang libclang-rt-14-dev"; exit 1; fi; fi
 	@mkdir -p build/fuzz/obj
-	@for f in $(SRC_LIB); do o=build/fuzz/obj/$$(echo $$f | tr / _).o; \
-	  [ $$o -nt $$f ] && [ $$o -nt Makefile ] || clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $$f -o $$o || exit 1; done
+	@h=$$(ls -t core/*.h ident/*.h verify/*.h reports/*.h | head -n 1); \
+	for f in $(SRC_LIB); do o=build/fuzz/obj/$$(echo $$f | tr / _).o; \
+	  [ $$o -nt $$f ] && [ $$o -nt $$h ] || clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $$f -o $$o || exit 1; done
 	@for t in $(FUZZ_TARGETS); do \
 	  clang $(FUZZ_CFLAGS) -fsanitize=fuzzer tests/fuzz/fuzz_$$t.c build/fuzz/obj/*.o \
 	    $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS) -o build/fuzz/fuzz_$$t || exit 1; \

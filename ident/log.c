@@ -498,9 +498,9 @@ static const char* hz_text(double f, char* buf, size_t sz) {
   static const char* P[] = {"p", "n", "u", "m", "", "k", "M", "G", "T"};
   int e = 4;
   double a = fabs(f);
-  if (isfinite(a) && a > 0) {
-    while (a >= 999.5 && e < 8) { a /= 1000; f /= 1000; e++; }
-    while (a < 0.9995 && e > 0) { a *= 1000; f *= 1000; e--; }
+  if (isfinite(a) && a >= 0.9995e-12 && a < 999.5e12) {
+    while (a >= 999.5) { a /= 1000; f /= 1000; e++; }
+    while (a < 0.9995) { a *= 1000; f *= 1000; e--; }
   }
   snprintf(buf, sz, "%.3g %sHz", f, P[e]);
   return buf;
