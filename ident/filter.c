@@ -52,7 +52,7 @@ int dyi_butter_margin(const dyiButter* f) {
   if (rho <= 0) return 1;
   if (!(rho < 1)) return 1 << 24;
   double m = ceil(log(0x1p-53 * (1.0 - rho)) / log(rho));
-  return m > (1 << 24) ? (1 << 24) : (int)m + 1;
+  return !(m < (1 << 24)) ? (1 << 24) : m < 0 ? 1 : (int)m + 1;
 }
 
 int dyi_butter_settle(const dyiButter* f, double tol) {
