@@ -2,7 +2,7 @@
 # Layers: core (dynamics) <- ident (model from data) <- verify (model against
 # data) <- reports (report and the dynid program).
 #
-#   make            libdynid.a and ./dynid     make test   the test suite
+#   make            libdynid.a, libdynid.so and ./dynid     make test   the test suite
 #   make demo       the main job on shipped data   make bench  timings
 #   make asan       tests under ASan+UBSan      make fuzz   libFuzzer runs
 #   make install    PREFIX=/usr/local DESTDIR=  make clean
@@ -13,9 +13,9 @@ CXX     ?= c++
 PREFIX  ?= /usr/local
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Icore -Iident -Iverify -Ireports \
+CFLAGS  += -fPIC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Icore -Iident -Iverify -Ireports \
            -I/usr/include/libxml2
-LDLIBS  = -ldsdp -llapacke -lopenblas -lcsv -lxml2 -lz -lm
+LDLIBS  = -ldsdp -llapacke -lopenblas -lcsv -lxml2 -lz -lm -pthread
 PLOT_LIBS = -lplplot
 NLOPT_LIBS = -lnlopt
 
@@ -30,6 +30,7 @@ DEPS = liblapacke-dev:/usr/include/lapacke.h \
        libnlopt-dev:/usr/include/nlopt.h \
        libdsdp-dev:/usr/include/dsdp/dsdp5.h \
        libxml2-utils:/usr/bin/xmllint \
+       pkg-config:/usr/bin/pkg-config \
        g++:/usr/bin/g++
 
 SRC_LIB := $(sort $(wildcard core/*.c ident/*.c verify/*.c reports/*.c))
@@ -41,8 +42,13 @@ TEST_CXX := $(sort $(wildcard tests/*.cpp))
 TEST_CXX_OBJ := $(TEST_CXX:tests/%.cpp=build/tests/%.o)
 HDR := $(wildcard core/*.h ident/*.h verify/*.h reports/*.h tests/*.h)
 
+# the release number (reports/version.h) gives the shared library's soname
+VERSION := $(shell sed -n 's/^\#define DYNID_VERSION "\(.*\)"/\1/p' reports/version.h)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+SONAME  := libdynid.so.$(SOMAJOR)
+
 .PHONY: all deps test bench asan demo install clean fuzz
-all: deps dynid
+all: deps dynid libdynid.so
 
 deps:
 	@missing=""; for d in $(DEPS); do pkg=$${d%%:*}; f=$${d#*:}; \
@@ -61,11 +67,18 @@ build/%.o: %.c $(HDR) | deps
 # the fuzz regression replay compiles the fuzz targets in
 build/tests/test_fuzz_regress: $(wildcard tests/fuzz/*.c tests/fuzz/*.h)
 
-# the counting twins: opcount.c compiles lin91.c and ne_base.c a second time
-build/verify/opcount.o: verify/lin91.c verify/ne_base.c
+# the counting twins: opcount.c compiles lin91.c, ne_base.c, renaud.c and saha.c a second time
+build/verify/opcount.o: verify/lin91.c verify/ne_base.c verify/renaud.c verify/saha.c
 
 libdynid.a: $(OBJ_LIB)
 	rm -f $@ && ar rcs $@ $^
+
+# the shared library: libdynid.so -> libdynid.so.MAJOR (the soname) -> libdynid.so.VERSION
+libdynid.so.$(VERSION): $(OBJ_LIB)
+	$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
+
+libdynid.so: libdynid.so.$(VERSION)
+	ln -sf $< $(SONAME) && ln -sf $(SONAME) $@
 
 dynid: build/reports/main.o libdynid.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
@@ -82,8 +95,8 @@ build/tests/%: tests/%.c libdynid.a $(TEST_CXX_OBJ) $(HDR)
 	$(CXX) $(filter-out -std=c11 -Wpedantic,$(CFLAGS)) -x c -std=c11 -Itests -c $< -o $@.o
 	$(CXX) -o $@ $@.o $(TEST_CXX_OBJ) libdynid.a -lorocos-kdl $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
 
-test: deps dynid $(TEST_BIN)
-	@bash tests/run.sh $(TEST_BIN)
+test: deps dynid libdynid.so $(TEST_BIN)
+	@bash tests/run.sh $(TEST_BIN) tests/test_install.sh
 
 bench: deps dynid build/tests/bench_main
 	@./build/tests/bench_main
@@ -102,11 +115,19 @@ asan:
 demo: deps dynid
 	@bash reports/demo.sh
 
+# the program, both libraries (soname links), the headers under include/dynid/,
+# dynid.pc for pkg-config and the manual page
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dynid
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/dynid \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 dynid $(DESTDIR)$(PREFIX)/bin/dynid
 	install -m 644 libdynid.a $(DESTDIR)$(PREFIX)/lib/libdynid.a
+	install -m 755 libdynid.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libdynid.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libdynid.so
 	install -m 644 core/*.h ident/*.h verify/*.h $(DESTDIR)$(PREFIX)/include/dynid/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' reports/dynid.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dynid.pc
+	install -m 644 reports/dynid.1 $(DESTDIR)$(PREFIX)/share/man/man1/dynid.1
 
 # libFuzzer: every reader, FUZZ_SECONDS each (FUZZ_TARGETS to choose), with
 # a 512 MB limit on any one allocation (an input that asks for more is a
@@ -150,4 +171,4 @@ fuzz: deps
 	    echo "fuzz: $$t found a problem: build/fuzz/$$t/fuzz.log"; exit 1; fi; done
 
 clean:
-	rm -rf build libdynid.a dynid
+	rm -rf build libdynid.a libdynid.so libdynid.so.* dynid

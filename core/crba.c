@@ -1,4 +1,4 @@
-/* dynid core: composite-rigid-body inertia matrix (seed 003, section 3.2)
+/* dynid core: composite-rigid-body inertia matrix ([FeatherstoneOrin00], section 3.2)
  * in link frames. The composite body of link j (links j..n) is held as
  * (Jc about O_j, first moment MSc, mass Mc) in frame j. */
 #include "dynamics.h"

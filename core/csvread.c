@@ -30,6 +30,7 @@ struct dyCsv_ {
   dyCsvDirectiveFn on_dir; void* dir_ud; /* "#!" lines, NULL: comments */
   long lineno, rowline;                 /* physical line, line of row start */
   long long size;
+  char delim;                           /* from the first row: ',' ';' '\t' or ' ' (runs of blanks) */
 };
 
 static void on_field(void* s, size_t len, void* ud) {
@@ -129,6 +130,39 @@ static int read_line(dyCsv* c) {
   return 1;
 }
 
+char dy_csv_sniff(const char* line) {
+  int n[3] = {0, 0, 0}, quoted = 0, words = 0, inword = 0;
+  for (const char* s = line; *s && *s != '\n' && *s != '\r'; s++) {
+    if (*s == '"') quoted = !quoted;
+    if (quoted) continue;
+    n[0] += *s == ','; n[1] += *s == ';'; n[2] += *s == '\t';
+    int blank = *s == ' ' || *s == '\t';
+    words += !blank && !inword;
+    inword = !blank;
+  }
+  if (n[0] >= n[1] && n[0] >= n[2] && n[0] > 0) return ',';
+  if (n[1] > 0 || n[2] > 0) return n[1] >= n[2] ? ';' : '\t';
+  return words >= 2 ? ' ' : ',';
+}
+
+char dy_csv_delim(const dyCsv* c) { return c->delim ? c->delim : ','; }
+
+/* a line of blank-separated fields as comma-separated ones, in place */
+static void blanks_to_commas(char* text) {
+  char* w = text;
+  const char* s = text;
+  while (*s == ' ' || *s == '\t') s++;
+  while (*s) {
+    if (*s == ' ' || *s == '\t') {
+      while (*s == ' ' || *s == '\t') s++;
+      if (*s && *s != '\n' && *s != '\r') *w++ = ',';
+      continue;
+    }
+    *w++ = *s++;
+  }
+  *w = 0;
+}
+
 int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
   c->nf = 0; c->buflen = 0; c->row_ready = 0; c->too_many = 0; c->rowbytes = 0;
   for (;;) {
@@ -168,7 +202,12 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
       }
       if (*s == 0 || *s == '#') continue;   /* blank or comment line */
       c->rowline = c->lineno;
+      if (!c->delim) {   /* the first row decides the delimiter */
+        c->delim = dy_csv_sniff(text);
+        if (c->delim == ';' || c->delim == '\t') csv_set_delim(&c->p, (unsigned char)c->delim);
+      }
     }
+    if (c->delim == ' ') { blanks_to_commas(text); len = strlen(text); }
     c->rowbytes += (long)len;
     if (c->rowbytes > DY_CSV_MAXROW) {
       snprintf(err, (size_t)errsz, "%s:%ld: row longer than %ld MiB (from line %ld: an unclosed quote?)",

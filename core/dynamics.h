@@ -3,7 +3,7 @@
  * articulated-body), all in the modified-DH link frames of model.h.
  *
  * Every function takes the parameter vector as an argument (par, 14n,
- * CONVENTIONS.md order; pass m->par for the nominal model), so nominal,
+ * model.h order; pass m->par for the nominal model), so nominal,
  * identified and perturbed parameters run through the same code.
  * Units: q [rad|m], qd [rad/s|m/s], qdd [rad/s^2|m/s^2], tau [N m|N].
  * Scratch comes from d (dy_makeData); nothing is allocated per call.      */
@@ -44,7 +44,7 @@ void dy_rnea_g(const dyModel* m, dyData* d, const double* par, const double* q,
                const double* qd, const double* qdd, const double g[3], int joint,
                double* tau);
 
-/* Joint-space inertia matrix by the composite-rigid-body algorithm (seed 003
+/* Joint-space inertia matrix by the composite-rigid-body algorithm ([FeatherstoneOrin00]
  * section 3.2), H = M(q) + diag(IA), full symmetric, row-major (n x n)
  * [kg m^2 | kg | kg m]. */
 void dy_crba(const dyModel* m, dyData* d, const double* par, const double* q,
@@ -62,7 +62,7 @@ void dy_bias(const dyModel* m, dyData* d, const double* par, const double* q,
 int dy_fd_chol(const dyModel* m, dyData* d, const double* par, const double* q,
                const double* qd, const double* tau, double* qdd);
 
-/* Forward dynamics by the articulated-body algorithm (seed 003 section 3.3),
+/* Forward dynamics by the articulated-body algorithm ([FeatherstoneOrin00] section 3.3),
  * O(n), in spatial 6-vectors (angular; linear) about each O_j, frame j.
  * Returns 0, or j+1 if the articulated inertia of joint j is not positive. */
 int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,

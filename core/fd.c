@@ -1,5 +1,5 @@
 /* dynid core: forward dynamics, by Cholesky of the CRBA inertia matrix and
- * by the articulated-body algorithm (seed 003, section 3.3). */
+ * by the articulated-body algorithm ([FeatherstoneOrin00], section 3.3). */
 #include "dynamics.h"
 #include "mathu.h"
 #include <math.h>

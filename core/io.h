@@ -34,6 +34,14 @@ void dy_csv_close(dyCsv* c);
  * parse error (err set). */
 int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz);
 
+/* The delimiter, sniffed from the first row that is not a comment (the
+ * header): the most frequent of ',' ';' and tab (',' on ties); with none of
+ * them, runs of blanks when they separate two or more fields (returned as
+ * ' '); else ','. dy_csv_delim: the one the reader uses (',' before the
+ * first row). */
+char dy_csv_sniff(const char* line);
+char dy_csv_delim(const dyCsv* c);
+
 /* Line of the file on which the last row started (1-based). */
 long dy_csv_line(const dyCsv* c);
 
@@ -76,7 +84,7 @@ typedef struct {
 int dy_load_model(const char* path, const dyLoadOpt* opt, dyModel** out,
                   char* err, int errsz);
 
-/* Model table CSV (CONVENTIONS.md section 3):
+/* Model table CSV (README.md, Model tables and Files):
  * joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz[,ia,fv,fc,fo]
  * (optional: qmin,qmax,qdmax,qddmax,taumax, name). Inertia about the centre
  * of mass in frame-j axes; converted to the standard parameters about O_j.
@@ -135,8 +143,14 @@ typedef struct {
   int is_stdout;
 } dyOut;
 
-/* 0 or -1 (err set). */
+/* 0 or -1 (err set). A file (not standard output, not markup: .html,
+ * .urdf, .xml, .svg) starts with the lines of the prelude, if one is set,
+ * each as a '#' line. */
 int dy_out_open(dyOut* o, const char* path, char* err, int errsz);
+/* The text (lines separated by '\n', NULL: none) every file opened after
+ * this starts with; kept by pointer. The dynid program sets its
+ * provenance: version, command line, model fingerprint, inputs. */
+void dy_out_prelude(const char* text);
 /* Flush, close and rename into place. 0 or -1 (err set; temp removed). */
 int dy_out_commit(dyOut* o, char* err, int errsz);
 /* Close and remove the temporary file (a failed command). */

@@ -1,5 +1,5 @@
 /* dynid core: Lin's inertia constants of composite bodies and the geometry
- * indicators of Theorem 1 (seed 001). See lin_const.h for the equations. */
+ * indicators of Theorem 1 ([LinFang99]). See lin_const.h for the equations. */
 #include "lin_const.h"
 #include "mathu.h"
 #include <math.h>

@@ -1,4 +1,4 @@
-/* dynid core: S.K. Lin's inertia constants of composite bodies (seed 001,
+/* dynid core: S.K. Lin's inertia constants of composite bodies ([LinFang99],
  * Lin & Fang 1999, section 3 and Appendix C) and the geometry indicators of
  * its Theorem 1 (r, s, u_r^<i>, delta_i, sigma_i).
  *
@@ -15,7 +15,7 @@
  *   joint i+1 prismatic (R constant, b = (a_{i+1}, 0, 0)):
  *     k_i = m_i c_i + mhat_{i+1} b + R k_{i+1}
  *     U_i = J_i + R U_{i+1} R^T - mhat_{i+1} [b x]^2 - [b x][(R k) x] - [(R k) x][b x]
- * J_i is the link inertia about O_i (XX..ZZ of CONVENTIONS.md as a tensor),
+ * J_i is the link inertia about O_i (XX..ZZ of model.h as a tensor),
  * m_i c_i its first moment (MX MY MZ). All are linear in the standard
  * parameters, so a base-parameter set can take its rows from unit vectors.
  * (C2) is written as in the paper's Remark: (U_{i+1})_33 stays in V_i.
@@ -27,7 +27,7 @@
 #include "model.h"
 
 /* Inertia constants from the link parameters par (at least 10n entries,
- * CONVENTIONS.md order; joint parameters are not used).
+ * model.h order; joint parameters are not used).
  * mhat: composite masses [kg] (n); k: k_i in frame i [kg m] (3n);
  * U: U_i in frame i, row-major 3x3 [kg m^2] (9n). Theta of prismatic joints
  * and d of revolute joints are the model's constants (q does not enter). */
@@ -43,7 +43,7 @@ void dy_lin_const(const dyModel* m, const double* par, double* mhat, double* k,
  *   delta: 1 if (k_i)_x, (k_i)_y of revolute i, r <= i < s, enter the
  *       dynamics; 0 when every joint axis k < i is parallel to u_r and to
  *       gravity and, for every revolute m in [r, i), O_m -> O_i is zero or
- *       parallel to u_r (seed 001, Theorem 1) (n);
+ *       parallel to u_r ([LinFang99], Theorem 1) (n);
  *   sigma: 0 for a prismatic joint r < i < s parallel to u_r, else 1 (n);
  *   ur_base: u_r in frame 0.                                              */
 typedef struct {

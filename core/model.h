@@ -6,7 +6,7 @@
  * a revolute joint adds q_j to theta_j, a prismatic one adds q_j to d_j.
  * Frame 0 is the fixed base; z_j is the axis of joint j.
  *
- * Parameters (CONVENTIONS.md section 2). The full vector used by every
+ * Parameters (README.md, Parameters). The full vector used by every
  * algorithm has DY_NPAR_LINK*n link parameters followed by DY_NPAR_JNT*n
  * joint parameters (14n in all); without friction the joint ones are zero:
  *     link j:  XX XY XZ YY YZ ZZ  inertia about O_j, frame-j axes  [kg m^2]

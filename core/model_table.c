@@ -1,4 +1,4 @@
-/* dynid core: the model-table reader (CONVENTIONS.md section 3) and the
+/* dynid core: the model-table reader (README.md, Model tables and Files) and the
  * classic-to-modified DH conversion, plus dy_load_model's dispatch.
  *
  * Two column sets hold the link parameters: the centre-of-mass form

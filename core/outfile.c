@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,19 @@ static void track(dyOut* o, int on) {
     if (on && !open_outs[i]) { open_outs[i] = o; return; }
     if (!on && open_outs[i] == o) { open_outs[i] = NULL; return; }
   }
+}
+
+static const char* prelude;   /* '#' lines every output file starts with */
+
+void dy_out_prelude(const char* text) { prelude = text; }
+
+/* files that cannot start with '#' lines: markup */
+static int is_markup(const char* path) {
+  const char* dot = strrchr(path, '.');
+  const char* gz = dot && !strcmp(dot, ".gz") ? dot : NULL;
+  if (gz) { const char* p = gz; while (p > path && p[-1] != '.') p--; dot = p > path ? p - 1 : NULL; }
+  return dot && (!strncasecmp(dot, ".html", 5) || !strncasecmp(dot, ".htm", 4) || !strncasecmp(dot, ".urdf", 5) ||
+                 !strncasecmp(dot, ".xml", 4) || !strncasecmp(dot, ".svg", 4));
 }
 
 int dy_out_open(dyOut* o, const char* path, char* err, int errsz) {
@@ -48,6 +62,12 @@ int dy_out_open(dyOut* o, const char* path, char* err, int errsz) {
     return -1;
   }
   track(o, 1);
+  if (prelude && *prelude && !is_markup(path))
+    for (const char* s = prelude; *s;) {
+      size_t L = strcspn(s, "\n");
+      fprintf(o->f, "# %.*s\n", (int)L, s);
+      s += L + (s[L] == '\n');
+    }
   return 0;
 }
 

@@ -6,9 +6,9 @@
  * satisfies B P = 1, so Y_b = Y P and pi = P beta is a realisation of beta
  * (a standard-parameter vector with the same torques).
  *
- * Three sets (CONVENTIONS.md section 2): "qr" (numerical: QR with column
+ * Three sets (README.md, Parameters): "qr" (numerical: QR with column
  * pivoting of the stacked regressor), "khalil" (Khalil-Mayeda grouping rules
- * in closed form), "lin" (S.K. Lin's minimal linear combinations, seed 001
+ * in closed form), "lin" (S.K. Lin's minimal linear combinations, [LinFang99]
  * Theorem 1). Every set is proved by the QR rank test before it is used. */
 #ifndef DYNID_BASE_H
 #define DYNID_BASE_H
@@ -63,7 +63,7 @@ int dyi_friction_kinds(const char* list, unsigned* keep, char* bad, int badsz);
  * (B, P zeroed, lead = -1). NULL on failure. (ident/base_common.c) */
 dyBase* dyi_base_alloc(const char* set, int nb, int npar, int friction);
 
-/* Lin's set (seed 001, Theorem 1), unverified; used by dyi_base_compute.
+/* Lin's set ([LinFang99], Theorem 1), unverified; used by dyi_base_compute.
  * (ident/base_lin.c) NULL with err on failure. */
 dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz);
 
@@ -73,8 +73,8 @@ dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz);
  * repro_err. */
 int dyi_base_verify(const dyModel* m, dyBase* b, char* err, int errsz);
 
-/* Expression of base parameter i as "COEF*NAME + ..." (CONVENTIONS.md
- * section 2: coefficient omitted when 1, %.17g numbers, round-off zeros
+/* Expression of base parameter i as "COEF*NAME + ..." (README.md,
+ * Parameters: coefficient omitted when 1, %.17g numbers, round-off zeros
  * dropped). Writes at most bufsz bytes; returns the length needed. */
 int dyi_base_expr(const dyModel* m, const dyBase* b, int i, char* buf, int bufsz);
 

@@ -1,4 +1,4 @@
-/* dynid ident: S.K. Lin's minimal linear combinations (seed 001, Lin & Fang
+/* dynid ident: S.K. Lin's minimal linear combinations ([LinFang99], Lin & Fang
  * 1999, Theorem 1), written in the standard parameters.
  *
  * With r the first revolute joint and s the first revolute joint not
@@ -17,7 +17,7 @@
  * they are linear in the standard parameters, so row B[i] is read off by
  * evaluating them on the unit vectors e_k.
  *
- * Names (CONVENTIONS.md section 2), joint numbers 1-based: U33_2, U11m22_3,
+ * Names (README.md, Parameters), joint numbers 1-based: U33_2, U11m22_3,
  * U12_3, U13_3, U23_3, kx_4, ky_4, kz_4, mhat_3, kappa1_2, kappa2_2.
  *
  * Joint parameters (friction = 1): IAj FVj FCj FOj are appended, except that
@@ -82,7 +82,7 @@ static double lk_value(int kind, int j, const double* mhat, const double* k,
 dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz) {
   int n = m->n, nl = DY_NPAR_LINK*n, npar = friction ? 14*n : nl;
   if (m->gravity[0] == 0 && m->gravity[1] == 0 && m->gravity[2] == 0) {
-    snprintf(err, (size_t)errsz, "lin: zero gravity is outside seed 001's Theorem 1 (first "
+    snprintf(err, (size_t)errsz, "lin: zero gravity is outside [LinFang99]'s Theorem 1 (first "
              "moments seen only through gravity lose identifiability in ways it does not "
              "list); use the qr or khalil set");
     return NULL;

@@ -98,6 +98,11 @@ typedef struct {
   double var_factor;          /* cov = var_factor sigma^2 (R^T R)^-1 (0: 1): the
                                  white-equivalent noise of filtered rows
                                  (filter.h dyi_fir_var_factor) */
+  int threads;                /* dyi_identify*: worker threads for the rows (0, 1:
+                                 the calling thread alone; see below) */
+  int fold_only;              /* 1: dyi_est_run and dyi_identify* fold one
+                                 unweighted pass and stop (no solve: beta and the
+                                 statistics stay unset; for saving the triangles) */
 } dyEstOpt;
 
 /* The estimator: workspace made once, results after dyi_est_run or
@@ -171,6 +176,18 @@ dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const d
                       void (*progress)(long long samples, int pass, int final),
                       char* err, int errsz);
 
+/* Threads (opt->threads = T > 1, OLS and WLS; IRLS reads the data once per
+ * pass and runs on the calling thread): the calling thread reads the logs
+ * (the reader's filters run in time order) into batches of samples while T
+ * workers process the previous batch in two stages: (1) the samples split
+ * evenly, each worker computes the base regressor of its samples; (2) the
+ * joints split by cost (channels to filter, columns to fold), each worker
+ * filters and decimates its joints' channels in time order with a row
+ * stage of its own and folds them into joint triangles of its own. The
+ * triangles are then merged by QR (dyi_est_merge). Every row is filtered
+ * exactly as on one thread; only the grouping of rows into QR blocks
+ * differs, so the estimate agrees to round-off. */
+
 /* The same from several logs stacked into one estimate (nr readers, read
  * one after the other): each is filtered and differentiated on its own by
  * its reader, and the rows' parallel filter restarts at every file (no
@@ -231,6 +248,24 @@ int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
  * cond_scaled, and the per-joint residuals of beta (unweighted, from the
  * triangles). 0, or -1 with err set. Adds warnings. */
 int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz);
+
+/* Solve from the triangles folded in (dyi_est_run with fold_only, merged
+ * statistics): OLS, or WLS with its per-joint weights re-estimated from
+ * the triangles. IRLS is refused (it reweights every row). 0 or -1. */
+int dyi_est_finish(dyEstim* e, char* err, int errsz);
+
+/* The unweighted triangle of joint j, (np[j]+1) x (np[j]+1) column-major,
+ * [R_j z_j; 0 rho_j] over columns cols[j] and the torque (IRLS: of its
+ * first pass). */
+const double* dyi_est_triangle(const dyEstim* e, int j);
+
+/* Fold a triangle T of joint j (as dyi_est_triangle, of `rows` equations)
+ * into e's: the QR of the two stacked (TSQR); a copy when e has none. 0/-1. */
+int dyi_est_merge_tri(dyEstim* e, int j, const double* T, long rows, char* err, int errsz);
+
+/* Fold every triangle and the sample count of src into dst (same n, p and
+ * mask). 0 or -1. */
+int dyi_est_merge(dyEstim* dst, const dyEstim* src, char* err, int errsz);
 
 /* Residual sum of squares of joint j for a given beta, and ||y_j||^2, from
  * the joint triangles of the rows folded in (unweighted rows; IRLS: the

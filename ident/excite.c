@@ -1,20 +1,24 @@
-/* dynid ident: excitation design by NLopt over Fourier coefficients (see
- * excite.h). The criterion is evaluated on the base regressor at nsamp
- * evenly spaced instants of one period; the workspace is made once per
- * optimisation and reused by every evaluation. */
+/* dynid ident: excitation design by multi-start gradient search over
+ * Fourier coefficients (see excite.h). Each worker thread owns a workspace
+ * made once; evaluations allocate nothing. */
 #include "excite.h"
+#include "dynamics.h"
 #include "regressor.h"
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <nlopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void dyi_excite_defaults(dyExciteOpt* o) {
   memset(o, 0, sizeof *o);
   o->nh = 5; o->period = 10; o->nsamp = 100; o->criterion = DYI_EXC_COND;
-  o->maxeval = 600; o->maxtime = 60; o->margin = 0.9; o->seed = 1;
+  o->starts = 24; o->maxeval = 300; o->polish = 1500; o->maxtime = 30; o->threads = 1;
+  o->margin = 0.9; o->seed = 1;
 }
 
 void dyi_joint_envelope(const dyModel* m, int j, double* q0, double* half,
@@ -30,59 +34,122 @@ void dyi_joint_envelope(const dyModel* m, int j, double* q0, double* half,
   *amax = isfinite(m->jnt_qddmax[j]) && m->jnt_qddmax[j] > 0 ? m->jnt_qddmax[j] : (pr ? 2 : 8);
 }
 
+/* scale of joint j's coefficients that brings its largest use of the
+ * limits to margin; *act the active quantity (0 q, 1 qd, 2 qdd), *tact
+ * where it peaks, *peak its unscaled peak. 0 if the joint does not move. */
+static double fit_scale(const dyFourier* f, const dyModel* m, int j, double margin, int* act,
+                        double* tact, double* peak) {
+  double q0, lim[3], k = INFINITY;
+  dyi_joint_envelope(m, j, &q0, lim, lim + 1, lim + 2);
+  *act = 0; *tact = 0; *peak = 0;
+  for (int d = 0; d < 3; d++) {
+    double t, p = dyi_fourier_peak(f, j, d, &t);
+    if (p > 0 && margin * lim[d] / p < k) { k = margin * lim[d] / p; *act = d; *tact = t; *peak = p; }
+  }
+  return isfinite(k) ? k : 0;
+}
+
 void dyi_fourier_fit(dyFourier* f, const dyModel* m, int j, double margin) {
-  double q0, half, vmax, amax, dq, dqd, dqdd;
+  double q0, half, vmax, amax, t, p;
+  int act;
   dyi_joint_envelope(m, j, &q0, &half, &vmax, &amax);
   f->q0[j] = q0;
-  dyi_fourier_bounds(f, j, &dq, &dqd, &dqdd);
-  if (!(dq > 0)) return;                  /* all-zero coefficients stay so */
-  double k = margin * half / dq;
-  if (margin * vmax / dqd < k) k = margin * vmax / dqd;
-  if (margin * amax / dqdd < k) k = margin * amax / dqdd;
+  double k = fit_scale(f, m, j, margin, &act, &t, &p);
+  if (!(k > 0)) return;                   /* all-zero coefficients stay so */
   for (int l = 0; l < f->nh; l++) { f->a[l][j] *= k; f->b[l][j] *= k; }
 }
 
-/* workspace of one optimisation */
+/* ------------------------------------------------------------ workspace */
+
 typedef struct {
   const dyModel* m;
   const dyBase* b;
   const dyExciteOpt* o;
+  int crit, nsamp;
   dyData* d;
-  dyFourier f;          /* current trajectory */
-  int npar, ncol, rows;
+  int n, npar, nb, rows, nvar;
   int* sel;             /* column of Y for each base parameter when P is a
                            selection, else NULL */
-  double *Y, *W, *S, *work, *G;
+  double rw[DY_MAXJ];   /* row weight of joint j (1 / sigma_j or 1) */
+  double *Y, *Yp, *W, *Gm, *ev, *V, *Mt, *T1, *GW, *H, *cs, *dsc, *ck, *work;
   int lwork;
-  int evals;
-  double best;
+  dyFourier u;          /* unscaled coefficients (rest applied) */
+  dyFourier f;          /* the trajectory: u scaled to the limits */
+  int act[DY_MAXJ];
+  double tact[DY_MAXJ], kj[DY_MAXJ], peak[DY_MAXJ];
+  double p;             /* smoothing exponent of cond (0: exact) */
+  long evals;
+  double deadline;      /* monotonic time [s] */
+  int stop;             /* 1 once the deadline has passed */
 } excite_ws;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void ws_free(excite_ws* w) {
   dy_freeData(w->d);
-  free(w->sel); free(w->Y); free(w->W); free(w->S); free(w->work); free(w->G);
+  free(w->sel); free(w->Y); free(w->Yp); free(w->W); free(w->Gm); free(w->ev); free(w->V);
+  free(w->Mt); free(w->T1); free(w->GW); free(w->H); free(w->cs); free(w->dsc); free(w->ck);
+  free(w->work);
+  memset(w, 0, sizeof *w);
 }
 
-static int ws_make(excite_ws* w, const dyModel* m, const dyBase* b, int nsamp) {
+static int nvars(int rest, int nh, int n) { return 2 * n * (rest ? nh - 1 : nh); }
+
+static int ws_make(excite_ws* w, const dyModel* m, const dyBase* b, int nsamp, int nh,
+                   double period, int rest, const double* sigma) {
   memset(w, 0, sizeof *w);
-  w->m = m; w->b = b;
+  w->m = m; w->b = b; w->nsamp = nsamp;
+  w->n = m->n;
   w->npar = b->npar;
-  w->ncol = b->nb;
+  w->nb = b->nb;
   w->rows = m->n * nsamp;
+  w->nvar = nvars(rest, nh, m->n);
+  for (int j = 0; j < m->n; j++) w->rw[j] = sigma ? 1 / sigma[j] : 1;
+  size_t nb = (size_t)w->nb, rows = (size_t)w->rows, np = (size_t)w->npar, n = (size_t)m->n;
   w->d = dy_makeData(m);
-  w->Y = malloc(sizeof(double) * (size_t)m->n * (size_t)w->npar);
-  w->W = malloc(sizeof(double) * (size_t)w->rows * (size_t)w->ncol);
-  w->S = malloc(sizeof(double) * (size_t)w->ncol);
-  w->G = malloc(sizeof(double) * (size_t)w->ncol * (size_t)w->ncol);
-  w->lwork = 5 * (w->rows + w->ncol) + 64;
+  w->Y = malloc(sizeof(double) * n * np);
+  w->Yp = malloc(sizeof(double) * n * np);
+  w->W = malloc(sizeof(double) * rows * nb);
+  w->GW = malloc(sizeof(double) * rows * nb);
+  w->Gm = malloc(sizeof(double) * nb * nb);
+  w->V = malloc(sizeof(double) * nb * nb);
+  w->Mt = malloc(sizeof(double) * nb * nb);
+  w->T1 = malloc(sizeof(double) * nb * nb);
+  w->ev = malloc(sizeof(double) * nb);
+  w->dsc = malloc(sizeof(double) * nb);
+  w->ck = malloc(sizeof(double) * nb);
+  w->H = malloc(sizeof(double) * n * np);
+  w->cs = malloc(sizeof(double) * (size_t)nsamp * (size_t)nh * 2);
+  double q;
+  w->lwork = -1;
+  LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'V', 'L', w->nb, w->V, w->nb, w->ev, &q, -1);
+  w->lwork = (int)q;
+  LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, w->rows, w->nb, w->W, w->rows, w->ev, &q, -1);
+  if ((int)q > w->lwork) w->lwork = (int)q;
+  LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', w->nb, w->nb, w->V, w->nb, w->ev, NULL, 1, w->Mt, w->nb, &q, -1);
+  if ((int)q > w->lwork) w->lwork = (int)q;
+  w->lwork += 5 * (w->rows + w->nb) + 64;
   w->work = malloc(sizeof(double) * (size_t)w->lwork);
-  if (!w->d || !w->Y || !w->W || !w->S || !w->G || !w->work) return -1;
+  if (!w->d || !w->Y || !w->Yp || !w->W || !w->GW || !w->Gm || !w->V || !w->Mt || !w->T1 ||
+      !w->ev || !w->dsc || !w->ck || !w->H || !w->cs || !w->work)
+    return -1;
+  double wf = 2 * M_PI / period;
+  for (int s = 0; s < nsamp; s++)
+    for (int l = 1; l <= nh; l++) {
+      double th = l * wf * (period * s / nsamp);
+      w->cs[((size_t)s * nh + (l - 1)) * 2] = sin(th);
+      w->cs[((size_t)s * nh + (l - 1)) * 2 + 1] = cos(th);
+    }
   /* is P a selection (one 1 per column)? then Y_b is a column pick */
-  w->sel = malloc(sizeof(int) * (size_t)w->ncol);
-  for (int c = 0; c < w->ncol && w->sel; c++) {
+  w->sel = malloc(sizeof(int) * nb);
+  for (int c = 0; c < w->nb && w->sel; c++) {
     int k1 = -1, others = 0;
     for (int k = 0; k < w->npar; k++) {
-      double v = b->P[(size_t)k * w->ncol + c];
+      double v = b->P[(size_t)k * nb + c];
       if (v == 1 && k1 < 0) k1 = k; else if (v != 0) others = 1;
     }
     if (k1 < 0 || others) { free(w->sel); w->sel = NULL; break; }
@@ -91,116 +158,500 @@ static int ws_make(excite_ws* w, const dyModel* m, const dyBase* b, int nsamp) {
   return 0;
 }
 
-/* fill W (column-major, rows x ncol) along w->f */
-static void fill_W(excite_ws* w, int nsamp) {
-  const dyModel* m = w->m;
-  int n = m->n;
+/* the state of w->f at criterion sample s, from the tables */
+static void state_at(const excite_ws* w, int s, double* q, double* qd, double* qdd) {
+  const dyFourier* f = &w->f;
+  for (int j = 0; j < w->n; j++) {
+    double x = f->q0[j], v = 0, a = 0;
+    for (int l = 1; l <= f->nh; l++) {
+      double sn = w->cs[((size_t)s * f->nh + (l - 1)) * 2], cn = w->cs[((size_t)s * f->nh + (l - 1)) * 2 + 1];
+      double om = l * f->wf, A = f->a[l - 1][j], B = f->b[l - 1][j];
+      x += (A * sn - B * cn) / om;
+      v += A * cn + B * sn;
+      a += (-A * sn + B * cn) * om;
+    }
+    /* round-off around a rest (qd(0) = 0 with --rest) must not flip the
+     * Coulomb column sign(qd) */
+    if (fabs(v) < 1e-10) v = 0;
+    q[j] = x; qd[j] = v; qdd[j] = a;
+  }
+}
+
+/* W (column-major, rows x nb) along w->f, rows of joint j times rw[j] */
+static void fill_W(excite_ws* w) {
+  int n = w->n, nb = w->nb, np = w->npar;
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
-  double T = 2 * M_PI / w->f.wf;
-  for (int s = 0; s < nsamp; s++) {
-    dyi_fourier_eval(&w->f, T * s / nsamp, q, qd, qdd);
-    dyi_regressor(m, w->d, q, qd, qdd, w->b->friction, w->Y, n);
-    for (int c = 0; c < w->ncol; c++) {
+  for (int s = 0; s < w->nsamp; s++) {
+    state_at(w, s, q, qd, qdd);
+    dyi_regressor(w->m, w->d, q, qd, qdd, w->b->friction, w->Y, n);
+    for (int c = 0; c < nb; c++) {
       double* out = w->W + (size_t)c * w->rows + (size_t)s * n;
       if (w->sel) {
-        memcpy(out, w->Y + (size_t)w->sel[c] * n, sizeof(double) * (size_t)n);
+        const double* y = w->Y + (size_t)w->sel[c] * n;
+        for (int i = 0; i < n; i++) out[i] = y[i] * w->rw[i];
       } else {
         for (int i = 0; i < n; i++) {
           double acc = 0;
-          for (int k = 0; k < w->npar; k++) acc += w->Y[i + (size_t)k * n] * w->b->P[(size_t)k * w->ncol + c];
-          out[i] = acc;
+          for (int k = 0; k < np; k++) acc += w->Y[i + (size_t)k * n] * w->b->P[(size_t)k * nb + c];
+          out[i] = acc * w->rw[i];
         }
       }
     }
   }
 }
 
-/* singular values of W into S (W destroyed); 0 or LAPACK info */
-static int svals(excite_ws* w) {
-  return LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', w->rows, w->ncol, w->W, w->rows, w->S,
-                             NULL, 1, NULL, 1, w->work, w->lwork);
+/* Gram matrix of W (scaled to unit diagonal for cond-scaled; dsc the
+ * column scales), its eigen-decomposition into ev (ascending) and V. 0, or
+ * -1 if LAPACK fails. */
+static int gram_eig(excite_ws* w, int scaled) {
+  int nb = w->nb;
+  cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, nb, w->rows, 1.0, w->W, w->rows, 0.0, w->Gm, nb);
+  for (int c = 0; c < nb; c++) {
+    double g = w->Gm[(size_t)c * nb + c];
+    w->dsc[c] = scaled ? (g > 0 ? 1 / sqrt(g) : 1) : 1;
+  }
+  for (int c = 0; c < nb; c++)
+    for (int r = c; r < nb; r++) {
+      double g = w->Gm[(size_t)c * nb + r] * w->dsc[r] * w->dsc[c];
+      w->Gm[(size_t)c * nb + r] = w->Gm[(size_t)r * nb + c] = g;
+    }
+  memcpy(w->V, w->Gm, sizeof(double) * (size_t)nb * nb);
+  if (LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'V', 'L', nb, w->V, nb, w->ev, w->work, w->lwork)) return -1;
+  if (w->ev[0] > 1e-10 * w->ev[nb - 1]) return 0;
+  /* nearly singular: the Gram matrix squares the condition number, so take
+   * the singular values and right vectors from W = QR, R = U S V^T */
+  int r = w->rows;
+  for (int c = 0; c < nb; c++)
+    for (int i = 0; i < r; i++) w->GW[(size_t)c * r + i] = w->W[(size_t)c * r + i] * w->dsc[c];
+  double* tau = w->ck;
+  if (LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, r, nb, w->GW, r, tau, w->work, w->lwork)) return -1;
+  for (int c = 0; c < nb; c++)
+    for (int i = 0; i < nb; i++) w->T1[(size_t)c * nb + i] = i <= c ? w->GW[(size_t)c * r + i] : 0;
+  if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', nb, nb, w->T1, nb, w->ev, NULL, 1, w->Mt, nb,
+                          w->work, w->lwork)) return -1;
+  /* ascending order as dsyev: lambda_k = s_(nb-1-k)^2, v_k = row nb-1-k of V^T */
+  for (int k = 0; k < nb / 2; k++) { double t = w->ev[k]; w->ev[k] = w->ev[nb - 1 - k]; w->ev[nb - 1 - k] = t; }
+  for (int k = 0; k < nb; k++) {
+    w->ev[k] *= w->ev[k];
+    for (int i = 0; i < nb; i++) w->V[(size_t)k * nb + i] = w->Mt[(size_t)i * nb + (nb - 1 - k)];
+  }
+  return 0;
 }
 
-static int eval_ws(excite_ws* w, int nsamp, double* cond, double* logdet, double* vif) {
-  fill_W(w, nsamp);
+/* criterion value from the eigenvalues, and c_k = d value / d lambda_k * 2
+ * into w->T1[k] (so that d value / d W = W V diag(c) V^T, unscaled case) */
+static double crit_from_eig(excite_ws* w, double* c) {
+  int nb = w->nb;
+  double lmax = w->ev[nb - 1];
+  if (!(lmax > 0)) { for (int k = 0; k < nb; k++) c[k] = 0; return 1e3; }
+  double floor = lmax * 1e-30;
+  if (w->crit == DYI_EXC_DOPT) {
+    double v = 0;
+    for (int k = 0; k < nb; k++) {
+      double l = w->ev[k] > floor ? w->ev[k] : floor;
+      v -= log(l) / nb;
+      c[k] = -2.0 / (nb * l);
+    }
+    return v;
+  }
+  double lmin = w->ev[0] > floor ? w->ev[0] : floor;
+  double v = 0.5 * log(lmax / lmin);
+  if (w->p <= 0) {
+    for (int k = 0; k < nb; k++) c[k] = 0;
+    c[nb - 1] = 1 / lmax;
+    c[0] = -1 / lmin;
+    return v;
+  }
+  double sp = 0, sm = 0, p = w->p;
+  for (int k = 0; k < nb; k++) {
+    double l = w->ev[k] > floor ? w->ev[k] : floor;
+    sp += exp(p * log(l / lmax));
+    sm += exp(p * log(lmin / l));
+  }
+  for (int k = 0; k < nb; k++) {
+    double l = w->ev[k] > floor ? w->ev[k] : floor;
+    double wp = exp(p * log(l / lmax)) / sp, wm = exp(p * log(lmin / l)) / sm;
+    c[k] = (wp - wm) / l;
+  }
+  return v + (log(sp) + log(sm)) / (2 * p);
+}
+
+/* phi(state) = sum_{i,k} H[i,k] Y[i,k](state) over the link columns */
+static double phi(excite_ws* w, const double* q, const double* qd, const double* qdd) {
+  int n = w->n, nl = DY_NPAR_LINK * n;
+  dyi_regressor(w->m, w->d, q, qd, qdd, 0, w->Yp, n);
+  double acc = 0;
+  for (size_t k = 0; k < (size_t)n * nl; k++) acc += w->H[k] * w->Yp[k];
+  return acc;
+}
+
+/* Criterion of w->f; with grad (n x 2 nh: d/d a[l][j] at grad[(j*nh + l)*2],
+ * d/d b at +1), its gradient with respect to the scaled coefficients. */
+static double crit_eval(excite_ws* w, double* grad) {
+  int n = w->n, nb = w->nb, np = w->npar, nh = w->f.nh, rows = w->rows;
+  int scaled = w->crit == DYI_EXC_COND_SCALED;
+  w->evals++;
+  fill_W(w);
+  if (gram_eig(w, scaled)) {
+    if (grad) memset(grad, 0, sizeof(double) * (size_t)n * nh * 2);
+    return 1e3;
+  }
+  double* ck = w->ck;
+  double val = crit_from_eig(w, ck);
+  if (!grad) return val;
+  /* M = V diag(c) V^T */
+  for (int a = 0; a < nb; a++)
+    for (int k = 0; k < nb; k++) w->T1[(size_t)k * nb + a] = w->V[(size_t)k * nb + a] * ck[k];
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nb, nb, nb, 1.0, w->T1, nb, w->V, nb, 0.0, w->Mt, nb);
+  if (scaled) {
+    /* d/dW = W D (M - Diag(Gs M)) D */
+    for (int a = 0; a < nb; a++) {
+      double g = 0;
+      for (int k = 0; k < nb; k++) g += w->Gm[(size_t)k * nb + a] * w->Mt[(size_t)a * nb + k];
+      w->T1[a] = g;
+    }
+    for (int a = 0; a < nb; a++) w->Mt[(size_t)a * nb + a] -= w->T1[a];
+    for (int a = 0; a < nb; a++)
+      for (int k = 0; k < nb; k++) w->Mt[(size_t)k * nb + a] *= w->dsc[a] * w->dsc[k];
+  }
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rows, nb, nb, 1.0, w->W, rows, w->Mt, nb, 0.0,
+              w->GW, rows);
+  memset(grad, 0, sizeof(double) * (size_t)n * nh * 2);
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
+  double gq[DY_MAXJ], gv[DY_MAXJ], ga[DY_MAXJ];
+  const double hq = 1e-6;
+  for (int s = 0; s < w->nsamp; s++) {
+    /* H = G_s P^T (n x npar, column-major), row i times its weight */
+    memset(w->H, 0, sizeof(double) * (size_t)n * np);
+    for (int cc = 0; cc < nb; cc++) {
+      const double* g = w->GW + (size_t)cc * rows + (size_t)s * n;
+      if (w->sel) {
+        double* h = w->H + (size_t)w->sel[cc] * n;
+        for (int i = 0; i < n; i++) h[i] += g[i] * w->rw[i];
+      } else {
+        for (int k = 0; k < np; k++) {
+          double pk = w->b->P[(size_t)k * nb + cc];
+          if (pk == 0) continue;
+          double* h = w->H + (size_t)k * n;
+          for (int i = 0; i < n; i++) h[i] += g[i] * w->rw[i] * pk;
+        }
+      }
+    }
+    state_at(w, s, q, qd, qdd);
+    double p0 = phi(w, q, qd, qdd);
+    for (int j = 0; j < n; j++) {
+      double x = q[j];
+      q[j] = x + hq; double pp = phi(w, q, qd, qdd);
+      q[j] = x - hq; double pm = phi(w, q, qd, qdd);
+      q[j] = x;
+      gq[j] = (pp - pm) / (2 * hq);
+      x = qd[j];                          /* quadratic in qd: exact */
+      qd[j] = x + 1; pp = phi(w, q, qd, qdd);
+      qd[j] = x - 1; pm = phi(w, q, qd, qdd);
+      qd[j] = x;
+      gv[j] = (pp - pm) / 2;
+      x = qdd[j];                         /* linear in qdd: exact */
+      qdd[j] = x + 1; pp = phi(w, q, qd, qdd);
+      qdd[j] = x;
+      ga[j] = pp - p0;
+      if (w->b->friction) {               /* IA qdd + FV qd (+ FC sign + FO: flat) */
+        size_t base = (size_t)DY_NPAR_LINK * n + (size_t)DY_NPAR_JNT * j;
+        ga[j] += w->H[j + (base + DY_IA) * n];
+        gv[j] += w->H[j + (base + DY_FV) * n];
+      }
+    }
+    for (int j = 0; j < n; j++)
+      for (int l = 1; l <= nh; l++) {
+        double sn = w->cs[((size_t)s * nh + (l - 1)) * 2], cn = w->cs[((size_t)s * nh + (l - 1)) * 2 + 1];
+        double om = l * w->f.wf;
+        grad[((size_t)j * nh + (l - 1)) * 2] += gq[j] * sn / om + gv[j] * cn - ga[j] * om * sn;
+        grad[((size_t)j * nh + (l - 1)) * 2 + 1] += -gq[j] * cn / om + gv[j] * sn + ga[j] * om * cn;
+      }
+  }
+  return val;
+}
+
+/* ------------------------------------------------------------ variables */
+
+/* x -> u (rest applied) -> f (scaled to the limits) */
+static void vars_to_f(excite_ws* w, const double* x, int rest, double margin) {
+  const dyModel* m = w->m;
+  int n = m->n, nh = w->u.nh, l0 = rest ? 1 : 0, k = 0;
+  for (int j = 0; j < n; j++) {
+    for (int l = l0; l < nh; l++) { w->u.a[l][j] = x[k++]; w->u.b[l][j] = x[k++]; }
+    if (rest) {
+      double sa = 0, sb = 0;
+      for (int l = 1; l < nh; l++) { sa += w->u.a[l][j]; sb += (l + 1) * w->u.b[l][j]; }
+      w->u.a[0][j] = -sa;      /* qd(0)  = sum_l a_l = 0 */
+      w->u.b[0][j] = -sb;      /* qdd(0) = wf sum_l l b_l = 0 */
+    }
+    double q0, h, v, a;
+    dyi_joint_envelope(m, j, &q0, &h, &v, &a);
+    w->u.q0[j] = q0;
+    w->kj[j] = fit_scale(&w->u, m, j, margin, &w->act[j], &w->tact[j], &w->peak[j]);
+  }
+  w->f = w->u;
+  for (int j = 0; j < n; j++)
+    for (int l = 0; l < nh; l++) { w->f.a[l][j] *= w->kj[j]; w->f.b[l][j] *= w->kj[j]; }
+}
+
+
+/* gradient with respect to f (layout of crit_eval) -> with respect to x */
+static void grad_to_vars(const excite_ws* w, const double* gf, int rest, double* gx) {
+  int n = w->n, nh = w->u.nh, l0 = rest ? 1 : 0, k = 0;
+  double gu[2 * DYI_FOURIER_MAXH];
+  for (int j = 0; j < n; j++) {
+    double kk = w->kj[j];
+    if (!(kk > 0)) {
+      for (int l = l0; l < nh; l++) { gx[k++] = 0; gx[k++] = 0; }
+      continue;
+    }
+    /* f = k(u) u, k = margin lim / peak(u), peak = |D_d(u, t*)|:
+     * dL/du = k (g - (g . u) / peak * sign(D) dD/du) */
+    double gdotu = 0;
+    for (int l = 0; l < nh; l++)
+      gdotu += gf[((size_t)j * nh + l) * 2] * w->u.a[l][j] + gf[((size_t)j * nh + l) * 2 + 1] * w->u.b[l][j];
+    int d = w->act[j];
+    double t = w->tact[j];
+    double sg = dyi_fourier_deriv(&w->u, j, d, t) >= 0 ? 1 : -1;
+    for (int l = 1; l <= nh; l++) {
+      double om = l * w->u.wf, th = om * t, s = sin(th), c = cos(th), sd, cd, wd = 1 / om;
+      for (int e = 0; e < d; e++) wd *= om;
+      switch (d & 3) {
+        case 0: sd = s; cd = c; break;
+        case 1: sd = c; cd = -s; break;
+        case 2: sd = -s; cd = -c; break;
+        default: sd = -c; cd = s; break;
+      }
+      double dDa = wd * sd, dDb = -wd * cd;
+      double r = w->peak[j] > 0 ? gdotu / w->peak[j] * sg : 0;
+      gu[2 * (l - 1)] = kk * (gf[((size_t)j * nh + (l - 1)) * 2] - r * dDa);
+      gu[2 * (l - 1) + 1] = kk * (gf[((size_t)j * nh + (l - 1)) * 2 + 1] - r * dDb);
+    }
+    for (int l = l0; l < nh; l++) {
+      double ga = gu[2 * l], gb = gu[2 * l + 1];
+      if (rest) { ga -= gu[0]; gb -= (l + 1) * gu[1]; }
+      gx[k++] = ga; gx[k++] = gb;
+    }
+  }
+}
+
+/* ------------------------------------------------------------ search */
+
+/* u's shape (coefficients set by vars_to_f) */
+static void init_u(excite_ws* w, const dyExciteOpt* o) {
+  memset(&w->u, 0, sizeof w->u);
+  w->u.n = w->n; w->u.nh = o->nh; w->u.wf = 2 * M_PI / o->period;
+}
+
+typedef struct {
+  excite_ws* w;
+  int rest;
+  double margin;
+  double* gf;           /* gradient w.r.t. f (n x nh x 2) */
+} obj_ctx;
+
+static double objective(unsigned nx, const double* x, double* grad, void* data) {
+  (void)nx;
+  obj_ctx* oc = data;
+  excite_ws* w = oc->w;
+  vars_to_f(w, x, oc->rest, oc->margin);
+  double v = crit_eval(w, grad ? oc->gf : NULL);
+  if (grad) grad_to_vars(w, oc->gf, oc->rest, grad);
+  if (!isfinite(v)) v = 1e3;
+  return v;
+}
+
+/* exact criterion at x (cond: log cond; dopt: -log det / nb) */
+static double exact_at(obj_ctx* oc, const double* x) {
+  double p = oc->w->p;
+  oc->w->p = 0;
+  double v = objective(0, x, NULL, oc);
+  oc->w->p = p;
+  return v;
+}
+
+/* starting coefficients of start i (unscaled; vars_to_f scales) */
+static void start_vars(const dyExciteOpt* o, int n, int i, double* x) {
+  int l0 = o->rest ? 1 : 0, k = 0;
+  unsigned long long s = o->seed * 0x9e3779b97f4a7c15ull + (unsigned long long)i * 0xd1b54a32d192ed03ull;
+  dyi_rng_next(&s);
+  for (int j = 0; j < n; j++)
+    for (int l = l0; l < o->nh; l++) {
+      if (i == 0) {
+        /* Schroeder phases (low crest factor), shifted per joint */
+        double ph = M_PI * (l + 1) * l / o->nh + 2.399963229728653 * j * (l + 1);
+        x[k++] = cos(ph) / (l + 1);
+        x[k++] = sin(ph) / (l + 1);
+      } else {
+        x[k++] = 2 * dyi_rng_uniform(&s) - 1;
+        x[k++] = 2 * dyi_rng_uniform(&s) - 1;
+      }
+    }
+}
+
+static void normalise_vars(int n, int nv, double* x) {
+  /* scale invariance per joint: keep each joint's block at unit norm */
+  int per = nv / n;
+  for (int j = 0; j < n; j++) {
+    double s = 0;
+    for (int k = 0; k < per; k++) s += x[j * per + k] * x[j * per + k];
+    if (s > 0) for (int k = 0; k < per; k++) x[j * per + k] /= sqrt(s);
+  }
+}
+
+/* one local search from x (in place); returns the exact criterion */
+static double local_search(obj_ctx* oc, double* x, int maxeval) {
+  excite_ws* w = oc->w;
+  static const double ps[3] = {4, 32, 256};
+  int nx = w->nvar;
+  int per = maxeval / 3 > 10 ? maxeval / 3 : 10;
+  double best = exact_at(oc, x);
+  double* xt = malloc(sizeof(double) * (size_t)nx);
+  if (!xt) return best;
+  for (int st = 0; st < 3 && !w->stop; st++) {
+    w->p = w->crit == DYI_EXC_DOPT ? 0 : ps[st];
+    if (w->crit == DYI_EXC_DOPT && st > 0) break;
+    double left = w->deadline - now_s();
+    if (left <= 0) { w->stop = 1; break; }
+    normalise_vars(w->n, nx, x);
+    nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)nx);
+    nlopt_set_min_objective(opt, objective, oc);
+    nlopt_set_maxeval(opt, w->crit == DYI_EXC_DOPT ? maxeval : per);
+    nlopt_set_maxtime(opt, left);
+    nlopt_set_ftol_rel(opt, 1e-10);
+    nlopt_set_xtol_rel(opt, 1e-9);
+    memcpy(xt, x, sizeof(double) * (size_t)nx);
+    double fv;
+    nlopt_result r = nlopt_optimize(opt, xt, &fv);
+    nlopt_destroy(opt);
+    if (r == NLOPT_MAXTIME_REACHED) w->stop = 1;
+    double e = exact_at(oc, xt);
+    if (e <= best) { memcpy(x, xt, sizeof(double) * (size_t)nx); best = e; }
+  }
+  w->p = 0;
+  free(xt);
+  return best;
+}
+
+typedef struct {
+  const dyModel* m;
+  const dyBase* b;
+  const dyExciteOpt* o;
+  pthread_mutex_t lock;
+  int next, done;
+  double* xs;          /* starts x results (starts x nvar) */
+  double* val;         /* exact criterion per start (inf: not done) */
+  double best;
+  long evals;
+  int stopped;
+  double deadline;
+  int fail;
+} pool_t;
+
+static void* worker(void* arg) {
+  pool_t* P = arg;
+  const dyExciteOpt* o = P->o;
+  excite_ws w;
+  if (ws_make(&w, P->m, P->b, o->nsamp, o->nh, o->period, o->rest, o->weighted ? o->sigma : NULL)) {
+    ws_free(&w);
+    pthread_mutex_lock(&P->lock); P->fail = 1; pthread_mutex_unlock(&P->lock);
+    return NULL;
+  }
+  w.o = o; w.crit = o->criterion; w.deadline = P->deadline;
+  init_u(&w, o);
+  double* gf = malloc(sizeof(double) * (size_t)w.n * o->nh * 2);
+  obj_ctx oc = {&w, o->rest, o->margin, gf};
+  for (;;) {
+    pthread_mutex_lock(&P->lock);
+    int i = P->next < o->starts && !P->stopped && gf ? P->next++ : -1;
+    pthread_mutex_unlock(&P->lock);
+    if (i < 0) break;
+    double* x = P->xs + (size_t)i * w.nvar;
+    start_vars(o, w.n, i, x);
+    long e0 = w.evals;
+    double v = local_search(&oc, x, o->maxeval);
+    pthread_mutex_lock(&P->lock);
+    P->evals += w.evals - e0;
+    if (w.stop) P->stopped = 1;
+    P->val[i] = v;          /* the best point of the search, even if cut short */
+    P->done++;
+    if (v < P->best) P->best = v;
+    if (o->progress) {
+      double shown = o->criterion == DYI_EXC_DOPT ? -P->best * w.nb : exp(P->best);
+      o->progress(o->progress_ctx, P->done, o->starts, shown);
+    }
+    pthread_mutex_unlock(&P->lock);
+  }
+  free(gf);
+  ws_free(&w);
+  return NULL;
+}
+
+/* ------------------------------------------------------------ evaluation */
+
+/* cond, cond_scaled, logdet and vif of w->f (SVD for the reported cond) */
+static int eval_report(excite_ws* w, double* cond, double* cond_scaled, double* logdet, double* vif) {
+  int r = w->rows, c = w->nb, bad = 0;
+  fill_W(w);
+  /* column norms */
+  for (int a = 0; a < c; a++) {
+    double na = 0;
+    for (int i = 0; i < r; i++) na += w->W[(size_t)a * r + i] * w->W[(size_t)a * r + i];
+    w->dsc[a] = na > 0 ? 1 / sqrt(na) : 0;
+  }
   if (vif) {
     /* Gram matrix of the column-normalised W, inverted by Cholesky */
-    int r = w->rows, c = w->ncol;
-    for (int a = 0; a < c; a++) {
-      double na = 0;
-      for (int i = 0; i < r; i++) na += w->W[(size_t)a * r + i] * w->W[(size_t)a * r + i];
-      w->S[a] = na > 0 ? 1 / sqrt(na) : 0;
-    }
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, c, r, 1.0, w->W, r, 0.0, w->Gm, c);
     for (int a = 0; a < c; a++)
-      for (int bb = 0; bb <= a; bb++) {
-        double g = 0;
-        for (int i = 0; i < r; i++) g += w->W[(size_t)a * r + i] * w->W[(size_t)bb * r + i];
-        w->G[(size_t)a * c + bb] = w->G[(size_t)bb * c + a] = g * w->S[a] * w->S[bb];
-      }
-    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', c, w->G, c) == 0 &&
-        LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', c, w->G, c) == 0)
-      for (int a = 0; a < c; a++) vif[a] = w->G[(size_t)a * c + a];
+      for (int bb = a; bb < c; bb++) w->Gm[(size_t)a * c + bb] *= w->dsc[a] * w->dsc[bb];
+    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', c, w->Gm, c) == 0 &&
+        LAPACKE_dpotri_work(LAPACK_COL_MAJOR, 'L', c, w->Gm, c) == 0)
+      for (int a = 0; a < c; a++) vif[a] = w->Gm[(size_t)a * c + a];
     else
       for (int a = 0; a < c; a++) vif[a] = INFINITY;
   }
-  if (svals(w) != 0) { *cond = INFINITY; *logdet = -INFINITY; return -1; }
-  double smax = w->S[0], smin = w->S[w->ncol - 1], ld = 0;
-  for (int k = 0; k < w->ncol; k++) ld += 2 * log(w->S[k] > 0 ? w->S[k] : 1e-300);
-  *logdet = ld;
-  *cond = smin > 0 ? smax / smin : INFINITY;
+  /* singular values of W D (into ev), then of W (GW: a copy) */
+  for (int a = 0; a < c; a++)
+    for (int i = 0; i < r; i++) w->GW[(size_t)a * r + i] = w->W[(size_t)a * r + i] * w->dsc[a];
+  if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', r, c, w->GW, r, w->ev, NULL, 1, NULL, 1, w->work,
+                          w->lwork)) bad = 1;
+  if (cond_scaled) *cond_scaled = !bad && w->ev[c - 1] > 0 ? w->ev[0] / w->ev[c - 1] : INFINITY;
+  if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', r, c, w->W, r, w->ev, NULL, 1, NULL, 1, w->work,
+                          w->lwork)) bad = 1;
+  double smax = w->ev[0], smin = w->ev[c - 1], ld = 0;
+  for (int k = 0; k < c; k++) ld += 2 * log(w->ev[k] > 0 ? w->ev[k] : 1e-300);
+  if (bad) { smin = 0; ld = -INFINITY; }
+  if (logdet) *logdet = ld;
+  if (cond) *cond = smin > 0 ? smax / smin : INFINITY;
   return smin > 0 ? 0 : -1;
 }
 
 int dyi_excite_eval(const dyModel* m, const dyBase* b, const dyFourier* f, int nsamp,
-                    double* cond, double* logdet, double* vif) {
+                    const double* sigma, double* cond, double* cond_scaled, double* logdet,
+                    double* vif) {
   excite_ws w;
-  if (ws_make(&w, m, b, nsamp)) { ws_free(&w); *cond = INFINITY; *logdet = -INFINITY; return -1; }
+  if (nsamp < 2 || ws_make(&w, m, b, nsamp, f->nh, 2 * M_PI / f->wf, 0, sigma)) {
+    if (nsamp >= 2) ws_free(&w);
+    if (cond) *cond = INFINITY;
+    if (cond_scaled) *cond_scaled = INFINITY;
+    if (logdet) *logdet = -INFINITY;
+    return -1;
+  }
   w.f = *f;
-  int r = eval_ws(&w, nsamp, cond, logdet, vif);
+  int r = eval_report(&w, cond, cond_scaled, logdet, vif);
   ws_free(&w);
   return r;
 }
 
-/* optimisation variables <-> coefficients: with rest, a_1 and b_1 follow */
-static int nvars(const dyExciteOpt* o, int n) { return 2 * n * (o->rest ? o->nh - 1 : o->nh); }
-
-static void vars_to_f(excite_ws* w, const double* x) {
-  const dyModel* m = w->m;
-  int n = m->n, l0 = w->o->rest ? 1 : 0, k = 0;
-  for (int j = 0; j < n; j++) {
-    for (int l = l0; l < w->o->nh; l++) { w->f.a[l][j] = x[k++]; w->f.b[l][j] = x[k++]; }
-    if (w->o->rest) {
-      double sa = 0, sb = 0;
-      for (int l = 1; l < w->o->nh; l++) { sa += w->f.a[l][j]; sb += (l + 1) * w->f.b[l][j]; }
-      w->f.a[0][j] = -sa;      /* qd(0)  = sum_l a_l = 0 */
-      w->f.b[0][j] = -sb;      /* qdd(0) = wf sum_l l b_l = 0 */
-    }
-    dyi_fourier_fit(&w->f, m, j, w->o->margin);
-  }
-}
-
-static void f_to_vars(const excite_ws* w, double* x) {
-  int l0 = w->o->rest ? 1 : 0, k = 0;
-  for (int j = 0; j < w->m->n; j++)
-    for (int l = l0; l < w->o->nh; l++) { x[k++] = w->f.a[l][j]; x[k++] = w->f.b[l][j]; }
-}
-
-static double objective(unsigned nx, const double* x, double* grad, void* data) {
-  (void)nx; (void)grad;
-  excite_ws* w = data;
-  vars_to_f(w, x);
-  double cond, logdet;
-  w->evals++;
-  if (eval_ws(w, w->o->nsamp, &cond, &logdet, NULL)) return 1e300;
-  double v = w->o->criterion == DYI_EXC_DOPT ? -logdet : cond;
-  if (v < w->best) w->best = v;
-  return v;
-}
-
 int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourier* f,
                dyExciteInfo* info, char* err, int errsz) {
-  if (o->nh < (o->rest ? 2 : 1) || o->nh > DYI_FOURIER_MAXH || !(o->period > 0) || o->nsamp < 2) {
-    snprintf(err, (size_t)errsz, "excite: need %d..%d harmonics, a positive period and >= 2 samples",
+  double t0 = now_s();
+  if (o->nh < (o->rest ? 2 : 1) || o->nh > DYI_FOURIER_MAXH || !(o->period > 0) || o->nsamp < 2 ||
+      o->starts < 1 || o->maxeval < 1 || o->threads < 1 || !(o->margin > 0 && o->margin <= 1) ||
+      !(o->maxtime > 0)) {
+    snprintf(err, (size_t)errsz, "excite: need %d..%d harmonics, a positive period, >= 2 samples, "
+             ">= 1 start, evaluation and thread, a margin in (0, 1] and a positive time budget",
              o->rest ? 2 : 1, DYI_FOURIER_MAXH);
     return -1;
   }
@@ -209,58 +660,97 @@ int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourie
              "raise the samples per period", o->nsamp, m->n, b->nb);
     return -1;
   }
+  for (int j = 0; o->weighted && j < m->n; j++)
+    if (!(o->sigma[j] > 0) || !isfinite(o->sigma[j])) {
+      snprintf(err, (size_t)errsz, "excite: the noise of joint %d must be positive (got %g)", j + 1, o->sigma[j]);
+      return -1;
+    }
   excite_ws w;
-  if (ws_make(&w, m, b, o->nsamp)) {
-    ws_free(&w);
+  int nx = nvars(o->rest, o->nh, m->n);
+  pool_t P;
+  memset(&P, 0, sizeof P);
+  P.m = m; P.b = b; P.o = o; P.best = INFINITY; P.deadline = t0 + o->maxtime;
+  P.xs = malloc(sizeof(double) * (size_t)nx * (size_t)o->starts);
+  P.val = malloc(sizeof(double) * (size_t)o->starts);
+  if (ws_make(&w, m, b, o->nsamp, o->nh, o->period, o->rest, o->weighted ? o->sigma : NULL) || !P.xs || !P.val) {
+    ws_free(&w); free(P.xs); free(P.val);
     snprintf(err, (size_t)errsz, "excite: out of memory");
     return -1;
   }
-  w.o = o;
-  w.best = INFINITY;
-  if (dyi_fourier_random(&w.f, m, o->nh, o->period, o->seed, err, errsz)) { ws_free(&w); return -1; }
-  int nx = nvars(o, m->n);
-  double* x = malloc(sizeof(double) * (size_t)nx);
-  double* x0 = malloc(sizeof(double) * (size_t)nx);
-  if (!x || !x0) { free(x); free(x0); ws_free(&w); snprintf(err, (size_t)errsz, "excite: out of memory"); return -1; }
-  f_to_vars(&w, x);
-  vars_to_f(&w, x);                       /* the starting guess, rest and fit applied */
-  f_to_vars(&w, x);
-  memcpy(x0, x, sizeof(double) * (size_t)nx);
-  double cond0, logdet0;
-  eval_ws(&w, o->nsamp, &cond0, &logdet0, NULL);
+  w.o = o; w.crit = o->criterion; w.deadline = P.deadline;
+  init_u(&w, o);
+  for (int i = 0; i < o->starts; i++) P.val[i] = INFINITY;
+  pthread_mutex_init(&P.lock, NULL);
 
-  /* subplex, derivative-free; the fit makes every point feasible */
-  nlopt_opt opt = nlopt_create(NLOPT_LN_SBPLX, (unsigned)nx);
-  nlopt_set_min_objective(opt, objective, &w);
-  nlopt_set_maxeval(opt, o->maxeval);
-  nlopt_set_maxtime(opt, o->maxtime);
-  nlopt_set_xtol_rel(opt, 1e-6);
-  double step = 0;
-  for (int k = 0; k < nx; k++) step += fabs(x[k]);
-  nlopt_set_initial_step1(opt, nx ? 0.3 * step / nx : 0.1);
-  double fmin = 0;
-  nlopt_result res = nlopt_optimize(opt, x, &fmin);
-  nlopt_destroy(opt);
-  if (res < 0 && res != NLOPT_ROUNDOFF_LIMITED) {
-    /* keep the starting guess rather than fail: say so */
-    memcpy(x, x0, sizeof(double) * (size_t)nx);
+  /* the first start as the reference "before" */
+  double* x0 = malloc(sizeof(double) * (size_t)nx);
+  double* gf = malloc(sizeof(double) * (size_t)m->n * o->nh * 2);
+  if (!x0 || !gf) {
+    free(x0); free(gf); ws_free(&w); free(P.xs); free(P.val);
+    snprintf(err, (size_t)errsz, "excite: out of memory");
+    return -1;
   }
-  vars_to_f(&w, x);
-  double cond, logdet;
-  int rr = eval_ws(&w, o->nsamp, &cond, &logdet, info ? info->vif : NULL);
-  /* never return something worse than the start */
-  double c0 = o->criterion == DYI_EXC_DOPT ? -logdet0 : cond0;
-  double c1 = o->criterion == DYI_EXC_DOPT ? -logdet : cond;
-  if (rr || c1 > c0) {
-    vars_to_f(&w, x0);
-    rr = eval_ws(&w, o->nsamp, &cond, &logdet, info ? info->vif : NULL);
+  obj_ctx oc = {&w, o->rest, o->margin, gf};
+  start_vars(o, m->n, 0, x0);
+  vars_to_f(&w, x0, o->rest, o->margin);
+  double cond0, logdet0;
+  eval_report(&w, &cond0, NULL, &logdet0, NULL);
+
+  int nt = o->threads < o->starts ? o->threads : o->starts;
+  pthread_t th[64];
+  if (nt > 64) nt = 64;
+  int started = 0;
+  for (int t = 1; t < nt; t++)
+    if (pthread_create(&th[started], NULL, worker, &P) == 0) started++;
+  worker(&P);
+  for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+
+  /* best start (lowest value, then lowest index: deterministic) */
+  int ib = -1;
+  for (int i = 0; i < o->starts; i++)
+    if (isfinite(P.val[i]) && (ib < 0 || P.val[i] < P.val[ib])) ib = i;
+  double* x = x0;          /* the first start unless a search finished */
+  if (ib >= 0) x = P.xs + (size_t)ib * nx;
+
+  /* polish the best on the exact criterion, derivative-free */
+  long pevals = w.evals;
+  if (o->polish > 0 && ib >= 0 && now_s() < P.deadline && !P.stopped) {
+    w.p = 0;
+    normalise_vars(m->n, nx, x);
+    double fv = exact_at(&oc, x);
+    nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nx);
+    nlopt_set_min_objective(opt, objective, &oc);
+    nlopt_set_maxeval(opt, o->polish);
+    nlopt_set_maxtime(opt, P.deadline - now_s());
+    nlopt_set_xtol_rel(opt, 1e-9);
+    nlopt_set_initial_step1(opt, 0.02);
+    double* xt = malloc(sizeof(double) * (size_t)nx);
+    if (xt) {
+      memcpy(xt, x, sizeof(double) * (size_t)nx);
+      double fp;
+      nlopt_result r = nlopt_optimize(opt, xt, &fp);
+      if (r == NLOPT_MAXTIME_REACHED) P.stopped = 1;
+      double e = exact_at(&oc, xt);
+      if (e < fv) memcpy(x, xt, sizeof(double) * (size_t)nx);
+      free(xt);
+    }
+    nlopt_destroy(opt);
   }
+  P.evals += w.evals - pevals;
+  vars_to_f(&w, x, o->rest, o->margin);
+  double cond, cs, logdet;
+  int rr = eval_report(&w, &cond, &cs, &logdet, info ? info->vif : NULL);
   *f = w.f;
   if (info) {
     info->cond0 = cond0; info->logdet0 = logdet0;
-    info->cond = cond; info->logdet = logdet; info->evals = w.evals;
+    info->cond = cond; info->cond_scaled = cs; info->logdet = logdet;
+    info->evals = P.evals + 1;
+    info->starts_done = P.done;
+    info->budget_hit = P.stopped;
+    info->seconds = now_s() - t0;
   }
-  free(x); free(x0);
+  pthread_mutex_destroy(&P.lock);
+  free(x0); free(gf); free(P.xs); free(P.val);
   ws_free(&w);
   if (rr) {
     snprintf(err, (size_t)errsz, "excite: the base regressor stays rank deficient along every trajectory "
@@ -289,4 +779,99 @@ double dyi_excite_check(const dyModel* m, const dyFourier* f, double duration, d
     }
   }
   return worst;
+}
+
+/* ------------------------------------------------------------ predictions */
+
+int dyi_excite_default_noise(const dyModel* m, const dyFourier* f, double duration,
+                             double rate, double* sigma, int* fallback) {
+  int n = m->n;
+  dyData* d = dy_makeData(m);
+  if (!d) return -1;
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tg[DY_MAXJ], ta[DY_MAXJ];
+  double sg[DY_MAXJ] = {0}, sa[DY_MAXJ] = {0};
+  long N = lround(duration * rate);
+  if (N < 1) N = 1;
+  for (long k = 0; k < N; k++) {
+    dyi_fourier_eval(f, (double)k / rate, q, qd, qdd);
+    dy_rnea_g(m, d, m->par, q, NULL, NULL, m->gravity, 0, tg);
+    dy_rnea(m, d, m->par, q, qd, qdd, ta);
+    for (int j = 0; j < n; j++) { sg[j] += tg[j] * tg[j]; sa[j] += ta[j] * ta[j]; }
+  }
+  double gmax = 0;
+  for (int j = 0; j < n; j++) { sg[j] = sqrt(sg[j] / N); sa[j] = sqrt(sa[j] / N); if (sg[j] > gmax) gmax = sg[j]; }
+  for (int j = 0; j < n; j++) {
+    int fb = !(sg[j] >= 0.01 * gmax) || !(sg[j] > 0);
+    sigma[j] = 0.01 * (fb ? sa[j] : sg[j]);
+    if (!(sigma[j] > 0)) sigma[j] = 1e-3;  /* a joint with no torque at all */
+    if (fallback) fallback[j] = fb;
+  }
+  dy_freeData(d);
+  return 0;
+}
+
+int dyi_excite_predict(const dyModel* m, const dyBase* b, const dyFourier* f, double duration,
+                       double rate, const double* sigma, double* beta, double* std, char* err,
+                       int errsz) {
+  enum { CH = 64 };
+  int n = m->n, nb = b->nb, np = b->npar;
+  size_t rows = (size_t)CH * n;
+  dyData* d = dy_makeData(m);
+  double* Y = malloc(sizeof(double) * (size_t)n * np);
+  double* A = malloc(sizeof(double) * rows * nb);      /* chunk of rows */
+  double* As = malloc(sizeof(double) * rows * nb);     /* the same times sigma */
+  double* G = calloc((size_t)nb * nb, sizeof(double));  /* W^T W */
+  double* S = calloc((size_t)nb * nb, sizeof(double));  /* W^T S^2 W */
+  int rc = -1;
+  if (!d || !Y || !A || !As || !G || !S) { snprintf(err, (size_t)errsz, "excite: out of memory"); goto out; }
+  long N = lround(duration * rate);
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
+  int ns = 0;
+  for (long k = 0; k < N; k++) {
+    dyi_fourier_eval(f, (double)k / rate, q, qd, qdd);
+    dyi_regressor(m, d, q, qd, qdd, b->friction, Y, n);
+    for (int c = 0; c < nb; c++)
+      for (int i = 0; i < n; i++) {
+        double acc = 0;
+        for (int p = 0; p < np; p++) {
+          double pc = b->P[(size_t)p * nb + c];
+          if (pc != 0) acc += Y[i + (size_t)p * n] * pc;
+        }
+        A[(size_t)c * rows + (size_t)ns * n + i] = acc;
+        As[(size_t)c * rows + (size_t)ns * n + i] = acc * sigma[i];
+      }
+    if (++ns == CH || k == N - 1) {
+      int r = ns * n;
+      cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, nb, r, 1.0, A, (int)rows, 1.0, G, nb);
+      cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, nb, r, 1.0, As, (int)rows, 1.0, S, nb);
+      ns = 0;
+    }
+  }
+  for (int c = 0; c < nb; c++)
+    for (int r = c + 1; r < nb; r++) S[(size_t)r * nb + c] = S[(size_t)c * nb + r];
+  /* cov = G^-1 S G^-1: X = G^-1 S, then cov = G^-1 X^T (S symmetric) */
+  if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'L', nb, G, nb) ||
+      LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nb, nb, G, nb, S, nb)) {
+    snprintf(err, (size_t)errsz, "excite: the base regressor of the trajectory is rank deficient");
+    goto out;
+  }
+  for (int c = 0; c < nb; c++)
+    for (int r = c + 1; r < nb; r++) {
+      double t = S[(size_t)r * nb + c];
+      S[(size_t)r * nb + c] = S[(size_t)c * nb + r];
+      S[(size_t)c * nb + r] = t;
+    }
+  LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'L', nb, nb, G, nb, S, nb);
+  for (int c = 0; c < nb; c++) {
+    double v = S[(size_t)c * nb + c];
+    std[c] = v > 0 ? sqrt(v) : 0;
+    double acc = 0;
+    for (int p = 0; p < np; p++) acc += b->B[(size_t)c * np + p] * m->par[p];
+    beta[c] = acc;
+  }
+  rc = 0;
+out:
+  dy_freeData(d);
+  free(Y); free(A); free(As); free(G); free(S);
+  return rc;
 }

@@ -1,18 +1,44 @@
 /* dynid ident: excitation design. Finite Fourier series trajectories per
  * joint (Swevers et al. 1997, ident/traj.h) whose coefficients are optimised
- * with NLopt so that the base regressor stacked along the trajectory,
+ * so that the base regressor stacked along the trajectory,
  *     W = [Y_b(q(t_1),qd(t_1),qdd(t_1)); ...; Y_b(q(t_K),...)]   (nK x nb),
- * is well conditioned: criterion "cond" minimises cond(W) = s_max / s_min
- * (unscaled, the number users compare), "dopt" maximises log det(W^T W)
- * (D-optimality, invariant to the parameters' units).
+ * K = nsamp instants evenly spaced over one period, is well conditioned.
  *
- * Limits are respected by construction: after every optimiser step each
- * joint's coefficients are scaled so that the conservative bounds of
- * dyi_fourier_bounds sit at `margin` of the joint's position half-range,
- * velocity and acceleration limits (dyi_joint_envelope); the result is then
- * checked densely at the output rate. With `rest`, a_1 and b_1 are tied to
- * the other harmonics so that qd(0) = qdd(0) = 0 (and, by periodicity, at
- * every whole period): the trajectory starts and ends at rest. */
+ * Criteria (all minimised):
+ *   cond         cond(W) = s_max / s_min (unscaled, the number users compare)
+ *   dopt         -log det(W^T W) (D-optimality: the volume of the
+ *                confidence ellipsoid; invariant to the parameters' units)
+ *   cond-scaled  cond(W D), D scaling every column of W to unit norm
+ *                (invariant to the parameters' units)
+ * With a noise level sigma_j per joint (weighted = 1), the rows of joint j
+ * are divided by sigma_j first (the regressor of weighted least squares).
+ *
+ * Limits are used exactly: each joint's coefficients are scaled so that the
+ * largest of |q - q0| / half-range, |qd| / qdmax and |qdd| / qddmax over
+ * the period, found by dyi_fourier_peak (true maxima, not bounds), equals
+ * `margin`. The trajectory is then checked densely at the output rate
+ * (dyi_excite_check). With `rest`, a_1 and b_1 are tied to the other
+ * harmonics so that qd(0) = qdd(0) = 0 (and, by periodicity, at every whole
+ * period): the trajectory starts and ends at rest.
+ *
+ * Search: the criterion is a smooth function of the free coefficients
+ * almost everywhere, and its gradient is computed analytically through the
+ * chain  coefficients -> scaling to the limits (envelope theorem at the
+ * active peak) -> q, qd, qdd at each instant -> W -> eigenvalues of W^T W
+ * (d lambda_k = v_k^T d(W^T W) v_k). The regressor's own derivative in the
+ * state is taken by differences that are exact for its linear (qdd) and
+ * quadratic (qd) dependence and central (h = 1e-6) in q. cond is not smooth
+ * where the extreme singular values coalesce (which is where its minimum
+ * usually lies), so each local search (NLopt's L-BFGS) minimises the smooth
+ * upper bound
+ *     L_p = (1/2p) [log sum_k lambda_k^p + log sum_k lambda_k^-p] >= log cond
+ * for p = 4, 32 and 256 in turn (L_p - log cond <= log(nb) / p); the
+ * exact cond decides between the results. Several starts (the first a
+ * Schroeder-phased multisine, the others random) run on `threads` threads;
+ * the best is polished by a derivative-free local search (NLopt's BOBYQA)
+ * on the exact criterion. Each start depends only on (seed, its index), so
+ * the result is the same for a given seed whatever the thread count, unless
+ * the time budget cuts the search (info.budget_hit). */
 #ifndef DYNID_EXCITE_H
 #define DYNID_EXCITE_H
 
@@ -20,24 +46,38 @@
 #include "model.h"
 #include "traj.h"
 
-enum { DYI_EXC_COND = 0, DYI_EXC_DOPT = 1 };
+enum { DYI_EXC_COND = 0, DYI_EXC_DOPT = 1, DYI_EXC_COND_SCALED = 2 };
 
 typedef struct {
   int nh;                  /* harmonics (default 5) */
   double period;           /* fundamental period [s] (default 10) */
   int nsamp;               /* samples per period in the criterion (default 100) */
-  int criterion;           /* DYI_EXC_COND (default) or DYI_EXC_DOPT */
+  int criterion;           /* DYI_EXC_COND (default), _DOPT or _COND_SCALED */
   int rest;                /* 1: start and end at rest */
-  int maxeval;             /* optimiser evaluations at most (default 600) */
-  double maxtime;          /* optimiser time at most [s] (default 60) */
+  int starts;              /* local searches from different starts (default 24) */
+  int maxeval;             /* criterion evaluations per local search (default 300) */
+  int polish;              /* evaluations of the final derivative-free polish (default 1500) */
+  double maxtime;          /* wall-clock budget [s] (default 30) */
+  int threads;             /* worker threads (default 1) */
   double margin;           /* fraction of the limits used (default 0.9) */
-  unsigned long long seed; /* starting guess (default 1) */
+  unsigned long long seed; /* starting guesses (default 1) */
+  int weighted;            /* 1: rows of joint j divided by sigma[j] */
+  double sigma[DY_MAXJ];   /* torque noise per joint [N m|N] (weighted = 1) */
+  /* progress (may be NULL): called from worker threads, one at a time,
+   * after each local search with the starts done, their number and the
+   * best criterion value so far (cond, or log det for dopt) */
+  void (*progress)(void* ctx, int done, int total, double best);
+  void* progress_ctx;
 } dyExciteOpt;
 
 typedef struct {
-  double cond0, cond;      /* cond(W) of the starting guess and of the result */
+  double cond0, cond;      /* cond(W) of the first start and of the result */
+  double cond_scaled;      /* cond(W D) of the result */
   double logdet0, logdet;  /* log det(W^T W) of both */
-  int evals;               /* criterion evaluations */
+  long evals;              /* criterion evaluations, all threads */
+  int starts_done;         /* local searches completed */
+  int budget_hit;          /* 1 if maxtime cut the search short */
+  double seconds;          /* wall-clock time */
   double* vif;             /* per base parameter: diag((Ws^T Ws)^-1) with Ws
                               the column-normalised W; large = poorly excited
                               (nb; owned by the caller, may be NULL) */
@@ -48,20 +88,24 @@ void dyi_excite_defaults(dyExciteOpt* o);
 /* Position centre q0, half-range, velocity and acceleration limits of
  * joint j used for trajectories: from the model's limits where it has them,
  * else 1 rad / 1.5 rad/s / 8 rad/s^2 (revolute) or 0.2 m / 0.3 m/s / 2 m/s^2
- * (prismatic) around q0 = 0. */
+ * (prismatic) around q0 = 0 (or next to the one position limit given). */
 void dyi_joint_envelope(const dyModel* m, int j, double* q0, double* half,
                         double* vmax, double* amax);
 
-/* Scale joint j's coefficients of f so that its bounds reach `margin` of
- * the envelope (q0 set to the envelope's centre). */
+/* Scale joint j's coefficients of f so that the largest true use of the
+ * envelope's limits (dyi_fourier_peak) is `margin` (q0 set to the
+ * envelope's centre). */
 void dyi_fourier_fit(dyFourier* f, const dyModel* m, int j, double margin);
 
-/* Criterion of trajectory f for base set b: fills cond and logdet of W (K =
- * nsamp samples over one period) and, if vif is not NULL, the variance
- * inflation per base parameter. 0, or -1 if W is rank deficient (cond =
- * inf). Allocates its workspace per call (not for per-sample use). */
+/* Criterion values of trajectory f for base set b (K = nsamp samples over
+ * one period; rows divided by sigma[j] when sigma is not NULL): cond,
+ * cond_scaled and log det of W, and, if vif is not NULL, the variance
+ * inflation per base parameter. Any output pointer may be NULL. 0, or -1 if
+ * W is rank deficient (cond = inf). Allocates its workspace per call (not
+ * for per-sample use). */
 int dyi_excite_eval(const dyModel* m, const dyBase* b, const dyFourier* f, int nsamp,
-                    double* cond, double* logdet, double* vif);
+                    const double* sigma, double* cond, double* cond_scaled, double* logdet,
+                    double* vif);
 
 /* Optimise: *f receives the result. 0, or -1 with err set. */
 int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourier* f,
@@ -72,5 +116,24 @@ int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourie
  * names the worst quantity ("q3", "qd1", ...), *tworst its time. */
 double dyi_excite_check(const dyModel* m, const dyFourier* f, double duration, double rate,
                         char what[16], double* tworst);
+
+/* Default torque noise per joint for the predictions: 1 % of the RMS of the
+ * model's gravity torque of the joint along f (duration, rate as the
+ * recording); where that is below 1 % of the largest joint's (an axis along
+ * gravity), 1 % of the RMS of the joint's whole nominal torque instead
+ * (fallback[j] = 1). 0, or -1 on allocation failure. */
+int dyi_excite_default_noise(const dyModel* m, const dyFourier* f, double duration,
+                             double rate, double* sigma, int* fallback);
+
+/* Expected estimates of a recording of f (samples k / rate, k = 0 ..
+ * round(duration rate) - 1) with independent torque noise of standard
+ * deviation sigma[j] on joint j, identified by ordinary least squares
+ * (dynid identify's default): beta = the model's nominal base parameters
+ * (B pi), std = sqrt(diag cov), cov = (W^T W)^-1 W^T S^2 W (W^T W)^-1 with
+ * W the base regressor of all samples and S = diag(sigma). 0, or -1 with
+ * err set (rank deficient, allocation). */
+int dyi_excite_predict(const dyModel* m, const dyBase* b, const dyFourier* f, double duration,
+                       double rate, const double* sigma, double* beta, double* std, char* err,
+                       int errsz);
 
 #endif

@@ -15,7 +15,7 @@ typedef struct {
   dyBase* base;      /* the set described by the expressions */
   double* value;     /* beta (nb) */
   double* std;       /* standard deviation, NaN if unknown (nb) */
-  char comment[2048];/* the '#' lines at the top, joined */
+  char comment[8192];/* the '#' lines at the top, joined */
 } dyParams;
 
 /* Read a PARAMS file for model m. NULL with err ("FILE:ROW:COL: ...") on

@@ -31,6 +31,69 @@ void dyi_fourier_bounds(const dyFourier* f, int j, double* dq, double* dqd, doub
   *dq = x; *dqd = v; *dqdd = a;
 }
 
+double dyi_fourier_deriv(const dyFourier* f, int j, int d, double t) {
+  /* q - q0 = sum_l A_l sin(th_l) + B_l cos(th_l), th_l = l wf t; the d-th
+   * derivative advances the phase by d pi / 2 and scales by (l wf)^d */
+  double acc = 0;
+  for (int l = 1; l <= f->nh; l++) {
+    double w = l * f->wf, A = f->a[l - 1][j] / w, B = -f->b[l - 1][j] / w;
+    double s = sin(w * t), c = cos(w * t), sd, cd;
+    switch (d & 3) {
+      case 0: sd = s; cd = c; break;
+      case 1: sd = c; cd = -s; break;
+      case 2: sd = -s; cd = -c; break;
+      default: sd = -c; cd = s; break;
+    }
+    double wd = 1;
+    for (int k = 0; k < d; k++) wd *= w;
+    acc += wd * (A * sd + B * cd);
+  }
+  return acc;
+}
+
+/* Newton on g' = 0 from t0 inside [lo, hi] (g = derivative d), bisection on
+ * the sign of g' when a step leaves the interval; returns the refined t */
+static double peak_refine(const dyFourier* f, int j, int d, double t0, double lo, double hi) {
+  double glo = dyi_fourier_deriv(f, j, d + 1, lo), ghi = dyi_fourier_deriv(f, j, d + 1, hi);
+  int bracket = (glo > 0) != (ghi > 0);
+  double t = t0;
+  for (int it = 0; it < 60; it++) {
+    double g1 = dyi_fourier_deriv(f, j, d + 1, t), g2 = dyi_fourier_deriv(f, j, d + 2, t);
+    double tn = g2 != 0 ? t - g1 / g2 : NAN;
+    if (!(tn > lo && tn < hi)) {
+      if (!bracket) break;
+      if ((g1 > 0) == (glo > 0)) lo = t; else hi = t;
+      tn = 0.5 * (lo + hi);
+    } else if (bracket) {
+      if ((g1 > 0) == (glo > 0)) lo = t; else hi = t;
+    }
+    if (fabs(tn - t) <= 1e-15 * (1 + fabs(t))) { t = tn; break; }
+    t = tn;
+  }
+  return t;
+}
+
+double dyi_fourier_peak(const dyFourier* f, int j, int d, double* tpeak) {
+  int M = 32 * f->nh;
+  double T = 2 * M_PI / f->wf, h = T / M;
+  double g[32 * DYI_FOURIER_MAXH], best = 0, tb = 0, top = 0;
+  for (int s = 0; s < M; s++) {
+    g[s] = fabs(dyi_fourier_deriv(f, j, d, h * s));
+    if (g[s] > top) top = g[s];
+  }
+  for (int s = 0; s < M; s++) {
+    double gp = g[(s + M - 1) % M], gn = g[(s + 1) % M];   /* periodic */
+    if (g[s] >= gp && g[s] >= gn && g[s] >= 0.95 * top && g[s] > 0) {
+      double t = peak_refine(f, j, d, h * s, h * (s - 1), h * (s + 1));
+      double v = fabs(dyi_fourier_deriv(f, j, d, t));
+      if (!(v >= g[s])) { v = g[s]; t = h * s; }
+      if (v > best) { best = v; tb = t; }
+    }
+  }
+  if (tpeak) *tpeak = tb;
+  return best;
+}
+
 unsigned long long dyi_rng_next(unsigned long long* s) {
   unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;

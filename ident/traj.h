@@ -37,6 +37,18 @@ void dyi_fourier_eval(const dyFourier* f, double t, double* q, double* qd, doubl
 /* The bounds above for joint j: dq >= |q - q0|, dqd >= |qd|, dqdd >= |qdd|. */
 void dyi_fourier_bounds(const dyFourier* f, int j, double* dq, double* dqd, double* dqdd);
 
+/* d-th time derivative (d >= 0) of q_j(t) - q0_j. */
+double dyi_fourier_deriv(const dyFourier* f, int j, int d, double t);
+
+/* The true maximum over one period of |d^d/dt^d (q_j - q0_j)| (d = 0: the
+ * position excursion, 1: |qd_j|, 2: |qdd_j|) and, in *tpeak, where it is
+ * reached: the series is sampled at 32 L points per period, and every
+ * sampled local maximum within 5 % of the largest is refined by Newton's
+ * method on the derivative (safeguarded by bisection inside its sampling
+ * interval), so the result is the maximum to round-off (the conservative
+ * bounds above may exceed it several times). No allocation. */
+double dyi_fourier_peak(const dyFourier* f, int j, int d, double* tpeak);
+
 /* Random coefficients (uniform, seeded) for model m, nh harmonics, period
  * [s], scaled per joint so that the bounds stay within 90 % of the model's
  * limits: q0 at the middle of [qmin, qmax] and |q - q0| within the half
@@ -47,7 +59,7 @@ int dyi_fourier_random(dyFourier* f, const dyModel* m, int nh, double period,
                        unsigned long long seed, char* err, int errsz);
 
 /* Header of a TRAJ file "t,q1..qn,qd1..qdn,qdd1..qddn" or, with_tau, of a
- * LOG file (CONVENTIONS.md section 3) with ",tau1..taun" appended. */
+ * LOG file (README.md, Model tables and Files) with ",tau1..taun" appended. */
 void dyi_traj_header(FILE* f, int n, int with_tau);
 
 /* One row in the same order, numbers in %.17g (exact round trip); tau may

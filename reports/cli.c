@@ -49,11 +49,24 @@ static int is_urdf(const char* path) {
   return L >= 5 && !strcasecmp(path + L - 5, ".urdf");
 }
 
+#define COMMON_OPTS "dh,base,tip,gravity,lock,snap,o"
+
 int cli_check(const dyCli* c, const char* allowed, int minpos, int maxpos, const char* usage) {
+  if (c->help) {
+    char all[1024];
+    snprintf(all, sizeof all, "%s,%s", allowed, COMMON_OPTS);
+    cli_help(stdout, c->cmd, all);
+    return 3;
+  }
   for (int i = 0; i < c->nopt; i++)
-    if (!in_list("dh,base,tip,gravity,lock,snap,o", c->key[i]) && !in_list(allowed, c->key[i])) {
-      fprintf(stderr, "dynid: %s: unknown option '%s%s'\nusage: %s\n", c->cmd,
-              strlen(c->key[i]) == 1 ? "-" : "--", c->key[i], usage);
+    if (!in_list(COMMON_OPTS, c->key[i]) && !in_list(allowed, c->key[i])) {
+      char all[1024];
+      snprintf(all, sizeof all, "%s,%s", allowed, COMMON_OPTS);
+      const char* near = cli_suggest(c->key[i], all);
+      char hint[128] = "";
+      if (near) snprintf(hint, sizeof hint, " (did you mean '%s%s'?)", strlen(near) == 1 ? "-" : "--", near);
+      fprintf(stderr, "dynid: %s: unknown option '%s%s'%s\nusage: %s\n(dynid %s --help lists every option)\n",
+              c->cmd, strlen(c->key[i]) == 1 ? "-" : "--", c->key[i], hint, usage, c->cmd);
       return 2;
     }
   if (c->npos < minpos || c->npos > maxpos) {
@@ -164,6 +177,7 @@ dyModel* cli_model(const dyCli* c) {
     cli_fail("%s", err);
     return NULL;
   }
+  cli_provenance(c, m);
   /* what the loader changed or assumed, e.g. locked joints, one warning each */
   for (const char* s = m->notes; *s && !cli_flag(c, "quiet");) {
     const char* e = strchr(s, '\n');

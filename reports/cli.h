@@ -20,18 +20,35 @@ typedef struct {
   const char* key[CLI_MAXOPT];   /* without the leading "--" ("o" for -o) */
   const char* val[CLI_MAXOPT];   /* NULL for flags */
   dyLoadOpt load;             /* --dh --base --tip --gravity, filled by cli_parse */
+  int help;                   /* --help given: cli_check prints the command's help */
+  int argc;                   /* the whole command line, for the provenance lines */
+  char** argv;
 } dyCli;
 
 /* Value of option key (last occurrence), or NULL. */
 const char* cli_opt(const dyCli* c, const char* key);
 /* 1 if flag key was given. */
 int cli_flag(const dyCli* c, const char* key);
-/* Check that every option given is in the comma-separated list allowed
+/* With --help (c->help): print the command's help on standard output and
+ * return 3 (the program then exits 0). Otherwise:
+ * check that every option given is in the comma-separated list allowed
  * (the common ones, dh,base,tip,gravity,lock,o, are always allowed), that the
  * positional count is within [minpos, maxpos] and that every --lock is
  * JOINT=VALUE (VALUE a finite number) with a URDF model (first positional).
  * 0, or 2 after printing usage. */
 int cli_check(const dyCli* c, const char* allowed, int minpos, int maxpos, const char* usage);
+/* Help (reports/cli_help.c): the command's help with every option it
+ * accepts (allowed: its cli_check list), the command list, the manual page
+ * (roff), and the closest of a comma-separated list of names to a mistyped
+ * word (NULL when none is close). cli_help returns 0, or 2 for an unknown
+ * command. */
+int cli_help(FILE* f, const char* cmd, const char* allowed);
+void cli_help_overview(FILE* f);
+void cli_man(FILE* f);
+const char* cli_suggest(const char* word, const char* list);
+const char* cli_command_names(void);
+const char* cli_doc_options(const char* cmd);
+
 /* Parse a comma-separated list of exactly n doubles. 0 or -1. */
 int cli_doubles(const char* s, double* out, int n);
 /* Parse a decimal integer option value with a default; -1 on junk (err printed). */
@@ -56,6 +73,17 @@ int cli_usage(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
  * its notes (e.g. locked joints) as "dynid: warning: LINE" on standard
  * error unless --quiet. NULL after printing the error. */
 dyModel* cli_model(const dyCli* c);
+
+/* Provenance (reports/cli_prov.c). cli_fingerprint: "7 joints RRRRRRR
+ * geometry 5d1c0f3a" (joint count, types, hash of the modified-DH
+ * geometry). cli_provenance: the '#' lines every file written from now on
+ * starts with (dynid version, command line, model and fingerprint, input
+ * files with sizes and --rows); m may be NULL. cli_params_match: 0 when
+ * PARAMS file path was identified on a model with m's fingerprint (or
+ * records none, or --force, with a warning), else 1 after printing. */
+void cli_fingerprint(const dyModel* m, char* buf, size_t sz);
+void cli_provenance(const dyCli* c, const dyModel* m);
+int cli_params_match(const dyCli* c, const dyModel* m, const char* path);
 
 /* Progress on standard error, only when it is a terminal and at most every
  * half second: "what: done units (rate/s)". final = 1 ends the line. */
@@ -91,6 +119,30 @@ int cli_logopt(const dyCli* c, int n, dyLogOpt* opt);
 /* The same for log k of nlog (identify's several logs: --rows may give one
  * range per log). */
 int cli_logopt_k(const dyCli* c, int n, int k, int nlog, dyLogOpt* opt);
+
+/* Mistakes with a log (reports/cli_scan.c). cli_log_scan: one pass over
+ * the log's raw rows for model m, one warning line each on standard error
+ * (unless --quiet) for position columns that do not match the model's
+ * joints, a sample rate outside 5 Hz..100 kHz, positions far outside the
+ * joint limits or turning faster than once a second (degrees), a torque
+ * RMS 10x away from the model's gravity torque RMS (units, gains); with
+ * findings also the data-quality findings with their first lines. Returns
+ * the number of warnings. cli_fail_log: print a log reader's error err
+ * (returns 1); a missing column adds the columns the file has, its
+ * delimiter and, when they differ, the model's joints against the log's
+ * position columns. */
+int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLogOpt* opt, int findings);
+int cli_fail_log(const char* path, const dyLogOpt* opt, int n, const char* err);
+/* cli_log_scan's lines wait until this prints them (show = 1, the command
+ * succeeded) or drops them (show = 0): a failing command prints one line. */
+void cli_flush_warnings(int show);
+/* The terminal line on poorly identified base parameters of estimate beta:
+ * relative std above 10 % and std above 1e-3 of the parameter's scale
+ * ||tau|| / ||Y_k|| (the value at which its regressor column alone would
+ * carry the whole torque), so that structurally tiny values are not
+ * flagged; those are counted on a second line. */
+struct dyEstim_;
+void cli_poorly_identified(const struct dyEstim_* e, const double* beta);
 
 /* the subcommands */
 int cmd_model(dyCli* c);

@@ -16,6 +16,7 @@ int cli_params(const dyCli* c, const dyModel* m, double* par) {
     memcpy(par, m->par, sizeof(double) * (size_t)dy_npar(m));
     return 0;
   }
+  if (cli_params_match(c, m, path)) return 1;
   char err[DY_ERRSZ];
   dyParams* p = dyi_params_read(path, m, err, sizeof err);
   if (!p) return cli_fail("%s", err);

@@ -52,7 +52,10 @@ int cmd_base(dyCli* c) {
              "(tolerance %.0e after column scaling)\n", b->rank, dyi_base_nsamples(m, fr), b->rank_gap, DYI_RANK_TOL);
   fprintf(f, "# reproduction on fresh random states: max|Y - Y_b B| / max|Y| = %.3g, max|B P - 1| = %.3g\n",
           b->repro_err, b->bp_err);
-  if (b->note[0]) fprintf(f, "# note: %s\n", b->note);
+  if (b->note[0]) {   /* the closed-form rules missed a case: grouped numerically */
+    fprintf(f, "# note: %s\n", b->note);
+    fprintf(stderr, "dynid: warning: %s\n", b->note);
+  }
   dyi_base_report(f, m, b);
   fprintf(f, "name,expression\n");
   int cap = 4096;

@@ -109,7 +109,7 @@ int cmd_bench(dyCli* c) {
   if (cli_flag(c, "ops")) {
     /* executed multiplications and additions of the verified algorithms on
      * MODEL (default the built-in 6R), on the khalil set's realisation,
-     * beside the seeds' formulas (verify/opcount.h) */
+     * beside the papers' formulas (verify/opcount.h) */
     dyModel* mo = c->npos ? cli_model(c) : builtin_6r();
     if (!mo) return 1;
     char e2[DY_ERRSZ];

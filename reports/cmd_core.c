@@ -6,12 +6,13 @@
 #include "lin_inertia.h"
 #include "ne_base.h"
 #include "saha.h"
+#include "renaud.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* dynid model MODEL: the model as a modified-DH table (the input format of
- * CONVENTIONS.md with its #! directives) or, with -o X.urdf, as a URDF;
+/* dynid model MODEL: the model as a modified-DH table (the model-table
+ * format of README.md with its #! directives) or, with -o X.urdf, as a URDF;
  * either reads back to the same robot (core/model_write.c) */
 int cmd_model(dyCli* c) {
   int r = cli_check(c, "", 1, 1, "dynid model MODEL [--dh] [--base LINK] [--tip LINK] [--gravity gx,gy,gz] "
@@ -32,17 +33,19 @@ int cmd_model(dyCli* c) {
  * quantity from the same parameter vector, so they can be compared on a
  * user's own model and states (the tests do):
  *   id:      rnea (core Newton-Euler, default), ne-base (Newton-Euler on
- *            the base parameters, verify/ne_base.h), saha (DeNOC, seed 002),
- *            lin91 (H qdd + b of Lin's base-frame composite bodies, seed 000)
- *   inertia: crba (composite rigid body, default), lin1, lin2 (Lin & Fang's
- *            Formulations 1 and 2 on Lin's MLCs, seed 001), lin91 (seed 000),
+ *            the base parameters, verify/ne_base.h), renaud (Newton-Euler
+ *            on augmented bodies, [Renaud], verify/renaud.h), saha (DeNOC, [Saha99]),
+ *            lin91 (H qdd + b of Lin's base-frame composite bodies, [Lin91])
+ *   inertia: crba (composite rigid body, default), lin1 .. lin5 (Lin &
+ *            Fang's Formulations 1-5 on Lin's MLCs, [LinFang99]), lin91 ([Lin91]),
  *            saha (U D U^T of the DeNOC forward dynamics)                  */
-enum { A_RNEA, A_NEBASE, A_SAHA, A_LIN91, A_CRBA, A_LIN1, A_LIN2 };
+enum { A_RNEA, A_NEBASE, A_RENAUD, A_SAHA, A_LIN91, A_CRBA, A_LIN1, A_LIN2, A_LIN3, A_LIN4, A_LIN5 };
 
 typedef struct {
   int algo;
   dyvNeBase plan;      /* ne-base */
-  dyvLin* lin;         /* lin1, lin2 */
+  dyvRenaud* renaud;   /* renaud */
+  dyvLin* lin;         /* lin1 .. lin5 */
   dyBase* linset;
   double* beta;        /* Lin's MLCs of par (linset->nb) */
   double* U;           /* saha inertia: n x n */
@@ -50,10 +53,10 @@ typedef struct {
 } engine_t;
 
 static int engine_make(engine_t* e, const dyModel* m, const double* par, const char* algo, int inertia) {
-  static const char* const ids[] = {"rnea", "ne-base", "saha", "lin91", NULL};
-  static const char* const ins[] = {"crba", "lin1", "lin2", "lin91", "saha", NULL};
-  static const int idv[] = {A_RNEA, A_NEBASE, A_SAHA, A_LIN91};
-  static const int inv[] = {A_CRBA, A_LIN1, A_LIN2, A_LIN91, A_SAHA};
+  static const char* const ids[] = {"rnea", "ne-base", "renaud", "saha", "lin91", NULL};
+  static const char* const ins[] = {"crba", "lin1", "lin2", "lin3", "lin4", "lin5", "lin91", "saha", NULL};
+  static const int idv[] = {A_RNEA, A_NEBASE, A_RENAUD, A_SAHA, A_LIN91};
+  static const int inv[] = {A_CRBA, A_LIN1, A_LIN2, A_LIN3, A_LIN4, A_LIN5, A_LIN91, A_SAHA};
   memset(e, 0, sizeof *e);
   const char* const* names = inertia ? ins : ids;
   e->algo = -1;
@@ -62,13 +65,17 @@ static int engine_make(engine_t* e, const dyModel* m, const double* par, const c
     if (!strcmp(algo, names[k])) e->algo = inertia ? inv[k] : idv[k];
   if (e->algo < 0)
     return cli_usage("%s: unknown --algo '%s' (%s)", inertia ? "inertia" : "id", algo,
-                     inertia ? "crba, lin1, lin2, lin91 or saha" : "rnea, ne-base, saha or lin91");
+                     inertia ? "crba, lin1, lin2, lin3, lin4, lin5, lin91 or saha" : "rnea, ne-base, renaud, saha or lin91");
   char err[DY_ERRSZ];
   if (e->algo == A_NEBASE) {
     unsigned char zero[14 * DY_MAXJ];
     dyv_nebase_zero_from_par(zero, m, par);
     dyv_nebase_make(&e->plan, m, zero);
-  } else if (e->algo == A_LIN1 || e->algo == A_LIN2) {
+  } else if (e->algo == A_RENAUD) {
+    e->renaud = malloc(sizeof *e->renaud);
+    if (!e->renaud) return cli_fail("out of memory");
+    dyv_renaud_make(e->renaud, m, par);
+  } else if (e->algo >= A_LIN1 && e->algo <= A_LIN5) {
     /* Lin's MLCs of this parameter vector: beta = B_lin par (the same
      * numbers whichever realisation of identified parameters par is) */
     e->linset = dyi_base_compute(m, "lin", 1, err, sizeof err);
@@ -93,6 +100,7 @@ static void engine_free(engine_t* e) {
   dyi_base_free(e->linset);
   free(e->beta);
   free(e->U);
+  free(e->renaud);
 }
 
 /* one row: tau (n) for id, H (n x n) for inertia; 0, or non-zero when the
@@ -103,6 +111,7 @@ static int engine_run(engine_t* e, const dyModel* m, dyData* d, const double* pa
   switch (e->algo) {
     case A_RNEA: dy_rnea(m, d, par, q, qd, qdd, out); return 0;
     case A_NEBASE: dyv_nebase_rnea(&e->plan, d, par, q, qd, qdd, out); return 0;
+    case A_RENAUD: dyv_renaud_rnea(e->renaud, q, qd, qdd, out); return 0;
     case A_SAHA:
       if (e->U) {
         double D[DY_MAXJ];
@@ -132,15 +141,18 @@ static int engine_run(engine_t* e, const dyModel* m, dyData* d, const double* pa
     case A_CRBA: dy_crba(m, d, par, q, out); return 0;
     case A_LIN1: dyv_lin_inertia1(e->lin, e->beta, q, out); return 0;
     case A_LIN2: dyv_lin_inertia2(e->lin, e->beta, q, out); return 0;
+    case A_LIN3: dyv_lin_inertia3(e->lin, e->beta, q, out); return 0;
+    case A_LIN4: dyv_lin_inertia4(e->lin, e->beta, q, out); return 0;
+    case A_LIN5: dyv_lin_inertia5(e->lin, e->beta, q, out); return 0;
   }
   return -1;
 }
 
 /* shared body of id and inertia: stream the states, one output row each */
 static int run_states(dyCli* c, int inertia) {
-  const char* use = inertia ? "dynid inertia MODEL STATES [--params P] [--algo crba|lin1|lin2|lin91|saha] [-o FILE]"
-                            : "dynid id MODEL STATES [--params P] [--algo rnea|ne-base|saha|lin91] [-o FILE]";
-  int r = cli_check(c, "params,algo", 2, 2, use);
+  const char* use = inertia ? "dynid inertia MODEL STATES [--params P] [--algo crba|lin1|lin2|lin3|lin4|lin5|lin91|saha] [-o FILE]"
+                            : "dynid id MODEL STATES [--params P] [--algo rnea|ne-base|renaud|saha|lin91] [-o FILE]";
+  int r = cli_check(c, "params,algo,force", 2, 2, use);
   if (r) return r;
   const char* algo = cli_opt(c, "algo");
   dyModel* m = cli_model(c);
@@ -204,7 +216,7 @@ int cmd_inertia(dyCli* c) { return run_states(c, 1); }
 
 /* dynid fd MODEL LOG: qdd from q, qd, tau by Cholesky (default) or ABA */
 int cmd_fd(dyCli* c) {
-  int r = cli_check(c, "params,algo", 2, 2, "dynid fd MODEL LOG [--algo chol|aba|saha] [--params P] [-o FILE]");
+  int r = cli_check(c, "params,algo,force", 2, 2, "dynid fd MODEL LOG [--algo chol|aba|saha] [--params P] [-o FILE]");
   if (r) return r;
   const char* algo = cli_opt(c, "algo");
   int aba = algo && !strcmp(algo, "aba"), saha = algo && !strcmp(algo, "saha");

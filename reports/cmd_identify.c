@@ -20,10 +20,13 @@
 #include "params.h"
 #include "log.h"
 #include "consistent.h"
+#include "stats.h"
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* OpenBLAS threads cost more than they bring on ~60-column blocks (PITFALLS) */
 void openblas_set_num_threads(int num_threads);
@@ -68,7 +71,8 @@ static void fit_residuals(const dyEstim* e, const double* beta, double* rms, dou
 /* The summary of the identification, '#'-line text for the PARAMS file
  * and the model files (caller frees; NULL when out of memory). */
 static char* summary(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e,
-                     const double* beta, const char* note, const char* cons, const char* rows_note) {
+                     const double* beta, const char* note, const char* cons, const char* rows_note,
+                     const char* stats_note) {
   char* cm = NULL;
   size_t cl = 0;
   FILE* f = open_memstream(&cm, &cl);
@@ -76,7 +80,8 @@ static char* summary(const dyCli* c, const dyModel* m, const dyBase* b, const dy
   char fr[32] = "off";
   if (b->friction) cli_kinds_text(b->joint_keep, fr, sizeof fr);
   fprintf(f, "dynid identify\nmodel: %s\n", m->source);
-  for (int k = 1; k < c->npos; k++) fprintf(f, "log: %s\n", c->pos[k]);   /* every log stacked */
+  if (stats_note) fprintf(f, "%s\n", stats_note);
+  else for (int k = 1; k < c->npos; k++) fprintf(f, "log: %s\n", c->pos[k]);   /* every log stacked */
   fprintf(f, "%sset: %s\nmethod: %s\nfriction: %s\n", rows_note, b->set, method_name(e->opt.method), fr);
   fprintf(f, "samples: %ld\n", e->samples);
   fprintf(f, "condition number: %.6g (regressor%s, SI units; %.6g after column scaling)\n",
@@ -229,9 +234,249 @@ static int identify_consistent(const dyCli* c, const dyModel* m, const dyBase* b
   return 0;
 }
 
+/* ---- mergeable statistics (ident/stats.h): --save-stats FILE, --stats FILES */
+
+/* the options that change the rows, as one text compared between files */
+static void stats_options(const dyCli* c, char* buf, int sz) {
+  static const char* const keys[] = {"no-parallel", "cutoff", "decimate", "filter-order", "qd-min", "derive",
+                                     "resample"};
+  int len = 0;
+  buf[0] = 0;
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    const char* v = cli_opt(c, keys[k]);
+    if (!strcmp(keys[k], "no-parallel")) v = cli_flag(c, keys[k]) ? "on" : "off";
+    len += snprintf(buf + len, (size_t)(sz - len > 0 ? sz - len : 0), "%s%s=%s", k ? " " : "", keys[k],
+                    v ? v : "default");
+  }
+}
+
+/* --save-stats: the estimator's triangles and the logs behind them, written
+ * whole or not at all. 0, or -1 after printing. */
+static int save_stats(const char* path, const dyModel* m, const dyBase* b, const dyEstim* e,
+                      const dyiStatsHead* h, const dyiStatsLog* logs, int nlog) {
+  char err[DY_ERRSZ];
+  dyOut o;
+  if (dy_out_open(&o, path, err, sizeof err)) return cli_fail("%s", err) ? -1 : -1;
+  if (dyi_stats_write(o.f, m, b, e, h, logs, nlog)) {
+    dy_out_abort(&o);
+    return cli_fail("%s: write failed", path) ? -1 : -1;
+  }
+  if (dy_out_commit(&o, err, sizeof err)) return cli_fail("%s", err) ? -1 : -1;
+  return 0;
+}
+
+/* append a copy of s to the list v (n entries, room for *cap); -1 out of memory */
+static int push(char*** v, int* n, int* cap, const char* s) {
+  if (*n == *cap) {
+    int c2 = *cap ? 2 * *cap : 64;
+    char** t = realloc(*v, sizeof(char*) * (size_t)c2);
+    if (!t) return -1;
+    *v = t; *cap = c2;
+  }
+  if (!((*v)[*n] = strdup(s))) return -1;
+  (*n)++;
+  return 0;
+}
+
+static int by_name(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
+
+/* add one --stats argument to the list: a file, a directory (its files
+ * ending in .stats, in name order) or @LIST (one path per line) */
+static int stats_files_add(const char* arg, char*** list, int* nl, int* cap) {
+  char** tmp = NULL;
+  int nt = 0, ct = 0;
+  char err[DY_ERRSZ];
+  DIR* d = NULL;
+  FILE* f = NULL;
+  if (arg[0] == '@') {
+    f = fopen(arg + 1, "r");
+    if (!f) { snprintf(err, sizeof err, "%s: cannot open the list of statistics files", arg + 1); goto bad; }
+    char line[4096];
+    long row = 0;
+    while (fgets(line, sizeof line, f)) {
+      row++;
+      size_t L = strlen(line);
+      if (L == sizeof line - 1 && line[L - 1] != '\n') {
+        snprintf(err, sizeof err, "%s:%ld:1: path longer than %d characters", arg + 1, row, (int)sizeof line - 2);
+        goto bad;
+      }
+      while (L && (line[L - 1] == '\n' || line[L - 1] == '\r')) line[--L] = 0;
+      if (L && line[0] != '#') { if (push(&tmp, &nt, &ct, line)) goto oom; }
+    }
+    fclose(f); f = NULL;
+  } else if ((d = opendir(arg))) {
+    struct dirent* de;
+    while ((de = readdir(d))) {
+      size_t L = strlen(de->d_name);
+      if (L > 6 && !strcmp(de->d_name + L - 6, ".stats")) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", arg, de->d_name);
+        { if (push(&tmp, &nt, &ct, path)) goto oom; }
+      }
+    }
+    closedir(d); d = NULL;
+    if (!nt) { snprintf(err, sizeof err, "%s: no statistics files (*.stats) in this directory", arg); goto bad; }
+    qsort(tmp, (size_t)nt, sizeof(char*), by_name);
+  } else if (push(&tmp, &nt, &ct, arg)) goto oom;
+  for (int k = 0; k < nt; k++)
+    if (push(list, nl, cap, tmp[k])) goto oom;
+  for (int k = 0; k < nt; k++) free(tmp[k]);
+  free(tmp);
+  return 0;
+oom:
+  snprintf(err, sizeof err, "out of memory");
+bad:
+  if (f) fclose(f);
+  if (d) closedir(d);
+  for (int k = 0; k < nt; k++) free(tmp[k]);
+  free(tmp);
+  return cli_fail("%s", err) ? -1 : -1;
+}
+
+/* --stats: merge every statistics file (the value of --stats and the
+ * arguments after MODEL) into one estimator for base set *bout, taken from
+ * the files (set and friction) and checked against --set and --friction
+ * when given. acc: the sums and the files' head. NULL after printing. */
+static dyEstim* merge_stats(const dyCli* c, const dyModel* m, const dyEstOpt* eo0, dyBase** bout,
+                            dyiStatsHead* acc) {
+  char err[DY_ERRSZ];
+  char** files = NULL;
+  int nf = 0, cap = 0;
+  dyEstim* e = NULL;
+  dyBase* b = NULL;
+  unsigned char* mask = NULL;
+  const char** names = NULL;
+  if (stats_files_add(cli_opt(c, "stats"), &files, &nf, &cap)) goto fail;
+  for (int k = 1; k < c->npos; k++)
+    if (stats_files_add(c->pos[k], &files, &nf, &cap)) goto fail;
+  dyiStatsHead ref;
+  if (dyi_stats_head(files[0], &ref, err, sizeof err)) { cli_fail("%s", err); goto fail; }
+  uint64_t fp = dyi_model_fingerprint(m);
+  if (ref.fingerprint != fp) {
+    cli_fail("%s: statistics of another model (fingerprint %016llx, model %s; %s has %016llx): merge them "
+             "with the model they were made with", files[0], (unsigned long long)ref.fingerprint, ref.model,
+             m->source, (unsigned long long)fp);
+    goto fail;
+  }
+  const char* set = cli_opt(c, "set");
+  if (set && strcmp(set, ref.set)) {
+    cli_fail("%s: statistics of base set %s, --set %s given", files[0], ref.set, set);
+    goto fail;
+  }
+  int friction = strcmp(ref.friction, "off") != 0;
+  unsigned keep = 15u;
+  char kinds[32], bad[40];
+  snprintf(kinds, sizeof kinds, "%s", ref.friction);
+  for (char* p = kinds; *p; p++) if (*p == ' ') *p = ',';
+  if (friction && dyi_friction_kinds(kinds, &keep, bad, sizeof bad)) {
+    cli_fail("%s: unknown friction kind '%s'", files[0], bad);
+    goto fail;
+  }
+  if (cli_opt(c, "friction") || cli_flag(c, "friction")) {
+    unsigned k2 = 15u;
+    if (dyi_friction_kinds(cli_opt(c, "friction"), &k2, bad, sizeof bad) || !friction || k2 != keep) {
+      cli_fail("%s: statistics with friction %s, --friction%s%s given", files[0], ref.friction,
+               cli_opt(c, "friction") ? "=" : "", cli_opt(c, "friction") ? cli_opt(c, "friction") : "");
+      goto fail;
+    }
+  }
+  b = dyi_base_compute(m, ref.set, friction, err, sizeof err);
+  if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) { cli_fail("%s", err); goto fail; }
+  dyEstOpt eo = *eo0;
+  mask = malloc((size_t)m->n * (size_t)b->nb);
+  names = malloc(sizeof(char*) * (size_t)b->nb);
+  if (!mask || !names) { cli_fail("out of memory"); goto fail; }
+  dyi_base_mask(m, b, mask);
+  for (int k = 0; k < b->nb; k++) names[k] = b->name[k];
+  eo.mask = mask; eo.names = names;
+  e = dyi_est_make(m->n, b->nb, &eo, err, sizeof err);
+  if (!e) { cli_fail("%s", err); goto fail; }
+  e->own_mask = mask; e->own_names = names;
+  mask = NULL; names = NULL;
+  memset(acc, 0, sizeof *acc);
+  *acc = ref;
+  acc->samples = acc->logs = acc->rows_read = acc->rows_dropped = acc->files = 0;
+  acc->var_factor = 0;
+  for (int k = 0; k < nf; k++) {
+    if (dyi_stats_merge_file(files[k], &ref, b, e, acc, err, sizeof err)) { cli_fail("%s", err); goto fail; }
+    if (nf > 100) cli_progress("merge", k + 1, "files", k + 1 == nf);
+  }
+  e->opt.var_factor = acc->var_factor;
+  for (int k = 0; k < nf; k++) free(files[k]);
+  free(files);
+  *bout = b;
+  return e;
+fail:
+  for (int k = 0; k < nf; k++) free(files[k]);
+  free(files);
+  free(mask); free(names);
+  dyi_est_free(e);
+  dyi_base_free(b);
+  return NULL;
+}
+
+/* identify MODEL --stats FILES: merge, optionally save the merged
+ * statistics, estimate (OLS/WLS, --consistent) and write PARAMS. Frees m. */
+static int identify_from_stats(const dyCli* c, dyModel* m, const dyEstOpt* eo, int consistent, double prior_w,
+                               double min_eig, int quiet, const char* stats_out) {
+  char err[DY_ERRSZ];
+  int rc = 1, n = m->n;
+  dyBase* b = NULL;
+  dyiStatsHead acc;
+  dyiConsResult cr;
+  memset(&cr, 0, sizeof cr);
+  char* comment = NULL;
+  dyEstim* e = merge_stats(c, m, eo, &b, &acc);
+  if (!e) goto done;
+  if (stats_out && save_stats(stats_out, m, b, e, &acc, NULL, 0)) goto done;
+  if (stats_out && !cli_opt(c, "o")) {
+    if (!quiet)
+      fprintf(stderr, "identify: %ld statistics files (%ld logs, %ld samples) merged into %s\n", acc.files, acc.logs,
+              e->samples, stats_out);
+    rc = 0;
+    goto done;
+  }
+  if (dyi_est_finish(e, err, sizeof err)) { cli_fail("identify --stats: %s", err); goto done; }
+  const double* beta = e->beta;
+  char cons[2048] = "";
+  if (consistent) {
+    if (identify_consistent(c, m, b, e, prior_w, min_eig, quiet, &cr, cons, sizeof cons)) goto done;
+    beta = cr.beta;
+  }
+  char src[1024], rows_note[700];
+  snprintf(src, sizeof src, "statistics: %ld files merged, %ld logs, %ld rows read, %ld dropped",
+           acc.files, acc.logs, acc.rows_read, acc.rows_dropped);
+  snprintf(rows_note, sizeof rows_note, "rows: %s; std scaled for the filtered noise by %.4g\n", acc.options,
+           sqrt(acc.var_factor));
+  comment = summary(c, m, b, e, beta, "", cons, rows_note, src);
+  if (!comment) { cli_fail("out of memory"); goto done; }
+  const char* mout = cli_opt(c, "model-out");
+  if (mout && write_model(mout, m, b, beta, consistent ? cr.pi : NULL, comment, quiet)) goto done;
+  if (write_params(cli_opt(c, "o"), m, b, e, beta, comment, err, sizeof err)) {
+    if (mout) remove(mout);
+    cli_fail("%s", err);
+    goto done;
+  }
+  if (!quiet) {
+    fprintf(stderr, "identify: %ld statistics files, %ld logs, %ld samples x %d joints, %d base parameters "
+            "(set %s, method %s, friction %s)\n", acc.files, acc.logs, e->samples, n, b->nb, b->set,
+            method_name(eo->method), acc.friction);
+    fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
+    for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++) fprintf(stderr, "warning: %s\n", e->warn[w]);
+  }
+  rc = 0;
+done:
+  free(comment);
+  dyi_cons_free(&cr);
+  dyi_est_free(e);
+  dyi_base_free(b);
+  dy_freeModel(m);
+  return rc;
+}
+
 int cmd_identify(dyCli* c) {
-  int rc = cli_check(c, "set,method,friction,quiet,block,consistent,prior,prior-weight,min-eig,model-out,"
-                     CLI_LOG_OPTS, 2, 16, USAGE);
+  int rc = cli_check(c, "set,method,friction,quiet,block,threads,stats,save-stats,consistent,prior,prior-weight,"
+                     "min-eig,model-out," CLI_LOG_OPTS, 1, 16, USAGE);
   if (rc) return rc;
   const char* set = cli_opt(c, "set");
   const char* meth = cli_opt(c, "method");
@@ -248,6 +493,11 @@ int cmd_identify(dyCli* c) {
   if (cli_int(c, "block", 256, &block)) return 2;
   if (block < 1 || block > 1 << 16) return cli_usage("identify: --block must be 1..65536");
   eo.block = (int)block;
+  /* --threads N: workers for the rows (ident/estimate.h); default the cores */
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN), threads;
+  if (cli_int(c, "threads", ncpu > 0 ? ncpu : 1, &threads)) return 2;
+  if (threads < 1 || threads > 256) return cli_usage("identify: --threads must be 1..256");
+  eo.threads = (int)threads;
   int friction = cli_flag(c, "friction"), quiet = cli_flag(c, "quiet");
   unsigned keep = 15u;
   if (friction && cli_kinds(c, &keep)) return 2;
@@ -262,9 +512,30 @@ int cmd_identify(dyCli* c) {
     return cli_usage("identify: --min-eig must be a number >= 0 (kg m^2 on the inertia block, kg on the "
                      "mass), got '%s'", cli_opt(c, "min-eig"));
 
+  const char* stats_in = cli_opt(c, "stats");
+  const char* stats_out = cli_opt(c, "save-stats");
+  if (!stats_in && c->npos < 2) return cli_usage("identify: give a log (or --stats FILES)");
+  if (stats_in) {
+    if (eo.method == DYI_IRLS)
+      return cli_usage("identify: --stats allows --method ols or wls (IRLS reweights every row: it needs the logs)");
+    static const char* const logopts[] = {"no-header", "map", "gain", "rows", "cutoff", "on-bad", "time-scale",
+                                          "decimate", "resample", "qd-min", "filter-order", "derive",
+                                          "drop-stale", "no-parallel", "block", "threads"};
+    for (size_t k = 0; k < sizeof logopts / sizeof logopts[0]; k++)
+      if (cli_opt(c, logopts[k]) || cli_flag(c, logopts[k]))
+        return cli_usage("identify: --%s goes with logs; statistics (--stats) carry the options they were "
+                         "made with", logopts[k]);
+  }
+  /* --save-stats without -o: fold the rows and save them, no estimate */
+  if (stats_out && !cli_opt(c, "o") && !stats_in && !consistent && !cli_opt(c, "model-out")) eo.fold_only = 1;
+  if (stats_out && !cli_opt(c, "o") && (consistent || cli_opt(c, "model-out")))
+    return cli_usage("identify: --consistent and --model-out need -o PARAMS");
+
   dyModel* m = cli_model(c);
   if (!m) return 1;
   int n = m->n;
+  openblas_set_num_threads(1);
+  if (stats_in) return identify_from_stats(c, m, &eo, consistent, prior_w, min_eig, quiet, stats_out);
   /* several logs: the log options apply to each, --rows may give one range per log */
   int nlog = c->npos - 1;
   dyLogOpt lo, lok;
@@ -281,14 +552,39 @@ int cmd_identify(dyCli* c) {
   memset(&cr, 0, sizeof cr);
   dyBase* b = dyi_base_compute(m, set, friction, err, sizeof err);
   if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) { cli_fail("%s", err); goto done; }
+  if (b->note[0] && !quiet) fprintf(stderr, "dynid: warning: %s\n", b->note);
   for (int k = 0; k < nlog; k++) {
     if (k && cli_logopt_k(c, n, k, nlog, &lok)) goto done;
     rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);
-    if (!rs[k]) { cli_fail("%s", err); goto done; }
+    if (!rs[k]) { cli_fail_log(c->pos[1 + k], k ? &lok : &lo, n, err); goto done; }
+    cli_log_scan(c, m, c->pos[1 + k], k ? &lok : &lo, 1);   /* units, rates, model: warnings */
   }
   r = rs[0];
   e = dyi_identify_logs(m, b, rs, nlog, &eo, progress, err, sizeof err);
   if (!e) { cli_fail("%s: %s", nlog > 1 ? "identify" : c->pos[1], err); goto done; }
+  if (stats_out) {
+    dyiStatsHead h;
+    dyiStatsLog sl[16];
+    memset(&h, 0, sizeof h);
+    stats_options(c, h.options, sizeof h.options);
+    h.var_factor = e->opt.var_factor > 0 ? e->opt.var_factor : 1;
+    h.logs = nlog; h.files = 1;
+    for (int k = 0; k < nlog; k++) {
+      dyLogInfo lk;
+      dyi_log_info(rs[k], &lk);
+      sl[k].path = c->pos[1 + k]; sl[k].rows_read = lk.rows_read; sl[k].rows_dropped = lk.rows_dropped;
+      sl[k].fs = lk.fs; sl[k].fc = lk.fc; sl[k].decim = lk.parallel ? lk.decim : 1;
+      h.rows_read += lk.rows_read; h.rows_dropped += lk.rows_dropped;
+    }
+    if (save_stats(stats_out, m, b, e, &h, sl, nlog)) goto done;
+    if (eo.fold_only) {
+      if (!quiet)
+        fprintf(stderr, "identify: statistics of %ld samples from %d log%s (%ld rows read, %ld dropped) written to %s\n",
+                e->samples, nlog, nlog == 1 ? "" : "s", h.rows_read, h.rows_dropped, stats_out);
+      rc = 0;
+      goto done;
+    }
+  }
   dyLogInfo li;
   dyi_log_info(r, &li);
   char rows_note[256] = "";
@@ -314,7 +610,7 @@ int cmd_identify(dyCli* c) {
     if (identify_consistent(c, m, b, e, prior_w, min_eig, quiet, &cr, cons, sizeof cons)) goto done;
     beta = cr.beta;
   }
-  char* comment = summary(c, m, b, e, beta, corr, cons, rows_note);
+  char* comment = summary(c, m, b, e, beta, corr, cons, rows_note, NULL);
   if (!comment) { cli_fail("out of memory"); goto done; }
   const char* mout = cli_opt(c, "model-out");
   if (mout && write_model(mout, m, b, beta, consistent ? cr.pi : NULL, comment, quiet)) {
@@ -329,6 +625,7 @@ int cmd_identify(dyCli* c) {
   }
   free(comment);
 
+  cli_flush_warnings(1);
   if (!quiet) {
     fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
             "%d pass%s over the log\n", e->samples, n, b->nb, b->set, method_name(eo.method),
@@ -353,7 +650,9 @@ int cmd_identify(dyCli* c) {
     if (eo.method == DYI_WLS)
       fprintf(stderr, "WLS: rows of joint j weighted by 1/noise_std_j\n");
     if (corr[0]) fprintf(stderr, "warning: %s\n", corr);
-    for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++) fprintf(stderr, "warning: %s\n", e->warn[w]);
+    for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++)
+      if (!strstr(e->warn[w], "poorly identified")) fprintf(stderr, "warning: %s\n", e->warn[w]);
+    cli_poorly_identified(e, beta);
     if (e->nwarn > DYI_MAXWARN) fprintf(stderr, "warning: ... and %d more\n", e->nwarn - DYI_MAXWARN);
   }
   rc = 0;

@@ -28,6 +28,7 @@
  * Plots are inline SVG drawn by PLplot (reports/plot.h). The page is
  * well-formed XML (XHTML), so xmllint can check it. */
 #include "cli.h"
+#include "version.h"
 #include "base.h"
 #include "consistent.h"
 #include "dynamics.h"
@@ -84,8 +85,13 @@ typedef struct {
   double train_rel, train_rise;  /* from the PARAMS header (NaN if absent) */
   int consistent_est;         /* the header carries a `consistent:` certificate */
   char heldout[MAXLOG][40];   /* "all" relative error per log, as validate prints it */
+  double heldj[MAXLOG][DY_MAXJ + 1];  /* per joint, then all [%] */
   long not_pd[MAXLOG], samples[MAXLOG];
 } pset;
+
+/* the nominal model on each log: the baseline an identification must beat */
+static int have_nominal;
+static double nominal_rel[MAXLOG][DY_MAXJ + 1];
 
 typedef struct {
   long n, stride, seen;
@@ -107,7 +113,11 @@ static const char* css =
   "pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:85%}"
   ".grid{display:flex;flex-wrap:wrap}.grid svg{width:540px;height:auto}.ok{color:#2a2}.bad{color:#c22}"
   ".wide{overflow-x:auto}summary{cursor:pointer;margin:0.5em 0}"
-  "svg{max-width:100%;height:auto}";
+  "svg{max-width:100%;height:auto}"
+  ".summary{border:2px solid #1f77b4;border-radius:6px;padding:0.2em 1.2em 0.8em;background:#f8fbff}"
+  ".summary h2{margin-top:0.6em;border:none}table.kv th{text-align:left;width:12em}table.kv td{min-width:40em}"
+  "table.errs td{min-width:3.5em}table.errs td.all{font-weight:bold}p.cap{margin:0.8em 0 0.2em}"
+  "td.nomv{color:#555;background:#f4f4f4}";
 
 /* the number after key in a PARAMS header, NaN if absent */
 static double header_number(const char* comment, const char* key) {
@@ -329,7 +339,9 @@ static int same_base(const dyParams* a, const dyParams* b) {
  * then the column names: first, the set's three, then last. */
 static void set_header(FILE* f, pset* const* sv, int ns, const char* first, const char* three, const char* last) {
   if (ns > 1) {
-    fputs("<tr><th></th>", f);
+    int lead = 1;
+    for (const char* s = first; (s = strstr(s, "<th")); s++) lead++;   /* several leading columns */
+    fprintf(f, "<tr><th colspan=\"%d\"></th>", lead);
     for (int k = 0; k < ns; k++) { fputs("<th colspan=\"3\">", f); esc(f, sv[k]->label); fputs("</th>", f); }
     fputs(last ? "<th></th></tr>\n" : "</tr>\n", f);
   }
@@ -344,14 +356,16 @@ static void set_header(FILE* f, pset* const* sv, int ns, const char* first, cons
 static void param_table(FILE* f, const dyModel* m, pset* const* sv, int ns) {
   const dyBase* b = sv[0]->prm->base;
   fputs("<div class=\"wide\"><table>", f);
-  set_header(f, sv, ns, "name", "<th>value</th><th>std</th><th>rel. std [%]</th>", "expression");
+  set_header(f, sv, ns, "name</th><th>nominal", "<th>value</th><th>std</th><th>rel. std [%]</th>", "expression");
   int nwarn[MAXSET] = {0};
   for (int i = 0; i < b->nb; i++) {
     char expr[4096];
     dyi_base_expr(m, b, i, expr, sizeof expr);
     fputs("<tr><td class=\"l\">", f);
     esc(f, b->name[i]);
-    fputs("</td>", f);
+    double nom = 0;   /* the nominal model's value of this combination */
+    for (int k = 0; k < b->npar; k++) nom += b->B[(size_t)i * b->npar + k] * m->par[k];
+    fprintf(f, "</td><td class=\"nomv\">%.6g</td>", nom);
     for (int k = 0; k < ns; k++) nwarn[k] += param_cells(f, sv[k]->prm, i);
     fputs("<td class=\"l\">", f);
     esc(f, expr);
@@ -363,7 +377,8 @@ static void param_table(FILE* f, const dyModel* m, pset* const* sv, int ns) {
     fprintf(f, "%d parameter%s with a relative standard deviation above 10 %% (shaded)%s", nwarn[k],
             nwarn[k] == 1 ? "" : "s", k + 1 < ns ? "; " : ": ");
   }
-  fputs("poorly excited, or with little effect on the torque.</p>\n", f);
+  fputs("poorly excited, or with little effect on the torque. The nominal column is the same combination "
+        "of the model file's parameters.</p>\n", f);
 }
 
 /* keep sample s of the log for the plots (thinning by two when full) */
@@ -394,16 +409,51 @@ static void keep_sample(series_t* S, int n, int ns, const dySample* s, dyvValida
   S->n++;
 }
 
+/* The role of a log on the page from the PARAMS header ("log:" lines, the
+ * "--rows" of its command line): held out, held-out rows of the training
+ * log, or the training data itself (then the errors measure the fit). */
+static void log_role(const char* comment, const char* path, const char* rows, char* buf, size_t sz) {
+  int trained = 0;
+  char trows[64] = "";
+  for (const char* s = comment; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
+    size_t L = strcspn(s, "\n");
+    if (!strncmp(s, "log: ", 5) && L - 5 == strlen(path) && !strncmp(s + 5, path, L - 5)) trained = 1;
+    const char* r = strstr(s, " --rows ");
+    if (!strncmp(s, "command: ", 9) && r && r < s + L) snprintf(trows, sizeof trows, "%.*s", (int)strcspn(r + 8, " \n"), r + 8);
+  }
+  if (!trained) snprintf(buf, sz, "Held-out log");
+  else if (rows && strcmp(rows, trows))
+    snprintf(buf, sz, "Held-out rows %s of the training log%s%s%s", rows, trows[0] ? " (identified on rows " : "",
+             trows, trows[0] ? ")" : "");
+  else snprintf(buf, sz, "Training log (not held out: these errors measure the fit, not a prediction)");
+}
+
+/* a validator's notes with what did not happen said as such */
+static void notes_text(FILE* f, const char* notes) {
+  for (const char* s = notes; s && *s;) {
+    size_t L = strcspn(s, "\n");
+    const char* z = strstr(s, " 0 compared samples, ");
+    if (z && z < s + L)
+      fprintf(f, "# forward simulation: not run to the end of any horizon: every step failed (%ld restarts), "
+              "as forward dynamics needs a positive definite inertia matrix (see above)\n",
+              strtol(z + 21, NULL, 10));
+    else { fwrite(s, 1, L, f); fputc('\n', f); }
+    s += L + (s[L] == '\n');
+  }
+}
+
 /* One held-out log: its section into f. 0, or -1 after printing. */
-static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset* const* sv, int ns,
-                       const dyLogOpt* lopt, double horizon, series_t* S) {
+static int log_section(FILE* f, int li, const char* path, const char* role, const dyModel* m, pset* const* sv,
+                       int ns, const dyLogOpt* lopt, double horizon, series_t* S) {
   const int n = m->n;
   char err[DY_ERRSZ];
-  fprintf(f, "<h2 id=\"log%d\">Held-out data: <code>", li + 1);
+  fprintf(f, "<h2 id=\"log%d\">", li + 1);
+  esc(f, role);
+  fputs(": <code>", f);
   esc(f, path);
   fputs("</code></h2>\n", f);
   dyLogReader* lr = dyi_log_open(path, n, lopt, err, sizeof err);
-  if (!lr) return cli_fail("%s", err) ? -1 : -1;
+  if (!lr) return cli_fail_log(path, lopt, n, err) ? -1 : -1;
   dyvValidator* v[MAXSET] = {NULL};
   for (int k = 0; k < ns; k++)
     if (!(v[k] = dyv_validator_make(m, sv[k]->par, sv[k]->zero, horizon))) {
@@ -411,12 +461,17 @@ static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset
       dyi_log_close(lr);
       return cli_fail("report: out of memory") ? -1 : -1;
     }
+  /* the nominal model on the same samples: the baseline */
+  double mass = 0;
+  for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
+  dyvValidator* vn = mass > 0 ? dyv_validator_make(m, m->par, NULL, 0) : NULL;
   dySample s;
   long cnt = 0;
   int r;
   S->n = 0; S->stride = 1; S->seen = 0;
   while ((r = dyi_log_next(lr, &s, err, sizeof err)) == 1) {
     for (int k = 0; k < ns; k++) dyv_validator_add(v[k], &s);
+    if (vn) dyv_validator_add(vn, &s);
     keep_sample(S, n, ns, &s, v);
     if ((++cnt & 1023) == 0) cli_progress("report", cnt, "samples", 0);
   }
@@ -424,8 +479,26 @@ static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset
   if (r < 0 || cnt == 0) {
     if (r >= 0) snprintf(err, sizeof err, "%s: the log has no samples", path);
     for (int k = 0; k < ns; k++) dyv_validator_free(v[k]);
+    dyv_validator_free(vn);
     dyi_log_close(lr);
     return cli_fail("%s", err) ? -1 : -1;
+  }
+  if (vn) {
+    char* csv = NULL; size_t clen = 0;
+    FILE* mc = open_memstream(&csv, &clen);
+    if (mc) {
+      dyv_validator_write(vn, mc, NULL);
+      fclose(mc);
+      int row = 0;
+      for (char* line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
+        char name[32]; double rms, rel;
+        if (line[0] == '#' || row > n || sscanf(line, "%31[^,],%lf,%lf", name, &rms, &rel) != 3) continue;
+        nominal_rel[li][row++] = rel;
+      }
+      have_nominal = row == n + 1;
+    }
+    free(csv);
+    dyv_validator_free(vn);
   }
   fputs("<h3>Data quality</h3>\n", f);
   {
@@ -455,6 +528,7 @@ static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset
                  cell[k][row][2]) != 4) continue;
       if (k == 0) snprintf(rowname[row], sizeof rowname[row], "%s", name);
       rel[k][row] = strtod(cell[k][row][1], NULL);
+      sv[k]->heldj[li][row] = rel[k][row];
       if (!strcmp(name, "all")) snprintf(sv[k]->heldout[li], sizeof sv[k]->heldout[li], "%s", cell[k][row][1]);
       row++;
     }
@@ -478,7 +552,13 @@ static int log_section(FILE* f, int li, const char* path, const dyModel* m, pset
   for (int k = 0; k < ns; k++) {
     if (ns > 1) { fputs("<p>", f); esc(f, sv[k]->label); fputs(":</p>\n", f); }
     fputs("<pre class=\"notes\">", f);
-    esc(f, notes[k] ? notes[k] : "");
+    {
+      char* nb = NULL; size_t nl = 0;
+      FILE* nf = open_memstream(&nb, &nl);
+      if (nf) { notes_text(nf, notes[k]); fclose(nf); }
+      esc(f, nb ? nb : "");
+      free(nb);
+    }
     fputs("</pre>\n", f);
     free(notes[k]);
   }
@@ -676,6 +756,88 @@ static void sets_section(FILE* f, pset* const* sv, int ns, const dyCli* c, const
         "Held-out errors are those of <code>dynid validate</code> (measured torque as logged).</p>\n", f);
 }
 
+/* the value after key on a line of a PARAMS header, "" if absent */
+static void header_text(const char* comment, const char* key, char* buf, size_t sz) {
+  const char* s = strstr(comment, key);
+  buf[0] = 0;
+  if (s) snprintf(buf, sz, "%.*s", (int)strcspn(s + strlen(key), "\n"), s + strlen(key));
+}
+
+/* The answer first: the arm, the data and their roles, the base
+ * parameters and their conditioning, the held-out error per log and joint
+ * of every set beside the nominal model's, the consistency verdicts. */
+static void summary_box(FILE* f, const dyModel* m, pset* const* sv, int ns, const dyCli* c, char (*role)[160]) {
+  const int n = m->n, nlog = c->npos - 2;
+  const pset* s0 = sv[0];
+  char types[DY_MAXJ + 1], fp[96], cond[160], samples[64];
+  for (int j = 0; j < n; j++) types[j] = m->jnt_type[j] == DY_REVOLUTE ? 'R' : 'P';
+  types[n] = 0;
+  cli_fingerprint(m, fp, sizeof fp);
+  header_text(s0->prm->comment, "condition number: ", cond, sizeof cond);
+  header_text(s0->prm->comment, "samples: ", samples, sizeof samples);
+  fputs("<div class=\"summary\"><h2 id=\"summary\">Summary</h2>\n<table class=\"kv\">\n<tr><th>arm</th><td class=\"t\"><code>", f);
+  esc(f, m->source);
+  fprintf(f, "</code>: %d joints (%s), fingerprint %s</td></tr>\n<tr><th>identified on</th><td class=\"t\">", n, types,
+          strstr(fp, "geometry ") ? strstr(fp, "geometry ") + 9 : fp);
+  int any = 0;
+  for (const char* s = s0->prm->comment; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL)
+    if (!strncmp(s, "log: ", 5)) {
+      fputs(any++ ? ", <code>" : "<code>", f);
+      char p[512];
+      snprintf(p, sizeof p, "%.*s", (int)strcspn(s + 5, "\n"), s + 5);
+      esc(f, p);
+      fputs("</code>", f);
+    }
+  if (!any) fputs("not recorded in the parameters file", f);
+  if (samples[0]) { fputs(" (", f); esc(f, samples); fputs(" samples after filtering and decimation)", f); }
+  fputs("</td></tr>\n<tr><th>judged on</th><td class=\"t\">", f);
+  for (int li = 0; li < nlog; li++) {
+    if (li) fputs("<br/>", f);
+    fprintf(f, "<a href=\"#log%d\">", li + 1);
+    esc(f, role[li]);
+    fputs("</a>: <code>", f);
+    esc(f, c->pos[2 + li]);
+    fputs("</code>", f);
+  }
+  fprintf(f, "</td></tr>\n<tr><th>base parameters</th><td class=\"t\">%d%s", s0->prm->base->nb,
+          s0->prm->base->npar > DY_NPAR_LINK * n ? " (with joint friction)" : "");
+  if (cond[0]) { fputs("; regressor condition number ", f); esc(f, cond); }
+  fputs("</td></tr>\n<tr><th>physical consistency</th><td class=\"t\">", f);
+  for (int k = 0; k < ns; k++) {
+    if (ns > 1) { esc(f, sv[k]->label); fputs(": ", f); }
+    fputs(verdict_text(sv[k]->phys.verdict), f);
+    if (k + 1 < ns) fputs("; ", f);
+  }
+  fputs("</td></tr>\n</table>\n", f);
+  for (int li = 0; li < nlog; li++) {
+    fputs("<p class=\"cap\">Relative torque error per joint [%] on <code>", f);
+    esc(f, base_name(c->pos[2 + li]));
+    fputs("</code> (", f);
+    esc(f, role[li]);
+    fputs("); lower is better</p>\n<table class=\"errs\"><tr><th>parameters</th>", f);
+    for (int j = 0; j < n; j++) fprintf(f, "<th>%d</th>", j + 1);
+    fputs("<th>all joints</th></tr>\n", f);
+    for (int k = 0; k < ns; k++) {
+      fputs("<tr><td class=\"t\"><b>", f);
+      esc(f, sv[k]->label);
+      fputs("</b></td>", f);
+      for (int j = 0; j <= n; j++)
+        fprintf(f, "<td%s>%.2f</td>", j == n ? " class=\"all\"" : "", sv[k]->heldj[li][j]);
+      fputs("</tr>\n", f);
+    }
+    if (have_nominal) {
+      fputs("<tr class=\"nom\"><td class=\"t\">nominal model (baseline)</td>", f);
+      for (int j = 0; j <= n; j++) fprintf(f, "<td>%.2f</td>", nominal_rel[li][j]);
+      fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+  }
+  if (!have_nominal) fputs("<p>No baseline: the model file has no masses, so the nominal model predicts no torque.</p>\n", f);
+  fputs("<p class=\"cap\">Relative error: RMS error / RMS measured torque per joint; all joints pooled "
+        "(dominated by the large joints). Details: <a href=\"#sets\">parameter sets</a>, "
+        "<a href=\"#parameters\">base parameters</a>, <a href=\"#physical\">physical consistency</a>.</p></div>\n", f);
+}
+
 int cmd_report(dyCli* c) {
   static const char* use =
       "dynid report MODEL PARAMS LOG... -o REPORT.html [--compare PARAMS2] [--labels A,B]\n"
@@ -685,7 +847,7 @@ int cmd_report(dyCli* c) {
       "  --labels A,B       names of the sets (default from the headers: unconstrained, consistent)\n"
       "  --models ...       per set, the model files written from it (identify --model-out), several\n"
       "                     joined by '+'; the first is read for the per-link table, all are linked";
-  int r = cli_check(c, "title,horizon,compare,labels,models," CLI_LOG_OPTS, 3, 2 + MAXLOG, use);
+  int r = cli_check(c, "title,horizon,compare,labels,models,force," CLI_LOG_OPTS, 3, 2 + MAXLOG, use);
   if (r) return r;
   if (!cli_opt(c, "o")) return cli_usage("report: -o REPORT.html is required");
   double horizon;
@@ -737,6 +899,7 @@ int cmd_report(dyCli* c) {
   /* each set: parameters, realisation, certified consistency, its links */
   for (int k = 0; k < ns; k++) {
     pset* s = &set[k];
+    if (cli_params_match(c, m, s->path)) goto done;
     if (!(s->prm = dyi_params_read(s->path, m, err, sizeof err))) { cli_fail("%s", err); goto done; }
     s->par = malloc(sizeof(double) * (size_t)(14 * n));
     s->zero = malloc((size_t)(14 * n));
@@ -770,12 +933,17 @@ int cmd_report(dyCli* c) {
     for (int k = 0; k < ns; k++) snprintf(set[k].label, sizeof set[k].label, "%.63s", base_name(set[k].path));
 
   /* the logs first (into memory), so that the summary at the top can quote them */
+  char role[MAXLOG][160];
+  have_nominal = 0;
   {
     FILE* bf = open_memstream(&body, &blen);
     if (!bf) { cli_fail("report: out of memory"); goto done; }
     int lr = 0;
-    for (int li = 0; li + 2 < c->npos && !lr; li++)
-      lr = log_section(bf, li, c->pos[2 + li], m, sv, ns, &lopt, horizon, &S);
+    for (int li = 0; li + 2 < c->npos && !lr; li++) {
+      cli_log_scan(c, m, c->pos[2 + li], &lopt, 0);   /* units, rates, model: warnings */
+      log_role(set[0].prm->comment, c->pos[2 + li], cli_opt(c, "rows"), role[li], sizeof role[li]);
+      lr = log_section(bf, li, c->pos[2 + li], role[li], m, sv, ns, &lopt, horizon, &S);
+    }
     fclose(bf);
     if (lr) goto done;
   }
@@ -793,6 +961,7 @@ int cmd_report(dyCli* c) {
   fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
   esc(f, title);
   fputs("</h1>\n", f);
+  summary_box(f, m, sv, ns, c, role);
 
   /* ---- model */
   fputs("<h2 id=\"model\">Model</h2>\n<p>", f);
@@ -823,7 +992,17 @@ int cmd_report(dyCli* c) {
     char* buf; size_t len; FILE* mf;
     pre_begin(&buf, &len, &mf);
     dyi_base_report(mf, m, b0);
-    pre_end(f, &buf, mf, "ident");
+    fclose(mf);
+    char* sf = buf ? strstr(buf, "(set file)") : NULL;   /* a set read from a PARAMS file */
+    fputs("<pre class=\"ident\">", f);
+    if (sf) {
+      *sf = 0;
+      esc(f, buf);
+      fputs("(the set of the parameters file, rebuilt from its expressions)", f);
+      esc(f, sf + 10);
+    } else esc(f, buf ? buf : "");
+    fputs("</pre>\n", f);
+    free(buf);
   }
 
   /* ---- parameters */
@@ -845,7 +1024,16 @@ int cmd_report(dyCli* c) {
 
   fwrite(body, 1, blen, f);
   phys_section(f, m, sv, ns, out);
-  fputs("<p>Written by dynid. Torque predicted by the base-parameter Newton-Euler on a realisation of the "
+  {
+    char fpr[96];
+    cli_fingerprint(m, fpr, sizeof fpr);
+    fprintf(f, "<p class=\"cap\">Written by dynid %s: <code>", DYNID_VERSION);
+    for (int i = 0; i < c->argc; i++) { if (i) fputc(' ', f); esc(f, i ? c->argv[i] : "dynid"); }
+    fputs("</code>; model fingerprint ", f);
+    esc(f, fpr);
+    fputs(".</p>\n", f);
+  }
+  fputs("<p>Torque predicted by the base-parameter Newton-Euler on a realisation of the "
         "identified base parameters; measured torque as logged (never filtered).</p>\n</body>\n</html>\n", f);
   if (dy_out_commit(&o, err, sizeof err)) { opened = 0; cli_fail("%s", err); goto done; }
   opened = 0;

@@ -24,7 +24,7 @@ int cmd_validate(dyCli* c) {
       "dynid validate MODEL PARAMS LOG [-o METRICS] [--horizon SECONDS] [--folds K]\n"
       "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ] [--on-bad drop|stop]\n"
       "       [--time-scale K] [--resample HZ] [--qd-min V] [--decimate D] [--filter-order N]";
-  int r = cli_check(c, "horizon,folds," CLI_LOG_OPTS, 3, 3, use);
+  int r = cli_check(c, "horizon,folds,force," CLI_LOG_OPTS, 3, 3, use);
   if (r) return r;
   double horizon;
   long folds;
@@ -43,6 +43,7 @@ int cmd_validate(dyCli* c) {
   dyLogOpt lopt;
   dyi_log_defaults(&lopt);
   if ((r = cli_logopt(c, n, &lopt)) != 0) { status = r; goto done; }
+  if (cli_params_match(c, m, c->pos[1])) goto done;
   prm = dyi_params_read(c->pos[1], m, err, sizeof err);
   if (!prm) { cli_fail("%s", err); goto done; }
   par = malloc(sizeof(double) * (size_t)(14*n));
@@ -56,10 +57,11 @@ int cmd_validate(dyCli* c) {
     size_t len = 0;
     FILE* mf = open_memstream(&buf, &len);
     if (!mf) { cli_fail("validate: out of memory"); goto done; }
+    cli_log_scan(c, m, c->pos[2], &lopt, 1);   /* units, rates, model: warnings */
     int vr = dyv_validate_log(mf, m, par, prm->base, c->pos[2], &lopt, horizon, (int)folds,
                               err, sizeof err);
     fclose(mf);
-    if (vr) { free(buf); cli_fail("%s", err); goto done; }
+    if (vr) { free(buf); cli_fail_log(c->pos[2], &lopt, n, err); goto done; }
     fprintf(o.f, "# dynid validate: model %s, params %s, log %s\n", m->source, c->pos[1], c->pos[2]);
     fwrite(buf, 1, len, o.f);
     free(buf);

@@ -1,40 +1,34 @@
 /* dynid: the command-line program. Parses "dynid CMD [args] [options]" and
  * dispatches to reports/cmd_<name>.c. See README.md and CONVENTIONS.md. */
 #include "cli.h"
+#include "version.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-typedef struct { const char* name; int (*fn)(dyCli*); const char* help; } command_t;
+typedef struct { const char* name; int (*fn)(dyCli*); } command_t;
 
 static const command_t commands[] = {
-  {"model", cmd_model, "model MODEL                      print the MDH table, joint types, gravity"},
-  {"id", cmd_id, "id MODEL STATES [--params P] [--algo NAME]   tau1..taun per row"},
-  {"inertia", cmd_inertia, "inertia MODEL STATES [--params P] [--algo NAME]   M1_1..Mn_n per row"},
-  {"fd", cmd_fd, "fd MODEL LOG [--algo chol|aba]   qdd1..qddn per row from q, qd, tau"},
-  {"regressor", cmd_regressor, "regressor MODEL STATES [--friction]   the regressor rows"},
-  {"base", cmd_base, "base MODEL [--set qr|khalil|lin] [--friction]   name,expression per base parameter"},
-  {"excite", cmd_excite, "excite MODEL [options] -o TRAJ   an exciting trajectory (t,q,qd,qdd)"},
-  {"simulate", cmd_simulate, "simulate MODEL TRAJ [--noise S] [--seed N] -o LOG"},
-  {"identify", cmd_identify, "identify MODEL LOG [--set ...] [--method ols|wls|irls] [--friction] -o PARAMS"},
-  {"validate", cmd_validate, "validate MODEL PARAMS LOG [-o METRICS]"},
-  {"report", cmd_report, "report MODEL PARAMS LOG... [--compare PARAMS2 [--labels A,B]] [--models FILES[,FILES]] -o REPORT.html"},
-  {"bench", cmd_bench, "bench [MODEL]                    timings of the core algorithms"},
+  {"model", cmd_model},
+  {"id", cmd_id},
+  {"inertia", cmd_inertia},
+  {"fd", cmd_fd},
+  {"regressor", cmd_regressor},
+  {"base", cmd_base},
+  {"excite", cmd_excite},
+  {"simulate", cmd_simulate},
+  {"identify", cmd_identify},
+  {"validate", cmd_validate},
+  {"report", cmd_report},
+  {"bench", cmd_bench},
 };
 #define NCMD ((int)(sizeof commands / sizeof commands[0]))
 
 /* options that take no value */
 static const char* const flags[] = {"friction", "consistent", "dh", "no-header", "ops", "help", "quiet",
-                                    "verbose", "physical", "drop-stale", "rest", "explain", "no-parallel", NULL};
-
-static void usage(FILE* f) {
-  fprintf(f, "usage: dynid COMMAND [arguments] [options]\n\ncommands:\n");
-  for (int i = 0; i < NCMD; i++) fprintf(f, "  dynid %s\n", commands[i].help);
-  fprintf(f, "\ncommon options: --gravity gx,gy,gz  --dh  --base LINK  --tip LINK  -o FILE\n"
-             "exit status: 0 success, 1 bad input or numerical failure, 2 bad usage\n");
-}
+                                    "verbose", "physical", "drop-stale", "rest", "explain", "no-parallel", "force", NULL};
 
 static void on_signal(int sig) {
   dy_out_abort_all();
@@ -43,18 +37,38 @@ static void on_signal(int sig) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-    usage(argc < 2 ? stderr : stdout);
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    cli_help_overview(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
+  }
+  if (!strcmp(argv[1], "help")) {   /* dynid help [CMD] */
+    if (argc > 2 && cli_help(stdout, argv[2], cli_doc_options(argv[2])) == 0) return 0;
+    if (argc > 2) return cli_usage("help: unknown command '%s'", argv[2]);
+    cli_help_overview(stdout);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+    printf("dynid %s\n", DYNID_VERSION);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--man")) {   /* the manual page, kept as reports/dynid.1 */
+    cli_man(stdout);
+    return 0;
   }
   const command_t* cmd = NULL;
   for (int i = 0; i < NCMD; i++)
     if (!strcmp(argv[1], commands[i].name)) cmd = commands + i;
-  if (!cmd) return cli_usage("unknown command '%s'", argv[1]);
+  if (!cmd) {
+    const char* near = cli_suggest(argv[1], cli_command_names());
+    if (near) return cli_usage("unknown command '%s' (did you mean '%s'?)", argv[1], near);
+    return cli_usage("unknown command '%s'", argv[1]);
+  }
 
   dyCli c;
   memset(&c, 0, sizeof c);
   c.cmd = cmd->name;
+  c.argc = argc;
+  c.argv = argv;
   for (int i = 2; i < argc; i++) {
     const char* a = argv[i];
     if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.') {
@@ -70,14 +84,24 @@ int main(int argc, char** argv) {
       }
       int isflag = 0;
       for (int k = 0; flags[k]; k++) if (!strcmp(key, flags[k])) isflag = 1;
-      if (!strcmp(key, "help")) {
-        printf("usage: dynid %s\n", cmd->help);
-        return 0;
+      if (!strcmp(key, "help") || !strcmp(key, "h")) {   /* printed by cli_check with every option */
+        c.help = 1;
+        continue;
       }
       c.key[c.nopt] = key;
       if (isflag) c.val[c.nopt++] = NULL;
       else {
-        if (i + 1 >= argc) return cli_usage("%s: option '%s' needs a value", cmd->name, a);
+        if (i + 1 >= argc) {
+          const char* known = cli_doc_options(cmd->name);
+          char k2[70];
+          snprintf(k2, sizeof k2, ",%s,", key);
+          char all[1100];
+          snprintf(all, sizeof all, ",%s,", known);
+          const char* near = strstr(all, k2) ? NULL : cli_suggest(key, known);
+          if (near)
+            return cli_usage("%s: unknown option '%s' (did you mean '--%s'?)", cmd->name, a, near);
+          return cli_usage("%s: option '%s' needs a value", cmd->name, a);
+        }
         c.val[c.nopt++] = argv[++i];
       }
     } else {
@@ -107,5 +131,8 @@ int main(int argc, char** argv) {
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   /* SIGPIPE keeps its default: `dynid base X | head` ends quietly */
-  return cmd->fn(&c);
+  cli_provenance(&c, NULL);   /* completed with the model by cli_model */
+  int rc = cmd->fn(&c);
+  cli_flush_warnings(rc == 0);
+  return c.help ? 0 : rc;
 }

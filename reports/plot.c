@@ -23,7 +23,7 @@ static int begin(char* path, const dypFrame* fr) {
   plscol0(15, 0, 0, 0);
   for (int k = 0; k < DYP_MAXSERIES; k++) plscol0(1 + k, palette[k][0], palette[k][1], palette[k][2]);
   plinit();
-  plschr(0, 0.8);
+  plschr(0, 1.1);   /* readable at the page's 540 px */
   return 0;
 }
 
@@ -256,7 +256,7 @@ int dyp_groupbars(FILE* f, const dypFrame* fr, const char* const* labels,
   plbox("bc", 0, 0, "bcnstg", 0, 0);
   pllab(fr->xlabel, fr->ylabel, fr->title);
   const double bw = 0.7 / nseries;
-  if (nseries > 1) plschr(0, 0.6);   /* the values over narrow bars */
+  if (nseries > 1) plschr(0, 0.8);   /* the values over narrow bars */
   for (int i = 0; i < n; i++) {
     plcol0(15);
     plmtex("b", nseries > 1 ? 2.0 : 1.5, (i + 0.5) / n, 0.5, labels[i]);
@@ -272,7 +272,7 @@ int dyp_groupbars(FILE* f, const dypFrame* fr, const char* const* labels,
       plptex(x0 + bw / 2, y + 0.03 * top, 1, 0, 0.5, val);
     }
   }
-  if (nseries > 1) plschr(0, 0.8);
+  if (nseries > 1) plschr(0, 1.1);
   if (nseries > 1 && names) legend(fr, names, nseries, 1);
   return finish(f, path);
 }

@@ -4,7 +4,7 @@
  * into every test binary), never by libdynid or the dynid program.
  *
  * A kdl_chain is a KDL::Chain built from a dynid model and a full parameter
- * vector (14n, CONVENTIONS.md order) plus KDL's solvers for it, all made
+ * vector (14n, model.h order) plus KDL's solvers for it, all made
  * once; the calls below only copy arrays in and out.
  *
  * Two ways to lay a modified-DH chain out in KDL segments (both exact):

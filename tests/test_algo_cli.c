@@ -1,5 +1,5 @@
 /* dynid tests: --algo of dynid id, inertia and fd. Every algorithm computes
- * the same quantity (seed 000, 001, 002, 004 and the core), so on each
+ * the same quantity ([Lin91], [LinFang99], [Saha99], [Renaud] and the core), so on each
  * shipped model and on a random states file the program's outputs must
  * agree with the default algorithm's to round-off (1e-9 relative to the
  * largest entry: %.17g output, O(n) sums of O(1) products); and with
@@ -51,15 +51,15 @@ int main(void) {
     }
     fclose(f);
     char b1[512], b2[512], what[128];
-    const char* ids[] = {"ne-base", "saha", "lin91"};
-    for (int a = 0; a < 3; a++) {
+    const char* ids[] = {"ne-base", "renaud", "saha", "lin91"};
+    for (int a = 0; a < 4; a++) {
       snprintf(b1, sizeof b1, "./dynid id %s %s 2>/dev/null", models[mi], st);
       snprintf(b2, sizeof b2, "./dynid id %s %s --algo %s 2>/dev/null", models[mi], st, ids[a]);
       snprintf(what, sizeof what, "%s id --algo %s", models[mi], ids[a]);
       compare(what, b1, b2);
     }
-    const char* ins[] = {"lin1", "lin2", "lin91", "saha"};
-    for (int a = 0; a < 4; a++) {
+    const char* ins[] = {"lin1", "lin2", "lin3", "lin4", "lin5", "lin91", "saha"};
+    for (int a = 0; a < 7; a++) {
       snprintf(b1, sizeof b1, "./dynid inertia %s %s 2>/dev/null", models[mi], st);
       snprintf(b2, sizeof b2, "./dynid inertia %s %s --algo %s 2>/dev/null", models[mi], st, ins[a]);
       snprintf(what, sizeof what, "%s inertia --algo %s", models[mi], ins[a]);
@@ -78,15 +78,34 @@ int main(void) {
              "0.3,-0.2,0.5,1,-1,0.4,0.5,-0.5,1,0.2,0.1,-0.3,1,-2,0.5,1,2,-1\n");
   fclose(f);
   char b1[512], b2[512];
-  const char* ids[] = {"ne-base", "saha", "lin91"};
-  for (int a = 0; a < 3; a++) {
+  const char* ids[] = {"ne-base", "renaud", "saha", "lin91"};
+  for (int a = 0; a < 4; a++) {
     snprintf(b1, sizeof b1, "./dynid id %s %s --params build/tests/algo_params.csv 2>/dev/null", M, st);
     snprintf(b2, sizeof b2, "./dynid id %s %s --params build/tests/algo_params.csv --algo %s 2>/dev/null", M, st, ids[a]);
     compare(ids[a], b1, b2);
   }
   snprintf(b1, sizeof b1, "./dynid inertia %s %s --params build/tests/algo_params.csv 2>/dev/null", M, st);
-  snprintf(b2, sizeof b2, "./dynid inertia %s %s --params build/tests/algo_params.csv --algo lin1 2>/dev/null", M, st);
-  compare("identified lin1", b1, b2);
+  for (int a = 1; a <= 5; a++) {
+    char what[32];
+    snprintf(b2, sizeof b2, "./dynid inertia %s %s --params build/tests/algo_params.csv --algo lin%d 2>/dev/null",
+             M, st, a);
+    snprintf(what, sizeof what, "identified lin%d", a);
+    compare(what, b1, b2);
+  }
+  /* dynid bench --ops: every paper's row, beside its formula */
+  {
+    FILE* p = popen("./dynid bench --ops 2>/dev/null", "r");
+    static char out[1 << 16];
+    size_t len = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[len] = 0;
+    if (p) pclose(p);
+    const char* rows[] = {"lin_fang_F1_onhand_type1,", "lin_fang_F5_onhand_type1,", "lin_fang_F3_onhand_type2,",
+                          "lin_fang_F4_onhand_type2,", "lin_fang_table7_type1,", "lin_fang_table7_type2,",
+                          "lin_fang_F2_type2,", "renaud,181,127,", "renaud_simplified,", "saha_id_general,",
+                          "saha_fd_general,", "lin91_H_general,"};
+    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
+      CHECK(strstr(out, rows[k]) != NULL, "bench --ops: no row %s", rows[k]);
+  }
   /* an unknown algorithm is bad usage */
   r = system("./dynid id datasets/models/puma560.csv build/tests/algo_states.csv --algo nope >/dev/null 2>&1");
   CHECK(WEXITSTATUS(r) == 2, "unknown --algo exits 2 (got %d)", WEXITSTATUS(r));

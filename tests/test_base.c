@@ -18,7 +18,7 @@
  * Robots: random chains of R and P joints, special geometries (SCARA,
  * parallel axes, gravity along the first axis, a prismatic first joint, two
  * prismatic joints in a row, a Cartesian robot, coaxial joints, no gravity),
- * Renaud's 6R (seed 004) with its grouped parameters derived by hand, and
+ * Renaud's 6R ([Renaud]) with its grouped parameters derived by hand, and
  * the Franka Emika Panda (modified DH from the robot's documentation):
  * 43 base parameters and the expressions of Gaz et al. 2019, Table III. */
 #include "testmodels.h"
@@ -186,7 +186,7 @@ static void check_all_sets(const dyModel* m, const char* what) {
     if (bq && bk) CHECK(bq->nb == bk->nb, "%s: qr and khalil counts %d %d", what, bq->nb, bk->nb);
     dyi_base_free(bq); dyi_base_free(bk);
     /* Lin's set (ident/base_lin.c, another module): checked the same way
-     * where it applies; a refusal outside seed 001's theorem is reported */
+     * where it applies; a refusal outside [LinFang99]'s theorem is reported */
     char err[512];
     dyBase* bl = dyi_base_compute(m, "lin", fr, err, sizeof err);
     if (bl) { dyi_base_free(bl); dyi_base_free(check_set(m, "lin", fr, what)); }
@@ -227,7 +227,7 @@ static double coef(const dyModel* m, const dyBase* b, const char* bname, const c
         b->set, pn, bn, c_, (double)(val)); } while (0)
 
 static void renaud_6r(void) {
-  /* seed 004, Fig. 6: Renaud's (alpha_{i-1}, a_{i-1}, r_i) are our (alpha_i, a_i, d_i) */
+  /* [Renaud], Fig. 6: Renaud's (alpha_{i-1}, a_{i-1}, r_i) are our (alpha_i, a_i, d_i) */
   const double a2 = 0.43, r4 = 0.41;
   const double alpha[6] = {0, H, 0, H, -H, H}, a[6] = {0, 0, a2, 0, 0, 0}, d[6] = {0, 0, 0, r4, 0, 0};
   dyModel* m = make_robot("RRRRRR", alpha, a, d, G0);

@@ -317,56 +317,60 @@ static void check_stanford_paper(void) {
     fprintf(f, "0,0,0,0,0,0,0,0,0,0,0,0\n");
   }
   fclose(f);
-  static double T[4*6], H[4*36];
-  snprintf(out, sizeof out, "%s/stanford_tau.csv", tmp);
-  snprintf(cmd, sizeof cmd, "./dynid id datasets/models/stanford.csv %s --dh -o %s", st, out);
-  int rc = run(cmd);
-  CHECK(rc == 0 && read_numbers(out, 6, T, 4) == 4, "stanford id: exit %d %s", rc, err_text());
-  snprintf(out, sizeof out, "%s/stanford_H.csv", tmp);
-  snprintf(cmd, sizeof cmd, "./dynid inertia datasets/models/stanford.csv %s --dh -o %s", st, out);
-  rc = run(cmd);
-  CHECK(rc == 0 && read_numbers(out, 36, H, 4) == 4, "stanford inertia: exit %d %s", rc, err_text());
-  double wg = 0, wm = 0;
-  for (int i = 0; i < 4; i++) {
-    double R[7][9], o[7][3], pc[6][3];
-    for (int k = 0; k < 6; k++) {
-      double qp[6], V[2];
-      for (int s2 = 0; s2 < 2; s2++) {
-        memcpy(qp, Q[i], sizeof qp);
-        qp[k] += s2 ? -1e-6 : 1e-6;
-        saha_fk(qp, R, o, pc);
-        V[s2] = 0;
-        for (int l = 0; l < 6; l++) V[s2] += saha_m[l] * 9.81 * pc[l][2];
-      }
-      wg = fmax(wg, fabs((V[0] - V[1]) / 2e-6 - T[i*6 + k]));
-    }
-    saha_fk(Q[i], R, o, pc);
-    double M[36] = {0};
-    for (int l = 0; l < 6; l++) {
-      double Jv[6][3] = {{0}}, Jw[6][3] = {{0}};
-      for (int k = 0; k <= l; k++) {
-        double z[3] = {R[k][2], R[k][5], R[k][8]}, d[3];
-        if (k == 2) { memcpy(Jv[k], z, sizeof z); continue; }   /* prismatic */
-        for (int e = 0; e < 3; e++) d[e] = pc[l][e] - o[k][e];
-        dyu_cross(Jv[k], z, d);
-        memcpy(Jw[k], z, sizeof z);
-      }
-      double Il[9] = {saha_I[l][0], 0, 0, 0, saha_I[l][1], 0, 0, 0, saha_I[l][2]}, t1[9], Iw[9];
-      dyu_mulMat3(t1, R[l+1], Il);
-      dyu_mulMatMatT3(Iw, t1, R[l+1]);
-      for (int a = 0; a < 6; a++)
-        for (int b = 0; b < 6; b++) {
-          double Iwb[3];
-          dyu_mulMatVec3(Iwb, Iw, Jw[b]);
-          M[a*6 + b] += saha_m[l] * dyu_dot3(Jv[a], Jv[b]) + dyu_dot3(Jw[a], Iwb);
+  /* the default algorithms, then Saha's own (DeNOC inverse dynamics, U D U^T) */
+  static const char* algo[2] = {"", " --algo saha"};
+  for (int al = 0; al < 2; al++) {
+    static double T[4*6], H[4*36];
+    snprintf(out, sizeof out, "%s/stanford_tau.csv", tmp);
+    snprintf(cmd, sizeof cmd, "./dynid id datasets/models/stanford.csv %s --dh%s -o %s", st, algo[al], out);
+    int rc = run(cmd);
+    CHECK(rc == 0 && read_numbers(out, 6, T, 4) == 4, "stanford id: exit %d %s", rc, err_text());
+    snprintf(out, sizeof out, "%s/stanford_H.csv", tmp);
+    snprintf(cmd, sizeof cmd, "./dynid inertia datasets/models/stanford.csv %s --dh%s -o %s", st, algo[al], out);
+    rc = run(cmd);
+    CHECK(rc == 0 && read_numbers(out, 36, H, 4) == 4, "stanford inertia: exit %d %s", rc, err_text());
+    double wg = 0, wm = 0;
+    for (int i = 0; i < 4; i++) {
+      double R[7][9], o[7][3], pc[6][3];
+      for (int k = 0; k < 6; k++) {
+        double qp[6], V[2];
+        for (int s2 = 0; s2 < 2; s2++) {
+          memcpy(qp, Q[i], sizeof qp);
+          qp[k] += s2 ? -1e-6 : 1e-6;
+          saha_fk(qp, R, o, pc);
+          V[s2] = 0;
+          for (int l = 0; l < 6; l++) V[s2] += saha_m[l] * 9.81 * pc[l][2];
         }
+        wg = fmax(wg, fabs((V[0] - V[1]) / 2e-6 - T[i*6 + k]));
+      }
+      saha_fk(Q[i], R, o, pc);
+      double M[36] = {0};
+      for (int l = 0; l < 6; l++) {
+        double Jv[6][3] = {{0}}, Jw[6][3] = {{0}};
+        for (int k = 0; k <= l; k++) {
+          double z[3] = {R[k][2], R[k][5], R[k][8]}, d[3];
+          if (k == 2) { memcpy(Jv[k], z, sizeof z); continue; }   /* prismatic */
+          for (int e = 0; e < 3; e++) d[e] = pc[l][e] - o[k][e];
+          dyu_cross(Jv[k], z, d);
+          memcpy(Jw[k], z, sizeof z);
+        }
+        double Il[9] = {saha_I[l][0], 0, 0, 0, saha_I[l][1], 0, 0, 0, saha_I[l][2]}, t1[9], Iw[9];
+        dyu_mulMat3(t1, R[l+1], Il);
+        dyu_mulMatMatT3(Iw, t1, R[l+1]);
+        for (int a = 0; a < 6; a++)
+          for (int b = 0; b < 6; b++) {
+            double Iwb[3];
+            dyu_mulMatVec3(Iwb, Iw, Jw[b]);
+            M[a*6 + b] += saha_m[l] * dyu_dot3(Jv[a], Jv[b]) + dyu_dot3(Jw[a], Iwb);
+          }
+      }
+      double sc = maxabs(M, 36);
+      for (int k = 0; k < 36; k++) wm = fmax(wm, fabs(M[k] - H[i*36 + k]) / sc);
     }
-    double sc = maxabs(M, 36);
-    for (int k = 0; k < 36; k++) wm = fmax(wm, fabs(M[k] - H[i*36 + k]) / sc);
+    CHECK(wg <= 1e-6, "stanford%s: gravity torques vs the paper's classic-DH potential energy: %.3g N m", algo[al], wg);
+    CHECK(wm <= 1e-10, "stanford%s: inertia matrix vs the paper's classic-DH Jacobians: relative %.3g", algo[al], wm);
+    printf("stanford%s vs Saha Table 3 (classic DH, independent): gravity %.3g N m, inertia %.3g relative\n", algo[al], wg, wm);
   }
-  CHECK(wg <= 1e-6, "stanford: gravity torques vs the paper's classic-DH potential energy: %.3g N m", wg);
-  CHECK(wm <= 1e-10, "stanford: inertia matrix vs the paper's classic-DH Jacobians: relative %.3g", wm);
-  printf("stanford vs Saha Table 3 (classic DH, independent): gravity %.3g N m, inertia %.3g relative\n", wg, wm);
 }
 
 /* ------------------------------------------ the Panda against its paper */
@@ -616,6 +620,142 @@ static void check_usage(void) {
   CHECK(run("./dynid model --help") == 0, "dynid model --help: not status 0");
 }
 
+/* help: every command's --help documents every option it accepts (an
+ * undocumented one shows as "(not documented)") and ends with an example
+ * whose shipped files exist; the manual page in the repository is what
+ * `dynid --man` prints (both come from one table); --version; close-match
+ * suggestions for mistyped commands and options */
+static void check_help(void) {
+  static const char* const cmds[] = {"model", "id", "inertia", "fd", "regressor", "base", "excite",
+                                     "simulate", "identify", "validate", "report", "bench"};
+  char cmd[600], so[300];
+  snprintf(so, sizeof so, "%s/stdout", tmp);
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+    snprintf(cmd, sizeof cmd, "./dynid %s --help", cmds[i]);
+    int rc = run(cmd);
+    const char* h = th_slurp(so);
+    char want[64];
+    snprintf(want, sizeof want, "usage: dynid %s", cmds[i]);
+    CHECK(rc == 0 && !strncmp(h, want, strlen(want)) && strstr(h, "\noptions:\n"), "%s: exit %d, '%.200s'", cmd, rc, h);
+    CHECK(!strstr(h, "(not documented)"), "%s: an accepted option has no description:\n%s", cmd, h);
+    const char* ex = strstr(h, "\nexample:\n  dynid ");
+    CHECK(ex != NULL, "%s: no example", cmd);
+    for (const char* s = ex ? strstr(ex, "datasets/") : NULL; s; s = strstr(s + 1, " datasets/")) {
+      if (*s == ' ') s++;
+      char path[256];
+      snprintf(path, sizeof path, "%.*s", (int)strcspn(s, " \n"), s);
+      CHECK(access(path, R_OK) == 0, "%s: the example's file %s is not shipped", cmd, path);
+    }
+    /* dynid help CMD prints the same */
+    char* copy = strdup(h);
+    snprintf(cmd, sizeof cmd, "./dynid help %s", cmds[i]);
+    run(cmd);
+    CHECK(copy && !strcmp(copy, th_slurp(so)), "dynid help %s differs from --help", cmds[i]);
+    free(copy);
+    /* every option the help lists is in the manual page */
+    const char* man = th_slurp("reports/dynid.1");
+    for (const char* s = strstr(th_slurp(so), "\n  --"); s; s = strstr(s + 1, "\n  --")) {
+      char opt[64], roff[140];
+      snprintf(opt, sizeof opt, "%.*s", (int)strcspn(s + 5, " [\n="), s + 5);
+      snprintf(roff, sizeof roff, "\\-\\-%s", opt);
+      for (char* p = roff + 4; *p; p++) if (*p == '-') { memmove(p + 1, p, strlen(p) + 1); *p++ = '\\'; }
+      CHECK(strstr(man, roff) != NULL, "reports/dynid.1 lacks --%s of %s", opt, cmds[i]);
+      man = th_slurp("reports/dynid.1");
+    }
+  }
+  /* the page kept in the repository is the one dynid prints */
+  CHECK(run("./dynid --man") == 0, "dynid --man");
+  {
+    char* page = strdup(th_slurp(so));
+    CHECK(page && !strcmp(page, th_slurp("reports/dynid.1")),
+          "reports/dynid.1 differs from `./dynid --man`: regenerate it with ./dynid --man > reports/dynid.1");
+    free(page);
+  }
+  CHECK(run("./dynid --version") == 0 && !strncmp(th_slurp(so), "dynid ", 6), "dynid --version");
+  CHECK(run("./dynid identfy x y") == 2 && strstr(err_text(), "did you mean 'identify'?"),
+        "unknown command: no suggestion: %s", err_text());
+  CHECK(run("./dynid identify datasets/models/planar3r.csv x.csv --cutof 3") == 2 &&
+        strstr(err_text(), "did you mean '--cutoff'?") && strstr(err_text(), "dynid identify --help"),
+        "unknown option: no suggestion: %s", err_text());
+  CHECK(run("./dynid base datasets/models/planar3r.csv --frction") == 2 && strstr(err_text(), "'--friction'"),
+        "--frction: %s", err_text());
+}
+
+/* the usual mistakes answered: a delimiter read as it is, a missing column
+ * with the columns the file has, a log of another arm, degrees, time in
+ * ms, torque in mN m, parameters of another arm; each a warning (the
+ * command succeeds) or a one-line error that names the fix */
+static void check_mistakes(void) {
+  char cmd[4096], d[300];
+  const char* K = "datasets/urdf/kuka_lwr4.urdf";
+  snprintf(d, sizeof d, "%s", tmp);
+  /* logs made from the KUKA's recording 2: as is, with ';', in degrees,
+   * time in ms, torque in mN m, without joint 7 */
+  snprintf(cmd, sizeof cmd,
+           "zcat datasets/kuka_lwr4/measurements_2.csv.gz | head -1500 > %s/k.csv && "
+           "tr ',' ';' < %s/k.csv > %s/k_semi.csv && "
+           "awk -F, -v OFS=, 'NR>1{for(i=2;i<=8;i++)$i=$i*57.29577951308232}1' %s/k.csv > %s/k_deg.csv && "
+           "awk -F, -v OFS=, 'NR>1{$1=$1*1000}1' %s/k.csv > %s/k_ms.csv && "
+           "awk -F, -v OFS=, 'NR>1{for(i=23;i<=29;i++)$i=$i*1000}1' %s/k.csv > %s/k_mnm.csv && "
+           "cut -d, -f1-7,9-14,16-21,23-28 %s/k.csv > %s/k6.csv",
+           d, d, d, d, d, d, d, d, d, d, d);
+  CHECK(system(cmd) == 0, "making the logs");
+  snprintf(cmd, sizeof cmd, "./dynid identify %s %s/k.csv --map t=t_s --quiet -o %s/p.csv", K, d, d);
+  CHECK(run(cmd) == 0, "identify: %s", err_text());
+  char pp[320];
+  snprintf(pp, sizeof pp, "%s/p.csv", d);
+  const char* p = th_slurp(pp);
+  CHECK(!strncmp(p, "# dynid ", 8) && strstr(p, "\n# command: dynid identify ") &&
+        strstr(p, "fingerprint: 7 joints RRRRRRR geometry ") && strstr(p, "\n# input: "),
+        "the PARAMS file does not start with its provenance: %.300s", p);
+  /* the semicolon-separated log gives the same parameters */
+  snprintf(cmd, sizeof cmd, "./dynid identify %s %s/k_semi.csv --map t=t_s --quiet -o %s/p2.csv", K, d, d);
+  CHECK(run(cmd) == 0, "identify on ';': %s", err_text());
+  {
+    char* a = strdup(strstr(th_slurp(pp), "\nname,") ? strstr(th_slurp(pp), "\nname,") : "");
+    char p2[320];
+    snprintf(p2, sizeof p2, "%s/p2.csv", d);
+    const char* b = strstr(th_slurp(p2), "\nname,");
+    CHECK(a && b && a[0] && !strcmp(a, b), "a ';' log does not give the parameters of the ',' one");
+    free(a);
+  }
+  struct { const char* args; int rc; const char* says; } m[] = {
+    {"identify %s %s/k.csv --map t=time -o %s/x.csv", 1, "the file has columns, comma-separated: t_s, q1, q2"},
+    {"identify %s %s/k_semi.csv --map t=time -o %s/x.csv", 1, "semicolon-separated: t_s, q1"},
+    {"identify %s %s/k6.csv --map t=t_s -o %s/x.csv", 1, "the model has 7 joints, the log has 6 position columns (q1..q6)"},
+    {"validate datasets/models/planar3r.csv %s/p.csv %s/k.csv --map t=t_s -o %s/x.csv", 1, "identified on another model"},
+    {"validate datasets/models/panda.csv %s/p.csv %s/k.csv --map t=t_s -o %s/x.csv", 1, "--force"},
+    {"id datasets/models/panda.csv %s/k.csv --params %s/p.csv -o %s/x.csv", 1, "identified on another model"},
+    {"validate %s %s/p.csv %s/k_deg.csv --map t=t_s -o %s/x.csv", 0, "positions in degrees?"},
+    {"validate %s %s/p.csv %s/k_ms.csv --map t=t_s -o %s/x.csv", 0, "--time-scale"},
+    {"validate %s %s/p.csv %s/k_mnm.csv --map t=t_s -o %s/x.csv", 0, "--gain"},
+    {"identify datasets/models/planar3r.csv %s/k.csv --map t=t_s -o %s/x.csv", 0, "the model has 3 joints, the log has 7 position columns"},
+  };
+  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+    char a[1100];
+    if (!strncmp(m[i].args, "validate %s %s/p", 16))
+      snprintf(a, sizeof a, m[i].args, K, d, d, d);
+    else if (!strncmp(m[i].args, "identify %s", 11))
+      snprintf(a, sizeof a, m[i].args, K, d, d);
+    else if (!strncmp(m[i].args, "identify datasets", 17) || !strncmp(m[i].args, "validate datasets", 17) ||
+             !strncmp(m[i].args, "id datasets", 11))
+      snprintf(a, sizeof a, m[i].args, d, d, d);
+    snprintf(cmd, sizeof cmd, "./dynid %s", a);
+    int rc = run(cmd);
+    const char* e = err_text();
+    CHECK(rc == m[i].rc && strstr(e, m[i].says) && (rc == 0 || count_lines(e) == 1),
+          "'%s': exit %d (want %d), stderr '%s' (want '%s')", cmd, rc, m[i].rc, e, m[i].says);
+  }
+  /* --force uses them anyway, with a warning */
+  snprintf(cmd, sizeof cmd, "./dynid validate datasets/models/panda.csv %s/p.csv %s/k.csv --map t=t_s --force -o %s/x.csv",
+           d, d, d);
+  CHECK(run(cmd) == 0 && strstr(err_text(), "used anyway (--force)"), "--force: %s", err_text());
+  /* a PARAMS file without provenance (written before) is read as before */
+  snprintf(cmd, sizeof cmd, "grep -v '^# \\(dynid [0-9]\\|command:\\|model: .*fingerprint\\|input:\\)' %s/p.csv > %s/old.csv && "
+           "./dynid validate datasets/models/panda.csv %s/old.csv %s/k.csv --map t=t_s -o %s/x.csv", d, d, d, d, d);
+  CHECK(run(cmd) == 0, "an old PARAMS file: %s", err_text());
+}
+
 /* a successful run with -o writes the file completely and leaves no temp */
 static void check_output(void) {
   char cmd[1024], out[300];
@@ -645,6 +785,8 @@ int main(void) {
   check_malformed_here();
   check_usage();
   check_output();
+  check_help();
+  check_mistakes();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmp);

@@ -1,19 +1,27 @@
 /* dynid tests: excitation design (ident/excite.h).
  *  - every sample of the planned trajectory, checked here densely and
  *    independently of dyi_excite_check, respects the model's position,
- *    velocity and acceleration limits; the analytic qd, qdd agree with
+ *    velocity and acceleration limits, and every joint uses its tightest
+ *    limit to within 1 % of the margin asked (the limits are used exactly,
+ *    not through conservative bounds); the analytic qd, qdd agree with
  *    finite differences of q (so the limits are checked on the true motion);
- *  - the optimised condition number is below the starting guess's;
+ *  - dyi_fourier_peak against a brute-force maximum over 10^5 instants;
+ *  - the optimised condition number is below the first start's, and the
+ *    same seed gives the same trajectory with 1 or 2 threads;
  *  - with --rest, qd and qdd are zero at t = 0 and t = period;
  *  - identification on a simulated noisy log of the planned trajectory gives
- *    smaller relative standard deviations than on the random starting
- *    trajectory of the same length (the whole point of planning). */
+ *    smaller relative standard deviations than on a random trajectory of
+ *    the same length (the whole point of planning);
+ *  - the standard deviations dyi_excite_predict announces match the spread
+ *    of OLS estimates over repeated noise draws on that trajectory (within
+ *    20 % per parameter), and the estimates are unbiased. */
 #include "testmodels.h"
 #include "dynamics.h"
 #include "excite.h"
 #include "estimate.h"
 #include "regressor.h"
 #include "io.h"
+#include "teststats.h"
 
 static void set_limits(dyModel* m) {
   for (int j = 0; j < m->n; j++) {
@@ -27,7 +35,8 @@ static void set_limits(dyModel* m) {
 }
 
 /* dense independent limit check: the largest use of any limit (<= 1 ok) */
-static double dense_use(const dyModel* m, const dyFourier* f, double dur, double* fd_err) {
+static double dense_use(const dyModel* m, const dyFourier* f, double dur, double* fd_err,
+                        double* juse) {
   double worst = 0, h = 1e-5, q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], qp[DY_MAXJ], qm[DY_MAXJ];
   double vp[DY_MAXJ], vm[DY_MAXJ];
   *fd_err = 0;
@@ -36,9 +45,9 @@ static double dense_use(const dyModel* m, const dyFourier* f, double dur, double
     dyi_fourier_eval(f, t, q, qd, qdd);
     for (int j = 0; j < m->n; j++) {
       double mid = 0.5 * (m->jnt_qmin[j] + m->jnt_qmax[j]), half = 0.5 * (m->jnt_qmax[j] - m->jnt_qmin[j]);
-      worst = fmax(worst, fabs(q[j] - mid) / half);
-      worst = fmax(worst, fabs(qd[j]) / m->jnt_qdmax[j]);
-      worst = fmax(worst, fabs(qdd[j]) / m->jnt_qddmax[j]);
+      double u = fmax(fabs(q[j] - mid) / half, fmax(fabs(qd[j]) / m->jnt_qdmax[j], fabs(qdd[j]) / m->jnt_qddmax[j]));
+      worst = fmax(worst, u);
+      if (juse) juse[j] = s ? fmax(juse[j], u) : u;
     }
     if (s % 1000 == 0) {
       dyi_fourier_eval(f, t + h, qp, vp, NULL);
@@ -109,8 +118,121 @@ static void identify_spread(const dyModel* m, const dyBase* b, const dyFourier* 
   dy_freeData(d);
 }
 
+/* dyi_fourier_peak against the largest of 10^5 evenly spaced samples */
+static void test_peak(void) {
+  double worst = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    dyFourier f;
+    memset(&f, 0, sizeof f);
+    f.n = 1; f.nh = 1 + trial % 7; f.wf = 2 * M_PI / th_uniform(2, 12);
+    for (int l = 0; l < f.nh; l++) { f.a[l][0] = th_uniform(-1, 1); f.b[l][0] = th_uniform(-1, 1); }
+    for (int d = 0; d < 3; d++) {
+      double t, p = dyi_fourier_peak(&f, 0, d, &t), brute = 0, T = 2 * M_PI / f.wf;
+      for (int s = 0; s < 100000; s++) brute = fmax(brute, fabs(dyi_fourier_deriv(&f, 0, d, T * s / 100000.0)));
+      double v[3];
+      dyi_fourier_eval(&f, t, v, v + 1, v + 2);
+      CHECK(fabs(fabs(d ? v[d] : v[0] - f.q0[0]) - p) <= 1e-12 * p, "peak value is the series at its time");
+      /* the brute force sees the peak within (pi L / 1e5)^2 / 2 relative */
+      CHECK(p >= brute * (1 - 1e-13) && p <= brute * (1 + 1e-6), "trial %d d %d: peak %.15g vs sampled %.15g",
+            trial, d, p, brute);
+      worst = fmax(worst, (p - brute) / brute);
+    }
+  }
+  printf("fourier peaks: largest excess over 10^5 samples %.3g (relative)\n", worst);
+}
+
+/* Repeated noise draws on the planned trajectory: OLS estimates' spread
+ * against dyi_excite_predict. The regressor is built once; each draw adds
+ * fresh Gaussian noise of sigma_j to joint j's torque. */
+static void test_predict(void) {
+  char err[DY_ERRSZ];
+  th_rng = 4242;
+  dyModel* m = th_random_model(3, 0, 0.3, 1);
+  set_limits(m);
+  dyBase* b = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+  CHECK(b != NULL, "predict: base set: %s", err);
+  if (!b) { dy_freeModel(m); return; }
+  dyExciteOpt o;
+  dyi_excite_defaults(&o);
+  o.rest = 1; o.starts = 1; o.maxeval = 60; o.polish = 0; o.seed = 3; o.threads = 2;
+  dyFourier f;
+  dyExciteInfo info = {0};
+  int r = dyi_excite(m, b, &o, &f, &info, err, sizeof err);
+  CHECK(r == 0, "predict: excite: %s", err);
+  int n = m->n, nb = b->nb, np = b->npar;
+  double rate = 50, dur = o.period;
+  long N = lround(dur * rate);
+  double sigma[DY_MAXJ], fbsig[DY_MAXJ];
+  int fb[DY_MAXJ];
+  CHECK(dyi_excite_default_noise(m, &f, dur, rate, fbsig, fb) == 0, "default noise");
+  for (int j = 0; j < n; j++) CHECK(fbsig[j] > 0 && isfinite(fbsig[j]), "default noise of joint %d positive (%g)", j + 1, fbsig[j]);
+  for (int j = 0; j < n; j++) sigma[j] = 0.02 * (j + 1);     /* unequal: the sandwich formula matters */
+  double* beta = malloc(sizeof(double) * nb), *sd = malloc(sizeof(double) * nb);
+  r = dyi_excite_predict(m, b, &f, dur, rate, sigma, beta, sd, err, sizeof err);
+  CHECK(r == 0, "predict: %s", err);
+  /* rows of the whole recording, and the noise-free torque */
+  double* A = malloc(sizeof(double) * (size_t)n * N * nb), *tau = malloc(sizeof(double) * (size_t)n * N);
+  double* Y = malloc(sizeof(double) * (size_t)n * np), *y = malloc(sizeof(double) * (size_t)n * N);
+  dyData* d = dy_makeData(m);
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
+  for (long k = 0; k < N; k++) {
+    dyi_fourier_eval(&f, k / rate, q, qd, qdd);
+    dyi_regressor(m, d, q, qd, qdd, 1, Y, n);
+    for (int c = 0; c < nb; c++)
+      for (int i = 0; i < n; i++) {
+        double acc = 0;
+        for (int kk = 0; kk < np; kk++) acc += Y[i + (size_t)kk * n] * b->P[(size_t)kk * nb + c];
+        A[(size_t)c * n * N + k * n + i] = acc;
+      }
+  }
+  /* the torque the model gives, through the base parameters */
+  for (long row = 0; row < n * N; row++) {
+    double acc = 0;
+    for (int c = 0; c < nb; c++) acc += A[(size_t)c * n * N + row] * beta[c];
+    tau[row] = acc;
+  }
+  dyEstOpt eo;
+  dyi_est_defaults(&eo);
+  eo.block = (int)N;
+  eo.max_cond = 1e14;
+  dyEstim* e = dyi_est_make(n, nb, &eo, err, sizeof err);
+  enum { R = 300 };
+  double* s1 = calloc(nb, sizeof(double)), *s2 = calloc(nb, sizeof(double));
+  for (int rep = 0; rep < R && e; rep++) {
+    for (long row = 0; row < n * N; row++) {
+      double u1 = th_uniform(1e-12, 1), u2 = th_uniform(0, 1);
+      y[row] = tau[row] + sigma[row % n] * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+    }
+    dyi_est_reset(e);
+    if (dyi_est_add(e, A, (int)(n * N), y, (int)N, NULL, err, sizeof err) || dyi_est_solve(e, NULL, err, sizeof err)) {
+      CHECK(0, "predict: OLS: %s", err);
+      break;
+    }
+    for (int c = 0; c < nb; c++) { double dv = e->beta[c] - beta[c]; s1[c] += dv; s2[c] += dv * dv; }
+  }
+  double lo = INFINITY, hi = 0, bias = 0;
+  for (int c = 0; c < nb; c++) {
+    double mean = s1[c] / R, spread = sqrt((s2[c] - R * mean * mean) / (R - 1));
+    double ratio = spread / sd[c];
+    lo = fmin(lo, ratio); hi = fmax(hi, ratio);
+    bias = fmax(bias, fabs(mean) / (sd[c] / sqrt(R)));
+    CHECK(ratio > 0.8 && ratio < 1.2, "predict: %s: spread %.4g vs predicted std %.4g (ratio %.3f)", b->name[c],
+          spread, sd[c], ratio);
+  }
+  CHECK(bias < 4.5, "predict: estimates unbiased (largest mean error %.2f standard errors)", bias);
+  printf("predicted vs observed spread over %d draws, %d base parameters: ratio %.3f .. %.3f; "
+         "largest mean error %.2f standard errors\n", R, nb, lo, hi, bias);
+  dyi_est_free(e);
+  dy_freeData(d);
+  free(A); free(tau); free(Y); free(y); free(beta); free(sd); free(s1); free(s2);
+  dyi_base_free(b);
+  dy_freeModel(m);
+}
+
 int main(void) {
   char err[DY_ERRSZ];
+  test_peak();
+  test_predict();
   for (int trial = 0; trial < 4; trial++) {
     th_rng = 1000 + trial;
     int n = 3 + trial;
@@ -121,19 +243,27 @@ int main(void) {
     if (!b) { dy_freeModel(m); continue; }
     dyExciteOpt o;
     dyi_excite_defaults(&o);
-    o.maxeval = 250;
+    o.starts = 2; o.maxeval = 60; o.polish = 40;
     o.rest = trial % 2;
     o.seed = 7 + trial;
-    dyFourier f, f0;
+    o.criterion = trial == 2 ? DYI_EXC_COND_SCALED : DYI_EXC_COND;
+    dyFourier f, f2, f0;
     dyExciteInfo info = {0};
     int r = dyi_excite(m, b, &o, &f, &info, err, sizeof err);
     CHECK(r == 0, "trial %d: excite: %s", trial, err);
     if (r) { dyi_base_free(b); dy_freeModel(m); continue; }
-    CHECK(info.cond < info.cond0, "trial %d: optimised cond %.4g below the start's %.4g", trial, info.cond, info.cond0);
-    double fd;
-    double use = dense_use(m, &f, 2 * o.period, &fd);
+    CHECK(info.cond < info.cond0, "trial %d: optimised cond %.4g below the first start's %.4g", trial, info.cond, info.cond0);
+    if (trial < 2) {
+      o.threads = 2;
+      r = dyi_excite(m, b, &o, &f2, NULL, err, sizeof err);
+      CHECK(r == 0 && !memcmp(&f, &f2, sizeof f), "trial %d: same seed, same trajectory with 2 threads", trial);
+    }
+    double fd, juse[DY_MAXJ];
+    double use = dense_use(m, &f, 2 * o.period, &fd, juse);
     CHECK(use <= 1 + 1e-12, "trial %d: limits hold at every sample (largest use %.6f)", trial, use);
-    CHECK(use > 0.5, "trial %d: the trajectory uses its limits (largest use %.3f)", trial, use);
+    for (int j = 0; j < n; j++)
+      CHECK(juse[j] >= 0.99 * o.margin && juse[j] <= o.margin * (1 + 1e-9),
+            "trial %d: joint %d uses %.5f of its tightest limit (margin %.2f)", trial, j + 1, juse[j], o.margin);
     CHECK(fd < 1e-6, "trial %d: qd, qdd agree with finite differences of q (%.3g)", trial, fd);
     if (o.rest) {
       double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], worst = 0;
@@ -144,14 +274,14 @@ int main(void) {
       CHECK(worst < 1e-12, "trial %d: at rest at t = 0 and t = T (%.3g)", trial, worst);
     }
     /* identification quality: the D-optimal design (which minimises the
-     * generalised variance det cov) against the random starting trajectory
-     * of the same length, on the same simulated noise level */
+     * generalised variance det cov) against a random trajectory of the
+     * same length, on the same simulated noise level */
     o.criterion = DYI_EXC_DOPT;
     dyFourier fd_opt;
     r = dyi_excite(m, b, &o, &fd_opt, &info, err, sizeof err);
-    CHECK(r == 0 && info.logdet > info.logdet0, "trial %d: D-optimal log det %.4g above the start's %.4g",
+    CHECK(r == 0 && info.logdet > info.logdet0, "trial %d: D-optimal log det %.4g above the first start's %.4g",
           trial, info.logdet, info.logdet0);
-    use = dense_use(m, &fd_opt, 2 * o.period, &fd);
+    use = dense_use(m, &fd_opt, 2 * o.period, &fd, NULL);
     CHECK(use <= 1 + 1e-12, "trial %d: D-optimal trajectory within limits (largest use %.6f)", trial, use);
     dyi_fourier_random(&f0, m, o.nh, o.period, o.seed, err, sizeof err);
     for (int j = 0; j < n; j++) dyi_fourier_fit(&f0, m, j, o.margin);

@@ -5,7 +5,7 @@
  *  - the block filter against a whole-signal filtfilt written here in
  *    direct form I (a different recursion, same coefficients and the same
  *    edge convention), for many lengths and block sizes: agreement to
- *    1e-12 of the signal scale (the brief asks 1e-9; the margin makes the
+ *    1e-12 of the signal scale (the target is 1e-9; the margin makes the
  *    block truncation ~1e-16, the rest is rounding of different orders of
  *    summation);
  *  - a ramp passes unchanged (odd extension + zero phase keep it exactly);

@@ -160,7 +160,7 @@ static void check_sensitivity(const dyModel* m, const char* what) {
 }
 
 /* 1 if the leading comment of a model table says to load it with --dh
- * (classic DH, e.g. the Stanford arm of seed 002); the tables say so in
+ * (classic DH, e.g. the Stanford arm of [Saha99]); the tables say so in
  * words such as "load with --dh" */
 static int wants_classic_dh(const char* path) {
   FILE* f = fopen(path, "r");

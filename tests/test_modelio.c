@@ -480,7 +480,9 @@ static int read_rows(const char* path, double* out, int max) {
   if (!f) return -1;
   char line[4096];
   int cnt = 0;
-  if (!fgets(line, sizeof line, f)) { fclose(f); return -1; }
+  do   /* the provenance '#' lines, then the header */
+    if (!fgets(line, sizeof line, f)) { fclose(f); return -1; }
+  while (line[0] == '#');
   while (fgets(line, sizeof line, f))
     for (char* s = line; *s && *s != '\n' && cnt < max;) {
       char* e;

@@ -103,9 +103,17 @@ static int params_found(const char* html, const char* path, int with_name, int* 
     double v;
     if (line[0] == '#' || sscanf(line, "%63[^,],%lf", name, &v) != 2) continue;
     (*np)++;
-    if (with_name) snprintf(want, sizeof want, ">%s</td><td>%.6g</td>", name, v);
-    else snprintf(want, sizeof want, "<td>%.6g</td>", v);
-    found += strstr(html, want) != NULL;
+    if (with_name) {   /* in the row of its name, after the nominal value of the same combination */
+      snprintf(want, sizeof want, ">%s</td><td class=\"nomv\">", name);
+      const char* row = strstr(html, want);
+      const char* end = row ? strstr(row, "</tr>") : NULL;
+      snprintf(want, sizeof want, "</td><td>%.6g</td>", v);
+      const char* cell = row ? strstr(row, want) : NULL;
+      found += cell && cell < end;
+    } else {
+      snprintf(want, sizeof want, "<td>%.6g</td>", v);
+      found += strstr(html, want) != NULL;
+    }
   }
   if (f) fclose(f);
   return found;
@@ -248,6 +256,15 @@ int main(void) {
   /* parameters: each PARAMS value appears (as %.6g) after its name */
   int np = 0, found = params_found(html, "build/tests/rep_params.csv", 1, &np);
   CHECK(np > 0 && found == np, "all %d parameters in the report's table (%d found)", np, found);
+  /* the answer first: the summary box before the model, with the held-out
+   * errors per joint, the nominal baseline and the logs' roles */
+  const char* sum = strstr(html, "<h2 id=\"summary\">Summary</h2>");
+  const char* mod = strstr(html, "<h2 id=\"model\">");
+  CHECK(sum && mod && sum < mod && strstr(sum, "<table class=\"errs\">") < mod &&
+        strstr(sum, "nominal model (baseline)") && strstr(sum, "Held-out log"),
+        "the report does not open with its summary");
+  CHECK(strstr(html, "<h2 id=\"log1\">Held-out log: ") != NULL, "the log is not labelled by its role");
+  CHECK(strstr(html, "Written by dynid ") && strstr(html, "fingerprint "), "no provenance at the end of the report");
   free(html);
   compare(M);
   return test_report();

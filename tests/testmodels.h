@@ -8,6 +8,8 @@
 #include "dynamics.h"
 #include "mathu.h"
 #include <string.h>
+#include <glob.h>
+#include "io.h"
 
 /* random rotation from a random unit quaternion */
 static inline void th_random_rot(double R[9]) {
@@ -85,4 +87,29 @@ static inline void th_ne_regressor(const dyModel* m, dyData* d, int npar, const 
     for (int i = 0; i < m->n; i++) Y[i + (size_t)ld * (size_t)k] = t[i];
   }
 }
+/* Call fn on every shipped model (the model tables and URDFs of datasets/models
+ * and datasets/urdf), loaded with the options its table names
+ * (datasets/models/PROVENANCE.md: stanford.csv --dh, planar3r.csv gravity
+ * along -y); a model that does not load is a failed check. */
+static inline void th_each_shipped(void (*fn)(const dyModel* m, const char* path)) {
+  const char* pats[3] = {"datasets/models/*.csv", "datasets/models/*.urdf", "datasets/urdf/*.urdf"};
+  for (int p = 0; p < 3; p++) {
+    glob_t gl;
+    if (glob(pats[p], 0, NULL, &gl)) continue;
+    for (size_t i = 0; i < gl.gl_pathc; i++) {
+      dyModel* m = NULL;
+      char err[256] = "";
+      dyLoadOpt opt;
+      memset(&opt, 0, sizeof opt);
+      opt.classic_dh = strstr(gl.gl_pathv[i], "stanford") != NULL;
+      if (strstr(gl.gl_pathv[i], "planar3r")) { opt.has_gravity = 1; opt.gravity[1] = -9.81; }
+      const int rc = dy_load_model(gl.gl_pathv[i], &opt, &m, err, sizeof err);
+      CHECK(rc == 0 && m, "%s loads: %s", gl.gl_pathv[i], err);
+      if (!rc && m) fn(m, gl.gl_pathv[i]);
+      dy_freeModel(m);
+    }
+    globfree(&gl);
+  }
+}
+
 #endif

@@ -1,4 +1,4 @@
-/* dynid verify: Lin's base-frame composite body method (seed 000, Fig. 3);
+/* dynid verify: Lin's base-frame composite body method ([Lin91], Fig. 3);
  * equations in lin91.h. Compiled twice: as itself and inside
  * verify/opcount.c with DYV_COUNT_OPS (the counting twins *_ops), which run
  * the same code paths.

@@ -1,4 +1,4 @@
-/* dynid verify: S.K. Lin's base-frame composite body method (seed 000,
+/* dynid verify: S.K. Lin's base-frame composite body method ([Lin91],
  * "A new composite body method for manipulator dynamics", 1991, Figure 3):
  * the inertia matrix H and the bias vector b with all points seen from the
  * origin O of the base frame, every vector represented in the local frame

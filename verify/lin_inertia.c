@@ -1,5 +1,5 @@
-/* dynid verify: Lin & Fang's Formulations 1 and 2 of the inertia matrix on
- * Lin's minimal linear combinations (seed 001). See lin_inertia.h.
+/* dynid verify: Lin & Fang's Formulations 1-5 of the inertia matrix on
+ * Lin's minimal linear combinations ([LinFang99]). See lin_inertia.h.
  *
  * Indices are 0-based: joint i, frame i (Lin's joint/frame i+1); "R_i" is
  * the rotation from frame i to frame i-1, Rx(alpha_i) Rz(theta_i).
@@ -107,6 +107,8 @@ typedef struct {
   double ca, sa, sa2;        /* cos, sin alpha_j (exact for classes 1-4), 2 sin alpha_j */
   double a, a2, aca, asa;    /* a_j, 2 a_j, a_j cos alpha_j, a_j sin alpha_j */
   double d2;                 /* 2 d_j (revolute j) */
+  double dsa;                /* d_j sin alpha_j (revolute j; Formulation 3) */
+  double sst, sct;           /* sin alpha_j sin theta_j, sin alpha_j cos theta_j: entries of R_j */
   int rev, cls;              /* revolute; class of alpha_j (dyv_alpha_class, 0 general) */
   int az, dz;                /* a_j = 0; revolute with d_j = 0: their terms are skipped */
   int kind;                  /* 4 cls + 2 az + dz (BY_KIND) */
@@ -119,6 +121,7 @@ typedef struct {
   double c[3], J[3];         /* chat_j; Jhat_j e_z (xz yz zz) */
   double l[3], V[6];         /* varying parts l_j, V_j (xx yy zz xy xz yz) */
   double v, tr;              /* (V_j^<r>)_33, (t_jj^<r>)_z (r <= j < s) */
+  double h[3];               /* Formulation 5: h_j, its first moment about O_{j-1}, frame j-1 */
 } linBody;
 
 struct dyvLin_ {
@@ -142,6 +145,8 @@ struct dyvLin_ {
   double* blin;                  /* (nlin) */
   double* uj;                    /* Formulation 2: u_j^<k> for j < k, current k (3n) */
   double* sj;                    /* O_j -> O_k in frame k, current k (3n) */
+  double W[9*DY_MAXJ];           /* Formulation 4: frame i -> frame n-1 rotation, by columns */
+  double sN[3*DY_MAXJ];          /* Formulation 4: O_i -> O_{i+1} in frame n-1 */
   double* beta_seen;             /* the beta the slots hold (nb), valid if beta_ok */
   int beta_ok;
   long opm, opa;
@@ -211,7 +216,8 @@ dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
     p->az = p->a == 0;
     L->d0[j] = m->dh_d[j]; L->th0[j] = m->dh_theta[j];
     p->ct = cos(m->dh_theta[j]); p->st = sin(m->dh_theta[j]);
-    p->d = m->dh_d[j]; p->d2 = 2*m->dh_d[j];
+    p->sst = p->sa*p->st; p->sct = p->sa*p->ct;
+    p->d = m->dh_d[j]; p->d2 = 2*m->dh_d[j]; p->dsa = m->dh_d[j]*p->sa;
     p->dz = p->rev && p->d == 0;
     p->kind = 4*p->cls + 2*p->az + p->dz;
   }
@@ -285,8 +291,11 @@ joints:
    * are read); a prismatic joint's cos, sin theta are constants */
   for (int j = 1; j < n; j++) {
     linJoint* p = L->jr + j;
-    if (p->rev) { double th = L->th0[j] + q[j]; p->ct = cos(th); p->st = sin(th); }
-    else p->d = L->d0[j] + q[j];
+    if (p->rev) {
+      double th = L->th0[j] + q[j];
+      p->ct = cos(th); p->st = sin(th);
+      p->sst = p->sa*p->st; p->sct = p->sa*p->ct;   /* R_j's entries, with its sin/cos */
+    } else p->d = L->d0[j] + q[j];
   }
 }
 
@@ -421,15 +430,16 @@ INL void LFN(f1_last_any)(dyvLin* L, const linJoint* p, int fl, int hot, double 
 /* Y = R X R^T, R = Rx(alpha) Rz(theta), X and Y symmetric (11 22 33 12 13
  * 23), eqs. (41)-(54): A-terms give Z = Rz X Rz^T (Z11 = A2 + X22, Z22 =
  * A3, Z12 = A4, Z13 = A8, Z23 = A5, Z33 = X33), then Rx by class */
-INL void LFN(sim)(dyvLin* L, const linJoint* p, int cls, double X11, double X22, double X33,
+INL void LFN(sim)(dyvLin* L, const linJoint* p, int cls, int z22, double X11, double X22, double X33,
                   double X12, double X13, double X23, double Y[6]) {
   (void)L;
   const double c = p->ct, sn = p->st;
-  double A1 = c*(X11 - X22) - (sn + sn)*X12;
+  /* (47): 2 S theta is a product, as the paper counts it; z22: X22 = 0 */
+  double A1 = c*(z22 ? X11 : X11 - X22) - 2*sn*X12;
   double A2 = c*A1, A3 = X11 - A2, A4 = sn*A1 + X12;
   double A5 = sn*X13 + c*X23, A8 = c*X13 - sn*X23;
-  Y[0] = A2 + X22;
-  OPS(8, 8);
+  Y[0] = z22 ? A2 : A2 + X22;
+  OPS(9, z22 ? 5 : 7);
   switch (cls) {
     case 1: Y[1] = A3; Y[2] = X33; Y[3] = A4; Y[4] = A8; Y[5] = A5; break;
     case 2: Y[1] = X33; Y[2] = A3; Y[3] = -A8; Y[4] = A4; Y[5] = -A5; break;
@@ -526,7 +536,7 @@ INL void LFN(comp_step)(dyvLin* L, int i, int cls, int az, int dz) {
     if (i >= s) {
       /* V_i = Y + b terms, b = (a, 0, 0) */
       double* V = b->V;
-      LFN(sim)(L, p, cls, X11, X22, X33, X12, X13, X23, V);
+      LFN(sim)(L, p, cls, tip && p->rev, X11, X22, X33, X12, X13, X23, V);
       if (!AZ(p, az)) {
         double bb = p->a2*l0;
         V[1] += bb; V[2] += bb; V[3] -= p->a*l1; V[4] -= p->a*l2;
@@ -657,53 +667,49 @@ static void LFN(f1_col30)(dyvLin* L, int i, double* H) {
   }
 }
 
-void LFN(dyv_lin_inertia1)(dyvLin* L, const double* beta, const double* q, double* H) {
-  int n = L->n, s = L->s;
-  gather(L, beta, q);
-  LFN(composite)(L);
-  for (int i = n - 1; i >= 0; i--) {
-    H[i*n + i] = diag(L, i);
-    if (i == 0) break;
-    if (i < s) LFN(f1_col30)(L, i, H);
-    else LFN(f1_col)(L, i, H);
-  }
-}
-
 /* Formulation 2, frame k: u_j^<k> = R_k^T u_j^<k-1> and, for revolute j,
  * O_j -> O_k = R_k^T (O_j -> O_{k-1} + a_k e_x) + d_k e_z for j < k-1;
  * u_{k-1}^<k> = R_k^T e_z, O_{k-1} -> O_k = (a ct, -a st, d) (Table II) */
+/* v <- R_k^T (x0, v_1, v_2) = Rz^T Rx^T (...) of joint p: 8 M 4 A general */
+INL void LFN(rotTk)(dyvLin* L, const linJoint* p, int cls, double x0, double v[3]) {
+  double w, z;
+  LFN(rxT)(L, p, cls, v[1], v[2], &w, &z);
+  v[0] = p->ct*x0 + p->st*w; v[1] = -p->st*x0 + p->ct*w; v[2] = z;
+  OPS(4, 2);
+}
+
+/* u_{k-1}^<k> = R_k^T e_z = Rz^T (0, sa, ca): the third row of R_k, whose
+ * entries are formed with its sin/cos and not counted, as Tables II-III
+ * take u_j^<j+1> ("0 operations") */
+INL void LFN(uprev)(dyvLin* L, const linJoint* p, int cls, double u[3]) {
+  (void)L;
+  switch (cls) {
+    case 1: u[0] = 0; u[1] = 0; u[2] = 1; break;
+    case 4: u[0] = 0; u[1] = 0; u[2] = -1; break;
+    case 2: u[0] = p->st; u[1] = p->ct; u[2] = 0; break;
+    case 3: u[0] = -p->st; u[1] = -p->ct; u[2] = 0; break;
+    default: u[0] = p->sst; u[1] = p->sct; u[2] = p->ca;
+  }
+}
+
 INL void LFN(f2_frame)(dyvLin* L, int k, int cls, int az, int dz) {
   const linJoint* p = L->jr + k;
-  const double c = p->ct, sn = p->st;
   double *uj = L->uj, *sj = L->sj;
   for (int j = 0; j + 1 < k; j++) {
-    double* u = uj + 3*j;
-    double w, z, u0 = u[0];
-    LFN(rxT)(L, p, cls, u[1], u[2], &w, &z);
-    u[0] = c*u0 + sn*w; u[1] = -sn*u0 + c*w; u[2] = z;
-    OPS(4, 2);
+    LFN(rotTk)(L, p, cls, uj[3*j], uj + 3*j);
     if (L->jr[j].rev) {
       double* sv = sj + 3*j;
       double p0 = sv[0];
       if (!AZ(p, az)) { p0 += p->a; OPS(0, 1); }
-      LFN(rxT)(L, p, cls, sv[1], sv[2], &w, &z);
-      sv[0] = c*p0 + sn*w; sv[1] = -sn*p0 + c*w; sv[2] = z;
-      OPS(4, 2);
+      LFN(rotTk)(L, p, cls, p0, sv);
       if (!DZ(p, dz)) { sv[2] += p->d; OPS(0, 1); }
     }
   }
-  double* u = uj + 3*(k - 1);
-  switch (cls) {            /* R_k^T e_z = Rz^T (0, sa, ca) */
-    case 1: u[0] = 0; u[1] = 0; u[2] = 1; break;
-    case 4: u[0] = 0; u[1] = 0; u[2] = -1; break;
-    case 2: u[0] = sn; u[1] = c; u[2] = 0; break;
-    case 3: u[0] = -sn; u[1] = -c; u[2] = 0; break;
-    default: u[0] = p->sa*sn; u[1] = p->sa*c; u[2] = p->ca; OPS(2, 0);
-  }
+  LFN(uprev)(L, p, cls, uj + 3*(k - 1));
   if (L->jr[k-1].rev) {
     double* sv = sj + 3*(k - 1);
     if (AZ(p, az)) { sv[0] = 0; sv[1] = 0; }
-    else { sv[0] = p->a*c; sv[1] = -p->a*sn; OPS(2, 0); }
+    else { sv[0] = p->a*p->ct; sv[1] = -p->a*p->st; OPS(2, 0); }
     sv[2] = p->d;
   }
 }
@@ -758,33 +764,402 @@ INL void LFN(f2_col)(dyvLin* L, int i, int ges, int irev, double* H) {
   }
 }
 
-void LFN(dyv_lin_inertia2)(dyvLin* L, const double* beta, const double* q, double* H) {
-  int n = L->n, s = L->s;
+/* ------------------------------------------------ Formulation 3 (Table III) */
+
+/* frame k: u_j^<k> as in Formulation 2 and, for revolute j, shat_j^<k> =
+ * u_j^<k> x (O_j -> O_k)^<k> (eq. 21):
+ *   shat_j^<k> = R_k^T (shat_j^<k-1> + u_j^<k-1> x a_k e_x) + u_j^<k> x d_k e_z,
+ *   shat_{k-1}^<k> = R_k^T (d_k sin alpha_k, a_k, 0)                         */
+INL void LFN(f3_frame)(dyvLin* L, int k, int cls, int az, int dz) {
+  const linJoint* p = L->jr + k;
+  const double c = p->ct, sn = p->st;
+  double *uj = L->uj, *hj = L->sj;       /* sj holds shat here */
+  for (int j = 0; j + 1 < k; j++) {
+    double* u = uj + 3*j;
+    const double o1 = u[1], o2 = u[2];
+    LFN(rotTk)(L, p, cls, u[0], u);
+    if (!L->jr[j].rev) continue;
+    double* h = hj + 3*j;
+    if (!AZ(p, az)) { h[1] += p->a*o2; h[2] -= p->a*o1; OPS(2, 2); }
+    LFN(rotTk)(L, p, cls, h[0], h);
+    if (!DZ(p, dz)) { h[0] += p->d*u[1]; h[1] -= p->d*u[0]; OPS(2, 2); }
+  }
+  LFN(uprev)(L, p, cls, uj + 3*(k - 1));
+  if (!L->jr[k-1].rev) return;
+  /* Rz^T (v0, a ca, -a sa), v0 = d sa (a constant for revolute k) */
+  double* h = hj + 3*(k - 1);
+  double v0 = 0;
+  const int v0z = cls == 1 || cls == 4 || DZ(p, dz), yz = p->aca == 0;
+  if (!v0z) {
+    if (p->rev || cls == 2) v0 = cls == 2 ? p->d : p->dsa;
+    else if (cls == 3) v0 = -p->d;
+    else { v0 = p->d*p->sa; OPS(1, 0); }
+  }
+  h[2] = -p->asa;
+  if (v0z && yz) { h[0] = 0; h[1] = 0; }
+  else if (v0z) { h[0] = sn*p->aca; h[1] = c*p->aca; OPS(2, 0); }
+  else if (yz) { h[0] = c*v0; h[1] = -sn*v0; OPS(2, 0); }
+  else { h[0] = c*v0 + sn*p->aca; h[1] = -sn*v0 + c*p->aca; OPS(4, 2); }
+}
+
+/* column i of H above the diagonal (Table III, eq. 21; for i < s eq. 32
+ * with shat: u_j^<i> = (0, 0, +-1) for revolute j, i < s) */
+INL void LFN(f3_col)(dyvLin* L, int i, int ges, int irev, double* H) {
+  const int n = L->n;
+  const linBody* b = L->bd + i;
+  const double c0 = b->c[0], c1 = b->c[1], J0 = b->J[0], J1 = b->J[1], J2 = b->J[2];
+  const double mh = b->sl[S_MHAT];
+  const int dl = L->delta[i];
+  for (int j = 0; j < i; j++) {
+    const double *u = L->uj + 3*j, *h = L->sj + 3*j;
+    const int jrev = L->jr[j].rev;
+    double D;
+    if (jrev && irev) {
+      if (ges) { D = u[0]*J0 + u[1]*J1 + u[2]*J2 - c1*h[0] + c0*h[1]; OPS(5, 4); }
+      else {
+        D = L->sgn[j] * L->sgn[i] * J2;
+        if (dl) { D += c0*h[1] - c1*h[0]; OPS(2, 2); }
+      }
+    } else if (irev) {
+      D = 0;
+      if (ges || dl) { D = u[1]*c0 - u[0]*c1; OPS(2, 1); }
+    } else if (jrev) {
+      if (ges) { D = mh*h[2] + u[0]*c1 - u[1]*c0; OPS(3, 2); }
+      else { D = mh*h[2] + L->sgn[j]*b->tr; OPS(1, 1); }
+    } else {
+      D = mh*u[2];
+      OPS(1, 0);
+    }
+    H[j*n + i] = H[i*n + j] = D;
+  }
+}
+
+/* column i of Formulation 2 or 3, with i >= s and joint i's type as constants */
+#define F23_COL(fn) \
+  if (i >= s) { if (jr[i].rev) fn(L, i, 1, 1, H); else fn(L, i, 1, 0, H); } \
+  else { if (jr[i].rev) fn(L, i, 0, 1, H); else fn(L, i, 0, 0, H); }
+
+/* Formulations 2 and 3: the vectors of the joints j < i in frame i, then
+ * column i (f3: shat in place of O_j -> O_i) */
+INL void LFN(f23)(dyvLin* L, const double* beta, const double* q, double* H, int f3) {
+  const int n = L->n, s = L->s;
   const linJoint* jr = L->jr;
   gather(L, beta, q);
   LFN(composite)(L);
   H[0] = diag(L, 0);
   for (int i = 1; i < n; i++) {
-    /* u_j^<i> and O_j -> O_i in frame i for all j < i */
-#define FRAME_(k, az, dz) LFN(f2_frame)(L, i, k, az, dz)
-    BY_KIND(jr + i, FRAME_)
-#undef FRAME_
+#define FRAME2_(k, az, dz) LFN(f2_frame)(L, i, k, az, dz)
+#define FRAME3_(k, az, dz) LFN(f3_frame)(L, i, k, az, dz)
+    if (f3) { BY_KIND(jr + i, FRAME3_) } else { BY_KIND(jr + i, FRAME2_) }
+#undef FRAME2_
+#undef FRAME3_
     H[i*n + i] = diag(L, i);
-    if (i >= s) {
-      if (jr[i].rev) LFN(f2_col)(L, i, 1, 1, H); else LFN(f2_col)(L, i, 1, 0, H);
-    } else {
-      if (jr[i].rev) LFN(f2_col)(L, i, 0, 1, H); else LFN(f2_col)(L, i, 0, 0, H);
-    }
+    if (f3) { F23_COL(LFN(f3_col)) } else { F23_COL(LFN(f2_col)) }
   }
 }
 
+void LFN(dyv_lin_inertia2)(dyvLin* L, const double* beta, const double* q, double* H) {
+  LFN(f23)(L, beta, q, H, 0);
+}
+
+void LFN(dyv_lin_inertia3)(dyvLin* L, const double* beta, const double* q, double* H) {
+  LFN(f23)(L, beta, q, H, 1);
+}
+
+/* ------------------------------------------------ Formulation 4 (Table IV) */
+
+/* W_i = W_{i+1} R_{i+1}^T = W_{i+1} Rz^T Rx^T (frame i -> frame n-1, by
+ * columns); W_{n-1} = 1, so W_{n-2} = R_{n-1}^T costs only the alpha part */
+INL void LFN(f4_rot)(dyvLin* L, int i, int cls) {
+  const linJoint* p = L->jr + i + 1;
+  const double c = p->ct, sn = p->st;
+  const double* Wn = L->W + 9*(i + 1);
+  double* Wi = L->W + 9*i;
+  double A1[3], A2[3];
+  const int first = i + 2 == L->n;
+  if (first) {
+    Wi[0] = c; Wi[1] = -sn; Wi[2] = 0; A1[0] = sn; A1[1] = c; A1[2] = 0;
+    A2[0] = 0; A2[1] = 0; A2[2] = 1;
+  } else {
+    for (int r = 0; r < 3; r++) {
+      Wi[r] = c*Wn[r] - sn*Wn[3 + r]; A1[r] = sn*Wn[r] + c*Wn[3 + r]; A2[r] = Wn[6 + r];
+    }
+    OPS(12, 6);
+  }
+  double *C1 = Wi + 3, *C2 = Wi + 6;
+  switch (cls) {
+    case 1: for (int r = 0; r < 3; r++) { C1[r] = A1[r]; C2[r] = A2[r]; } break;
+    case 2: for (int r = 0; r < 3; r++) { C1[r] = -A2[r]; C2[r] = A1[r]; } break;
+    case 3: for (int r = 0; r < 3; r++) { C1[r] = A2[r]; C2[r] = -A1[r]; } break;
+    case 4: for (int r = 0; r < 3; r++) { C1[r] = -A1[r]; C2[r] = -A2[r]; } break;
+    default:
+      if (first) {
+        C1[0] = p->ca*sn; C1[1] = p->ca*c; C1[2] = -p->sa;
+        C2[0] = p->sa*sn; C2[1] = p->sa*c; C2[2] = p->ca;
+        OPS(4, 0);
+      } else {
+        for (int r = 0; r < 3; r++) {
+          C1[r] = p->ca*A1[r] - p->sa*A2[r]; C2[r] = p->sa*A1[r] + p->ca*A2[r];
+        }
+        OPS(12, 6);
+      }
+  }
+}
+
+/* O_j -> O_{j+1} in frame n-1: a_{j+1} W_j e_x + d_{j+1} W_{j+1} e_z */
+static void LFN(f4_s)(dyvLin* L, int j) {
+  const linJoint* p = L->jr + j + 1;
+  const double *W0 = L->W + 9*j, *Z1 = L->W + 9*(j + 1) + 6;
+  double* sv = L->sN + 3*j;
+  const int az = p->az, dz = p->dz, last = j + 2 == L->n;
+  for (int r = 0; r < 3; r++) sv[r] = 0;
+  if (!az) {
+    sv[0] = p->a*W0[0]; sv[1] = p->a*W0[1];
+    if (last) OPS(2, 0); else { sv[2] = p->a*W0[2]; OPS(3, 0); }
+  }
+  if (dz) return;
+  if (last) { sv[2] = p->d; return; }        /* W_{n-1} = 1; (a W_{n-2} e_x)_z = 0 */
+  for (int r = 0; r < 3; r++) sv[r] += p->d*Z1[r];
+  OPS(3, az ? 0 : 3);
+}
+
+/* column i >= s (Table IV): f_ii, t_ii into frame n-1, then t_{j,i} =
+ * t_{j+1,i} + s_j x f_ii down to joint r, D_ji = u_j . t or u_j . f */
+static void LFN(f4_col)(dyvLin* L, int i, double* H) {
+  const int n = L->n, r = L->r;
+  const linBody* b = L->bd + i;
+  const double* W = L->W + 9*i;
+  double f[3], t[3];
+  const double c0 = b->c[0], c1 = b->c[1];
+  if (i == n - 1) {
+    if (L->jr[i].rev) { f[0] = -c1; f[1] = c0; f[2] = 0; t[0] = b->J[0]; t[1] = b->J[1]; t[2] = b->J[2]; }
+    else { f[0] = 0; f[1] = 0; f[2] = b->sl[S_MHAT]; t[0] = c1; t[1] = -c0; t[2] = 0; }
+  } else if (L->jr[i].rev) {
+    for (int k = 0; k < 3; k++) {
+      f[k] = c0*W[3 + k] - c1*W[k];
+      t[k] = b->J[0]*W[k] + b->J[1]*W[3 + k] + b->J[2]*W[6 + k];
+    }
+    OPS(15, 9);
+  } else {
+    const double mh = b->sl[S_MHAT];
+    for (int k = 0; k < 3; k++) { f[k] = mh*W[6 + k]; t[k] = c1*W[k] - c0*W[3 + k]; }
+    OPS(9, 3);
+  }
+  for (int j = i - 1; j >= 0; j--) {
+    const double* u = L->W + 9*j + 6;
+    double D;
+    if (j >= r) {
+      const double* sv = L->sN + 3*j;
+      t[0] += sv[1]*f[2] - sv[2]*f[1]; t[1] += sv[2]*f[0] - sv[0]*f[2]; t[2] += sv[0]*f[1] - sv[1]*f[0];
+      OPS(6, 6);
+    }
+    const double* v = L->jr[j].rev ? t : f;
+    D = u[0]*v[0] + u[1]*v[1] + u[2]*v[2];
+    OPS(3, 2);
+    H[j*n + i] = H[i*n + j] = D;
+  }
+}
+
+/* the rotations W_i into the last frame and O_j -> O_{j+1} there */
+static void LFN(f4_frames)(dyvLin* L) {
+  const int n = L->n, r = L->r;
+  if (L->s >= n || n < 2) return;
+  double* Wl = L->W + 9*(n - 1);
+  for (int k = 0; k < 9; k++) Wl[k] = k % 4 == 0;
+  for (int i = n - 2; i >= 0; i--) {
+#define ROT_(k, az, dz) LFN(f4_rot)(L, i, k)
+    BY_CLASS(L->jr + i + 1, ROT_)
+#undef ROT_
+  }
+  for (int j = r; j <= n - 2; j++) LFN(f4_s)(L, j);
+}
+
+/* ------------------------------------------------ Formulation 5 (Table V) */
+
+/* h_i = R_i chat_i + mhat_i (O_{i-1} -> O_i) in frame i-1 (eq. B3), the
+ * composite first moment about O_{i-1}; for a revolute joint i mhat_i and
+ * (chat_i)_z are not MLCs and not needed (they drop out of h_i x u_i):
+ * taken 0, as Appendix B does for rotational joints */
+INL void LFN(f5_h)(dyvLin* L, int i, int cls) {
+  const linJoint* p = L->jr + i;
+  linBody* b = L->bd + i;
+  double* h = b->h;
+  const double g1 = p->st*b->c[0] + p->ct*b->c[1];
+  h[0] = p->ct*b->c[0] - p->st*b->c[1];
+  OPS(4, 2);
+  if (p->rev) { LFN(rx)(L, p, cls, 0, 1, g1, 0, &h[1], &h[2]); return; }
+  LFN(rx)(L, p, cls, 0, 0, g1, b->c[2], &h[1], &h[2]);
+  const double mh = b->sl[S_MHAT], md = mh*p->d;    /* + mhat (a, -d sa, d ca) */
+  OPS(1, 0);
+  if (!p->az) { h[0] += mh*p->a; OPS(1, 1); }
+  switch (cls) {
+    case 1: h[2] += md; OPS(0, 1); break;
+    case 4: h[2] -= md; OPS(0, 1); break;
+    case 2: h[1] -= md; OPS(0, 1); break;
+    case 3: h[1] += md; OPS(0, 1); break;
+    default: h[1] -= md*p->sa; h[2] += md*p->ca; OPS(2, 2);
+  }
+}
+
+static void LFN(f5_hpass)(dyvLin* L) {
+  for (int i = L->s > 1 ? L->s : 1; i < L->n; i++) {
+#define H_(k, az, dz) LFN(f5_h)(L, i, k)
+    BY_CLASS(L->jr + i, H_)
+#undef H_
+  }
+}
+
+/* the first step of column i (B7, B8), u = u_i^<i-1> = (0, -sa, ca):
+ *   revolute i:  f = u x h_i,  t = s x f + R_i Jhat_i e_z
+ *   prismatic i: f = mhat_i u, t = h_i x u                                 */
+INL void LFN(f5_first)(dyvLin* L, int i, int cls, double f[3], double t[3]) {
+  const linJoint* p = L->jr + i;
+  const linBody* b = L->bd + i;
+  const double *h = b->h, ca = p->ca, sa = p->sa;
+  if (!p->rev) {
+    const double mh = b->sl[S_MHAT];
+    f[0] = 0;
+    LFN(rx)(L, p, cls, 1, 0, 0, mh, &f[1], &f[2]);
+    switch (cls) {
+      case 1: t[0] = h[1]; t[1] = -h[0]; t[2] = 0; break;
+      case 4: t[0] = -h[1]; t[1] = h[0]; t[2] = 0; break;
+      case 2: t[0] = h[2]; t[1] = 0; t[2] = -h[0]; break;
+      case 3: t[0] = -h[2]; t[1] = 0; t[2] = h[0]; break;
+      default: t[0] = h[1]*ca + h[2]*sa; t[1] = -h[0]*ca; t[2] = -h[0]*sa; OPS(4, 1);
+    }
+    return;
+  }
+  switch (cls) {
+    case 1: f[0] = -h[1]; f[1] = h[0]; f[2] = 0; break;
+    case 4: f[0] = h[1]; f[1] = -h[0]; f[2] = 0; break;
+    case 2: f[0] = -h[2]; f[1] = 0; f[2] = h[0]; break;
+    case 3: f[0] = h[2]; f[1] = 0; f[2] = -h[0]; break;
+    default: f[0] = -sa*h[2] - ca*h[1]; f[1] = ca*h[0]; f[2] = sa*h[0]; OPS(4, 1);
+  }
+  /* R J: Rz then Rx */
+  const double J0 = b->J[0], J1 = b->J[1];
+  double r1, r2;
+  t[0] = p->ct*J0 - p->st*J1;
+  const double g1 = p->st*J0 + p->ct*J1;
+  OPS(4, 2);
+  LFN(rx)(L, p, cls, 0, 0, g1, b->J[2], &r1, &r2);
+  t[1] = r1; t[2] = r2;
+  /* s = (a, -d sa, d ca), constant: s x f */
+  const double s0 = p->a, s1 = -p->dsa, s2 = p->d*ca;
+  t[0] += s1*f[2] - s2*f[1]; t[1] += s2*f[0] - s0*f[2]; t[2] += s0*f[1] - s1*f[0];
+  OPS(6, 6);
+}
+
+/* column i >= s of Formulation 5: the first step (B7, B8), then (B9, B10)
+ * as Table I down to joint r, f alone below it */
+static void LFN(f5_col)(dyvLin* L, int i, double* H) {
+  const int n = L->n, r = L->r;
+  const linJoint* jr = L->jr;
+  double f[3], t[3];
+#define FIRST_(k, az, dz) LFN(f5_first)(L, i, k, f, t)
+  BY_CLASS(jr + i, FIRST_)
+#undef FIRST_
+  int j = i - 1;
+  H[j*n + i] = H[i*n + j] = jr[j].rev ? t[2] : f[2];
+  for (j = i - 2; j > r; j--) {
+    LFN(f1_full_any)(L, jr + j + 1, 0, 1, f, t);
+    H[j*n + i] = H[i*n + j] = jr[j].rev ? t[2] : f[2];
+  }
+  if (i - 1 > r) {
+    LFN(f1_last_any)(L, jr + r + 1, r == 0 ? ST_NOF : 0, 0, f, t);
+    H[r*n + i] = H[i*n + r] = t[2];
+  }
+  for (j = r - 1; j >= 0; j--) {
+    LFN(rotf_any)(L, jr + j + 1, 0, f);
+    H[j*n + i] = H[i*n + j] = f[2];
+  }
+}
+
+/* Formulations 1, 4 and 5: the composite quantities (and h_i, or the
+ * rotations into the last frame), then the columns from the tip; the
+ * columns i < s by eqs. (29)-(31) */
+static void LFN(f145)(dyvLin* L, const double* beta, const double* q, double* H, int form) {
+  const int n = L->n, s = L->s;
+  gather(L, beta, q);
+  LFN(composite)(L);
+  if (form == 4) LFN(f4_frames)(L);
+  if (form == 5) LFN(f5_hpass)(L);
+  for (int i = n - 1; i >= 0; i--) {
+    H[i*n + i] = diag(L, i);
+    if (i == 0) break;
+    if (i < s) LFN(f1_col30)(L, i, H);
+    else if (form == 1) LFN(f1_col)(L, i, H);
+    else if (form == 4) LFN(f4_col)(L, i, H);
+    else LFN(f5_col)(L, i, H);
+  }
+}
+
+void LFN(dyv_lin_inertia1)(dyvLin* L, const double* beta, const double* q, double* H) {
+  LFN(f145)(L, beta, q, H, 1);
+}
+
+void LFN(dyv_lin_inertia4)(dyvLin* L, const double* beta, const double* q, double* H) {
+  LFN(f145)(L, beta, q, H, 4);
+}
+
+void LFN(dyv_lin_inertia5)(dyvLin* L, const double* beta, const double* q, double* H) {
+  LFN(f145)(L, beta, q, H, 5);
+}
+
+/* the quantities each formulation takes as on hand (Table VI): chat_i and
+ * Jhat_i (Table VII) and, for Formulation 5, h_i */
+void LFN(dyv_lin_onhand)(dyvLin* L, const double* beta, const double* q, int form) {
+  gather(L, beta, q);
+  LFN(composite)(L);
+  if (form == 5) LFN(f5_hpass)(L);
+}
+
 #ifndef DYV_LIN_COUNTING
-/* counts of Formulations 1 and 2 (with Table VII) on model m; 0 or -1 */
-static int lin_count(const dyModel* m, long c[4], char* err, int errsz) {
-  dyBase* b = dyi_base_compute(m, "lin", 1, err, errsz);
+/* The paper's counts [LinFang99]: Table VI (form 1-5, chat and Jhat on
+ * hand), Table VII (form 0: the composite quantities from the MLCs) and
+ * Table VIII (form 1-2 with Table VII), for Type 1 (n revolute joints) and
+ * Type 2 (joint 3 prismatic). */
+int dyv_lin_paper_count(int table, int form, int type, int n, double* mul, double* add) {
+  static const double t6[2][5][6] = {      /* M: a n^2 + b n + c; A: likewise */
+    {{10, -18, 10, 6, -10, 4}, {11.5, -27.5, 16, 8, -18, 10}, {12.5, -28.5, 16, 8, -18, 10},
+     {4.5, 48.5, -108, 4, 24, -56}, {10, -18, 14, 6, -6, 2}},
+    {{10, -18, 0, 6, -10, 0}, {11.5, -40.5, 60, 8, -29, 46}, {12.5, -43.5, 65, 8, -29, 45},
+     {4.5, 48.5, -114, 4, 24, -62}, {10, -18, 4, 6, -6, -7}}};
+  static const double t7[2][4] = {{32, -47, 33, -57}, {32, -45, 33, -59}};
+  static const double t8[2][2][6] = {
+    {{10, 14, -37, 6, 23, -53}, {11.5, 4.5, -31, 8, 15, -47}},
+    {{10, 14, -45, 6, 23, -59}, {11.5, -8.5, 15, 8, 4, -13}}};
+  if (type < 1 || type > 2) return -1;
+  const double x = n;
+  const double* c;
+  if (table == 7 && form == 0) {
+    c = t7[type - 1];
+    *mul = c[0]*x + c[1]; *add = c[2]*x + c[3];
+    return 0;
+  }
+  if (table == 6 && form >= 1 && form <= 5) c = t6[type - 1][form - 1];
+  else if (table == 8 && form >= 1 && form <= 2) c = t8[type - 1][form - 1];
+  else return -1;
+  *mul = (c[0]*x + c[1])*x + c[2]; *add = (c[3]*x + c[4])*x + c[5];
+  return 0;
+}
+
+int dyv_lin_type(const dyModel* m) {
+  int nrev = 0;
+  for (int j = 0; j < m->n; j++) nrev += m->jnt_type[j] == DY_REVOLUTE;
+  if (nrev == m->n) return 1;
+  if (m->n >= 3 && nrev == m->n - 1 && m->jnt_type[2] == DY_PRISMATIC) return 2;
+  return 0;
+}
+
+int dyv_lin_counts(const dyModel* m, dyvLinCounts* c, char* err, int errsz) {
+  void (*const form[5])(dyvLin*, const double*, const double*, double*) = {
+    dyv_lin_inertia1_ops, dyv_lin_inertia2_ops, dyv_lin_inertia3_ops, dyv_lin_inertia4_ops,
+    dyv_lin_inertia5_ops};
+  dyBase* b = dyi_base_compute(m, "lin", 0, err, errsz);
   if (!b) return -1;
   dyvLin* L = dyv_lin_make(m, b, err, errsz);
-  double* beta = malloc(sizeof(double) * (size_t)b->nb);
+  double* beta = malloc(sizeof(double) * (size_t)(b->nb + 1));
   double* H = malloc(sizeof(double) * (size_t)m->n * (size_t)m->n);
   int r = -1;
   if (L && beta && H) {
@@ -795,11 +1170,16 @@ static int lin_count(const dyModel* m, long c[4], char* err, int errsz) {
     }
     double q[DY_MAXJ];
     for (int j = 0; j < m->n; j++) q[j] = 0.3 + 0.1 * j;   /* a generic state */
-    dyv_lin_ops(L, &c[0], &c[1], 1);
-    dyv_lin_inertia1_ops(L, beta, q, H);
-    dyv_lin_ops(L, &c[0], &c[1], 1);
-    dyv_lin_inertia2_ops(L, beta, q, H);
-    dyv_lin_ops(L, &c[2], &c[3], 1);
+    long on[2];
+    dyv_lin_ops(L, &on[0], &on[1], 1);
+    for (int f = 0; f < 5; f++) {
+      form[f](L, beta, q, H);
+      dyv_lin_ops(L, &c->total[f][0], &c->total[f][1], 1);
+      dyv_lin_onhand_ops(L, beta, q, f + 1);
+      dyv_lin_ops(L, &on[0], &on[1], 1);
+      for (int k = 0; k < 2; k++) c->table6[f][k] = c->total[f][k] - on[k];
+      if (f == 0) { c->table7[0] = on[0]; c->table7[1] = on[1]; }
+    }
     r = 0;
   } else if (L) snprintf(err, (size_t)errsz, "out of memory");
   free(beta); free(H);
@@ -808,46 +1188,54 @@ static int lin_count(const dyModel* m, long c[4], char* err, int errsz) {
   return r;
 }
 
+/* one CSV row: name, executed M and A, the paper's formula and value */
+static void row(FILE* f, const char* name, const long c[2], int table, int form, int type, int n,
+                const char* what) {
+  double pm, pa;
+  if (type && dyv_lin_paper_count(table, form, type, n, &pm, &pa) == 0)
+    fprintf(f, "%s,%ld,%ld,[LinFang99] Table %s%s Type %d n = %d (%s),%.0f,%.0f\n", name, c[0], c[1],
+            table == 6 ? "VI" : table == 7 ? "VII" : "VIII", form ? (form == 1 ? " F1" : form == 2 ? " F2" :
+            form == 3 ? " F3" : form == 4 ? " F4" : " F5") : "", type, n, what, pm, pa);
+  else fprintf(f, "%s,%ld,%ld,no Type 1 or 2 entry for these joints (%s),,\n", name, c[0], c[1], what);
+}
+
+/* the rows of one model: Table VIII (F1, F2 with Table VII), Table VI
+ * (all five, on hand), Table VII */
+static void rows(FILE* f, const dyModel* m, const dyvLinCounts* c, const char* sfx, const char* what) {
+  const int type = dyv_lin_type(m), n = m->n;
+  char nm[64];
+  for (int k = 0; k < 5; k++) {
+    snprintf(nm, sizeof nm, "lin_fang_F%d%s", k + 1, sfx);
+    row(f, nm, c->total[k], 8, k + 1, k < 2 ? type : 0, n, k < 2 ? what : "with Table VII; no Table VIII entry");
+  }
+  for (int k = 0; k < 5; k++) {
+    snprintf(nm, sizeof nm, "lin_fang_F%d_onhand%s", k + 1, sfx);
+    row(f, nm, c->table6[k], 6, k + 1, type, n, what);
+  }
+  snprintf(nm, sizeof nm, "lin_fang_table7%s", sfx);
+  row(f, nm, c->table7, 7, 0, type, n, what);
+}
+
 int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
   char err[DY_ERRSZ];
-  long c[4], g[4];
-  if (lin_count(m, c, err, sizeof err)) { fprintf(f, "# Lin & Fang formulations: %s\n", err); return -1; }
-  /* Table VIII (with Table VII) for Type 1 (n revolute joints) and Type 2
-   * (joint 3 prismatic, the others revolute); other chains: no formula */
-  const int n = m->n;
-  int nrev = 0;
-  for (int j = 0; j < n; j++) nrev += m->jnt_type[j] == DY_REVOLUTE;
-  const double nn = n;
-  double t[4] = {NAN, NAN, NAN, NAN};
-  const char* type = NULL;
-  if (nrev == n) {
-    type = "Type 1";
-    t[0] = 10*nn*nn + 14*nn - 37; t[1] = 6*nn*nn + 23*nn - 53;
-    t[2] = 11.5*nn*nn + 4.5*nn - 31; t[3] = 8*nn*nn + 15*nn - 47;
-  } else if (n >= 3 && nrev == n - 1 && m->jnt_type[2] == DY_PRISMATIC) {
-    type = "Type 2";
-    t[0] = 10*nn*nn + 14*nn - 45; t[1] = 6*nn*nn + 23*nn - 59;
-    t[2] = 11.5*nn*nn - 8.5*nn + 15; t[3] = 8*nn*nn + 4*nn - 13;
-  }
-  /* the table assumes a general geometry: the same joints with general
+  dyvLinCounts c, g;
+  if (dyv_lin_counts(m, &c, err, sizeof err)) { fprintf(f, "# Lin & Fang formulations: %s\n", err); return -1; }
+  rows(f, m, &c, "", "this model's geometry");
+  /* the tables assume a general geometry: the same joints with general
    * twists and lengths (no alpha in {0, +-pi/2, pi}, a and d nonzero) */
   dyModel* gm = dy_copyModel(m);
-  int gok = 0;
   if (gm) {
     dyv_general_geometry(gm);
-    gok = lin_count(gm, g, err, sizeof err) == 0;
+    if (dyv_lin_counts(gm, &g, err, sizeof err) == 0)
+      rows(f, gm, &g, "_general", "same joints; general twists and lengths");
+    /* both of the paper's types for the same n, general geometry */
+    for (int t = 1; t <= 2 && m->n >= t + 1; t++) {
+      for (int j = 0; j < gm->n; j++) gm->jnt_type[j] = t == 2 && j == 2 ? DY_PRISMATIC : DY_REVOLUTE;
+      gm->dh_alpha[0] = 0;
+      if (dyv_lin_counts(gm, &g, err, sizeof err) == 0)
+        rows(f, gm, &g, t == 1 ? "_type1" : "_type2", "general twists and lengths; joint 1 along gravity");
+    }
     dy_freeModel(gm);
-  }
-  for (int k = 0; k < 2; k++) {
-    const char* nm = k ? "lin_fang_F2" : "lin_fang_F1";
-    if (type)
-      fprintf(f, "%s,%ld,%ld,seed 001 Table VIII Formulation %d %s (n = %d; this model's geometry),%.0f,%.0f\n",
-              nm, c[2*k], c[2*k+1], k + 1, type, n, t[2*k], t[2*k+1]);
-    else
-      fprintf(f, "%s,%ld,%ld,no Table VIII type for these joints,,\n", nm, c[2*k], c[2*k+1]);
-    if (gok && type)
-      fprintf(f, "%s_general,%ld,%ld,seed 001 Table VIII Formulation %d %s (n = %d; same joints; general twists and lengths),%.0f,%.0f\n",
-              nm, g[2*k], g[2*k+1], k + 1, type, n, t[2*k], t[2*k+1]);
   }
   return 0;
 }

@@ -1,6 +1,6 @@
 /* dynid verify: Newton-Euler inverse dynamics on base parameters.
  *
- * Renaud's augmented bodies (seed 004) and Khalil's base-parameter form:
+ * Renaud's augmented bodies ([Renaud]) and Khalil's base-parameter form:
  * the grouping of the inertial parameters into minimal linear combinations
  * makes some standard parameters structurally zero in the realisation
  * pi = P beta of an identified (or nominal) base-parameter vector (e.g. for

@@ -1,5 +1,5 @@
 /* dynid verify: the counting build of the verified algorithms (see
- * opcount.h). lin91.c and ne_base.c are compiled here a second time with
+ * opcount.h). lin91.c, ne_base.c, renaud.c and saha.c are compiled here a second time with
  * DYV_COUNT_OPS defined, which turns every DYV_OPS(M, A) annotation and
  * counting helper into additions to dyv_nmul / dyv_nadd and renames the
  * algorithms with the suffix _ops; the ordinary objects are untouched. */
@@ -8,8 +8,11 @@
 long dyv_nmul, dyv_nadd;
 #include "lin91.c"
 #include "ne_base.c"
+#include "renaud.c"
+#include "saha.c"
 
 #include "dynamics.h"
+#include "saha.h"
 #include <stdlib.h>
 
 void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par) {
@@ -42,16 +45,43 @@ void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par) {
   dy_freeData(d); free(H); free(zero);
 }
 
+void dyv_renaud_count(const dyvRenaud* r, long* mul, long* add) {
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
+  for (int j = 0; j < r->n; j++) { q[j] = 0.1 + 0.3*j; qd[j] = 0.7 - 0.2*j; qdd[j] = 0.5 + 0.1*j; }
+  dyv_nmul = dyv_nadd = 0;
+  dyv_renaud_rnea_ops(r, q, qd, qdd, tau);
+  *mul = dyv_nmul; *add = dyv_nadd;
+}
+
+int dyv_saha_count(const dyModel* m, const double* par, long c[4]) {
+  const int n = m->n;
+  dyData* d = dy_makeData(m);
+  if (!d) return -1;
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
+  for (int j = 0; j < n; j++) { q[j] = 0.1 + 0.3*j; qd[j] = 0.7 - 0.2*j; qdd[j] = 0.5 + 0.1*j; }
+  dyv_nmul = dyv_nadd = 0;
+  dyv_saha_id_ops(m, d, par, q, qd, qdd, tau);
+  c[0] = dyv_nmul; c[1] = dyv_nadd;
+  /* phi: the inverse dynamics at qdd = 0 (same code path) and n subtractions */
+  dyv_nmul = dyv_nadd = 0;
+  const int r = dyv_saha_fd_ops(m, d, par, q, qd, tau, qdd);
+  c[2] = dyv_nmul - c[0]; c[3] = dyv_nadd - c[1] - n;
+  dy_freeData(d);
+  return r ? -1 : 0;
+}
+
 void dyv_general_geometry(dyModel* m) {
   for (int j = 1; j < m->n; j++) {
     m->dh_alpha[j] = 0.3 + 0.2*j; m->dh_a[j] = 0.1 + 0.05*j; m->dh_d[j] = 0.1 + 0.03*j;
   }
 }
 
-dyModel* dyv_seed004_model(void) {
+dyModel* dyv_renaud_model(int simplified) {
   /* 6R, alpha_{i-1} = 0 pi/2 0 pi/2 -pi/2 pi/2, a_2, r_4, centres of mass
    * on one axis, no products of inertia, masses grouped (augmented
-   * bodies): nonzero x*2, y*3, y*5, z*1, z*4, z*6, a*, b*, c* */
+   * bodies): nonzero x*2, y*3, y*5, z*1, z*4, z*6, a*, b*, c*; simplified:
+   * z*6 lies on the axis of joint 6, which is -y_5 (alpha_5 = pi/2, O_6 =
+   * O_5): it acts as a first moment of link 5, y*5 - z*6, and z*6 = 0 */
   dyModel* r = dy_makeModel(6);
   if (!r) return NULL;
   static const double al[6] = {0, M_PI/2, 0, M_PI/2, -M_PI/2, M_PI/2};
@@ -63,8 +93,38 @@ dyModel* dyv_seed004_model(void) {
     p[msk[j]] = 0.5 + 0.1*j;
   }
   r->dh_a[2] = 0.4; r->dh_d[3] = 0.35;
-  snprintf(r->source, sizeof r->source, "seed 004 6R example");
+  if (simplified) {
+    r->par[DY_NPAR_LINK*4 + DY_MY] -= r->par[DY_NPAR_LINK*5 + DY_MZ];
+    r->par[DY_NPAR_LINK*5 + DY_MZ] = 0;
+  }
+  snprintf(r->source, sizeof r->source, "[Renaud] 6R example%s", simplified ? " (y5 - z6 grouped)" : "");
   return r;
+}
+
+/* [Saha99] Tables 1 and 2 (all-revolute arms): (120n - 44) M + (97n - 55) A
+ * and (201n - 335) M + (193n - 361) A; this model and a general geometry */
+static void saha_rows(FILE* f, const dyModel* m) {
+  const int n = m->n;
+  int nrev = 0;
+  for (int j = 0; j < n; j++) nrev += m->jnt_type[j] == DY_REVOLUTE;
+  for (int g = 0; g < 2; g++) {
+    dyModel* gm = g ? dy_copyModel(m) : NULL;
+    if (g && !gm) return;
+    if (g) dyv_general_geometry(gm);
+    long c[4];
+    if (dyv_saha_count(g ? gm : m, m->par, c) == 0) {
+      const char* sfx = g ? "_general" : "";
+      if (nrev == n)
+        fprintf(f, "saha_id%s,%ld,%ld,[Saha99] Table 1 (120n-44 M; 97n-55 A),%d,%d\n"
+                   "saha_fd%s,%ld,%ld,[Saha99] Table 2 (201n-335 M; 193n-361 A; phi not included),%d,%d\n",
+                sfx, c[0], c[1], 120*n - 44, 97*n - 55, sfx, c[2], c[3], 201*n - 335, 193*n - 361);
+      else
+        fprintf(f, "saha_id%s,%ld,%ld,[Saha99] Table 1 is for revolute joints,,\n"
+                   "saha_fd%s,%ld,%ld,[Saha99] Table 2 is for revolute joints (phi not included),,\n",
+                sfx, c[0], c[1], sfx, c[2], c[3]);
+    }
+    dy_freeModel(gm);
+  }
 }
 
 int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int nb) {
@@ -77,12 +137,12 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
   dyv_opcount(&c, m, m->par);
   fprintf(f, "# operation counts per call (M multiplications, A additions), %s, n = %d (%d revolute)\n",
           m->source, n, nrev);
-  fprintf(f, "algorithm,mul,add,seed_formula,seed_mul,seed_add\n");
+  fprintf(f, "algorithm,mul,add,paper_formula,paper_mul,paper_add\n");
   double nn = n;
   if (nrev == n && n >= 2) {
-    fprintf(f, "lin91_H,%ld,%ld,seed 000 Table I (10.5n^2+38.5n-85 M; 6n^2+39n-70 A),%.0f,%.0f\n",
+    fprintf(f, "lin91_H,%ld,%ld,[Lin91] Table I (10.5n^2+38.5n-85 M; 6n^2+39n-70 A),%.0f,%.0f\n",
             c.lin91_H_mul, c.lin91_H_add, 10.5*nn*nn + 38.5*nn - 85, 6*nn*nn + 39*nn - 70);
-    fprintf(f, "lin91_H+b,%ld,%ld,seed 000 section 4 (23n^2+44n-82 M; 15n^2+40n-70 A),%.0f,%.0f\n",
+    fprintf(f, "lin91_H+b,%ld,%ld,[Lin91] section 4 (23n^2+44n-82 M; 15n^2+40n-70 A),%.0f,%.0f\n",
             c.lin91_Hb_mul, c.lin91_Hb_add, 23*nn*nn + 44*nn - 82, 15*nn*nn + 40*nn - 70);
     /* the tables count a general geometry: the same joints with general
      * twists and lengths */
@@ -91,16 +151,17 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
       dyvOpCounts cg;
       dyv_general_geometry(gm);
       dyv_opcount(&cg, gm, gm->par);
-      fprintf(f, "lin91_H_general,%ld,%ld,seed 000 Table I (same joints; general twists and lengths),%.0f,%.0f\n",
+      fprintf(f, "lin91_H_general,%ld,%ld,[Lin91] Table I (same joints; general twists and lengths),%.0f,%.0f\n",
               cg.lin91_H_mul, cg.lin91_H_add, 10.5*nn*nn + 38.5*nn - 85, 6*nn*nn + 39*nn - 70);
-      fprintf(f, "lin91_H+b_general,%ld,%ld,seed 000 section 4 (same joints; general twists and lengths),%.0f,%.0f\n",
+      fprintf(f, "lin91_H+b_general,%ld,%ld,[Lin91] section 4 (same joints; general twists and lengths),%.0f,%.0f\n",
               cg.lin91_Hb_mul, cg.lin91_Hb_add, 23*nn*nn + 44*nn - 82, 15*nn*nn + 40*nn - 70);
       dy_freeModel(gm);
     }
   } else {
-    fprintf(f, "lin91_H,%ld,%ld,seed 000 formulas are for n>=2 rotational joints,,\n", c.lin91_H_mul, c.lin91_H_add);
+    fprintf(f, "lin91_H,%ld,%ld,[Lin91] formulas are for n>=2 rotational joints,,\n", c.lin91_H_mul, c.lin91_H_add);
     fprintf(f, "lin91_H+b,%ld,%ld,,,\n", c.lin91_Hb_mul, c.lin91_Hb_add);
   }
+  saha_rows(f, m);
   fprintf(f, "ne_full_params,%ld,%ld,no parameter known zero,,\n", c.nefull_mul, c.nefull_add);
   fprintf(f, "ne_nominal_zeros,%ld,%ld,exact zeros of the nominal parameters skipped,,\n",
           c.nebase_mul, c.nebase_add);
@@ -117,12 +178,21 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
             cb.nebase_mul, cb.nebase_add, P ? "given base set" : "QR-pivot base set", nbq);
     free(zero);
   }
-  dyModel* r = dyv_seed004_model();
-  if (r) {
+  for (int simp = 0; simp < 2; simp++) {
+    dyModel* r = dyv_renaud_model(simp);
+    static dyvRenaud rp;
+    if (!r) break;
     dyvOpCounts cr;
+    long rm, ra;
     dyv_opcount(&cr, r, r->par);
-    fprintf(f, "ne_base_seed004_6R,%ld,%ld,seed 004 6R example with its grouped parameters (181 M; 127 A),181,127\n",
-            cr.nebase_mul, cr.nebase_add);
+    dyv_renaud_make(&rp, r, r->par);
+    dyv_renaud_count(&rp, &rm, &ra);
+    const int pm = simp ? 164 : 181, pa = simp ? 115 : 127;
+    const char* what = simp ? "its simplification (y5 - z6 one parameter)" : "its table's parameters";
+    fprintf(f, "renaud%s,%ld,%ld,[Renaud] augmented-body Newton-Euler on its 6R example; %s,%d,%d\n",
+            simp ? "_simplified" : "", rm, ra, what, pm, pa);
+    fprintf(f, "ne_base_renaud_6R%s,%ld,%ld,base-parameter Newton-Euler on the same model (paper: %d M; %d A),%d,%d\n",
+            simp ? "_simplified" : "", cr.nebase_mul, cr.nebase_add, pm, pa, pm, pa);
     dy_freeModel(r);
   }
   free(par);
@@ -186,7 +256,8 @@ int dyv_cmp_double(const void* x, const void* y) {
   return (a > b) - (a < b);
 }
 
-enum { B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_NEFULL, B_NEBASE, B_LINH, B_LINHB, B_SAHAID, B_SAHAFD, B_CRBA_BASE, B_COUNT };
+enum { B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_NEFULL, B_NEBASE, B_RENAUD, B_LINH, B_LINHB, B_SAHAID, B_SAHAFD,
+       B_CRBA_BASE, B_COUNT };
 
 int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int nb,
                      double seconds) {
@@ -215,11 +286,15 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
   dyvNeBase full, base;
   dyv_nebase_make(&full, m, NULL);
   dyv_nebase_make(&base, m, zero);
+  dyvRenaud* ren = malloc(sizeof *ren);
+  if (!ren) { dy_freeData(d); free(zero); free(par); free(st); free(H); return -1; }
+  dyv_renaud_make(ren, m, par);
   static const char* names[B_COUNT] = {
     "dy_rnea (full params)", "dy_crba", "dy_crba + dy_bias", "dy_fd_chol", "dy_fd_aba",
-    "ne_base (no zeros)", "ne_base (base-param realisation)", "lin91 H", "lin91 H+b",
+    "ne_base (no zeros)", "ne_base (base-param realisation)", "renaud (base-param realisation)",
+    "lin91 H", "lin91 H+b",
     "saha id", "saha fd (UDU^T)", "dy_crba (base-param realisation)"};
-  const int ref[B_COUNT] = {B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_RNEA, B_RNEA, B_CRBA,
+  const int ref[B_COUNT] = {B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_RNEA, B_RNEA, B_RNEA, B_CRBA,
                             B_CRBA_BIAS, B_RNEA, B_CHOL, B_CRBA};
   /* R interleaved rounds of fixed-size runs. Per algorithm: the fastest
    * round (the least disturbed: slower rounds are other processes' doing,
@@ -249,6 +324,7 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
           case B_ABA: dy_fd_aba(m, d, m->par, q, qd, tq, tau); break;
           case B_NEFULL: dyv_nebase_rnea(&full, d, par, q, qd, qdd, tau); break;
           case B_NEBASE: dyv_nebase_rnea(&base, d, par, q, qd, qdd, tau); break;
+          case B_RENAUD: dyv_renaud_rnea(ren, q, qd, qdd, tau); break;
           case B_LINH: dyv_lin91_H(m, d, m->par, q, H); tau[0] = H[0]; break;
           case B_LINHB: dyv_lin91_Hb(m, d, m->par, q, qd, H, out); tau[0] = out[0]; break;
           case B_SAHAID: dyv_saha_id(m, d, m->par, q, qd, qdd, tau); break;
@@ -285,6 +361,6 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
   const double sp = ns_min[B_RNEA] / ns_min[B_NEBASE];
   fprintf(f, "# target: base-parameter Newton-Euler at least 1.5x faster than dy_rnea: %.2fx (fastest rounds; "
           "median of rounds %.2fx), %s\n", sp, sp_med[B_NEBASE], sp >= 1.5 ? "met" : "NOT MET");
-  dy_freeData(d); free(zero); free(par); free(st); free(H);
+  dy_freeData(d); free(zero); free(par); free(st); free(H); free(ren);
   return 0;
 }

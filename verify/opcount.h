@@ -6,7 +6,7 @@
  * multiplications and additions/subtractions of that statement (a
  * subtraction or negation-in-sum counts as an addition, a pure sign change
  * or a copy counts nothing, a division counts as a multiplication,
- * sin/cos as neither: they are reported separately by the seeds).
+ * sin/cos as neither: they are reported separately by the papers).
  * Ordinary builds define DYV_OPS as nothing, so the fast path is untouched.
  * verify/opcount.c defines DYV_COUNT_OPS and includes the two algorithm
  * files again: that object holds the counting twins (names with the suffix
@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "model.h"
+#include "renaud.h"
 
 #ifdef DYV_COUNT_OPS
 extern long dyv_nmul, dyv_nadd;
@@ -126,35 +127,27 @@ static inline double dyv_rotN_z(const double v[3], double ct, double st,
 }
 
 /* symmetric X (six entries xx xy xz yy yz zz) -> R X R^T, R = Rx(alpha)
- * Rz(theta); the Rz part with the double angle (cos 2t, sin 2t): 14 M 9 A.
+ * Rz(theta), by [LinFang99] eqs. (41)-(54): 18 M 14 A for a general twist
+ * (2 sin(alpha) counted as a product), 9 M 7 A for the classes 1-4.
  * Always inlined, so that a constant class specialises it. */
 static inline __attribute__((always_inline)) void
 dyv_rotSym(double o[6], const double X[6], double c, double s, int cls, double ca, double sa) {
-  const double C = c*c - s*s, S = 2*c*s;
-  const double p = 0.5*(X[0] + X[3]), q = 0.5*(X[0] - X[3]), t = q*C - X[1]*S;
-  double y[6];
-  y[0] = p + t;
-  y[1] = q*S + X[1]*C;
-  y[2] = c*X[2] - s*X[4];
-  y[3] = p - t;
-  y[4] = s*X[2] + c*X[4];
-  y[5] = X[5];
-  DYV_OPS(4 + 2 + 2 + 2 + 4, 1 + 2 + 1 + 1 + 2 + 2);
-  /* o = Rx Y Rx^T */
-  o[0] = y[0];
+  const double X11 = X[0], X12 = X[1], X13 = X[2], X22 = X[3], X23 = X[4], X33 = X[5];
+  const double A1 = c*(X11 - X22) - 2*s*X12;
+  const double A2 = c*A1, A3 = X11 - A2, A4 = s*A1 + X12;
+  const double A5 = s*X13 + c*X23, A8 = c*X13 - s*X23;
+  o[0] = A2 + X22;
+  DYV_OPS(9, 7);
   switch (cls) {
-    case 1: o[1] = y[1]; o[2] = y[2]; o[3] = y[3]; o[4] = y[4]; o[5] = y[5]; break;
-    case 2: o[1] = -y[2]; o[2] = y[1]; o[3] = y[5]; o[4] = -y[4]; o[5] = y[3]; break;
-    case 3: o[1] = y[2]; o[2] = -y[1]; o[3] = y[5]; o[4] = -y[4]; o[5] = y[3]; break;
-    case 4: o[1] = -y[1]; o[2] = -y[2]; o[3] = y[3]; o[4] = y[4]; o[5] = y[5]; break;
+    case 1: o[1] = A4; o[2] = A8; o[3] = A3; o[4] = A5; o[5] = X33; break;
+    case 2: o[1] = -A8; o[2] = A4; o[3] = X33; o[4] = -A5; o[5] = A3; break;
+    case 3: o[1] = A8; o[2] = -A4; o[3] = X33; o[4] = -A5; o[5] = A3; break;
+    case 4: o[1] = -A4; o[2] = -A8; o[3] = A3; o[4] = A5; o[5] = X33; break;
     default: {
-      const double ca2 = ca*ca, sa2 = sa*sa, cas = ca*sa, tf = 2*cas*y[4];
-      o[1] = ca*y[1] - sa*y[2];
-      o[2] = sa*y[1] + ca*y[2];
-      o[3] = ca2*y[3] - tf + sa2*y[5];
-      o[4] = cas*(y[3] - y[5]) + (ca2 - sa2)*y[4];
-      o[5] = sa2*y[3] + tf + ca2*y[5];
-      DYV_OPS(18, 10);
+      const double A6 = (A3 - X33)*ca - 2*sa*A5, A7 = ca*A6;
+      o[1] = ca*A4 - sa*A8; o[2] = sa*A4 + ca*A8;
+      o[3] = A7 + X33; o[4] = A5 + sa*A6; o[5] = A3 - A7;
+      DYV_OPS(9, 7);
     }
   }
 }
@@ -174,23 +167,27 @@ typedef struct {
  * depend on the state except through sign tests, which cost nothing). */
 void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par);
 
-/* Give m a general geometry, the case the seeds' operation-count tables
+/* Give m a general geometry, the case the papers' operation-count tables
  * assume: for joints 2..n, alpha_j = 0.3 + 0.2 j rad (none of 0, +-pi/2,
  * pi), a_j = 0.1 + 0.05 j m, d_j = 0.1 + 0.03 j m; joint 1 is kept (its
  * axis along gravity, as the tables take it). */
 void dyv_general_geometry(dyModel* m);
 
-/* Seed 004's 6R example (its geometry and grouped augmented-body
+/* [Renaud]'s 6R example (its geometry and grouped augmented-body
  * parameters, the nonzero ones set to arbitrary values): the model behind
- * its count of 181 M + 127 A. Free with dy_freeModel; NULL if out of memory. */
-dyModel* dyv_seed004_model(void);
+ * its count of 181 M + 127 A; simplified != 0: with y*5 - z*6 as one
+ * parameter (z*6 = 0), behind its 164 M + 115 A. Free with dy_freeModel;
+ * NULL if out of memory. */
+dyModel* dyv_renaud_model(int simplified);
 
 /* Print the counts for model m (nominal parameters and, if P is given
  * (row-major npar x nb realisation map of a base set, npar = 10n or 14n),
- * the parameters it leaves structurally nonzero) beside the seeds' formulas:
- * seed 000 Table I (H, n rotational joints: (10.5n^2+38.5n-85) M +
+ * the parameters it leaves structurally nonzero) beside the papers' formulas:
+ * [Lin91] Table I (H, n rotational joints: (10.5n^2+38.5n-85) M +
  * (6n^2+39n-70) A) and its H+b count ((23n^2+44n-82) M + (15n^2+40n-70) A),
- * seed 004's 181 M + 127 A for its 6R example. Returns 0. */
+ * [Renaud]'s 181 M + 127 A for its 6R example (164 + 115 simplified), by
+ * his algorithm (verify/renaud.h) and by the base-parameter Newton-Euler.
+ * Returns 0. */
 int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int nb);
 
 #endif

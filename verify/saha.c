@@ -1,208 +1,342 @@
 /* dynid verify: Saha's DeNOC inverse dynamics and UDU^T forward dynamics
- * (seed 002) in modified-DH link frames; see saha.h for the equations. */
+ * ([Saha99]) in modified-DH link frames; see saha.h for the equations.
+ * The 6-vectors and 6x6 matrices of the paper are handled as their 3x3
+ * blocks and 3-vectors: B_{i,i-1} t = (R^T w; R^T (v + w x c)), B^T w =
+ * (R n + c x R f; R f), never a dense 6x6 product. Compiled twice: here
+ * and in verify/opcount.c with DYV_COUNT_OPS (the counting twins *_ops). */
 #include "saha.h"
 #include "dynamics.h"
-#include "mathu.h"
+#include "opcount.h"
 #include <string.h>
 
-/* out = B t: (R^T w; R^T (v + w x c)) */
-static void b_twist(double out[6], const double R[9], const double c[3], const double t[6]) {
-  double u[3];
-  dyu_cross(u, t, c);
-  u[0] += t[3]; u[1] += t[4]; u[2] += t[5];
-  dyu_mulMatTVec3(out, R, t);
-  dyu_mulMatTVec3(out + 3, R, u);
-}
-/* out = B^T w: (R n + c x R f; R f) */
-static void bt_wrench(double out[6], const double R[9], const double c[3], const double w[6]) {
-  double rn[3];
-  dyu_mulMatVec3(out + 3, R, w + 3);
-  dyu_mulMatVec3(rn, R, w);
-  dyu_cross(out, c, out + 3);
-  out[0] += rn[0]; out[1] += rn[1]; out[2] += rn[2];
-}
-/* 6x6 mass matrix of link i about O_i (row-major) */
-static void mass6(double M[36], const double* p10) {
-  memset(M, 0, 36 * sizeof(double));
-  double J[9];
-  dyu_sym6ToMat(J, p10);
-  const double* s = p10 + DY_MX;
-  for (int r = 0; r < 3; r++)
-    for (int k = 0; k < 3; k++) M[6*r + k] = J[3*r + k];
-  /* [s x] */
-  double S[9] = {0, -s[2], s[1], s[2], 0, -s[0], -s[1], s[0], 0};
-  for (int r = 0; r < 3; r++)
-    for (int k = 0; k < 3; k++) { M[6*r + 3 + k] = S[3*r + k]; M[6*(3+r) + k] = -S[3*r + k]; }
-  M[21] = M[28] = M[35] = p10[DY_M];
-}
-/* p_i as a 6-vector index: 2 (angular z) or 5 (linear z) */
-static inline int pidx(const dyModel* m, int i) { return m->jnt_type[i] == DY_REVOLUTE ? 2 : 5; }
+#ifndef DYNID_SAHA_COMMON
+#define DYNID_SAHA_COMMON
+/* joint i at the current q: cos, sin theta; alpha class and cos, sin;
+ * c = O_{i-1} -> O_i in frame i-1 = (a, -d sin alpha, d cos alpha) */
+typedef struct { double ct, st, ca, sa, c[3]; int cls, rev; } shJ;
+#endif
 
-void dyv_saha_id(const dyModel* m, dyData* d, const double* par, const double* q,
-                 const double* qd, const double* qdd, double* tau) {
+/* the joints at q; c is a constant of a revolute joint (not counted), 2 M
+ * for a prismatic one of general twist */
+static void DYV_FN(sh_joints)(const dyModel* m, const double* q, shJ* J) {
+  for (int i = 0; i < m->n; i++) {
+    shJ* g = J + i;
+    g->rev = m->jnt_type[i] == DY_REVOLUTE;
+    const double th = m->dh_theta[i] + (g->rev ? q[i] : 0), d = m->dh_d[i] + (g->rev ? 0 : q[i]);
+    g->ct = cos(th); g->st = sin(th);
+    g->cls = dyv_alpha_class(m->dh_alpha[i], &g->ca, &g->sa);
+    g->c[0] = m->dh_a[i]; g->c[1] = -d*g->sa; g->c[2] = d*g->ca;
+    if (!g->rev && !g->cls) DYV_OPS(2, 0);
+  }
+}
+
+/* o = S v, S symmetric (xx xy xz yy yz zz) */
+static inline void DYV_FN(sh_symvec)(double o[3], const double* S, const double v[3]) {
+  o[0] = S[0]*v[0] + S[1]*v[1] + S[2]*v[2];
+  o[1] = S[1]*v[0] + S[3]*v[1] + S[4]*v[2];
+  o[2] = S[2]*v[0] + S[4]*v[1] + S[5]*v[2];
+  DYV_OPS(9, 6);
+}
+
+#define RT(o, v, g) dyv_rotT(o, v, (g)->ct, (g)->st, (g)->cls, (g)->ca, (g)->sa)
+#define RN(o, v, g) dyv_rotN(o, v, (g)->ct, (g)->st, (g)->cls, (g)->ca, (g)->sa)
+
+/* forward step i (section 5.1): angular part of nu_i, and xi_i = B xi_{i-1}
+ * + Bdot nu_{i-1} + p_i qdd_i + Omega_i p_i qd_i as (wd; vd) at O_i */
+static void DYV_FN(sh_forward)(const dyModel* m, dyData* d, const shJ* g, int i, double qdi, double qddi) {
+  double *w = d->w + 3*i, *wd = d->wd + 3*i, *vd = d->vd + 3*i, wr[3] = {0, 0, 0};
+  if (i == 0) {
+    const double mg[3] = {-m->gravity[0], -m->gravity[1], -m->gravity[2]};   /* eq. 32 */
+    RT(vd, mg, g);
+    wd[0] = wd[1] = wd[2] = 0;
+  } else {
+    const double *wp = w - 3, *wdp = wd - 3, *vdp = vd - 3;
+    double t[3], u[3] = {vdp[0], vdp[1], vdp[2]};
+    dyv_cross(t, wp, g->c);
+    dyv_addCross(u, wdp, g->c);
+    dyv_addCross(u, wp, t);
+    RT(vd, u, g);
+    RT(wr, wp, g);
+    RT(wd, wdp, g);
+  }
+  w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2];
+  if (i == 0) {                       /* link 1: w and wd along z */
+    if (g->rev) { w[2] = qdi; wd[2] = qddi; }
+    else { vd[2] += qddi; DYV_OPS(0, 1); }
+  } else if (g->rev) {                /* Omega p qd = (wr x z qd; 0) */
+    w[2] += qdi;
+    wd[0] += wr[1]*qdi; wd[1] -= wr[0]*qdi; wd[2] += qddi;
+    DYV_OPS(2, 4);
+  } else {                            /* (0; 2 wr x z qd): the sliding O_i */
+    const double h = 2*qdi;
+    vd[0] += h*wr[1]; vd[1] -= h*wr[0]; vd[2] += qddi;
+    DYV_OPS(3, 3);
+  }
+}
+
+/* the wrench of link i about O_i: M_i xi_i + Mdot_i nu_i =
+ * (J wd + w x J w + MS x vd; m vd + wd x MS + w x (w x MS)) */
+static void DYV_FN(sh_wrench)(dyData* d, const double* p10, int i) {
+  const double *w = d->w + 3*i, *wd = d->wd + 3*i, *vd = d->vd + 3*i, *ms = p10 + DY_MX;
+  double *f = d->f + 3*i, *nm = d->nm + 3*i, Jw[3], a[3];
+  DYV_FN(sh_symvec)(nm, p10, wd);
+  DYV_FN(sh_symvec)(Jw, p10, w);
+  dyv_addCross(nm, w, Jw);
+  dyv_addCross(nm, ms, vd);
+  f[0] = p10[DY_M]*vd[0]; f[1] = p10[DY_M]*vd[1]; f[2] = p10[DY_M]*vd[2];
+  DYV_OPS(3, 0);
+  dyv_addCross(f, wd, ms);
+  dyv_cross(a, w, ms);
+  dyv_addCross(f, w, a);
+}
+
+/* joint terms IA qdd + FV qd + FC sign(qd) + FO */
+static inline double DYV_FN(sh_joint)(const double* pj, double qdi, double qddi) {
+  if (pj[DY_IA] == 0 && pj[DY_FV] == 0 && pj[DY_FC] == 0 && pj[DY_FO] == 0) return 0;
+  DYV_OPS(3, 4);
+  return pj[DY_IA]*qddi + pj[DY_FV]*qdi + pj[DY_FC]*(qdi > 0 ? 1 : qdi < 0 ? -1 : 0) + pj[DY_FO];
+}
+
+void DYV_FN(dyv_saha_id)(const dyModel* m, dyData* d, const double* par, const double* q,
+                         const double* qd, const double* qdd, double* tau) {
   const int n = m->n;
-  double* nu = d->cv;          /* twists (6n) */
-  double* xi = d->cv + 6*n;    /* twist rates (6n) */
-  double* wt = d->cv + 12*n;   /* wrenches (6n) */
-  const double zero6[6] = {0, 0, 0, 0, 0, 0};
-  const double xi0[6] = {0, 0, 0, -m->gravity[0], -m->gravity[1], -m->gravity[2]};
+  shJ J[DY_MAXJ];
+  DYV_FN(sh_joints)(m, q, J);
   for (int i = 0; i < n; i++) {
-    double *R = d->R + 9*i, *c = d->p + 3*i;
-    dy_jointframe(m, i, q[i], R, c);
-    const double *nup = i ? nu + 6*(i-1) : zero6, *xip = i ? xi + 6*(i-1) : xi0;
-    double *nui = nu + 6*i, *xii = xi + 6*i;
-    const double qdi = qd ? qd[i] : 0, qddi = qdd ? qdd[i] : 0;
-    /* t_i = B t_{i-1} + p_i qd_i */
-    b_twist(nui, R, c, nup);
-    /* xi_i = B xi_{i-1} + Bdot t_{i-1} + p_i qdd_i + Omega_i p_i qd_i.
-     * Bdot t_{i-1} = (0; R^T (w' x (w' x c))); Omega_i p_i qd_i is
-     * (wr x z qd; 0) for a revolute and (0; 2 wr x z qd) for a prismatic
-     * joint, wr = R^T w' (the factor 2 collects the Coriolis term of the
-     * sliding O_i, in Saha's eq. 31 split between Bdot and Omega p). */
-    b_twist(xii, R, c, xip);
-    double t[3], u[3], v[3];
-    dyu_cross(t, nup, c);
-    dyu_cross(u, nup, t);
-    dyu_mulMatTVec3(v, R, u);
-    xii[3] += v[0]; xii[4] += v[1]; xii[5] += v[2];
-    const double* wr = nui;   /* before adding p qd: R^T w' */
-    if (m->jnt_type[i] == DY_REVOLUTE) {
-      xii[0] += wr[1]*qdi; xii[1] -= wr[0]*qdi; xii[2] += qddi;
-      nui[2] += qdi;
-    } else {
-      xii[3] += 2*wr[1]*qdi; xii[4] -= 2*wr[0]*qdi; xii[5] += qddi;
-      nui[5] += qdi;
-    }
-    /* w*_i = M_i xi_i + (w x J w; w x (w x MS)) */
-    const double* p10 = par + DY_NPAR_LINK*i;
-    const double* ms = p10 + DY_MX;
-    double* w6 = wt + 6*i;
-    double Jw[3], a[3];
-    dyu_mulSym6Vec(w6, p10, xii);            /* J wd */
-    dyu_addCross(w6, ms, xii + 3);           /* + MS x vd */
-    dyu_mulSym6Vec(Jw, p10, nui);
-    dyu_addCross(w6, nui, Jw);               /* + w x J w */
-    for (int k = 0; k < 3; k++) w6[3+k] = p10[DY_M] * xii[3+k];
-    dyu_addCross(w6 + 3, xii, ms);           /* + wd x MS */
-    dyu_cross(a, nui, ms);
-    dyu_addCross(w6 + 3, nui, a);            /* + w x (w x MS) */
+    DYV_FN(sh_forward)(m, d, J + i, i, qd ? qd[i] : 0, qdd ? qdd[i] : 0);
+    DYV_FN(sh_wrench)(d, par + DY_NPAR_LINK*i, i);
   }
-  /* wt_i = w*_i + B_{i+1,i}^T wt_{i+1}; tau_i = p_i^T wt_i */
+  /* backward: gamma_i = w*_i + B_{i+1,i}^T gamma_{i+1}, tau_i = p_i^T gamma_i */
   for (int i = n - 1; i >= 0; i--) {
-    double* w6 = wt + 6*i;
-    tau[i] = w6[pidx(m, i)];
-    if (i > 0) {
-      double o[6];
-      bt_wrench(o, d->R + 9*i, d->p + 3*i, w6);
-      for (int k = 0; k < 6; k++) wt[6*(i-1) + k] += o[k];
-    }
-  }
-  const double* pj = par + DY_NPAR_LINK*n;
-  for (int i = 0; i < n; i++, pj += DY_NPAR_JNT) {
-    const double qdi = qd ? qd[i] : 0, qddi = qdd ? qdd[i] : 0;
-    tau[i] += pj[DY_IA]*qddi + pj[DY_FV]*qdi + pj[DY_FC]*dyu_sign(qdi) + pj[DY_FO];
+    const double *f = d->f + 3*i, *nm = d->nm + 3*i;
+    tau[i] = (J[i].rev ? nm[2] : f[2]) +
+             DYV_FN(sh_joint)(par + DY_NPAR_LINK*n + DY_NPAR_JNT*i, qd ? qd[i] : 0, qdd ? qdd[i] : 0);
+    if (i == 0) break;
+    double rf[3], rn[3];
+    RN(rf, f, J + i);
+    RN(rn, nm, J + i);
+    dyv_add(d->f + 3*(i-1), rf);
+    dyv_add(d->nm + 3*(i-1), rn);
+    dyv_addCross(d->nm + 3*(i-1), J[i].c, rf);
   }
 }
 
-/* Articulated mass matrices and psi (normalised), mh; frames must be in d.
- * psi: 6n, mh: n. Returns 0 or k+1. */
-static int articulate(const dyModel* m, dyData* d, const double* par, double* psi, double* mh) {
+/* ----------------------------------------------- forward dynamics (5.2) */
+
+/* articulated mass matrix of link k in 3x3 blocks: S11, S22 symmetric (xx
+ * xy xz yy yz zz), S12 row-major; 21 doubles per link in d->ci */
+enum { SH_S11 = 0, SH_S12 = 6, SH_S22 = 15, SH_MH = 21 };
+
+/* M_k about O_k: [J [MS x]; [MS x]^T m 1] */
+static void sh_mass(double* A, const double* p10) {
+  const double* s = p10 + DY_MX;
+  memcpy(A + SH_S11, p10, 6 * sizeof(double));
+  const double S[9] = {0, -s[2], s[1], s[2], 0, -s[0], -s[1], s[0], 0};
+  memcpy(A + SH_S12, S, sizeof S);
+  const double M[6] = {p10[DY_M], 0, 0, p10[DY_M], 0, p10[DY_M]};
+  memcpy(A + SH_S22, M, sizeof M);
+}
+
+/* psih = Mh p (a column: no operation), mh = p^T psih + IA, psi = psih / mh */
+static double DYV_FN(sh_psi)(const double* A, int rev, double ia, double ph[6], double psi[6]) {
+  if (rev) {
+    ph[0] = A[SH_S11 + 2]; ph[1] = A[SH_S11 + 4]; ph[2] = A[SH_S11 + 5];
+    ph[3] = A[SH_S12 + 6]; ph[4] = A[SH_S12 + 7]; ph[5] = A[SH_S12 + 8];
+  } else {
+    ph[0] = A[SH_S12 + 2]; ph[1] = A[SH_S12 + 5]; ph[2] = A[SH_S12 + 8];
+    ph[3] = A[SH_S22 + 2]; ph[4] = A[SH_S22 + 4]; ph[5] = A[SH_S22 + 5];
+  }
+  double mh = ph[rev ? 2 : 5];
+  if (ia != 0) { mh += ia; DYV_OPS(0, 1); }
+  const double inv = 1 / mh;
+  for (int r = 0; r < 6; r++) psi[r] = ph[r] * inv;
+  DYV_OPS(7, 0);
+  return mh;
+}
+
+/* A -= psih psi^T (eq. 50): 21 entries. Without armature, psi^T p = 1 and
+ * A p = 0: row and column pk of A are zero (set, not computed). */
+static void DYV_FN(sh_rank1)(double* A, const double ph[6], const double psi[6], int pk, int zk) {
+  static const int ij[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+  for (int e = 0; e < 6; e++) {
+    const int r = ij[e][0], s = ij[e][1];
+    if (zk && (r == pk || s == pk)) A[SH_S11 + e] = 0;
+    else { A[SH_S11 + e] -= ph[r] * psi[s]; DYV_OPS(1, 1); }
+    if (zk && (3 + r == pk || 3 + s == pk)) A[SH_S22 + e] = 0;
+    else { A[SH_S22 + e] -= ph[3 + r] * psi[3 + s]; DYV_OPS(1, 1); }
+  }
+  for (int r = 0; r < 3; r++)
+    for (int s = 0; s < 3; s++) {
+      if (zk && (r == pk || 3 + s == pk)) A[SH_S12 + 3*r + s] = 0;
+      else { A[SH_S12 + 3*r + s] -= ph[r] * psi[3 + s]; DYV_OPS(1, 1); }
+    }
+}
+
+/* dyv_rotSym for X with a zero third row and column (X13 = X23 = X33 = 0) */
+static inline void DYV_FN(sh_rotSymZ)(double o[6], const double X[6], const shJ* g) {
+  const double c = g->ct, s = g->st, ca = g->ca, sa = g->sa;
+  const double A1 = c*(X[0] - X[3]) - 2*s*X[1];
+  const double A2 = c*A1, A3 = X[0] - A2, A4 = s*A1 + X[1];
+  o[0] = A2 + X[3];
+  DYV_OPS(6, 5);
+  switch (g->cls) {
+    case 1: o[1] = A4; o[2] = 0; o[3] = A3; o[4] = 0; o[5] = 0; break;
+    case 2: o[1] = 0; o[2] = A4; o[3] = 0; o[4] = 0; o[5] = A3; break;
+    case 3: o[1] = 0; o[2] = -A4; o[3] = 0; o[4] = 0; o[5] = A3; break;
+    case 4: o[1] = -A4; o[2] = 0; o[3] = A3; o[4] = 0; o[5] = 0; break;
+    default: {
+      const double A6 = A3*ca, A7 = ca*A6;
+      o[1] = ca*A4; o[2] = sa*A4; o[3] = A7; o[4] = sa*A6; o[5] = A3 - A7;
+      DYV_OPS(5, 1);
+    }
+  }
+}
+
+/* P += B^T A B, B = B_{k,k-1} (eq. 50). With C = [c x] and ' the rotation
+ * R X R^T: N22 = A22', N12 = A12' + C A22', N11 = A11' + C A21' - N12 C.
+ * A12' from its symmetric and skew parts: R (S + [k x]) R^T = R S R^T +
+ * [(R k) x]. */
+static void DYV_FN(sh_transform)(double* P, const double* A, const shJ* g, int pk, int zk) {
+  double a11[6], a22[6], sy[6], k[3], kr[3], a12[9], n12[9];
+  if (zk && pk == 2) DYV_FN(sh_rotSymZ)(a11, A + SH_S11, g);
+  else dyv_rotSym(a11, A + SH_S11, g->ct, g->st, g->cls, g->ca, g->sa);
+  if (zk && pk == 5) DYV_FN(sh_rotSymZ)(a22, A + SH_S22, g);
+  else dyv_rotSym(a22, A + SH_S22, g->ct, g->st, g->cls, g->ca, g->sa);
+  const double* B = A + SH_S12;
+  sy[0] = B[0]; sy[3] = B[4]; sy[5] = B[8];
+  sy[1] = 0.5*(B[1] + B[3]); k[2] = 0.5*(B[3] - B[1]);
+  DYV_OPS(2, 2);
+  if (zk) {       /* row 2 (revolute) or column 2 (prismatic) of S12 is zero */
+    const int rv = pk == 2;
+    sy[2] = 0.5*(rv ? B[2] : B[6]); sy[4] = 0.5*(rv ? B[5] : B[7]);
+    DYV_OPS(2, 0);
+    if (rv) { k[1] = sy[2]; k[0] = -sy[4]; }
+    else { k[1] = -sy[2]; k[0] = sy[4]; }
+  } else {
+    sy[2] = 0.5*(B[2] + B[6]); sy[4] = 0.5*(B[5] + B[7]);
+    k[0] = 0.5*(B[7] - B[5]); k[1] = 0.5*(B[2] - B[6]);
+    DYV_OPS(4, 4);
+  }
+  double syr[6];
+  dyv_rotSym(syr, sy, g->ct, g->st, g->cls, g->ca, g->sa);
+  RN(kr, k, g);
+  a12[0] = syr[0]; a12[4] = syr[3]; a12[8] = syr[5];
+  a12[1] = syr[1] - kr[2]; a12[3] = syr[1] + kr[2];
+  a12[2] = syr[2] + kr[1]; a12[6] = syr[2] - kr[1];
+  a12[5] = syr[4] - kr[0]; a12[7] = syr[4] + kr[0];
+  DYV_OPS(0, 6);
+  /* N12 = A12' + C A22': column s gets c x (A22' column s) */
+  static const int sym[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+  const double* c = g->c;
+  for (int s = 0; s < 3; s++) {
+    const double col[3] = {a22[sym[0][s]], a22[sym[1][s]], a22[sym[2][s]]};
+    double x[3];
+    dyv_cross(x, c, col);
+    for (int r = 0; r < 3; r++) n12[3*r + s] = a12[3*r + s] + x[r];
+    DYV_OPS(0, 3);
+  }
+  /* N11_rs = A11'_rs + (c x A12'[s,:])_r + (c x N12[r,:])_s, r <= s */
+  for (int r = 0; r < 3; r++)
+    for (int s = r; s < 3; s++) {
+      const int r1 = (r + 1) % 3, r2 = (r + 2) % 3, s1 = (s + 1) % 3, s2 = (s + 2) % 3;
+      const double* as = a12 + 3*s;
+      const double* nr = n12 + 3*r;
+      P[SH_S11 + sym[r][s]] += a11[sym[r][s]] + (c[r1]*as[r2] - c[r2]*as[r1]) + (c[s1]*nr[s2] - c[s2]*nr[s1]);
+      DYV_OPS(4, 5);
+    }
+  for (int e = 0; e < 9; e++) P[SH_S12 + e] += n12[e];
+  for (int e = 0; e < 6; e++) P[SH_S22 + e] += a22[e];
+  DYV_OPS(0, 15);
+}
+
+/* articulated mass matrices (eq. 50): psi (6n), mh (n) of joints n-1..0.
+ * Returns 0 or k+1 if mh_k is not positive. */
+static int DYV_FN(sh_articulate)(const dyModel* m, dyData* d, const double* par, const shJ* J,
+                                 double* psi, double* mh) {
   const int n = m->n;
-  double* Mh = d->ci;   /* 36 per link */
-  for (int i = 0; i < n; i++) mass6(Mh + 36*i, par + DY_NPAR_LINK*i);
+  for (int i = 0; i < n; i++) sh_mass(d->ci + SH_MH*i, par + DY_NPAR_LINK*i);
   for (int k = n - 1; k >= 0; k--) {
-    double* A = Mh + 36*k;
-    const int pk = pidx(m, k);
+    double* A = d->ci + SH_MH*k;
+    const double ia = par[DY_NPAR_LINK*n + DY_NPAR_JNT*k + DY_IA];
     double ph[6];
-    for (int r = 0; r < 6; r++) ph[r] = A[6*r + pk];        /* psih = Mh p */
-    double mk = ph[pk] + par[DY_NPAR_LINK*n + DY_NPAR_JNT*k + DY_IA];
-    if (!(mk > 0)) return k + 1;
-    mh[k] = mk;
-    for (int r = 0; r < 6; r++) psi[6*k + r] = ph[r] / mk;
+    const int pk = J[k].rev ? 2 : 5, zk = ia == 0;
+    mh[k] = DYV_FN(sh_psi)(A, J[k].rev, ia, ph, psi + 6*k);
+    if (!(mh[k] > 0)) return k + 1;
     if (k == 0) break;
-    /* A = Mh_k - psih psi^T; Mh_{k-1} += X^T A X, X = B_{k,k-1} as 6x6 */
-    for (int r = 0; r < 6; r++)
-      for (int s = 0; s < 6; s++) A[6*r + s] -= ph[r] * psi[6*k + s];
-    const double *R = d->R + 9*k, *c = d->p + 3*k;
-    double X[36], AX[36];
-    memset(X, 0, sizeof X);
-    /* X = [R^T 0; -R^T [c x]  R^T] */
-    double C[9] = {0, -c[2], c[1], c[2], 0, -c[0], -c[1], c[0], 0}, RC[9];
-    dyu_mulMatTMat3(RC, R, C);
-    for (int r = 0; r < 3; r++)
-      for (int s = 0; s < 3; s++) {
-        X[6*r + s] = R[3*s + r];
-        X[6*(3+r) + 3 + s] = R[3*s + r];
-        X[6*(3+r) + s] = -RC[3*r + s];
-      }
-    for (int r = 0; r < 6; r++)
-      for (int s = 0; s < 6; s++) {
-        double acc = 0;
-        for (int t = 0; t < 6; t++) acc += A[6*r + t] * X[6*t + s];
-        AX[6*r + s] = acc;
-      }
-    double* P = Mh + 36*(k-1);
-    for (int r = 0; r < 6; r++)
-      for (int s = 0; s < 6; s++) {
-        double acc = 0;
-        for (int t = 0; t < 6; t++) acc += X[6*t + r] * AX[6*t + s];
-        P[6*r + s] += acc;
-      }
+    DYV_FN(sh_rank1)(A, ph, psi + 6*k, pk, zk);
+    DYV_FN(sh_transform)(d->ci + SH_MH*(k-1), A, J + k, pk, zk);
   }
   return 0;
 }
 
-int dyv_saha_fd(const dyModel* m, dyData* d, const double* par, const double* q,
-                const double* qd, const double* tau, double* qdd) {
+/* the three sweeps (34)-(37): tauh = U^-1 phi, taut = D^-1 tauh, qdd = U^-T taut */
+static void DYV_FN(sh_solve)(int n, const shJ* J, const double* psi, const double* mh,
+                             const double* phi, double* th, double* qdd) {
+  double e[6] = {0, 0, 0, 0, 0, 0};              /* eta_{i,i+1} */
+  for (int i = n - 1; i >= 0; i--) {
+    const int pk = J[i].rev ? 2 : 5;
+    th[i] = phi[i] - e[pk];
+    DYV_OPS(0, 1);
+    double et[6];
+    for (int k = 0; k < 6; k++) et[k] = psi[6*i + k] * th[i] + e[k];
+    DYV_OPS(6, 6);
+    if (i == 0) break;
+    RN(e + 3, et + 3, J + i);                    /* B^T eta = (R n + c x R f; R f) */
+    RN(e, et, J + i);
+    dyv_addCross(e, J[i].c, e + 3);
+  }
+  double mu[6] = {0, 0, 0, 0, 0, 0};             /* mu_{i,i-1} */
+  for (int i = 0; i < n; i++) {
+    qdd[i] = th[i] / mh[i] - dyv_dot(psi + 6*i, mu) - dyv_dot(psi + 6*i + 3, mu + 3);
+    DYV_OPS(1, 2);
+    mu[J[i].rev ? 2 : 5] += qdd[i];
+    DYV_OPS(0, 1);
+    if (i + 1 == n) break;
+    const shJ* g = J + i + 1;                    /* B mu = (R^T w; R^T (v + w x c)) */
+    double u[3] = {mu[3], mu[4], mu[5]};
+    dyv_addCross(u, mu, g->c);
+    RT(mu + 3, u, g);
+    double w[3] = {mu[0], mu[1], mu[2]};
+    RT(mu, w, g);
+  }
+}
+
+int DYV_FN(dyv_saha_fd)(const dyModel* m, dyData* d, const double* par, const double* q,
+                        const double* qd, const double* tau, double* qdd) {
   const int n = m->n;
   double* phi = d->b;
-  dyv_saha_id(m, d, par, q, qd, NULL, phi);     /* also fills d->R, d->p */
+  DYV_FN(dyv_saha_id)(m, d, par, q, qd, NULL, phi);   /* phi = tau - C qd - g - friction */
   for (int i = 0; i < n; i++) phi[i] = tau[i] - phi[i];
-  double* psi = d->cv;          /* 6n */
-  double* eta = d->cv + 6*n;    /* 6n: eta_i, then mu_i */
-  double* mh = d->work;         /* n */
-  double* th = d->work + n;     /* n */
-  int info = articulate(m, d, par, psi, mh);
+  DYV_OPS(0, n);
+  shJ J[DY_MAXJ];
+  DYV_FN(sh_joints)(m, q, J);
+  double *psi = d->cv, *mh = d->work, *th = d->work + n;
+  const int info = DYV_FN(sh_articulate)(m, d, par, J, psi, mh);
   if (info) return info;
-  /* tauh = U^-1 phi */
-  double e[6] = {0, 0, 0, 0, 0, 0};   /* eta_{i,i+1} */
-  for (int i = n - 1; i >= 0; i--) {
-    th[i] = phi[i] - e[pidx(m, i)];
-    double* ei = eta + 6*i;
-    for (int k = 0; k < 6; k++) ei[k] = psi[6*i + k] * th[i] + e[k];
-    if (i > 0) bt_wrench(e, d->R + 9*i, d->p + 3*i, ei);
-  }
-  /* taut = D^-1 tauh; qdd = U^-T taut */
-  double mu[6] = {0, 0, 0, 0, 0, 0};  /* mu_{i,i-1} */
-  for (int i = 0; i < n; i++) {
-    double s = 0;
-    for (int k = 0; k < 6; k++) s += psi[6*i + k] * mu[k];
-    qdd[i] = th[i] / mh[i] - s;
-    mu[pidx(m, i)] += qdd[i];
-    if (i + 1 < n) {
-      double o[6];
-      b_twist(o, d->R + 9*(i+1), d->p + 3*(i+1), mu);
-      memcpy(mu, o, sizeof mu);
-    }
-  }
+  DYV_FN(sh_solve)(n, J, psi, mh, phi, th, qdd);
   return 0;
 }
 
+#ifndef DYV_COUNT_OPS
 int dyv_saha_udu(const dyModel* m, dyData* d, const double* par, const double* q,
                  double* U, double* D) {
   const int n = m->n;
-  for (int i = 0; i < n; i++) dy_jointframe(m, i, q[i], d->R + 9*i, d->p + 3*i);
+  shJ J[DY_MAXJ];
+  sh_joints(m, q, J);
   double* psi = d->cv;
-  int info = articulate(m, d, par, psi, D);
+  const int info = sh_articulate(m, d, par, J, psi, D);
   if (info) return info;
+  /* U_ik = psi_k^T B_ki p_i: carry p_i up the chain */
   memset(U, 0, sizeof(double) * (size_t)n * (size_t)n);
   for (int i = 0; i < n; i++) {
     U[i*n + i] = 1;
-    double v[6] = {0, 0, 0, 0, 0, 0}, o[6];
-    v[pidx(m, i)] = 1;
+    double v[6] = {0, 0, 0, 0, 0, 0};
+    v[J[i].rev ? 2 : 5] = 1;
     for (int k = i + 1; k < n; k++) {
-      b_twist(o, d->R + 9*k, d->p + 3*k, v);
-      memcpy(v, o, sizeof v);
+      double u[3] = {v[3], v[4], v[5]}, w[3] = {v[0], v[1], v[2]};
+      dyv_addCross(u, w, J[k].c);
+      RT(v + 3, u, J + k);
+      RT(v, w, J + k);
       double s = 0;
       for (int r = 0; r < 6; r++) s += psi[6*k + r] * v[r];
       U[i*n + k] = s;
@@ -210,3 +344,4 @@ int dyv_saha_udu(const dyModel* m, dyData* d, const double* par, const double* q
   }
   return 0;
 }
+#endif

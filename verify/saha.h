@@ -1,10 +1,10 @@
 /* dynid verify: Saha's decoupled natural orthogonal complement (DeNOC)
- * dynamics (seed 002), converted from his classic-DH frames to the
+ * dynamics ([Saha99]), converted from his classic-DH frames to the
  * modified-DH link frames of core/model.h (the model is not converted).
  *
  * Twists t_i = (w_i; v_i) of link i at O_i (on the axis of joint i) in
  * frame i, wrenches (n_i; f_i) about O_i in frame i:
- *   t_i = B_{i,i-1} t_{i-1} + p_i qd_i                          (seed 002 eq. 12)
+ *   t_i = B_{i,i-1} t_{i-1} + p_i qd_i                          ([Saha99] eq. 12)
  *   B_{i,i-1} t = (R^T w; R^T (v + w x c_i)),  c_i = O_i - O_{i-1} (frame i-1)
  *   p_i = (z; 0) revolute, (0; z) prismatic, z = (0,0,1)
  *   M_i = [J_i  [MS_i x]; -[MS_i x]  m_i 1]   (6x6 mass matrix about O_i)
@@ -28,6 +28,11 @@
  * (eq. 35 reads "psi_{i+1} tauh_{i-1}" in the OCR text; the index must be
  * i+1, which follows from U_ik = psi_k^T B_ki p_i and is what the tests
  * confirm). Revolute and prismatic joints (the paper covers both).
+ * All of it in 3x3 blocks and 3-vectors (saha.c): B t = (R^T w; R^T (v +
+ * w x c)), B^T w = (R n + c x R f; R f), Mh_k as its blocks S11, S12, S22,
+ * the congruence of eq. 50 by rotating the blocks and shifting by [c x];
+ * without armature A p = 0 and the joint's row and column are skipped.
+ * Counted by the twins in verify/opcount.c (dyv_saha_count).
  * Units as core/dynamics.h; scratch from d (dy_makeData), no allocation. */
 #ifndef DYNID_SAHA_H
 #define DYNID_SAHA_H
@@ -43,6 +48,17 @@ void dyv_saha_id(const dyModel* m, dyData* d, const double* par, const double* q
  * k+1 if the articulated inertia mh_k about joint k is not positive. */
 int dyv_saha_fd(const dyModel* m, dyData* d, const double* par, const double* q,
                 const double* qd, const double* tau, double* qdd);
+
+/* The counting twins (verify/opcount.c). */
+void dyv_saha_id_ops(const dyModel* m, dyData* d, const double* par, const double* q,
+                     const double* qd, const double* qdd, double* tau);
+int dyv_saha_fd_ops(const dyModel* m, dyData* d, const double* par, const double* q,
+                    const double* qd, const double* tau, double* qdd);
+
+/* Executed counts on model m with parameters par at a generic state:
+ * c[0], c[1] inverse dynamics (Table 1's quantity), c[2], c[3] forward
+ * dynamics without phi (the UDU^T part: Table 2's quantity). 0 or -1. */
+int dyv_saha_count(const dyModel* m, const double* par, long c[4]);
 
 /* The factors themselves (for tests and reports): U (n x n, row-major, unit
  * upper triangular) and D (n) with I = U diag(D) U^T equal to the joint-space

@@ -1,0 +1,264 @@
+/* dynid program: the usual mistakes with a log, caught where the command
+ * holds both the model and the samples, each as one warning on standard
+ * error with the evidence and what fixes it:
+ *
+ *   - the log's position columns q1..qK do not match the model's n joints
+ *     (the wrong model, or a column missing);
+ *   - a sample rate below 5 Hz or above 100 kHz (time in ms or in samples:
+ *     --time-scale);
+ *   - positions beyond the model's joint limits by more than 10 % of the
+ *     range, or a joint moving more than 2 pi per second of data (degrees);
+ *   - a torque RMS more than 10x away from the RMS of the model's gravity
+ *     torque along the log (units, or currents without --gain).
+ *
+ * And, for the terminal, the data-quality findings of the gate (quality.h)
+ * with their first lines. One streaming pass over the raw rows
+ * (dyi_lograw_*: gains and time scale applied, bad rows dropped). */
+#include "cli.h"
+#include "dynamics.h"
+#include "estimate.h"
+#include "quality.h"
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAXG 4000   /* gravity torques evaluated at most (spread over the log) */
+
+/* warnings and findings wait here until the command has succeeded (a
+ * failing command prints exactly one line) */
+static char* pend;
+static size_t pendlen;
+static FILE* pf;
+
+static FILE* pending(void) {
+  if (!pf) pf = open_memstream(&pend, &pendlen);
+  return pf ? pf : stderr;
+}
+
+void cli_flush_warnings(int show) {
+  if (!pf) return;
+  fclose(pf);
+  pf = NULL;
+  if (show && pendlen) fwrite(pend, 1, pendlen, stderr);
+  free(pend);
+  pend = NULL;
+  pendlen = 0;
+}
+
+static int cmp(const void* a, const void* b) {
+  double x = *(const double*)a, y = *(const double*)b;
+  return x < y ? -1 : x > y;
+}
+
+static const char* delim_name(char d) {
+  return d == ';' ? "semicolon" : d == '\t' ? "tab" : d == ' ' ? "blank" : "comma";
+}
+
+/* The header of a log: its columns (a short list) and the joint numbers
+ * of the position columns named qK; 0, or -1 if it cannot be read. */
+static int header_info(const char* path, char* cols, size_t colsz, int* nq, int* qmax, char* delim) {
+  char err[DY_ERRSZ];
+  dyCsv* csv = dy_csv_open(path, err, sizeof err);
+  if (!csv) return -1;
+  char** f; int nf;
+  if (dy_csv_next(csv, &f, &nf, err, sizeof err) != 1) { dy_csv_close(csv); return -1; }
+  *delim = dy_csv_delim(csv);
+  *nq = 0; *qmax = 0;
+  size_t L = 0;
+  cols[0] = 0;
+  for (int i = 0; i < nf; i++) {
+    const char* s = f[i];
+    while (*s == ' ') s++;
+    if ((s[0] == 'q' || s[0] == 'Q') && isdigit((unsigned char)s[1])) {
+      char* e;
+      long k = strtol(s + 1, &e, 10);
+      while (*e == ' ') e++;
+      if (!*e && k >= 1) { (*nq)++; if (k > *qmax) *qmax = (int)k; }
+    }
+    if (L + strlen(s) + 16 < colsz) L += (size_t)snprintf(cols + L, colsz - L, "%s%s", i ? ", " : "", s);
+    else if (L + 8 < colsz && !strstr(cols, "...")) L += (size_t)snprintf(cols + L, colsz - L, ", ...");
+  }
+  if (nf > 0) snprintf(cols + L, colsz - L, " (%d column%s)", nf, nf == 1 ? "" : "s");
+  dy_csv_close(csv);
+  return 0;
+}
+
+int cli_fail_log(const char* path, const dyLogOpt* opt, int n, const char* err) {
+  int header = strstr(err, "no such column") || strstr(err, "no column for") || strstr(err, "missing column");
+  char cols[400];
+  int nq, qmax;
+  char delim;
+  if (!header || opt->no_header || header_info(path, cols, sizeof cols, &nq, &qmax, &delim))
+    return cli_fail("%s", err);
+  char joints[160] = "";
+  if (nq && nq != n)
+    snprintf(joints, sizeof joints, "the model has %d joint%s, the log has %d position column%s (q1..q%d); ", n,
+             n == 1 ? "" : "s", nq, nq == 1 ? "" : "s", qmax);
+  return cli_fail("%s; %sthe file has %s, %s-separated: %s", err, joints,
+                  strchr(cols, ',') ? "columns" : "one column", delim_name(delim), cols);
+}
+
+int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLogOpt* opt, int findings) {
+  if (cli_flag(c, "quiet")) return 0;
+  const int n = m->n;
+  int nwarn = 0;
+  char cols[400], delim;
+  int nq, qmax;
+  if (!opt->no_header && !header_info(path, cols, sizeof cols, &nq, &qmax, &delim) && nq > n) {
+    fprintf(pending(), "dynid: warning: %s: the model has %d joint%s, the log has %d position columns (q1..q%d): "
+            "is %s the model of this arm? (--map picks other columns)\n", path, n, n == 1 ? "" : "s", nq, qmax,
+            m->source);
+    nwarn++;
+  }
+  char err[DY_ERRSZ];
+  dyLogOpt o = *opt;
+  o.on_bad = 1;
+  dyLogRaw* r = dyi_lograw_open(path, n, &o, err, sizeof err);
+  if (!r) return nwarn;   /* the reading command says why */
+  dyData* d = dy_makeData(m);
+  double qlo[DY_MAXJ], qhi[DY_MAXJ], g[DY_MAXJ];
+  long qlo_line[DY_MAXJ], qhi_line[DY_MAXJ];
+  for (int j = 0; j < n; j++) { qlo[j] = INFINITY; qhi[j] = -INFINITY; qlo_line[j] = qhi_line[j] = 0; }
+  double dts[1000], t0 = 0, tprev = 0, tt2 = 0, gg2 = 0;
+  int ndt = 0, ng = 0;
+  long rows = 0;
+  dyLogRow row;
+  int rc;
+  double mass = 0;
+  for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
+  double gnorm = sqrt(m->gravity[0]*m->gravity[0] + m->gravity[1]*m->gravity[1] + m->gravity[2]*m->gravity[2]);
+  long long done, size;
+  dyi_lograw_progress(r, &done, &size);
+  while ((rc = dyi_lograw_next(r, &row, err, sizeof err)) == 1) {
+    if (rows == 0) t0 = row.t;
+    else if (ndt < 1000 && row.t > tprev) dts[ndt++] = row.t - tprev;
+    tprev = row.t;
+    for (int j = 0; j < n; j++) {
+      if (row.q[j] < qlo[j]) { qlo[j] = row.q[j]; qlo_line[j] = row.line; }
+      if (row.q[j] > qhi[j]) { qhi[j] = row.q[j]; qhi_line[j] = row.line; }
+    }
+    /* gravity torque on a thinned set of rows (every 8th; MAXG at most) */
+    if (d && mass > 0 && gnorm > 0 && rows % 8 == 0 && ng < MAXG) {
+      dy_rnea_g(m, d, m->par, row.q, NULL, NULL, m->gravity, 0, g);
+      for (int j = 0; j < n; j++) { gg2 += g[j] * g[j]; tt2 += row.tau[j] * row.tau[j]; }
+      ng++;
+    }
+    rows++;
+  }
+  dy_freeData(d);
+  if (rc < 0 || rows < 2) { dyi_lograw_close(r); return nwarn; }
+  /* sample rate: the median step of the first 1000 */
+  qsort(dts, (size_t)ndt, sizeof dts[0], cmp);
+  double fs = ndt ? 1 / dts[ndt / 2] : 0;
+  double T = tprev - t0;
+  const char* ts = cli_opt(c, "time-scale");
+  if (ndt && (fs < 5 || fs > 1e5)) {
+    fprintf(pending(), "dynid: warning: %s: sample rate %.4g Hz (median time step %.4g s%s): is the time column "
+            "in %s? --time-scale K makes t = K x column%s\n", path, fs, dts[ndt / 2], ts ? ", after --time-scale" : "",
+            fs < 5 ? "milliseconds or in samples" : "another unit", fs < 5 ? " (0.001 for ms or a 1 kHz index)" : "");
+    nwarn++;
+  }
+  /* positions: beyond the limits by 10 % of the range, or faster than a turn per second of data */
+  int said = 0;
+  for (int j = 0; j < n && !said; j++) {
+    double lo = m->jnt_qmin ? m->jnt_qmin[j] : -INFINITY, hi = m->jnt_qmax ? m->jnt_qmax[j] : INFINITY;
+    int rev = m->jnt_type[j] == DY_REVOLUTE;
+    const char* u = rev ? "rad" : "m";
+    if (isfinite(lo) && isfinite(hi) && hi > lo) {
+      double tol = 0.1 * (hi - lo);
+      int below = qlo[j] < lo - tol, above = qhi[j] > hi + tol;
+      if (below || above) {
+        fprintf(pending(), "dynid: warning: %s:%ld: q%d = %.4g %s is outside the model's limits [%.4g, %.4g] %s "
+                "by more than 10 %%: %s\n", path, above ? qhi_line[j] : qlo_line[j], j + 1,
+                above ? qhi[j] : qlo[j], u, lo, hi, u,
+                fmax(fabs(qlo[j]), fabs(qhi[j])) <= 2 * M_PI && rev
+                    ? "is the model that of the arm that made the log?"
+                    : rev ? "positions in degrees? dynid reads radians (multiply the column by pi/180)"
+                          : "positions in mm? dynid reads metres");
+        said = 1;
+      }
+    }
+    if (!said && rev && qhi[j] - qlo[j] > 2 * M_PI * fmax(T, 1)) {
+      fprintf(pending(), "dynid: warning: %s: q%d spans %.4g rad in %.3g s of data (more than a turn per second): "
+              "positions in degrees? dynid reads radians (multiply the column by pi/180)\n", path, j + 1,
+              qhi[j] - qlo[j], T);
+      said = 1;
+    }
+  }
+  nwarn += said;
+  /* torque against the model's gravity torque along the same positions */
+  if (ng > 10 && gg2 > 0) {
+    double rt = sqrt(tt2 / (double)(ng * n)), rg = sqrt(gg2 / (double)(ng * n));
+    if (rg > 1e-3 && (rt > 10 * rg || rt < 0.1 * rg)) {
+      fprintf(pending(), "dynid: warning: %s: torque RMS %.4g is %.3gx the model's gravity torque RMS %.4g N m "
+              "along the log: torque in other units (mN m?) or motor currents? --gain K1,...,Kn scales the "
+              "torque columns\n", path, rt, rt / rg, rg);
+      nwarn++;
+    }
+  }
+  /* the gate's findings, with their first lines */
+  if (findings) {
+    dyiQuality* q = dyi_lograw_quality(r);
+    if (q) {
+      dyi_quality_finish(q);
+      int nf = dyi_quality_count(q);
+      for (int i = 0; i < nf; i++) {
+        const dyiFinding* f = dyi_quality_get(q, i);
+        if (i && dyi_quality_get(q, i - 1)->kind == f->kind && f->col > 0) continue;   /* listed below */
+        char also[200] = "";
+        for (int k = i + 1; k < nf && dyi_quality_get(q, k)->kind == f->kind && f->col > 0; k++) {
+          const dyiFinding* g = dyi_quality_get(q, k);
+          size_t al = strlen(also);
+          snprintf(also + al, sizeof also - al, "%s%.*s", al ? ", " : "; the same for ", (int)strcspn(g->what, " "), g->what);
+        }
+        char where[48] = "";
+        if (f->first_line > 0 && f->last_line > f->first_line)
+          snprintf(where, sizeof where, ":%ld..%ld", f->first_line, f->last_line);
+        else if (f->first_line > 0) snprintf(where, sizeof where, ":%ld", f->first_line);
+        int named = f->col > 0 && strncmp(f->verdict, f->what, strcspn(f->what, " "));
+        fprintf(pending(), "data: %s%s: %s%s%s (%ld row%s)%s\n", path, where, named ? f->what : "",
+                named ? ": " : "", f->verdict, f->count, f->count == 1 ? "" : "s", also);
+      }
+    }
+  }
+  dyi_lograw_close(r);
+  return nwarn;
+}
+
+
+void cli_poorly_identified(const dyEstim* e, const double* beta) {
+  const int p = e->p, P1 = p + 1;
+  const double* R = e->Raug;
+  double yy = 0;
+  for (int i = 0; i <= p; i++) yy += R[i + (size_t)P1 * (size_t)p] * R[i + (size_t)P1 * (size_t)p];
+  int nbad = 0, ntiny = 0;
+  char list[1200] = "";
+  size_t L = 0;
+  for (int k = 0; k < p; k++) {
+    double rel = beta[k] != 0 ? 100 * e->std[k] / fabs(beta[k]) : INFINITY;
+    if (!(rel > 10)) continue;
+    double ak = 0;
+    for (int i = 0; i <= k; i++) ak += R[i + (size_t)P1 * (size_t)k] * R[i + (size_t)P1 * (size_t)k];
+    /* the parameter's scale: the value at which its column alone would carry the whole torque */
+    double scale = ak > 0 ? sqrt(yy / ak) : INFINITY;
+    if (!(e->std[k] > 1e-3 * scale)) { ntiny++; continue; }
+    nbad++;
+    const char* nm = e->opt.names ? e->opt.names[k] : NULL;
+    char one[96];
+    if (nm) snprintf(one, sizeof one, "%s%s (%.3g %%)", L ? ", " : "", nm, rel);
+    else snprintf(one, sizeof one, "%sb%d (%.3g %%)", L ? ", " : "", k + 1, rel);
+    if (L + strlen(one) + 8 < sizeof list) L += (size_t)snprintf(list + L, sizeof list - L, "%s", one);
+    else if (!strstr(list, "...")) L += (size_t)snprintf(list + L, sizeof list - L, ", ...");
+  }
+  if (nbad)
+    fprintf(stderr, "poorly identified: %d of %d base parameters (relative std > 10 %% and std > 1e-3 of the "
+            "parameter's scale): %s; excite them more (dynid excite) or add a log\n", nbad, p, list);
+  else fprintf(stderr, "identified: every base parameter within 10 %% relative std, or with a std below 1e-3 of "
+               "its scale\n");
+  if (ntiny)
+    fprintf(stderr, "not flagged: %d parameter%s with relative std > 10 %% whose std is below 1e-3 of %s scale "
+            "(structurally tiny values)\n", ntiny, ntiny == 1 ? "" : "s", ntiny == 1 ? "its" : "their");
+}
