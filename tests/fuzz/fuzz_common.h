@@ -1,12 +1,13 @@
 /* dynid fuzz targets: the fuzzer's bytes become a file (the readers take
  * paths, as users give them), the reader runs, and everything it allocated
  * must be freed. A crash, a leak, a hang, a sanitizer report or an
- * allocation above make fuzz's -malloc_limit_mb is a finding; an error
- * return is the expected outcome for garbage, but it must be one line that
- * names the file, and never "out of memory" (what a reader allocates
- * follows from the input's size or a documented cap). The targets abort
- * otherwise. tests/test_fuzz_regress.c replays tests/fuzz/regress/ through
- * these same functions. */
+ * allocation above make fuzz's -malloc_limit_mb is a finding (what a
+ * reader allocates follows from the input's size or a documented cap); an
+ * error return is the expected outcome for garbage, but it must be one
+ * line that names the file: the targets abort otherwise (not on the words
+ * "out of memory", which a message may quote from the file).
+ * tests/test_fuzz_regress.c replays tests/fuzz/regress/ through these same
+ * functions. */
 #ifndef DYNID_FUZZ_COMMON_H
 #define DYNID_FUZZ_COMMON_H
 #include <stdint.h>

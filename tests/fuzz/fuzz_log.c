@@ -15,14 +15,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (data[0] & 4) opt.cutoff_hz = -1;
   dyLogReader* r = dyi_log_open(path, 3, &opt, err, sizeof err);
   if (!r) {
-    if (!strstr(err, path) || strchr(err, '\n') || strstr(err, "out of memory")) abort();   /* one line naming the file */
+    if (!strstr(err, path) || strchr(err, '\n')) abort();   /* one line naming the file */
     return 0;
   }
   dySample s;
   long k = 0;
   int rc;
   while ((rc = dyi_log_next(r, &s, err, sizeof err)) > 0 && k < 100000) k++;
-  if (rc < 0 && (!strstr(err, path) || strchr(err, '\n') || strstr(err, "out of memory"))) abort();
+  if (rc < 0 && (!strstr(err, path) || strchr(err, '\n'))) abort();
   dyi_log_close(r);
   return 0;
 }
