@@ -152,7 +152,7 @@ int main(void) {
   write_log(DIR "/dt1e6.csv", 3000, 1e6, 0);
   check_identify("time step 1e6 s", NULL, DIR "/dt1e6.csv", NULL);
 
-  write_log(DIR "/cols.csv", 400, 1e-3, 100000 - 7);
+  write_log(DIR "/cols.csv", 200, 1e-3, 100000 - 7);
   check_identify("10^5 columns", NULL, DIR "/cols.csv", "--cutoff", "none", NULL);
   write_log(DIR "/cols2.csv", 3, 1e-3, 140000);
   check_identify("140007 columns", "more than 131072 columns", DIR "/cols2.csv", NULL);
