@@ -64,6 +64,9 @@ build/%.o: %.c $(HDR) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# the fuzz regression replay compiles the fuzz targets in
+build/tests/test_fuzz_regress: $(wildcard tests/fuzz/*.c tests/fuzz/*.h)
+
 # the counting twins: opcount.c compiles lin91.c, ne_base.c, renaud.c and saha.c a second time
 build/verify/opcount.o: verify/lin91.c verify/ne_base.c verify/renaud.c verify/saha.c
 
@@ -126,11 +129,15 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' reports/dynid.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dynid.pc
 	install -m 644 reports/dynid.1 $(DESTDIR)$(PREFIX)/share/man/man1/dynid.1
 
-# libFuzzer: every reader, FUZZ_SECONDS each, corpus seeded from datasets/
-# and tests/bad; findings land in build/fuzz/<target>/ (crash-*, leak-*):
-# copy each into tests/fuzz/regress/ so test_fuzz_regress replays it forever.
+# libFuzzer: every reader, FUZZ_SECONDS each (FUZZ_TARGETS to choose), with
+# a 512 MB limit on any one allocation (an input that asks for more is a
+# finding, as is a crash, a leak, a hang or a sanitizer report). The corpus
+# is seeded from datasets/, tests/bad and tests/fuzz/regress/<target>/; a
+# finding is copied into tests/fuzz/regress/<target>/, where
+# test_fuzz_regress (make test) replays it through the same code forever.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= table urdf log params roundtrip
+FUZZ_TARGETS ?= table urdf log params roundtrip stats
+FUZZ_MALLOC_MB ?= 512
 FUZZ_CFLAGS = -O1 -g -std=c11 -D_GNU_SOURCE -fsanitize=address,undefined -fno-omit-frame-pointer \
   -Icore -Iident -Iverify -Ireports -Itests/fuzz -I/usr/include/libxml2
 fuzz: deps
@@ -138,8 +145,9 @@ fuzz: deps
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev >/dev/null || exit 1; \
 	  else echo "fuzz: needs clang and libclang-rt-14-dev: sudo apt-get install clang libclang-rt-14-dev"; exit 1; fi; fi
 	@mkdir -p build/fuzz/obj
-	@for f in $(SRC_LIB); do o=build/fuzz/obj/$$(echo $$f | tr / _).o; \
-	  [ $$o -nt $$f ] || clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $$f -o $$o || exit 1; done
+	@h=$$(ls -t core/*.h ident/*.h verify/*.h reports/*.h | head -n 1); \
+	for f in $(SRC_LIB); do o=build/fuzz/obj/$$(echo $$f | tr / _).o; \
+	  [ $$o -nt $$f ] && [ $$o -nt $$h ] || clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $$f -o $$o || exit 1; done
 	@for t in $(FUZZ_TARGETS); do \
 	  clang $(FUZZ_CFLAGS) -fsanitize=fuzzer tests/fuzz/fuzz_$$t.c build/fuzz/obj/*.o \
 	    $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS) -o build/fuzz/fuzz_$$t || exit 1; \
@@ -148,12 +156,20 @@ fuzz: deps
 	    urdf) cp datasets/urdf/*.urdf tests/bad/*.urdf build/fuzz/$$t/corpus/ 2>/dev/null;; \
 	    log) for g in datasets/*/*.csv.gz; do zcat $$g | head -c 4000 > build/fuzz/$$t/corpus/$$(basename $$g .gz); done 2>/dev/null;; \
 	    params) cp tests/fuzz/seeds/*.params build/fuzz/$$t/corpus/ 2>/dev/null;; \
+	    stats) cp tests/fuzz/seeds/*.stats build/fuzz/$$t/corpus/ 2>/dev/null;; \
 	    roundtrip) for g in datasets/models/*.csv; do { printf '\\000'; cat $$g; } > build/fuzz/$$t/corpus/$$(basename $$g); done; \
 	      for g in datasets/urdf/*.urdf; do { printf '\\001'; cat $$g; } > build/fuzz/$$t/corpus/$$(basename $$g); done;; esac; \
+	  [ -d tests/fuzz/regress/$$t ] && cp tests/fuzz/regress/$$t/* build/fuzz/$$t/corpus/ 2>/dev/null; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-	  (cd build/fuzz/$$t && ../fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
-	    -rss_limit_mb=2048 corpus >fuzz.log 2>&1); rc=$$?; tail -n 3 build/fuzz/$$t/fuzz.log; \
-	  [ $$rc = 0 ] || { echo "fuzz: $$t found a problem: build/fuzz/$$t"; exit 1; }; done
+	  (cd build/fuzz/$$t && rm -f crash-* leak-* oom-* timeout-* slow-unit-* && \
+	    ../fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    -malloc_limit_mb=$(FUZZ_MALLOC_MB) -rss_limit_mb=2048 corpus >fuzz.log 2>&1); rc=$$?; \
+	  tail -n 3 build/fuzz/$$t/fuzz.log; \
+	  if [ $$rc != 0 ]; then mkdir -p tests/fuzz/regress/$$t; \
+	    for a in build/fuzz/$$t/crash-* build/fuzz/$$t/leak-* build/fuzz/$$t/oom-* build/fuzz/$$t/timeout-*; do \
+	      [ -e "$$a" ] && cp "$$a" tests/fuzz/regress/$$t/fuzz_$$t-$$(basename "$$a") && \
+	        echo "fuzz: finding kept as tests/fuzz/regress/$$t/fuzz_$$t-$$(basename "$$a")"; done; \
+	    echo "fuzz: $$t found a problem: build/fuzz/$$t/fuzz.log"; exit 1; fi; done
 
 clean:
 	rm -rf build libdynid.a libdynid.so libdynid.so.* dynid

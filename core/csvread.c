@@ -2,7 +2,8 @@
  * The file is read a line at a time through zlib (plain files pass through
  * unchanged); comment and blank lines are dropped before libcsv sees them,
  * and "#!" directive lines go to the reader's callback first if it has one.
- * Memory is bounded by the longest row, never by the file. */
+ * Memory is bounded by the longest row, never by the file, and rows are
+ * capped (io.h DY_CSV_MAXROW, DY_CSV_MAXCOLS). */
 #include "io.h"
 #include <csv.h>
 #include <ctype.h>
@@ -22,6 +23,8 @@ struct dyCsv_ {
   char* line; size_t linecap;           /* current physical line */
   char* buf; size_t buflen, bufcap;     /* field text of the pending row */
   size_t* off; int nf, offcap;          /* field offsets into buf */
+  int too_many;                         /* the row passed DY_CSV_MAXCOLS fields */
+  long rowbytes;                        /* text of the pending row so far */
   char** fields; int fieldcap;          /* pointers handed to the caller */
   int row_ready;
   dyCsvDirectiveFn on_dir; void* dir_ud; /* "#!" lines, NULL: comments */
@@ -32,6 +35,7 @@ struct dyCsv_ {
 
 static void on_field(void* s, size_t len, void* ud) {
   dyCsv* c = ud;
+  if (c->nf >= DY_CSV_MAXCOLS) { c->too_many = 1; return; }
   if (c->nf == c->offcap) {
     int cap = c->offcap ? 2*c->offcap : 32;
     size_t* o = realloc(c->off, (size_t)cap * sizeof(size_t));
@@ -116,7 +120,7 @@ static int read_line(dyCsv* c) {
       }
       return -2;
     }
-    if (c->linecap > ((size_t)1 << 28)) return -3;
+    if (c->linecap > (size_t)DY_CSV_MAXROW) return -3;
     char* l = realloc(c->line, c->linecap * 2);
     if (!l) return -1;
     c->line = l; c->linecap *= 2;
@@ -160,7 +164,7 @@ static void blanks_to_commas(char* text) {
 }
 
 int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
-  c->nf = 0; c->buflen = 0; c->row_ready = 0;
+  c->nf = 0; c->buflen = 0; c->row_ready = 0; c->too_many = 0; c->rowbytes = 0;
   for (;;) {
     int r = read_line(c);
     if (r < 0) {
@@ -173,7 +177,7 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
         snprintf(zmsg, sizeof zmsg, "corrupt gzip data: %s", zm);
       }
       const char* why = r == -2 ? "a NUL byte in the text (binary file?)"
-                      : r == -3 ? "line longer than 256 MiB" : r == -4 ? zmsg : "out of memory";
+                      : r == -3 ? "line longer than 8 MiB (is it a CSV file?)" : r == -4 ? zmsg : "out of memory";
       snprintf(err, (size_t)errsz, "%s:%ld: %s", c->path, c->lineno + 1, why);
       return -1;
     }
@@ -204,12 +208,22 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
       }
     }
     if (c->delim == ' ') { blanks_to_commas(text); len = strlen(text); }
+    c->rowbytes += (long)len;
+    if (c->rowbytes > DY_CSV_MAXROW) {
+      snprintf(err, (size_t)errsz, "%s:%ld: row longer than %ld MiB (from line %ld: an unclosed quote?)",
+               c->path, c->lineno, DY_CSV_MAXROW >> 20, c->rowline);
+      return -1;
+    }
     if (csv_parse(&c->p, text, len, on_field, on_row, c) != len) {
       snprintf(err, (size_t)errsz, "%s:%ld: malformed CSV: %s", c->path, c->lineno,
                csv_strerror(csv_error(&c->p)));
       return -1;
     }
     if (c->row_ready) break;
+  }
+  if (c->too_many) {
+    snprintf(err, (size_t)errsz, "%s:%ld: more than %d columns", c->path, c->rowline, DY_CSV_MAXCOLS);
+    return -1;
   }
   if (c->fieldcap < c->nf) {
     char** f = realloc(c->fields, (size_t)c->nf * sizeof(char*));

@@ -18,6 +18,12 @@
 
 typedef struct dyCsv_ dyCsv;
 
+/* Caps of one row (all its lines, for a quoted field spanning several):
+ * longer rows or rows with more fields are errors at their line, so the
+ * reader's memory stays a few times DY_CSV_MAXROW whatever the file. */
+#define DY_CSV_MAXROW (8L << 20)     /* bytes */
+#define DY_CSV_MAXCOLS (1 << 17)     /* fields (131072) */
+
 /* Open a CSV file (gzip transparently). Lines whose first non-blank
  * character is '#' and blank lines are skipped. NULL on failure (err set). */
 dyCsv* dy_csv_open(const char* path, char* err, int errsz);

@@ -95,9 +95,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define PAR_EPS 1e-10     /* |u_j x u_j+1| below which axes are parallel */
 #define COIN_EPS 1e-10    /* [m] distance below which parallel axes coincide */
+#define URDF_MAXBYTES (64L << 20)  /* a URDF is read whole: larger files are refused */
 
 typedef enum { J_FIXED, J_REVOLUTE, J_CONTINUOUS, J_PRISMATIC } jtype_t;
 
@@ -689,6 +691,11 @@ static void free_urdf(urdf_t* u) {
 static int parse_file(urdf_t* u) {
   FILE* f = fopen(u->path, "rb");
   if (!f) return fail(u, 0, "cannot open: %s", strerror(errno));
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    fclose(f);
+    return fail(u, 0, "is a directory, expected a URDF file");
+  }
   char* buf = NULL;
   size_t len = 0, cap = 0;
   for (;;) {
@@ -701,12 +708,16 @@ static int parse_file(urdf_t* u) {
     size_t r = fread(buf + len, 1, cap - len, f);
     len += r;
     if (r == 0) break;
+    if (len > (size_t)URDF_MAXBYTES) {
+      free(buf); fclose(f);
+      return fail(u, 0, "larger than %ld MiB: not a URDF of one robot (is it the right file?)",
+                  URDF_MAXBYTES >> 20);
+    }
   }
   int rerr = ferror(f);
   fclose(f);
   if (rerr) { free(buf); return fail(u, 0, "read error"); }
   if (len == 0) { free(buf); return fail(u, 1, "empty file, expected a URDF <robot>"); }
-  if (len > 0x7fffffff) { free(buf); return fail(u, 0, "file too large"); }
   xmlParserCtxtPtr ctx = xmlNewParserCtxt();
   if (!ctx) { free(buf); return fail(u, 0, "out of memory"); }
   u->doc = xmlCtxtReadMemory(ctx, buf, (int)len, u->path, NULL,

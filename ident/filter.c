@@ -38,22 +38,28 @@ int dyi_butter_design(dyiButter* f, int order, double fc, double fs) {
     if (m > rho) rho = m;
   }
   f->rho = rho;
+  /* a cutoff so small a fraction of the rate that the coefficients lose
+   * all precision (c^2 overflowing, poles on the unit circle) is no filter */
+  for (int i = 0; i < s; i++)
+    for (int k = 0; k < 3; k++)
+      if (!isfinite(f->a[i][k]) || !isfinite(f->b[i][k])) return -1;
+  if (!(rho < 1)) return -1;
   return 0;
 }
 
 int dyi_butter_margin(const dyiButter* f) {
   double rho = f->rho;
   if (rho <= 0) return 1;
-  if (rho >= 1) return 1 << 24;
+  if (!(rho < 1)) return 1 << 24;
   double m = ceil(log(0x1p-53 * (1.0 - rho)) / log(rho));
-  return m > (1 << 24) ? (1 << 24) : (int)m + 1;
+  return !(m < (1 << 24)) ? (1 << 24) : m < 0 ? 1 : (int)m + 1;
 }
 
 int dyi_butter_settle(const dyiButter* f, double tol) {
   if (f->rho <= 0) return 1;
-  if (f->rho >= 1) return 1 << 24;
+  if (!(f->rho < 1)) return 1 << 24;
   double m = ceil(log(tol) / log(f->rho));
-  return m > (1 << 24) ? (1 << 24) : (int)m;
+  return !(m < (1 << 24)) ? (1 << 24) : m < 1 ? 1 : (int)m;
 }
 
 void dyi_butter_steady(const dyiButter* f, double* z, double x0) {
@@ -93,12 +99,40 @@ struct dyiZpf_ {
   int started, finished;
 };
 
+/* bytes of the buffers for block B (see dyi_zpf_new) */
+static double zpf_bytes(long B, long M, int nch, int npass, int ns) {
+  double c = (double)B + M + 1, k = nch, p = npass > 0 ? npass : 1;
+  return sizeof(double) * (c * (3*k + 2*p) + M * k + 2 * k * ns);
+}
+
+long dyi_zpf_block(const dyiButter* f, int nch, int npass, double* bytes) {
+  long M = dyi_butter_margin(f);
+  int ns = 2*f->nsec;
+  long B = 4*M > 1024 ? 4*M : 1024;
+  double b = zpf_bytes(B, M, nch, npass, ns);
+  if (b > (double)DYI_ZPF_MAXBYTES) {   /* the largest block that fits */
+    double per = zpf_bytes(1, M, nch, npass, ns) - zpf_bytes(0, M, nch, npass, ns);
+    double fit = floor(((double)DYI_ZPF_MAXBYTES - zpf_bytes(0, M, nch, npass, ns)) / per);
+    long least = M / 4 > 256 ? M / 4 : 256;
+    if (!(fit >= (double)least)) {
+      if (bytes) *bytes = zpf_bytes(least, M, nch, npass, ns);
+      return 0;
+    }
+    B = (long)fit;
+    b = zpf_bytes(B, M, nch, npass, ns);
+  }
+  if (bytes) *bytes = b;
+  return B;
+}
+
 dyiZpf* dyi_zpf_new(const dyiButter* f, int nch, int npass, int block) {
+  long B = block > 0 ? block : dyi_zpf_block(f, nch, npass, NULL);
+  if (B <= 0) return NULL;
   dyiZpf* z = calloc(1, sizeof *z);
   if (!z) return NULL;
   z->f = *f; z->nch = nch; z->npass = npass; z->ns = 2*f->nsec;
   z->M = dyi_butter_margin(f);
-  z->B = block > 0 ? block : (4*z->M > 1024 ? 4*z->M : 1024);
+  z->B = (int)B;
   z->cap = (long)z->B + z->M + 1;
   size_t c = (size_t)z->cap, k = (size_t)nch, p = (size_t)(npass > 0 ? npass : 1);
   z->X = malloc(c*k*sizeof(double)); z->Y = malloc(c*k*sizeof(double));
@@ -267,9 +301,13 @@ dyiDecim* dyi_decim_new(const dyiFir* f, int nch, int npass, int guard) {
   dyiDecim* d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->nch = nch; d->npass = npass; d->K = f->K; d->D = f->D; d->gain2 = f->gain2;
-  d->E = guard > 0 ? guard : 0; d->lead = d->E;
+  size_t L = (size_t)(2 * f->K + 1), rec = (size_t)(nch + npass);
+  /* the delay line within its cap (and the slots it adds with it) */
+  long Emax = DYI_DECIM_MAXRING / (long)(sizeof(double) * (rec > 0 ? rec : 1));
+  d->E = guard <= 0 ? 0 : guard < Emax ? guard : (int)Emax;
+  d->lead = d->E;
   d->S = (2 * f->K + d->E) / f->D + 4;
-  size_t S = (size_t)d->S, L = (size_t)(2 * f->K + 1), rec = (size_t)(nch + npass);
+  size_t S = (size_t)d->S;
   d->h = malloc(sizeof(double) * L);
   d->acc = malloc(sizeof(double) * S * (size_t)(nch > 0 ? nch : 1));
   d->pass = malloc(sizeof(double) * S * (size_t)(npass > 0 ? npass : 1));
@@ -286,6 +324,8 @@ void dyi_decim_free(dyiDecim* d) {
   free(d->h); free(d->acc); free(d->pass); free(d->w1); free(d->w2); free(d->ring);
   free(d);
 }
+
+int dyi_decim_guard(const dyiDecim* d) { return d->E; }
 
 long dyi_decim_size(const dyiDecim* d) {
   return (long)d->S * (d->nch + d->npass + 2) + 2 * d->K + 1 + (long)d->E * (d->nch + d->npass);

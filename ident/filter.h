@@ -57,8 +57,22 @@ double dyi_butter_step(const dyiButter* f, double* z, double x);
  * values per sample (row numbers, raw torque, ...) delayed alike. */
 typedef struct dyiZpf_ dyiZpf;
 
-/* block: samples emitted per backward pass (0: 4 * margin, at least 1024).
- * NULL when out of memory. */
+/* Memory cap of one filter with an automatic block: its buffers hold at
+ * most this many bytes (a cutoff that is a tiny fraction of the sample
+ * rate has a margin M of millions of samples: see dyi_zpf_bytes). */
+#define DYI_ZPF_MAXBYTES (64L << 20)
+
+/* The block an automatic filter (block 0) takes for nch channels and npass
+ * pass-through values: 4 margins (at least 1024), or less to stay within
+ * DYI_ZPF_MAXBYTES, down to a quarter margin (the backward pass then runs
+ * over up to 5 times the samples it emits). 0 when even that does not fit:
+ * the cutoff is too small a fraction of the sample rate. *bytes (may be
+ * NULL) receives the buffers' size at that block, or at the smallest one
+ * when it does not fit. */
+long dyi_zpf_block(const dyiButter* f, int nch, int npass, double* bytes);
+
+/* block: samples emitted per backward pass (0: dyi_zpf_block). NULL when
+ * out of memory, or when an automatic block does not fit its cap. */
 dyiZpf* dyi_zpf_new(const dyiButter* f, int nch, int npass, int block);
 void dyi_zpf_free(dyiZpf* z);
 
@@ -128,8 +142,11 @@ typedef struct dyiDecim_ dyiDecim;
  * (where the signals' own zero-phase filter has its edge transient: q,
  * and above all the qd, qdd differenced from it, are distorted there); the
  * last guard samples are held in a delay line until the filter knows they
- * are not the file's last. The filter keeps a copy of the taps. NULL when
- * out of memory. */
+ * are not the file's last. The delay line holds at most DYI_DECIM_MAXRING
+ * bytes: a longer guard is shortened to fit (dyi_decim_guard), so a few
+ * edge samples with a transient above the guard's tolerance may enter.
+ * The filter keeps a copy of the taps. NULL when out of memory. */
+#define DYI_DECIM_MAXRING (32L << 20)
 dyiDecim* dyi_decim_new(const dyiFir* f, int nch, int npass, int guard);
 void dyi_decim_free(dyiDecim* d);
 /* Append one sample: 0, or -1 when outputs are waiting (pop them first). */
@@ -144,5 +161,7 @@ void dyi_decim_end(dyiDecim* d, int file_end);
 int dyi_decim_pop(dyiDecim* d, double* y, double* pass, double* relvar);
 /* Doubles held (for the memory bound). */
 long dyi_decim_size(const dyiDecim* d);
+/* The guard in use (the one asked for, or shortened to the ring's cap). */
+int dyi_decim_guard(const dyiDecim* d);
 
 #endif

@@ -1,8 +1,11 @@
 /* dynid ident: the log reader (see log.h for the pipeline).
  *
- * Memory: one CSV row, the first 1000 rows (for the sample rate), the
- * zero-phase filter's block buffers (filter.h: (B + 2M) x channels) and a
- * three-sample window for the differences; nothing grows with the log. */
+ * Memory: one CSV row (core/io.h caps its length and columns), the first
+ * 1000 rows (for the sample rate), the zero-phase filter's block buffers
+ * (filter.h: (B + 2M) x channels, at most DYI_ZPF_MAXBYTES: a cutoff too
+ * small a fraction of the sample rate is refused with the ratio it would
+ * need) and a three-sample window for the differences; nothing grows with
+ * the log. Resampling makes at most RESAMPLE_MAXUP samples per row read. */
 #include "log.h"
 #include "filter.h"
 #include "io.h"
@@ -376,6 +379,7 @@ void dyi_lograw_close(dyLogRaw* r) {
 /* ------------------------------------------------------- preprocessing */
 
 #define RATEWIN 1000
+#define RESAMPLE_MAXUP 100.0 /* --resample at most this many times the log's rate */
 #define GUARD_TOL 1e-3   /* parallel filtering: edge samples left out down to this */
 
 struct dyLogReader_ {
@@ -489,6 +493,44 @@ static int cmpd(const void* a, const void* b) {
   return x < y ? -1 : x > y;
 }
 
+/* a frequency for messages: "10 Hz", "1 GHz", "2.5 mHz" */
+static const char* hz_text(double f, char* buf, size_t sz) {
+  static const char* P[] = {"p", "n", "u", "m", "", "k", "M", "G", "T"};
+  int e = 4;
+  double a = fabs(f);
+  if (isfinite(a) && a >= 0.9995e-12 && a < 999.5e12) {
+    while (a >= 999.5) { a /= 1000; f /= 1000; e++; }
+    while (a < 0.9995) { a *= 1000; f *= 1000; e--; }
+  }
+  snprintf(buf, sz, "%.3g %sHz", f, P[e]);
+  return buf;
+}
+
+/* 1 if a zero-phase filter of this order and cutoff ratio fc / fs fits
+ * its memory cap for nch channels and npass pass-through values */
+static int filter_fits(int order, double ratio, int nch, int npass) {
+  dyiButter b;
+  return dyi_butter_design(&b, order, ratio, 1.0) == 0 && dyi_zpf_block(&b, nch, npass, NULL) > 0;
+}
+
+/* the cutoff is too small a fraction of the sample rate for the filter's
+ * memory cap: one line with the cause, the smallest ratio that fits and
+ * the fixes */
+static void filter_too_long(const dyLogReader* r, int order, double med, char* err, int errsz) {
+  double lo = log(1e-15), hi = log(0.45);
+  if (filter_fits(order, exp(hi), r->nch, r->npass))
+    for (int i = 0; i < 60; i++) {
+      double mid = 0.5 * (lo + hi);
+      if (filter_fits(order, exp(mid), r->nch, r->npass)) hi = mid; else lo = mid;
+    }
+  char fc[32], fs[32];
+  snprintf(err, (size_t)errsz, "%s: cutoff %s is %.2g of the sample rate %s (median time step %.3g s): "
+           "its zero-phase filter would hold more than %ld MiB (it needs a cutoff of at least "
+           "%.2g of the rate here); check the time column or --time-scale, or give a higher --cutoff "
+           "or a lower --resample rate", r->path, hz_text(r->fc, fc, sizeof fc), r->fc / r->fs,
+           hz_text(r->fs, fs, sizeof fs), med, DYI_ZPF_MAXBYTES >> 20, exp(hi));
+}
+
 static void teardown(dyLogReader* r) {
   dyi_lograw_close(r->raw); r->raw = NULL;
   dyi_zpf_free(r->zpf); r->zpf = NULL;
@@ -527,6 +569,14 @@ static int setup(dyLogReader* r, char* err, int errsz) {
   double med = m % 2 ? dt[m/2] : 0.5 * (dt[m/2 - 1] + dt[m/2]);
   free(dt);
   r->fs = opt->resample_hz > 0 ? opt->resample_hz : 1.0 / med;
+  if (opt->resample_hz > RESAMPLE_MAXUP / med) {   /* samples made up, per sample read */
+    char a[32], b[32];
+    snprintf(err, (size_t)errsz, "%s: --resample %s is %.3g times the log's sample rate %s (median time "
+             "step %.3g s), more than %g: check --resample, the time column or --time-scale", r->path,
+             hz_text(opt->resample_hz, a, sizeof a), opt->resample_hz * med, hz_text(1 / med, b, sizeof b),
+             med, RESAMPLE_MAXUP);
+    return -1;
+  }
   /* cutoff */
   int D = opt->decimate > 1 ? opt->decimate : 1;
   r->fc = 0;
@@ -558,6 +608,10 @@ static int setup(dyLogReader* r, char* err, int errsz) {
   r->margin = 0; r->zfin = 0;
   if (r->fc > 0) {
     int order = opt->order > 0 ? opt->order : 4;
+    if (!filter_fits(order, r->fc / r->fs, r->nch, r->npass)) {
+      filter_too_long(r, order, med, err, errsz);
+      return -1;
+    }
     if (dyi_butter_design(&r->bw, order, r->fc, r->fs)) {
       snprintf(err, (size_t)errsz, "%s: cannot design a Butterworth filter of order %d, cutoff %g Hz "
                "at %g Hz", r->path, order, r->fc, r->fs);

@@ -78,6 +78,12 @@ static void read_comments(const char* path, char* out, int outsz) {
   fclose(f);
 }
 
+/* a message quoting file text stays one line: control characters
+ * (newlines of a quoted field) become '?' */
+static void one_line(char* s) {
+  for (; *s; s++) if ((unsigned char)*s < 32) *s = '?';
+}
+
 dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int errsz) {
   dyCsv* csv = dy_csv_open(path, err, errsz);
   if (!csv) return NULL;
@@ -90,7 +96,7 @@ dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int err
   double* sd = malloc(sizeof(double) * (size_t)cap);
   char** f;
   int nf, r, cname = -1, cval = -1, cstd = -1, cexpr = -1;
-  if (!p || !names || !B || !val || !sd) { snprintf(err, (size_t)errsz, "out of memory"); goto fail; }
+  if (!p || !names || !B || !val || !sd) { snprintf(err, (size_t)errsz, "%s: out of memory", path); goto fail; }
   read_comments(path, p->comment, sizeof p->comment);
   r = dy_csv_next(csv, &f, &nf, err, errsz);
   if (r <= 0) {
@@ -114,6 +120,11 @@ dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int err
                dy_csv_line(csv), nf + 1, nf, need + 1);
       goto fail;
     }
+    if (nb == npar) {   /* independent combinations of npar parameters: at most npar */
+      snprintf(err, (size_t)errsz, "%s:%ld: more than %d base parameters, the number of standard "
+               "parameters of the %d-joint model", path, dy_csv_line(csv), npar, m->n);
+      goto fail;
+    }
     if (nb == cap) {
       cap *= 2;
       void* a = realloc(names, (size_t)cap * sizeof *names);
@@ -124,7 +135,7 @@ dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int err
       if (c2) val = c2;
       void* d2 = realloc(sd, sizeof(double) * (size_t)cap);
       if (d2) sd = d2;
-      if (!a || !b2 || !c2 || !d2) { snprintf(err, (size_t)errsz, "out of memory"); goto fail; }
+      if (!a || !b2 || !c2 || !d2) { snprintf(err, (size_t)errsz, "%s: out of memory", path); goto fail; }
     }
     snprintf(names[nb], sizeof names[nb], "%s", f[cname]);
     if (dy_csv_double(csv, f[cval], cval, 0, &val[nb], err, errsz)) goto fail;
@@ -146,7 +157,7 @@ dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int err
   p->base = dyi_base_alloc("file", nb, np, friction);
   p->value = malloc(sizeof(double) * (size_t)nb);
   p->std = malloc(sizeof(double) * (size_t)nb);
-  if (!p->base || !p->value || !p->std) { snprintf(err, (size_t)errsz, "out of memory"); goto fail; }
+  if (!p->base || !p->value || !p->std) { snprintf(err, (size_t)errsz, "%s: out of memory", path); goto fail; }
   /* the kinds of joint parameter the expressions use; the others are zero */
   if (friction) {
     p->base->joint_keep = 0;
@@ -178,6 +189,7 @@ dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int err
   dy_csv_close(csv);
   return p;
 fail:
+  one_line(err);
   free(names); free(B); free(val); free(sd);
   dy_csv_close(csv);
   dyi_params_free(p);

@@ -182,7 +182,7 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
     if (end == s || *e) kind = DYI_QF_JUNK;
     else if (isnan(x)) kind = DYI_QF_NAN;
     else if (isinf(x)) kind = DYI_QF_INF;
-    else if (fabs(x) > q->absurd) kind = DYI_QF_ABSURD;
+    else if (fabs(x) > q->absurd && q->role[c] != DYI_ROLE_T) kind = DYI_QF_ABSURD;   /* epoch times are fine */
     vals[c] = x;
     if (kind < 0) continue;
     int used = q->role[c] != DYI_ROLE_NONE;

@@ -7,7 +7,8 @@
  * The other findings describe the log as a whole and are for the user and
  * the report (the estimator may refuse on some of them):
  *
- *   DYI_QF_NAN, _INF, _ABSURD (|x| > opt.absurd, 1e6), _JUNK (not a number)
+ *   DYI_QF_NAN, _INF, _ABSURD (|x| > opt.absurd, 1e6; not the time column,
+ *   which may hold epoch seconds), _JUNK (not a number)
  *        in any column; in a column the identification does not use they
  *        are reported but harmless (used = 0) and never drop a row
  *   DYI_QF_TRUNC   a row with fewer cells than the header (bad if it lacks

@@ -13,6 +13,7 @@ for t in "$@"; do
     printf '%s\n' "$out" | tail -n 20
   fi
   if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
+  if [ "$p" = 0 ] && [ "$f" = 0 ]; then f=1; echo "$(basename "$t"): no checks ran"; fi
   if [ "$f" != 0 ]; then printf '%s\n' "$out" | grep -E 'FAIL|error|Error' | head -n 30; status=1; fi
   printf '%-28s %s\n' "$(basename "$t")" "$p passed, $f failed"
   P=$((P + p)); F=$((F + f))

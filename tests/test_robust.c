@@ -1,9 +1,8 @@
 /* dynid tests: robustness of the program as a whole.
- *  - an interrupt (SIGINT) in the middle of a long run leaves neither the
- *    output nor a temporary file, and an existing output stays as it was;
- *  - every input kept in tests/fuzz/regress/<reader>/ (findings of make fuzz,
- *    and hand-made nasty inputs) is rejected or accepted cleanly by its
- *    reader: no crash (this binary runs under ASan in make asan). */
+ * An interrupt (SIGINT) in the middle of a long run leaves neither the
+ * output nor a temporary file, and an existing output stays as it was.
+ * (tests/test_fuzz_regress.c replays tests/fuzz/regress/ through every
+ * reader, tests/test_bounds.c holds identify to its memory bound.) */
 #include "testhelp.h"
 #include "io.h"
 #include "dynamics.h"
@@ -73,39 +72,7 @@ static void check_sigint(void) {
   unlink(states);
 }
 
-static void replay_tables(void) {
-  const char* dir = "tests/fuzz/regress/table";
-  DIR* d = opendir(dir);
-  int k = 0;
-  struct dirent* e;
-  while (d && (e = readdir(d))) {
-    if (e->d_name[0] == '.') continue;
-    char path[512], err[DY_ERRSZ];
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    for (int classic = 0; classic < 2; classic++) {
-      dyLoadOpt opt = {0};
-      opt.classic_dh = classic;
-      dyModel* m = NULL;
-      err[0] = 0;
-      int r = dy_load_table(path, &opt, &m, err, sizeof err);
-      CHECK(r == 0 || (strstr(err, path) && !strchr(err, '\n')),
-            "%s: error names the file on one line: '%s'", path, err);
-      if (!r) {
-        dyData* dd = dy_makeData(m);
-        double q[DY_MAXJ] = {0}, tau[DY_MAXJ];
-        dy_rnea(m, dd, m->par, q, q, q, tau);
-        dy_freeData(dd);
-        dy_freeModel(m);
-      }
-    }
-    k++;
-  }
-  if (d) closedir(d);
-  CHECK(k > 0, "table regression inputs replayed: %d", k);
-}
-
 int main(void) {
   check_sigint();
-  replay_tables();
   return test_report();
 }

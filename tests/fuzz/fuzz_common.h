@@ -1,7 +1,13 @@
 /* dynid fuzz targets: the fuzzer's bytes become a file (the readers take
  * paths, as users give them), the reader runs, and everything it allocated
- * must be freed. A crash, a leak, a hang or a sanitizer report is a finding;
- * an error return is the expected outcome for garbage. */
+ * must be freed. A crash, a leak, a hang, a sanitizer report or an
+ * allocation above make fuzz's -malloc_limit_mb is a finding (what a
+ * reader allocates follows from the input's size or a documented cap); an
+ * error return is the expected outcome for garbage, but it must be one
+ * line that names the file: the targets abort otherwise (not on the words
+ * "out of memory", which a message may quote from the file).
+ * tests/test_fuzz_regress.c replays tests/fuzz/regress/ through these same
+ * functions. */
 #ifndef DYNID_FUZZ_COMMON_H
 #define DYNID_FUZZ_COMMON_H
 #include <stdint.h>
@@ -10,10 +16,16 @@
 #include <string.h>
 #include <unistd.h>
 
-/* write data to a per-process temporary file with the given suffix */
+/* Scratch files go to FUZZ_DIR (the fuzzer's working directory, or
+ * build/tests when the regression corpus is replayed by make test). */
+#ifndef FUZZ_DIR
+#define FUZZ_DIR "."
+#endif
+
+/* write data to a per-process scratch file with the given suffix */
 static const char* fuzz_file(const uint8_t* data, size_t size, const char* suffix) {
   static char path[256];
-  snprintf(path, sizeof path, "/tmp/dynid-fuzz-%d%s", (int)getpid(), suffix);
+  snprintf(path, sizeof path, FUZZ_DIR "/dynid-fuzz-%d%s", (int)getpid(), suffix);
   FILE* f = fopen(path, "wb");
   if (!f) abort();
   if (size && fwrite(data, 1, size, f) != size) abort();

@@ -14,10 +14,15 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   opt.on_bad = (data[0] >> 1) & 1;
   if (data[0] & 4) opt.cutoff_hz = -1;
   dyLogReader* r = dyi_log_open(path, 3, &opt, err, sizeof err);
-  if (!r) return 0;
+  if (!r) {
+    if (!strstr(err, path) || strchr(err, '\n')) abort();   /* one line naming the file */
+    return 0;
+  }
   dySample s;
   long k = 0;
-  while (dyi_log_next(r, &s, err, sizeof err) > 0 && k < 100000) k++;
+  int rc;
+  while ((rc = dyi_log_next(r, &s, err, sizeof err)) > 0 && k < 100000) k++;
+  if (rc < 0 && (!strstr(err, path) || strchr(err, '\n'))) abort();
   dyi_log_close(r);
   return 0;
 }

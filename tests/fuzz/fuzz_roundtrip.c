@@ -44,10 +44,10 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   char err[DY_ERRSZ], out[300];
   dyModel* m = NULL;
   if (dy_load_model(path, NULL, &m, err, sizeof err)) return 0;
-  snprintf(out, sizeof out, "/tmp/dynid-fuzz-rt-%d.csv", (int)getpid());
+  snprintf(out, sizeof out, FUZZ_DIR "/dynid-fuzz-rt-%d.csv", (int)getpid());
   if (dy_write_model(out, m, m->par, "fuzz", err, sizeof err) != 0) abort();   /* a table holds any model */
   compare(m, out);
-  snprintf(out, sizeof out, "/tmp/dynid-fuzz-rt-%d.urdf", (int)getpid());
+  snprintf(out, sizeof out, FUZZ_DIR "/dynid-fuzz-rt-%d.urdf", (int)getpid());
   int r = dy_write_model(out, m, m->par, "fuzz", err, sizeof err);
   if (r < 0 && (strchr(err, '\n') || !strstr(err, "write a .csv"))) abort();
   if (r == 0) compare(m, out);

@@ -1,0 +1,64 @@
+/* libFuzzer target: the statistics files of identify --save-stats, read as
+ * identify --stats reads them: the head alone, then, for a head that names
+ * a base set and friction kinds, the merge of its triangles into an
+ * estimator of that set for a fixed 3-joint model (the seeds were written
+ * for this model, so their columns match). */
+#include "fuzz_common.h"
+#include "stats.h"
+#include "base.h"
+#include "io.h"
+
+static const char* MODEL_TABLE =
+  "joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz\n"
+  "1,R,0,0,0,0.3,2,0.1,0,0,0.01,0,0,0.01,0,0.01\n"
+  "2,R,1.5707963267948966,0.2,0,0,1,0.1,0,0,0.01,0,0,0.01,0,0.01\n"
+  "3,R,0,0.2,0,0,1,0.1,0,0,0.01,0,0,0.01,0,0.01\n";
+
+static dyModel* model(void) {
+  static dyModel* m;
+  if (!m) {
+    char err[DY_ERRSZ];
+    const char* p = fuzz_file((const uint8_t*)MODEL_TABLE, strlen(MODEL_TABLE), ".model.csv");
+    if (dy_load_table(p, NULL, &m, err, sizeof err)) abort();
+  }
+  return m;
+}
+
+static int bad_error(const char* err, const char* path) {
+  return !strstr(err, path) || strchr(err, '\n');
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const dyModel* m = model();
+  const char* path = fuzz_file(data, size, ".stats");
+  char err[DY_ERRSZ];
+  dyiStatsHead ref;
+  if (dyi_stats_head(path, &ref, err, sizeof err)) {
+    if (bad_error(err, path)) abort();   /* one line naming the file */
+    return 0;
+  }
+  if (ref.n != m->n) return 0;
+  int friction = strcmp(ref.friction, "off") != 0;
+  unsigned keep = 15u;
+  char kinds[32], bad[40];
+  snprintf(kinds, sizeof kinds, "%s", ref.friction);
+  for (char* p = kinds; *p; p++) if (*p == ' ') *p = ',';
+  if (friction && dyi_friction_kinds(kinds, &keep, bad, sizeof bad)) return 0;
+  dyBase* b = dyi_base_compute(m, ref.set, friction, err, sizeof err);
+  if (!b) return 0;
+  if (dyi_base_keep_joint(m, b, keep, err, sizeof err)) { dyi_base_free(b); return 0; }
+  unsigned char mask[3 * 64];
+  if (b->nb > 64) { dyi_base_free(b); return 0; }
+  dyi_base_mask(m, b, mask);
+  dyEstOpt eo;
+  dyi_est_defaults(&eo);
+  eo.mask = mask;
+  dyEstim* e = dyi_est_make(m->n, b->nb, &eo, err, sizeof err);
+  if (e) {
+    dyiStatsHead acc = ref;
+    if (dyi_stats_merge_file(path, &ref, b, e, &acc, err, sizeof err) && bad_error(err, path)) abort();
+    dyi_est_free(e);
+  }
+  dyi_base_free(b);
+  return 0;
+}
