@@ -222,8 +222,18 @@ int dy_link_comform(const double par10[10]) {
   return inertia_invalid(Ic) == NULL;
 }
 
+static int load_table(const char* path, const dyLoadOpt* opt, dyModel** out, char* err, int errsz);
+
+/* the reader, with its error kept on one line: a message that quotes a
+ * cell (a quoted field may span lines) shows its control characters as '?' */
 int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
                   char* err, int errsz) {
+  int r = load_table(path, opt, out, err, errsz);
+  if (r) for (char* s = err; *s; s++) if ((unsigned char)*s < 32) *s = '?';
+  return r;
+}
+
+static int load_table(const char* path, const dyLoadOpt* opt, dyModel** out, char* err, int errsz) {
   *out = NULL;
   dyCsv* c = dy_csv_open(path, err, errsz);
   if (!c) return -1;

@@ -96,6 +96,7 @@ dyiQuality* dyi_quality_new(const char* path, int ncol, char** names, const int*
     if (role[c] == DYI_ROLE_NONE) snprintf(q->name[c], 48, "%.46s", names[c]);
     else if (role[c] == DYI_ROLE_T) snprintf(q->name[c], 48, "%.40s (t)", names[c]);
     else snprintf(q->name[c], 48, "%.30s (%s%d)", names[c], RN[role[c]], joint[c] + 1);
+    for (char* s = q->name[c]; *s; s++) if ((unsigned char)*s < 32) *s = '?';   /* messages stay one line */
     if (role[c] == DYI_ROLE_Q) q->colq[joint[c]] = c;
     if (role[c] == DYI_ROLE_QD) { q->colqd[joint[c]] = c; q->hasqd = 1; }
     if (role[c] == DYI_ROLE_TAU) q->coltau[joint[c]] = c;
