@@ -24,6 +24,27 @@ static dyModel* model(void) {
   return m;
 }
 
+/* base sets are made once per (set, friction, kinds) and kept: making one
+ * costs a QR of a sampled regressor, far more than reading a file */
+static const dyBase* base_set(const dyModel* m, const char* set, int friction, unsigned keep) {
+  static struct { char set[8]; int friction; unsigned keep; dyBase* b; } cache[16];
+  static int ncache;
+  for (int i = 0; i < ncache; i++)
+    if (!strcmp(cache[i].set, set) && cache[i].friction == friction && cache[i].keep == keep) return cache[i].b;
+  char err[DY_ERRSZ];
+  dyBase* b = dyi_base_compute(m, set, friction, err, sizeof err);
+  if (b && dyi_base_keep_joint(m, b, keep, err, sizeof err)) { dyi_base_free(b); b = NULL; }
+  if (ncache < 16) {
+    snprintf(cache[ncache].set, sizeof cache[ncache].set, "%s", set);
+    cache[ncache].friction = friction; cache[ncache].keep = keep; cache[ncache].b = b;
+    ncache++;
+  } else if (b) {
+    dyi_base_free(b);   /* not reached with three sets and sixteen kinds of friction */
+    return NULL;
+  }
+  return b;
+}
+
 static int bad_error(const char* err, const char* path) {
   return !strstr(err, path) || strchr(err, '\n');
 }
@@ -44,11 +65,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   snprintf(kinds, sizeof kinds, "%s", ref.friction);
   for (char* p = kinds; *p; p++) if (*p == ' ') *p = ',';
   if (friction && dyi_friction_kinds(kinds, &keep, bad, sizeof bad)) return 0;
-  dyBase* b = dyi_base_compute(m, ref.set, friction, err, sizeof err);
-  if (!b) return 0;
-  if (dyi_base_keep_joint(m, b, keep, err, sizeof err)) { dyi_base_free(b); return 0; }
+  const dyBase* b = base_set(m, ref.set, friction, keep);
+  if (!b || b->nb > 64) return 0;
   unsigned char mask[3 * 64];
-  if (b->nb > 64) { dyi_base_free(b); return 0; }
   dyi_base_mask(m, b, mask);
   dyEstOpt eo;
   dyi_est_defaults(&eo);
@@ -59,6 +78,5 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (dyi_stats_merge_file(path, &ref, b, e, &acc, err, sizeof err) && bad_error(err, path)) abort();
     dyi_est_free(e);
   }
-  dyi_base_free(b);
   return 0;
 }
