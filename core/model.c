@@ -176,3 +176,13 @@ void dy_fk(const dyModel* m, const double* q, int j, double R[9], double p[3]) {
     memcpy(R, Rc, sizeof Rc); memcpy(p, pc, sizeof pc);
   }
 }
+
+void dy_pseudo_inertia(const double p[10], double PI[16]) {
+  double t = 0.5*(p[DY_XX] + p[DY_YY] + p[DY_ZZ]);
+  double A[16] = {
+    t - p[DY_XX], -p[DY_XY], -p[DY_XZ], p[DY_MX],
+    -p[DY_XY], t - p[DY_YY], -p[DY_YZ], p[DY_MY],
+    -p[DY_XZ], -p[DY_YZ], t - p[DY_ZZ], p[DY_MZ],
+    p[DY_MX], p[DY_MY], p[DY_MZ], p[DY_M]};
+  memcpy(PI, A, sizeof A);
+}

@@ -109,6 +109,14 @@ void dy_linkpar_from_com(double par10[10], double mass, const double c[3],
 void dy_linkpar_to_com(const double par10[10], double* mass, double c[3],
                        double Ic6[6]);
 
+/* Pseudo-inertia of a link's ten parameters (order above), 4x4 symmetric
+ * (row- or column-major alike):
+ *   PI = [ tr(J)/2 1 - J   h ]   J: inertia about O_j [kg m^2], h = (MX, MY, MZ) [kg m],
+ *        [ h^T             m ]   m = M [kg].
+ * PI >= 0 exactly when some non-negative mass distribution has these
+ * parameters ("density realisable"). */
+void dy_pseudo_inertia(const double par10[10], double PI[16]);
+
 /* Joint transform of joint j at position qj: R (row-major 3x3, frame j
  * axes in frame j-1) and p (O_j in frame j-1 [m]). */
 void dy_jointframe(const dyModel* m, int j, double qj, double R[9], double p[3]);

@@ -200,15 +200,8 @@ static const char* inertia_invalid(const double* s6) {
 }
 
 int dy_link_consistent(const double par10[10]) {
-  /* P = [tr(J)/2 1 - J, h; h^T, m], column-major 4x4 */
-  double J[9], A[16], w[4];
-  dyu_sym6ToMat(J, par10);
-  double t = 0.5 * (J[0] + J[4] + J[8]);
-  for (int i = 0; i < 3; i++) {
-    for (int k = 0; k < 3; k++) A[4*k + i] = (i == k ? t : 0) - J[3*i + k];
-    A[4*3 + i] = A[4*i + 3] = par10[DY_MX + i];
-  }
-  A[15] = par10[DY_M];
+  double A[16], w[4];
+  dy_pseudo_inertia(par10, A);
   if (LAPACKE_dsyev(LAPACK_COL_MAJOR, 'N', 'U', 4, A, 4, w) != 0) return 0;
   double big = fmax(fabs(w[0]), fabs(w[3]));
   return w[0] >= -1e-9 * big;

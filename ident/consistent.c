@@ -23,16 +23,6 @@ static double now_s(void) {
 
 static int pk(int i, int j) { return i >= j ? i*(i+1)/2 + j : j*(j+1)/2 + i; }
 
-void dyi_pseudo_inertia(const double p[10], double PI[16]) {
-  double tr = 0.5*(p[DY_XX] + p[DY_YY] + p[DY_ZZ]);
-  double A[16] = {
-    tr - p[DY_XX], -p[DY_XY], -p[DY_XZ], p[DY_MX],
-    -p[DY_XY], tr - p[DY_YY], -p[DY_YZ], p[DY_MY],
-    -p[DY_XZ], -p[DY_YZ], tr - p[DY_ZZ], p[DY_MZ],
-    p[DY_MX], p[DY_MY], p[DY_MZ], p[DY_M]};
-  memcpy(PI, A, sizeof A);
-}
-
 static double sym4_mineig(double A[16]) {   /* destroyed */
   double w[4], wk[64];
   if (LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', 4, A, 4, w, wk, 64) != 0) return NAN;
@@ -41,7 +31,7 @@ static double sym4_mineig(double A[16]) {   /* destroyed */
 
 double dyi_pseudo_mineig(const double par10[10]) {
   double A[16];
-  dyi_pseudo_inertia(par10, A);
+  dy_pseudo_inertia(par10, A);
   return sym4_mineig(A);
 }
 
@@ -212,7 +202,7 @@ static int add_link_blocks(consCtx* c, SDPCone cone) {
       double u[10] = {0};
       if (v < 0) memcpy(u, c->pic + DY_NPAR_LINK*j, sizeof u);
       else u[v] = c->S[DY_NPAR_LINK*j + v];
-      dyi_pseudo_inertia(u, PI);
+      dy_pseudo_inertia(u, PI);
       if (v < 0) for (int a = 0; a < 4; a++) PI[5*a] -= c->pr->min_eig;
       spmat* A = new_mat(c, 10);
       if (!A) return -1;
@@ -289,7 +279,7 @@ static void evaluate(consCtx* c, const double* y, dyiConsResult* res) {
            (res->solver_status == DSDP_CONVERGED || res->pinfeas <= 1e-6);
   for (int j = 0; j < c->n; j++) {
     double PI[16];
-    dyi_pseudo_inertia(res->pi + DY_NPAR_LINK*j, PI);
+    dy_pseudo_inertia(res->pi + DY_NPAR_LINK*j, PI);
     double tr = PI[0] + PI[5] + PI[10] + PI[15];
     for (int a = 0; a < 4; a++) PI[5*a] -= pr->min_eig;
     res->link_margin[j] = sym4_mineig(PI);

@@ -102,9 +102,6 @@ int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* re
                    char* err, int errsz);
 void dyi_cons_free(dyiConsResult* res);
 
-/* Pseudo-inertia of a link's ten parameters: PI (4x4, row-major). */
-void dyi_pseudo_inertia(const double par10[10], double PI[16]);
-
 /* Smallest eigenvalue of a link's pseudo-inertia [SI]. */
 double dyi_pseudo_mineig(const double par10[10]);
 

@@ -204,7 +204,7 @@ static void frame_in_frame(const dyModel* m, const dyModel* fm, const double* q,
 static void link_to_frame(double out[10], const double in[10], const double Q[9], const double t[3]) {
   double P[16], T[16] = {Q[0], Q[1], Q[2], t[0], Q[3], Q[4], Q[5], t[1], Q[6], Q[7], Q[8], t[2], 0, 0, 0, 1};
   double TP[16], O[16];
-  dyi_pseudo_inertia(in, P);
+  dy_pseudo_inertia(in, P);
   for (int r = 0; r < 4; r++)
     for (int c = 0; c < 4; c++) {
       TP[4*r + c] = 0;

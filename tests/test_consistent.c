@@ -160,7 +160,7 @@ static double phi(pgProb* q, const double* pi, double mu, double* g, double* H, 
   if (g) memcpy(H, HF, sizeof(double) * (size_t)np * np);
   for (int j = 0; j < n; j++) {
     double P[16], W[16], WU[10][16];
-    dyi_pseudo_inertia(pi + 10*j, P);
+    dy_pseudo_inertia(pi + 10*j, P);
     for (int a = 0; a < 4; a++) P[5*a] -= q->E;
     if (LAPACKE_dpotrf(LAPACK_ROW_MAJOR, 'L', 4, P, 4)) return INFINITY;
     for (int a = 0; a < 4; a++) bar += 2 * log(P[5*a]);
