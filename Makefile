@@ -136,7 +136,7 @@ install: all
 # finding is copied into tests/fuzz/regress/<target>/, where
 # test_fuzz_regress (make test) replays it through the same code forever.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= table urdf log params roundtrip stats
+FUZZ_TARGETS ?= table urdf log logs params roundtrip stats
 FUZZ_MALLOC_MB ?= 512
 FUZZ_CFLAGS = -O1 -g -std=c11 -D_GNU_SOURCE -fsanitize=address,undefined -fno-omit-frame-pointer \
   -Icore -Iident -Iverify -Ireports -Itests/fuzz -I/usr/include/libxml2
@@ -157,6 +157,7 @@ fuzz: deps
 	    log) for g in datasets/*/*.csv.gz; do zcat $$g | head -c 4000 > build/fuzz/$$t/corpus/$$(basename $$g .gz); done 2>/dev/null;; \
 	    params) cp tests/fuzz/seeds/*.params build/fuzz/$$t/corpus/ 2>/dev/null;; \
 	    stats) cp tests/fuzz/seeds/*.stats build/fuzz/$$t/corpus/ 2>/dev/null;; \
+	    logs) cp tests/fuzz/seeds/*.logs build/fuzz/$$t/corpus/ 2>/dev/null;; \
 	    roundtrip) for g in datasets/models/*.csv; do { printf '\\000'; cat $$g; } > build/fuzz/$$t/corpus/$$(basename $$g); done; \
 	      for g in datasets/urdf/*.urdf; do { printf '\\001'; cat $$g; } > build/fuzz/$$t/corpus/$$(basename $$g); done;; esac; \
 	  [ -d tests/fuzz/regress/$$t ] && cp tests/fuzz/regress/$$t/* build/fuzz/$$t/corpus/ 2>/dev/null; \

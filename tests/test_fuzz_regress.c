@@ -32,6 +32,9 @@
 #define LLVMFuzzerTestOneInput fuzz_one_roundtrip
 #include "fuzz/fuzz_roundtrip.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_one_logs
+#include "fuzz/fuzz_logs.c"
+#undef LLVMFuzzerTestOneInput
 #define model stats_model
 #define LLVMFuzzerTestOneInput fuzz_one_stats
 #include "fuzz/fuzz_stats.c"
@@ -80,6 +83,7 @@ typedef int (*fuzz_fn)(const uint8_t*, size_t);
 static const struct { const char* name; fuzz_fn fn; } TARGETS[] = {
   {"table", fuzz_one_table}, {"urdf", fuzz_one_urdf}, {"log", fuzz_one_log},
   {"params", fuzz_one_params}, {"roundtrip", fuzz_one_roundtrip}, {"stats", fuzz_one_stats},
+  {"logs", fuzz_one_logs},
 };
 
 /* one input through one target in a child: 0 when it returned normally */
