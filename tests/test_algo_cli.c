@@ -1,8 +1,9 @@
 /* dynid tests: --algo of dynid id, inertia and fd. Every algorithm computes
  * the same quantity ([Lin91], [LinFang99], [Saha99], [Renaud] and the core), so on each
- * shipped model and on a random states file the program's outputs must
- * agree with the default algorithm's to round-off (1e-9 relative to the
- * largest entry: %.17g output, O(n) sums of O(1) products); and with
+ * shipped model and on a random states file (three states) the program's
+ * outputs must have the same header and one row per state, every row
+ * agreeing with the default algorithm's to round-off (1e-9 relative to the
+ * row's largest entry: %.17g output, O(n) sums of O(1) products); and with
  * --params (an identified PARAMS file) too. The library-level agreement is
  * tested in test_verify/test_lin; this tests the program's wiring. */
 #include "testhelp.h"
@@ -10,29 +11,62 @@
 #include <sys/wait.h>
 
 #define MAXV 4096
+#define MAXROWS 8
 
-/* run a command, read the last line of its output as numbers */
-static int run_last(const char* cmd, double* v) {
+/* An output table: its header line and every data row as numbers. */
+typedef struct {
+  char head[65536];
+  int rows, cols;             /* data rows; values per row (the same on every row) */
+  double v[MAXROWS][MAXV];
+} table_t;
+
+/* run a command and read its output: the first line is the header, every
+ * following line one row of numbers. 0, or -1 if the command failed, a row
+ * has another number of values than the first, or there are too many. */
+static int run_table(const char* cmd, table_t* t) {
   FILE* p = popen(cmd, "r");
   if (!p) return -1;
-  char line[65536], last[65536] = "";
-  while (fgets(line, sizeof line, p)) strcpy(last, line);
-  int rc = pclose(p);
-  if (rc) return -1;
-  int k = 0;
-  for (char* s = strtok(last, ",\n"); s && k < MAXV; s = strtok(NULL, ",\n")) v[k++] = strtod(s, NULL);
-  return k;
+  static char line[65536];
+  int bad = 0;
+  t->head[0] = 0; t->rows = 0; t->cols = -1;
+  if (fgets(line, sizeof line, p)) snprintf(t->head, sizeof t->head, "%s", line);
+  while (fgets(line, sizeof line, p)) {
+    if (t->rows == MAXROWS) { bad = 1; continue; }
+    int k = 0;
+    for (char* s = strtok(line, ",\n"); s && k < MAXV; s = strtok(NULL, ",\n")) {
+      char* end;
+      t->v[t->rows][k++] = strtod(s, &end);
+      if (end == s) bad = 1;   /* not a number */
+    }
+    if (t->cols >= 0 && k != t->cols) bad = 1;
+    t->cols = k;
+    t->rows++;
+  }
+  if (pclose(p) || bad) return -1;
+  return 0;
 }
 
-static void compare(const char* what, const char* base_cmd, const char* alt_cmd) {
-  static double a[MAXV], b[MAXV];
-  int na = run_last(base_cmd, a), nb = run_last(alt_cmd, b);
-  CHECK(na > 0 && na == nb, "%s: outputs (%d and %d values): %s", what, na, nb, alt_cmd);
-  if (na <= 0 || na != nb) return;
-  double scale = 0, worst = 0;
-  for (int i = 0; i < na; i++) scale = fmax(scale, fabs(a[i]));
-  for (int i = 0; i < na; i++) worst = fmax(worst, fabs(a[i] - b[i]));
-  CHECK(worst <= 1e-9 * fmax(scale, 1e-300), "%s: largest difference %.3g (scale %.3g)", what, worst, scale);
+/* both commands print the same header and `rows` rows (one per state) that
+ * agree row by row: each row to 1e-9 of its own largest entry, so that a
+ * row of small values is not hidden behind a row of large ones */
+static void compare(const char* what, const char* base_cmd, const char* alt_cmd, int rows) {
+  static table_t a, b;
+  int ra = run_table(base_cmd, &a), rb = run_table(alt_cmd, &b);
+  CHECK(ra == 0 && rb == 0 && a.rows == rows && b.rows == rows && a.cols > 0 && a.cols == b.cols &&
+        !strcmp(a.head, b.head), "%s: outputs (%d and %d rows of %d and %d values, want %d rows; "
+        "headers %s): %s", what, a.rows, b.rows, a.cols, b.cols, rows,
+        strcmp(a.head, b.head) ? "differ" : "agree", alt_cmd);
+  if (ra || rb || a.rows != rows || b.rows != rows || a.cols <= 0 || a.cols != b.cols) return;
+  for (int r = 0; r < rows; r++) {
+    double scale = 0, worst = 0;
+    for (int i = 0; i < a.cols; i++) scale = fmax(scale, fabs(a.v[r][i]));
+    for (int i = 0; i < a.cols; i++) {
+      double d = fabs(a.v[r][i] - b.v[r][i]);
+      worst = d == d ? fmax(worst, d) : INFINITY;   /* a NaN fails */
+    }
+    CHECK(worst <= 1e-9 * fmax(scale, 1e-300), "%s row %d: largest difference %.3g (scale %.3g)", what,
+          r + 1, worst, scale);
+  }
 }
 
 int main(void) {
@@ -56,14 +90,14 @@ int main(void) {
       snprintf(b1, sizeof b1, "./dynid id %s %s 2>/dev/null", models[mi], st);
       snprintf(b2, sizeof b2, "./dynid id %s %s --algo %s 2>/dev/null", models[mi], st, ids[a]);
       snprintf(what, sizeof what, "%s id --algo %s", models[mi], ids[a]);
-      compare(what, b1, b2);
+      compare(what, b1, b2, 3);
     }
     const char* ins[] = {"lin1", "lin2", "lin3", "lin4", "lin5", "lin91", "saha"};
     for (int a = 0; a < 7; a++) {
       snprintf(b1, sizeof b1, "./dynid inertia %s %s 2>/dev/null", models[mi], st);
       snprintf(b2, sizeof b2, "./dynid inertia %s %s --algo %s 2>/dev/null", models[mi], st, ins[a]);
       snprintf(what, sizeof what, "%s inertia --algo %s", models[mi], ins[a]);
-      compare(what, b1, b2);
+      compare(what, b1, b2, 3);
     }
   }
   /* identified parameters: simulate, identify, then every algorithm on the
@@ -82,7 +116,7 @@ int main(void) {
   for (int a = 0; a < 4; a++) {
     snprintf(b1, sizeof b1, "./dynid id %s %s --params build/tests/algo_params.csv 2>/dev/null", M, st);
     snprintf(b2, sizeof b2, "./dynid id %s %s --params build/tests/algo_params.csv --algo %s 2>/dev/null", M, st, ids[a]);
-    compare(ids[a], b1, b2);
+    compare(ids[a], b1, b2, 1);
   }
   snprintf(b1, sizeof b1, "./dynid inertia %s %s --params build/tests/algo_params.csv 2>/dev/null", M, st);
   for (int a = 1; a <= 5; a++) {
@@ -90,7 +124,7 @@ int main(void) {
     snprintf(b2, sizeof b2, "./dynid inertia %s %s --params build/tests/algo_params.csv --algo lin%d 2>/dev/null",
              M, st, a);
     snprintf(what, sizeof what, "identified lin%d", a);
-    compare(what, b1, b2);
+    compare(what, b1, b2, 1);
   }
   /* dynid bench --ops: every paper's row, beside its formula */
   {

@@ -3,7 +3,10 @@
  *    (tau(qdd = e_k) - tau(qdd = 0)), symmetric, positive definite;
  *  - the bias vector equals Newton-Euler at qdd = 0 and
  *    M qdd + b equals Newton-Euler;
- *  - forward dynamics (Cholesky and ABA) of inverse dynamics return qdd.
+ *  - forward dynamics (Cholesky and ABA) of inverse dynamics return qdd;
+ *  - a classic-DH table converted to modified DH keeps the forward
+ *    kinematics, every link's mass, centre of mass and inertia seen from
+ *    the base, and the gravity torques of hand-computed statics.
  * Tolerances: relative 1e-10 of the largest entry; these are O(n) sums of
  * O(1)-scaled products, so round-off is ~1e-14 and 1e-10 leaves margin
  * while catching any wrong term (which is O(1e-2) or larger). */
@@ -82,26 +85,132 @@ static void check_pendulum(void) {
   dy_freeModel(m);
 }
 
-/* classic DH table converted: FK agrees with the classic product */
+/* The classic DH test arm: alpha, a, theta, d, m, c (classic frame j),
+ * Ic about the centre of mass in classic frame-j axes (ixx ixy ixz iyy iyz
+ * izz); joint 3 prismatic. */
+#define NCL 4
+static const char cl_type[NCL] = {'R', 'R', 'P', 'R'};
+static const double cl_row[NCL][13] = {
+  {-1.5707963267948966, 0.1, 0, 0.4, 3, 0.01, 0.02, 0.03, 0.1, 0.001, 0.002, 0.12, 0.003},
+  {0, 0.5, 0.3, 0.1, 2, 0.2, 0.01, 0, 0.02, 0, 0, 0.05, 0},
+  {1.5707963267948966, 0, 0, 0.2, 1, 0, 0, 0.1, 0.01, 0, 0, 0.01, 0},
+  {0.4, 0.05, 0, 0.3, 0.5, 0.0, 0.01, 0.02, 0.002, 0, 0, 0.002, 0}};
+static const double cl_izz[NCL] = {0.09, 0.05, 0.005, 0.001};
+
+/* classic frames 0..NCL in the base at q, by hand:
+ *   T_{j-1,j} = Rz(theta_j) Tz(d_j) Tx(a_j) Rx(alpha_j),
+ * theta_j += q_j (revolute) or d_j += q_j (prismatic); R row-major */
+static void classic_frames(const double* q, double R[NCL + 1][9], double p[NCL + 1][3]) {
+  static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  memcpy(R[0], I, sizeof I);
+  memset(p[0], 0, sizeof p[0]);
+  for (int j = 0; j < NCL; j++) {
+    int rev = cl_type[j] == 'R';
+    double al = cl_row[j][0], a = cl_row[j][1], th = cl_row[j][2] + (rev ? q[j] : 0);
+    double d = cl_row[j][3] + (rev ? 0 : q[j]), ct = cos(th), st = sin(th), ca = cos(al), sa = sin(al);
+    double Rl[9] = {ct, -st * ca, st * sa, st, ct * ca, -ct * sa, 0, sa, ca}, pl[3] = {a * ct, a * st, d};
+    for (int r = 0; r < 3; r++) {
+      p[j + 1][r] = p[j][r];
+      for (int c = 0; c < 3; c++) {
+        R[j + 1][3 * r + c] = 0;
+        for (int k = 0; k < 3; k++) R[j + 1][3 * r + c] += R[j][3 * r + k] * Rl[3 * k + c];
+        p[j + 1][r] += R[j][3 * r + c] * pl[c];
+      }
+    }
+  }
+}
+
+/* R S R^T of a symmetric S given as xx xy xz yy yz zz, full 3x3 out */
+static void rot_sym(const double R[9], const double s6[6], double out[9]) {
+  double S[9] = {s6[0], s6[1], s6[2], s6[1], s6[3], s6[4], s6[2], s6[4], s6[5]};
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++) {
+      double v = 0;
+      for (int k = 0; k < 3; k++) for (int l = 0; l < 3; l++) v += R[3 * r + k] * S[3 * k + l] * R[3 * c + l];
+      out[3 * r + c] = v;
+    }
+}
+
+/* At a state q: every link's mass, centre of mass and inertia about it,
+ * seen from the base, are the same by the classic route (the table's
+ * values through the hand-made classic frames) and by the converted model
+ * (dy_linkpar_to_com of its parameters, placed by dy_fk in modified
+ * frames). Then the gravity torques of dy_rnea (qd = qdd = 0) equal the
+ * hand-computed statics of the classic centres of mass,
+ *   tau_i = -z_{i-1} . sum_{k>=i} (c_k - o_{i-1}) x m_k g   (revolute),
+ *   tau_i = -z_{i-1} . sum_{k>=i} m_k g                     (prismatic),
+ * z_{i-1}, o_{i-1}: axis and origin of classic frame i-1. Tolerances:
+ * 1e-12 (m, kg m^2: a few rotations of O(1) numbers, round-off ~1e-15) and
+ * 1e-10 of the largest torque (O(n) sums; a wrong lever arm shows at 1e-2). */
+static void check_classic_com(const dyModel* m, dyData* d, const double* q) {
+  double Rc[NCL + 1][9], pc[NCL + 1][3], cw[NCL][3], g[3] = {0, 0, -9.81};
+  classic_frames(q, Rc, pc);
+  double ec = 0, ei = 0, em = 0, isc = 0;
+  for (int j = 0; j < NCL; j++) {
+    double mass, c[3], Ic[6], R[9], p[3], I1[9], I2[9], cm[3];
+    const double* cc = cl_row[j] + 5;
+    double ic6[6] = {cl_row[j][8], cl_row[j][9], cl_row[j][10], cl_row[j][11], cl_row[j][12], cl_izz[j]};
+    dy_linkpar_to_com(m->par + DY_NPAR_LINK * j, &mass, c, Ic);
+    dy_fk(m, q, j, R, p);
+    for (int r = 0; r < 3; r++) {
+      cw[j][r] = pc[j + 1][r] + Rc[j + 1][3 * r] * cc[0] + Rc[j + 1][3 * r + 1] * cc[1] + Rc[j + 1][3 * r + 2] * cc[2];
+      cm[r] = p[r] + R[3 * r] * c[0] + R[3 * r + 1] * c[1] + R[3 * r + 2] * c[2];
+      ec = fmax(ec, fabs(cm[r] - cw[j][r]));
+    }
+    rot_sym(Rc[j + 1], ic6, I1);
+    rot_sym(R, Ic, I2);
+    for (int k = 0; k < 9; k++) { ei = fmax(ei, fabs(I1[k] - I2[k])); isc = fmax(isc, fabs(I1[k])); }
+    em = fmax(em, fabs(mass - cl_row[j][4]));
+  }
+  CHECK(em <= 1e-12 && ec <= 1e-12 && ei <= 1e-12 * isc, "classic-converted: link masses %.3g kg, "
+        "centres of mass %.3g m, inertias about them %.3g kg m^2 from the classic ones", em, ec, ei);
+  double zero[DY_MAXJ] = {0}, tau[DY_MAXJ], want[NCL], worst = 0, sc = 0;
+  dy_rnea(m, d, m->par, q, zero, zero, tau);
+  for (int i = 0; i < NCL; i++) {
+    const double* z = Rc[i];   /* z_{i-1}: third column */
+    double M[3] = {0, 0, 0};
+    for (int k = i; k < NCL; k++) {
+      double r[3] = {cw[k][0] - pc[i][0], cw[k][1] - pc[i][1], cw[k][2] - pc[i][2]}, f[3];
+      for (int a = 0; a < 3; a++) f[a] = cl_row[k][4] * g[a];
+      if (cl_type[i] == 'R') {
+        M[0] += r[1] * f[2] - r[2] * f[1]; M[1] += r[2] * f[0] - r[0] * f[2]; M[2] += r[0] * f[1] - r[1] * f[0];
+      } else for (int a = 0; a < 3; a++) M[a] += f[a];
+    }
+    want[i] = -(z[2] * M[0] + z[5] * M[1] + z[8] * M[2]);
+    sc = fmax(sc, fabs(want[i]));
+  }
+  for (int i = 0; i < NCL; i++) worst = fmax(worst, fabs(tau[i] - want[i]));
+  CHECK(worst <= 1e-10 * sc, "classic-converted: gravity torques vs statics of the classic centres of "
+        "mass: %.3g (scale %.3g N m)", worst, sc);
+}
+
+/* classic DH table converted: FK agrees with the classic product, and the
+ * links' mass distribution is carried into the modified frames unchanged */
 static void check_classic(void) {
   const char* path = "build/tests/classic.csv";
   FILE* f = fopen(path, "w");
-  fprintf(f, "# classic DH test arm\njoint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz\n"
-             "1,R,-1.5707963267948966,0.1,0,0.4,3,0.01,0.02,0.03,0.1,0.001,0.002,0.12,0.003,0.09\n"
-             "2,R,0,0.5,0.3,0.1,2,0.2,0.01,0,0.02,0,0,0.05,0,0.05\n"
-             "3,P,1.5707963267948966,0,0,0.2,1,0,0,0.1,0.01,0,0,0.01,0,0.005\n"
-             "4,R,0.4,0.05,0,0.3,0.5,0.0,0.01,0.02,0.002,0,0,0.002,0,0.001\n");
+  fprintf(f, "# classic DH test arm\njoint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz\n");
+  for (int j = 0; j < NCL; j++) {
+    fprintf(f, "%d,%c", j + 1, cl_type[j]);
+    for (int k = 0; k < 13; k++) fprintf(f, ",%.17g", cl_row[j][k]);
+    fprintf(f, ",%.17g\n", cl_izz[j]);
+  }
   fclose(f);
   dyLoadOpt opt = {0};
   opt.classic_dh = 1;
   dyModel* m = NULL;
   char err[DY_ERRSZ];
   int r = dy_load_table(path, &opt, &m, err, sizeof err);
-  CHECK(r == 0, "classic table loads: %s", err);
-  if (r) return;
+  CHECK(r == 0 && m && m->n == NCL, "classic table loads with %d joints: %s", r ? 0 : m->n, err);
+  if (r || !m || m->n != NCL) { if (!r) dy_freeModel(m); return; }
   CHECK(m->load_fk_err < 1e-12, "classic->modified FK difference %.3g", m->load_fk_err);
-  /* the centre of mass of the last link, seen from the base, is the same
-   * point whether computed in classic or in modified frames */
+  dyData* d = dy_makeData(m);
+  for (int trial = 0; trial < 5; trial++) {
+    double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
+    th_random_state(NCL, q, qd, qdd);
+    check_classic_com(m, d, q);
+  }
+  dy_freeData(d);
   check_model(m, "classic-converted");
   dy_freeModel(m);
 }
