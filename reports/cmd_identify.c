@@ -291,7 +291,8 @@ static int push(char*** v, int* n, int* cap, const char* s) {
 static int by_name(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
 
 /* add one --stats argument to the list: a file, a directory (its files
- * ending in .stats, in name order) or @LIST (one path per line) */
+ * ending in .stats, in name order) or @LIST (one path per line, '#' lines
+ * skipped); a directory or a list without any file is an error */
 static int stats_files_add(const char* arg, char*** list, int* nl, int* cap) {
   char** tmp = NULL;
   int nt = 0, ct = 0;
@@ -314,6 +315,7 @@ static int stats_files_add(const char* arg, char*** list, int* nl, int* cap) {
       if (L && line[0] != '#') { if (push(&tmp, &nt, &ct, line)) goto oom; }
     }
     fclose(f); f = NULL;
+    if (!nt) { snprintf(err, sizeof err, "%s: no statistics files in this list", arg + 1); goto bad; }
   } else if ((d = opendir(arg))) {
     struct dirent* de;
     while ((de = readdir(d))) {
