@@ -123,6 +123,8 @@ static int rows_option(const char* v, int k, int nlog, dyLogOpt* o) {
 
 int cli_logopt(const dyCli* c, int n, dyLogOpt* o) { return cli_logopt_k(c, n, 0, 1, o); }
 
+/* defaults -> flags -> every --map -> each option with a value, checked
+ * against its range (cli.h) */
 int cli_logopt_k(const dyCli* c, int n, int k, int nlog, dyLogOpt* o) {
   dyi_log_defaults(o);
   o->no_header = cli_flag(c, "no-header");
