@@ -99,42 +99,47 @@ static int parse_long(const char* s, const char* e, long* out) {
   return 0;
 }
 
+/* --rows A..B: one range for every log, or one per log (comma-separated,
+ * as many as logs); range k into o (A or B may be left out: from the first
+ * row, to the last), 1 <= A <= B. 0, or 2 after printing the usage error. */
+static int rows_option(const char* v, int k, int nlog, dyLogOpt* o) {
+  int cnt = 1;
+  for (const char* p = v; *p; p++) cnt += *p == ',';
+  if (cnt > 1 && cnt != nlog)
+    return cli_usage(nlog > 1 ? "--rows: one range A..B for every log, or %d ranges (one per log), got '%s'"
+                              : "--rows: expected one range A..B (%d log), got '%s'", nlog, v);
+  const char* r0 = v;
+  for (int i = 0; cnt > 1 && i < k; i++) r0 = strchr(r0, ',') + 1;
+  const char* r1 = strchr(r0, ',');
+  if (!r1) r1 = r0 + strlen(r0);
+  const char* d = strstr(r0, "..");
+  if (!d || d >= r1) return cli_usage("--rows: expected A..B, got '%s'", v);
+  if ((d > r0 && parse_long(r0, d, &o->row_first)) ||
+      (d + 2 < r1 && parse_long(d + 2, r1, &o->row_last)) ||
+      (o->row_last && o->row_first > o->row_last))
+    return cli_usage("--rows: expected A..B with 1 <= A <= B, got '%s'", v);
+  return 0;
+}
+
 int cli_logopt(const dyCli* c, int n, dyLogOpt* o) { return cli_logopt_k(c, n, 0, 1, o); }
 
+/* defaults -> flags -> every --map -> each option with a value, checked
+ * against its range (cli.h) */
 int cli_logopt_k(const dyCli* c, int n, int k, int nlog, dyLogOpt* o) {
   dyi_log_defaults(o);
   o->no_header = cli_flag(c, "no-header");
   o->no_parallel = cli_flag(c, "no-parallel");
   o->drop_stale = cli_flag(c, "drop-stale");
+  int rc;
   for (int i = 0; i < c->nopt; i++)
-    if (!strcmp(c->key[i], "map")) {
-      int rc = add_map(o, c->val[i]);
-      if (rc) return rc;
-    }
+    if (!strcmp(c->key[i], "map") && (rc = add_map(o, c->val[i]))) return rc;
   const char* v;
   if ((v = cli_opt(c, "gain"))) {
     if (cli_doubles(v, o->gain, n))
       return cli_usage("--gain: expected %d comma-separated numbers, got '%s'", n, v);
     o->has_gain = 1;
   }
-  if ((v = cli_opt(c, "rows"))) {
-    /* one range for every log, or one per log (comma-separated) */
-    int cnt = 1;
-    for (const char* p = v; *p; p++) cnt += *p == ',';
-    if (cnt > 1 && cnt != nlog)
-      return cli_usage(nlog > 1 ? "--rows: one range A..B for every log, or %d ranges (one per log), got '%s'"
-                                : "--rows: expected one range A..B (%d log), got '%s'", nlog, v);
-    const char* r0 = v;
-    for (int i = 0; cnt > 1 && i < k; i++) r0 = strchr(r0, ',') + 1;
-    const char* r1 = strchr(r0, ',');
-    if (!r1) r1 = r0 + strlen(r0);
-    const char* d = strstr(r0, "..");
-    if (!d || d >= r1) return cli_usage("--rows: expected A..B, got '%s'", v);
-    if ((d > r0 && parse_long(r0, d, &o->row_first)) ||
-        (d + 2 < r1 && parse_long(d + 2, r1, &o->row_last)) ||
-        (o->row_last && o->row_first > o->row_last))
-      return cli_usage("--rows: expected A..B with 1 <= A <= B, got '%s'", v);
-  }
+  if ((v = cli_opt(c, "rows")) && (rc = rows_option(v, k, nlog, o))) return rc;
   if ((v = cli_opt(c, "cutoff"))) {
     if (!strcmp(v, "none") || !strcmp(v, "off")) o->cutoff_hz = -1;
     else if (cli_doubles(v, &o->cutoff_hz, 1) || o->cutoff_hz == 0)

@@ -101,6 +101,149 @@ int cli_fail_log(const char* path, const dyLogOpt* opt, int n, const char* err) 
                   strchr(cols, ',') ? "columns" : "one column", delim_name(delim), cols);
 }
 
+/* What one pass over a log's raw rows gathers for the warnings. */
+typedef struct {
+  long rows;
+  double qlo[DY_MAXJ], qhi[DY_MAXJ];    /* range of each position */
+  long qlo_line[DY_MAXJ], qhi_line[DY_MAXJ];   /* the file's lines where they are reached */
+  double dts[1000];           /* the first positive time steps [s] */
+  int ndt;
+  double t0, tprev;           /* first and last time [s] */
+  double tt2, gg2;            /* sums of squared torque and gravity torque over the thinned rows */
+  int ng;                     /* thinned rows */
+} scanAcc;
+
+/* The pass: position ranges with their lines, the first 1000 positive time
+ * steps, and on every 8th row (MAXG at most) the squared measured torque
+ * beside the model's gravity torque g(q) (only with link masses and
+ * gravity). The reader's status: 0 at the end, -1 on an error. */
+static int scan_rows(const dyModel* m, dyLogRaw* r, scanAcc* a) {
+  const int n = m->n;
+  char err[DY_ERRSZ];
+  dyData* d = dy_makeData(m);
+  double g[DY_MAXJ];
+  memset(a, 0, sizeof *a);
+  for (int j = 0; j < n; j++) { a->qlo[j] = INFINITY; a->qhi[j] = -INFINITY; }
+  double mass = 0;
+  for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
+  double gnorm = sqrt(m->gravity[0]*m->gravity[0] + m->gravity[1]*m->gravity[1] + m->gravity[2]*m->gravity[2]);
+  long long done, size;
+  dyi_lograw_progress(r, &done, &size);
+  dyLogRow row;
+  int rc;
+  while ((rc = dyi_lograw_next(r, &row, err, sizeof err)) == 1) {
+    if (a->rows == 0) a->t0 = row.t;
+    else if (a->ndt < 1000 && row.t > a->tprev) a->dts[a->ndt++] = row.t - a->tprev;
+    a->tprev = row.t;
+    for (int j = 0; j < n; j++) {
+      if (row.q[j] < a->qlo[j]) { a->qlo[j] = row.q[j]; a->qlo_line[j] = row.line; }
+      if (row.q[j] > a->qhi[j]) { a->qhi[j] = row.q[j]; a->qhi_line[j] = row.line; }
+    }
+    /* gravity torque on a thinned set of rows (every 8th; MAXG at most) */
+    if (d && mass > 0 && gnorm > 0 && a->rows % 8 == 0 && a->ng < MAXG) {
+      dy_rnea_g(m, d, m->par, row.q, NULL, NULL, m->gravity, 0, g);
+      for (int j = 0; j < n; j++) { a->gg2 += g[j] * g[j]; a->tt2 += row.tau[j] * row.tau[j]; }
+      a->ng++;
+    }
+    a->rows++;
+  }
+  dy_freeData(d);
+  return rc;
+}
+
+/* Sample rate: 1 / the median of the first 1000 steps, outside 5 Hz..100 kHz
+ * a warning (time in ms, in samples, or another unit). 1 if warned. */
+static int warn_rate(const dyCli* c, const char* path, scanAcc* a) {
+  qsort(a->dts, (size_t)a->ndt, sizeof a->dts[0], cmp);
+  double fs = a->ndt ? 1 / a->dts[a->ndt / 2] : 0;
+  const char* ts = cli_opt(c, "time-scale");
+  if (!(a->ndt && (fs < 5 || fs > 1e5))) return 0;
+  fprintf(pending(), "dynid: warning: %s: sample rate %.4g Hz (median time step %.4g s%s): is the time column "
+          "in %s? --time-scale K makes t = K x column%s\n", path, fs, a->dts[a->ndt / 2], ts ? ", after --time-scale" : "",
+          fs < 5 ? "milliseconds or in samples" : "another unit", fs < 5 ? " (0.001 for ms or a 1 kHz index)" : "");
+  return 1;
+}
+
+/* Positions, the first joint found only: beyond the model's limits by
+ * more than 10 % of the range (degrees when beyond 2 pi on a revolute
+ * joint, else the wrong arm; mm on a prismatic one), or a revolute joint
+ * spanning more than 2 pi per second of data (at least 2 pi). 1 if
+ * warned. */
+static int warn_positions(const dyModel* m, const char* path, const scanAcc* a) {
+  double T = a->tprev - a->t0;
+  for (int j = 0; j < m->n; j++) {
+    double lo = m->jnt_qmin ? m->jnt_qmin[j] : -INFINITY, hi = m->jnt_qmax ? m->jnt_qmax[j] : INFINITY;
+    int rev = m->jnt_type[j] == DY_REVOLUTE;
+    const char* u = rev ? "rad" : "m";
+    if (isfinite(lo) && isfinite(hi) && hi > lo) {
+      double tol = 0.1 * (hi - lo);
+      int below = a->qlo[j] < lo - tol, above = a->qhi[j] > hi + tol;
+      if (below || above) {
+        fprintf(pending(), "dynid: warning: %s:%ld: q%d = %.4g %s is outside the model's limits [%.4g, %.4g] %s "
+                "by more than 10 %%: %s\n", path, above ? a->qhi_line[j] : a->qlo_line[j], j + 1,
+                above ? a->qhi[j] : a->qlo[j], u, lo, hi, u,
+                fmax(fabs(a->qlo[j]), fabs(a->qhi[j])) <= 2 * M_PI && rev
+                    ? "is the model that of the arm that made the log?"
+                    : rev ? "positions in degrees? dynid reads radians (multiply the column by pi/180)"
+                          : "positions in mm? dynid reads metres");
+        return 1;
+      }
+    }
+    if (rev && a->qhi[j] - a->qlo[j] > 2 * M_PI * fmax(T, 1)) {
+      fprintf(pending(), "dynid: warning: %s: q%d spans %.4g rad in %.3g s of data (more than a turn per second): "
+              "positions in degrees? dynid reads radians (multiply the column by pi/180)\n", path, j + 1,
+              a->qhi[j] - a->qlo[j], T);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Torque: its RMS over the thinned rows against the RMS of the model's
+ * gravity torque along the same positions; more than 10x away either way
+ * (with over 10 rows and a gravity RMS above 1e-3) is a warning (mN m,
+ * motor currents). 1 if warned. */
+static int warn_torque(const dyModel* m, const char* path, const scanAcc* a) {
+  if (!(a->ng > 10 && a->gg2 > 0)) return 0;
+  int n = m->n;
+  double rt = sqrt(a->tt2 / (double)(a->ng * n)), rg = sqrt(a->gg2 / (double)(a->ng * n));
+  if (!(rg > 1e-3 && (rt > 10 * rg || rt < 0.1 * rg))) return 0;
+  fprintf(pending(), "dynid: warning: %s: torque RMS %.4g is %.3gx the model's gravity torque RMS %.4g N m "
+          "along the log: torque in other units (mN m?) or motor currents? --gain K1,...,Kn scales the "
+          "torque columns\n", path, rt, rt / rg, rg);
+  return 1;
+}
+
+/* The gate's findings (quality.h), one line each with the lines where it
+ * starts and ends; a finding of one kind on several columns is one line
+ * naming the other columns. */
+static void print_findings(dyLogRaw* r, const char* path) {
+  dyiQuality* q = dyi_lograw_quality(r);
+  if (!q) return;
+  dyi_quality_finish(q);
+  int nf = dyi_quality_count(q);
+  for (int i = 0; i < nf; i++) {
+    const dyiFinding* f = dyi_quality_get(q, i);
+    if (i && dyi_quality_get(q, i - 1)->kind == f->kind && f->col > 0) continue;   /* listed below */
+    char also[200] = "";
+    for (int k = i + 1; k < nf && dyi_quality_get(q, k)->kind == f->kind && f->col > 0; k++) {
+      const dyiFinding* g = dyi_quality_get(q, k);
+      size_t al = strlen(also);
+      snprintf(also + al, sizeof also - al, "%s%.*s", al ? ", " : "; the same for ", (int)strcspn(g->what, " "), g->what);
+    }
+    char where[48] = "";
+    if (f->first_line > 0 && f->last_line > f->first_line)
+      snprintf(where, sizeof where, ":%ld..%ld", f->first_line, f->last_line);
+    else if (f->first_line > 0) snprintf(where, sizeof where, ":%ld", f->first_line);
+    int named = f->col > 0 && strncmp(f->verdict, f->what, strcspn(f->what, " "));
+    fprintf(pending(), "data: %s%s: %s%s%s (%ld row%s)%s\n", path, where, named ? f->what : "",
+            named ? ": " : "", f->verdict, f->count, f->count == 1 ? "" : "s", also);
+  }
+}
+
+/* header (more position columns than joints) -> one pass over the raw
+ * rows (bad rows dropped; a log the reader cannot open or read is left to
+ * the command that reads it) -> rate, positions, torque -> findings */
 int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLogOpt* opt, int findings) {
   if (cli_flag(c, "quiet")) return 0;
   const int n = m->n;
@@ -118,112 +261,12 @@ int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLog
   o.on_bad = 1;
   dyLogRaw* r = dyi_lograw_open(path, n, &o, err, sizeof err);
   if (!r) return nwarn;   /* the reading command says why */
-  dyData* d = dy_makeData(m);
-  double qlo[DY_MAXJ], qhi[DY_MAXJ], g[DY_MAXJ];
-  long qlo_line[DY_MAXJ], qhi_line[DY_MAXJ];
-  for (int j = 0; j < n; j++) { qlo[j] = INFINITY; qhi[j] = -INFINITY; qlo_line[j] = qhi_line[j] = 0; }
-  double dts[1000], t0 = 0, tprev = 0, tt2 = 0, gg2 = 0;
-  int ndt = 0, ng = 0;
-  long rows = 0;
-  dyLogRow row;
-  int rc;
-  double mass = 0;
-  for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
-  double gnorm = sqrt(m->gravity[0]*m->gravity[0] + m->gravity[1]*m->gravity[1] + m->gravity[2]*m->gravity[2]);
-  long long done, size;
-  dyi_lograw_progress(r, &done, &size);
-  while ((rc = dyi_lograw_next(r, &row, err, sizeof err)) == 1) {
-    if (rows == 0) t0 = row.t;
-    else if (ndt < 1000 && row.t > tprev) dts[ndt++] = row.t - tprev;
-    tprev = row.t;
-    for (int j = 0; j < n; j++) {
-      if (row.q[j] < qlo[j]) { qlo[j] = row.q[j]; qlo_line[j] = row.line; }
-      if (row.q[j] > qhi[j]) { qhi[j] = row.q[j]; qhi_line[j] = row.line; }
-    }
-    /* gravity torque on a thinned set of rows (every 8th; MAXG at most) */
-    if (d && mass > 0 && gnorm > 0 && rows % 8 == 0 && ng < MAXG) {
-      dy_rnea_g(m, d, m->par, row.q, NULL, NULL, m->gravity, 0, g);
-      for (int j = 0; j < n; j++) { gg2 += g[j] * g[j]; tt2 += row.tau[j] * row.tau[j]; }
-      ng++;
-    }
-    rows++;
-  }
-  dy_freeData(d);
-  if (rc < 0 || rows < 2) { dyi_lograw_close(r); return nwarn; }
-  /* sample rate: the median step of the first 1000 */
-  qsort(dts, (size_t)ndt, sizeof dts[0], cmp);
-  double fs = ndt ? 1 / dts[ndt / 2] : 0;
-  double T = tprev - t0;
-  const char* ts = cli_opt(c, "time-scale");
-  if (ndt && (fs < 5 || fs > 1e5)) {
-    fprintf(pending(), "dynid: warning: %s: sample rate %.4g Hz (median time step %.4g s%s): is the time column "
-            "in %s? --time-scale K makes t = K x column%s\n", path, fs, dts[ndt / 2], ts ? ", after --time-scale" : "",
-            fs < 5 ? "milliseconds or in samples" : "another unit", fs < 5 ? " (0.001 for ms or a 1 kHz index)" : "");
-    nwarn++;
-  }
-  /* positions: beyond the limits by 10 % of the range, or faster than a turn per second of data */
-  int said = 0;
-  for (int j = 0; j < n && !said; j++) {
-    double lo = m->jnt_qmin ? m->jnt_qmin[j] : -INFINITY, hi = m->jnt_qmax ? m->jnt_qmax[j] : INFINITY;
-    int rev = m->jnt_type[j] == DY_REVOLUTE;
-    const char* u = rev ? "rad" : "m";
-    if (isfinite(lo) && isfinite(hi) && hi > lo) {
-      double tol = 0.1 * (hi - lo);
-      int below = qlo[j] < lo - tol, above = qhi[j] > hi + tol;
-      if (below || above) {
-        fprintf(pending(), "dynid: warning: %s:%ld: q%d = %.4g %s is outside the model's limits [%.4g, %.4g] %s "
-                "by more than 10 %%: %s\n", path, above ? qhi_line[j] : qlo_line[j], j + 1,
-                above ? qhi[j] : qlo[j], u, lo, hi, u,
-                fmax(fabs(qlo[j]), fabs(qhi[j])) <= 2 * M_PI && rev
-                    ? "is the model that of the arm that made the log?"
-                    : rev ? "positions in degrees? dynid reads radians (multiply the column by pi/180)"
-                          : "positions in mm? dynid reads metres");
-        said = 1;
-      }
-    }
-    if (!said && rev && qhi[j] - qlo[j] > 2 * M_PI * fmax(T, 1)) {
-      fprintf(pending(), "dynid: warning: %s: q%d spans %.4g rad in %.3g s of data (more than a turn per second): "
-              "positions in degrees? dynid reads radians (multiply the column by pi/180)\n", path, j + 1,
-              qhi[j] - qlo[j], T);
-      said = 1;
-    }
-  }
-  nwarn += said;
-  /* torque against the model's gravity torque along the same positions */
-  if (ng > 10 && gg2 > 0) {
-    double rt = sqrt(tt2 / (double)(ng * n)), rg = sqrt(gg2 / (double)(ng * n));
-    if (rg > 1e-3 && (rt > 10 * rg || rt < 0.1 * rg)) {
-      fprintf(pending(), "dynid: warning: %s: torque RMS %.4g is %.3gx the model's gravity torque RMS %.4g N m "
-              "along the log: torque in other units (mN m?) or motor currents? --gain K1,...,Kn scales the "
-              "torque columns\n", path, rt, rt / rg, rg);
-      nwarn++;
-    }
-  }
-  /* the gate's findings, with their first lines */
-  if (findings) {
-    dyiQuality* q = dyi_lograw_quality(r);
-    if (q) {
-      dyi_quality_finish(q);
-      int nf = dyi_quality_count(q);
-      for (int i = 0; i < nf; i++) {
-        const dyiFinding* f = dyi_quality_get(q, i);
-        if (i && dyi_quality_get(q, i - 1)->kind == f->kind && f->col > 0) continue;   /* listed below */
-        char also[200] = "";
-        for (int k = i + 1; k < nf && dyi_quality_get(q, k)->kind == f->kind && f->col > 0; k++) {
-          const dyiFinding* g = dyi_quality_get(q, k);
-          size_t al = strlen(also);
-          snprintf(also + al, sizeof also - al, "%s%.*s", al ? ", " : "; the same for ", (int)strcspn(g->what, " "), g->what);
-        }
-        char where[48] = "";
-        if (f->first_line > 0 && f->last_line > f->first_line)
-          snprintf(where, sizeof where, ":%ld..%ld", f->first_line, f->last_line);
-        else if (f->first_line > 0) snprintf(where, sizeof where, ":%ld", f->first_line);
-        int named = f->col > 0 && strncmp(f->verdict, f->what, strcspn(f->what, " "));
-        fprintf(pending(), "data: %s%s: %s%s%s (%ld row%s)%s\n", path, where, named ? f->what : "",
-                named ? ": " : "", f->verdict, f->count, f->count == 1 ? "" : "s", also);
-      }
-    }
-  }
+  scanAcc a;
+  if (scan_rows(m, r, &a) < 0 || a.rows < 2) { dyi_lograw_close(r); return nwarn; }
+  nwarn += warn_rate(c, path, &a);
+  nwarn += warn_positions(m, path, &a);
+  nwarn += warn_torque(m, path, &a);
+  if (findings) print_findings(r, path);
   dyi_lograw_close(r);
   return nwarn;
 }

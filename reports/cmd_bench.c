@@ -102,31 +102,57 @@ static double time_algo(benchCtx* b, double seconds) {
   return meas[BENCH_NMEAS / 2];
 }
 
+/* --ops: executed multiplications and additions of the verified algorithms
+ * on MODEL (default the built-in 6R), on the khalil set's realisation,
+ * beside the papers' formulas (verify/opcount.h). Decides nothing else:
+ * the exit status 0, or 1 after printing the error. */
+static int bench_ops(dyCli* c) {
+  dyModel* mo = c->npos ? cli_model(c) : builtin_6r();
+  if (!mo) return 1;
+  char e2[DY_ERRSZ];
+  dyBase* kb = dyi_base_compute(mo, "khalil", mo->has_friction, e2, sizeof e2);
+  dyOut oo;
+  int st = 1;
+  if (!kb) cli_fail("%s", e2);
+  else if (dy_out_open(&oo, cli_opt(c, "o"), e2, sizeof e2)) cli_fail("%s", e2);
+  else {
+    dyv_opcount_report(oo.f, mo, kb->P, kb->npar, kb->nb);
+    dyv_lin_opcount_report(oo.f, mo);
+    st = dy_out_commit(&oo, e2, sizeof e2) ? cli_fail("%s", e2) : 0;
+  }
+  dyi_base_free(kb);
+  dy_freeModel(mo);
+  return st;
+}
+
+/* The states every algorithm is timed on: BENCH_NSTATE random ones from a
+ * fixed seed (xorshift64*, reproducible), q uniform in [-pi, pi] rad, qd in
+ * [-2, 2] rad/s, qdd in [-5, 5] rad/s^2, and their torques by inverse
+ * dynamics so that forward dynamics sees accelerations of a realistic
+ * size. */
+static void random_states(benchCtx* b, int n) {
+  unsigned long long s = 0x243F6A8885A308D3ull;
+  for (int k = 0; k < BENCH_NSTATE; k++)
+    for (int j = 0; j < n; j++) {
+      double u[3];
+      for (int t = 0; t < 3; t++) {
+        s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
+        u[t] = (double)((s * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 2 - 1;
+      }
+      b->q[k][j] = M_PI * u[0]; b->qd[k][j] = 2 * u[1]; b->qdd[k][j] = 5 * u[2];
+    }
+  for (int k = 0; k < BENCH_NSTATE; k++) dy_rnea(b->m, b->d, b->par, b->q[k], b->qd[k], b->qdd[k], b->tau[k]);
+}
+
+/* options -> model and parameters (--params on MODEL, or the model's own)
+ * -> states -> the median ns per call of each algorithm -> the CSV. A
+ * model whose inertia matrix is not positive definite is refused (forward
+ * dynamics needs it). */
 int cmd_bench(dyCli* c) {
   int r = cli_check(c, "params,time,ops", 0, 1,
                     "dynid bench [MODEL] [--params P] [--time S] [--ops] [-o FILE]");
   if (r) return r;
-  if (cli_flag(c, "ops")) {
-    /* executed multiplications and additions of the verified algorithms on
-     * MODEL (default the built-in 6R), on the khalil set's realisation,
-     * beside the papers' formulas (verify/opcount.h) */
-    dyModel* mo = c->npos ? cli_model(c) : builtin_6r();
-    if (!mo) return 1;
-    char e2[DY_ERRSZ];
-    dyBase* kb = dyi_base_compute(mo, "khalil", mo->has_friction, e2, sizeof e2);
-    dyOut oo;
-    int st = 1;
-    if (!kb) cli_fail("%s", e2);
-    else if (dy_out_open(&oo, cli_opt(c, "o"), e2, sizeof e2)) cli_fail("%s", e2);
-    else {
-      dyv_opcount_report(oo.f, mo, kb->P, kb->npar, kb->nb);
-      dyv_lin_opcount_report(oo.f, mo);
-      st = dy_out_commit(&oo, e2, sizeof e2) ? cli_fail("%s", e2) : 0;
-    }
-    dyi_base_free(kb);
-    dy_freeModel(mo);
-    return st;
-  }
+  if (cli_flag(c, "ops")) return bench_ops(c);
   double seconds;
   if (cli_double(c, "time", 0.1, &seconds)) return 2;
   if (!(seconds >= 1e-3 && seconds <= 60)) return cli_usage("bench: --time must be in [0.001, 60] s");
@@ -145,21 +171,7 @@ int cmd_bench(dyCli* c) {
   if (c->npos) { if (cli_params(c, m, par)) goto done; }
   else memcpy(par, m->par, sizeof(double) * (size_t)dy_npar(m));
   b->m = m; b->d = d; b->par = par;
-
-  /* random states (fixed seed, reproducible); torques from inverse dynamics
-   * so that forward dynamics sees accelerations of a realistic size */
-  unsigned long long s = 0x243F6A8885A308D3ull;
-  for (int k = 0; k < BENCH_NSTATE; k++)
-    for (int j = 0; j < n; j++) {
-      double u[3];
-      for (int t = 0; t < 3; t++) {
-        s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
-        u[t] = (double)((s * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 2 - 1;
-      }
-      b->q[k][j] = M_PI * u[0]; b->qd[k][j] = 2 * u[1]; b->qdd[k][j] = 5 * u[2];
-    }
-  for (int k = 0; k < BENCH_NSTATE; k++) dy_rnea(m, d, par, b->q[k], b->qd[k], b->qdd[k], b->tau[k]);
-  /* forward dynamics needs a positive definite inertia matrix */
+  random_states(b, n);
   if (dy_fd_chol(m, d, par, b->q[0], b->qd[0], b->tau[0], b->out)) {
     cli_fail("%s: bench: the inertia matrix is not positive definite", m->source);
     goto done;

@@ -49,8 +49,17 @@ static const char* method_name(dyiMethod m) {
   return m == DYI_WLS ? "wls" : m == DYI_IRLS ? "irls" : "ols";
 }
 
-/* PARAMS file (README.md, Model tables and Files) through dyi_params_write, the
- * summary of the identification as its comment lines. 0 or -1 (err set). */
+/* The command's resolved options. */
+typedef struct {
+  const char* set;            /* base set: khalil (default), lin or qr */
+  dyEstOpt eo;                /* estimator: method, block, threads, fold_only */
+  int friction, quiet, consistent;
+  unsigned keep;              /* the joint-parameter kinds kept (--friction=LIST) */
+  double prior_w, min_eig;    /* --consistent: prior weight (< 0: automatic), pseudo-inertia margin */
+  const char* stats_in;       /* --stats: estimate from statistics files */
+  const char* stats_out;      /* --save-stats */
+} idOpt;
+
 /* The training residual of the estimate written (least squares or the
  * consistent one) from the estimator's triangles: per joint the rms
  * [N m|N] and 100 ||r_j|| / ||y_j||, entry n over all joints. */
@@ -198,8 +207,9 @@ static int read_prior(const dyCli* c, const dyModel* m, double* prior, const cha
  * triangle (ident/consistent.h), its certificate as comment lines into
  * cons and, unless quiet, on standard error. 0, or -1 after printing. */
 static int identify_consistent(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e,
-                               double prior_w, double min_eig, int quiet, dyiConsResult* cr,
-                               char* cons, size_t consz) {
+                               const idOpt* io, dyiConsResult* cr, char* cons, size_t consz) {
+  const double prior_w = io->prior_w, min_eig = io->min_eig;
+  const int quiet = io->quiet;
   double prior[14 * DY_MAXJ];
   const char* what;
   int hp = read_prior(c, m, prior, &what);
@@ -281,7 +291,8 @@ static int push(char*** v, int* n, int* cap, const char* s) {
 static int by_name(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
 
 /* add one --stats argument to the list: a file, a directory (its files
- * ending in .stats, in name order) or @LIST (one path per line) */
+ * ending in .stats, in name order) or @LIST (one path per line, '#' lines
+ * skipped); a directory or a list without any file is an error */
 static int stats_files_add(const char* arg, char*** list, int* nl, int* cap) {
   char** tmp = NULL;
   int nt = 0, ct = 0;
@@ -304,6 +315,7 @@ static int stats_files_add(const char* arg, char*** list, int* nl, int* cap) {
       if (L && line[0] != '#') { if (push(&tmp, &nt, &ct, line)) goto oom; }
     }
     fclose(f); f = NULL;
+    if (!nt) { snprintf(err, sizeof err, "%s: no statistics files in this list", arg + 1); goto bad; }
   } else if ((d = opendir(arg))) {
     struct dirent* de;
     while ((de = readdir(d))) {
@@ -333,6 +345,79 @@ bad:
   { cli_fail("%s", err); return -1; }
 }
 
+/* The statistics files of --stats and of the arguments after MODEL, in
+ * that order (each a file, a directory or @LIST). 0, or -1 after printing
+ * (the list is freed then). */
+static int stats_file_list(const dyCli* c, char*** files, int* nf) {
+  int cap = 0;
+  *files = NULL;
+  *nf = 0;
+  int bad = stats_files_add(cli_opt(c, "stats"), files, nf, &cap);
+  for (int k = 1; k < c->npos && !bad; k++) bad = stats_files_add(c->pos[k], files, nf, &cap);
+  if (!bad) return 0;
+  for (int k = 0; k < *nf; k++) free((*files)[k]);
+  free(*files);
+  return -1;
+}
+
+/* The base set of the statistics, from the first file's head ref: made on
+ * a model with this model's fingerprint, of the set --set names (if
+ * given), with the friction kinds --friction names (if given: the same
+ * kinds exactly). NULL after printing. */
+static dyBase* stats_base(const dyCli* c, const dyModel* m, const dyiStatsHead* ref, const char* file0) {
+  char err[DY_ERRSZ];
+  uint64_t fp = dyi_model_fingerprint(m);
+  if (ref->fingerprint != fp) {
+    cli_fail("%s: statistics of another model (fingerprint %016llx, model %s; %s has %016llx): merge them "
+             "with the model they were made with", file0, (unsigned long long)ref->fingerprint, ref->model,
+             m->source, (unsigned long long)fp);
+    return NULL;
+  }
+  const char* set = cli_opt(c, "set");
+  if (set && strcmp(set, ref->set)) {
+    cli_fail("%s: statistics of base set %s, --set %s given", file0, ref->set, set);
+    return NULL;
+  }
+  int friction = strcmp(ref->friction, "off") != 0;
+  unsigned keep = 15u;
+  char kinds[32], bad[40];
+  snprintf(kinds, sizeof kinds, "%s", ref->friction);
+  for (char* p = kinds; *p; p++) if (*p == ' ') *p = ',';
+  if (friction && dyi_friction_kinds(kinds, &keep, bad, sizeof bad)) {
+    cli_fail("%s: unknown friction kind '%s'", file0, bad);
+    return NULL;
+  }
+  if (cli_opt(c, "friction") || cli_flag(c, "friction")) {
+    unsigned k2 = 15u;
+    if (dyi_friction_kinds(cli_opt(c, "friction"), &k2, bad, sizeof bad) || !friction || k2 != keep) {
+      cli_fail("%s: statistics with friction %s, --friction%s%s given", file0, ref->friction,
+               cli_opt(c, "friction") ? "=" : "", cli_opt(c, "friction") ? cli_opt(c, "friction") : "");
+      return NULL;
+    }
+  }
+  dyBase* b = dyi_base_compute(m, ref->set, friction, err, sizeof err);
+  if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) { cli_fail("%s", err); dyi_base_free(b); return NULL; }
+  return b;
+}
+
+/* An empty estimator for base set b with the options eo0, the per-joint
+ * mask of the base parameters and their names (owned by the estimator).
+ * NULL after printing. */
+static dyEstim* stats_estimator(const dyModel* m, const dyBase* b, const dyEstOpt* eo0) {
+  char err[DY_ERRSZ];
+  dyEstOpt eo = *eo0;
+  unsigned char* mask = malloc((size_t)m->n * (size_t)b->nb);
+  const char** names = malloc(sizeof(char*) * (size_t)b->nb);
+  if (!mask || !names) { cli_fail("out of memory"); free(mask); free(names); return NULL; }
+  dyi_base_mask(m, b, mask);
+  for (int k = 0; k < b->nb; k++) names[k] = b->name[k];
+  eo.mask = mask; eo.names = names;
+  dyEstim* e = dyi_est_make(m->n, b->nb, &eo, err, sizeof err);
+  if (!e) { cli_fail("%s", err); free(mask); free(names); return NULL; }
+  e->own_mask = mask; e->own_names = names;
+  return e;
+}
+
 /* --stats: merge every statistics file (the value of --stats and the
  * arguments after MODEL) into one estimator for base set *bout, taken from
  * the files (set and friction) and checked against --set and --friction
@@ -340,59 +425,14 @@ bad:
 static dyEstim* merge_stats(const dyCli* c, const dyModel* m, const dyEstOpt* eo0, dyBase** bout,
                             dyiStatsHead* acc) {
   char err[DY_ERRSZ];
-  char** files = NULL;
-  int nf = 0, cap = 0;
+  char** files;
+  int nf;
   dyEstim* e = NULL;
   dyBase* b = NULL;
-  unsigned char* mask = NULL;
-  const char** names = NULL;
-  if (stats_files_add(cli_opt(c, "stats"), &files, &nf, &cap)) goto fail;
-  for (int k = 1; k < c->npos; k++)
-    if (stats_files_add(c->pos[k], &files, &nf, &cap)) goto fail;
+  if (stats_file_list(c, &files, &nf)) return NULL;
   dyiStatsHead ref;
   if (dyi_stats_head(files[0], &ref, err, sizeof err)) { cli_fail("%s", err); goto fail; }
-  uint64_t fp = dyi_model_fingerprint(m);
-  if (ref.fingerprint != fp) {
-    cli_fail("%s: statistics of another model (fingerprint %016llx, model %s; %s has %016llx): merge them "
-             "with the model they were made with", files[0], (unsigned long long)ref.fingerprint, ref.model,
-             m->source, (unsigned long long)fp);
-    goto fail;
-  }
-  const char* set = cli_opt(c, "set");
-  if (set && strcmp(set, ref.set)) {
-    cli_fail("%s: statistics of base set %s, --set %s given", files[0], ref.set, set);
-    goto fail;
-  }
-  int friction = strcmp(ref.friction, "off") != 0;
-  unsigned keep = 15u;
-  char kinds[32], bad[40];
-  snprintf(kinds, sizeof kinds, "%s", ref.friction);
-  for (char* p = kinds; *p; p++) if (*p == ' ') *p = ',';
-  if (friction && dyi_friction_kinds(kinds, &keep, bad, sizeof bad)) {
-    cli_fail("%s: unknown friction kind '%s'", files[0], bad);
-    goto fail;
-  }
-  if (cli_opt(c, "friction") || cli_flag(c, "friction")) {
-    unsigned k2 = 15u;
-    if (dyi_friction_kinds(cli_opt(c, "friction"), &k2, bad, sizeof bad) || !friction || k2 != keep) {
-      cli_fail("%s: statistics with friction %s, --friction%s%s given", files[0], ref.friction,
-               cli_opt(c, "friction") ? "=" : "", cli_opt(c, "friction") ? cli_opt(c, "friction") : "");
-      goto fail;
-    }
-  }
-  b = dyi_base_compute(m, ref.set, friction, err, sizeof err);
-  if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) { cli_fail("%s", err); goto fail; }
-  dyEstOpt eo = *eo0;
-  mask = malloc((size_t)m->n * (size_t)b->nb);
-  names = malloc(sizeof(char*) * (size_t)b->nb);
-  if (!mask || !names) { cli_fail("out of memory"); goto fail; }
-  dyi_base_mask(m, b, mask);
-  for (int k = 0; k < b->nb; k++) names[k] = b->name[k];
-  eo.mask = mask; eo.names = names;
-  e = dyi_est_make(m->n, b->nb, &eo, err, sizeof err);
-  if (!e) { cli_fail("%s", err); goto fail; }
-  e->own_mask = mask; e->own_names = names;
-  mask = NULL; names = NULL;
+  if (!(b = stats_base(c, m, &ref, files[0])) || !(e = stats_estimator(m, b, eo0))) goto fail;
   memset(acc, 0, sizeof *acc);
   *acc = ref;
   acc->samples = acc->logs = acc->rows_read = acc->rows_dropped = acc->files = 0;
@@ -409,64 +449,79 @@ static dyEstim* merge_stats(const dyCli* c, const dyModel* m, const dyEstOpt* eo
 fail:
   for (int k = 0; k < nf; k++) free(files[k]);
   free(files);
-  free(mask); free(names);
   dyi_est_free(e);
   dyi_base_free(b);
   return NULL;
 }
 
+/* The estimate written: least squares, or with --consistent the
+ * semidefinite program's (its certificate into cons). Its summary (note: a
+ * warning line; src: where the rows came from, NULL: the logs) is the '#'
+ * lines of the --model-out file, written first, and of the PARAMS file;
+ * the model file is removed again when PARAMS cannot be written. *beta:
+ * the estimate written. 0, or -1 after printing. */
+static int write_estimate(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e, const idOpt* io,
+                          dyiConsResult* cr, const char* note, const char* rows_note, const char* src,
+                          const double** beta) {
+  char err[DY_ERRSZ];
+  *beta = e->beta;
+  char cons[2048] = "";
+  if (io->consistent) {
+    if (identify_consistent(c, m, b, e, io, cr, cons, sizeof cons)) return -1;
+    *beta = cr->beta;
+  }
+  char* comment = summary(c, m, b, e, *beta, note, cons, rows_note, src);
+  if (!comment) { cli_fail("out of memory"); return -1; }
+  const char* mout = cli_opt(c, "model-out");
+  int rc = 0;
+  if (mout && write_model(mout, m, b, *beta, io->consistent ? cr->pi : NULL, comment, io->quiet)) rc = -1;
+  else if (write_params(cli_opt(c, "o"), m, b, e, *beta, comment, err, sizeof err)) {
+    if (mout) remove(mout);
+    cli_fail("%s", err);
+    rc = -1;
+  }
+  free(comment);
+  return rc;
+}
+
 /* identify MODEL --stats FILES: merge, optionally save the merged
- * statistics, estimate (OLS/WLS, --consistent) and write PARAMS. Frees m. */
-static int identify_from_stats(const dyCli* c, dyModel* m, const dyEstOpt* eo, int consistent, double prior_w,
-                               double min_eig, int quiet, const char* stats_out) {
+ * statistics (and stop there without -o), estimate (OLS/WLS,
+ * --consistent) and write PARAMS; the summary names the files, logs and
+ * rows merged and the row options they were made with. Frees m. */
+static int identify_from_stats(const dyCli* c, dyModel* m, const idOpt* io) {
   char err[DY_ERRSZ];
   int rc = 1, n = m->n;
   dyBase* b = NULL;
   dyiStatsHead acc;
   dyiConsResult cr;
   memset(&cr, 0, sizeof cr);
-  char* comment = NULL;
-  dyEstim* e = merge_stats(c, m, eo, &b, &acc);
+  dyEstim* e = merge_stats(c, m, &io->eo, &b, &acc);
   if (!e) goto done;
-  if (stats_out && save_stats(stats_out, m, b, e, &acc, NULL, 0)) goto done;
-  if (stats_out && !cli_opt(c, "o")) {
-    if (!quiet)
+  if (io->stats_out && save_stats(io->stats_out, m, b, e, &acc, NULL, 0)) goto done;
+  if (io->stats_out && !cli_opt(c, "o")) {
+    if (!io->quiet)
       fprintf(stderr, "identify: %ld statistics files (%ld logs, %ld samples) merged into %s\n", acc.files, acc.logs,
-              e->samples, stats_out);
+              e->samples, io->stats_out);
     rc = 0;
     goto done;
   }
   if (dyi_est_finish(e, err, sizeof err)) { cli_fail("identify --stats: %s", err); goto done; }
-  const double* beta = e->beta;
-  char cons[2048] = "";
-  if (consistent) {
-    if (identify_consistent(c, m, b, e, prior_w, min_eig, quiet, &cr, cons, sizeof cons)) goto done;
-    beta = cr.beta;
-  }
   char src[1024], rows_note[700];
   snprintf(src, sizeof src, "statistics: %ld files merged, %ld logs, %ld rows read, %ld dropped",
            acc.files, acc.logs, acc.rows_read, acc.rows_dropped);
   snprintf(rows_note, sizeof rows_note, "rows: %s; std scaled for the filtered noise by %.4g\n", acc.options,
            sqrt(acc.var_factor));
-  comment = summary(c, m, b, e, beta, "", cons, rows_note, src);
-  if (!comment) { cli_fail("out of memory"); goto done; }
-  const char* mout = cli_opt(c, "model-out");
-  if (mout && write_model(mout, m, b, beta, consistent ? cr.pi : NULL, comment, quiet)) goto done;
-  if (write_params(cli_opt(c, "o"), m, b, e, beta, comment, err, sizeof err)) {
-    if (mout) remove(mout);
-    cli_fail("%s", err);
-    goto done;
-  }
-  if (!quiet) {
+  const double* beta;
+  if (write_estimate(c, m, b, e, io, &cr, "", rows_note, src, &beta)) goto done;
+  if (!io->quiet) {
     fprintf(stderr, "identify: %ld statistics files, %ld logs, %ld samples x %d joints, %d base parameters "
             "(set %s, method %s, friction %s)\n", acc.files, acc.logs, e->samples, n, b->nb, b->set,
-            method_name(eo->method), acc.friction);
+            method_name(io->eo.method), acc.friction);
     fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
     for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++) fprintf(stderr, "warning: %s\n", e->warn[w]);
   }
   rc = 0;
 done:
-  free(comment);
   dyi_cons_free(&cr);
   dyi_est_free(e);
   dyi_base_free(b);
@@ -474,49 +529,17 @@ done:
   return rc;
 }
 
-int cmd_identify(dyCli* c) {
-  int rc = cli_check(c, "set,method,friction,quiet,block,threads,stats,save-stats,consistent,prior,prior-weight,"
-                     "min-eig,model-out," CLI_LOG_OPTS, 1, 16, USAGE);
-  if (rc) return rc;
-  const char* set = cli_opt(c, "set");
-  const char* meth = cli_opt(c, "method");
-  if (!set) set = "khalil";   /* as dynid base */
-  if (strcmp(set, "qr") && strcmp(set, "khalil") && strcmp(set, "lin"))
-    return cli_usage("identify: --set must be qr, khalil or lin, got '%s'", set);
-  dyEstOpt eo;
-  dyi_est_defaults(&eo);
-  if (!meth || !strcmp(meth, "ols")) eo.method = DYI_OLS;
-  else if (!strcmp(meth, "wls")) eo.method = DYI_WLS;
-  else if (!strcmp(meth, "irls")) eo.method = DYI_IRLS;
-  else return cli_usage("identify: --method must be ols, wls or irls, got '%s'", meth);
-  long block;
-  if (cli_int(c, "block", 256, &block)) return 2;
-  if (block < 1 || block > 1 << 16) return cli_usage("identify: --block must be 1..65536");
-  eo.block = (int)block;
-  /* --threads N: workers for the rows (ident/estimate.h); default the cores */
-  long ncpu = sysconf(_SC_NPROCESSORS_ONLN), threads;
-  if (cli_int(c, "threads", ncpu > 0 ? ncpu : 1, &threads)) return 2;
-  if (threads < 1 || threads > 256) return cli_usage("identify: --threads must be 1..256");
-  eo.threads = (int)threads;
-  int friction = cli_flag(c, "friction"), quiet = cli_flag(c, "quiet");
-  unsigned keep = 15u;
-  if (friction && cli_kinds(c, &keep)) return 2;
-  int consistent = cli_flag(c, "consistent");
-  double prior_w, min_eig;
-  if (cli_double(c, "prior-weight", -1, &prior_w) || cli_double(c, "min-eig", 0, &min_eig)) return 2;
-  if (!consistent && (cli_opt(c, "prior") || cli_opt(c, "prior-weight") || cli_opt(c, "min-eig")))
-    return cli_usage("identify: --prior, --prior-weight and --min-eig go with --consistent");
-  if (cli_opt(c, "prior-weight") && !(prior_w >= 0 && isfinite(prior_w)))
-    return cli_usage("identify: --prior-weight must be a number >= 0, got '%s'", cli_opt(c, "prior-weight"));
-  if (!(min_eig >= 0 && isfinite(min_eig)))
-    return cli_usage("identify: --min-eig must be a number >= 0 (kg m^2 on the inertia block, kg on the "
-                     "mass), got '%s'", cli_opt(c, "min-eig"));
-
-  const char* stats_in = cli_opt(c, "stats");
-  const char* stats_out = cli_opt(c, "save-stats");
-  if (!stats_in && c->npos < 2) return cli_usage("identify: give a log (or --stats FILES)");
-  if (stats_in) {
-    if (eo.method == DYI_IRLS)
+/* Where the rows come from: logs, or --stats files (then --method irls and
+ * the log options are refused: IRLS reweights every row, and the files
+ * carry the options they were made with). --save-stats without -o folds
+ * the rows and saves them, no estimate; --consistent and --model-out need
+ * the estimate. 0, or 2 after printing the usage error. */
+static int identify_sources(const dyCli* c, idOpt* io) {
+  io->stats_in = cli_opt(c, "stats");
+  io->stats_out = cli_opt(c, "save-stats");
+  if (!io->stats_in && c->npos < 2) return cli_usage("identify: give a log (or --stats FILES)");
+  if (io->stats_in) {
+    if (io->eo.method == DYI_IRLS)
       return cli_usage("identify: --stats allows --method ols or wls (IRLS reweights every row: it needs the logs)");
     static const char* const logopts[] = {"no-header", "map", "gain", "rows", "cutoff", "on-bad", "time-scale",
                                           "decimate", "resample", "qd-min", "filter-order", "derive",
@@ -526,136 +549,184 @@ int cmd_identify(dyCli* c) {
         return cli_usage("identify: --%s goes with logs; statistics (--stats) carry the options they were "
                          "made with", logopts[k]);
   }
-  /* --save-stats without -o: fold the rows and save them, no estimate */
-  if (stats_out && !cli_opt(c, "o") && !stats_in && !consistent && !cli_opt(c, "model-out")) eo.fold_only = 1;
-  if (stats_out && !cli_opt(c, "o") && (consistent || cli_opt(c, "model-out")))
+  int no_o = io->stats_out && !cli_opt(c, "o");
+  if (no_o && !io->stats_in && !io->consistent && !cli_opt(c, "model-out")) io->eo.fold_only = 1;
+  if (no_o && (io->consistent || cli_opt(c, "model-out")))
     return cli_usage("identify: --consistent and --model-out need -o PARAMS");
+  return 0;
+}
 
-  dyModel* m = cli_model(c);
-  if (!m) return 1;
+/* Options: --set khalil|lin|qr (default khalil, as dynid base), --method
+ * ols|wls|irls, --block 1..65536 samples, --threads 1..256 (default the
+ * cores), --friction[=LIST]; --prior, --prior-weight (>= 0) and --min-eig
+ * (>= 0) only with --consistent; a log or --stats, and --stats without
+ * IRLS and without the log options (the files carry those). --save-stats
+ * without -o only folds the rows (no estimate), which --consistent and
+ * --model-out cannot follow. 0, or 2 after printing the usage error. */
+static int identify_options(const dyCli* c, idOpt* io) {
+  memset(io, 0, sizeof *io);
+  const char* meth = cli_opt(c, "method");
+  io->set = cli_opt(c, "set");
+  if (!io->set) io->set = "khalil";
+  if (strcmp(io->set, "qr") && strcmp(io->set, "khalil") && strcmp(io->set, "lin"))
+    return cli_usage("identify: --set must be qr, khalil or lin, got '%s'", io->set);
+  dyEstOpt* eo = &io->eo;
+  dyi_est_defaults(eo);
+  if (!meth || !strcmp(meth, "ols")) eo->method = DYI_OLS;
+  else if (!strcmp(meth, "wls")) eo->method = DYI_WLS;
+  else if (!strcmp(meth, "irls")) eo->method = DYI_IRLS;
+  else return cli_usage("identify: --method must be ols, wls or irls, got '%s'", meth);
+  long block, ncpu = sysconf(_SC_NPROCESSORS_ONLN), threads;
+  if (cli_int(c, "block", 256, &block)) return 2;
+  if (block < 1 || block > 1 << 16) return cli_usage("identify: --block must be 1..65536");
+  eo->block = (int)block;
+  if (cli_int(c, "threads", ncpu > 0 ? ncpu : 1, &threads)) return 2;
+  if (threads < 1 || threads > 256) return cli_usage("identify: --threads must be 1..256");
+  eo->threads = (int)threads;
+  io->friction = cli_flag(c, "friction");
+  io->quiet = cli_flag(c, "quiet");
+  io->keep = 15u;
+  if (io->friction && cli_kinds(c, &io->keep)) return 2;
+  io->consistent = cli_flag(c, "consistent");
+  if (cli_double(c, "prior-weight", -1, &io->prior_w) || cli_double(c, "min-eig", 0, &io->min_eig)) return 2;
+  if (!io->consistent && (cli_opt(c, "prior") || cli_opt(c, "prior-weight") || cli_opt(c, "min-eig")))
+    return cli_usage("identify: --prior, --prior-weight and --min-eig go with --consistent");
+  if (cli_opt(c, "prior-weight") && !(io->prior_w >= 0 && isfinite(io->prior_w)))
+    return cli_usage("identify: --prior-weight must be a number >= 0, got '%s'", cli_opt(c, "prior-weight"));
+  if (!(io->min_eig >= 0 && isfinite(io->min_eig)))
+    return cli_usage("identify: --min-eig must be a number >= 0 (kg m^2 on the inertia block, kg on the "
+                     "mass), got '%s'", cli_opt(c, "min-eig"));
+  return identify_sources(c, io);
+}
+
+/* --save-stats with logs: the estimator's triangles, the row options and
+ * each log's rows, rate, cutoff and decimation. 1 when that was all
+ * (--save-stats without -o: a line on standard error unless quiet), 0 to
+ * go on to the estimate, -1 after printing. */
+static int save_log_stats(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e,
+                          dyLogReader* const* rs, int nlog, const idOpt* io) {
+  dyiStatsHead h;
+  dyiStatsLog sl[16];
+  memset(&h, 0, sizeof h);
+  stats_options(c, h.options, sizeof h.options);
+  h.var_factor = e->opt.var_factor > 0 ? e->opt.var_factor : 1;
+  h.logs = nlog; h.files = 1;
+  for (int k = 0; k < nlog; k++) {
+    dyLogInfo lk;
+    dyi_log_info(rs[k], &lk);
+    sl[k].path = c->pos[1 + k]; sl[k].rows_read = lk.rows_read; sl[k].rows_dropped = lk.rows_dropped;
+    sl[k].fs = lk.fs; sl[k].fc = lk.fc; sl[k].decim = lk.parallel ? lk.decim : 1;
+    h.rows_read += lk.rows_read; h.rows_dropped += lk.rows_dropped;
+  }
+  if (save_stats(io->stats_out, m, b, e, &h, sl, nlog)) return -1;
+  if (!io->eo.fold_only) return 0;
+  if (!io->quiet)
+    fprintf(stderr, "identify: statistics of %ld samples from %d log%s (%ld rows read, %ld dropped) written to %s\n",
+            e->samples, nlog, nlog == 1 ? "" : "s", h.rows_read, h.rows_dropped, io->stats_out);
+  return 1;
+}
+
+/* What the filtering did to the rows, for the summary: rows_note (the
+ * parallel filter: stopband, decimation D, samples left out at each end,
+ * and the std scaled for the filtered noise) and corr, a warning when the
+ * std are too small. A torque low-pass filtered at fc and kept at fs/D has
+ * residuals correlated over ~fs/(2 fc D) samples: the std (which assume
+ * independent equations) are then too small by about the square root of
+ * that (measured on simulated Panda logs, 1 kHz, fc = 50 Hz: spread/std
+ * 3.1 without decimation, 1.06 with --decimate 10); warned above 1.5. */
+static void filter_notes(const dyLogOpt* lo, const dyLogInfo* li, const dyEstim* e, char* rows_note, size_t rsz,
+                         char* corr, size_t csz) {
+  if (li->parallel)
+    snprintf(rows_note, rsz, "rows: parallel filtering: torque and regressor columns low-passed "
+             "(zero-phase FIR, stopband %.4g Hz) and decimated by %d; %d samples left out at each file end; "
+             "std scaled for the filtered noise by %.4g\n", li->fstop, li->decim, li->guard, sqrt(e->opt.var_factor));
+  int D = lo->decimate > 1 ? lo->decimate : 1;
+  double ratio = li->fc > 0 && lo->filter_tau && !li->parallel ? li->fs / (2 * li->fc * D) : 0;
+  if (ratio > 1.5)
+    snprintf(corr, csz, "the torque is low-pass filtered at %.3g Hz and kept at %.4g Hz: "
+             "residuals are correlated and the std are too small (by up to ~%.2gx); use --decimate %d "
+             "for honest std", li->fc, li->fs / D, sqrt(ratio), (int)lround(li->fs / (2 * li->fc)));
+}
+
+/* The summary on standard error: samples, passes, each log's rows, rate
+ * and cutoff, the filtering, the condition number, per joint the training
+ * residual of the estimate written (rms, relative error) beside the noise
+ * std, the method's note, then the warnings: correlated residuals, the
+ * estimator's (the poorly identified ones on their own line), and base
+ * parameters far from the nominal model's. */
+static void print_log_summary(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e,
+                              dyLogReader* const* rs, int nlog, const idOpt* io, const double* beta,
+                              const char* rows_note, const char* corr) {
   int n = m->n;
-  openblas_set_num_threads(1);
-  if (stats_in) return identify_from_stats(c, m, &eo, consistent, prior_w, min_eig, quiet, stats_out);
-  /* several logs: the log options apply to each, --rows may give one range per log */
-  int nlog = c->npos - 1;
+  fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
+          "%d pass%s over the log\n", e->samples, n, b->nb, b->set, method_name(io->eo.method),
+          io->friction ? ", friction" : "", e->iterations, e->iterations == 1 ? "" : "es");
+  for (int k = 0; k < nlog; k++) {
+    dyLogInfo li;
+    dyi_log_info(rs[k], &li);
+    fprintf(stderr, "log%s%s: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s%.6g Hz\n",
+            nlog > 1 ? " " : "", nlog > 1 ? c->pos[1 + k] : "", li.rows_read, li.rows_dropped, li.fs,
+            li.fc > 0 ? "" : "none ", li.fc);
+  }
+  if (rows_note[0]) fprintf(stderr, "%s", rows_note);
+  fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
+  double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1];
+  fit_residuals(e, beta, rms, rel);
+  fprintf(stderr, "joint  residual_rms  rel_err_pct  noise_std%s\n", io->consistent ? "   (consistent estimate)" : "");
+  for (int j = 0; j < n; j++)
+    fprintf(stderr, "%5d  %12.6g  %11.4g  %9.4g\n", j + 1, rms[j], rel[j], e->sigma_j[j]);
+  fprintf(stderr, "  all  %12.6g  %11.4g\n", rms[n], rel[n]);
+  if (io->eo.method == DYI_IRLS)
+    fprintf(stderr, "IRLS: %ld equations down-weighted in the last pass (smallest weight %.3g); "
+            "noise_std is the robust scale 1.4826 MAD\n", e->downweighted, e->weight_min);
+  if (io->eo.method == DYI_WLS)
+    fprintf(stderr, "WLS: rows of joint j weighted by 1/noise_std_j\n");
+  if (corr[0]) fprintf(stderr, "warning: %s\n", corr);
+  for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++)
+    if (!strstr(e->warn[w], "poorly identified")) fprintf(stderr, "warning: %s\n", e->warn[w]);
+  cli_poorly_identified(e, beta);
+  cli_nominal_outliers(m, b, e, beta);
+  if (e->nwarn > DYI_MAXWARN) fprintf(stderr, "warning: ... and %d more\n", e->nwarn - DYI_MAXWARN);
+}
+
+/* identify MODEL LOG...: the log options of every log checked first (one
+ * set for all; --rows may give one range per log) -> base set -> each log
+ * opened and scanned for mistakes -> rows into the estimator
+ * (dyi_identify_logs) -> --save-stats -> estimate and files -> the
+ * scan's warnings, then the summary. Frees m. */
+static int identify_from_logs(const dyCli* c, dyModel* m, const idOpt* io) {
+  int n = m->n, nlog = c->npos - 1, rc;
   dyLogOpt lo, lok;
   dyLogReader* rs[16] = {NULL};
   for (int k = 0; k < nlog; k++)
     if ((rc = cli_logopt_k(c, n, k, nlog, k ? &lok : &lo))) { dy_freeModel(m); return rc; }
   openblas_set_num_threads(1);
-
   char err[DY_ERRSZ];
   rc = 1;
-  dyLogReader* r = NULL;
   dyEstim* e = NULL;
   dyiConsResult cr;
   memset(&cr, 0, sizeof cr);
-  dyBase* b = dyi_base_compute(m, set, friction, err, sizeof err);
-  if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) { cli_fail("%s", err); goto done; }
-  if (b->note[0] && !quiet) fprintf(stderr, "dynid: warning: %s\n", b->note);
+  dyBase* b = dyi_base_compute(m, io->set, io->friction, err, sizeof err);
+  if (!b || dyi_base_keep_joint(m, b, io->keep, err, sizeof err)) { cli_fail("%s", err); goto done; }
+  if (b->note[0] && !io->quiet) fprintf(stderr, "dynid: warning: %s\n", b->note);
   for (int k = 0; k < nlog; k++) {
     if (k && cli_logopt_k(c, n, k, nlog, &lok)) goto done;
     rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);
     if (!rs[k]) { cli_fail_log(c->pos[1 + k], k ? &lok : &lo, n, err); goto done; }
     cli_log_scan(c, m, c->pos[1 + k], k ? &lok : &lo, 1);   /* units, rates, model: warnings */
   }
-  r = rs[0];
-  e = dyi_identify_logs(m, b, rs, nlog, &eo, progress, err, sizeof err);
+  e = dyi_identify_logs(m, b, rs, nlog, &io->eo, progress, err, sizeof err);
   if (!e) { cli_fail("%s: %s", nlog > 1 ? "identify" : c->pos[1], err); goto done; }
-  if (stats_out) {
-    dyiStatsHead h;
-    dyiStatsLog sl[16];
-    memset(&h, 0, sizeof h);
-    stats_options(c, h.options, sizeof h.options);
-    h.var_factor = e->opt.var_factor > 0 ? e->opt.var_factor : 1;
-    h.logs = nlog; h.files = 1;
-    for (int k = 0; k < nlog; k++) {
-      dyLogInfo lk;
-      dyi_log_info(rs[k], &lk);
-      sl[k].path = c->pos[1 + k]; sl[k].rows_read = lk.rows_read; sl[k].rows_dropped = lk.rows_dropped;
-      sl[k].fs = lk.fs; sl[k].fc = lk.fc; sl[k].decim = lk.parallel ? lk.decim : 1;
-      h.rows_read += lk.rows_read; h.rows_dropped += lk.rows_dropped;
-    }
-    if (save_stats(stats_out, m, b, e, &h, sl, nlog)) goto done;
-    if (eo.fold_only) {
-      if (!quiet)
-        fprintf(stderr, "identify: statistics of %ld samples from %d log%s (%ld rows read, %ld dropped) written to %s\n",
-                e->samples, nlog, nlog == 1 ? "" : "s", h.rows_read, h.rows_dropped, stats_out);
-      rc = 0;
-      goto done;
-    }
-  }
+  int saved = io->stats_out ? save_log_stats(c, m, b, e, rs, nlog, io) : 0;
+  if (saved) { rc = saved > 0 ? 0 : 1; goto done; }
   dyLogInfo li;
-  dyi_log_info(r, &li);
-  char rows_note[256] = "";
-  if (li.parallel)
-    snprintf(rows_note, sizeof rows_note, "rows: parallel filtering: torque and regressor columns low-passed "
-             "(zero-phase FIR, stopband %.4g Hz) and decimated by %d; %d samples left out at each file end; "
-             "std scaled for the filtered noise by %.4g\n", li.fstop, li.decim, li.guard, sqrt(e->opt.var_factor));
-  /* a torque low-pass filtered at fc and kept at fs/D has residuals
-   * correlated over ~fs/(2 fc D) samples: the std (which assume independent
-   * equations) are then too small by about the square root of that
-   * (measured on simulated Panda logs, 1 kHz, fc = 50 Hz: spread/std 3.1
-   * without decimation, 1.06 with --decimate 10). */
-  char corr[DYI_WARNSZ] = "";
-  int D = lo.decimate > 1 ? lo.decimate : 1;
-  double ratio = li.fc > 0 && lo.filter_tau && !li.parallel ? li.fs / (2 * li.fc * D) : 0;
-  if (ratio > 1.5)
-    snprintf(corr, sizeof corr, "the torque is low-pass filtered at %.3g Hz and kept at %.4g Hz: "
-             "residuals are correlated and the std are too small (by up to ~%.2gx); use --decimate %d "
-             "for honest std", li.fc, li.fs / D, sqrt(ratio), (int)lround(li.fs / (2 * li.fc)));
-  const double* beta = e->beta;
-  char cons[2048] = "";
-  if (consistent) {
-    if (identify_consistent(c, m, b, e, prior_w, min_eig, quiet, &cr, cons, sizeof cons)) goto done;
-    beta = cr.beta;
-  }
-  char* comment = summary(c, m, b, e, beta, corr, cons, rows_note, NULL);
-  if (!comment) { cli_fail("out of memory"); goto done; }
-  const char* mout = cli_opt(c, "model-out");
-  if (mout && write_model(mout, m, b, beta, consistent ? cr.pi : NULL, comment, quiet)) {
-    free(comment);
-    goto done;
-  }
-  if (write_params(cli_opt(c, "o"), m, b, e, beta, comment, err, sizeof err)) {
-    free(comment);
-    if (mout) remove(mout);
-    cli_fail("%s", err);
-    goto done;
-  }
-  free(comment);
-
+  dyi_log_info(rs[0], &li);
+  char rows_note[256] = "", corr[DYI_WARNSZ] = "";
+  filter_notes(&lo, &li, e, rows_note, sizeof rows_note, corr, sizeof corr);
+  const double* beta;
+  if (write_estimate(c, m, b, e, io, &cr, corr, rows_note, NULL, &beta)) goto done;
   cli_flush_warnings(1);
-  if (!quiet) {
-    fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
-            "%d pass%s over the log\n", e->samples, n, b->nb, b->set, method_name(eo.method),
-            friction ? ", friction" : "", e->iterations, e->iterations == 1 ? "" : "es");
-    for (int k = 0; k < nlog; k++) {
-      dyi_log_info(rs[k], &li);
-      fprintf(stderr, "log%s%s: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s%.6g Hz\n",
-              nlog > 1 ? " " : "", nlog > 1 ? c->pos[1 + k] : "", li.rows_read, li.rows_dropped, li.fs,
-              li.fc > 0 ? "" : "none ", li.fc);
-    }
-    if (rows_note[0]) fprintf(stderr, "%s", rows_note);
-    fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
-    double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1];
-    fit_residuals(e, beta, rms, rel);
-    fprintf(stderr, "joint  residual_rms  rel_err_pct  noise_std%s\n", consistent ? "   (consistent estimate)" : "");
-    for (int j = 0; j < n; j++)
-      fprintf(stderr, "%5d  %12.6g  %11.4g  %9.4g\n", j + 1, rms[j], rel[j], e->sigma_j[j]);
-    fprintf(stderr, "  all  %12.6g  %11.4g\n", rms[n], rel[n]);
-    if (eo.method == DYI_IRLS)
-      fprintf(stderr, "IRLS: %ld equations down-weighted in the last pass (smallest weight %.3g); "
-              "noise_std is the robust scale 1.4826 MAD\n", e->downweighted, e->weight_min);
-    if (eo.method == DYI_WLS)
-      fprintf(stderr, "WLS: rows of joint j weighted by 1/noise_std_j\n");
-    if (corr[0]) fprintf(stderr, "warning: %s\n", corr);
-    for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++)
-      if (!strstr(e->warn[w], "poorly identified")) fprintf(stderr, "warning: %s\n", e->warn[w]);
-    cli_poorly_identified(e, beta);
-    cli_nominal_outliers(m, b, e, beta);
-    if (e->nwarn > DYI_MAXWARN) fprintf(stderr, "warning: ... and %d more\n", e->nwarn - DYI_MAXWARN);
-  }
+  if (!io->quiet) print_log_summary(c, m, b, e, rs, nlog, io, beta, rows_note, corr);
   rc = 0;
 done:
   dyi_cons_free(&cr);
@@ -664,4 +735,18 @@ done:
   dyi_base_free(b);
   dy_freeModel(m);
   return rc;
+}
+
+/* options -> model -> from the logs or from statistics files */
+int cmd_identify(dyCli* c) {
+  int rc = cli_check(c, "set,method,friction,quiet,block,threads,stats,save-stats,consistent,prior,prior-weight,"
+                     "min-eig,model-out," CLI_LOG_OPTS, 1, 16, USAGE);
+  if (rc) return rc;
+  idOpt io;
+  if ((rc = identify_options(c, &io))) return rc;
+  dyModel* m = cli_model(c);
+  if (!m) return 1;
+  openblas_set_num_threads(1);
+  if (io.stats_in) return identify_from_stats(c, m, &io);
+  return identify_from_logs(c, m, &io);
 }

@@ -442,64 +442,65 @@ static void notes_text(FILE* f, const char* notes) {
   }
 }
 
-/* One held-out log: its section into f. 0, or -1 after printing. */
-static int log_section(FILE* f, int li, const char* path, const char* role, const dyModel* m, pset* const* sv,
-                       int ns, const dyLogOpt* lopt, double horizon, series_t* S) {
+/* The nominal model's errors on a log (the baseline an identification
+ * must beat), from its validator's CSV text: the relative error of each
+ * joint and of all, into nominal_rel[li]; have_nominal when all n + 1 rows
+ * were read. Frees vn. */
+static void nominal_baseline(dyvValidator* vn, int li, int n) {
+  char* csv = NULL; size_t clen = 0;
+  FILE* mc = open_memstream(&csv, &clen);
+  if (mc) {
+    dyv_validator_write(vn, mc, NULL);
+    fclose(mc);
+    int row = 0;
+    for (char* line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
+      char name[32]; double rms, rel;
+      if (line[0] == '#' || row > n || sscanf(line, "%31[^,],%lf,%lf", name, &rms, &rel) != 3) continue;
+      nominal_rel[li][row++] = rel;
+    }
+    have_nominal = row == n + 1;
+  }
+  free(csv);
+  dyv_validator_free(vn);
+}
+
+/* The pass over one log: every sample into each set's validator (and the
+ * nominal model's, when the model has masses), the samples kept for the
+ * plots into S; then the baseline and the log's data-quality findings
+ * into f. v[k]: the validators, to be freed by the caller; *cnt: the
+ * samples. 0, or -1 after printing (a reader error, or no samples). */
+static int log_pass(FILE* f, int li, const char* path, const dyModel* m, pset* const* sv, int ns,
+                    const dyLogOpt* lopt, double horizon, series_t* S, dyvValidator** v, long* cnt) {
   const int n = m->n;
   char err[DY_ERRSZ];
-  fprintf(f, "<h2 id=\"log%d\">", li + 1);
-  esc(f, role);
-  fputs(": <code>", f);
-  esc(f, path);
-  fputs("</code></h2>\n", f);
   dyLogReader* lr = dyi_log_open(path, n, lopt, err, sizeof err);
   if (!lr) { cli_fail_log(path, lopt, n, err); return -1; }
-  dyvValidator* v[MAXSET] = {NULL};
   for (int k = 0; k < ns; k++)
     if (!(v[k] = dyv_validator_make(m, sv[k]->par, sv[k]->zero, horizon))) {
-      for (int a = 0; a < k; a++) dyv_validator_free(v[a]);
       dyi_log_close(lr);
       { cli_fail("report: out of memory"); return -1; }
     }
-  /* the nominal model on the same samples: the baseline */
   double mass = 0;
   for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
   dyvValidator* vn = mass > 0 ? dyv_validator_make(m, m->par, NULL, 0) : NULL;
   dySample s;
-  long cnt = 0;
   int r;
+  *cnt = 0;
   S->n = 0; S->stride = 1; S->seen = 0;
   while ((r = dyi_log_next(lr, &s, err, sizeof err)) == 1) {
     for (int k = 0; k < ns; k++) dyv_validator_add(v[k], &s);
     if (vn) dyv_validator_add(vn, &s);
     keep_sample(S, n, ns, &s, v);
-    if ((++cnt & 1023) == 0) cli_progress("report", cnt, "samples", 0);
+    if ((++*cnt & 1023) == 0) cli_progress("report", *cnt, "samples", 0);
   }
-  cli_progress("report", cnt, "samples", 1);
-  if (r < 0 || cnt == 0) {
+  cli_progress("report", *cnt, "samples", 1);
+  if (r < 0 || *cnt == 0) {
     if (r >= 0) snprintf(err, sizeof err, "%s: the log has no samples", path);
-    for (int k = 0; k < ns; k++) dyv_validator_free(v[k]);
     dyv_validator_free(vn);
     dyi_log_close(lr);
     { cli_fail("%s", err); return -1; }
   }
-  if (vn) {
-    char* csv = NULL; size_t clen = 0;
-    FILE* mc = open_memstream(&csv, &clen);
-    if (mc) {
-      dyv_validator_write(vn, mc, NULL);
-      fclose(mc);
-      int row = 0;
-      for (char* line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
-        char name[32]; double rms, rel;
-        if (line[0] == '#' || row > n || sscanf(line, "%31[^,],%lf,%lf", name, &rms, &rel) != 3) continue;
-        nominal_rel[li][row++] = rel;
-      }
-      have_nominal = row == n + 1;
-    }
-    free(csv);
-    dyv_validator_free(vn);
-  }
+  if (vn) nominal_baseline(vn, li, n);
   fputs("<h3>Data quality</h3>\n", f);
   {
     char* buf; size_t len; FILE* mf;
@@ -508,44 +509,62 @@ static int log_section(FILE* f, int li, const char* path, const char* role, cons
     pre_end(f, &buf, mf, "quality");
   }
   dyi_log_close(lr);
+  return 0;
+}
 
-  /* metrics: each validator's own CSV text, side by side */
-  char cell[MAXSET][DY_MAXJ + 1][3][40], rowname[DY_MAXJ + 1][32];
-  char* notes[MAXSET] = {NULL};
-  double rel[MAXSET][DY_MAXJ + 1];
-  int nrow = 0;
+/* The metrics of each set on one log, as its validator writes them (the
+ * CSV text of `dynid validate`, so that the page shows exactly what
+ * validate prints) and the notes after them. */
+typedef struct {
+  char cell[MAXSET][DY_MAXJ + 1][3][40];   /* rms, rel. error, R^2 per row */
+  char rowname[DY_MAXJ + 1][32];           /* joint number, then "all" */
+  char* notes[MAXSET];                     /* owned */
+  double rel[MAXSET][DY_MAXJ + 1];         /* the relative errors as numbers [%] */
+  int nrow;
+} metrics_t;
+
+/* Each validator's CSV into M, and into the set: the relative error per
+ * joint and "all" on log li (heldj, heldout), the samples and those where
+ * the inertia matrix is not positive definite. */
+static void log_metrics(metrics_t* M, int li, int n, pset* const* sv, int ns, dyvValidator* const* v, long cnt) {
   for (int k = 0; k < ns; k++) {
     char* csv = NULL; size_t clen = 0, nlen = 0;
     FILE* mc = open_memstream(&csv, &clen);
-    FILE* mn = open_memstream(&notes[k], &nlen);
+    FILE* mn = open_memstream(&M->notes[k], &nlen);
     dyv_validator_write(v[k], mc, mn);
     fclose(mc); fclose(mn);
     int row = 0;
     for (char* line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
       if (line[0] == '#' || !strncmp(line, "joint,", 6) || row > n) continue;
       char name[32];
-      if (sscanf(line, "%31[^,],%39[^,],%39[^,],%39s", name, cell[k][row][0], cell[k][row][1],
-                 cell[k][row][2]) != 4) continue;
-      if (k == 0) snprintf(rowname[row], sizeof rowname[row], "%s", name);
-      rel[k][row] = strtod(cell[k][row][1], NULL);
-      sv[k]->heldj[li][row] = rel[k][row];
-      if (!strcmp(name, "all")) snprintf(sv[k]->heldout[li], sizeof sv[k]->heldout[li], "%s", cell[k][row][1]);
+      if (sscanf(line, "%31[^,],%39[^,],%39[^,],%39s", name, M->cell[k][row][0], M->cell[k][row][1],
+                 M->cell[k][row][2]) != 4) continue;
+      if (k == 0) snprintf(M->rowname[row], sizeof M->rowname[row], "%s", name);
+      M->rel[k][row] = strtod(M->cell[k][row][1], NULL);
+      sv[k]->heldj[li][row] = M->rel[k][row];
+      if (!strcmp(name, "all")) snprintf(sv[k]->heldout[li], sizeof sv[k]->heldout[li], "%s", M->cell[k][row][1]);
       row++;
     }
     free(csv);
-    if (k == 0) nrow = row;
+    if (k == 0) M->nrow = row;
     sv[k]->not_pd[li] = v[k]->not_pd;
     sv[k]->samples[li] = cnt;
   }
+}
+
+/* The metrics table (the sets side by side), each set's notes (what did
+ * not happen said as such) and the inertia matrix along the log: positive
+ * definite at every sample, or on how many not, with its smallest
+ * eigenvalue and when. Frees the notes. */
+static void metrics_section(FILE* f, metrics_t* M, pset* const* sv, int ns, dyvValidator* const* v, long cnt) {
   fputs("<h3>Torque prediction</h3>\n<table class=\"metrics\">", f);
   set_header(f, sv, ns, "joint", "<th>rms [N m]</th><th>rel. error [%]</th><th>R<sup>2</sup></th>", NULL);
-  for (int row = 0; row < nrow; row++) {
-    /* the validator's own text, so the page shows exactly what validate prints */
+  for (int row = 0; row < M->nrow; row++) {
     fputs("<tr><td>", f);
-    esc(f, rowname[row]);
+    esc(f, M->rowname[row]);
     fputs("</td>", f);
     for (int k = 0; k < ns; k++)
-      for (int q = 0; q < 3; q++) { fputs("<td>", f); esc(f, cell[k][row][q]); fputs("</td>", f); }
+      for (int q = 0; q < 3; q++) { fputs("<td>", f); esc(f, M->cell[k][row][q]); fputs("</td>", f); }
     fputs("</tr>\n", f);
   }
   fputs("</table>\n", f);
@@ -555,12 +574,12 @@ static int log_section(FILE* f, int li, const char* path, const char* role, cons
     {
       char* nb = NULL; size_t nl = 0;
       FILE* nf = open_memstream(&nb, &nl);
-      if (nf) { notes_text(nf, notes[k]); fclose(nf); }
+      if (nf) { notes_text(nf, M->notes[k]); fclose(nf); }
       esc(f, nb ? nb : "");
       free(nb);
     }
     fputs("</pre>\n", f);
-    free(notes[k]);
+    free(M->notes[k]);
   }
   fputs("<p>Inertia matrix along the log: ", f);
   for (int k = 0; k < ns; k++) {
@@ -572,20 +591,21 @@ static int log_section(FILE* f, int li, const char* path, const char* role, cons
     fprintf(f, " (smallest eigenvalue %.4g at t = %.4g s)%s", v[k]->mineig, v[k]->mineig_t,
             k + 1 < ns ? "; " : ".</p>\n");
   }
-  for (int k = 0; k < ns; k++) dyv_validator_free(v[k]);
+}
 
-  /* plots: each set keeps its colour from plot to plot (with two sets the
-   * measurement takes the first colour, the sets the next ones) */
-  const int c0 = ns > 1 ? 2 : 0;
-  const char* names[MAXSET + 1];
-  for (int k = 0; k < ns; k++) names[k] = sv[k]->label;
-  fputs("<div class=\"grid\">\n", f);
+/* The log's overview plots: the relative error per joint of each set
+ * (when the metrics have a row per joint and "all") and the smallest
+ * eigenvalue of the inertia matrix along the log. c0: the first set's
+ * colour. */
+static void plots_overview(FILE* f, const dyModel* m, pset* const* sv, int ns, const series_t* S,
+                           const metrics_t* M, const char* const* names, int c0) {
+  const int n = m->n;
   const char* jl[DY_MAXJ];
   char jlbuf[DY_MAXJ][16];
   for (int j = 0; j < n; j++) { snprintf(jlbuf[j], 16, "%d", j + 1); jl[j] = jlbuf[j]; }
-  if (nrow > n) {
+  if (M->nrow > n) {
     const double* rv[MAXSET];
-    for (int k = 0; k < ns; k++) rv[k] = rel[k];
+    for (int k = 0; k < ns; k++) rv[k] = M->rel[k];
     dypFrame fb = {"relative error per joint (held-out)", "joint", "100 ||e|| / ||tau|| [%]", 540, 300, c0};
     dyp_groupbars(f, &fb, jl, rv, ns > 1 ? names : NULL, ns, n);
   }
@@ -599,8 +619,14 @@ static int log_section(FILE* f, int li, const char* path, const char* role, cons
     ne[k] = nebuf[k];
   }
   dyp_lines(f, &fe, S->t, (int)S->n, ye, ne, ns);
-  double* resid = malloc(sizeof(double) * (size_t)(S->n * ns));
-  for (int j = 0; j < n && resid; j++) {
+}
+
+/* Per joint: measured against each set's predicted torque along the log,
+ * and the histogram of the residual e = measured - predicted of each set.
+ * resid: room for S->n values per set. */
+static void plots_joints(FILE* f, const dyModel* m, pset* const* sv, int ns, const series_t* S,
+                         const char* const* names, int c0, double* resid) {
+  for (int j = 0; j < m->n; j++) {
     char tt[96];
     snprintf(tt, sizeof tt, "joint %d: measured and predicted torque", j + 1);
     dypFrame fl = {tt, "time [s]", m->jnt_type[j] == DY_REVOLUTE ? "torque [N m]" : "force [N]", 540, 300, 0};
@@ -620,6 +646,37 @@ static int log_section(FILE* f, int li, const char* path, const char* role, cons
     dypFrame fh = {tt, m->jnt_type[j] == DY_REVOLUTE ? "residual [N m]" : "residual [N]", "density", 540, 300, c0};
     dyp_histograms(f, &fh, rr, (int)S->n, names, ns, 40);
   }
+}
+
+/* One held-out log: its section into f (heading, data quality, metrics,
+ * plots). Each set keeps its colour from plot to plot (with two sets the
+ * measurement takes the first colour, the sets the next ones). 0, or -1
+ * after printing. */
+static int log_section(FILE* f, int li, const char* path, const char* role, const dyModel* m, pset* const* sv,
+                       int ns, const dyLogOpt* lopt, double horizon, series_t* S) {
+  fprintf(f, "<h2 id=\"log%d\">", li + 1);
+  esc(f, role);
+  fputs(": <code>", f);
+  esc(f, path);
+  fputs("</code></h2>\n", f);
+  dyvValidator* v[MAXSET] = {NULL};
+  long cnt;
+  if (log_pass(f, li, path, m, sv, ns, lopt, horizon, S, v, &cnt)) {
+    for (int k = 0; k < ns; k++) dyv_validator_free(v[k]);
+    return -1;
+  }
+  metrics_t M;
+  for (int k = 0; k < MAXSET; k++) M.notes[k] = NULL;
+  log_metrics(&M, li, m->n, sv, ns, v, cnt);
+  metrics_section(f, &M, sv, ns, v, cnt);
+  for (int k = 0; k < ns; k++) dyv_validator_free(v[k]);
+  const int c0 = ns > 1 ? 2 : 0;
+  const char* names[MAXSET + 1];
+  for (int k = 0; k < ns; k++) names[k] = sv[k]->label;
+  fputs("<div class=\"grid\">\n", f);
+  plots_overview(f, m, sv, ns, S, &M, names, c0);
+  double* resid = malloc(sizeof(double) * (size_t)(S->n * ns));
+  if (resid) plots_joints(f, m, sv, ns, S, names, c0, resid);
   free(resid);
   fputs("</div>\n", f);
   return 0;
@@ -647,11 +704,12 @@ static void link_row(FILE* f, int j, int rows, const char* who, const dyvLinkPhy
           l->ok ? "<span class=\"ok\">valid</span>" : "<span class=\"bad\">INVALID</span>");
 }
 
-/* Physical consistency of every set: certified verdicts, the per-link
- * table (nominal against each set's identified links), the details. */
-static void phys_section(FILE* f, const dyModel* m, pset* const* sv, int ns, const char* out) {
-  const int n = m->n;
-  fputs("<h2 id=\"physical\">Physical consistency</h2>\n<ul>\n", f);
+/* The certified verdict of each set: consistent (with the distance of
+ * its consistent realisation), inconsistent (every consistent realisation
+ * at least the certified distance away), or undecided (both); a model file
+ * that witnesses consistency against a verdict that is not "consistent"
+ * is pointed out as proof that the verdict is wrong. */
+static void phys_verdicts(FILE* f, pset* const* sv, int ns) {
   for (int k = 0; k < ns; k++) {
     const dyvPhys* p = &sv[k]->phys;
     fputs("<li>", f);
@@ -675,6 +733,14 @@ static void phys_section(FILE* f, const dyModel* m, pset* const* sv, int ns, con
     }
     fputs("</li>\n", f);
   }
+}
+
+/* Physical consistency of every set: certified verdicts, the per-link
+ * table (nominal against each set's identified links), the details. */
+static void phys_section(FILE* f, const dyModel* m, pset* const* sv, int ns, const char* out) {
+  const int n = m->n;
+  fputs("<h2 id=\"physical\">Physical consistency</h2>\n<ul>\n", f);
+  phys_verdicts(f, sv, ns);
   fputs("</ul>\n<h3 id=\"links\">Links: nominal against identified</h3>\n<p>Identified links:</p>\n<ul>\n", f);
   for (int k = 0; k < ns; k++) {
     const pset* s = sv[k];
@@ -763,6 +829,36 @@ static void header_text(const char* comment, const char* key, char* buf, size_t 
   if (s) snprintf(buf, sz, "%.*s", (int)strcspn(s + strlen(key), "\n"), s + strlen(key));
 }
 
+/* The summary's error tables: per held-out log, the relative torque error
+ * per joint and over all joints of every set, beside the nominal model's
+ * (the baseline) when the model has masses. */
+static void summary_errors(FILE* f, const dyModel* m, pset* const* sv, int ns, const dyCli* c, char (*role)[160]) {
+  const int n = m->n, nlog = c->npos - 2;
+  for (int li = 0; li < nlog; li++) {
+    fputs("<p class=\"cap\">Relative torque error per joint [%] on <code>", f);
+    esc(f, base_name(c->pos[2 + li]));
+    fputs("</code> (", f);
+    esc(f, role[li]);
+    fputs("); lower is better</p>\n<table class=\"errs\"><tr><th>parameters</th>", f);
+    for (int j = 0; j < n; j++) fprintf(f, "<th>%d</th>", j + 1);
+    fputs("<th>all joints</th></tr>\n", f);
+    for (int k = 0; k < ns; k++) {
+      fputs("<tr><td class=\"t\"><b>", f);
+      esc(f, sv[k]->label);
+      fputs("</b></td>", f);
+      for (int j = 0; j <= n; j++)
+        fprintf(f, "<td%s>%.2f</td>", j == n ? " class=\"all\"" : "", sv[k]->heldj[li][j]);
+      fputs("</tr>\n", f);
+    }
+    if (have_nominal) {
+      fputs("<tr class=\"nom\"><td class=\"t\">nominal model (baseline)</td>", f);
+      for (int j = 0; j <= n; j++) fprintf(f, "<td>%.2f</td>", nominal_rel[li][j]);
+      fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+  }
+}
+
 /* The answer first: the arm, the data and their roles, the base
  * parameters and their conditioning, the held-out error per log and joint
  * of every set beside the nominal model's, the consistency verdicts. */
@@ -809,161 +905,115 @@ static void summary_box(FILE* f, const dyModel* m, pset* const* sv, int ns, cons
     if (k + 1 < ns) fputs("; ", f);
   }
   fputs("</td></tr>\n</table>\n", f);
-  for (int li = 0; li < nlog; li++) {
-    fputs("<p class=\"cap\">Relative torque error per joint [%] on <code>", f);
-    esc(f, base_name(c->pos[2 + li]));
-    fputs("</code> (", f);
-    esc(f, role[li]);
-    fputs("); lower is better</p>\n<table class=\"errs\"><tr><th>parameters</th>", f);
-    for (int j = 0; j < n; j++) fprintf(f, "<th>%d</th>", j + 1);
-    fputs("<th>all joints</th></tr>\n", f);
-    for (int k = 0; k < ns; k++) {
-      fputs("<tr><td class=\"t\"><b>", f);
-      esc(f, sv[k]->label);
-      fputs("</b></td>", f);
-      for (int j = 0; j <= n; j++)
-        fprintf(f, "<td%s>%.2f</td>", j == n ? " class=\"all\"" : "", sv[k]->heldj[li][j]);
-      fputs("</tr>\n", f);
-    }
-    if (have_nominal) {
-      fputs("<tr class=\"nom\"><td class=\"t\">nominal model (baseline)</td>", f);
-      for (int j = 0; j <= n; j++) fprintf(f, "<td>%.2f</td>", nominal_rel[li][j]);
-      fputs("</tr>\n", f);
-    }
-    fputs("</table>\n", f);
-  }
+  summary_errors(f, m, sv, ns, c, role);
   if (!have_nominal) fputs("<p>No baseline: the model file has no masses, so the nominal model predicts no torque.</p>\n", f);
   fputs("<p class=\"cap\">Relative error: RMS error / RMS measured torque per joint; all joints pooled "
         "(dominated by the large joints). Details: <a href=\"#sets\">parameter sets</a>, "
         "<a href=\"#parameters\">base parameters</a>, <a href=\"#physical\">physical consistency</a>.</p></div>\n", f);
 }
 
-int cmd_report(dyCli* c) {
-  static const char* use =
-      "dynid report MODEL PARAMS LOG... -o REPORT.html [--compare PARAMS2] [--labels A,B]\n"
-      "       [--models FILE[+FILE..][,FILE[+FILE..]]] [--title TEXT] [--horizon SECONDS]\n"
-      "       [log options: --map NAME=COLUMN --gain K1,..,Kn --rows A..B --cutoff HZ --derive qd|qdd ...]\n"
-      "  --compare PARAMS2  a second parameter set shown beside PARAMS (e.g. identify --consistent)\n"
-      "  --labels A,B       names of the sets (default from the headers: unconstrained, consistent)\n"
-      "  --models ...       per set, the model files written from it (identify --model-out), several\n"
-      "                     joined by '+'; the first is read for the per-link table, all are linked";
-  int r = cli_check(c, "title,horizon,compare,labels,models,force," CLI_LOG_OPTS, 3, 2 + MAXLOG, use);
-  if (r) return r;
+/* Options: -o is required; --horizon (default 0.05 s); PARAMS and
+ * --compare PARAMS2 are the sets; --labels gives one non-empty name under
+ * 64 characters per set. *ns: the sets. 0, or 2 after printing the usage
+ * error. */
+static int report_options(const dyCli* c, pset* set, int* ns, double* horizon) {
   if (!cli_opt(c, "o")) return cli_usage("report: -o REPORT.html is required");
-  double horizon;
-  if (cli_double(c, "horizon", 0.05, &horizon)) return 2;
-  pset set[MAXSET];
-  memset(set, 0, sizeof set);
-  pset* sv[MAXSET] = {&set[0], &set[1]};
-  int ns = 1;
+  if (cli_double(c, "horizon", 0.05, horizon)) return 2;
+  *ns = 1;
   set[0].path = c->pos[1];
-  if (cli_opt(c, "compare")) set[ns++].path = cli_opt(c, "compare");
+  if (cli_opt(c, "compare")) set[(*ns)++].path = cli_opt(c, "compare");
   const char* labels = cli_opt(c, "labels");
-  if (labels) {
-    int k = 0;
-    for (const char* s = labels;; k++) {
-      const char* e = strchr(s, ',');
-      size_t L = e ? (size_t)(e - s) : strlen(s);
-      if (k >= ns || !L || L >= sizeof set[0].label)
-        return cli_usage("report: --labels needs one non-empty name (< 64 characters) per parameter set (%d)", ns);
-      memcpy(set[k].label, s, L);
-      if (!e) break;
-      s = e + 1;
-    }
-    if (k + 1 != ns) return cli_usage("report: --labels needs one name per parameter set (%d)", ns);
+  if (!labels) return 0;
+  int k = 0;
+  for (const char* s = labels;; k++) {
+    const char* e = strchr(s, ',');
+    size_t L = e ? (size_t)(e - s) : strlen(s);
+    if (k >= *ns || !L || L >= sizeof set[0].label)
+      return cli_usage("report: --labels needs one non-empty name (< 64 characters) per parameter set (%d)", *ns);
+    memcpy(set[k].label, s, L);
+    if (!e) break;
+    s = e + 1;
   }
-  int status = 1, opened = 0;
-  dyModel* m = NULL;
-  char* body = NULL;
-  size_t blen = 0;
-  series_t S;
-  memset(&S, 0, sizeof S);
-  if ((r = split_models(cli_opt(c, "models"), set, ns))) { status = r; goto done; }
-  if (!(m = cli_model(c))) goto done;
+  if (k + 1 != *ns) return cli_usage("report: --labels needs one name per parameter set (%d)", *ns);
+  return 0;
+}
+
+/* Room for the samples kept for the plots: MAXPTS times, torques and
+ * per set predictions and eigenvalues. 0, or 1 after printing. */
+static int series_alloc(series_t* S, int n, int ns) {
+  S->t = malloc(sizeof(double) * MAXPTS);
+  S->meas = malloc(sizeof(double) * MAXPTS * (size_t)n);
+  int mem = S->t && S->meas;
+  for (int k = 0; k < ns; k++) {
+    S->pred[k] = malloc(sizeof(double) * MAXPTS * (size_t)n);
+    S->eig[k] = malloc(sizeof(double) * MAXPTS);
+    mem = mem && S->pred[k] && S->eig[k];
+  }
+  if (!mem) return cli_fail("report: out of memory");
+  return 0;
+}
+
+/* One set: its PARAMS file (made on this model, unless --force), the
+ * sparse realisation of its base parameters, their certified consistency,
+ * its links (from its model file, or the solver's realisation) and
+ * whether the model file witnesses consistency: it reproduces the base
+ * parameters to 1e-6 (relative) with every pseudo-inertia positive
+ * semi-definite and IA, FV, FC >= 0 (to 1e-9); the training figures of its
+ * header and, without --labels, its label (consistent or unconstrained).
+ * 0, or -1 after printing. */
+static int load_set(const dyCli* c, const dyModel* m, pset* s) {
   const int n = m->n;
   char err[DY_ERRSZ];
-  dyOut o;
-  dyLogOpt lopt;
-  dyi_log_defaults(&lopt);
-  if ((r = cli_logopt(c, n, &lopt)) != 0) { status = r; goto done; }
-  S.t = malloc(sizeof(double) * MAXPTS);
-  S.meas = malloc(sizeof(double) * MAXPTS * (size_t)n);
-  int mem = S.t && S.meas;
-  for (int k = 0; k < ns; k++) {
-    S.pred[k] = malloc(sizeof(double) * MAXPTS * (size_t)n);
-    S.eig[k] = malloc(sizeof(double) * MAXPTS);
-    mem = mem && S.pred[k] && S.eig[k];
+  if (cli_params_match(c, m, s->path)) return -1;
+  if (!(s->prm = dyi_params_read(s->path, m, err, sizeof err))) { cli_fail("%s", err); return -1; }
+  s->par = malloc(sizeof(double) * (size_t)(14 * n));
+  s->zero = malloc((size_t)(14 * n));
+  s->links = malloc(sizeof(double) * (size_t)(14 * n));
+  if (!s->par || !s->zero || !s->links) { cli_fail("report: out of memory"); return -1; }
+  if (dyv_realise_sparse(m, s->prm->base, s->prm->value, s->par, s->zero, err, sizeof err))
+    { cli_fail("%s: %s", s->path, err); return -1; }
+  const dyBase* b = s->prm->base;
+  if (dyv_phys_check(&s->phys, m, s->par, b->B, b->nb, b->npar, err, sizeof err))
+    { cli_fail("%s: %s", s->path, err); return -1; }
+  if (s->nfiles ? links_from_file(c, m, s) : links_from_solver(m, s)) return -1;
+  s->links_dist = links_distance(s);
+  s->witness = s->from_file && s->links_dist <= 1e-6;
+  for (int j = 0; j < n && s->witness; j++) {
+    dyvLinkPhys l;
+    dyv_link_phys(&l, s->links + DY_NPAR_LINK*j);
+    s->witness = l.pi_mineig >= -1e-9 * fmax(1, l.mass);
   }
-  if (!mem) { cli_fail("report: out of memory"); goto done; }
+  for (int j = 0; j < n && s->witness && b->npar > DY_NPAR_LINK*n; j++)
+    for (int q = 0; q < 3; q++) s->witness &= s->links[DY_NPAR_LINK*n + DY_NPAR_JNT*j + q] >= -1e-9;
+  s->train_rel = header_number(s->prm->comment, "relative error all joints [%]: ");
+  s->train_rise = header_number(s->prm->comment, "consistent: training residual ");
+  s->consistent_est = strstr(s->prm->comment, "consistent: ") != NULL;
+  if (!s->label[0]) snprintf(s->label, sizeof s->label, "%s", s->consistent_est ? "consistent" : "unconstrained");
+  return 0;
+}
 
-  /* each set: parameters, realisation, certified consistency, its links */
-  for (int k = 0; k < ns; k++) {
-    pset* s = &set[k];
-    if (cli_params_match(c, m, s->path)) goto done;
-    if (!(s->prm = dyi_params_read(s->path, m, err, sizeof err))) { cli_fail("%s", err); goto done; }
-    s->par = malloc(sizeof(double) * (size_t)(14 * n));
-    s->zero = malloc((size_t)(14 * n));
-    s->links = malloc(sizeof(double) * (size_t)(14 * n));
-    if (!s->par || !s->zero || !s->links) { cli_fail("report: out of memory"); goto done; }
-    if (dyv_realise_sparse(m, s->prm->base, s->prm->value, s->par, s->zero, err, sizeof err)) {
-      cli_fail("%s: %s", s->path, err);
-      goto done;
-    }
-    const dyBase* b = s->prm->base;
-    if (dyv_phys_check(&s->phys, m, s->par, b->B, b->nb, b->npar, err, sizeof err)) {
-      cli_fail("%s: %s", s->path, err);
-      goto done;
-    }
-    if (s->nfiles ? links_from_file(c, m, s) : links_from_solver(m, s)) goto done;
-    s->links_dist = links_distance(s);
-    s->witness = s->from_file && s->links_dist <= 1e-6;
-    for (int j = 0; j < n && s->witness; j++) {
-      dyvLinkPhys l;
-      dyv_link_phys(&l, s->links + DY_NPAR_LINK*j);
-      s->witness = l.pi_mineig >= -1e-9 * fmax(1, l.mass);
-    }
-    for (int j = 0; j < n && s->witness && b->npar > DY_NPAR_LINK*n; j++)
-      for (int q = 0; q < 3; q++) s->witness &= s->links[DY_NPAR_LINK*n + DY_NPAR_JNT*j + q] >= -1e-9;
-    s->train_rel = header_number(s->prm->comment, "relative error all joints [%]: ");
-    s->train_rise = header_number(s->prm->comment, "consistent: training residual ");
-    s->consistent_est = strstr(s->prm->comment, "consistent: ") != NULL;
-    if (!s->label[0]) snprintf(s->label, sizeof s->label, "%s", s->consistent_est ? "consistent" : "unconstrained");
-  }
-  if (ns > 1 && !labels && !strcmp(set[0].label, set[1].label))   /* two of a kind: their file names */
-    for (int k = 0; k < ns; k++) snprintf(set[k].label, sizeof set[k].label, "%.63s", base_name(set[k].path));
-
-  /* the logs first (into memory), so that the summary at the top can quote them */
-  char role[MAXLOG][160];
+/* The logs' sections, first into memory (*body) so that the summary at
+ * the top can quote them; each log scanned for mistakes first and given
+ * its role (role[li]). 0, or -1 after printing. */
+static int logs_body(const dyCli* c, const dyModel* m, pset* const* sv, int ns, const dyLogOpt* lopt,
+                     double horizon, series_t* S, char (*role)[160], char** body, size_t* blen) {
   have_nominal = 0;
-  {
-    FILE* bf = open_memstream(&body, &blen);
-    if (!bf) { cli_fail("report: out of memory"); goto done; }
-    int lr = 0;
-    for (int li = 0; li + 2 < c->npos && !lr; li++) {
-      cli_log_scan(c, m, c->pos[2 + li], &lopt, 0);   /* units, rates, model: warnings */
-      log_role(set[0].prm->comment, c->pos[2 + li], cli_opt(c, "rows"), role[li], sizeof role[li]);
-      lr = log_section(bf, li, c->pos[2 + li], role[li], m, sv, ns, &lopt, horizon, &S);
-    }
-    fclose(bf);
-    if (lr) goto done;
+  FILE* bf = open_memstream(body, blen);
+  if (!bf) { cli_fail("report: out of memory"); return -1; }
+  int lr = 0;
+  for (int li = 0; li + 2 < c->npos && !lr; li++) {
+    cli_log_scan(c, m, c->pos[2 + li], lopt, 0);   /* units, rates, model: warnings */
+    log_role(sv[0]->prm->comment, c->pos[2 + li], cli_opt(c, "rows"), role[li], sizeof role[li]);
+    lr = log_section(bf, li, c->pos[2 + li], role[li], m, sv, ns, lopt, horizon, S);
   }
+  fclose(bf);
+  return lr ? -1 : 0;
+}
 
-  if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }
-  opened = 1;
-  FILE* f = o.f;
-  const char* out = cli_opt(c, "o");
-  const char* title = cli_opt(c, "title");
-  char tbuf[300];
-  if (!title) { snprintf(tbuf, sizeof tbuf, "dynid report: %s", m->source); title = tbuf; }
-  fprintf(f, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
-             "<meta charset=\"utf-8\"/>\n<title>");
-  esc(f, title);
-  fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
-  esc(f, title);
-  fputs("</h1>\n", f);
-  summary_box(f, m, sv, ns, c, role);
-
-  /* ---- model */
+/* The model: source, joints and types, gravity, the conversion check, and
+ * per joint the modified-DH geometry and the nominal mass. */
+static void model_section(FILE* f, const dyModel* m) {
+  const int n = m->n;
   fputs("<h2 id=\"model\">Model</h2>\n<p>", f);
   char types[DY_MAXJ + 1];
   for (int j = 0; j < n; j++) types[j] = m->jnt_type[j] == DY_REVOLUTE ? 'R' : 'P';
@@ -979,67 +1029,131 @@ int cmd_report(dyCli* c) {
     fprintf(f, "<tr><td>%d</td><td>%c</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.4g</td></tr>\n",
             j + 1, types[j], m->dh_alpha[j], m->dh_a[j], m->dh_theta[j], m->dh_d[j], m->par[10*j + DY_M]);
   fputs("</table>\n", f);
+}
 
-  sets_section(f, sv, ns, c, out);
-
-  /* ---- identifiability */
-  const dyBase* b0 = set[0].prm->base;
+/* Identifiability of the first set's base parameters: which standard
+ * parameters are identifiable alone, only in combination, or not at all
+ * (dyi_base_report, its "(set file)" said in words). */
+static void ident_section(FILE* f, const dyModel* m, const dyBase* b0) {
   fputs("<h2 id=\"identifiability\">Identifiability</h2>\n", f);
   fprintf(f, "<p>%d base parameters (minimal linear combinations) over %d standard parameters%s. "
              "Each standard parameter is identifiable alone, only in combination, or not at all:</p>\n",
-          b0->nb, b0->npar, b0->npar > 10 * n ? " (with joint friction and armature)" : "");
-  {
-    char* buf; size_t len; FILE* mf;
-    pre_begin(&buf, &len, &mf);
-    dyi_base_report(mf, m, b0);
-    fclose(mf);
-    char* sf = buf ? strstr(buf, "(set file)") : NULL;   /* a set read from a PARAMS file */
-    fputs("<pre class=\"ident\">", f);
-    if (sf) {
-      *sf = 0;
-      esc(f, buf);
-      fputs("(the set of the parameters file, rebuilt from its expressions)", f);
-      esc(f, sf + 10);
-    } else esc(f, buf ? buf : "");
-    fputs("</pre>\n", f);
-    free(buf);
-  }
+          b0->nb, b0->npar, b0->npar > 10 * m->n ? " (with joint friction and armature)" : "");
+  char* buf; size_t len; FILE* mf;
+  pre_begin(&buf, &len, &mf);
+  dyi_base_report(mf, m, b0);
+  fclose(mf);
+  char* sf = buf ? strstr(buf, "(set file)") : NULL;   /* a set read from a PARAMS file */
+  fputs("<pre class=\"ident\">", f);
+  if (sf) {
+    *sf = 0;
+    esc(f, buf);
+    fputs("(the set of the parameters file, rebuilt from its expressions)", f);
+    esc(f, sf + 10);
+  } else esc(f, buf ? buf : "");
+  fputs("</pre>\n", f);
+  free(buf);
+}
 
-  /* ---- parameters */
+/* Base parameters: each set's identification summary (its PARAMS header),
+ * then one table with the sets side by side when they share the base set,
+ * else one table per set. */
+static void params_section(FILE* f, const dyModel* m, pset* const* sv, int ns) {
   fputs("<h2 id=\"parameters\">Base parameters</h2>\n", f);
   for (int k = 0; k < ns; k++) {
-    if (!set[k].prm->comment[0]) continue;
+    if (!sv[k]->prm->comment[0]) continue;
     fputs("<p>Identification summary (from the parameters file", f);
-    if (ns > 1) { fputs(" <code>", f); esc(f, set[k].path); fputs("</code>, ", f); esc(f, set[k].label); }
+    if (ns > 1) { fputs(" <code>", f); esc(f, sv[k]->path); fputs("</code>, ", f); esc(f, sv[k]->label); }
     fputs("):</p>\n<pre>", f);
-    esc(f, set[k].prm->comment);
+    esc(f, sv[k]->prm->comment);
     fputs("</pre>\n", f);
   }
-  if (ns > 1 && same_base(set[0].prm, set[1].prm)) param_table(f, m, sv, ns);
+  if (ns > 1 && same_base(sv[0]->prm, sv[1]->prm)) param_table(f, m, sv, ns);
   else
     for (int k = 0; k < ns; k++) {
-      if (ns > 1) { fputs("<h3>", f); esc(f, set[k].label); fputs("</h3>\n", f); }
+      if (ns > 1) { fputs("<h3>", f); esc(f, sv[k]->label); fputs("</h3>\n", f); }
       param_table(f, m, sv + k, 1);
     }
+}
 
+/* The page: title, summary, model, sets, identifiability, base
+ * parameters, the logs' sections (body), physical consistency, and how it
+ * was written (the command line and the model's fingerprint). */
+static void write_page(FILE* f, const dyCli* c, const dyModel* m, pset* const* sv, int ns, char (*role)[160],
+                       const char* body, size_t blen) {
+  const char* out = cli_opt(c, "o");
+  const char* title = cli_opt(c, "title");
+  char tbuf[300];
+  if (!title) { snprintf(tbuf, sizeof tbuf, "dynid report: %s", m->source); title = tbuf; }
+  fprintf(f, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
+             "<meta charset=\"utf-8\"/>\n<title>");
+  esc(f, title);
+  fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
+  esc(f, title);
+  fputs("</h1>\n", f);
+  summary_box(f, m, sv, ns, c, role);
+  model_section(f, m);
+  sets_section(f, sv, ns, c, out);
+  ident_section(f, m, sv[0]->prm->base);
+  params_section(f, m, sv, ns);
   fwrite(body, 1, blen, f);
   phys_section(f, m, sv, ns, out);
-  {
-    char fpr[96];
-    cli_fingerprint(m, fpr, sizeof fpr);
-    fprintf(f, "<p class=\"cap\">Written by dynid %s: <code>", DYNID_VERSION);
-    for (int i = 0; i < c->argc; i++) { if (i) fputc(' ', f); esc(f, i ? c->argv[i] : "dynid"); }
-    fputs("</code>; model fingerprint ", f);
-    esc(f, fpr);
-    fputs(".</p>\n", f);
-  }
+  char fpr[96];
+  cli_fingerprint(m, fpr, sizeof fpr);
+  fprintf(f, "<p class=\"cap\">Written by dynid %s: <code>", DYNID_VERSION);
+  for (int i = 0; i < c->argc; i++) { if (i) fputc(' ', f); esc(f, i ? c->argv[i] : "dynid"); }
+  fputs("</code>; model fingerprint ", f);
+  esc(f, fpr);
+  fputs(".</p>\n", f);
   fputs("<p>Torque predicted by the base-parameter Newton-Euler on a realisation of the "
         "identified base parameters; measured torque as logged (never filtered).</p>\n</body>\n</html>\n", f);
-  if (dy_out_commit(&o, err, sizeof err)) { opened = 0; cli_fail("%s", err); goto done; }
-  opened = 0;
+}
+
+/* options -> model files per set -> model -> log options -> sets -> logs
+ * (into memory) -> the page, written atomically. Two sets of the same
+ * label without --labels are named by their files. */
+int cmd_report(dyCli* c) {
+  static const char* use =
+      "dynid report MODEL PARAMS LOG... -o REPORT.html [--compare PARAMS2] [--labels A,B]\n"
+      "       [--models FILE[+FILE..][,FILE[+FILE..]]] [--title TEXT] [--horizon SECONDS]\n"
+      "       [log options: --map NAME=COLUMN --gain K1,..,Kn --rows A..B --cutoff HZ --derive qd|qdd ...]\n"
+      "  --compare PARAMS2  a second parameter set shown beside PARAMS (e.g. identify --consistent)\n"
+      "  --labels A,B       names of the sets (default from the headers: unconstrained, consistent)\n"
+      "  --models ...       per set, the model files written from it (identify --model-out), several\n"
+      "                     joined by '+'; the first is read for the per-link table, all are linked";
+  int r = cli_check(c, "title,horizon,compare,labels,models,force," CLI_LOG_OPTS, 3, 2 + MAXLOG, use);
+  if (r) return r;
+  double horizon;
+  pset set[MAXSET];
+  memset(set, 0, sizeof set);
+  pset* sv[MAXSET] = {&set[0], &set[1]};
+  int ns = 1;
+  if ((r = report_options(c, set, &ns, &horizon))) return r;
+  int status = 1;
+  dyModel* m = NULL;
+  char* body = NULL;
+  size_t blen = 0;
+  series_t S;
+  memset(&S, 0, sizeof S);
+  char err[DY_ERRSZ];
+  char role[MAXLOG][160];
+  dyLogOpt lopt;
+  dyOut o;
+  if ((r = split_models(cli_opt(c, "models"), set, ns))) { status = r; goto done; }
+  if (!(m = cli_model(c))) goto done;
+  dyi_log_defaults(&lopt);
+  if ((r = cli_logopt(c, m->n, &lopt)) != 0) { status = r; goto done; }
+  if (series_alloc(&S, m->n, ns)) goto done;
+  for (int k = 0; k < ns; k++)
+    if (load_set(c, m, &set[k])) goto done;
+  if (ns > 1 && !cli_opt(c, "labels") && !strcmp(set[0].label, set[1].label))
+    for (int k = 0; k < ns; k++) snprintf(set[k].label, sizeof set[k].label, "%.63s", base_name(set[k].path));
+  if (logs_body(c, m, sv, ns, &lopt, horizon, &S, role, &body, &blen)) goto done;
+  if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }
+  write_page(o.f, c, m, sv, ns, role, body, blen);
+  if (dy_out_commit(&o, err, sizeof err)) { cli_fail("%s", err); goto done; }
   status = 0;
 done:
-  if (opened) dy_out_abort(&o);
   for (int k = 0; k < MAXSET; k++) {
     dyv_phys_free(&set[k].phys);
     if (set[k].prm) dyi_params_free(set[k].prm);

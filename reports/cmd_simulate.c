@@ -28,135 +28,180 @@ static const char* USAGE =
     "dynid simulate MODEL TRAJ|fourier [--noise S|S1,...,Sn] [--seed N] [--friction]\n"
     "       [--duration S] [--rate HZ] [--harmonics L] [--period S] -o LOG";
 
+/* The command's resolved options. */
+typedef struct {
+  int fourier;                /* TRAJ = fourier: a built-in random trajectory */
+  int friction;               /* add the model's joint terms */
+  double noise[DY_MAXJ];      /* torque noise std per joint [N m|N] */
+  long seed, nh;              /* seed; harmonics of the Fourier trajectory */
+  double duration, rate, period;  /* [s], [Hz], [s] of the Fourier trajectory */
+} simOpt;
+
+/* Where the samples come from: the Fourier series, or a trajectory file
+ * with the column of t and of each q, qd, qdd. */
+typedef struct {
+  const char* path;
+  dyFourier fr;
+  dyCsv* csv;
+  int col[3][DY_MAXJ], tcol;
+} simSrc;
+
+/* Options: --noise is one std for every joint or one per joint, each >= 0;
+ * --seed (default 1); --duration, --rate, --harmonics and --period only
+ * with TRAJ = fourier (defaults 10 s, 1000 Hz, 5, min(duration, 10 s)),
+ * duration and rate positive and at most 1e9 samples; --friction only on a
+ * model with joint parameters. 0, or the exit status after printing. */
+static int sim_options(const dyCli* c, const dyModel* m, simOpt* o) {
+  int n = m->n;
+  memset(o, 0, sizeof *o);
+  o->fourier = !strcmp(c->pos[1], "fourier");
+  const char* ns = cli_opt(c, "noise");
+  if (ns) {
+    if (cli_doubles(ns, o->noise, 1) == 0) for (int j = 1; j < n; j++) o->noise[j] = o->noise[0];
+    else if (cli_doubles(ns, o->noise, n))
+      return cli_usage("--noise: expected S or %d values S1,...,S%d, got '%s'", n, n, ns);
+    for (int j = 0; j < n; j++)
+      if (!(o->noise[j] >= 0)) return cli_usage("--noise: standard deviations must be >= 0");
+  }
+  if (cli_int(c, "seed", 1, &o->seed) || cli_int(c, "harmonics", 5, &o->nh) ||
+      cli_double(c, "duration", 10, &o->duration) || cli_double(c, "rate", 1000, &o->rate)) return 2;
+  if (cli_double(c, "period", o->duration < 10 ? o->duration : 10, &o->period)) return 2;
+  if (!o->fourier && (cli_opt(c, "duration") || cli_opt(c, "rate") || cli_opt(c, "harmonics") ||
+                      cli_opt(c, "period")))
+    return cli_usage("simulate: --duration, --rate, --harmonics and --period apply to TRAJ = fourier");
+  if (o->fourier && (!(o->duration > 0) || !(o->rate > 0) || o->duration * o->rate > 1e9))
+    return cli_usage("simulate: --duration and --rate must be positive (and give at most 1e9 samples)");
+  o->friction = cli_flag(c, "friction");
+  if (o->friction && !m->has_friction)
+    return cli_fail("%s: --friction: the model has no joint parameters (columns ia,fv,fc,fo)", m->source);
+  return 0;
+}
+
+/* The trajectory: the random Fourier series of the seed within the
+ * model's limits (ident/traj.h; one it cannot make is bad usage), or the
+ * file's header, which must name t and q1..qn, qd1..qdn, qdd1..qddn. 0, or
+ * the exit status after printing. */
+static int sim_source(const simOpt* o, const dyModel* m, simSrc* s) {
+  char err[DY_ERRSZ];
+  int n = m->n;
+  if (o->fourier) {
+    if (dyi_fourier_random(&s->fr, m, (int)o->nh, o->period, (unsigned long long)o->seed, err, sizeof err))
+      return cli_usage("simulate: %s", err);
+    return 0;
+  }
+  s->csv = dy_csv_open(s->path, err, sizeof err);
+  if (!s->csv) return cli_fail("%s", err);
+  char** f; int nf;
+  int r = dy_csv_next(s->csv, &f, &nf, err, sizeof err);
+  if (r <= 0) {
+    if (r == 0) return cli_fail("%s: empty file, expected a header t,q1..q%d,qd1..,qdd1..", s->path, n);
+    return cli_fail("%s", err);
+  }
+  static const char* const pre[3] = {"q", "qd", "qdd"};
+  s->tcol = dy_csv_find(f, nf, "t");
+  if (s->tcol < 0) return cli_fail("%s:%ld: missing column 't' in the header", s->path, dy_csv_line(s->csv));
+  for (int k = 0; k < 3; k++)
+    for (int j = 0; j < n; j++) {
+      char name[16];
+      snprintf(name, sizeof name, "%s%d", pre[k], j + 1);
+      s->col[k][j] = dy_csv_find(f, nf, name);
+      if (s->col[k][j] < 0)
+        return cli_fail("%s:%ld: missing column '%s' in the header (a trajectory needs t, q, qd, qdd)",
+                        s->path, dy_csv_line(s->csv), name);
+    }
+  return 0;
+}
+
+/* Sample k of the trajectory: the Fourier series at t = k / rate, or the
+ * file's next row. 1 with t, q, qd, qdd filled, 0 at the end of the file,
+ * -1 after printing the error (a cell that is not a number, a short row). */
+static int sim_next(const simOpt* o, simSrc* s, int n, long long k, double* t, double* q, double* qd,
+                    double* qdd) {
+  char err[DY_ERRSZ];
+  if (o->fourier) {
+    *t = (double)k / o->rate;
+    dyi_fourier_eval(&s->fr, *t, q, qd, qdd);
+    return 1;
+  }
+  char** f; int nf;
+  int r = dy_csv_next(s->csv, &f, &nf, err, sizeof err);
+  if (r < 0) { cli_fail("%s", err); return -1; }
+  if (r == 0) return 0;
+  double* dst[3] = {q, qd, qdd};
+  if (s->tcol >= nf) goto short_row;
+  if (dy_csv_double(s->csv, f[s->tcol], s->tcol, 0, t, err, sizeof err)) { cli_fail("%s", err); return -1; }
+  for (int kk = 0; kk < 3; kk++)
+    for (int j = 0; j < n; j++) {
+      if (s->col[kk][j] >= nf) goto short_row;
+      if (dy_csv_double(s->csv, f[s->col[kk][j]], s->col[kk][j], 0, &dst[kk][j], err, sizeof err)) {
+        cli_fail("%s", err);
+        return -1;
+      }
+    }
+  return 1;
+short_row:
+  cli_fail("%s:%ld: the row has too few columns", s->path, dy_csv_line(s->csv));
+  return -1;
+}
+
+/* The log, written atomically: its header line, then per sample the
+ * torque tau = RNEA(q, qd, qdd; par) plus Gaussian noise of std noise_j
+ * from a stream derived from the seed (seed ^ "noise"), so that the
+ * trajectory and the noise never share random numbers. 0, or 1 after
+ * printing (the file is then not written). */
+static int sim_write(const dyCli* c, const dyModel* m, dyData* d, const double* par, const simOpt* o,
+                     simSrc* s) {
+  char err[DY_ERRSZ];
+  int n = m->n;
+  dyOut out;
+  if (dy_out_open(&out, cli_opt(c, "o"), err, sizeof err)) return cli_fail("%s", err);
+  fprintf(out.f, "# dynid simulate: model %s, trajectory %s, friction %s, noise", m->source,
+          c->pos[1], o->friction ? "on" : "off");
+  for (int j = 0; j < n; j++) fprintf(out.f, "%c%g", j ? ',' : ' ', o->noise[j]);
+  fprintf(out.f, ", seed %ld\n", o->seed);
+  dyi_traj_header(out.f, n, 1);
+  unsigned long long rs = (unsigned long long)o->seed ^ 0x6e6f697365ull;  /* noise stream */
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], t = 0;
+  long long N = o->fourier ? llround(o->duration * o->rate) : -1, k;
+  for (k = 0; N < 0 || k < N; k++) {
+    int r = sim_next(o, s, n, k, &t, q, qd, qdd);
+    if (r < 0) { dy_out_abort(&out); return 1; }
+    if (r == 0) break;
+    dy_rnea(m, d, par, q, qd, qdd, tau);
+    for (int j = 0; j < n; j++) if (o->noise[j] > 0) tau[j] += o->noise[j] * dyi_rng_gauss(&rs);
+    dyi_traj_row(out.f, n, t, q, qd, qdd, tau);
+    if ((k & 1023) == 0) cli_progress("simulate", k, "samples", 0);
+  }
+  cli_progress("simulate", k, "samples", 1);
+  if (dy_out_commit(&out, err, sizeof err)) return cli_fail("%s", err);
+  return 0;
+}
+
+/* model -> options -> parameters (the joint terms zeroed without
+ * --friction: the rigid-body torque) -> trajectory -> log */
 int cmd_simulate(dyCli* c) {
   int rc = cli_check(c, "noise,seed,friction,duration,rate,harmonics,period", 2, 2, USAGE);
   if (rc) return rc;
   dyModel* m = cli_model(c);
   if (!m) return 1;
-  int n = m->n, np = dy_npar(m), fourier = !strcmp(c->pos[1], "fourier");
-  char err[DY_ERRSZ];
+  int n = m->n, np = dy_npar(m);
   dyData* d = NULL;
-  dyCsv* csv = NULL;
   double* par = NULL;
-  dyOut out;
-  int out_open = 0;
+  simOpt o;
+  simSrc s;
+  memset(&s, 0, sizeof s);
+  s.path = c->pos[1];
+  if ((rc = sim_options(c, m, &o))) goto done;
   rc = 1;
-
-  /* options */
-  double noise[DY_MAXJ] = {0};
-  const char* ns = cli_opt(c, "noise");
-  if (ns) {
-    if (cli_doubles(ns, noise, 1) == 0) for (int j = 1; j < n; j++) noise[j] = noise[0];
-    else if (cli_doubles(ns, noise, n)) { rc = cli_usage("--noise: expected S or %d values S1,...,S%d, got '%s'", n, n, ns); goto done; }
-    for (int j = 0; j < n; j++)
-      if (!(noise[j] >= 0)) { rc = cli_usage("--noise: standard deviations must be >= 0"); goto done; }
-  }
-  long seed, nh;
-  double duration, rate, period;
-  if (cli_int(c, "seed", 1, &seed) || cli_int(c, "harmonics", 5, &nh) ||
-      cli_double(c, "duration", 10, &duration) || cli_double(c, "rate", 1000, &rate)) { rc = 2; goto done; }
-  if (cli_double(c, "period", duration < 10 ? duration : 10, &period)) { rc = 2; goto done; }
-  if (!fourier && (cli_opt(c, "duration") || cli_opt(c, "rate") || cli_opt(c, "harmonics") ||
-                   cli_opt(c, "period"))) {
-    rc = cli_usage("simulate: --duration, --rate, --harmonics and --period apply to TRAJ = fourier");
-    goto done;
-  }
-  if (fourier && (!(duration > 0) || !(rate > 0) || duration * rate > 1e9)) {
-    rc = cli_usage("simulate: --duration and --rate must be positive (and give at most 1e9 samples)");
-    goto done;
-  }
-  int friction = cli_flag(c, "friction");
-  if (friction && !m->has_friction) {
-    rc = cli_fail("%s: --friction: the model has no joint parameters (columns ia,fv,fc,fo)", m->source);
-    goto done;
-  }
   par = malloc(sizeof(double) * (size_t)np);
   d = dy_makeData(m);
   if (!par || !d) { cli_fail("out of memory"); goto done; }
   memcpy(par, m->par, sizeof(double) * (size_t)np);
-  if (!friction) memset(par + DY_NPAR_LINK * n, 0, sizeof(double) * (size_t)(DY_NPAR_JNT * n));
-
-  /* trajectory source */
-  dyFourier fr;
-  int col[3][DY_MAXJ], tcol = -1;
-  if (fourier) {
-    if (dyi_fourier_random(&fr, m, (int)nh, period, (unsigned long long)seed, err, sizeof err)) {
-      rc = cli_usage("simulate: %s", err);
-      goto done;
-    }
-  } else {
-    csv = dy_csv_open(c->pos[1], err, sizeof err);
-    if (!csv) { cli_fail("%s", err); goto done; }
-    char** f; int nf;
-    int r = dy_csv_next(csv, &f, &nf, err, sizeof err);
-    if (r <= 0) {
-      if (r == 0) cli_fail("%s: empty file, expected a header t,q1..q%d,qd1..,qdd1..", c->pos[1], n);
-      else cli_fail("%s", err);
-      goto done;
-    }
-    static const char* const pre[3] = {"q", "qd", "qdd"};
-    tcol = dy_csv_find(f, nf, "t");
-    if (tcol < 0) { cli_fail("%s:%ld: missing column 't' in the header", c->pos[1], dy_csv_line(csv)); goto done; }
-    for (int k = 0; k < 3; k++)
-      for (int j = 0; j < n; j++) {
-        char name[16];
-        snprintf(name, sizeof name, "%s%d", pre[k], j + 1);
-        col[k][j] = dy_csv_find(f, nf, name);
-        if (col[k][j] < 0) {
-          cli_fail("%s:%ld: missing column '%s' in the header (a trajectory needs t, q, qd, qdd)",
-                   c->pos[1], dy_csv_line(csv), name);
-          goto done;
-        }
-      }
-  }
-
-  if (dy_out_open(&out, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }
-  out_open = 1;
-  fprintf(out.f, "# dynid simulate: model %s, trajectory %s, friction %s, noise", m->source,
-          c->pos[1], friction ? "on" : "off");
-  for (int j = 0; j < n; j++) fprintf(out.f, "%c%g", j ? ',' : ' ', noise[j]);
-  fprintf(out.f, ", seed %ld\n", seed);
-  dyi_traj_header(out.f, n, 1);
-  unsigned long long rs = (unsigned long long)seed ^ 0x6e6f697365ull;  /* noise stream */
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], t = 0;
-  long long N = fourier ? llround(duration * rate) : -1, k;
-  for (k = 0; N < 0 || k < N; k++) {
-    if (fourier) {
-      t = (double)k / rate;
-      dyi_fourier_eval(&fr, t, q, qd, qdd);
-    } else {
-      char** f; int nf;
-      int r = dy_csv_next(csv, &f, &nf, err, sizeof err);
-      if (r < 0) { cli_fail("%s", err); goto done; }
-      if (r == 0) break;
-      double* dst[3] = {q, qd, qdd};
-      if (tcol >= nf) goto short_row;
-      if (dy_csv_double(csv, f[tcol], tcol, 0, &t, err, sizeof err)) { cli_fail("%s", err); goto done; }
-      for (int kk = 0; kk < 3; kk++)
-        for (int j = 0; j < n; j++) {
-          if (col[kk][j] >= nf) goto short_row;
-          if (dy_csv_double(csv, f[col[kk][j]], col[kk][j], 0, &dst[kk][j], err, sizeof err)) {
-            cli_fail("%s", err);
-            goto done;
-          }
-        }
-    }
-    dy_rnea(m, d, par, q, qd, qdd, tau);
-    for (int j = 0; j < n; j++) if (noise[j] > 0) tau[j] += noise[j] * dyi_rng_gauss(&rs);
-    dyi_traj_row(out.f, n, t, q, qd, qdd, tau);
-    if ((k & 1023) == 0) cli_progress("simulate", k, "samples", 0);
-    continue;
-  short_row:
-    cli_fail("%s:%ld: the row has too few columns", c->pos[1], dy_csv_line(csv));
-    goto done;
-  }
-  cli_progress("simulate", k, "samples", 1);
-  if (dy_out_commit(&out, err, sizeof err)) { out_open = 0; cli_fail("%s", err); goto done; }
-  out_open = 0;
-  rc = 0;
+  if (!o.friction) memset(par + DY_NPAR_LINK * n, 0, sizeof(double) * (size_t)(DY_NPAR_JNT * n));
+  if ((rc = sim_source(&o, m, &s))) goto done;
+  rc = sim_write(c, m, d, par, &o, &s);
 done:
-  if (out_open) dy_out_abort(&out);
-  dy_csv_close(csv);
+  dy_csv_close(s.csv);
   free(par);
   dy_freeData(d);
   dy_freeModel(m);

@@ -36,103 +36,141 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
-int main(int argc, char** argv) {
+/* Top level: no command, help, --version and --man, which need no command
+ * line parsing. Decides whether the program ends here: 1 with *rc set (the
+ * overview to standard error and status 2 without a command, the help of
+ * one command, an unknown command in `dynid help CMD` as bad usage), or 0
+ * when argv[1] names a command to run. */
+static int top_level(int argc, char** argv, int* rc) {
+  *rc = 0;
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     cli_help_overview(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+    *rc = argc < 2 ? 2 : 0;
+    return 1;
   }
   if (!strcmp(argv[1], "help")) {   /* dynid help [CMD] */
-    if (argc > 2 && cli_help(stdout, argv[2], cli_doc_options(argv[2])) == 0) return 0;
-    if (argc > 2) return cli_usage("help: unknown command '%s'", argv[2]);
+    if (argc > 2 && cli_help(stdout, argv[2], cli_doc_options(argv[2])) == 0) return 1;
+    if (argc > 2) { *rc = cli_usage("help: unknown command '%s'", argv[2]); return 1; }
     cli_help_overview(stdout);
-    return 0;
+    return 1;
   }
   if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
     printf("dynid %s\n", DYNID_VERSION);
-    return 0;
+    return 1;
   }
   if (!strcmp(argv[1], "--man")) {   /* the manual page, kept as reports/dynid.1 */
     cli_man(stdout);
-    return 0;
+    return 1;
   }
-  const command_t* cmd = NULL;
-  for (int i = 0; i < NCMD; i++)
-    if (!strcmp(argv[1], commands[i].name)) cmd = commands + i;
-  if (!cmd) {
-    const char* near = cli_suggest(argv[1], cli_command_names());
-    if (near) return cli_usage("unknown command '%s' (did you mean '%s'?)", argv[1], near);
-    return cli_usage("unknown command '%s'", argv[1]);
-  }
+  return 0;
+}
 
+/* The command named name, or NULL after the usage error, which suggests
+ * the closest command name when one is close. */
+static const command_t* find_command(const char* name) {
+  for (int i = 0; i < NCMD; i++)
+    if (!strcmp(name, commands[i].name)) return commands + i;
+  const char* near = cli_suggest(name, cli_command_names());
+  if (near) cli_usage("unknown command '%s' (did you mean '%s'?)", name, near);
+  else cli_usage("unknown command '%s'", name);
+  return NULL;
+}
+
+/* An option that takes a value was the last word: a mistyped option of
+ * the command (then "did you mean", when one of its options is close and
+ * the word is not itself one of them) or a value forgotten. Returns 2. */
+static int missing_value(const char* cmd, const char* a, const char* key) {
+  const char* known = cli_doc_options(cmd);
+  char k2[70];
+  snprintf(k2, sizeof k2, ",%s,", key);
+  char all[1100];
+  snprintf(all, sizeof all, ",%s,", known);
+  const char* near = strstr(all, k2) ? NULL : cli_suggest(key, known);
+  if (near) return cli_usage("%s: unknown option '%s' (did you mean '--%s'?)", cmd, a, near);
+  return cli_usage("%s: option '%s' needs a value", cmd, a);
+}
+
+/* The words after the command: an option is a word starting with '-' that
+ * is not a number (-5, -.5 are positional); its key is the word without
+ * "--" or "-", its value follows '=' or is the next word unless the key is
+ * one of the flags; --help and -h set c->help. Everything else is
+ * positional. 0, or 2 after printing the usage error. */
+static int parse_words(dyCli* c) {
+  static char keys[CLI_MAXOPT][64];   /* the keys of KEY=VALUE words */
+  for (int i = 2; i < c->argc; i++) {
+    const char* a = c->argv[i];
+    if (!(a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.')) {
+      if (c->npos == 16) return cli_usage("too many arguments");
+      c->pos[c->npos++] = a;
+      continue;
+    }
+    if (c->nopt == CLI_MAXOPT) return cli_usage("too many options");
+    const char* key = a[1] == '-' ? a + 2 : a + 1;
+    const char* eq = strchr(key, '=');
+    if (eq) {
+      snprintf(keys[c->nopt], 64, "%.*s", (int)(eq - key), key);
+      c->key[c->nopt] = keys[c->nopt];
+      c->val[c->nopt++] = eq + 1;
+      continue;
+    }
+    int isflag = 0;
+    for (int k = 0; flags[k]; k++) if (!strcmp(key, flags[k])) isflag = 1;
+    if (!strcmp(key, "help") || !strcmp(key, "h")) {   /* printed by cli_check with every option */
+      c->help = 1;
+      continue;
+    }
+    c->key[c->nopt] = key;
+    if (isflag) c->val[c->nopt++] = NULL;
+    else if (i + 1 >= c->argc) return missing_value(c->cmd, a, key);
+    else c->val[c->nopt++] = c->argv[++i];
+  }
+  return 0;
+}
+
+/* The load options every command shares (--dh, --base, --tip, --snap RAD
+ * with 0 <= RAD < 0.5, --gravity gx,gy,gz) into c->load. 0, or 2 after
+ * printing the error. */
+static int load_options(dyCli* c) {
+  c->load.classic_dh = cli_flag(c, "dh");
+  c->load.base = cli_opt(c, "base");
+  c->load.tip = cli_opt(c, "tip");
+  if (cli_opt(c, "snap")) {
+    char* end;
+    c->load.snap = strtod(cli_opt(c, "snap"), &end);
+    if (*end || !(c->load.snap >= 0 && c->load.snap < 0.5)) {
+      fprintf(stderr, "dynid: --snap: expected an angle in rad, 0 <= RAD < 0.5 (0: off), got '%s'\n",
+              cli_opt(c, "snap"));
+      return 2;
+    }
+    c->load.has_snap = 1;
+  }
+  const char* g = cli_opt(c, "gravity");
+  if (g) {
+    if (cli_doubles(g, c->load.gravity, 3))
+      return cli_usage("--gravity: expected gx,gy,gz, got '%s'", g);
+    c->load.has_gravity = 1;
+  }
+  return 0;
+}
+
+/* parse -> load options -> run the command; its warnings are shown only
+ * when it succeeded, and --help always exits 0 */
+int main(int argc, char** argv) {
+  int rc;
+  if (top_level(argc, argv, &rc)) return rc;
+  const command_t* cmd = find_command(argv[1]);
+  if (!cmd) return 2;
   dyCli c;
   memset(&c, 0, sizeof c);
   c.cmd = cmd->name;
   c.argc = argc;
   c.argv = argv;
-  for (int i = 2; i < argc; i++) {
-    const char* a = argv[i];
-    if (a[0] == '-' && a[1] && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.') {
-      if (c.nopt == CLI_MAXOPT) return cli_usage("too many options");
-      const char* key = a[1] == '-' ? a + 2 : a + 1;
-      const char* eq = strchr(key, '=');
-      static char keys[CLI_MAXOPT][64];
-      if (eq) {
-        snprintf(keys[c.nopt], 64, "%.*s", (int)(eq - key), key);
-        c.key[c.nopt] = keys[c.nopt];
-        c.val[c.nopt++] = eq + 1;
-        continue;
-      }
-      int isflag = 0;
-      for (int k = 0; flags[k]; k++) if (!strcmp(key, flags[k])) isflag = 1;
-      if (!strcmp(key, "help") || !strcmp(key, "h")) {   /* printed by cli_check with every option */
-        c.help = 1;
-        continue;
-      }
-      c.key[c.nopt] = key;
-      if (isflag) c.val[c.nopt++] = NULL;
-      else {
-        if (i + 1 >= argc) {
-          const char* known = cli_doc_options(cmd->name);
-          char k2[70];
-          snprintf(k2, sizeof k2, ",%s,", key);
-          char all[1100];
-          snprintf(all, sizeof all, ",%s,", known);
-          const char* near = strstr(all, k2) ? NULL : cli_suggest(key, known);
-          if (near)
-            return cli_usage("%s: unknown option '%s' (did you mean '--%s'?)", cmd->name, a, near);
-          return cli_usage("%s: option '%s' needs a value", cmd->name, a);
-        }
-        c.val[c.nopt++] = argv[++i];
-      }
-    } else {
-      if (c.npos == 16) return cli_usage("too many arguments");
-      c.pos[c.npos++] = a;
-    }
-  }
-  c.load.classic_dh = cli_flag(&c, "dh");
-  c.load.base = cli_opt(&c, "base");
-  c.load.tip = cli_opt(&c, "tip");
-  if (cli_opt(&c, "snap")) {
-    char* end;
-    c.load.snap = strtod(cli_opt(&c, "snap"), &end);
-    if (*end || !(c.load.snap >= 0 && c.load.snap < 0.5)) {
-      fprintf(stderr, "dynid: --snap: expected an angle in rad, 0 <= RAD < 0.5 (0: off), got '%s'\n",
-              cli_opt(&c, "snap"));
-      return 2;
-    }
-    c.load.has_snap = 1;
-  }
-  const char* g = cli_opt(&c, "gravity");
-  if (g) {
-    if (cli_doubles(g, c.load.gravity, 3))
-      return cli_usage("--gravity: expected gx,gy,gz, got '%s'", g);
-    c.load.has_gravity = 1;
-  }
+  if ((rc = parse_words(&c)) || (rc = load_options(&c))) return rc;
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   /* SIGPIPE keeps its default: `dynid base X | head` ends quietly */
   cli_provenance(&c, NULL);   /* completed with the model by cli_model */
-  int rc = cmd->fn(&c);
+  rc = cmd->fn(&c);
   cli_flush_warnings(rc == 0);
   return c.help ? 0 : rc;
 }

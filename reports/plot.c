@@ -140,25 +140,12 @@ int dyp_histogram(FILE* f, const dypFrame* fr, const double* v, int n, int nbins
   return dyp_histograms(f, fr, vv, n, NULL, 1, nbins);
 }
 
-/* one series: filled bars and the normal density; several: outlines only */
-int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
-                   const char* const* names, int nseries, int nbins) {
-  if (n < 2 || nbins < 2 || too_many(fr, nseries)) return -1;
-  double mean[DYP_MAXSERIES], sd[DYP_MAXSERIES];
-  /* bins over mean +- 4 sd of every series (outliers counted in the end bins) */
-  double lo = INFINITY, hi = -INFINITY;
-  for (int k = 0; k < nseries; k++) {
-    mean_sd(v[k], n, &mean[k], &sd[k]);
-    lo = fmin(lo, mean[k] - 4 * sd[k]);
-    hi = fmax(hi, mean[k] + 4 * sd[k]);
-  }
-  if (!(hi > lo)) { lo = mean[0] - 1; hi = mean[0] + 1; }
-  double w = (hi - lo) / nbins;
-  PLFLT* cnt = calloc((size_t)(nbins * nseries), sizeof(PLFLT));
-  PLFLT* sx = malloc(sizeof(PLFLT) * (size_t)(2 * nbins + 2));
-  PLFLT* sy = malloc(sizeof(PLFLT) * (size_t)(2 * nbins + 2));
-  PLFLT gx[200], gy[200];
-  if (!cnt || !sx || !sy) { free(cnt); free(sx); free(sy); return -1; }
+/* Densities of each series over the common bins [lo + b w, lo + (b+1) w)
+ * (values outside counted in the end bins): count / (n w), so that a bar's
+ * area is its share of the samples; cnt holds nseries x nbins. Returns
+ * the tallest. */
+static double hist_counts(const double* const* v, int n, int nseries, int nbins, double lo, double w,
+                          PLFLT* cnt) {
   double top = 0;
   for (int k = 0; k < nseries; k++)
     for (int i = 0; i < n; i++) {
@@ -168,17 +155,13 @@ int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
       cnt[k * nbins + b] += 1.0 / (n * w);   /* density */
       if (cnt[k * nbins + b] > top) top = cnt[k * nbins + b];
     }
-  for (int i = 0; i < 200; i++) {
-    gx[i] = lo + (hi - lo) * i / 199.0;
-    double z = (gx[i] - mean[0]) / sd[0];
-    gy[i] = exp(-0.5 * z * z) / (sd[0] * sqrt(2 * M_PI));
-    if (nseries == 1 && gy[i] > top) top = gy[i];
-  }
-  char path[64];
-  begin(path, fr);
-  plcol0(15);
-  plenv(lo, hi, 0, 1.3 * top, 0, 0);
-  pllab(fr->xlabel, fr->ylabel, fr->title);
+  return top;
+}
+
+/* The bars: one series filled, several as outlines (a staircase from 0 at
+ * lo to 0 at hi through each bin's top) in the series' colours. */
+static void hist_bars(const dypFrame* fr, const PLFLT* cnt, int nseries, int nbins, double lo, double hi,
+                      double w, PLFLT* sx, PLFLT* sy) {
   for (int k = 0; k < nseries; k++) {
     const PLFLT* c = cnt + k * nbins;
     plcol0(col(fr, k));
@@ -200,12 +183,13 @@ int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
     plwidth(2);
     plline(m, sx, sy);
   }
-  if (nseries == 1) {
-    plcol0(2);
-    plwidth(2);
-    plline(200, gx, gy);
-  }
-  plwidth(1);
+}
+
+/* The legend: one series names its bars (with the sample count) and the
+ * normal density (mean, sd); several give each name with its mean and
+ * sd. */
+static void hist_legend(const dypFrame* fr, const char* const* names, int nseries, int n, const double* mean,
+                        const double* sd) {
   char lab[2][DYP_MAXSERIES][128];
   const char* ln[DYP_MAXSERIES];
   PLINT opt[DYP_MAXSERIES], tcol[DYP_MAXSERIES], bcol[DYP_MAXSERIES], bpat[DYP_MAXSERIES];
@@ -232,6 +216,49 @@ int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
            PL_POSITION_TOP | PL_POSITION_RIGHT | PL_POSITION_INSIDE, 0.01, 0.01, 0.1, 0, 15, 1, 0, 0,
            nl, opt, 1.0, 0.8, 1.5, 1.0, tcol, ln, bcol, bpat, bsc, bw, lcol, lsty, lw,
            NULL, NULL, NULL, NULL);
+}
+
+/* Bins over mean +- 4 sd of every series (outliers in the end bins; +-1
+ * around the first mean when that range is empty) -> densities -> with one
+ * series the normal density N(mean, sd^2) over it, 200 points -> axes,
+ * bars, normal, legend. */
+int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
+                   const char* const* names, int nseries, int nbins) {
+  if (n < 2 || nbins < 2 || too_many(fr, nseries)) return -1;
+  double mean[DYP_MAXSERIES], sd[DYP_MAXSERIES];
+  double lo = INFINITY, hi = -INFINITY;
+  for (int k = 0; k < nseries; k++) {
+    mean_sd(v[k], n, &mean[k], &sd[k]);
+    lo = fmin(lo, mean[k] - 4 * sd[k]);
+    hi = fmax(hi, mean[k] + 4 * sd[k]);
+  }
+  if (!(hi > lo)) { lo = mean[0] - 1; hi = mean[0] + 1; }
+  double w = (hi - lo) / nbins;
+  PLFLT* cnt = calloc((size_t)(nbins * nseries), sizeof(PLFLT));
+  PLFLT* sx = malloc(sizeof(PLFLT) * (size_t)(2 * nbins + 2));
+  PLFLT* sy = malloc(sizeof(PLFLT) * (size_t)(2 * nbins + 2));
+  PLFLT gx[200], gy[200];
+  if (!cnt || !sx || !sy) { free(cnt); free(sx); free(sy); return -1; }
+  double top = hist_counts(v, n, nseries, nbins, lo, w, cnt);
+  for (int i = 0; i < 200; i++) {
+    gx[i] = lo + (hi - lo) * i / 199.0;
+    double z = (gx[i] - mean[0]) / sd[0];
+    gy[i] = exp(-0.5 * z * z) / (sd[0] * sqrt(2 * M_PI));
+    if (nseries == 1 && gy[i] > top) top = gy[i];
+  }
+  char path[64];
+  begin(path, fr);
+  plcol0(15);
+  plenv(lo, hi, 0, 1.3 * top, 0, 0);
+  pllab(fr->xlabel, fr->ylabel, fr->title);
+  hist_bars(fr, cnt, nseries, nbins, lo, hi, w, sx, sy);
+  if (nseries == 1) {
+    plcol0(2);
+    plwidth(2);
+    plline(200, gx, gy);
+  }
+  plwidth(1);
+  hist_legend(fr, names, nseries, n, mean, sd);
   free(cnt); free(sx); free(sy);
   return finish(f, path);
 }
