@@ -138,6 +138,10 @@ static void test_refusals(void) {
         strstr(th_slurp(DIR "/stderr"), "all.csv:1:1: not a dynid statistics file") != NULL,
         "not a statistics file: %s", th_slurp(DIR "/stderr"));
   CHECK(access(DIR "/x.csv", F_OK) != 0, "no PARAMS written by a failed merge");
+  /* an @LIST naming no file (it once crashed) */
+  CHECK(run(": > " DIR "/empty.list && ./dynid identify " MODEL " --stats @" DIR "/empty.list -o " DIR "/x.csv") == 1 &&
+        strstr(th_slurp(DIR "/stderr"), "empty.list: no statistics files in this list") != NULL,
+        "empty list: %s", th_slurp(DIR "/stderr"));
 }
 
 static void test_threads(void) {
