@@ -248,17 +248,16 @@ static void weakest(const dyEstim* e, char* buf, int sz) {
   }
 }
 
-int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
+/* The solve in stages, on Raug = [R z; 0 rho] (p + 1 columns, leading
+ * dimension P1 = p + 1): the stacked weighted triangles, the column norms
+ * cn_k = ||R e_k|| (those of the weighted regressor), the condition
+ * numbers of R and of R D (D = diag(1 / cn)), beta = D (R D)^-1 z, the
+ * covariance, the per-joint residuals and the warnings. */
+
+/* Raug = the QR of the stacked w_j T_j (each joint's triangle scattered
+ * into the global columns, the torque column last) */
+static int stack_triangles(dyEstim* e, const double* wj, char* err, int errsz) {
   int n = e->n, p = e->p, P1 = p + 1, ldb = e->ldb;
-  long rows = 0;
-  for (int j = 0; j < n; j++) rows += e->rows_j[j];
-  e->nwarn = 0;
-  if (rows <= p) {
-    snprintf(err, (size_t)errsz, "not enough data: %ld samples, %ld equations for %d "
-             "parameters", e->samples, rows, p);
-    return -1;
-  }
-  /* stack the weighted joint triangles into Raug = [R z; 0 rho] */
   memset(e->Raug, 0, sizeof(double) * (size_t)P1 * (size_t)P1);
   for (int j = 0; j < n; j++) {
     int pj = e->np[j], m1 = pj + 1;
@@ -277,19 +276,13 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
       return -1;
     }
   }
-  double* R = e->Raug;          /* p x p upper, leading dimension P1 */
-  double* z = e->Raug + (size_t)P1 * (size_t)p;
-  double rho = e->Raug[p + (size_t)P1 * (size_t)p];
-  if (!isfinite(rho)) {
-    snprintf(err, (size_t)errsz, "estimator: non-finite values in the data");
-    return -1;
-  }
-  /* column norms (= those of the weighted regressor); a zero column is unidentifiable */
-  double* cn = e->res;  /* p entries of scratch (res holds n*block >= ... ) */
-  double* cnh = NULL;
-  if ((long)n * e->opt.block < p) cn = cnh = malloc(sizeof(double) * (size_t)p);
-  if (!cn) { snprintf(err, (size_t)errsz, "estimator: out of memory"); return -1; }
-  int rc = -1;
+  return 0;
+}
+
+/* cn_k = ||R e_k||; a zero column is a parameter the data do not excite */
+static int column_norms(dyEstim* e, double* cn, char* err, int errsz) {
+  int p = e->p, P1 = p + 1;
+  const double* R = e->Raug;
   for (int k = 0; k < p; k++) {
     double s = 0;
     for (int r = 0; r <= k; r++) s += R[r + (size_t)P1 * (size_t)k] * R[r + (size_t)P1 * (size_t)k];
@@ -299,25 +292,38 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
       pname(e, k, nm, sizeof nm);
       snprintf(err, (size_t)errsz, "the regressor column of %s is zero over the data: %s is not "
                "excited (or not present) and cannot be identified", nm, nm);
-      goto done;
+      return -1;
     }
   }
-  /* condition numbers: singular values of R (unscaled) and of R D */
+  return 0;
+}
+
+/* Rs = R D (upper, leading dimension p), or R itself for cn = NULL */
+static void scaled_R(dyEstim* e, const double* cn) {
+  int p = e->p, P1 = p + 1;
+  const double* R = e->Raug;
   for (int k = 0; k < p; k++)
-    for (int r = 0; r < p; r++) e->Rs[r + (size_t)p * (size_t)k] = r <= k ? R[r + (size_t)P1 * (size_t)k] : 0;
+    for (int r = 0; r < p; r++)
+      e->Rs[r + (size_t)p * (size_t)k] = r <= k ? R[r + (size_t)P1 * (size_t)k] / (cn ? cn[k] : 1) : 0;
+}
+
+/* cond = s_max / s_min of R (as given) and cond_scaled of R D, whose
+ * right singular vectors (vt) name the weakest combination when
+ * cond_scaled exceeds max_cond */
+static int conditions(dyEstim* e, const double* cn, char* err, int errsz) {
+  int p = e->p;
+  scaled_R(e, NULL);
   if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', p, p, e->Rs, p, e->sv, NULL, 1, NULL, 1,
                           e->svdw, e->lwork)) {
     snprintf(err, (size_t)errsz, "estimator: SVD did not converge");
-    goto done;
+    return -1;
   }
   e->cond = e->sv[p - 1] > 0 ? e->sv[0] / e->sv[p - 1] : INFINITY;
-  for (int k = 0; k < p; k++)
-    for (int r = 0; r < p; r++)
-      e->Rs[r + (size_t)p * (size_t)k] = r <= k ? R[r + (size_t)P1 * (size_t)k] / cn[k] : 0;
+  scaled_R(e, cn);
   if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', p, p, e->Rs, p, e->sv, NULL, 1, e->vt, p,
                           e->svdw, e->lwork)) {
     snprintf(err, (size_t)errsz, "estimator: SVD did not converge");
-    goto done;
+    return -1;
   }
   e->cond_scaled = e->sv[p - 1] > 0 ? e->sv[0] / e->sv[p - 1] : INFINITY;
   if (!(e->cond_scaled <= e->opt.max_cond)) {
@@ -327,24 +333,26 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
              "%.3g after column scaling, limit %.3g): the data do not determine the combination "
              "%s (scaled parameters); excite the motions these involve or drop them",
              e->cond_scaled, e->opt.max_cond, wk);
-    goto done;
+    return -1;
   }
-  /* Rs = R D, upper, leading dimension p (dgesvd destroyed it) */
-  for (int k = 0; k < p; k++)
-    for (int r = 0; r < p; r++)
-      e->Rs[r + (size_t)p * (size_t)k] = r <= k ? R[r + (size_t)P1 * (size_t)k] / cn[k] : 0;
-  /* gamma = Rs^-1 z, beta = D gamma */
-  memcpy(e->beta, z, sizeof(double) * (size_t)p);
+  return 0;
+}
+
+/* beta = D gamma with (R D) gamma = z; sigma^2 = rho^2 / (rows - p);
+ * cov = var_factor sigma^2 D (R D)^-1 (R D)^-T D; std, rel_std_pct */
+static int solve_beta(dyEstim* e, const double* cn, double rho, long rows, char* err, int errsz) {
+  int p = e->p, P1 = p + 1;
+  scaled_R(e, cn);   /* dgesvd destroyed it */
+  memcpy(e->beta, e->Raug + (size_t)P1 * (size_t)p, sizeof(double) * (size_t)p);
   if (LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'U', 'N', 'N', p, 1, e->Rs, p, e->beta, p)) {
     snprintf(err, (size_t)errsz, "estimator: singular triangular factor");
-    goto done;
+    return -1;
   }
   for (int k = 0; k < p; k++) e->beta[k] /= cn[k];
-  /* sigma^2 and cov = sigma^2 D Rs^-1 Rs^-T D */
   e->sigma2 = rho * rho / (double)(rows - p);
   if (LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'U', 'N', p, e->Rs, p)) {
     snprintf(err, (size_t)errsz, "estimator: singular triangular factor");
-    goto done;
+    return -1;
   }
   for (int a = 0; a < p; a++)
     for (int b = a; b < p; b++) {
@@ -357,9 +365,14 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
     e->std[k] = sqrt(e->cov[k + (size_t)p * (size_t)k]);
     e->rel_std_pct[k] = e->beta[k] != 0 ? 100 * e->std[k] / fabs(e->beta[k]) : INFINITY;
   }
-  /* per-joint residuals of beta, unweighted */
+  return 0;
+}
+
+/* per-joint residuals of beta, unweighted: rms_j = sqrt(rss_j / rows_j),
+ * relerr_j = 100 sqrt(rss_j / ||y_j||^2), and over all joints */
+static void joint_residuals(dyEstim* e, long rows) {
   double ra = 0, ya = 0;
-  for (int j = 0; j < n; j++) {
+  for (int j = 0; j < e->n; j++) {
     double rss, yy;
     dyi_est_joint_rss(e, j, e->beta, &rss, &yy);
     e->rms[j] = e->rows_j[j] ? sqrt(rss / (double)e->rows_j[j]) : 0;
@@ -368,14 +381,17 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
   }
   e->rms_all = sqrt(ra / (double)rows);
   e->relerr_all_pct = ya > 0 ? 100 * sqrt(ra / ya) : 0;
-  /* warnings */
+}
+
+/* warnings: cond above warn_cond, each relative std above warn_relstd */
+static void solve_warnings(dyEstim* e) {
   char msg[DYI_WARNSZ];
   if (e->cond > e->opt.warn_cond) {
     snprintf(msg, sizeof msg, "poor excitation: condition number %.4g > %.4g (%.4g after column "
              "scaling)", e->cond, e->opt.warn_cond, e->cond_scaled);
     add_warn(e, msg);
   }
-  for (int k = 0; k < p; k++)
+  for (int k = 0; k < e->p; k++)
     if (!(e->rel_std_pct[k] <= e->opt.warn_relstd)) {
       char nm[64];
       pname(e, k, nm, sizeof nm);
@@ -383,8 +399,35 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
                e->beta[k], e->rel_std_pct[k], e->opt.warn_relstd);
       add_warn(e, msg);
     }
-  rc = 0;
-done:
+}
+
+int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
+  int n = e->n, p = e->p;
+  long rows = 0;
+  for (int j = 0; j < n; j++) rows += e->rows_j[j];
+  e->nwarn = 0;
+  if (rows <= p) {
+    snprintf(err, (size_t)errsz, "not enough data: %ld samples, %ld equations for %d "
+             "parameters", e->samples, rows, p);
+    return -1;
+  }
+  if (stack_triangles(e, wj, err, errsz)) return -1;
+  double rho = e->Raug[p + (size_t)(p + 1) * (size_t)p];
+  if (!isfinite(rho)) {
+    snprintf(err, (size_t)errsz, "estimator: non-finite values in the data");
+    return -1;
+  }
+  /* p entries of scratch for the column norms: res (n block) when it fits */
+  double* cn = e->res;
+  double* cnh = NULL;
+  if ((long)n * e->opt.block < p) cn = cnh = malloc(sizeof(double) * (size_t)p);
+  if (!cn) { snprintf(err, (size_t)errsz, "estimator: out of memory"); return -1; }
+  int rc = column_norms(e, cn, err, errsz) || conditions(e, cn, err, errsz) ||
+           solve_beta(e, cn, rho, rows, err, errsz) ? -1 : 0;
+  if (!rc) {
+    joint_residuals(e, rows);
+    solve_warnings(e);
+  }
   free(cnh);
   return rc;
 }
