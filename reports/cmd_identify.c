@@ -5,7 +5,7 @@
  *
  * Reads each log through the log reader (ident/log.h: checked, filtered,
  * differentiated samples) and identifies the base set with
- * dyi_identify_logs (ident/estimate.h: Y_b = Y P per sample, torque and
+ * dyi_identify_logs (ident/identify.h: Y_b = Y P per sample, torque and
  * columns filtered in parallel and decimated per log, the logs' rows
  * stacked into the estimator),
  * then writes the PARAMS file (README.md,
@@ -16,7 +16,7 @@
  * reader flags as slow (--qd-min) leave that joint's equation out. */
 #include "cli.h"
 #include "base.h"
-#include "estimate.h"
+#include "identify.h"
 #include "params.h"
 #include "log.h"
 #include "consistent.h"

@@ -36,7 +36,7 @@
 #include "teststats.h"
 #include "base.h"
 #include "dynamics.h"
-#include "estimate.h"
+#include "identify.h"
 #include "io.h"
 #include "log.h"
 #include "params.h"

@@ -25,7 +25,7 @@
 #include "teststats.h"
 #include "base.h"
 #include "dynamics.h"
-#include "estimate.h"
+#include "identify.h"
 #include "io.h"
 #include "log.h"
 #include "traj.h"
