@@ -9,7 +9,6 @@
 #include "log.h"
 #include "filter.h"
 #include "io.h"
-#include "quality.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -355,7 +354,8 @@ static int make_gate(dyLogRaw* r, rawHead* h, char* err, int errsz) {
       int c = role_cols(r, ro)[j];
       if (c >= 0) { h->role[c] = ro; h->joint[c] = j; }
     }
-  r->q = dyi_quality_new(h->path, h->nf, h->names, h->role, h->joint, r->n, &r->opt);
+  r->q = dyi_quality_new(h->path, h->nf, h->names, h->role, h->joint, r->n, r->opt.absurd, r->opt.on_bad,
+                         r->opt.taumax);
   if (!r->q) { snprintf(err, (size_t)errsz, "%s: out of memory", h->path); return -1; }
   return 0;
 }
@@ -426,7 +426,7 @@ int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
 }
 
 int dyi_lograw_logged(const dyLogRaw* r) { return r->logged; }
-struct dyiQuality_* dyi_lograw_quality(dyLogRaw* r) { return r->q; }
+dyiQuality* dyi_lograw_quality(dyLogRaw* r) { return r->q; }
 void dyi_lograw_detach(dyLogRaw* r) { r->q = NULL; }
 void dyi_lograw_progress(const dyLogRaw* r, long long* done, long long* total) {
   if (r->sm) sm_progress(r->sm, done, total);
@@ -848,6 +848,25 @@ void dyi_log_info(const dyLogReader* r, dyLogInfo* info) {
   } else info->decim = D;
 }
 
-const struct dyiQuality_* dyi_log_quality(const dyLogReader* r) {
+const dyiQuality* dyi_log_quality(const dyLogReader* r) {
   return dyi_lograw_quality(r->raw);
+}
+
+/* the raw rows through the gate, every bad row dropped and counted; the
+ * findings handed over */
+dyiQuality* dyi_log_scan(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
+  dyLogOpt o = *opt;
+  o.on_bad = 1;                     /* collect everything */
+  dyLogRaw* r = dyi_lograw_open(path, n, &o, err, errsz);
+  if (!r) return NULL;
+  dyLogRow row;
+  int rc;
+  while ((rc = dyi_lograw_next(r, &row, err, errsz)) == 1) {}
+  if (rc < 0) { dyi_lograw_close(r); return NULL; }
+  dyiQuality* q = dyi_lograw_quality(r);
+  dyi_quality_finish(q);
+  dyi_quality_on_bad(q, opt->on_bad);
+  dyi_lograw_detach(r);
+  dyi_lograw_close(r);
+  return q;
 }

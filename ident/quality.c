@@ -75,7 +75,8 @@ static dyiFinding* finding(dyiQuality* q, int kind, int col, long line, double v
 }
 
 dyiQuality* dyi_quality_new(const char* path, int ncol, char** names, const int* role,
-                            const int* joint, int n, const dyLogOpt* opt) {
+                            const int* joint, int n, double absurd, int on_bad,
+                            const double* taumax) {
   dyiQuality* q = calloc(1, sizeof *q);
   if (!q) return NULL;
   q->name = calloc((size_t)ncol + 1, sizeof *q->name);
@@ -85,9 +86,9 @@ dyiQuality* dyi_quality_new(const char* path, int ncol, char** names, const int*
   if (!q->name || !q->role || !q->joint || !q->cs) { dyi_quality_free(q); return NULL; }
   snprintf(q->path, sizeof q->path, "%s", path);
   q->n = n; q->ncol = ncol;
-  q->absurd = opt->absurd > 0 ? opt->absurd : 1e6;
-  q->stop = !opt->on_bad;
-  for (int j = 0; j < n; j++) { q->taumax[j] = opt->taumax[j]; q->colq[j] = q->colqd[j] = q->coltau[j] = -1; }
+  q->absurd = absurd > 0 ? absurd : 1e6;
+  q->stop = !on_bad;
+  for (int j = 0; j < n; j++) { q->taumax[j] = taumax[j]; q->colq[j] = q->colqd[j] = q->coltau[j] = -1; }
   static const char* RN[] = {"", "t", "q", "qd", "qdd", "tau"};
   q->eg = malloc((size_t)n * LAGWIN * 3 * sizeof(double));
   if (!q->eg) { dyi_quality_free(q); return NULL; }
@@ -542,20 +543,4 @@ void dyi_quality_print(FILE* out, const dyiQuality* q) {
           q->path, q->rows, q->dropped, q->nfind, q->nfind == 1 ? "" : "s", q->dt_min, q->dt_med, q->dt_max);
 }
 
-dyiQuality* dyi_quality_scan(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
-  dyLogOpt o = *opt;
-  o.on_bad = 1;                     /* collect everything */
-  dyLogRaw* r = dyi_lograw_open(path, n, &o, err, errsz);
-  if (!r) return NULL;
-  dyLogRow row;
-  int rc;
-  while ((rc = dyi_lograw_next(r, &row, err, errsz)) == 1) {}
-  if (rc < 0) { dyi_lograw_close(r); return NULL; }
-  /* keep the findings, hand them over */
-  dyiQuality* q = dyi_lograw_quality(r);
-  dyi_quality_finish(q);
-  q->stop = !opt->on_bad;
-  dyi_lograw_detach(r);
-  dyi_lograw_close(r);
-  return q;
-}
+void dyi_quality_on_bad(dyiQuality* q, int on_bad) { q->stop = !on_bad; }
