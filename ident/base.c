@@ -187,7 +187,7 @@ static dyBase* base_qr(const dyModel* m, int friction, char* err, int errsz) {
     snprintf(err, (size_t)errsz, "QR of the stacked regressor failed");
     goto done;
   }
-  b = dyi_base_alloc("qr", r, npar, friction);
+  b = dyi_base_alloc(DYI_SET_QR, r, npar, friction);
   if (!b) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
   for (int i = 0; i < r; i++) {
     char nm[24];
@@ -652,7 +652,7 @@ static dyBase* base_khalil(const dyModel* m, int friction, char* err, int errsz)
     snprintf(err, (size_t)errsz, "QR of the grouped regressor failed");
     goto done;
   }
-  b = dyi_base_alloc("khalil", r, npar, friction);
+  b = dyi_base_alloc(DYI_SET_KHALIL, r, npar, friction);
   if (!b) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
   for (int i = 0; i < r; i++) {
     int k = lead[ind[i]];
@@ -732,7 +732,7 @@ int dyi_base_pinv(dyBase* b, char* err, int errsz) {
   }
   free(Gm);
   if (info) {
-    snprintf(err, (size_t)errsz, "set %s: the base-parameter expressions are linearly dependent", b->set);
+    snprintf(err, (size_t)errsz, "set %s: the base-parameter expressions are linearly dependent", dyi_base_set_name(b->set));
     return -1;
   }
   return 0;
@@ -782,7 +782,7 @@ static double repro_error(const dyBase* b, const double* Y, int N, double* A, do
 int dyi_base_verify(const dyModel* m, dyBase* b, char* err, int errsz) {
   int np = b->npar, nb = b->nb, ns = dyi_base_nsamples(m, b->friction), N = ns * m->n;
   if (np != dyi_ncols(m, b->friction)) {
-    snprintf(err, (size_t)errsz, "set %s: %d full parameters, the model has %d", b->set, np,
+    snprintf(err, (size_t)errsz, "set %s: %d full parameters, the model has %d", dyi_base_set_name(b->set), np,
              dyi_ncols(m, b->friction));
     return -1;
   }
@@ -807,19 +807,19 @@ int dyi_base_verify(const dyModel* m, dyBase* b, char* err, int errsz) {
   double bp = b->bp_err = bp_error(b);
   b->repro_err = repro_error(b, Y, N, A, Mt);
   if (bp > 1e-9) {
-    snprintf(err, (size_t)errsz, "set %s fails the QR rank test: B P differs from 1 by %.3g", b->set, bp);
+    snprintf(err, (size_t)errsz, "set %s fails the QR rank test: B P differs from 1 by %.3g", dyi_base_set_name(b->set), bp);
     goto done;
   }
   if (b->rank != nb) {
     snprintf(err, (size_t)errsz,
              "set %s fails the QR rank test: %d base parameters but the regressor has rank %d "
-             "(gap %.3g)", b->set, nb, b->rank, b->rank_gap);
+             "(gap %.3g)", dyi_base_set_name(b->set), nb, b->rank, b->rank_gap);
     goto done;
   }
   if (!(b->repro_err <= 1e-9)) {
     snprintf(err, (size_t)errsz,
              "set %s fails the QR rank test: the regressor is not reproduced through the set "
-             "(max |Y - Y_b B| / max |Y| = %.3g on fresh random states)", b->set, b->repro_err);
+             "(max |Y - Y_b B| / max |Y| = %.3g on fresh random states)", dyi_base_set_name(b->set), b->repro_err);
     goto done;
   }
   status = 0;
@@ -830,11 +830,11 @@ done:
 
 /* ------------------------------------------------------------ compute */
 
-dyBase* dyi_base_compute(const dyModel* m, const char* set, int friction, char* err, int errsz) {
+dyBase* dyi_base_compute(const dyModel* m, dyiBaseSet set, int friction, char* err, int errsz) {
   dyBase* b = NULL;
-  if (!strcmp(set, "qr")) b = base_qr(m, friction, err, errsz);
-  else if (!strcmp(set, "khalil")) b = base_khalil(m, friction, err, errsz);
-  else if (!strcmp(set, "lin")) {
+  if (set == DYI_SET_QR) b = base_qr(m, friction, err, errsz);
+  else if (set == DYI_SET_KHALIL) b = base_khalil(m, friction, err, errsz);
+  else if (set == DYI_SET_LIN) {
     b = dyi_base_lin(m, friction, err, errsz);
     if (b) {
       /* a set that gave no realisation gets P = B^+ */
@@ -843,7 +843,8 @@ dyBase* dyi_base_compute(const dyModel* m, const char* set, int friction, char* 
       if (!any && dyi_base_pinv(b, err, errsz)) { dyi_base_free(b); return NULL; }
     }
   } else {
-    snprintf(err, (size_t)errsz, "unknown base-parameter set '%s' (qr, khalil or lin)", set);
+    snprintf(err, (size_t)errsz, "base-parameter set %s cannot be computed (qr, khalil or lin)",
+             dyi_base_set_name(set));
     return NULL;
   }
   if (!b) return NULL;
@@ -1026,7 +1027,7 @@ int dyi_base_report(FILE* f, const dyModel* m, const dyBase* b) {
     ok = !LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, np, nb, Q, np, tau, work, lw) &&
          !LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, np, nb, nb, Q, np, tau, work, lw);
   }
-  fprintf(f, "# identifiability of each standard parameter (set %s):\n", b->set);
+  fprintf(f, "# identifiability of each standard parameter (set %s):\n", dyi_base_set_name(b->set));
   lines++;
   for (int k = 0; k < np; k++) {
     char nm[24], why[200];

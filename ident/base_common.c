@@ -6,10 +6,23 @@
 #include <strings.h>
 #include <math.h>
 
-dyBase* dyi_base_alloc(const char* set, int nb, int npar, int friction) {
+static const char* const set_names[] = {"qr", "khalil", "lin", "file"};
+
+dyiBaseSet dyi_base_set_parse(const char* name, char* err, int errsz) {
+  for (int k = DYI_SET_QR; k <= DYI_SET_LIN; k++)
+    if (!strcmp(name, set_names[k])) return (dyiBaseSet)k;
+  if (err) snprintf(err, (size_t)errsz, "unknown base-parameter set '%s' (qr, khalil or lin)", name);
+  return DYI_SET_NONE;
+}
+
+const char* dyi_base_set_name(dyiBaseSet set) {
+  return set >= DYI_SET_QR && set <= DYI_SET_FILE ? set_names[set] : "?";
+}
+
+dyBase* dyi_base_alloc(dyiBaseSet set, int nb, int npar, int friction) {
   dyBase* b = calloc(1, sizeof(dyBase));
   if (!b) return NULL;
-  snprintf(b->set, sizeof b->set, "%s", set);
+  b->set = set;
   b->friction = friction;
   b->joint_keep = friction ? 15u : 0u;
   b->npar = npar;

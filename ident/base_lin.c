@@ -286,7 +286,7 @@ dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz) {
       }
   }
   for (int i = 0; i < nc; i++) nb += keep[i];
-  dyBase* B = dyi_base_alloc("lin", nb, npar, friction);
+  dyBase* B = dyi_base_alloc(DYI_SET_LIN, nb, npar, friction);
   if (!B) { free(Bc); snprintf(err, (size_t)errsz, "lin: out of memory"); return NULL; }
   for (int i = 0, row = 0; i < nc; i++) {
     if (!keep[i]) continue;

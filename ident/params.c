@@ -188,7 +188,7 @@ static int lead_of(const dyModel* m, const char* name, int np) {
  * parameter used (the others are zero), P = B^+ (dyi_base_pinv). */
 static int prows_to_params(pRows* t, dyParams* p, char* err, int errsz) {
   int nb = t->nb, npar = t->npar, nl = t->nl, np = t->friction ? npar : nl;
-  p->base = dyi_base_alloc("file", nb, np, t->friction);
+  p->base = dyi_base_alloc(DYI_SET_FILE, nb, np, t->friction);
   p->value = malloc(sizeof(double) * (size_t)nb);
   p->std = malloc(sizeof(double) * (size_t)nb);
   if (!p->base || !p->value || !p->std) { snprintf(err, (size_t)errsz, "%s: out of memory", t->path); return -1; }

@@ -54,7 +54,7 @@ int dyi_stats_write(FILE* f, const dyModel* m, const dyBase* b, const dyEstim* e
   fprintf(f, "# mergeable statistics of an identification: dynid identify MODEL --stats FILE... -o PARAMS\n");
   fprintf(f, "model,%s\n", m->source);
   fprintf(f, "fingerprint,%016llx\n", (unsigned long long)dyi_model_fingerprint(m));
-  fprintf(f, "joints,%d\nset,%s\nfriction,%s\noptions,%s\nbase,%d\n", m->n, b->set, fr, head->options, b->nb);
+  fprintf(f, "joints,%d\nset,%s\nfriction,%s\noptions,%s\nbase,%d\n", m->n, dyi_base_set_name(b->set), fr, head->options, b->nb);
   for (int c = 0; c < b->nb; c++) fprintf(f, "param,%d,%s\n", c + 1, b->name[c]);
   double pm = pmax_of(b);
   for (int k = 0; k < b->npar; k++)
@@ -231,9 +231,8 @@ static int head_problem(rd* r, dyiStatsHead* h) {
   if (expect(r, "joints", 2) || get_long(r, 1, 1, DY_MAXJ, &v)) return -1;
   h->n = (int)v;
   if (expect(r, "set", 2)) return -1;
-  if (strcmp(r->fld[1], "khalil") && strcmp(r->fld[1], "lin") && strcmp(r->fld[1], "qr"))
-    return fail(r, 2, "unknown base set '%.40s' (expected khalil, lin or qr)", r->fld[1]);
-  snprintf(h->set, sizeof h->set, "%s", r->fld[1]);
+  h->set = dyi_base_set_parse(r->fld[1], NULL, 0);
+  if (h->set == DYI_SET_NONE) return fail(r, 2, "unknown base set '%.40s' (expected khalil, lin or qr)", r->fld[1]);
   if (expect(r, "friction", 2)) return -1;
   if (strlen(r->fld[1]) >= sizeof h->friction) return fail(r, 2, "friction kinds too long");
   snprintf(h->friction, sizeof h->friction, "%s", r->fld[1]);
@@ -250,11 +249,12 @@ static int head_same(rd* r, const dyiStatsHead* h, const dyiStatsHead* ref) {
                 "%016llx): merge only statistics of the same arm", (unsigned long long)h->fingerprint, h->model,
                 (unsigned long long)ref->fingerprint);
   }
-  if (h->n != ref->n || strcmp(h->set, ref->set) || strcmp(h->friction, ref->friction) ||
+  if (h->n != ref->n || h->set != ref->set || strcmp(h->friction, ref->friction) ||
       strcmp(h->options, ref->options)) {
     r->row = 0;
     return fail(r, 0, "statistics made with other options (set %s, friction %s, %s; expected set %s, "
-                "friction %s, %s)", h->set, h->friction, h->options, ref->set, ref->friction, ref->options);
+                "friction %s, %s)", dyi_base_set_name(h->set), h->friction, h->options,
+                dyi_base_set_name(ref->set), ref->friction, ref->options);
   }
   return 0;
 }
@@ -265,12 +265,12 @@ static int head_params(rd* r, dyiStatsHead* h, const dyBase* b) {
   if (expect(r, "base", 2) || get_long(r, 1, 1, 14 * DY_MAXJ, &v)) return -1;
   h->nb = (int)v;
   if (b && h->nb != b->nb)
-    return fail(r, 2, "%d base parameters; the model's set %s has %d", h->nb, b->set, b->nb);
+    return fail(r, 2, "%d base parameters; the model's set %s has %d", h->nb, dyi_base_set_name(b->set), b->nb);
   for (int c = 0; c < h->nb; c++) {
     if (expect(r, "param", 3) || get_long(r, 1, c + 1, c + 1, &v)) return -1;
     if (b && strcmp(r->fld[2], b->name[c]))
       return fail(r, 3, "base parameter %d is '%.40s' here, '%s' in the model's set %s", c + 1, r->fld[2],
-                  b->name[c], b->set);
+                  b->name[c], dyi_base_set_name(b->set));
   }
   return 0;
 }
@@ -295,14 +295,14 @@ static int head_P(rd* r, const dyiStatsHead* h, const dyBase* b) {
       double y = b->P[(size_t)(k - 1) * (size_t)b->nb + (size_t)(c - 1)];
       if (!(fabs(x - y) <= P_TOL * pm))
         return fail(r, 4, "P(%ld,%ld) = %.17g here, %.17g in the model's set %s: another model or base set",
-                    k, c, x, y, b->set);
+                    k, c, x, y, dyi_base_set_name(b->set));
     }
     nz++;
   }
   if (b) {
     long bnz = 0;
     for (long k = 0; k < (long)b->npar * b->nb; k++) bnz += fabs(b->P[k]) > 1e-15 * pm;
-    if (bnz != nz) return fail(r, 1, "%ld non-zeros of P here, %ld in the model's set %s", nz, bnz, b->set);
+    if (bnz != nz) return fail(r, 1, "%ld non-zeros of P here, %ld in the model's set %s", nz, bnz, dyi_base_set_name(b->set));
   }
   return 0;
 }

@@ -82,7 +82,7 @@ static char* summary(const dyCli* c, const dyModel* m, const dyBase* b, const dy
   fprintf(f, "dynid identify\nmodel: %s\n", m->source);
   if (stats_note) fprintf(f, "%s\n", stats_note);
   else for (int k = 1; k < c->npos; k++) fprintf(f, "log: %s\n", c->pos[k]);   /* every log stacked */
-  fprintf(f, "%sset: %s\nmethod: %s\nfriction: %s\n", rows_note, b->set, method_name(e->opt.method), fr);
+  fprintf(f, "%sset: %s\nmethod: %s\nfriction: %s\n", rows_note, dyi_base_set_name(b->set), method_name(e->opt.method), fr);
   fprintf(f, "samples: %ld\n", e->samples);
   fprintf(f, "condition number: %.6g (regressor%s, SI units; %.6g after column scaling)\n",
           e->cond, e->opt.method == DYI_OLS ? "" : " as weighted", e->cond_scaled);
@@ -359,8 +359,8 @@ static dyEstim* merge_stats(const dyCli* c, const dyModel* m, const dyEstOpt* eo
     goto fail;
   }
   const char* set = cli_opt(c, "set");
-  if (set && strcmp(set, ref.set)) {
-    cli_fail("%s: statistics of base set %s, --set %s given", files[0], ref.set, set);
+  if (set && dyi_base_set_parse(set, NULL, 0) != ref.set) {
+    cli_fail("%s: statistics of base set %s, --set %s given", files[0], dyi_base_set_name(ref.set), set);
     goto fail;
   }
   int friction = strcmp(ref.friction, "off") != 0;
@@ -459,7 +459,7 @@ static int identify_from_stats(const dyCli* c, dyModel* m, const dyEstOpt* eo, i
   }
   if (!quiet) {
     fprintf(stderr, "identify: %ld statistics files, %ld logs, %ld samples x %d joints, %d base parameters "
-            "(set %s, method %s, friction %s)\n", acc.files, acc.logs, e->samples, n, b->nb, b->set,
+            "(set %s, method %s, friction %s)\n", acc.files, acc.logs, e->samples, n, b->nb, dyi_base_set_name(b->set),
             method_name(eo->method), acc.friction);
     fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
     for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++) fprintf(stderr, "warning: %s\n", e->warn[w]);
@@ -481,8 +481,8 @@ int cmd_identify(dyCli* c) {
   const char* set = cli_opt(c, "set");
   const char* meth = cli_opt(c, "method");
   if (!set) set = "khalil";   /* as dynid base */
-  if (strcmp(set, "qr") && strcmp(set, "khalil") && strcmp(set, "lin"))
-    return cli_usage("identify: --set must be qr, khalil or lin, got '%s'", set);
+  dyiBaseSet kind = dyi_base_set_parse(set, NULL, 0);
+  if (kind == DYI_SET_NONE) return cli_usage("identify: --set must be qr, khalil or lin, got '%s'", set);
   dyEstOpt eo;
   dyi_est_defaults(&eo);
   if (!meth || !strcmp(meth, "ols")) eo.method = DYI_OLS;
@@ -550,7 +550,7 @@ int cmd_identify(dyCli* c) {
   dyEstim* e = NULL;
   dyiConsResult cr;
   memset(&cr, 0, sizeof cr);
-  dyBase* b = dyi_base_compute(m, set, friction, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, kind, friction, err, sizeof err);
   if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) { cli_fail("%s", err); goto done; }
   if (b->note[0] && !quiet) fprintf(stderr, "dynid: warning: %s\n", b->note);
   for (int k = 0; k < nlog; k++) {
@@ -628,7 +628,7 @@ int cmd_identify(dyCli* c) {
   cli_flush_warnings(1);
   if (!quiet) {
     fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
-            "%d pass%s over the log\n", e->samples, n, b->nb, b->set, method_name(eo.method),
+            "%d pass%s over the log\n", e->samples, n, b->nb, dyi_base_set_name(b->set), method_name(eo.method),
             friction ? ", friction" : "", e->iterations, e->iterations == 1 ? "" : "es");
     for (int k = 0; k < nlog; k++) {
       dyi_log_info(rs[k], &li);

@@ -169,7 +169,7 @@ dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
   int n = m->n;
   dyBase* lin = NULL;
   const dyBase* bl = b;
-  if (strcmp(b->set, "lin") != 0) {
+  if (b->set != DYI_SET_LIN) {
     lin = dyi_base_lin(m, b->friction, err, errsz);
     if (!lin) return NULL;
     bl = lin;
@@ -1156,7 +1156,7 @@ int dyv_lin_counts(const dyModel* m, dyvLinCounts* c, char* err, int errsz) {
   void (*const form[5])(dyvLin*, const double*, const double*, double*) = {
     dyv_lin_inertia1_ops, dyv_lin_inertia2_ops, dyv_lin_inertia3_ops, dyv_lin_inertia4_ops,
     dyv_lin_inertia5_ops};
-  dyBase* b = dyi_base_compute(m, "lin", 0, err, errsz);
+  dyBase* b = dyi_base_compute(m, DYI_SET_LIN, 0, err, errsz);
   if (!b) return -1;
   dyvLin* L = dyv_lin_make(m, b, err, errsz);
   double* beta = malloc(sizeof(double) * (size_t)(b->nb + 1));
