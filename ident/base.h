@@ -27,6 +27,14 @@ dyiBaseSet dyi_base_set_parse(const char* name, char* err, int errsz);
 /* The spelling of a set: "qr", "khalil", "lin", "file" ("?" otherwise). */
 const char* dyi_base_set_name(dyiBaseSet set);
 
+/* The kinds of base parameter of a lin set: Lin's minimal linear
+ * combinations ([LinFang99] Theorem 1, base_lin.c: U33_j, kx_j, ky_j,
+ * U11m22_j, U12_j, U13_j, U23_j, mhat_j, kz_j, kappa1_j, kappa2_j) and the
+ * joint parameters it appends (IAj FVj FCj FOj). */
+typedef enum { DYI_LIN_U33, DYI_LIN_KX, DYI_LIN_KY, DYI_LIN_U1122, DYI_LIN_U12, DYI_LIN_U13,
+               DYI_LIN_U23, DYI_LIN_MHAT, DYI_LIN_KZ, DYI_LIN_KAP1, DYI_LIN_KAP2,
+               DYI_LIN_IA, DYI_LIN_FV, DYI_LIN_FC, DYI_LIN_FO } dyiLinKind;
+
 typedef struct dyBase_ {
   dyiBaseSet set;       /* how it was made */
   int friction;         /* 1: joint parameters included (npar = 14n) */
@@ -40,6 +48,9 @@ typedef struct dyBase_ {
   double* P;            /* Y_b = Y P, pi = P beta, row-major (npar x nb) */
   int* lead;            /* full-parameter index each base parameter is named
                            after / grows, -1 if none (nb) */
+  int* lin_kind;        /* lin sets: the dyiLinKind of each base parameter,
+                           -1 in the other sets (nb) */
+  int* lin_joint;       /* lin sets: its joint, 0-based (-1 elsewhere) (nb) */
   /* proof by the QR rank test (filled by dyi_base_verify) */
   int rank;             /* numerical rank of the stacked random regressor */
   double rank_gap;      /* |R_rr| / |R_r+1,r+1| at the rank decision */
@@ -72,7 +83,8 @@ int dyi_base_keep_joint(const dyModel* m, dyBase* b, unsigned keep, char* err, i
 int dyi_friction_kinds(const char* list, unsigned* keep, char* bad, int badsz);
 
 /* Allocate an empty set of nb base parameters over npar full parameters
- * (B, P zeroed, lead = -1). NULL on failure. (ident/base_common.c) */
+ * (B, P zeroed, lead, lin_kind, lin_joint = -1). NULL on failure.
+ * (ident/base_common.c) */
 dyBase* dyi_base_alloc(dyiBaseSet set, int nb, int npar, int friction);
 
 /* Lin's set ([LinFang99], Theorem 1), unverified; used by dyi_base_compute.

@@ -31,14 +31,16 @@ dyBase* dyi_base_alloc(dyiBaseSet set, int nb, int npar, int friction) {
   b->B = calloc((size_t)(nb ? nb : 1) * (size_t)npar, sizeof(double));
   b->P = calloc((size_t)(nb ? nb : 1) * (size_t)npar, sizeof(double));
   b->lead = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
-  if (!b->name || !b->B || !b->P || !b->lead) { dyi_base_free(b); return NULL; }
-  for (int i = 0; i < nb; i++) b->lead[i] = -1;
+  b->lin_kind = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
+  b->lin_joint = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
+  if (!b->name || !b->B || !b->P || !b->lead || !b->lin_kind || !b->lin_joint) { dyi_base_free(b); return NULL; }
+  for (int i = 0; i < nb; i++) b->lead[i] = b->lin_kind[i] = b->lin_joint[i] = -1;
   return b;
 }
 
 void dyi_base_free(dyBase* b) {
   if (!b) return;
-  free(b->name); free(b->B); free(b->P); free(b->lead);
+  free(b->name); free(b->B); free(b->P); free(b->lead); free(b->lin_kind); free(b->lin_joint);
   free(b);
 }
 
@@ -59,6 +61,8 @@ int dyi_base_keep_joint(const dyModel* m, dyBase* b, unsigned keep, char* err, i
       memcpy(b->B + (size_t)nb*np, b->B + (size_t)i*np, sizeof(double) * (size_t)np);
       memcpy(b->name[nb], b->name[i], sizeof b->name[0]);
       b->lead[nb] = b->lead[i];
+      b->lin_kind[nb] = b->lin_kind[i];
+      b->lin_joint[nb] = b->lin_joint[i];
     }
     if (b->lead[nb] >= nl && !(keep & (1u << ((b->lead[nb] - nl) % DY_NPAR_JNT)))) b->lead[nb] = -1;
     nb++;

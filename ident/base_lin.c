@@ -49,8 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LK_U33, LK_KX, LK_KY, LK_U1122, LK_U12, LK_U13, LK_U23, LK_MHAT, LK_KZ,
-       LK_KAP1, LK_KAP2, LK_IA, LK_FV, LK_FC, LK_FO };
+/* the name of each kind (dyiLinKind order), followed by the joint number */
 static const char* lk_name[] = {"U33_", "kx_", "ky_", "U11m22_", "U12_", "U13_",
                                 "U23_", "mhat_", "kz_", "kappa1_", "kappa2_",
                                 "IA", "FV", "FC", "FO"};
@@ -64,17 +63,17 @@ static double lk_value(int kind, int j, const double* mhat, const double* k,
   const double* Uj = U + 9*j;
   const double* w = g->ur + 3*j;
   switch (kind) {
-    case LK_U33: return Uj[8];
-    case LK_KX: return kj[0];
-    case LK_KY: return kj[1];
-    case LK_KZ: return kj[2];
-    case LK_U1122: return Uj[0] - Uj[4];
-    case LK_U12: return Uj[1];
-    case LK_U13: return Uj[2];
-    case LK_U23: return Uj[5];
-    case LK_MHAT: return mhat[j];
-    case LK_KAP1: return -w[1]*kj[0] + w[0]*kj[1];
-    case LK_KAP2: return -w[2]*(w[0]*kj[0] + w[1]*kj[1]) + (1 - w[2]*w[2])*kj[2];
+    case DYI_LIN_U33: return Uj[8];
+    case DYI_LIN_KX: return kj[0];
+    case DYI_LIN_KY: return kj[1];
+    case DYI_LIN_KZ: return kj[2];
+    case DYI_LIN_U1122: return Uj[0] - Uj[4];
+    case DYI_LIN_U12: return Uj[1];
+    case DYI_LIN_U13: return Uj[2];
+    case DYI_LIN_U23: return Uj[5];
+    case DYI_LIN_MHAT: return mhat[j];
+    case DYI_LIN_KAP1: return -w[1]*kj[0] + w[0]*kj[1];
+    case DYI_LIN_KAP2: return -w[2]*(w[0]*kj[0] + w[1]*kj[1]) + (1 - w[2]*w[2])*kj[2];
     default: return 0;
   }
 }
@@ -87,20 +86,20 @@ static int lin_candidates(const dyModel* m, const dyLinGeom* g, lkRow* cand) {
   int nc = 0, r = g->r, s = g->s;
   for (int j = 0; j < m->n; j++) {
     if (m->jnt_type[j] == DY_PRISMATIC) {
-      cand[nc++] = (lkRow){LK_MHAT, j};
+      cand[nc++] = (lkRow){DYI_LIN_MHAT, j};
       if (j > r && j < s && g->sigma[j]) {
-        cand[nc++] = (lkRow){LK_KAP1, j};
-        cand[nc++] = (lkRow){LK_KAP2, j};
+        cand[nc++] = (lkRow){DYI_LIN_KAP1, j};
+        cand[nc++] = (lkRow){DYI_LIN_KAP2, j};
       }
       if (j > s) {
-        cand[nc++] = (lkRow){LK_KX, j}; cand[nc++] = (lkRow){LK_KY, j};
-        cand[nc++] = (lkRow){LK_KZ, j};
+        cand[nc++] = (lkRow){DYI_LIN_KX, j}; cand[nc++] = (lkRow){DYI_LIN_KY, j};
+        cand[nc++] = (lkRow){DYI_LIN_KZ, j};
       }
     } else if (j < s) {
-      cand[nc++] = (lkRow){LK_U33, j};
-      if (g->delta[j]) { cand[nc++] = (lkRow){LK_KX, j}; cand[nc++] = (lkRow){LK_KY, j}; }
+      cand[nc++] = (lkRow){DYI_LIN_U33, j};
+      if (g->delta[j]) { cand[nc++] = (lkRow){DYI_LIN_KX, j}; cand[nc++] = (lkRow){DYI_LIN_KY, j}; }
     } else {
-      int kinds[7] = {LK_U1122, LK_U12, LK_U13, LK_U23, LK_U33, LK_KX, LK_KY};
+      int kinds[7] = {DYI_LIN_U1122, DYI_LIN_U12, DYI_LIN_U13, DYI_LIN_U23, DYI_LIN_U33, DYI_LIN_KX, DYI_LIN_KY};
       for (int t = 0; t < 7; t++) cand[nc++] = (lkRow){kinds[t], j};
     }
   }
@@ -156,14 +155,14 @@ static void lin_group_ia(const dyModel* m, const dyLinGeom* g, const lkRow* cand
   for (int i = 0; i < nlink; i++) {
     if (!keep[i]) continue;
     int j = cand[i].j;
-    if (cand[i].kind == LK_U33 && j == r) grouped[j] = i;
-    if (cand[i].kind == LK_U33 && j == s && s < n) {
+    if (cand[i].kind == DYI_LIN_U33 && j == r) grouped[j] = i;
+    if (cand[i].kind == DYI_LIN_U33 && j == s && s < n) {
       double R[9], p[3];
       dy_jointframe(m, s, 0, R, p);
       double zs[3] = {R[2], R[5], R[8]};
       if (fabs(dyu_dot3(zs, g->ur + 3*(s-1))) <= 1e-9) grouped[j] = i;
     }
-    if (cand[i].kind == LK_MHAT && (j < r || (j < s && !g->sigma[j]))) {
+    if (cand[i].kind == DYI_LIN_MHAT && (j < r || (j < s && !g->sigma[j]))) {
       /* u_j fixed in the base (before r, or along u_r before s) and
        * perpendicular to every prismatic axis before it: mhat_j enters
        * only tau_j = mhat_j (qdd_j - g.u_j) */
@@ -188,16 +187,16 @@ static void lin_group_ia(const dyModel* m, const dyLinGeom* g, const lkRow* cand
 static int lin_lead(int kind, int j, int nl, const dyLinGeom* g) {
   int base = DY_NPAR_LINK*j;
   switch (kind) {
-    case LK_U33: return base + DY_ZZ;
-    case LK_KX: return base + DY_MX;
-    case LK_KY: return base + DY_MY;
-    case LK_KZ: return base + DY_MZ;
-    case LK_U1122: return base + DY_XX;
-    case LK_U12: return base + DY_XY;
-    case LK_U13: return base + DY_XZ;
-    case LK_U23: return base + DY_YZ;
-    case LK_MHAT: return base + DY_M;
-    case LK_KAP1: case LK_KAP2: {
+    case DYI_LIN_U33: return base + DY_ZZ;
+    case DYI_LIN_KX: return base + DY_MX;
+    case DYI_LIN_KY: return base + DY_MY;
+    case DYI_LIN_KZ: return base + DY_MZ;
+    case DYI_LIN_U1122: return base + DY_XX;
+    case DYI_LIN_U12: return base + DY_XY;
+    case DYI_LIN_U13: return base + DY_XZ;
+    case DYI_LIN_U23: return base + DY_YZ;
+    case DYI_LIN_MHAT: return base + DY_M;
+    case DYI_LIN_KAP1: case DYI_LIN_KAP2: {
       const double* w = g->ur + 3*j;
       double A[2][3] = {{-w[1], w[0], 0}, {-w[2]*w[0], -w[2]*w[1], 1 - w[2]*w[2]}};
       int pa[3][2] = {{0, 1}, {0, 2}, {1, 2}}, best = 0;
@@ -206,9 +205,9 @@ static int lin_lead(int kind, int j, int nl, const dyLinGeom* g) {
         double d = fabs(A[0][pa[t][0]]*A[1][pa[t][1]] - A[0][pa[t][1]]*A[1][pa[t][0]]);
         if (d > bd) { bd = d; best = t; }
       }
-      return base + DY_MX + pa[best][kind == LK_KAP1 ? 0 : 1];
+      return base + DY_MX + pa[best][kind == DYI_LIN_KAP1 ? 0 : 1];
     }
-    default: return nl + 4*j + (kind - LK_IA);
+    default: return nl + 4*j + (kind - DYI_LIN_IA);
   }
 }
 
@@ -220,12 +219,12 @@ static void lin_row(dyBase* B, int row, const lkRow* cand, int i, int nlink, con
   int npar = B->npar, nl = DY_NPAR_LINK*n, kind = cand[i].kind, j = cand[i].j;
   double* Br = B->B + (size_t)row*npar;
   if (i < nlink) memcpy(Br, Bc + (size_t)i*npar, sizeof(double)*(size_t)npar);
-  else Br[nl + 4*j + (kind - LK_IA)] = 1;
-  if (B->friction && kind == LK_FO && grouped[j] >= 0 && gfo[j] != 0 && fabs(gfo[j]) > 1e-12) {
+  else Br[nl + 4*j + (kind - DYI_LIN_IA)] = 1;
+  if (B->friction && kind == DYI_LIN_FO && grouped[j] >= 0 && gfo[j] != 0 && fabs(gfo[j]) > 1e-12) {
     const double* bm = Bc + (size_t)grouped[j]*npar;
     for (int c = 0; c < nl; c++) Br[c] -= gfo[j] * bm[c];
   }
-  if (B->friction && i < nlink && kind != LK_FO) {
+  if (B->friction && i < nlink && kind != DYI_LIN_FO) {
     for (int jj = 0; jj < n; jj++) if (grouped[jj] == i) Br[nl + 4*jj] = 1;
   }
 }
@@ -280,7 +279,7 @@ dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz) {
     for (int j = 0; j < n; j++)
       for (int t = 0; t < 4; t++) {
         if (t == 0 && grouped[j] >= 0) continue;
-        cand[nc] = (lkRow){LK_IA + t, j};
+        cand[nc] = (lkRow){DYI_LIN_IA + t, j};
         keep[nc] = 1;
         nc++;
       }
@@ -291,6 +290,8 @@ dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz) {
   for (int i = 0, row = 0; i < nc; i++) {
     if (!keep[i]) continue;
     snprintf(B->name[row], sizeof B->name[row], "%s%d", lk_name[cand[i].kind], cand[i].j + 1);
+    B->lin_kind[row] = cand[i].kind;
+    B->lin_joint[row] = cand[i].j;
     lin_row(B, row, cand, i, nlink, Bc, grouped, gfo, n);
     B->lead[row] = lin_lead(cand[i].kind, cand[i].j, nl, &g);
     row++;
