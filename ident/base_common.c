@@ -46,7 +46,7 @@ void dyi_base_free(dyBase* b) {
 
 int dyi_base_keep_joint(const dyModel* m, dyBase* b, unsigned keep, char* err, int errsz) {
   const int n = m->n, nl = DY_NPAR_LINK*n, np = b->npar;
-  if (np != 14*n || (keep & 15u) == 15u) return 0;
+  if (np != dy_npar(m) || (keep & 15u) == 15u) return 0;
   /* the excluded joint parameters are zero: their columns of B go */
   for (int i = 0; i < b->nb; i++)
     for (int k = nl; k < np; k++)

@@ -109,12 +109,12 @@ static int lin_candidates(const dyModel* m, const dyLinGeom* g, lkRow* cand) {
 /* Row i of Bc (nc x npar, link columns) is candidate i evaluated on the
  * unit vectors e_c (the constants are linear in pi; |B| < 1e-14 is
  * round-off); keep[i] = 0 for a row that is identically zero (Theorem 1
- * lists only the nonzero elements). ws: 14n + 13n doubles of scratch. */
+ * lists only the nonzero elements). ws: dy_npar + 13n doubles of scratch. */
 static void lin_link_rows(const dyModel* m, const dyLinGeom* g, const lkRow* cand, int nc, int npar,
                           double* Bc, double* ws, int* keep) {
   int n = m->n, nl = DY_NPAR_LINK*n;
   double* e = ws;
-  double* kk = e + 14*n;
+  double* kk = e + dy_npar(m);
   double* UU = kk + 3*n;
   double* mh = UU + 9*n;
   for (int c = 0; c < nl; c++) {
@@ -254,7 +254,7 @@ static int lin_realise(dyBase* B, char* err, int errsz) {
 }
 
 dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz) {
-  int n = m->n, nl = DY_NPAR_LINK*n, npar = friction ? 14*n : nl;
+  int n = m->n, nl = DY_NPAR_LINK*n, npar = friction ? dy_npar(m) : nl;
   if (m->gravity[0] == 0 && m->gravity[1] == 0 && m->gravity[2] == 0) {
     snprintf(err, (size_t)errsz, "lin: zero gravity is outside [LinFang99]'s Theorem 1 (first "
              "moments seen only through gravity lose identifiability in ways it does not "
@@ -263,11 +263,11 @@ dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz) {
   }
   dyLinGeom g;
   dy_lin_geom(m, &g);
-  lkRow cand[14*DY_MAXJ];
-  int keep[14*DY_MAXJ], nb = 0;
+  lkRow cand[DY_NPL*DY_MAXJ];
+  int keep[DY_NPL*DY_MAXJ], nb = 0;
   int nc = lin_candidates(m, &g, cand), nlink = nc;
-  /* the link rows, then scratch: 14n + 3n + 9n + n */
-  double* Bc = calloc((size_t)nc * (size_t)npar + (size_t)(14*n) + 3*(size_t)n + 9*(size_t)n + (size_t)n, sizeof(double));
+  /* the link rows, then scratch: the full vector (dy_npar) + 3n + 9n + n */
+  double* Bc = calloc((size_t)nc * (size_t)npar + (size_t)dy_npar(m) + 3*(size_t)n + 9*(size_t)n + (size_t)n, sizeof(double));
   if (!Bc) { snprintf(err, (size_t)errsz, "lin: out of memory"); return NULL; }
   lin_link_rows(m, &g, cand, nc, npar, Bc, Bc + (size_t)nc * (size_t)npar, keep);
   /* joint parameters: IA_j where it is not grouped, FV_j, FC_j, FO_j */

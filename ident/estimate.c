@@ -211,7 +211,7 @@ static void tri_rss(const double* T, int m1, const double* x, double* rss, doubl
 }
 
 void dyi_est_joint_rss(const dyEstim* e, int j, const double* beta, double* rss, double* yy) {
-  double x[14 * DY_MAXJ];
+  double x[DY_NPL * DY_MAXJ];
   const double* T = e->tu_is_T0 ? e->T0[j] : e->T[j];
   int pj = e->np[j];
   double* xs = x;
@@ -605,7 +605,7 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
     size_t m1 = (size_t)e->np[j] + 1;
     memcpy(e->T0[j], e->T[j], sizeof(double) * m1 * m1);
   }
-  double s[DY_MAXJ], old[14 * DY_MAXJ];
+  double s[DY_MAXJ], old[DY_NPL * DY_MAXJ];
   double* prev = e->p <= (int)(sizeof old / sizeof old[0]) ? old : malloc(sizeof(double) * (size_t)e->p);
   if (!prev) { snprintf(err, (size_t)errsz, "estimator: out of memory"); return -1; }
   int rc = -1, converged = 0;

@@ -90,7 +90,7 @@ static void one_line(char* s) {
 typedef struct {
   const char* path;
   const dyModel* m;
-  int npar, nl;                     /* 14n, 10n */
+  int npar, nl;                     /* dy_npar (14n), DY_NPAR_LINK n */
   int cap, nb, friction;            /* friction: an expression uses a joint parameter */
   char (*names)[32];
   double *B, *val, *sd;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define LINE_MAX_STATS 65536
-#define MAXF 160               /* fields per line: T lines have 3 + NP + 1 <= 3 + 14 DY_MAXJ */
+#define MAXF 160               /* fields per line: T lines have 3 + NP + 1 <= 3 + DY_NPL DY_MAXJ */
 #define P_TOL 1e-9             /* P entries agree to this, relative to max |P| */
 
 static void fnv(uint64_t* h, const char* s) {
@@ -262,7 +262,7 @@ static int head_same(rd* r, const dyiStatsHead* h, const dyiStatsHead* ref) {
 /* base,NB and the NB param lines, named as in b (when given) */
 static int head_params(rd* r, dyiStatsHead* h, const dyBase* b) {
   long v;
-  if (expect(r, "base", 2) || get_long(r, 1, 1, 14 * DY_MAXJ, &v)) return -1;
+  if (expect(r, "base", 2) || get_long(r, 1, 1, DY_NPL * DY_MAXJ, &v)) return -1;
   h->nb = (int)v;
   if (b && h->nb != b->nb)
     return fail(r, 2, "%d base parameters; the model's set %s has %d", h->nb, dyi_base_set_name(b->set), b->nb);
@@ -281,7 +281,7 @@ static int head_params(rd* r, dyiStatsHead* h, const dyBase* b) {
 static int head_P(rd* r, const dyiStatsHead* h, const dyBase* b) {
   long nz = 0;
   double pm = b ? pmax_of(b) : 0;
-  long npar = 14L * h->n;
+  long npar = (long)DY_NPL * h->n;
   for (;;) {
     int q = next(r);
     if (q <= 0) return q < 0 ? -1 : fail(r, 0, "truncated: the file ends in its P lines");
