@@ -7,7 +7,6 @@
  * the weighted joint triangles into one (p+1) x (p+1) triangle
  * Raug = [R z; 0 rho], equilibrates, checks the rank and solves. */
 #include "estimate.h"
-#include "regressor.h"
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>
