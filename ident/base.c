@@ -65,24 +65,9 @@ void dyi_base_stack(const dyModel* m, int friction, int ns, unsigned long long s
 
 /* ------------------------------------------------------------ QR machinery */
 
-/* Dependencies among the c columns of A (N x c, column-major, overwritten).
- * Out: *rank, *gap, ind[rank] (kept columns, ascending), dep[c - rank] (the
- * others, ascending) and K (rank x (c - rank), column-major) with
- * A_dep = A_ind K (unscaled, round-off coefficients zeroed). K may be NULL
- * (rank only). 0, or -1 on a LAPACK failure / no memory. */
-static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, int* dep,
-                   double* K) {
-  int status = -1, r = 0;
-  double* nrm = calloc((size_t)c, sizeof(double));
-  double* A2 = malloc(sizeof(double) * (size_t)N * (size_t)c);
-  double* tau = malloc(sizeof(double) * (size_t)(c + 1));
-  lapack_int* jpvt = calloc((size_t)c, sizeof(lapack_int));
-  int* kept = calloc((size_t)c, sizeof(int));
-  double* Qb = NULL;
-  double* work = NULL;
-  if (!nrm || !A2 || !tau || !jpvt || !kept) goto done;
-
-  /* equilibrate */
+/* Equilibrate: nrm[k] = ||A e_k||, a column at or below DYI_ZERO_COL times
+ * the largest set to zero (nrm[k] = 0), the others scaled to unit norm */
+static void qr_equilibrate(double* A, int N, int c, double* nrm) {
   double big = 0;
   for (int k = 0; k < c; k++) {
     double s = 0;
@@ -95,33 +80,35 @@ static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, in
     double sc = nrm[k] > 0 ? 1 / nrm[k] : 0;
     for (int i = 0; i < N; i++) A[i + (size_t)N*k] *= sc;
   }
-  memcpy(A2, A, sizeof(double) * (size_t)N * (size_t)c);
+}
 
-  /* rank by dgeqp3 */
-  double wq;
-  if (LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, N, c, A2, N, jpvt, tau, &wq, -1)) goto done;
-  int lwork = (int)wq + 64 * c;
-  work = malloc(sizeof(double) * (size_t)lwork);
-  if (!work) goto done;
-  if (LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, N, c, A2, N, jpvt, tau, work, lwork)) goto done;
-  int kmax = N < c ? N : c;
-  double r11 = kmax ? fabs(A2[0]) : 0;
-  while (r < kmax && r11 > 0 && fabs(A2[r + (size_t)N*r]) > DYI_RANK_TOL * r11) r++;
-  if (r == 0) *gap = INFINITY;
-  else if (r == kmax) *gap = INFINITY;
+/* The rank by dgeqp3 of A2 (overwritten; jpvt its pivots): the number of
+ * |R_kk| > DYI_RANK_TOL |R_11|, *gap = |R_rr| / |R_r+1,r+1| (inf when the
+ * rank is 0 or full); *r11 = |R_11|. work: lwork doubles. 0 or -1. */
+static int qr_rank(double* A2, int N, int c, lapack_int* jpvt, double* tau, double* work, int lwork,
+                   int* rank, double* gap, double* r11) {
+  if (LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, N, c, A2, N, jpvt, tau, work, lwork)) return -1;
+  int kmax = N < c ? N : c, r = 0;
+  *r11 = kmax ? fabs(A2[0]) : 0;
+  while (r < kmax && *r11 > 0 && fabs(A2[r + (size_t)N*r]) > DYI_RANK_TOL * *r11) r++;
+  if (r == 0 || r == kmax) *gap = INFINITY;
   else {
     double next = fabs(A2[r + (size_t)N*r]);
     *gap = next > 0 ? fabs(A2[(r-1) + (size_t)N*(r-1)]) / next : INFINITY;
   }
   *rank = r;
+  return 0;
+}
 
-  /* leftmost independent columns by Gram-Schmidt (twice, for orthogonality) */
-  Qb = malloc(sizeof(double) * (size_t)N * (size_t)(r ? r : 1));
-  if (!Qb) goto done;
+/* The leftmost independent columns by Gram-Schmidt (twice, for
+ * orthogonality): a column is kept if its residual exceeds DYI_RANK_TOL
+ * r11; when that does not give r columns, the dgeqp3 choice (jpvt). Qb:
+ * N x r scratch, v: N scratch. */
+static void qr_leftmost(const double* A, int N, int c, const double* nrm, int r, double r11,
+                        const lapack_int* jpvt, double* Qb, double* v, int* kept) {
   int nk = 0;
   for (int k = 0; k < c && nk <= r; k++) {
     if (nrm[k] == 0) continue;
-    double* v = A2;   /* reuse as a vector */
     memcpy(v, A + (size_t)N*k, sizeof(double) * (size_t)N);
     for (int pass = 0; pass < 2; pass++)
       for (int l = 0; l < nk; l++) {
@@ -144,27 +131,62 @@ static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, in
     memset(kept, 0, sizeof(int) * (size_t)c);
     for (int l = 0; l < r; l++) kept[jpvt[l] - 1] = 1;
   }
+}
+
+/* K = R11^-1 R12 from an unpivoted QR of the scaled [A_ind A_dep] (A2:
+ * scratch), unscaled by the column norms; |coefficients| below
+ * DYI_COEF_TOL (scaled) are zero. 0 or -1. */
+static int qr_K(const double* A, double* A2, int N, int c, int r, int nd, const int* ind, const int* dep,
+                const double* nrm, double* tau, double* work, int lwork, double* K) {
+  for (int l = 0; l < r; l++) memcpy(A2 + (size_t)N*l, A + (size_t)N*ind[l], sizeof(double) * (size_t)N);
+  for (int l = 0; l < nd; l++) memcpy(A2 + (size_t)N*(r + l), A + (size_t)N*dep[l], sizeof(double) * (size_t)N);
+  if (LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, N, c, A2, N, tau, work, lwork)) return -1;
+  for (int l = 0; l < nd; l++)
+    for (int i = 0; i < r; i++) K[i + (size_t)r*l] = A2[i + (size_t)N*(r + l)];
+  if (LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'U', 'N', 'N', r, nd, A2, N, K, r)) return -1;
+  for (int l = 0; l < nd; l++)
+    for (int i = 0; i < r; i++) {
+      double* kk = K + i + (size_t)r*l;
+      if (fabs(*kk) < DYI_COEF_TOL || nrm[dep[l]] == 0) *kk = 0;
+      else *kk *= nrm[dep[l]] / nrm[ind[i]];
+    }
+  return 0;
+}
+
+/* Dependencies among the c columns of A (N x c, column-major, overwritten).
+ * Out: *rank, *gap, ind[rank] (kept columns, ascending), dep[c - rank] (the
+ * others, ascending) and K (rank x (c - rank), column-major) with
+ * A_dep = A_ind K (unscaled, round-off coefficients zeroed). K may be NULL
+ * (rank only). 0, or -1 on a LAPACK failure / no memory. */
+static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, int* dep,
+                   double* K) {
+  int status = -1;
+  double* nrm = calloc((size_t)c, sizeof(double));
+  double* A2 = malloc(sizeof(double) * (size_t)N * (size_t)c);
+  double* tau = malloc(sizeof(double) * (size_t)(c + 1));
+  lapack_int* jpvt = calloc((size_t)c, sizeof(lapack_int));
+  int* kept = calloc((size_t)c, sizeof(int));
+  double* Qb = NULL;
+  double* work = NULL;
+  if (!nrm || !A2 || !tau || !jpvt || !kept) goto done;
+  qr_equilibrate(A, N, c, nrm);
+  memcpy(A2, A, sizeof(double) * (size_t)N * (size_t)c);
+  double wq, r11;
+  if (LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, N, c, A2, N, jpvt, tau, &wq, -1)) goto done;
+  int lwork = (int)wq + 64 * c;
+  work = malloc(sizeof(double) * (size_t)lwork);
+  if (!work) goto done;
+  if (qr_rank(A2, N, c, jpvt, tau, work, lwork, rank, gap, &r11)) goto done;
+  int r = *rank;
+  Qb = malloc(sizeof(double) * (size_t)N * (size_t)(r ? r : 1));
+  if (!Qb) goto done;
+  qr_leftmost(A, N, c, nrm, r, r11, jpvt, Qb, A2, kept);
   int ni = 0, nd = 0;
   for (int k = 0; k < c; k++) {
     if (kept[k]) ind[ni++] = k;
     else dep[nd++] = k;
   }
-
-  /* K = R11^-1 R12 from an unpivoted QR of [A_ind A_dep] */
-  if (K && nd > 0 && r > 0) {
-    for (int l = 0; l < r; l++) memcpy(A2 + (size_t)N*l, A + (size_t)N*ind[l], sizeof(double) * (size_t)N);
-    for (int l = 0; l < nd; l++) memcpy(A2 + (size_t)N*(r + l), A + (size_t)N*dep[l], sizeof(double) * (size_t)N);
-    if (LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, N, c, A2, N, tau, work, lwork)) goto done;
-    for (int l = 0; l < nd; l++)
-      for (int i = 0; i < r; i++) K[i + (size_t)r*l] = A2[i + (size_t)N*(r + l)];
-    if (LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'U', 'N', 'N', r, nd, A2, N, K, r)) goto done;
-    for (int l = 0; l < nd; l++)
-      for (int i = 0; i < r; i++) {
-        double* kk = K + i + (size_t)r*l;
-        if (fabs(*kk) < DYI_COEF_TOL || nrm[dep[l]] == 0) *kk = 0;
-        else *kk *= nrm[dep[l]] / nrm[ind[i]];
-      }
-  }
+  if (K && nd > 0 && r > 0 && qr_K(A, A2, N, c, r, nd, ind, dep, nrm, tau, work, lwork, K)) goto done;
   status = 0;
 done:
   free(nrm); free(A2); free(tau); free(jpvt); free(kept); free(Qb); free(work);

@@ -671,9 +671,10 @@ int dyi_excite_eval(const dyModel* m, const dyBase* b, const dyFourier* f, int n
   return r;
 }
 
-int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourier* f,
-               dyExciteInfo* info, char* err, int errsz) {
-  double t0 = now_s();
+/* the options: harmonics 1 (2 at rest)..DYI_FOURIER_MAXH, positive
+ * period and budget, >= 2 samples (with n nsamp >= nb rows), >= 1 start,
+ * evaluation and thread, margin in (0, 1], positive finite noises */
+static int excite_check(const dyModel* m, const dyBase* b, const dyExciteOpt* o, char* err, int errsz) {
   if (o->nh < (o->rest ? 2 : 1) || o->nh > DYI_FOURIER_MAXH || !(o->period > 0) || o->nsamp < 2 ||
       o->starts < 1 || o->maxeval < 1 || o->threads < 1 || !(o->margin > 0 && o->margin <= 1) ||
       !(o->maxtime > 0)) {
@@ -692,6 +693,55 @@ int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourie
       snprintf(err, (size_t)errsz, "excite: the noise of joint %d must be positive (got %g)", j + 1, o->sigma[j]);
       return -1;
     }
+  return 0;
+}
+
+/* the local searches: nt - 1 extra threads and the calling one take the
+ * starts from the pool */
+static void run_starts(pool_t* P, const dyExciteOpt* o) {
+  int nt = o->threads < o->starts ? o->threads : o->starts;
+  pthread_t th[64];
+  if (nt > 64) nt = 64;
+  int started = 0;
+  for (int t = 1; t < nt; t++)
+    if (pthread_create(&th[started], NULL, worker, P) == 0) started++;
+  worker(P);
+  for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+}
+
+/* Polish x on the exact criterion (p = 0), derivative-free (BOBYQA, at
+ * most o->polish evaluations within the deadline); x is replaced only when
+ * the exact value improves. */
+static void polish(obj_ctx* oc, pool_t* P, const dyExciteOpt* o, int n, int nx, double* x) {
+  oc->w->p = 0;
+  normalise_vars(n, nx, x);
+  double fv = exact_at(oc, x);
+  nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nx);
+  nlopt_set_min_objective(opt, objective, oc);
+  nlopt_set_maxeval(opt, o->polish);
+  nlopt_set_maxtime(opt, P->deadline - now_s());
+  nlopt_set_xtol_rel(opt, 1e-9);
+  nlopt_set_initial_step1(opt, 0.02);
+  double* xt = malloc(sizeof(double) * (size_t)nx);
+  if (xt) {
+    memcpy(xt, x, sizeof(double) * (size_t)nx);
+    double fp;
+    nlopt_result r = nlopt_optimize(opt, xt, &fp);
+    if (r == NLOPT_MAXTIME_REACHED) P->stopped = 1;
+    double e = exact_at(oc, xt);
+    if (e < fv) memcpy(x, xt, sizeof(double) * (size_t)nx);
+    free(xt);
+  }
+  nlopt_destroy(opt);
+}
+
+/* The search: the first start is the reference "before" (cond0, logdet0);
+ * the local searches run on the pool; the best start (lowest value, then
+ * lowest index: deterministic) is polished and reported. */
+int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourier* f,
+               dyExciteInfo* info, char* err, int errsz) {
+  double t0 = now_s();
+  if (excite_check(m, b, o, err, errsz)) return -1;
   excite_ws w;
   int nx = nvars(o->rest, o->nh, m->n);
   pool_t P;
@@ -699,8 +749,11 @@ int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourie
   P.m = m; P.b = b; P.o = o; P.best = INFINITY; P.deadline = t0 + o->maxtime;
   P.xs = malloc(sizeof(double) * (size_t)nx * (size_t)o->starts);
   P.val = malloc(sizeof(double) * (size_t)o->starts);
-  if (ws_make(&w, m, b, o->nsamp, o->nh, o->period, o->rest, o->weighted ? o->sigma : NULL) || !P.xs || !P.val) {
-    ws_free(&w); free(P.xs); free(P.val);
+  double* x0 = malloc(sizeof(double) * (size_t)nx);
+  double* gf = malloc(sizeof(double) * (size_t)m->n * o->nh * 2);
+  if (ws_make(&w, m, b, o->nsamp, o->nh, o->period, o->rest, o->weighted ? o->sigma : NULL) || !P.xs || !P.val ||
+      !x0 || !gf) {
+    free(x0); free(gf); ws_free(&w); free(P.xs); free(P.val);
     snprintf(err, (size_t)errsz, "excite: out of memory");
     return -1;
   }
@@ -708,61 +761,18 @@ int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourie
   init_u(&w, o);
   for (int i = 0; i < o->starts; i++) P.val[i] = INFINITY;
   pthread_mutex_init(&P.lock, NULL);
-
-  /* the first start as the reference "before" */
-  double* x0 = malloc(sizeof(double) * (size_t)nx);
-  double* gf = malloc(sizeof(double) * (size_t)m->n * o->nh * 2);
-  if (!x0 || !gf) {
-    free(x0); free(gf); ws_free(&w); free(P.xs); free(P.val);
-    snprintf(err, (size_t)errsz, "excite: out of memory");
-    return -1;
-  }
   obj_ctx oc = {&w, o->rest, o->margin, gf};
   start_vars(o, m->n, 0, x0);
   vars_to_f(&w, x0, o->rest, o->margin);
   double cond0, logdet0;
   eval_report(&w, &cond0, NULL, &logdet0, NULL);
-
-  int nt = o->threads < o->starts ? o->threads : o->starts;
-  pthread_t th[64];
-  if (nt > 64) nt = 64;
-  int started = 0;
-  for (int t = 1; t < nt; t++)
-    if (pthread_create(&th[started], NULL, worker, &P) == 0) started++;
-  worker(&P);
-  for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-
-  /* best start (lowest value, then lowest index: deterministic) */
+  run_starts(&P, o);
   int ib = -1;
   for (int i = 0; i < o->starts; i++)
     if (isfinite(P.val[i]) && (ib < 0 || P.val[i] < P.val[ib])) ib = i;
-  double* x = x0;          /* the first start unless a search finished */
-  if (ib >= 0) x = P.xs + (size_t)ib * nx;
-
-  /* polish the best on the exact criterion, derivative-free */
+  double* x = ib >= 0 ? P.xs + (size_t)ib * nx : x0;   /* the first start unless a search finished */
   long pevals = w.evals;
-  if (o->polish > 0 && ib >= 0 && now_s() < P.deadline && !P.stopped) {
-    w.p = 0;
-    normalise_vars(m->n, nx, x);
-    double fv = exact_at(&oc, x);
-    nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nx);
-    nlopt_set_min_objective(opt, objective, &oc);
-    nlopt_set_maxeval(opt, o->polish);
-    nlopt_set_maxtime(opt, P.deadline - now_s());
-    nlopt_set_xtol_rel(opt, 1e-9);
-    nlopt_set_initial_step1(opt, 0.02);
-    double* xt = malloc(sizeof(double) * (size_t)nx);
-    if (xt) {
-      memcpy(xt, x, sizeof(double) * (size_t)nx);
-      double fp;
-      nlopt_result r = nlopt_optimize(opt, xt, &fp);
-      if (r == NLOPT_MAXTIME_REACHED) P.stopped = 1;
-      double e = exact_at(&oc, xt);
-      if (e < fv) memcpy(x, xt, sizeof(double) * (size_t)nx);
-      free(xt);
-    }
-    nlopt_destroy(opt);
-  }
+  if (o->polish > 0 && ib >= 0 && now_s() < P.deadline && !P.stopped) polish(&oc, &P, o, m->n, nx, x);
   P.evals += w.evals - pevals;
   vars_to_f(&w, x, o->rest, o->margin);
   double cond, cs, logdet;

@@ -330,36 +330,11 @@ static int mt_read(dyLogReader* r, dySample* buf, int* ns, int* end, long long* 
   return 0;
 }
 
-/* one unweighted pass over the logs on T worker threads (estimate.h);
- * returns the merged estimator (samples, rows, triangles), NULL with err */
-static dyEstim* mt_fold_logs(const dyModel* m, const dyBase* b, dyLogReader* const* r, int nr,
-                             const dyEstOpt* o, int T, void (*progress)(long long, int, int),
-                             char* err, int errsz) {
-  int n = m->n, nb = b->nb;
-  if (T > n) T = n;
-  mtShared sh;
-  memset(&sh, 0, sizeof sh);
-  sh.T = T;
-  dyEstim* out = NULL;
-  mtWorker* w = calloc((size_t)T, sizeof *w);
-  dyiRows* full = dyi_rows_new(m, b, err, errsz);
-  int started = 0, ok = 0;
-  long long read = 0, last = 0;
-  if (!w || !full) goto fail;
-  sh.w = w;
-  sh.nch = full->nch;
-  sh.buf[0] = malloc(sizeof(dySample) * MT_BATCH);
-  sh.buf[1] = malloc(sizeof(dySample) * MT_BATCH);
-  sh.X[0] = malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch);
-  sh.X[1] = malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch);
-  if (!sh.buf[0] || !sh.buf[1] || !sh.X[0] || !sh.X[1]) goto oom;
-  /* joints to workers, largest first to the least loaded: filtering costs
-   * ~12 multiply-adds per channel and sample, folding 2 (p_j+1)^2 per row */
-  dyLogInfo li;
-  dyi_log_info(r[0], &li);
-  int D = li.parallel && li.decim > 1 ? li.decim : 1;
+/* Joints to workers, largest first to the least loaded: filtering costs
+ * ~12 multiply-adds per channel and sample, folding 2 (p_j+1)^2 per row
+ * (decimated by D): jsel[t] gets the joints of worker t (bit j). */
+static void mt_assign(const dyiRows* full, int n, int D, int T, unsigned* jsel) {
   double cost[DY_MAXJ], load[DY_MAXJ] = {0};
-  unsigned jsel[DY_MAXJ] = {0};
   int npj[DY_MAXJ] = {0};
   for (int i = 0; i < full->nch - n; i++) npj[full->chj[i]]++;
   for (int j = 0; j < n; j++) cost[j] = 12.0 * npj[j] + 2.0 * (npj[j] + 1) * (npj[j] + 1) / D;
@@ -372,79 +347,133 @@ static dyEstim* mt_fold_logs(const dyModel* m, const dyBase* b, dyLogReader* con
     load[wb] += cost[jb];
     cost[jb] = -1;
   }
-  for (int t = 0; t < T; t++) {
-    mtWorker* x = w + t;
-    x->sh = &sh; x->id = t;
-    x->full = dyi_rows_new(m, b, err, errsz);
-    x->rows = rows_make(m, b, jsel[t], err, errsz);
-    if (!x->full || !x->rows) goto fail;
-    x->gidx = malloc(sizeof(int) * (size_t)x->rows->nch);
-    x->x = malloc(sizeof(double) * (size_t)x->rows->nch);
-    x->e = dyi_est_make(n, nb, o, err, errsz);
-    if (!x->gidx || !x->x || !x->e) goto oom;
-    for (int c = 0; c < n; c++) x->gidx[c] = c;
-    for (int c = n, g = n; c < x->rows->nch; c++) {
-      while (full->chj[g - n] != x->rows->chj[c - n] || full->chc[g - n] != x->rows->chc[c - n]) g++;
-      x->gidx[c] = g++;
+}
+
+/* Worker t: a regressor workspace of the full channel layout, a row stage
+ * of its joints' channels, gidx (its channel i -> the full layout's) and
+ * an estimator for its triangles. 0, or -1 with err. */
+static int mt_worker_make(mtWorker* x, mtShared* sh, int t, const dyModel* m, const dyBase* b,
+                          const dyiRows* full, unsigned jsel, const dyEstOpt* o, char* err, int errsz) {
+  int n = m->n;
+  x->sh = sh; x->id = t;
+  x->full = dyi_rows_new(m, b, err, errsz);
+  x->rows = rows_make(m, b, jsel, err, errsz);
+  if (!x->full || !x->rows) return -1;
+  x->gidx = malloc(sizeof(int) * (size_t)x->rows->nch);
+  x->x = malloc(sizeof(double) * (size_t)x->rows->nch);
+  x->e = dyi_est_make(n, b->nb, o, err, errsz);
+  if (!x->gidx || !x->x || !x->e) { snprintf(err, (size_t)errsz, "identify: out of memory"); return -1; }
+  for (int c = 0; c < n; c++) x->gidx[c] = c;
+  for (int c = n, g = n; c < x->rows->nch; c++) {
+    while (full->chj[g - n] != x->rows->chj[c - n] || full->chc[g - n] != x->rows->chc[c - n]) g++;
+    x->gidx[c] = g++;
+  }
+  return 0;
+}
+
+/* The calling thread's loop: publish a batch (with the next log's filter
+ * when a log begins), read the next one while the workers process it,
+ * stop at the end of the last log or at the first error. 0 or -1. */
+static int mt_drive(mtShared* sh, dyLogReader* const* r, int nr, void (*progress)(long long, int, int),
+                    long long* read, char* err, int errsz) {
+  int k = 0, bcur = 0, ns, end, cfg = 1, rerr = 0;
+  long long last = 0;
+  dyLogInfo li;
+  dyi_log_info(r[0], &li);
+  if (mt_read(r[0], sh->buf[0], &ns, &end, read, err, errsz)) rerr = 1;
+  while (!rerr) {
+    sh->cur = bcur; sh->ns = ns; sh->end = end; sh->cfg = cfg; sh->li = li;
+    pthread_barrier_wait(&sh->start);
+    cfg = 0;
+    int more = 1;
+    if (end) {
+      if (++k < nr) { dyi_log_info(r[k], &li); cfg = 1; }
+      else more = 0;
     }
+    if (more && mt_read(r[k], sh->buf[bcur ^ 1], &ns, &end, read, err, errsz)) rerr = 1;
+    pthread_barrier_wait(&sh->done);
+    if (progress && *read - last >= 4096) { progress(*read, 1, 0); last = *read; }
+    for (int t = 0; t < sh->T; t++)
+      if (sh->w[t].failed && !rerr) { snprintf(err, (size_t)errsz, "%s", sh->w[t].err); rerr = 1; }
+    if (!more) break;
+    bcur ^= 1;
   }
-  if (pthread_barrier_init(&sh.start, NULL, (unsigned)T + 1) || pthread_barrier_init(&sh.mid, NULL, (unsigned)T) ||
-      pthread_barrier_init(&sh.done, NULL, (unsigned)T + 1)) {
+  return rerr ? -1 : 0;
+}
+
+/* Start the T workers (the gate holds them until all are started; if one
+ * cannot start, the others return at once), drive the batches, stop and
+ * join them. 0, or -1 with err (a worker's error when it failed). */
+static int mt_threads(mtShared* sh, dyLogReader* const* r, int nr, void (*progress)(long long, int, int),
+                      long long* read, char* err, int errsz) {
+  int T = sh->T, started = 0, ok = 0;
+  mtWorker* w = sh->w;
+  if (pthread_barrier_init(&sh->start, NULL, (unsigned)T + 1) || pthread_barrier_init(&sh->mid, NULL, (unsigned)T) ||
+      pthread_barrier_init(&sh->done, NULL, (unsigned)T + 1)) {
     snprintf(err, (size_t)errsz, "identify: cannot make the threads' barriers");
-    goto fail;
+    return -1;
   }
-  pthread_mutex_init(&sh.gate, NULL);
-  pthread_mutex_lock(&sh.gate);
+  pthread_mutex_init(&sh->gate, NULL);
+  pthread_mutex_lock(&sh->gate);
   for (; started < T; started++)
     if (pthread_create(&w[started].th, NULL, mt_main, w + started)) {
       snprintf(err, (size_t)errsz, "identify: cannot start thread %d of %d", started + 1, T);
-      sh.abort = 1;
+      sh->abort = 1;
       break;
     }
-  pthread_mutex_unlock(&sh.gate);
-  if (started == T) {
-    int k = 0, bcur = 0, ns, end, cfg = 1, rerr = 0;
-    dyi_log_info(r[0], &li);
-    if (mt_read(r[0], sh.buf[0], &ns, &end, &read, err, errsz)) rerr = 1;
-    while (!rerr) {
-      sh.cur = bcur; sh.ns = ns; sh.end = end; sh.cfg = cfg; sh.li = li;
-      pthread_barrier_wait(&sh.start);
-      cfg = 0;
-      int more = 1;
-      if (end) {
-        if (++k < nr) { dyi_log_info(r[k], &li); cfg = 1; }
-        else more = 0;
-      }
-      if (more && mt_read(r[k], sh.buf[bcur ^ 1], &ns, &end, &read, err, errsz)) rerr = 1;
-      pthread_barrier_wait(&sh.done);
-      if (progress && read - last >= 4096) { progress(read, 1, 0); last = read; }
-      for (int t = 0; t < T; t++)
-        if (w[t].failed && !rerr) { snprintf(err, (size_t)errsz, "%s", w[t].err); rerr = 1; }
-      if (!more) break;
-      bcur ^= 1;
-    }
-    ok = !rerr;
-  }
-  sh.quit = 1;
-  if (started == T) pthread_barrier_wait(&sh.start);
+  pthread_mutex_unlock(&sh->gate);
+  if (started == T) ok = !mt_drive(sh, r, nr, progress, read, err, errsz);
+  sh->quit = 1;
+  if (started == T) pthread_barrier_wait(&sh->start);
   for (int t = 0; t < started; t++) pthread_join(w[t].th, NULL);
-  pthread_barrier_destroy(&sh.start); pthread_barrier_destroy(&sh.mid); pthread_barrier_destroy(&sh.done);
-  pthread_mutex_destroy(&sh.gate);
+  pthread_barrier_destroy(&sh->start); pthread_barrier_destroy(&sh->mid); pthread_barrier_destroy(&sh->done);
+  pthread_mutex_destroy(&sh->gate);
   for (int t = 0; t < T && ok; t++)
     if (w[t].failed) { snprintf(err, (size_t)errsz, "%s", w[t].err); ok = 0; }
-  if (ok) {
-    out = dyi_est_make(n, nb, o, err, errsz);
-    for (int t = 0; out && t < T; t++)
-      if (dyi_est_merge(out, w[t].e, err, errsz)) { dyi_est_free(out); out = NULL; }
-    if (out) { out->samples = w[0].e->samples; out->iterations = 1; }
+  return ok ? 0 : -1;
+}
+
+/* the workers' triangles merged by QR into one estimator (the samples are
+ * every worker's: each saw all of them) */
+static dyEstim* mt_merge(const mtWorker* w, int T, int n, int nb, const dyEstOpt* o, char* err, int errsz) {
+  dyEstim* out = dyi_est_make(n, nb, o, err, errsz);
+  for (int t = 0; out && t < T; t++)
+    if (dyi_est_merge(out, w[t].e, err, errsz)) { dyi_est_free(out); out = NULL; }
+  if (out) { out->samples = w[0].e->samples; out->iterations = 1; }
+  return out;
+}
+
+/* one unweighted pass over the logs on T worker threads (identify.h);
+ * returns the merged estimator (samples, rows, triangles), NULL with err */
+static dyEstim* mt_fold_logs(const dyModel* m, const dyBase* b, dyLogReader* const* r, int nr,
+                             const dyEstOpt* o, int T, void (*progress)(long long, int, int),
+                             char* err, int errsz) {
+  int n = m->n;
+  if (T > n) T = n;
+  mtShared sh;
+  memset(&sh, 0, sizeof sh);
+  sh.T = T;
+  dyEstim* out = NULL;
+  mtWorker* w = calloc((size_t)T, sizeof *w);
+  dyiRows* full = dyi_rows_new(m, b, err, errsz);
+  long long read = 0;
+  if (!w || !full) goto done;
+  sh.w = w;
+  sh.nch = full->nch;
+  for (int i = 0; i < 2; i++) {
+    sh.buf[i] = malloc(sizeof(dySample) * MT_BATCH);
+    sh.X[i] = malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch);
   }
+  if (!sh.buf[0] || !sh.buf[1] || !sh.X[0] || !sh.X[1]) { snprintf(err, (size_t)errsz, "identify: out of memory"); goto done; }
+  dyLogInfo li;
+  dyi_log_info(r[0], &li);
+  unsigned jsel[DY_MAXJ] = {0};
+  mt_assign(full, n, li.parallel && li.decim > 1 ? li.decim : 1, T, jsel);
+  for (int t = 0; t < T; t++)
+    if (mt_worker_make(w + t, &sh, t, m, b, full, jsel[t], o, err, errsz)) goto done;
+  if (!mt_threads(&sh, r, nr, progress, &read, err, errsz)) out = mt_merge(w, T, n, b->nb, o, err, errsz);
+done:
   if (progress) progress(read, 1, 1);
-  goto cleanup;
-oom:
-  snprintf(err, (size_t)errsz, "identify: out of memory");
-fail:
-  if (progress) progress(read, 1, 1);
-cleanup:
   for (int t = 0; w && t < T; t++) {
     dyi_rows_free(w[t].full); dyi_rows_free(w[t].rows);
     free(w[t].gidx); free(w[t].x); dyi_est_free(w[t].e);
