@@ -22,6 +22,7 @@
 #define DY_MAXJ 32          /* largest number of joints accepted */
 #define DY_NPAR_LINK 10     /* standard parameters per link */
 #define DY_NPAR_JNT 4       /* joint parameters per joint (IA FV FC FO) */
+#define DY_NPL (DY_NPAR_LINK + DY_NPAR_JNT)  /* full parameters per joint: 14 (dy_npar = DY_NPL n) */
 
 /* offsets inside a link's ten parameters (the order is written here only) */
 enum { DY_XX, DY_XY, DY_XZ, DY_YY, DY_YZ, DY_ZZ, DY_MX, DY_MY, DY_MZ, DY_M };

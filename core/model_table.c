@@ -226,6 +226,251 @@ int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
   return r;
 }
 
+/* ------------------------------------------------------------ the table
+ * load_table reads in stages: the header (which columns, which form), the
+ * rows (one row_t per joint, each checked as it is read), then the model
+ * built from the rows (link parameters, joint parameters, limits), the
+ * directives applied and the notes added. Every error names FILE:LINE[:COL]. */
+
+/* what the header says: the column of each name (-1: absent) and the form */
+typedef struct {
+  const char* path;
+  int col[C_NALL];
+  int std;              /* 1: standard form m,mx..zz; 0: centre-of-mass form */
+  int has_fric;         /* any of ia, fv, fc, fo present */
+} header_t;
+
+/* The header: the form is standard when any of mx..zz is present, and then
+ * none of cx..izz may be (either form, not both); --dh needs the
+ * centre-of-mass form; joint..m and the columns of the form are required. */
+static int read_header(dyCsv* c, const dyLoadOpt* opt, header_t* h, char* err, int errsz) {
+  char** f; int nf;
+  int r = dy_csv_next(c, &f, &nf, err, errsz);
+  if (r <= 0) {
+    if (r == 0) snprintf(err, (size_t)errsz, "%s: empty file, expected a model table header", h->path);
+    return -1;
+  }
+  for (int k = 0; k < C_NALL; k++) h->col[k] = dy_csv_find(f, nf, col_names[k]);
+  h->std = 0;
+  for (int k = C_MX; k <= C_ZZ; k++) h->std |= h->col[k] >= 0;
+  for (int k = C_CX; h->std && k <= C_IZZ; k++)
+    if (h->col[k] >= 0) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: column '%s' with the standard-form columns mx..zz: give either "
+               "cx,cy,cz,ixx..izz (about the centre of mass) or mx,my,mz,xx..zz (about O_j)", h->path,
+               dy_csv_line(c), h->col[k] + 1, col_names[k]);
+      return -1;
+    }
+  if (h->std && opt && opt->classic_dh) {
+    snprintf(err, (size_t)errsz, "%s:%ld: --dh needs the centre-of-mass columns cx,cy,cz,ixx..izz, not "
+             "the standard form mx..zz", h->path, dy_csv_line(c));
+    return -1;
+  }
+  for (int k = 0; k <= C_ZZ; k++) {
+    int need = k < C_CX || (h->std ? k >= C_MX : k <= C_IZZ);
+    if (need && h->col[k] < 0) {
+      snprintf(err, (size_t)errsz, "%s:%ld: missing column '%s' in the header", h->path,
+               dy_csv_line(c), col_names[k]);
+      return -1;
+    }
+  }
+  h->has_fric = h->col[C_IA] >= 0 || h->col[C_FV] >= 0 || h->col[C_FC] >= 0 || h->col[C_FO] >= 0;
+  return 0;
+}
+
+/* joint type cell: R or P (any case), blanks around it; 0 or -1 */
+static int parse_type(const char* s, int* type) {
+  while (*s == ' ') s++;
+  if ((s[0] == 'R' || s[0] == 'r') && (s[1] == 0 || s[1] == ' ' || s[1] == '\r')) *type = DY_REVOLUTE;
+  else if ((s[0] == 'P' || s[0] == 'p') && (s[1] == 0 || s[1] == ' ' || s[1] == '\r')) *type = DY_PRISMATIC;
+  else return -1;
+  return 0;
+}
+
+/* The cells of one row into w, in column-name order: type R|P, name as
+ * text, numbers finite; an empty optional cell is 0 (ia..fo) or NaN (the
+ * limits qmin..taumax, which may also be infinite). */
+static int read_cells(dyCsv* c, const header_t* h, char** f, int nf, row_t* w, char* err, int errsz) {
+  for (int k = 0; k < C_NALL; k++) w->v[k] = NAN;
+  w->name[0] = 0;
+  for (int k = 0; k < C_NALL; k++) {
+    int ck = h->col[k];
+    if (ck < 0) continue;
+    if (ck >= nf) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: row has %d columns, the header has more: '%s' is missing",
+               h->path, dy_csv_line(c), nf + 1, nf, col_names[k]);
+      return -1;
+    }
+    const char* s = f[ck];
+    if (k == C_TYPE) {
+      if (parse_type(s, &w->type)) {
+        while (*s == ' ') s++;
+        snprintf(err, (size_t)errsz, "%s:%ld:%d: unknown joint type '%.20s' (expected R or P)",
+                 h->path, dy_csv_line(c), ck + 1, s);
+        return -1;
+      }
+      continue;
+    }
+    if (k == C_NAME) { snprintf(w->name, sizeof w->name, "%s", s); continue; }
+    int limit = k >= C_QMIN && k <= C_TAUMAX;
+    if (limit || k >= C_IA) {
+      const char* t = s;
+      while (*t == ' ') t++;
+      if (*t == 0) { w->v[k] = limit ? NAN : 0; continue; }  /* empty optional cell */
+    }
+    if (dy_csv_double(c, s, ck, limit, &w->v[k], err, errsz)) return -1;
+  }
+  return 0;
+}
+
+/* Row n (0-based) is joint n + 1, base to tip; in the centre-of-mass form
+ * the inertia about the centre of mass is positive semi-definite
+ * (inertia_invalid) and the mass is not negative. */
+static int check_row(dyCsv* c, const header_t* h, const row_t* w, int n, char* err, int errsz) {
+  if (w->v[C_JOINT] != n + 1) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: joint number %g, expected %d (rows base to tip)",
+             h->path, dy_csv_line(c), h->col[C_JOINT] + 1, w->v[C_JOINT], n + 1);
+    return -1;
+  }
+  const char* bad = h->std ? NULL : inertia_invalid(w->v + C_IXX);
+  if (bad) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: the inertia tensor ixx..izz %s", h->path, dy_csv_line(c),
+             h->col[C_IXX] + 1, bad);
+    return -1;
+  }
+  if (!h->std && w->v[C_M] < 0) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: negative mass", h->path, dy_csv_line(c), h->col[C_M] + 1);
+    return -1;
+  }
+  return 0;
+}
+
+/* every data row into rows[*n] (at most DY_MAXJ); 0 or -1 */
+static int read_rows(dyCsv* c, const header_t* h, row_t* rows, int* n, char* err, int errsz) {
+  char** f; int nf, r;
+  *n = 0;
+  while ((r = dy_csv_next(c, &f, &nf, err, errsz)) > 0) {
+    if (*n == DY_MAXJ) {
+      snprintf(err, (size_t)errsz, "%s:%ld: more than %d joints", h->path, dy_csv_line(c), DY_MAXJ);
+      return -1;
+    }
+    if (read_cells(c, h, f, nf, rows + *n, err, errsz) || check_row(c, h, rows + *n, *n, err, errsz))
+      return -1;
+    (*n)++;
+  }
+  if (r < 0) return -1;
+  if (*n == 0) {
+    snprintf(err, (size_t)errsz, "%s: no joints: the table has a header but no rows", h->path);
+    return -1;
+  }
+  return 0;
+}
+
+/* Link j's geometry and ten parameters from its row. Classic DH:
+ * alpha'_j = alpha_{j-1}, a'_j = a_{j-1}, and the centre of mass and
+ * inertia (classic frame j) carried into modified frame j by
+ * Tx(a_j) Rx(alpha_j): c' = Rx c + (a_j, 0, 0), I' = Rx I Rx^T. The
+ * standard form is copied as it is; the centre-of-mass form becomes
+ * m, m c, I_c + m (|c|^2 1 - c c^T) (dy_linkpar_from_com). */
+static void link_from_row(dyModel* m, const row_t* rows, int j, int classic, int std) {
+  const double* v = rows[j].v;
+  m->jnt_type[j] = rows[j].type;
+  snprintf(m->jnt_name[j], 64, "%s", rows[j].name);
+  m->dh_theta[j] = v[C_THETA];
+  m->dh_d[j] = v[C_D];
+  double c3[3] = {v[C_CX], v[C_CY], v[C_CZ]};
+  double Ic[6] = {v[C_IXX], v[C_IXY], v[C_IXZ], v[C_IYY], v[C_IYZ], v[C_IZZ]};
+  if (classic) {
+    m->dh_alpha[j] = j ? rows[j-1].v[C_ALPHA] : 0;
+    m->dh_a[j] = j ? rows[j-1].v[C_A] : 0;
+    double Rx[9], cm[3], Icm[6];
+    dyu_rotx(Rx, v[C_ALPHA]);
+    dyu_mulMatVec3(cm, Rx, c3);
+    cm[0] += v[C_A];
+    dyu_rotSym6(Icm, Rx, Ic);
+    memcpy(c3, cm, sizeof c3); memcpy(Ic, Icm, sizeof Ic);
+  } else {
+    m->dh_alpha[j] = v[C_ALPHA];
+    m->dh_a[j] = v[C_A];
+  }
+  double* pl = m->par + DY_NPAR_LINK*j;
+  if (std) {
+    for (int k = 0; k < 6; k++) pl[DY_XX + k] = v[C_XX + k];
+    for (int k = 0; k < 3; k++) pl[DY_MX + k] = v[C_MX + k];
+    pl[DY_M] = v[C_M];
+  } else dy_linkpar_from_com(pl, v[C_M], c3, Ic);
+}
+
+/* Joint j's parameters IA FV FC FO (absent: 0) and its limits (absent:
+ * the model's defaults are kept). */
+static void joint_from_row(dyModel* m, const row_t* row, int j) {
+  const double* v = row->v;
+  double* pj = m->par + DY_NPAR_LINK*m->n + DY_NPAR_JNT*j;
+  pj[DY_IA] = isnan(v[C_IA]) ? 0 : v[C_IA];
+  pj[DY_FV] = isnan(v[C_FV]) ? 0 : v[C_FV];
+  pj[DY_FC] = isnan(v[C_FC]) ? 0 : v[C_FC];
+  pj[DY_FO] = isnan(v[C_FO]) ? 0 : v[C_FO];
+  if (!isnan(v[C_QMIN])) m->jnt_qmin[j] = v[C_QMIN];
+  if (!isnan(v[C_QMAX])) m->jnt_qmax[j] = v[C_QMAX];
+  if (!isnan(v[C_QDMAX])) m->jnt_qdmax[j] = v[C_QDMAX];
+  if (!isnan(v[C_QDDMAX])) m->jnt_qddmax[j] = v[C_QDDMAX];
+  if (!isnan(v[C_TAUMAX])) m->jnt_taumax[j] = v[C_TAUMAX];
+}
+
+/* The model from the rows: each link's parameters finite and at most 1e12
+ * in magnitude (SI units), else an error; classic DH gets the tip
+ * transform Tx(a_n) Rx(alpha_n) and its forward-kinematics check. NULL
+ * with err set. */
+static dyModel* build_model(const header_t* h, const row_t* rows, int n, int classic, char* err, int errsz) {
+  dyModel* m = dy_makeModel(n);
+  if (!m) { snprintf(err, (size_t)errsz, "%s: out of memory", h->path); return NULL; }
+  snprintf(m->source, sizeof m->source, "%s", h->path);
+  m->has_friction = h->has_fric;
+  for (int j = 0; j < n; j++) {
+    link_from_row(m, rows, j, classic, h->std);
+    for (int k = 0; k < DY_NPAR_LINK; k++)
+      if (!isfinite(m->par[DY_NPAR_LINK*j + k]) || fabs(m->par[DY_NPAR_LINK*j + k]) > 1e12) {
+        snprintf(err, (size_t)errsz, "%s: joint %d: mass, centre of mass or inertia out of range "
+                 "(the inertia about O_%d exceeds 1e12 kg m^2)", h->path, j + 1, j + 1);
+        dy_freeModel(m);
+        return NULL;
+      }
+    joint_from_row(m, rows + j, j);
+  }
+  if (classic) {
+    dyu_rotx(m->tip_T, rows[n-1].v[C_ALPHA]);
+    m->tip_T[9] = rows[n-1].v[C_A]; m->tip_T[10] = 0; m->tip_T[11] = 0;
+    m->load_fk_err = classic_fk_err(m, rows);
+  }
+  return m;
+}
+
+/* The directives: base_T as given, tip_T = tip_T(table) * tip (the tip in
+ * the table's frame n, the classic one with --dh), gravity as given. */
+static void apply_directives(dyModel* m, const directives_t* dv) {
+  if (dv->line[D_BASE]) memcpy(m->base_T, dv->val[D_BASE], sizeof m->base_T);
+  if (dv->line[D_TIP]) {
+    double T[12];
+    dyu_composePose(T, T + 9, m->tip_T, m->tip_T + 9, dv->val[D_TIP], dv->val[D_TIP] + 9);
+    memcpy(m->tip_T, T, sizeof T);
+  }
+  if (dv->line[D_GRAVITY]) memcpy(m->gravity, dv->val[D_GRAVITY], sizeof m->gravity);
+}
+
+/* standard form: one note listing the links whose pseudo-inertia is not
+ * positive semi-definite (dy_link_consistent) */
+static void note_inconsistent(dyModel* m) {
+  char list[200] = "";
+  int bad = 0;
+  for (int j = 0; j < m->n; j++)
+    if (!dy_link_consistent(m->par + DY_NPAR_LINK*j)) {
+      size_t L = strlen(list);
+      snprintf(list + L, sizeof list - L, "%s%d", bad++ ? ", " : "", j + 1);
+    }
+  if (bad)
+    add_note(m, "link%s %s: parameters not physically consistent (the pseudo-inertia "
+             "[tr(J)/2 1 - J, h; h^T, m] is not positive semi-definite)", bad > 1 ? "s" : "", list);
+}
+
 static int load_table(const char* path, const dyLoadOpt* opt, dyModel** out, char* err, int errsz) {
   *out = NULL;
   dyCsv* c = dy_csv_open(path, err, errsz);
@@ -234,187 +479,19 @@ static int load_table(const char* path, const dyLoadOpt* opt, dyModel** out, cha
   memset(&dv, 0, sizeof dv);
   dv.path = path;
   dy_csv_on_directive(c, on_directive, &dv);
-  char** f; int nf;
-  int r = dy_csv_next(c, &f, &nf, err, errsz);
-  if (r <= 0) {
-    if (r == 0) snprintf(err, (size_t)errsz, "%s: empty file, expected a model table header", path);
-    dy_csv_close(c);
-    return -1;
-  }
-  dv.header_line = (int)dy_csv_line(c);
-  int col[C_NALL];
-  for (int k = 0; k < C_NALL; k++) col[k] = dy_csv_find(f, nf, col_names[k]);
-  int std = 0;     /* 1: standard form m,mx..zz */
-  for (int k = C_MX; k <= C_ZZ; k++) std |= col[k] >= 0;
-  for (int k = C_CX; std && k <= C_IZZ; k++)
-    if (col[k] >= 0) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: column '%s' with the standard-form columns mx..zz: give either "
-               "cx,cy,cz,ixx..izz (about the centre of mass) or mx,my,mz,xx..zz (about O_j)", path,
-               dy_csv_line(c), col[k] + 1, col_names[k]);
-      dy_csv_close(c);
-      return -1;
-    }
-  if (std && opt && opt->classic_dh) {
-    snprintf(err, (size_t)errsz, "%s:%ld: --dh needs the centre-of-mass columns cx,cy,cz,ixx..izz, not "
-             "the standard form mx..zz", path, dy_csv_line(c));
-    dy_csv_close(c);
-    return -1;
-  }
-  for (int k = 0; k <= C_ZZ; k++) {
-    int need = k < C_CX || (std ? k >= C_MX : k <= C_IZZ);
-    if (need && col[k] < 0) {
-      snprintf(err, (size_t)errsz, "%s:%ld: missing column '%s' in the header", path,
-               dy_csv_line(c), col_names[k]);
-      dy_csv_close(c);
-      return -1;
-    }
-  }
-  int has_fric = col[C_IA] >= 0 || col[C_FV] >= 0 || col[C_FC] >= 0 || col[C_FO] >= 0;
+  header_t h;
+  h.path = path;
   row_t rows[DY_MAXJ];
   int n = 0;
-  while ((r = dy_csv_next(c, &f, &nf, err, errsz)) > 0) {
-    if (n == DY_MAXJ) {
-      snprintf(err, (size_t)errsz, "%s:%ld: more than %d joints", path, dy_csv_line(c), DY_MAXJ);
-      dy_csv_close(c);
-      return -1;
-    }
-    row_t* w = rows + n;
-    for (int k = 0; k < C_NALL; k++) w->v[k] = NAN;
-    w->name[0] = 0;
-    for (int k = 0; k < C_NALL; k++) {
-      if (col[k] < 0) continue;
-      if (col[k] >= nf) {
-        snprintf(err, (size_t)errsz, "%s:%ld:%d: row has %d columns, the header has more: '%s' is missing",
-                 path, dy_csv_line(c), nf + 1, nf, col_names[k]);
-        dy_csv_close(c);
-        return -1;
-      }
-      const char* s = f[col[k]];
-      if (k == C_TYPE) {
-        while (*s == ' ') s++;
-        if ((s[0] == 'R' || s[0] == 'r') && (s[1] == 0 || s[1] == ' ' || s[1] == '\r')) w->type = DY_REVOLUTE;
-        else if ((s[0] == 'P' || s[0] == 'p') && (s[1] == 0 || s[1] == ' ' || s[1] == '\r')) w->type = DY_PRISMATIC;
-        else {
-          snprintf(err, (size_t)errsz, "%s:%ld:%d: unknown joint type '%.20s' (expected R or P)",
-                   path, dy_csv_line(c), col[k] + 1, s);
-          dy_csv_close(c);
-          return -1;
-        }
-        continue;
-      }
-      if (k == C_NAME) { snprintf(w->name, sizeof w->name, "%s", s); continue; }
-      int limit = k >= C_QMIN && k <= C_TAUMAX;
-      if (limit || k >= C_IA) {
-        const char* t = s;
-        while (*t == ' ') t++;
-        if (*t == 0) { w->v[k] = limit ? NAN : 0; continue; }  /* empty optional cell */
-      }
-      if (dy_csv_double(c, s, col[k], limit, &w->v[k], err, errsz)) {
-        dy_csv_close(c);
-        return -1;
-      }
-    }
-    if (w->v[C_JOINT] != n + 1) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: joint number %g, expected %d (rows base to tip)",
-               path, dy_csv_line(c), col[C_JOINT] + 1, w->v[C_JOINT], n + 1);
-      dy_csv_close(c);
-      return -1;
-    }
-    const char* bad = std ? NULL : inertia_invalid(w->v + C_IXX);
-    if (bad) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: the inertia tensor ixx..izz %s", path, dy_csv_line(c),
-               col[C_IXX] + 1, bad);
-      dy_csv_close(c);
-      return -1;
-    }
-    if (!std && w->v[C_M] < 0) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: negative mass", path, dy_csv_line(c), col[C_M] + 1);
-      dy_csv_close(c);
-      return -1;
-    }
-    n++;
-  }
+  if (read_header(c, opt, &h, err, errsz)) { dy_csv_close(c); return -1; }
+  dv.header_line = (int)dy_csv_line(c);
+  int r = read_rows(c, &h, rows, &n, err, errsz);
   dy_csv_close(c);
-  if (r < 0) return -1;
-  if (n == 0) {
-    snprintf(err, (size_t)errsz, "%s: no joints: the table has a header but no rows", path);
-    return -1;
-  }
-
-  dyModel* m = dy_makeModel(n);
-  if (!m) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return -1; }
-  snprintf(m->source, sizeof m->source, "%s", path);
-  m->has_friction = has_fric;
-  int classic = opt && opt->classic_dh;
-  for (int j = 0; j < n; j++) {
-    const double* v = rows[j].v;
-    m->jnt_type[j] = rows[j].type;
-    snprintf(m->jnt_name[j], 64, "%s", rows[j].name);
-    m->dh_theta[j] = v[C_THETA];
-    m->dh_d[j] = v[C_D];
-    double c3[3] = {v[C_CX], v[C_CY], v[C_CZ]};
-    double Ic[6] = {v[C_IXX], v[C_IXY], v[C_IXZ], v[C_IYY], v[C_IYZ], v[C_IZZ]};
-    if (classic) {
-      m->dh_alpha[j] = j ? rows[j-1].v[C_ALPHA] : 0;
-      m->dh_a[j] = j ? rows[j-1].v[C_A] : 0;
-      double Rx[9], cm[3], Icm[6];
-      dyu_rotx(Rx, v[C_ALPHA]);
-      dyu_mulMatVec3(cm, Rx, c3);
-      cm[0] += v[C_A];
-      dyu_rotSym6(Icm, Rx, Ic);
-      memcpy(c3, cm, sizeof c3); memcpy(Ic, Icm, sizeof Ic);
-    } else {
-      m->dh_alpha[j] = v[C_ALPHA];
-      m->dh_a[j] = v[C_A];
-    }
-    if (std) {
-      double* pl = m->par + DY_NPAR_LINK*j;
-      for (int k = 0; k < 6; k++) pl[DY_XX + k] = v[C_XX + k];
-      for (int k = 0; k < 3; k++) pl[DY_MX + k] = v[C_MX + k];
-      pl[DY_M] = v[C_M];
-    } else dy_linkpar_from_com(m->par + DY_NPAR_LINK*j, v[C_M], c3, Ic);
-    for (int k = 0; k < DY_NPAR_LINK; k++)
-      if (!isfinite(m->par[DY_NPAR_LINK*j + k]) || fabs(m->par[DY_NPAR_LINK*j + k]) > 1e12) {
-        snprintf(err, (size_t)errsz, "%s: joint %d: mass, centre of mass or inertia out of range "
-                 "(the inertia about O_%d exceeds 1e12 kg m^2)", path, j + 1, j + 1);
-        dy_freeModel(m);
-        return -1;
-      }
-    double* pj = m->par + DY_NPAR_LINK*n + DY_NPAR_JNT*j;
-    pj[DY_IA] = isnan(v[C_IA]) ? 0 : v[C_IA];
-    pj[DY_FV] = isnan(v[C_FV]) ? 0 : v[C_FV];
-    pj[DY_FC] = isnan(v[C_FC]) ? 0 : v[C_FC];
-    pj[DY_FO] = isnan(v[C_FO]) ? 0 : v[C_FO];
-    if (!isnan(v[C_QMIN])) m->jnt_qmin[j] = v[C_QMIN];
-    if (!isnan(v[C_QMAX])) m->jnt_qmax[j] = v[C_QMAX];
-    if (!isnan(v[C_QDMAX])) m->jnt_qdmax[j] = v[C_QDMAX];
-    if (!isnan(v[C_QDDMAX])) m->jnt_qddmax[j] = v[C_QDDMAX];
-    if (!isnan(v[C_TAUMAX])) m->jnt_taumax[j] = v[C_TAUMAX];
-  }
-  if (classic) {
-    dyu_rotx(m->tip_T, rows[n-1].v[C_ALPHA]);
-    m->tip_T[9] = rows[n-1].v[C_A]; m->tip_T[10] = 0; m->tip_T[11] = 0;
-    m->load_fk_err = classic_fk_err(m, rows);
-  }
-  if (dv.line[D_BASE]) memcpy(m->base_T, dv.val[D_BASE], sizeof m->base_T);
-  if (dv.line[D_TIP]) {   /* tip in the table's frame n (the classic one with --dh) */
-    double T[12];
-    dyu_composePose(T, T + 9, m->tip_T, m->tip_T + 9, dv.val[D_TIP], dv.val[D_TIP] + 9);
-    memcpy(m->tip_T, T, sizeof T);
-  }
-  if (dv.line[D_GRAVITY]) memcpy(m->gravity, dv.val[D_GRAVITY], sizeof m->gravity);
-  if (std) {
-    char list[200] = "";
-    int bad = 0;
-    for (int j = 0; j < n; j++)
-      if (!dy_link_consistent(m->par + DY_NPAR_LINK*j)) {
-        size_t L = strlen(list);
-        snprintf(list + L, sizeof list - L, "%s%d", bad++ ? ", " : "", j + 1);
-      }
-    if (bad)
-      add_note(m, "link%s %s: parameters not physically consistent (the pseudo-inertia "
-               "[tr(J)/2 1 - J, h; h^T, m] is not positive semi-definite)", bad > 1 ? "s" : "", list);
-  }
+  if (r) return -1;
+  dyModel* m = build_model(&h, rows, n, opt && opt->classic_dh, err, errsz);
+  if (!m) return -1;
+  apply_directives(m, &dv);
+  if (h.std) note_inconsistent(m);
   if (opt && opt->has_gravity) {
     if (dv.line[D_GRAVITY]) gravity_note(m, opt->gravity, m->gravity);
     memcpy(m->gravity, opt->gravity, sizeof m->gravity);

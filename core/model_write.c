@@ -263,11 +263,10 @@ static void gravity_turn(double W[9], const double u[3]) {
   for (int k = 0; k < 9; k++) W[k] += K[k] + K2[k] / (1 + c);
 }
 
-int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comment,
-                  char* err, int errsz) {
+/* Every link a rigid body a URDF can hold (finite, dy_link_comform) and
+ * every joint parameter finite, before anything is written. */
+static int urdf_check(const dyModel* m, const double* par, char* err, int errsz) {
   int n = m->n;
-  char w[1024] = "";
-  /* every link a rigid body a URDF can hold, before anything is written */
   for (int j = 0; j < n; j++) {
     const double* pl = par + DY_NPAR_LINK*j;
     for (int k = 0; k < DY_NPAR_LINK; k++)
@@ -285,34 +284,41 @@ int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comm
   }
   for (int k = DY_NPAR_LINK*n; k < dy_npar(m); k++)
     if (!isfinite(par[k])) { snprintf(err, (size_t)errsz, "%s: a joint parameter is not finite", m->source); return -1; }
+  return 0;
+}
 
-  /* gravity: base frame turned in world */
-  double gb[3], W[12] = {0}, g = sqrt(dyu_dot3(m->gravity, m->gravity));
+/* Gravity: a URDF has 9.81 m/s^2 along -z of its root, so the base frame
+ * is turned in the root 'world' by W with W g_base = (0,0,-|g|)
+ * (gravity_turn); what a URDF cannot hold goes to the warnings w (no
+ * gravity, another magnitude, a turned base, acceleration limits). */
+static void urdf_gravity(const dyModel* m, double W[12], char* w, size_t wsz) {
+  double gb[3], g = sqrt(dyu_dot3(m->gravity, m->gravity));
   dyu_mulMatVec3(gb, m->base_T, m->gravity);
   dyu_eye3(W);
   if (g == 0) {
-    warn(w, sizeof w, "a URDF has gravity 9.81 m/s^2 along -z of its root, the model none: written with "
+    warn(w, wsz, "a URDF has gravity 9.81 m/s^2 along -z of its root, the model none: written with "
          "9.81 along -z of the base (read it back with --gravity 0,0,0)");
   } else {
     double u[3] = {gb[0] / g, gb[1] / g, gb[2] / g};
     gravity_turn(W, u);
     if (fabs(g - 9.81) > 1e-9 * 9.81)
-      warn(w, sizeof w, "a URDF has gravity 9.81 m/s^2, the model %.6g: written with its direction only "
+      warn(w, wsz, "a URDF has gravity 9.81 m/s^2, the model %.6g: written with its direction only "
            "(gravity torques read back are 9.81/%.6g times the model's; a .csv model table keeps it)", g, g);
     if (hypot(u[0], u[1]) > 1e-12 || u[2] > 0)   /* turned by more than round-off */
-      warn(w, sizeof w, "gravity is not along -z of the base frame: link 'base' is turned in the root 'world', "
+      warn(w, wsz, "gravity is not along -z of the base frame: link 'base' is turned in the root 'world', "
            "so poses read back are in 'world' unless read with --base base");
   }
-  int fric = m->has_friction || has_joint_terms(m, par);
-  for (int j = 0; j < n; j++)
+  for (int j = 0; j < m->n; j++)
     if (isfinite(m->jnt_qddmax[j])) {
-      warn(w, sizeof w, "a URDF has no acceleration limits: qddmax not written");
+      warn(w, wsz, "a URDF has no acceleration limits: qddmax not written");
       break;
     }
+}
 
-  /* joint names: the model's, unique and not those of the fixed joints */
-  char names[DY_MAXJ][64];
-  for (int j = 0; j < n; j++) {
+/* joint names: the model's, unique and not those of the fixed joints
+ * (else jointJ, then jointJ_T) */
+static void urdf_names(const dyModel* m, char names[][64]) {
+  for (int j = 0; j < m->n; j++) {
     snprintf(names[j], 64, "%s", m->jnt_name[j]);
     for (int t = 1;; t++) {
       int ok = names[j][0] && strcmp(names[j], "world_joint") && strcmp(names[j], "tip_joint");
@@ -322,7 +328,76 @@ int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comm
       else snprintf(names[j], 64, "joint%d_%d", j + 1, t);
     }
   }
+}
 
+/* Joint j: link j-1 (the base for j = 0, with base_T) to link j at the DH
+ * pose, axis z; its limits (velocity and effort 0 = no limit, which a URDF
+ * reader demands) and, with friction, <dynamics> FV FC IA FO. */
+static void urdf_joint(FILE* f, const dyModel* m, const double* par, int j, const char* name, int fric) {
+  double T[12], D[12];
+  dh_pose(m, j, D);
+  if (j == 0) dyu_composePose(T, T + 9, m->base_T, m->base_T + 9, D, D + 9);
+  else memcpy(T, D, sizeof T);
+  int rev = m->jnt_type[j] == DY_REVOLUTE, lo = isfinite(m->jnt_qmin[j]), hi = isfinite(m->jnt_qmax[j]);
+  fputs("  <joint name=\"", f);
+  put_xml_text(f, name);
+  fprintf(f, "\" type=\"%s\">\n    ", !rev ? "prismatic" : lo || hi ? "revolute" : "continuous");
+  put_origin(f, T);
+  if (j) fprintf(f, "<parent link=\"link%d\"/>", j);
+  else fputs("<parent link=\"base\"/>", f);
+  fprintf(f, "<child link=\"link%d\"/><axis xyz=\"0 0 1\"/>\n", j + 1);
+  if (!rev || lo || hi || isfinite(m->jnt_qdmax[j]) || isfinite(m->jnt_taumax[j])) {
+    fputs("    <limit", f);
+    if (lo) { fputs(" lower=\"", f); dy_fprint_double(f, m->jnt_qmin[j]); fputc('"', f); }
+    if (hi) { fputs(" upper=\"", f); dy_fprint_double(f, m->jnt_qmax[j]); fputc('"', f); }
+    fputs(" velocity=\"", f);
+    dy_fprint_double(f, isfinite(m->jnt_qdmax[j]) ? m->jnt_qdmax[j] : 0);
+    fputs("\" effort=\"", f);
+    dy_fprint_double(f, isfinite(m->jnt_taumax[j]) ? m->jnt_taumax[j] : 0);
+    fputs("\"/>\n", f);
+  }
+  if (fric) {
+    const double* pj = par + DY_NPAR_LINK*m->n + DY_NPAR_JNT*j;
+    fputs("    <dynamics damping=\"", f); dy_fprint_double(f, pj[DY_FV]);
+    fputs("\" friction=\"", f); dy_fprint_double(f, pj[DY_FC]);
+    fputs("\" armature=\"", f); dy_fprint_double(f, pj[DY_IA]);
+    fputs("\" offset=\"", f); dy_fprint_double(f, pj[DY_FO]);
+    fputs("\"/>\n", f);
+  }
+  fputs("  </joint>\n", f);
+}
+
+/* link j + 1: its <inertial> about the centre of mass (none when every
+ * parameter is zero) */
+static void urdf_link(FILE* f, const double* pl, int j) {
+  int zero = 1;
+  for (int k = 0; k < DY_NPAR_LINK; k++) zero &= pl[k] == 0;
+  fprintf(f, "  <link name=\"link%d\">", j + 1);
+  if (!zero) {
+    double mass, c[3], Ic[6];
+    dy_linkpar_to_com(pl, &mass, c, Ic);
+    fputs("<inertial><origin xyz=\"", f);
+    put_nums(f, c, 3, " ");
+    fputs("\" rpy=\"0 0 0\"/><mass value=\"", f);
+    dy_fprint_double(f, mass);
+    fputs("\"/>\n    <inertia", f);
+    static const char* const in[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
+    for (int k = 0; k < 6; k++) { fprintf(f, " %s=\"", in[k]); dy_fprint_double(f, Ic[k]); fputc('"', f); }
+    fputs("/></inertial>", f);
+  }
+  fputs("</link>\n", f);
+}
+
+int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comment,
+                  char* err, int errsz) {
+  int n = m->n;
+  char w[1024] = "";
+  if (urdf_check(m, par, err, errsz)) return -1;
+  double W[12] = {0};
+  urdf_gravity(m, W, w, sizeof w);
+  int fric = m->has_friction || has_joint_terms(m, par);
+  char names[DY_MAXJ][64];
+  urdf_names(m, names);
   char head[400];
   snprintf(head, sizeof head, "dynid: model of %s as a URDF, generated from its modified-DH description", m->source);
   fputs("<?xml version=\"1.0\"?>\n<!--\n", f);
@@ -334,55 +409,8 @@ int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comm
   put_origin(f, W);
   fputs("<parent link=\"world\"/><child link=\"base\"/></joint>\n  <link name=\"base\"/>\n", f);
   for (int j = 0; j < n; j++) {
-    double T[12], D[12];
-    dh_pose(m, j, D);
-    if (j == 0) dyu_composePose(T, T + 9, m->base_T, m->base_T + 9, D, D + 9);
-    else memcpy(T, D, sizeof T);
-    int rev = m->jnt_type[j] == DY_REVOLUTE, lo = isfinite(m->jnt_qmin[j]), hi = isfinite(m->jnt_qmax[j]);
-    fputs("  <joint name=\"", f);
-    put_xml_text(f, names[j]);
-    fprintf(f, "\" type=\"%s\">\n    ", !rev ? "prismatic" : lo || hi ? "revolute" : "continuous");
-    put_origin(f, T);
-    if (j) fprintf(f, "<parent link=\"link%d\"/>", j);
-    else fputs("<parent link=\"base\"/>", f);
-    fprintf(f, "<child link=\"link%d\"/><axis xyz=\"0 0 1\"/>\n", j + 1);
-    /* velocity and effort 0 = no limit (dynid); a URDF reader demands them */
-    if (!rev || lo || hi || isfinite(m->jnt_qdmax[j]) || isfinite(m->jnt_taumax[j])) {
-      fputs("    <limit", f);
-      if (lo) { fputs(" lower=\"", f); dy_fprint_double(f, m->jnt_qmin[j]); fputc('"', f); }
-      if (hi) { fputs(" upper=\"", f); dy_fprint_double(f, m->jnt_qmax[j]); fputc('"', f); }
-      fputs(" velocity=\"", f);
-      dy_fprint_double(f, isfinite(m->jnt_qdmax[j]) ? m->jnt_qdmax[j] : 0);
-      fputs("\" effort=\"", f);
-      dy_fprint_double(f, isfinite(m->jnt_taumax[j]) ? m->jnt_taumax[j] : 0);
-      fputs("\"/>\n", f);
-    }
-    if (fric) {
-      const double* pj = par + DY_NPAR_LINK*n + DY_NPAR_JNT*j;
-      fputs("    <dynamics damping=\"", f); dy_fprint_double(f, pj[DY_FV]);
-      fputs("\" friction=\"", f); dy_fprint_double(f, pj[DY_FC]);
-      fputs("\" armature=\"", f); dy_fprint_double(f, pj[DY_IA]);
-      fputs("\" offset=\"", f); dy_fprint_double(f, pj[DY_FO]);
-      fputs("\"/>\n", f);
-    }
-    fputs("  </joint>\n", f);
-    const double* pl = par + DY_NPAR_LINK*j;
-    int zero = 1;
-    for (int k = 0; k < DY_NPAR_LINK; k++) zero &= pl[k] == 0;
-    fprintf(f, "  <link name=\"link%d\">", j + 1);
-    if (!zero) {
-      double mass, c[3], Ic[6];
-      dy_linkpar_to_com(pl, &mass, c, Ic);
-      fputs("<inertial><origin xyz=\"", f);
-      put_nums(f, c, 3, " ");
-      fputs("\" rpy=\"0 0 0\"/><mass value=\"", f);
-      dy_fprint_double(f, mass);
-      fputs("\"/>\n    <inertia", f);
-      static const char* const in[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
-      for (int k = 0; k < 6; k++) { fprintf(f, " %s=\"", in[k]); dy_fprint_double(f, Ic[k]); fputc('"', f); }
-      fputs("/></inertial>", f);
-    }
-    fputs("</link>\n", f);
+    urdf_joint(f, m, par, j, names[j], fric);
+    urdf_link(f, par + DY_NPAR_LINK*j, j);
   }
   fprintf(f, "  <joint name=\"tip_joint\" type=\"fixed\">");
   put_origin(f, m->tip_T);

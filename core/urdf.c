@@ -776,104 +776,110 @@ static void snap_notes(const urdf_t* u, dyModel* m) {
   }
 }
 
-int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
-                 char* err, int errsz) {
-  *out = NULL;
-  urdf_t U, *u = &U;
-  memset(u, 0, sizeof U);
-  u->path = path; u->err = err; u->errsz = errsz;
-  dyModel* m = NULL;
-  int* chain_joint_of = NULL;
-  int* cj = NULL;
-  double *work = NULL, *sub = NULL;
-  int body_link[DY_MAXJ + 1];   /* link naming each body (0: the base) */
-  int r = -1;
-  if (parse_file(u)) goto done;
-  xmlNodePtr root = xmlDocGetRootElement(u->doc);
-  if (!root) { fail(u, 1, "no root element"); goto done; }
-  if (xmlStrcmp(root->name, (const xmlChar*)"robot")) {
-    fail(u, xmlGetLineNo(root), "root element is <%.40s>, a URDF has <robot>", root->name);
-    goto done;
-  }
+/* ------------------------------------------------------------ the loader
+ * dy_load_urdf in stages, in the order of the header: the elements, the
+ * tree, the base and the tip, the chain between them, the locks and the
+ * bodies, then the model: the joints and their axes, the DH frames, the
+ * inertias and gravity. Each stage fails with "FILE:LINE: what". */
 
-  /* links, then joints (joints refer to links by name) */
+/* the chain being built */
+typedef struct {
+  int rootl, base, tip;
+  int nc, n;                /* joints base -> tip (fixed and moving), moving ones */
+  int* cj;                  /* the chain joints base -> tip (nc) */
+  int* chain_joint_of;      /* URDF joint -> DH joint 1..n, 0: not a moving chain joint (njoint) */
+  double Troot_base[12];    /* the base link in the root frame */
+  int body_link[DY_MAXJ + 1];   /* link naming each body (0: the base) */
+} chain_t;
+
+/* <robot> as the root element */
+static int read_robot(urdf_t* u, xmlNodePtr* root) {
+  *root = xmlDocGetRootElement(u->doc);
+  if (!*root) return fail(u, 1, "no root element");
+  if (xmlStrcmp((*root)->name, (const xmlChar*)"robot"))
+    return fail(u, xmlGetLineNo(*root), "root element is <%.40s>, a URDF has <robot>", (*root)->name);
+  return 0;
+}
+
+/* Room for the links and joints (at least one link) and the chain's
+ * per-joint arrays. */
+static int alloc_elements(urdf_t* u, xmlNodePtr root, chain_t* ch) {
   int nl = 0, nj = 0;
   for (xmlNodePtr c = root->children; c; c = c->next) {
     if (c->type != XML_ELEMENT_NODE) continue;
     if (!xmlStrcmp(c->name, (const xmlChar*)"link")) nl++;
     else if (!xmlStrcmp(c->name, (const xmlChar*)"joint")) nj++;
   }
-  if (nl == 0) { fail(u, xmlGetLineNo(root), "<robot> has no <link>"); goto done; }
+  if (nl == 0) return fail(u, xmlGetLineNo(root), "<robot> has no <link>");
   u->links = calloc((size_t)nl, sizeof(ulink_t));
   u->joints = calloc((size_t)(nj ? nj : 1), sizeof(ujoint_t));
   u->child_start = calloc((size_t)nl + 1, sizeof(int));
   u->child_list = calloc((size_t)(nj ? nj : 1), sizeof(int));
-  chain_joint_of = calloc((size_t)(nj ? nj : 1), sizeof(int));
-  cj = calloc((size_t)(nj ? nj : 1), sizeof(int));
-  if (!u->links || !u->joints || !u->child_start || !u->child_list || !chain_joint_of || !cj) {
-    fail(u, 0, "out of memory");
-    goto done;
-  }
+  ch->chain_joint_of = calloc((size_t)(nj ? nj : 1), sizeof(int));
+  ch->cj = calloc((size_t)(nj ? nj : 1), sizeof(int));
+  if (!u->links || !u->joints || !u->child_start || !u->child_list || !ch->chain_joint_of || !ch->cj)
+    return fail(u, 0, "out of memory");
+  return 0;
+}
+
+/* the links (names unique), then the joints (names unique, referring to
+ * links by name; a link has at most one parent joint) */
+static int read_elements(urdf_t* u, xmlNodePtr root) {
   for (xmlNodePtr c = root->children; c; c = c->next) {
     if (c->type != XML_ELEMENT_NODE || xmlStrcmp(c->name, (const xmlChar*)"link")) continue;
     ulink_t* L = u->links + u->nlink;
     int rl = read_link(u, c, L);
     if (L->name) u->nlink++;
-    if (rl) goto done;
+    if (rl) return -1;
     for (int i = 0; i < u->nlink - 1; i++)
-      if (!strcmp(u->links[i].name, L->name)) {
-        fail(u, L->line, "link name '%s' is used twice (also on line %ld)", L->name, u->links[i].line);
-        goto done;
-      }
+      if (!strcmp(u->links[i].name, L->name))
+        return fail(u, L->line, "link name '%s' is used twice (also on line %ld)", L->name, u->links[i].line);
   }
   for (xmlNodePtr c = root->children; c; c = c->next) {
     if (c->type != XML_ELEMENT_NODE || xmlStrcmp(c->name, (const xmlChar*)"joint")) continue;
     ujoint_t* J = u->joints + u->njoint;
     int rj = read_joint(u, c, J);
     if (J->name) u->njoint++;
-    if (rj) goto done;
+    if (rj) return -1;
     for (int i = 0; i < u->njoint - 1; i++)
-      if (!strcmp(u->joints[i].name, J->name)) {
-        fail(u, J->line, "joint name '%s' is used twice (also on line %ld)", J->name, u->joints[i].line);
-        goto done;
-      }
+      if (!strcmp(u->joints[i].name, J->name))
+        return fail(u, J->line, "joint name '%s' is used twice (also on line %ld)", J->name, u->joints[i].line);
     ulink_t* C = u->links + J->child;
-    if (C->parent_joint >= 0) {
-      fail(u, J->line, "link '%s' has two parents: joint '%s' and joint '%s' (line %ld)", C->name,
-           J->name, u->joints[C->parent_joint].name, u->joints[C->parent_joint].line);
-      goto done;
-    }
+    if (C->parent_joint >= 0)
+      return fail(u, J->line, "link '%s' has two parents: joint '%s' and joint '%s' (line %ld)", C->name,
+                  J->name, u->joints[C->parent_joint].name, u->joints[C->parent_joint].line);
     C->parent_joint = u->njoint - 1;
   }
+  return 0;
+}
 
-  snap_angles(u, opt && opt->has_snap ? opt->snap : DY_SNAP_DEFAULT);
-
-  /* child lists (CSR) */
+/* child lists (CSR: child_start, child_list) */
+static int child_lists(urdf_t* u) {
   u->order = calloc((size_t)u->nlink, sizeof(int));
   u->mark = calloc((size_t)u->nlink, sizeof(int));
-  if (!u->order || !u->mark) { fail(u, 0, "out of memory"); goto done; }
+  if (!u->order || !u->mark) return fail(u, 0, "out of memory");
   for (int j = 0; j < u->njoint; j++) u->child_start[u->joints[j].parent + 1]++;
   for (int i = 0; i < u->nlink; i++) u->child_start[i+1] += u->child_start[i];
-  {
-    int* pos = u->order;   /* fill counters, zero */
-    for (int j = 0; j < u->njoint; j++) {
-      int pl = u->joints[j].parent;
-      u->child_list[u->child_start[pl] + pos[pl]++] = j;
-    }
-    memset(pos, 0, (size_t)u->nlink * sizeof(int));
+  int* pos = u->order;   /* fill counters, zero */
+  for (int j = 0; j < u->njoint; j++) {
+    int pl = u->joints[j].parent;
+    u->child_list[u->child_start[pl] + pos[pl]++] = j;
   }
+  memset(pos, 0, (size_t)u->nlink * sizeof(int));
+  return 0;
+}
 
-  /* one root; breadth-first order from it; links it misses sit on a cycle
-   * (every link has at most one parent, so the graph is a forest of trees
-   * and of cycles with trees hanging from them) */
+/* One root; breadth-first order from it; links it misses sit on a cycle
+ * (every link has at most one parent, so the graph is a forest of trees
+ * and of cycles with trees hanging from them); then moving_below, leaves
+ * first. */
+static int tree_order(urdf_t* u, chain_t* ch) {
   int rootl = -1;
   for (int i = 0; i < u->nlink; i++)
     if (u->links[i].parent_joint < 0) {
-      if (rootl >= 0) {
-        fail(u, u->links[i].line, "two root links, '%s' and '%s': the links must form one tree",
-             u->links[rootl].name, u->links[i].name);
-        goto done;
-      }
+      if (rootl >= 0)
+        return fail(u, u->links[i].line, "two root links, '%s' and '%s': the links must form one tree",
+                    u->links[rootl].name, u->links[i].name);
       rootl = i;
     }
   int nord = 0;
@@ -893,174 +899,219 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
     while (u->mark[l]) l++;
     for (int s = 0; s < u->nlink; s++) l = u->joints[u->links[l].parent_joint].parent;
     const ujoint_t* J = u->joints + u->links[l].parent_joint;
-    fail(u, J->line, "the joints form a cycle (through joint '%s', link '%s')", J->name, u->links[l].name);
-    goto done;
+    return fail(u, J->line, "the joints form a cycle (through joint '%s', link '%s')", J->name, u->links[l].name);
   }
   for (int i = u->nlink - 1; i >= 0; i--) {
     ulink_t* L = u->links + u->order[i];
     for (int c = u->child_start[u->order[i]]; c < u->child_start[u->order[i]+1] && !L->moving_below; c++)
       L->moving_below = leads_to_motion(u, u->joints + u->child_list[c]);
   }
+  ch->rootl = rootl;
+  return 0;
+}
 
-  /* base link and the fixed path root -> base */
-  int base = rootl;
+/* The base link (--base or the root) and Troot_base, the product of the
+ * fixed joints from the root down to it (a moving one is an error). */
+static int find_base(urdf_t* u, const dyLoadOpt* opt, chain_t* ch) {
+  int base = ch->rootl;
   if (opt && opt->base) {
     base = find_link(u, opt->base);
-    if (base < 0) { fail(u, 0, "--base link '%s' is not defined", opt->base); goto done; }
+    if (base < 0) return fail(u, 0, "--base link '%s' is not defined", opt->base);
   }
-  double Troot_base[12];
-  pose_eye(Troot_base);
+  pose_eye(ch->Troot_base);
   for (int l = base; u->links[l].parent_joint >= 0;) {
     const ujoint_t* J = u->joints + u->links[l].parent_joint;
-    if (is_moving(J)) {
-      fail(u, J->line, "--base '%s': joint '%s' between the root '%s' and the base moves; the base "
-           "must be fixed to the root", u->links[base].name, J->name, u->links[rootl].name);
-      goto done;
-    }
+    if (is_moving(J))
+      return fail(u, J->line, "--base '%s': joint '%s' between the root '%s' and the base moves; the base "
+                  "must be fixed to the root", u->links[base].name, J->name, u->links[ch->rootl].name);
     double Tj[12];
     pose_from_xyz_rpy(Tj, J->xyz, J->rpy);
-    pose_mul(Troot_base, Tj, Troot_base);
+    pose_mul(ch->Troot_base, Tj, ch->Troot_base);
     l = J->parent;
   }
+  ch->base = base;
+  return 0;
+}
 
-  /* tip link */
-  int tip;
+/* The tip link: --tip (below the base), or the end of the one branch below
+ * the base that holds moving joints, then down an unbranched chain of
+ * fixed children (tool0, ee_link, ...); two moving branches are an error
+ * naming the candidate tips. */
+static int find_tip(urdf_t* u, const dyLoadOpt* opt, chain_t* ch) {
+  int base = ch->base, l;
   if (opt && opt->tip) {
-    tip = find_link(u, opt->tip);
-    if (tip < 0) { fail(u, 0, "--tip link '%s' is not defined", opt->tip); goto done; }
-    int l = tip;
-    while (l != base && u->links[l].parent_joint >= 0) l = u->joints[u->links[l].parent_joint].parent;
-    if (l != base) {
-      fail(u, u->links[tip].line, "--tip link '%s' does not hang below the base link '%s'",
-           u->links[tip].name, u->links[base].name);
-      goto done;
-    }
-  } else {
-    int l = base;
-    for (;;) {
-      int next = -1, nb = 0;
-      for (int c = u->child_start[l]; c < u->child_start[l+1]; c++) {
-        const ujoint_t* J = u->joints + u->child_list[c];
-        if (leads_to_motion(u, J)) { nb++; next = J->child; }
-      }
-      if (nb == 0) break;
-      if (nb > 1) {
-        char cand[300] = "";
-        moving_ends(u, l, u->mark, cand, sizeof cand);
-        fail(u, u->links[l].line, "the chain branches at link '%s' into %d moving branches; choose one "
-             "with --tip (candidate tips: %s)", u->links[l].name, nb, cand);
-        goto done;
-      }
-      l = next;
-    }
-    /* follow an unbranched chain of fixed children (tool0, ee_link, ...) */
-    while (u->child_start[l+1] - u->child_start[l] == 1) l = u->joints[u->child_list[u->child_start[l]]].child;
-    tip = l;
+    int tip = find_link(u, opt->tip);
+    if (tip < 0) return fail(u, 0, "--tip link '%s' is not defined", opt->tip);
+    for (l = tip; l != base && u->links[l].parent_joint >= 0;) l = u->joints[u->links[l].parent_joint].parent;
+    if (l != base)
+      return fail(u, u->links[tip].line, "--tip link '%s' does not hang below the base link '%s'",
+                  u->links[tip].name, u->links[base].name);
+    ch->tip = tip;
+    return 0;
   }
+  for (l = base;;) {
+    int next = -1, nb = 0;
+    for (int c = u->child_start[l]; c < u->child_start[l+1]; c++) {
+      const ujoint_t* J = u->joints + u->child_list[c];
+      if (leads_to_motion(u, J)) { nb++; next = J->child; }
+    }
+    if (nb == 0) break;
+    if (nb > 1) {
+      char cand[300] = "";
+      moving_ends(u, l, u->mark, cand, sizeof cand);
+      return fail(u, u->links[l].line, "the chain branches at link '%s' into %d moving branches; choose one "
+                  "with --tip (candidate tips: %s)", u->links[l].name, nb, cand);
+    }
+    l = next;
+  }
+  while (u->child_start[l+1] - u->child_start[l] == 1) l = u->joints[u->child_list[u->child_start[l]]].child;
+  ch->tip = l;
+  return 0;
+}
 
-  /* chain joints base -> tip */
-  int nc = 0, n = 0;
+/* the chain joints base -> tip (cj, nc) and its moving ones numbered 1..n
+ * (chain_joint_of); 1 <= n <= DY_MAXJ */
+static int chain_joints(urdf_t* u, chain_t* ch) {
+  int base = ch->base, tip = ch->tip, nc = 0, n = 0;
   for (int l = tip; l != base; l = u->joints[u->links[l].parent_joint].parent) nc++;
-  {
-    int i = nc;
-    for (int l = tip; l != base; l = u->joints[u->links[l].parent_joint].parent) cj[--i] = u->links[l].parent_joint;
-  }
-  for (int i = 0; i < nc; i++)
-    if (is_moving(u->joints + cj[i])) chain_joint_of[cj[i]] = ++n;
-  if (n == 0) {
-    fail(u, u->links[tip].line, "no moving joint between the base '%s' and the tip '%s'",
-         u->links[base].name, u->links[tip].name);
-    goto done;
-  }
-  if (n > DY_MAXJ) {
-    fail(u, u->links[tip].line, "%d moving joints between '%s' and '%s', at most %d are supported", n,
-         u->links[base].name, u->links[tip].name, DY_MAXJ);
-    goto done;
-  }
+  int i = nc;
+  for (int l = tip; l != base; l = u->joints[u->links[l].parent_joint].parent) ch->cj[--i] = u->links[l].parent_joint;
+  for (i = 0; i < nc; i++)
+    if (is_moving(u->joints + ch->cj[i])) ch->chain_joint_of[ch->cj[i]] = ++n;
+  if (n == 0)
+    return fail(u, u->links[tip].line, "no moving joint between the base '%s' and the tip '%s'",
+                u->links[base].name, u->links[tip].name);
+  if (n > DY_MAXJ)
+    return fail(u, u->links[tip].line, "%d moving joints between '%s' and '%s', at most %d are supported", n,
+                u->links[base].name, u->links[tip].name, DY_MAXJ);
+  ch->nc = nc; ch->n = n;
+  return 0;
+}
 
-  /* locked joints, link poses and body membership */
-  if (set_locks(u, opt, chain_joint_of, base, tip)) goto done;
-  mark_bodies(u, base, chain_joint_of);
-
-  /* axes at q = 0 in the base-link frame, then the DH frames */
-  work = calloc((size_t)(6*n + 12*(n+1)), sizeof(double));
-  m = dy_makeModel(n);
-  if (!work || !m) { fail(u, 0, "out of memory"); goto done; }
-  double *axp = work, *axu = work + 3*n, *F = work + 6*n;
-  for (int i = 0, k = 0; i < nc; i++) {
-    const ujoint_t* J = u->joints + cj[i];
-    if (!is_moving(J)) continue;
-    const double* Tc = u->links[J->child].T;   /* child frame = joint frame at q = 0 */
-    memcpy(axp + 3*k, Tc + 9, 3 * sizeof(double));
-    dyu_mulMatVec3(axu + 3*k, Tc, J->axis);
-    double na = norm3(axu + 3*k);
-    for (int a = 0; a < 3; a++) axu[3*k+a] /= na;
-    m->jnt_type[k] = J->type == J_PRISMATIC ? DY_PRISMATIC : DY_REVOLUTE;
-    snprintf(m->jnt_name[k], 64, "%s", J->name);
-    m->jnt_qmin[k] = J->lower; m->jnt_qmax[k] = J->upper;
-    m->jnt_qdmax[k] = J->velocity; m->jnt_taumax[k] = J->effort;
-    if (J->has_dyn) {   /* IA FV FC FO, the order of dyn[] */
-      memcpy(m->par + DY_NPAR_LINK*n + DY_NPAR_JNT*k, J->dyn, sizeof J->dyn);
-      m->has_friction = 1;
-      /* published identified URDFs carry negative friction: kept, noted */
-      static const char* const dyn_attr[3] = {"armature", "damping", "friction"};
-      for (int a = 0; a < 3; a++)
-        if (J->dyn[a] < 0) {
-          size_t len = strlen(m->notes);
-          snprintf(m->notes + len, sizeof m->notes - len, "%s:%ld: joint '%s': <dynamics %s=\"%g\"> is negative: "
-                   "not physical, kept as given\n", u->path, J->line, J->name, dyn_attr[a], J->dyn[a]);
-        }
+/* Moving chain joint k: its type, name, limits and <dynamics> (IA FV FC
+ * FO; negative armature, damping or friction kept with a note); its axis
+ * at q = 0 in the base-link frame, point axp and unit direction axu (the
+ * child frame is the joint frame at q = 0); body k + 1 is named by its
+ * child link. */
+static void chain_joint(const urdf_t* u, dyModel* m, const ujoint_t* J, int k, double* axp, double* axu) {
+  int n = m->n;
+  const double* Tc = u->links[J->child].T;
+  memcpy(axp + 3*k, Tc + 9, 3 * sizeof(double));
+  dyu_mulMatVec3(axu + 3*k, Tc, J->axis);
+  double na = norm3(axu + 3*k);
+  for (int a = 0; a < 3; a++) axu[3*k+a] /= na;
+  m->jnt_type[k] = J->type == J_PRISMATIC ? DY_PRISMATIC : DY_REVOLUTE;
+  snprintf(m->jnt_name[k], 64, "%s", J->name);
+  m->jnt_qmin[k] = J->lower; m->jnt_qmax[k] = J->upper;
+  m->jnt_qdmax[k] = J->velocity; m->jnt_taumax[k] = J->effort;
+  if (!J->has_dyn) return;
+  memcpy(m->par + DY_NPAR_LINK*n + DY_NPAR_JNT*k, J->dyn, sizeof J->dyn);   /* the order of dyn[] */
+  m->has_friction = 1;
+  /* published identified URDFs carry negative friction: kept, noted */
+  static const char* const dyn_attr[3] = {"armature", "damping", "friction"};
+  for (int a = 0; a < 3; a++)
+    if (J->dyn[a] < 0) {
+      size_t len = strlen(m->notes);
+      snprintf(m->notes + len, sizeof m->notes - len, "%s:%ld: joint '%s': <dynamics %s=\"%g\"> is negative: "
+               "not physical, kept as given\n", u->path, J->line, J->name, dyn_attr[a], J->dyn[a]);
     }
-    body_link[++k] = J->child;
-  }
-  body_link[0] = base;
-  sub = calloc((size_t)u->nlink, sizeof(double));
-  if (!sub) { fail(u, 0, "out of memory"); goto done; }
-  if (lock_notes(u, m, chain_joint_of, body_link, sub)) goto done;
-  snap_notes(u, m);
+}
+
+/* The DH frames F[0..n] from the axes (prismatic lines placed first), the
+ * parameters alpha, a, theta, d read off F_{j-1}^-1 F_j (round-off dust
+ * below 1e-15 printed as 0: moves FK by < 1e-15), base_T = F_0 and
+ * tip_T = F_n^-1 (tip link pose). */
+static void dh_model(const urdf_t* u, dyModel* m, double* F, double* axp, double* axu, int tip) {
+  int n = m->n;
   place_prismatic(axp, axu, m->jnt_type, n);
   dh_frames(F, axp, axu, n);
   for (int j = 1; j <= n; j++) {
     double T[12];
     pose_invmul(T, F + 12*(j-1), F + 12*j);
     dh_params(T, m->dh_alpha + j-1, m->dh_a + j-1, m->dh_theta + j-1, m->dh_d + j-1);
-    /* round-off dust (1e-35 m, -1e-16 rad) printed as 0: moves FK by < 1e-15 */
     double* v[4] = {m->dh_alpha + j-1, m->dh_a + j-1, m->dh_theta + j-1, m->dh_d + j-1};
     for (int k = 0; k < 4; k++) if (fabs(*v[k]) < 1e-15) *v[k] = 0;
   }
   memcpy(m->base_T, F, 12 * sizeof(double));
   pose_invmul(m->tip_T, F + 12*n, u->links[tip].T);
+}
 
-  /* inertias: each link of body j re-expressed in DH frame j and summed */
+/* Inertias: each link of body j >= 1, its inertial frame re-expressed in
+ * DH frame j (X = F_j^-1 T_link T_inertial), summed as standard parameters
+ * about O_j (dy_linkpar_from_com). */
+static void sum_inertias(const urdf_t* u, dyModel* m, const double* F) {
   for (int i = 0; i < u->nlink; i++) {
     const ulink_t* L = u->links + i;
     if (L->body < 1 || !L->has_inertial) continue;
     double X[12], Tin[12], Xc[12], I6[6], p10[10];
-    pose_invmul(X, F + 12*L->body, L->T);               /* link frame in DH frame */
-    pose_from_xyz_rpy(Tin, L->com, L->com_rpy);          /* inertial frame in link frame */
+    pose_invmul(X, F + 12*L->body, L->T);
+    pose_from_xyz_rpy(Tin, L->com, L->com_rpy);
     pose_mul(Xc, X, Tin);
     dyu_rotSym6(I6, Xc, L->I6);
     dy_linkpar_from_com(p10, L->mass, Xc + 9, I6);
     double* dst = m->par + DY_NPAR_LINK * (L->body - 1);
     for (int k = 0; k < DY_NPAR_LINK; k++) dst[k] += p10[k];
   }
+}
 
-  /* gravity: (0,0,-9.81) in the root frame -> base-link frame -> frame 0 */
-  {
-    double g_root[3] = {0, 0, -9.81}, g_base[3];
-    dyu_mulMatTVec3(g_base, Troot_base, g_root);
-    dyu_mulMatTVec3(m->gravity, F, g_base);
-    if (opt && opt->has_gravity) memcpy(m->gravity, opt->gravity, sizeof m->gravity);
+/* The model of the chain: joints and axes, lock notes, DH geometry,
+ * inertias, gravity (0,0,-9.81) in the root frame -> base-link frame ->
+ * frame 0, or opt's), the forward-kinematics check. NULL with u->err. */
+static dyModel* chain_model(urdf_t* u, const dyLoadOpt* opt, chain_t* ch) {
+  int n = ch->n;
+  double* work = calloc((size_t)(6*n + 12*(n+1)), sizeof(double));
+  double* sub = NULL;
+  dyModel* m = dy_makeModel(n);
+  if (!work || !m) { fail(u, 0, "out of memory"); goto fail; }
+  double *axp = work, *axu = work + 3*n, *F = work + 6*n;
+  for (int i = 0, k = 0; i < ch->nc; i++) {
+    const ujoint_t* J = u->joints + ch->cj[i];
+    if (!is_moving(J)) continue;
+    chain_joint(u, m, J, k, axp, axu);
+    ch->body_link[++k] = J->child;
   }
-  snprintf(m->source, sizeof m->source, "%s", path);
-  m->load_fk_err = fk_err(u, m, cj, nc);
-  *out = m;
-  m = NULL;
-  r = 0;
-
-done:
+  ch->body_link[0] = ch->base;
+  sub = calloc((size_t)u->nlink, sizeof(double));
+  if (!sub) { fail(u, 0, "out of memory"); goto fail; }
+  if (lock_notes(u, m, ch->chain_joint_of, ch->body_link, sub)) goto fail;
+  snap_notes(u, m);
+  dh_model(u, m, F, axp, axu, ch->tip);
+  sum_inertias(u, m, F);
+  double g_root[3] = {0, 0, -9.81}, g_base[3];
+  dyu_mulMatTVec3(g_base, ch->Troot_base, g_root);
+  dyu_mulMatTVec3(m->gravity, F, g_base);
+  if (opt && opt->has_gravity) memcpy(m->gravity, opt->gravity, sizeof m->gravity);
+  snprintf(m->source, sizeof m->source, "%s", u->path);
+  m->load_fk_err = fk_err(u, m, ch->cj, ch->nc);
+  free(work); free(sub);
+  return m;
+fail:
+  free(work); free(sub);
   dy_freeModel(m);
-  free(work); free(sub); free(chain_joint_of); free(cj);
+  return NULL;
+}
+
+int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
+                 char* err, int errsz) {
+  *out = NULL;
+  urdf_t U, *u = &U;
+  memset(u, 0, sizeof U);
+  u->path = path; u->err = err; u->errsz = errsz;
+  chain_t ch;
+  memset(&ch, 0, sizeof ch);
+  xmlNodePtr root;
+  int r = -1;
+  if (parse_file(u) || read_robot(u, &root) || alloc_elements(u, root, &ch) || read_elements(u, root))
+    goto done;
+  snap_angles(u, opt && opt->has_snap ? opt->snap : DY_SNAP_DEFAULT);
+  if (child_lists(u) || tree_order(u, &ch) || find_base(u, opt, &ch) || find_tip(u, opt, &ch) ||
+      chain_joints(u, &ch) || set_locks(u, opt, ch.chain_joint_of, ch.base, ch.tip))
+    goto done;
+  mark_bodies(u, ch.base, ch.chain_joint_of);
+  *out = chain_model(u, opt, &ch);
+  if (*out) r = 0;
+done:
+  free(ch.chain_joint_of); free(ch.cj);
   free_urdf(u);
   return r;
 }

@@ -65,24 +65,9 @@ void dyi_base_stack(const dyModel* m, int friction, int ns, unsigned long long s
 
 /* ------------------------------------------------------------ QR machinery */
 
-/* Dependencies among the c columns of A (N x c, column-major, overwritten).
- * Out: *rank, *gap, ind[rank] (kept columns, ascending), dep[c - rank] (the
- * others, ascending) and K (rank x (c - rank), column-major) with
- * A_dep = A_ind K (unscaled, round-off coefficients zeroed). K may be NULL
- * (rank only). 0, or -1 on a LAPACK failure / no memory. */
-static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, int* dep,
-                   double* K) {
-  int status = -1, r = 0;
-  double* nrm = calloc((size_t)c, sizeof(double));
-  double* A2 = malloc(sizeof(double) * (size_t)N * (size_t)c);
-  double* tau = malloc(sizeof(double) * (size_t)(c + 1));
-  lapack_int* jpvt = calloc((size_t)c, sizeof(lapack_int));
-  int* kept = calloc((size_t)c, sizeof(int));
-  double* Qb = NULL;
-  double* work = NULL;
-  if (!nrm || !A2 || !tau || !jpvt || !kept) goto done;
-
-  /* equilibrate */
+/* Equilibrate: nrm[k] = ||A e_k||, a column at or below DYI_ZERO_COL times
+ * the largest set to zero (nrm[k] = 0), the others scaled to unit norm */
+static void qr_equilibrate(double* A, int N, int c, double* nrm) {
   double big = 0;
   for (int k = 0; k < c; k++) {
     double s = 0;
@@ -95,33 +80,35 @@ static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, in
     double sc = nrm[k] > 0 ? 1 / nrm[k] : 0;
     for (int i = 0; i < N; i++) A[i + (size_t)N*k] *= sc;
   }
-  memcpy(A2, A, sizeof(double) * (size_t)N * (size_t)c);
+}
 
-  /* rank by dgeqp3 */
-  double wq;
-  if (LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, N, c, A2, N, jpvt, tau, &wq, -1)) goto done;
-  int lwork = (int)wq + 64 * c;
-  work = malloc(sizeof(double) * (size_t)lwork);
-  if (!work) goto done;
-  if (LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, N, c, A2, N, jpvt, tau, work, lwork)) goto done;
-  int kmax = N < c ? N : c;
-  double r11 = kmax ? fabs(A2[0]) : 0;
-  while (r < kmax && r11 > 0 && fabs(A2[r + (size_t)N*r]) > DYI_RANK_TOL * r11) r++;
-  if (r == 0) *gap = INFINITY;
-  else if (r == kmax) *gap = INFINITY;
+/* The rank by dgeqp3 of A2 (overwritten; jpvt its pivots): the number of
+ * |R_kk| > DYI_RANK_TOL |R_11|, *gap = |R_rr| / |R_r+1,r+1| (inf when the
+ * rank is 0 or full); *r11 = |R_11|. work: lwork doubles. 0 or -1. */
+static int qr_rank(double* A2, int N, int c, lapack_int* jpvt, double* tau, double* work, int lwork,
+                   int* rank, double* gap, double* r11) {
+  if (LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, N, c, A2, N, jpvt, tau, work, lwork)) return -1;
+  int kmax = N < c ? N : c, r = 0;
+  *r11 = kmax ? fabs(A2[0]) : 0;
+  while (r < kmax && *r11 > 0 && fabs(A2[r + (size_t)N*r]) > DYI_RANK_TOL * *r11) r++;
+  if (r == 0 || r == kmax) *gap = INFINITY;
   else {
     double next = fabs(A2[r + (size_t)N*r]);
     *gap = next > 0 ? fabs(A2[(r-1) + (size_t)N*(r-1)]) / next : INFINITY;
   }
   *rank = r;
+  return 0;
+}
 
-  /* leftmost independent columns by Gram-Schmidt (twice, for orthogonality) */
-  Qb = malloc(sizeof(double) * (size_t)N * (size_t)(r ? r : 1));
-  if (!Qb) goto done;
+/* The leftmost independent columns by Gram-Schmidt (twice, for
+ * orthogonality): a column is kept if its residual exceeds DYI_RANK_TOL
+ * r11; when that does not give r columns, the dgeqp3 choice (jpvt). Qb:
+ * N x r scratch, v: N scratch. */
+static void qr_leftmost(const double* A, int N, int c, const double* nrm, int r, double r11,
+                        const lapack_int* jpvt, double* Qb, double* v, int* kept) {
   int nk = 0;
   for (int k = 0; k < c && nk <= r; k++) {
     if (nrm[k] == 0) continue;
-    double* v = A2;   /* reuse as a vector */
     memcpy(v, A + (size_t)N*k, sizeof(double) * (size_t)N);
     for (int pass = 0; pass < 2; pass++)
       for (int l = 0; l < nk; l++) {
@@ -144,27 +131,62 @@ static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, in
     memset(kept, 0, sizeof(int) * (size_t)c);
     for (int l = 0; l < r; l++) kept[jpvt[l] - 1] = 1;
   }
+}
+
+/* K = R11^-1 R12 from an unpivoted QR of the scaled [A_ind A_dep] (A2:
+ * scratch), unscaled by the column norms; |coefficients| below
+ * DYI_COEF_TOL (scaled) are zero. 0 or -1. */
+static int qr_K(const double* A, double* A2, int N, int c, int r, int nd, const int* ind, const int* dep,
+                const double* nrm, double* tau, double* work, int lwork, double* K) {
+  for (int l = 0; l < r; l++) memcpy(A2 + (size_t)N*l, A + (size_t)N*ind[l], sizeof(double) * (size_t)N);
+  for (int l = 0; l < nd; l++) memcpy(A2 + (size_t)N*(r + l), A + (size_t)N*dep[l], sizeof(double) * (size_t)N);
+  if (LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, N, c, A2, N, tau, work, lwork)) return -1;
+  for (int l = 0; l < nd; l++)
+    for (int i = 0; i < r; i++) K[i + (size_t)r*l] = A2[i + (size_t)N*(r + l)];
+  if (LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'U', 'N', 'N', r, nd, A2, N, K, r)) return -1;
+  for (int l = 0; l < nd; l++)
+    for (int i = 0; i < r; i++) {
+      double* kk = K + i + (size_t)r*l;
+      if (fabs(*kk) < DYI_COEF_TOL || nrm[dep[l]] == 0) *kk = 0;
+      else *kk *= nrm[dep[l]] / nrm[ind[i]];
+    }
+  return 0;
+}
+
+/* Dependencies among the c columns of A (N x c, column-major, overwritten).
+ * Out: *rank, *gap, ind[rank] (kept columns, ascending), dep[c - rank] (the
+ * others, ascending) and K (rank x (c - rank), column-major) with
+ * A_dep = A_ind K (unscaled, round-off coefficients zeroed). K may be NULL
+ * (rank only). 0, or -1 on a LAPACK failure / no memory. */
+static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, int* dep,
+                   double* K) {
+  int status = -1;
+  double* nrm = calloc((size_t)c, sizeof(double));
+  double* A2 = malloc(sizeof(double) * (size_t)N * (size_t)c);
+  double* tau = malloc(sizeof(double) * (size_t)(c + 1));
+  lapack_int* jpvt = calloc((size_t)c, sizeof(lapack_int));
+  int* kept = calloc((size_t)c, sizeof(int));
+  double* Qb = NULL;
+  double* work = NULL;
+  if (!nrm || !A2 || !tau || !jpvt || !kept) goto done;
+  qr_equilibrate(A, N, c, nrm);
+  memcpy(A2, A, sizeof(double) * (size_t)N * (size_t)c);
+  double wq, r11;
+  if (LAPACKE_dgeqp3_work(LAPACK_COL_MAJOR, N, c, A2, N, jpvt, tau, &wq, -1)) goto done;
+  int lwork = (int)wq + 64 * c;
+  work = malloc(sizeof(double) * (size_t)lwork);
+  if (!work) goto done;
+  if (qr_rank(A2, N, c, jpvt, tau, work, lwork, rank, gap, &r11)) goto done;
+  int r = *rank;
+  Qb = malloc(sizeof(double) * (size_t)N * (size_t)(r ? r : 1));
+  if (!Qb) goto done;
+  qr_leftmost(A, N, c, nrm, r, r11, jpvt, Qb, A2, kept);
   int ni = 0, nd = 0;
   for (int k = 0; k < c; k++) {
     if (kept[k]) ind[ni++] = k;
     else dep[nd++] = k;
   }
-
-  /* K = R11^-1 R12 from an unpivoted QR of [A_ind A_dep] */
-  if (K && nd > 0 && r > 0) {
-    for (int l = 0; l < r; l++) memcpy(A2 + (size_t)N*l, A + (size_t)N*ind[l], sizeof(double) * (size_t)N);
-    for (int l = 0; l < nd; l++) memcpy(A2 + (size_t)N*(r + l), A + (size_t)N*dep[l], sizeof(double) * (size_t)N);
-    if (LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, N, c, A2, N, tau, work, lwork)) goto done;
-    for (int l = 0; l < nd; l++)
-      for (int i = 0; i < r; i++) K[i + (size_t)r*l] = A2[i + (size_t)N*(r + l)];
-    if (LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'U', 'N', 'N', r, nd, A2, N, K, r)) goto done;
-    for (int l = 0; l < nd; l++)
-      for (int i = 0; i < r; i++) {
-        double* kk = K + i + (size_t)r*l;
-        if (fabs(*kk) < DYI_COEF_TOL || nrm[dep[l]] == 0) *kk = 0;
-        else *kk *= nrm[dep[l]] / nrm[ind[i]];
-      }
-  }
+  if (K && nd > 0 && r > 0 && qr_K(A, A2, N, c, r, nd, ind, dep, nrm, tau, work, lwork, K)) goto done;
   status = 0;
 done:
   free(nrm); free(A2); free(tau); free(jpvt); free(kept); free(Qb); free(work);
@@ -187,7 +209,7 @@ static dyBase* base_qr(const dyModel* m, int friction, char* err, int errsz) {
     snprintf(err, (size_t)errsz, "QR of the stacked regressor failed");
     goto done;
   }
-  b = dyi_base_alloc("qr", r, npar, friction);
+  b = dyi_base_alloc(DYI_SET_QR, r, npar, friction);
   if (!b) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
   for (int i = 0; i < r; i++) {
     char nm[24];
@@ -315,6 +337,15 @@ typedef struct {
   int nograv;             /* 1: gravity is zero */
 } khGeom;
 
+static void kh_zone(const dyModel* m, khGeom* g, double zr[2][3], double zj[2][DY_MAXJ][3],
+                    double oj[2][DY_MAXJ][3]);
+static void kh_fixed_points(const dyModel* m, khGeom* g, double zj[2][DY_MAXJ][3], double oj[2][DY_MAXJ][3]);
+static void kh_axis_facts(const dyModel* m, khGeom* g, double zr[2][3], double zj[2][DY_MAXJ][3],
+                          double R0[DY_MAXJ][9]);
+
+/* The geometry facts, read off the axes z_j and origins O_j in frame 0 at
+ * two random configurations t (zr[t] = z_r1; R0: frame j's rotation at the
+ * first): a fact that holds at both holds for every q (to 1e-9). */
 static void kh_geometry(const dyModel* m, khGeom* g) {
   int n = m->n;
   memset(g, 0, sizeof *g);
@@ -339,6 +370,17 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
     }
     if (g->r1 < n) memcpy(zr[t], zj[t][g->r1], sizeof zr[t]);
   }
+  kh_zone(m, g, zr, zj, oj);
+  kh_fixed_points(m, g, zj, oj);
+  kh_axis_facts(m, g, zr, zj, R0);
+}
+
+/* par_r1: z_j parallel to z_r1; zone: j >= r1 with every revolute joint
+ * r1..j parallel; onaxis: O_j on the line of axis r1; r2: the first
+ * revolute joint not parallel to r1, r2_perp: perpendicular to it */
+static void kh_zone(const dyModel* m, khGeom* g, double zr[2][3], double zj[2][DY_MAXJ][3],
+                    double oj[2][DY_MAXJ][3]) {
+  int n = m->n;
   for (int j = 0; j < n && g->r1 < n; j++) {
     int par = 1;
     for (int t = 0; t < 2; t++) {
@@ -365,10 +407,14 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
     if (m->jnt_type[j] == DY_REVOLUTE && !g->par_r1[j]) { g->r2 = j; break; }
   if (g->r2 < n)
     g->r2_perp = fabs(dyu_dot3(zj[0][g->r2], zr[0])) <= 1e-9 && fabs(dyu_dot3(zj[1][g->r2], zr[1])) <= 1e-9;
-  double gn = sqrt(dyu_dot3(m->gravity, m->gravity));
-  g->nograv = gn == 0;
-  /* the point O_j + t z_j that is the same at both configurations */
-  for (int j = 0; j < n && m->jnt_type[j] == DY_REVOLUTE; j++) {
+}
+
+/* nograv; for the leading revolute joints the point O_j + t z_j that is
+ * the same at both configurations (least squares in t): fixedpt[j] when
+ * it matches to 1e-9, tfix[j] = t */
+static void kh_fixed_points(const dyModel* m, khGeom* g, double zj[2][DY_MAXJ][3], double oj[2][DY_MAXJ][3]) {
+  g->nograv = sqrt(dyu_dot3(m->gravity, m->gravity)) == 0;
+  for (int j = 0; j < m->n && m->jnt_type[j] == DY_REVOLUTE; j++) {
     double dO[3], dz[3], res[3];
     for (int k = 0; k < 3; k++) { dO[k] = oj[0][j][k] - oj[1][j][k]; dz[k] = zj[0][j][k] - zj[1][j][k]; }
     double zz = dyu_dot3(dz, dz), t = zz > 1e-18 ? -dyu_dot3(dz, dO) / zz : 0;
@@ -376,6 +422,16 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
     g->fixedpt[j] = sqrt(dyu_dot3(res, res)) <= 1e-9;
     g->tfix[j] = fabs(t) <= 1e-12 ? 0 : t;
   }
+}
+
+/* ms_r1_drop: z_r1 parallel to gravity (or none) and every joint before
+ * r1 parallel to z_r1; per joint: u[j] = z_r1 in frame j in the zone,
+ * cg[j] = -z_j . g, mrule[j] for a prismatic joint before r1 or along the
+ * zone's axis, perpendicular to every prismatic joint before it */
+static void kh_axis_facts(const dyModel* m, khGeom* g, double zr[2][3], double zj[2][DY_MAXJ][3],
+                          double R0[DY_MAXJ][9]) {
+  int n = m->n;
+  double gn = sqrt(dyu_dot3(m->gravity, m->gravity));
   if (g->r1 < n) {
     double cr[3];
     dyu_cross(cr, zr[0], m->gravity);
@@ -399,146 +455,191 @@ static void kh_geometry(const dyModel* m, khGeom* g) {
   }
 }
 
-/* closed-form grouping: G (nlink x npar, row-major) the grouped parameters as
- * rows over pi, alive[k] whether grouped parameter k survives */
-static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G, int* alive) {
-  int n = m->n, npar = dyi_ncols(m, friction), nl = DY_NPAR_LINK * n;
-  memset(G, 0, sizeof(double) * (size_t)npar * (size_t)npar);
-  for (int k = 0; k < npar; k++) { G[(size_t)k*npar + k] = 1; alive[k] = 1; }
-#define ROW(k) (G + (size_t)(k)*npar)
-  for (int j = n - 1; j >= 0; j--) {
-    int L = DY_NPAR_LINK * j, Lp = L - DY_NPAR_LINK;
-    double R[9], p[3];
-    joint_R_p(m, j, R, p);
-    if (m->jnt_type[j] == DY_REVOLUTE) {
-      /* XXR_j = XX_j - YY_j */
-      for (int c = 0; c < npar; c++) ROW(L + DY_XX)[c] -= ROW(L + DY_YY)[c];
-      if (j > 0) {
-        static const double zero3[3] = {0, 0, 0}, ez[3] = {0, 0, 1}, zero6[6] = {0};
-        static const double J110[6] = {1, 0, 0, 1, 0, 0};
-        double img[3][10] = {{0}};
-        move_part(img[0], R, p, J110, zero3, 0);   /* YY_j diag(1,1,0) */
-        move_part(img[1], R, p, zero6, ez, 0);     /* MZ_j e_z */
-        move_part(img[2], R, p, zero6, zero3, 1);  /* M_j */
-        const int src[3] = {L + DY_YY, L + DY_MZ, L + DY_M};
-        for (int s = 0; s < 3; s++)
-          for (int t = 0; t < DY_NPAR_LINK; t++) {
-            double cf = snap(img[s][t]);
-            if (cf == 0) continue;
-            for (int c = 0; c < npar; c++) ROW(Lp + t)[c] += cf * ROW(src[s])[c];
-          }
-      }
-      alive[L + DY_YY] = alive[L + DY_MZ] = alive[L + DY_M] = 0;
-    } else {
-      if (j > 0) {
-        for (int s = 0; s < 6; s++) {
-          double E[6] = {0}, img[10] = {0};
-          E[s] = 1;
-          static const double zero3[3] = {0, 0, 0};
-          move_part(img, R, p, E, zero3, 0);
-          for (int t = 0; t < 6; t++) {
-            double cf = snap(img[t]);
-            if (cf == 0) continue;
-            for (int c = 0; c < npar; c++) ROW(Lp + t)[c] += cf * ROW(L + s)[c];
-          }
-        }
-      }
-      for (int s = 0; s < 6; s++) alive[L + s] = 0;
-      /* prismatic along the common axis of the revolute joints before it */
-      if (j > g->r1 && g->zone[j] && g->par_r1[j]) {
-        alive[L + DY_MZ] = 0;
-        static const double zero6[6] = {0};
-        for (int s = 0; s < 2; s++) {
-          double e[3] = {0, 0, 0}, img[10] = {0};
-          e[s] = 1;
-          move_part(img, R, p, zero6, e, 0);
-          for (int t = 0; t < DY_NPAR_LINK; t++) {
-            double cf = snap(img[t]);
-            if (cf == 0) continue;
-            for (int c = 0; c < npar; c++) ROW(Lp + t)[c] += cf * ROW(L + DY_MX + s)[c];
-          }
-          alive[L + DY_MX + s] = 0;
-        }
-      }
-      /* with friction: M_j acts on the joints before j as a mass on link
-       * j-1 at O_j and on joint j as M_j (qdd_j - z_j.g): its column is the
-       * moved image + the IA_j column + cg_j times the FO_j column */
-      if (friction && g->mrule[j]) {
-        int ia = nl + DY_NPAR_JNT*j + DY_IA, fo = nl + DY_NPAR_JNT*j + DY_FO;
-        if (j > 0) {
-          static const double zero3[3] = {0, 0, 0}, zero6[6] = {0};
-          double img[10] = {0};
-          move_part(img, R, p, zero6, zero3, 1);
-          for (int t = 0; t < DY_NPAR_LINK; t++) {
-            double cf = snap(img[t]);
-            if (cf == 0) continue;
-            for (int c = 0; c < npar; c++) ROW(Lp + t)[c] += cf * ROW(L + DY_M)[c];
-          }
-        }
-        for (int c = 0; c < npar; c++) {
-          ROW(ia)[c] += ROW(L + DY_M)[c];
-          ROW(fo)[c] += g->cg[j] * ROW(L + DY_M)[c];
-        }
-        alive[L + DY_M] = 0;
-      }
+/* The grouping works on G (npar x npar, row-major): row k is grouped
+ * parameter k as a combination of the standard ones (G = 1 at the start),
+ * alive[k] whether it survives. Each rule below is one function; kh_group
+ * applies them in the order of the comment above. */
+typedef struct {
+  double* G;
+  int* alive;
+  int npar, nl;           /* columns (10n or 14n), link parameters 10n */
+} khRows;
+
+#define KROW(t, k) ((t)->G + (size_t)(k)*(t)->npar)
+
+/* row dst += cf * row src */
+static void row_add(khRows* t, int dst, double cf, int src) {
+  double* d = KROW(t, dst);
+  const double* s = KROW(t, src);
+  for (int c = 0; c < t->npar; c++) d[c] += cf * s[c];
+}
+
+/* rows Lp..Lp+nt-1 of link j-1 += img[t] * row src (a moved part's image,
+ * round-off of right angles snapped to zero) */
+static void add_image(khRows* t, int Lp, const double* img, int nt, int src) {
+  for (int k = 0; k < nt; k++) {
+    double cf = snap(img[k]);
+    if (cf != 0) row_add(t, Lp + k, cf, src);
+  }
+}
+
+/* Revolute j: XXR_j = XX_j - YY_j, and {YY_j diag(1,1,0), MZ_j e_z, M_j}
+ * ride on link j-1 (their images by move_part; j = 0: the base) */
+static void kh_revolute(khRows* t, const double R[9], const double p[3], int j) {
+  int L = DY_NPAR_LINK * j, Lp = L - DY_NPAR_LINK;
+  for (int c = 0; c < t->npar; c++) KROW(t, L + DY_XX)[c] -= KROW(t, L + DY_YY)[c];
+  if (j > 0) {
+    static const double zero3[3] = {0, 0, 0}, ez[3] = {0, 0, 1}, zero6[6] = {0};
+    static const double J110[6] = {1, 0, 0, 1, 0, 0};
+    double img[3][10] = {{0}};
+    move_part(img[0], R, p, J110, zero3, 0);   /* YY_j diag(1,1,0) */
+    move_part(img[1], R, p, zero6, ez, 0);     /* MZ_j e_z */
+    move_part(img[2], R, p, zero6, zero3, 1);  /* M_j */
+    const int src[3] = {L + DY_YY, L + DY_MZ, L + DY_M};
+    for (int s = 0; s < 3; s++) add_image(t, Lp, img[s], DY_NPAR_LINK, src[s]);
+  }
+  t->alive[L + DY_YY] = t->alive[L + DY_MZ] = t->alive[L + DY_M] = 0;
+}
+
+/* Prismatic j: the inertia tensor rides on link j-1, J_{j-1} += R J_j R^T */
+static void kh_prismatic_inertia(khRows* t, const double R[9], const double p[3], int j) {
+  int L = DY_NPAR_LINK * j, Lp = L - DY_NPAR_LINK;
+  if (j > 0) {
+    for (int s = 0; s < 6; s++) {
+      double E[6] = {0}, img[10] = {0};
+      E[s] = 1;
+      static const double zero3[3] = {0, 0, 0};
+      move_part(img, R, p, E, zero3, 0);
+      add_image(t, Lp, img, 6, L + s);
     }
   }
-  /* near the base */
+  for (int s = 0; s < 6; s++) t->alive[L + s] = 0;
+}
+
+/* Prismatic j along the common axis of the revolute joints before it:
+ * MZ_j vanishes and (MX_j, MY_j) ride on link j-1 (m = 0, p at q_j = 0) */
+static void kh_prismatic_axis(khRows* t, const double R[9], const double p[3], int j) {
+  int L = DY_NPAR_LINK * j, Lp = L - DY_NPAR_LINK;
+  t->alive[L + DY_MZ] = 0;
+  static const double zero6[6] = {0};
+  for (int s = 0; s < 2; s++) {
+    double e[3] = {0, 0, 0}, img[10] = {0};
+    e[s] = 1;
+    move_part(img, R, p, zero6, e, 0);
+    add_image(t, Lp, img, DY_NPAR_LINK, L + DY_MX + s);
+    t->alive[L + DY_MX + s] = 0;
+  }
+}
+
+/* With friction, prismatic j under mrule: M_j acts on the joints before j
+ * as a mass on link j-1 at O_j and on joint j as M_j (qdd_j - z_j.g): its
+ * column is the moved image + the IA_j column + cg_j times the FO_j
+ * column, so IA_jR = IA_j + M_j, FO_jR = FO_j + cg_j M_j */
+static void kh_prismatic_mass(khRows* t, const khGeom* g, const double R[9], const double p[3], int j) {
+  int L = DY_NPAR_LINK * j, Lp = L - DY_NPAR_LINK;
+  int ia = t->nl + DY_NPAR_JNT*j + DY_IA, fo = t->nl + DY_NPAR_JNT*j + DY_FO;
+  if (j > 0) {
+    static const double zero3[3] = {0, 0, 0}, zero6[6] = {0};
+    double img[10] = {0};
+    move_part(img, R, p, zero6, zero3, 1);
+    add_image(t, Lp, img, DY_NPAR_LINK, L + DY_M);
+  }
+  for (int c = 0; c < t->npar; c++) {
+    KROW(t, ia)[c] += KROW(t, L + DY_M)[c];
+    KROW(t, fo)[c] += g->cg[j] * KROW(t, L + DY_M)[c];
+  }
+  t->alive[L + DY_M] = 0;
+}
+
+/* Near the base: links before r1 only translate (MX MY MZ go); revolute
+ * links of the parallel zone turn about one fixed direction (XXR XY XZ
+ * YZ go); MX, MY of r1 and of the zone's revolute joints coaxial with it
+ * go when ms_r1_drop */
+static void kh_near_base(khRows* t, const dyModel* m, const khGeom* g) {
+  int n = m->n;
   for (int j = 0; j < g->r1 && j < n; j++)
-    alive[DY_NPAR_LINK*j + DY_MX] = alive[DY_NPAR_LINK*j + DY_MY] = alive[DY_NPAR_LINK*j + DY_MZ] = 0;
+    t->alive[DY_NPAR_LINK*j + DY_MX] = t->alive[DY_NPAR_LINK*j + DY_MY] = t->alive[DY_NPAR_LINK*j + DY_MZ] = 0;
   for (int j = g->r1; j < n; j++) {
     if (!g->zone[j] || m->jnt_type[j] != DY_REVOLUTE) continue;
     int L = DY_NPAR_LINK * j;
-    alive[L + DY_XX] = alive[L + DY_XY] = alive[L + DY_XZ] = alive[L + DY_YZ] = 0;
+    t->alive[L + DY_XX] = t->alive[L + DY_XY] = t->alive[L + DY_XZ] = t->alive[L + DY_YZ] = 0;
   }
-  /* MX, MY of r1, and of the revolute joints of the zone on the same axis
-   * line (coaxial with r1) */
   for (int j = g->r1; j < n && g->ms_r1_drop; j++)
     if (g->zone[j] && g->onaxis[j] && m->jnt_type[j] == DY_REVOLUTE)
-      alive[DY_NPAR_LINK*j + DY_MX] = alive[DY_NPAR_LINK*j + DY_MY] = 0;
-  /* no gravity, joints 1..j revolute with axes meeting in a fixed point
-   * C = O_j + t z_j: link j turns about C, its torques depend on its inertia
-   * about C only, J_C = J - 2 t MZ 1 + t (e_z MS^T + MS e_z^T) + M (...),
-   * so XZ_jR = XZ_j + t MX_j, YZ_jR = YZ_j + t MY_j and MX_j, MY_j go */
-  for (int j = 0; j < n && g->nograv; j++) {
+      t->alive[DY_NPAR_LINK*j + DY_MX] = t->alive[DY_NPAR_LINK*j + DY_MY] = 0;
+}
+
+/* No gravity, joints 1..j revolute with axes meeting in a fixed point
+ * C = O_j + t z_j: link j turns about C, its torques depend on its inertia
+ * about C only, J_C = J - 2 t MZ 1 + t (e_z MS^T + MS e_z^T) + M (...),
+ * so XZ_jR = XZ_j + t MX_j, YZ_jR = YZ_j + t MY_j and MX_j, MY_j go */
+static void kh_fixed_point(khRows* t, const dyModel* m, const khGeom* g) {
+  for (int j = 0; j < m->n && g->nograv; j++) {
     if (!g->fixedpt[j]) continue;
     int L = DY_NPAR_LINK*j;
-    double t = g->tfix[j];
-    if (t != 0)
-      for (int k = 0; k < npar; k++) {
-        ROW(L + DY_XZ)[k] += t * ROW(L + DY_MX)[k];
-        ROW(L + DY_YZ)[k] += t * ROW(L + DY_MY)[k];
+    double tf = g->tfix[j];
+    if (tf != 0)
+      for (int k = 0; k < t->npar; k++) {
+        KROW(t, L + DY_XZ)[k] += tf * KROW(t, L + DY_MX)[k];
+        KROW(t, L + DY_YZ)[k] += tf * KROW(t, L + DY_MY)[k];
       }
-    alive[L + DY_MX] = alive[L + DY_MY] = 0;
+    t->alive[L + DY_MX] = t->alive[L + DY_MY] = 0;
   }
-  /* links of the parallel zone: the first moment along z_r1 (u in frame j)
-   * acts on no joint: with c the largest |u_c|, MS_c is eliminated and the
-   * others become MS_k - (u_k / u_c) MS_c */
-  for (int j = g->r1; j < n; j++) {
+}
+
+/* Links of the parallel zone: the first moment along z_r1 (u in frame j)
+ * acts on no joint: with c the largest |u_c|, MS_c is eliminated and the
+ * others become MS_k - (u_k / u_c) MS_c */
+static void kh_zone_moment(khRows* t, const dyModel* m, const khGeom* g) {
+  for (int j = g->r1; j < m->n; j++) {
     if (!g->uzone[j]) continue;
     const double* u = g->u[j];
     int L = DY_NPAR_LINK*j + DY_MX, cm = 0;
     for (int c = 1; c < 3; c++) if (fabs(u[c]) > fabs(u[cm])) cm = c;
-    if (!alive[L + cm]) continue;   /* revolute: MZ_j, already grouped */
+    if (!t->alive[L + cm]) continue;   /* revolute: MZ_j, already grouped */
     for (int c = 0; c < 3; c++) {
-      if (c == cm || u[c] == 0 || !alive[L + c]) continue;
+      if (c == cm || u[c] == 0 || !t->alive[L + c]) continue;
       double f = -u[c] / u[cm];
-      for (int k = 0; k < npar; k++) ROW(L + c)[k] += f * ROW(L + cm)[k];
+      for (int k = 0; k < t->npar; k++) KROW(t, L + c)[k] += f * KROW(t, L + cm)[k];
     }
-    alive[L + cm] = 0;
+    t->alive[L + cm] = 0;
   }
-  if (friction && g->r1 < n) {
-    int L = DY_NPAR_LINK * g->r1, ia = nl + DY_NPAR_JNT * g->r1 + DY_IA;
-    for (int c = 0; c < npar; c++) ROW(L + DY_ZZ)[c] += ROW(ia)[c];
-    alive[ia] = 0;
-  }
-  if (friction && g->r2 < n && g->r2_perp) {
-    int L = DY_NPAR_LINK * g->r2, ia = nl + DY_NPAR_JNT * g->r2 + DY_IA;
-    for (int c = 0; c < npar; c++) ROW(L + DY_ZZ)[c] += ROW(ia)[c];
-    alive[ia] = 0;
-  }
-#undef ROW
 }
+
+/* With friction: IA of r1 has the column of ZZ_r1 (ZZ_r1R += IA_r1); so
+ * has IA of r2 when z_r2 is perpendicular to z_r1 (ZZ_r2R += IA_r2) */
+static void kh_rotor(khRows* t, const dyModel* m, const khGeom* g) {
+  int n = m->n, rj[2] = {g->r1, g->r2};
+  for (int i = 0; i < 2; i++) {
+    if (rj[i] >= n || (i == 1 && !g->r2_perp)) continue;
+    int L = DY_NPAR_LINK * rj[i], ia = t->nl + DY_NPAR_JNT * rj[i] + DY_IA;
+    for (int c = 0; c < t->npar; c++) KROW(t, L + DY_ZZ)[c] += KROW(t, ia)[c];
+    t->alive[ia] = 0;
+  }
+}
+
+/* closed-form grouping: G (npar x npar, row-major) the grouped parameters as
+ * rows over pi, alive[k] whether grouped parameter k survives; the moves
+ * run from the tip to the base, then the rules near the base */
+static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G, int* alive) {
+  int n = m->n, npar = dyi_ncols(m, friction);
+  khRows t = {G, alive, npar, DY_NPAR_LINK * n};
+  memset(G, 0, sizeof(double) * (size_t)npar * (size_t)npar);
+  for (int k = 0; k < npar; k++) { G[(size_t)k*npar + k] = 1; alive[k] = 1; }
+  for (int j = n - 1; j >= 0; j--) {
+    double R[9], p[3];
+    joint_R_p(m, j, R, p);
+    if (m->jnt_type[j] == DY_REVOLUTE) { kh_revolute(&t, R, p, j); continue; }
+    kh_prismatic_inertia(&t, R, p, j);
+    if (j > g->r1 && g->zone[j] && g->par_r1[j]) kh_prismatic_axis(&t, R, p, j);
+    if (friction && g->mrule[j]) kh_prismatic_mass(&t, g, R, p, j);
+  }
+  kh_near_base(&t, m, g);
+  kh_fixed_point(&t, m, g);
+  kh_zone_moment(&t, m, g);
+  if (friction) kh_rotor(&t, m, g);
+}
+#undef KROW
 
 static dyBase* base_khalil(const dyModel* m, int friction, char* err, int errsz) {
   int n = m->n, npar = dyi_ncols(m, friction);
@@ -573,7 +674,7 @@ static dyBase* base_khalil(const dyModel* m, int friction, char* err, int errsz)
     snprintf(err, (size_t)errsz, "QR of the grouped regressor failed");
     goto done;
   }
-  b = dyi_base_alloc("khalil", r, npar, friction);
+  b = dyi_base_alloc(DYI_SET_KHALIL, r, npar, friction);
   if (!b) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
   for (int i = 0; i < r; i++) {
     int k = lead[ind[i]];
@@ -653,7 +754,7 @@ int dyi_base_pinv(dyBase* b, char* err, int errsz) {
   }
   free(Gm);
   if (info) {
-    snprintf(err, (size_t)errsz, "set %s: the base-parameter expressions are linearly dependent", b->set);
+    snprintf(err, (size_t)errsz, "set %s: the base-parameter expressions are linearly dependent", dyi_base_set_name(b->set));
     return -1;
   }
   return 0;
@@ -661,10 +762,49 @@ int dyi_base_pinv(dyBase* b, char* err, int errsz) {
 
 /* ------------------------------------------------------------ the proof */
 
+/* max |B P - 1| */
+static double bp_error(const dyBase* b) {
+  int nb = b->nb, np = b->npar;
+  double bp = 0;
+  for (int i = 0; i < nb; i++)
+    for (int k = 0; k < nb; k++) {
+      double s = 0;
+      for (int c = 0; c < np; c++) s += b->B[(size_t)i*np + c] * b->P[(size_t)c*nb + k];
+      bp = fmax(bp, fabs(s - (i == k)));
+    }
+  return bp;
+}
+
+/* max |Y - Y_b B| / max |Y| over the N rows of Y, with Y - Y_b B =
+ * Y (1 - P B); A (N) and Mt (np x np) are scratch */
+static double repro_error(const dyBase* b, const double* Y, int N, double* A, double* Mt) {
+  int nb = b->nb, np = b->npar;
+  for (int c = 0; c < np; c++)
+    for (int k = 0; k < np; k++) {
+      double s = 0;
+      for (int i = 0; i < nb; i++) s += b->P[(size_t)c*nb + i] * b->B[(size_t)i*np + k];
+      Mt[c + (size_t)np*k] = (c == k) - s;
+    }
+  double ymax = 0, emax = 0;
+  for (size_t i = 0; i < (size_t)N*np; i++) ymax = fmax(ymax, fabs(Y[i]));
+  for (int k = 0; k < np; k++) {
+    double* e = A;  /* column k of the residual */
+    memset(e, 0, sizeof(double) * (size_t)N);
+    for (int c = 0; c < np; c++) {
+      double f = Mt[c + (size_t)np*k];
+      if (f == 0) continue;
+      const double* yc = Y + (size_t)N*c;
+      for (int i = 0; i < N; i++) e[i] += f * yc[i];
+    }
+    for (int i = 0; i < N; i++) emax = fmax(emax, fabs(e[i]));
+  }
+  return ymax > 0 ? emax / ymax : emax;
+}
+
 int dyi_base_verify(const dyModel* m, dyBase* b, char* err, int errsz) {
   int np = b->npar, nb = b->nb, ns = dyi_base_nsamples(m, b->friction), N = ns * m->n;
   if (np != dyi_ncols(m, b->friction)) {
-    snprintf(err, (size_t)errsz, "set %s: %d full parameters, the model has %d", b->set, np,
+    snprintf(err, (size_t)errsz, "set %s: %d full parameters, the model has %d", dyi_base_set_name(b->set), np,
              dyi_ncols(m, b->friction));
     return -1;
   }
@@ -686,50 +826,22 @@ int dyi_base_verify(const dyModel* m, dyBase* b, char* err, int errsz) {
     snprintf(err, (size_t)errsz, "QR of the stacked regressor failed");
     goto done;
   }
-  /* B P = 1 */
-  double bp = 0;
-  for (int i = 0; i < nb; i++)
-    for (int k = 0; k < nb; k++) {
-      double s = 0;
-      for (int c = 0; c < np; c++) s += b->B[(size_t)i*np + c] * b->P[(size_t)c*nb + k];
-      bp = fmax(bp, fabs(s - (i == k)));
-    }
-  b->bp_err = bp;
-  /* Y - Y_b B = Y (1 - P B) */
-  for (int c = 0; c < np; c++)
-    for (int k = 0; k < np; k++) {
-      double s = 0;
-      for (int i = 0; i < nb; i++) s += b->P[(size_t)c*nb + i] * b->B[(size_t)i*np + k];
-      Mt[c + (size_t)np*k] = (c == k) - s;
-    }
-  double ymax = 0, emax = 0;
-  for (size_t i = 0; i < (size_t)N*np; i++) ymax = fmax(ymax, fabs(Y[i]));
-  for (int k = 0; k < np; k++) {
-    double* e = A;  /* column k of the residual */
-    memset(e, 0, sizeof(double) * (size_t)N);
-    for (int c = 0; c < np; c++) {
-      double f = Mt[c + (size_t)np*k];
-      if (f == 0) continue;
-      const double* yc = Y + (size_t)N*c;
-      for (int i = 0; i < N; i++) e[i] += f * yc[i];
-    }
-    for (int i = 0; i < N; i++) emax = fmax(emax, fabs(e[i]));
-  }
-  b->repro_err = ymax > 0 ? emax / ymax : emax;
+  double bp = b->bp_err = bp_error(b);
+  b->repro_err = repro_error(b, Y, N, A, Mt);
   if (bp > 1e-9) {
-    snprintf(err, (size_t)errsz, "set %s fails the QR rank test: B P differs from 1 by %.3g", b->set, bp);
+    snprintf(err, (size_t)errsz, "set %s fails the QR rank test: B P differs from 1 by %.3g", dyi_base_set_name(b->set), bp);
     goto done;
   }
   if (b->rank != nb) {
     snprintf(err, (size_t)errsz,
              "set %s fails the QR rank test: %d base parameters but the regressor has rank %d "
-             "(gap %.3g)", b->set, nb, b->rank, b->rank_gap);
+             "(gap %.3g)", dyi_base_set_name(b->set), nb, b->rank, b->rank_gap);
     goto done;
   }
   if (!(b->repro_err <= 1e-9)) {
     snprintf(err, (size_t)errsz,
              "set %s fails the QR rank test: the regressor is not reproduced through the set "
-             "(max |Y - Y_b B| / max |Y| = %.3g on fresh random states)", b->set, b->repro_err);
+             "(max |Y - Y_b B| / max |Y| = %.3g on fresh random states)", dyi_base_set_name(b->set), b->repro_err);
     goto done;
   }
   status = 0;
@@ -740,11 +852,11 @@ done:
 
 /* ------------------------------------------------------------ compute */
 
-dyBase* dyi_base_compute(const dyModel* m, const char* set, int friction, char* err, int errsz) {
+dyBase* dyi_base_compute(const dyModel* m, dyiBaseSet set, int friction, char* err, int errsz) {
   dyBase* b = NULL;
-  if (!strcmp(set, "qr")) b = base_qr(m, friction, err, errsz);
-  else if (!strcmp(set, "khalil")) b = base_khalil(m, friction, err, errsz);
-  else if (!strcmp(set, "lin")) {
+  if (set == DYI_SET_QR) b = base_qr(m, friction, err, errsz);
+  else if (set == DYI_SET_KHALIL) b = base_khalil(m, friction, err, errsz);
+  else if (set == DYI_SET_LIN) {
     b = dyi_base_lin(m, friction, err, errsz);
     if (b) {
       /* a set that gave no realisation gets P = B^+ */
@@ -753,7 +865,8 @@ dyBase* dyi_base_compute(const dyModel* m, const char* set, int friction, char* 
       if (!any && dyi_base_pinv(b, err, errsz)) { dyi_base_free(b); return NULL; }
     }
   } else {
-    snprintf(err, (size_t)errsz, "unknown base-parameter set '%s' (qr, khalil or lin)", set);
+    snprintf(err, (size_t)errsz, "base-parameter set %s cannot be computed (qr, khalil or lin)",
+             dyi_base_set_name(set));
     return NULL;
   }
   if (!b) return NULL;
@@ -936,7 +1049,7 @@ int dyi_base_report(FILE* f, const dyModel* m, const dyBase* b) {
     ok = !LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, np, nb, Q, np, tau, work, lw) &&
          !LAPACKE_dorgqr_work(LAPACK_COL_MAJOR, np, nb, nb, Q, np, tau, work, lw);
   }
-  fprintf(f, "# identifiability of each standard parameter (set %s):\n", b->set);
+  fprintf(f, "# identifiability of each standard parameter (set %s):\n", dyi_base_set_name(b->set));
   lines++;
   for (int k = 0; k < np; k++) {
     char nm[24], why[200];

@@ -6,17 +6,37 @@
  * satisfies B P = 1, so Y_b = Y P and pi = P beta is a realisation of beta
  * (a standard-parameter vector with the same torques).
  *
- * Three sets (README.md, Parameters): "qr" (numerical: QR with column
- * pivoting of the stacked regressor), "khalil" (Khalil-Mayeda grouping rules
- * in closed form), "lin" (S.K. Lin's minimal linear combinations, [LinFang99]
+ * Three sets (README.md, Parameters): qr (numerical: QR with column
+ * pivoting of the stacked regressor), khalil (Khalil-Mayeda grouping rules
+ * in closed form), lin (S.K. Lin's minimal linear combinations, [LinFang99]
  * Theorem 1). Every set is proved by the QR rank test before it is used. */
 #ifndef DYNID_BASE_H
 #define DYNID_BASE_H
 
 #include "model.h"
 
+/* The kind of a base set. The command line and the statistics files spell
+ * the computed ones qr, khalil, lin (dyi_base_set_parse, the one parser);
+ * a set read back from a PARAMS file's expressions is DYI_SET_FILE. */
+typedef enum { DYI_SET_NONE = -1, DYI_SET_QR = 0, DYI_SET_KHALIL, DYI_SET_LIN, DYI_SET_FILE } dyiBaseSet;
+
+/* The set spelled name: "qr", "khalil" or "lin" (exactly), else
+ * DYI_SET_NONE with err (if not NULL) "unknown base-parameter set 'NAME'
+ * (qr, khalil or lin)". */
+dyiBaseSet dyi_base_set_parse(const char* name, char* err, int errsz);
+/* The spelling of a set: "qr", "khalil", "lin", "file" ("?" otherwise). */
+const char* dyi_base_set_name(dyiBaseSet set);
+
+/* The kinds of base parameter of a lin set: Lin's minimal linear
+ * combinations ([LinFang99] Theorem 1, base_lin.c: U33_j, kx_j, ky_j,
+ * U11m22_j, U12_j, U13_j, U23_j, mhat_j, kz_j, kappa1_j, kappa2_j) and the
+ * joint parameters it appends (IAj FVj FCj FOj). */
+typedef enum { DYI_LIN_U33, DYI_LIN_KX, DYI_LIN_KY, DYI_LIN_U1122, DYI_LIN_U12, DYI_LIN_U13,
+               DYI_LIN_U23, DYI_LIN_MHAT, DYI_LIN_KZ, DYI_LIN_KAP1, DYI_LIN_KAP2,
+               DYI_LIN_IA, DYI_LIN_FV, DYI_LIN_FC, DYI_LIN_FO } dyiLinKind;
+
 typedef struct dyBase_ {
-  char set[8];          /* "qr", "khalil" or "lin" */
+  dyiBaseSet set;       /* how it was made */
   int friction;         /* 1: joint parameters included (npar = 14n) */
   int npar;             /* full parameters: 10n or 14n */
   unsigned joint_keep;  /* which joint parameters the set has, bit k = kind k of
@@ -28,6 +48,9 @@ typedef struct dyBase_ {
   double* P;            /* Y_b = Y P, pi = P beta, row-major (npar x nb) */
   int* lead;            /* full-parameter index each base parameter is named
                            after / grows, -1 if none (nb) */
+  int* lin_kind;        /* lin sets: the dyiLinKind of each base parameter,
+                           -1 in the other sets (nb) */
+  int* lin_joint;       /* lin sets: its joint, 0-based (-1 elsewhere) (nb) */
   /* proof by the QR rank test (filled by dyi_base_verify) */
   int rank;             /* numerical rank of the stacked random regressor */
   double rank_gap;      /* |R_rr| / |R_r+1,r+1| at the rank decision */
@@ -37,10 +60,10 @@ typedef struct dyBase_ {
                            reduced numerically ("" if nothing) */
 } dyBase;
 
-/* Compute a base set for model m. set: "qr", "khalil" or "lin". Returns a
+/* Compute a base set for model m: DYI_SET_QR, _KHALIL or _LIN. Returns a
  * new set (free with dyi_base_free), or NULL with err set. The set is
  * verified (dyi_base_verify) and NULL is returned if it fails the test. */
-dyBase* dyi_base_compute(const dyModel* m, const char* set, int friction,
+dyBase* dyi_base_compute(const dyModel* m, dyiBaseSet set, int friction,
                          char* err, int errsz);
 void dyi_base_free(dyBase* b);
 
@@ -60,8 +83,9 @@ int dyi_base_keep_joint(const dyModel* m, dyBase* b, unsigned keep, char* err, i
 int dyi_friction_kinds(const char* list, unsigned* keep, char* bad, int badsz);
 
 /* Allocate an empty set of nb base parameters over npar full parameters
- * (B, P zeroed, lead = -1). NULL on failure. (ident/base_common.c) */
-dyBase* dyi_base_alloc(const char* set, int nb, int npar, int friction);
+ * (B, P zeroed, lead, lin_kind, lin_joint = -1). NULL on failure.
+ * (ident/base_common.c) */
+dyBase* dyi_base_alloc(dyiBaseSet set, int nb, int npar, int friction);
 
 /* Lin's set ([LinFang99], Theorem 1), unverified; used by dyi_base_compute.
  * (ident/base_lin.c) NULL with err on failure. */

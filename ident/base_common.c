@@ -6,10 +6,23 @@
 #include <strings.h>
 #include <math.h>
 
-dyBase* dyi_base_alloc(const char* set, int nb, int npar, int friction) {
+static const char* const set_names[] = {"qr", "khalil", "lin", "file"};
+
+dyiBaseSet dyi_base_set_parse(const char* name, char* err, int errsz) {
+  for (int k = DYI_SET_QR; k <= DYI_SET_LIN; k++)
+    if (!strcmp(name, set_names[k])) return (dyiBaseSet)k;
+  if (err) snprintf(err, (size_t)errsz, "unknown base-parameter set '%s' (qr, khalil or lin)", name);
+  return DYI_SET_NONE;
+}
+
+const char* dyi_base_set_name(dyiBaseSet set) {
+  return set >= DYI_SET_QR && set <= DYI_SET_FILE ? set_names[set] : "?";
+}
+
+dyBase* dyi_base_alloc(dyiBaseSet set, int nb, int npar, int friction) {
   dyBase* b = calloc(1, sizeof(dyBase));
   if (!b) return NULL;
-  snprintf(b->set, sizeof b->set, "%s", set);
+  b->set = set;
   b->friction = friction;
   b->joint_keep = friction ? 15u : 0u;
   b->npar = npar;
@@ -18,20 +31,22 @@ dyBase* dyi_base_alloc(const char* set, int nb, int npar, int friction) {
   b->B = calloc((size_t)(nb ? nb : 1) * (size_t)npar, sizeof(double));
   b->P = calloc((size_t)(nb ? nb : 1) * (size_t)npar, sizeof(double));
   b->lead = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
-  if (!b->name || !b->B || !b->P || !b->lead) { dyi_base_free(b); return NULL; }
-  for (int i = 0; i < nb; i++) b->lead[i] = -1;
+  b->lin_kind = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
+  b->lin_joint = malloc(sizeof(int) * (size_t)(nb ? nb : 1));
+  if (!b->name || !b->B || !b->P || !b->lead || !b->lin_kind || !b->lin_joint) { dyi_base_free(b); return NULL; }
+  for (int i = 0; i < nb; i++) b->lead[i] = b->lin_kind[i] = b->lin_joint[i] = -1;
   return b;
 }
 
 void dyi_base_free(dyBase* b) {
   if (!b) return;
-  free(b->name); free(b->B); free(b->P); free(b->lead);
+  free(b->name); free(b->B); free(b->P); free(b->lead); free(b->lin_kind); free(b->lin_joint);
   free(b);
 }
 
 int dyi_base_keep_joint(const dyModel* m, dyBase* b, unsigned keep, char* err, int errsz) {
   const int n = m->n, nl = DY_NPAR_LINK*n, np = b->npar;
-  if (np != 14*n || (keep & 15u) == 15u) return 0;
+  if (np != dy_npar(m) || (keep & 15u) == 15u) return 0;
   /* the excluded joint parameters are zero: their columns of B go */
   for (int i = 0; i < b->nb; i++)
     for (int k = nl; k < np; k++)
@@ -46,6 +61,8 @@ int dyi_base_keep_joint(const dyModel* m, dyBase* b, unsigned keep, char* err, i
       memcpy(b->B + (size_t)nb*np, b->B + (size_t)i*np, sizeof(double) * (size_t)np);
       memcpy(b->name[nb], b->name[i], sizeof b->name[0]);
       b->lead[nb] = b->lead[i];
+      b->lin_kind[nb] = b->lin_kind[i];
+      b->lin_joint[nb] = b->lin_joint[i];
     }
     if (b->lead[nb] >= nl && !(keep & (1u << ((b->lead[nb] - nl) % DY_NPAR_JNT)))) b->lead[nb] = -1;
     nb++;

@@ -102,7 +102,7 @@ typedef struct {
   double *N;                /* null-space basis of K S, k rows of nv */
   double *G, *h;            /* residual r = G x - h, row-major q x nv */
   double ms[DY_MAXJ], L;    /* per-link mass scale, arm length scale */
-  unsigned char flag[14*DY_MAXJ];  /* pi_k >= 0 */
+  unsigned char flag[DY_NPL*DY_MAXJ];  /* pi_k >= 0 */
   DSDP dsdp;
   spmat* mats;
   int nmats;
@@ -296,7 +296,7 @@ int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* re
                    char* err, int errsz) {
   const int n = m->n, p = pr->p, nv = pr->npar;
   memset(res, 0, sizeof *res);
-  if (nv != 10*n && nv != 14*n) { snprintf(err, errsz, "consistent: %d parameters for %d joints", nv, n); return -1; }
+  if (nv != DY_NPAR_LINK*n && nv != dy_npar(m)) { snprintf(err, errsz, "consistent: %d parameters for %d joints", nv, n); return -1; }
   if (p < 1 || p > nv) { snprintf(err, errsz, "consistent: %d base parameters for %d", p, nv); return -1; }
   if (!(pr->min_eig >= 0) || !isfinite(pr->min_eig)) {
     snprintf(err, errsz, "consistent: the eigenvalue margin must be >= 0, got %g", pr->min_eig);
@@ -432,7 +432,7 @@ int dyi_consistent_est(const dyModel* m, const dyBase* b, const dyEstim* e, cons
 int dyi_realise_near(const dyModel* m, const double* K, int p, int npar, const double* beta,
                      const double* prior, double* pi, char* err, int errsz) {
   const int n = m->n;
-  double S[14*DY_MAXJ], ms[DY_MAXJ], L;
+  double S[DY_NPL*DY_MAXJ], ms[DY_MAXJ], L;
   scales(m, prior, npar, S, ms, &L);
   /* x = (K S)^+ (beta - K prior) by the SVD of K S; pi = prior + S x */
   double* A = malloc(sizeof(double) * (size_t)p * (size_t)npar);
@@ -457,7 +457,7 @@ int dyi_realise_near(const dyModel* m, const double* K, int p, int npar, const d
     for (int i = 0; i < p && !used; i++) used = K[(size_t)i*npar + c] != 0;
     if (!used) pi[c] = 0;
   }
-  for (int c = npar; c < 14*n; c++) pi[c] = 0;
+  for (int c = npar; c < dy_npar(m); c++) pi[c] = 0;
   st = 0;
 done:
   free(A); free(rhs); free(sv);

@@ -7,10 +7,8 @@
  * the weighted joint triangles into one (p+1) x (p+1) triangle
  * Raug = [R z; 0 rho], equilibrates, checks the rank and solves. */
 #include "estimate.h"
-#include "regressor.h"
 #include <float.h>
 #include <lapacke.h>
-#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,7 +210,7 @@ static void tri_rss(const double* T, int m1, const double* x, double* rss, doubl
 }
 
 void dyi_est_joint_rss(const dyEstim* e, int j, const double* beta, double* rss, double* yy) {
-  double x[14 * DY_MAXJ];
+  double x[DY_NPL * DY_MAXJ];
   const double* T = e->tu_is_T0 ? e->T0[j] : e->T[j];
   int pj = e->np[j];
   double* xs = x;
@@ -248,17 +246,16 @@ static void weakest(const dyEstim* e, char* buf, int sz) {
   }
 }
 
-int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
+/* The solve in stages, on Raug = [R z; 0 rho] (p + 1 columns, leading
+ * dimension P1 = p + 1): the stacked weighted triangles, the column norms
+ * cn_k = ||R e_k|| (those of the weighted regressor), the condition
+ * numbers of R and of R D (D = diag(1 / cn)), beta = D (R D)^-1 z, the
+ * covariance, the per-joint residuals and the warnings. */
+
+/* Raug = the QR of the stacked w_j T_j (each joint's triangle scattered
+ * into the global columns, the torque column last) */
+static int stack_triangles(dyEstim* e, const double* wj, char* err, int errsz) {
   int n = e->n, p = e->p, P1 = p + 1, ldb = e->ldb;
-  long rows = 0;
-  for (int j = 0; j < n; j++) rows += e->rows_j[j];
-  e->nwarn = 0;
-  if (rows <= p) {
-    snprintf(err, (size_t)errsz, "not enough data: %ld samples, %ld equations for %d "
-             "parameters", e->samples, rows, p);
-    return -1;
-  }
-  /* stack the weighted joint triangles into Raug = [R z; 0 rho] */
   memset(e->Raug, 0, sizeof(double) * (size_t)P1 * (size_t)P1);
   for (int j = 0; j < n; j++) {
     int pj = e->np[j], m1 = pj + 1;
@@ -277,19 +274,13 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
       return -1;
     }
   }
-  double* R = e->Raug;          /* p x p upper, leading dimension P1 */
-  double* z = e->Raug + (size_t)P1 * (size_t)p;
-  double rho = e->Raug[p + (size_t)P1 * (size_t)p];
-  if (!isfinite(rho)) {
-    snprintf(err, (size_t)errsz, "estimator: non-finite values in the data");
-    return -1;
-  }
-  /* column norms (= those of the weighted regressor); a zero column is unidentifiable */
-  double* cn = e->res;  /* p entries of scratch (res holds n*block >= ... ) */
-  double* cnh = NULL;
-  if ((long)n * e->opt.block < p) cn = cnh = malloc(sizeof(double) * (size_t)p);
-  if (!cn) { snprintf(err, (size_t)errsz, "estimator: out of memory"); return -1; }
-  int rc = -1;
+  return 0;
+}
+
+/* cn_k = ||R e_k||; a zero column is a parameter the data do not excite */
+static int column_norms(dyEstim* e, double* cn, char* err, int errsz) {
+  int p = e->p, P1 = p + 1;
+  const double* R = e->Raug;
   for (int k = 0; k < p; k++) {
     double s = 0;
     for (int r = 0; r <= k; r++) s += R[r + (size_t)P1 * (size_t)k] * R[r + (size_t)P1 * (size_t)k];
@@ -299,25 +290,38 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
       pname(e, k, nm, sizeof nm);
       snprintf(err, (size_t)errsz, "the regressor column of %s is zero over the data: %s is not "
                "excited (or not present) and cannot be identified", nm, nm);
-      goto done;
+      return -1;
     }
   }
-  /* condition numbers: singular values of R (unscaled) and of R D */
+  return 0;
+}
+
+/* Rs = R D (upper, leading dimension p), or R itself for cn = NULL */
+static void scaled_R(dyEstim* e, const double* cn) {
+  int p = e->p, P1 = p + 1;
+  const double* R = e->Raug;
   for (int k = 0; k < p; k++)
-    for (int r = 0; r < p; r++) e->Rs[r + (size_t)p * (size_t)k] = r <= k ? R[r + (size_t)P1 * (size_t)k] : 0;
+    for (int r = 0; r < p; r++)
+      e->Rs[r + (size_t)p * (size_t)k] = r <= k ? R[r + (size_t)P1 * (size_t)k] / (cn ? cn[k] : 1) : 0;
+}
+
+/* cond = s_max / s_min of R (as given) and cond_scaled of R D, whose
+ * right singular vectors (vt) name the weakest combination when
+ * cond_scaled exceeds max_cond */
+static int conditions(dyEstim* e, const double* cn, char* err, int errsz) {
+  int p = e->p;
+  scaled_R(e, NULL);
   if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', p, p, e->Rs, p, e->sv, NULL, 1, NULL, 1,
                           e->svdw, e->lwork)) {
     snprintf(err, (size_t)errsz, "estimator: SVD did not converge");
-    goto done;
+    return -1;
   }
   e->cond = e->sv[p - 1] > 0 ? e->sv[0] / e->sv[p - 1] : INFINITY;
-  for (int k = 0; k < p; k++)
-    for (int r = 0; r < p; r++)
-      e->Rs[r + (size_t)p * (size_t)k] = r <= k ? R[r + (size_t)P1 * (size_t)k] / cn[k] : 0;
+  scaled_R(e, cn);
   if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', p, p, e->Rs, p, e->sv, NULL, 1, e->vt, p,
                           e->svdw, e->lwork)) {
     snprintf(err, (size_t)errsz, "estimator: SVD did not converge");
-    goto done;
+    return -1;
   }
   e->cond_scaled = e->sv[p - 1] > 0 ? e->sv[0] / e->sv[p - 1] : INFINITY;
   if (!(e->cond_scaled <= e->opt.max_cond)) {
@@ -327,24 +331,26 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
              "%.3g after column scaling, limit %.3g): the data do not determine the combination "
              "%s (scaled parameters); excite the motions these involve or drop them",
              e->cond_scaled, e->opt.max_cond, wk);
-    goto done;
+    return -1;
   }
-  /* Rs = R D, upper, leading dimension p (dgesvd destroyed it) */
-  for (int k = 0; k < p; k++)
-    for (int r = 0; r < p; r++)
-      e->Rs[r + (size_t)p * (size_t)k] = r <= k ? R[r + (size_t)P1 * (size_t)k] / cn[k] : 0;
-  /* gamma = Rs^-1 z, beta = D gamma */
-  memcpy(e->beta, z, sizeof(double) * (size_t)p);
+  return 0;
+}
+
+/* beta = D gamma with (R D) gamma = z; sigma^2 = rho^2 / (rows - p);
+ * cov = var_factor sigma^2 D (R D)^-1 (R D)^-T D; std, rel_std_pct */
+static int solve_beta(dyEstim* e, const double* cn, double rho, long rows, char* err, int errsz) {
+  int p = e->p, P1 = p + 1;
+  scaled_R(e, cn);   /* dgesvd destroyed it */
+  memcpy(e->beta, e->Raug + (size_t)P1 * (size_t)p, sizeof(double) * (size_t)p);
   if (LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'U', 'N', 'N', p, 1, e->Rs, p, e->beta, p)) {
     snprintf(err, (size_t)errsz, "estimator: singular triangular factor");
-    goto done;
+    return -1;
   }
   for (int k = 0; k < p; k++) e->beta[k] /= cn[k];
-  /* sigma^2 and cov = sigma^2 D Rs^-1 Rs^-T D */
   e->sigma2 = rho * rho / (double)(rows - p);
   if (LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'U', 'N', p, e->Rs, p)) {
     snprintf(err, (size_t)errsz, "estimator: singular triangular factor");
-    goto done;
+    return -1;
   }
   for (int a = 0; a < p; a++)
     for (int b = a; b < p; b++) {
@@ -357,9 +363,14 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
     e->std[k] = sqrt(e->cov[k + (size_t)p * (size_t)k]);
     e->rel_std_pct[k] = e->beta[k] != 0 ? 100 * e->std[k] / fabs(e->beta[k]) : INFINITY;
   }
-  /* per-joint residuals of beta, unweighted */
+  return 0;
+}
+
+/* per-joint residuals of beta, unweighted: rms_j = sqrt(rss_j / rows_j),
+ * relerr_j = 100 sqrt(rss_j / ||y_j||^2), and over all joints */
+static void joint_residuals(dyEstim* e, long rows) {
   double ra = 0, ya = 0;
-  for (int j = 0; j < n; j++) {
+  for (int j = 0; j < e->n; j++) {
     double rss, yy;
     dyi_est_joint_rss(e, j, e->beta, &rss, &yy);
     e->rms[j] = e->rows_j[j] ? sqrt(rss / (double)e->rows_j[j]) : 0;
@@ -368,14 +379,17 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
   }
   e->rms_all = sqrt(ra / (double)rows);
   e->relerr_all_pct = ya > 0 ? 100 * sqrt(ra / ya) : 0;
-  /* warnings */
+}
+
+/* warnings: cond above warn_cond, each relative std above warn_relstd */
+static void solve_warnings(dyEstim* e) {
   char msg[DYI_WARNSZ];
   if (e->cond > e->opt.warn_cond) {
     snprintf(msg, sizeof msg, "poor excitation: condition number %.4g > %.4g (%.4g after column "
              "scaling)", e->cond, e->opt.warn_cond, e->cond_scaled);
     add_warn(e, msg);
   }
-  for (int k = 0; k < p; k++)
+  for (int k = 0; k < e->p; k++)
     if (!(e->rel_std_pct[k] <= e->opt.warn_relstd)) {
       char nm[64];
       pname(e, k, nm, sizeof nm);
@@ -383,8 +397,35 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
                e->beta[k], e->rel_std_pct[k], e->opt.warn_relstd);
       add_warn(e, msg);
     }
-  rc = 0;
-done:
+}
+
+int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
+  int n = e->n, p = e->p;
+  long rows = 0;
+  for (int j = 0; j < n; j++) rows += e->rows_j[j];
+  e->nwarn = 0;
+  if (rows <= p) {
+    snprintf(err, (size_t)errsz, "not enough data: %ld samples, %ld equations for %d "
+             "parameters", e->samples, rows, p);
+    return -1;
+  }
+  if (stack_triangles(e, wj, err, errsz)) return -1;
+  double rho = e->Raug[p + (size_t)(p + 1) * (size_t)p];
+  if (!isfinite(rho)) {
+    snprintf(err, (size_t)errsz, "estimator: non-finite values in the data");
+    return -1;
+  }
+  /* p entries of scratch for the column norms: res (n block) when it fits */
+  double* cn = e->res;
+  double* cnh = NULL;
+  if ((long)n * e->opt.block < p) cn = cnh = malloc(sizeof(double) * (size_t)p);
+  if (!cn) { snprintf(err, (size_t)errsz, "estimator: out of memory"); return -1; }
+  int rc = column_norms(e, cn, err, errsz) || conditions(e, cn, err, errsz) ||
+           solve_beta(e, cn, rho, rows, err, errsz) ? -1 : 0;
+  if (!rc) {
+    joint_residuals(e, rows);
+    solve_warnings(e);
+  }
   free(cnh);
   return rc;
 }
@@ -563,7 +604,7 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
     size_t m1 = (size_t)e->np[j] + 1;
     memcpy(e->T0[j], e->T[j], sizeof(double) * m1 * m1);
   }
-  double s[DY_MAXJ], old[14 * DY_MAXJ];
+  double s[DY_MAXJ], old[DY_NPL * DY_MAXJ];
   double* prev = e->p <= (int)(sizeof old / sizeof old[0]) ? old : malloc(sizeof(double) * (size_t)e->p);
   if (!prev) { snprintf(err, (size_t)errsz, "estimator: out of memory"); return -1; }
   int rc = -1, converged = 0;
@@ -614,7 +655,7 @@ done:
   return rc;
 }
 
-/* ------------------------------------------------- identification from a log */
+/* ------------------------------------------------- the structural mask */
 
 /* can full parameter k (model.h order) reach the torque of joint j?
  * Link k's wrench is carried toward the base (joints 1..k); joint k's
@@ -623,9 +664,6 @@ static int reaches(int n, int k, int j) {
   return k < DY_NPAR_LINK * n ? k / DY_NPAR_LINK >= j : (k - DY_NPAR_LINK * n) / DY_NPAR_JNT == j;
 }
 
-/* |P_kb| below this times max |P| is round-off of a computed P */
-#define P_ZERO 1e-15
-
 void dyi_base_mask(const dyModel* m, const dyBase* b, unsigned char* mask) {
   int n = m->n, nb = b->nb, np = b->npar;
   double pmax = 0;
@@ -633,508 +671,7 @@ void dyi_base_mask(const dyModel* m, const dyBase* b, unsigned char* mask) {
   memset(mask, 0, (size_t)n * (size_t)nb);
   for (int c = 0; c < nb; c++)
     for (int k = 0; k < np; k++) {
-      if (fabs(b->P[(size_t)k * (size_t)nb + (size_t)c]) <= P_ZERO * pmax) continue;
+      if (fabs(b->P[(size_t)k * (size_t)nb + (size_t)c]) <= DYI_P_ZERO * pmax) continue;
       for (int j = 0; j < n; j++) if (reaches(n, k, j)) mask[(size_t)j * (size_t)nb + (size_t)c] = 1;
     }
-}
-
-/* ------------------------------------------------ the row stage */
-
-struct dyiRows_ {
-  const dyModel* m;
-  dyData* d;
-  int n, nb, ncol, friction;
-  int *pstart, *pk;   /* non-zeros of column c of P: pk[pstart[c] .. pstart[c+1]-1] */
-  double* pv;         /* their values */
-  double* Y;          /* full regressor of one sample, n x ncol column-major */
-  int nch;            /* channels: n torques, then the masked (joint, column) pairs */
-  int *chj, *chc;     /* joint and column of channel n + i */
-  double *x, *y, *pass;  /* one input and one output record, pass-through (2 + n) */
-  dyiFir fir;
-  dyiDecim* dec;
-  int guard;
-  double var_factor;
-  unsigned jsel;      /* joints whose equations this stage gives (bit j) */
-};
-
-void dyi_rows_free(dyiRows* w) {
-  if (!w) return;
-  dy_freeData(w->d);
-  free(w->pstart); free(w->pk); free(w->pv); free(w->Y);
-  free(w->chj); free(w->chc); free(w->x); free(w->y); free(w->pass);
-  dyi_fir_free(&w->fir);
-  dyi_decim_free(w->dec);
-  free(w);
-}
-
-/* the row stage of the joints in bit set jsel: every torque, the
- * (joint, column) channels of those joints only */
-static dyiRows* rows_make(const dyModel* m, const dyBase* b, unsigned jsel, char* err, int errsz) {
-  int n = m->n, nb = b->nb, ncol = dyi_ncols(m, b->friction);
-  if (b->npar != ncol) {
-    snprintf(err, (size_t)errsz, "base set over %d parameters, the regressor has %d", b->npar, ncol);
-    return NULL;
-  }
-  dyiRows* w = calloc(1, sizeof *w);
-  unsigned char* mask = malloc((size_t)n * (size_t)nb);
-  if (!w || !mask) goto oom;
-  w->m = m; w->n = n; w->nb = nb; w->ncol = ncol; w->friction = b->friction; w->jsel = jsel;
-  w->d = dy_makeData(m);
-  w->pstart = malloc(sizeof(int) * (size_t)(nb + 1));
-  w->pk = malloc(sizeof(int) * (size_t)ncol * (size_t)nb);
-  w->pv = malloc(sizeof(double) * (size_t)ncol * (size_t)nb);
-  w->Y = calloc((size_t)n * (size_t)ncol, sizeof(double));
-  w->chj = malloc(sizeof(int) * (size_t)n * (size_t)nb);
-  w->chc = malloc(sizeof(int) * (size_t)n * (size_t)nb);
-  if (!w->d || !w->pstart || !w->pk || !w->pv || !w->Y || !w->chj || !w->chc) goto oom;
-  double pmax = 0;
-  for (long k = 0; k < (long)ncol * nb; k++) pmax = fmax(pmax, fabs(b->P[k]));
-  int nz = 0;
-  for (int c = 0; c < nb; c++) {
-    w->pstart[c] = nz;
-    for (int k = 0; k < ncol; k++) {
-      double v = b->P[(size_t)k * (size_t)nb + (size_t)c];
-      if (fabs(v) <= P_ZERO * pmax) continue;
-      w->pk[nz] = k; w->pv[nz] = v; nz++;
-    }
-  }
-  w->pstart[nb] = nz;
-  dyi_base_mask(m, b, mask);
-  w->nch = n;
-  for (int j = 0; j < n; j++)
-    for (int c = 0; c < nb; c++)
-      if (mask[(size_t)j * (size_t)nb + (size_t)c] && (jsel >> j & 1u)) {
-        w->chj[w->nch - n] = j; w->chc[w->nch - n] = c; w->nch++;
-      }
-  free(mask);
-  mask = NULL;
-  w->x = malloc(sizeof(double) * (size_t)w->nch);
-  w->y = malloc(sizeof(double) * (size_t)w->nch);
-  w->pass = malloc(sizeof(double) * (size_t)(2 + n));
-  if (!w->x || !w->y || !w->pass) goto oom;
-  w->var_factor = 1;
-  return w;
-oom:
-  snprintf(err, (size_t)errsz, "identify: out of memory");
-  free(mask);
-  dyi_rows_free(w);
-  return NULL;
-}
-
-dyiRows* dyi_rows_new(const dyModel* m, const dyBase* b, char* err, int errsz) {
-  return rows_make(m, b, ~0u, err, errsz);
-}
-
-int dyi_rows_config(dyiRows* w, const dyLogInfo* li, char* err, int errsz) {
-  dyiFir f;
-  int D = li->parallel ? li->decim : 1;
-  if (dyi_fir_design(&f, li->fs, li->parallel ? li->fstop : 0, D)) {
-    snprintf(err, (size_t)errsz, "cannot design the rows' low-pass (rate %g Hz, decimation %d, "
-             "stopband %g Hz)", li->fs, D, li->fstop);
-    return -1;
-  }
-  int guard = li->parallel ? li->guard : 0;
-  if (w->dec && f.K == w->fir.K && f.D == w->fir.D && f.fstop == w->fir.fstop && guard == w->guard) {
-    dyi_fir_free(&f);   /* the same filter: keep it */
-    return 0;
-  }
-  dyiDecim* dec = dyi_decim_new(&f, w->nch, 2 + w->n, guard);
-  if (!dec) { dyi_fir_free(&f); snprintf(err, (size_t)errsz, "identify: out of memory"); return -1; }
-  dyi_fir_free(&w->fir);
-  dyi_decim_free(w->dec);
-  w->fir = f; w->dec = dec; w->guard = guard;
-  w->var_factor = dyi_fir_var_factor(&f);
-  return 0;
-}
-
-const dyiFir* dyi_rows_fir(const dyiRows* w) { return &w->fir; }
-
-double dyi_rows_var_factor(const dyiRows* w) { return w->var_factor; }
-
-/* the channels of one sample into x (nch): torques, then Y_b entries */
-static void rows_channels(dyiRows* w, const dySample* s, double* x) {
-  int n = w->n;
-  dyi_regressor(w->m, w->d, s->q, s->qd, s->qdd, w->friction, w->Y, n);
-  for (int j = 0; j < n; j++) x[j] = s->tau[j];
-  for (int i = n; i < w->nch; i++) {
-    int j = w->chj[i - n], c = w->chc[i - n];
-    double a = 0;
-    for (int e = w->pstart[c]; e < w->pstart[c + 1]; e++) a += w->pv[e] * w->Y[j + (size_t)n * (size_t)w->pk[e]];
-    x[i] = a;
-  }
-}
-
-/* channels x (nch) of sample s into the filter */
-static int rows_feed(dyiRows* w, const dySample* s, const double* x) {
-  int n = w->n;
-  w->pass[0] = (double)s->row; w->pass[1] = s->t;
-  for (int j = 0; j < n; j++) w->pass[2 + j] = s->slow[j];
-  return dyi_decim_push(w->dec, x, w->pass);
-}
-
-int dyi_rows_push(dyiRows* w, const dySample* s) {
-  rows_channels(w, s, w->x);
-  return rows_feed(w, s, w->x);
-}
-
-void dyi_rows_break(dyiRows* w, int file_end) { dyi_decim_end(w->dec, file_end); }
-
-int dyi_rows_pop(dyiRows* w, double* A, int lda, int slot, double* y, double* rw, long* row) {
-  double rv;
-  if (!dyi_decim_pop(w->dec, w->y, w->pass, &rv)) return 0;
-  int n = w->n;
-  size_t r0 = (size_t)slot * (size_t)n;
-  for (int c = 0; c < w->nb; c++) memset(A + (size_t)lda * (size_t)c + r0, 0, sizeof(double) * (size_t)n);
-  for (int i = n; i < w->nch; i++) A[(size_t)lda * (size_t)w->chc[i - n] + r0 + (size_t)w->chj[i - n]] = w->y[i];
-  /* truncated windows at the ends are noisier: weighted back to an interior row */
-  double wt = rv > 0 ? 1 / sqrt(rv) : 1;
-  for (int j = 0; j < n; j++) {
-    y[r0 + (size_t)j] = w->y[j];
-    /* joint too slow (--qd-min), or another stage's: left out */
-    rw[r0 + (size_t)j] = w->pass[2 + j] != 0 || !(w->jsel >> j & 1u) ? 0 : wt;
-  }
-  if (row) *row = (long)w->pass[0];
-  return 1;
-}
-
-/* ------------------------------------------------- rows from logs */
-
-typedef struct {
-  dyiRows* w;
-  dyLogReader** r;
-  int nr, cur, ended;
-  int select_next;    /* a log ended: switch once its last rows are out */
-  long long read, last;
-  int pass;
-  void (*progress)(long long, int, int);
-} logSource;
-
-/* switch to log k: its rate and cutoff decide the rows' filter */
-static int log_select(logSource* s, int k, char* err, int errsz) {
-  s->cur = k;
-  if (k >= s->nr) { s->ended = 1; return 0; }
-  dyLogInfo li;
-  dyi_log_info(s->r[k], &li);
-  return dyi_rows_config(s->w, &li, err, errsz);
-}
-
-static int log_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
-                    int errsz) {
-  logSource* s = ctx;
-  int ns = 0;
-  dySample smp;
-  while (ns < maxs) {
-    if (dyi_rows_pop(s->w, A, lda, ns, y, rw, NULL)) { ns++; continue; }
-    /* the ended log's rows are all out: the next log may change the filter */
-    if (s->select_next) {
-      s->select_next = 0;
-      if (log_select(s, s->cur + 1, err, errsz)) return -1;
-      continue;
-    }
-    if (s->ended) break;
-    int r = dyi_log_next(s->r[s->cur], &smp, err, errsz);
-    if (r < 0) return -1;
-    if (r == 0) {   /* end of this log: no filter runs across files */
-      dyi_rows_break(s->w, 1);
-      s->select_next = 1;
-      continue;
-    }
-    s->read++;
-    dyi_rows_push(s->w, &smp);
-  }
-  if (s->progress && s->read - s->last >= 4096) { s->progress(s->read, s->pass, 0); s->last = s->read; }
-  return ns;
-}
-
-static int log_rewind(void* ctx, char* err, int errsz) {
-  logSource* s = ctx;
-  if (s->progress) s->progress(s->read, s->pass, 1);
-  s->read = s->last = 0;
-  s->pass++;
-  for (int k = 0; k < s->nr; k++)
-    if (dyi_log_rewind(s->r[k], err, errsz)) return -1;
-  s->ended = 0;
-  s->select_next = 0;
-  return log_select(s, 0, err, errsz);
-}
-
-/* ------------------------------------------------- rows on several threads */
-
-#define MT_BATCH 2048   /* samples per batch handed to the workers */
-
-typedef struct mtShared_ mtShared;
-typedef struct {
-  mtShared* sh;
-  int id;
-  pthread_t th;
-  dyiRows* full;      /* stage 1: regressor workspace of the full channel layout */
-  dyiRows* rows;      /* stage 2: its joints' channels, filtered in time order */
-  int* gidx;          /* channel i of rows -> channel of the full layout */
-  double* x;          /* one gathered record */
-  dyEstim* e;         /* its joints' triangles */
-  int nblk;           /* samples waiting in e->Ab */
-  int failed;
-  char err[512];
-} mtWorker;
-
-struct mtShared_ {
-  int T, nch;
-  mtWorker* w;
-  pthread_barrier_t start, mid, done;
-  dySample* buf[2];
-  double* X[2];       /* channels of the batch, MT_BATCH x nch */
-  /* the batch published at the start barrier */
-  int cur, ns, cfg, end, quit;
-  pthread_mutex_t gate;   /* held while the threads start; abort: one failed */
-  int abort;
-  dyLogInfo li;       /* cfg: the log's rows' filter, set before its samples */
-};
-
-static int mt_fold(mtWorker* w) {
-  if (!w->nblk || w->failed) return 0;
-  int lda = w->e->n * w->e->opt.block;
-  if (dyi_est_add(w->e, w->e->Ab, lda, w->e->yb, w->nblk, w->e->rwb, w->err, sizeof w->err)) w->failed = 1;
-  w->nblk = 0;
-  return w->failed ? -1 : 0;
-}
-
-static void mt_drain(mtWorker* w) {
-  int lda = w->e->n * w->e->opt.block;
-  while (dyi_rows_pop(w->rows, w->e->Ab, lda, w->nblk, w->e->yb, w->e->rwb, NULL))
-    if (++w->nblk == w->e->opt.block) mt_fold(w);
-}
-
-static void* mt_main(void* arg) {
-  mtWorker* w = arg;
-  mtShared* sh = w->sh;
-  pthread_mutex_lock(&sh->gate);
-  int abort = sh->abort;
-  pthread_mutex_unlock(&sh->gate);
-  if (abort) return NULL;
-  for (;;) {
-    pthread_barrier_wait(&sh->start);
-    if (sh->quit) break;
-    int b = sh->cur, ns = sh->ns, nch = sh->nch;
-    if (sh->cfg && !w->failed && dyi_rows_config(w->rows, &sh->li, w->err, sizeof w->err)) w->failed = 1;
-    /* stage 1: the regressor of an even share of the samples */
-    int lo = (int)((long)ns * w->id / sh->T), hi = (int)((long)ns * (w->id + 1) / sh->T);
-    for (int i = lo; i < hi; i++) rows_channels(w->full, sh->buf[b] + i, sh->X[b] + (size_t)i * (size_t)nch);
-    pthread_barrier_wait(&sh->mid);
-    /* stage 2: its joints' channels through its filter, in time order */
-    if (!w->failed) {
-      int nc = w->rows->nch;
-      for (int i = 0; i < ns; i++) {
-        const double* xs = sh->X[b] + (size_t)i * (size_t)nch;
-        for (int c = 0; c < nc; c++) w->x[c] = xs[w->gidx[c]];
-        mt_drain(w);
-        rows_feed(w->rows, sh->buf[b] + i, w->x);
-      }
-      if (sh->end) dyi_rows_break(w->rows, 1);
-      mt_drain(w);
-    }
-    pthread_barrier_wait(&sh->done);
-  }
-  mt_fold(w);
-  return NULL;
-}
-
-/* read the next batch of log *k into buf (sets ns, end: the log ended) */
-static int mt_read(dyLogReader* r, dySample* buf, int* ns, int* end, long long* read, char* err, int errsz) {
-  *ns = 0; *end = 0;
-  while (*ns < MT_BATCH) {
-    int q = dyi_log_next(r, buf + *ns, err, errsz);
-    if (q < 0) return -1;
-    if (q == 0) { *end = 1; break; }
-    (*ns)++; (*read)++;
-  }
-  return 0;
-}
-
-/* one unweighted pass over the logs on T worker threads (estimate.h);
- * returns the merged estimator (samples, rows, triangles), NULL with err */
-static dyEstim* mt_fold_logs(const dyModel* m, const dyBase* b, dyLogReader* const* r, int nr,
-                             const dyEstOpt* o, int T, void (*progress)(long long, int, int),
-                             char* err, int errsz) {
-  int n = m->n, nb = b->nb;
-  if (T > n) T = n;
-  mtShared sh;
-  memset(&sh, 0, sizeof sh);
-  sh.T = T;
-  dyEstim* out = NULL;
-  mtWorker* w = calloc((size_t)T, sizeof *w);
-  dyiRows* full = dyi_rows_new(m, b, err, errsz);
-  int started = 0, ok = 0;
-  long long read = 0, last = 0;
-  if (!w || !full) goto fail;
-  sh.w = w;
-  sh.nch = full->nch;
-  sh.buf[0] = malloc(sizeof(dySample) * MT_BATCH);
-  sh.buf[1] = malloc(sizeof(dySample) * MT_BATCH);
-  sh.X[0] = malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch);
-  sh.X[1] = malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch);
-  if (!sh.buf[0] || !sh.buf[1] || !sh.X[0] || !sh.X[1]) goto oom;
-  /* joints to workers, largest first to the least loaded: filtering costs
-   * ~12 multiply-adds per channel and sample, folding 2 (p_j+1)^2 per row */
-  dyLogInfo li;
-  dyi_log_info(r[0], &li);
-  int D = li.parallel && li.decim > 1 ? li.decim : 1;
-  double cost[DY_MAXJ], load[DY_MAXJ] = {0};
-  unsigned jsel[DY_MAXJ] = {0};
-  int npj[DY_MAXJ] = {0};
-  for (int i = 0; i < full->nch - n; i++) npj[full->chj[i]]++;
-  for (int j = 0; j < n; j++) cost[j] = 12.0 * npj[j] + 2.0 * (npj[j] + 1) * (npj[j] + 1) / D;
-  for (int done = 0; done < n; done++) {
-    int jb = -1, wb = 0;
-    for (int j = 0; j < n; j++)
-      if (cost[j] >= 0 && (jb < 0 || cost[j] > cost[jb])) jb = j;
-    for (int t = 1; t < T; t++) if (load[t] < load[wb]) wb = t;
-    jsel[wb] |= 1u << jb;
-    load[wb] += cost[jb];
-    cost[jb] = -1;
-  }
-  for (int t = 0; t < T; t++) {
-    mtWorker* x = w + t;
-    x->sh = &sh; x->id = t;
-    x->full = dyi_rows_new(m, b, err, errsz);
-    x->rows = rows_make(m, b, jsel[t], err, errsz);
-    if (!x->full || !x->rows) goto fail;
-    x->gidx = malloc(sizeof(int) * (size_t)x->rows->nch);
-    x->x = malloc(sizeof(double) * (size_t)x->rows->nch);
-    x->e = dyi_est_make(n, nb, o, err, errsz);
-    if (!x->gidx || !x->x || !x->e) goto oom;
-    for (int c = 0; c < n; c++) x->gidx[c] = c;
-    for (int c = n, g = n; c < x->rows->nch; c++) {
-      while (full->chj[g - n] != x->rows->chj[c - n] || full->chc[g - n] != x->rows->chc[c - n]) g++;
-      x->gidx[c] = g++;
-    }
-  }
-  if (pthread_barrier_init(&sh.start, NULL, (unsigned)T + 1) || pthread_barrier_init(&sh.mid, NULL, (unsigned)T) ||
-      pthread_barrier_init(&sh.done, NULL, (unsigned)T + 1)) {
-    snprintf(err, (size_t)errsz, "identify: cannot make the threads' barriers");
-    goto fail;
-  }
-  pthread_mutex_init(&sh.gate, NULL);
-  pthread_mutex_lock(&sh.gate);
-  for (; started < T; started++)
-    if (pthread_create(&w[started].th, NULL, mt_main, w + started)) {
-      snprintf(err, (size_t)errsz, "identify: cannot start thread %d of %d", started + 1, T);
-      sh.abort = 1;
-      break;
-    }
-  pthread_mutex_unlock(&sh.gate);
-  if (started == T) {
-    int k = 0, bcur = 0, ns, end, cfg = 1, rerr = 0;
-    dyi_log_info(r[0], &li);
-    if (mt_read(r[0], sh.buf[0], &ns, &end, &read, err, errsz)) rerr = 1;
-    while (!rerr) {
-      sh.cur = bcur; sh.ns = ns; sh.end = end; sh.cfg = cfg; sh.li = li;
-      pthread_barrier_wait(&sh.start);
-      cfg = 0;
-      int more = 1;
-      if (end) {
-        if (++k < nr) { dyi_log_info(r[k], &li); cfg = 1; }
-        else more = 0;
-      }
-      if (more && mt_read(r[k], sh.buf[bcur ^ 1], &ns, &end, &read, err, errsz)) rerr = 1;
-      pthread_barrier_wait(&sh.done);
-      if (progress && read - last >= 4096) { progress(read, 1, 0); last = read; }
-      for (int t = 0; t < T; t++)
-        if (w[t].failed && !rerr) { snprintf(err, (size_t)errsz, "%s", w[t].err); rerr = 1; }
-      if (!more) break;
-      bcur ^= 1;
-    }
-    ok = !rerr;
-  }
-  sh.quit = 1;
-  if (started == T) pthread_barrier_wait(&sh.start);
-  for (int t = 0; t < started; t++) pthread_join(w[t].th, NULL);
-  pthread_barrier_destroy(&sh.start); pthread_barrier_destroy(&sh.mid); pthread_barrier_destroy(&sh.done);
-  pthread_mutex_destroy(&sh.gate);
-  for (int t = 0; t < T && ok; t++)
-    if (w[t].failed) { snprintf(err, (size_t)errsz, "%s", w[t].err); ok = 0; }
-  if (ok) {
-    out = dyi_est_make(n, nb, o, err, errsz);
-    for (int t = 0; out && t < T; t++)
-      if (dyi_est_merge(out, w[t].e, err, errsz)) { dyi_est_free(out); out = NULL; }
-    if (out) { out->samples = w[0].e->samples; out->iterations = 1; }
-  }
-  if (progress) progress(read, 1, 1);
-  goto cleanup;
-oom:
-  snprintf(err, (size_t)errsz, "identify: out of memory");
-fail:
-  if (progress) progress(read, 1, 1);
-cleanup:
-  for (int t = 0; w && t < T; t++) {
-    dyi_rows_free(w[t].full); dyi_rows_free(w[t].rows);
-    free(w[t].gidx); free(w[t].x); dyi_est_free(w[t].e);
-  }
-  free(w);
-  dyi_rows_free(full);
-  free(sh.buf[0]); free(sh.buf[1]); free(sh.X[0]); free(sh.X[1]);
-  return out;
-}
-
-dyEstim* dyi_identify_logs(const dyModel* m, const dyBase* b, dyLogReader* const* r, int nr,
-                           const dyEstOpt* opt, void (*progress)(long long samples, int pass, int final),
-                           char* err, int errsz) {
-  int n = m->n, nb = b->nb;
-  dyEstOpt o;
-  if (opt) o = *opt; else dyi_est_defaults(&o);
-  logSource s;
-  memset(&s, 0, sizeof s);
-  s.r = (dyLogReader**)r; s.nr = nr; s.pass = 1; s.progress = progress;
-  dyEstim* e = NULL;
-  unsigned char* mask = malloc((size_t)n * (size_t)nb);
-  const char** names = malloc(sizeof(char*) * (size_t)nb);
-  if (nr < 1) { snprintf(err, (size_t)errsz, "identify: no log"); goto fail; }
-  if (!mask || !names) { snprintf(err, (size_t)errsz, "identify: out of memory"); goto fail; }
-  s.w = dyi_rows_new(m, b, err, errsz);
-  if (!s.w || log_select(&s, 0, err, errsz)) goto fail;
-  dyi_base_mask(m, b, mask);
-  for (int c = 0; c < nb; c++) names[c] = b->name[c];
-  o.mask = mask;
-  o.names = names;
-  /* the white-equivalent variance factor of the filtered rows; logs of
-   * other rates or cutoffs: the largest (conservative std) */
-  o.var_factor = s.w->var_factor;
-  for (int k = 1; k < nr; k++) {
-    dyLogInfo li;
-    dyiFir f;
-    dyi_log_info(r[k], &li);
-    if (dyi_fir_design(&f, li.fs, li.parallel ? li.fstop : 0, li.parallel ? li.decim : 1) == 0) {
-      o.var_factor = fmax(o.var_factor, dyi_fir_var_factor(&f));
-      dyi_fir_free(&f);
-    }
-  }
-  if (o.threads > 1 && o.method != DYI_IRLS) {
-    e = mt_fold_logs(m, b, r, nr, &o, o.threads, progress, err, errsz);
-    if (!e) goto fail;
-    e->own_mask = mask; e->own_names = names;
-    mask = NULL; names = NULL;
-    if (!o.fold_only && finish(e, err, errsz)) goto fail;
-    dyi_rows_free(s.w);
-    return e;
-  }
-  e = dyi_est_make(n, nb, &o, err, errsz);
-  if (!e) goto fail;
-  e->own_mask = mask; e->own_names = names;
-  mask = NULL; names = NULL;
-  dyRowSource src = {&s, log_fill, log_rewind};
-  if (dyi_est_run(e, &src, err, errsz)) goto fail;
-  if (progress) progress(s.read, s.pass, 1);
-  dyi_rows_free(s.w);
-  return e;
-fail:
-  if (progress) progress(s.read, s.pass, 1);
-  dyi_est_free(e);
-  free(mask); free(names);
-  dyi_rows_free(s.w);
-  return NULL;
-}
-
-dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
-                      void (*progress)(long long samples, int pass, int final),
-                      char* err, int errsz) {
-  return dyi_identify_logs(m, b, &r, 1, opt, progress, err, errsz);
 }

@@ -57,8 +57,6 @@
 
 #include "model.h"
 #include "base.h"
-#include "log.h"
-#include "filter.h"
 
 typedef enum { DYI_OLS = 0, DYI_WLS = 1, DYI_IRLS = 2 } dyiMethod;
 
@@ -99,7 +97,7 @@ typedef struct {
                                  white-equivalent noise of filtered rows
                                  (filter.h dyi_fir_var_factor) */
   int threads;                /* dyi_identify*: worker threads for the rows (0, 1:
-                                 the calling thread alone; see below) */
+                                 the calling thread alone; identify.h) */
   int fold_only;              /* 1: dyi_est_run and dyi_identify* fold one
                                  unweighted pass and stop (no solve: beta and the
                                  statistics stay unset; for saving the triangles) */
@@ -159,75 +157,12 @@ void dyi_est_free(dyEstim* e);
  * too few samples, rank deficiency naming the weakest parameters). */
 int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz);
 
-/* Identify base set b of model m from a log: every sample of the reader
- * (ident/log.h) gives Y_b = Y P (dyi_regressor, then the non-zeros of P:
- * a column selection for the qr and khalil sets), the row stage below
- * filters torque and columns in parallel and decimates them (the reader's
- * dyLogInfo decides; the covariance is scaled by the filter's variance
- * factor), rows of joints the reader flags as slow are left out, and the
- * rows stream into an estimator made
- * with opt (its mask and names are set here from b: link k's parameters
- * reach joints 1..k, joint k's parameters joint k only). progress, if not
- * NULL, is called with the samples read so far in each pass (pass 1, 2, ...)
- * about every 4096 samples and with final = 1 at the end of a pass.
- * Returns the estimator with its results (free with dyi_est_free), or NULL
- * with err set ("LOG: what is wrong"). */
-dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
-                      void (*progress)(long long samples, int pass, int final),
-                      char* err, int errsz);
-
-/* Threads (opt->threads = T > 1, OLS and WLS; IRLS reads the data once per
- * pass and runs on the calling thread): the calling thread reads the logs
- * (the reader's filters run in time order) into batches of samples while T
- * workers process the previous batch in two stages: (1) the samples split
- * evenly, each worker computes the base regressor of its samples; (2) the
- * joints split by cost (channels to filter, columns to fold), each worker
- * filters and decimates its joints' channels in time order with a row
- * stage of its own and folds them into joint triangles of its own. The
- * triangles are then merged by QR (dyi_est_merge). Every row is filtered
- * exactly as on one thread; only the grouping of rows into QR blocks
- * differs, so the estimate agrees to round-off. */
-
-/* The same from several logs stacked into one estimate (nr readers, read
- * one after the other): each is filtered and differentiated on its own by
- * its reader, and the rows' parallel filter restarts at every file (no
- * filter runs across a file boundary). The rows' variance factor is the
- * largest of the logs' (they differ only for logs of other rates). */
-dyEstim* dyi_identify_logs(const dyModel* m, const dyBase* b, dyLogReader* const* r, int nr,
-                           const dyEstOpt* opt, void (*progress)(long long samples, int pass, int final),
-                           char* err, int errsz);
-
-/* ---- the row stage of dyi_identify (also used by cross-validation):
- * per sample the base regressor Y_b = Y P and the torque (the sample's tau:
- * unfiltered under parallel filtering, log.h), packed as n torques and the
- * masked (joint, column) entries, then one zero-phase FIR low-pass and
- * decimation for all of them (filter.h dyiDecim; the reader's dyLogInfo
- * decides it: parallel, decim, fstop, guard; else every sample passes as
- * it is).
- * Rows with a truncated window at the ends of a segment get the weight
- * 1 / sqrt(relative variance); joints flagged slow at the output's centre
- * sample get weight 0. Memory: the FIR's taps and (2K / D + 3) records. */
-typedef struct dyiRows_ dyiRows;
-dyiRows* dyi_rows_new(const dyModel* m, const dyBase* b, char* err, int errsz);
-void dyi_rows_free(dyiRows* w);
-/* (Re)design the filter for a log (kept when unchanged). 0 or -1. */
-int dyi_rows_config(dyiRows* w, const dyLogInfo* li, char* err, int errsz);
-/* The FIR in use and its variance factor (filter.h dyi_fir_var_factor). */
-const dyiFir* dyi_rows_fir(const dyiRows* w);
-double dyi_rows_var_factor(const dyiRows* w);
-/* One sample in: 0, or -1 when rows are waiting (pop them first). */
-int dyi_rows_push(dyiRows* w, const dySample* s);
-/* End of a segment of consecutive samples: file_end 1 at the end of a
- * file (the guard samples at both sides are left out), 0 before a held-out
- * block (filter.h dyi_decim_end). */
-void dyi_rows_break(dyiRows* w, int file_end);
-/* Next filtered sample as n equations at sample slot `slot` of A (column-
- * major, leading dimension lda, nb columns, zeros outside the mask), y and
- * rw (n each, at slot*n); its centre's data row in *row (NULL: not
- * wanted). 1, or 0 when none is ready. */
-int dyi_rows_pop(dyiRows* w, double* A, int lda, int slot, double* y, double* rw, long* row);
-
-/* The structural mask of base set b (n x nb row-major, see dyi_identify). */
+/* The structural mask of base set b (n x nb row-major): column c may be
+ * non-zero in joint j's rows when a standard parameter of its column of P
+ * reaches joint j (link k's parameters reach joints 1..k, joint k's
+ * parameters joint k only); |P| <= DYI_P_ZERO max |P| counts as zero
+ * (round-off of a computed P). dyi_identify makes its estimator's mask so. */
+#define DYI_P_ZERO 1e-15
 void dyi_base_mask(const dyModel* m, const dyBase* b, unsigned char* mask);
 
 /* ---- low level: used by dyi_est_run, public for tests and callers that

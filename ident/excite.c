@@ -285,26 +285,17 @@ static double phi(excite_ws* w, const double* q, const double* qd, const double*
   return acc;
 }
 
-/* Criterion of w->f; with grad (n x 2 nh: d/d a[l][j] at grad[(j*nh + l)*2],
- * d/d b at +1), its gradient with respect to the scaled coefficients. */
-static double crit_eval(excite_ws* w, double* grad) {
-  int n = w->n, nb = w->nb, np = w->npar, nh = w->f.nh, rows = w->rows;
-  int scaled = w->crit == DYI_EXC_COND_SCALED;
-  w->evals++;
-  fill_W(w);
-  if (gram_eig(w, scaled)) {
-    if (grad) memset(grad, 0, sizeof(double) * (size_t)n * nh * 2);
-    return 1e3;
-  }
-  double* ck = w->ck;
-  double val = crit_from_eig(w, ck);
-  if (!grad) return val;
-  /* M = V diag(c) V^T */
+/* The gradient of the criterion with respect to W (the stacked base
+ * regressor, rows = samples x joints): d value / d W = W M with
+ * M = V diag(c) V^T (c from crit_from_eig); for cond-scaled, where the
+ * Gram matrix is D W^T W D with D = diag(1 / ||W e_k||), it becomes
+ * W D (M - Diag(Gs M)) D. Into w->GW (rows x nb). */
+static void grad_W(excite_ws* w, const double* ck, int scaled) {
+  int nb = w->nb, rows = w->rows;
   for (int a = 0; a < nb; a++)
     for (int k = 0; k < nb; k++) w->T1[(size_t)k * nb + a] = w->V[(size_t)k * nb + a] * ck[k];
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, nb, nb, nb, 1.0, w->T1, nb, w->V, nb, 0.0, w->Mt, nb);
   if (scaled) {
-    /* d/dW = W D (M - Diag(Gs M)) D */
     for (int a = 0; a < nb; a++) {
       double g = 0;
       for (int k = 0; k < nb; k++) g += w->Gm[(size_t)k * nb + a] * w->Mt[(size_t)a * nb + k];
@@ -316,50 +307,86 @@ static double crit_eval(excite_ws* w, double* grad) {
   }
   cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rows, nb, nb, 1.0, w->W, rows, w->Mt, nb, 0.0,
               w->GW, rows);
+}
+
+/* H = G_s P^T (n x npar, column-major) for sample s: the gradient rows of
+ * the sample's n equations, each times its weight rw[i], carried back
+ * from the base columns to the standard ones (a column selection when
+ * w->sel is set) */
+static void sample_H(excite_ws* w, int s) {
+  int n = w->n, nb = w->nb, np = w->npar, rows = w->rows;
+  memset(w->H, 0, sizeof(double) * (size_t)n * np);
+  for (int cc = 0; cc < nb; cc++) {
+    const double* g = w->GW + (size_t)cc * rows + (size_t)s * n;
+    if (w->sel) {
+      double* h = w->H + (size_t)w->sel[cc] * n;
+      for (int i = 0; i < n; i++) h[i] += g[i] * w->rw[i];
+    } else {
+      for (int k = 0; k < np; k++) {
+        double pk = w->b->P[(size_t)k * nb + cc];
+        if (pk == 0) continue;
+        double* h = w->H + (size_t)k * n;
+        for (int i = 0; i < n; i++) h[i] += g[i] * w->rw[i] * pk;
+      }
+    }
+  }
+}
+
+/* d phi / d q_j by central differences (h = 1e-6), d phi / d qd_j
+ * (quadratic in qd: exact with steps of 1) and d phi / d qdd_j (linear:
+ * exact), plus the joint terms IA qdd + FV qd (FC sign + FO are flat) */
+static void state_grad(excite_ws* w, double* q, double* qd, double* qdd, double* gq, double* gv, double* ga) {
+  int n = w->n;
+  const double hq = 1e-6;
+  double p0 = phi(w, q, qd, qdd);
+  for (int j = 0; j < n; j++) {
+    double x = q[j];
+    q[j] = x + hq; double pp = phi(w, q, qd, qdd);
+    q[j] = x - hq; double pm = phi(w, q, qd, qdd);
+    q[j] = x;
+    gq[j] = (pp - pm) / (2 * hq);
+    x = qd[j];
+    qd[j] = x + 1; pp = phi(w, q, qd, qdd);
+    qd[j] = x - 1; pm = phi(w, q, qd, qdd);
+    qd[j] = x;
+    gv[j] = (pp - pm) / 2;
+    x = qdd[j];
+    qdd[j] = x + 1; pp = phi(w, q, qd, qdd);
+    qdd[j] = x;
+    ga[j] = pp - p0;
+    if (w->b->friction) {
+      size_t base = (size_t)DY_NPAR_LINK * n + (size_t)DY_NPAR_JNT * j;
+      ga[j] += w->H[j + (base + DY_IA) * n];
+      gv[j] += w->H[j + (base + DY_FV) * n];
+    }
+  }
+}
+
+/* Criterion of w->f; with grad (n x 2 nh: d/d a[l][j] at grad[(j*nh + l)*2],
+ * d/d b at +1), its gradient with respect to the scaled coefficients:
+ * per sample, the state gradient (state_grad of phi = sum H . Y) through
+ * q_j = sum_l (a_l sin(l wf t) - b_l cos(l wf t)) / (l wf) + q0_j and its
+ * derivatives. */
+static double crit_eval(excite_ws* w, double* grad) {
+  int n = w->n, nh = w->f.nh;
+  int scaled = w->crit == DYI_EXC_COND_SCALED;
+  w->evals++;
+  fill_W(w);
+  if (gram_eig(w, scaled)) {
+    if (grad) memset(grad, 0, sizeof(double) * (size_t)n * nh * 2);
+    return 1e3;
+  }
+  double* ck = w->ck;
+  double val = crit_from_eig(w, ck);
+  if (!grad) return val;
+  grad_W(w, ck, scaled);
   memset(grad, 0, sizeof(double) * (size_t)n * nh * 2);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
   double gq[DY_MAXJ], gv[DY_MAXJ], ga[DY_MAXJ];
-  const double hq = 1e-6;
   for (int s = 0; s < w->nsamp; s++) {
-    /* H = G_s P^T (n x npar, column-major), row i times its weight */
-    memset(w->H, 0, sizeof(double) * (size_t)n * np);
-    for (int cc = 0; cc < nb; cc++) {
-      const double* g = w->GW + (size_t)cc * rows + (size_t)s * n;
-      if (w->sel) {
-        double* h = w->H + (size_t)w->sel[cc] * n;
-        for (int i = 0; i < n; i++) h[i] += g[i] * w->rw[i];
-      } else {
-        for (int k = 0; k < np; k++) {
-          double pk = w->b->P[(size_t)k * nb + cc];
-          if (pk == 0) continue;
-          double* h = w->H + (size_t)k * n;
-          for (int i = 0; i < n; i++) h[i] += g[i] * w->rw[i] * pk;
-        }
-      }
-    }
+    sample_H(w, s);
     state_at(w, s, q, qd, qdd);
-    double p0 = phi(w, q, qd, qdd);
-    for (int j = 0; j < n; j++) {
-      double x = q[j];
-      q[j] = x + hq; double pp = phi(w, q, qd, qdd);
-      q[j] = x - hq; double pm = phi(w, q, qd, qdd);
-      q[j] = x;
-      gq[j] = (pp - pm) / (2 * hq);
-      x = qd[j];                          /* quadratic in qd: exact */
-      qd[j] = x + 1; pp = phi(w, q, qd, qdd);
-      qd[j] = x - 1; pm = phi(w, q, qd, qdd);
-      qd[j] = x;
-      gv[j] = (pp - pm) / 2;
-      x = qdd[j];                         /* linear in qdd: exact */
-      qdd[j] = x + 1; pp = phi(w, q, qd, qdd);
-      qdd[j] = x;
-      ga[j] = pp - p0;
-      if (w->b->friction) {               /* IA qdd + FV qd (+ FC sign + FO: flat) */
-        size_t base = (size_t)DY_NPAR_LINK * n + (size_t)DY_NPAR_JNT * j;
-        ga[j] += w->H[j + (base + DY_IA) * n];
-        gv[j] += w->H[j + (base + DY_FV) * n];
-      }
-    }
+    state_grad(w, q, qd, qdd, gq, gv, ga);
     for (int j = 0; j < n; j++)
       for (int l = 1; l <= nh; l++) {
         double sn = w->cs[((size_t)s * nh + (l - 1)) * 2], cn = w->cs[((size_t)s * nh + (l - 1)) * 2 + 1];
@@ -644,9 +671,10 @@ int dyi_excite_eval(const dyModel* m, const dyBase* b, const dyFourier* f, int n
   return r;
 }
 
-int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourier* f,
-               dyExciteInfo* info, char* err, int errsz) {
-  double t0 = now_s();
+/* the options: harmonics 1 (2 at rest)..DYI_FOURIER_MAXH, positive
+ * period and budget, >= 2 samples (with n nsamp >= nb rows), >= 1 start,
+ * evaluation and thread, margin in (0, 1], positive finite noises */
+static int excite_check(const dyModel* m, const dyBase* b, const dyExciteOpt* o, char* err, int errsz) {
   if (o->nh < (o->rest ? 2 : 1) || o->nh > DYI_FOURIER_MAXH || !(o->period > 0) || o->nsamp < 2 ||
       o->starts < 1 || o->maxeval < 1 || o->threads < 1 || !(o->margin > 0 && o->margin <= 1) ||
       !(o->maxtime > 0)) {
@@ -665,6 +693,55 @@ int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourie
       snprintf(err, (size_t)errsz, "excite: the noise of joint %d must be positive (got %g)", j + 1, o->sigma[j]);
       return -1;
     }
+  return 0;
+}
+
+/* the local searches: nt - 1 extra threads and the calling one take the
+ * starts from the pool */
+static void run_starts(pool_t* P, const dyExciteOpt* o) {
+  int nt = o->threads < o->starts ? o->threads : o->starts;
+  pthread_t th[64];
+  if (nt > 64) nt = 64;
+  int started = 0;
+  for (int t = 1; t < nt; t++)
+    if (pthread_create(&th[started], NULL, worker, P) == 0) started++;
+  worker(P);
+  for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+}
+
+/* Polish x on the exact criterion (p = 0), derivative-free (BOBYQA, at
+ * most o->polish evaluations within the deadline); x is replaced only when
+ * the exact value improves. */
+static void polish(obj_ctx* oc, pool_t* P, const dyExciteOpt* o, int n, int nx, double* x) {
+  oc->w->p = 0;
+  normalise_vars(n, nx, x);
+  double fv = exact_at(oc, x);
+  nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nx);
+  nlopt_set_min_objective(opt, objective, oc);
+  nlopt_set_maxeval(opt, o->polish);
+  nlopt_set_maxtime(opt, P->deadline - now_s());
+  nlopt_set_xtol_rel(opt, 1e-9);
+  nlopt_set_initial_step1(opt, 0.02);
+  double* xt = malloc(sizeof(double) * (size_t)nx);
+  if (xt) {
+    memcpy(xt, x, sizeof(double) * (size_t)nx);
+    double fp;
+    nlopt_result r = nlopt_optimize(opt, xt, &fp);
+    if (r == NLOPT_MAXTIME_REACHED) P->stopped = 1;
+    double e = exact_at(oc, xt);
+    if (e < fv) memcpy(x, xt, sizeof(double) * (size_t)nx);
+    free(xt);
+  }
+  nlopt_destroy(opt);
+}
+
+/* The search: the first start is the reference "before" (cond0, logdet0);
+ * the local searches run on the pool; the best start (lowest value, then
+ * lowest index: deterministic) is polished and reported. */
+int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourier* f,
+               dyExciteInfo* info, char* err, int errsz) {
+  double t0 = now_s();
+  if (excite_check(m, b, o, err, errsz)) return -1;
   excite_ws w;
   int nx = nvars(o->rest, o->nh, m->n);
   pool_t P;
@@ -672,8 +749,11 @@ int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourie
   P.m = m; P.b = b; P.o = o; P.best = INFINITY; P.deadline = t0 + o->maxtime;
   P.xs = malloc(sizeof(double) * (size_t)nx * (size_t)o->starts);
   P.val = malloc(sizeof(double) * (size_t)o->starts);
-  if (ws_make(&w, m, b, o->nsamp, o->nh, o->period, o->rest, o->weighted ? o->sigma : NULL) || !P.xs || !P.val) {
-    ws_free(&w); free(P.xs); free(P.val);
+  double* x0 = malloc(sizeof(double) * (size_t)nx);
+  double* gf = malloc(sizeof(double) * (size_t)m->n * o->nh * 2);
+  if (ws_make(&w, m, b, o->nsamp, o->nh, o->period, o->rest, o->weighted ? o->sigma : NULL) || !P.xs || !P.val ||
+      !x0 || !gf) {
+    free(x0); free(gf); ws_free(&w); free(P.xs); free(P.val);
     snprintf(err, (size_t)errsz, "excite: out of memory");
     return -1;
   }
@@ -681,61 +761,18 @@ int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourie
   init_u(&w, o);
   for (int i = 0; i < o->starts; i++) P.val[i] = INFINITY;
   pthread_mutex_init(&P.lock, NULL);
-
-  /* the first start as the reference "before" */
-  double* x0 = malloc(sizeof(double) * (size_t)nx);
-  double* gf = malloc(sizeof(double) * (size_t)m->n * o->nh * 2);
-  if (!x0 || !gf) {
-    free(x0); free(gf); ws_free(&w); free(P.xs); free(P.val);
-    snprintf(err, (size_t)errsz, "excite: out of memory");
-    return -1;
-  }
   obj_ctx oc = {&w, o->rest, o->margin, gf};
   start_vars(o, m->n, 0, x0);
   vars_to_f(&w, x0, o->rest, o->margin);
   double cond0, logdet0;
   eval_report(&w, &cond0, NULL, &logdet0, NULL);
-
-  int nt = o->threads < o->starts ? o->threads : o->starts;
-  pthread_t th[64];
-  if (nt > 64) nt = 64;
-  int started = 0;
-  for (int t = 1; t < nt; t++)
-    if (pthread_create(&th[started], NULL, worker, &P) == 0) started++;
-  worker(&P);
-  for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
-
-  /* best start (lowest value, then lowest index: deterministic) */
+  run_starts(&P, o);
   int ib = -1;
   for (int i = 0; i < o->starts; i++)
     if (isfinite(P.val[i]) && (ib < 0 || P.val[i] < P.val[ib])) ib = i;
-  double* x = x0;          /* the first start unless a search finished */
-  if (ib >= 0) x = P.xs + (size_t)ib * nx;
-
-  /* polish the best on the exact criterion, derivative-free */
+  double* x = ib >= 0 ? P.xs + (size_t)ib * nx : x0;   /* the first start unless a search finished */
   long pevals = w.evals;
-  if (o->polish > 0 && ib >= 0 && now_s() < P.deadline && !P.stopped) {
-    w.p = 0;
-    normalise_vars(m->n, nx, x);
-    double fv = exact_at(&oc, x);
-    nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nx);
-    nlopt_set_min_objective(opt, objective, &oc);
-    nlopt_set_maxeval(opt, o->polish);
-    nlopt_set_maxtime(opt, P.deadline - now_s());
-    nlopt_set_xtol_rel(opt, 1e-9);
-    nlopt_set_initial_step1(opt, 0.02);
-    double* xt = malloc(sizeof(double) * (size_t)nx);
-    if (xt) {
-      memcpy(xt, x, sizeof(double) * (size_t)nx);
-      double fp;
-      nlopt_result r = nlopt_optimize(opt, xt, &fp);
-      if (r == NLOPT_MAXTIME_REACHED) P.stopped = 1;
-      double e = exact_at(&oc, xt);
-      if (e < fv) memcpy(x, xt, sizeof(double) * (size_t)nx);
-      free(xt);
-    }
-    nlopt_destroy(opt);
-  }
+  if (o->polish > 0 && ib >= 0 && now_s() < P.deadline && !P.stopped) polish(&oc, &P, o, m->n, nx, x);
   P.evals += w.evals - pevals;
   vars_to_f(&w, x, o->rest, o->margin);
   double cond, cs, logdet;

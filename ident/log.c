@@ -9,7 +9,6 @@
 #include "log.h"
 #include "filter.h"
 #include "io.h"
-#include "quality.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -195,70 +194,105 @@ static int raw_start(dyLogRaw* r, char* err, int errsz) {
   return rc == 1 ? 0 : -1;
 }
 
-dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
-  if (n < 1 || n > DY_MAXJ) { snprintf(err, (size_t)errsz, "%s: bad joint count %d", path, n); return NULL; }
-  dyLogRaw* r = calloc(1, sizeof *r);
-  if (!r) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return NULL; }
-  snprintf(r->path, sizeof r->path, "%s", path);
-  r->n = n; r->opt = *opt;
-  char** f = NULL; int nf = 0;
+/* The header while the columns are mapped: the names (the header's, or
+ * c1..cN without one), and per column its role and joint for the gate. */
+typedef struct {
+  const char* path;                 /* as given, for messages */
+  int nf;
+  char** names;                     /* (nf) */
+  char* store;                      /* (nf x 16) the texts c1..cN */
+  int *role, *joint;                /* (nf) */
+} rawHead;
+
+static void head_free(rawHead* h) {
+  free(h->names); free(h->store); free(h->role); free(h->joint);
+}
+
+/* the columns of role ro (DYI_ROLE_Q..DYI_ROLE_TAU), one per joint */
+static int* role_cols(dyLogRaw* r, int ro) {
+  switch (ro) {
+    case DYI_ROLE_Q: return r->colq;
+    case DYI_ROLE_QD: return r->colqd;
+    case DYI_ROLE_QDD: return r->colqdd;
+    default: return r->coltau;
+  }
+}
+
+/* The first record of the file; the header quantity,file,stride (unless
+ * no_header) makes the file a sample-major manifest, and the column names
+ * are then its files' (sm_open). *f, *nf: the header, or the first row. */
+static int raw_first(dyLogRaw* r, const char* path, char*** f, int* nf, char* err, int errsz) {
   r->csv = dy_csv_open(path, err, errsz);
-  if (!r->csv) { free(r); return NULL; }
-  int rc = dy_csv_next(r->csv, &f, &nf, err, errsz);
+  if (!r->csv) return -1;
+  int rc = dy_csv_next(r->csv, f, nf, err, errsz);
   if (rc <= 0) {
     if (rc == 0) snprintf(err, (size_t)errsz, "%s: empty log", path);
-    dyi_lograw_close(r);
-    return NULL;
+    return -1;
   }
-  if (nf == 3 && !opt->no_header && !strcasecmp(f[0], "quantity") && !strcasecmp(f[1], "file")
-      && !strcasecmp(f[2], "stride")) {
+  char** h = *f;
+  if (*nf == 3 && !r->opt.no_header && !strcasecmp(h[0], "quantity") && !strcasecmp(h[1], "file")
+      && !strcasecmp(h[2], "stride")) {
     char** smnames;
     r->sm = sm_open(r->csv, path, &smnames, err, errsz);
     dy_csv_close(r->csv);
     r->csv = NULL;
-    if (!r->sm) { dyi_lograw_close(r); return NULL; }
-    f = smnames; nf = r->sm->ncol;
+    if (!r->sm) return -1;
+    *f = smnames; *nf = r->sm->ncol;
   }
-  r->ncol = nf;
-  /* names: the header, or c1..cN */
-  char** names = calloc((size_t)nf, sizeof(char*));
-  char* store = calloc((size_t)nf, 16);
-  int* role = calloc((size_t)nf, sizeof(int));
-  int* joint = calloc((size_t)nf, sizeof(int));
+  return 0;
+}
+
+/* names: the header, or c1..cN by position; the per-column arrays */
+static int head_make(rawHead* h, dyLogRaw* r, char** f, int nf, char* err, int errsz) {
+  h->nf = nf;
+  h->names = calloc((size_t)nf, sizeof(char*));
+  h->store = calloc((size_t)nf, 16);
+  h->role = calloc((size_t)nf, sizeof(int));
+  h->joint = calloc((size_t)nf, sizeof(int));
   r->vals = calloc((size_t)nf, sizeof(double));
-  if (!names || !store || !role || !joint || !r->vals) {
-    snprintf(err, (size_t)errsz, "%s: out of memory", path);
-    goto fail;
+  if (!h->names || !h->store || !h->role || !h->joint || !r->vals) {
+    snprintf(err, (size_t)errsz, "%s: out of memory", h->path);
+    return -1;
   }
   for (int c = 0; c < nf; c++) {
-    if (opt->no_header) { snprintf(store + 16*c, 16, "c%d", c + 1); names[c] = store + 16*c; }
-    else names[c] = f[c];
+    if (r->opt.no_header) { snprintf(h->store + 16*c, 16, "c%d", c + 1); h->names[c] = h->store + 16*c; }
+    else h->names[c] = f[c];
   }
-  r->colt = -1;
-  for (int j = 0; j < n; j++) r->colq[j] = r->colqd[j] = r->colqdd[j] = r->coltau[j] = -1;
-  int* slot[6] = {NULL, NULL, r->colq, r->colqd, r->colqdd, r->coltau};
-  /* explicit maps first */
+  return 0;
+}
+
+/* --map QUANTITY=COLUMN first: QUANTITY is t, qJ, qdJ, qddJ or tauJ
+ * (J = 1..n), COLUMN a header name or cK */
+static int map_explicit(dyLogRaw* r, const rawHead* h, char* err, int errsz) {
+  const dyLogOpt* opt = &r->opt;
   for (int i = 0; i < opt->nmap; i++) {
     int ro, jo;
-    if (parse_quantity(opt->map_name[i], n, &ro, &jo)) {
+    if (parse_quantity(opt->map_name[i], r->n, &ro, &jo)) {
       snprintf(err, (size_t)errsz, "%s: --map: unknown quantity '%s' (t, q1..q%d, qd.., qdd.., tau..)",
-               path, opt->map_name[i], n);
-      goto fail;
+               h->path, opt->map_name[i], r->n);
+      return -1;
     }
-    int c = find_col(names, nf, opt->map_col[i]);
+    int c = find_col(h->names, h->nf, opt->map_col[i]);
     if (c < 0) {
-      snprintf(err, (size_t)errsz, "%s: --map %s=%s: no such column", path, opt->map_name[i], opt->map_col[i]);
-      goto fail;
+      snprintf(err, (size_t)errsz, "%s: --map %s=%s: no such column", h->path, opt->map_name[i], opt->map_col[i]);
+      return -1;
     }
-    if (ro == DYI_ROLE_T) r->colt = c; else slot[ro][jo] = c;
+    if (ro == DYI_ROLE_T) r->colt = c; else role_cols(r, ro)[jo] = c;
   }
-  /* the conventional names, or by position without a header */
-  if (opt->no_header && opt->nmap == 0) {
+  return 0;
+}
+
+/* Then the conventional names t, qJ, qdJ, qddJ, tauJ for what --map left
+ * open; without a header and without --map, by position: 1 + k n columns,
+ * k = 2..4, as t, q, [qd, [qdd,]] tau. */
+static int map_default(dyLogRaw* r, const rawHead* h, char* err, int errsz) {
+  int n = r->n, nf = h->nf;
+  if (r->opt.no_header && r->opt.nmap == 0) {
     int k = (nf - 1) / n;
     if ((nf - 1) % n || k < 2 || k > 4) {
       snprintf(err, (size_t)errsz, "%s: %d columns without a header: expected 1 + %d x (2, 3 or 4) "
-               "(t, q, [qd, [qdd,]] tau) or --map", path, nf, n);
-      goto fail;
+               "(t, q, [qd, [qdd,]] tau) or --map", h->path, nf, n);
+      return -1;
     }
     r->colt = 0;
     for (int j = 0; j < n; j++) {
@@ -267,21 +301,27 @@ dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* er
       if (k >= 4) r->colqdd[j] = 1 + 2*n + j;
       r->coltau[j] = 1 + (k - 1)*n + j;
     }
-  } else if (!opt->no_header) {
-    if (r->colt < 0) r->colt = dy_csv_find(names, nf, "t");
+  } else if (!r->opt.no_header) {
+    if (r->colt < 0) r->colt = dy_csv_find(h->names, nf, "t");
     static const char* PRE[6] = {"", "t", "q", "qd", "qdd", "tau"};
     for (int ro = DYI_ROLE_Q; ro <= DYI_ROLE_TAU; ro++)
       for (int j = 0; j < n; j++)
-        if (slot[ro][j] < 0) {
+        if (role_cols(r, ro)[j] < 0) {
           char nm[16];
           snprintf(nm, sizeof nm, "%s%d", PRE[ro], j + 1);
-          slot[ro][j] = dy_csv_find(names, nf, nm);
+          role_cols(r, ro)[j] = dy_csv_find(h->names, nf, nm);
         }
   }
-  /* logged derivatives the user wants recomputed */
-  if (opt->derive >= 1) for (int j = 0; j < n; j++) r->colqdd[j] = -1;
-  if (opt->derive >= 2) for (int j = 0; j < n; j++) r->colqd[j] = -1;
-  /* required: t, all q, all tau; qd and qdd all or none */
+  return 0;
+}
+
+/* Logged derivatives the user wants recomputed (--derive) are dropped; t,
+ * every q and every tau are required; qd and qdd all or none (r->logged
+ * gets bit 0 for qd, bit 1 for qdd). */
+static int check_columns(dyLogRaw* r, const rawHead* h, char* err, int errsz) {
+  int n = r->n;
+  if (r->opt.derive >= 1) for (int j = 0; j < n; j++) r->colqdd[j] = -1;
+  if (r->opt.derive >= 2) for (int j = 0; j < n; j++) r->colqd[j] = -1;
   const char* miss = NULL; char mbuf[16] = "";
   if (r->colt < 0) miss = "t";
   for (int j = 0; j < n && !miss; j++) {
@@ -290,36 +330,61 @@ dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* er
   }
   if (miss) {
     snprintf(err, (size_t)errsz, "%s: no column for %s (header names t, q1..q%d, tau1..tau%d, "
-             "or --map %s=COLUMN)", path, miss, n, n, miss);
-    goto fail;
+             "or --map %s=COLUMN)", h->path, miss, n, n, miss);
+    return -1;
   }
   for (int d = 0; d < 2; d++) {
     int* col = d ? r->colqdd : r->colqd, cnt = 0;
     for (int j = 0; j < n; j++) cnt += col[j] >= 0;
     if (cnt && cnt < n) {
-      snprintf(err, (size_t)errsz, "%s: only %d of %d %s columns: give all or none", path, cnt, n,
+      snprintf(err, (size_t)errsz, "%s: only %d of %d %s columns: give all or none", h->path, cnt, n,
                d ? "qdd" : "qd");
-      goto fail;
+      return -1;
     }
     if (cnt) r->logged |= 1 << d;
   }
-  role[r->colt] = DYI_ROLE_T;
+  return 0;
+}
+
+/* the gate (quality.h) with each column's role and joint */
+static int make_gate(dyLogRaw* r, rawHead* h, char* err, int errsz) {
+  h->role[r->colt] = DYI_ROLE_T;
   for (int ro = DYI_ROLE_Q; ro <= DYI_ROLE_TAU; ro++)
-    for (int j = 0; j < n; j++)
-      if (slot[ro][j] >= 0) { role[slot[ro][j]] = ro; joint[slot[ro][j]] = j; }
-  r->q = dyi_quality_new(path, nf, names, role, joint, n, opt);
-  if (!r->q) { snprintf(err, (size_t)errsz, "%s: out of memory", path); goto fail; }
-  free(names); free(store); free(role); free(joint);
+    for (int j = 0; j < r->n; j++) {
+      int c = role_cols(r, ro)[j];
+      if (c >= 0) { h->role[c] = ro; h->joint[c] = j; }
+    }
+  r->q = dyi_quality_new(h->path, h->nf, h->names, h->role, h->joint, r->n, r->opt.absurd, r->opt.on_bad,
+                         r->opt.taumax);
+  if (!r->q) { snprintf(err, (size_t)errsz, "%s: out of memory", h->path); return -1; }
+  return 0;
+}
+
+dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
+  if (n < 1 || n > DY_MAXJ) { snprintf(err, (size_t)errsz, "%s: bad joint count %d", path, n); return NULL; }
+  dyLogRaw* r = calloc(1, sizeof *r);
+  if (!r) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return NULL; }
+  snprintf(r->path, sizeof r->path, "%s", path);
+  r->n = n; r->opt = *opt;
+  r->colt = -1;
+  for (int j = 0; j < n; j++) r->colq[j] = r->colqd[j] = r->colqdd[j] = r->coltau[j] = -1;
+  char** f = NULL; int nf = 0;
+  rawHead h;
+  memset(&h, 0, sizeof h);
+  h.path = path;
+  if (raw_first(r, path, &f, &nf, err, errsz)) { dyi_lograw_close(r); return NULL; }
+  r->ncol = nf;
+  int bad = head_make(&h, r, f, nf, err, errsz) || map_explicit(r, &h, err, errsz) ||
+            map_default(r, &h, err, errsz) || check_columns(r, &h, err, errsz) ||
+            make_gate(r, &h, err, errsz);
+  head_free(&h);
+  if (bad) { dyi_lograw_close(r); return NULL; }
   if (opt->no_header && !r->sm) {   /* the first row is data: start again */
     dy_csv_close(r->csv);
     r->csv = NULL;
     if (raw_start(r, err, errsz)) { dyi_lograw_close(r); return NULL; }
   }
   return r;
-fail:
-  free(names); free(store); free(role); free(joint);
-  dyi_lograw_close(r);
-  return NULL;
 }
 
 int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
@@ -361,7 +426,7 @@ int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
 }
 
 int dyi_lograw_logged(const dyLogRaw* r) { return r->logged; }
-struct dyiQuality_* dyi_lograw_quality(dyLogRaw* r) { return r->q; }
+dyiQuality* dyi_lograw_quality(dyLogRaw* r) { return r->q; }
 void dyi_lograw_detach(dyLogRaw* r) { r->q = NULL; }
 void dyi_lograw_progress(const dyLogRaw* r, long long* done, long long* total) {
   if (r->sm) sm_progress(r->sm, done, total);
@@ -539,10 +604,10 @@ static void teardown(dyLogReader* r) {
   for (int i = 0; i < 3; i++) { free(r->w[i]); r->w[i] = NULL; }
 }
 
-static int setup(dyLogReader* r, char* err, int errsz) {
-  const dyLogOpt* opt = &r->opt;
-  int n = r->n;
-  r->raw = dyi_lograw_open(r->path, n, opt, err, errsz);
+/* Open the raw rows and hold the first RATEWIN (replayed by src_row); a
+ * log needs at least 2 usable rows. */
+static int hold_rows(dyLogReader* r, char* err, int errsz) {
+  r->raw = dyi_lograw_open(r->path, r->n, &r->opt, err, errsz);
   if (!r->raw) return -1;
   r->logged = dyi_lograw_logged(r->raw);
   r->pre = malloc(RATEWIN * sizeof(dyLogRow));
@@ -560,24 +625,38 @@ static int setup(dyLogReader* r, char* err, int errsz) {
     return -1;
   }
   r->t0 = r->pre[0].t;
-  /* sample rate: median step of the held rows */
+  return 0;
+}
+
+/* Sample rate fs = 1 / (median step of the held rows) [Hz], or the
+ * --resample rate, which may make up at most RESAMPLE_MAXUP samples per
+ * sample read. *med: the median step [s]. */
+static int sample_rate(dyLogReader* r, double* med, char* err, int errsz) {
+  const dyLogOpt* opt = &r->opt;
   double* dt = malloc((size_t)r->npre * sizeof(double));
   if (!dt) { snprintf(err, (size_t)errsz, "%s: out of memory", r->path); return -1; }
   for (int i = 1; i < r->npre; i++) dt[i-1] = r->pre[i].t - r->pre[i-1].t;
   qsort(dt, (size_t)r->npre - 1, sizeof(double), cmpd);
   int m = r->npre - 1;
-  double med = m % 2 ? dt[m/2] : 0.5 * (dt[m/2 - 1] + dt[m/2]);
+  *med = m % 2 ? dt[m/2] : 0.5 * (dt[m/2 - 1] + dt[m/2]);
   free(dt);
-  r->fs = opt->resample_hz > 0 ? opt->resample_hz : 1.0 / med;
-  if (opt->resample_hz > RESAMPLE_MAXUP / med) {   /* samples made up, per sample read */
+  r->fs = opt->resample_hz > 0 ? opt->resample_hz : 1.0 / *med;
+  if (opt->resample_hz > RESAMPLE_MAXUP / *med) {
     char a[32], b[32];
     snprintf(err, (size_t)errsz, "%s: --resample %s is %.3g times the log's sample rate %s (median time "
              "step %.3g s), more than %g: check --resample, the time column or --time-scale", r->path,
-             hz_text(opt->resample_hz, a, sizeof a), opt->resample_hz * med, hz_text(1 / med, b, sizeof b),
-             med, RESAMPLE_MAXUP);
+             hz_text(opt->resample_hz, a, sizeof a), opt->resample_hz * *med, hz_text(1 / *med, b, sizeof b),
+             *med, RESAMPLE_MAXUP);
     return -1;
   }
-  /* cutoff */
+  return 0;
+}
+
+/* Cutoff fc: --cutoff (below Nyquist fs / 2), or by default
+ * min(fs / 20, 10 Hz), at most 0.8 fs / (2 D) with decimation D; none
+ * (fc = 0) for a negative --cutoff. */
+static int choose_cutoff(dyLogReader* r, char* err, int errsz) {
+  const dyLogOpt* opt = &r->opt;
   int D = opt->decimate > 1 ? opt->decimate : 1;
   r->fc = 0;
   if (opt->cutoff_hz > 0) {
@@ -591,11 +670,18 @@ static int setup(dyLogReader* r, char* err, int errsz) {
     r->fc = r->fs / 20 < 10 ? r->fs / 20 : 10;
     if (D > 1 && r->fc > 0.8 * r->fs / (2.0 * D)) r->fc = 0.8 * r->fs / (2.0 * D);
   }
-  /* channels */
+  return 0;
+}
+
+/* Record layout: channels t, q, [qd], [qdd], [tau] (the torque only when
+ * it is filtered here: no_parallel with filter_tau), then the pass-through
+ * values row, tau_raw; one record buffer and the three-sample window. */
+static int channels(dyLogReader* r, char* err, int errsz) {
+  int n = r->n;
   r->chq = 1; int k = 1 + n;
   r->chqd = r->logged & 1 ? k : -1; k += r->logged & 1 ? n : 0;
   r->chqdd = r->logged & 2 ? k : -1; k += r->logged & 2 ? n : 0;
-  int ftau = opt->filter_tau && opt->no_parallel;   /* parallel: tau filtered with the rows */
+  int ftau = r->opt.filter_tau && r->opt.no_parallel;   /* parallel: tau filtered with the rows */
   r->chtau = ftau ? k : -1; k += ftau ? n : 0;
   r->nch = k; r->npass = 1 + n;
   size_t rec = (size_t)(r->nch + r->npass) * sizeof(double);
@@ -605,22 +691,36 @@ static int setup(dyLogReader* r, char* err, int errsz) {
     snprintf(err, (size_t)errsz, "%s: out of memory", r->path);
     return -1;
   }
+  return 0;
+}
+
+/* The zero-phase Butterworth low-pass of order --filter-order (4) at fc,
+ * when there is a cutoff and its block buffers fit DYI_ZPF_MAXBYTES. */
+static int make_filter(dyLogReader* r, double med, char* err, int errsz) {
   r->margin = 0; r->zfin = 0;
-  if (r->fc > 0) {
-    int order = opt->order > 0 ? opt->order : 4;
-    if (!filter_fits(order, r->fc / r->fs, r->nch, r->npass)) {
-      filter_too_long(r, order, med, err, errsz);
-      return -1;
-    }
-    if (dyi_butter_design(&r->bw, order, r->fc, r->fs)) {
-      snprintf(err, (size_t)errsz, "%s: cannot design a Butterworth filter of order %d, cutoff %g Hz "
-               "at %g Hz", r->path, order, r->fc, r->fs);
-      return -1;
-    }
-    r->margin = dyi_butter_margin(&r->bw);
-    r->zpf = dyi_zpf_new(&r->bw, r->nch, r->npass, 0);
-    if (!r->zpf) { snprintf(err, (size_t)errsz, "%s: out of memory for the filter", r->path); return -1; }
+  if (!(r->fc > 0)) return 0;
+  int order = r->opt.order > 0 ? r->opt.order : 4;
+  if (!filter_fits(order, r->fc / r->fs, r->nch, r->npass)) {
+    filter_too_long(r, order, med, err, errsz);
+    return -1;
   }
+  if (dyi_butter_design(&r->bw, order, r->fc, r->fs)) {
+    snprintf(err, (size_t)errsz, "%s: cannot design a Butterworth filter of order %d, cutoff %g Hz "
+             "at %g Hz", r->path, order, r->fc, r->fs);
+    return -1;
+  }
+  r->margin = dyi_butter_margin(&r->bw);
+  r->zpf = dyi_zpf_new(&r->bw, r->nch, r->npass, 0);
+  if (!r->zpf) { snprintf(err, (size_t)errsz, "%s: out of memory for the filter", r->path); return -1; }
+  return 0;
+}
+
+/* the reader's stages in order (also a rewind: after teardown) */
+static int setup(dyLogReader* r, char* err, int errsz) {
+  double med;
+  if (hold_rows(r, err, errsz) || sample_rate(r, &med, err, errsz) || choose_cutoff(r, err, errsz) ||
+      channels(r, err, errsz) || make_filter(r, med, err, errsz))
+    return -1;
   r->rs_init = 0; r->rs_m = 0;
   r->nw = 0; r->wend = 0; r->emitted = 0; r->kept = 0;
   return 0;
@@ -748,6 +848,25 @@ void dyi_log_info(const dyLogReader* r, dyLogInfo* info) {
   } else info->decim = D;
 }
 
-const struct dyiQuality_* dyi_log_quality(const dyLogReader* r) {
+const dyiQuality* dyi_log_quality(const dyLogReader* r) {
   return dyi_lograw_quality(r->raw);
+}
+
+/* the raw rows through the gate, every bad row dropped and counted; the
+ * findings handed over */
+dyiQuality* dyi_log_scan(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
+  dyLogOpt o = *opt;
+  o.on_bad = 1;                     /* collect everything */
+  dyLogRaw* r = dyi_lograw_open(path, n, &o, err, errsz);
+  if (!r) return NULL;
+  dyLogRow row;
+  int rc;
+  while ((rc = dyi_lograw_next(r, &row, err, errsz)) == 1) {}
+  if (rc < 0) { dyi_lograw_close(r); return NULL; }
+  dyiQuality* q = dyi_lograw_quality(r);
+  dyi_quality_finish(q);
+  dyi_quality_on_bad(q, opt->on_bad);
+  dyi_lograw_detach(r);
+  dyi_lograw_close(r);
+  return q;
 }

@@ -45,6 +45,7 @@
 #define DYNID_LOG_H
 
 #include "model.h"
+#include "quality.h"
 
 #define DY_LOG_MAXMAP 64
 
@@ -139,19 +140,20 @@ void dyi_log_info(const dyLogReader* r, dyLogInfo* info);
 
 /* The data-quality findings collected on the rows read so far (complete
  * after the last sample), owned by the reader. See quality.h. */
-struct dyiQuality_;
-const struct dyiQuality_* dyi_log_quality(const dyLogReader* r);
+const dyiQuality* dyi_log_quality(const dyLogReader* r);
+
+/* Scan a whole log for an n-joint model: one streaming pass of the raw
+ * rows through the gate, on_bad treated as drop so that every finding is
+ * collected (worded as opt->on_bad will make the read behave). NULL with
+ * err set when the file cannot be read at all. The caller frees the
+ * findings (dyi_quality_free). */
+dyiQuality* dyi_log_scan(const char* path, int n, const dyLogOpt* opt, char* err, int errsz);
 
 /* ----------------------------------------------- raw rows (the gate's view) */
 
-/* A log row as written (gains and time scale applied), after the cell and
- * time checks; used by the reader and by dyi_quality_scan. */
-typedef struct {
-  long row, line;                   /* data row (1-based), file line */
-  double t;
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
-} dyLogRow;
-
+/* The rows as written (dyLogRow, quality.h: gains and time scale applied,
+ * after the cell and time checks), each judged by the gate; used by the
+ * reader and by dyi_log_scan. */
 typedef struct dyLogRaw_ dyLogRaw;
 dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt,
                           char* err, int errsz);
@@ -160,7 +162,7 @@ dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt,
 int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz);
 /* logged derivatives: bit 0 qd, bit 1 qdd (so 3: both) */
 int dyi_lograw_logged(const dyLogRaw* r);
-struct dyiQuality_* dyi_lograw_quality(dyLogRaw* r);
+dyiQuality* dyi_lograw_quality(dyLogRaw* r);
 /* The caller takes ownership of the quality record (close won't free it). */
 void dyi_lograw_detach(dyLogRaw* r);
 void dyi_lograw_progress(const dyLogRaw* r, long long* done, long long* total);

@@ -84,114 +84,166 @@ static void one_line(char* s) {
   for (; *s; s++) if ((unsigned char)*s < 32) *s = '?';
 }
 
-dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int errsz) {
-  dyCsv* csv = dy_csv_open(path, err, errsz);
-  if (!csv) return NULL;
-  int npar = dy_npar(m), nl = DY_NPAR_LINK * m->n;
-  dyParams* p = calloc(1, sizeof *p);
-  int cap = 64, nb = 0, friction = 0;
-  char (*names)[32] = malloc((size_t)cap * sizeof *names);
-  double* B = malloc(sizeof(double) * (size_t)cap * (size_t)npar);
-  double* val = malloc(sizeof(double) * (size_t)cap);
-  double* sd = malloc(sizeof(double) * (size_t)cap);
-  char** f;
-  int nf, r, cname = -1, cval = -1, cstd = -1, cexpr = -1;
-  if (!p || !names || !B || !val || !sd) { snprintf(err, (size_t)errsz, "%s: out of memory", path); goto fail; }
-  read_comments(path, p->comment, sizeof p->comment);
-  r = dy_csv_next(csv, &f, &nf, err, errsz);
+/* The rows read so far (nb of them, room for cap): names, the parsed
+ * expressions as rows of B over the npar = 14n parameters, values and
+ * standard deviations; the header's columns. */
+typedef struct {
+  const char* path;
+  const dyModel* m;
+  int npar, nl;                     /* dy_npar (14n), DY_NPAR_LINK n */
+  int cap, nb, friction;            /* friction: an expression uses a joint parameter */
+  char (*names)[32];
+  double *B, *val, *sd;
+  int cname, cval, cstd, cexpr;
+} pRows;
+
+static void prows_free(pRows* t) {
+  free(t->names); free(t->B); free(t->val); free(t->sd);
+}
+
+/* room for twice as many rows */
+static int prows_grow(pRows* t, char* err, int errsz) {
+  t->cap *= 2;
+  void* a = realloc(t->names, (size_t)t->cap * sizeof *t->names);
+  if (a) t->names = a;
+  void* b2 = realloc(t->B, sizeof(double) * (size_t)t->cap * (size_t)t->npar);
+  if (b2) t->B = b2;
+  void* c2 = realloc(t->val, sizeof(double) * (size_t)t->cap);
+  if (c2) t->val = c2;
+  void* d2 = realloc(t->sd, sizeof(double) * (size_t)t->cap);
+  if (d2) t->sd = d2;
+  if (!a || !b2 || !c2 || !d2) { snprintf(err, (size_t)errsz, "%s: out of memory", t->path); return -1; }
+  return 0;
+}
+
+/* the header: name, value and expression required, std optional */
+static int prows_header(pRows* t, dyCsv* csv, char* err, int errsz) {
+  char** f; int nf;
+  int r = dy_csv_next(csv, &f, &nf, err, errsz);
   if (r <= 0) {
-    if (r == 0) snprintf(err, (size_t)errsz, "%s: empty file, expected the header name,value,std,rel_std_pct,expression", path);
-    goto fail;
+    if (r == 0) snprintf(err, (size_t)errsz, "%s: empty file, expected the header name,value,std,rel_std_pct,expression", t->path);
+    return -1;
   }
-  cname = dy_csv_find(f, nf, "name");
-  cval = dy_csv_find(f, nf, "value");
-  cstd = dy_csv_find(f, nf, "std");
-  cexpr = dy_csv_find(f, nf, "expression");
-  if (cname < 0 || cval < 0 || cexpr < 0) {
-    snprintf(err, (size_t)errsz, "%s:%ld: missing column '%s' in the header", path, dy_csv_line(csv),
-             cname < 0 ? "name" : cval < 0 ? "value" : "expression");
-    goto fail;
+  t->cname = dy_csv_find(f, nf, "name");
+  t->cval = dy_csv_find(f, nf, "value");
+  t->cstd = dy_csv_find(f, nf, "std");
+  t->cexpr = dy_csv_find(f, nf, "expression");
+  if (t->cname < 0 || t->cval < 0 || t->cexpr < 0) {
+    snprintf(err, (size_t)errsz, "%s:%ld: missing column '%s' in the header", t->path, dy_csv_line(csv),
+             t->cname < 0 ? "name" : t->cval < 0 ? "value" : "expression");
+    return -1;
   }
-  while ((r = dy_csv_next(csv, &f, &nf, err, errsz)) > 0) {
-    int need = cname > cval ? cname : cval;
-    if (cexpr > need) need = cexpr;
-    if (nf <= need) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: row has %d columns, expected at least %d", path,
-               dy_csv_line(csv), nf + 1, nf, need + 1);
-      goto fail;
-    }
-    if (nb == npar) {   /* independent combinations of npar parameters: at most npar */
-      snprintf(err, (size_t)errsz, "%s:%ld: more than %d base parameters, the number of standard "
-               "parameters of the %d-joint model", path, dy_csv_line(csv), npar, m->n);
-      goto fail;
-    }
-    if (nb == cap) {
-      cap *= 2;
-      void* a = realloc(names, (size_t)cap * sizeof *names);
-      if (a) names = a;
-      void* b2 = realloc(B, sizeof(double) * (size_t)cap * (size_t)npar);
-      if (b2) B = b2;
-      void* c2 = realloc(val, sizeof(double) * (size_t)cap);
-      if (c2) val = c2;
-      void* d2 = realloc(sd, sizeof(double) * (size_t)cap);
-      if (d2) sd = d2;
-      if (!a || !b2 || !c2 || !d2) { snprintf(err, (size_t)errsz, "%s: out of memory", path); goto fail; }
-    }
-    snprintf(names[nb], sizeof names[nb], "%s", f[cname]);
-    if (dy_csv_double(csv, f[cval], cval, 0, &val[nb], err, errsz)) goto fail;
-    sd[nb] = NAN;
-    if (cstd >= 0 && cstd < nf && f[cstd][strspn(f[cstd], " \t")] != 0)
-      if (dy_csv_double(csv, f[cstd], cstd, 1, &sd[nb], err, errsz)) goto fail;
-    char perr[256];
-    if (dyi_expr_parse(m, npar, f[cexpr], B + (size_t)nb*npar, perr, sizeof perr)) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: expression of %s: %s", path, dy_csv_line(csv), cexpr + 1,
-               names[nb], perr);
-      goto fail;
-    }
-    for (int k = nl; k < npar; k++) if (B[(size_t)nb*npar + k] != 0) friction = 1;
-    nb++;
+  return 0;
+}
+
+/* One row: its cells present, at most npar rows (independent combinations
+ * of npar parameters), value finite, std empty or a number, the expression
+ * parsed into row nb of B (dyi_expr_parse). */
+static int prows_add(pRows* t, dyCsv* csv, char** f, int nf, char* err, int errsz) {
+  int need = t->cname > t->cval ? t->cname : t->cval, nb = t->nb, npar = t->npar;
+  if (t->cexpr > need) need = t->cexpr;
+  if (nf <= need) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: row has %d columns, expected at least %d", t->path,
+             dy_csv_line(csv), nf + 1, nf, need + 1);
+    return -1;
   }
-  if (r < 0) goto fail;
-  if (nb == 0) { snprintf(err, (size_t)errsz, "%s: no base parameters", path); goto fail; }
-  int np = friction ? npar : nl;
-  p->base = dyi_base_alloc("file", nb, np, friction);
+  if (nb == npar) {
+    snprintf(err, (size_t)errsz, "%s:%ld: more than %d base parameters, the number of standard "
+             "parameters of the %d-joint model", t->path, dy_csv_line(csv), npar, t->m->n);
+    return -1;
+  }
+  if (nb == t->cap && prows_grow(t, err, errsz)) return -1;
+  snprintf(t->names[nb], sizeof t->names[nb], "%s", f[t->cname]);
+  if (dy_csv_double(csv, f[t->cval], t->cval, 0, &t->val[nb], err, errsz)) return -1;
+  t->sd[nb] = NAN;
+  int cs = t->cstd;
+  if (cs >= 0 && cs < nf && f[cs][strspn(f[cs], " \t")] != 0)
+    if (dy_csv_double(csv, f[cs], cs, 1, &t->sd[nb], err, errsz)) return -1;
+  char perr[256];
+  double* row = t->B + (size_t)nb*npar;
+  if (dyi_expr_parse(t->m, npar, f[t->cexpr], row, perr, sizeof perr)) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: expression of %s: %s", t->path, dy_csv_line(csv), t->cexpr + 1,
+             t->names[nb], perr);
+    return -1;
+  }
+  for (int k = t->nl; k < npar; k++) if (row[k] != 0) t->friction = 1;
+  t->nb++;
+  return 0;
+}
+
+/* The lead of base parameter `name`: the standard parameter of that name,
+ * or of the name without its R suffix (a grouped parameter); -1 if none
+ * or beyond the set's np parameters. */
+static int lead_of(const dyModel* m, const char* name, int np) {
+  char nm[32];
+  snprintf(nm, sizeof nm, "%s", name);
+  size_t L = strlen(nm);
+  int k = dy_parindex(m, nm);
+  if (k < 0 && L > 1 && (nm[L-1] == 'R' || nm[L-1] == 'r')) { nm[L-1] = 0; k = dy_parindex(m, nm); }
+  return k < np ? k : -1;
+}
+
+/* The set the rows describe: over 14n parameters when an expression uses
+ * a joint parameter (10n otherwise), joint_keep the kinds of joint
+ * parameter used (the others are zero), P = B^+ (dyi_base_pinv). */
+static int prows_to_params(pRows* t, dyParams* p, char* err, int errsz) {
+  int nb = t->nb, npar = t->npar, nl = t->nl, np = t->friction ? npar : nl;
+  p->base = dyi_base_alloc(DYI_SET_FILE, nb, np, t->friction);
   p->value = malloc(sizeof(double) * (size_t)nb);
   p->std = malloc(sizeof(double) * (size_t)nb);
-  if (!p->base || !p->value || !p->std) { snprintf(err, (size_t)errsz, "%s: out of memory", path); goto fail; }
-  /* the kinds of joint parameter the expressions use; the others are zero */
-  if (friction) {
+  if (!p->base || !p->value || !p->std) { snprintf(err, (size_t)errsz, "%s: out of memory", t->path); return -1; }
+  if (t->friction) {
     p->base->joint_keep = 0;
     for (int i = 0; i < nb; i++)
       for (int k = nl; k < npar; k++)
-        if (B[(size_t)i*npar + k] != 0) p->base->joint_keep |= 1u << ((k - nl) % DY_NPAR_JNT);
+        if (t->B[(size_t)i*npar + k] != 0) p->base->joint_keep |= 1u << ((k - nl) % DY_NPAR_JNT);
   }
   for (int i = 0; i < nb; i++) {
-    memcpy(p->base->name[i], names[i], sizeof p->base->name[i]);
-    memcpy(p->base->B + (size_t)i*np, B + (size_t)i*npar, sizeof(double) * (size_t)np);
-    p->value[i] = val[i];
-    p->std[i] = sd[i];
-    /* the lead: the parameter named by the name without its R suffix */
-    char nm[32];
-    snprintf(nm, sizeof nm, "%s", names[i]);
-    size_t L = strlen(nm);
-    int k = dy_parindex(m, nm);
-    if (k < 0 && L > 1 && (nm[L-1] == 'R' || nm[L-1] == 'r')) { nm[L-1] = 0; k = dy_parindex(m, nm); }
-    p->base->lead[i] = k < np ? k : -1;
+    memcpy(p->base->name[i], t->names[i], sizeof p->base->name[i]);
+    memcpy(p->base->B + (size_t)i*np, t->B + (size_t)i*npar, sizeof(double) * (size_t)np);
+    p->value[i] = t->val[i];
+    p->std[i] = t->sd[i];
+    p->base->lead[i] = lead_of(t->m, t->names[i], np);
   }
-  {
-    char perr[256];
-    if (dyi_base_pinv(p->base, perr, sizeof perr)) {
-      snprintf(err, (size_t)errsz, "%s: %s", path, perr);
-      goto fail;
-    }
+  char perr[256];
+  if (dyi_base_pinv(p->base, perr, sizeof perr)) {
+    snprintf(err, (size_t)errsz, "%s: %s", t->path, perr);
+    return -1;
   }
-  free(names); free(B); free(val); free(sd);
+  return 0;
+}
+
+/* the rows of the file, after its header */
+static int prows_read(pRows* t, dyCsv* csv, char* err, int errsz) {
+  char** f; int nf, r;
+  while ((r = dy_csv_next(csv, &f, &nf, err, errsz)) > 0)
+    if (prows_add(t, csv, f, nf, err, errsz)) return -1;
+  if (r < 0) return -1;
+  if (t->nb == 0) { snprintf(err, (size_t)errsz, "%s: no base parameters", t->path); return -1; }
+  return 0;
+}
+
+dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int errsz) {
+  dyCsv* csv = dy_csv_open(path, err, errsz);
+  if (!csv) return NULL;
+  pRows t;
+  memset(&t, 0, sizeof t);
+  t.path = path; t.m = m; t.npar = dy_npar(m); t.nl = DY_NPAR_LINK * m->n; t.cap = 64;
+  t.cname = t.cval = t.cstd = t.cexpr = -1;
+  dyParams* p = calloc(1, sizeof *p);
+  t.names = malloc((size_t)t.cap * sizeof *t.names);
+  t.B = malloc(sizeof(double) * (size_t)t.cap * (size_t)t.npar);
+  t.val = malloc(sizeof(double) * (size_t)t.cap);
+  t.sd = malloc(sizeof(double) * (size_t)t.cap);
+  int bad = 0;
+  if (!p || !t.names || !t.B || !t.val || !t.sd) { snprintf(err, (size_t)errsz, "%s: out of memory", path); bad = 1; }
+  if (!bad) read_comments(path, p->comment, sizeof p->comment);
+  bad = bad || prows_header(&t, csv, err, errsz) || prows_read(&t, csv, err, errsz) ||
+        prows_to_params(&t, p, err, errsz);
+  prows_free(&t);
   dy_csv_close(csv);
-  return p;
-fail:
+  if (!bad) return p;
   one_line(err);
-  free(names); free(B); free(val); free(sd);
-  dy_csv_close(csv);
   dyi_params_free(p);
   return NULL;
 }

@@ -75,7 +75,8 @@ static dyiFinding* finding(dyiQuality* q, int kind, int col, long line, double v
 }
 
 dyiQuality* dyi_quality_new(const char* path, int ncol, char** names, const int* role,
-                            const int* joint, int n, const dyLogOpt* opt) {
+                            const int* joint, int n, double absurd, int on_bad,
+                            const double* taumax) {
   dyiQuality* q = calloc(1, sizeof *q);
   if (!q) return NULL;
   q->name = calloc((size_t)ncol + 1, sizeof *q->name);
@@ -85,9 +86,9 @@ dyiQuality* dyi_quality_new(const char* path, int ncol, char** names, const int*
   if (!q->name || !q->role || !q->joint || !q->cs) { dyi_quality_free(q); return NULL; }
   snprintf(q->path, sizeof q->path, "%s", path);
   q->n = n; q->ncol = ncol;
-  q->absurd = opt->absurd > 0 ? opt->absurd : 1e6;
-  q->stop = !opt->on_bad;
-  for (int j = 0; j < n; j++) { q->taumax[j] = opt->taumax[j]; q->colq[j] = q->colqd[j] = q->coltau[j] = -1; }
+  q->absurd = absurd > 0 ? absurd : 1e6;
+  q->stop = !on_bad;
+  for (int j = 0; j < n; j++) { q->taumax[j] = taumax[j]; q->colq[j] = q->colqd[j] = q->coltau[j] = -1; }
   static const char* RN[] = {"", "t", "q", "qd", "qdd", "tau"};
   q->eg = malloc((size_t)n * LAGWIN * 3 * sizeof(double));
   if (!q->eg) { dyi_quality_free(q); return NULL; }
@@ -293,10 +294,9 @@ static void colstat(colStat* s, double x, long k, long line) {
   if (x != 0) s->nonzero = 1;
 }
 
-int dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
-  int n = q->n;
-  long k = q->good++;
-  /* time steps */
+/* Row k's time step: min, max and the first DTWIN for the median; the
+ * gaps of those are judged once the median is known, later ones at once */
+static void row_time(dyiQuality* q, const dyLogRow* r, long k) {
   if (q->have_t) {
     double dt = r->t - q->t_last;
     if (k == 1 || dt < q->dt_min) q->dt_min = dt;
@@ -310,7 +310,10 @@ int dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
     } else gap(q, dt, r->line);
   }
   q->have_t = 1; q->t_last = r->t; q->line_last = r->line;
-  /* used columns */
+}
+
+/* the running statistics of every used column (colstat) */
+static void row_columns(dyiQuality* q, const dyLogRow* r, long k) {
   for (int c = 0; c < q->ncol; c++) {
     int j = q->joint[c];
     double x;
@@ -324,14 +327,21 @@ int dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
     }
     colstat(q->cs + c, x, k, r->line);
   }
-  /* torque beyond the model's limit */
-  for (int j = 0; j < n; j++)
+}
+
+/* |tau_j| beyond the model's limit taumax_j (> 0): count, first, last */
+static void row_taumax(dyiQuality* q, const dyLogRow* r) {
+  for (int j = 0; j < q->n; j++)
     if (q->taumax[j] > 0 && fabs(r->tau[j]) > q->taumax[j]) {
       if (!q->tmax_n[j]++) { q->tmax_first[j] = r->line; q->tmax_v[j] = r->tau[j]; }
       q->tmax_last[j] = r->line;
     }
-  /* stale rows: every used value repeats the previous row's while time moves */
-  int stale = 0;
+}
+
+/* Stale: every q, qd and tau repeats the previous row's while time moves
+ * (a DYI_QF_STALE finding). The row becomes the previous one. */
+static int row_stale(dyiQuality* q, const dyLogRow* r) {
+  int n = q->n, stale = 0;
   if (q->haveprev) {
     stale = 1;
     for (int j = 0; j < n && stale; j++)
@@ -348,10 +358,17 @@ int dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
   memcpy(q->prevqd, r->qd, (size_t)n * sizeof(double));
   memcpy(q->prevtau, r->tau, (size_t)n * sizeof(double));
   q->haveprev = 1;
-  /* velocity against differentiated position: the lag lambda in samples
-   * fits e_k = qd_k - dq/dt_k ~ -lambda (qd_{k+1} - qd_{k-1}) / 2 by least
-   * squares (qd_k = v(t_k - lambda h)); windows with stale rows are skipped */
-  if (!q->hasqd) return stale;
+  return stale;
+}
+
+/* Velocity against differentiated position: the lag lambda in samples
+ * fits e_k = qd_k - dq/dt_k ~ -lambda (qd_{k+1} - qd_{k-1}) / 2 by least
+ * squares (qd_k = v(t_k - lambda h)), on a window of the last five good
+ * rows centred on k (the chord slope dq/dt over k-1..k+1: less sensitive
+ * to time-stamp jitter than the parabola); windows with stale rows are
+ * skipped; the first LAGWIN samples are held to set the outlier threshold. */
+static void row_lag(dyiQuality* q, const dyLogRow* r, int stale) {
+  int n = q->n;
   if (q->nw == 5) {
     memmove(q->wt, q->wt + 1, 4 * sizeof(double));
     memmove(q->wl, q->wl + 1, 4 * sizeof(long));
@@ -364,10 +381,9 @@ int dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
   memcpy(q->wq[q->nw], r->q, (size_t)n * sizeof(double));
   memcpy(q->wqd[q->nw], r->qd, (size_t)n * sizeof(double));
   q->nw++;
-  if (q->nw < 5 || q->wstale[1] || q->wstale[2] || q->wstale[3] || q->wstale[4]) return stale;
+  if (q->nw < 5 || q->wstale[1] || q->wstale[2] || q->wstale[3] || q->wstale[4]) return;
   for (int j = 0; j < n; j++) {
     if (q->colqd[j] < 0) continue;
-    /* chord slope: less sensitive to time-stamp jitter than the parabola */
     double dq = (q->wq[3][j] - q->wq[1][j]) / (q->wt[3] - q->wt[1]);
     double e = q->wqd[2][j] - dq, g = 0.5 * (q->wqd[3][j] - q->wqd[1][j]);
     if (q->neg < LAGWIN) {
@@ -377,7 +393,101 @@ int dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
   }
   q->nlag++;
   if (q->neg < LAGWIN && ++q->neg == LAGWIN) lagthreshold(q);
+}
+
+int dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
+  long k = q->good++;
+  row_time(q, r, k);
+  row_columns(q, r, k);
+  row_taumax(q, r);
+  int stale = row_stale(q, r);
+  if (q->hasqd) row_lag(q, r, stale);
   return stale;
+}
+
+/* A used column over the whole log: all zero, constant, or (torque) flat
+ * at its maximum or minimum for SATRUN samples or more */
+static void finish_column(dyiQuality* q, int c) {
+  colStat* s = q->cs + c;
+  int role = q->role[c];
+  if (role == DYI_ROLE_NONE || q->good < 2) return;
+  if (!s->nonzero) {
+    dyiFinding* f = finding(q, DYI_QF_ZERO, c + 1, 0, 0);
+    if (f) {
+      f->count = q->good; f->first_line = 0;
+      snprintf(f->verdict, sizeof f->verdict, "all %ld values are zero: %s", q->good,
+               role == DYI_ROLE_TAU ? "no torque signal (sensor off, or the wrong column)"
+               : "the quantity was not recorded (wrong column?)");
+    }
+  } else if (!s->changes) {
+    dyiFinding* f = finding(q, DYI_QF_CONST, c + 1, 0, s->first);
+    if (f) {
+      f->count = q->good; f->first_line = 0;
+      snprintf(f->verdict, sizeof f->verdict, "constant %.6g over all %ld rows: %s", s->first,
+               q->good, role == DYI_ROLE_Q ? "joint never moved: its parameters are not identifiable"
+               : "no information in this column");
+    }
+  } else if (role == DYI_ROLE_TAU && s->best_n >= SATRUN
+             && (s->best_v == s->mx || s->best_v == s->mn)) {
+    dyiFinding* f = finding(q, DYI_QF_TSAT, c + 1, s->best_line, s->best_v);
+    if (f) {
+      f->count = s->best_n; f->last_line = 0;
+      snprintf(f->verdict, sizeof f->verdict, "flat at its %s %.6g for %ld samples from line %ld: "
+               "saturated (clipped) torque; drop these rows or excite less",
+               s->best_v == s->mx ? "maximum" : "minimum", s->best_v, s->best_n, s->best_line);
+    }
+  }
+}
+
+/* Joint j's lag fit (at least 10 samples): lambda = -sum e g / sum g^2
+ * with standard error sd; a lag when |lambda| > 0.2 and > 5 sd (named by
+ * the nearest half sample), else inconsistent when the residual rms
+ * exceeds 25 % of rms qd_j */
+static void finish_lag(dyiQuality* q, int j) {
+  if (q->colqd[j] < 0 || q->nfit[j] < 10 || !(q->sgg[j] > 0)) return;
+  double m = (double)q->nfit[j];
+  double lam = -q->seg[j] / q->sgg[j];
+  double res = fmax(q->see[j] - q->seg[j]*q->seg[j]/q->sgg[j], 0) / (m - 1);
+  double sd = sqrt(res / q->sgg[j]);
+  double rmsres = sqrt(res), rmsqd = sqrt(q->sqd[j] / m);
+  int c = q->colqd[j];
+  if (fabs(lam) > 0.2 && fabs(lam) > 5 * sd) {
+    double half = round(2 * fabs(lam)) / 2;
+    char how[32];
+    if (half == 0) snprintf(how, sizeof how, "a fraction of a sample");
+    else if (half == 0.5) snprintf(how, sizeof how, "half a sample");
+    else if (half == 1) snprintf(how, sizeof how, "one sample");
+    else snprintf(how, sizeof how, "%g samples", half);
+    dyiFinding* f = finding(q, DYI_QF_VLAG, c + 1, 0, lam);
+    if (f) {
+      f->count = q->nfit[j];
+      snprintf(f->verdict, sizeof f->verdict, "qd%d %s q%d by %s (fitted lag %.2f +- %.2f "
+               "samples)%s", j + 1, lam > 0 ? "lags" : "leads", j + 1, how, lam, sd,
+               half <= 0.5 ? ": a one-sided difference, one sample behind the forward difference; "
+               "differentiate q instead" : ": shift the column or differentiate q instead");
+    }
+  } else if (rmsqd > 0 && rmsres > 0.25 * rmsqd) {
+    dyiFinding* f = finding(q, DYI_QF_VBAD, c + 1, 0, rmsres / rmsqd);
+    if (f) {
+      f->count = q->nfit[j];
+      snprintf(f->verdict, sizeof f->verdict, "qd%d disagrees with dq%d/dt (rms mismatch %.3g, "
+               "%.0f %% of rms qd%d, at the best lag %.2f): wrong column, units or noise",
+               j + 1, j + 1, rmsres, 100 * rmsres / rmsqd, j + 1, lam);
+    }
+  }
+}
+
+/* joint j's torque beyond the model's limit, one finding for its rows */
+static void finish_taumax(dyiQuality* q, int j) {
+  if (!q->tmax_n[j]) return;
+  int c = q->coltau[j];
+  dyiFinding* f = finding(q, DYI_QF_TMAX, c + 1, q->tmax_first[j], q->tmax_v[j]);
+  if (f) {
+    f->count = q->tmax_n[j]; f->last_line = q->tmax_last[j];
+    snprintf(f->verdict, sizeof f->verdict, "|tau%d| above the model's limit %g in %ld rows "
+             "(first %.6g): wrong gain or units, or a limit too low", j + 1, q->taumax[j],
+             q->tmax_n[j], q->tmax_v[j]);
+  }
 }
 
 void dyi_quality_finish(dyiQuality* q) {
@@ -388,79 +498,10 @@ void dyi_quality_finish(dyiQuality* q) {
     median_dt(q);
     for (int i = 0; i < q->ndt; i++) gap(q, q->dtw[i], q->dtl[i]);
   }
-  for (int c = 0; c < q->ncol; c++) {
-    colStat* s = q->cs + c;
-    int role = q->role[c];
-    if (role == DYI_ROLE_NONE || q->good < 2) continue;
-    if (!s->nonzero) {
-      dyiFinding* f = finding(q, DYI_QF_ZERO, c + 1, 0, 0);
-      if (f) {
-        f->count = q->good; f->first_line = 0;
-        snprintf(f->verdict, sizeof f->verdict, "all %ld values are zero: %s", q->good,
-                 role == DYI_ROLE_TAU ? "no torque signal (sensor off, or the wrong column)"
-                 : "the quantity was not recorded (wrong column?)");
-      }
-    } else if (!s->changes) {
-      dyiFinding* f = finding(q, DYI_QF_CONST, c + 1, 0, s->first);
-      if (f) {
-        f->count = q->good; f->first_line = 0;
-        snprintf(f->verdict, sizeof f->verdict, "constant %.6g over all %ld rows: %s", s->first,
-                 q->good, role == DYI_ROLE_Q ? "joint never moved: its parameters are not identifiable"
-                 : "no information in this column");
-      }
-    } else if (role == DYI_ROLE_TAU && s->best_n >= SATRUN
-               && (s->best_v == s->mx || s->best_v == s->mn)) {
-      dyiFinding* f = finding(q, DYI_QF_TSAT, c + 1, s->best_line, s->best_v);
-      if (f) {
-        f->count = s->best_n; f->last_line = 0;
-        snprintf(f->verdict, sizeof f->verdict, "flat at its %s %.6g for %ld samples from line %ld: "
-                 "saturated (clipped) torque; drop these rows or excite less",
-                 s->best_v == s->mx ? "maximum" : "minimum", s->best_v, s->best_n, s->best_line);
-      }
-    }
-  }
+  for (int c = 0; c < q->ncol; c++) finish_column(q, c);
   for (int j = 0; j < q->n; j++) {
-    if (q->tmax_n[j]) {
-      int c = q->coltau[j];
-      dyiFinding* f = finding(q, DYI_QF_TMAX, c + 1, q->tmax_first[j], q->tmax_v[j]);
-      if (f) {
-        f->count = q->tmax_n[j]; f->last_line = q->tmax_last[j];
-        snprintf(f->verdict, sizeof f->verdict, "|tau%d| above the model's limit %g in %ld rows "
-                 "(first %.6g): wrong gain or units, or a limit too low", j + 1, q->taumax[j],
-                 q->tmax_n[j], q->tmax_v[j]);
-      }
-    }
-    if (q->colqd[j] < 0 || q->nfit[j] < 10 || !(q->sgg[j] > 0)) continue;
-    double m = (double)q->nfit[j];
-    double lam = -q->seg[j] / q->sgg[j];
-    double res = fmax(q->see[j] - q->seg[j]*q->seg[j]/q->sgg[j], 0) / (m - 1);
-    double sd = sqrt(res / q->sgg[j]);
-    double rmsres = sqrt(res), rmsqd = sqrt(q->sqd[j] / m);
-    int c = q->colqd[j];
-    if (fabs(lam) > 0.2 && fabs(lam) > 5 * sd) {
-      double half = round(2 * fabs(lam)) / 2;
-      char how[32];
-      if (half == 0) snprintf(how, sizeof how, "a fraction of a sample");
-      else if (half == 0.5) snprintf(how, sizeof how, "half a sample");
-      else if (half == 1) snprintf(how, sizeof how, "one sample");
-      else snprintf(how, sizeof how, "%g samples", half);
-      dyiFinding* f = finding(q, DYI_QF_VLAG, c + 1, 0, lam);
-      if (f) {
-        f->count = q->nfit[j];
-        snprintf(f->verdict, sizeof f->verdict, "qd%d %s q%d by %s (fitted lag %.2f +- %.2f "
-                 "samples)%s", j + 1, lam > 0 ? "lags" : "leads", j + 1, how, lam, sd,
-                 half <= 0.5 ? ": a one-sided difference, one sample behind the forward difference; "
-                 "differentiate q instead" : ": shift the column or differentiate q instead");
-      }
-    } else if (rmsqd > 0 && rmsres > 0.25 * rmsqd) {
-      dyiFinding* f = finding(q, DYI_QF_VBAD, c + 1, 0, rmsres / rmsqd);
-      if (f) {
-        f->count = q->nfit[j];
-        snprintf(f->verdict, sizeof f->verdict, "qd%d disagrees with dq%d/dt (rms mismatch %.3g, "
-                 "%.0f %% of rms qd%d, at the best lag %.2f): wrong column, units or noise",
-                 j + 1, j + 1, rmsres, 100 * rmsres / rmsqd, j + 1, lam);
-      }
-    }
+    finish_taumax(q, j);
+    finish_lag(q, j);
   }
 }
 
@@ -502,20 +543,4 @@ void dyi_quality_print(FILE* out, const dyiQuality* q) {
           q->path, q->rows, q->dropped, q->nfind, q->nfind == 1 ? "" : "s", q->dt_min, q->dt_med, q->dt_max);
 }
 
-dyiQuality* dyi_quality_scan(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
-  dyLogOpt o = *opt;
-  o.on_bad = 1;                     /* collect everything */
-  dyLogRaw* r = dyi_lograw_open(path, n, &o, err, errsz);
-  if (!r) return NULL;
-  dyLogRow row;
-  int rc;
-  while ((rc = dyi_lograw_next(r, &row, err, errsz)) == 1) {}
-  if (rc < 0) { dyi_lograw_close(r); return NULL; }
-  /* keep the findings, hand them over */
-  dyiQuality* q = dyi_lograw_quality(r);
-  dyi_quality_finish(q);
-  q->stop = !opt->on_bad;
-  dyi_lograw_detach(r);
-  dyi_lograw_close(r);
-  return q;
-}
+void dyi_quality_on_bad(dyiQuality* q, int on_bad) { q->stop = !on_bad; }

@@ -35,7 +35,7 @@
 #define DYNID_QUALITY_H
 
 #include <stdio.h>
-#include "log.h"
+#include "model.h"
 
 enum {
   DYI_QF_NAN = 0, DYI_QF_INF, DYI_QF_ABSURD, DYI_QF_JUNK, DYI_QF_TRUNC,
@@ -59,11 +59,9 @@ typedef struct {
 
 typedef struct dyiQuality_ dyiQuality;
 
-/* Scan a whole log (one streaming pass, on_bad treated as drop so every
- * finding is collected) for an n-joint model. NULL with err set when the
- * file cannot be read at all. Free with dyi_quality_free. */
-dyiQuality* dyi_quality_scan(const char* path, int n, const dyLogOpt* opt,
-                             char* err, int errsz);
+/* The gate judges the rows it is given; reading them is the log reader's
+ * (log.h: dyi_lograw_* feed it, dyi_log_scan runs it over a whole log).
+ * Free with dyi_quality_free. */
 void dyi_quality_free(dyiQuality* q);
 
 /* Findings: count, i-th (0-based), number of findings of one kind. */
@@ -79,13 +77,29 @@ void dyi_quality_print(FILE* f, const dyiQuality* q);
 /* Short name of a kind ("nan", "lag", ...). */
 const char* dyi_quality_kind(int kind);
 
-/* ------------------------------------ used by the raw reader (log.c) */
+/* ------------------------------------ fed by the raw reader (log.c) */
+
+/* A log row as written (gains and time scale applied), after the cell and
+ * time checks: what the raw reader yields and the gate judges. */
+typedef struct {
+  long row, line;                   /* data row (1-based), file line */
+  double t;
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
+} dyLogRow;
 
 /* Column roles: 0 unused, 1 t, 2 q, 3 qd, 4 qdd, 5 tau; joint 0-based. */
 enum { DYI_ROLE_NONE = 0, DYI_ROLE_T, DYI_ROLE_Q, DYI_ROLE_QD, DYI_ROLE_QDD, DYI_ROLE_TAU };
 
+/* A gate for ncol columns (names, role and joint of each) of an n-joint
+ * log: |cell| above absurd (0: 1e6) is absurd; on_bad 0: bad rows stop
+ * the read, 1: they are dropped (how the findings are worded); taumax[n]:
+ * the torque limits (0: none). NULL when out of memory. */
 dyiQuality* dyi_quality_new(const char* path, int ncol, char** names, const int* role,
-                            const int* joint, int n, const dyLogOpt* opt);
+                            const int* joint, int n, double absurd, int on_bad,
+                            const double* taumax);
+/* Change how bad rows are worded (on_bad as for dyi_quality_new): a scan
+ * collects with on_bad 1 and reports as the read will behave. */
+void dyi_quality_on_bad(dyiQuality* q, int on_bad);
 /* Parse and check the cells of one row into vals[ncol] (NaN where absent).
  * 0 good, 1 bad (err set to "FILE:LINE:COL: what"). */
 int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* vals,

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define LINE_MAX_STATS 65536
-#define MAXF 160               /* fields per line: T lines have 3 + NP + 1 <= 3 + 14 DY_MAXJ */
+#define MAXF 160               /* fields per line: T lines have 3 + NP + 1 <= 3 + DY_NPL DY_MAXJ */
 #define P_TOL 1e-9             /* P entries agree to this, relative to max |P| */
 
 static void fnv(uint64_t* h, const char* s) {
@@ -54,7 +54,7 @@ int dyi_stats_write(FILE* f, const dyModel* m, const dyBase* b, const dyEstim* e
   fprintf(f, "# mergeable statistics of an identification: dynid identify MODEL --stats FILE... -o PARAMS\n");
   fprintf(f, "model,%s\n", m->source);
   fprintf(f, "fingerprint,%016llx\n", (unsigned long long)dyi_model_fingerprint(m));
-  fprintf(f, "joints,%d\nset,%s\nfriction,%s\noptions,%s\nbase,%d\n", m->n, b->set, fr, head->options, b->nb);
+  fprintf(f, "joints,%d\nset,%s\nfriction,%s\noptions,%s\nbase,%d\n", m->n, dyi_base_set_name(b->set), fr, head->options, b->nb);
   for (int c = 0; c < b->nb; c++) fprintf(f, "param,%d,%s\n", c + 1, b->name[c]);
   double pm = pmax_of(b);
   for (int k = 0; k < b->npar; k++)
@@ -196,10 +196,15 @@ static void close_rd(rd* r) {
   free(r->line);
 }
 
-/* the head up to and including the samples line */
-static int read_head(rd* r, dyiStatsHead* h, const dyBase* b, const dyiStatsHead* ref) {
+/* The head is read in the order of the format (stats.h): the version
+ * line; what identifies the problem (model, fingerprint, joints, set,
+ * friction, options), checked against ref when merging; the base
+ * parameters, their P and the counts, up to and including the samples
+ * line. */
+
+/* "dynid-stats,VERSION": this reader's version only */
+static int head_version(rd* r) {
   long v;
-  memset(h, 0, sizeof *h);
   int q = next(r);
   if (q < 0) return -1;
   if (q == 0) return fail(r, 0, "empty file: not a dynid statistics file");
@@ -209,6 +214,13 @@ static int read_head(rd* r, dyiStatsHead* h, const dyBase* b, const dyiStatsHead
   if (get_long(r, 1, 1, 1000000, &v)) return -1;
   if (v != DYI_STATS_VERSION)
     return fail(r, 2, "statistics format version %ld; this dynid reads version %d", v, DYI_STATS_VERSION);
+  return 0;
+}
+
+/* model, fingerprint (16 hex digits), joints (1..DY_MAXJ), set (khalil,
+ * lin or qr), friction (its kinds' text), options */
+static int head_problem(rd* r, dyiStatsHead* h) {
+  long v;
   if (expect(r, "model", -2)) return -1;
   rest(r, 1, h->model, sizeof h->model);
   if (expect(r, "fingerprint", 2)) return -1;
@@ -219,41 +231,57 @@ static int read_head(rd* r, dyiStatsHead* h, const dyBase* b, const dyiStatsHead
   if (expect(r, "joints", 2) || get_long(r, 1, 1, DY_MAXJ, &v)) return -1;
   h->n = (int)v;
   if (expect(r, "set", 2)) return -1;
-  if (strcmp(r->fld[1], "khalil") && strcmp(r->fld[1], "lin") && strcmp(r->fld[1], "qr"))
-    return fail(r, 2, "unknown base set '%.40s' (expected khalil, lin or qr)", r->fld[1]);
-  snprintf(h->set, sizeof h->set, "%s", r->fld[1]);
+  h->set = dyi_base_set_parse(r->fld[1], NULL, 0);
+  if (h->set == DYI_SET_NONE) return fail(r, 2, "unknown base set '%.40s' (expected khalil, lin or qr)", r->fld[1]);
   if (expect(r, "friction", 2)) return -1;
   if (strlen(r->fld[1]) >= sizeof h->friction) return fail(r, 2, "friction kinds too long");
   snprintf(h->friction, sizeof h->friction, "%s", r->fld[1]);
   if (expect(r, "options", -1)) return -1;
   rest(r, 1, h->options, sizeof h->options);
-  /* the same problem: model, set, friction, options */
-  if (ref && h->fingerprint != ref->fingerprint) {
+  return 0;
+}
+
+/* merging: the same problem as ref (model, set, friction, options) */
+static int head_same(rd* r, const dyiStatsHead* h, const dyiStatsHead* ref) {
+  if (h->fingerprint != ref->fingerprint) {
     r->row = 0;
     return fail(r, 0, "statistics of another model (fingerprint %016llx, model %s; the model given has "
                 "%016llx): merge only statistics of the same arm", (unsigned long long)h->fingerprint, h->model,
                 (unsigned long long)ref->fingerprint);
   }
-  if (ref && (h->n != ref->n || strcmp(h->set, ref->set) || strcmp(h->friction, ref->friction) ||
-              strcmp(h->options, ref->options))) {
+  if (h->n != ref->n || h->set != ref->set || strcmp(h->friction, ref->friction) ||
+      strcmp(h->options, ref->options)) {
     r->row = 0;
     return fail(r, 0, "statistics made with other options (set %s, friction %s, %s; expected set %s, "
-                "friction %s, %s)", h->set, h->friction, h->options, ref->set, ref->friction, ref->options);
+                "friction %s, %s)", dyi_base_set_name(h->set), h->friction, h->options,
+                dyi_base_set_name(ref->set), ref->friction, ref->options);
   }
-  if (expect(r, "base", 2) || get_long(r, 1, 1, 14 * DY_MAXJ, &v)) return -1;
+  return 0;
+}
+
+/* base,NB and the NB param lines, named as in b (when given) */
+static int head_params(rd* r, dyiStatsHead* h, const dyBase* b) {
+  long v;
+  if (expect(r, "base", 2) || get_long(r, 1, 1, DY_NPL * DY_MAXJ, &v)) return -1;
   h->nb = (int)v;
   if (b && h->nb != b->nb)
-    return fail(r, 2, "%d base parameters; the model's set %s has %d", h->nb, b->set, b->nb);
+    return fail(r, 2, "%d base parameters; the model's set %s has %d", h->nb, dyi_base_set_name(b->set), b->nb);
   for (int c = 0; c < h->nb; c++) {
     if (expect(r, "param", 3) || get_long(r, 1, c + 1, c + 1, &v)) return -1;
     if (b && strcmp(r->fld[2], b->name[c]))
       return fail(r, 3, "base parameter %d is '%.40s' here, '%s' in the model's set %s", c + 1, r->fld[2],
-                  b->name[c], b->set);
+                  b->name[c], dyi_base_set_name(b->set));
   }
-  /* P: the non-zeros, each against b's */
+  return 0;
+}
+
+/* The P lines (K = 1..14n, C = 1..NB), each equal to b's entry within
+ * P_TOL of max |P|, and as many as b's non-zeros; the record after them
+ * is left in r. */
+static int head_P(rd* r, const dyiStatsHead* h, const dyBase* b) {
   long nz = 0;
   double pm = b ? pmax_of(b) : 0;
-  long npar = 14L * h->n;
+  long npar = (long)DY_NPL * h->n;
   for (;;) {
     int q = next(r);
     if (q <= 0) return q < 0 ? -1 : fail(r, 0, "truncated: the file ends in its P lines");
@@ -267,15 +295,21 @@ static int read_head(rd* r, dyiStatsHead* h, const dyBase* b, const dyiStatsHead
       double y = b->P[(size_t)(k - 1) * (size_t)b->nb + (size_t)(c - 1)];
       if (!(fabs(x - y) <= P_TOL * pm))
         return fail(r, 4, "P(%ld,%ld) = %.17g here, %.17g in the model's set %s: another model or base set",
-                    k, c, x, y, b->set);
+                    k, c, x, y, dyi_base_set_name(b->set));
     }
     nz++;
   }
   if (b) {
     long bnz = 0;
     for (long k = 0; k < (long)b->npar * b->nb; k++) bnz += fabs(b->P[k]) > 1e-15 * pm;
-    if (bnz != nz) return fail(r, 1, "%ld non-zeros of P here, %ld in the model's set %s", nz, bnz, b->set);
+    if (bnz != nz) return fail(r, 1, "%ld non-zeros of P here, %ld in the model's set %s", nz, bnz, dyi_base_set_name(b->set));
   }
+  return 0;
+}
+
+/* var_factor (> 0; its record already read), logs, the log lines
+ * (information, checked as numbers), samples */
+static int head_counts(rd* r, dyiStatsHead* h) {
   if (strcmp(r->fld[0], "var_factor")) return fail(r, 1, "expected 'var_factor', found '%.40s'", r->fld[0]);
   if (r->nf != 2) return fail(r, r->nf > 2 ? 3 : 1, "'var_factor' needs 2 fields");
   if (get_double(r, 1, &h->var_factor)) return -1;
@@ -297,6 +331,15 @@ static int read_head(rd* r, dyiStatsHead* h, const dyBase* b, const dyiStatsHead
   if (strcmp(r->fld[0], "samples")) return fail(r, 1, "expected 'samples', found '%.40s'", r->fld[0]);
   if (r->nf != 2) return fail(r, r->nf > 2 ? 3 : 1, "'samples' needs 2 fields");
   if (get_long(r, 1, 0, 1L << 60, &h->samples)) return -1;
+  return 0;
+}
+
+/* the head up to and including the samples line */
+static int read_head(rd* r, dyiStatsHead* h, const dyBase* b, const dyiStatsHead* ref) {
+  memset(h, 0, sizeof *h);
+  if (head_version(r) || head_problem(r, h) || (ref && head_same(r, h, ref)) ||
+      head_params(r, h, b) || head_P(r, h, b) || head_counts(r, h))
+    return -1;
   return 0;
 }
 

@@ -53,7 +53,7 @@ typedef struct {
   char model[256];
   uint64_t fingerprint;
   int n;
-  char set[8];
+  dyiBaseSet set;           /* qr, khalil or lin */
   char friction[32];        /* "off" or the kinds, "ia fv fc fo" */
   char options[512];
   int nb;

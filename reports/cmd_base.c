@@ -26,13 +26,13 @@ int cmd_base(dyCli* c) {
   if (cli_flag(c, "friction") && cli_kinds(c, &keep)) return 2;
   const char* set = cli_opt(c, "set");
   if (!set) set = "khalil";
-  if (strcmp(set, "qr") && strcmp(set, "khalil") && strcmp(set, "lin"))
-    return cli_usage("base: unknown --set '%s' (qr, khalil or lin)", set);
+  dyiBaseSet kind = dyi_base_set_parse(set, NULL, 0);
+  if (kind == DYI_SET_NONE) return cli_usage("base: unknown --set '%s' (qr, khalil or lin)", set);
   dyModel* m = cli_model(c);
   if (!m) return 1;
   char err[DY_ERRSZ];
   int fr = cli_flag(c, "friction");
-  dyBase* b = dyi_base_compute(m, set, fr, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, kind, fr, err, sizeof err);
   if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) {
     dyi_base_free(b); dy_freeModel(m);
     return cli_fail("%s: %s", c->pos[0], err);

@@ -110,7 +110,7 @@ static int bench_ops(dyCli* c) {
   dyModel* mo = c->npos ? cli_model(c) : builtin_6r();
   if (!mo) return 1;
   char e2[DY_ERRSZ];
-  dyBase* kb = dyi_base_compute(mo, "khalil", mo->has_friction, e2, sizeof e2);
+  dyBase* kb = dyi_base_compute(mo, DYI_SET_KHALIL, mo->has_friction, e2, sizeof e2);
   dyOut oo;
   int st = 1;
   if (!kb) cli_fail("%s", e2);

@@ -78,7 +78,7 @@ static int engine_make(engine_t* e, const dyModel* m, const double* par, const c
   } else if (e->algo >= A_LIN1 && e->algo <= A_LIN5) {
     /* Lin's MLCs of this parameter vector: beta = B_lin par (the same
      * numbers whichever realisation of identified parameters par is) */
-    e->linset = dyi_base_compute(m, "lin", 1, err, sizeof err);
+    e->linset = dyi_base_compute(m, DYI_SET_LIN, 1, err, sizeof err);
     if (!e->linset) return cli_fail("%s", err);
     e->lin = dyv_lin_make(m, e->linset, err, sizeof err);
     e->beta = malloc(sizeof(double) * (size_t)e->linset->nb);

@@ -204,7 +204,8 @@ int cmd_excite(dyCli* c) {
   o->progress_ctx = o;
   openblas_set_num_threads(1);   /* the parallelism is over starts */
   char err[DY_ERRSZ];
-  dyBase* b = dyi_base_compute(m, x.set, cli_flag(c, "friction"), err, sizeof err);
+  dyiBaseSet kind = dyi_base_set_parse(x.set, err, sizeof err);
+  dyBase* b = kind == DYI_SET_NONE ? NULL : dyi_base_compute(m, kind, cli_flag(c, "friction"), err, sizeof err);
   if (!b) { dy_freeModel(m); return cli_fail("%s", err); }
   dyFourier f;
   dyExciteInfo info;

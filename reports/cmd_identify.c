@@ -5,7 +5,7 @@
  *
  * Reads each log through the log reader (ident/log.h: checked, filtered,
  * differentiated samples) and identifies the base set with
- * dyi_identify_logs (ident/estimate.h: Y_b = Y P per sample, torque and
+ * dyi_identify_logs (ident/identify.h: Y_b = Y P per sample, torque and
  * columns filtered in parallel and decimated per log, the logs' rows
  * stacked into the estimator),
  * then writes the PARAMS file (README.md,
@@ -16,7 +16,7 @@
  * reader flags as slow (--qd-min) leave that joint's equation out. */
 #include "cli.h"
 #include "base.h"
-#include "estimate.h"
+#include "identify.h"
 #include "params.h"
 #include "log.h"
 #include "consistent.h"
@@ -52,6 +52,7 @@ static const char* method_name(dyiMethod m) {
 /* The command's resolved options. */
 typedef struct {
   const char* set;            /* base set: khalil (default), lin or qr */
+  dyiBaseSet kind;            /* the same, parsed */
   dyEstOpt eo;                /* estimator: method, block, threads, fold_only */
   int friction, quiet, consistent;
   unsigned keep;              /* the joint-parameter kinds kept (--friction=LIST) */
@@ -91,7 +92,7 @@ static char* summary(const dyCli* c, const dyModel* m, const dyBase* b, const dy
   fprintf(f, "dynid identify\nmodel: %s\n", m->source);
   if (stats_note) fprintf(f, "%s\n", stats_note);
   else for (int k = 1; k < c->npos; k++) fprintf(f, "log: %s\n", c->pos[k]);   /* every log stacked */
-  fprintf(f, "%sset: %s\nmethod: %s\nfriction: %s\n", rows_note, b->set, method_name(e->opt.method), fr);
+  fprintf(f, "%sset: %s\nmethod: %s\nfriction: %s\n", rows_note, dyi_base_set_name(b->set), method_name(e->opt.method), fr);
   fprintf(f, "samples: %ld\n", e->samples);
   fprintf(f, "condition number: %.6g (regressor%s, SI units; %.6g after column scaling)\n",
           e->cond, e->opt.method == DYI_OLS ? "" : " as weighted", e->cond_scaled);
@@ -374,8 +375,8 @@ static dyBase* stats_base(const dyCli* c, const dyModel* m, const dyiStatsHead* 
     return NULL;
   }
   const char* set = cli_opt(c, "set");
-  if (set && strcmp(set, ref->set)) {
-    cli_fail("%s: statistics of base set %s, --set %s given", file0, ref->set, set);
+  if (set && dyi_base_set_parse(set, NULL, 0) != ref->set) {
+    cli_fail("%s: statistics of base set %s, --set %s given", file0, dyi_base_set_name(ref->set), set);
     return NULL;
   }
   int friction = strcmp(ref->friction, "off") != 0;
@@ -515,7 +516,7 @@ static int identify_from_stats(const dyCli* c, dyModel* m, const idOpt* io) {
   if (write_estimate(c, m, b, e, io, &cr, "", rows_note, src, &beta)) goto done;
   if (!io->quiet) {
     fprintf(stderr, "identify: %ld statistics files, %ld logs, %ld samples x %d joints, %d base parameters "
-            "(set %s, method %s, friction %s)\n", acc.files, acc.logs, e->samples, n, b->nb, b->set,
+            "(set %s, method %s, friction %s)\n", acc.files, acc.logs, e->samples, n, b->nb, dyi_base_set_name(b->set),
             method_name(io->eo.method), acc.friction);
     fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
     for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++) fprintf(stderr, "warning: %s\n", e->warn[w]);
@@ -568,8 +569,8 @@ static int identify_options(const dyCli* c, idOpt* io) {
   const char* meth = cli_opt(c, "method");
   io->set = cli_opt(c, "set");
   if (!io->set) io->set = "khalil";
-  if (strcmp(io->set, "qr") && strcmp(io->set, "khalil") && strcmp(io->set, "lin"))
-    return cli_usage("identify: --set must be qr, khalil or lin, got '%s'", io->set);
+  io->kind = dyi_base_set_parse(io->set, NULL, 0);
+  if (io->kind == DYI_SET_NONE) return cli_usage("identify: --set must be qr, khalil or lin, got '%s'", io->set);
   dyEstOpt* eo = &io->eo;
   dyi_est_defaults(eo);
   if (!meth || !strcmp(meth, "ols")) eo->method = DYI_OLS;
@@ -659,7 +660,7 @@ static void print_log_summary(const dyCli* c, const dyModel* m, const dyBase* b,
                               const char* rows_note, const char* corr) {
   int n = m->n;
   fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
-          "%d pass%s over the log\n", e->samples, n, b->nb, b->set, method_name(io->eo.method),
+          "%d pass%s over the log\n", e->samples, n, b->nb, dyi_base_set_name(b->set), method_name(io->eo.method),
           io->friction ? ", friction" : "", e->iterations, e->iterations == 1 ? "" : "es");
   for (int k = 0; k < nlog; k++) {
     dyLogInfo li;
@@ -706,7 +707,7 @@ static int identify_from_logs(const dyCli* c, dyModel* m, const idOpt* io) {
   dyEstim* e = NULL;
   dyiConsResult cr;
   memset(&cr, 0, sizeof cr);
-  dyBase* b = dyi_base_compute(m, io->set, io->friction, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, io->kind, io->friction, err, sizeof err);
   if (!b || dyi_base_keep_joint(m, b, io->keep, err, sizeof err)) { cli_fail("%s", err); goto done; }
   if (b->note[0] && !io->quiet) fprintf(stderr, "dynid: warning: %s\n", b->note);
   for (int k = 0; k < nlog; k++) {

@@ -391,10 +391,10 @@ static void section_base(benchModel* bm, int nm) {
   for (int im = 0; im < nm; im++) {
     const dyModel* m = bm[im].m;
     printf("\n%s\n", bm[im].name);
-    dyBase* kh = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+    dyBase* kh = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
     if (!kh) { printf("  khalil set: %s\n", err); continue; }
     dyv_bench_report(stdout, m, kh->P, kh->npar, kh->nb, 2.0);
-    dyBase* ln = dyi_base_compute(m, "lin", 1, err, sizeof err);
+    dyBase* ln = dyi_base_compute(m, DYI_SET_LIN, 1, err, sizeof err);
     if (ln) {
       linCtx* c = calloc(1, sizeof *c);
       coreCtx* cc = calloc(1, sizeof *cc);
@@ -552,7 +552,7 @@ static void section_consistent(void) {
   dyModel* m = load("datasets/models/panda.csv");
   if (!m) { printf("  (no datasets/models/panda.csv: skipped)\n"); return; }
   const int n = m->n, np = 14*n, ns = 3000;
-  dyBase* b = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
   dyEstOpt o;
   dyi_est_defaults(&o);
   o.block = 64;

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   if (dy_load_model(path, &lo, &m, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
   const int n = m->n;
   /* the base parameters (with the joint friction terms when the model has them) */
-  dyBase* b = dyi_base_compute(m, "khalil", m->has_friction, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, m->has_friction, err, sizeof err);
   if (!b) { fprintf(stderr, "%s\n", err); return 1; }
 
   /* rows in memory: q_j(t) = a sum of sines, the model's torque plus 0.01 N m noise */

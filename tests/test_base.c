@@ -115,7 +115,7 @@ static double* parsed_rows(const dyModel* m, const dyBase* b, const char* what) 
 static dyBase* check_set(const dyModel* m, const char* set, int friction, const char* what0) {
   char what[160], err[512];
   snprintf(what, sizeof what, "%s [%s%s]", what0, set, friction ? ", friction" : "");
-  dyBase* b = dyi_base_compute(m, set, friction, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, dyi_base_set_parse(set, NULL, 0), friction, err, sizeof err);
   CHECK(b != NULL, "%s: compute: %s", what, err);
   if (!b) return NULL;
   if (b->note[0]) {   /* informative */
@@ -188,7 +188,7 @@ static void check_all_sets(const dyModel* m, const char* what) {
     /* Lin's set (ident/base_lin.c, another module): checked the same way
      * where it applies; a refusal outside [LinFang99]'s theorem is reported */
     char err[512];
-    dyBase* bl = dyi_base_compute(m, "lin", fr, err, sizeof err);
+    dyBase* bl = dyi_base_compute(m, DYI_SET_LIN, fr, err, sizeof err);
     if (bl) { dyi_base_free(bl); dyi_base_free(check_set(m, "lin", fr, what)); }
     else if (strstr(err, "outside")) printf("%s [lin]: not applicable: %s\n", what, err);
     else CHECK(0, "%s [lin%s]: %s", what, fr ? ", friction" : "", err);
@@ -224,7 +224,7 @@ static double coef(const dyModel* m, const dyBase* b, const char* bname, const c
 }
 #define CHECK_COEF(m, b, bn, pn, val) do { int f_; double c_ = coef(m, b, bn, pn, &f_); \
   CHECK(f_ && fabs(c_ - (val)) <= 1e-12 * fmax(1, fabs((double)(val))), "%s: coefficient of %s in %s: %.17g, hand-derived %.17g", \
-        b->set, pn, bn, c_, (double)(val)); } while (0)
+        dyi_base_set_name(b->set), pn, bn, c_, (double)(val)); } while (0)
 
 static void renaud_6r(void) {
   /* [Renaud], Fig. 6: Renaud's (alpha_{i-1}, a_{i-1}, r_i) are our (alpha_i, a_i, d_i) */
@@ -352,7 +352,7 @@ static void special_geometries(void) {
     dyModel* m = make_robot("RRPR", al, a, d, G0);
     check_all_sets(m, "SCARA");
     char err[256];
-    dyBase* b = dyi_base_compute(m, "khalil", 0, err, sizeof err);
+    dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 0, err, sizeof err);
     CHECK(b && b->note[0] == 0, "SCARA: closed-form rules complete: %s", b ? b->note : err);
     dyi_base_free(b);
     dy_freeModel(m);
@@ -402,7 +402,7 @@ static void special_geometries(void) {
     dyModel* m = make_robot("RRR", al, a, d, G0);
     check_all_sets(m, "coaxial joints");
     char err[256];
-    dyBase* b = dyi_base_compute(m, "khalil", 0, err, sizeof err);
+    dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 0, err, sizeof err);
     CHECK(b != NULL, "coaxial: %s", err);
     /* MX2, MY2 of the joint coaxial with joint 1 (vertical) vanish by rule */
     CHECK(b && b->note[0] == 0, "coaxial: closed-form rules complete: '%s'", b ? b->note : "");
@@ -419,7 +419,7 @@ static void special_geometries(void) {
     dyModel* m = make_robot("RR", al, a, d, z6);
     check_all_sets(m, "no gravity, intersecting axes");
     char err[256];
-    dyBase* b = dyi_base_compute(m, "khalil", 0, err, sizeof err);
+    dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 0, err, sizeof err);
     CHECK(b && b->note[0] == 0, "intersecting axes: closed form: %s", b ? b->note : err);
     if (b) { CHECK_COEF(m, b, "XZ2R", "MX2", -0.2); CHECK_COEF(m, b, "YZ2R", "MY2", -0.2); }
     dyi_base_free(b);
@@ -449,7 +449,7 @@ static void parser(void) {
   CHECK(dyi_expr_parse(m, 30, "", row, err, sizeof err) != 0, "empty rejected");
   CHECK(dyi_expr_parse(m, 30, "0", row, err, sizeof err) == 0, "zero accepted");
   /* writer: %.17g, coefficient 1 omitted, " - " */
-  dyBase* b = dyi_base_alloc("t", 1, 30, 0);
+  dyBase* b = dyi_base_alloc(DYI_SET_FILE, 1, 30, 0);
   b->B[15] = 1; b->B[29] = 0.180625; b->B[23] = -1; b->B[28] = -0.1;
   char buf[256];
   dyi_base_expr(m, b, 0, buf, sizeof buf);
@@ -497,7 +497,7 @@ static void cli_base(void) {
       }
       int rc = pr ? pclose(pr) : -1;
       CHECK(rc == 0 && header && comments > np, "%s: rc %d, report lines %d", what, rc, comments);
-      dyBase* b = dyi_base_compute(m, sets[si], fr, err, sizeof err);
+      dyBase* b = dyi_base_compute(m, dyi_base_set_parse(sets[si], NULL, 0), fr, err, sizeof err);
       CHECK(b && b->nb == nb, "%s: %d rows printed, %d in the set", what, nb, b ? b->nb : -1);
       int same = b && b->nb == nb;
       for (int i = 0; same && i < nb * np; i++) if (Bp[i] != b->B[i]) same = 0;
@@ -545,7 +545,7 @@ static void joint_subsets(void) {
     const int n = m->n, np = 14*n, nl = 10*n;
     for (int kk = 0; kk < 4; kk++) {
       const char* set = kk == 1 ? "qr" : "khalil";
-      dyBase* b = dyi_base_compute(m, set, 1, err, sizeof err);
+      dyBase* b = dyi_base_compute(m, dyi_base_set_parse(set, NULL, 0), 1, err, sizeof err);
       int ok = b && dyi_base_keep_joint(m, b, keeps[kk], err, sizeof err) == 0;
       CHECK(ok, "random %d keep %u (%s): %s", t, keeps[kk], set, err);
       if (!ok) { dyi_base_free(b); continue; }

@@ -370,7 +370,7 @@ static void test_panda_simulated(void) {
     double* q = m->par + 10*n + 4*j;
     q[DY_IA] = 0.02; q[DY_FV] = fabs(q[DY_FV]) + 0.05; q[DY_FC] = fabs(q[DY_FC]) + 0.1; q[DY_FO] = 0;
   }
-  dyBase* b = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
   if (!b) { CHECK(0, "%s", err); dy_freeModel(m); return; }
   dyEstim* e = fold(m, b, m->par, 3000, 0.02, 4242);
   /* held-out states: clean torques and 2 % noise */

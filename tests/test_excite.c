@@ -149,7 +149,7 @@ static void test_predict(void) {
   th_rng = 4242;
   dyModel* m = th_random_model(3, 0, 0.3, 1);
   set_limits(m);
-  dyBase* b = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
   CHECK(b != NULL, "predict: base set: %s", err);
   if (!b) { dy_freeModel(m); return; }
   dyExciteOpt o;
@@ -238,7 +238,7 @@ int main(void) {
     int n = 3 + trial;
     dyModel* m = th_random_model(n, trial == 1 ? 0.3 : 0, 0.3, trial % 2);
     set_limits(m);
-    dyBase* b = dyi_base_compute(m, "khalil", m->has_friction, err, sizeof err);
+    dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, m->has_friction, err, sizeof err);
     CHECK(b != NULL, "trial %d: base set: %s", trial, err);
     if (!b) { dy_freeModel(m); continue; }
     dyExciteOpt o;

@@ -40,7 +40,7 @@
 #include "teststats.h"
 #include "base.h"
 #include "dynamics.h"
-#include "estimate.h"
+#include "identify.h"
 #include "io.h"
 #include "log.h"
 #include "params.h"
@@ -152,7 +152,7 @@ static void check_model(const dyModel* m, int friction, const char* what) {
   snprintf(path, sizeof path, "%s/clean.csv", tmp);
   write_log(path, m, friction, 1500, 100.0, 0, 11, 0);
   for (int si = 0; si < 3; si++) {
-    dyBase* b = dyi_base_compute(m, sets[si], friction, err, sizeof err);
+    dyBase* b = dyi_base_compute(m, dyi_base_set_parse(sets[si], NULL, 0), friction, err, sizeof err);
     CHECK(b != NULL, "%s set %s friction %d: %s", what, sets[si], friction, err);
     if (!b) continue;
     double* bt = malloc(sizeof(double) * (size_t)b->nb);
@@ -212,7 +212,7 @@ static void test_noisy(void) {
   for (int t = 0; t < 6; t++) {
     dyModel* m = th_random_model(4 + t % 3, 0.1, 0.3, 1);
     write_log(path, m, 1, 1200, 100.0, 0.05, 500 + (unsigned)t, 0);
-    dyBase* b = dyi_base_compute(m, "qr", 1, err, sizeof err);
+    dyBase* b = dyi_base_compute(m, DYI_SET_QR, 1, err, sizeof err);
     CHECK(b != NULL, "qr set: %s", err);
     if (!b) { dy_freeModel(m); continue; }
     double* bt = malloc(sizeof(double) * (size_t)b->nb);
@@ -394,7 +394,7 @@ static void test_identify_cmd(void) {
     snprintf(ef, sizeof ef, "%s/stderr", tmp);
     CHECK(rc == 0, "identify --set %s: exit %d: %s", sets[si], rc, th_slurp(ef));
     CHECK(strstr(th_slurp(ef), "condition number") != NULL, "identify prints a summary");
-    dyBase* b = dyi_base_compute(m, sets[si], 0, err, sizeof err);
+    dyBase* b = dyi_base_compute(m, dyi_base_set_parse(sets[si], NULL, 0), 0, err, sizeof err);
     if (!b) { CHECK(0, "%s", err); continue; }
     double* bt = malloc(sizeof(double) * (size_t)b->nb), *val = malloc(sizeof(double) * (size_t)b->nb);
     double* row = malloc(sizeof(double) * (size_t)b->npar);
@@ -486,7 +486,7 @@ static void test_big_log(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   long before = ru.ru_maxrss;
-  dyBase* b = dyi_base_compute(m, "qr", 1, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, DYI_SET_QR, 1, err, sizeof err);
   dyLogReader* r = open_log(path, m->n);
   dyEstim* e = b && r ? dyi_identify(m, b, r, NULL, NULL, err, sizeof err) : NULL;
   getrusage(RUSAGE_SELF, &ru);
@@ -639,7 +639,7 @@ static void test_filtered_std(void) {
   dyModel* m = th_random_model(3, 0, 0, 0);
   char path[300], err[DY_ERRSZ];
   snprintf(path, sizeof path, "%s/filt.csv", tmp);
-  dyBase* b = dyi_base_compute(m, "qr", 0, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, DYI_SET_QR, 0, err, sizeof err);
   if (!b) { CHECK(0, "%s", err); dy_freeModel(m); return; }
   enum { R = 10 };
   int p = b->nb, ok = 1;

@@ -28,8 +28,8 @@ int main(void) {
     char err[256] = "", ty[DY_MAXJ + 1];
     for (int j = 0; j < n; j++) ty[j] = m->jnt_type[j] == DY_REVOLUTE ? 'R' : 'P';
     ty[n] = 0;
-    dyBase* b = dyi_base_compute(m, "khalil", fr, err, sizeof err);
-    dyBase* q = dyi_base_compute(m, "qr", fr, err, sizeof err);
+    dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, fr, err, sizeof err);
+    dyBase* q = dyi_base_compute(m, DYI_SET_QR, fr, err, sizeof err);
     CHECK(b != NULL, "sweep %d %s: khalil set refused: %s", t, ty, err);
     if (b && q) CHECK(b->nb == q->nb, "sweep %d %s: khalil %d vs qr %d base parameters", t, ty, b->nb, q->nb);
     if (b && b->note[0]) {

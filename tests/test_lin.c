@@ -213,7 +213,7 @@ static void check_set(const dyModel* m, int friction, const char* what) {
   /* Formulation 1 fed by the other sets (qr, khalil): beta_lin = B_lin P beta */
   const char* other[2] = {"qr", "khalil"};
   for (int o = 0; o < 2 && g_cross; o++) {
-    dyBase* bo = dyi_base_compute(m, other[o], friction, verr, sizeof verr);
+    dyBase* bo = dyi_base_compute(m, dyi_base_set_parse(other[o], NULL, 0), friction, verr, sizeof verr);
     if (!bo) continue;          /* a set that refuses this model is not ours to test */
     double bet[14*DY_MAXJ];
     for (int i = 0; i < bo->nb; i++) {

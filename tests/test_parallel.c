@@ -25,7 +25,7 @@
 #include "teststats.h"
 #include "base.h"
 #include "dynamics.h"
-#include "estimate.h"
+#include "identify.h"
 #include "io.h"
 #include "log.h"
 #include "traj.h"
@@ -144,7 +144,7 @@ static void test_targets(double rate) {
   dyModel* m = ur5();
   if (!m) return;
   char err[DY_ERRSZ], lg[300], lq[300];
-  dyBase* b = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
   CHECK(b != NULL, "khalil set: %s", err);
   if (!b) { dy_freeModel(m); return; }
   enum { R = 4 };
@@ -197,7 +197,7 @@ static void test_std(void) {
   dyModel* m = ur5();
   if (!m) return;
   char err[DY_ERRSZ], lg[300];
-  dyBase* b = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
   if (!b) { CHECK(0, "%s", err); dy_freeModel(m); return; }
   enum { R = 10 };
   int p = b->nb, ok = 1;
@@ -255,7 +255,7 @@ static void test_logs(void) {
   dyModel* m = ur5();
   if (!m) return;
   char err[DY_ERRSZ], a[300], b2[300], all[300], out[300], cmd[1500];
-  dyBase* b = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
   if (!b) { CHECK(0, "%s", err); dy_freeModel(m); return; }
   double sd0[DY_MAXJ] = {0}, bt[14 * DY_MAXJ];
   for (int i = 0; i < b->nb; i++) {

@@ -23,7 +23,7 @@
 static void roundtrip(dyModel* m, const char* set, int fr, const char* what0) {
   char what[128], err[512], path[] = "/tmp/dynid_test_params_XXXXXX";
   snprintf(what, sizeof what, "%s [%s%s]", what0, set, fr ? ", friction" : "");
-  dyBase* b = dyi_base_compute(m, set, fr, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, dyi_base_set_parse(set, NULL, 0), fr, err, sizeof err);
   CHECK(b != NULL, "%s: %s", what, err);
   if (!b) return;
   int nb = b->nb, np = b->npar, n = m->n;
@@ -117,7 +117,7 @@ static void cli_id(void) {
   CHECK(dy_load_model(mp, NULL, &m, err, sizeof err) == 0, "load: %s", err);
   if (!m) return;
   int n = m->n;
-  dyBase* b = dyi_base_compute(m, "khalil", 1, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
   CHECK(b != NULL, "khalil: %s", err);
   if (!b) { dy_freeModel(m); return; }
   int nb = b->nb, np = b->npar;

@@ -63,7 +63,7 @@ static void write_log(int defect) {
 
 static dyiQuality* scan(const dyLogOpt* o) {
   char err[DY_ERRSZ];
-  dyiQuality* q = dyi_quality_scan(P, NJ, o, err, sizeof err);
+  dyiQuality* q = dyi_log_scan(P, NJ, o, err, sizeof err);
   CHECK(q != NULL, "scan: %s", err);
   return q;
 }
@@ -243,7 +243,7 @@ int main(void) {
       snprintf(ok.map_name[ok.nmap], 32, "tau%d", j + 1); snprintf(ok.map_col[ok.nmap++], 64, "TorqueCur%d", j + 1);
     }
     ok.time_scale = 1e-3;
-    dyiQuality* kq = dyi_quality_scan(kin, 7, &ok, err, sizeof err);
+    dyiQuality* kq = dyi_log_scan(kin, 7, &ok, err, sizeof err);
     CHECK(kq != NULL, "kinova scan: %s", err);
     if (kq) {
       const dyiFinding* a = NULL; const dyiFinding* nn = NULL;
@@ -274,7 +274,7 @@ int main(void) {
     for (int i = 1; i <= 3; i++) {
       char path[128];
       snprintf(path, sizeof path, "datasets/kuka_lwr4/measurements_%d.csv.gz", i);
-      dyiQuality* kq = dyi_quality_scan(path, 7, &ou, err, sizeof err);
+      dyiQuality* kq = dyi_log_scan(path, 7, &ou, err, sizeof err);
       CHECK(kq != NULL, "kuka scan: %s", err);
       if (!kq) continue;
       int nlag = 0;
@@ -287,7 +287,7 @@ int main(void) {
       dyi_quality_free(kq);
     }
     const char* pan = "datasets/panda/exciting_traj.csv.gz";
-    dyiQuality* pq = dyi_quality_scan(pan, 7, &ou, err, sizeof err);
+    dyiQuality* pq = dyi_log_scan(pan, 7, &ou, err, sizeof err);
     CHECK(pq != NULL, "panda scan: %s", err);
     if (pq) {
       long rows, dropped; double mn, med, mx;

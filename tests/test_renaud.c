@@ -73,7 +73,7 @@ static void sets(const dyModel* m, const char* what) {
   char err[256], w[160];
   const char* names[2] = {"khalil", "qr"};
   for (int k = 0; k < 2; k++) {
-    dyBase* b = dyi_base_compute(m, names[k], m->has_friction, err, sizeof err);
+    dyBase* b = dyi_base_compute(m, dyi_base_set_parse(names[k], NULL, 0), m->has_friction, err, sizeof err);
     if (!b) continue;
     double par[14*DY_MAXJ];
     realise(b, m->par, par);

@@ -475,8 +475,8 @@ static void snapping(void) {
   CHECK(notes == 7 && strstr(a->notes, "joint 'joint_1': origin rpy snapped") && strstr(a->notes, "7.3e-06 rad"),
         "gen3: one note per snapped joint with the amount (%d): %s", notes, a->notes);
   CHECK(b->notes[0] == 0, "gen3 --snap 0: no note");
-  dyBase* ba = dyi_base_compute(a, "khalil", 1, err, sizeof err);
-  dyBase* bb = dyi_base_compute(b, "qr", 1, err, sizeof err);
+  dyBase* ba = dyi_base_compute(a, DYI_SET_KHALIL, 1, err, sizeof err);
+  dyBase* bb = dyi_base_compute(b, DYI_SET_QR, 1, err, sizeof err);
   CHECK(ba && ba->nb == 69, "gen3 snapped: 69 base parameters with friction (%d)", ba ? ba->nb : -1);
   CHECK(bb && bb->nb == 72, "gen3 --snap 0: 72 base parameters with friction (%d)", bb ? bb->nb : -1);
   dyi_base_free(ba); dyi_base_free(bb);

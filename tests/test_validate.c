@@ -365,7 +365,7 @@ static void check_crossval(void) {
   dyModel* m = th_random_model(3, 0.0, 0.3, 0);
   const int n = m->n, N = 600, K = 4;
   char err[512];
-  dyBase* b = dyi_base_compute(m, "khalil", 0, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 0, err, sizeof err);
   CHECK(b != NULL, "khalil set: %s", err);
   if (!b) { dy_freeModel(m); return; }
   const int nb = b->nb, np = b->npar;
@@ -512,7 +512,7 @@ static void check_sparse(void) {
     dyData* d = dy_makeData(m);
     for (int si = 0; si < 2; si++) {
       char err[512];
-      dyBase* b = dyi_base_compute(m, sets[si], m->has_friction, err, sizeof err);
+      dyBase* b = dyi_base_compute(m, dyi_base_set_parse(sets[si], NULL, 0), m->has_friction, err, sizeof err);
       CHECK(b != NULL, "%s: %s", sets[si], err);
       if (!b) continue;
       const int nb = b->nb, np = b->npar;

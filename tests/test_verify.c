@@ -184,7 +184,7 @@ static void check_sets(const dyModel* m, const char* what) {
   for (int fr = 0; fr <= m->has_friction; fr++)
   for (int si = 0; si < 3; si++) {
     char err[512];
-    dyBase* b = dyi_base_compute(m, sets[si], fr, err, sizeof err);
+    dyBase* b = dyi_base_compute(m, dyi_base_set_parse(sets[si], NULL, 0), fr, err, sizeof err);
     if (!b && strstr(err, "not built yet")) continue;   /* Lin's set: other work in progress */
     if (!b) {
       /* Lin's set covers revolute chains only ([LinFang99]) */

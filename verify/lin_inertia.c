@@ -152,24 +152,30 @@ struct dyvLin_ {
   long opm, opa;
 };
 
-static int slot_of(const char* name, int* j) {
-  static const char* pre[] = {"U11m22_", "U12_", "U13_", "U23_", "U33_", "kx_", "ky_",
-                              "kz_", "mhat_", "kappa1_", "kappa2_", "IA"};
-  for (int k = 0; k < NSLOT; k++) {
-    size_t lp = strlen(pre[k]);
-    if (strncmp(name, pre[k], lp) == 0 && name[lp] >= '0' && name[lp] <= '9') {
-      *j = atoi(name + lp) - 1;
-      return k;
-    }
+/* the slot of a lin base parameter's kind (base.h dyiLinKind), -1: none */
+static int slot_of(int kind) {
+  switch (kind) {
+    case DYI_LIN_U1122: return S_U1122;
+    case DYI_LIN_U12: return S_U12;
+    case DYI_LIN_U13: return S_U13;
+    case DYI_LIN_U23: return S_U23;
+    case DYI_LIN_U33: return S_U33;
+    case DYI_LIN_KX: return S_KX;
+    case DYI_LIN_KY: return S_KY;
+    case DYI_LIN_KZ: return S_KZ;
+    case DYI_LIN_MHAT: return S_MHAT;
+    case DYI_LIN_KAP1: return S_KAP1;
+    case DYI_LIN_KAP2: return S_KAP2;
+    case DYI_LIN_IA: return S_IA;
+    default: return -1;
   }
-  return -1;
 }
 
 dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
   int n = m->n;
   dyBase* lin = NULL;
   const dyBase* bl = b;
-  if (strcmp(b->set, "lin") != 0) {
+  if (b->set != DYI_SET_LIN) {
     lin = dyi_base_lin(m, b->friction, err, errsz);
     if (!lin) return NULL;
     bl = lin;
@@ -185,7 +191,8 @@ dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
   L->beta_seen = malloc(sizeof(double) * (size_t)(b->nb + 1));
   if (!L->kind || !L->jnt || !L->blin || !L->uj || !L->sj || !L->beta_seen) goto oom;
   for (int i = 0; i < bl->nb; i++) {
-    L->kind[i] = slot_of(bl->name[i], &L->jnt[i]);
+    L->kind[i] = slot_of(bl->lin_kind[i]);
+    L->jnt[i] = bl->lin_joint[i];
     if (L->kind[i] >= 0 && (L->jnt[i] < 0 || L->jnt[i] >= n)) L->kind[i] = -1;
   }
   if (lin) {     /* T = B_lin P_b */
@@ -1156,7 +1163,7 @@ int dyv_lin_counts(const dyModel* m, dyvLinCounts* c, char* err, int errsz) {
   void (*const form[5])(dyvLin*, const double*, const double*, double*) = {
     dyv_lin_inertia1_ops, dyv_lin_inertia2_ops, dyv_lin_inertia3_ops, dyv_lin_inertia4_ops,
     dyv_lin_inertia5_ops};
-  dyBase* b = dyi_base_compute(m, "lin", 0, err, errsz);
+  dyBase* b = dyi_base_compute(m, DYI_SET_LIN, 0, err, errsz);
   if (!b) return -1;
   dyvLin* L = dyv_lin_make(m, b, err, errsz);
   double* beta = malloc(sizeof(double) * (size_t)(b->nb + 1));

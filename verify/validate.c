@@ -4,7 +4,7 @@
 #include "dynamics.h"
 #include "mathu.h"
 #include "regressor.h"
-#include "estimate.h"
+#include "identify.h"
 #include <lapacke.h>
 #include "consistent.h"
 #include <math.h>

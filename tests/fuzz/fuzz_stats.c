@@ -26,16 +26,16 @@ static dyModel* model(void) {
 
 /* base sets are made once per (set, friction, kinds) and kept: making one
  * costs a QR of a sampled regressor, far more than reading a file */
-static const dyBase* base_set(const dyModel* m, const char* set, int friction, unsigned keep) {
-  static struct { char set[8]; int friction; unsigned keep; dyBase* b; } cache[16];
+static const dyBase* base_set(const dyModel* m, dyiBaseSet set, int friction, unsigned keep) {
+  static struct { dyiBaseSet set; int friction; unsigned keep; dyBase* b; } cache[16];
   static int ncache;
   for (int i = 0; i < ncache; i++)
-    if (!strcmp(cache[i].set, set) && cache[i].friction == friction && cache[i].keep == keep) return cache[i].b;
+    if (cache[i].set == set && cache[i].friction == friction && cache[i].keep == keep) return cache[i].b;
   char err[DY_ERRSZ];
   dyBase* b = dyi_base_compute(m, set, friction, err, sizeof err);
   if (b && dyi_base_keep_joint(m, b, keep, err, sizeof err)) { dyi_base_free(b); b = NULL; }
   if (ncache < 16) {
-    snprintf(cache[ncache].set, sizeof cache[ncache].set, "%s", set);
+    cache[ncache].set = set;
     cache[ncache].friction = friction; cache[ncache].keep = keep; cache[ncache].b = b;
     ncache++;
   } else if (b) {

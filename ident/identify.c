@@ -1,0 +1,549 @@
+/* dynid ident: identification from logs, the whole pipeline (see
+ * identify.h): per sample the base regressor Y_b = Y P and the torque,
+ * the row stage (one zero-phase FIR low-pass and decimation for all of
+ * them), and the streaming estimator of estimate.h, on the calling thread
+ * or, for OLS and WLS, on worker threads.
+ *
+ * Data flow (one thread): dyi_log_next -> dyi_rows_push (rows_channels:
+ * torques and the masked entries of Y_b) -> FIR and decimation ->
+ * dyi_rows_pop -> blocks of dyi_est_run (log_fill). Several threads: the
+ * calling thread reads batches of MT_BATCH samples; the workers compute
+ * the regressor of a share of the samples, then filter and fold the
+ * channels of their joints (mt_main); their triangles are merged. */
+#include "identify.h"
+#include "regressor.h"
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------ the row stage */
+
+struct dyiRows_ {
+  const dyModel* m;
+  dyData* d;
+  int n, nb, ncol, friction;
+  int *pstart, *pk;   /* non-zeros of column c of P: pk[pstart[c] .. pstart[c+1]-1] */
+  double* pv;         /* their values */
+  double* Y;          /* full regressor of one sample, n x ncol column-major */
+  int nch;            /* channels: n torques, then the masked (joint, column) pairs */
+  int *chj, *chc;     /* joint and column of channel n + i */
+  double *x, *y, *pass;  /* one input and one output record, pass-through (2 + n) */
+  dyiFir fir;
+  dyiDecim* dec;
+  int guard;
+  double var_factor;
+  unsigned jsel;      /* joints whose equations this stage gives (bit j) */
+};
+
+void dyi_rows_free(dyiRows* w) {
+  if (!w) return;
+  dy_freeData(w->d);
+  free(w->pstart); free(w->pk); free(w->pv); free(w->Y);
+  free(w->chj); free(w->chc); free(w->x); free(w->y); free(w->pass);
+  dyi_fir_free(&w->fir);
+  dyi_decim_free(w->dec);
+  free(w);
+}
+
+/* the row stage of the joints in bit set jsel: every torque, the
+ * (joint, column) channels of those joints only */
+static dyiRows* rows_make(const dyModel* m, const dyBase* b, unsigned jsel, char* err, int errsz) {
+  int n = m->n, nb = b->nb, ncol = dyi_ncols(m, b->friction);
+  if (b->npar != ncol) {
+    snprintf(err, (size_t)errsz, "base set over %d parameters, the regressor has %d", b->npar, ncol);
+    return NULL;
+  }
+  dyiRows* w = calloc(1, sizeof *w);
+  unsigned char* mask = malloc((size_t)n * (size_t)nb);
+  if (!w || !mask) goto oom;
+  w->m = m; w->n = n; w->nb = nb; w->ncol = ncol; w->friction = b->friction; w->jsel = jsel;
+  w->d = dy_makeData(m);
+  w->pstart = malloc(sizeof(int) * (size_t)(nb + 1));
+  w->pk = malloc(sizeof(int) * (size_t)ncol * (size_t)nb);
+  w->pv = malloc(sizeof(double) * (size_t)ncol * (size_t)nb);
+  w->Y = calloc((size_t)n * (size_t)ncol, sizeof(double));
+  w->chj = malloc(sizeof(int) * (size_t)n * (size_t)nb);
+  w->chc = malloc(sizeof(int) * (size_t)n * (size_t)nb);
+  if (!w->d || !w->pstart || !w->pk || !w->pv || !w->Y || !w->chj || !w->chc) goto oom;
+  double pmax = 0;
+  for (long k = 0; k < (long)ncol * nb; k++) pmax = fmax(pmax, fabs(b->P[k]));
+  int nz = 0;
+  for (int c = 0; c < nb; c++) {
+    w->pstart[c] = nz;
+    for (int k = 0; k < ncol; k++) {
+      double v = b->P[(size_t)k * (size_t)nb + (size_t)c];
+      if (fabs(v) <= DYI_P_ZERO * pmax) continue;
+      w->pk[nz] = k; w->pv[nz] = v; nz++;
+    }
+  }
+  w->pstart[nb] = nz;
+  dyi_base_mask(m, b, mask);
+  w->nch = n;
+  for (int j = 0; j < n; j++)
+    for (int c = 0; c < nb; c++)
+      if (mask[(size_t)j * (size_t)nb + (size_t)c] && (jsel >> j & 1u)) {
+        w->chj[w->nch - n] = j; w->chc[w->nch - n] = c; w->nch++;
+      }
+  free(mask);
+  mask = NULL;
+  w->x = malloc(sizeof(double) * (size_t)w->nch);
+  w->y = malloc(sizeof(double) * (size_t)w->nch);
+  w->pass = malloc(sizeof(double) * (size_t)(2 + n));
+  if (!w->x || !w->y || !w->pass) goto oom;
+  w->var_factor = 1;
+  return w;
+oom:
+  snprintf(err, (size_t)errsz, "identify: out of memory");
+  free(mask);
+  dyi_rows_free(w);
+  return NULL;
+}
+
+dyiRows* dyi_rows_new(const dyModel* m, const dyBase* b, char* err, int errsz) {
+  return rows_make(m, b, ~0u, err, errsz);
+}
+
+int dyi_rows_config(dyiRows* w, const dyLogInfo* li, char* err, int errsz) {
+  dyiFir f;
+  int D = li->parallel ? li->decim : 1;
+  if (dyi_fir_design(&f, li->fs, li->parallel ? li->fstop : 0, D)) {
+    snprintf(err, (size_t)errsz, "cannot design the rows' low-pass (rate %g Hz, decimation %d, "
+             "stopband %g Hz)", li->fs, D, li->fstop);
+    return -1;
+  }
+  int guard = li->parallel ? li->guard : 0;
+  if (w->dec && f.K == w->fir.K && f.D == w->fir.D && f.fstop == w->fir.fstop && guard == w->guard) {
+    dyi_fir_free(&f);   /* the same filter: keep it */
+    return 0;
+  }
+  dyiDecim* dec = dyi_decim_new(&f, w->nch, 2 + w->n, guard);
+  if (!dec) { dyi_fir_free(&f); snprintf(err, (size_t)errsz, "identify: out of memory"); return -1; }
+  dyi_fir_free(&w->fir);
+  dyi_decim_free(w->dec);
+  w->fir = f; w->dec = dec; w->guard = guard;
+  w->var_factor = dyi_fir_var_factor(&f);
+  return 0;
+}
+
+const dyiFir* dyi_rows_fir(const dyiRows* w) { return &w->fir; }
+
+double dyi_rows_var_factor(const dyiRows* w) { return w->var_factor; }
+
+/* the channels of one sample into x (nch): torques, then Y_b entries */
+static void rows_channels(dyiRows* w, const dySample* s, double* x) {
+  int n = w->n;
+  dyi_regressor(w->m, w->d, s->q, s->qd, s->qdd, w->friction, w->Y, n);
+  for (int j = 0; j < n; j++) x[j] = s->tau[j];
+  for (int i = n; i < w->nch; i++) {
+    int j = w->chj[i - n], c = w->chc[i - n];
+    double a = 0;
+    for (int e = w->pstart[c]; e < w->pstart[c + 1]; e++) a += w->pv[e] * w->Y[j + (size_t)n * (size_t)w->pk[e]];
+    x[i] = a;
+  }
+}
+
+/* channels x (nch) of sample s into the filter */
+static int rows_feed(dyiRows* w, const dySample* s, const double* x) {
+  int n = w->n;
+  w->pass[0] = (double)s->row; w->pass[1] = s->t;
+  for (int j = 0; j < n; j++) w->pass[2 + j] = s->slow[j];
+  return dyi_decim_push(w->dec, x, w->pass);
+}
+
+int dyi_rows_push(dyiRows* w, const dySample* s) {
+  rows_channels(w, s, w->x);
+  return rows_feed(w, s, w->x);
+}
+
+void dyi_rows_break(dyiRows* w, int file_end) { dyi_decim_end(w->dec, file_end); }
+
+int dyi_rows_pop(dyiRows* w, double* A, int lda, int slot, double* y, double* rw, long* row) {
+  double rv;
+  if (!dyi_decim_pop(w->dec, w->y, w->pass, &rv)) return 0;
+  int n = w->n;
+  size_t r0 = (size_t)slot * (size_t)n;
+  for (int c = 0; c < w->nb; c++) memset(A + (size_t)lda * (size_t)c + r0, 0, sizeof(double) * (size_t)n);
+  for (int i = n; i < w->nch; i++) A[(size_t)lda * (size_t)w->chc[i - n] + r0 + (size_t)w->chj[i - n]] = w->y[i];
+  /* truncated windows at the ends are noisier: weighted back to an interior row */
+  double wt = rv > 0 ? 1 / sqrt(rv) : 1;
+  for (int j = 0; j < n; j++) {
+    y[r0 + (size_t)j] = w->y[j];
+    /* joint too slow (--qd-min), or another stage's: left out */
+    rw[r0 + (size_t)j] = w->pass[2 + j] != 0 || !(w->jsel >> j & 1u) ? 0 : wt;
+  }
+  if (row) *row = (long)w->pass[0];
+  return 1;
+}
+
+/* ------------------------------------------------- rows from logs */
+
+typedef struct {
+  dyiRows* w;
+  dyLogReader** r;
+  int nr, cur, ended;
+  int select_next;    /* a log ended: switch once its last rows are out */
+  long long read, last;
+  int pass;
+  void (*progress)(long long, int, int);
+} logSource;
+
+/* switch to log k: its rate and cutoff decide the rows' filter */
+static int log_select(logSource* s, int k, char* err, int errsz) {
+  s->cur = k;
+  if (k >= s->nr) { s->ended = 1; return 0; }
+  dyLogInfo li;
+  dyi_log_info(s->r[k], &li);
+  return dyi_rows_config(s->w, &li, err, errsz);
+}
+
+static int log_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
+                    int errsz) {
+  logSource* s = ctx;
+  int ns = 0;
+  dySample smp;
+  while (ns < maxs) {
+    if (dyi_rows_pop(s->w, A, lda, ns, y, rw, NULL)) { ns++; continue; }
+    /* the ended log's rows are all out: the next log may change the filter */
+    if (s->select_next) {
+      s->select_next = 0;
+      if (log_select(s, s->cur + 1, err, errsz)) return -1;
+      continue;
+    }
+    if (s->ended) break;
+    int r = dyi_log_next(s->r[s->cur], &smp, err, errsz);
+    if (r < 0) return -1;
+    if (r == 0) {   /* end of this log: no filter runs across files */
+      dyi_rows_break(s->w, 1);
+      s->select_next = 1;
+      continue;
+    }
+    s->read++;
+    dyi_rows_push(s->w, &smp);
+  }
+  if (s->progress && s->read - s->last >= 4096) { s->progress(s->read, s->pass, 0); s->last = s->read; }
+  return ns;
+}
+
+static int log_rewind(void* ctx, char* err, int errsz) {
+  logSource* s = ctx;
+  if (s->progress) s->progress(s->read, s->pass, 1);
+  s->read = s->last = 0;
+  s->pass++;
+  for (int k = 0; k < s->nr; k++)
+    if (dyi_log_rewind(s->r[k], err, errsz)) return -1;
+  s->ended = 0;
+  s->select_next = 0;
+  return log_select(s, 0, err, errsz);
+}
+
+/* ------------------------------------------------- rows on several threads */
+
+#define MT_BATCH 2048   /* samples per batch handed to the workers */
+
+typedef struct mtShared_ mtShared;
+typedef struct {
+  mtShared* sh;
+  int id;
+  pthread_t th;
+  dyiRows* full;      /* stage 1: regressor workspace of the full channel layout */
+  dyiRows* rows;      /* stage 2: its joints' channels, filtered in time order */
+  int* gidx;          /* channel i of rows -> channel of the full layout */
+  double* x;          /* one gathered record */
+  dyEstim* e;         /* its joints' triangles */
+  int nblk;           /* samples waiting in e->Ab */
+  int failed;
+  char err[512];
+} mtWorker;
+
+struct mtShared_ {
+  int T, nch;
+  mtWorker* w;
+  pthread_barrier_t start, mid, done;
+  dySample* buf[2];
+  double* X[2];       /* channels of the batch, MT_BATCH x nch */
+  /* the batch published at the start barrier */
+  int cur, ns, cfg, end, quit;
+  pthread_mutex_t gate;   /* held while the threads start; abort: one failed */
+  int abort;
+  dyLogInfo li;       /* cfg: the log's rows' filter, set before its samples */
+};
+
+static int mt_fold(mtWorker* w) {
+  if (!w->nblk || w->failed) return 0;
+  int lda = w->e->n * w->e->opt.block;
+  if (dyi_est_add(w->e, w->e->Ab, lda, w->e->yb, w->nblk, w->e->rwb, w->err, sizeof w->err)) w->failed = 1;
+  w->nblk = 0;
+  return w->failed ? -1 : 0;
+}
+
+static void mt_drain(mtWorker* w) {
+  int lda = w->e->n * w->e->opt.block;
+  while (dyi_rows_pop(w->rows, w->e->Ab, lda, w->nblk, w->e->yb, w->e->rwb, NULL))
+    if (++w->nblk == w->e->opt.block) mt_fold(w);
+}
+
+static void* mt_main(void* arg) {
+  mtWorker* w = arg;
+  mtShared* sh = w->sh;
+  pthread_mutex_lock(&sh->gate);
+  int abort = sh->abort;
+  pthread_mutex_unlock(&sh->gate);
+  if (abort) return NULL;
+  for (;;) {
+    pthread_barrier_wait(&sh->start);
+    if (sh->quit) break;
+    int b = sh->cur, ns = sh->ns, nch = sh->nch;
+    if (sh->cfg && !w->failed && dyi_rows_config(w->rows, &sh->li, w->err, sizeof w->err)) w->failed = 1;
+    /* stage 1: the regressor of an even share of the samples */
+    int lo = (int)((long)ns * w->id / sh->T), hi = (int)((long)ns * (w->id + 1) / sh->T);
+    for (int i = lo; i < hi; i++) rows_channels(w->full, sh->buf[b] + i, sh->X[b] + (size_t)i * (size_t)nch);
+    pthread_barrier_wait(&sh->mid);
+    /* stage 2: its joints' channels through its filter, in time order */
+    if (!w->failed) {
+      int nc = w->rows->nch;
+      for (int i = 0; i < ns; i++) {
+        const double* xs = sh->X[b] + (size_t)i * (size_t)nch;
+        for (int c = 0; c < nc; c++) w->x[c] = xs[w->gidx[c]];
+        mt_drain(w);
+        rows_feed(w->rows, sh->buf[b] + i, w->x);
+      }
+      if (sh->end) dyi_rows_break(w->rows, 1);
+      mt_drain(w);
+    }
+    pthread_barrier_wait(&sh->done);
+  }
+  mt_fold(w);
+  return NULL;
+}
+
+/* read the next batch of log *k into buf (sets ns, end: the log ended) */
+static int mt_read(dyLogReader* r, dySample* buf, int* ns, int* end, long long* read, char* err, int errsz) {
+  *ns = 0; *end = 0;
+  while (*ns < MT_BATCH) {
+    int q = dyi_log_next(r, buf + *ns, err, errsz);
+    if (q < 0) return -1;
+    if (q == 0) { *end = 1; break; }
+    (*ns)++; (*read)++;
+  }
+  return 0;
+}
+
+/* Joints to workers, largest first to the least loaded: filtering costs
+ * ~12 multiply-adds per channel and sample, folding 2 (p_j+1)^2 per row
+ * (decimated by D): jsel[t] gets the joints of worker t (bit j). */
+static void mt_assign(const dyiRows* full, int n, int D, int T, unsigned* jsel) {
+  double cost[DY_MAXJ], load[DY_MAXJ] = {0};
+  int npj[DY_MAXJ] = {0};
+  for (int i = 0; i < full->nch - n; i++) npj[full->chj[i]]++;
+  for (int j = 0; j < n; j++) cost[j] = 12.0 * npj[j] + 2.0 * (npj[j] + 1) * (npj[j] + 1) / D;
+  for (int done = 0; done < n; done++) {
+    int jb = -1, wb = 0;
+    for (int j = 0; j < n; j++)
+      if (cost[j] >= 0 && (jb < 0 || cost[j] > cost[jb])) jb = j;
+    for (int t = 1; t < T; t++) if (load[t] < load[wb]) wb = t;
+    jsel[wb] |= 1u << jb;
+    load[wb] += cost[jb];
+    cost[jb] = -1;
+  }
+}
+
+/* Worker t: a regressor workspace of the full channel layout, a row stage
+ * of its joints' channels, gidx (its channel i -> the full layout's) and
+ * an estimator for its triangles. 0, or -1 with err. */
+static int mt_worker_make(mtWorker* x, mtShared* sh, int t, const dyModel* m, const dyBase* b,
+                          const dyiRows* full, unsigned jsel, const dyEstOpt* o, char* err, int errsz) {
+  int n = m->n;
+  x->sh = sh; x->id = t;
+  x->full = dyi_rows_new(m, b, err, errsz);
+  x->rows = rows_make(m, b, jsel, err, errsz);
+  if (!x->full || !x->rows) return -1;
+  x->gidx = malloc(sizeof(int) * (size_t)x->rows->nch);
+  x->x = malloc(sizeof(double) * (size_t)x->rows->nch);
+  x->e = dyi_est_make(n, b->nb, o, err, errsz);
+  if (!x->gidx || !x->x || !x->e) { snprintf(err, (size_t)errsz, "identify: out of memory"); return -1; }
+  for (int c = 0; c < n; c++) x->gidx[c] = c;
+  for (int c = n, g = n; c < x->rows->nch; c++) {
+    while (full->chj[g - n] != x->rows->chj[c - n] || full->chc[g - n] != x->rows->chc[c - n]) g++;
+    x->gidx[c] = g++;
+  }
+  return 0;
+}
+
+/* The calling thread's loop: publish a batch (with the next log's filter
+ * when a log begins), read the next one while the workers process it,
+ * stop at the end of the last log or at the first error. 0 or -1. */
+static int mt_drive(mtShared* sh, dyLogReader* const* r, int nr, void (*progress)(long long, int, int),
+                    long long* read, char* err, int errsz) {
+  int k = 0, bcur = 0, ns, end, cfg = 1, rerr = 0;
+  long long last = 0;
+  dyLogInfo li;
+  dyi_log_info(r[0], &li);
+  if (mt_read(r[0], sh->buf[0], &ns, &end, read, err, errsz)) rerr = 1;
+  while (!rerr) {
+    sh->cur = bcur; sh->ns = ns; sh->end = end; sh->cfg = cfg; sh->li = li;
+    pthread_barrier_wait(&sh->start);
+    cfg = 0;
+    int more = 1;
+    if (end) {
+      if (++k < nr) { dyi_log_info(r[k], &li); cfg = 1; }
+      else more = 0;
+    }
+    if (more && mt_read(r[k], sh->buf[bcur ^ 1], &ns, &end, read, err, errsz)) rerr = 1;
+    pthread_barrier_wait(&sh->done);
+    if (progress && *read - last >= 4096) { progress(*read, 1, 0); last = *read; }
+    for (int t = 0; t < sh->T; t++)
+      if (sh->w[t].failed && !rerr) { snprintf(err, (size_t)errsz, "%s", sh->w[t].err); rerr = 1; }
+    if (!more) break;
+    bcur ^= 1;
+  }
+  return rerr ? -1 : 0;
+}
+
+/* Start the T workers (the gate holds them until all are started; if one
+ * cannot start, the others return at once), drive the batches, stop and
+ * join them. 0, or -1 with err (a worker's error when it failed). */
+static int mt_threads(mtShared* sh, dyLogReader* const* r, int nr, void (*progress)(long long, int, int),
+                      long long* read, char* err, int errsz) {
+  int T = sh->T, started = 0, ok = 0;
+  mtWorker* w = sh->w;
+  if (pthread_barrier_init(&sh->start, NULL, (unsigned)T + 1) || pthread_barrier_init(&sh->mid, NULL, (unsigned)T) ||
+      pthread_barrier_init(&sh->done, NULL, (unsigned)T + 1)) {
+    snprintf(err, (size_t)errsz, "identify: cannot make the threads' barriers");
+    return -1;
+  }
+  pthread_mutex_init(&sh->gate, NULL);
+  pthread_mutex_lock(&sh->gate);
+  for (; started < T; started++)
+    if (pthread_create(&w[started].th, NULL, mt_main, w + started)) {
+      snprintf(err, (size_t)errsz, "identify: cannot start thread %d of %d", started + 1, T);
+      sh->abort = 1;
+      break;
+    }
+  pthread_mutex_unlock(&sh->gate);
+  if (started == T) ok = !mt_drive(sh, r, nr, progress, read, err, errsz);
+  sh->quit = 1;
+  if (started == T) pthread_barrier_wait(&sh->start);
+  for (int t = 0; t < started; t++) pthread_join(w[t].th, NULL);
+  pthread_barrier_destroy(&sh->start); pthread_barrier_destroy(&sh->mid); pthread_barrier_destroy(&sh->done);
+  pthread_mutex_destroy(&sh->gate);
+  for (int t = 0; t < T && ok; t++)
+    if (w[t].failed) { snprintf(err, (size_t)errsz, "%s", w[t].err); ok = 0; }
+  return ok ? 0 : -1;
+}
+
+/* the workers' triangles merged by QR into one estimator (the samples are
+ * every worker's: each saw all of them) */
+static dyEstim* mt_merge(const mtWorker* w, int T, int n, int nb, const dyEstOpt* o, char* err, int errsz) {
+  dyEstim* out = dyi_est_make(n, nb, o, err, errsz);
+  for (int t = 0; out && t < T; t++)
+    if (dyi_est_merge(out, w[t].e, err, errsz)) { dyi_est_free(out); out = NULL; }
+  if (out) { out->samples = w[0].e->samples; out->iterations = 1; }
+  return out;
+}
+
+/* one unweighted pass over the logs on T worker threads (identify.h);
+ * returns the merged estimator (samples, rows, triangles), NULL with err */
+static dyEstim* mt_fold_logs(const dyModel* m, const dyBase* b, dyLogReader* const* r, int nr,
+                             const dyEstOpt* o, int T, void (*progress)(long long, int, int),
+                             char* err, int errsz) {
+  int n = m->n;
+  if (T > n) T = n;
+  mtShared sh;
+  memset(&sh, 0, sizeof sh);
+  sh.T = T;
+  dyEstim* out = NULL;
+  mtWorker* w = calloc((size_t)T, sizeof *w);
+  dyiRows* full = dyi_rows_new(m, b, err, errsz);
+  long long read = 0;
+  if (!w || !full) goto done;
+  sh.w = w;
+  sh.nch = full->nch;
+  for (int i = 0; i < 2; i++) {
+    sh.buf[i] = malloc(sizeof(dySample) * MT_BATCH);
+    sh.X[i] = malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch);
+  }
+  if (!sh.buf[0] || !sh.buf[1] || !sh.X[0] || !sh.X[1]) { snprintf(err, (size_t)errsz, "identify: out of memory"); goto done; }
+  dyLogInfo li;
+  dyi_log_info(r[0], &li);
+  unsigned jsel[DY_MAXJ] = {0};
+  mt_assign(full, n, li.parallel && li.decim > 1 ? li.decim : 1, T, jsel);
+  for (int t = 0; t < T; t++)
+    if (mt_worker_make(w + t, &sh, t, m, b, full, jsel[t], o, err, errsz)) goto done;
+  if (!mt_threads(&sh, r, nr, progress, &read, err, errsz)) out = mt_merge(w, T, n, b->nb, o, err, errsz);
+done:
+  if (progress) progress(read, 1, 1);
+  for (int t = 0; w && t < T; t++) {
+    dyi_rows_free(w[t].full); dyi_rows_free(w[t].rows);
+    free(w[t].gidx); free(w[t].x); dyi_est_free(w[t].e);
+  }
+  free(w);
+  dyi_rows_free(full);
+  free(sh.buf[0]); free(sh.buf[1]); free(sh.X[0]); free(sh.X[1]);
+  return out;
+}
+
+dyEstim* dyi_identify_logs(const dyModel* m, const dyBase* b, dyLogReader* const* r, int nr,
+                           const dyEstOpt* opt, void (*progress)(long long samples, int pass, int final),
+                           char* err, int errsz) {
+  int n = m->n, nb = b->nb;
+  dyEstOpt o;
+  if (opt) o = *opt; else dyi_est_defaults(&o);
+  logSource s;
+  memset(&s, 0, sizeof s);
+  s.r = (dyLogReader**)r; s.nr = nr; s.pass = 1; s.progress = progress;
+  dyEstim* e = NULL;
+  unsigned char* mask = malloc((size_t)n * (size_t)nb);
+  const char** names = malloc(sizeof(char*) * (size_t)nb);
+  if (nr < 1) { snprintf(err, (size_t)errsz, "identify: no log"); goto fail; }
+  if (!mask || !names) { snprintf(err, (size_t)errsz, "identify: out of memory"); goto fail; }
+  s.w = dyi_rows_new(m, b, err, errsz);
+  if (!s.w || log_select(&s, 0, err, errsz)) goto fail;
+  dyi_base_mask(m, b, mask);
+  for (int c = 0; c < nb; c++) names[c] = b->name[c];
+  o.mask = mask;
+  o.names = names;
+  /* the white-equivalent variance factor of the filtered rows; logs of
+   * other rates or cutoffs: the largest (conservative std) */
+  o.var_factor = s.w->var_factor;
+  for (int k = 1; k < nr; k++) {
+    dyLogInfo li;
+    dyiFir f;
+    dyi_log_info(r[k], &li);
+    if (dyi_fir_design(&f, li.fs, li.parallel ? li.fstop : 0, li.parallel ? li.decim : 1) == 0) {
+      o.var_factor = fmax(o.var_factor, dyi_fir_var_factor(&f));
+      dyi_fir_free(&f);
+    }
+  }
+  if (o.threads > 1 && o.method != DYI_IRLS) {
+    e = mt_fold_logs(m, b, r, nr, &o, o.threads, progress, err, errsz);
+    if (!e) goto fail;
+    e->own_mask = mask; e->own_names = names;
+    mask = NULL; names = NULL;
+    if (!o.fold_only && dyi_est_finish(e, err, errsz)) goto fail;
+    dyi_rows_free(s.w);
+    return e;
+  }
+  e = dyi_est_make(n, nb, &o, err, errsz);
+  if (!e) goto fail;
+  e->own_mask = mask; e->own_names = names;
+  mask = NULL; names = NULL;
+  dyRowSource src = {&s, log_fill, log_rewind};
+  if (dyi_est_run(e, &src, err, errsz)) goto fail;
+  if (progress) progress(s.read, s.pass, 1);
+  dyi_rows_free(s.w);
+  return e;
+fail:
+  if (progress) progress(s.read, s.pass, 1);
+  dyi_est_free(e);
+  free(mask); free(names);
+  dyi_rows_free(s.w);
+  return NULL;
+}
+
+dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
+                      void (*progress)(long long samples, int pass, int final),
+                      char* err, int errsz) {
+  return dyi_identify_logs(m, b, &r, 1, opt, progress, err, errsz);
+}
