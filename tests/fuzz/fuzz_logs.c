@@ -8,7 +8,7 @@
 #include "fuzz_common.h"
 #include "log.h"
 #include "base.h"
-#include "estimate.h"
+#include "identify.h"
 #include "io.h"
 
 #define LOGS_MAX 3
@@ -27,7 +27,7 @@ static const dyModel* logs_model(const dyBase** b) {
     char err[DY_ERRSZ];
     const char* p = fuzz_file((const uint8_t*)LOGS_MODEL, strlen(LOGS_MODEL), ".model.csv");
     if (dy_load_table(p, NULL, &m, err, sizeof err)) abort();
-    base = dyi_base_compute(m, "qr", 0, err, sizeof err);
+    base = dyi_base_compute(m, DYI_SET_QR, 0, err, sizeof err);
     if (!base) abort();
   }
   *b = base;
