@@ -571,7 +571,7 @@ static void test_wls(void) {
   dyModel* m = th_random_model(4, 0, 0.3, 1);
   char path[300], err[DY_ERRSZ];
   snprintf(path, sizeof path, "%s/wls.csv", tmp);
-  dyBase* b = dyi_base_compute(m, "qr", 1, err, sizeof err);
+  dyBase* b = dyi_base_compute(m, DYI_SET_QR, 1, err, sizeof err);
   CHECK(b != NULL, "wls: qr set: %s", err);
   if (!b) { dy_freeModel(m); return; }
   int p = b->nb, n = m->n, ok = 1, pj[DY_MAXJ] = {0};
