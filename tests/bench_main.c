@@ -29,6 +29,7 @@
 #include "lin_inertia.h"
 #include "opcount.h"
 #include "regressor.h"
+#include "util.h"
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -58,9 +59,9 @@ static long bench_reps(bench_fn fn, void* ctx) {
   long reps = 1;
   double t;
   for (;;) {
-    double t0 = dyv_now_s();
+    double t0 = dy_now_s();
     for (long i = 0; i < reps; i++) fn(ctx, i);
-    t = dyv_now_s() - t0;
+    t = dy_now_s() - t0;
     if (t >= 0.01 || reps > (1L << 40)) break;
     reps *= 2;
   }
@@ -81,12 +82,12 @@ static void bench_ns_set(int nf, bench_fn* fn, void** ctx, double* ns) {
   for (int f = 0; f < nf; f++) reps[f] = bench_reps(fn[f], ctx[f]);
   for (int k = 0; k < NMEAS; k++)
     for (int f = 0; f < nf; f++) {
-      double t0 = dyv_now_s();
+      double t0 = dy_now_s();
       for (long i = 0; i < reps[f]; i++) fn[f](ctx[f], i);
-      meas[f][k] = (dyv_now_s() - t0) / (double)reps[f] * 1e9;
+      meas[f][k] = (dy_now_s() - t0) / (double)reps[f] * 1e9;
     }
   for (int f = 0; f < nf; f++) {
-    qsort(meas[f], NMEAS, sizeof meas[f][0], dyv_cmp_double);
+    qsort(meas[f], NMEAS, sizeof meas[f][0], dy_cmp_double);
     ns[f] = meas[f][0];
     if (meas[f][NMEAS - 1] / meas[f][0] > bench_spread) bench_spread = meas[f][NMEAS - 1] / meas[f][0];
   }
@@ -101,10 +102,7 @@ typedef struct {
 
 /* deterministic uniform random in [a, b) (xorshift64*) */
 static unsigned long long rng = 0x9E3779B97F4A7C15ull;
-static double uniform(double a, double b) {
-  rng ^= rng >> 12; rng ^= rng << 25; rng ^= rng >> 27;
-  return a + (b - a) * ((double)((rng * 2685821657736338717ull) >> 11) / 9007199254740992.0);
-}
+static double uniform(double a, double b) { return dy_uniform(&rng, a, b); }
 
 /* one link from mass, centre of mass and the inertia about it (ixx iyy izz
  * ixy ixz iyz, tensor entries) */
@@ -454,12 +452,12 @@ static int run_child(const char* const* argv, double* cpu, double* wall, double*
   }
   int st;
   struct rusage ru;
-  double t0 = dyv_now_s();
+  double t0 = dy_now_s();
   if (wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     printf("  %s %s failed (status %d)\n", argv[0], argv[1], st);
     return -1;
   }
-  *wall = dyv_now_s() - t0;
+  *wall = dy_now_s() - t0;
   *cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
          (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
   *mb = (double)ru.ru_maxrss / 1024.0;
@@ -571,9 +569,9 @@ static void section_consistent(void) {
     for (int k = 0; k < cnt; k++) {
       double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t[DY_MAXJ];
       for (int j = 0; j < n; j++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull; q[j] = ((double)(s >> 11) / 9007199254740992.0 - 0.5) * 6;
-        s = s * 6364136223846793005ull + 1442695040888963407ull; qd[j] = ((double)(s >> 11) / 9007199254740992.0 - 0.5) * 4;
-        s = s * 6364136223846793005ull + 1442695040888963407ull; qdd[j] = ((double)(s >> 11) / 9007199254740992.0 - 0.5) * 10;
+        q[j] = (dy_rng_u01(dy_rng_lcg(&s)) - 0.5) * 6;
+        qd[j] = (dy_rng_u01(dy_rng_lcg(&s)) - 0.5) * 4;
+        qdd[j] = (dy_rng_u01(dy_rng_lcg(&s)) - 0.5) * 10;
       }
       dy_rnea(m, d, pt, q, qd, qdd, t);
       dyi_regressor(m, d, q, qd, qdd, 1, Y, n);
@@ -583,8 +581,7 @@ static void section_consistent(void) {
           for (int c = 0; c < np; c++) acc += Y[j + (size_t)n*c] * b->P[(size_t)c*b->nb + i];
           A[(size_t)k*n + j + (size_t)lda*i] = acc;
         }
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        y[(size_t)k*n + j] = t[j] * (1 + 0.02 * ((double)(s >> 11) / 9007199254740992.0 - 0.5) * 3.46);
+        y[(size_t)k*n + j] = t[j] * (1 + 0.02 * (dy_rng_u01(dy_rng_lcg(&s)) - 0.5) * 3.46);
       }
     }
     dyi_est_add(e, A, lda, y, cnt, NULL, err, sizeof err);
@@ -595,9 +592,9 @@ static void section_consistent(void) {
   for (int pass = 0; pass < 2; pass++) {
     dyiConsResult r;
     double w;
-    double t0 = dyv_now_s();
+    double t0 = dy_now_s();
     int st = dyi_consistent_est(m, b, e, m->par, pass ? -1 : 1e-3, 0, &r, &w, err, sizeof err);
-    double sec = dyv_now_s() - t0;
+    double sec = dy_now_s() - t0;
     if (st) { printf("  %s\n", err); break; }
     printf("  %-44s %6.3f s, %4d DSDP iterations, gap %.1e, %s; residual +%.3g %%: %s\n",
            pass ? "identify --consistent default (backed-off prior)" : "one solve (prior weight 1e-3)", sec,
@@ -642,12 +639,12 @@ static void section_excite(void) {
       _exit(127);
     }
     int st;
-    double t0 = dyv_now_s();
+    double t0 = dy_now_s();
     if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
       printf("  %-14s dynid excite failed (status %d)\n", arm[a].name, st);
       continue;
     }
-    double wall = dyv_now_s() - t0, cond = NAN, use = NAN;
+    double wall = dy_now_s() - t0, cond = NAN, use = NAN;
     FILE* f = fopen(out, "r");
     char line[1024];
     while (f && fgets(line, sizeof line, f) && line[0] == '#') {

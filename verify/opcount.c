@@ -203,7 +203,7 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
 #include "saha.h"
 #include <lapacke.h>
 #include <math.h>
-#include <time.h>
+#include "util.h"
 
 int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m) {
   const int n = m->n, np = 14*n, ncol = m->has_friction ? 14*n : 10*n, ns = 40, rows = ns*n;
@@ -219,10 +219,7 @@ int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m) {
     for (int s = 0; s < ns; s++) {
       for (int j = 0; j < n; j++) {
         double r[3];
-        for (int k = 0; k < 3; k++) {
-          st ^= st >> 12; st ^= st << 25; st ^= st >> 27;
-          r[k] = (double)((st * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 2 - 1;
-        }
+        for (int k = 0; k < 3; k++) r[k] = dy_uniform(&st, -1, 1);
         q[j] = 3*r[0]; qd[j] = 2*r[1]; qdd[j] = 5*r[2];
       }
       dy_rnea(m, d, e, q, qd, qdd, t0);
@@ -245,16 +242,6 @@ int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m) {
   return nb;
 }
 
-double dyv_now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-int dyv_cmp_double(const void* x, const void* y) {
-  const double a = *(const double*)x, b = *(const double*)y;
-  return (a > b) - (a < b);
-}
 
 enum { B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_NEFULL, B_NEBASE, B_RENAUD, B_LINH, B_LINHB, B_SAHAID, B_SAHAFD,
        B_CRBA_BASE, B_COUNT };
@@ -279,10 +266,7 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
   /* realisation: nominal values on the nonzero parameters (any values do) */
   for (int k = 0; k < np; k++) par[k] = zero[k] ? 0 : (m->par[k] != 0 ? m->par[k] : 0.1);
   unsigned long long s = 987654321;
-  for (int i = 0; i < NS * 4 * n; i++) {
-    s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
-    st[i] = (double)((s * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 4 - 2;
-  }
+  for (int i = 0; i < NS * 4 * n; i++) st[i] = dy_uniform(&s, -2, 2);
   dyvNeBase full, base;
   dyv_nebase_make(&full, m, NULL);
   dyv_nebase_make(&base, m, zero);
@@ -312,7 +296,7 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
     /* pass 0 calibrates: the batch count for ~seconds / (R B_COUNT) */
     const long nbat = pass ? batches[a] : 1;
     double tau[DY_MAXJ], out[DY_MAXJ];
-    const double t0 = dyv_now_s();
+    const double t0 = dy_now_s();
     for (long bt = 0; bt < nbat; bt++)
       for (int k = 0; k < NS; k++) {
         const double *q = st + (size_t)k*4*n, *qd = q + n, *qdd = q + 2*n, *tq = q + 3*n;
@@ -333,7 +317,7 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
         }
         sink += tau[0];
       }
-    const double dt = dyv_now_s() - t0;
+    const double dt = dy_now_s() - t0;
     if (pass == 0) {
       const double want = seconds / (R * B_COUNT);
       batches[a] = dt > 0 ? (long)(want / dt) : 1;
@@ -344,10 +328,10 @@ int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int n
   double ns_call[B_COUNT], ns_min[B_COUNT], sp_med[B_COUNT], sp_lo[B_COUNT], sp_hi[B_COUNT], v[R];
   for (int a = 0; a < B_COUNT; a++) {
     memcpy(v, t[a], sizeof v);
-    qsort(v, R, sizeof v[0], dyv_cmp_double);
+    qsort(v, R, sizeof v[0], dy_cmp_double);
     ns_call[a] = v[R/2]; ns_min[a] = v[0];
     for (int r = 0; r < R; r++) v[r] = t[ref[a]][r] / t[a][r];
-    qsort(v, R, sizeof v[0], dyv_cmp_double);
+    qsort(v, R, sizeof v[0], dy_cmp_double);
     sp_med[a] = v[R/2]; sp_lo[a] = v[R/4]; sp_hi[a] = v[3*R/4];
   }
   fprintf(f, "# timings on %s (n = %d); base set: %s, %d base parameters, %d parameters structurally zero\n",

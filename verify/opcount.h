@@ -192,12 +192,6 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
 
 #endif
 
-/* Monotonic wall clock [s] (CLOCK_MONOTONIC), for timings. */
-double dyv_now_s(void);
-
-/* qsort comparator of doubles, ascending. */
-int dyv_cmp_double(const void* a, const void* b);
-
 /* Timing (the bench command): nanoseconds per call of dy_rnea, dy_crba,
  * dy_fd_chol, dy_fd_aba beside the base-parameter Newton-Euler, Lin 1991 H
  * and H+b, Saha's inverse and forward dynamics, on model m. The base-
