@@ -121,7 +121,7 @@ static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W
 
   /* joint frames: cos, sin theta (scalar libm), O_j */
   for (int j = 0; j < n; j++) {
-    const double ca = cos(m->dh_alpha[j]), sa = sin(m->dh_alpha[j]);
+    const double ca = m->cos_alpha[j], sa = m->sin_alpha[j];
     const double th0 = m->dh_theta[j], d0 = m->dh_d[j];
     if (m->jnt_type[j] == DY_REVOLUTE) {
       for (int b = 0; b < nb; b++) {
@@ -145,7 +145,7 @@ static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W
    * the joint type is tested outside the loop over lanes (a branch inside
    * keeps most compilers from vectorising it) */
   for (int j = 0; j < n; j++) {
-    const double ca = cos(m->dh_alpha[j]), sa = sin(m->dh_alpha[j]), msa = -sa;
+    const double ca = m->cos_alpha[j], sa = m->sin_alpha[j], msa = -sa;
     const double p0 = m->dh_a[j];
     if (m->jnt_type[j] == DY_REVOLUTE)
       for (int b = 0; b < B; b++) forward_lane(W, j, b, ca, sa, msa, p0, 1);
@@ -181,7 +181,7 @@ static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W
     const int rev = m->jnt_type[j] == DY_REVOLUTE;
     memcpy(W->tau[j], rev ? W->N[j][2] : W->F[j][2], sizeof W->tau[j]);
     if (j == 0) break;
-    const double ca = cos(m->dh_alpha[j]), sa = sin(m->dh_alpha[j]), msa = -sa;
+    const double ca = m->cos_alpha[j], sa = m->sin_alpha[j], msa = -sa;
     const double p0 = m->dh_a[j];
     for (int b = 0; b < B; b++) {
       const laneFrame f = lane_frame(W, j, b, ca, sa, msa);

@@ -10,8 +10,8 @@ int dy_fd_chol(const dyModel* m, dyData* d, const double* par, const double* q,
   const int n = m->n;
   double* L = d->H;
   dy_crba(m, d, par, q, L);                      /* computes the frames */
-  dy_rnea_frames(m, d, par, qd, NULL, m->gravity, 1, d->b);
-  for (int j = 0; j < n; j++) qdd[j] = tau[j] - d->b[j];
+  dy_rnea_frames(m, d, par, qd, NULL, m->gravity, 1, d->bias);
+  for (int j = 0; j < n; j++) qdd[j] = tau[j] - d->bias[j];
   /* H = L L^T, lower triangle in place (row-major) */
   for (int j = 0; j < n; j++) {
     double* Lj = L + j*n;
@@ -107,13 +107,13 @@ static void skew_mul(double res[9], const double p[3], const double X[9]) {
 int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
               const double* qd, const double* tau, double* qdd) {
   const int n = m->n;
-  double* blk = d->ci;         /* A (9), B (9), M (9) per link (36n) */
-  double* v = d->cv;           /* velocities (w; v) (6n) */
-  double* c = d->cv + 6*n;     /* velocity-product accelerations (6n) */
-  double* pA = d->cv + 12*n;   /* bias forces (6n) */
-  double* U = d->cv + 18*n;    /* IA S (6n) */
-  double* dd = d->b;           /* S^T U + armature (n) */
-  double* u = d->H;            /* tau - S^T pA - friction (n) */
+  double* blk = d->art;        /* A (9), B (9), M (9) per link */
+  double* v = d->vel;          /* velocities (w; v) */
+  double* c = d->acc;          /* velocity-product accelerations, then accelerations */
+  double* pA = d->pA;          /* bias forces */
+  double* U = d->U;            /* IA S */
+  double* dd = d->D;           /* S^T U + armature */
+  double* u = d->u;            /* tau - S^T pA - friction */
   const double* pj = par + DY_NPAR_LINK*n;
 
   /* pass 1: velocities, bias terms, rigid-body inertias */
@@ -140,7 +140,7 @@ int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
       cj[3] = vj[1]*qdj; cj[4] = -vj[0]*qdj; cj[5] = 0;
       vj[5] += qdj;
     }
-    double *A = blk + 36*j, *B = A + 9, *M = A + 18;
+    double *A = blk + 27*j, *B = A + 9, *M = A + 18;
     const double s6[6] = {pl[DY_XX], pl[DY_XY], pl[DY_XZ], pl[DY_YY], pl[DY_YZ], pl[DY_ZZ]};
     const double* ms = pl + DY_MX;
     dyu_sym6ToMat(A, s6);
@@ -164,7 +164,7 @@ int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
 
   /* pass 2: articulated inertias, tip to base */
   for (int j = n - 1; j >= 0; j--) {
-    double *A = blk + 36*j, *B = A + 9, *M = A + 18, *Uj = U + 6*j, *pa = pA + 6*j;
+    double *A = blk + 27*j, *B = A + 9, *M = A + 18, *Uj = U + 6*j, *pa = pA + 6*j;
     const double* cj = c + 6*j;
     int rev = m->jnt_type[j] == DY_REVOLUTE;
     if (rev) {
@@ -204,7 +204,7 @@ int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
     /* carry to the parent */
     const double *R = d->R + 9*j, *p = d->p + 3*j;
     double A1[9], B1[9], M1[9], PB[9], PM[9], PMP[9], Mp[9];
-    const double ct = R[0], st = -R[1], ca = d->csa[3*j], sa = d->csa[3*j + 1];
+    const double ct = R[0], st = -R[1], ca = m->cos_alpha[j], sa = m->sin_alpha[j];
     rot_joint(A1, A, ct, st, ca, sa);
     rot_joint(B1, B, ct, st, ca, sa);
     rot_joint(M1, M, ct, st, ca, sa);
@@ -215,7 +215,7 @@ int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
     double PMt[9] = {PM[0], PM[3], PM[6], PM[1], PM[4], PM[7], PM[2], PM[5], PM[8]};
     skew_mul(Mp, p, PMt);             /* P (P M1)^T = P M1^T P^T = -P M1 P */
     for (int k = 0; k < 9; k++) PMP[k] = -Mp[k];
-    double *Ap = blk + 36*(j-1), *Bp = Ap + 9, *Mpar = Ap + 18;
+    double *Ap = blk + 27*(j-1), *Bp = Ap + 9, *Mpar = Ap + 18;
     for (int a = 0; a < 3; a++)
       for (int b = 0; b < 3; b++) {
         Ap[3*a + b] += A1[3*a + b] + PB[3*a + b] + PB[3*b + a] - PMP[3*a + b];

@@ -391,6 +391,7 @@ static int load_table(const char* path, const dyLoadOpt* opt, dyModel** out, cha
     if (!isnan(v[C_QDDMAX])) m->jnt_qddmax[j] = v[C_QDDMAX];
     if (!isnan(v[C_TAUMAX])) m->jnt_taumax[j] = v[C_TAUMAX];
   }
+  dy_setConst(m);
   if (classic) {
     dyu_rotx(m->tip_T, rows[n-1].v[C_ALPHA]);
     m->tip_T[9] = rows[n-1].v[C_A]; m->tip_T[10] = 0; m->tip_T[11] = 0;

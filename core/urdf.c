@@ -1030,6 +1030,7 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
   }
   memcpy(m->base_T, F, 12 * sizeof(double));
   pose_invmul(m->tip_T, F + 12*n, u->links[tip].T);
+  dy_setConst(m);
 
   /* inertias: each link of body j re-expressed in DH frame j and summed */
   for (int i = 0; i < u->nlink; i++) {

@@ -46,6 +46,7 @@ static dyModel* builtin_6r(void) {
     m->dh_alpha[j] = alpha[j]; m->dh_a[j] = a[j]; m->dh_theta[j] = 0; m->dh_d[j] = d[j];
     dy_linkpar_from_com(m->par + DY_NPAR_LINK*j, link[j][0], link[j] + 1, link[j] + 4);
   }
+  dy_setConst(m);
   snprintf(m->source, sizeof m->source, "built-in 6R (PUMA 560 geometry)");
   return m;
 }

@@ -129,6 +129,7 @@ static dyModel* builtin_panda(void) {
     m->jnt_type[j] = DY_REVOLUTE;
     m->dh_alpha[j] = alpha[j]; m->dh_a[j] = a[j]; m->dh_theta[j] = 0; m->dh_d[j] = d[j];
   }
+  dy_setConst(m);
   set_link(m, 0, 4.970684, 3.875e-03, 2.081e-03, 0,
            7.0337e-01, 7.0661e-01, 9.1170e-03, -1.3900e-04, 6.7720e-03, 1.9169e-02);
   set_link(m, 1, 0.646926, -3.141e-03, -2.872e-02, 3.495e-03,
@@ -162,6 +163,7 @@ static dyModel* builtin_6r(void) {
     m->jnt_type[j] = DY_REVOLUTE;
     m->dh_alpha[j] = alpha[j]; m->dh_a[j] = a[j]; m->dh_theta[j] = 0; m->dh_d[j] = d[j];
   }
+  dy_setConst(m);
   set_link(m, 0, 0, 0, 0, 0, 0, 0, 0.35, 0, 0, 0);
   set_link(m, 1, 17.4, 0.068, 0.006, -0.016, 0.13, 0.524, 0.539, 0, 0, 0);
   set_link(m, 2, 4.8, 0, -0.070, 0.014, 0.066, 0.086, 0.0125, 0, 0, 0);

@@ -55,19 +55,13 @@ typedef struct {
   double zq[3*DY_MAXJ];              /* (C) zeta_m qd_m */
 } l91W;
 
-/* class and cos, sin of alpha_j; general twists use (and fill) the cache
- * d->csa that dy_frames keeps */
-L91_INL int l91_class(dyData* d, double al, int j, double* ca, double* sa) {
-  const double hp = 1.57079632679489661923;
-  if (al == 0) { *ca = 1; *sa = 0; return 1; }
-  if (al == hp) { *ca = 0; *sa = 1; return 2; }
-  if (al == -hp) { *ca = 0; *sa = -1; return 3; }
-  const int k = dyv_alpha_cls(al);
-  if (k) return dyv_alpha_class(al, ca, sa);
-  double* cs = d->csa + 3*j;
-  if (cs[2] != al) { cs[0] = cos(al); cs[1] = sin(al); cs[2] = al; }
-  *ca = cs[0]; *sa = cs[1];
-  return 0;
+/* class and cos, sin of alpha_j (exact for the special twists) from the
+ * model's constants */
+L91_INL int l91_class(const dyModel* m, int j, double* ca, double* sa) {
+  static const double cc[5] = {0, 1, 0, 0, -1}, ss[5] = {0, 0, 1, -1, 0};
+  const int k = m->twist[j];
+  if (k) { *ca = cc[k]; *sa = ss[k]; } else { *ca = m->cos_alpha[j]; *sa = m->sin_alpha[j]; }
+  return k;
 }
 
 /* (A) s_j = R_j^T (s_{j-1} + c_j), c_j = (a_j, -sa d_j, ca d_j) (25) */
@@ -302,7 +296,7 @@ static void DYV_FN(lin91_core)(const dyModel* m, dyData* d, const double* par,
    * gravity (g0: g^<0> depends on theta_0) */
   int allrev = type[0] == DY_REVOLUTE, g0 = 0;
   if (b) {
-    w.cls[0] = l91_class(d, m->dh_alpha[0], 0, &w.ca[0], &w.sa[0]);
+    w.cls[0] = l91_class(m, 0, &w.ca[0], &w.sa[0]);
     g0 = !(gv[0] == 0 && gv[1] == 0 && (w.cls[0] == 1 || w.cls[0] == 4));
     if (g0) {
       double th = m->dh_theta[0];
@@ -313,7 +307,7 @@ static void DYV_FN(lin91_core)(const dyModel* m, dyData* d, const double* par,
   w.s[0] = w.s[1] = w.s[2] = 0;
 #define L91_S(k) l91_s_step(k, &w, m, j)
   for (int j = 1; j < n; j++) {
-    w.cls[j] = l91_class(d, m->dh_alpha[j], j, &w.ca[j], &w.sa[j]);
+    w.cls[j] = l91_class(m, j, &w.ca[j], &w.sa[j]);
     double th = m->dh_theta[j], dj = m->dh_d[j];
     if (type[j] == DY_REVOLUTE) th += q[j]; else { dj += q[j]; allrev = 0; }
     DYV_OPS(0, 1);

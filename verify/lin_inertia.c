@@ -1232,6 +1232,7 @@ int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
     for (int t = 1; t <= 2 && m->n >= t + 1; t++) {
       for (int j = 0; j < gm->n; j++) gm->jnt_type[j] = t == 2 && j == 2 ? DY_PRISMATIC : DY_REVOLUTE;
       gm->dh_alpha[0] = 0;
+      dy_setConst(gm);
       if (dyv_lin_counts(gm, &g, err, sizeof err) == 0)
         rows(f, gm, &g, t == 1 ? "_type1" : "_type2", "general twists and lengths; joint 1 along gravity");
     }

@@ -107,9 +107,10 @@ DYV_NB_INLINE const double* DYV_FN(nb_p)(const dyvNeBase* pl, dyData* d, int j, 
  * parent's w, wd along z: that copy cost more (instructions, code size) than
  * the 4 M 4 A it skipped. In: w, wd of link j-1 and u = vd_{j-1} + U_{j-1} p_j
  * (frame j-1). Out: w, wd of link j and u = vd_j + U_j p_{j+1} (frame j);
- * F_j, N_j stored in d->f, d->nm, cos/sin theta_j in d->work. */
+ * F_j, N_j stored in d->f, d->nm; cs: cos, sin theta of every joint. */
 DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int kf, const int kn,
-                                  const dyvNeBase* pl, dyData* d, const double* par, int j,
+                                  const dyvNeBase* pl, dyData* d, const double* cs,
+                                  const double* par, int j,
                                   const double* q, const double* qd, const double* qdd,
                                   double w[3], double wd[3], double u[3]) {
   /* kf >= 0: compiled kind (revolute, link flags kf, p_{j+1} flags kn,
@@ -119,7 +120,7 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int kf, const int kn,
   const int fn = known ? kn : (j + 1 < pl->n ? pl->flags[j+1] : 0);
   const int rev = known || pl->type[j] == DY_REVOLUTE;
   const double ca = pl->ca[j], sa = pl->sa[j], qdj = qd[j], qddj = qdd[j];
-  const double ct = d->work[2*j], st = d->work[2*j+1];
+  const double ct = cs[2*j], st = cs[2*j+1];
 
   /* rates of the parent in frame j, vd_j = R^T u */
   double wr[3], wdr[3], vd[3];
@@ -219,9 +220,9 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(const int cls, const int kf, const int kn,
  * In: f, nn = wrench at joint j (frame j). Out: wrench at joint j-1 (frame
  * j-1): f = F_{j-1} + R f,  nn = N_{j-1} + R nn + p_j x R f. */
 DYV_NB_INLINE void DYV_FN(nb_bwd)(const int cls, const int kb, const dyvNeBase* pl, dyData* d,
-                                  int j, double f[3], double nn[3]) {
+                                  const double* cs, int j, double f[3], double nn[3]) {
   /* kb >= 0: compiled kind (revolute, p_j flags kb); else from the plan */
-  const double ct = d->work[2*j], st = d->work[2*j+1];
+  const double ct = cs[2*j], st = cs[2*j+1];
   const double* p = kb >= 0 || pl->type[j] == DY_REVOLUTE ? pl->pc + 3*j : d->p + 3*j;
   const int fl = kb >= 0 ? kb : pl->flags[j];
   double rf[3], rn[3];
@@ -278,10 +279,11 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
 
   /* cos, sin theta first: a call inside the recursion would spill the
    * rates it carries in registers */
+  double cs[2*DY_MAXJ];
   for (j = pl->trig0 ? 0 : 1; j < n; j++) {
-    double* cs = d->work + 2*j;
-    if (pl->type[j] == DY_REVOLUTE) { sincos(pl->th0[j] + q[j], &cs[1], &cs[0]); DYV_OPS(0, 1); }
-    else { cs[0] = pl->ctc[j]; cs[1] = pl->stc[j]; }
+    double* c = cs + 2*j;
+    if (pl->type[j] == DY_REVOLUTE) { sincos(pl->th0[j] + q[j], &c[1], &c[0]); DYV_OPS(0, 1); }
+    else { c[0] = pl->ctc[j]; c[1] = pl->stc[j]; }
   }
   j = 0;
 
@@ -293,7 +295,7 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
     const int f = pl->flags[0], cls = pl->acls[0];
     const double* pl10 = par;
     double ct = 1, st = 0, vd[3];
-    if (pl->trig0) { ct = d->work[0]; st = d->work[1]; }
+    if (pl->trig0) { ct = cs[0]; st = cs[1]; }
     if (pl->g[0] == 0 && pl->g[1] == 0) dyv_rotT_z(vd, u[2], ct, st, cls, pl->ca[0], pl->sa[0]);
     else dyv_rotT(vd, u, ct, st, cls, pl->ca[0], pl->sa[0]);
     const double qd0 = qd[0], qdd0 = qdd[0];
@@ -321,9 +323,9 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
     j = 1;
   }
   for (; j < n; j++) {
-#define DYV_NB_FWD(c) DYV_FN(nb_fwd)(c, -1, 0, pl, d, par, j, q, qd, qdd, w, wd, u)
+#define DYV_NB_FWD(c) DYV_FN(nb_fwd)(c, -1, 0, pl, d, cs, par, j, q, qd, qdd, w, wd, u)
 #define DYV_NB_FK(c, pn) case 1 + 8*((c)-1) + (pn): \
-    DYV_FN(nb_fwd)(c, DYV_NB_KL, (pn) << 6, pl, d, par, j, q, qd, qdd, w, wd, u); break;
+    DYV_FN(nb_fwd)(c, DYV_NB_KL, (pn) << 6, pl, d, cs, par, j, q, qd, qdd, w, wd, u); break;
     switch (pl->fkind[j]) {
       DYV_NB_K6(DYV_NB_FK, 1) DYV_NB_K6(DYV_NB_FK, 2)
       DYV_NB_K6(DYV_NB_FK, 3) DYV_NB_K6(DYV_NB_FK, 4)
@@ -343,9 +345,9 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
   const int jb = rev0 ? 1 : 0;
   for (j = n - 1; j > jb; j--, pj -= DY_NPAR_JNT) {
     tau[j] = DYV_FN(nb_tau)(pl, j, pj, qd, qdd, f, nn);
-#define DYV_NB_BWD(c) DYV_FN(nb_bwd)(c, -1, pl, d, j, f, nn)
+#define DYV_NB_BWD(c) DYV_FN(nb_bwd)(c, -1, pl, d, cs, j, f, nn)
 #define DYV_NB_BK(c, pk) case 1 + 8*((c)-1) + (pk): \
-    DYV_FN(nb_bwd)(c, (pk) << 6, pl, d, j, f, nn); break;
+    DYV_FN(nb_bwd)(c, (pk) << 6, pl, d, cs, j, f, nn); break;
     switch (pl->bkind[j]) {
       DYV_NB_BK(1, 0) DYV_NB_BK(1, 1) DYV_NB_BK(1, 4) DYV_NB_BK(1, 5)
       DYV_NB_BK(2, 0) DYV_NB_BK(2, 1) DYV_NB_BK(2, 2) DYV_NB_BK(2, 3)
@@ -360,7 +362,7 @@ void DYV_FN(dyv_nebase_rnea)(const dyvNeBase* pl, dyData* d, const double* par,
     tau[1] = DYV_FN(nb_tau)(pl, 1, pj, qd, qdd, f, nn);
     pj -= DY_NPAR_JNT;
     /* only the z moment of link 1 is used: (R n)_z + (p x R f)_z */
-    const double ct = d->work[2], st = d->work[3], *p = pl->pc + 3;
+    const double ct = cs[2], st = cs[3], *p = pl->pc + 3;
     const int cls = pl->acls[1], fl = pl->flags[1];
     double* p1 = d->p + 3;
     if (pl->type[1] != DY_REVOLUTE) p = p1;

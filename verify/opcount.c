@@ -74,6 +74,7 @@ void dyv_general_geometry(dyModel* m) {
   for (int j = 1; j < m->n; j++) {
     m->dh_alpha[j] = 0.3 + 0.2*j; m->dh_a[j] = 0.1 + 0.05*j; m->dh_d[j] = 0.1 + 0.03*j;
   }
+  dy_setConst(m);
 }
 
 dyModel* dyv_renaud_model(int simplified) {
@@ -93,6 +94,7 @@ dyModel* dyv_renaud_model(int simplified) {
     p[msk[j]] = 0.5 + 0.1*j;
   }
   r->dh_a[2] = 0.4; r->dh_d[3] = 0.35;
+  dy_setConst(r);
   if (simplified) {
     r->par[DY_NPAR_LINK*4 + DY_MY] -= r->par[DY_NPAR_LINK*5 + DY_MZ];
     r->par[DY_NPAR_LINK*5 + DY_MZ] = 0;

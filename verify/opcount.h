@@ -170,7 +170,7 @@ void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par);
 /* Give m a general geometry, the case the papers' operation-count tables
  * assume: for joints 2..n, alpha_j = 0.3 + 0.2 j rad (none of 0, +-pi/2,
  * pi), a_j = 0.1 + 0.05 j m, d_j = 0.1 + 0.03 j m; joint 1 is kept (its
- * axis along gravity, as the tables take it). */
+ * axis along gravity, as the tables take it). Calls dy_setConst. */
 void dyv_general_geometry(dyModel* m);
 
 /* [Renaud]'s 6R example (its geometry and grouped augmented-body

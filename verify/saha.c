@@ -124,7 +124,7 @@ void DYV_FN(dyv_saha_id)(const dyModel* m, dyData* d, const double* par, const d
 /* ----------------------------------------------- forward dynamics (5.2) */
 
 /* articulated mass matrix of link k in 3x3 blocks: S11, S22 symmetric (xx
- * xy xz yy yz zz), S12 row-major; 21 doubles per link in d->ci */
+ * xy xz yy yz zz), S12 row-major; 21 doubles per link */
 enum { SH_S11 = 0, SH_S12 = 6, SH_S22 = 15, SH_MH = 21 };
 
 /* M_k about O_k: [J [MS x]; [MS x]^T m 1] */
@@ -251,12 +251,13 @@ static void DYV_FN(sh_transform)(double* P, const double* A, const shJ* g, int p
 
 /* articulated mass matrices (eq. 50): psi (6n), mh (n) of joints n-1..0.
  * Returns 0 or k+1 if mh_k is not positive. */
-static int DYV_FN(sh_articulate)(const dyModel* m, dyData* d, const double* par, const shJ* J,
+static int DYV_FN(sh_articulate)(const dyModel* m, const double* par, const shJ* J,
                                  double* psi, double* mh) {
   const int n = m->n;
-  for (int i = 0; i < n; i++) sh_mass(d->ci + SH_MH*i, par + DY_NPAR_LINK*i);
+  double art[SH_MH*DY_MAXJ];      /* the articulated mass matrices, SH_MH per link */
+  for (int i = 0; i < n; i++) sh_mass(art + SH_MH*i, par + DY_NPAR_LINK*i);
   for (int k = n - 1; k >= 0; k--) {
-    double* A = d->ci + SH_MH*k;
+    double* A = art + SH_MH*k;
     const double ia = par[DY_NPAR_LINK*n + DY_NPAR_JNT*k + DY_IA];
     double ph[6];
     const int pk = J[k].rev ? 2 : 5, zk = ia == 0;
@@ -264,7 +265,7 @@ static int DYV_FN(sh_articulate)(const dyModel* m, dyData* d, const double* par,
     if (!(mh[k] > 0)) return k + 1;
     if (k == 0) break;
     DYV_FN(sh_rank1)(A, ph, psi + 6*k, pk, zk);
-    DYV_FN(sh_transform)(d->ci + SH_MH*(k-1), A, J + k, pk, zk);
+    DYV_FN(sh_transform)(art + SH_MH*(k-1), A, J + k, pk, zk);
   }
   return 0;
 }
@@ -304,14 +305,13 @@ static void DYV_FN(sh_solve)(int n, const shJ* J, const double* psi, const doubl
 int DYV_FN(dyv_saha_fd)(const dyModel* m, dyData* d, const double* par, const double* q,
                         const double* qd, const double* tau, double* qdd) {
   const int n = m->n;
-  double* phi = d->b;
+  double phi[DY_MAXJ], psi[6*DY_MAXJ], mh[DY_MAXJ], th[DY_MAXJ];
   DYV_FN(dyv_saha_id)(m, d, par, q, qd, NULL, phi);   /* phi = tau - C qd - g - friction */
   for (int i = 0; i < n; i++) phi[i] = tau[i] - phi[i];
   DYV_OPS(0, n);
   shJ J[DY_MAXJ];
   DYV_FN(sh_joints)(m, q, J);
-  double *psi = d->cv, *mh = d->work, *th = d->work + n;
-  const int info = DYV_FN(sh_articulate)(m, d, par, J, psi, mh);
+  const int info = DYV_FN(sh_articulate)(m, par, J, psi, mh);
   if (info) return info;
   DYV_FN(sh_solve)(n, J, psi, mh, phi, th, qdd);
   return 0;
@@ -320,11 +320,12 @@ int DYV_FN(dyv_saha_fd)(const dyModel* m, dyData* d, const double* par, const do
 #ifndef DYV_COUNT_OPS
 int dyv_saha_udu(const dyModel* m, dyData* d, const double* par, const double* q,
                  double* U, double* D) {
+  (void)d;   /* the UDU^T factors need no scratch beyond the stack */
   const int n = m->n;
   shJ J[DY_MAXJ];
   sh_joints(m, q, J);
-  double* psi = d->cv;
-  const int info = sh_articulate(m, d, par, J, psi, D);
+  double psi[6*DY_MAXJ];
+  const int info = sh_articulate(m, par, J, psi, D);
   if (info) return info;
   /* U_ik = psi_k^T B_ki p_i: carry p_i up the chain */
   memset(U, 0, sizeof(double) * (size_t)n * (size_t)n);
