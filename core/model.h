@@ -89,7 +89,8 @@ typedef struct dyData_ {
   double *f;     /* force on link j from link j-1 [N] (3n) */
   double *nm;    /* moment about O_j [N m] (3n) */
   double *comp;  /* dy_crba: composite body j..n, its J (6) MS (3) M (1) (10n) */
-  double *H;     /* dy_fd_chol: inertia matrix, factored in place (n*n) */
+  double *H;     /* an inertia matrix: dy_fd_chol's, factored in place;
+                    dyv_lin91_Hb's when its caller wants b alone (n*n) */
   double *bias;  /* dy_fd_chol: bias vector C qd + g + joint terms (n) */
   double *art;   /* dy_fd_aba: articulated inertia blocks A, B, M, 3x3 each (27n) */
   double *vel;   /* dy_fd_aba: spatial velocity (w; v) about O_j (6n) */
