@@ -172,104 +172,116 @@ L91_INL void l91_carry_H0(const int cls, l91W* w, const int* type, int n, double
   for (int k = 1; k < n; k++) H[k] = H[k*n] = dyv_rotN_z(ops, w->V + 6*k + o, ct, st, cls, ca, sa);
 }
 
-/* (C) one forward step j >= 1: carry u_m, sh_m, zeta_m qd_m (m < j) into
- * frame j and form H_mj (65), d_mj (66) and their terms of b (54) */
+/* column j's vectors in frame j (revolute j): e, a, B of eqs. (62)-(64);
+ * mh and ph for a prismatic j; zq: zeta_j qd_j (56) */
+typedef struct {
+  double e0, e1, a0, a1, a2, B0, B1, B3, B4, B6, B7, B8, M, zq[3];
+  const double* P;
+  int rj;
+} l91Col;
+
+/* (C) H_mj (65) and d_mj (66) of joint m < j, with u_m, sh_m, zeta_m qd_m
+ * carried into frame j first, and their terms of b (54): b_m += (zeta_j
+ * qd_j) . d_mj, bj -= (zeta_m^<j> qd_m) . d_mj */
+L91_INL void l91_pair(const int cls, const int allrev, l91W* w, const int* type, int n, int j, int mm,
+                      const l91Col* c, double* H, double* b, double* bj) {
+  dyvOps* const ops = w->ops;
+  const double ct = w->ct[j], st = w->st[j], ca = w->ca[j], sa = w->sa[j];
+  double* um = w->V + 6*mm;     /* u_m, then sh_m */
+  double* shm = um + 3;
+  double* zm = w->zq + 3*mm;
+  const int rm = allrev || type[mm] == DY_REVOLUTE, rj = c->rj;
+  const double *P = c->P, M = c->M;
+  double u[3], sh[3] = {0, 0, 0}, z[3];
+  dyv_rotT(ops, u, um, ct, st, cls, ca, sa); um[0] = u[0]; um[1] = u[1]; um[2] = u[2];
+  dyv_rotT(ops, z, zm, ct, st, cls, ca, sa); zm[0] = z[0]; zm[1] = z[1]; zm[2] = z[2];
+  const int hs = rm && mm > 0;    /* sh_0 = 0; sh of a prismatic joint unused */
+  if (hs) { dyv_rotT(ops, sh, shm, ct, st, cls, ca, sa); shm[0] = sh[0]; shm[1] = sh[1]; shm[2] = sh[2]; }
+  double hmj, dv0, dv1, dv2 = 0;
+  if (rm && rj) {
+    hmj = c->a0*u[0] + c->a1*u[1] + c->a2*u[2]; DYV_OPS(3, 2);
+    /* B u_m + sh_m x e (e_z = 0) */
+    dv0 = c->B0*u[0] + c->B1*u[1];
+    dv1 = c->B3*u[0] + c->B4*u[1];
+    dv2 = c->B6*u[0] + c->B7*u[1] + c->B8*u[2];
+    DYV_OPS(7, 4);
+    if (hs) {
+      hmj -= sh[0]*c->e0 + sh[1]*c->e1;
+      dv0 -= sh[2]*c->e1; dv1 += sh[2]*c->e0; dv2 += sh[0]*c->e1 - sh[1]*c->e0;
+      DYV_OPS(2 + 4, 2 + 4);
+    }
+  } else if (rj) {
+    hmj = c->e0*u[0] + c->e1*u[1];
+    dv0 = c->e1*u[2]; dv1 = -c->e0*u[2]; dv2 = c->e0*u[1] - c->e1*u[0];   /* e x u_m */
+    DYV_OPS(2 + 4, 1 + 1);
+  } else if (rm) {
+    /* (u_m x ph)_z - mh (sh_m)_z;  z x (u_m x ph - mh sh_m) */
+    hmj = u[0]*P[1] - u[1]*P[0];
+    double v0 = u[1]*P[2] - u[2]*P[1], v1 = u[2]*P[0] - u[0]*P[2];
+    DYV_OPS(6, 3);
+    if (hs) { hmj -= M*sh[2]; v0 -= M*sh[0]; v1 -= M*sh[1]; DYV_OPS(3, 3); }
+    dv0 = -v1; dv1 = v0;
+  } else {
+    hmj = M*u[2];
+    dv0 = -M*u[1]; dv1 = M*u[0]; DYV_OPS(3, 0);
+  }
+  H[mm*n + j] = H[j*n + mm] = hmj;
+  if (rj) {
+    b[mm] += c->zq[0]*dv0 + c->zq[1]*dv1 + c->zq[2]*dv2;
+    *bj -= z[0]*dv0 + z[1]*dv1 + z[2]*dv2;
+    DYV_OPS(6, 6);
+  } else {
+    b[mm] += c->zq[0]*dv0 + c->zq[1]*dv1;
+    *bj -= z[0]*dv0 + z[1]*dv1;
+    DYV_OPS(4, 4);
+  }
+}
+
+/* (C) one forward step j >= 1: g and zeta into frame j, zeta_j qd_j (56),
+ * column j's vectors e, a, B (62)-(64), H_jj and eta_j (67), then every
+ * pair m < j (l91_pair) */
 L91_INL void l91_fwd(const int cls, const int allrev, l91W* w, const int* type, int n, int j,
                      const double* qd, const double* pj, double g[3], double zeta[3],
                      double* H, double* b) {
   dyvOps* const ops = w->ops;
   const double ct = w->ct[j], st = w->st[j], ca = w->ca[j], sa = w->sa[j];
-  double* U = w->V;             /* u_m at 6m, sh_m at 6m + 3 */
-  double* ZQ = w->zq;
   const double sx = w->s[3*j], sy = w->s[3*j+1];
   const double* P = w->ph + 3*j;
   const double* Jj = w->Jb + 6*j;
   const double M = w->mh[j];
-  const int rj = allrev || type[j] == DY_REVOLUTE;
+  l91Col c = {0};
+  c.P = P; c.M = M; c.rj = allrev || type[j] == DY_REVOLUTE;
   const double qdj = qd[j];
   double t[3];
   dyv_rotT(ops, t, g, ct, st, cls, ca, sa); g[0] = t[0]; g[1] = t[1]; g[2] = t[2];
-  /* zeta_j qd_j, eq. (56) */
   dyv_rotT(ops, t, zeta, ct, st, cls, ca, sa);
-  double* zj = ZQ + 3*j;
-  if (rj) { t[2] += qdj; DYV_OPS(0, 1); }
-  const double zj0 = t[0]*qdj, zj1 = t[1]*qdj, zj2 = t[2]*qdj; DYV_OPS(3, 0);
-  zj[0] = zj0; zj[1] = zj1; zj[2] = zj2;
-  if (rj) { t[2] += qdj; DYV_OPS(0, 1); }
+  if (c.rj) { t[2] += qdj; DYV_OPS(0, 1); }
+  c.zq[0] = t[0]*qdj; c.zq[1] = t[1]*qdj; c.zq[2] = t[2]*qdj; DYV_OPS(3, 0);
+  memcpy(w->zq + 3*j, c.zq, sizeof c.zq);
+  if (c.rj) { t[2] += qdj; DYV_OPS(0, 1); }
   zeta[0] = t[0]; zeta[1] = t[1]; zeta[2] = t[2];
-  U[6*j] = 0; U[6*j+1] = 0; U[6*j+2] = 1; U[6*j+3] = -sy; U[6*j+4] = sx; U[6*j+5] = 0;
-
-  double e0 = 0, e1 = 0, a0 = 0, a1 = 0, a2 = 0;
-  double B0 = 0, B1 = 0, B3 = 0, B4 = 0, B6 = 0, B7 = 0, B8 = 0, bj, hjj;
-  if (rj) {
+  double* U = w->V + 6*j;
+  U[0] = 0; U[1] = 0; U[2] = 1; U[3] = -sy; U[4] = sx; U[5] = 0;
+  double bj, hjj;
+  if (c.rj) {
     /* e = z x ph - mh sh, a = Jh z + sh x ph (62, 63), sh = (-s_y, s_x, 0) */
-    e0 = -P[1] + M*sy; e1 = P[0] - M*sx;
-    a0 = Jj[2] + sx*P[2]; a1 = Jj[4] + sy*P[2];
-    a2 = -(Jj[0] + Jj[3]) - sy*P[1] - sx*P[0];
+    c.e0 = -P[1] + M*sy; c.e1 = P[0] - M*sx;
+    c.a0 = Jj[2] + sx*P[2]; c.a1 = Jj[4] + sy*P[2];
+    c.a2 = -(Jj[0] + Jj[3]) - sy*P[1] - sx*P[0];
     /* B = -Jb [z x] + [sh x][ph x] = -Jb [z x] + ph sh^T - (sh . ph) E */
     const double sp = sx*P[1] - sy*P[0];
-    B0 = -Jj[1] - P[0]*sy - sp; B1 = Jj[0] + P[0]*sx;
-    B3 = -Jj[3] - P[1]*sy;      B4 = Jj[1] + P[1]*sx - sp;
-    B6 = -Jj[4] - P[2]*sy;      B7 = Jj[2] + P[2]*sx; B8 = -sp;
-    hjj = a2 + sy*e0 - sx*e1;
-    bj = -(e0*g[0] + e1*g[1]);                                  /* eta_j (67) */
+    c.B0 = -Jj[1] - P[0]*sy - sp; c.B1 = Jj[0] + P[0]*sx;
+    c.B3 = -Jj[3] - P[1]*sy;      c.B4 = Jj[1] + P[1]*sx - sp;
+    c.B6 = -Jj[4] - P[2]*sy;      c.B7 = Jj[2] + P[2]*sx; c.B8 = -sp;
+    hjj = c.a2 + sy*c.e0 - sx*c.e1;
+    bj = -(c.e0*g[0] + c.e1*g[1]);                              /* eta_j (67) */
     DYV_OPS(2 + 4 + 8 + 2 + 2, 2 + 5 + 9 + 2 + 1);
   } else {
     hjj = M;
     bj = -M*g[2]; DYV_OPS(1, 0);
   }
   H[j*n + j] = hjj + pj[DY_NPAR_JNT*j + DY_IA]; DYV_OPS(0, 1);
-
-  for (int mm = 0; mm < j; mm++) {
-    double* um = U + 6*mm;
-    double* shm = um + 3;
-    double* zm = ZQ + 3*mm;
-    const int rm = allrev || type[mm] == DY_REVOLUTE;
-    double u[3], sh[3] = {0, 0, 0}, z[3];
-    dyv_rotT(ops, u, um, ct, st, cls, ca, sa); um[0] = u[0]; um[1] = u[1]; um[2] = u[2];
-    dyv_rotT(ops, z, zm, ct, st, cls, ca, sa); zm[0] = z[0]; zm[1] = z[1]; zm[2] = z[2];
-    const int hs = rm && mm > 0;    /* sh_0 = 0; sh of a prismatic joint unused */
-    if (hs) { dyv_rotT(ops, sh, shm, ct, st, cls, ca, sa); shm[0] = sh[0]; shm[1] = sh[1]; shm[2] = sh[2]; }
-    double hmj, dv0, dv1, dv2 = 0;
-    if (rm && rj) {
-      hmj = a0*u[0] + a1*u[1] + a2*u[2]; DYV_OPS(3, 2);
-      /* B u_m + sh_m x e (e_z = 0) */
-      dv0 = B0*u[0] + B1*u[1];
-      dv1 = B3*u[0] + B4*u[1];
-      dv2 = B6*u[0] + B7*u[1] + B8*u[2];
-      DYV_OPS(7, 4);
-      if (hs) {
-        hmj -= sh[0]*e0 + sh[1]*e1;
-        dv0 -= sh[2]*e1; dv1 += sh[2]*e0; dv2 += sh[0]*e1 - sh[1]*e0;
-        DYV_OPS(2 + 4, 2 + 4);
-      }
-    } else if (rj) {
-      hmj = e0*u[0] + e1*u[1];
-      dv0 = e1*u[2]; dv1 = -e0*u[2]; dv2 = e0*u[1] - e1*u[0];   /* e x u_m */
-      DYV_OPS(2 + 4, 1 + 1);
-    } else if (rm) {
-      /* (u_m x ph)_z - mh (sh_m)_z;  z x (u_m x ph - mh sh_m) */
-      hmj = u[0]*P[1] - u[1]*P[0];
-      double v0 = u[1]*P[2] - u[2]*P[1], v1 = u[2]*P[0] - u[0]*P[2];
-      DYV_OPS(6, 3);
-      if (hs) { hmj -= M*sh[2]; v0 -= M*sh[0]; v1 -= M*sh[1]; DYV_OPS(3, 3); }
-      dv0 = -v1; dv1 = v0;
-    } else {
-      hmj = M*u[2];
-      dv0 = -M*u[1]; dv1 = M*u[0]; DYV_OPS(3, 0);
-    }
-    H[mm*n + j] = H[j*n + mm] = hmj;
-    /* b_m += (zeta_j qd_j) . d_mj ; b_j -= (zeta_m^<j> qd_m) . d_mj */
-    if (rj) {
-      b[mm] += zj0*dv0 + zj1*dv1 + zj2*dv2;
-      bj -= z[0]*dv0 + z[1]*dv1 + z[2]*dv2;
-      DYV_OPS(6, 6);
-    } else {
-      b[mm] += zj0*dv0 + zj1*dv1;
-      bj -= z[0]*dv0 + z[1]*dv1;
-      DYV_OPS(4, 4);
-    }
-  }
+  for (int mm = 0; mm < j; mm++) l91_pair(cls, allrev, w, type, n, j, mm, &c, H, b, &bj);
   b[j] += bj; DYV_OPS(0, 1);
 }
 

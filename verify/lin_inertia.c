@@ -479,102 +479,118 @@ INL void LFN(comp_below_s)(dyvLin* L, int i, int az, double Yv, double l0, doubl
   b->v = vi;
 }
 
-/* one step of the composite recursion, from joint i+1 (alpha class cls;
+/* l_i (24) from joint nx = i+1 (joint p): R_nx (c_x, c_y, l_z) of nx for a
+ * revolute, R_nx (l + mhat d e_z) for a prismatic joint nx (md = mhat d);
+ * tip: l_nx = 0 */
+INL void LFN(comp_l)(dyvLin* L, const linJoint* p, int cls, int tip, const linBody* bx,
+                     double* md, double l[3]) {
+  const double *cx = bx->c, *lx = bx->l;
+  *md = 0;
+  if (p->rev) {
+    l[0] = p->ct*cx[0] - p->st*cx[1];
+    double g1 = p->st*cx[0] + p->ct*cx[1];
+    OPS(4, 2);
+    if (tip) LFN(rx)(L, p, cls, 0, 1, g1, 0, &l[1], &l[2]);
+    else LFN(rx)(L, p, cls, 0, 0, g1, lx[2], &l[1], &l[2]);
+  } else {
+    *md = bx->sl[S_MHAT] * p->d;
+    OPS(1, 0);
+    if (tip) { l[0] = 0; LFN(rx)(L, p, cls, 1, 0, 0, *md, &l[1], &l[2]); }
+    else {
+      l[0] = p->ct*lx[0] - p->st*lx[1];
+      double g1 = p->st*lx[0] + p->ct*lx[1];
+      OPS(4, 3);
+      LFN(rx)(L, p, cls, 0, 0, g1, lx[2] + *md, &l[1], &l[2]);
+    }
+  }
+}
+
+/* X, the symmetric matrix inside the similarity of (34)/(35), from
+ * composite nx = i+1 (joint p), as X11 X22 X33 X12 X13 X23 */
+INL void LFN(comp_X)(dyvLin* L, const linJoint* p, int dz, int tip, const linBody* bx, double md,
+                     double X[6]) {
+  const double *sx = bx->sl, *cx = bx->c, *lx = bx->l, *Jx = bx->J, *Vx = bx->V, dn = p->d;
+  if (p->rev) {
+    if (tip) { X[0] = sx[S_U1122]; X[1] = 0; X[3] = sx[S_U12]; }
+    else {
+      X[0] = Vx[0] + sx[S_U1122]; X[1] = Vx[1]; X[3] = Vx[3] + sx[S_U12];
+      OPS(0, 2);
+      if (!DZ(p, dz)) { double t = p->d2*lx[2]; X[0] += t; X[1] += t; OPS(1, 2); }
+    }
+    X[2] = Jx[2]; X[4] = Jx[0]; X[5] = Jx[1];
+    if (!DZ(p, dz)) { X[4] -= dn*cx[0]; X[5] -= dn*cx[1]; OPS(2, 2); }
+  } else {
+    double e = dn*(md + cx[2] + cx[2]);
+    if (tip) {
+      X[0] = e; X[1] = e; X[2] = 0; X[3] = 0; X[4] = -dn*cx[0]; X[5] = -dn*cx[1];
+      OPS(3, 2);
+    } else {
+      X[0] = Vx[0] + e; X[1] = Vx[1] + e; X[2] = Vx[2];
+      X[3] = Vx[3]; X[4] = Vx[4] - dn*cx[0]; X[5] = Vx[5] - dn*cx[1];
+      OPS(3, 6);
+    }
+  }
+}
+
+/* i >= s: V_i = R X R^T + b terms, b = (a, 0, 0), then chat_i and
+ * Jhat_i e_z (Table VII) */
+INL void LFN(comp_V)(dyvLin* L, int i, const linJoint* p, int cls, int az, int tip, const double X[6],
+                     const double l[3]) {
+  linBody* b = L->bd + i;
+  double* V = b->V;
+  LFN(sim)(L, p, cls, tip && p->rev, X[0], X[1], X[2], X[3], X[4], X[5], V);
+  if (!AZ(p, az)) {
+    double bb = p->a2*l[0];
+    V[1] += bb; V[2] += bb; V[3] -= p->a*l[1]; V[4] -= p->a*l[2];
+    OPS(3, 4);
+  }
+  const double* sl = b->sl;
+  b->c[0] = sl[S_KX] + l[0]; b->c[1] = sl[S_KY] + l[1];
+  if (L->jr[i].rev) {
+    b->J[0] = sl[S_U13] + V[4]; b->J[1] = sl[S_U23] + V[5]; b->J[2] = sl[S_U33] + V[2];
+    OPS(0, 5);
+  } else {
+    b->c[2] = sl[S_KZ] + l[2];
+    OPS(0, 3);
+  }
+}
+
+/* one step of the composite recursion, from joint i+1 (twist class cls;
  * az, dz as in BY_KIND) to joint i, then the composite quantities of i
- * (Table VII) */
+ * (Table VII); i = s-1: (Y)_33 = u^T X u, u = u_r^<s> (39), (55); i < s-1
+ * by eq. (40) */
 INL void LFN(comp_step)(dyvLin* L, int i, int cls, int az, int dz) {
   const int s = L->s, nx = i + 1, tip = nx == L->n - 1;   /* tip: l_nx = 0, V_nx = 0 */
   const linJoint* p = L->jr + nx;
   linBody* b = L->bd + i;
   const linBody* bx = b + 1;
-  const double *sx = bx->sl, *cx = bx->c, *lx = bx->l;
-  const double dn = p->d;
-  double md = 0, l0, l1, l2;
-  /* l_i (24): R_nx (c_x, c_y, l_z) of nx for a revolute, R_nx (l + mhat d e_z)
-   * for a prismatic joint nx */
-  if (p->rev) {
-    l0 = p->ct*cx[0] - p->st*cx[1];
-    double g1 = p->st*cx[0] + p->ct*cx[1];
-    OPS(4, 2);
-    if (tip) LFN(rx)(L, p, cls, 0, 1, g1, 0, &l1, &l2);
-    else LFN(rx)(L, p, cls, 0, 0, g1, lx[2], &l1, &l2);
-  } else {
-    md = sx[S_MHAT] * dn;
-    OPS(1, 0);
-    if (tip) { l0 = 0; LFN(rx)(L, p, cls, 1, 0, 0, md, &l1, &l2); }
-    else {
-      l0 = p->ct*lx[0] - p->st*lx[1];
-      double g1 = p->st*lx[0] + p->ct*lx[1];
-      OPS(4, 3);
-      LFN(rx)(L, p, cls, 0, 0, g1, lx[2] + md, &l1, &l2);
-    }
-  }
-  b->l[0] = l0; b->l[1] = l1; b->l[2] = l2;
+  const double *sx = bx->sl, *lx = bx->l;
+  double md, l[3], X[6];
+  LFN(comp_l)(L, p, cls, tip, bx, &md, l);
+  b->l[0] = l[0]; b->l[1] = l[1]; b->l[2] = l[2];
   if (nx >= s) {
-    /* X: the symmetric matrix inside the similarity of (34)/(35) */
-    double X11, X22, X33, X12, X13, X23;
-    const double *Jx = bx->J, *Vx = bx->V;
-    if (p->rev) {
-      if (tip) { X11 = sx[S_U1122]; X22 = 0; X12 = sx[S_U12]; }
-      else {
-        X11 = Vx[0] + sx[S_U1122]; X22 = Vx[1]; X12 = Vx[3] + sx[S_U12];
-        OPS(0, 2);
-        if (!DZ(p, dz)) { double t = p->d2*lx[2]; X11 += t; X22 += t; OPS(1, 2); }
-      }
-      X33 = Jx[2]; X13 = Jx[0]; X23 = Jx[1];
-      if (!DZ(p, dz)) { X13 -= dn*cx[0]; X23 -= dn*cx[1]; OPS(2, 2); }
+    LFN(comp_X)(L, p, dz, tip, bx, md, X);
+    if (i >= s) { LFN(comp_V)(L, i, p, cls, az, tip, X, l); return; }
+    double ux, uy;
+    if (L->jr[i].rev) {                     /* u_r^<s-1> = (0,0,+-1) */
+      ux = L->urs_p * p->st; uy = L->urs_p * p->ct;
+      OPS(2, 0);
     } else {
-      double e = dn*(md + cx[2] + cx[2]);
-      if (tip) {
-        X11 = e; X22 = e; X33 = 0; X12 = 0; X13 = -dn*cx[0]; X23 = -dn*cx[1];
-        OPS(3, 2);
-      } else {
-        X11 = Vx[0] + e; X22 = Vx[1] + e; X33 = Vx[2];
-        X12 = Vx[3]; X13 = Vx[4] - dn*cx[0]; X23 = Vx[5] - dn*cx[1];
-        OPS(3, 6);
-      }
+      ux = L->urs[0]*p->ct + L->urs_p*p->st;
+      uy = -L->urs[0]*p->st + L->urs_p*p->ct;
+      OPS(4, 2);
     }
-    if (i >= s) {
-      /* V_i = Y + b terms, b = (a, 0, 0) */
-      double* V = b->V;
-      LFN(sim)(L, p, cls, tip && p->rev, X11, X22, X33, X12, X13, X23, V);
-      if (!AZ(p, az)) {
-        double bb = p->a2*l0;
-        V[1] += bb; V[2] += bb; V[3] -= p->a*l1; V[4] -= p->a*l2;
-        OPS(3, 4);
-      }
-      /* chat_i, Jhat_i e_z (Table VII) */
-      const double* sl = b->sl;
-      b->c[0] = sl[S_KX] + l0; b->c[1] = sl[S_KY] + l1;
-      if (L->jr[i].rev) {
-        b->J[0] = sl[S_U13] + V[4]; b->J[1] = sl[S_U23] + V[5]; b->J[2] = sl[S_U33] + V[2];
-        OPS(0, 5);
-      } else {
-        b->c[2] = sl[S_KZ] + l2;
-        OPS(0, 3);
-      }
-    } else {
-      /* i = s-1: (Y)_33 = u^T X u, u = u_r^<s> (39), (55) */
-      double ux, uy;
-      if (L->jr[i].rev) {                     /* u_r^<s-1> = (0,0,+-1) */
-        ux = L->urs_p * p->st; uy = L->urs_p * p->ct;
-        OPS(2, 0);
-      } else {
-        ux = L->urs[0]*p->ct + L->urs_p*p->st;
-        uy = -L->urs[0]*p->st + L->urs_p*p->ct;
-        OPS(4, 2);
-      }
-      double Yv = ux*(ux*X11 + 2*uy*X12) + uy*uy*X22 + L->urs_z2*(ux*X13 + uy*X23) + L->urs_zz*X33;
-      OPS(10, 5);
-      LFN(comp_below_s)(L, i, az, Yv, l0, l1, l2);
-    }
+    /* X11 X22 X33 X12 X13 X23 in X[0..5] */
+    double Yv = ux*(ux*X[0] + 2*uy*X[3]) + uy*uy*X[1] + L->urs_z2*(ux*X[4] + uy*X[5]) + L->urs_zz*X[2];
+    OPS(10, 5);
+    LFN(comp_below_s)(L, i, az, Yv, l[0], l[1], l[2]);
   } else if (p->rev) {
-    LFN(comp_below_s)(L, i, az, bx->J[2], l0, l1, l2);
+    LFN(comp_below_s)(L, i, az, bx->J[2], l[0], l[1], l[2]);
   } else {
-    double Yv = bx->v + dn*(sx[S_KAP2] + sx[S_KAP2] + L->wz1[nx]*(md + lx[2] + lx[2])
-                            - L->wzx2[nx]*lx[0] - L->wzy2[nx]*lx[1]);
+    double Yv = bx->v + p->d*(sx[S_KAP2] + sx[S_KAP2] + L->wz1[nx]*(md + lx[2] + lx[2])
+                              - L->wzx2[nx]*lx[0] - L->wzy2[nx]*lx[1]);
     OPS(4, 7);
-    LFN(comp_below_s)(L, i, az, Yv, l0, l1, l2);
+    LFN(comp_below_s)(L, i, az, Yv, l[0], l[1], l[2]);
   }
 }
 

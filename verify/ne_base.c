@@ -117,6 +117,66 @@ DYV_NB_INLINE const double* DYV_FN(nb_p)(dyvOps* ops, const dyvNeBase* pl, dyDat
   return p;
 }
 
+/* The wrench of link j (link flags f, compiled kind: known): F = M vd +
+ * U MS, N = J wd + w x J w + MS x vd with U = [wd x] + [w x]^2 and the
+ * products w01 = w_x w_y, w02, w12 already formed, into Fo, No. A sum
+ * starts at 0, and an addition to that 0 is not counted (it is exact). */
+DYV_NB_INLINE void DYV_FN(nb_wrench)(dyvOps* ops, const int f, const int known, const double* pl10,
+                                     const double w[3], const double wd[3], const double vd[3],
+                                     const double U[9], double w01, double w02, double w12,
+                                     double* Fo, double* No) {
+  double F[3] = {0, 0, 0}, N[3] = {0, 0, 0};
+  int fset = 0, nset = 0;
+  if (f & DYV_NB_M) {
+    const double M = pl10[DY_M];
+    F[0] = M*vd[0]; F[1] = M*vd[1]; F[2] = M*vd[2]; DYV_OPS(3, 0);
+    fset = 1;
+  }
+  if (f & DYV_NB_J) {
+    const double XX = pl10[DY_XX], YY = known && !(f & DYV_NB_YY) ? 0 : pl10[DY_YY],
+                 ZZ = pl10[DY_ZZ];
+    if (f & DYV_NB_JOFF) {
+      /* YY's terms only where YY is not structurally zero (a constant test
+       * in a compiled kind) */
+      const double XY = pl10[DY_XY], XZ = pl10[DY_XZ], YZ = pl10[DY_YZ];
+      double jw1 = XY*w[0] + YZ*w[2], jd1 = XY*wd[0] + YZ*wd[2];
+      if (f & DYV_NB_YY) { jw1 += YY*w[1]; jd1 += YY*wd[1]; DYV_OPS(2, 2); }
+      const double jw0 = XX*w[0] + XY*w[1] + XZ*w[2];
+      const double jw2 = XZ*w[0] + YZ*w[1] + ZZ*w[2];
+      N[0] = XX*wd[0] + XY*wd[1] + XZ*wd[2] + (w[1]*jw2 - w[2]*jw1);
+      N[1] = jd1 + (w[2]*jw0 - w[0]*jw2);
+      N[2] = XZ*wd[0] + YZ*wd[1] + ZZ*wd[2] + (w[0]*jw1 - w[1]*jw0);
+      DYV_OPS(22, 16);
+    } else {
+      /* diagonal J: w x J w from the products of U */
+      N[0] = XX*wd[0] + (ZZ - YY)*w12;
+      N[1] = YY*wd[1] + (XX - ZZ)*w02;
+      N[2] = ZZ*wd[2] + (YY - XX)*w01;
+      DYV_OPS(6, 6);
+    }
+    nset = 1;
+  }
+  /* U MS and MS x vd per nonzero component k of MS:
+   * (e_k x v)_{k+1} = -v_{k+2}, (e_k x v)_{k+2} = v_{k+1} (indices mod 3) */
+#define DYV_MS_TERM(k, i1, i2) \
+  if (f & (DYV_NB_MSX << (k))) { \
+    const double x = pl10[DY_MX + (k)]; \
+    if (fset) { F[0] += U[k]*x; F[1] += U[3+(k)]*x; F[2] += U[6+(k)]*x; } \
+    else { F[0] = U[k]*x; F[1] = U[3+(k)]*x; F[2] = U[6+(k)]*x; } \
+    if (nset) { N[i1] -= x*vd[i2]; N[i2] += x*vd[i1]; } \
+    else { N[i1] = -(x*vd[i2]); N[i2] = x*vd[i1]; } \
+    DYV_OPS(5, (fset ? 3 : 0) + (nset ? 2 : 0)); fset = nset = 1; \
+  }
+  DYV_MS_TERM(0, 1, 2)
+  DYV_MS_TERM(1, 2, 0)
+  DYV_MS_TERM(2, 0, 1)
+#undef DYV_MS_TERM
+  (void)fset; (void)nset;
+  Fo[0] = F[0]; Fo[1] = F[1]; Fo[2] = F[2];
+  No[0] = N[0]; No[1] = N[1]; No[2] = N[2];
+
+}
+
 /* One link of the forward pass, specialised by alpha class cls (and by
  * kind, below). Link 2 after a revolute joint 1 is not specialised for its
  * parent's w, wd along z: that copy cost more (instructions, code size) than
@@ -168,59 +228,8 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(dyvOps* ops, const int cls, const int kf, cons
     if (uc & 4) { U[2] = w02 + wd[1]; U[5] = w12 - wd[0]; U[8] = -w00 - w11;  DYV_OPS(0, 3); }
   }
 
-  /* F = M vd + U MS,  N = J wd + w x J w + MS x vd; a sum starts at 0, and
-   * an addition to that 0 is not counted (it is exact) */
-  const double* pl10 = par + DY_NPAR_LINK*j;
-  double F[3] = {0, 0, 0}, N[3] = {0, 0, 0};
-  int fset = 0, nset = 0;
-  if (f & DYV_NB_M) {
-    const double M = pl10[DY_M];
-    F[0] = M*vd[0]; F[1] = M*vd[1]; F[2] = M*vd[2]; DYV_OPS(3, 0);
-    fset = 1;
-  }
-  if (f & DYV_NB_J) {
-    const double XX = pl10[DY_XX], YY = known && !(f & DYV_NB_YY) ? 0 : pl10[DY_YY],
-                 ZZ = pl10[DY_ZZ];
-    if (f & DYV_NB_JOFF) {
-      /* YY's terms only where YY is not structurally zero (a constant test
-       * in a compiled kind) */
-      const double XY = pl10[DY_XY], XZ = pl10[DY_XZ], YZ = pl10[DY_YZ];
-      double jw1 = XY*w[0] + YZ*w[2], jd1 = XY*wd[0] + YZ*wd[2];
-      if (f & DYV_NB_YY) { jw1 += YY*w[1]; jd1 += YY*wd[1]; DYV_OPS(2, 2); }
-      const double jw0 = XX*w[0] + XY*w[1] + XZ*w[2];
-      const double jw2 = XZ*w[0] + YZ*w[1] + ZZ*w[2];
-      N[0] = XX*wd[0] + XY*wd[1] + XZ*wd[2] + (w[1]*jw2 - w[2]*jw1);
-      N[1] = jd1 + (w[2]*jw0 - w[0]*jw2);
-      N[2] = XZ*wd[0] + YZ*wd[1] + ZZ*wd[2] + (w[0]*jw1 - w[1]*jw0);
-      DYV_OPS(22, 16);
-    } else {
-      /* diagonal J: w x J w from the products of U */
-      N[0] = XX*wd[0] + (ZZ - YY)*w12;
-      N[1] = YY*wd[1] + (XX - ZZ)*w02;
-      N[2] = ZZ*wd[2] + (YY - XX)*w01;
-      DYV_OPS(6, 6);
-    }
-    nset = 1;
-  }
-  /* U MS and MS x vd per nonzero component k of MS:
-   * (e_k x v)_{k+1} = -v_{k+2}, (e_k x v)_{k+2} = v_{k+1} (indices mod 3) */
-#define DYV_MS_TERM(k, i1, i2) \
-  if (f & (DYV_NB_MSX << (k))) { \
-    const double x = pl10[DY_MX + (k)]; \
-    if (fset) { F[0] += U[k]*x; F[1] += U[3+(k)]*x; F[2] += U[6+(k)]*x; } \
-    else { F[0] = U[k]*x; F[1] = U[3+(k)]*x; F[2] = U[6+(k)]*x; } \
-    if (nset) { N[i1] -= x*vd[i2]; N[i2] += x*vd[i1]; } \
-    else { N[i1] = -(x*vd[i2]); N[i2] = x*vd[i1]; } \
-    DYV_OPS(5, (fset ? 3 : 0) + (nset ? 2 : 0)); fset = nset = 1; \
-  }
-  DYV_MS_TERM(0, 1, 2)
-  DYV_MS_TERM(1, 2, 0)
-  DYV_MS_TERM(2, 0, 1)
-#undef DYV_MS_TERM
-  (void)fset; (void)nset;
-  double *Fo = d->f + 3*j, *No = d->nm + 3*j;
-  Fo[0] = F[0]; Fo[1] = F[1]; Fo[2] = F[2];
-  No[0] = N[0]; No[1] = N[1]; No[2] = N[2];
+  DYV_FN(nb_wrench)(ops, f, known, par + DY_NPAR_LINK*j, w, wd, vd, U, w01, w02, w12,
+                    d->f + 3*j, d->nm + 3*j);
 
   /* u = vd + U p_{j+1}, nonzero components of p only */
   u[0] = vd[0]; u[1] = vd[1]; u[2] = vd[2];
