@@ -7,7 +7,7 @@
  *    likewise), the base set from QR with column pivoting of that Y;
  *  - Saha's DeNOC inverse dynamics vs dy_rnea, UDU^T factors vs dy_crba,
  *    UDU^T forward dynamics vs dy_fd_chol and dy_fd_aba;
- *  - the counting twins compute the same numbers as the fast versions.
+ *  - the counting variants compute the same numbers as the fast versions.
  *  - a model whose twists are edited and given to dy_setConst computes what
  *    the same model freshly loaded from a file computes.
  * Random chains (revolute and prismatic, general and special geometry:

@@ -55,17 +55,17 @@ L91_INL void l91_s_step(const int cls, l91W* w, const dyModel* m, int j) {
   const double dj = w->dj[j], a = m->dh_a[j], *sp = w->s + 3*(j-1);
   double c1 = 0, c2 = 0, v[3];
   switch (cls) {
-    case 1: c2 = dj; break;
-    case 2: c1 = -dj; break;
-    case 3: c1 = dj; break;
-    case 4: c2 = -dj; break;
+    case DY_TWIST_0: c2 = dj; break;
+    case DY_TWIST_PI2: c1 = -dj; break;
+    case DY_TWIST_MPI2: c1 = dj; break;
+    case DY_TWIST_PI: c2 = -dj; break;
     default: c1 = -w->sa[j]*dj; c2 = w->ca[j]*dj; DYV_OPS(2, 0);
   }
   if (j == 1) { v[0] = a; v[1] = c1; v[2] = c2; }   /* s_0 = 0 */
   else {
     v[0] = sp[0] + a; v[1] = sp[1]; v[2] = sp[2]; DYV_OPS(0, 1);
-    if (cls == 0 || cls == 2 || cls == 3) { v[1] += c1; DYV_OPS(0, 1); }
-    if (cls == 0 || cls == 1 || cls == 4) { v[2] += c2; DYV_OPS(0, 1); }
+    if (cls == DY_TWIST_GENERAL || cls == DY_TWIST_PI2 || cls == DY_TWIST_MPI2) { v[1] += c1; DYV_OPS(0, 1); }
+    if (cls == DY_TWIST_GENERAL || cls == DY_TWIST_0 || cls == DY_TWIST_PI) { v[2] += c2; DYV_OPS(0, 1); }
   }
   dyv_rotT(ops, w->s + 3*j, v, w->ct[j], w->st[j], cls, w->ca[j], w->sa[j]);
 }
@@ -152,8 +152,8 @@ L91_INL void l91_bwd(const int cls, const int colH, const int allrev, l91W* w, c
 /* (R X R^T)_xx + (R X R^T)_yy for symmetric X, R = R_1 (joint 0's column) */
 L91_INL double l91_sym_xxyy(dyvOps* ops, const int cls, const double* X, double c, double s,
                             double ca, double sa) {
-  if (cls == 1 || cls == 4) { DYV_OPS(0, 1); return X[0] + X[3]; }   /* trace of Rz X Rz^T */
-  if (cls == 2 || cls == 3) {
+  if (cls == DY_TWIST_0 || cls == DY_TWIST_PI) { DYV_OPS(0, 1); return X[0] + X[3]; }   /* trace of Rz X Rz^T */
+  if (cls == DY_TWIST_PI2 || cls == DY_TWIST_MPI2) {
     /* (Rz X Rz^T)_xx + X_zz */
     DYV_OPS(6, 4);
     return c*(c*X[0] - s*X[1]) - s*(c*X[1] - s*X[3]) + X[5];

@@ -329,17 +329,17 @@ static inline double diag(const dyvLin* L, int i) {
 
 
 /* (o1, o2) = Rx(alpha) (u1, u2) = (ca u1 - sa u2, sa u1 + ca u2) for the
- * alpha class cls (1-4: copies and sign changes); z1, z2 (0 or 1): u1, u2
+ * twist class cls (special: copies and sign changes); z1, z2 (0 or 1): u1, u2
  * are known to be 0. Returns which outputs are then known to be 0 (bit 0:
  * o1, bit 1: o2). */
 INL int LFN(rx)(dyvLin* L, const linJoint* p, int cls, int z1, int z2,
                 double u1, double u2, double* o1, double* o2) {
   (void)L;
   switch (cls) {
-    case 1: *o1 = u1; *o2 = u2; return z1 | z2 << 1;
-    case 2: *o1 = -u2; *o2 = u1; return z2 | z1 << 1;
-    case 3: *o1 = u2; *o2 = -u1; return z2 | z1 << 1;
-    case 4: *o1 = -u1; *o2 = -u2; return z1 | z2 << 1;
+    case DY_TWIST_0: *o1 = u1; *o2 = u2; return z1 | z2 << 1;
+    case DY_TWIST_PI2: *o1 = -u2; *o2 = u1; return z2 | z1 << 1;
+    case DY_TWIST_MPI2: *o1 = u2; *o2 = -u1; return z2 | z1 << 1;
+    case DY_TWIST_PI: *o1 = -u1; *o2 = -u2; return z1 | z2 << 1;
     default:
       if (z1 && z2) { *o1 = 0; *o2 = 0; return 3; }
       if (z2) { *o1 = CA(p)*u1; *o2 = SA(p)*u1; OPS(2, 0); }
@@ -354,10 +354,10 @@ INL void LFN(rxT)(dyvLin* L, const linJoint* p, int cls, double v1, double v2,
                   double* o1, double* o2) {
   (void)L;
   switch (cls) {
-    case 1: *o1 = v1; *o2 = v2; break;
-    case 2: *o1 = v2; *o2 = -v1; break;
-    case 3: *o1 = -v2; *o2 = v1; break;
-    case 4: *o1 = -v1; *o2 = -v2; break;
+    case DY_TWIST_0: *o1 = v1; *o2 = v2; break;
+    case DY_TWIST_PI2: *o1 = v2; *o2 = -v1; break;
+    case DY_TWIST_MPI2: *o1 = -v2; *o2 = v1; break;
+    case DY_TWIST_PI: *o1 = -v1; *o2 = -v2; break;
     default: *o1 = CA(p)*v1 + SA(p)*v2; *o2 = -SA(p)*v1 + CA(p)*v2; OPS(4, 2);
   }
 }
@@ -409,15 +409,15 @@ INL void LFN(f1_last)(dyvLin* L, const linJoint* p, int cls, int az, int dz, int
                       double f[3], double t[3]) {
   const int pf = (fl & ST_PF) != 0, f2z = (fl & ST_F2Z) != 0;
   double tz;
-  if (cls == 1) tz = t[2];
-  else if (cls == 4) tz = -t[2];
+  if (cls == DY_TWIST_0) tz = t[2];
+  else if (cls == DY_TWIST_PI) tz = -t[2];
   else {
     double ux = t[0], uy = t[1];
     if (!pf && !DZ(p, dz)) { ux = t[0] - p->d*f[1]; uy = t[1] + p->d*f[0]; OPS(2, 2); }
     double h1 = p->st*ux + p->ct*uy;
     OPS(2, 1);
-    if (cls == 2) tz = h1;
-    else if (cls == 3) tz = -h1;
+    if (cls == DY_TWIST_PI2) tz = h1;
+    else if (cls == DY_TWIST_MPI2) tz = -h1;
     else if (pf) { tz = SA(p)*h1; OPS(1, 0); }
     else { tz = SA(p)*h1 + CA(p)*t[2]; OPS(2, 1); }
   }
@@ -427,12 +427,12 @@ INL void LFN(f1_last)(dyvLin* L, const linJoint* p, int cls, int az, int dz, int
   } else if (!AZ(p, az)) {
     /* a (R f)_y = a (ca g - sa f_z), g = s f_x + c f_y, f not formed */
     double g = 0;
-    if (!pf && cls != 2 && cls != 3) { g = p->st*f[0] + p->ct*f[1]; OPS(2, 1); }
+    if (!pf && cls != DY_TWIST_PI2 && cls != DY_TWIST_MPI2) { g = p->st*f[0] + p->ct*f[1]; OPS(2, 1); }
     switch (cls) {
-      case 1: if (!pf) { tz += p->a*g; OPS(1, 1); } break;
-      case 4: if (!pf) { tz -= p->a*g; OPS(1, 1); } break;
-      case 2: if (!f2z) { tz -= p->a*f[2]; OPS(1, 1); } break;
-      case 3: if (!f2z) { tz += p->a*f[2]; OPS(1, 1); } break;
+      case DY_TWIST_0: if (!pf) { tz += p->a*g; OPS(1, 1); } break;
+      case DY_TWIST_PI: if (!pf) { tz -= p->a*g; OPS(1, 1); } break;
+      case DY_TWIST_PI2: if (!f2z) { tz -= p->a*f[2]; OPS(1, 1); } break;
+      case DY_TWIST_MPI2: if (!f2z) { tz += p->a*f[2]; OPS(1, 1); } break;
       default:
         if (!pf) { tz += p->aca*g; OPS(1, 1); }
         if (!f2z) { tz -= p->asa*f[2]; OPS(1, 1); }
@@ -701,10 +701,10 @@ INL void LFN(rotTk)(dyvLin* L, const linJoint* p, int cls, double x0, double v[3
 INL void LFN(uprev)(dyvLin* L, const linJoint* p, int cls, double u[3]) {
   (void)L;
   switch (cls) {
-    case 1: u[0] = 0; u[1] = 0; u[2] = 1; break;
-    case 4: u[0] = 0; u[1] = 0; u[2] = -1; break;
-    case 2: u[0] = p->st; u[1] = p->ct; u[2] = 0; break;
-    case 3: u[0] = -p->st; u[1] = -p->ct; u[2] = 0; break;
+    case DY_TWIST_0: u[0] = 0; u[1] = 0; u[2] = 1; break;
+    case DY_TWIST_PI: u[0] = 0; u[1] = 0; u[2] = -1; break;
+    case DY_TWIST_PI2: u[0] = p->st; u[1] = p->ct; u[2] = 0; break;
+    case DY_TWIST_MPI2: u[0] = -p->st; u[1] = -p->ct; u[2] = 0; break;
     default: u[0] = p->sst; u[1] = p->sct; u[2] = CA(p);
   }
 }
@@ -806,10 +806,10 @@ INL void LFN(f3_frame)(dyvLin* L, int k, int cls, int az, int dz) {
   /* Rz^T (v0, a ca, -a sa), v0 = d sa (a constant for revolute k) */
   double* h = hj + 3*(k - 1);
   double v0 = 0;
-  const int v0z = cls == 1 || cls == 4 || DZ(p, dz), yz = p->aca == 0;
+  const int v0z = cls == DY_TWIST_0 || cls == DY_TWIST_PI || DZ(p, dz), yz = p->aca == 0;
   if (!v0z) {
-    if (p->rev || cls == 2) v0 = cls == 2 ? p->d : p->dsa;
-    else if (cls == 3) v0 = -p->d;
+    if (p->rev || cls == DY_TWIST_PI2) v0 = cls == DY_TWIST_PI2 ? p->d : p->dsa;
+    else if (cls == DY_TWIST_MPI2) v0 = -p->d;
     else { v0 = p->d*SA(p); OPS(1, 0); }
   }
   h[2] = -p->asa;
@@ -905,10 +905,10 @@ INL void LFN(f4_rot)(dyvLin* L, int i, int cls) {
   }
   double *C1 = Wi + 3, *C2 = Wi + 6;
   switch (cls) {
-    case 1: for (int r = 0; r < 3; r++) { C1[r] = A1[r]; C2[r] = A2[r]; } break;
-    case 2: for (int r = 0; r < 3; r++) { C1[r] = -A2[r]; C2[r] = A1[r]; } break;
-    case 3: for (int r = 0; r < 3; r++) { C1[r] = A2[r]; C2[r] = -A1[r]; } break;
-    case 4: for (int r = 0; r < 3; r++) { C1[r] = -A1[r]; C2[r] = -A2[r]; } break;
+    case DY_TWIST_0: for (int r = 0; r < 3; r++) { C1[r] = A1[r]; C2[r] = A2[r]; } break;
+    case DY_TWIST_PI2: for (int r = 0; r < 3; r++) { C1[r] = -A2[r]; C2[r] = A1[r]; } break;
+    case DY_TWIST_MPI2: for (int r = 0; r < 3; r++) { C1[r] = A2[r]; C2[r] = -A1[r]; } break;
+    case DY_TWIST_PI: for (int r = 0; r < 3; r++) { C1[r] = -A1[r]; C2[r] = -A2[r]; } break;
     default:
       if (first) {
         C1[0] = CA(p)*sn; C1[1] = CA(p)*c; C1[2] = -SA(p);
@@ -1010,10 +1010,10 @@ INL void LFN(f5_h)(dyvLin* L, int i, int cls) {
   OPS(1, 0);
   if (!p->az) { h[0] += mh*p->a; OPS(1, 1); }
   switch (cls) {
-    case 1: h[2] += md; OPS(0, 1); break;
-    case 4: h[2] -= md; OPS(0, 1); break;
-    case 2: h[1] -= md; OPS(0, 1); break;
-    case 3: h[1] += md; OPS(0, 1); break;
+    case DY_TWIST_0: h[2] += md; OPS(0, 1); break;
+    case DY_TWIST_PI: h[2] -= md; OPS(0, 1); break;
+    case DY_TWIST_PI2: h[1] -= md; OPS(0, 1); break;
+    case DY_TWIST_MPI2: h[1] += md; OPS(0, 1); break;
     default: h[1] -= md*SA(p); h[2] += md*CA(p); OPS(2, 2);
   }
 }
@@ -1038,19 +1038,19 @@ INL void LFN(f5_first)(dyvLin* L, int i, int cls, double f[3], double t[3]) {
     f[0] = 0;
     LFN(rx)(L, p, cls, 1, 0, 0, mh, &f[1], &f[2]);
     switch (cls) {
-      case 1: t[0] = h[1]; t[1] = -h[0]; t[2] = 0; break;
-      case 4: t[0] = -h[1]; t[1] = h[0]; t[2] = 0; break;
-      case 2: t[0] = h[2]; t[1] = 0; t[2] = -h[0]; break;
-      case 3: t[0] = -h[2]; t[1] = 0; t[2] = h[0]; break;
+      case DY_TWIST_0: t[0] = h[1]; t[1] = -h[0]; t[2] = 0; break;
+      case DY_TWIST_PI: t[0] = -h[1]; t[1] = h[0]; t[2] = 0; break;
+      case DY_TWIST_PI2: t[0] = h[2]; t[1] = 0; t[2] = -h[0]; break;
+      case DY_TWIST_MPI2: t[0] = -h[2]; t[1] = 0; t[2] = h[0]; break;
       default: t[0] = h[1]*ca + h[2]*sa; t[1] = -h[0]*ca; t[2] = -h[0]*sa; OPS(4, 1);
     }
     return;
   }
   switch (cls) {
-    case 1: f[0] = -h[1]; f[1] = h[0]; f[2] = 0; break;
-    case 4: f[0] = h[1]; f[1] = -h[0]; f[2] = 0; break;
-    case 2: f[0] = -h[2]; f[1] = 0; f[2] = h[0]; break;
-    case 3: f[0] = h[2]; f[1] = 0; f[2] = -h[0]; break;
+    case DY_TWIST_0: f[0] = -h[1]; f[1] = h[0]; f[2] = 0; break;
+    case DY_TWIST_PI: f[0] = h[1]; f[1] = -h[0]; f[2] = 0; break;
+    case DY_TWIST_PI2: f[0] = -h[2]; f[1] = 0; f[2] = h[0]; break;
+    case DY_TWIST_MPI2: f[0] = h[2]; f[1] = 0; f[2] = -h[0]; break;
     default: f[0] = -sa*h[2] - ca*h[1]; f[1] = ca*h[0]; f[2] = sa*h[0]; OPS(4, 1);
   }
   /* R J: Rz then Rx */

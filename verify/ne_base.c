@@ -177,7 +177,7 @@ DYV_NB_INLINE void DYV_FN(nb_wrench)(dyvOps* ops, const int f, const int known, 
 
 }
 
-/* One link of the forward pass, specialised by alpha class cls (and by
+/* One link of the forward pass, specialised by twist class cls (and by
  * kind, below). Link 2 after a revolute joint 1 is not specialised for its
  * parent's w, wd along z: that copy cost more (instructions, code size) than
  * the 4 M 4 A it skipped. In: w, wd of link j-1 and u = vd_{j-1} + U_{j-1} p_j
@@ -241,7 +241,7 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(dyvOps* ops, const int cls, const int kf, cons
   }
 }
 
-/* One link of the backward pass, specialised by alpha class cls of joint j.
+/* One link of the backward pass, specialised by twist class cls of joint j.
  * In: f, nn = wrench at joint j (frame j). Out: wrench at joint j-1 (frame
  * j-1): f = F_{j-1} + R f,  nn = N_{j-1} + R nn + p_j x R f. */
 DYV_NB_INLINE void DYV_FN(nb_bwd)(dyvOps* ops, const int cls, const int kb, const dyvNeBase* pl,
@@ -277,7 +277,7 @@ DYV_NB_INLINE double DYV_FN(nb_tau)(dyvOps* ops, const dyvNeBase* pl, int j, con
   return t;
 }
 
-/* the compiled forward kinds: twist classes 1-4, p_{j+1} of the patterns a
+/* the compiled forward kinds: the special twists, p_{j+1} of the patterns a
  * revolute joint can have ((a, 0, 0), (0, -sa d, 0), (0, 0, ca d) and sums
  * of two of them; sa ca d != 0 only in the general class); backward: p_j
  * of the patterns of each class (x and z for alpha 0, pi; x and y for

@@ -27,8 +27,8 @@
  * (never built) and vd_0 = -g. Frames, units and parameter order are those
  * of core/model.h.
  * Customised as Khalil's symbolic model is: the code of each joint is
- * specialised at compile time for its alpha class (0, +-pi/2, pi, general)
- * and, for the common kinds (revolute, alpha class 1-4, link with only XX XY
+ * specialised at compile time for its twist class (0, +-pi/2, pi, general)
+ * and, for the common kinds (revolute, special twist, link with only XX XY
  * XZ YZ ZZ MX MY nonzero as in the khalil set's realisation, each pattern of
  * p_{j+1}), for all its flags (fkind, bkind: chosen at plan time); the
  * parent's rates and vd + U p are carried in registers, the theta trig

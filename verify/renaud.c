@@ -12,9 +12,9 @@ typedef struct { double v[3]; unsigned m; } rnV;
 static const int rn_sym[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
 
 /* components of u = Rz v that Rx(alpha) u needs for the components `out`
- * of the result (alpha class ac) */
+ * of the result (twist class ac) */
 static unsigned rn_needU(unsigned out, int ac) {
-  const int cz = ac != 2 && ac != 3, sz = ac != 1 && ac != 4;   /* cos, sin alpha nonzero */
+  const int cz = ac != DY_TWIST_PI2 && ac != DY_TWIST_MPI2, sz = ac != DY_TWIST_0 && ac != DY_TWIST_PI;   /* cos, sin alpha nonzero */
   unsigned u = out & 1;
   if (((out & 2) && cz) || ((out & 4) && sz)) u |= 2;
   if (((out & 2) && sz) || ((out & 4) && cz)) u |= 4;
@@ -27,7 +27,7 @@ static __attribute__((unused)) unsigned rn_needN(unsigned out, int ac) {
 }
 /* components of v that R^T v = Rz^T Rx^T v needs for the components out */
 static __attribute__((unused)) unsigned rn_needT(unsigned out, int ac) {
-  const int cz = ac != 2 && ac != 3, sz = ac != 1 && ac != 4;
+  const int cz = ac != DY_TWIST_PI2 && ac != DY_TWIST_MPI2, sz = ac != DY_TWIST_0 && ac != DY_TWIST_PI;
   const int w1 = (out & 3) != 0, w2 = (out & 4) != 0;
   return (unsigned)w1 | (unsigned)((w1 && cz) || (w2 && sz)) << 1 | (unsigned)((w1 && sz) || (w2 && cz)) << 2;
 }
@@ -67,10 +67,10 @@ static inline __attribute__((always_inline)) void DYV_FN(rn_add)(dyvOps* ops, rn
 static inline __attribute__((always_inline)) unsigned DYV_FN(rn_rot2)(dyvOps* ops, double c, double s, int k, double x, int mx, double y, int my,
                                        unsigned need, double* o1, double* o2) {
   switch (k) {
-    case 1: *o1 = x; *o2 = y; return (unsigned)(mx | my << 1);
-    case 4: *o1 = -x; *o2 = -y; return (unsigned)(mx | my << 1);
-    case 2: *o1 = -y; *o2 = x; return (unsigned)(my | mx << 1);
-    case 3: *o1 = y; *o2 = -x; return (unsigned)(my | mx << 1);
+    case DY_TWIST_0: *o1 = x; *o2 = y; return (unsigned)(mx | my << 1);
+    case DY_TWIST_PI: *o1 = -x; *o2 = -y; return (unsigned)(mx | my << 1);
+    case DY_TWIST_PI2: *o1 = -y; *o2 = x; return (unsigned)(my | mx << 1);
+    case DY_TWIST_MPI2: *o1 = y; *o2 = -x; return (unsigned)(my | mx << 1);
   }
   rnAcc a = {0, 0}, b = {0, 0};
   if (need & 1) { if (mx) DYV_FN(rn_mul)(ops, &a, c, x); if (my) DYV_FN(rn_mulm)(ops, &a, s, y); }
@@ -81,7 +81,7 @@ static inline __attribute__((always_inline)) unsigned DYV_FN(rn_rot2)(dyvOps* op
 /* the inverse rotation: (c x + s y, -s x + c y) */
 static inline __attribute__((always_inline)) unsigned DYV_FN(rn_irot2)(dyvOps* ops, double c, double s, int k, double x, int mx, double y, int my,
                                         unsigned need, double* o1, double* o2) {
-  return DYV_FN(rn_rot2)(ops, c, -s, k == 2 ? 3 : k == 3 ? 2 : k, x, mx, y, my, need, o1, o2);
+  return DYV_FN(rn_rot2)(ops, c, -s, k == DY_TWIST_PI2 ? DY_TWIST_MPI2 : k == DY_TWIST_MPI2 ? DY_TWIST_PI2 : k, x, mx, y, my, need, o1, o2);
 }
 
 /* o = R^T v = Rz^T Rx^T v, components `need` */

@@ -12,7 +12,7 @@
 
 #ifndef DYNID_SAHA_COMMON
 #define DYNID_SAHA_COMMON
-/* joint i at the current q: cos, sin theta; alpha class and cos, sin;
+/* joint i at the current q: cos, sin theta; twist class and cos, sin;
  * c = O_{i-1} -> O_i in frame i-1 = (a, -d sin alpha, d cos alpha) */
 typedef struct { double ct, st, ca, sa, c[3]; int cls, rev; } shJ;
 #endif
