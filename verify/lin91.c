@@ -175,6 +175,7 @@ L91_INL void l91_carry_H0(const int cls, l91W* w, const int* type, int n, double
 /* column j's vectors in frame j (revolute j): e, a, B of eqs. (62)-(64);
  * mh and ph for a prismatic j; zq: zeta_j qd_j (56) */
 typedef struct {
+  double ct, st, ca, sa;   /* joint j's theta and twist */
   double e0, e1, a0, a1, a2, B0, B1, B3, B4, B6, B7, B8, M, zq[3];
   const double* P;
   int rj;
@@ -182,11 +183,13 @@ typedef struct {
 
 /* (C) H_mj (65) and d_mj (66) of joint m < j, with u_m, sh_m, zeta_m qd_m
  * carried into frame j first, and their terms of b (54): b_m += (zeta_j
- * qd_j) . d_mj, bj -= (zeta_m^<j> qd_m) . d_mj */
-L91_INL void l91_pair(const int cls, const int allrev, l91W* w, const int* type, int n, int j, int mm,
-                      const l91Col* c, double* H, double* b, double* bj) {
+ * qd_j) . d_mj here; returns (zeta_m^<j> qd_m) . d_mj, which b_j loses.
+ * c comes by value: a copy the stores below cannot alias. */
+L91_INL double l91_pair(const int cls, const int allrev, l91W* w, const int* type, int n, int j, int mm,
+                        const l91Col cv, double* H, double* b) {
+  const l91Col* c = &cv;
   dyvOps* const ops = w->ops;
-  const double ct = w->ct[j], st = w->st[j], ca = w->ca[j], sa = w->sa[j];
+  const double ct = c->ct, st = c->st, ca = c->ca, sa = c->sa;
   double* um = w->V + 6*mm;     /* u_m, then sh_m */
   double* shm = um + 3;
   double* zm = w->zq + 3*mm;
@@ -228,13 +231,12 @@ L91_INL void l91_pair(const int cls, const int allrev, l91W* w, const int* type,
   H[mm*n + j] = H[j*n + mm] = hmj;
   if (rj) {
     b[mm] += c->zq[0]*dv0 + c->zq[1]*dv1 + c->zq[2]*dv2;
-    *bj -= z[0]*dv0 + z[1]*dv1 + z[2]*dv2;
     DYV_OPS(6, 6);
-  } else {
-    b[mm] += c->zq[0]*dv0 + c->zq[1]*dv1;
-    *bj -= z[0]*dv0 + z[1]*dv1;
-    DYV_OPS(4, 4);
+    return z[0]*dv0 + z[1]*dv1 + z[2]*dv2;
   }
+  b[mm] += c->zq[0]*dv0 + c->zq[1]*dv1;
+  DYV_OPS(4, 4);
+  return z[0]*dv0 + z[1]*dv1;
 }
 
 /* (C) one forward step j >= 1: g and zeta into frame j, zeta_j qd_j (56),
@@ -250,6 +252,7 @@ L91_INL void l91_fwd(const int cls, const int allrev, l91W* w, const int* type, 
   const double* Jj = w->Jb + 6*j;
   const double M = w->mh[j];
   l91Col c = {0};
+  c.ct = ct; c.st = st; c.ca = ca; c.sa = sa;
   c.P = P; c.M = M; c.rj = allrev || type[j] == DY_REVOLUTE;
   const double qdj = qd[j];
   double t[3];
@@ -281,7 +284,7 @@ L91_INL void l91_fwd(const int cls, const int allrev, l91W* w, const int* type, 
     bj = -M*g[2]; DYV_OPS(1, 0);
   }
   H[j*n + j] = hjj + pj[DY_NPAR_JNT*j + DY_IA]; DYV_OPS(0, 1);
-  for (int mm = 0; mm < j; mm++) l91_pair(cls, allrev, w, type, n, j, mm, &c, H, b, &bj);
+  for (int mm = 0; mm < j; mm++) bj -= l91_pair(cls, allrev, w, type, n, j, mm, c, H, b);
   b[j] += bj; DYV_OPS(0, 1);
 }
 
