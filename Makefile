@@ -67,8 +67,14 @@ build/%.o: %.c $(HDR) | deps
 # the fuzz regression replay compiles the fuzz targets in
 build/tests/test_fuzz_regress: $(wildcard tests/fuzz/*.c tests/fuzz/*.h)
 
-# the counting twins: opcount.c compiles lin91.c, ne_base.c, renaud.c and saha.c a second time
-build/verify/opcount.o: verify/lin91.c verify/ne_base.c verify/renaud.c verify/saha.c
+# the counting variants (verify/kernels.h): each algorithm file of verify/
+# compiled a second time with -DDY_COUNT_OPS into build/verify/NAME_ops.o
+VERIFY_OPS := lin91 ne_base renaud saha lin_inertia
+OBJ_OPS := $(VERIFY_OPS:%=build/verify/%_ops.o)
+OBJ_LIB += $(OBJ_OPS)
+build/verify/%_ops.o: verify/%.c $(HDR) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DDY_COUNT_OPS -c $< -o $@
 
 libdynid.a: $(OBJ_LIB)
 	rm -f $@ && ar rcs $@ $^
@@ -148,6 +154,8 @@ fuzz: deps
 	@h=$$(ls -t core/*.h ident/*.h verify/*.h reports/*.h | head -n 1); \
 	for f in $(SRC_LIB); do o=build/fuzz/obj/$$(echo $$f | tr / _).o; \
 	  [ $$o -nt $$f ] && [ $$o -nt $$h ] || clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $$f -o $$o || exit 1; done
+	@for k in $(VERIFY_OPS); do f=verify/$$k.c; o=build/fuzz/obj/verify_$${k}_ops.o; \
+	  [ $$o -nt $$f ] || clang $(FUZZ_CFLAGS) -DDY_COUNT_OPS -fsanitize=fuzzer-no-link -c $$f -o $$o || exit 1; done
 	@for t in $(FUZZ_TARGETS); do \
 	  clang $(FUZZ_CFLAGS) -fsanitize=fuzzer tests/fuzz/fuzz_$$t.c build/fuzz/obj/*.o \
 	    $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS) -o build/fuzz/fuzz_$$t || exit 1; \

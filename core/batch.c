@@ -109,19 +109,13 @@ forward_lane(dyBatch* restrict W, int j, int b, double ca, double sa, double msa
   W->vd[j+1][0][b] = vd0; W->vd[j+1][1][b] = vd1; W->vd[j+1][2][b] = vd2;
 }
 
-/* Newton-Euler on the chunk in W (q, qd, qdd filled) into W->tau; lanes
- * nb..B-1 are padding (no cos/sin taken for them) */
-DY_CLONES
-static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W, int nb) {
-  const int n = m->n;
-  for (int c = 0; c < 3; c++) {
-    const double g = m->gravity[c];
-    for (int b = 0; b < B; b++) { W->w[0][c][b] = 0; W->wd[0][c][b] = 0; W->vd[0][c][b] = -g; }
-  }
+#define BATCH_INL static inline __attribute__((always_inline))
 
-  /* joint frames: cos, sin theta (scalar libm), O_j */
-  for (int j = 0; j < n; j++) {
-    const double ca = cos(m->dh_alpha[j]), sa = sin(m->dh_alpha[j]);
+/* joint frames: cos, sin theta (scalar libm; lanes nb..B-1 are padding, no
+ * cos/sin taken for them), O_j's y, z in frame j-1: p = (a, -sa d, ca d) */
+BATCH_INL void batch_frames(const dyModel* m, dyBatch* restrict W, int nb) {
+  for (int j = 0; j < m->n; j++) {
+    const double ca = m->cos_alpha[j], sa = m->sin_alpha[j];
     const double th0 = m->dh_theta[j], d0 = m->dh_d[j];
     if (m->jnt_type[j] == DY_REVOLUTE) {
       for (int b = 0; b < nb; b++) {
@@ -140,21 +134,30 @@ static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W
       }
     }
   }
+}
 
-  /* forward: w, wd, vd of link j (index j+1) from its parent (index j);
-   * the joint type is tested outside the loop over lanes (a branch inside
-   * keeps most compilers from vectorising it) */
-  for (int j = 0; j < n; j++) {
-    const double ca = cos(m->dh_alpha[j]), sa = sin(m->dh_alpha[j]), msa = -sa;
+/* forward: w, wd, vd of link j (index j+1) from its parent (index j), the
+ * base (index 0) at rest accelerating at -g; the joint type is tested
+ * outside the loop over lanes (a branch inside keeps most compilers from
+ * vectorising it) */
+BATCH_INL void batch_forward(const dyModel* m, dyBatch* restrict W) {
+  for (int c = 0; c < 3; c++) {
+    const double g = m->gravity[c];
+    for (int b = 0; b < B; b++) { W->w[0][c][b] = 0; W->wd[0][c][b] = 0; W->vd[0][c][b] = -g; }
+  }
+  for (int j = 0; j < m->n; j++) {
+    const double ca = m->cos_alpha[j], sa = m->sin_alpha[j], msa = -sa;
     const double p0 = m->dh_a[j];
     if (m->jnt_type[j] == DY_REVOLUTE)
       for (int b = 0; b < B; b++) forward_lane(W, j, b, ca, sa, msa, p0, 1);
     else
       for (int b = 0; b < B; b++) forward_lane(W, j, b, ca, sa, msa, p0, 0);
   }
+}
 
-  /* link wrenches: F = M vd + wd x MS + w x (w x MS);  N = J wd + w x J w + MS x vd */
-  for (int j = 0; j < n; j++) {
+/* link wrenches: F = M vd + wd x MS + w x (w x MS);  N = J wd + w x J w + MS x vd */
+BATCH_INL void batch_wrenches(const dyModel* m, const double* par, dyBatch* restrict W) {
+  for (int j = 0; j < m->n; j++) {
     const double* pl = par + DY_NPAR_LINK*j;
     const double J0 = pl[DY_XX], J1 = pl[DY_XY], J2 = pl[DY_XZ], J3 = pl[DY_YY], J4 = pl[DY_YZ],
                  J5 = pl[DY_ZZ], s0 = pl[DY_MX], s1 = pl[DY_MY], s2 = pl[DY_MZ], M = pl[DY_M];
@@ -175,13 +178,16 @@ static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W
       W->N[j][0][b] = N0; W->N[j][1][b] = N1; W->N[j][2][b] = N2;
     }
   }
+}
 
-  /* backward: f_j = F_j + R f_{j+1}, n_j = N_j + R n_{j+1} + p x R f_{j+1} */
-  for (int j = n - 1; j >= 0; j--) {
+/* backward: tau_j = n_j . z (revolute) or f_j . z (prismatic), then
+ * f_{j-1} += R f_j, n_{j-1} += R n_j + p x R f_j */
+BATCH_INL void batch_backward(const dyModel* m, dyBatch* restrict W) {
+  for (int j = m->n - 1; j >= 0; j--) {
     const int rev = m->jnt_type[j] == DY_REVOLUTE;
     memcpy(W->tau[j], rev ? W->N[j][2] : W->F[j][2], sizeof W->tau[j]);
     if (j == 0) break;
-    const double ca = cos(m->dh_alpha[j]), sa = sin(m->dh_alpha[j]), msa = -sa;
+    const double ca = m->cos_alpha[j], sa = m->sin_alpha[j], msa = -sa;
     const double p0 = m->dh_a[j];
     for (int b = 0; b < B; b++) {
       const laneFrame f = lane_frame(W, j, b, ca, sa, msa);
@@ -197,10 +203,12 @@ static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W
       W->N[j-1][0][b] = n0; W->N[j-1][1][b] = n1; W->N[j-1][2][b] = n2;
     }
   }
+}
 
-  /* joint terms: armature, viscous, Coulomb, offset */
-  const double* pj = par + DY_NPAR_LINK*n;
-  for (int j = 0; j < n; j++, pj += DY_NPAR_JNT) {
+/* joint terms: tau += IA qdd + FV qd + FC sign(qd) + FO */
+BATCH_INL void batch_joint_terms(const dyModel* m, const double* par, dyBatch* restrict W) {
+  const double* pj = par + DY_NPAR_LINK*m->n;
+  for (int j = 0; j < m->n; j++, pj += DY_NPAR_JNT) {
     const double IA = pj[DY_IA], FV = pj[DY_FV], FC = pj[DY_FC], FO = pj[DY_FO];
     for (int b = 0; b < B; b++) {
       const double qdj = W->qd[j][b];
@@ -208,6 +216,17 @@ static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W
       W->tau[j][b] += IA*W->qdd[j][b] + FV*qdj + FC*sg + FO;
     }
   }
+}
+
+/* Newton-Euler on the chunk in W (q, qd, qdd filled) into W->tau; lanes
+ * nb..B-1 are padding. The stages are inlined into each ISA variant. */
+DY_CLONES
+static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W, int nb) {
+  batch_frames(m, W, nb);
+  batch_forward(m, W);
+  batch_wrenches(m, par, W);
+  batch_backward(m, W);
+  batch_joint_terms(m, par, W);
 }
 
 void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,

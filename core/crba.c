@@ -8,7 +8,7 @@
 void dy_crba(const dyModel* m, dyData* d, const double* par, const double* q,
              double* H) {
   const int n = m->n;
-  double* c = d->ci;   /* per link: J (6), MS (3), M (1) */
+  double* c = d->comp;   /* per link: J (6), MS (3), M (1) */
 
   dy_frames(m, d, q);
   memcpy(c, par, sizeof(double) * DY_NPAR_LINK * (size_t)n);

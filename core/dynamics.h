@@ -14,8 +14,7 @@
 
 /* Joint frames of every joint at q into d->R (R_{j-1,j}, row-major, 9n) and
  * d->p (O_j in frame j-1 [m], 3n), as dy_jointframe, with cos/sin alpha_j
- * cached in d (recomputed whenever the model's alpha_j differs from the
- * cached one, so a model edited between calls stays right). */
+ * the model's constants (dy_setConst). */
 void dy_frames(const dyModel* m, dyData* d, const double* q);
 
 /* The forward kinematic pass of Newton-Euler on the frames already in d:

@@ -29,7 +29,7 @@ void dy_lin_const(const dyModel* m, const double* par, double* mhat, double* k,
     const double* kn = k + 3*jn;
     const double* Un = U + 9*jn;
     mhat[i] += mh;
-    double ca = cos(m->dh_alpha[jn]), sa = sin(m->dh_alpha[jn]);
+    double ca = m->cos_alpha[jn], sa = m->sin_alpha[jn];
     if (m->jnt_type[jn] == DY_REVOLUTE) {
       double dd = m->dh_d[jn];
       double s[3] = {m->dh_a[jn], -sa*dd, ca*dd};

@@ -9,50 +9,58 @@
 #include <string.h>
 #include <strings.h>
 
+/* Every array of a dyModel, (field, number of elements for n joints): the
+ * one list make, copy and free follow. All live in one allocation, each
+ * array starting on a 16-byte boundary. */
+#define DY_MODEL_ARRAYS(X) \
+  X(dh_alpha, n) X(dh_a, n) X(dh_theta, n) X(dh_d, n) \
+  X(par, (DY_NPAR_LINK + DY_NPAR_JNT)*n) \
+  X(jnt_qmin, n) X(jnt_qmax, n) X(jnt_qdmax, n) X(jnt_qddmax, n) X(jnt_taumax, n) \
+  X(cos_alpha, n) X(sin_alpha, n) \
+  X(jnt_type, n) X(twist, n) X(jnt_name, n)
+/* the start of the allocation: the first array of the list */
+#define DY_MODEL_BLOCK(m) ((void*)(m)->dh_alpha)
+
+/* bytes of count elements of field, rounded up to 16 */
+#define DY_ARRAY_BYTES(m, field, count) ((sizeof *(m)->field * (size_t)(count) + 15) / 16 * 16)
+
 dyModel* dy_makeModel(int n) {
   if (n < 1 || n > DY_MAXJ) return NULL;
   dyModel* m = calloc(1, sizeof(dyModel));
   if (!m) return NULL;
-  /* one block: 4 int-sized arrays are stored as doubles for alignment */
-  size_t nd = (size_t)n * (4 + 14 + 5) + (size_t)n; /* dh, par, limits, type */
-  double* blk = calloc(nd, sizeof(double));
-  char (*names)[64] = calloc((size_t)n, 64);
-  if (!blk || !names) { free(blk); free(names); free(m); return NULL; }
+  size_t bytes = 0;
+#define DY_SIZE_(field, count) bytes += DY_ARRAY_BYTES(m, field, count);
+  DY_MODEL_ARRAYS(DY_SIZE_)
+#undef DY_SIZE_
+  char* blk = calloc(1, bytes);
+  if (!blk) { free(m); return NULL; }
+#define DY_PLACE_(field, count) m->field = (void*)blk; blk += DY_ARRAY_BYTES(m, field, count);
+  DY_MODEL_ARRAYS(DY_PLACE_)
+#undef DY_PLACE_
   m->n = n;
-  m->dh_alpha = blk;
-  m->dh_a = blk + n;
-  m->dh_theta = blk + 2*n;
-  m->dh_d = blk + 3*n;
-  m->par = blk + 4*n;
-  m->jnt_qmin = blk + 18*n;
-  m->jnt_qmax = blk + 19*n;
-  m->jnt_qdmax = blk + 20*n;
-  m->jnt_qddmax = blk + 21*n;
-  m->jnt_taumax = blk + 22*n;
-  m->jnt_type = (int*)(blk + 23*n);
-  m->jnt_name = names;
   for (int j = 0; j < n; j++) {
     m->jnt_qmin[j] = -INFINITY; m->jnt_qmax[j] = INFINITY;
     m->jnt_qdmax[j] = INFINITY; m->jnt_qddmax[j] = INFINITY; m->jnt_taumax[j] = INFINITY;
   }
   m->gravity[2] = -9.81;
   dyu_eye3(m->base_T); dyu_eye3(m->tip_T);
+  dy_setConst(m);
   return m;
 }
 
 void dy_freeModel(dyModel* m) {
   if (!m) return;
-  free(m->dh_alpha);
-  free(m->jnt_name);
+  free(DY_MODEL_BLOCK(m));
   free(m);
 }
 
 dyModel* dy_copyModel(const dyModel* m) {
   dyModel* c = dy_makeModel(m->n);
   if (!c) return NULL;
-  int n = m->n;
-  memcpy(c->dh_alpha, m->dh_alpha, sizeof(double) * ((size_t)n * 24));
-  memcpy(c->jnt_name, m->jnt_name, (size_t)n * 64);
+  const int n = m->n;
+#define DY_COPY_(field, count) memcpy(c->field, m->field, sizeof *m->field * (size_t)(count));
+  DY_MODEL_ARRAYS(DY_COPY_)
+#undef DY_COPY_
   c->has_friction = m->has_friction;
   memcpy(c->gravity, m->gravity, sizeof c->gravity);
   memcpy(c->base_T, m->base_T, sizeof c->base_T);
@@ -63,27 +71,46 @@ dyModel* dy_copyModel(const dyModel* m) {
   return c;
 }
 
+dyTwist dy_twist_class(double angle) {
+  const double e = 1e-12, pi = 3.14159265358979323846;
+  double a = angle;
+  if (a > pi || a <= -pi) { a = fmod(a, 2*pi); if (a > pi) a -= 2*pi; else if (a <= -pi) a += 2*pi; }
+  if (fabs(a) < e) return DY_TWIST_0;
+  if (fabs(a - pi/2) < e) return DY_TWIST_PI2;
+  if (fabs(a + pi/2) < e) return DY_TWIST_MPI2;
+  if (fabs(fabs(a) - pi) < e) return DY_TWIST_PI;
+  return DY_TWIST_GENERAL;
+}
+
+void dy_setConst(dyModel* m) {
+  for (int j = 0; j < m->n; j++) {
+    const double al = m->dh_alpha[j];
+    m->cos_alpha[j] = cos(al);
+    m->sin_alpha[j] = sin(al);
+    m->twist[j] = dy_twist_class(al);
+  }
+}
+
+/* Every array of a dyData, (field, number of doubles for n joints). */
+#define DY_DATA_ARRAYS(X) \
+  X(R, 9*n) X(p, 3*n) X(w, 3*n) X(wd, 3*n) X(vd, 3*n) X(f, 3*n) X(nm, 3*n) \
+  X(comp, 10*n) X(H, n*n) X(bias, n) \
+  X(art, 27*n) X(vel, 6*n) X(acc, 6*n) X(pA, 6*n) X(U, 6*n) X(D, n) X(u, n) \
+  X(axes, 6*n)
+
 dyData* dy_makeData(const dyModel* m) {
-  int n = m->n;
-  size_t nd = (size_t)n * (9 + 3*6 + 36 + 24 + n + 1 + 16 + 3) + 64;
+  const size_t n = (size_t)m->n;
+  size_t nd = 0;
+#define DY_SIZE_(field, count) nd += (count);
+  DY_DATA_ARRAYS(DY_SIZE_)
+#undef DY_SIZE_
   dyData* d = calloc(1, sizeof(dyData) + nd * sizeof(double));
   if (!d) return NULL;
   double* b = (double*)(d + 1);
-  d->n = n;
-  d->R = b;  b += 9*n;
-  d->p = b;  b += 3*n;
-  d->w = b;  b += 3*n;
-  d->wd = b; b += 3*n;
-  d->vd = b; b += 3*n;
-  d->f = b;  b += 3*n;
-  d->nm = b; b += 3*n;
-  d->ci = b; b += 36*n;
-  d->cv = b; b += 24*n;
-  d->H = b;  b += (size_t)n*n;
-  d->b = b;  b += n;
-  d->work = b; b += 16*n + 64;
-  d->csa = b;
-  for (int j = 0; j < n; j++) d->csa[3*j + 2] = NAN;
+  d->n = m->n;
+#define DY_PLACE_(field, count) d->field = b; b += (count);
+  DY_DATA_ARRAYS(DY_PLACE_)
+#undef DY_PLACE_
   return d;
 }
 
@@ -151,7 +178,7 @@ void dy_linkpar_to_com(const double par[10], double* mass, double c[3], double I
 void dy_jointframe(const dyModel* m, int j, double qj, double R[9], double p[3]) {
   double th = m->dh_theta[j], dd = m->dh_d[j];
   if (m->jnt_type[j] == DY_REVOLUTE) th += qj; else dd += qj;
-  double ca = cos(m->dh_alpha[j]), sa = sin(m->dh_alpha[j]);
+  double ca = m->cos_alpha[j], sa = m->sin_alpha[j];
   double ct = cos(th), st = sin(th);
   /* Rx(alpha) Rz(theta) */
   R[0] = ct;      R[1] = -st;     R[2] = 0;

@@ -14,8 +14,11 @@
  *              M                   mass                             [kg]
  *     joint j: IA FV FC FO         tau_j += IA qdd + FV qd + FC sign(qd) + FO
  *
- * The model is constant after loading (const dyModel* everywhere); all
- * scratch lives in dyData, one per thread (MuJoCo's model/data split). */
+ * The model is constant after loading (const dyModel* everywhere), apart
+ * from its geometry-derived constants (cos, sin and class of each twist),
+ * which dy_setConst fills once: every loader and maker calls it, and so
+ * must anyone who edits the geometry afterwards. All per-call scratch lives
+ * in dyData, one per thread (MuJoCo's model/data split). */
 #ifndef DYNID_MODEL_H
 #define DYNID_MODEL_H
 
@@ -30,6 +33,18 @@ enum { DY_XX, DY_XY, DY_XZ, DY_YY, DY_YZ, DY_ZZ, DY_MX, DY_MY, DY_MZ, DY_M };
 enum { DY_IA, DY_FV, DY_FC, DY_FO };
 
 typedef enum { DY_REVOLUTE = 0, DY_PRISMATIC = 1 } dyJointType;
+
+/* Class of a twist angle alpha_j. The special angles make Rx(alpha_j) a
+ * signed permutation, so the efficient algorithms specialise their code on
+ * the class. Decided on the angle itself within 1e-12 rad (modulo 2 pi), no
+ * trigonometry. The numbers are fixed: tables are indexed by them. */
+typedef enum {
+  DY_TWIST_GENERAL = 0,  /* any other angle */
+  DY_TWIST_0 = 1,        /* alpha = 0 */
+  DY_TWIST_PI2 = 2,      /* alpha = +pi/2 */
+  DY_TWIST_MPI2 = 3,     /* alpha = -pi/2 */
+  DY_TWIST_PI = 4        /* alpha = pi */
+} dyTwist;
 
 typedef struct dyModel_ {
   int n;                 /* number of moving joints (1..DY_MAXJ) */
@@ -56,26 +71,38 @@ typedef struct dyModel_ {
                             note ending in '\n' (e.g. a locked joint); every
                             file written from the model repeats them as '#'
                             lines; "" if none */
+  /* constants derived from the geometry, filled by dy_setConst */
+  double *cos_alpha;     /* cos(alpha_j) as libm gives it (n) */
+  double *sin_alpha;     /* sin(alpha_j) (n) */
+  dyTwist *twist;        /* class of alpha_j (n) */
 } dyModel;
 
-/* Per-call scratch for the core algorithms: frames, velocities,
- * accelerations, forces, composite and articulated inertias. */
+/* Per-call scratch of the core algorithms (and of ident's regressor), each
+ * array named for what it holds. Frames, velocities, accelerations and
+ * wrenches are per link j, in frame j unless stated. */
 typedef struct dyData_ {
   int n;
   double *R;     /* R_{j-1,j}: frame j axes in frame j-1, row-major (9n) */
   double *p;     /* O_j in frame j-1 [m] (3n) */
-  double *w;     /* angular velocity of link j in frame j [rad/s] (3n) */
+  double *w;     /* angular velocity of link j [rad/s] (3n) */
   double *wd;    /* angular acceleration (3n) */
   double *vd;    /* linear acceleration of O_j incl. -gravity (3n) */
-  double *f;     /* force on link j from link j-1, frame j [N] (3n) */
-  double *nm;    /* moment about O_j (3n) */
-  double *ci;    /* composite / articulated work, 36 per link (36n) */
-  double *cv;    /* 6-vectors per link, 4 sets (24n) */
-  double *H;     /* inertia matrix work (n*n) */
-  double *b;     /* bias work (n) */
-  double *work;  /* general work (16n + 64) */
-  double *csa;   /* cached cos, sin of alpha_j and the alpha_j they belong
-                    to (3n; NaN until first use): see dy_frames */
+  double *f;     /* force on link j from link j-1 [N] (3n) */
+  double *nm;    /* moment about O_j [N m] (3n) */
+  double *comp;  /* dy_crba: composite body j..n, its J (6) MS (3) M (1) (10n) */
+  double *H;     /* an inertia matrix: dy_fd_chol's, factored in place;
+                    dyv_lin91_Hb's when its caller wants b alone (n*n) */
+  double *bias;  /* dy_fd_chol: bias vector C qd + g + joint terms (n) */
+  double *art;   /* dy_fd_aba: articulated inertia blocks A, B, M, 3x3 each (27n) */
+  double *vel;   /* dy_fd_aba: spatial velocity (w; v) about O_j (6n) */
+  double *acc;   /* dy_fd_aba: velocity-product acceleration c_j, then the
+                    link's spatial acceleration (in place) (6n) */
+  double *pA;    /* dy_fd_aba: articulated bias force (6n) */
+  double *U;     /* dy_fd_aba: articulated inertia times the joint axis (6n) */
+  double *D;     /* dy_fd_aba: axis^T U + armature (n) */
+  double *u;     /* dy_fd_aba: tau - axis^T pA - joint terms (n) */
+  double *axes;  /* dyi_regressor: joint axes 0..k (angular; linear) carried
+                    into frame k (6n) */
 } dyData;
 
 /* Allocate a model for n joints, zeroed, gravity (0,0,-9.81), identity
@@ -85,6 +112,17 @@ void dy_freeModel(dyModel* m);
 
 /* Deep copy of a model (NULL on failure). */
 dyModel* dy_copyModel(const dyModel* m);
+
+/* Fill the geometry-derived constants of m from its geometry:
+ *   cos_alpha_j = cos(alpha_j), sin_alpha_j = sin(alpha_j),
+ *   twist_j = dy_twist_class(alpha_j).
+ * Called by every loader and by dy_makeModel; call it after any change of
+ * dh_alpha (and, by convention, of any geometry) before the next dynamics
+ * call: the algorithms read these constants, never alpha itself. */
+void dy_setConst(dyModel* m);
+
+/* Class of an angle [rad] as for a twist (dyTwist), within 1e-12 rad. */
+dyTwist dy_twist_class(double angle);
 
 /* Allocate the scratch for m (one allocation). NULL on failure. */
 dyData* dy_makeData(const dyModel* m);

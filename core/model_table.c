@@ -436,6 +436,7 @@ static dyModel* build_model(const header_t* h, const row_t* rows, int n, int cla
       }
     joint_from_row(m, rows + j, j);
   }
+  dy_setConst(m);
   if (classic) {
     dyu_rotx(m->tip_T, rows[n-1].v[C_ALPHA]);
     m->tip_T[9] = rows[n-1].v[C_A]; m->tip_T[10] = 0; m->tip_T[11] = 0;

@@ -5,13 +5,9 @@
 
 void dy_frames(const dyModel* m, dyData* d, const double* q) {
   for (int j = 0; j < m->n; j++) {
-    double* cs = d->csa + 3*j;
-    if (cs[2] != m->dh_alpha[j]) {
-      cs[0] = cos(m->dh_alpha[j]); cs[1] = sin(m->dh_alpha[j]); cs[2] = m->dh_alpha[j];
-    }
     double th = m->dh_theta[j], dd = m->dh_d[j];
     if (m->jnt_type[j] == DY_REVOLUTE) th += q[j]; else dd += q[j];
-    double ca = cs[0], sa = cs[1], ct = cos(th), st = sin(th);
+    double ca = m->cos_alpha[j], sa = m->sin_alpha[j], ct = cos(th), st = sin(th);
     double *R = d->R + 9*j, *p = d->p + 3*j;
     /* Rx(alpha) Rz(theta), p = Rx(alpha) (a, 0, 0) + Rx(alpha) Rz(theta) (0, 0, d) */
     R[0] = ct;      R[1] = -st;     R[2] = 0;

@@ -87,6 +87,7 @@
  * Errors: "FILE:LINE: what is wrong", LINE the line of the offending element. */
 #include "io.h"
 #include "mathu.h"
+#include "util.h"
 #include <errno.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -574,8 +575,7 @@ static double fk_err(const urdf_t* u, const dyModel* m, const int* cj, int nc) {
   unsigned long long s = 0x9E3779B97F4A7C15ull;
   for (int trial = 0; trial < 100; trial++) {
     for (int j = 0; j < n; j++) {
-      s = s * 6364136223846793005ull + 1442695040888963407ull;
-      double r = (double)(s >> 11) / 9007199254740992.0;   /* [0, 1) */
+      double r = dy_rng_u01(dy_rng_lcg(&s));   /* [0, 1) */
       q[j] = m->jnt_type[j] == DY_REVOLUTE ? (2*r - 1) * M_PI : (2*r - 1);
     }
     urdf_fk(u, cj, nc, q, tip, axp, axu);
@@ -1034,6 +1034,7 @@ static void dh_model(const urdf_t* u, dyModel* m, double* F, double* axp, double
   }
   memcpy(m->base_T, F, 12 * sizeof(double));
   pose_invmul(m->tip_T, F + 12*n, u->links[tip].T);
+  dy_setConst(m);
 }
 
 /* Inertias: each link of body j >= 1, its inertial frame re-expressed in

@@ -23,6 +23,7 @@
 #include "base.h"
 #include "regressor.h"
 #include "mathu.h"
+#include "util.h"
 #include <ctype.h>
 #include <errno.h>
 #include <lapacke.h>
@@ -33,10 +34,7 @@
 
 /* ------------------------------------------------------------ random states */
 
-static double rnd(unsigned long long* s, double a, double b) {
-  *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
-  return a + (b - a) * ((double)((*s * 2685821657736338717ull) >> 11) / 9007199254740992.0);
-}
+static double rnd(unsigned long long* s, double a, double b) { return dy_uniform(s, a, b); }
 
 int dyi_base_nsamples(const dyModel* m, int friction) {
   int ns = 30 * dyi_ncols(m, friction) / m->n;

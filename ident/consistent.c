@@ -6,6 +6,7 @@
  * form, entry (i, j), i >= j, at index i (i + 1) / 2 + j. DSDP keeps
  * pointers to the data arrays: they live until DSDPDestroy. */
 #include "consistent.h"
+#include "util.h"
 #include "mathu.h"
 #include <dsdp/dsdp5.h>
 #include <lapacke.h>
@@ -14,12 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int pk(int i, int j) { return i >= j ? i*(i+1)/2 + j : j*(j+1)/2 + i; }
 
@@ -305,7 +300,7 @@ int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* re
   if (!(pr->prior_weight >= 0) || !isfinite(pr->prior_weight)) {
     snprintf(err, errsz, "consistent: the prior weight must be >= 0"); return -1;
   }
-  const double t0 = now_s();
+  const double t0 = dy_now_s();
   consCtx c = {.m = m, .pr = pr, .n = n, .p = p, .nv = nv, .f0 = pr->rho2 > 0 ? pr->rho2 : 1,
                .w = pr->prior_weight};
   int status = -1;
@@ -346,7 +341,7 @@ int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* re
   DSDPGetY(c.dsdp, y, mvar);
   DSDPGetIts(c.dsdp, &res->iterations);
   evaluate(&c, y, res);
-  res->seconds = now_s() - t0;
+  res->seconds = dy_now_s() - t0;
   status = 0;
 done:
   if (c.dsdp) DSDPDestroy(c.dsdp);

@@ -4,6 +4,7 @@
 #include "excite.h"
 #include "dynamics.h"
 #include "regressor.h"
+#include "util.h"
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
@@ -83,11 +84,6 @@ typedef struct {
   int stop;             /* 1 once the deadline has passed */
 } excite_ws;
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void ws_free(excite_ws* w) {
   dy_freeData(w->d);
@@ -539,7 +535,7 @@ static double local_search(obj_ctx* oc, double* x, int maxeval) {
   for (int st = 0; st < 3 && !w->stop; st++) {
     w->p = w->crit == DYI_EXC_DOPT ? 0 : ps[st];
     if (w->crit == DYI_EXC_DOPT && st > 0) break;
-    double left = w->deadline - now_s();
+    double left = w->deadline - dy_now_s();
     if (left <= 0) { w->stop = 1; break; }
     normalise_vars(w->n, nx, x);
     nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)nx);
@@ -719,7 +715,7 @@ static void polish(obj_ctx* oc, pool_t* P, const dyExciteOpt* o, int n, int nx, 
   nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nx);
   nlopt_set_min_objective(opt, objective, oc);
   nlopt_set_maxeval(opt, o->polish);
-  nlopt_set_maxtime(opt, P->deadline - now_s());
+  nlopt_set_maxtime(opt, P->deadline - dy_now_s());
   nlopt_set_xtol_rel(opt, 1e-9);
   nlopt_set_initial_step1(opt, 0.02);
   double* xt = malloc(sizeof(double) * (size_t)nx);
@@ -740,7 +736,7 @@ static void polish(obj_ctx* oc, pool_t* P, const dyExciteOpt* o, int n, int nx, 
  * lowest index: deterministic) is polished and reported. */
 int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourier* f,
                dyExciteInfo* info, char* err, int errsz) {
-  double t0 = now_s();
+  double t0 = dy_now_s();
   if (excite_check(m, b, o, err, errsz)) return -1;
   excite_ws w;
   int nx = nvars(o->rest, o->nh, m->n);
@@ -772,7 +768,7 @@ int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourie
     if (isfinite(P.val[i]) && (ib < 0 || P.val[i] < P.val[ib])) ib = i;
   double* x = ib >= 0 ? P.xs + (size_t)ib * nx : x0;   /* the first start unless a search finished */
   long pevals = w.evals;
-  if (o->polish > 0 && ib >= 0 && now_s() < P.deadline && !P.stopped) polish(&oc, &P, o, m->n, nx, x);
+  if (o->polish > 0 && ib >= 0 && dy_now_s() < P.deadline && !P.stopped) polish(&oc, &P, o, m->n, nx, x);
   P.evals += w.evals - pevals;
   vars_to_f(&w, x, o->rest, o->margin);
   double cond, cs, logdet;
@@ -784,7 +780,7 @@ int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourie
     info->evals = P.evals + 1;
     info->starts_done = P.done;
     info->budget_hit = P.stopped;
-    info->seconds = now_s() - t0;
+    info->seconds = dy_now_s() - t0;
   }
   pthread_mutex_destroy(&P.lock);
   free(x0); free(gf); free(P.xs); free(P.val);

@@ -7,6 +7,7 @@
  * need) and a three-sample window for the differences; nothing grows with
  * the log. Resampling makes at most RESAMPLE_MAXUP samples per row read. */
 #include "log.h"
+#include "util.h"
 #include "filter.h"
 #include "io.h"
 #include <ctype.h>
@@ -553,11 +554,6 @@ static int filtered(dyLogReader* r, double* x, char* err, int errsz) {
   }
 }
 
-static int cmpd(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
 /* a frequency for messages: "10 Hz", "1 GHz", "2.5 mHz" */
 static const char* hz_text(double f, char* buf, size_t sz) {
   static const char* P[] = {"p", "n", "u", "m", "", "k", "M", "G", "T"};
@@ -636,7 +632,7 @@ static int sample_rate(dyLogReader* r, double* med, char* err, int errsz) {
   double* dt = malloc((size_t)r->npre * sizeof(double));
   if (!dt) { snprintf(err, (size_t)errsz, "%s: out of memory", r->path); return -1; }
   for (int i = 1; i < r->npre; i++) dt[i-1] = r->pre[i].t - r->pre[i-1].t;
-  qsort(dt, (size_t)r->npre - 1, sizeof(double), cmpd);
+  qsort(dt, (size_t)r->npre - 1, sizeof(double), dy_cmp_double);
   int m = r->npre - 1;
   *med = m % 2 ? dt[m/2] : 0.5 * (dt[m/2 - 1] + dt[m/2]);
   free(dt);

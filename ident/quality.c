@@ -2,6 +2,7 @@
  * running statistics, a five-row window for the velocity lag, the first
  * 1000 time steps for the median; nothing grows with the log. */
 #include "quality.h"
+#include "util.h"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -234,11 +235,6 @@ int dyi_quality_time(dyiQuality* q, long line, double t, int col, char* err, int
 
 void dyi_quality_dropped(dyiQuality* q) { q->dropped++; }
 
-static int cmpd(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
-}
-
 static void gap(dyiQuality* q, double dt, long line) {
   if (dt <= 3 * q->dt_med) return;
   dyiFinding* f = finding(q, DYI_QF_GAP, 0, line, dt);
@@ -253,7 +249,7 @@ static void gap(dyiQuality* q, double dt, long line) {
 static void median_dt(dyiQuality* q) {
   double w[DTWIN];
   memcpy(w, q->dtw, (size_t)q->ndt * sizeof(double));
-  qsort(w, (size_t)q->ndt, sizeof(double), cmpd);
+  qsort(w, (size_t)q->ndt, sizeof(double), dy_cmp_double);
   q->dt_med = q->ndt % 2 ? w[q->ndt/2] : 0.5 * (w[q->ndt/2 - 1] + w[q->ndt/2]);
 }
 
@@ -272,7 +268,7 @@ static void lagthreshold(dyiQuality* q) {
     if (q->colqd[j] < 0) continue;
     const double* p = q->eg + (size_t)j * LAGWIN * 3;
     for (int i = 0; i < q->neg; i++) w[i] = fabs(p[3*i]);
-    qsort(w, (size_t)q->neg, sizeof(double), cmpd);
+    qsort(w, (size_t)q->neg, sizeof(double), dy_cmp_double);
     double med = w[q->neg / 2];
     q->ethr[j] = med > 0 ? 8 * 1.4826 * med : INFINITY;
     for (int i = 0; i < q->neg; i++) lagfit(q, j, p[3*i], p[3*i+1], p[3*i+2]);

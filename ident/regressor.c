@@ -53,7 +53,7 @@ static void body_regressor(double F[10][3], double N[10][3], const double w[3],
 void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* qd,
                    const double* qdd, int friction, double* Y, int ldy) {
   const int n = m->n;
-  double* S = d->cv;  /* axes of joints 0..k in frame k, 6 per joint (6n <= 24n) */
+  double* S = d->axes;  /* axes of joints 0..k in frame k, 6 per joint */
   dy_frames(m, d, q);
   dy_kinematics(m, d, qd, qdd, m->gravity);   /* w, wd, vd of every link */
 

@@ -2,6 +2,7 @@
  * (see traj.h). */
 #include "traj.h"
 #include "io.h"
+#include "util.h"
 #include <math.h>
 #include <string.h>
 
@@ -94,12 +95,7 @@ double dyi_fourier_peak(const dyFourier* f, int j, int d, double* tpeak) {
   return best;
 }
 
-unsigned long long dyi_rng_next(unsigned long long* s) {
-  unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+unsigned long long dyi_rng_next(unsigned long long* s) { return dy_rng_splitmix(s); }
 
 double dyi_rng_uniform(unsigned long long* s) {
   return (double)(dyi_rng_next(s) >> 11) * (1.0 / 9007199254740992.0);

@@ -1,6 +1,7 @@
 /* dynid program: option parsing, errors, model loading, progress and the
  * states reader shared by the subcommands (see cli.h). */
 #include "cli.h"
+#include "util.h"
 #include "base.h"
 #include <errno.h>
 #include <math.h>
@@ -189,16 +190,14 @@ dyModel* cli_model(const dyCli* c) {
 }
 
 void cli_progress(const char* what, long long done, const char* units, int final) {
-  static struct timespec t0, last;
+  static double t0, last;
   static int started;
   if (!isatty(2)) return;
-  struct timespec now;
-  clock_gettime(CLOCK_MONOTONIC, &now);
+  const double now = dy_now_s();
   if (!started) { t0 = now; last = now; started = 1; }
-  double since = (double)(now.tv_sec - last.tv_sec) + 1e-9 * (double)(now.tv_nsec - last.tv_nsec);
-  if (!final && since < 0.5) return;
+  if (!final && now - last < 0.5) return;
   last = now;
-  double el = (double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec);
+  const double el = now - t0;
   fprintf(stderr, "\r%s: %lld %s (%.0f/s)%s", what, done, units, el > 0 ? (double)done / el : 0.0,
           final ? "\n" : "   ");
   if (final) started = 0;

@@ -15,6 +15,7 @@
  * with their first lines. One streaming pass over the raw rows
  * (dyi_lograw_*: gains and time scale applied, bad rows dropped). */
 #include "cli.h"
+#include "util.h"
 #include "dynamics.h"
 #include "estimate.h"
 #include "quality.h"
@@ -46,11 +47,6 @@ void cli_flush_warnings(int show) {
   free(pend);
   pend = NULL;
   pendlen = 0;
-}
-
-static int cmp(const void* a, const void* b) {
-  double x = *(const double*)a, y = *(const double*)b;
-  return x < y ? -1 : x > y;
 }
 
 static const char* delim_name(char d) {
@@ -154,7 +150,7 @@ static int scan_rows(const dyModel* m, dyLogRaw* r, scanAcc* a) {
 /* Sample rate: 1 / the median of the first 1000 steps, outside 5 Hz..100 kHz
  * a warning (time in ms, in samples, or another unit). 1 if warned. */
 static int warn_rate(const dyCli* c, const char* path, scanAcc* a) {
-  qsort(a->dts, (size_t)a->ndt, sizeof a->dts[0], cmp);
+  qsort(a->dts, (size_t)a->ndt, sizeof a->dts[0], dy_cmp_double);
   double fs = a->ndt ? 1 / a->dts[a->ndt / 2] : 0;
   const char* ts = cli_opt(c, "time-scale");
   if (!(a->ndt && (fs < 5 || fs > 1e5))) return 0;

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "base.h"
 #include "opcount.h"
+#include "util.h"
 #include "lin_inertia.h"
 #include "dynamics.h"
 #include <math.h>
@@ -45,6 +46,7 @@ static dyModel* builtin_6r(void) {
     m->dh_alpha[j] = alpha[j]; m->dh_a[j] = a[j]; m->dh_theta[j] = 0; m->dh_d[j] = d[j];
     dy_linkpar_from_com(m->par + DY_NPAR_LINK*j, link[j][0], link[j] + 1, link[j] + 4);
   }
+  dy_setConst(m);
   snprintf(m->source, sizeof m->source, "built-in 6R (PUMA 560 geometry)");
   return m;
 }
@@ -85,20 +87,20 @@ static double time_algo(benchCtx* b, double seconds) {
   long reps = 1;
   double t;
   for (;;) {
-    double t0 = dyv_now_s();
+    double t0 = dy_now_s();
     run(b, reps);
-    t = dyv_now_s() - t0;
+    t = dy_now_s() - t0;
     if (t >= 0.01 || reps > (1L << 40)) break;
     reps *= 2;
   }
   reps = (long)((double)reps * seconds / t) + 1;
   double meas[BENCH_NMEAS];
   for (int k = 0; k < BENCH_NMEAS; k++) {
-    double t0 = dyv_now_s();
+    double t0 = dy_now_s();
     run(b, reps);
-    meas[k] = (dyv_now_s() - t0) / (double)reps * 1e9;
+    meas[k] = (dy_now_s() - t0) / (double)reps * 1e9;
   }
-  qsort(meas, BENCH_NMEAS, sizeof meas[0], dyv_cmp_double);
+  qsort(meas, BENCH_NMEAS, sizeof meas[0], dy_cmp_double);
   return meas[BENCH_NMEAS / 2];
 }
 
@@ -136,8 +138,7 @@ static void random_states(benchCtx* b, int n) {
     for (int j = 0; j < n; j++) {
       double u[3];
       for (int t = 0; t < 3; t++) {
-        s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
-        u[t] = (double)((s * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 2 - 1;
+        u[t] = dy_uniform(&s, -1, 1);
       }
       b->q[k][j] = M_PI * u[0]; b->qd[k][j] = 2 * u[1]; b->qdd[k][j] = 5 * u[2];
     }

@@ -27,8 +27,13 @@
 #include "base.h"
 #include "consistent.h"
 #include "lin_inertia.h"
+#include "lin91.h"
+#include "ne_base.h"
 #include "opcount.h"
 #include "regressor.h"
+#include "renaud.h"
+#include "saha.h"
+#include "util.h"
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -58,9 +63,9 @@ static long bench_reps(bench_fn fn, void* ctx) {
   long reps = 1;
   double t;
   for (;;) {
-    double t0 = dyv_now_s();
+    double t0 = dy_now_s();
     for (long i = 0; i < reps; i++) fn(ctx, i);
-    t = dyv_now_s() - t0;
+    t = dy_now_s() - t0;
     if (t >= 0.01 || reps > (1L << 40)) break;
     reps *= 2;
   }
@@ -81,12 +86,12 @@ static void bench_ns_set(int nf, bench_fn* fn, void** ctx, double* ns) {
   for (int f = 0; f < nf; f++) reps[f] = bench_reps(fn[f], ctx[f]);
   for (int k = 0; k < NMEAS; k++)
     for (int f = 0; f < nf; f++) {
-      double t0 = dyv_now_s();
+      double t0 = dy_now_s();
       for (long i = 0; i < reps[f]; i++) fn[f](ctx[f], i);
-      meas[f][k] = (dyv_now_s() - t0) / (double)reps[f] * 1e9;
+      meas[f][k] = (dy_now_s() - t0) / (double)reps[f] * 1e9;
     }
   for (int f = 0; f < nf; f++) {
-    qsort(meas[f], NMEAS, sizeof meas[f][0], dyv_cmp_double);
+    qsort(meas[f], NMEAS, sizeof meas[f][0], dy_cmp_double);
     ns[f] = meas[f][0];
     if (meas[f][NMEAS - 1] / meas[f][0] > bench_spread) bench_spread = meas[f][NMEAS - 1] / meas[f][0];
   }
@@ -101,10 +106,7 @@ typedef struct {
 
 /* deterministic uniform random in [a, b) (xorshift64*) */
 static unsigned long long rng = 0x9E3779B97F4A7C15ull;
-static double uniform(double a, double b) {
-  rng ^= rng >> 12; rng ^= rng << 25; rng ^= rng >> 27;
-  return a + (b - a) * ((double)((rng * 2685821657736338717ull) >> 11) / 9007199254740992.0);
-}
+static double uniform(double a, double b) { return dy_uniform(&rng, a, b); }
 
 /* one link from mass, centre of mass and the inertia about it (ixx iyy izz
  * ixy ixz iyz, tensor entries) */
@@ -131,6 +133,7 @@ static dyModel* builtin_panda(void) {
     m->jnt_type[j] = DY_REVOLUTE;
     m->dh_alpha[j] = alpha[j]; m->dh_a[j] = a[j]; m->dh_theta[j] = 0; m->dh_d[j] = d[j];
   }
+  dy_setConst(m);
   set_link(m, 0, 4.970684, 3.875e-03, 2.081e-03, 0,
            7.0337e-01, 7.0661e-01, 9.1170e-03, -1.3900e-04, 6.7720e-03, 1.9169e-02);
   set_link(m, 1, 0.646926, -3.141e-03, -2.872e-02, 3.495e-03,
@@ -164,6 +167,7 @@ static dyModel* builtin_6r(void) {
     m->jnt_type[j] = DY_REVOLUTE;
     m->dh_alpha[j] = alpha[j]; m->dh_a[j] = a[j]; m->dh_theta[j] = 0; m->dh_d[j] = d[j];
   }
+  dy_setConst(m);
   set_link(m, 0, 0, 0, 0, 0, 0, 0, 0.35, 0, 0, 0);
   set_link(m, 1, 17.4, 0.068, 0.006, -0.016, 0.13, 0.524, 0.539, 0, 0, 0);
   set_link(m, 2, 4.8, 0, -0.070, 0.014, 0.066, 0.086, 0.0125, 0, 0, 0);
@@ -361,6 +365,184 @@ static void section_regressor(benchModel* bm, int nm) {
   }
 }
 
+/* ------------------ section: algorithms on base parameters, interleaved */
+
+/* Nanoseconds per call of dy_rnea, dy_crba, dy_fd_chol, dy_fd_aba beside
+ * the base-parameter Newton-Euler, Renaud's, Lin 1991 H and H+b, Saha's
+ * inverse and forward dynamics, on model m. The base-parameter algorithms
+ * run on a realisation of a base set: P (row-major npar x nb) if given,
+ * otherwise the QR-pivot set (dyv_qr_zero_mask), with nominal values on
+ * the structurally nonzero parameters. Each algorithm is timed in R = 21
+ * interleaved rounds over 64 random states, about `seconds` in all. */
+enum { B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_NEFULL, B_NEBASE, B_RENAUD, B_LINH, B_LINHB, B_SAHAID, B_SAHAFD,
+       B_CRBA_BASE, B_COUNT };
+enum { BASE_R = 21, BASE_NS = 64 };
+
+typedef struct {
+  const dyModel* m;
+  dyData* d;
+  unsigned char* zero;
+  double *par, *st, *H;
+  dyvNeBase full, base;
+  dyvRenaud ren;
+  int nbase;
+  const char* setname;
+  double t[B_COUNT][BASE_R];      /* ns per call of each round */
+} baseBench;
+
+/* the base set's zeros and realisation, the random states, the plans */
+static int base_setup(baseBench* B, const dyModel* m, const double* P, int npar, int nb) {
+  const int n = m->n, np = 14*n;
+  B->m = m;
+  B->d = dy_makeData(m);
+  B->zero = malloc((size_t)np);
+  B->par = malloc(sizeof(double) * (size_t)np);
+  B->st = malloc(sizeof(double) * (size_t)BASE_NS * 4 * (size_t)n);
+  B->H = malloc(sizeof(double) * (size_t)n * (size_t)n);
+  if (!B->d || !B->zero || !B->par || !B->st || !B->H) return -1;
+  B->nbase = nb;
+  B->setname = "given base set";
+  if (P) dyv_nebase_zero_from_P(B->zero, m, P, npar, nb);
+  else { B->nbase = dyv_qr_zero_mask(B->zero, m); B->setname = "QR-pivot set"; }
+  /* realisation: nominal values on the nonzero parameters (any values do) */
+  for (int k = 0; k < np; k++) B->par[k] = B->zero[k] ? 0 : (m->par[k] != 0 ? m->par[k] : 0.1);
+  unsigned long long s = 987654321;
+  for (int i = 0; i < BASE_NS * 4 * n; i++) B->st[i] = dy_uniform(&s, -2, 2);
+  dyv_nebase_make(&B->full, m, NULL);
+  dyv_nebase_make(&B->base, m, B->zero);
+  dyv_renaud_make(&B->ren, m, B->par);
+  return 0;
+}
+
+/* R interleaved rounds of fixed-size runs (pass 0 calibrates the number
+ * of batches per algorithm for ~seconds / (R B_COUNT) each) into B->t */
+static void base_time(baseBench* B, double seconds) {
+  const dyModel* m = B->m;
+  dyData* d = B->d;
+  const int n = m->n;
+  double* H = B->H;
+  long batches[B_COUNT];
+  volatile double sink = 0;
+  for (int pass = 0; pass <= BASE_R; pass++)
+  for (int a = 0; a < B_COUNT; a++) {
+    const long nbat = pass ? batches[a] : 1;
+    double tau[DY_MAXJ], out[DY_MAXJ];
+    const double t0 = dy_now_s();
+    for (long bt = 0; bt < nbat; bt++)
+      for (int k = 0; k < BASE_NS; k++) {
+        const double *q = B->st + (size_t)k*4*n, *qd = q + n, *qdd = q + 2*n, *tq = q + 3*n;
+        switch (a) {
+          case B_RNEA: dy_rnea(m, d, B->par, q, qd, qdd, tau); break;
+          case B_CRBA: dy_crba(m, d, m->par, q, H); tau[0] = H[0]; break;
+          case B_CRBA_BIAS: dy_crba(m, d, m->par, q, H); dy_bias(m, d, m->par, q, qd, tau); tau[0] += H[0]; break;
+          case B_CHOL: dy_fd_chol(m, d, m->par, q, qd, tq, tau); break;
+          case B_ABA: dy_fd_aba(m, d, m->par, q, qd, tq, tau); break;
+          case B_NEFULL: dyv_nebase_rnea(&B->full, d, B->par, q, qd, qdd, tau); break;
+          case B_NEBASE: dyv_nebase_rnea(&B->base, d, B->par, q, qd, qdd, tau); break;
+          case B_RENAUD: dyv_renaud_rnea(&B->ren, q, qd, qdd, tau); break;
+          case B_LINH: dyv_lin91_H(m, d, m->par, q, H); tau[0] = H[0]; break;
+          case B_LINHB: dyv_lin91_Hb(m, d, m->par, q, qd, H, out); tau[0] = out[0]; break;
+          case B_SAHAID: dyv_saha_id(m, d, m->par, q, qd, qdd, tau); break;
+          case B_SAHAFD: dyv_saha_fd(m, d, m->par, q, qd, tq, tau); break;
+          case B_CRBA_BASE: dy_crba(m, d, B->par, q, H); tau[0] = H[0]; break;
+        }
+        sink += tau[0];
+      }
+    const double dt = dy_now_s() - t0;
+    if (pass == 0) {
+      const double want = seconds / (BASE_R * B_COUNT);
+      batches[a] = dt > 0 ? (long)(want / dt) : 1;
+      if (batches[a] < 1) batches[a] = 1;
+    } else B->t[a][pass-1] = 1e9 * dt / (double)(nbat * BASE_NS);
+  }
+  (void)sink;
+}
+
+/* Per algorithm: the fastest round (the least disturbed: slower rounds are
+ * other processes' doing, the convention of Python's timeit) and the
+ * median; per pair: the ratio of the fastest rounds, and the median and
+ * quartiles of the round-by-round ratios (an algorithm and its reference
+ * run milliseconds apart), which show how much a busy machine moves it.
+ * The verdict uses the fastest rounds. Returns the fastest-round speed-up
+ * of each algorithm over its reference (sp[B_COUNT]). */
+static void base_print(FILE* f, const baseBench* B, double* sp) {
+  static const char* names[B_COUNT] = {
+    "dy_rnea (full params)", "dy_crba", "dy_crba + dy_bias", "dy_fd_chol", "dy_fd_aba",
+    "ne_base (no zeros)", "ne_base (base-param realisation)", "renaud (base-param realisation)",
+    "lin91 H", "lin91 H+b",
+    "saha id", "saha fd (UDU^T)", "dy_crba (base-param realisation)"};
+  static const int ref[B_COUNT] = {B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_RNEA, B_RNEA, B_RNEA,
+                                   B_CRBA, B_CRBA_BIAS, B_RNEA, B_CHOL, B_CRBA};
+  enum { R = BASE_R };
+  double ns_call[B_COUNT], ns_min[B_COUNT], sp_med[B_COUNT], sp_lo[B_COUNT], sp_hi[B_COUNT], v[R];
+  for (int a = 0; a < B_COUNT; a++) {
+    memcpy(v, B->t[a], sizeof v);
+    qsort(v, R, sizeof v[0], dy_cmp_double);
+    ns_call[a] = v[R/2]; ns_min[a] = v[0];
+    for (int r = 0; r < R; r++) v[r] = B->t[ref[a]][r] / B->t[a][r];
+    qsort(v, R, sizeof v[0], dy_cmp_double);
+    sp_med[a] = v[R/2]; sp_lo[a] = v[R/4]; sp_hi[a] = v[3*R/4];
+  }
+  fprintf(f, "# timings on %s (n = %d); base set: %s, %d base parameters, %d parameters structurally zero\n",
+          B->m->source, B->m->n, B->setname, B->nbase, B->base.nzero);
+  fprintf(f, "# %d interleaved rounds: median ns per call and the median (quartiles) of the per-round speed-ups; "
+          "fastest round of each and their ratio\n", (int)R);
+  fprintf(f, "algorithm,ns_per_call,reference,speedup_vs_reference,speedup_q1,speedup_q3,ns_fastest,speedup_fastest\n");
+  for (int a = 0; a < B_COUNT; a++) {
+    sp[a] = ns_min[ref[a]] / ns_min[a];
+    fprintf(f, "%s,%.1f,%s,%.2f,%.2f,%.2f,%.1f,%.2f\n", names[a], ns_call[a], names[ref[a]], sp_med[a], sp_lo[a],
+            sp_hi[a], ns_min[a], sp[a]);
+  }
+  fprintf(f, "# target: base-parameter Newton-Euler at least 1.5x faster than dy_rnea: %.2fx (fastest rounds; "
+          "median of rounds %.2fx), %s\n", sp[B_NEBASE], sp_med[B_NEBASE], sp[B_NEBASE] >= 1.5 ? "met" : "NOT MET");
+}
+
+/* the timing report of the base-parameter algorithms (above); sp: their
+ * fastest-round speed-ups (B_COUNT). 0, or -1 out of memory. */
+static int base_report(FILE* f, const dyModel* m, const double* P, int npar, int nb, double seconds,
+                       double* sp) {
+  baseBench* B = calloc(1, sizeof *B);
+  int r = -1;
+  if (B && base_setup(B, m, P, npar, nb) == 0) {
+    base_time(B, seconds > 0 ? seconds : 0.2);
+    base_print(f, B, sp);
+    r = 0;
+  }
+  if (B) { dy_freeData(B->d); free(B->zero); free(B->par); free(B->st); free(B->H); }
+  free(B);
+  return r;
+}
+
+/* .text bytes of an object file (binutils size -A), or -1 */
+static long text_bytes(const char* obj) {
+  char cmd[512], line[256];
+  snprintf(cmd, sizeof cmd, "size -A %s 2>/dev/null", obj);
+  FILE* p = popen(cmd, "r");
+  long bytes = -1;
+  while (p && fgets(line, sizeof line, p))
+    if (!strncmp(line, ".text ", 6)) bytes = strtol(line + 6, NULL, 10);
+  if (p) pclose(p);
+  return bytes;
+}
+
+/* The code specialised per twist class (and per pattern of structural
+ * zeros) is kept by hand in three files; one line each shows what it buys
+ * (the fastest-round speed-up over the plain full-parameter algorithm)
+ * beside what it costs (the object's machine code; the plain algorithms'
+ * for scale). */
+static void variants_earn(const double* sp, double lin_f1) {
+  const double kb = 1.0 / 1024;
+  const long rnea = text_bytes("build/core/rnea.o"), crba = text_bytes("build/core/crba.o");
+  printf("# specialised variants: speed-up over the plain algorithm beside machine code "
+         "(core/rnea.o %.1f kB, core/crba.o %.1f kB)\n", rnea * kb, crba * kb);
+  printf("#   ne_base (twist classes, zero patterns): %.2fx dy_rnea, build/verify/ne_base.o %.1f kB\n",
+         sp[B_NEBASE], text_bytes("build/verify/ne_base.o") * kb);
+  printf("#   lin91 (twist classes): H %.2fx dy_crba, H+b %.2fx dy_crba + dy_bias, build/verify/lin91.o %.1f kB\n",
+         sp[B_LINH], sp[B_LINHB], text_bytes("build/verify/lin91.o") * kb);
+  printf("#   lin_inertia (twist classes, a = 0, d = 0): Formulation 1 %.2fx dy_crba, "
+         "build/verify/lin_inertia.o %.1f kB\n", lin_f1, text_bytes("build/verify/lin_inertia.o") * kb);
+}
+
 /* ----------------------- section: algorithms on base parameters */
 
 typedef struct {
@@ -382,9 +564,10 @@ static void f_lin(void* v, long i) {
 }
 
 /* Lin & Fang's Formulations 1-5 ([LinFang99]) on Lin's MLCs beside
- * dy_crba; the verified algorithms of [Lin91], [Saha99], [Renaud] (verify/opcount.h)
- * beside dy_rnea / dy_crba / dy_fd_chol on the khalil set's realisation;
- * then the executed operation counts beside the papers' formulas. */
+ * dy_crba; the verified algorithms of [Lin91], [Saha99], [Renaud] beside
+ * dy_rnea / dy_crba / dy_fd_chol on the khalil set's realisation (above);
+ * what the specialised variants buy for their code size; then the
+ * executed operation counts beside the papers' formulas. */
 static void section_base(benchModel* bm, int nm) {
   char err[DY_ERRSZ];
   printf("\n== algorithms on base parameters: ns per call (target: 1.5x faster than the full-parameter versions) ==\n");
@@ -393,7 +576,9 @@ static void section_base(benchModel* bm, int nm) {
     printf("\n%s\n", bm[im].name);
     dyBase* kh = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
     if (!kh) { printf("  khalil set: %s\n", err); continue; }
-    dyv_bench_report(stdout, m, kh->P, kh->npar, kh->nb, 2.0);
+    double sp[B_COUNT], lin_f1 = NAN;
+    for (int a = 0; a < B_COUNT; a++) sp[a] = NAN;
+    base_report(stdout, m, kh->P, kh->npar, kh->nb, 2.0, sp);
     dyBase* ln = dyi_base_compute(m, DYI_SET_LIN, 1, err, sizeof err);
     if (ln) {
       linCtx* c = calloc(1, sizeof *c);
@@ -421,12 +606,14 @@ static void section_base(benchModel* bm, int nm) {
         printf("dy_crba,%.0f,1.00\n", ns[5]);
         printf("# target: Lin & Fang inertia matrix (Formulation 1) at least 1.5x faster than dy_crba: "
                "%.2fx, %s\n", ns[5] / ns[0], ns[5] / ns[0] >= 1.5 ? "met" : "NOT MET");
+        lin_f1 = ns[5] / ns[0];
         dyv_lin_free(c->lin);
       }
       dy_freeData(cc->d);
       free(cc); free(c); free(beta);
       dyi_base_free(ln);
     } else printf("  lin set: %s\n", err);
+    variants_earn(sp, lin_f1);
     dyv_opcount_report(stdout, m, kh->P, kh->npar, kh->nb);
     dyv_lin_opcount_report(stdout, m);
     dyi_base_free(kh);
@@ -454,12 +641,12 @@ static int run_child(const char* const* argv, double* cpu, double* wall, double*
   }
   int st;
   struct rusage ru;
-  double t0 = dyv_now_s();
+  double t0 = dy_now_s();
   if (wait4(pid, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
     printf("  %s %s failed (status %d)\n", argv[0], argv[1], st);
     return -1;
   }
-  *wall = dyv_now_s() - t0;
+  *wall = dy_now_s() - t0;
   *cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
          (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
   *mb = (double)ru.ru_maxrss / 1024.0;
@@ -571,9 +758,9 @@ static void section_consistent(void) {
     for (int k = 0; k < cnt; k++) {
       double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t[DY_MAXJ];
       for (int j = 0; j < n; j++) {
-        s = s * 6364136223846793005ull + 1442695040888963407ull; q[j] = ((double)(s >> 11) / 9007199254740992.0 - 0.5) * 6;
-        s = s * 6364136223846793005ull + 1442695040888963407ull; qd[j] = ((double)(s >> 11) / 9007199254740992.0 - 0.5) * 4;
-        s = s * 6364136223846793005ull + 1442695040888963407ull; qdd[j] = ((double)(s >> 11) / 9007199254740992.0 - 0.5) * 10;
+        q[j] = (dy_rng_u01(dy_rng_lcg(&s)) - 0.5) * 6;
+        qd[j] = (dy_rng_u01(dy_rng_lcg(&s)) - 0.5) * 4;
+        qdd[j] = (dy_rng_u01(dy_rng_lcg(&s)) - 0.5) * 10;
       }
       dy_rnea(m, d, pt, q, qd, qdd, t);
       dyi_regressor(m, d, q, qd, qdd, 1, Y, n);
@@ -583,8 +770,7 @@ static void section_consistent(void) {
           for (int c = 0; c < np; c++) acc += Y[j + (size_t)n*c] * b->P[(size_t)c*b->nb + i];
           A[(size_t)k*n + j + (size_t)lda*i] = acc;
         }
-        s = s * 6364136223846793005ull + 1442695040888963407ull;
-        y[(size_t)k*n + j] = t[j] * (1 + 0.02 * ((double)(s >> 11) / 9007199254740992.0 - 0.5) * 3.46);
+        y[(size_t)k*n + j] = t[j] * (1 + 0.02 * (dy_rng_u01(dy_rng_lcg(&s)) - 0.5) * 3.46);
       }
     }
     dyi_est_add(e, A, lda, y, cnt, NULL, err, sizeof err);
@@ -595,9 +781,9 @@ static void section_consistent(void) {
   for (int pass = 0; pass < 2; pass++) {
     dyiConsResult r;
     double w;
-    double t0 = dyv_now_s();
+    double t0 = dy_now_s();
     int st = dyi_consistent_est(m, b, e, m->par, pass ? -1 : 1e-3, 0, &r, &w, err, sizeof err);
-    double sec = dyv_now_s() - t0;
+    double sec = dy_now_s() - t0;
     if (st) { printf("  %s\n", err); break; }
     printf("  %-44s %6.3f s, %4d DSDP iterations, gap %.1e, %s; residual +%.3g %%: %s\n",
            pass ? "identify --consistent default (backed-off prior)" : "one solve (prior weight 1e-3)", sec,
@@ -642,12 +828,12 @@ static void section_excite(void) {
       _exit(127);
     }
     int st;
-    double t0 = dyv_now_s();
+    double t0 = dy_now_s();
     if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
       printf("  %-14s dynid excite failed (status %d)\n", arm[a].name, st);
       continue;
     }
-    double wall = dyv_now_s() - t0, cond = NAN, use = NAN;
+    double wall = dy_now_s() - t0, cond = NAN, use = NAN;
     FILE* f = fopen(out, "r");
     char line[1024];
     while (f && fgets(line, sizeof line, f) && line[0] == '#') {

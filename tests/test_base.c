@@ -206,6 +206,7 @@ static dyModel* make_robot(const char* types, const double* alpha, const double*
     m->dh_theta[j] = 0;
     th_random_link(m->par + DY_NPAR_LINK*j);
   }
+  dy_setConst(m);
   memcpy(m->gravity, g, sizeof m->gravity);
   m->has_friction = 1;
   return m;
@@ -367,6 +368,7 @@ static void special_geometries(void) {
     double al[3] = {0, -H, 0}, a[3] = {0, 0.2, 0.6}, d[3] = {0, 0.1, 0}, g[3] = {0, 0, -9.81};
     dyModel* m = make_robot("RRR", al, a, d, g);
     m->dh_alpha[0] = H;  /* z1 horizontal: MX1, MY1 identifiable */
+    dy_setConst(m);
     check_all_sets(m, "first axis horizontal");
     dy_freeModel(m);
   }

@@ -45,7 +45,7 @@
 #include "log.h"
 #include "params.h"
 #include "traj.h"
-#include "opcount.h"
+#include "util.h"
 #include <lapacke.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -480,9 +480,9 @@ static void test_big_log(void) {
   dyModel* m = th_random_model(2, 0, 0.3, 1);
   char path[300], err[DY_ERRSZ];
   snprintf(path, sizeof path, "%s/big.csv", tmp);
-  double t0 = dyv_now_s();
+  double t0 = dy_now_s();
   write_log(path, m, 1, 1000000, 1000.0, 0.01, 77, 1);
-  double t1 = dyv_now_s();
+  double t1 = dy_now_s();
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   long before = ru.ru_maxrss;
@@ -490,7 +490,7 @@ static void test_big_log(void) {
   dyLogReader* r = open_log(path, m->n);
   dyEstim* e = b && r ? dyi_identify(m, b, r, NULL, NULL, err, sizeof err) : NULL;
   getrusage(RUSAGE_SELF, &ru);
-  printf("10^6-sample log: written in %.1f s, identified in %.1f s\n", t1 - t0, dyv_now_s() - t1);
+  printf("10^6-sample log: written in %.1f s, identified in %.1f s\n", t1 - t0, dy_now_s() - t1);
   CHECK(e && e->samples == 1000000, "10^6-sample log identified: %s", e ? "" : err);
   if (e) {
     double* bt = malloc(sizeof(double) * (size_t)b->nb), zmax = 0;
@@ -722,9 +722,9 @@ int main(void) {
   void (*tests[7])(void) = {test_noise_free, test_noisy, test_simulate, test_identify_cmd,
                             test_filtered_std, test_big_log, test_wls};
   for (int i = 0; i < 7; i++) {
-    double t0 = dyv_now_s();
+    double t0 = dy_now_s();
     tests[i]();
-    printf("section %d: %.1f s\n", i, dyv_now_s() - t0);
+    printf("section %d: %.1f s\n", i, dy_now_s() - t0);
   }
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);

@@ -23,7 +23,7 @@ int main(void) {
     dyModel* m = th_random_model(n, t % 3 == 0 ? 0.5 : 0.25, t % 4 ? 0.85 : 0.5, fr);
     for (int j = 0; j < n; j++)
       if (th_uniform(0, 1) < 0.5) m->dh_theta[j] = th_uniform(0, 1) < 0.5 ? 0 : M_PI/2;
-    if (t % 5 == 1) { m->gravity[0] = 0; m->gravity[1] = 0; m->gravity[2] = -9.81; m->dh_alpha[0] = 0; }
+    if (t % 5 == 1) { m->gravity[0] = 0; m->gravity[1] = 0; m->gravity[2] = -9.81; m->dh_alpha[0] = 0; dy_setConst(m); }
     if (t % 4 == 0) m->gravity[0] = m->gravity[1] = m->gravity[2] = 0;
     char err[256] = "", ty[DY_MAXJ + 1];
     for (int j = 0; j < n; j++) ty[j] = m->jnt_type[j] == DY_REVOLUTE ? 'R' : 'P';

@@ -248,6 +248,7 @@ static void check_set(const dyModel* m, int friction, const char* what) {
 static void mdh(dyModel* m, int j, int type, double alpha, double a, double theta, double d) {
   m->jnt_type[j] = type; m->dh_alpha[j] = alpha; m->dh_a[j] = a;
   m->dh_theta[j] = theta; m->dh_d[j] = d;
+  dy_setConst(m);
 }
 
 /* random inertias and friction on an existing geometry */
@@ -294,6 +295,7 @@ static void count_ops(int t) {
   const int n = (int)strlen(types);
   dyModel* m = chain(types, 0);
   m->dh_alpha[0] = 0;           /* joint 1 vertical, gravity along it */
+  dy_setConst(m);
   char err[256];
   dyBase* b = dyi_base_lin(m, 0, err, sizeof err);
   dyvLin* L = b ? dyv_lin_make(m, b, err, sizeof err) : NULL;
@@ -375,10 +377,12 @@ int main(void) {
   {
     dyModel* m = th_random_model(6, 0, 0, 1);
     m->dh_alpha[0] = 0;
+    dy_setConst(m);
     m->gravity[0] = 0; m->gravity[1] = 0; m->gravity[2] = -9.81;
     both(m, "6R gravity along axis 1");
     /* and with joint 2 parallel to 1, coaxial (a2 = 0) */
     m->dh_alpha[1] = 0; m->dh_a[1] = 0;
+    dy_setConst(m);
     both(m, "6R, 1 || 2 coaxial, g || 1");
     m->dh_a[1] = 0.3;
     both(m, "6R, 1 || 2, g || 1");

@@ -287,6 +287,7 @@ static void gimbal(void) {
   m->dh_alpha[1] = M_PI / 2; m->dh_theta[1] = M_PI / 2;
   m->dh_alpha[2] = -M_PI / 2; m->dh_theta[2] = -M_PI / 2 + 1e-9;
   m->dh_alpha[3] = M_PI / 2; m->dh_theta[3] = M_PI / 2 - 3e-5;
+  dy_setConst(m);
   m->gravity[0] = 0; m->gravity[1] = 0; m->gravity[2] = -9.81;
   char err[DY_ERRSZ];
   const char* p = DIR "/gimbal.urdf";

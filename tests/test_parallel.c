@@ -29,7 +29,7 @@
 #include "io.h"
 #include "log.h"
 #include "traj.h"
-#include "opcount.h"
+#include "util.h"
 #include <string.h>
 #include <unistd.h>
 
@@ -343,9 +343,9 @@ int main(void) {
   if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
   void (*tests[])(void) = {test_200, test_1k, test_std, test_logs};
   for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
-    double t0 = dyv_now_s();
+    double t0 = dy_now_s();
     tests[i]();
-    printf("section %zu: %.1f s\n", i, dyv_now_s() - t0);
+    printf("section %zu: %.1f s\n", i, dy_now_s() - t0);
   }
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);

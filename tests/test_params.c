@@ -187,6 +187,7 @@ int main(void) {
     m->dh_alpha[j] = al[j]; m->dh_a[j] = a[j]; m->dh_d[j] = d[j];
     th_random_link(m->par + 10*j);
   }
+  dy_setConst(m);
   for (int fr = 0; fr < 2; fr++) {
     roundtrip(m, "khalil", fr, "Panda");
     roundtrip(m, "qr", fr, "Panda");

@@ -41,7 +41,8 @@ static void agree(const dyModel* m, const double* par, const char* what) {
     th_random_state(n, q, qd, qdd);
     dy_rnea(m, d, par, q, qd, qdd, t0);
     dyv_renaud_rnea(&r, q, qd, qdd, t1);
-    dyv_renaud_rnea_ops(&r, q, qd, qdd, t2);
+    dyvOps ops = {0, 0};
+    dyv_renaud_rnea_ops(&ops, &r, q, qd, qdd, t2);
     scale = fmax(scale, maxabs(t0, n));
     for (int i = 0; i < n; i++) {
       worst = fmax(worst, fabs(t1[i] - t0[i]));

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include "util.h"
 
 static int th_passed, th_failed;
 
@@ -29,10 +30,7 @@ static inline int test_report(void) {
 
 /* deterministic uniform random in [a, b) (xorshift64*) */
 static unsigned long long th_rng = 88172645463325252ull;
-static inline double th_uniform(double a, double b) {
-  th_rng ^= th_rng >> 12; th_rng ^= th_rng << 25; th_rng ^= th_rng >> 27;
-  return a + (b - a) * ((double)((th_rng * 2685821657736338717ull) >> 11) / 9007199254740992.0);
-}
+static inline double th_uniform(double a, double b) { return dy_uniform(&th_rng, a, b); }
 /* a shell command with its stdout and stderr into dir/stdout, dir/stderr;
  * the exit status, or -1 if it did not exit normally */
 static inline int th_run(const char* dir, const char* cmd) {

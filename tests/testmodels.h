@@ -62,6 +62,7 @@ static inline dyModel* th_random_model(int n, double pprism, double psnap, int f
   double g = th_uniform(0, 1);
   if (g < 0.3) { m->gravity[0] = th_uniform(-5, 5); m->gravity[1] = th_uniform(-5, 5); m->gravity[2] = th_uniform(-9, 9); }
   snprintf(m->source, sizeof m->source, "random-%d", n);
+  dy_setConst(m);
   return m;
 }
 

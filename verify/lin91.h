@@ -39,20 +39,23 @@
 
 #include "model.h"
 
+typedef struct dyvOps_ dyvOps;   /* verify/opcount.h */
+
 /* Inertia matrix H (n x n, row-major, full symmetric) [kg m^2|kg|kg m]
  * for parameters par (14n) at q (n). */
 void dyv_lin91_H(const dyModel* m, dyData* d, const double* par, const double* q,
                  double* H);
 
 /* H as above and the bias vector b (n) [N m|N] at (q, qd): H qdd + b = tau.
- * H may be NULL when only b is wanted (it is computed anyway). */
+ * H may be NULL when only b is wanted (it is computed anyway, in d->H). */
 void dyv_lin91_Hb(const dyModel* m, dyData* d, const double* par, const double* q,
                   const double* qd, double* H, double* b);
 
-/* counting twins (verify/opcount.c) */
-void dyv_lin91_H_ops(const dyModel* m, dyData* d, const double* par, const double* q,
-                     double* H);
-void dyv_lin91_Hb_ops(const dyModel* m, dyData* d, const double* par, const double* q,
-                      const double* qd, double* H, double* b);
+/* The counting variants (verify/kernels.h): the same results, and the
+ * operations executed added to *ops. */
+void dyv_lin91_H_ops(dyvOps* ops, const dyModel* m, dyData* d, const double* par,
+                     const double* q, double* H);
+void dyv_lin91_Hb_ops(dyvOps* ops, const dyModel* m, dyData* d, const double* par,
+                      const double* q, const double* qd, double* H, double* b);
 
 #endif

@@ -19,7 +19,7 @@
  *    r (only (t_{r,i})_z is used, so f_{r,i} is not formed when r is joint
  *    0) are specialised; these are where the counts fall below Table VIII
  *    on a general geometry. So are the exact twists alpha = 0, +-pi/2, pi
- *    (dyv_alpha_class: Rx is copies and sign changes), a_j = 0 and d_j = 0
+ *    (special twist classes: Rx is copies and sign changes), a_j = 0 and d_j = 0
  *    of a revolute joint (their terms are skipped): on the PUMA 560 and the
  *    Panda the counts are then about half of Table VIII's.
  *
@@ -31,66 +31,58 @@
  * in the slots; the formulations never need them (the tests prove it).   */
 #include "lin_inertia.h"
 #include "lin_const.h"
-#include "opcount.h"
+#include "kernels.h"
 #include "io.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Operation counting: this file is compiled twice over itself. The first
- * pass defines everything; at its end it includes itself again with
- * DYV_LIN_COUNTING defined, which re-defines only the arithmetic paths
- * (the steps, composite, the column functions, dyv_lin_inertia1,
- * dyv_lin_inertia2) with the suffix _ops and
- * OPS(M, A) turned into additions to the counters of the dyvLin object. The
- * counting rules are those of verify/opcount.h: a subtraction counts as an
- * addition, a sign change or a copy as nothing, sin/cos are not counted;
+/* Operation counting: this file is compiled twice (verify/kernels.h): as
+ * itself and with DY_COUNT_OPS, which gives the arithmetic paths (the
+ * steps, composite, the column functions, dyv_lin_inertia1..5) the suffix
+ * _ops and turns OPS(M, A) into additions to the counters of the dyvLin
+ * object (L->ops). The counting rules are those of verify/kernels.h;
  * products of two constants of the model (2 a_j, 2 sin(alpha), u_r terms)
  * are formed once in dyv_lin_make, as the paper assumes. A product with a
- * geometric constant that is exactly 0 or +-1 (alpha of class 1-4 in
- * dyv_alpha_class, a_j = 0, d_j = 0 of a revolute joint) is not executed,
- * so not counted. The twin dispatches on the alpha class only (BY_KIND is
- * BY_CLASS there: a_j = 0 and d_j = 0 are tested at run time instead of
- * compiled into each step): the same operations in the same order, so the
- * same H bit for bit, with half the code. */
-#ifdef DYV_LIN_COUNTING
-#define OPS(mm, aa) (L->opm += (mm), L->opa += (aa))
-#define LFN(name) name##_ops
-#define BY_KIND(p, CALL) BY_CLASS(p, CALL)
-#else
-#define OPS(mm, aa) ((void)0)
-#define LFN(name) name
-#define BY_KIND(p, CALL) BY_KIND_FAST(p, CALL)
-#endif
-
-#ifndef DYV_LIN_COUNTING
+ * geometric constant that is exactly 0 or +-1 (a special twist, a_j = 0,
+ * d_j = 0 of a revolute joint) is not executed, so not counted. The
+ * counting build dispatches on the twist class only (BY_KIND is BY_CLASS
+ * there: a_j = 0 and d_j = 0 are tested at run time instead of compiled
+ * into each step): the same operations in the same order, so the same H
+ * bit for bit, with half the code. */
+#define OPS(mm, aa) DYV_OPS_AT(&L->ops, mm, aa)
+#define LFN(name) DYV_FN(name)
 
 /* the steps are inlined into each caller so that their constant arguments
- * (alpha class, known zeros) specialise them */
-#define INL static inline __attribute__((always_inline))
+ * (twist class, known zeros) specialise them */
+#define INL DYV_INL
 
-/* call CALL(k, az, dz) with the alpha class of joint record p as the
- * constant k; az, dz -1: read from p at run time (cold paths) */
-#define BY_CLASS(p, CALL) \
-  switch ((p)->cls) {     \
-    case 1: CALL(1, -1, -1); break; case 2: CALL(2, -1, -1); break; \
-    case 3: CALL(3, -1, -1); break; case 4: CALL(4, -1, -1); break; \
-    default: CALL(0, -1, -1); \
-  }
-/* the same with a_j = 0 and d_j = 0 as constants too (hot paths): p->kind
- * = 4 cls + 2 az + dz, one jump table (kind is always 0..19) */
-#define BY_KIND_(CALL, k) \
-  case 4*k: CALL(k, 0, 0); break; case 4*k + 1: CALL(k, 0, 1); break; \
-  case 4*k + 2: CALL(k, 1, 0); break; case 4*k + 3: CALL(k, 1, 1); break;
-#define BY_KIND_FAST(p, CALL) \
-  switch ((p)->kind) {   \
-    BY_KIND_(CALL, 0) BY_KIND_(CALL, 1) BY_KIND_(CALL, 2) BY_KIND_(CALL, 3) \
-    BY_KIND_(CALL, 4) default: break; \
-  }
+/* the twist class of joint record p (the model's, in its kind code) */
+#define LIN_TWIST(p) DYV_KIND_TWIST((p)->kind)
+/* CALL(k, 0) with the twist class of joint record p as the constant k;
+ * a_j = 0 and d_j = 0 read from p at run time (cold paths) */
+#define BY_CLASS(p, CALL) DYV_BY_TWIST(LIN_TWIST(p), CALL)
+/* CALL(k, bits) with a_j = 0 and d_j = 0 as constants too (hot paths):
+ * p->kind = DYV_KIND(twist, 4 + 2 az + dz), one jump table */
+#define LIN_K4_(X, CALL, k) X(k, 4, CALL) X(k, 5, CALL) X(k, 6, CALL) X(k, 7, CALL)
+#define LIN_KINDS(X, CALL) LIN_K4_(X, CALL, DY_TWIST_GENERAL) LIN_K4_(X, CALL, DY_TWIST_0) \
+  LIN_K4_(X, CALL, DY_TWIST_PI2) LIN_K4_(X, CALL, DY_TWIST_MPI2) LIN_K4_(X, CALL, DY_TWIST_PI)
+#ifdef DY_COUNT_OPS
+#define BY_KIND(p, CALL) BY_CLASS(p, CALL)
+#else
+#define BY_KIND(p, CALL) DYV_DISPATCH((p)->kind, LIN_KINDS, CALL, (void)0)
+#endif
+/* a_j = 0, d_j = 0 of the kind bits b: 0 or 1 when compiled in (bit 2
+ * set), -1: read from the joint record */
+#define KAZ(b) ((b) & 4 ? (b) >> 1 & 1 : -1)
+#define KDZ(b) ((b) & 4 ? (b) & 1 : -1)
 /* a_j = 0, d_j = 0 of joint p as given (0, 1) or read from p (-1) */
 #define AZ(p, az) ((az) >= 0 ? (az) : (p)->az)
 #define DZ(p, dz) ((dz) >= 0 ? (dz) : (p)->dz)
+/* cos, sin alpha of joint p: the model's, read by the general-twist code only */
+#define CA(p) (L->m->cos_alpha[(p)->j])
+#define SA(p) (L->m->sin_alpha[(p)->j])
 
 enum { S_U1122, S_U12, S_U13, S_U23, S_U33, S_KX, S_KY, S_KZ, S_MHAT, S_KAP1,
        S_KAP2, S_IA, NSLOT };
@@ -104,14 +96,16 @@ enum { ST_F2Z = 1, ST_PF = 2, ST_NOF = 4 };
  * serves the loads of a step */
 typedef struct {
   double ct, st, d;          /* cos, sin theta_j, d_j: the joint variable's per call (gather) */
-  double ca, sa, sa2;        /* cos, sin alpha_j (exact for classes 1-4), 2 sin alpha_j */
+  double sa2;                /* 2 sin alpha_j (exact for the special twists) */
   double a, a2, aca, asa;    /* a_j, 2 a_j, a_j cos alpha_j, a_j sin alpha_j */
   double d2;                 /* 2 d_j (revolute j) */
-  double dsa;                /* d_j sin alpha_j (revolute j; Formulation 3) */
-  double sst, sct;           /* sin alpha_j sin theta_j, sin alpha_j cos theta_j: entries of R_j */
-  int rev, cls;              /* revolute; class of alpha_j (dyv_alpha_class, 0 general) */
+  double dsa, dca;           /* d_j sin alpha_j, d_j cos alpha_j (revolute j; Formulations 3, 5) */
+  double sst, sct;           /* sin alpha_j sin theta_j, sin alpha_j cos theta_j: entries of R_j
+                              * (general twists only) */
+  int j;                     /* the joint's index in the model (CA, SA) */
+  int rev;                   /* revolute */
   int az, dz;                /* a_j = 0; revolute with d_j = 0: their terms are skipped */
-  int kind;                  /* 4 cls + 2 az + dz (BY_KIND) */
+  int kind;                  /* DYV_KIND(twist class, 4 + 2 az + dz) (BY_KIND) */
 } linJoint;
 
 /* composite body j (links j..n-1): its MLC slots and the quantities of
@@ -125,6 +119,7 @@ typedef struct {
 } linBody;
 
 struct dyvLin_ {
+  const dyModel* m;              /* the model (twist constants) */
   int n, r, s, nb, nlin;
   linJoint jr[DY_MAXJ];
   linBody bd[DY_MAXJ];           /* scratch */
@@ -149,9 +144,10 @@ struct dyvLin_ {
   double sN[3*DY_MAXJ];          /* Formulation 4: O_i -> O_{i+1} in frame n-1 */
   double* beta_seen;             /* the beta the slots hold (nb), valid if beta_ok */
   int beta_ok;
-  long opm, opa;
+  dyvOps ops;                    /* the counters of the counting variants */
 };
 
+#ifndef DY_COUNT_OPS
 /* the slot of a lin base parameter's kind (base.h dyiLinKind), -1: none */
 static int slot_of(int kind) {
   switch (kind) {
@@ -171,73 +167,76 @@ static int slot_of(int kind) {
   }
 }
 
-dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
-  int n = m->n;
-  dyBase* lin = NULL;
-  const dyBase* bl = b;
-  if (b->set != DYI_SET_LIN) {
-    lin = dyi_base_lin(m, b->friction, err, errsz);
-    if (!lin) return NULL;
-    bl = lin;
-  }
-  dyvLin* L = calloc(1, sizeof *L);
-  if (!L) { dyi_base_free(lin); snprintf(err, (size_t)errsz, "lin: out of memory"); return NULL; }
-  L->n = n; L->nb = b->nb; L->nlin = bl->nb;
+/* the slot and joint of each of Lin's MLCs, and T = B_lin P_b mapping the
+ * set b's beta to Lin's (lin: Lin's own set for b's model, NULL if b is
+ * Lin's); the scratch. 0, or -1 out of memory. */
+static int lin_slots(dyvLin* L, const dyBase* b, const dyBase* lin) {
+  const dyBase* bl = lin ? lin : b;
+  const int n = L->n;
   L->kind = malloc(sizeof(int) * (size_t)(bl->nb + 1));
   L->jnt = malloc(sizeof(int) * (size_t)(bl->nb + 1));
   L->blin = malloc(sizeof(double) * (size_t)(bl->nb + 1));
   L->uj = malloc(sizeof(double) * 3 * (size_t)(n + 1));
   L->sj = malloc(sizeof(double) * 3 * (size_t)(n + 1));
   L->beta_seen = malloc(sizeof(double) * (size_t)(b->nb + 1));
-  if (!L->kind || !L->jnt || !L->blin || !L->uj || !L->sj || !L->beta_seen) goto oom;
+  if (!L->kind || !L->jnt || !L->blin || !L->uj || !L->sj || !L->beta_seen) return -1;
   for (int i = 0; i < bl->nb; i++) {
     L->kind[i] = slot_of(bl->lin_kind[i]);
     L->jnt[i] = bl->lin_joint[i];
     if (L->kind[i] >= 0 && (L->jnt[i] < 0 || L->jnt[i] >= n)) L->kind[i] = -1;
   }
-  if (lin) {     /* T = B_lin P_b */
-    L->T = malloc(sizeof(double) * (size_t)lin->nb * (size_t)(b->nb ? b->nb : 1));
-    if (!L->T) goto oom;
-    for (int i = 0; i < lin->nb; i++)
-      for (int c = 0; c < b->nb; c++) {
-        double s = 0;
-        for (int k = 0; k < b->npar; k++) s += lin->B[(size_t)i*lin->npar + k] * b->P[(size_t)k*b->nb + c];
-        L->T[(size_t)i*b->nb + c] = s;
-      }
-    dyi_base_free(lin);
-    lin = NULL;
-  }
+  if (!lin) return 0;
+  L->T = malloc(sizeof(double) * (size_t)lin->nb * (size_t)(b->nb ? b->nb : 1));
+  if (!L->T) return -1;
+  for (int i = 0; i < lin->nb; i++)
+    for (int c = 0; c < b->nb; c++) {
+      double s = 0;
+      for (int k = 0; k < b->npar; k++) s += lin->B[(size_t)i*lin->npar + k] * b->P[(size_t)k*b->nb + c];
+      L->T[(size_t)i*b->nb + c] = s;
+    }
+  return 0;
+}
 
-  /* geometry constants; the fixed coordinate of each joint (theta of a
-   * prismatic, d of a revolute joint) is set here once */
-  dyLinGeom g;
-  dy_lin_geom(m, &g);
-  L->r = g.r; L->s = g.s;
-  for (int j = 0; j < n; j++) {
+/* the joint records: geometry constants and the products the paper takes
+ * as formed once (2 a, a cos alpha, ...; exact for the special twists); the
+ * fixed coordinate of each joint (theta of a prismatic, d of a revolute
+ * joint) is set here once */
+static void lin_joints(dyvLin* L, const dyModel* m) {
+  for (int j = 0; j < m->n; j++) {
     linJoint* p = L->jr + j;
+    double ca, sa;
+    const dyTwist tw = dyv_twist_cs(m, j, &ca, &sa);
+    p->j = j;
     p->rev = m->jnt_type[j] == DY_REVOLUTE;
-    p->cls = dyv_alpha_class(m->dh_alpha[j], &p->ca, &p->sa);
-    p->sa2 = 2*p->sa;
+    p->sa2 = 2*sa;
     p->a = m->dh_a[j]; p->a2 = 2*m->dh_a[j];
-    p->aca = p->a*p->ca; p->asa = p->a*p->sa;
+    p->aca = p->a*ca; p->asa = p->a*sa;
     p->az = p->a == 0;
     L->d0[j] = m->dh_d[j]; L->th0[j] = m->dh_theta[j];
     p->ct = cos(m->dh_theta[j]); p->st = sin(m->dh_theta[j]);
-    p->sst = p->sa*p->st; p->sct = p->sa*p->ct;
-    p->d = m->dh_d[j]; p->d2 = 2*m->dh_d[j]; p->dsa = m->dh_d[j]*p->sa;
+    p->sst = sa*p->st; p->sct = sa*p->ct;
+    p->d = m->dh_d[j]; p->d2 = 2*m->dh_d[j]; p->dsa = m->dh_d[j]*sa; p->dca = m->dh_d[j]*ca;
     p->dz = p->rev && p->d == 0;
-    p->kind = 4*p->cls + 2*p->az + p->dz;
+    p->kind = DYV_KIND(tw, 4 + 2*p->az + p->dz);
   }
-  memcpy(L->ur, g.ur, sizeof L->ur);
-  memcpy(L->delta, g.delta, sizeof L->delta);
-  for (int j = g.r; j < g.s; j++) {
-    const double* w = g.ur + 3*j;
+}
+
+/* the constants of u_r, the axis of the first revolute joint r, in the
+ * frames r..s-1 (eqs. 29-31, 39, 40) and at s */
+static void lin_axis_r(dyvLin* L, const dyModel* m, const dyLinGeom* g) {
+  const int n = m->n;
+  memcpy(L->ur, g->ur, sizeof L->ur);
+  memcpy(L->delta, g->delta, sizeof L->delta);
+  for (int j = g->r; j < g->s; j++) {
+    const double* w = g->ur + 3*j;
     L->sgn[j] = w[2] > 0 ? 1 : -1;
     L->wz1[j] = 1 - w[2]*w[2]; L->wzx2[j] = 2*w[2]*w[0]; L->wzy2[j] = 2*w[2]*w[1];
     L->wx1[j] = 1 - w[0]*w[0]; L->wxy[j] = w[0]*w[1]; L->wxz[j] = w[0]*w[2];
     if (j + 1 < n) {
       const linJoint* p = L->jr + j + 1;
-      double sb[3] = {m->dh_a[j+1], 0, 0}, ez[3] = {0, -p->sa, p->ca};
+      double ca, sa;
+      dyv_twist_cs(m, j + 1, &ca, &sa);
+      double sb[3] = {m->dh_a[j+1], 0, 0}, ez[3] = {0, -sa, ca};
       double* ub = L->uxb + 3*j;
       double* ud = L->uxd + 3*j;
       ub[0] = w[1]*sb[2] - w[2]*sb[1]; ub[1] = w[2]*sb[0] - w[0]*sb[2]; ub[2] = w[0]*sb[1] - w[1]*sb[0];
@@ -246,20 +245,38 @@ dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
         for (int k = 0; k < 3; k++) { ub[k] += m->dh_d[j+1]*ud[k]; ud[k] = 0; }
     }
   }
-  if (g.s < n && g.s > g.r) {
-    const double* w = g.ur + 3*(g.s - 1);
-    const linJoint* p = L->jr + g.s;
-    L->urs_p = w[1]*p->ca + w[2]*p->sa;
+  if (g->s < n && g->s > g->r) {
+    const double* w = g->ur + 3*(g->s - 1);
+    double ca, sa;
+    dyv_twist_cs(m, g->s, &ca, &sa);
+    L->urs_p = w[1]*ca + w[2]*sa;
     L->urs[0] = w[0]; L->urs[1] = 0;
-    L->urs[2] = -w[1]*p->sa + w[2]*p->ca;
+    L->urs[2] = -w[1]*sa + w[2]*ca;
     L->urs_z2 = 2*L->urs[2]; L->urs_zz = L->urs[2]*L->urs[2];
   }
-  return L;
-oom:
+}
+
+dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
+  dyBase* lin = NULL;
+  if (b->set != DYI_SET_LIN) {
+    lin = dyi_base_lin(m, b->friction, err, errsz);
+    if (!lin) return NULL;
+  }
+  dyvLin* L = calloc(1, sizeof *L);
+  if (L) { L->m = m; L->n = m->n; L->nb = b->nb; L->nlin = (lin ? lin : b)->nb; }
+  if (!L || lin_slots(L, b, lin)) {
+    dyi_base_free(lin);
+    dyv_lin_free(L);
+    snprintf(err, (size_t)errsz, "lin: out of memory");
+    return NULL;
+  }
   dyi_base_free(lin);
-  dyv_lin_free(L);
-  snprintf(err, (size_t)errsz, "lin: out of memory");
-  return NULL;
+  dyLinGeom g;
+  dy_lin_geom(m, &g);
+  L->r = g.r; L->s = g.s;
+  lin_joints(L, m);
+  lin_axis_r(L, m, &g);
+  return L;
 }
 
 void dyv_lin_free(dyvLin* L) {
@@ -270,9 +287,10 @@ void dyv_lin_free(dyvLin* L) {
 }
 
 void dyv_lin_ops(dyvLin* L, long* mul, long* add, int reset) {
-  *mul = L->opm; *add = L->opa;
-  if (reset) L->opm = L->opa = 0;
+  *mul = L->ops.mul; *add = L->ops.add;
+  if (reset) L->ops.mul = L->ops.add = 0;
 }
+#endif /* DY_COUNT_OPS */
 
 /* MLC values into per-joint slots; joint variables */
 static void gather(dyvLin* L, const double* beta, const double* q) {
@@ -301,7 +319,9 @@ joints:
     if (p->rev) {
       double th = L->th0[j] + q[j];
       p->ct = cos(th); p->st = sin(th);
-      p->sst = p->sa*p->st; p->sct = p->sa*p->ct;   /* R_j's entries, with its sin/cos */
+      if (LIN_TWIST(p) == DY_TWIST_GENERAL) {   /* R_j's entries, with its sin/cos */
+        p->sst = SA(p)*p->st; p->sct = SA(p)*p->ct;
+      }
     } else p->d = L->d0[j] + q[j];
   }
 }
@@ -314,25 +334,24 @@ static inline double diag(const dyvLin* L, int i) {
   return h + b->sl[S_IA];
 }
 
-#endif /* common part */
 
 /* (o1, o2) = Rx(alpha) (u1, u2) = (ca u1 - sa u2, sa u1 + ca u2) for the
- * alpha class cls (1-4: copies and sign changes); z1, z2 (0 or 1): u1, u2
+ * twist class cls (special: copies and sign changes); z1, z2 (0 or 1): u1, u2
  * are known to be 0. Returns which outputs are then known to be 0 (bit 0:
  * o1, bit 1: o2). */
 INL int LFN(rx)(dyvLin* L, const linJoint* p, int cls, int z1, int z2,
                 double u1, double u2, double* o1, double* o2) {
   (void)L;
   switch (cls) {
-    case 1: *o1 = u1; *o2 = u2; return z1 | z2 << 1;
-    case 2: *o1 = -u2; *o2 = u1; return z2 | z1 << 1;
-    case 3: *o1 = u2; *o2 = -u1; return z2 | z1 << 1;
-    case 4: *o1 = -u1; *o2 = -u2; return z1 | z2 << 1;
+    case DY_TWIST_0: *o1 = u1; *o2 = u2; return z1 | z2 << 1;
+    case DY_TWIST_PI2: *o1 = -u2; *o2 = u1; return z2 | z1 << 1;
+    case DY_TWIST_MPI2: *o1 = u2; *o2 = -u1; return z2 | z1 << 1;
+    case DY_TWIST_PI: *o1 = -u1; *o2 = -u2; return z1 | z2 << 1;
     default:
       if (z1 && z2) { *o1 = 0; *o2 = 0; return 3; }
-      if (z2) { *o1 = p->ca*u1; *o2 = p->sa*u1; OPS(2, 0); }
-      else if (z1) { *o1 = -p->sa*u2; *o2 = p->ca*u2; OPS(2, 0); }
-      else { *o1 = p->ca*u1 - p->sa*u2; *o2 = p->sa*u1 + p->ca*u2; OPS(4, 2); }
+      if (z2) { *o1 = CA(p)*u1; *o2 = SA(p)*u1; OPS(2, 0); }
+      else if (z1) { *o1 = -SA(p)*u2; *o2 = CA(p)*u2; OPS(2, 0); }
+      else { *o1 = CA(p)*u1 - SA(p)*u2; *o2 = SA(p)*u1 + CA(p)*u2; OPS(4, 2); }
       return 0;
   }
 }
@@ -342,11 +361,11 @@ INL void LFN(rxT)(dyvLin* L, const linJoint* p, int cls, double v1, double v2,
                   double* o1, double* o2) {
   (void)L;
   switch (cls) {
-    case 1: *o1 = v1; *o2 = v2; break;
-    case 2: *o1 = v2; *o2 = -v1; break;
-    case 3: *o1 = -v2; *o2 = v1; break;
-    case 4: *o1 = -v1; *o2 = -v2; break;
-    default: *o1 = p->ca*v1 + p->sa*v2; *o2 = -p->sa*v1 + p->ca*v2; OPS(4, 2);
+    case DY_TWIST_0: *o1 = v1; *o2 = v2; break;
+    case DY_TWIST_PI2: *o1 = v2; *o2 = -v1; break;
+    case DY_TWIST_MPI2: *o1 = -v2; *o2 = v1; break;
+    case DY_TWIST_PI: *o1 = -v1; *o2 = -v2; break;
+    default: *o1 = CA(p)*v1 + SA(p)*v2; *o2 = -SA(p)*v1 + CA(p)*v2; OPS(4, 2);
   }
 }
 
@@ -360,7 +379,7 @@ INL int LFN(rotf)(dyvLin* L, const linJoint* p, int cls, int fl, double f[3]) {
   return LFN(rx)(L, p, cls, pf, f2z, g1, f[2], &f[1], &f[2]);
 }
 INL void LFN(rotf_any)(dyvLin* L, const linJoint* p, int fl, double f[3]) {
-#define ROTF_(k, az, dz) LFN(rotf)(L, p, k, fl, f)
+#define ROTF_(k, b_) LFN(rotf)(L, p, k, fl, f)
   BY_CLASS(p, ROTF_)
 #undef ROTF_
 }
@@ -384,7 +403,7 @@ INL void LFN(f1_full)(dyvLin* L, const linJoint* p, int cls, int az, int dz, int
   }
 }
 INL void LFN(f1_full_any)(dyvLin* L, const linJoint* p, int fl, int hot, double f[3], double t[3]) {
-#define FULL_(k, az, dz) LFN(f1_full)(L, p, k, az, dz, fl, f, t)
+#define FULL_(k, b_) LFN(f1_full)(L, p, k, KAZ(b_), KDZ(b_), fl, f, t)
   if (hot) { BY_KIND(p, FULL_) } else { BY_CLASS(p, FULL_) }
 #undef FULL_
 }
@@ -397,17 +416,17 @@ INL void LFN(f1_last)(dyvLin* L, const linJoint* p, int cls, int az, int dz, int
                       double f[3], double t[3]) {
   const int pf = (fl & ST_PF) != 0, f2z = (fl & ST_F2Z) != 0;
   double tz;
-  if (cls == 1) tz = t[2];
-  else if (cls == 4) tz = -t[2];
+  if (cls == DY_TWIST_0) tz = t[2];
+  else if (cls == DY_TWIST_PI) tz = -t[2];
   else {
     double ux = t[0], uy = t[1];
     if (!pf && !DZ(p, dz)) { ux = t[0] - p->d*f[1]; uy = t[1] + p->d*f[0]; OPS(2, 2); }
     double h1 = p->st*ux + p->ct*uy;
     OPS(2, 1);
-    if (cls == 2) tz = h1;
-    else if (cls == 3) tz = -h1;
-    else if (pf) { tz = p->sa*h1; OPS(1, 0); }
-    else { tz = p->sa*h1 + p->ca*t[2]; OPS(2, 1); }
+    if (cls == DY_TWIST_PI2) tz = h1;
+    else if (cls == DY_TWIST_MPI2) tz = -h1;
+    else if (pf) { tz = SA(p)*h1; OPS(1, 0); }
+    else { tz = SA(p)*h1 + CA(p)*t[2]; OPS(2, 1); }
   }
   if (!(fl & ST_NOF)) {
     int fz = LFN(rotf)(L, p, cls, fl, f);
@@ -415,12 +434,12 @@ INL void LFN(f1_last)(dyvLin* L, const linJoint* p, int cls, int az, int dz, int
   } else if (!AZ(p, az)) {
     /* a (R f)_y = a (ca g - sa f_z), g = s f_x + c f_y, f not formed */
     double g = 0;
-    if (!pf && cls != 2 && cls != 3) { g = p->st*f[0] + p->ct*f[1]; OPS(2, 1); }
+    if (!pf && cls != DY_TWIST_PI2 && cls != DY_TWIST_MPI2) { g = p->st*f[0] + p->ct*f[1]; OPS(2, 1); }
     switch (cls) {
-      case 1: if (!pf) { tz += p->a*g; OPS(1, 1); } break;
-      case 4: if (!pf) { tz -= p->a*g; OPS(1, 1); } break;
-      case 2: if (!f2z) { tz -= p->a*f[2]; OPS(1, 1); } break;
-      case 3: if (!f2z) { tz += p->a*f[2]; OPS(1, 1); } break;
+      case DY_TWIST_0: if (!pf) { tz += p->a*g; OPS(1, 1); } break;
+      case DY_TWIST_PI: if (!pf) { tz -= p->a*g; OPS(1, 1); } break;
+      case DY_TWIST_PI2: if (!f2z) { tz -= p->a*f[2]; OPS(1, 1); } break;
+      case DY_TWIST_MPI2: if (!f2z) { tz += p->a*f[2]; OPS(1, 1); } break;
       default:
         if (!pf) { tz += p->aca*g; OPS(1, 1); }
         if (!f2z) { tz -= p->asa*f[2]; OPS(1, 1); }
@@ -429,38 +448,20 @@ INL void LFN(f1_last)(dyvLin* L, const linJoint* p, int cls, int az, int dz, int
   t[2] = tz;
 }
 INL void LFN(f1_last_any)(dyvLin* L, const linJoint* p, int fl, int hot, double f[3], double t[3]) {
-#define LAST_(k, az, dz) LFN(f1_last)(L, p, k, az, dz, fl, f, t)
+#define LAST_(k, b_) LFN(f1_last)(L, p, k, KAZ(b_), KDZ(b_), fl, f, t)
   if (hot) { BY_KIND(p, LAST_) } else { BY_CLASS(p, LAST_) }
 #undef LAST_
 }
 
-/* Y = R X R^T, R = Rx(alpha) Rz(theta), X and Y symmetric (11 22 33 12 13
- * 23), eqs. (41)-(54): A-terms give Z = Rz X Rz^T (Z11 = A2 + X22, Z22 =
- * A3, Z12 = A4, Z13 = A8, Z23 = A5, Z33 = X33), then Rx by class */
+/* Y = R X R^T, R = Rx(alpha) Rz(theta), X and Y symmetric in this file's
+ * order (11 22 33 12 13 23), by the shared kernel (eqs. 41-54); z22: X22 =
+ * 0; 2 sin(alpha) is a model constant (p->sa2), not counted */
 INL void LFN(sim)(dyvLin* L, const linJoint* p, int cls, int z22, double X11, double X22, double X33,
                   double X12, double X13, double X23, double Y[6]) {
-  (void)L;
-  const double c = p->ct, sn = p->st;
-  /* (47): 2 S theta is a product, as the paper counts it; z22: X22 = 0 */
-  double A1 = c*(z22 ? X11 : X11 - X22) - 2*sn*X12;
-  double A2 = c*A1, A3 = X11 - A2, A4 = sn*A1 + X12;
-  double A5 = sn*X13 + c*X23, A8 = c*X13 - sn*X23;
-  Y[0] = z22 ? A2 : A2 + X22;
-  OPS(9, z22 ? 5 : 7);
-  switch (cls) {
-    case 1: Y[1] = A3; Y[2] = X33; Y[3] = A4; Y[4] = A8; Y[5] = A5; break;
-    case 2: Y[1] = X33; Y[2] = A3; Y[3] = -A8; Y[4] = A4; Y[5] = -A5; break;
-    case 3: Y[1] = X33; Y[2] = A3; Y[3] = A8; Y[4] = -A4; Y[5] = -A5; break;
-    case 4: Y[1] = A3; Y[2] = X33; Y[3] = -A4; Y[4] = -A8; Y[5] = A5; break;
-    default: {
-      const double cb = p->ca, sb = p->sa;
-      double A6 = (A3 - X33)*cb - p->sa2*A5;     /* 2 sin(alpha) constant */
-      double A7 = cb*A6;
-      Y[1] = A7 + X33; Y[2] = A3 - A7;
-      Y[3] = cb*A4 - sb*A8; Y[4] = sb*A4 + cb*A8; Y[5] = A5 + sb*A6;
-      OPS(8, 7);
-    }
-  }
+  const double X6[6] = {X11, X12, X13, X22, X23, X33};
+  double o[6];
+  dyv_rotSym(&L->ops, o, X6, p->ct, p->st, cls, CA(p), SA(p), (z22 ? DYV_SYM_X22Z : 0) | DYV_SYM_SA2);
+  Y[0] = o[0]; Y[1] = o[3]; Y[2] = o[5]; Y[3] = o[1]; Y[4] = o[2]; Y[5] = o[4];
 }
 
 /* v_i, chat_i, Jhat_33, (t_ii^<r>)_z of joint r <= i < s from Yv = the
@@ -485,102 +486,118 @@ INL void LFN(comp_below_s)(dyvLin* L, int i, int az, double Yv, double l0, doubl
   b->v = vi;
 }
 
-/* one step of the composite recursion, from joint i+1 (alpha class cls;
+/* l_i (24) from joint nx = i+1 (joint p): R_nx (c_x, c_y, l_z) of nx for a
+ * revolute, R_nx (l + mhat d e_z) for a prismatic joint nx (md = mhat d);
+ * tip: l_nx = 0 */
+INL void LFN(comp_l)(dyvLin* L, const linJoint* p, int cls, int tip, const linBody* bx,
+                     double* md, double l[3]) {
+  const double *cx = bx->c, *lx = bx->l;
+  *md = 0;
+  if (p->rev) {
+    l[0] = p->ct*cx[0] - p->st*cx[1];
+    double g1 = p->st*cx[0] + p->ct*cx[1];
+    OPS(4, 2);
+    if (tip) LFN(rx)(L, p, cls, 0, 1, g1, 0, &l[1], &l[2]);
+    else LFN(rx)(L, p, cls, 0, 0, g1, lx[2], &l[1], &l[2]);
+  } else {
+    *md = bx->sl[S_MHAT] * p->d;
+    OPS(1, 0);
+    if (tip) { l[0] = 0; LFN(rx)(L, p, cls, 1, 0, 0, *md, &l[1], &l[2]); }
+    else {
+      l[0] = p->ct*lx[0] - p->st*lx[1];
+      double g1 = p->st*lx[0] + p->ct*lx[1];
+      OPS(4, 3);
+      LFN(rx)(L, p, cls, 0, 0, g1, lx[2] + *md, &l[1], &l[2]);
+    }
+  }
+}
+
+/* X, the symmetric matrix inside the similarity of (34)/(35), from
+ * composite nx = i+1 (joint p), as X11 X22 X33 X12 X13 X23 */
+INL void LFN(comp_X)(dyvLin* L, const linJoint* p, int dz, int tip, const linBody* bx, double md,
+                     double X[6]) {
+  const double *sx = bx->sl, *cx = bx->c, *lx = bx->l, *Jx = bx->J, *Vx = bx->V, dn = p->d;
+  if (p->rev) {
+    if (tip) { X[0] = sx[S_U1122]; X[1] = 0; X[3] = sx[S_U12]; }
+    else {
+      X[0] = Vx[0] + sx[S_U1122]; X[1] = Vx[1]; X[3] = Vx[3] + sx[S_U12];
+      OPS(0, 2);
+      if (!DZ(p, dz)) { double t = p->d2*lx[2]; X[0] += t; X[1] += t; OPS(1, 2); }
+    }
+    X[2] = Jx[2]; X[4] = Jx[0]; X[5] = Jx[1];
+    if (!DZ(p, dz)) { X[4] -= dn*cx[0]; X[5] -= dn*cx[1]; OPS(2, 2); }
+  } else {
+    double e = dn*(md + cx[2] + cx[2]);
+    if (tip) {
+      X[0] = e; X[1] = e; X[2] = 0; X[3] = 0; X[4] = -dn*cx[0]; X[5] = -dn*cx[1];
+      OPS(3, 2);
+    } else {
+      X[0] = Vx[0] + e; X[1] = Vx[1] + e; X[2] = Vx[2];
+      X[3] = Vx[3]; X[4] = Vx[4] - dn*cx[0]; X[5] = Vx[5] - dn*cx[1];
+      OPS(3, 6);
+    }
+  }
+}
+
+/* i >= s: V_i = R X R^T + b terms, b = (a, 0, 0), then chat_i and
+ * Jhat_i e_z (Table VII) */
+INL void LFN(comp_V)(dyvLin* L, int i, const linJoint* p, int cls, int az, int tip, const double X[6],
+                     const double l[3]) {
+  linBody* b = L->bd + i;
+  double* V = b->V;
+  LFN(sim)(L, p, cls, tip && p->rev, X[0], X[1], X[2], X[3], X[4], X[5], V);
+  if (!AZ(p, az)) {
+    double bb = p->a2*l[0];
+    V[1] += bb; V[2] += bb; V[3] -= p->a*l[1]; V[4] -= p->a*l[2];
+    OPS(3, 4);
+  }
+  const double* sl = b->sl;
+  b->c[0] = sl[S_KX] + l[0]; b->c[1] = sl[S_KY] + l[1];
+  if (L->jr[i].rev) {
+    b->J[0] = sl[S_U13] + V[4]; b->J[1] = sl[S_U23] + V[5]; b->J[2] = sl[S_U33] + V[2];
+    OPS(0, 5);
+  } else {
+    b->c[2] = sl[S_KZ] + l[2];
+    OPS(0, 3);
+  }
+}
+
+/* one step of the composite recursion, from joint i+1 (twist class cls;
  * az, dz as in BY_KIND) to joint i, then the composite quantities of i
- * (Table VII) */
+ * (Table VII); i = s-1: (Y)_33 = u^T X u, u = u_r^<s> (39), (55); i < s-1
+ * by eq. (40) */
 INL void LFN(comp_step)(dyvLin* L, int i, int cls, int az, int dz) {
   const int s = L->s, nx = i + 1, tip = nx == L->n - 1;   /* tip: l_nx = 0, V_nx = 0 */
   const linJoint* p = L->jr + nx;
   linBody* b = L->bd + i;
   const linBody* bx = b + 1;
-  const double *sx = bx->sl, *cx = bx->c, *lx = bx->l;
-  const double dn = p->d;
-  double md = 0, l0, l1, l2;
-  /* l_i (24): R_nx (c_x, c_y, l_z) of nx for a revolute, R_nx (l + mhat d e_z)
-   * for a prismatic joint nx */
-  if (p->rev) {
-    l0 = p->ct*cx[0] - p->st*cx[1];
-    double g1 = p->st*cx[0] + p->ct*cx[1];
-    OPS(4, 2);
-    if (tip) LFN(rx)(L, p, cls, 0, 1, g1, 0, &l1, &l2);
-    else LFN(rx)(L, p, cls, 0, 0, g1, lx[2], &l1, &l2);
-  } else {
-    md = sx[S_MHAT] * dn;
-    OPS(1, 0);
-    if (tip) { l0 = 0; LFN(rx)(L, p, cls, 1, 0, 0, md, &l1, &l2); }
-    else {
-      l0 = p->ct*lx[0] - p->st*lx[1];
-      double g1 = p->st*lx[0] + p->ct*lx[1];
-      OPS(4, 3);
-      LFN(rx)(L, p, cls, 0, 0, g1, lx[2] + md, &l1, &l2);
-    }
-  }
-  b->l[0] = l0; b->l[1] = l1; b->l[2] = l2;
+  const double *sx = bx->sl, *lx = bx->l;
+  double md, l[3], X[6];
+  LFN(comp_l)(L, p, cls, tip, bx, &md, l);
+  b->l[0] = l[0]; b->l[1] = l[1]; b->l[2] = l[2];
   if (nx >= s) {
-    /* X: the symmetric matrix inside the similarity of (34)/(35) */
-    double X11, X22, X33, X12, X13, X23;
-    const double *Jx = bx->J, *Vx = bx->V;
-    if (p->rev) {
-      if (tip) { X11 = sx[S_U1122]; X22 = 0; X12 = sx[S_U12]; }
-      else {
-        X11 = Vx[0] + sx[S_U1122]; X22 = Vx[1]; X12 = Vx[3] + sx[S_U12];
-        OPS(0, 2);
-        if (!DZ(p, dz)) { double t = p->d2*lx[2]; X11 += t; X22 += t; OPS(1, 2); }
-      }
-      X33 = Jx[2]; X13 = Jx[0]; X23 = Jx[1];
-      if (!DZ(p, dz)) { X13 -= dn*cx[0]; X23 -= dn*cx[1]; OPS(2, 2); }
+    LFN(comp_X)(L, p, dz, tip, bx, md, X);
+    if (i >= s) { LFN(comp_V)(L, i, p, cls, az, tip, X, l); return; }
+    double ux, uy;
+    if (L->jr[i].rev) {                     /* u_r^<s-1> = (0,0,+-1) */
+      ux = L->urs_p * p->st; uy = L->urs_p * p->ct;
+      OPS(2, 0);
     } else {
-      double e = dn*(md + cx[2] + cx[2]);
-      if (tip) {
-        X11 = e; X22 = e; X33 = 0; X12 = 0; X13 = -dn*cx[0]; X23 = -dn*cx[1];
-        OPS(3, 2);
-      } else {
-        X11 = Vx[0] + e; X22 = Vx[1] + e; X33 = Vx[2];
-        X12 = Vx[3]; X13 = Vx[4] - dn*cx[0]; X23 = Vx[5] - dn*cx[1];
-        OPS(3, 6);
-      }
+      ux = L->urs[0]*p->ct + L->urs_p*p->st;
+      uy = -L->urs[0]*p->st + L->urs_p*p->ct;
+      OPS(4, 2);
     }
-    if (i >= s) {
-      /* V_i = Y + b terms, b = (a, 0, 0) */
-      double* V = b->V;
-      LFN(sim)(L, p, cls, tip && p->rev, X11, X22, X33, X12, X13, X23, V);
-      if (!AZ(p, az)) {
-        double bb = p->a2*l0;
-        V[1] += bb; V[2] += bb; V[3] -= p->a*l1; V[4] -= p->a*l2;
-        OPS(3, 4);
-      }
-      /* chat_i, Jhat_i e_z (Table VII) */
-      const double* sl = b->sl;
-      b->c[0] = sl[S_KX] + l0; b->c[1] = sl[S_KY] + l1;
-      if (L->jr[i].rev) {
-        b->J[0] = sl[S_U13] + V[4]; b->J[1] = sl[S_U23] + V[5]; b->J[2] = sl[S_U33] + V[2];
-        OPS(0, 5);
-      } else {
-        b->c[2] = sl[S_KZ] + l2;
-        OPS(0, 3);
-      }
-    } else {
-      /* i = s-1: (Y)_33 = u^T X u, u = u_r^<s> (39), (55) */
-      double ux, uy;
-      if (L->jr[i].rev) {                     /* u_r^<s-1> = (0,0,+-1) */
-        ux = L->urs_p * p->st; uy = L->urs_p * p->ct;
-        OPS(2, 0);
-      } else {
-        ux = L->urs[0]*p->ct + L->urs_p*p->st;
-        uy = -L->urs[0]*p->st + L->urs_p*p->ct;
-        OPS(4, 2);
-      }
-      double Yv = ux*(ux*X11 + 2*uy*X12) + uy*uy*X22 + L->urs_z2*(ux*X13 + uy*X23) + L->urs_zz*X33;
-      OPS(10, 5);
-      LFN(comp_below_s)(L, i, az, Yv, l0, l1, l2);
-    }
+    /* X11 X22 X33 X12 X13 X23 in X[0..5] */
+    double Yv = ux*(ux*X[0] + 2*uy*X[3]) + uy*uy*X[1] + L->urs_z2*(ux*X[4] + uy*X[5]) + L->urs_zz*X[2];
+    OPS(10, 5);
+    LFN(comp_below_s)(L, i, az, Yv, l[0], l[1], l[2]);
   } else if (p->rev) {
-    LFN(comp_below_s)(L, i, az, bx->J[2], l0, l1, l2);
+    LFN(comp_below_s)(L, i, az, bx->J[2], l[0], l[1], l[2]);
   } else {
-    double Yv = bx->v + dn*(sx[S_KAP2] + sx[S_KAP2] + L->wz1[nx]*(md + lx[2] + lx[2])
-                            - L->wzx2[nx]*lx[0] - L->wzy2[nx]*lx[1]);
+    double Yv = bx->v + p->d*(sx[S_KAP2] + sx[S_KAP2] + L->wz1[nx]*(md + lx[2] + lx[2])
+                              - L->wzx2[nx]*lx[0] - L->wzy2[nx]*lx[1]);
     OPS(4, 7);
-    LFN(comp_below_s)(L, i, az, Yv, l0, l1, l2);
+    LFN(comp_below_s)(L, i, az, Yv, l[0], l[1], l[2]);
   }
 }
 
@@ -599,7 +616,7 @@ static void LFN(composite)(dyvLin* L) {
   if (i >= r && i < s) b->tr = L->jr[i].rev ? L->sgn[i] * b->J[2] : sl[S_KAP1];
   /* by class only: the kinds would add 25 KB of code for about 1 % */
   for (i = n - 2; i >= r; i--) {
-#define COMP_(k, az, dz) LFN(comp_step)(L, i, k, az, dz)
+#define COMP_(k, b_) LFN(comp_step)(L, i, k, KAZ(b_), KDZ(b_))
     BY_CLASS(L->jr + i + 1, COMP_)
 #undef COMP_
   }
@@ -609,7 +626,7 @@ static void LFN(composite)(dyvLin* L) {
  * f_ii = (-c_y, c_x, 0) or (0, 0, mhat), t_ii = Jhat_i e_z or c x e_z; the
  * first step knows their zeros; down to joint r t_{j,i} is carried, D_ji =
  * (t_{j,i})_z or (f_{j,i})_z; below r (prismatic joints) only f. */
-static void LFN(f1_col)(dyvLin* L, int i, double* H) {
+INL void LFN(f1_col)(dyvLin* L, int i, double* H) {
   const int n = L->n, r = L->r, irev = L->jr[i].rev;
   const linJoint* jr = L->jr;
   const linBody* b = L->bd + i;
@@ -649,7 +666,7 @@ static void LFN(f1_col)(dyvLin* L, int i, double* H) {
 
 /* Formulation 1, column 0 < i < s: (30) carries only the moment about u_r,
  * tr_{j,i} = tr_{j+1,i} + f_{j,i} . (u_r^<j> x s_{j+1}^<j>) */
-static void LFN(f1_col30)(dyvLin* L, int i, double* H) {
+INL void LFN(f1_col30)(dyvLin* L, int i, double* H) {
   const int n = L->n, r = L->r, rev = L->jr[i].rev;
   const linJoint* jr = L->jr;
   const linBody* b = L->bd + i;
@@ -691,11 +708,11 @@ INL void LFN(rotTk)(dyvLin* L, const linJoint* p, int cls, double x0, double v[3
 INL void LFN(uprev)(dyvLin* L, const linJoint* p, int cls, double u[3]) {
   (void)L;
   switch (cls) {
-    case 1: u[0] = 0; u[1] = 0; u[2] = 1; break;
-    case 4: u[0] = 0; u[1] = 0; u[2] = -1; break;
-    case 2: u[0] = p->st; u[1] = p->ct; u[2] = 0; break;
-    case 3: u[0] = -p->st; u[1] = -p->ct; u[2] = 0; break;
-    default: u[0] = p->sst; u[1] = p->sct; u[2] = p->ca;
+    case DY_TWIST_0: u[0] = 0; u[1] = 0; u[2] = 1; break;
+    case DY_TWIST_PI: u[0] = 0; u[1] = 0; u[2] = -1; break;
+    case DY_TWIST_PI2: u[0] = p->st; u[1] = p->ct; u[2] = 0; break;
+    case DY_TWIST_MPI2: u[0] = -p->st; u[1] = -p->ct; u[2] = 0; break;
+    default: u[0] = p->sst; u[1] = p->sct; u[2] = CA(p);
   }
 }
 
@@ -796,11 +813,11 @@ INL void LFN(f3_frame)(dyvLin* L, int k, int cls, int az, int dz) {
   /* Rz^T (v0, a ca, -a sa), v0 = d sa (a constant for revolute k) */
   double* h = hj + 3*(k - 1);
   double v0 = 0;
-  const int v0z = cls == 1 || cls == 4 || DZ(p, dz), yz = p->aca == 0;
+  const int v0z = cls == DY_TWIST_0 || cls == DY_TWIST_PI || DZ(p, dz), yz = p->aca == 0;
   if (!v0z) {
-    if (p->rev || cls == 2) v0 = cls == 2 ? p->d : p->dsa;
-    else if (cls == 3) v0 = -p->d;
-    else { v0 = p->d*p->sa; OPS(1, 0); }
+    if (p->rev || cls == DY_TWIST_PI2) v0 = cls == DY_TWIST_PI2 ? p->d : p->dsa;
+    else if (cls == DY_TWIST_MPI2) v0 = -p->d;
+    else { v0 = p->d*SA(p); OPS(1, 0); }
   }
   h[2] = -p->asa;
   if (v0z && yz) { h[0] = 0; h[1] = 0; }
@@ -855,8 +872,8 @@ INL void LFN(f23)(dyvLin* L, const double* beta, const double* q, double* H, int
   LFN(composite)(L);
   H[0] = diag(L, 0);
   for (int i = 1; i < n; i++) {
-#define FRAME2_(k, az, dz) LFN(f2_frame)(L, i, k, az, dz)
-#define FRAME3_(k, az, dz) LFN(f3_frame)(L, i, k, az, dz)
+#define FRAME2_(k, b_) LFN(f2_frame)(L, i, k, KAZ(b_), KDZ(b_))
+#define FRAME3_(k, b_) LFN(f3_frame)(L, i, k, KAZ(b_), KDZ(b_))
     if (f3) { BY_KIND(jr + i, FRAME3_) } else { BY_KIND(jr + i, FRAME2_) }
 #undef FRAME2_
 #undef FRAME3_
@@ -895,18 +912,18 @@ INL void LFN(f4_rot)(dyvLin* L, int i, int cls) {
   }
   double *C1 = Wi + 3, *C2 = Wi + 6;
   switch (cls) {
-    case 1: for (int r = 0; r < 3; r++) { C1[r] = A1[r]; C2[r] = A2[r]; } break;
-    case 2: for (int r = 0; r < 3; r++) { C1[r] = -A2[r]; C2[r] = A1[r]; } break;
-    case 3: for (int r = 0; r < 3; r++) { C1[r] = A2[r]; C2[r] = -A1[r]; } break;
-    case 4: for (int r = 0; r < 3; r++) { C1[r] = -A1[r]; C2[r] = -A2[r]; } break;
+    case DY_TWIST_0: for (int r = 0; r < 3; r++) { C1[r] = A1[r]; C2[r] = A2[r]; } break;
+    case DY_TWIST_PI2: for (int r = 0; r < 3; r++) { C1[r] = -A2[r]; C2[r] = A1[r]; } break;
+    case DY_TWIST_MPI2: for (int r = 0; r < 3; r++) { C1[r] = A2[r]; C2[r] = -A1[r]; } break;
+    case DY_TWIST_PI: for (int r = 0; r < 3; r++) { C1[r] = -A1[r]; C2[r] = -A2[r]; } break;
     default:
       if (first) {
-        C1[0] = p->ca*sn; C1[1] = p->ca*c; C1[2] = -p->sa;
-        C2[0] = p->sa*sn; C2[1] = p->sa*c; C2[2] = p->ca;
+        C1[0] = CA(p)*sn; C1[1] = CA(p)*c; C1[2] = -SA(p);
+        C2[0] = SA(p)*sn; C2[1] = SA(p)*c; C2[2] = CA(p);
         OPS(4, 0);
       } else {
         for (int r = 0; r < 3; r++) {
-          C1[r] = p->ca*A1[r] - p->sa*A2[r]; C2[r] = p->sa*A1[r] + p->ca*A2[r];
+          C1[r] = CA(p)*A1[r] - SA(p)*A2[r]; C2[r] = SA(p)*A1[r] + CA(p)*A2[r];
         }
         OPS(12, 6);
       }
@@ -932,7 +949,7 @@ static void LFN(f4_s)(dyvLin* L, int j) {
 
 /* column i >= s (Table IV): f_ii, t_ii into frame n-1, then t_{j,i} =
  * t_{j+1,i} + s_j x f_ii down to joint r, D_ji = u_j . t or u_j . f */
-static void LFN(f4_col)(dyvLin* L, int i, double* H) {
+INL void LFN(f4_col)(dyvLin* L, int i, double* H) {
   const int n = L->n, r = L->r;
   const linBody* b = L->bd + i;
   const double* W = L->W + 9*i;
@@ -974,7 +991,7 @@ static void LFN(f4_frames)(dyvLin* L) {
   double* Wl = L->W + 9*(n - 1);
   for (int k = 0; k < 9; k++) Wl[k] = k % 4 == 0;
   for (int i = n - 2; i >= 0; i--) {
-#define ROT_(k, az, dz) LFN(f4_rot)(L, i, k)
+#define ROT_(k, b_) LFN(f4_rot)(L, i, k)
     BY_CLASS(L->jr + i + 1, ROT_)
 #undef ROT_
   }
@@ -1000,17 +1017,17 @@ INL void LFN(f5_h)(dyvLin* L, int i, int cls) {
   OPS(1, 0);
   if (!p->az) { h[0] += mh*p->a; OPS(1, 1); }
   switch (cls) {
-    case 1: h[2] += md; OPS(0, 1); break;
-    case 4: h[2] -= md; OPS(0, 1); break;
-    case 2: h[1] -= md; OPS(0, 1); break;
-    case 3: h[1] += md; OPS(0, 1); break;
-    default: h[1] -= md*p->sa; h[2] += md*p->ca; OPS(2, 2);
+    case DY_TWIST_0: h[2] += md; OPS(0, 1); break;
+    case DY_TWIST_PI: h[2] -= md; OPS(0, 1); break;
+    case DY_TWIST_PI2: h[1] -= md; OPS(0, 1); break;
+    case DY_TWIST_MPI2: h[1] += md; OPS(0, 1); break;
+    default: h[1] -= md*SA(p); h[2] += md*CA(p); OPS(2, 2);
   }
 }
 
 static void LFN(f5_hpass)(dyvLin* L) {
   for (int i = L->s > 1 ? L->s : 1; i < L->n; i++) {
-#define H_(k, az, dz) LFN(f5_h)(L, i, k)
+#define H_(k, b_) LFN(f5_h)(L, i, k)
     BY_CLASS(L->jr + i, H_)
 #undef H_
   }
@@ -1022,25 +1039,25 @@ static void LFN(f5_hpass)(dyvLin* L) {
 INL void LFN(f5_first)(dyvLin* L, int i, int cls, double f[3], double t[3]) {
   const linJoint* p = L->jr + i;
   const linBody* b = L->bd + i;
-  const double *h = b->h, ca = p->ca, sa = p->sa;
+  const double *h = b->h, ca = CA(p), sa = SA(p);
   if (!p->rev) {
     const double mh = b->sl[S_MHAT];
     f[0] = 0;
     LFN(rx)(L, p, cls, 1, 0, 0, mh, &f[1], &f[2]);
     switch (cls) {
-      case 1: t[0] = h[1]; t[1] = -h[0]; t[2] = 0; break;
-      case 4: t[0] = -h[1]; t[1] = h[0]; t[2] = 0; break;
-      case 2: t[0] = h[2]; t[1] = 0; t[2] = -h[0]; break;
-      case 3: t[0] = -h[2]; t[1] = 0; t[2] = h[0]; break;
+      case DY_TWIST_0: t[0] = h[1]; t[1] = -h[0]; t[2] = 0; break;
+      case DY_TWIST_PI: t[0] = -h[1]; t[1] = h[0]; t[2] = 0; break;
+      case DY_TWIST_PI2: t[0] = h[2]; t[1] = 0; t[2] = -h[0]; break;
+      case DY_TWIST_MPI2: t[0] = -h[2]; t[1] = 0; t[2] = h[0]; break;
       default: t[0] = h[1]*ca + h[2]*sa; t[1] = -h[0]*ca; t[2] = -h[0]*sa; OPS(4, 1);
     }
     return;
   }
   switch (cls) {
-    case 1: f[0] = -h[1]; f[1] = h[0]; f[2] = 0; break;
-    case 4: f[0] = h[1]; f[1] = -h[0]; f[2] = 0; break;
-    case 2: f[0] = -h[2]; f[1] = 0; f[2] = h[0]; break;
-    case 3: f[0] = h[2]; f[1] = 0; f[2] = -h[0]; break;
+    case DY_TWIST_0: f[0] = -h[1]; f[1] = h[0]; f[2] = 0; break;
+    case DY_TWIST_PI: f[0] = h[1]; f[1] = -h[0]; f[2] = 0; break;
+    case DY_TWIST_PI2: f[0] = -h[2]; f[1] = 0; f[2] = h[0]; break;
+    case DY_TWIST_MPI2: f[0] = h[2]; f[1] = 0; f[2] = -h[0]; break;
     default: f[0] = -sa*h[2] - ca*h[1]; f[1] = ca*h[0]; f[2] = sa*h[0]; OPS(4, 1);
   }
   /* R J: Rz then Rx */
@@ -1052,18 +1069,18 @@ INL void LFN(f5_first)(dyvLin* L, int i, int cls, double f[3], double t[3]) {
   LFN(rx)(L, p, cls, 0, 0, g1, b->J[2], &r1, &r2);
   t[1] = r1; t[2] = r2;
   /* s = (a, -d sa, d ca), constant: s x f */
-  const double s0 = p->a, s1 = -p->dsa, s2 = p->d*ca;
+  const double s0 = p->a, s1 = -p->dsa, s2 = p->dca;
   t[0] += s1*f[2] - s2*f[1]; t[1] += s2*f[0] - s0*f[2]; t[2] += s0*f[1] - s1*f[0];
   OPS(6, 6);
 }
 
 /* column i >= s of Formulation 5: the first step (B7, B8), then (B9, B10)
  * as Table I down to joint r, f alone below it */
-static void LFN(f5_col)(dyvLin* L, int i, double* H) {
+INL void LFN(f5_col)(dyvLin* L, int i, double* H) {
   const int n = L->n, r = L->r;
   const linJoint* jr = L->jr;
   double f[3], t[3];
-#define FIRST_(k, az, dz) LFN(f5_first)(L, i, k, f, t)
+#define FIRST_(k, b_) LFN(f5_first)(L, i, k, f, t)
   BY_CLASS(jr + i, FIRST_)
 #undef FIRST_
   int j = i - 1;
@@ -1121,7 +1138,7 @@ void LFN(dyv_lin_onhand)(dyvLin* L, const double* beta, const double* q, int for
   if (form == 5) LFN(f5_hpass)(L);
 }
 
-#ifndef DYV_LIN_COUNTING
+#ifndef DY_COUNT_OPS
 /* The paper's counts [LinFang99]: Table VI (form 1-5, chat and Jhat on
  * hand), Table VII (form 0: the composite quantities from the MLCs) and
  * Table VIII (form 1-2 with Table VII), for Type 1 (n revolute joints) and
@@ -1239,6 +1256,7 @@ int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
     for (int t = 1; t <= 2 && m->n >= t + 1; t++) {
       for (int j = 0; j < gm->n; j++) gm->jnt_type[j] = t == 2 && j == 2 ? DY_PRISMATIC : DY_REVOLUTE;
       gm->dh_alpha[0] = 0;
+      dy_setConst(gm);
       if (dyv_lin_counts(gm, &g, err, sizeof err) == 0)
         rows(f, gm, &g, t == 1 ? "_type1" : "_type2", "general twists and lengths; joint 1 along gravity");
     }
@@ -1246,13 +1264,4 @@ int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
   }
   return 0;
 }
-#endif
-
-#ifndef DYV_LIN_COUNTING
-/* the counting twin (see the top of this file) */
-#undef OPS
-#undef LFN
-#undef BY_KIND
-#define DYV_LIN_COUNTING 1
-#include "lin_inertia.c"
 #endif

@@ -27,8 +27,8 @@
  * (never built) and vd_0 = -g. Frames, units and parameter order are those
  * of core/model.h.
  * Customised as Khalil's symbolic model is: the code of each joint is
- * specialised at compile time for its alpha class (0, +-pi/2, pi, general)
- * and, for the common kinds (revolute, alpha class 1-4, link with only XX XY
+ * specialised at compile time for its twist class (0, +-pi/2, pi, general)
+ * and, for the common kinds (revolute, special twist, link with only XX XY
  * XZ YZ ZZ MX MY nonzero as in the khalil set's realisation, each pattern of
  * p_{j+1}), for all its flags (fkind, bkind: chosen at plan time); the
  * parent's rates and vd + U p are carried in registers, the theta trig
@@ -57,19 +57,18 @@ enum {
 #define DYV_NB_MS (DYV_NB_MSX | DYV_NB_MSY | DYV_NB_MSZ)
 #define DYV_NB_P (DYV_NB_PX | DYV_NB_PY | DYV_NB_PZ)
 
+typedef struct dyvOps_ dyvOps;   /* verify/opcount.h */
+
 typedef struct {
+  const dyModel* m;         /* the model: joint types, geometry, twist constants */
   int n;
-  int type[DY_MAXJ];        /* DY_REVOLUTE / DY_PRISMATIC */
-  int acls[DY_MAXJ];        /* alpha class: 0 general, 1: 0, 2: +pi/2, 3: -pi/2, 4: pi */
-  double ca[DY_MAXJ], sa[DY_MAXJ];   /* cos, sin alpha (exact for classes 1-4) */
-  double a[DY_MAXJ], d0[DY_MAXJ], th0[DY_MAXJ];
   int flags[DY_MAXJ];       /* DYV_NB_* */
   double pc[3*DY_MAXJ];     /* p_j at q_j = 0: (a, -sin(alpha) d, cos(alpha) d) */
   double ctc[DY_MAXJ], stc[DY_MAXJ];   /* cos, sin theta_j of a prismatic joint (constant) */
-  int fkind[DY_MAXJ];       /* forward step compiled for the whole pattern: 1 + 8 (alpha class - 1)
-                             * + p_{j+1} bits (link: revolute, only XX XY XZ YZ ZZ MX MY nonzero);
-                             * 0: flags read at run time */
-  int bkind[DY_MAXJ];       /* backward step: 1 + 8 (alpha class - 1) + p_j bits (revolute), or 0 */
+  int fkind[DY_MAXJ];       /* forward step compiled for the whole pattern: DYV_KIND(twist, p_{j+1}
+                             * bits) (link: revolute, only XX XY XZ YZ ZZ MX MY nonzero); else
+                             * DYV_KIND(twist, 7): flags read at run time (verify/kernels.h) */
+  int bkind[DY_MAXJ];       /* backward step: DYV_KIND(twist, p_j bits) (revolute), or as fkind */
   int trig0;                /* joint 1's cos, sin theta are read (else skipped) */
   double g[3];              /* gravity in frame 0 */
   int nzero;                /* number of parameters treated as structurally zero */
@@ -77,7 +76,10 @@ typedef struct {
 
 /* Build a plan for model m. zero (14n entries, may be NULL): 1 where the
  * parameter is structurally zero in every vector the plan will be used
- * with; NULL means no parameter is known to be zero (nominal model). */
+ * with; NULL means no parameter is known to be zero (nominal model). The
+ * plan reads m's joint types, geometry and twist constants (dy_setConst)
+ * at every call: m must outlive it, and a new plan is needed after m's
+ * geometry changes. */
 void dyv_nebase_make(dyvNeBase* plan, const dyModel* m, const unsigned char* zero);
 
 /* Structural zeros of the realisation pi = P beta of a base set: zero[k] = 1
@@ -92,13 +94,14 @@ void dyv_nebase_zero_from_par(unsigned char* zero, const dyModel* m, const doubl
 
 /* Inverse dynamics tau (n) [N m|N] with parameters par (14n; entries the
  * plan marks zero are not read). q, qd, qdd: n each; qd/qdd may be NULL
- * for zero. Scratch: d->w, d->wd, d->vd, d->f, d->nm, d->work (from
- * dy_makeData of the plan's model). Gravity: the model's at plan time. */
+ * for zero. Scratch: d->f, d->nm, d->p (from dy_makeData of the plan's
+ * model). Gravity: the model's at plan time. */
 void dyv_nebase_rnea(const dyvNeBase* plan, dyData* d, const double* par,
                      const double* q, const double* qd, const double* qdd, double* tau);
 
-/* The counting twin (verify/opcount.c): same arithmetic, adds to dyv_nmul/dyv_nadd. */
-void dyv_nebase_rnea_ops(const dyvNeBase* plan, dyData* d, const double* par,
+/* The counting variant (verify/kernels.h): the same arithmetic, the
+ * operations executed added to *ops. */
+void dyv_nebase_rnea_ops(dyvOps* ops, const dyvNeBase* plan, dyData* d, const double* par,
                          const double* q, const double* qd, const double* qdd, double* tau);
 
 #endif

@@ -1,19 +1,23 @@
-/* dynid verify: the counting build of the verified algorithms (see
- * opcount.h). lin91.c, ne_base.c, renaud.c and saha.c are compiled here a second time with
- * DYV_COUNT_OPS defined, which turns every DYV_OPS(M, A) annotation and
- * counting helper into additions to dyv_nmul / dyv_nadd and renames the
- * algorithms with the suffix _ops; the ordinary objects are untouched. */
-#define DYV_COUNT_OPS 1
+/* dynid verify: executed operation counts of the efficient algorithms
+ * beside the papers' tables (see opcount.h). The counting variants
+ * (names ending in _ops) come from the second, counting build of each
+ * algorithm file (verify/kernels.h, the Makefile's build/verify/NAME_ops.o). */
 #include "opcount.h"
-long dyv_nmul, dyv_nadd;
-#include "lin91.c"
-#include "ne_base.c"
-#include "renaud.c"
-#include "saha.c"
-
 #include "dynamics.h"
+#include "lin91.h"
+#include "ne_base.h"
+#include "renaud.h"
 #include "saha.h"
+#include "util.h"
+#include <lapacke.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* a generic state: counts depend only on the code paths, not on values */
+static void generic_state(int n, double* q, double* qd, double* qdd) {
+  for (int j = 0; j < n; j++) { q[j] = 0.1 + 0.3*j; qd[j] = 0.7 - 0.2*j; qdd[j] = 0.5 + 0.1*j; }
+}
 
 void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par) {
   const int n = m->n;
@@ -24,33 +28,32 @@ void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par) {
   out->lin91_H_mul = out->lin91_H_add = out->lin91_Hb_mul = out->lin91_Hb_add = -1;
   out->nebase_mul = out->nebase_add = out->nefull_mul = out->nefull_add = -1;
   if (!d || !H || !zero) { dy_freeData(d); free(H); free(zero); return; }
-  /* a generic state: counts depend only on the code paths, not on values */
-  for (int j = 0; j < n; j++) { q[j] = 0.1 + 0.3*j; qd[j] = 0.7 - 0.2*j; qdd[j] = 0.5 + 0.1*j; }
-  dyv_nmul = dyv_nadd = 0;
-  dyv_lin91_H_ops(m, d, par, q, H);
-  out->lin91_H_mul = dyv_nmul; out->lin91_H_add = dyv_nadd;
-  dyv_nmul = dyv_nadd = 0;
-  dyv_lin91_Hb_ops(m, d, par, q, qd, H, b);
-  out->lin91_Hb_mul = dyv_nmul; out->lin91_Hb_add = dyv_nadd;
+  generic_state(n, q, qd, qdd);
+  dyvOps o = {0, 0};
+  dyv_lin91_H_ops(&o, m, d, par, q, H);
+  out->lin91_H_mul = o.mul; out->lin91_H_add = o.add;
+  o = (dyvOps){0, 0};
+  dyv_lin91_Hb_ops(&o, m, d, par, q, qd, H, b);
+  out->lin91_Hb_mul = o.mul; out->lin91_Hb_add = o.add;
   dyvNeBase pl;
   dyv_nebase_zero_from_par(zero, m, par);
   dyv_nebase_make(&pl, m, zero);
-  dyv_nmul = dyv_nadd = 0;
-  dyv_nebase_rnea_ops(&pl, d, par, q, qd, qdd, tau);
-  out->nebase_mul = dyv_nmul; out->nebase_add = dyv_nadd;
+  o = (dyvOps){0, 0};
+  dyv_nebase_rnea_ops(&o, &pl, d, par, q, qd, qdd, tau);
+  out->nebase_mul = o.mul; out->nebase_add = o.add;
   dyv_nebase_make(&pl, m, NULL);
-  dyv_nmul = dyv_nadd = 0;
-  dyv_nebase_rnea_ops(&pl, d, par, q, qd, qdd, tau);
-  out->nefull_mul = dyv_nmul; out->nefull_add = dyv_nadd;
+  o = (dyvOps){0, 0};
+  dyv_nebase_rnea_ops(&o, &pl, d, par, q, qd, qdd, tau);
+  out->nefull_mul = o.mul; out->nefull_add = o.add;
   dy_freeData(d); free(H); free(zero);
 }
 
 void dyv_renaud_count(const dyvRenaud* r, long* mul, long* add) {
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
-  for (int j = 0; j < r->n; j++) { q[j] = 0.1 + 0.3*j; qd[j] = 0.7 - 0.2*j; qdd[j] = 0.5 + 0.1*j; }
-  dyv_nmul = dyv_nadd = 0;
-  dyv_renaud_rnea_ops(r, q, qd, qdd, tau);
-  *mul = dyv_nmul; *add = dyv_nadd;
+  generic_state(r->n, q, qd, qdd);
+  dyvOps o = {0, 0};
+  dyv_renaud_rnea_ops(&o, r, q, qd, qdd, tau);
+  *mul = o.mul; *add = o.add;
 }
 
 int dyv_saha_count(const dyModel* m, const double* par, long c[4]) {
@@ -58,14 +61,14 @@ int dyv_saha_count(const dyModel* m, const double* par, long c[4]) {
   dyData* d = dy_makeData(m);
   if (!d) return -1;
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
-  for (int j = 0; j < n; j++) { q[j] = 0.1 + 0.3*j; qd[j] = 0.7 - 0.2*j; qdd[j] = 0.5 + 0.1*j; }
-  dyv_nmul = dyv_nadd = 0;
-  dyv_saha_id_ops(m, d, par, q, qd, qdd, tau);
-  c[0] = dyv_nmul; c[1] = dyv_nadd;
+  generic_state(n, q, qd, qdd);
+  dyvOps o = {0, 0};
+  dyv_saha_id_ops(&o, m, d, par, q, qd, qdd, tau);
+  c[0] = o.mul; c[1] = o.add;
   /* phi: the inverse dynamics at qdd = 0 (same code path) and n subtractions */
-  dyv_nmul = dyv_nadd = 0;
-  const int r = dyv_saha_fd_ops(m, d, par, q, qd, tau, qdd);
-  c[2] = dyv_nmul - c[0]; c[3] = dyv_nadd - c[1] - n;
+  o = (dyvOps){0, 0};
+  const int r = dyv_saha_fd_ops(&o, m, d, par, q, qd, tau, qdd);
+  c[2] = o.mul - c[0]; c[3] = o.add - c[1] - n;
   dy_freeData(d);
   return r ? -1 : 0;
 }
@@ -74,6 +77,7 @@ void dyv_general_geometry(dyModel* m) {
   for (int j = 1; j < m->n; j++) {
     m->dh_alpha[j] = 0.3 + 0.2*j; m->dh_a[j] = 0.1 + 0.05*j; m->dh_d[j] = 0.1 + 0.03*j;
   }
+  dy_setConst(m);
 }
 
 dyModel* dyv_renaud_model(int simplified) {
@@ -93,6 +97,7 @@ dyModel* dyv_renaud_model(int simplified) {
     p[msk[j]] = 0.5 + 0.1*j;
   }
   r->dh_a[2] = 0.4; r->dh_d[3] = 0.35;
+  dy_setConst(r);
   if (simplified) {
     r->par[DY_NPAR_LINK*4 + DY_MY] -= r->par[DY_NPAR_LINK*5 + DY_MZ];
     r->par[DY_NPAR_LINK*5 + DY_MZ] = 0;
@@ -199,12 +204,6 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
   return 0;
 }
 
-/* ------------------------------------------------------------ timing */
-#include "saha.h"
-#include <lapacke.h>
-#include <math.h>
-#include <time.h>
-
 int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m) {
   const int n = m->n, np = 14*n, ncol = m->has_friction ? 14*n : 10*n, ns = 40, rows = ns*n;
   dyData* d = dy_makeData(m);
@@ -219,10 +218,7 @@ int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m) {
     for (int s = 0; s < ns; s++) {
       for (int j = 0; j < n; j++) {
         double r[3];
-        for (int k = 0; k < 3; k++) {
-          st ^= st >> 12; st ^= st << 25; st ^= st >> 27;
-          r[k] = (double)((st * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 2 - 1;
-        }
+        for (int k = 0; k < 3; k++) r[k] = dy_uniform(&st, -1, 1);
         q[j] = 3*r[0]; qd[j] = 2*r[1]; qdd[j] = 5*r[2];
       }
       dy_rnea(m, d, e, q, qd, qdd, t0);
@@ -243,124 +239,4 @@ int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m) {
   }
   dy_freeData(d); free(Y); free(e); free(jpvt); free(tq);
   return nb;
-}
-
-double dyv_now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-int dyv_cmp_double(const void* x, const void* y) {
-  const double a = *(const double*)x, b = *(const double*)y;
-  return (a > b) - (a < b);
-}
-
-enum { B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_NEFULL, B_NEBASE, B_RENAUD, B_LINH, B_LINHB, B_SAHAID, B_SAHAFD,
-       B_CRBA_BASE, B_COUNT };
-
-int dyv_bench_report(FILE* f, const dyModel* m, const double* P, int npar, int nb,
-                     double seconds) {
-  const int n = m->n, np = 14*n, NS = 64;
-  if (seconds <= 0) seconds = 0.2;
-  dyData* d = dy_makeData(m);
-  unsigned char* zero = malloc((size_t)np);
-  double* par = malloc(sizeof(double) * (size_t)np);
-  double* st = malloc(sizeof(double) * (size_t)NS * 4 * (size_t)n);
-  double* H = malloc(sizeof(double) * (size_t)n * (size_t)n);
-  if (!d || !zero || !par || !st || !H) {
-    dy_freeData(d); free(zero); free(par); free(st); free(H);
-    return -1;
-  }
-  int nbase = nb;
-  const char* setname = "given base set";
-  if (P) dyv_nebase_zero_from_P(zero, m, P, npar, nb);
-  else { nbase = dyv_qr_zero_mask(zero, m); setname = "QR-pivot set"; }
-  /* realisation: nominal values on the nonzero parameters (any values do) */
-  for (int k = 0; k < np; k++) par[k] = zero[k] ? 0 : (m->par[k] != 0 ? m->par[k] : 0.1);
-  unsigned long long s = 987654321;
-  for (int i = 0; i < NS * 4 * n; i++) {
-    s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
-    st[i] = (double)((s * 2685821657736338717ull) >> 11) / 9007199254740992.0 * 4 - 2;
-  }
-  dyvNeBase full, base;
-  dyv_nebase_make(&full, m, NULL);
-  dyv_nebase_make(&base, m, zero);
-  dyvRenaud* ren = malloc(sizeof *ren);
-  if (!ren) { dy_freeData(d); free(zero); free(par); free(st); free(H); return -1; }
-  dyv_renaud_make(ren, m, par);
-  static const char* names[B_COUNT] = {
-    "dy_rnea (full params)", "dy_crba", "dy_crba + dy_bias", "dy_fd_chol", "dy_fd_aba",
-    "ne_base (no zeros)", "ne_base (base-param realisation)", "renaud (base-param realisation)",
-    "lin91 H", "lin91 H+b",
-    "saha id", "saha fd (UDU^T)", "dy_crba (base-param realisation)"};
-  const int ref[B_COUNT] = {B_RNEA, B_CRBA, B_CRBA_BIAS, B_CHOL, B_ABA, B_RNEA, B_RNEA, B_RNEA, B_CRBA,
-                            B_CRBA_BIAS, B_RNEA, B_CHOL, B_CRBA};
-  /* R interleaved rounds of fixed-size runs. Per algorithm: the fastest
-   * round (the least disturbed: slower rounds are other processes' doing,
-   * the convention of Python's timeit) and the median; per pair: the ratio
-   * of the fastest rounds, and the median and quartiles of the round-by-
-   * round ratios (an algorithm and its reference run milliseconds apart),
-   * which show how much a busy machine moves it. The verdict uses the
-   * fastest rounds. */
-  enum { R = 21 };
-  double t[B_COUNT][R];
-  long batches[B_COUNT];
-  volatile double sink = 0;
-  for (int pass = 0; pass <= R; pass++)
-  for (int a = 0; a < B_COUNT; a++) {
-    /* pass 0 calibrates: the batch count for ~seconds / (R B_COUNT) */
-    const long nbat = pass ? batches[a] : 1;
-    double tau[DY_MAXJ], out[DY_MAXJ];
-    const double t0 = dyv_now_s();
-    for (long bt = 0; bt < nbat; bt++)
-      for (int k = 0; k < NS; k++) {
-        const double *q = st + (size_t)k*4*n, *qd = q + n, *qdd = q + 2*n, *tq = q + 3*n;
-        switch (a) {
-          case B_RNEA: dy_rnea(m, d, par, q, qd, qdd, tau); break;
-          case B_CRBA: dy_crba(m, d, m->par, q, H); tau[0] = H[0]; break;
-          case B_CRBA_BIAS: dy_crba(m, d, m->par, q, H); dy_bias(m, d, m->par, q, qd, tau); tau[0] += H[0]; break;
-          case B_CHOL: dy_fd_chol(m, d, m->par, q, qd, tq, tau); break;
-          case B_ABA: dy_fd_aba(m, d, m->par, q, qd, tq, tau); break;
-          case B_NEFULL: dyv_nebase_rnea(&full, d, par, q, qd, qdd, tau); break;
-          case B_NEBASE: dyv_nebase_rnea(&base, d, par, q, qd, qdd, tau); break;
-          case B_RENAUD: dyv_renaud_rnea(ren, q, qd, qdd, tau); break;
-          case B_LINH: dyv_lin91_H(m, d, m->par, q, H); tau[0] = H[0]; break;
-          case B_LINHB: dyv_lin91_Hb(m, d, m->par, q, qd, H, out); tau[0] = out[0]; break;
-          case B_SAHAID: dyv_saha_id(m, d, m->par, q, qd, qdd, tau); break;
-          case B_SAHAFD: dyv_saha_fd(m, d, m->par, q, qd, tq, tau); break;
-          case B_CRBA_BASE: dy_crba(m, d, par, q, H); tau[0] = H[0]; break;
-        }
-        sink += tau[0];
-      }
-    const double dt = dyv_now_s() - t0;
-    if (pass == 0) {
-      const double want = seconds / (R * B_COUNT);
-      batches[a] = dt > 0 ? (long)(want / dt) : 1;
-      if (batches[a] < 1) batches[a] = 1;
-    } else t[a][pass-1] = 1e9 * dt / (double)(nbat * NS);
-  }
-  (void)sink;
-  double ns_call[B_COUNT], ns_min[B_COUNT], sp_med[B_COUNT], sp_lo[B_COUNT], sp_hi[B_COUNT], v[R];
-  for (int a = 0; a < B_COUNT; a++) {
-    memcpy(v, t[a], sizeof v);
-    qsort(v, R, sizeof v[0], dyv_cmp_double);
-    ns_call[a] = v[R/2]; ns_min[a] = v[0];
-    for (int r = 0; r < R; r++) v[r] = t[ref[a]][r] / t[a][r];
-    qsort(v, R, sizeof v[0], dyv_cmp_double);
-    sp_med[a] = v[R/2]; sp_lo[a] = v[R/4]; sp_hi[a] = v[3*R/4];
-  }
-  fprintf(f, "# timings on %s (n = %d); base set: %s, %d base parameters, %d parameters structurally zero\n",
-          m->source, n, setname, nbase, base.nzero);
-  fprintf(f, "# %d interleaved rounds: median ns per call and the median (quartiles) of the per-round speed-ups; "
-          "fastest round of each and their ratio\n", (int)R);
-  fprintf(f, "algorithm,ns_per_call,reference,speedup_vs_reference,speedup_q1,speedup_q3,ns_fastest,speedup_fastest\n");
-  for (int a = 0; a < B_COUNT; a++)
-    fprintf(f, "%s,%.1f,%s,%.2f,%.2f,%.2f,%.1f,%.2f\n", names[a], ns_call[a], names[ref[a]], sp_med[a], sp_lo[a],
-            sp_hi[a], ns_min[a], ns_min[ref[a]] / ns_min[a]);
-  const double sp = ns_min[B_RNEA] / ns_min[B_NEBASE];
-  fprintf(f, "# target: base-parameter Newton-Euler at least 1.5x faster than dy_rnea: %.2fx (fastest rounds; "
-          "median of rounds %.2fx), %s\n", sp, sp_med[B_NEBASE], sp >= 1.5 ? "met" : "NOT MET");
-  dy_freeData(d); free(zero); free(par); free(st); free(H); free(ren);
-  return 0;
 }

@@ -31,17 +31,20 @@
  * augmented parameters, independent of the state), and the plan records
  * which entries are needed at all (the columns of b_i that meet u*_i or
  * p_{i,i+1}, the entries of delta they and k*_i need, the components of n_i
- * and of the carried e that a joint below reads). The counting twin
- * (verify/opcount.c) counts what executes. */
+ * and of the carried e that a joint below reads). The counting variant
+ * (verify/kernels.h) counts what executes. */
 #ifndef DYNID_RENAUD_H
 #define DYNID_RENAUD_H
 
 #include "model.h"
 
+typedef struct dyvOps_ dyvOps;   /* verify/opcount.h */
+
 typedef struct {
+  const dyModel* m;                     /* the model: twist classes and cos, sin alpha */
   int n, rev[DY_MAXJ];
-  int acls[DY_MAXJ], tcls[DY_MAXJ];     /* class of alpha_i; of theta_i (prismatic, else 0) */
-  double ca[DY_MAXJ], sa[DY_MAXJ], a[DY_MAXJ], d0[DY_MAXJ], th0[DY_MAXJ];
+  int tcls[DY_MAXJ];                    /* class of theta_i (prismatic, else 0) */
+  double a[DY_MAXJ], d0[DY_MAXJ], th0[DY_MAXJ];
   double ct0[DY_MAXJ], st0[DY_MAXJ];    /* cos, sin theta of a prismatic joint */
   double ms[DY_MAXJ + 1];               /* m*_i */
   double u[DY_MAXJ][3], k[DY_MAXJ][6];  /* u*_i, k*_i (xx xy xz yy yz zz): the constant part */
@@ -61,8 +64,9 @@ typedef struct {
 
 /* Plan for model m and the parameter vector par (14n: a realisation of
  * base parameters or any standard parameters; its exact zeros are taken as
- * structural). The plan copies what it needs: par may change afterwards,
- * but then make a new plan. */
+ * structural). The plan copies the parameters (par may change afterwards,
+ * but then make a new plan) and reads m's twist constants (dy_setConst) at
+ * every call: m must outlive it. */
 void dyv_renaud_make(dyvRenaud* r, const dyModel* m, const double* par);
 
 /* Inverse dynamics tau (n) at q, qd, qdd (qd, qdd may be NULL: zero). No
@@ -70,9 +74,10 @@ void dyv_renaud_make(dyvRenaud* r, const dyModel* m, const double* par);
 void dyv_renaud_rnea(const dyvRenaud* r, const double* q, const double* qd, const double* qdd,
                      double* tau);
 
-/* The counting twin (verify/opcount.c). */
-void dyv_renaud_rnea_ops(const dyvRenaud* r, const double* q, const double* qd, const double* qdd,
-                         double* tau);
+/* The counting variant (verify/kernels.h): the same results, the
+ * operations executed added to *ops. */
+void dyv_renaud_rnea_ops(dyvOps* ops, const dyvRenaud* r, const double* q, const double* qd,
+                         const double* qdd, double* tau);
 
 /* Multiplications and additions of one call at a generic state (the
  * counts do not depend on the state). */

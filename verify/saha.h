@@ -32,12 +32,14 @@
  * w x c)), B^T w = (R n + c x R f; R f), Mh_k as its blocks S11, S12, S22,
  * the congruence of eq. 50 by rotating the blocks and shifting by [c x];
  * without armature A p = 0 and the joint's row and column are skipped.
- * Counted by the twins in verify/opcount.c (dyv_saha_count).
+ * Counted by the counting variants (verify/kernels.h; dyv_saha_count).
  * Units as core/dynamics.h; scratch from d (dy_makeData), no allocation. */
 #ifndef DYNID_SAHA_H
 #define DYNID_SAHA_H
 
 #include "model.h"
+
+typedef struct dyvOps_ dyvOps;   /* verify/opcount.h */
 
 /* Inverse dynamics tau (n) with parameters par (14n), joint terms
  * IA qdd + FV qd + FC sign(qd) + FO included. qd/qdd may be NULL. */
@@ -49,11 +51,12 @@ void dyv_saha_id(const dyModel* m, dyData* d, const double* par, const double* q
 int dyv_saha_fd(const dyModel* m, dyData* d, const double* par, const double* q,
                 const double* qd, const double* tau, double* qdd);
 
-/* The counting twins (verify/opcount.c). */
-void dyv_saha_id_ops(const dyModel* m, dyData* d, const double* par, const double* q,
-                     const double* qd, const double* qdd, double* tau);
-int dyv_saha_fd_ops(const dyModel* m, dyData* d, const double* par, const double* q,
-                    const double* qd, const double* tau, double* qdd);
+/* The counting variants (verify/kernels.h): the same results, the
+ * operations executed added to *ops. */
+void dyv_saha_id_ops(dyvOps* ops, const dyModel* m, dyData* d, const double* par,
+                     const double* q, const double* qd, const double* qdd, double* tau);
+int dyv_saha_fd_ops(dyvOps* ops, const dyModel* m, dyData* d, const double* par,
+                    const double* q, const double* qd, const double* tau, double* qdd);
 
 /* Executed counts on model m with parameters par at a generic state:
  * c[0], c[1] inverse dynamics (Table 1's quantity), c[2], c[3] forward
@@ -62,7 +65,8 @@ int dyv_saha_count(const dyModel* m, const double* par, long c[4]);
 
 /* The factors themselves (for tests and reports): U (n x n, row-major, unit
  * upper triangular) and D (n) with I = U diag(D) U^T equal to the joint-space
- * inertia matrix (incl. armature). Returns 0 or k+1 as dyv_saha_fd. */
+ * inertia matrix (incl. armature). Returns 0 or k+1 as dyv_saha_fd. d is
+ * not used (the factors need no scratch beyond the stack). */
 int dyv_saha_udu(const dyModel* m, dyData* d, const double* par, const double* q,
                  double* U, double* D);
 

@@ -361,10 +361,7 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
   double* Ps = malloc(sizeof(double) * (size_t)np * (size_t)(nb > 0 ? nb : 1));
   int status = -1;
   dyEstim* e = NULL;
-  if (!d || !par || !zero) {
-    snprintf(err, errsz, "cross-validation: out of memory"); goto done;
-  }
-  if (!Ps) { snprintf(err, errsz, "cross-validation: out of memory"); goto done; }
+  if (!d || !par || !zero || !Ps) { snprintf(err, errsz, "cross-validation: out of memory"); goto done; }
   if (dyv_sparse_P(Ps, b, err, errsz)) goto done;
   dyv_nebase_zero_from_P(zero, m, Ps, np, nb);
   dyvNeBase plan;

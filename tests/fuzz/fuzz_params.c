@@ -10,6 +10,7 @@ static dyModel* model(void) {
     m = dy_makeModel(3);
     m->jnt_type[1] = DY_PRISMATIC;
     m->dh_alpha[1] = 1.5707963267948966; m->dh_a[2] = 0.4;
+    dy_setConst(m);
   }
   return m;
 }

@@ -1,0 +1,52 @@
+/* dynid general utilities: a monotonic clock, the qsort comparator of
+ * doubles and the pseudo-random generators every layer draws from.
+ *
+ * The generators are the ones dynid's results were made with; each random
+ * stream (test states, rank tests of base sets, excitation starts, bench
+ * states) depends on the exact sequence, so none may change:
+ *   xorshift64*  state s:  s ^= s >> 12; s ^= s << 25; s ^= s >> 27;
+ *                output s * 2685821657736338717
+ *   splitmix64   state s += 0x9e3779b97f4a7c15, output the state mixed
+ *   LCG64        s = 6364136223846793005 s + 1442695040888963407 (Knuth's
+ *                MMIX constants), output s itself
+ * A double in [0, 1) takes the top 53 bits of an output: (x >> 11) / 2^53. */
+#ifndef DYNID_UTIL_H
+#define DYNID_UTIL_H
+
+/* Monotonic wall clock [s] (CLOCK_MONOTONIC), for timings. */
+double dy_now_s(void);
+
+/* qsort comparator of doubles, ascending (NaN compares equal to all). */
+int dy_cmp_double(const void* a, const void* b);
+
+/* xorshift64*: advance the state s (nonzero) and return the output. */
+static inline unsigned long long dy_rng_xorshift(unsigned long long* s) {
+  *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;
+  return *s * 2685821657736338717ull;
+}
+
+/* splitmix64: advance the state s (any value) and return the output. */
+static inline unsigned long long dy_rng_splitmix(unsigned long long* s) {
+  unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* LCG64: advance the state s and return it. */
+static inline unsigned long long dy_rng_lcg(unsigned long long* s) {
+  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
+  return *s;
+}
+
+/* A generator output x as a double in [0, 1): its top 53 bits / 2^53. */
+static inline double dy_rng_u01(unsigned long long x) {
+  return (double)(x >> 11) / 9007199254740992.0;
+}
+
+/* Uniform in [a, b) from the xorshift64* stream s: a + (b - a) u. */
+static inline double dy_uniform(unsigned long long* s, double a, double b) {
+  return a + (b - a) * dy_rng_u01(dy_rng_xorshift(s));
+}
+
+#endif
