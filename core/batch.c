@@ -46,7 +46,7 @@ struct dyBatch_ {
 #define DY_CLONES
 #endif
 
-dyBatch* dy_makeBatch(const dyModel* m) {
+dyBatch* dy_make_batch(const dyModel* m) {
   if (!m || m->n < 1 || m->n > DY_MAXJ) return NULL;
   size_t sz = (sizeof(dyBatch) + 63) / 64 * 64;
   dyBatch* w = aligned_alloc(64, sz);
@@ -54,7 +54,7 @@ dyBatch* dy_makeBatch(const dyModel* m) {
   return w;
 }
 
-void dy_freeBatch(dyBatch* w) { free(w); }
+void dy_free_batch(dyBatch* w) { free(w); }
 
 const char* dy_batch_isa(void) {
 #if defined(__x86_64__) && defined(__has_attribute) && !defined(DY_BATCH_NO_CLONES)

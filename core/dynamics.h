@@ -6,7 +6,7 @@
  * model.h order; pass m->par for the nominal model), so nominal,
  * identified and perturbed parameters run through the same code.
  * Units: q [rad|m], qd [rad/s|m/s], qdd [rad/s^2|m/s^2], tau [N m|N].
- * Scratch comes from d (dy_makeData); nothing is allocated per call.      */
+ * Scratch comes from d (dy_make_data); nothing is allocated per call.      */
 #ifndef DYNID_DYNAMICS_H
 #define DYNID_DYNAMICS_H
 
@@ -14,7 +14,7 @@
 
 /* Joint frames of every joint at q into d->R (R_{j-1,j}, row-major, 9n) and
  * d->p (O_j in frame j-1 [m], 3n), as dy_jointframe, with cos/sin alpha_j
- * the model's constants (dy_setConst). */
+ * the model's constants (dy_set_const). */
 void dy_frames(const dyModel* m, dyData* d, const double* q);
 
 /* The forward kinematic pass of Newton-Euler on the frames already in d:
@@ -86,8 +86,8 @@ typedef struct dyBatch_ dyBatch;
 
 /* Allocate the batch scratch for m (one allocation, 64-byte aligned). NULL
  * on failure or if m has no joints or more than DY_MAXJ. */
-dyBatch* dy_makeBatch(const dyModel* m);
-void dy_freeBatch(dyBatch* w);
+dyBatch* dy_make_batch(const dyModel* m);
+void dy_free_batch(dyBatch* w);
 
 /* Inverse dynamics of K states per call, each as dy_rnea:
  *   tau_k = M(q_k) qdd_k + C(q_k,qd_k) qd_k + g(q_k) + IA qdd_k + FV qd_k

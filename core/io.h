@@ -80,7 +80,7 @@ typedef struct {
 #define DY_SNAP_DEFAULT 1e-4   /* [rad]: rounded rpy such as 3.1416, 1.5708 */
 
 /* Load a model: *.urdf through dy_load_urdf, anything else as a table.
- * *out is a new model (free with dy_freeModel). 0 or -1 (err set). */
+ * *out is a new model (free with dy_free_model). 0 or -1 (err set). */
 int dy_load_model(const char* path, const dyLoadOpt* opt, dyModel** out,
                   char* err, int errsz);
 

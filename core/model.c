@@ -24,7 +24,7 @@
 /* bytes of count elements of field, rounded up to 16 */
 #define DY_ARRAY_BYTES(m, field, count) ((sizeof *(m)->field * (size_t)(count) + 15) / 16 * 16)
 
-dyModel* dy_makeModel(int n) {
+dyModel* dy_make_model(int n) {
   if (n < 1 || n > DY_MAXJ) return NULL;
   dyModel* m = calloc(1, sizeof(dyModel));
   if (!m) return NULL;
@@ -44,18 +44,18 @@ dyModel* dy_makeModel(int n) {
   }
   m->gravity[2] = -9.81;
   dyu_eye3(m->base_T); dyu_eye3(m->tip_T);
-  dy_setConst(m);
+  dy_set_const(m);
   return m;
 }
 
-void dy_freeModel(dyModel* m) {
+void dy_free_model(dyModel* m) {
   if (!m) return;
   free(DY_MODEL_BLOCK(m));
   free(m);
 }
 
-dyModel* dy_copyModel(const dyModel* m) {
-  dyModel* c = dy_makeModel(m->n);
+dyModel* dy_copy_model(const dyModel* m) {
+  dyModel* c = dy_make_model(m->n);
   if (!c) return NULL;
   const int n = m->n;
 #define DY_COPY_(field, count) memcpy(c->field, m->field, sizeof *m->field * (size_t)(count));
@@ -82,7 +82,7 @@ dyTwist dy_twist_class(double angle) {
   return DY_TWIST_GENERAL;
 }
 
-void dy_setConst(dyModel* m) {
+void dy_set_const(dyModel* m) {
   for (int j = 0; j < m->n; j++) {
     const double al = m->dh_alpha[j];
     m->cos_alpha[j] = cos(al);
@@ -98,7 +98,7 @@ void dy_setConst(dyModel* m) {
   X(art, 27*n) X(vel, 6*n) X(acc, 6*n) X(pA, 6*n) X(U, 6*n) X(D, n) X(u, n) \
   X(axes, 6*n)
 
-dyData* dy_makeData(const dyModel* m) {
+dyData* dy_make_data(const dyModel* m) {
   const size_t n = (size_t)m->n;
   size_t nd = 0;
 #define DY_SIZE_(field, count) nd += (count);
@@ -114,7 +114,7 @@ dyData* dy_makeData(const dyModel* m) {
   return d;
 }
 
-void dy_freeData(dyData* d) { free(d); }
+void dy_free_data(dyData* d) { free(d); }
 
 int dy_npar(const dyModel* m) { return (DY_NPAR_LINK + DY_NPAR_JNT) * m->n; }
 

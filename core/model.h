@@ -16,7 +16,7 @@
  *
  * The model is constant after loading (const dyModel* everywhere), apart
  * from its geometry-derived constants (cos, sin and class of each twist),
- * which dy_setConst fills once: every loader and maker calls it, and so
+ * which dy_set_const fills once: every loader and maker calls it, and so
  * must anyone who edits the geometry afterwards. All per-call scratch lives
  * in dyData, one per thread (MuJoCo's model/data split). */
 #ifndef DYNID_MODEL_H
@@ -71,7 +71,7 @@ typedef struct dyModel_ {
                             note ending in '\n' (e.g. a locked joint); every
                             file written from the model repeats them as '#'
                             lines; "" if none */
-  /* constants derived from the geometry, filled by dy_setConst */
+  /* constants derived from the geometry, filled by dy_set_const */
   double *cos_alpha;     /* cos(alpha_j) as libm gives it (n) */
   double *sin_alpha;     /* sin(alpha_j) (n) */
   dyTwist *twist;        /* class of alpha_j (n) */
@@ -106,27 +106,27 @@ typedef struct dyData_ {
 } dyData;
 
 /* Allocate a model for n joints, zeroed, gravity (0,0,-9.81), identity
- * base and tip, no limits. Returns NULL on failure. Free with dy_freeModel. */
-dyModel* dy_makeModel(int n);
-void dy_freeModel(dyModel* m);
+ * base and tip, no limits. Returns NULL on failure. Free with dy_free_model. */
+dyModel* dy_make_model(int n);
+void dy_free_model(dyModel* m);
 
 /* Deep copy of a model (NULL on failure). */
-dyModel* dy_copyModel(const dyModel* m);
+dyModel* dy_copy_model(const dyModel* m);
 
 /* Fill the geometry-derived constants of m from its geometry:
  *   cos_alpha_j = cos(alpha_j), sin_alpha_j = sin(alpha_j),
  *   twist_j = dy_twist_class(alpha_j).
- * Called by every loader and by dy_makeModel; call it after any change of
+ * Called by every loader and by dy_make_model; call it after any change of
  * dh_alpha (and, by convention, of any geometry) before the next dynamics
  * call: the algorithms read these constants, never alpha itself. */
-void dy_setConst(dyModel* m);
+void dy_set_const(dyModel* m);
 
 /* Class of an angle [rad] as for a twist (dyTwist), within 1e-12 rad. */
 dyTwist dy_twist_class(double angle);
 
 /* Allocate the scratch for m (one allocation). NULL on failure. */
-dyData* dy_makeData(const dyModel* m);
-void dy_freeData(dyData* d);
+dyData* dy_make_data(const dyModel* m);
+void dy_free_data(dyData* d);
 
 /* Number of entries of the full parameter vector: 14 n. */
 int dy_npar(const dyModel* m);

@@ -38,7 +38,7 @@ typedef struct {
   int type;
   double v[C_NALL];     /* numeric columns (NaN where absent) */
   char name[64];
-} row_t;
+} tableRow;
 
 /* the #! directives of one table (see io.h) */
 enum { D_GRAVITY, D_BASE, D_TIP, D_N };
@@ -50,11 +50,11 @@ typedef struct {
   int header_line;      /* line of the header once read, else 0 */
   long line[D_N];       /* line of each directive, 0: absent */
   double val[D_N][12];
-} directives_t;
+} tableDirectives;
 
 /* "#! name, x1, x2, ..." -> d; errors "FILE:LINE:COL: ..." */
 static int on_directive(void* ud, const char* text, long line, char* err, int errsz) {
-  directives_t* d = ud;
+  tableDirectives* d = ud;
   const char* s = strstr(text, "#!") + 2;
   while (*s == ' ' || *s == '\t') s++;
   int col = (int)(s - text) + 1;
@@ -160,7 +160,7 @@ static void classic_frame(double R[9], double p[3], double alpha, double a,
   p[0] = a*cos(theta); p[1] = a*sin(theta); p[2] = d;
 }
 
-static double classic_fk_err(const dyModel* m, const row_t* rows) {
+static double classic_fk_err(const dyModel* m, const tableRow* rows) {
   double worst = 0;
   unsigned s = 12345u;
   double q[DY_MAXJ];
@@ -228,7 +228,7 @@ int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
 
 /* ------------------------------------------------------------ the table
  * load_table reads in stages: the header (which columns, which form), the
- * rows (one row_t per joint, each checked as it is read), then the model
+ * rows (one tableRow per joint, each checked as it is read), then the model
  * built from the rows (link parameters, joint parameters, limits), the
  * directives applied and the notes added. Every error names FILE:LINE[:COL]. */
 
@@ -238,12 +238,12 @@ typedef struct {
   int col[C_NALL];
   int std;              /* 1: standard form m,mx..zz; 0: centre-of-mass form */
   int has_fric;         /* any of ia, fv, fc, fo present */
-} header_t;
+} tableHeader;
 
 /* The header: the form is standard when any of mx..zz is present, and then
  * none of cx..izz may be (either form, not both); --dh needs the
  * centre-of-mass form; joint..m and the columns of the form are required. */
-static int read_header(dyCsv* c, const dyLoadOpt* opt, header_t* h, char* err, int errsz) {
+static int read_header(dyCsv* c, const dyLoadOpt* opt, tableHeader* h, char* err, int errsz) {
   char** f; int nf;
   int r = dy_csv_next(c, &f, &nf, err, errsz);
   if (r <= 0) {
@@ -289,7 +289,7 @@ static int parse_type(const char* s, int* type) {
 /* The cells of one row into w, in column-name order: type R|P, name as
  * text, numbers finite; an empty optional cell is 0 (ia..fo) or NaN (the
  * limits qmin..taumax, which may also be infinite). */
-static int read_cells(dyCsv* c, const header_t* h, char** f, int nf, row_t* w, char* err, int errsz) {
+static int read_cells(dyCsv* c, const tableHeader* h, char** f, int nf, tableRow* w, char* err, int errsz) {
   for (int k = 0; k < C_NALL; k++) w->v[k] = NAN;
   w->name[0] = 0;
   for (int k = 0; k < C_NALL; k++) {
@@ -325,7 +325,7 @@ static int read_cells(dyCsv* c, const header_t* h, char** f, int nf, row_t* w, c
 /* Row n (0-based) is joint n + 1, base to tip; in the centre-of-mass form
  * the inertia about the centre of mass is positive semi-definite
  * (inertia_invalid) and the mass is not negative. */
-static int check_row(dyCsv* c, const header_t* h, const row_t* w, int n, char* err, int errsz) {
+static int check_row(dyCsv* c, const tableHeader* h, const tableRow* w, int n, char* err, int errsz) {
   if (w->v[C_JOINT] != n + 1) {
     snprintf(err, (size_t)errsz, "%s:%ld:%d: joint number %g, expected %d (rows base to tip)",
              h->path, dy_csv_line(c), h->col[C_JOINT] + 1, w->v[C_JOINT], n + 1);
@@ -345,7 +345,7 @@ static int check_row(dyCsv* c, const header_t* h, const row_t* w, int n, char* e
 }
 
 /* every data row into rows[*n] (at most DY_MAXJ); 0 or -1 */
-static int read_rows(dyCsv* c, const header_t* h, row_t* rows, int* n, char* err, int errsz) {
+static int read_rows(dyCsv* c, const tableHeader* h, tableRow* rows, int* n, char* err, int errsz) {
   char** f; int nf, r;
   *n = 0;
   while ((r = dy_csv_next(c, &f, &nf, err, errsz)) > 0) {
@@ -371,7 +371,7 @@ static int read_rows(dyCsv* c, const header_t* h, row_t* rows, int* n, char* err
  * Tx(a_j) Rx(alpha_j): c' = Rx c + (a_j, 0, 0), I' = Rx I Rx^T. The
  * standard form is copied as it is; the centre-of-mass form becomes
  * m, m c, I_c + m (|c|^2 1 - c c^T) (dy_linkpar_from_com). */
-static void link_from_row(dyModel* m, const row_t* rows, int j, int classic, int std) {
+static void link_from_row(dyModel* m, const tableRow* rows, int j, int classic, int std) {
   const double* v = rows[j].v;
   m->jnt_type[j] = rows[j].type;
   snprintf(m->jnt_name[j], 64, "%s", rows[j].name);
@@ -402,7 +402,7 @@ static void link_from_row(dyModel* m, const row_t* rows, int j, int classic, int
 
 /* Joint j's parameters IA FV FC FO (absent: 0) and its limits (absent:
  * the model's defaults are kept). */
-static void joint_from_row(dyModel* m, const row_t* row, int j) {
+static void joint_from_row(dyModel* m, const tableRow* row, int j) {
   const double* v = row->v;
   double* pj = m->par + DY_NPAR_LINK*m->n + DY_NPAR_JNT*j;
   pj[DY_IA] = isnan(v[C_IA]) ? 0 : v[C_IA];
@@ -420,8 +420,8 @@ static void joint_from_row(dyModel* m, const row_t* row, int j) {
  * in magnitude (SI units), else an error; classic DH gets the tip
  * transform Tx(a_n) Rx(alpha_n) and its forward-kinematics check. NULL
  * with err set. */
-static dyModel* build_model(const header_t* h, const row_t* rows, int n, int classic, char* err, int errsz) {
-  dyModel* m = dy_makeModel(n);
+static dyModel* build_model(const tableHeader* h, const tableRow* rows, int n, int classic, char* err, int errsz) {
+  dyModel* m = dy_make_model(n);
   if (!m) { snprintf(err, (size_t)errsz, "%s: out of memory", h->path); return NULL; }
   snprintf(m->source, sizeof m->source, "%s", h->path);
   m->has_friction = h->has_fric;
@@ -431,12 +431,12 @@ static dyModel* build_model(const header_t* h, const row_t* rows, int n, int cla
       if (!isfinite(m->par[DY_NPAR_LINK*j + k]) || fabs(m->par[DY_NPAR_LINK*j + k]) > 1e12) {
         snprintf(err, (size_t)errsz, "%s: joint %d: mass, centre of mass or inertia out of range "
                  "(the inertia about O_%d exceeds 1e12 kg m^2)", h->path, j + 1, j + 1);
-        dy_freeModel(m);
+        dy_free_model(m);
         return NULL;
       }
     joint_from_row(m, rows + j, j);
   }
-  dy_setConst(m);
+  dy_set_const(m);
   if (classic) {
     dyu_rotx(m->tip_T, rows[n-1].v[C_ALPHA]);
     m->tip_T[9] = rows[n-1].v[C_A]; m->tip_T[10] = 0; m->tip_T[11] = 0;
@@ -447,7 +447,7 @@ static dyModel* build_model(const header_t* h, const row_t* rows, int n, int cla
 
 /* The directives: base_T as given, tip_T = tip_T(table) * tip (the tip in
  * the table's frame n, the classic one with --dh), gravity as given. */
-static void apply_directives(dyModel* m, const directives_t* dv) {
+static void apply_directives(dyModel* m, const tableDirectives* dv) {
   if (dv->line[D_BASE]) memcpy(m->base_T, dv->val[D_BASE], sizeof m->base_T);
   if (dv->line[D_TIP]) {
     double T[12];
@@ -476,13 +476,13 @@ static int load_table(const char* path, const dyLoadOpt* opt, dyModel** out, cha
   *out = NULL;
   dyCsv* c = dy_csv_open(path, err, errsz);
   if (!c) return -1;
-  directives_t dv;
+  tableDirectives dv;
   memset(&dv, 0, sizeof dv);
   dv.path = path;
   dy_csv_on_directive(c, on_directive, &dv);
-  header_t h;
+  tableHeader h;
   h.path = path;
-  row_t rows[DY_MAXJ];
+  tableRow rows[DY_MAXJ];
   int n = 0;
   if (read_header(c, opt, &h, err, errsz)) { dy_csv_close(c); return -1; }
   dv.header_line = (int)dy_csv_line(c);

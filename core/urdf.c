@@ -113,7 +113,7 @@ typedef struct {
   int body;            /* DH body 0..n, -1: not in the model, -2: unvisited */
   double T[12];        /* pose in the base-link frame at q = 0 (R row-major, p) */
   int moving_below;    /* 1 if a moving joint is in its subtree */
-} ulink_t;
+} urdfLink;
 
 typedef struct {
   char* name;
@@ -130,24 +130,24 @@ typedef struct {
   double snapped;      /* largest change of an origin angle by snapping [rad], 0: none */
   double lock_q;       /* position when locked off the chain [rad|m] */
   int lock_given;      /* 1: lock_q came from opt->lock_q */
-} ujoint_t;
+} urdfJoint;
 
 typedef struct {
   const char* path;
   char* err;
   int errsz;
   xmlDocPtr doc;
-  ulink_t* links;
+  urdfLink* links;
   int nlink;
-  ujoint_t* joints;
+  urdfJoint* joints;
   int njoint;
   int* child_start;    /* CSR list of child joints per link (nlink+1) */
   int* child_list;     /* (njoint) */
   int* order;          /* links in breadth-first order from the root (nlink) */
   int* mark;           /* scratch (nlink) */
-} urdf_t;
+} urdfDoc;
 
-static int fail(urdf_t* u, long line, const char* fmt, ...) {
+static int fail(urdfDoc* u, long line, const char* fmt, ...) {
   char msg[400];
   va_list ap;
   va_start(ap, fmt);
@@ -226,7 +226,7 @@ static xmlNodePtr child_elem(xmlNodePtr n, const char* name) {
 
 /* parse exactly cnt finite numbers separated by blanks from attribute attr of
  * node; absent attribute: leave out[] untouched and return 0 with *found = 0 */
-static int attr_nums(urdf_t* u, xmlNodePtr node, const char* attr, double* out, int cnt,
+static int attr_nums(urdfDoc* u, xmlNodePtr node, const char* attr, double* out, int cnt,
                      int* found) {
   xmlChar* s = xmlGetProp(node, (const xmlChar*)attr);
   if (found) *found = s != NULL;
@@ -261,7 +261,7 @@ static int attr_nums(urdf_t* u, xmlNodePtr node, const char* attr, double* out, 
 }
 
 /* <origin xyz rpy> child of node, identity when absent */
-static int read_origin(urdf_t* u, xmlNodePtr node, double xyz[3], double rpy[3]) {
+static int read_origin(urdfDoc* u, xmlNodePtr node, double xyz[3], double rpy[3]) {
   xyz[0] = xyz[1] = xyz[2] = 0;
   rpy[0] = rpy[1] = rpy[2] = 0;
   xmlNodePtr o = child_elem(node, "origin");
@@ -270,13 +270,13 @@ static int read_origin(urdf_t* u, xmlNodePtr node, double xyz[3], double rpy[3])
   return attr_nums(u, o, "rpy", rpy, 3, NULL);
 }
 
-static int find_link(const urdf_t* u, const char* name) {
+static int find_link(const urdfDoc* u, const char* name) {
   for (int i = 0; i < u->nlink; i++)
     if (!strcmp(u->links[i].name, name)) return i;
   return -1;
 }
 
-static int read_link(urdf_t* u, xmlNodePtr node, ulink_t* L) {
+static int read_link(urdfDoc* u, xmlNodePtr node, urdfLink* L) {
   L->line = xmlGetLineNo(node);
   L->parent_joint = -1;
   L->body = -2;
@@ -302,7 +302,7 @@ static int read_link(urdf_t* u, xmlNodePtr node, ulink_t* L) {
 }
 
 /* link attribute of the <parent>/<child> element of a joint */
-static int joint_end(urdf_t* u, xmlNodePtr node, const ujoint_t* J, const char* which, int* idx) {
+static int joint_end(urdfDoc* u, xmlNodePtr node, const urdfJoint* J, const char* which, int* idx) {
   xmlNodePtr e = child_elem(node, which);
   if (!e) return fail(u, J->line, "joint '%s' has no <%s>", J->name, which);
   xmlChar* ln = xmlGetProp(e, (const xmlChar*)"link");
@@ -337,7 +337,7 @@ static void rounding(xmlNodePtr origin, double half_ulp[3]) {
   xmlFree(s);
 }
 
-static int read_joint(urdf_t* u, xmlNodePtr node, ujoint_t* J) {
+static int read_joint(urdfDoc* u, xmlNodePtr node, urdfJoint* J) {
   J->line = xmlGetLineNo(node);
   J->lower = -INFINITY; J->upper = INFINITY; J->velocity = INFINITY; J->effort = INFINITY;
   J->name = (char*)xmlGetProp(node, (const xmlChar*)"name");
@@ -403,24 +403,24 @@ static int read_joint(urdf_t* u, xmlNodePtr node, ujoint_t* J) {
 
 /* ------------------------------------------------------------ the tree */
 
-static int is_moving(const ujoint_t* J) { return J->type != J_FIXED; }
+static int is_moving(const urdfJoint* J) { return J->type != J_FIXED; }
 
 /* an edge parent -> child "leads to motion" if its joint moves or a moving
  * joint hangs below the child (links[].moving_below, set from the leaves up) */
-static int leads_to_motion(const urdf_t* u, const ujoint_t* J) {
+static int leads_to_motion(const urdfDoc* u, const urdfJoint* J) {
   return is_moving(J) || u->links[J->child].moving_below;
 }
 
 /* the candidate tips below link l, for the branch error: every link below l
  * entered through an edge that leads to motion and with no motion below it
  * (u->order lists the links parents first; mark[] is scratch, nlink) */
-static void moving_ends(const urdf_t* u, int l, int* mark, char* buf, size_t bufsz) {
+static void moving_ends(const urdfDoc* u, int l, int* mark, char* buf, size_t bufsz) {
   int count = 0;
   memset(mark, 0, (size_t)u->nlink * sizeof(int));
   mark[l] = 1;
   for (int i = 0; i < u->nlink; i++) {
     int x = u->order[i];
-    const ulink_t* X = u->links + x;
+    const urdfLink* X = u->links + x;
     if (x == l || X->parent_joint < 0 || !mark[u->joints[X->parent_joint].parent]) continue;
     mark[x] = 1;
     if (!leads_to_motion(u, u->joints + X->parent_joint) || X->moving_below) continue;
@@ -436,14 +436,14 @@ static void moving_ends(const urdf_t* u, int l, int* mark, char* buf, size_t buf
  * and links fixed to it are body 0, the child of chain joint k and links
  * fixed to it body k, a link beyond a joint off the chain (locked) the body
  * of that joint's parent link; links not below the base stay -2 */
-static void mark_bodies(urdf_t* u, int base, const int* chain_joint_of) {
+static void mark_bodies(urdfDoc* u, int base, const int* chain_joint_of) {
   u->links[base].body = 0;
   pose_eye(u->links[base].T);
   for (int i = 0; i < u->nlink; i++) {
-    ulink_t* X = u->links + u->order[i];
+    urdfLink* X = u->links + u->order[i];
     if (X->parent_joint < 0) continue;
-    const ujoint_t* J = u->joints + X->parent_joint;
-    const ulink_t* P = u->links + J->parent;
+    const urdfJoint* J = u->joints + X->parent_joint;
+    const urdfLink* P = u->links + J->parent;
     if (P->body == -2 || X == u->links + base) continue;
     double Tj[12], M[12];
     pose_from_xyz_rpy(Tj, J->xyz, J->rpy);
@@ -461,7 +461,7 @@ static void mark_bodies(urdf_t* u, int base, const int* chain_joint_of) {
 
 /* ------------------------------------------------------------ locks */
 
-static int find_joint(const urdf_t* u, const char* name) {
+static int find_joint(const urdfDoc* u, const char* name) {
   for (int j = 0; j < u->njoint; j++)
     if (!strcmp(u->joints[j].name, name)) return j;
   return -1;
@@ -471,13 +471,13 @@ static int find_joint(const urdf_t* u, const char* name) {
  * error for a joint that is undefined, fixed or on the chain (chain_joint_of
  * > 0), given twice, and for a position that is not finite or outside the
  * joint's limits [rad|m] */
-static int set_locks(urdf_t* u, const dyLoadOpt* opt, const int* chain_joint_of, int base, int tip) {
+static int set_locks(urdfDoc* u, const dyLoadOpt* opt, const int* chain_joint_of, int base, int tip) {
   for (int i = 0; opt && i < opt->nlock; i++) {
     const char* name = opt->lock_joint[i];
     double q = opt->lock_q[i];
     int j = find_joint(u, name);
     if (j < 0) return fail(u, 0, "--lock '%.80s': no joint of that name", name);
-    ujoint_t* J = u->joints + j;
+    urdfJoint* J = u->joints + j;
     const char* unit = J->type == J_PRISMATIC ? "m" : "rad";
     if (!is_moving(J))
       return fail(u, J->line, "--lock '%s' is a fixed joint; only moving joints off the chain can be locked",
@@ -502,9 +502,9 @@ static int set_locks(urdf_t* u, const dyLoadOpt* opt, const int* chain_joint_of,
  *   locked joint 'NAME' at Q rad|m: M kg merged into link j (LINK)
  * M = the mass of the joint's whole subtree [kg]; body_link[j] = the link
  * that names body j (0: the base); sub = scratch (nlink) */
-static int lock_notes(urdf_t* u, dyModel* m, const int* chain_joint_of, const int* body_link, double* sub) {
+static int lock_notes(urdfDoc* u, dyModel* m, const int* chain_joint_of, const int* body_link, double* sub) {
   for (int j = 0; j < u->njoint; j++) {
-    const ujoint_t* J = u->joints + j;
+    const urdfJoint* J = u->joints + j;
     if (J->lock_given && u->links[J->parent].body == -2)
       return fail(u, J->line, "--lock '%s': the joint does not hang below the base '%s', so it is not part "
                   "of the model", J->name, u->links[body_link[0]].name);
@@ -517,9 +517,9 @@ static int lock_notes(urdf_t* u, dyModel* m, const int* chain_joint_of, const in
   size_t cap = sizeof m->notes - 64, len = strlen(m->notes);   /* 64: room for the overflow line */
   int more = 0;
   for (int i = 0; i < u->nlink; i++) {
-    const ulink_t* X = u->links + u->order[i];
+    const urdfLink* X = u->links + u->order[i];
     if (X->parent_joint < 0 || X->body < 0) continue;
-    const ujoint_t* J = u->joints + X->parent_joint;
+    const urdfJoint* J = u->joints + X->parent_joint;
     if (!is_moving(J) || chain_joint_of[X->parent_joint] > 0) continue;
     char line[400];
     int k = X->body == 0
@@ -547,13 +547,13 @@ static int lock_notes(urdf_t* u, dyModel* m, const int* chain_joint_of, const in
 /* URDF forward kinematics along the chain joints cj[0..nc-1] (base to tip)
  * at joint positions q (moving joints in order); returns the tip pose and
  * each moving joint's axis point and direction in the base-link frame */
-static void urdf_fk(const urdf_t* u, const int* cj, int nc, const double* q, double tip[12],
+static void urdf_fk(const urdfDoc* u, const int* cj, int nc, const double* q, double tip[12],
                     double* axp, double* axu) {
   double T[12], Tj[12], M[12];
   pose_eye(T);
   int k = 0;
   for (int i = 0; i < nc; i++) {
-    const ujoint_t* J = u->joints + cj[i];
+    const urdfJoint* J = u->joints + cj[i];
     pose_from_xyz_rpy(Tj, J->xyz, J->rpy);
     pose_mul(T, T, Tj);
     if (is_moving(J)) {
@@ -569,7 +569,7 @@ static void urdf_fk(const urdf_t* u, const int* cj, int nc, const double* q, dou
   memcpy(tip, T, sizeof T);
 }
 
-static double fk_err(const urdf_t* u, const dyModel* m, const int* cj, int nc) {
+static double fk_err(const urdfDoc* u, const dyModel* m, const int* cj, int nc) {
   int n = m->n;
   double q[DY_MAXJ], axp[3*DY_MAXJ], axu[3*DY_MAXJ], tip[12], R[9], p[3], worst = 0;
   unsigned long long s = 0x9E3779B97F4A7C15ull;
@@ -680,7 +680,7 @@ static void dh_params(const double T[12], double* alpha, double* a, double* thet
   *d = -sin(*alpha) * T[10] + cos(*alpha) * T[11];
 }
 
-static void free_urdf(urdf_t* u) {
+static void free_urdf(urdfDoc* u) {
   for (int i = 0; i < u->nlink; i++) xmlFree(u->links[i].name);
   for (int i = 0; i < u->njoint; i++) xmlFree(u->joints[i].name);
   free(u->links); free(u->joints); free(u->child_start); free(u->child_list); free(u->order); free(u->mark);
@@ -688,7 +688,7 @@ static void free_urdf(urdf_t* u) {
 }
 
 /* read the file into memory and parse it (errors with the libxml2 line) */
-static int parse_file(urdf_t* u) {
+static int parse_file(urdfDoc* u) {
   FILE* f = fopen(u->path, "rb");
   if (!f) return fail(u, 0, "cannot open: %s", strerror(errno));
   struct stat st;
@@ -751,10 +751,10 @@ static int parse_file(urdf_t* u) {
  * Gen3) and the identified values become absurd. Each joint whose largest
  * change exceeds 1e-10 rad (round-off below that) gets a note in m->notes,
  * written after the model exists (snap_notes). */
-static void snap_angles(urdf_t* u, double tol) {
+static void snap_angles(urdfDoc* u, double tol) {
   if (!(tol > 0)) return;
   for (int j = 0; j < u->njoint; j++) {
-    ujoint_t* J = u->joints + j;
+    urdfJoint* J = u->joints + j;
     for (int k = 0; k < 3; k++) {
       double mult = nearbyint(J->rpy[k] / M_PI_2), d = J->rpy[k] - mult * M_PI_2;
       if (fabs(d) <= tol && d != 0 && fabs(d) <= J->rpy_round[k] * (1 + 1e-9)) {
@@ -765,9 +765,9 @@ static void snap_angles(urdf_t* u, double tol) {
   }
 }
 
-static void snap_notes(const urdf_t* u, dyModel* m) {
+static void snap_notes(const urdfDoc* u, dyModel* m) {
   for (int j = 0; j < u->njoint; j++) {
-    const ujoint_t* J = u->joints + j;
+    const urdfJoint* J = u->joints + j;
     if (!(fabs(J->snapped) > 1e-10)) continue;
     size_t len = strlen(m->notes);
     snprintf(m->notes + len, sizeof m->notes - len, "%s:%ld: joint '%s': origin rpy snapped to a multiple of "
@@ -790,10 +790,10 @@ typedef struct {
   int* chain_joint_of;      /* URDF joint -> DH joint 1..n, 0: not a moving chain joint (njoint) */
   double Troot_base[12];    /* the base link in the root frame */
   int body_link[DY_MAXJ + 1];   /* link naming each body (0: the base) */
-} chain_t;
+} urdfChain;
 
 /* <robot> as the root element */
-static int read_robot(urdf_t* u, xmlNodePtr* root) {
+static int read_robot(urdfDoc* u, xmlNodePtr* root) {
   *root = xmlDocGetRootElement(u->doc);
   if (!*root) return fail(u, 1, "no root element");
   if (xmlStrcmp((*root)->name, (const xmlChar*)"robot"))
@@ -803,7 +803,7 @@ static int read_robot(urdf_t* u, xmlNodePtr* root) {
 
 /* Room for the links and joints (at least one link) and the chain's
  * per-joint arrays. */
-static int alloc_elements(urdf_t* u, xmlNodePtr root, chain_t* ch) {
+static int alloc_elements(urdfDoc* u, xmlNodePtr root, urdfChain* ch) {
   int nl = 0, nj = 0;
   for (xmlNodePtr c = root->children; c; c = c->next) {
     if (c->type != XML_ELEMENT_NODE) continue;
@@ -811,8 +811,8 @@ static int alloc_elements(urdf_t* u, xmlNodePtr root, chain_t* ch) {
     else if (!xmlStrcmp(c->name, (const xmlChar*)"joint")) nj++;
   }
   if (nl == 0) return fail(u, xmlGetLineNo(root), "<robot> has no <link>");
-  u->links = calloc((size_t)nl, sizeof(ulink_t));
-  u->joints = calloc((size_t)(nj ? nj : 1), sizeof(ujoint_t));
+  u->links = calloc((size_t)nl, sizeof(urdfLink));
+  u->joints = calloc((size_t)(nj ? nj : 1), sizeof(urdfJoint));
   u->child_start = calloc((size_t)nl + 1, sizeof(int));
   u->child_list = calloc((size_t)(nj ? nj : 1), sizeof(int));
   ch->chain_joint_of = calloc((size_t)(nj ? nj : 1), sizeof(int));
@@ -824,10 +824,10 @@ static int alloc_elements(urdf_t* u, xmlNodePtr root, chain_t* ch) {
 
 /* the links (names unique), then the joints (names unique, referring to
  * links by name; a link has at most one parent joint) */
-static int read_elements(urdf_t* u, xmlNodePtr root) {
+static int read_elements(urdfDoc* u, xmlNodePtr root) {
   for (xmlNodePtr c = root->children; c; c = c->next) {
     if (c->type != XML_ELEMENT_NODE || xmlStrcmp(c->name, (const xmlChar*)"link")) continue;
-    ulink_t* L = u->links + u->nlink;
+    urdfLink* L = u->links + u->nlink;
     int rl = read_link(u, c, L);
     if (L->name) u->nlink++;
     if (rl) return -1;
@@ -837,14 +837,14 @@ static int read_elements(urdf_t* u, xmlNodePtr root) {
   }
   for (xmlNodePtr c = root->children; c; c = c->next) {
     if (c->type != XML_ELEMENT_NODE || xmlStrcmp(c->name, (const xmlChar*)"joint")) continue;
-    ujoint_t* J = u->joints + u->njoint;
+    urdfJoint* J = u->joints + u->njoint;
     int rj = read_joint(u, c, J);
     if (J->name) u->njoint++;
     if (rj) return -1;
     for (int i = 0; i < u->njoint - 1; i++)
       if (!strcmp(u->joints[i].name, J->name))
         return fail(u, J->line, "joint name '%s' is used twice (also on line %ld)", J->name, u->joints[i].line);
-    ulink_t* C = u->links + J->child;
+    urdfLink* C = u->links + J->child;
     if (C->parent_joint >= 0)
       return fail(u, J->line, "link '%s' has two parents: joint '%s' and joint '%s' (line %ld)", C->name,
                   J->name, u->joints[C->parent_joint].name, u->joints[C->parent_joint].line);
@@ -854,7 +854,7 @@ static int read_elements(urdf_t* u, xmlNodePtr root) {
 }
 
 /* child lists (CSR: child_start, child_list) */
-static int child_lists(urdf_t* u) {
+static int child_lists(urdfDoc* u) {
   u->order = calloc((size_t)u->nlink, sizeof(int));
   u->mark = calloc((size_t)u->nlink, sizeof(int));
   if (!u->order || !u->mark) return fail(u, 0, "out of memory");
@@ -873,7 +873,7 @@ static int child_lists(urdf_t* u) {
  * (every link has at most one parent, so the graph is a forest of trees
  * and of cycles with trees hanging from them); then moving_below, leaves
  * first. */
-static int tree_order(urdf_t* u, chain_t* ch) {
+static int tree_order(urdfDoc* u, urdfChain* ch) {
   int rootl = -1;
   for (int i = 0; i < u->nlink; i++)
     if (u->links[i].parent_joint < 0) {
@@ -898,11 +898,11 @@ static int tree_order(urdf_t* u, chain_t* ch) {
     int l = 0;
     while (u->mark[l]) l++;
     for (int s = 0; s < u->nlink; s++) l = u->joints[u->links[l].parent_joint].parent;
-    const ujoint_t* J = u->joints + u->links[l].parent_joint;
+    const urdfJoint* J = u->joints + u->links[l].parent_joint;
     return fail(u, J->line, "the joints form a cycle (through joint '%s', link '%s')", J->name, u->links[l].name);
   }
   for (int i = u->nlink - 1; i >= 0; i--) {
-    ulink_t* L = u->links + u->order[i];
+    urdfLink* L = u->links + u->order[i];
     for (int c = u->child_start[u->order[i]]; c < u->child_start[u->order[i]+1] && !L->moving_below; c++)
       L->moving_below = leads_to_motion(u, u->joints + u->child_list[c]);
   }
@@ -912,7 +912,7 @@ static int tree_order(urdf_t* u, chain_t* ch) {
 
 /* The base link (--base or the root) and Troot_base, the product of the
  * fixed joints from the root down to it (a moving one is an error). */
-static int find_base(urdf_t* u, const dyLoadOpt* opt, chain_t* ch) {
+static int find_base(urdfDoc* u, const dyLoadOpt* opt, urdfChain* ch) {
   int base = ch->rootl;
   if (opt && opt->base) {
     base = find_link(u, opt->base);
@@ -920,7 +920,7 @@ static int find_base(urdf_t* u, const dyLoadOpt* opt, chain_t* ch) {
   }
   pose_eye(ch->Troot_base);
   for (int l = base; u->links[l].parent_joint >= 0;) {
-    const ujoint_t* J = u->joints + u->links[l].parent_joint;
+    const urdfJoint* J = u->joints + u->links[l].parent_joint;
     if (is_moving(J))
       return fail(u, J->line, "--base '%s': joint '%s' between the root '%s' and the base moves; the base "
                   "must be fixed to the root", u->links[base].name, J->name, u->links[ch->rootl].name);
@@ -937,7 +937,7 @@ static int find_base(urdf_t* u, const dyLoadOpt* opt, chain_t* ch) {
  * the base that holds moving joints, then down an unbranched chain of
  * fixed children (tool0, ee_link, ...); two moving branches are an error
  * naming the candidate tips. */
-static int find_tip(urdf_t* u, const dyLoadOpt* opt, chain_t* ch) {
+static int find_tip(urdfDoc* u, const dyLoadOpt* opt, urdfChain* ch) {
   int base = ch->base, l;
   if (opt && opt->tip) {
     int tip = find_link(u, opt->tip);
@@ -952,7 +952,7 @@ static int find_tip(urdf_t* u, const dyLoadOpt* opt, chain_t* ch) {
   for (l = base;;) {
     int next = -1, nb = 0;
     for (int c = u->child_start[l]; c < u->child_start[l+1]; c++) {
-      const ujoint_t* J = u->joints + u->child_list[c];
+      const urdfJoint* J = u->joints + u->child_list[c];
       if (leads_to_motion(u, J)) { nb++; next = J->child; }
     }
     if (nb == 0) break;
@@ -971,7 +971,7 @@ static int find_tip(urdf_t* u, const dyLoadOpt* opt, chain_t* ch) {
 
 /* the chain joints base -> tip (cj, nc) and its moving ones numbered 1..n
  * (chain_joint_of); 1 <= n <= DY_MAXJ */
-static int chain_joints(urdf_t* u, chain_t* ch) {
+static int chain_joints(urdfDoc* u, urdfChain* ch) {
   int base = ch->base, tip = ch->tip, nc = 0, n = 0;
   for (int l = tip; l != base; l = u->joints[u->links[l].parent_joint].parent) nc++;
   int i = nc;
@@ -993,7 +993,7 @@ static int chain_joints(urdf_t* u, chain_t* ch) {
  * at q = 0 in the base-link frame, point axp and unit direction axu (the
  * child frame is the joint frame at q = 0); body k + 1 is named by its
  * child link. */
-static void chain_joint(const urdf_t* u, dyModel* m, const ujoint_t* J, int k, double* axp, double* axu) {
+static void chain_joint(const urdfDoc* u, dyModel* m, const urdfJoint* J, int k, double* axp, double* axu) {
   int n = m->n;
   const double* Tc = u->links[J->child].T;
   memcpy(axp + 3*k, Tc + 9, 3 * sizeof(double));
@@ -1021,7 +1021,7 @@ static void chain_joint(const urdf_t* u, dyModel* m, const ujoint_t* J, int k, d
  * parameters alpha, a, theta, d read off F_{j-1}^-1 F_j (round-off dust
  * below 1e-15 printed as 0: moves FK by < 1e-15), base_T = F_0 and
  * tip_T = F_n^-1 (tip link pose). */
-static void dh_model(const urdf_t* u, dyModel* m, double* F, double* axp, double* axu, int tip) {
+static void dh_model(const urdfDoc* u, dyModel* m, double* F, double* axp, double* axu, int tip) {
   int n = m->n;
   place_prismatic(axp, axu, m->jnt_type, n);
   dh_frames(F, axp, axu, n);
@@ -1034,15 +1034,15 @@ static void dh_model(const urdf_t* u, dyModel* m, double* F, double* axp, double
   }
   memcpy(m->base_T, F, 12 * sizeof(double));
   pose_invmul(m->tip_T, F + 12*n, u->links[tip].T);
-  dy_setConst(m);
+  dy_set_const(m);
 }
 
 /* Inertias: each link of body j >= 1, its inertial frame re-expressed in
  * DH frame j (X = F_j^-1 T_link T_inertial), summed as standard parameters
  * about O_j (dy_linkpar_from_com). */
-static void sum_inertias(const urdf_t* u, dyModel* m, const double* F) {
+static void sum_inertias(const urdfDoc* u, dyModel* m, const double* F) {
   for (int i = 0; i < u->nlink; i++) {
-    const ulink_t* L = u->links + i;
+    const urdfLink* L = u->links + i;
     if (L->body < 1 || !L->has_inertial) continue;
     double X[12], Tin[12], Xc[12], I6[6], p10[10];
     pose_invmul(X, F + 12*L->body, L->T);
@@ -1058,15 +1058,15 @@ static void sum_inertias(const urdf_t* u, dyModel* m, const double* F) {
 /* The model of the chain: joints and axes, lock notes, DH geometry,
  * inertias, gravity (0,0,-9.81) in the root frame -> base-link frame ->
  * frame 0, or opt's), the forward-kinematics check. NULL with u->err. */
-static dyModel* chain_model(urdf_t* u, const dyLoadOpt* opt, chain_t* ch) {
+static dyModel* chain_model(urdfDoc* u, const dyLoadOpt* opt, urdfChain* ch) {
   int n = ch->n;
   double* work = calloc((size_t)(6*n + 12*(n+1)), sizeof(double));
   double* sub = NULL;
-  dyModel* m = dy_makeModel(n);
+  dyModel* m = dy_make_model(n);
   if (!work || !m) { fail(u, 0, "out of memory"); goto fail; }
   double *axp = work, *axu = work + 3*n, *F = work + 6*n;
   for (int i = 0, k = 0; i < ch->nc; i++) {
-    const ujoint_t* J = u->joints + ch->cj[i];
+    const urdfJoint* J = u->joints + ch->cj[i];
     if (!is_moving(J)) continue;
     chain_joint(u, m, J, k, axp, axu);
     ch->body_link[++k] = J->child;
@@ -1088,17 +1088,17 @@ static dyModel* chain_model(urdf_t* u, const dyLoadOpt* opt, chain_t* ch) {
   return m;
 fail:
   free(work); free(sub);
-  dy_freeModel(m);
+  dy_free_model(m);
   return NULL;
 }
 
 int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
                  char* err, int errsz) {
   *out = NULL;
-  urdf_t U, *u = &U;
+  urdfDoc U, *u = &U;
   memset(u, 0, sizeof U);
   u->path = path; u->err = err; u->errsz = errsz;
-  chain_t ch;
+  urdfChain ch;
   memset(&ch, 0, sizeof ch);
   xmlNodePtr root;
   int r = -1;

@@ -44,7 +44,7 @@ int dyi_base_nsamples(const dyModel* m, int friction) {
 void dyi_base_stack(const dyModel* m, int friction, int ns, unsigned long long seed, double* Y) {
   int n = m->n, N = ns * n;
   unsigned long long s = seed * 0x9E3779B97F4A7C15ull + 88172645463325252ull;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
   for (int i = 0; i < ns; i++) {
     for (int j = 0; j < n; j++) {
@@ -58,7 +58,7 @@ void dyi_base_stack(const dyModel* m, int friction, int ns, unsigned long long s
     }
     dyi_regressor(m, d, q, qd, qdd, friction, Y + (size_t)n*i, N);
   }
-  dy_freeData(d);
+  dy_free_data(d);
 }
 
 /* ------------------------------------------------------------ QR machinery */
@@ -193,12 +193,12 @@ done:
 
 /* ------------------------------------------------------------ the qr set */
 
-static dyBase* base_qr(const dyModel* m, int friction, char* err, int errsz) {
+static dyiBase* base_qr(const dyModel* m, int friction, char* err, int errsz) {
   int npar = dyi_ncols(m, friction), ns = dyi_base_nsamples(m, friction), N = ns * m->n;
   double* Y = malloc(sizeof(double) * (size_t)N * (size_t)npar);
   double* K = malloc(sizeof(double) * (size_t)npar * (size_t)npar);
   int *ind = malloc(sizeof(int) * (size_t)npar), *dep = malloc(sizeof(int) * (size_t)npar);
-  dyBase* b = NULL;
+  dyiBase* b = NULL;
   int r;
   double gap;
   if (!Y || !K || !ind || !dep) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
@@ -207,7 +207,7 @@ static dyBase* base_qr(const dyModel* m, int friction, char* err, int errsz) {
     snprintf(err, (size_t)errsz, "QR of the stacked regressor failed");
     goto done;
   }
-  b = dyi_base_alloc(DYI_SET_QR, r, npar, friction);
+  b = dyi_base_make_empty(DYI_SET_QR, r, npar, friction);
   if (!b) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
   for (int i = 0; i < r; i++) {
     char nm[24];
@@ -639,7 +639,7 @@ static void kh_group(const dyModel* m, int friction, const khGeom* g, double* G,
 }
 #undef KROW
 
-static dyBase* base_khalil(const dyModel* m, int friction, char* err, int errsz) {
+static dyiBase* base_khalil(const dyModel* m, int friction, char* err, int errsz) {
   int n = m->n, npar = dyi_ncols(m, friction);
   khGeom g;
   kh_geometry(m, &g);
@@ -648,7 +648,7 @@ static dyBase* base_khalil(const dyModel* m, int friction, char* err, int errsz)
   int ns = dyi_base_nsamples(m, friction), N = ns * n;
   double *Y = NULL, *Yb = NULL, *K = NULL;
   int *lead = NULL, *ind = NULL, *dep = NULL;
-  dyBase* b = NULL;
+  dyiBase* b = NULL;
   if (!G || !alive) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
   kh_group(m, friction, &g, G, alive);
   int nb0 = 0;
@@ -672,7 +672,7 @@ static dyBase* base_khalil(const dyModel* m, int friction, char* err, int errsz)
     snprintf(err, (size_t)errsz, "QR of the grouped regressor failed");
     goto done;
   }
-  b = dyi_base_alloc(DYI_SET_KHALIL, r, npar, friction);
+  b = dyi_base_make_empty(DYI_SET_KHALIL, r, npar, friction);
   if (!b) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
   for (int i = 0; i < r; i++) {
     int k = lead[ind[i]];
@@ -716,7 +716,7 @@ done:
 
 /* ------------------------------------------------------------ P = B^+ */
 
-int dyi_base_pinv(dyBase* b, char* err, int errsz) {
+int dyi_base_pinv(dyiBase* b, char* err, int errsz) {
   int nb = b->nb, np = b->npar;
   if (nb == 0) return 0;
   double* Gm = malloc(sizeof(double) * (size_t)nb * (size_t)nb);
@@ -761,7 +761,7 @@ int dyi_base_pinv(dyBase* b, char* err, int errsz) {
 /* ------------------------------------------------------------ the proof */
 
 /* max |B P - 1| */
-static double bp_error(const dyBase* b) {
+static double bp_error(const dyiBase* b) {
   int nb = b->nb, np = b->npar;
   double bp = 0;
   for (int i = 0; i < nb; i++)
@@ -775,7 +775,7 @@ static double bp_error(const dyBase* b) {
 
 /* max |Y - Y_b B| / max |Y| over the N rows of Y, with Y - Y_b B =
  * Y (1 - P B); A (N) and Mt (np x np) are scratch */
-static double repro_error(const dyBase* b, const double* Y, int N, double* A, double* Mt) {
+static double repro_error(const dyiBase* b, const double* Y, int N, double* A, double* Mt) {
   int nb = b->nb, np = b->npar;
   for (int c = 0; c < np; c++)
     for (int k = 0; k < np; k++) {
@@ -799,7 +799,7 @@ static double repro_error(const dyBase* b, const double* Y, int N, double* A, do
   return ymax > 0 ? emax / ymax : emax;
 }
 
-int dyi_base_verify(const dyModel* m, dyBase* b, char* err, int errsz) {
+int dyi_base_verify(const dyModel* m, dyiBase* b, char* err, int errsz) {
   int np = b->npar, nb = b->nb, ns = dyi_base_nsamples(m, b->friction), N = ns * m->n;
   if (np != dyi_ncols(m, b->friction)) {
     snprintf(err, (size_t)errsz, "set %s: %d full parameters, the model has %d", dyi_base_set_name(b->set), np,
@@ -850,8 +850,8 @@ done:
 
 /* ------------------------------------------------------------ compute */
 
-dyBase* dyi_base_compute(const dyModel* m, dyiBaseSet set, int friction, char* err, int errsz) {
-  dyBase* b = NULL;
+dyiBase* dyi_base_make(const dyModel* m, dyiBaseSet set, int friction, char* err, int errsz) {
+  dyiBase* b = NULL;
   if (set == DYI_SET_QR) b = base_qr(m, friction, err, errsz);
   else if (set == DYI_SET_KHALIL) b = base_khalil(m, friction, err, errsz);
   else if (set == DYI_SET_LIN) {
@@ -874,7 +874,7 @@ dyBase* dyi_base_compute(const dyModel* m, dyiBaseSet set, int friction, char* e
 
 /* ------------------------------------------------------------ expressions */
 
-int dyi_base_expr(const dyModel* m, const dyBase* b, int i, char* buf, int bufsz) {
+int dyi_base_expr(const dyModel* m, const dyiBase* b, int i, char* buf, int bufsz) {
   const double* row = b->B + (size_t)i*b->npar;
   double big = 0;
   for (int c = 0; c < b->npar; c++) big = fmax(big, fabs(row[c]));
@@ -1031,7 +1031,7 @@ static void why_zero(const dyModel* m, const khGeom* g, int k, char* buf, int bu
   snprintf(buf, (size_t)bufsz, "no effect on the joint torques (zero regressor column)");
 }
 
-int dyi_base_report(FILE* f, const dyModel* m, const dyBase* b) {
+int dyi_base_report(FILE* f, const dyModel* m, const dyiBase* b) {
   int np = b->npar, nb = b->nb, lines = 0;
   khGeom g;
   kh_geometry(m, &g);

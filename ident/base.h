@@ -35,7 +35,7 @@ typedef enum { DYI_LIN_U33, DYI_LIN_KX, DYI_LIN_KY, DYI_LIN_U1122, DYI_LIN_U12, 
                DYI_LIN_U23, DYI_LIN_MHAT, DYI_LIN_KZ, DYI_LIN_KAP1, DYI_LIN_KAP2,
                DYI_LIN_IA, DYI_LIN_FV, DYI_LIN_FC, DYI_LIN_FO } dyiLinKind;
 
-typedef struct dyBase_ {
+typedef struct dyiBase_ {
   dyiBaseSet set;       /* how it was made */
   int friction;         /* 1: joint parameters included (npar = 14n) */
   int npar;             /* full parameters: 10n or 14n */
@@ -58,14 +58,14 @@ typedef struct dyBase_ {
   double bp_err;        /* max |B P - 1| */
   char note[512];       /* what the closed-form rules missed and the QR test
                            reduced numerically ("" if nothing) */
-} dyBase;
+} dyiBase;
 
 /* Compute a base set for model m: DYI_SET_QR, _KHALIL or _LIN. Returns a
  * new set (free with dyi_base_free), or NULL with err set. The set is
  * verified (dyi_base_verify) and NULL is returned if it fails the test. */
-dyBase* dyi_base_compute(const dyModel* m, dyiBaseSet set, int friction,
+dyiBase* dyi_base_make(const dyModel* m, dyiBaseSet set, int friction,
                          char* err, int errsz);
-void dyi_base_free(dyBase* b);
+void dyi_base_free(dyiBase* b);
 
 /* Identify only some joint parameters (`--friction=fv,fc,fo`, e.g. for a
  * link-side torque sensor that does not see the rotor inertia): keep is a
@@ -75,7 +75,7 @@ void dyi_base_free(dyBase* b);
  * proved again by the QR rank test on the regressor without those
  * columns. No change for keep = 15 or a set without friction. 0, or -1
  * with err set. */
-int dyi_base_keep_joint(const dyModel* m, dyBase* b, unsigned keep, char* err, int errsz);
+int dyi_base_keep_joint(const dyModel* m, dyiBase* b, unsigned keep, char* err, int errsz);
 
 /* Parse a comma-separated list of joint-parameter kinds (ia, fv, fc, fo,
  * any case) into a bit mask; NULL means all four. 0, or -1 with the
@@ -85,22 +85,22 @@ int dyi_friction_kinds(const char* list, unsigned* keep, char* bad, int badsz);
 /* Allocate an empty set of nb base parameters over npar full parameters
  * (B, P zeroed, lead, lin_kind, lin_joint = -1). NULL on failure.
  * (ident/base_common.c) */
-dyBase* dyi_base_alloc(dyiBaseSet set, int nb, int npar, int friction);
+dyiBase* dyi_base_make_empty(dyiBaseSet set, int nb, int npar, int friction);
 
-/* Lin's set ([LinFang99], Theorem 1), unverified; used by dyi_base_compute.
+/* Lin's set ([LinFang99], Theorem 1), unverified; used by dyi_base_make.
  * (ident/base_lin.c) NULL with err on failure. */
-dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz);
+dyiBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz);
 
 /* The QR rank test: stack the regressor over random states (seeded),
  * compare the rank with nb and check Y = Y_b B on fresh states. 0 if the
  * set passes; -1 with err saying what fails. Fills rank, rank_gap,
  * repro_err. */
-int dyi_base_verify(const dyModel* m, dyBase* b, char* err, int errsz);
+int dyi_base_verify(const dyModel* m, dyiBase* b, char* err, int errsz);
 
 /* Expression of base parameter i as "COEF*NAME + ..." (README.md,
  * Parameters: coefficient omitted when 1, %.17g numbers, round-off zeros
  * dropped). Writes at most bufsz bytes; returns the length needed. */
-int dyi_base_expr(const dyModel* m, const dyBase* b, int i, char* buf, int bufsz);
+int dyi_base_expr(const dyModel* m, const dyiBase* b, int i, char* buf, int bufsz);
 
 /* Parse an expression over full-parameter names into a row of npar
  * coefficients. 0, or -1 with err describing the bad token. */
@@ -119,7 +119,7 @@ int dyi_expr_parse(const dyModel* m, int npar, const char* expr, double* row,
 /* P = B^+ = B^T (B B^T)^-1 (minimum-norm right inverse, so B P = 1), by
  * Cholesky (LAPACKE dpotrf/dpotrs). 0, or -1 with err if the rows of B are
  * linearly dependent. */
-int dyi_base_pinv(dyBase* b, char* err, int errsz);
+int dyi_base_pinv(dyiBase* b, char* err, int errsz);
 
 /* Stack the regressor over ns random states drawn with seed (revolute q
  * uniform in its limits or [-pi, pi], prismatic q in its limits or
@@ -137,6 +137,6 @@ int dyi_base_nsamples(const dyModel* m, int friction);
  * regressor column is zero) and why, where the Khalil rules say. Returns
  * the number of lines written. */
 #include <stdio.h>
-int dyi_base_report(FILE* f, const dyModel* m, const dyBase* b);
+int dyi_base_report(FILE* f, const dyModel* m, const dyiBase* b);
 
 #endif

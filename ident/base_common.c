@@ -19,8 +19,8 @@ const char* dyi_base_set_name(dyiBaseSet set) {
   return set >= DYI_SET_QR && set <= DYI_SET_FILE ? set_names[set] : "?";
 }
 
-dyBase* dyi_base_alloc(dyiBaseSet set, int nb, int npar, int friction) {
-  dyBase* b = calloc(1, sizeof(dyBase));
+dyiBase* dyi_base_make_empty(dyiBaseSet set, int nb, int npar, int friction) {
+  dyiBase* b = calloc(1, sizeof(dyiBase));
   if (!b) return NULL;
   b->set = set;
   b->friction = friction;
@@ -38,13 +38,13 @@ dyBase* dyi_base_alloc(dyiBaseSet set, int nb, int npar, int friction) {
   return b;
 }
 
-void dyi_base_free(dyBase* b) {
+void dyi_base_free(dyiBase* b) {
   if (!b) return;
   free(b->name); free(b->B); free(b->P); free(b->lead); free(b->lin_kind); free(b->lin_joint);
   free(b);
 }
 
-int dyi_base_keep_joint(const dyModel* m, dyBase* b, unsigned keep, char* err, int errsz) {
+int dyi_base_keep_joint(const dyModel* m, dyiBase* b, unsigned keep, char* err, int errsz) {
   const int n = m->n, nl = DY_NPAR_LINK*n, np = b->npar;
   if (np != dy_npar(m) || (keep & 15u) == 15u) return 0;
   /* the excluded joint parameters are zero: their columns of B go */

@@ -214,7 +214,7 @@ static int lin_lead(int kind, int j, int nl, const dyLinGeom* g) {
 /* Row `row` of B from candidate i: a link row as evaluated (plus IA_jj for
  * every joint jj it takes, except in an FO row), a joint row e_k; FO_j of
  * a grouped prismatic joint j: FO_j - gfo_j mhat_j (mhat_j before IA). */
-static void lin_row(dyBase* B, int row, const lkRow* cand, int i, int nlink, const double* Bc,
+static void lin_row(dyiBase* B, int row, const lkRow* cand, int i, int nlink, const double* Bc,
                     const int* grouped, const double* gfo, int n) {
   int npar = B->npar, nl = DY_NPAR_LINK*n, kind = cand[i].kind, j = cand[i].j;
   double* Br = B->B + (size_t)row*npar;
@@ -231,7 +231,7 @@ static void lin_row(dyBase* B, int row, const lkRow* cand, int i, int nlink, con
 
 /* P = E_L (B_L)^-1 with B_L = B[:, lead] (block triangular with
  * invertible diagonal blocks): row lead[c] of P is row c of B_L^-1. */
-static int lin_realise(dyBase* B, char* err, int errsz) {
+static int lin_realise(dyiBase* B, char* err, int errsz) {
   int nb = B->nb, npar = B->npar;
   double* BL = calloc((size_t)nb*(size_t)nb*2, sizeof(double));
   int* ipiv = malloc(sizeof(int)*(size_t)(nb ? nb : 1));
@@ -253,7 +253,7 @@ static int lin_realise(dyBase* B, char* err, int errsz) {
   return 0;
 }
 
-dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz) {
+dyiBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz) {
   int n = m->n, nl = DY_NPAR_LINK*n, npar = friction ? dy_npar(m) : nl;
   if (m->gravity[0] == 0 && m->gravity[1] == 0 && m->gravity[2] == 0) {
     snprintf(err, (size_t)errsz, "lin: zero gravity is outside [LinFang99]'s Theorem 1 (first "
@@ -285,7 +285,7 @@ dyBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz) {
       }
   }
   for (int i = 0; i < nc; i++) nb += keep[i];
-  dyBase* B = dyi_base_alloc(DYI_SET_LIN, nb, npar, friction);
+  dyiBase* B = dyi_base_make_empty(DYI_SET_LIN, nb, npar, friction);
   if (!B) { free(Bc); snprintf(err, (size_t)errsz, "lin: out of memory"); return NULL; }
   for (int i = 0, row = 0; i < nc; i++) {
     if (!keep[i]) continue;

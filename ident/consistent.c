@@ -388,7 +388,7 @@ int dyi_consistent_check(const dyModel* m, const double* K, int p, int npar, con
   return ans;
 }
 
-int dyi_consistent_est(const dyModel* m, const dyBase* b, const dyEstim* e, const double* prior,
+int dyi_consistent_est(const dyModel* m, const dyiBase* b, const dyiEstim* e, const double* prior,
                        double weight, double min_eig, dyiConsResult* res, double* weight_used,
                        char* err, int errsz) {
   const int p = e->p, P1 = p + 1;

@@ -132,7 +132,7 @@ int dyi_consistent_check(const dyModel* m, const double* K, int p, int npar, con
 #define DYI_BOX 1e3
 #define DYI_PRIOR_W 1e-3
 #define DYI_NOPRIOR_W 1e-6   /* no prior: the minimum-norm solution, bounded */
-int dyi_consistent_est(const dyModel* m, const dyBase* b, const dyEstim* e, const double* prior,
+int dyi_consistent_est(const dyModel* m, const dyiBase* b, const dyiEstim* e, const double* prior,
                        double weight, double min_eig, dyiConsResult* res, double* weight_used,
                        char* err, int errsz);
 

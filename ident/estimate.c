@@ -17,7 +17,7 @@
 #define HIST_LO (-9.0)                      /* log10 of the lowest bin edge */
 #define HIST_PER_DECADE (DYI_NHIST / 14.0)  /* bins per decade: [-9, 5) */
 
-void dyi_est_defaults(dyEstOpt* opt) {
+void dyi_est_defaults(dyiEstOpt* opt) {
   memset(opt, 0, sizeof *opt);
   opt->method = DYI_OLS;
   opt->block = 256;
@@ -29,17 +29,17 @@ void dyi_est_defaults(dyEstOpt* opt) {
   opt->warn_cond = 1e3;
 }
 
-static void pname(const dyEstim* e, int k, char* buf, int sz) {
+static void pname(const dyiEstim* e, int k, char* buf, int sz) {
   if (e->opt.names && e->opt.names[k]) snprintf(buf, (size_t)sz, "%s", e->opt.names[k]);
   else snprintf(buf, (size_t)sz, "b%d", k + 1);
 }
 
-static void add_warn(dyEstim* e, const char* msg) {
+static void add_warn(dyiEstim* e, const char* msg) {
   if (e->nwarn < DYI_MAXWARN) snprintf(e->warn[e->nwarn], DYI_WARNSZ, "%s", msg);
   e->nwarn++;
 }
 
-void dyi_est_free(dyEstim* e) {
+void dyi_est_free(dyiEstim* e) {
   if (!e) return;
   for (int j = 0; j < e->n; j++) {
     if (e->cols) free(e->cols[j]);
@@ -55,12 +55,12 @@ void dyi_est_free(dyEstim* e) {
   free(e);
 }
 
-dyEstim* dyi_est_make(int n, int p, const dyEstOpt* opt, char* err, int errsz) {
+dyiEstim* dyi_est_make(int n, int p, const dyiEstOpt* opt, char* err, int errsz) {
   if (n < 1 || n > DY_MAXJ || p < 1) {
     snprintf(err, (size_t)errsz, "estimator: bad size n=%d p=%d", n, p);
     return NULL;
   }
-  dyEstim* e = calloc(1, sizeof *e);
+  dyiEstim* e = calloc(1, sizeof *e);
   if (!e) goto oom;
   e->n = n; e->p = p;
   if (opt) e->opt = *opt; else dyi_est_defaults(&e->opt);
@@ -121,7 +121,7 @@ oom:
   return NULL;
 }
 
-void dyi_est_reset(dyEstim* e) {
+void dyi_est_reset(dyiEstim* e) {
   for (int j = 0; j < e->n; j++) {
     size_t m1 = (size_t)e->np[j] + 1;
     memset(e->T[j], 0, sizeof(double) * m1 * m1);
@@ -130,7 +130,7 @@ void dyi_est_reset(dyEstim* e) {
   memset(e->rows_j, 0, sizeof e->rows_j);
 }
 
-int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
+int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
                 const double* rw, char* err, int errsz) {
   int n = e->n, p = e->p, ldb = e->ldb;
   if (ns <= 0) return 0;
@@ -209,7 +209,7 @@ static void tri_rss(const double* T, int m1, const double* x, double* rss, doubl
   *yy = t;
 }
 
-void dyi_est_joint_rss(const dyEstim* e, int j, const double* beta, double* rss, double* yy) {
+void dyi_est_joint_rss(const dyiEstim* e, int j, const double* beta, double* rss, double* yy) {
   double x[DY_NPL * DY_MAXJ];
   const double* T = e->tu_is_T0 ? e->T0[j] : e->T[j];
   int pj = e->np[j];
@@ -224,7 +224,7 @@ void dyi_est_joint_rss(const dyEstim* e, int j, const double* beta, double* rss,
 
 /* name the weakest combination: components of the last right singular
  * vector (rows of vt) above 0.1, largest first */
-static void weakest(const dyEstim* e, char* buf, int sz) {
+static void weakest(const dyiEstim* e, char* buf, int sz) {
   int p = e->p, used[8], nu = 0, len = 0;
   buf[0] = 0;
   for (; nu < 5; nu++) {
@@ -254,7 +254,7 @@ static void weakest(const dyEstim* e, char* buf, int sz) {
 
 /* Raug = the QR of the stacked w_j T_j (each joint's triangle scattered
  * into the global columns, the torque column last) */
-static int stack_triangles(dyEstim* e, const double* wj, char* err, int errsz) {
+static int stack_triangles(dyiEstim* e, const double* wj, char* err, int errsz) {
   int n = e->n, p = e->p, P1 = p + 1, ldb = e->ldb;
   memset(e->Raug, 0, sizeof(double) * (size_t)P1 * (size_t)P1);
   for (int j = 0; j < n; j++) {
@@ -278,7 +278,7 @@ static int stack_triangles(dyEstim* e, const double* wj, char* err, int errsz) {
 }
 
 /* cn_k = ||R e_k||; a zero column is a parameter the data do not excite */
-static int column_norms(dyEstim* e, double* cn, char* err, int errsz) {
+static int column_norms(dyiEstim* e, double* cn, char* err, int errsz) {
   int p = e->p, P1 = p + 1;
   const double* R = e->Raug;
   for (int k = 0; k < p; k++) {
@@ -297,7 +297,7 @@ static int column_norms(dyEstim* e, double* cn, char* err, int errsz) {
 }
 
 /* Rs = R D (upper, leading dimension p), or R itself for cn = NULL */
-static void scaled_R(dyEstim* e, const double* cn) {
+static void scaled_R(dyiEstim* e, const double* cn) {
   int p = e->p, P1 = p + 1;
   const double* R = e->Raug;
   for (int k = 0; k < p; k++)
@@ -308,7 +308,7 @@ static void scaled_R(dyEstim* e, const double* cn) {
 /* cond = s_max / s_min of R (as given) and cond_scaled of R D, whose
  * right singular vectors (vt) name the weakest combination when
  * cond_scaled exceeds max_cond */
-static int conditions(dyEstim* e, const double* cn, char* err, int errsz) {
+static int conditions(dyiEstim* e, const double* cn, char* err, int errsz) {
   int p = e->p;
   scaled_R(e, NULL);
   if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', p, p, e->Rs, p, e->sv, NULL, 1, NULL, 1,
@@ -338,7 +338,7 @@ static int conditions(dyEstim* e, const double* cn, char* err, int errsz) {
 
 /* beta = D gamma with (R D) gamma = z; sigma^2 = rho^2 / (rows - p);
  * cov = var_factor sigma^2 D (R D)^-1 (R D)^-T D; std, rel_std_pct */
-static int solve_beta(dyEstim* e, const double* cn, double rho, long rows, char* err, int errsz) {
+static int solve_beta(dyiEstim* e, const double* cn, double rho, long rows, char* err, int errsz) {
   int p = e->p, P1 = p + 1;
   scaled_R(e, cn);   /* dgesvd destroyed it */
   memcpy(e->beta, e->Raug + (size_t)P1 * (size_t)p, sizeof(double) * (size_t)p);
@@ -368,7 +368,7 @@ static int solve_beta(dyEstim* e, const double* cn, double rho, long rows, char*
 
 /* per-joint residuals of beta, unweighted: rms_j = sqrt(rss_j / rows_j),
  * relerr_j = 100 sqrt(rss_j / ||y_j||^2), and over all joints */
-static void joint_residuals(dyEstim* e, long rows) {
+static void joint_residuals(dyiEstim* e, long rows) {
   double ra = 0, ya = 0;
   for (int j = 0; j < e->n; j++) {
     double rss, yy;
@@ -382,7 +382,7 @@ static void joint_residuals(dyEstim* e, long rows) {
 }
 
 /* warnings: cond above warn_cond, each relative std above warn_relstd */
-static void solve_warnings(dyEstim* e) {
+static void solve_warnings(dyiEstim* e) {
   char msg[DYI_WARNSZ];
   if (e->cond > e->opt.warn_cond) {
     snprintf(msg, sizeof msg, "poor excitation: condition number %.4g > %.4g (%.4g after column "
@@ -399,7 +399,7 @@ static void solve_warnings(dyEstim* e) {
     }
 }
 
-int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
+int dyi_est_solve(dyiEstim* e, const double* wj, char* err, int errsz) {
   int n = e->n, p = e->p;
   long rows = 0;
   for (int j = 0; j < n; j++) rows += e->rows_j[j];
@@ -432,7 +432,7 @@ int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz) {
 
 /* one pass over the source: fold every block, with IRLS row weights when
  * irls (residuals of e->beta, scales s[j], histograms filled) */
-static int pass(dyEstim* e, dyRowSource* src, int irls, const double* s, char* err, int errsz) {
+static int pass(dyiEstim* e, dyiRowSource* src, int irls, const double* s, char* err, int errsz) {
   int n = e->n, p = e->p, bs = e->opt.block, lda = n * bs;
   dyi_est_reset(e);
   if (irls) {
@@ -481,7 +481,7 @@ static int pass(dyEstim* e, dyRowSource* src, int irls, const double* s, char* e
 }
 
 /* median of |r| of joint j from its histogram (linear within the bin) */
-static double hist_median(const dyEstim* e, int j) {
+static double hist_median(const dyiEstim* e, int j) {
   const long* h = e->hist + (size_t)j * DYI_NHIST;
   long tot = 0;
   for (int b = 0; b < DYI_NHIST; b++) tot += h[b];
@@ -499,7 +499,7 @@ static double hist_median(const dyEstim* e, int j) {
 }
 
 /* OLS, then WLS's per-joint weights, from the triangles folded in */
-static int finish(dyEstim* e, char* err, int errsz) {
+static int finish(dyiEstim* e, char* err, int errsz) {
   int n = e->n;
   if (dyi_est_solve(e, NULL, err, errsz)) return -1;
   /* OLS per-joint noise std: ||r_j||^2 / (N - p_j) */
@@ -542,7 +542,7 @@ static int finish(dyEstim* e, char* err, int errsz) {
   return 0;
 }
 
-int dyi_est_finish(dyEstim* e, char* err, int errsz) {
+int dyi_est_finish(dyiEstim* e, char* err, int errsz) {
   if (e->opt.method == DYI_IRLS) {
     snprintf(err, (size_t)errsz, "IRLS reweights every row and needs the data, not only its triangles: "
              "use OLS or WLS");
@@ -552,9 +552,9 @@ int dyi_est_finish(dyEstim* e, char* err, int errsz) {
   return finish(e, err, errsz);
 }
 
-const double* dyi_est_triangle(const dyEstim* e, int j) { return e->tu_is_T0 ? e->T0[j] : e->T[j]; }
+const double* dyi_est_triangle(const dyiEstim* e, int j) { return e->tu_is_T0 ? e->T0[j] : e->T[j]; }
 
-int dyi_est_merge_tri(dyEstim* e, int j, const double* T, long rows, char* err, int errsz) {
+int dyi_est_merge_tri(dyiEstim* e, int j, const double* T, long rows, char* err, int errsz) {
   int m1 = e->np[j] + 1, nb = m1 < 32 ? m1 : 32;
   if (!rows) return 0;   /* nothing folded: exactly no change */
   if (!e->rows_j[j]) {
@@ -574,7 +574,7 @@ int dyi_est_merge_tri(dyEstim* e, int j, const double* T, long rows, char* err, 
   return 0;
 }
 
-int dyi_est_merge(dyEstim* dst, const dyEstim* src, char* err, int errsz) {
+int dyi_est_merge(dyiEstim* dst, const dyiEstim* src, char* err, int errsz) {
   if (dst->n != src->n || dst->p != src->p) {
     snprintf(err, (size_t)errsz, "estimator: merging %d x %d into %d x %d", src->n, src->p, dst->n, dst->p);
     return -1;
@@ -591,7 +591,7 @@ int dyi_est_merge(dyEstim* dst, const dyEstim* src, char* err, int errsz) {
   return 0;
 }
 
-int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz) {
+int dyi_est_run(dyiEstim* e, dyiRowSource* src, char* err, int errsz) {
   e->iterations = 0;
   e->tu_is_T0 = 0;
   if (pass(e, src, 0, NULL, err, errsz)) return -1;
@@ -664,7 +664,7 @@ static int reaches(int n, int k, int j) {
   return k < DY_NPAR_LINK * n ? k / DY_NPAR_LINK >= j : (k - DY_NPAR_LINK * n) / DY_NPAR_JNT == j;
 }
 
-void dyi_base_mask(const dyModel* m, const dyBase* b, unsigned char* mask) {
+void dyi_base_mask(const dyModel* m, const dyiBase* b, unsigned char* mask) {
   int n = m->n, nb = b->nb, np = b->npar;
   double pmax = 0;
   for (long k = 0; k < (long)np * nb; k++) pmax = fmax(pmax, fabs(b->P[k]));

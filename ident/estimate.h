@@ -19,7 +19,7 @@
  * is the QR of the stacked w_j T_j. Hence OLS and WLS take one pass over
  * the data; IRLS takes one more pass per iteration (row weights change).
  *
- * Methods (dyEstOpt.method):
+ * Methods (dyiEstOpt.method):
  *   OLS   min ||y - A beta||^2.
  *   WLS   per-joint noise sigma_j^2 = ||r_j||^2 / (N - p_j) from the OLS
  *         residual, rows of joint j weighted by 1/sigma_j (Gautier); sigma_j
@@ -78,7 +78,7 @@ typedef struct {
   int (*fill)(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
               int errsz);
   int (*rewind)(void* ctx, char* err, int errsz);
-} dyRowSource;
+} dyiRowSource;
 
 typedef struct {
   dyiMethod method;           /* default DYI_OLS */
@@ -101,13 +101,13 @@ typedef struct {
   int fold_only;              /* 1: dyi_est_run and dyi_identify* fold one
                                  unweighted pass and stop (no solve: beta and the
                                  statistics stay unset; for saving the triangles) */
-} dyEstOpt;
+} dyiEstOpt;
 
 /* The estimator: workspace made once, results after dyi_est_run or
  * dyi_est_solve. Result arrays are owned by the estimator. */
-typedef struct dyEstim_ {
+typedef struct dyiEstim_ {
   int n, p;                 /* joints, base parameters */
-  dyEstOpt opt;
+  dyiEstOpt opt;
   /* results */
   long samples;             /* samples folded in (last pass) */
   long rows_j[DY_MAXJ];     /* equations of joint j folded in (rows with rw != 0) */
@@ -141,21 +141,21 @@ typedef struct dyEstim_ {
   int tu_is_T0;             /* per-joint residuals from T0 (IRLS) */
   unsigned char* own_mask;  /* dyi_identify: mask and names it made (freed here) */
   const char** own_names;
-} dyEstim;
+} dyiEstim;
 
 /* Default options. */
-void dyi_est_defaults(dyEstOpt* opt);
+void dyi_est_defaults(dyiEstOpt* opt);
 
 /* Make an estimator for p parameters of an n-joint arm (workspace for
  * blocks of opt->block samples; the mask and names are copied by
  * reference and must outlive the estimator). NULL with err set. */
-dyEstim* dyi_est_make(int n, int p, const dyEstOpt* opt, char* err, int errsz);
-void dyi_est_free(dyEstim* e);
+dyiEstim* dyi_est_make(int n, int p, const dyiEstOpt* opt, char* err, int errsz);
+void dyi_est_free(dyiEstim* e);
 
 /* Run opt->method over a source: OLS and WLS read the data once, IRLS
  * once per iteration (rewinding). 0, or -1 with err set (source error,
  * too few samples, rank deficiency naming the weakest parameters). */
-int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz);
+int dyi_est_run(dyiEstim* e, dyiRowSource* src, char* err, int errsz);
 
 /* The structural mask of base set b (n x nb row-major): column c may be
  * non-zero in joint j's rows when a standard parameter of its column of P
@@ -163,49 +163,49 @@ int dyi_est_run(dyEstim* e, dyRowSource* src, char* err, int errsz);
  * parameters joint k only); |P| <= DYI_P_ZERO max |P| counts as zero
  * (round-off of a computed P). dyi_identify makes its estimator's mask so. */
 #define DYI_P_ZERO 1e-15
-void dyi_base_mask(const dyModel* m, const dyBase* b, unsigned char* mask);
+void dyi_base_mask(const dyModel* m, const dyiBase* b, unsigned char* mask);
 
 /* ---- low level: used by dyi_est_run, public for tests and callers that
  * hold rows in memory ---- */
 
 /* Forget all rows folded in. */
-void dyi_est_reset(dyEstim* e);
+void dyi_est_reset(dyiEstim* e);
 
 /* Fold ns samples (n*ns rows of A, column-major, leading dimension lda;
  * y: n*ns) into the joint triangles, each row multiplied by rw[row] when
  * rw is non-NULL (rows with rw = 0 are not counted). ns <= opt->block. 0, or -1 with err set (a non-zero
  * entry outside the mask, or a non-finite value). */
-int dyi_est_add(dyEstim* e, const double* A, int lda, const double* y, int ns,
+int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
                 const double* rw, char* err, int errsz);
 
 /* Solve the problem folded in so far with joint j's rows weighted by
  * wj[j] (NULL: 1): fills beta, std, rel_std_pct, cov, sigma2, cond,
  * cond_scaled, and the per-joint residuals of beta (unweighted, from the
  * triangles). 0, or -1 with err set. Adds warnings. */
-int dyi_est_solve(dyEstim* e, const double* wj, char* err, int errsz);
+int dyi_est_solve(dyiEstim* e, const double* wj, char* err, int errsz);
 
 /* Solve from the triangles folded in (dyi_est_run with fold_only, merged
  * statistics): OLS, or WLS with its per-joint weights re-estimated from
  * the triangles. IRLS is refused (it reweights every row). 0 or -1. */
-int dyi_est_finish(dyEstim* e, char* err, int errsz);
+int dyi_est_finish(dyiEstim* e, char* err, int errsz);
 
 /* The unweighted triangle of joint j, (np[j]+1) x (np[j]+1) column-major,
  * [R_j z_j; 0 rho_j] over columns cols[j] and the torque (IRLS: of its
  * first pass). */
-const double* dyi_est_triangle(const dyEstim* e, int j);
+const double* dyi_est_triangle(const dyiEstim* e, int j);
 
 /* Fold a triangle T of joint j (as dyi_est_triangle, of `rows` equations)
  * into e's: the QR of the two stacked (TSQR); a copy when e has none. 0/-1. */
-int dyi_est_merge_tri(dyEstim* e, int j, const double* T, long rows, char* err, int errsz);
+int dyi_est_merge_tri(dyiEstim* e, int j, const double* T, long rows, char* err, int errsz);
 
 /* Fold every triangle and the sample count of src into dst (same n, p and
  * mask). 0 or -1. */
-int dyi_est_merge(dyEstim* dst, const dyEstim* src, char* err, int errsz);
+int dyi_est_merge(dyiEstim* dst, const dyiEstim* src, char* err, int errsz);
 
 /* Residual sum of squares of joint j for a given beta, and ||y_j||^2, from
  * the joint triangles of the rows folded in (unweighted rows; IRLS: the
  * triangles of its first, unweighted pass). */
-void dyi_est_joint_rss(const dyEstim* e, int j, const double* beta, double* rss,
+void dyi_est_joint_rss(const dyiEstim* e, int j, const double* beta, double* rss,
                        double* yy);
 
 #endif

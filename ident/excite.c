@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-void dyi_excite_defaults(dyExciteOpt* o) {
+void dyi_excite_defaults(dyiExciteOpt* o) {
   memset(o, 0, sizeof *o);
   o->nh = 5; o->period = 10; o->nsamp = 100; o->criterion = DYI_EXC_COND;
   o->starts = 24; o->maxeval = 300; o->polish = 1500; o->maxtime = 30; o->threads = 1;
@@ -38,7 +38,7 @@ void dyi_joint_envelope(const dyModel* m, int j, double* q0, double* half,
 /* scale of joint j's coefficients that brings its largest use of the
  * limits to margin; *act the active quantity (0 q, 1 qd, 2 qdd), *tact
  * where it peaks, *peak its unscaled peak. 0 if the joint does not move. */
-static double fit_scale(const dyFourier* f, const dyModel* m, int j, double margin, int* act,
+static double fit_scale(const dyiFourier* f, const dyModel* m, int j, double margin, int* act,
                         double* tact, double* peak) {
   double q0, lim[3], k = INFINITY;
   dyi_joint_envelope(m, j, &q0, lim, lim + 1, lim + 2);
@@ -50,7 +50,7 @@ static double fit_scale(const dyFourier* f, const dyModel* m, int j, double marg
   return isfinite(k) ? k : 0;
 }
 
-void dyi_fourier_fit(dyFourier* f, const dyModel* m, int j, double margin) {
+void dyi_fourier_fit(dyiFourier* f, const dyModel* m, int j, double margin) {
   double q0, half, vmax, amax, t, p;
   int act;
   dyi_joint_envelope(m, j, &q0, &half, &vmax, &amax);
@@ -64,8 +64,8 @@ void dyi_fourier_fit(dyFourier* f, const dyModel* m, int j, double margin) {
 
 typedef struct {
   const dyModel* m;
-  const dyBase* b;
-  const dyExciteOpt* o;
+  const dyiBase* b;
+  const dyiExciteOpt* o;
   int crit, nsamp;
   dyData* d;
   int n, npar, nb, rows, nvar;
@@ -74,19 +74,19 @@ typedef struct {
   double rw[DY_MAXJ];   /* row weight of joint j (1 / sigma_j or 1) */
   double *Y, *Yp, *W, *Gm, *ev, *V, *Mt, *T1, *GW, *H, *cs, *dsc, *ck, *work;
   int lwork;
-  dyFourier u;          /* unscaled coefficients (rest applied) */
-  dyFourier f;          /* the trajectory: u scaled to the limits */
+  dyiFourier u;          /* unscaled coefficients (rest applied) */
+  dyiFourier f;          /* the trajectory: u scaled to the limits */
   int act[DY_MAXJ];
   double tact[DY_MAXJ], kj[DY_MAXJ], peak[DY_MAXJ];
   double p;             /* smoothing exponent of cond (0: exact) */
   long evals;
   double deadline;      /* monotonic time [s] */
   int stop;             /* 1 once the deadline has passed */
-} excite_ws;
+} exciteWork;
 
 
-static void ws_free(excite_ws* w) {
-  dy_freeData(w->d);
+static void ws_free(exciteWork* w) {
+  dy_free_data(w->d);
   free(w->sel); free(w->Y); free(w->Yp); free(w->W); free(w->Gm); free(w->ev); free(w->V);
   free(w->Mt); free(w->T1); free(w->GW); free(w->H); free(w->cs); free(w->dsc); free(w->ck);
   free(w->work);
@@ -95,7 +95,7 @@ static void ws_free(excite_ws* w) {
 
 static int nvars(int rest, int nh, int n) { return 2 * n * (rest ? nh - 1 : nh); }
 
-static int ws_make(excite_ws* w, const dyModel* m, const dyBase* b, int nsamp, int nh,
+static int ws_make(exciteWork* w, const dyModel* m, const dyiBase* b, int nsamp, int nh,
                    double period, int rest, const double* sigma) {
   memset(w, 0, sizeof *w);
   w->m = m; w->b = b; w->nsamp = nsamp;
@@ -106,7 +106,7 @@ static int ws_make(excite_ws* w, const dyModel* m, const dyBase* b, int nsamp, i
   w->nvar = nvars(rest, nh, m->n);
   for (int j = 0; j < m->n; j++) w->rw[j] = sigma ? 1 / sigma[j] : 1;
   size_t nb = (size_t)w->nb, rows = (size_t)w->rows, np = (size_t)w->npar, n = (size_t)m->n;
-  w->d = dy_makeData(m);
+  w->d = dy_make_data(m);
   w->Y = malloc(sizeof(double) * n * np);
   w->Yp = malloc(sizeof(double) * n * np);
   w->W = malloc(sizeof(double) * rows * nb);
@@ -155,8 +155,8 @@ static int ws_make(excite_ws* w, const dyModel* m, const dyBase* b, int nsamp, i
 }
 
 /* the state of w->f at criterion sample s, from the tables */
-static void state_at(const excite_ws* w, int s, double* q, double* qd, double* qdd) {
-  const dyFourier* f = &w->f;
+static void state_at(const exciteWork* w, int s, double* q, double* qd, double* qdd) {
+  const dyiFourier* f = &w->f;
   for (int j = 0; j < w->n; j++) {
     double x = f->q0[j], v = 0, a = 0;
     for (int l = 1; l <= f->nh; l++) {
@@ -174,7 +174,7 @@ static void state_at(const excite_ws* w, int s, double* q, double* qd, double* q
 }
 
 /* W (column-major, rows x nb) along w->f, rows of joint j times rw[j] */
-static void fill_W(excite_ws* w) {
+static void fill_W(exciteWork* w) {
   int n = w->n, nb = w->nb, np = w->npar;
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
   for (int s = 0; s < w->nsamp; s++) {
@@ -199,7 +199,7 @@ static void fill_W(excite_ws* w) {
 /* Gram matrix of W (scaled to unit diagonal for cond-scaled; dsc the
  * column scales), its eigen-decomposition into ev (ascending) and V. 0, or
  * -1 if LAPACK fails. */
-static int gram_eig(excite_ws* w, int scaled) {
+static int gram_eig(exciteWork* w, int scaled) {
   int nb = w->nb;
   cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, nb, w->rows, 1.0, w->W, w->rows, 0.0, w->Gm, nb);
   for (int c = 0; c < nb; c++) {
@@ -236,7 +236,7 @@ static int gram_eig(excite_ws* w, int scaled) {
 
 /* criterion value from the eigenvalues, and c_k = d value / d lambda_k * 2
  * into w->T1[k] (so that d value / d W = W V diag(c) V^T, unscaled case) */
-static double crit_from_eig(excite_ws* w, double* c) {
+static double crit_from_eig(exciteWork* w, double* c) {
   int nb = w->nb;
   double lmax = w->ev[nb - 1];
   if (!(lmax > 0)) { for (int k = 0; k < nb; k++) c[k] = 0; return 1e3; }
@@ -273,7 +273,7 @@ static double crit_from_eig(excite_ws* w, double* c) {
 }
 
 /* phi(state) = sum_{i,k} H[i,k] Y[i,k](state) over the link columns */
-static double phi(excite_ws* w, const double* q, const double* qd, const double* qdd) {
+static double phi(exciteWork* w, const double* q, const double* qd, const double* qdd) {
   int n = w->n, nl = DY_NPAR_LINK * n;
   dyi_regressor(w->m, w->d, q, qd, qdd, 0, w->Yp, n);
   double acc = 0;
@@ -286,7 +286,7 @@ static double phi(excite_ws* w, const double* q, const double* qd, const double*
  * M = V diag(c) V^T (c from crit_from_eig); for cond-scaled, where the
  * Gram matrix is D W^T W D with D = diag(1 / ||W e_k||), it becomes
  * W D (M - Diag(Gs M)) D. Into w->GW (rows x nb). */
-static void grad_W(excite_ws* w, const double* ck, int scaled) {
+static void grad_W(exciteWork* w, const double* ck, int scaled) {
   int nb = w->nb, rows = w->rows;
   for (int a = 0; a < nb; a++)
     for (int k = 0; k < nb; k++) w->T1[(size_t)k * nb + a] = w->V[(size_t)k * nb + a] * ck[k];
@@ -309,7 +309,7 @@ static void grad_W(excite_ws* w, const double* ck, int scaled) {
  * the sample's n equations, each times its weight rw[i], carried back
  * from the base columns to the standard ones (a column selection when
  * w->sel is set) */
-static void sample_H(excite_ws* w, int s) {
+static void sample_H(exciteWork* w, int s) {
   int n = w->n, nb = w->nb, np = w->npar, rows = w->rows;
   memset(w->H, 0, sizeof(double) * (size_t)n * np);
   for (int cc = 0; cc < nb; cc++) {
@@ -331,7 +331,7 @@ static void sample_H(excite_ws* w, int s) {
 /* d phi / d q_j by central differences (h = 1e-6), d phi / d qd_j
  * (quadratic in qd: exact with steps of 1) and d phi / d qdd_j (linear:
  * exact), plus the joint terms IA qdd + FV qd (FC sign + FO are flat) */
-static void state_grad(excite_ws* w, double* q, double* qd, double* qdd, double* gq, double* gv, double* ga) {
+static void state_grad(exciteWork* w, double* q, double* qd, double* qdd, double* gq, double* gv, double* ga) {
   int n = w->n;
   const double hq = 1e-6;
   double p0 = phi(w, q, qd, qdd);
@@ -363,7 +363,7 @@ static void state_grad(excite_ws* w, double* q, double* qd, double* qdd, double*
  * per sample, the state gradient (state_grad of phi = sum H . Y) through
  * q_j = sum_l (a_l sin(l wf t) - b_l cos(l wf t)) / (l wf) + q0_j and its
  * derivatives. */
-static double crit_eval(excite_ws* w, double* grad) {
+static double crit_eval(exciteWork* w, double* grad) {
   int n = w->n, nh = w->f.nh;
   int scaled = w->crit == DYI_EXC_COND_SCALED;
   w->evals++;
@@ -397,7 +397,7 @@ static double crit_eval(excite_ws* w, double* grad) {
 /* ------------------------------------------------------------ variables */
 
 /* x -> u (rest applied) -> f (scaled to the limits) */
-static void vars_to_f(excite_ws* w, const double* x, int rest, double margin) {
+static void vars_to_f(exciteWork* w, const double* x, int rest, double margin) {
   const dyModel* m = w->m;
   int n = m->n, nh = w->u.nh, l0 = rest ? 1 : 0, k = 0;
   for (int j = 0; j < n; j++) {
@@ -420,7 +420,7 @@ static void vars_to_f(excite_ws* w, const double* x, int rest, double margin) {
 
 
 /* gradient with respect to f (layout of crit_eval) -> with respect to x */
-static void grad_to_vars(const excite_ws* w, const double* gf, int rest, double* gx) {
+static void grad_to_vars(const exciteWork* w, const double* gf, int rest, double* gx) {
   int n = w->n, nh = w->u.nh, l0 = rest ? 1 : 0, k = 0;
   double gu[2 * DYI_FOURIER_MAXH];
   for (int j = 0; j < n; j++) {
@@ -462,22 +462,22 @@ static void grad_to_vars(const excite_ws* w, const double* gf, int rest, double*
 /* ------------------------------------------------------------ search */
 
 /* u's shape (coefficients set by vars_to_f) */
-static void init_u(excite_ws* w, const dyExciteOpt* o) {
+static void init_u(exciteWork* w, const dyiExciteOpt* o) {
   memset(&w->u, 0, sizeof w->u);
   w->u.n = w->n; w->u.nh = o->nh; w->u.wf = 2 * M_PI / o->period;
 }
 
 typedef struct {
-  excite_ws* w;
+  exciteWork* w;
   int rest;
   double margin;
   double* gf;           /* gradient w.r.t. f (n x nh x 2) */
-} obj_ctx;
+} exciteObj;
 
 static double objective(unsigned nx, const double* x, double* grad, void* data) {
   (void)nx;
-  obj_ctx* oc = data;
-  excite_ws* w = oc->w;
+  exciteObj* oc = data;
+  exciteWork* w = oc->w;
   vars_to_f(w, x, oc->rest, oc->margin);
   double v = crit_eval(w, grad ? oc->gf : NULL);
   if (grad) grad_to_vars(w, oc->gf, oc->rest, grad);
@@ -486,7 +486,7 @@ static double objective(unsigned nx, const double* x, double* grad, void* data) 
 }
 
 /* exact criterion at x (cond: log cond; dopt: -log det / nb) */
-static double exact_at(obj_ctx* oc, const double* x) {
+static double exact_at(exciteObj* oc, const double* x) {
   double p = oc->w->p;
   oc->w->p = 0;
   double v = objective(0, x, NULL, oc);
@@ -495,7 +495,7 @@ static double exact_at(obj_ctx* oc, const double* x) {
 }
 
 /* starting coefficients of start i (unscaled; vars_to_f scales) */
-static void start_vars(const dyExciteOpt* o, int n, int i, double* x) {
+static void start_vars(const dyiExciteOpt* o, int n, int i, double* x) {
   int l0 = o->rest ? 1 : 0, k = 0;
   unsigned long long s = o->seed * 0x9e3779b97f4a7c15ull + (unsigned long long)i * 0xd1b54a32d192ed03ull;
   dyi_rng_next(&s);
@@ -524,8 +524,8 @@ static void normalise_vars(int n, int nv, double* x) {
 }
 
 /* one local search from x (in place); returns the exact criterion */
-static double local_search(obj_ctx* oc, double* x, int maxeval) {
-  excite_ws* w = oc->w;
+static double local_search(exciteObj* oc, double* x, int maxeval) {
+  exciteWork* w = oc->w;
   static const double ps[3] = {4, 32, 256};
   int nx = w->nvar;
   int per = maxeval / 3 > 10 ? maxeval / 3 : 10;
@@ -559,8 +559,8 @@ static double local_search(obj_ctx* oc, double* x, int maxeval) {
 
 typedef struct {
   const dyModel* m;
-  const dyBase* b;
-  const dyExciteOpt* o;
+  const dyiBase* b;
+  const dyiExciteOpt* o;
   pthread_mutex_t lock;
   int next, done;
   double* xs;          /* starts x results (starts x nvar) */
@@ -570,12 +570,12 @@ typedef struct {
   int stopped;
   double deadline;
   int fail;
-} pool_t;
+} excitePool;
 
 static void* worker(void* arg) {
-  pool_t* P = arg;
-  const dyExciteOpt* o = P->o;
-  excite_ws w;
+  excitePool* P = arg;
+  const dyiExciteOpt* o = P->o;
+  exciteWork w;
   if (ws_make(&w, P->m, P->b, o->nsamp, o->nh, o->period, o->rest, o->weighted ? o->sigma : NULL)) {
     ws_free(&w);
     pthread_mutex_lock(&P->lock); P->fail = 1; pthread_mutex_unlock(&P->lock);
@@ -584,7 +584,7 @@ static void* worker(void* arg) {
   w.o = o; w.crit = o->criterion; w.deadline = P->deadline;
   init_u(&w, o);
   double* gf = malloc(sizeof(double) * (size_t)w.n * o->nh * 2);
-  obj_ctx oc = {&w, o->rest, o->margin, gf};
+  exciteObj oc = {&w, o->rest, o->margin, gf};
   for (;;) {
     pthread_mutex_lock(&P->lock);
     int i = P->next < o->starts && !P->stopped && gf ? P->next++ : -1;
@@ -614,7 +614,7 @@ static void* worker(void* arg) {
 /* ------------------------------------------------------------ evaluation */
 
 /* cond, cond_scaled, logdet and vif of w->f (SVD for the reported cond) */
-static int eval_report(excite_ws* w, double* cond, double* cond_scaled, double* logdet, double* vif) {
+static int eval_report(exciteWork* w, double* cond, double* cond_scaled, double* logdet, double* vif) {
   int r = w->rows, c = w->nb, bad = 0;
   fill_W(w);
   /* column norms */
@@ -650,10 +650,10 @@ static int eval_report(excite_ws* w, double* cond, double* cond_scaled, double* 
   return smin > 0 ? 0 : -1;
 }
 
-int dyi_excite_eval(const dyModel* m, const dyBase* b, const dyFourier* f, int nsamp,
+int dyi_excite_eval(const dyModel* m, const dyiBase* b, const dyiFourier* f, int nsamp,
                     const double* sigma, double* cond, double* cond_scaled, double* logdet,
                     double* vif) {
-  excite_ws w;
+  exciteWork w;
   if (nsamp < 2 || ws_make(&w, m, b, nsamp, f->nh, 2 * M_PI / f->wf, 0, sigma)) {
     if (nsamp >= 2) ws_free(&w);
     if (cond) *cond = INFINITY;
@@ -670,7 +670,7 @@ int dyi_excite_eval(const dyModel* m, const dyBase* b, const dyFourier* f, int n
 /* the options: harmonics 1 (2 at rest)..DYI_FOURIER_MAXH, positive
  * period and budget, >= 2 samples (with n nsamp >= nb rows), >= 1 start,
  * evaluation and thread, margin in (0, 1], positive finite noises */
-static int excite_check(const dyModel* m, const dyBase* b, const dyExciteOpt* o, char* err, int errsz) {
+static int excite_check(const dyModel* m, const dyiBase* b, const dyiExciteOpt* o, char* err, int errsz) {
   if (o->nh < (o->rest ? 2 : 1) || o->nh > DYI_FOURIER_MAXH || !(o->period > 0) || o->nsamp < 2 ||
       o->starts < 1 || o->maxeval < 1 || o->threads < 1 || !(o->margin > 0 && o->margin <= 1) ||
       !(o->maxtime > 0)) {
@@ -694,7 +694,7 @@ static int excite_check(const dyModel* m, const dyBase* b, const dyExciteOpt* o,
 
 /* the local searches: nt - 1 extra threads and the calling one take the
  * starts from the pool */
-static void run_starts(pool_t* P, const dyExciteOpt* o) {
+static void run_starts(excitePool* P, const dyiExciteOpt* o) {
   int nt = o->threads < o->starts ? o->threads : o->starts;
   pthread_t th[64];
   if (nt > 64) nt = 64;
@@ -708,7 +708,7 @@ static void run_starts(pool_t* P, const dyExciteOpt* o) {
 /* Polish x on the exact criterion (p = 0), derivative-free (BOBYQA, at
  * most o->polish evaluations within the deadline); x is replaced only when
  * the exact value improves. */
-static void polish(obj_ctx* oc, pool_t* P, const dyExciteOpt* o, int n, int nx, double* x) {
+static void polish(exciteObj* oc, excitePool* P, const dyiExciteOpt* o, int n, int nx, double* x) {
   oc->w->p = 0;
   normalise_vars(n, nx, x);
   double fv = exact_at(oc, x);
@@ -734,13 +734,13 @@ static void polish(obj_ctx* oc, pool_t* P, const dyExciteOpt* o, int n, int nx, 
 /* The search: the first start is the reference "before" (cond0, logdet0);
  * the local searches run on the pool; the best start (lowest value, then
  * lowest index: deterministic) is polished and reported. */
-int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourier* f,
-               dyExciteInfo* info, char* err, int errsz) {
+int dyi_excite(const dyModel* m, const dyiBase* b, const dyiExciteOpt* o, dyiFourier* f,
+               dyiExciteInfo* info, char* err, int errsz) {
   double t0 = dy_now_s();
   if (excite_check(m, b, o, err, errsz)) return -1;
-  excite_ws w;
+  exciteWork w;
   int nx = nvars(o->rest, o->nh, m->n);
-  pool_t P;
+  excitePool P;
   memset(&P, 0, sizeof P);
   P.m = m; P.b = b; P.o = o; P.best = INFINITY; P.deadline = t0 + o->maxtime;
   P.xs = malloc(sizeof(double) * (size_t)nx * (size_t)o->starts);
@@ -757,7 +757,7 @@ int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourie
   init_u(&w, o);
   for (int i = 0; i < o->starts; i++) P.val[i] = INFINITY;
   pthread_mutex_init(&P.lock, NULL);
-  obj_ctx oc = {&w, o->rest, o->margin, gf};
+  exciteObj oc = {&w, o->rest, o->margin, gf};
   start_vars(o, m->n, 0, x0);
   vars_to_f(&w, x0, o->rest, o->margin);
   double cond0, logdet0;
@@ -793,7 +793,7 @@ int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourie
   return 0;
 }
 
-double dyi_excite_check(const dyModel* m, const dyFourier* f, double duration, double rate,
+double dyi_excite_check(const dyModel* m, const dyiFourier* f, double duration, double rate,
                         char what[16], double* tworst) {
   double worst = -INFINITY, q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
   long N = lround(duration * rate);
@@ -816,10 +816,10 @@ double dyi_excite_check(const dyModel* m, const dyFourier* f, double duration, d
 
 /* ------------------------------------------------------------ predictions */
 
-int dyi_excite_default_noise(const dyModel* m, const dyFourier* f, double duration,
+int dyi_excite_default_noise(const dyModel* m, const dyiFourier* f, double duration,
                              double rate, double* sigma, int* fallback) {
   int n = m->n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   if (!d) return -1;
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tg[DY_MAXJ], ta[DY_MAXJ];
   double sg[DY_MAXJ] = {0}, sa[DY_MAXJ] = {0};
@@ -839,17 +839,17 @@ int dyi_excite_default_noise(const dyModel* m, const dyFourier* f, double durati
     if (!(sigma[j] > 0)) sigma[j] = 1e-3;  /* a joint with no torque at all */
     if (fallback) fallback[j] = fb;
   }
-  dy_freeData(d);
+  dy_free_data(d);
   return 0;
 }
 
-int dyi_excite_predict(const dyModel* m, const dyBase* b, const dyFourier* f, double duration,
+int dyi_excite_predict(const dyModel* m, const dyiBase* b, const dyiFourier* f, double duration,
                        double rate, const double* sigma, double* beta, double* std, char* err,
                        int errsz) {
   enum { CH = 64 };
   int n = m->n, nb = b->nb, np = b->npar;
   size_t rows = (size_t)CH * n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double* Y = malloc(sizeof(double) * (size_t)n * np);
   double* A = malloc(sizeof(double) * rows * nb);      /* chunk of rows */
   double* As = malloc(sizeof(double) * rows * nb);     /* the same times sigma */
@@ -904,7 +904,7 @@ int dyi_excite_predict(const dyModel* m, const dyBase* b, const dyFourier* f, do
   }
   rc = 0;
 out:
-  dy_freeData(d);
+  dy_free_data(d);
   free(Y); free(A); free(As); free(G); free(S);
   return rc;
 }

@@ -68,7 +68,7 @@ typedef struct {
    * best criterion value so far (cond, or log det for dopt) */
   void (*progress)(void* ctx, int done, int total, double best);
   void* progress_ctx;
-} dyExciteOpt;
+} dyiExciteOpt;
 
 typedef struct {
   double cond0, cond;      /* cond(W) of the first start and of the result */
@@ -81,9 +81,9 @@ typedef struct {
   double* vif;             /* per base parameter: diag((Ws^T Ws)^-1) with Ws
                               the column-normalised W; large = poorly excited
                               (nb; owned by the caller, may be NULL) */
-} dyExciteInfo;
+} dyiExciteInfo;
 
-void dyi_excite_defaults(dyExciteOpt* o);
+void dyi_excite_defaults(dyiExciteOpt* o);
 
 /* Position centre q0, half-range, velocity and acceleration limits of
  * joint j used for trajectories: from the model's limits where it has them,
@@ -95,7 +95,7 @@ void dyi_joint_envelope(const dyModel* m, int j, double* q0, double* half,
 /* Scale joint j's coefficients of f so that the largest true use of the
  * envelope's limits (dyi_fourier_peak) is `margin` (q0 set to the
  * envelope's centre). */
-void dyi_fourier_fit(dyFourier* f, const dyModel* m, int j, double margin);
+void dyi_fourier_fit(dyiFourier* f, const dyModel* m, int j, double margin);
 
 /* Criterion values of trajectory f for base set b (K = nsamp samples over
  * one period; rows divided by sigma[j] when sigma is not NULL): cond,
@@ -103,18 +103,18 @@ void dyi_fourier_fit(dyFourier* f, const dyModel* m, int j, double margin);
  * inflation per base parameter. Any output pointer may be NULL. 0, or -1 if
  * W is rank deficient (cond = inf). Allocates its workspace per call (not
  * for per-sample use). */
-int dyi_excite_eval(const dyModel* m, const dyBase* b, const dyFourier* f, int nsamp,
+int dyi_excite_eval(const dyModel* m, const dyiBase* b, const dyiFourier* f, int nsamp,
                     const double* sigma, double* cond, double* cond_scaled, double* logdet,
                     double* vif);
 
 /* Optimise: *f receives the result. 0, or -1 with err set. */
-int dyi_excite(const dyModel* m, const dyBase* b, const dyExciteOpt* o, dyFourier* f,
-               dyExciteInfo* info, char* err, int errsz);
+int dyi_excite(const dyModel* m, const dyiBase* b, const dyiExciteOpt* o, dyiFourier* f,
+               dyiExciteInfo* info, char* err, int errsz);
 
 /* Largest violation of the limits when f is sampled at rate [Hz] over
  * duration [s], as a fraction of the limit (<= 0: within limits); *what
  * names the worst quantity ("q3", "qd1", ...), *tworst its time. */
-double dyi_excite_check(const dyModel* m, const dyFourier* f, double duration, double rate,
+double dyi_excite_check(const dyModel* m, const dyiFourier* f, double duration, double rate,
                         char what[16], double* tworst);
 
 /* Default torque noise per joint for the predictions: 1 % of the RMS of the
@@ -122,7 +122,7 @@ double dyi_excite_check(const dyModel* m, const dyFourier* f, double duration, d
  * recording); where that is below 1 % of the largest joint's (an axis along
  * gravity), 1 % of the RMS of the joint's whole nominal torque instead
  * (fallback[j] = 1). 0, or -1 on allocation failure. */
-int dyi_excite_default_noise(const dyModel* m, const dyFourier* f, double duration,
+int dyi_excite_default_noise(const dyModel* m, const dyiFourier* f, double duration,
                              double rate, double* sigma, int* fallback);
 
 /* Expected estimates of a recording of f (samples k / rate, k = 0 ..
@@ -132,7 +132,7 @@ int dyi_excite_default_noise(const dyModel* m, const dyFourier* f, double durati
  * (B pi), std = sqrt(diag cov), cov = (W^T W)^-1 W^T S^2 W (W^T W)^-1 with
  * W the base regressor of all samples and S = diag(sigma). 0, or -1 with
  * err set (rank deficient, allocation). */
-int dyi_excite_predict(const dyModel* m, const dyBase* b, const dyFourier* f, double duration,
+int dyi_excite_predict(const dyModel* m, const dyiBase* b, const dyiFourier* f, double duration,
                        double rate, const double* sigma, double* beta, double* std, char* err,
                        int errsz);
 

@@ -99,7 +99,7 @@ struct dyiZpf_ {
   int started, finished;
 };
 
-/* bytes of the buffers for block B (see dyi_zpf_new) */
+/* bytes of the buffers for block B (see dyi_zpf_make) */
 static double zpf_bytes(long B, long M, int nch, int npass, int ns) {
   double c = (double)B + M + 1, k = nch, p = npass > 0 ? npass : 1;
   return sizeof(double) * (c * (3*k + 2*p) + M * k + 2 * k * ns);
@@ -125,7 +125,7 @@ long dyi_zpf_block(const dyiButter* f, int nch, int npass, double* bytes) {
   return B;
 }
 
-dyiZpf* dyi_zpf_new(const dyiButter* f, int nch, int npass, int block) {
+dyiZpf* dyi_zpf_make(const dyiButter* f, int nch, int npass, int block) {
   long B = block > 0 ? block : dyi_zpf_block(f, nch, npass, NULL);
   if (B <= 0) return NULL;
   dyiZpf* z = calloc(1, sizeof *z);
@@ -297,7 +297,7 @@ struct dyiDecim_ {
   int rn, rpos, lead;       /* samples in the ring, its oldest, leading samples to skip */
 };
 
-dyiDecim* dyi_decim_new(const dyiFir* f, int nch, int npass, int guard) {
+dyiDecim* dyi_decim_make(const dyiFir* f, int nch, int npass, int guard) {
   dyiDecim* d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->nch = nch; d->npass = npass; d->K = f->K; d->D = f->D; d->gain2 = f->gain2;

@@ -73,7 +73,7 @@ long dyi_zpf_block(const dyiButter* f, int nch, int npass, double* bytes);
 
 /* block: samples emitted per backward pass (0: dyi_zpf_block). NULL when
  * out of memory, or when an automatic block does not fit its cap. */
-dyiZpf* dyi_zpf_new(const dyiButter* f, int nch, int npass, int block);
+dyiZpf* dyi_zpf_make(const dyiButter* f, int nch, int npass, int block);
 void dyi_zpf_free(dyiZpf* z);
 
 /* Append one sample x[nch] (and pass[npass]). Returns 0, or -1 when
@@ -147,7 +147,7 @@ typedef struct dyiDecim_ dyiDecim;
  * edge samples with a transient above the guard's tolerance may enter.
  * The filter keeps a copy of the taps. NULL when out of memory. */
 #define DYI_DECIM_MAXRING (32L << 20)
-dyiDecim* dyi_decim_new(const dyiFir* f, int nch, int npass, int guard);
+dyiDecim* dyi_decim_make(const dyiFir* f, int nch, int npass, int guard);
 void dyi_decim_free(dyiDecim* d);
 /* Append one sample: 0, or -1 when outputs are waiting (pop them first). */
 int dyi_decim_push(dyiDecim* d, const double* x, const double* pass);

@@ -39,7 +39,7 @@ struct dyiRows_ {
 
 void dyi_rows_free(dyiRows* w) {
   if (!w) return;
-  dy_freeData(w->d);
+  dy_free_data(w->d);
   free(w->pstart); free(w->pk); free(w->pv); free(w->Y);
   free(w->chj); free(w->chc); free(w->x); free(w->y); free(w->pass);
   dyi_fir_free(&w->fir);
@@ -49,7 +49,7 @@ void dyi_rows_free(dyiRows* w) {
 
 /* the row stage of the joints in bit set jsel: every torque, the
  * (joint, column) channels of those joints only */
-static dyiRows* rows_make(const dyModel* m, const dyBase* b, unsigned jsel, char* err, int errsz) {
+static dyiRows* rows_make(const dyModel* m, const dyiBase* b, unsigned jsel, char* err, int errsz) {
   int n = m->n, nb = b->nb, ncol = dyi_ncols(m, b->friction);
   if (b->npar != ncol) {
     snprintf(err, (size_t)errsz, "base set over %d parameters, the regressor has %d", b->npar, ncol);
@@ -59,7 +59,7 @@ static dyiRows* rows_make(const dyModel* m, const dyBase* b, unsigned jsel, char
   unsigned char* mask = malloc((size_t)n * (size_t)nb);
   if (!w || !mask) goto oom;
   w->m = m; w->n = n; w->nb = nb; w->ncol = ncol; w->friction = b->friction; w->jsel = jsel;
-  w->d = dy_makeData(m);
+  w->d = dy_make_data(m);
   w->pstart = malloc(sizeof(int) * (size_t)(nb + 1));
   w->pk = malloc(sizeof(int) * (size_t)ncol * (size_t)nb);
   w->pv = malloc(sizeof(double) * (size_t)ncol * (size_t)nb);
@@ -101,11 +101,11 @@ oom:
   return NULL;
 }
 
-dyiRows* dyi_rows_new(const dyModel* m, const dyBase* b, char* err, int errsz) {
+dyiRows* dyi_rows_make(const dyModel* m, const dyiBase* b, char* err, int errsz) {
   return rows_make(m, b, ~0u, err, errsz);
 }
 
-int dyi_rows_config(dyiRows* w, const dyLogInfo* li, char* err, int errsz) {
+int dyi_rows_config(dyiRows* w, const dyiLogInfo* li, char* err, int errsz) {
   dyiFir f;
   int D = li->parallel ? li->decim : 1;
   if (dyi_fir_design(&f, li->fs, li->parallel ? li->fstop : 0, D)) {
@@ -118,7 +118,7 @@ int dyi_rows_config(dyiRows* w, const dyLogInfo* li, char* err, int errsz) {
     dyi_fir_free(&f);   /* the same filter: keep it */
     return 0;
   }
-  dyiDecim* dec = dyi_decim_new(&f, w->nch, 2 + w->n, guard);
+  dyiDecim* dec = dyi_decim_make(&f, w->nch, 2 + w->n, guard);
   if (!dec) { dyi_fir_free(&f); snprintf(err, (size_t)errsz, "identify: out of memory"); return -1; }
   dyi_fir_free(&w->fir);
   dyi_decim_free(w->dec);
@@ -132,7 +132,7 @@ const dyiFir* dyi_rows_fir(const dyiRows* w) { return &w->fir; }
 double dyi_rows_var_factor(const dyiRows* w) { return w->var_factor; }
 
 /* the channels of one sample into x (nch): torques, then Y_b entries */
-static void rows_channels(dyiRows* w, const dySample* s, double* x) {
+static void rows_channels(dyiRows* w, const dyiSample* s, double* x) {
   int n = w->n;
   dyi_regressor(w->m, w->d, s->q, s->qd, s->qdd, w->friction, w->Y, n);
   for (int j = 0; j < n; j++) x[j] = s->tau[j];
@@ -145,14 +145,14 @@ static void rows_channels(dyiRows* w, const dySample* s, double* x) {
 }
 
 /* channels x (nch) of sample s into the filter */
-static int rows_feed(dyiRows* w, const dySample* s, const double* x) {
+static int rows_feed(dyiRows* w, const dyiSample* s, const double* x) {
   int n = w->n;
   w->pass[0] = (double)s->row; w->pass[1] = s->t;
   for (int j = 0; j < n; j++) w->pass[2 + j] = s->slow[j];
   return dyi_decim_push(w->dec, x, w->pass);
 }
 
-int dyi_rows_push(dyiRows* w, const dySample* s) {
+int dyi_rows_push(dyiRows* w, const dyiSample* s) {
   rows_channels(w, s, w->x);
   return rows_feed(w, s, w->x);
 }
@@ -181,7 +181,7 @@ int dyi_rows_pop(dyiRows* w, double* A, int lda, int slot, double* y, double* rw
 
 typedef struct {
   dyiRows* w;
-  dyLogReader** r;
+  dyiLogReader** r;
   int nr, cur, ended;
   int select_next;    /* a log ended: switch once its last rows are out */
   long long read, last;
@@ -193,7 +193,7 @@ typedef struct {
 static int log_select(logSource* s, int k, char* err, int errsz) {
   s->cur = k;
   if (k >= s->nr) { s->ended = 1; return 0; }
-  dyLogInfo li;
+  dyiLogInfo li;
   dyi_log_info(s->r[k], &li);
   return dyi_rows_config(s->w, &li, err, errsz);
 }
@@ -202,7 +202,7 @@ static int log_fill(void* ctx, double* A, int lda, double* y, double* rw, int ma
                     int errsz) {
   logSource* s = ctx;
   int ns = 0;
-  dySample smp;
+  dyiSample smp;
   while (ns < maxs) {
     if (dyi_rows_pop(s->w, A, lda, ns, y, rw, NULL)) { ns++; continue; }
     /* the ended log's rows are all out: the next log may change the filter */
@@ -251,7 +251,7 @@ typedef struct {
   dyiRows* rows;      /* stage 2: its joints' channels, filtered in time order */
   int* gidx;          /* channel i of rows -> channel of the full layout */
   double* x;          /* one gathered record */
-  dyEstim* e;         /* its joints' triangles */
+  dyiEstim* e;         /* its joints' triangles */
   int nblk;           /* samples waiting in e->Ab */
   int failed;
   char err[512];
@@ -261,13 +261,13 @@ struct mtShared_ {
   int T, nch;
   mtWorker* w;
   pthread_barrier_t start, mid, done;
-  dySample* buf[2];
+  dyiSample* buf[2];
   double* X[2];       /* channels of the batch, MT_BATCH x nch */
   /* the batch published at the start barrier */
   int cur, ns, cfg, end, quit;
   pthread_mutex_t gate;   /* held while the threads start; abort: one failed */
   int abort;
-  dyLogInfo li;       /* cfg: the log's rows' filter, set before its samples */
+  dyiLogInfo li;       /* cfg: the log's rows' filter, set before its samples */
 };
 
 static int mt_fold(mtWorker* w) {
@@ -319,7 +319,7 @@ static void* mt_main(void* arg) {
 }
 
 /* read the next batch of log *k into buf (sets ns, end: the log ended) */
-static int mt_read(dyLogReader* r, dySample* buf, int* ns, int* end, long long* read, char* err, int errsz) {
+static int mt_read(dyiLogReader* r, dyiSample* buf, int* ns, int* end, long long* read, char* err, int errsz) {
   *ns = 0; *end = 0;
   while (*ns < MT_BATCH) {
     int q = dyi_log_next(r, buf + *ns, err, errsz);
@@ -352,11 +352,11 @@ static void mt_assign(const dyiRows* full, int n, int D, int T, unsigned* jsel) 
 /* Worker t: a regressor workspace of the full channel layout, a row stage
  * of its joints' channels, gidx (its channel i -> the full layout's) and
  * an estimator for its triangles. 0, or -1 with err. */
-static int mt_worker_make(mtWorker* x, mtShared* sh, int t, const dyModel* m, const dyBase* b,
-                          const dyiRows* full, unsigned jsel, const dyEstOpt* o, char* err, int errsz) {
+static int mt_worker_make(mtWorker* x, mtShared* sh, int t, const dyModel* m, const dyiBase* b,
+                          const dyiRows* full, unsigned jsel, const dyiEstOpt* o, char* err, int errsz) {
   int n = m->n;
   x->sh = sh; x->id = t;
-  x->full = dyi_rows_new(m, b, err, errsz);
+  x->full = dyi_rows_make(m, b, err, errsz);
   x->rows = rows_make(m, b, jsel, err, errsz);
   if (!x->full || !x->rows) return -1;
   x->gidx = malloc(sizeof(int) * (size_t)x->rows->nch);
@@ -374,11 +374,11 @@ static int mt_worker_make(mtWorker* x, mtShared* sh, int t, const dyModel* m, co
 /* The calling thread's loop: publish a batch (with the next log's filter
  * when a log begins), read the next one while the workers process it,
  * stop at the end of the last log or at the first error. 0 or -1. */
-static int mt_drive(mtShared* sh, dyLogReader* const* r, int nr, void (*progress)(long long, int, int),
+static int mt_drive(mtShared* sh, dyiLogReader* const* r, int nr, void (*progress)(long long, int, int),
                     long long* read, char* err, int errsz) {
   int k = 0, bcur = 0, ns, end, cfg = 1, rerr = 0;
   long long last = 0;
-  dyLogInfo li;
+  dyiLogInfo li;
   dyi_log_info(r[0], &li);
   if (mt_read(r[0], sh->buf[0], &ns, &end, read, err, errsz)) rerr = 1;
   while (!rerr) {
@@ -404,7 +404,7 @@ static int mt_drive(mtShared* sh, dyLogReader* const* r, int nr, void (*progress
 /* Start the T workers (the gate holds them until all are started; if one
  * cannot start, the others return at once), drive the batches, stop and
  * join them. 0, or -1 with err (a worker's error when it failed). */
-static int mt_threads(mtShared* sh, dyLogReader* const* r, int nr, void (*progress)(long long, int, int),
+static int mt_threads(mtShared* sh, dyiLogReader* const* r, int nr, void (*progress)(long long, int, int),
                       long long* read, char* err, int errsz) {
   int T = sh->T, started = 0, ok = 0;
   mtWorker* w = sh->w;
@@ -435,8 +435,8 @@ static int mt_threads(mtShared* sh, dyLogReader* const* r, int nr, void (*progre
 
 /* the workers' triangles merged by QR into one estimator (the samples are
  * every worker's: each saw all of them) */
-static dyEstim* mt_merge(const mtWorker* w, int T, int n, int nb, const dyEstOpt* o, char* err, int errsz) {
-  dyEstim* out = dyi_est_make(n, nb, o, err, errsz);
+static dyiEstim* mt_merge(const mtWorker* w, int T, int n, int nb, const dyiEstOpt* o, char* err, int errsz) {
+  dyiEstim* out = dyi_est_make(n, nb, o, err, errsz);
   for (int t = 0; out && t < T; t++)
     if (dyi_est_merge(out, w[t].e, err, errsz)) { dyi_est_free(out); out = NULL; }
   if (out) { out->samples = w[0].e->samples; out->iterations = 1; }
@@ -445,27 +445,27 @@ static dyEstim* mt_merge(const mtWorker* w, int T, int n, int nb, const dyEstOpt
 
 /* one unweighted pass over the logs on T worker threads (identify.h);
  * returns the merged estimator (samples, rows, triangles), NULL with err */
-static dyEstim* mt_fold_logs(const dyModel* m, const dyBase* b, dyLogReader* const* r, int nr,
-                             const dyEstOpt* o, int T, void (*progress)(long long, int, int),
+static dyiEstim* mt_fold_logs(const dyModel* m, const dyiBase* b, dyiLogReader* const* r, int nr,
+                             const dyiEstOpt* o, int T, void (*progress)(long long, int, int),
                              char* err, int errsz) {
   int n = m->n;
   if (T > n) T = n;
   mtShared sh;
   memset(&sh, 0, sizeof sh);
   sh.T = T;
-  dyEstim* out = NULL;
+  dyiEstim* out = NULL;
   mtWorker* w = calloc((size_t)T, sizeof *w);
-  dyiRows* full = dyi_rows_new(m, b, err, errsz);
+  dyiRows* full = dyi_rows_make(m, b, err, errsz);
   long long read = 0;
   if (!w || !full) goto done;
   sh.w = w;
   sh.nch = full->nch;
   for (int i = 0; i < 2; i++) {
-    sh.buf[i] = malloc(sizeof(dySample) * MT_BATCH);
+    sh.buf[i] = malloc(sizeof(dyiSample) * MT_BATCH);
     sh.X[i] = malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch);
   }
   if (!sh.buf[0] || !sh.buf[1] || !sh.X[0] || !sh.X[1]) { snprintf(err, (size_t)errsz, "identify: out of memory"); goto done; }
-  dyLogInfo li;
+  dyiLogInfo li;
   dyi_log_info(r[0], &li);
   unsigned jsel[DY_MAXJ] = {0};
   mt_assign(full, n, li.parallel && li.decim > 1 ? li.decim : 1, T, jsel);
@@ -484,21 +484,21 @@ done:
   return out;
 }
 
-dyEstim* dyi_identify_logs(const dyModel* m, const dyBase* b, dyLogReader* const* r, int nr,
-                           const dyEstOpt* opt, void (*progress)(long long samples, int pass, int final),
+dyiEstim* dyi_identify_logs(const dyModel* m, const dyiBase* b, dyiLogReader* const* r, int nr,
+                           const dyiEstOpt* opt, void (*progress)(long long samples, int pass, int final),
                            char* err, int errsz) {
   int n = m->n, nb = b->nb;
-  dyEstOpt o;
+  dyiEstOpt o;
   if (opt) o = *opt; else dyi_est_defaults(&o);
   logSource s;
   memset(&s, 0, sizeof s);
-  s.r = (dyLogReader**)r; s.nr = nr; s.pass = 1; s.progress = progress;
-  dyEstim* e = NULL;
+  s.r = (dyiLogReader**)r; s.nr = nr; s.pass = 1; s.progress = progress;
+  dyiEstim* e = NULL;
   unsigned char* mask = malloc((size_t)n * (size_t)nb);
   const char** names = malloc(sizeof(char*) * (size_t)nb);
   if (nr < 1) { snprintf(err, (size_t)errsz, "identify: no log"); goto fail; }
   if (!mask || !names) { snprintf(err, (size_t)errsz, "identify: out of memory"); goto fail; }
-  s.w = dyi_rows_new(m, b, err, errsz);
+  s.w = dyi_rows_make(m, b, err, errsz);
   if (!s.w || log_select(&s, 0, err, errsz)) goto fail;
   dyi_base_mask(m, b, mask);
   for (int c = 0; c < nb; c++) names[c] = b->name[c];
@@ -508,7 +508,7 @@ dyEstim* dyi_identify_logs(const dyModel* m, const dyBase* b, dyLogReader* const
    * other rates or cutoffs: the largest (conservative std) */
   o.var_factor = s.w->var_factor;
   for (int k = 1; k < nr; k++) {
-    dyLogInfo li;
+    dyiLogInfo li;
     dyiFir f;
     dyi_log_info(r[k], &li);
     if (dyi_fir_design(&f, li.fs, li.parallel ? li.fstop : 0, li.parallel ? li.decim : 1) == 0) {
@@ -529,7 +529,7 @@ dyEstim* dyi_identify_logs(const dyModel* m, const dyBase* b, dyLogReader* const
   if (!e) goto fail;
   e->own_mask = mask; e->own_names = names;
   mask = NULL; names = NULL;
-  dyRowSource src = {&s, log_fill, log_rewind};
+  dyiRowSource src = {&s, log_fill, log_rewind};
   if (dyi_est_run(e, &src, err, errsz)) goto fail;
   if (progress) progress(s.read, s.pass, 1);
   dyi_rows_free(s.w);
@@ -542,7 +542,7 @@ fail:
   return NULL;
 }
 
-dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
+dyiEstim* dyi_identify(const dyModel* m, const dyiBase* b, dyiLogReader* r, const dyiEstOpt* opt,
                       void (*progress)(long long samples, int pass, int final),
                       char* err, int errsz) {
   return dyi_identify_logs(m, b, &r, 1, opt, progress, err, errsz);

@@ -18,7 +18,7 @@
  * (ident/log.h) gives Y_b = Y P (dyi_regressor, then the non-zeros of P:
  * a column selection for the qr and khalil sets), the row stage below
  * filters torque and columns in parallel and decimates them (the reader's
- * dyLogInfo decides; the covariance is scaled by the filter's variance
+ * dyiLogInfo decides; the covariance is scaled by the filter's variance
  * factor), rows of joints the reader flags as slow are left out, and the
  * rows stream into an estimator made
  * with opt (its mask and names are set here from b: link k's parameters
@@ -27,7 +27,7 @@
  * about every 4096 samples and with final = 1 at the end of a pass.
  * Returns the estimator with its results (free with dyi_est_free), or NULL
  * with err set ("LOG: what is wrong"). */
-dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const dyEstOpt* opt,
+dyiEstim* dyi_identify(const dyModel* m, const dyiBase* b, dyiLogReader* r, const dyiEstOpt* opt,
                       void (*progress)(long long samples, int pass, int final),
                       char* err, int errsz);
 
@@ -48,30 +48,30 @@ dyEstim* dyi_identify(const dyModel* m, const dyBase* b, dyLogReader* r, const d
  * its reader, and the rows' parallel filter restarts at every file (no
  * filter runs across a file boundary). The rows' variance factor is the
  * largest of the logs' (they differ only for logs of other rates). */
-dyEstim* dyi_identify_logs(const dyModel* m, const dyBase* b, dyLogReader* const* r, int nr,
-                           const dyEstOpt* opt, void (*progress)(long long samples, int pass, int final),
+dyiEstim* dyi_identify_logs(const dyModel* m, const dyiBase* b, dyiLogReader* const* r, int nr,
+                           const dyiEstOpt* opt, void (*progress)(long long samples, int pass, int final),
                            char* err, int errsz);
 
 /* ---- the row stage of dyi_identify (also used by cross-validation):
  * per sample the base regressor Y_b = Y P and the torque (the sample's tau:
  * unfiltered under parallel filtering, log.h), packed as n torques and the
  * masked (joint, column) entries, then one zero-phase FIR low-pass and
- * decimation for all of them (filter.h dyiDecim; the reader's dyLogInfo
+ * decimation for all of them (filter.h dyiDecim; the reader's dyiLogInfo
  * decides it: parallel, decim, fstop, guard; else every sample passes as
  * it is).
  * Rows with a truncated window at the ends of a segment get the weight
  * 1 / sqrt(relative variance); joints flagged slow at the output's centre
  * sample get weight 0. Memory: the FIR's taps and (2K / D + 3) records. */
 typedef struct dyiRows_ dyiRows;
-dyiRows* dyi_rows_new(const dyModel* m, const dyBase* b, char* err, int errsz);
+dyiRows* dyi_rows_make(const dyModel* m, const dyiBase* b, char* err, int errsz);
 void dyi_rows_free(dyiRows* w);
 /* (Re)design the filter for a log (kept when unchanged). 0 or -1. */
-int dyi_rows_config(dyiRows* w, const dyLogInfo* li, char* err, int errsz);
+int dyi_rows_config(dyiRows* w, const dyiLogInfo* li, char* err, int errsz);
 /* The FIR in use and its variance factor (filter.h dyi_fir_var_factor). */
 const dyiFir* dyi_rows_fir(const dyiRows* w);
 double dyi_rows_var_factor(const dyiRows* w);
 /* One sample in: 0, or -1 when rows are waiting (pop them first). */
-int dyi_rows_push(dyiRows* w, const dySample* s);
+int dyi_rows_push(dyiRows* w, const dyiSample* s);
 /* End of a segment of consecutive samples: file_end 1 at the end of a
  * file (the guard samples at both sides are left out), 0 before a held-out
  * block (filter.h dyi_decim_end). */

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-void dyi_log_defaults(dyLogOpt* opt) {
+void dyi_log_defaults(dyiLogOpt* opt) {
   memset(opt, 0, sizeof *opt);
   for (int j = 0; j < DY_MAXJ; j++) opt->gain[j] = 1;
   opt->filter_tau = 1;
@@ -141,10 +141,10 @@ static void sm_progress(const smSource* m, long long* done, long long* total) {
 
 /* ------------------------------------------------------------ raw rows */
 
-struct dyLogRaw_ {
+struct dyiLogRaw_ {
   char path[512];
   int n;
-  dyLogOpt opt;
+  dyiLogOpt opt;
   dyCsv* csv;
   smSource* sm;                     /* a sample-major manifest instead */
   int ncol;
@@ -185,7 +185,7 @@ static int find_col(char** names, int nf, const char* col) {
   return -1;
 }
 
-static int raw_start(dyLogRaw* r, char* err, int errsz) {
+static int raw_start(dyiLogRaw* r, char* err, int errsz) {
   r->csv = dy_csv_open(r->path, err, errsz);
   if (!r->csv) return -1;
   if (r->opt.no_header) return 0;
@@ -210,7 +210,7 @@ static void head_free(rawHead* h) {
 }
 
 /* the columns of role ro (DYI_ROLE_Q..DYI_ROLE_TAU), one per joint */
-static int* role_cols(dyLogRaw* r, int ro) {
+static int* role_cols(dyiLogRaw* r, int ro) {
   switch (ro) {
     case DYI_ROLE_Q: return r->colq;
     case DYI_ROLE_QD: return r->colqd;
@@ -222,7 +222,7 @@ static int* role_cols(dyLogRaw* r, int ro) {
 /* The first record of the file; the header quantity,file,stride (unless
  * no_header) makes the file a sample-major manifest, and the column names
  * are then its files' (sm_open). *f, *nf: the header, or the first row. */
-static int raw_first(dyLogRaw* r, const char* path, char*** f, int* nf, char* err, int errsz) {
+static int raw_first(dyiLogRaw* r, const char* path, char*** f, int* nf, char* err, int errsz) {
   r->csv = dy_csv_open(path, err, errsz);
   if (!r->csv) return -1;
   int rc = dy_csv_next(r->csv, f, nf, err, errsz);
@@ -244,7 +244,7 @@ static int raw_first(dyLogRaw* r, const char* path, char*** f, int* nf, char* er
 }
 
 /* names: the header, or c1..cN by position; the per-column arrays */
-static int head_make(rawHead* h, dyLogRaw* r, char** f, int nf, char* err, int errsz) {
+static int head_make(rawHead* h, dyiLogRaw* r, char** f, int nf, char* err, int errsz) {
   h->nf = nf;
   h->names = calloc((size_t)nf, sizeof(char*));
   h->store = calloc((size_t)nf, 16);
@@ -264,8 +264,8 @@ static int head_make(rawHead* h, dyLogRaw* r, char** f, int nf, char* err, int e
 
 /* --map QUANTITY=COLUMN first: QUANTITY is t, qJ, qdJ, qddJ or tauJ
  * (J = 1..n), COLUMN a header name or cK */
-static int map_explicit(dyLogRaw* r, const rawHead* h, char* err, int errsz) {
-  const dyLogOpt* opt = &r->opt;
+static int map_explicit(dyiLogRaw* r, const rawHead* h, char* err, int errsz) {
+  const dyiLogOpt* opt = &r->opt;
   for (int i = 0; i < opt->nmap; i++) {
     int ro, jo;
     if (parse_quantity(opt->map_name[i], r->n, &ro, &jo)) {
@@ -286,7 +286,7 @@ static int map_explicit(dyLogRaw* r, const rawHead* h, char* err, int errsz) {
 /* Then the conventional names t, qJ, qdJ, qddJ, tauJ for what --map left
  * open; without a header and without --map, by position: 1 + k n columns,
  * k = 2..4, as t, q, [qd, [qdd,]] tau. */
-static int map_default(dyLogRaw* r, const rawHead* h, char* err, int errsz) {
+static int map_default(dyiLogRaw* r, const rawHead* h, char* err, int errsz) {
   int n = r->n, nf = h->nf;
   if (r->opt.no_header && r->opt.nmap == 0) {
     int k = (nf - 1) / n;
@@ -319,7 +319,7 @@ static int map_default(dyLogRaw* r, const rawHead* h, char* err, int errsz) {
 /* Logged derivatives the user wants recomputed (--derive) are dropped; t,
  * every q and every tau are required; qd and qdd all or none (r->logged
  * gets bit 0 for qd, bit 1 for qdd). */
-static int check_columns(dyLogRaw* r, const rawHead* h, char* err, int errsz) {
+static int check_columns(dyiLogRaw* r, const rawHead* h, char* err, int errsz) {
   int n = r->n;
   if (r->opt.derive >= 1) for (int j = 0; j < n; j++) r->colqdd[j] = -1;
   if (r->opt.derive >= 2) for (int j = 0; j < n; j++) r->colqd[j] = -1;
@@ -348,22 +348,22 @@ static int check_columns(dyLogRaw* r, const rawHead* h, char* err, int errsz) {
 }
 
 /* the gate (quality.h) with each column's role and joint */
-static int make_gate(dyLogRaw* r, rawHead* h, char* err, int errsz) {
+static int make_gate(dyiLogRaw* r, rawHead* h, char* err, int errsz) {
   h->role[r->colt] = DYI_ROLE_T;
   for (int ro = DYI_ROLE_Q; ro <= DYI_ROLE_TAU; ro++)
     for (int j = 0; j < r->n; j++) {
       int c = role_cols(r, ro)[j];
       if (c >= 0) { h->role[c] = ro; h->joint[c] = j; }
     }
-  r->q = dyi_quality_new(h->path, h->nf, h->names, h->role, h->joint, r->n, r->opt.absurd, r->opt.on_bad,
+  r->q = dyi_quality_make(h->path, h->nf, h->names, h->role, h->joint, r->n, r->opt.absurd, r->opt.on_bad,
                          r->opt.taumax);
   if (!r->q) { snprintf(err, (size_t)errsz, "%s: out of memory", h->path); return -1; }
   return 0;
 }
 
-dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
+dyiLogRaw* dyi_lograw_open(const char* path, int n, const dyiLogOpt* opt, char* err, int errsz) {
   if (n < 1 || n > DY_MAXJ) { snprintf(err, (size_t)errsz, "%s: bad joint count %d", path, n); return NULL; }
-  dyLogRaw* r = calloc(1, sizeof *r);
+  dyiLogRaw* r = calloc(1, sizeof *r);
   if (!r) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return NULL; }
   snprintf(r->path, sizeof r->path, "%s", path);
   r->n = n; r->opt = *opt;
@@ -388,7 +388,7 @@ dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt, char* er
   return r;
 }
 
-int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
+int dyi_lograw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
   if (r->done) return 0;
   for (;;) {
     char** f; int nf;
@@ -426,14 +426,14 @@ int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz) {
   }
 }
 
-int dyi_lograw_logged(const dyLogRaw* r) { return r->logged; }
-dyiQuality* dyi_lograw_quality(dyLogRaw* r) { return r->q; }
-void dyi_lograw_detach(dyLogRaw* r) { r->q = NULL; }
-void dyi_lograw_progress(const dyLogRaw* r, long long* done, long long* total) {
+int dyi_lograw_logged(const dyiLogRaw* r) { return r->logged; }
+dyiQuality* dyi_lograw_quality(dyiLogRaw* r) { return r->q; }
+void dyi_lograw_detach(dyiLogRaw* r) { r->q = NULL; }
+void dyi_lograw_progress(const dyiLogRaw* r, long long* done, long long* total) {
   if (r->sm) sm_progress(r->sm, done, total);
   else dy_csv_progress(r->csv, done, total);
 }
-void dyi_lograw_close(dyLogRaw* r) {
+void dyi_lograw_close(dyiLogRaw* r) {
   if (!r) return;
   dy_csv_close(r->csv);
   sm_close(r->sm);
@@ -448,17 +448,17 @@ void dyi_lograw_close(dyLogRaw* r) {
 #define RESAMPLE_MAXUP 100.0 /* --resample at most this many times the log's rate */
 #define GUARD_TOL 1e-3   /* parallel filtering: edge samples left out down to this */
 
-struct dyLogReader_ {
+struct dyiLogReader_ {
   char path[512];
   int n;
-  dyLogOpt opt;
-  dyLogRaw* raw;
+  dyiLogOpt opt;
+  dyiLogRaw* raw;
   int logged;
   /* rows held for the rate estimate, then replayed */
-  dyLogRow* pre; int npre, ipre, src_end;
+  dyiLogRow* pre; int npre, ipre, src_end;
   double t0;                        /* subtracted from t before filtering */
   /* resampling: raw rows w[0..3] around the grid point, in [w1, w2] */
-  dyLogRow rs[4]; int rs_have[4], rs_init; long rs_m;
+  dyiLogRow rs[4]; int rs_have[4], rs_init; long rs_m;
   /* filter */
   double fs, fc; int margin;
   dyiButter bw; dyiZpf* zpf; int zfin;
@@ -470,7 +470,7 @@ struct dyLogReader_ {
 };
 
 /* next raw row (the held ones first): 1, 0, -1 */
-static int src_row(dyLogReader* r, dyLogRow* row, char* err, int errsz) {
+static int src_row(dyiLogReader* r, dyiLogRow* row, char* err, int errsz) {
   if (r->ipre < r->npre) { *row = r->pre[r->ipre++]; return 1; }
   int rc = dyi_lograw_next(r->raw, row, err, errsz);
   if (rc == 1) r->rows_read++;
@@ -481,11 +481,11 @@ static int src_row(dyLogReader* r, dyLogRow* row, char* err, int errsz) {
  * resampling (cubic Lagrange through the two raw rows on each side of the
  * grid point, fewer at the ends: error ~ |q(4)| h^4 / 24 instead of
  * |q(2)| h^2 / 8 for linear interpolation): 1, 0, -1 */
-static int src_record(dyLogReader* r, double* x, char* err, int errsz) {
+static int src_record(dyiLogReader* r, double* x, char* err, int errsz) {
   int n = r->n;
-  const dyLogRow* P[4]; double L[4]; int np = 0;
+  const dyiLogRow* P[4]; double L[4]; int np = 0;
   double tg;
-  dyLogRow a;
+  dyiLogRow a;
   if (r->opt.resample_hz > 0) {
     if (!r->rs_init) {
       r->rs_init = 1; r->rs_have[0] = 0;
@@ -542,7 +542,7 @@ static int src_record(dyLogReader* r, double* x, char* err, int errsz) {
 }
 
 /* next filtered record into buf: 1, 0, -1 */
-static int filtered(dyLogReader* r, double* x, char* err, int errsz) {
+static int filtered(dyiLogReader* r, double* x, char* err, int errsz) {
   if (!r->zpf) return src_record(r, x, err, errsz);
   for (;;) {
     if (dyi_zpf_pop(r->zpf, x, x + r->nch)) return 1;
@@ -577,7 +577,7 @@ static int filter_fits(int order, double ratio, int nch, int npass) {
 /* the cutoff is too small a fraction of the sample rate for the filter's
  * memory cap: one line with the cause, the smallest ratio that fits and
  * the fixes */
-static void filter_too_long(const dyLogReader* r, int order, double med, char* err, int errsz) {
+static void filter_too_long(const dyiLogReader* r, int order, double med, char* err, int errsz) {
   double lo = log(1e-15), hi = log(0.45);
   if (filter_fits(order, exp(hi), r->nch, r->npass))
     for (int i = 0; i < 60; i++) {
@@ -592,7 +592,7 @@ static void filter_too_long(const dyLogReader* r, int order, double med, char* e
            hz_text(r->fs, fs, sizeof fs), med, DYI_ZPF_MAXBYTES >> 20, exp(hi));
 }
 
-static void teardown(dyLogReader* r) {
+static void teardown(dyiLogReader* r) {
   dyi_lograw_close(r->raw); r->raw = NULL;
   dyi_zpf_free(r->zpf); r->zpf = NULL;
   free(r->pre); r->pre = NULL;
@@ -602,11 +602,11 @@ static void teardown(dyLogReader* r) {
 
 /* Open the raw rows and hold the first RATEWIN (replayed by src_row); a
  * log needs at least 2 usable rows. */
-static int hold_rows(dyLogReader* r, char* err, int errsz) {
+static int hold_rows(dyiLogReader* r, char* err, int errsz) {
   r->raw = dyi_lograw_open(r->path, r->n, &r->opt, err, errsz);
   if (!r->raw) return -1;
   r->logged = dyi_lograw_logged(r->raw);
-  r->pre = malloc(RATEWIN * sizeof(dyLogRow));
+  r->pre = malloc(RATEWIN * sizeof(dyiLogRow));
   if (!r->pre) { snprintf(err, (size_t)errsz, "%s: out of memory", r->path); return -1; }
   r->npre = r->ipre = 0; r->rows_read = 0;
   while (r->npre < RATEWIN) {
@@ -627,8 +627,8 @@ static int hold_rows(dyLogReader* r, char* err, int errsz) {
 /* Sample rate fs = 1 / (median step of the held rows) [Hz], or the
  * --resample rate, which may make up at most RESAMPLE_MAXUP samples per
  * sample read. *med: the median step [s]. */
-static int sample_rate(dyLogReader* r, double* med, char* err, int errsz) {
-  const dyLogOpt* opt = &r->opt;
+static int sample_rate(dyiLogReader* r, double* med, char* err, int errsz) {
+  const dyiLogOpt* opt = &r->opt;
   double* dt = malloc((size_t)r->npre * sizeof(double));
   if (!dt) { snprintf(err, (size_t)errsz, "%s: out of memory", r->path); return -1; }
   for (int i = 1; i < r->npre; i++) dt[i-1] = r->pre[i].t - r->pre[i-1].t;
@@ -651,8 +651,8 @@ static int sample_rate(dyLogReader* r, double* med, char* err, int errsz) {
 /* Cutoff fc: --cutoff (below Nyquist fs / 2), or by default
  * min(fs / 20, 10 Hz), at most 0.8 fs / (2 D) with decimation D; none
  * (fc = 0) for a negative --cutoff. */
-static int choose_cutoff(dyLogReader* r, char* err, int errsz) {
-  const dyLogOpt* opt = &r->opt;
+static int choose_cutoff(dyiLogReader* r, char* err, int errsz) {
+  const dyiLogOpt* opt = &r->opt;
   int D = opt->decimate > 1 ? opt->decimate : 1;
   r->fc = 0;
   if (opt->cutoff_hz > 0) {
@@ -672,7 +672,7 @@ static int choose_cutoff(dyLogReader* r, char* err, int errsz) {
 /* Record layout: channels t, q, [qd], [qdd], [tau] (the torque only when
  * it is filtered here: no_parallel with filter_tau), then the pass-through
  * values row, tau_raw; one record buffer and the three-sample window. */
-static int channels(dyLogReader* r, char* err, int errsz) {
+static int channels(dyiLogReader* r, char* err, int errsz) {
   int n = r->n;
   r->chq = 1; int k = 1 + n;
   r->chqd = r->logged & 1 ? k : -1; k += r->logged & 1 ? n : 0;
@@ -692,7 +692,7 @@ static int channels(dyLogReader* r, char* err, int errsz) {
 
 /* The zero-phase Butterworth low-pass of order --filter-order (4) at fc,
  * when there is a cutoff and its block buffers fit DYI_ZPF_MAXBYTES. */
-static int make_filter(dyLogReader* r, double med, char* err, int errsz) {
+static int make_filter(dyiLogReader* r, double med, char* err, int errsz) {
   r->margin = 0; r->zfin = 0;
   if (!(r->fc > 0)) return 0;
   int order = r->opt.order > 0 ? r->opt.order : 4;
@@ -706,13 +706,13 @@ static int make_filter(dyLogReader* r, double med, char* err, int errsz) {
     return -1;
   }
   r->margin = dyi_butter_margin(&r->bw);
-  r->zpf = dyi_zpf_new(&r->bw, r->nch, r->npass, 0);
+  r->zpf = dyi_zpf_make(&r->bw, r->nch, r->npass, 0);
   if (!r->zpf) { snprintf(err, (size_t)errsz, "%s: out of memory for the filter", r->path); return -1; }
   return 0;
 }
 
 /* the reader's stages in order (also a rewind: after teardown) */
-static int setup(dyLogReader* r, char* err, int errsz) {
+static int setup(dyiLogReader* r, char* err, int errsz) {
   double med;
   if (hold_rows(r, err, errsz) || sample_rate(r, &med, err, errsz) || choose_cutoff(r, err, errsz) ||
       channels(r, err, errsz) || make_filter(r, med, err, errsz))
@@ -722,8 +722,8 @@ static int setup(dyLogReader* r, char* err, int errsz) {
   return 0;
 }
 
-dyLogReader* dyi_log_open(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
-  dyLogReader* r = calloc(1, sizeof *r);
+dyiLogReader* dyi_log_open(const char* path, int n, const dyiLogOpt* opt, char* err, int errsz) {
+  dyiLogReader* r = calloc(1, sizeof *r);
   if (!r) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return NULL; }
   snprintf(r->path, sizeof r->path, "%s", path);
   r->n = n; r->opt = *opt;
@@ -737,13 +737,13 @@ dyLogReader* dyi_log_open(const char* path, int n, const dyLogOpt* opt, char* er
   return r;
 }
 
-void dyi_log_close(dyLogReader* r) {
+void dyi_log_close(dyiLogReader* r) {
   if (!r) return;
   teardown(r);
   free(r);
 }
 
-int dyi_log_rewind(dyLogReader* r, char* err, int errsz) {
+int dyi_log_rewind(dyiLogReader* r, char* err, int errsz) {
   teardown(r);
   return setup(r, err, errsz);
 }
@@ -759,11 +759,11 @@ static void parabola(const double* t, const double* y, double ts, double* d1, do
 }
 
 /* decimation done by the reader (only without parallel filtering) */
-static int reader_decim(const dyLogOpt* o) {
+static int reader_decim(const dyiLogOpt* o) {
   return o->no_parallel && o->decimate > 1 ? o->decimate : 1;
 }
 
-int dyi_log_next(dyLogReader* r, dySample* s, char* err, int errsz) {
+int dyi_log_next(dyiLogReader* r, dyiSample* s, char* err, int errsz) {
   int n = r->n, D = reader_decim(&r->opt);
   for (;;) {
     /* w[0..nw) holds records b, b+1, b+2 (b = r->kept); record e is
@@ -818,11 +818,11 @@ int dyi_log_next(dyLogReader* r, dySample* s, char* err, int errsz) {
   }
 }
 
-void dyi_log_progress(const dyLogReader* r, long long* done, long long* total) {
+void dyi_log_progress(const dyiLogReader* r, long long* done, long long* total) {
   dyi_lograw_progress(r->raw, done, total);
 }
 
-void dyi_log_info(const dyLogReader* r, dyLogInfo* info) {
+void dyi_log_info(const dyiLogReader* r, dyiLogInfo* info) {
   memset(info, 0, sizeof *info);
   info->fs = r->fs; info->fc = r->fc; info->margin = r->margin;
   info->order = r->fc > 0 ? r->bw.order : 0;
@@ -844,18 +844,18 @@ void dyi_log_info(const dyLogReader* r, dyLogInfo* info) {
   } else info->decim = D;
 }
 
-const dyiQuality* dyi_log_quality(const dyLogReader* r) {
+const dyiQuality* dyi_log_quality(const dyiLogReader* r) {
   return dyi_lograw_quality(r->raw);
 }
 
 /* the raw rows through the gate, every bad row dropped and counted; the
  * findings handed over */
-dyiQuality* dyi_log_scan(const char* path, int n, const dyLogOpt* opt, char* err, int errsz) {
-  dyLogOpt o = *opt;
+dyiQuality* dyi_log_scan(const char* path, int n, const dyiLogOpt* opt, char* err, int errsz) {
+  dyiLogOpt o = *opt;
   o.on_bad = 1;                     /* collect everything */
-  dyLogRaw* r = dyi_lograw_open(path, n, &o, err, errsz);
+  dyiLogRaw* r = dyi_lograw_open(path, n, &o, err, errsz);
   if (!r) return NULL;
-  dyLogRow row;
+  dyiLogRow row;
   int rc;
   while ((rc = dyi_lograw_next(r, &row, err, errsz)) == 1) {}
   if (rc < 0) { dyi_lograw_close(r); return NULL; }

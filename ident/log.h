@@ -68,7 +68,7 @@ typedef struct {
   int order;                        /* Butterworth order (0: 4) */
   int decimate;                     /* keep every D-th filtered sample (0, 1: all) */
   double resample_hz;               /* > 0: resample onto t0 + k / resample_hz */
-  double qd_min;                    /* > 0: flag |qd_j| < qd_min in dySample.slow */
+  double qd_min;                    /* > 0: flag |qd_j| < qd_min in dyiSample.slow */
   double absurd;                    /* |cell| above this is absurd (0: 1e6) */
   double taumax[DY_MAXJ];           /* torque limits for the gate (0: none) */
   int drop_stale;                   /* 1: drop rows repeating the previous row's
@@ -78,7 +78,7 @@ typedef struct {
   int no_parallel;                  /* 1: the torque filtered with q (filter_tau)
                                        and decimate applied here, as before
                                        parallel filtering; 0 (default): see below */
-} dyLogOpt;
+} dyiLogOpt;
 
 /* Parallel filtering (the default, no_parallel = 0): the reader yields every
  * sample, with tau = tau_raw (the torque is not filtered with the signals);
@@ -97,28 +97,28 @@ typedef struct {
   double tau_raw[DY_MAXJ];          /* torque as logged times gains, unfiltered */
   unsigned char slow[DY_MAXJ];      /* 1: |qd_j| < opt.qd_min (Coulomb friction
                                        ill-defined: skip joint j's equation) */
-} dySample;
+} dyiSample;
 
 /* Default options: header, no map, unit gains, all rows, default cutoff,
  * parallel filtering of torque and regressor (no_parallel = 0; with
  * no_parallel the torque is filtered with q: filter_tau = 1), stop at bad
  * rows. */
-void dyi_log_defaults(dyLogOpt* opt);
+void dyi_log_defaults(dyiLogOpt* opt);
 
-typedef struct dyLogReader_ dyLogReader;
+typedef struct dyiLogReader_ dyiLogReader;
 
 /* Open a log for an n-joint model. NULL with err set. */
-dyLogReader* dyi_log_open(const char* path, int n, const dyLogOpt* opt,
+dyiLogReader* dyi_log_open(const char* path, int n, const dyiLogOpt* opt,
                           char* err, int errsz);
 /* Next preprocessed sample: 1, 0 at the end, -1 on error (err set). */
-int dyi_log_next(dyLogReader* r, dySample* s, char* err, int errsz);
+int dyi_log_next(dyiLogReader* r, dyiSample* s, char* err, int errsz);
 /* Start again from the first sample (a second pass, e.g. for WLS). 0 / -1. */
-int dyi_log_rewind(dyLogReader* r, char* err, int errsz);
-void dyi_log_close(dyLogReader* r);
+int dyi_log_rewind(dyiLogReader* r, char* err, int errsz);
+void dyi_log_close(dyiLogReader* r);
 
 /* Bytes of the file consumed so far and its size (0 if unknown), for a
  * progress line printed by the program layer. */
-void dyi_log_progress(const dyLogReader* r, long long* done, long long* total);
+void dyi_log_progress(const dyiLogReader* r, long long* done, long long* total);
 
 /* What the reader decided: sample rate estimate fs [Hz] (median of the first
  * 1000 steps), cutoff fc [Hz] (0: no filtering), filter margin [samples],
@@ -135,37 +135,37 @@ typedef struct {
                                        (0: no filter, plain decimation) */
   int guard;                        /* parallel: samples to leave out at each end
                                        (the signals' filter's edge transient) */
-} dyLogInfo;
-void dyi_log_info(const dyLogReader* r, dyLogInfo* info);
+} dyiLogInfo;
+void dyi_log_info(const dyiLogReader* r, dyiLogInfo* info);
 
 /* The data-quality findings collected on the rows read so far (complete
  * after the last sample), owned by the reader. See quality.h. */
-const dyiQuality* dyi_log_quality(const dyLogReader* r);
+const dyiQuality* dyi_log_quality(const dyiLogReader* r);
 
 /* Scan a whole log for an n-joint model: one streaming pass of the raw
  * rows through the gate, on_bad treated as drop so that every finding is
  * collected (worded as opt->on_bad will make the read behave). NULL with
  * err set when the file cannot be read at all. The caller frees the
  * findings (dyi_quality_free). */
-dyiQuality* dyi_log_scan(const char* path, int n, const dyLogOpt* opt, char* err, int errsz);
+dyiQuality* dyi_log_scan(const char* path, int n, const dyiLogOpt* opt, char* err, int errsz);
 
 /* ----------------------------------------------- raw rows (the gate's view) */
 
-/* The rows as written (dyLogRow, quality.h: gains and time scale applied,
+/* The rows as written (dyiLogRow, quality.h: gains and time scale applied,
  * after the cell and time checks), each judged by the gate; used by the
  * reader and by dyi_log_scan. */
-typedef struct dyLogRaw_ dyLogRaw;
-dyLogRaw* dyi_lograw_open(const char* path, int n, const dyLogOpt* opt,
+typedef struct dyiLogRaw_ dyiLogRaw;
+dyiLogRaw* dyi_lograw_open(const char* path, int n, const dyiLogOpt* opt,
                           char* err, int errsz);
 /* 1 with a good row, 0 at the end, -1 on error (a bad row with on_bad stop:
  * "FILE:ROW:COL: what"). Bad rows with on_bad drop are skipped and counted. */
-int dyi_lograw_next(dyLogRaw* r, dyLogRow* row, char* err, int errsz);
+int dyi_lograw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz);
 /* logged derivatives: bit 0 qd, bit 1 qdd (so 3: both) */
-int dyi_lograw_logged(const dyLogRaw* r);
-dyiQuality* dyi_lograw_quality(dyLogRaw* r);
+int dyi_lograw_logged(const dyiLogRaw* r);
+dyiQuality* dyi_lograw_quality(dyiLogRaw* r);
 /* The caller takes ownership of the quality record (close won't free it). */
-void dyi_lograw_detach(dyLogRaw* r);
-void dyi_lograw_progress(const dyLogRaw* r, long long* done, long long* total);
-void dyi_lograw_close(dyLogRaw* r);
+void dyi_lograw_detach(dyiLogRaw* r);
+void dyi_lograw_progress(const dyiLogRaw* r, long long* done, long long* total);
+void dyi_lograw_close(dyiLogRaw* r);
 
 #endif

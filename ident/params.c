@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int dyi_params_write(FILE* f, const dyModel* m, const dyBase* b, const double* value,
+int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* value,
                      const double* std, const char* comment) {
   if (comment && *comment) {
     const char* s = comment;
@@ -46,7 +46,7 @@ int dyi_params_write(FILE* f, const dyModel* m, const dyBase* b, const double* v
   return ferror(f) ? -1 : 0;
 }
 
-void dyi_params_free(dyParams* p) {
+void dyi_params_free(dyiParams* p) {
   if (!p) return;
   dyi_base_free(p->base);
   free(p->value);
@@ -186,9 +186,9 @@ static int lead_of(const dyModel* m, const char* name, int np) {
 /* The set the rows describe: over 14n parameters when an expression uses
  * a joint parameter (10n otherwise), joint_keep the kinds of joint
  * parameter used (the others are zero), P = B^+ (dyi_base_pinv). */
-static int prows_to_params(pRows* t, dyParams* p, char* err, int errsz) {
+static int prows_to_params(pRows* t, dyiParams* p, char* err, int errsz) {
   int nb = t->nb, npar = t->npar, nl = t->nl, np = t->friction ? npar : nl;
-  p->base = dyi_base_alloc(DYI_SET_FILE, nb, np, t->friction);
+  p->base = dyi_base_make_empty(DYI_SET_FILE, nb, np, t->friction);
   p->value = malloc(sizeof(double) * (size_t)nb);
   p->std = malloc(sizeof(double) * (size_t)nb);
   if (!p->base || !p->value || !p->std) { snprintf(err, (size_t)errsz, "%s: out of memory", t->path); return -1; }
@@ -223,14 +223,14 @@ static int prows_read(pRows* t, dyCsv* csv, char* err, int errsz) {
   return 0;
 }
 
-dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int errsz) {
+dyiParams* dyi_params_read(const char* path, const dyModel* m, char* err, int errsz) {
   dyCsv* csv = dy_csv_open(path, err, errsz);
   if (!csv) return NULL;
   pRows t;
   memset(&t, 0, sizeof t);
   t.path = path; t.m = m; t.npar = dy_npar(m); t.nl = DY_NPAR_LINK * m->n; t.cap = 64;
   t.cname = t.cval = t.cstd = t.cexpr = -1;
-  dyParams* p = calloc(1, sizeof *p);
+  dyiParams* p = calloc(1, sizeof *p);
   t.names = malloc((size_t)t.cap * sizeof *t.names);
   t.B = malloc(sizeof(double) * (size_t)t.cap * (size_t)t.npar);
   t.val = malloc(sizeof(double) * (size_t)t.cap);
@@ -248,7 +248,7 @@ dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int err
   return NULL;
 }
 
-void dyi_params_realise(const dyModel* m, const dyParams* p, double* par) {
+void dyi_params_realise(const dyModel* m, const dyiParams* p, double* par) {
   int npar = dy_npar(m), np = p->base->npar, nb = p->base->nb;
   for (int k = 0; k < npar; k++) {
     double s = 0;

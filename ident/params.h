@@ -12,20 +12,20 @@
 #include "model.h"
 
 typedef struct {
-  dyBase* base;      /* the set described by the expressions */
+  dyiBase* base;      /* the set described by the expressions */
   double* value;     /* beta (nb) */
   double* std;       /* standard deviation, NaN if unknown (nb) */
   char comment[8192];/* the '#' lines at the top, joined */
-} dyParams;
+} dyiParams;
 
 /* Read a PARAMS file for model m. NULL with err ("FILE:ROW:COL: ...") on
  * failure. Free with dyi_params_free. */
-dyParams* dyi_params_read(const char* path, const dyModel* m, char* err, int errsz);
-void dyi_params_free(dyParams* p);
+dyiParams* dyi_params_read(const char* path, const dyModel* m, char* err, int errsz);
+void dyi_params_free(dyiParams* p);
 
 /* A realisation of the identified base parameters: the full vector
  * (14n, joint parameters zero when the set has none) pi = P beta. */
-void dyi_params_realise(const dyModel* m, const dyParams* p, double* par);
+void dyi_params_realise(const dyModel* m, const dyiParams* p, double* par);
 
 /* Write a PARAMS file to f: the comment (each line of it prefixed "# "),
  * the header name,value,std,rel_std_pct,expression and one row per base
@@ -33,7 +33,7 @@ void dyi_params_realise(const dyModel* m, const dyParams* p, double* par);
  * field), rel_std_pct = 100 std / |value|, the expression of dyi_base_expr.
  * Numbers in %.17g. 0, or -1 on a write error. */
 #include <stdio.h>
-int dyi_params_write(FILE* f, const dyModel* m, const dyBase* b, const double* value,
+int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* value,
                      const double* std, const char* comment);
 
 #endif

@@ -75,7 +75,7 @@ static dyiFinding* finding(dyiQuality* q, int kind, int col, long line, double v
   return f;
 }
 
-dyiQuality* dyi_quality_new(const char* path, int ncol, char** names, const int* role,
+dyiQuality* dyi_quality_make(const char* path, int ncol, char** names, const int* role,
                             const int* joint, int n, double absurd, int on_bad,
                             const double* taumax) {
   dyiQuality* q = calloc(1, sizeof *q);
@@ -292,7 +292,7 @@ static void colstat(colStat* s, double x, long k, long line) {
 
 /* Row k's time step: min, max and the first DTWIN for the median; the
  * gaps of those are judged once the median is known, later ones at once */
-static void row_time(dyiQuality* q, const dyLogRow* r, long k) {
+static void row_time(dyiQuality* q, const dyiLogRow* r, long k) {
   if (q->have_t) {
     double dt = r->t - q->t_last;
     if (k == 1 || dt < q->dt_min) q->dt_min = dt;
@@ -309,7 +309,7 @@ static void row_time(dyiQuality* q, const dyLogRow* r, long k) {
 }
 
 /* the running statistics of every used column (colstat) */
-static void row_columns(dyiQuality* q, const dyLogRow* r, long k) {
+static void row_columns(dyiQuality* q, const dyiLogRow* r, long k) {
   for (int c = 0; c < q->ncol; c++) {
     int j = q->joint[c];
     double x;
@@ -326,7 +326,7 @@ static void row_columns(dyiQuality* q, const dyLogRow* r, long k) {
 }
 
 /* |tau_j| beyond the model's limit taumax_j (> 0): count, first, last */
-static void row_taumax(dyiQuality* q, const dyLogRow* r) {
+static void row_taumax(dyiQuality* q, const dyiLogRow* r) {
   for (int j = 0; j < q->n; j++)
     if (q->taumax[j] > 0 && fabs(r->tau[j]) > q->taumax[j]) {
       if (!q->tmax_n[j]++) { q->tmax_first[j] = r->line; q->tmax_v[j] = r->tau[j]; }
@@ -336,7 +336,7 @@ static void row_taumax(dyiQuality* q, const dyLogRow* r) {
 
 /* Stale: every q, qd and tau repeats the previous row's while time moves
  * (a DYI_QF_STALE finding). The row becomes the previous one. */
-static int row_stale(dyiQuality* q, const dyLogRow* r) {
+static int row_stale(dyiQuality* q, const dyiLogRow* r) {
   int n = q->n, stale = 0;
   if (q->haveprev) {
     stale = 1;
@@ -363,7 +363,7 @@ static int row_stale(dyiQuality* q, const dyLogRow* r) {
  * rows centred on k (the chord slope dq/dt over k-1..k+1: less sensitive
  * to time-stamp jitter than the parabola); windows with stale rows are
  * skipped; the first LAGWIN samples are held to set the outlier threshold. */
-static void row_lag(dyiQuality* q, const dyLogRow* r, int stale) {
+static void row_lag(dyiQuality* q, const dyiLogRow* r, int stale) {
   int n = q->n;
   if (q->nw == 5) {
     memmove(q->wt, q->wt + 1, 4 * sizeof(double));
@@ -391,7 +391,7 @@ static void row_lag(dyiQuality* q, const dyLogRow* r, int stale) {
   if (q->neg < LAGWIN && ++q->neg == LAGWIN) lagthreshold(q);
 }
 
-int dyi_quality_row(dyiQuality* q, const dyLogRow* r) {
+int dyi_quality_row(dyiQuality* q, const dyiLogRow* r) {
   long k = q->good++;
   row_time(q, r, k);
   row_columns(q, r, k);

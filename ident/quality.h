@@ -85,7 +85,7 @@ typedef struct {
   long row, line;                   /* data row (1-based), file line */
   double t;
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
-} dyLogRow;
+} dyiLogRow;
 
 /* Column roles: 0 unused, 1 t, 2 q, 3 qd, 4 qdd, 5 tau; joint 0-based. */
 enum { DYI_ROLE_NONE = 0, DYI_ROLE_T, DYI_ROLE_Q, DYI_ROLE_QD, DYI_ROLE_QDD, DYI_ROLE_TAU };
@@ -94,10 +94,10 @@ enum { DYI_ROLE_NONE = 0, DYI_ROLE_T, DYI_ROLE_Q, DYI_ROLE_QD, DYI_ROLE_QDD, DYI
  * log: |cell| above absurd (0: 1e6) is absurd; on_bad 0: bad rows stop
  * the read, 1: they are dropped (how the findings are worded); taumax[n]:
  * the torque limits (0: none). NULL when out of memory. */
-dyiQuality* dyi_quality_new(const char* path, int ncol, char** names, const int* role,
+dyiQuality* dyi_quality_make(const char* path, int ncol, char** names, const int* role,
                             const int* joint, int n, double absurd, int on_bad,
                             const double* taumax);
-/* Change how bad rows are worded (on_bad as for dyi_quality_new): a scan
+/* Change how bad rows are worded (on_bad as for dyi_quality_make): a scan
  * collects with on_bad 1 and reports as the read will behave. */
 void dyi_quality_on_bad(dyiQuality* q, int on_bad);
 /* Parse and check the cells of one row into vals[ncol] (NaN where absent).
@@ -108,7 +108,7 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
 int dyi_quality_time(dyiQuality* q, long line, double t, int col, char* err, int errsz);
 /* A good row: statistics for the whole-log findings. Returns 1 when the
  * row is stale (repeats the previous row's values), else 0. */
-int dyi_quality_row(dyiQuality* q, const dyLogRow* r);
+int dyi_quality_row(dyiQuality* q, const dyiLogRow* r);
 /* A bad row was dropped. */
 void dyi_quality_dropped(dyiQuality* q);
 /* End of the log: turn the statistics into findings (idempotent). */

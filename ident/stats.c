@@ -30,7 +30,7 @@ uint64_t dyi_model_fingerprint(const dyModel* m) {
   return h;
 }
 
-void dyi_stats_friction_text(const dyBase* b, char* buf, int bufsz) {
+void dyi_stats_friction_text(const dyiBase* b, char* buf, int bufsz) {
   static const char* kind[4] = {"ia", "fv", "fc", "fo"};
   int len = 0;
   buf[0] = 0;
@@ -40,13 +40,13 @@ void dyi_stats_friction_text(const dyBase* b, char* buf, int bufsz) {
       len += snprintf(buf + len, (size_t)(bufsz - len > 0 ? bufsz - len : 0), "%s%s", len ? " " : "", kind[k]);
 }
 
-static double pmax_of(const dyBase* b) {
+static double pmax_of(const dyiBase* b) {
   double pm = 0;
   for (long k = 0; k < (long)b->npar * b->nb; k++) pm = fmax(pm, fabs(b->P[k]));
   return pm;
 }
 
-int dyi_stats_write(FILE* f, const dyModel* m, const dyBase* b, const dyEstim* e,
+int dyi_stats_write(FILE* f, const dyModel* m, const dyiBase* b, const dyiEstim* e,
                     const dyiStatsHead* head, const dyiStatsLog* logs, int nlog) {
   char fr[32];
   dyi_stats_friction_text(b, fr, sizeof fr);
@@ -99,10 +99,10 @@ typedef struct {
   char* fld[MAXF];
   char* err;
   int errsz;
-} rd;
+} statsReader;
 
-static int fail(rd* r, int col, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(rd* r, int col, const char* fmt, ...) {
+static int fail(statsReader* r, int col, const char* fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(statsReader* r, int col, const char* fmt, ...) {
   char msg[400];
   va_list ap;
   va_start(ap, fmt);
@@ -115,7 +115,7 @@ static int fail(rd* r, int col, const char* fmt, ...) {
 }
 
 /* next record (comments and blank lines skipped): 1, 0 at the end, -1 */
-static int next(rd* r) {
+static int next(statsReader* r) {
   for (;;) {
     if (!fgets(r->line, LINE_MAX_STATS, r->f)) {
       if (ferror(r->f)) return fail(r, 0, "read error");
@@ -143,7 +143,7 @@ static int next(rd* r) {
 }
 
 /* the next record must be KEY with nf fields (nf < 0: at least -nf) */
-static int expect(rd* r, const char* key, int nf) {
+static int expect(statsReader* r, const char* key, int nf) {
   int q = next(r);
   if (q < 0) return -1;
   if (q == 0) return fail(r, 0, "truncated: the file ends before its '%s' line", key);
@@ -153,7 +153,7 @@ static int expect(rd* r, const char* key, int nf) {
   return 0;
 }
 
-static int get_long(rd* r, int i, long lo, long hi, long* out) {
+static int get_long(statsReader* r, int i, long lo, long hi, long* out) {
   char* end;
   errno = 0;
   long v = strtol(r->fld[i], &end, 10);
@@ -163,7 +163,7 @@ static int get_long(rd* r, int i, long lo, long hi, long* out) {
   return 0;
 }
 
-static int get_double(rd* r, int i, double* out) {
+static int get_double(statsReader* r, int i, double* out) {
   char* end;
   errno = 0;
   double v = strtod(r->fld[i], &end);
@@ -174,14 +174,14 @@ static int get_double(rd* r, int i, double* out) {
 }
 
 /* the text of the fields from i on, joined by commas again (a path) */
-static void rest(rd* r, int i, char* buf, int sz) {
+static void rest(statsReader* r, int i, char* buf, int sz) {
   int len = 0;
   buf[0] = 0;
   for (int k = i; k < r->nf; k++)
     len += snprintf(buf + len, (size_t)(sz - len > 0 ? sz - len : 0), "%s%s", k > i ? "," : "", r->fld[k]);
 }
 
-static int open_rd(rd* r, const char* path, char* err, int errsz) {
+static int open_rd(statsReader* r, const char* path, char* err, int errsz) {
   memset(r, 0, sizeof *r);
   r->path = path; r->err = err; r->errsz = errsz;
   r->line = malloc(LINE_MAX_STATS);
@@ -191,7 +191,7 @@ static int open_rd(rd* r, const char* path, char* err, int errsz) {
   return 0;
 }
 
-static void close_rd(rd* r) {
+static void close_rd(statsReader* r) {
   if (r->f) fclose(r->f);
   free(r->line);
 }
@@ -203,7 +203,7 @@ static void close_rd(rd* r) {
  * line. */
 
 /* "dynid-stats,VERSION": this reader's version only */
-static int head_version(rd* r) {
+static int head_version(statsReader* r) {
   long v;
   int q = next(r);
   if (q < 0) return -1;
@@ -219,7 +219,7 @@ static int head_version(rd* r) {
 
 /* model, fingerprint (16 hex digits), joints (1..DY_MAXJ), set (khalil,
  * lin or qr), friction (its kinds' text), options */
-static int head_problem(rd* r, dyiStatsHead* h) {
+static int head_problem(statsReader* r, dyiStatsHead* h) {
   long v;
   if (expect(r, "model", -2)) return -1;
   rest(r, 1, h->model, sizeof h->model);
@@ -242,7 +242,7 @@ static int head_problem(rd* r, dyiStatsHead* h) {
 }
 
 /* merging: the same problem as ref (model, set, friction, options) */
-static int head_same(rd* r, const dyiStatsHead* h, const dyiStatsHead* ref) {
+static int head_same(statsReader* r, const dyiStatsHead* h, const dyiStatsHead* ref) {
   if (h->fingerprint != ref->fingerprint) {
     r->row = 0;
     return fail(r, 0, "statistics of another model (fingerprint %016llx, model %s; the model given has "
@@ -260,7 +260,7 @@ static int head_same(rd* r, const dyiStatsHead* h, const dyiStatsHead* ref) {
 }
 
 /* base,NB and the NB param lines, named as in b (when given) */
-static int head_params(rd* r, dyiStatsHead* h, const dyBase* b) {
+static int head_params(statsReader* r, dyiStatsHead* h, const dyiBase* b) {
   long v;
   if (expect(r, "base", 2) || get_long(r, 1, 1, DY_NPL * DY_MAXJ, &v)) return -1;
   h->nb = (int)v;
@@ -278,7 +278,7 @@ static int head_params(rd* r, dyiStatsHead* h, const dyBase* b) {
 /* The P lines (K = 1..14n, C = 1..NB), each equal to b's entry within
  * P_TOL of max |P|, and as many as b's non-zeros; the record after them
  * is left in r. */
-static int head_P(rd* r, const dyiStatsHead* h, const dyBase* b) {
+static int head_P(statsReader* r, const dyiStatsHead* h, const dyiBase* b) {
   long nz = 0;
   double pm = b ? pmax_of(b) : 0;
   long npar = (long)DY_NPL * h->n;
@@ -309,7 +309,7 @@ static int head_P(rd* r, const dyiStatsHead* h, const dyBase* b) {
 
 /* var_factor (> 0; its record already read), logs, the log lines
  * (information, checked as numbers), samples */
-static int head_counts(rd* r, dyiStatsHead* h) {
+static int head_counts(statsReader* r, dyiStatsHead* h) {
   if (strcmp(r->fld[0], "var_factor")) return fail(r, 1, "expected 'var_factor', found '%.40s'", r->fld[0]);
   if (r->nf != 2) return fail(r, r->nf > 2 ? 3 : 1, "'var_factor' needs 2 fields");
   if (get_double(r, 1, &h->var_factor)) return -1;
@@ -335,7 +335,7 @@ static int head_counts(rd* r, dyiStatsHead* h) {
 }
 
 /* the head up to and including the samples line */
-static int read_head(rd* r, dyiStatsHead* h, const dyBase* b, const dyiStatsHead* ref) {
+static int read_head(statsReader* r, dyiStatsHead* h, const dyiBase* b, const dyiStatsHead* ref) {
   memset(h, 0, sizeof *h);
   if (head_version(r) || head_problem(r, h) || (ref && head_same(r, h, ref)) ||
       head_params(r, h, b) || head_P(r, h, b) || head_counts(r, h))
@@ -344,16 +344,16 @@ static int read_head(rd* r, dyiStatsHead* h, const dyBase* b, const dyiStatsHead
 }
 
 int dyi_stats_head(const char* path, dyiStatsHead* h, char* err, int errsz) {
-  rd r;
+  statsReader r;
   if (open_rd(&r, path, err, errsz)) return -1;
   int rc = read_head(&r, h, NULL, NULL);
   close_rd(&r);
   return rc;
 }
 
-int dyi_stats_merge_file(const char* path, const dyiStatsHead* ref, const dyBase* b, dyEstim* e,
+int dyi_stats_merge_file(const char* path, const dyiStatsHead* ref, const dyiBase* b, dyiEstim* e,
                          dyiStatsHead* acc, char* err, int errsz) {
-  rd r;
+  statsReader r;
   dyiStatsHead h;
   double* T = NULL;
   if (open_rd(&r, path, err, errsz)) return -1;

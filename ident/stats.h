@@ -77,14 +77,14 @@ typedef struct {
 uint64_t dyi_model_fingerprint(const dyModel* m);
 
 /* The friction kinds of base set b as text: "off" or e.g. "fv fc fo". */
-void dyi_stats_friction_text(const dyBase* b, char* buf, int bufsz);
+void dyi_stats_friction_text(const dyiBase* b, char* buf, int bufsz);
 
 /* Write the statistics of estimator e (its unweighted triangles: after
  * dyi_identify* with any method, or merged) for model m and base set b.
  * head supplies options, var_factor, logs, rows_read, rows_dropped, files
  * (the rest is taken from m, b and e); logs[nlog] are listed as provenance.
  * 0, or -1 when writing failed. */
-int dyi_stats_write(FILE* f, const dyModel* m, const dyBase* b, const dyEstim* e,
+int dyi_stats_write(FILE* f, const dyModel* m, const dyiBase* b, const dyiEstim* e,
                     const dyiStatsHead* head, const dyiStatsLog* logs, int nlog);
 
 /* Read the head of a statistics file (everything before its first joint
@@ -97,7 +97,7 @@ int dyi_stats_head(const char* path, dyiStatsHead* h, char* err, int errsz);
  * (names, P to 1e-9, each joint's columns as e's); its counts are added to
  * acc (samples, logs, rows_read, rows_dropped, files; var_factor: the
  * largest). 0, or -1 with err set. */
-int dyi_stats_merge_file(const char* path, const dyiStatsHead* ref, const dyBase* b, dyEstim* e,
+int dyi_stats_merge_file(const char* path, const dyiStatsHead* ref, const dyiBase* b, dyiEstim* e,
                          dyiStatsHead* acc, char* err, int errsz);
 
 #endif

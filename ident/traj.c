@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-void dyi_fourier_eval(const dyFourier* f, double t, double* q, double* qd, double* qdd) {
+void dyi_fourier_eval(const dyiFourier* f, double t, double* q, double* qd, double* qdd) {
   int n = f->n;
   for (int j = 0; j < n; j++) {
     double x = f->q0[j], v = 0, acc = 0;
@@ -23,7 +23,7 @@ void dyi_fourier_eval(const dyFourier* f, double t, double* q, double* qd, doubl
   }
 }
 
-void dyi_fourier_bounds(const dyFourier* f, int j, double* dq, double* dqd, double* dqdd) {
+void dyi_fourier_bounds(const dyiFourier* f, int j, double* dq, double* dqd, double* dqdd) {
   double x = 0, v = 0, a = 0;
   for (int l = 1; l <= f->nh; l++) {
     double s = fabs(f->a[l - 1][j]) + fabs(f->b[l - 1][j]), w = l * f->wf;
@@ -32,7 +32,7 @@ void dyi_fourier_bounds(const dyFourier* f, int j, double* dq, double* dqd, doub
   *dq = x; *dqd = v; *dqdd = a;
 }
 
-double dyi_fourier_deriv(const dyFourier* f, int j, int d, double t) {
+double dyi_fourier_deriv(const dyiFourier* f, int j, int d, double t) {
   /* q - q0 = sum_l A_l sin(th_l) + B_l cos(th_l), th_l = l wf t; the d-th
    * derivative advances the phase by d pi / 2 and scales by (l wf)^d */
   double acc = 0;
@@ -54,7 +54,7 @@ double dyi_fourier_deriv(const dyFourier* f, int j, int d, double t) {
 
 /* Newton on g' = 0 from t0 inside [lo, hi] (g = derivative d), bisection on
  * the sign of g' when a step leaves the interval; returns the refined t */
-static double peak_refine(const dyFourier* f, int j, int d, double t0, double lo, double hi) {
+static double peak_refine(const dyiFourier* f, int j, int d, double t0, double lo, double hi) {
   double glo = dyi_fourier_deriv(f, j, d + 1, lo), ghi = dyi_fourier_deriv(f, j, d + 1, hi);
   int bracket = (glo > 0) != (ghi > 0);
   double t = t0;
@@ -74,7 +74,7 @@ static double peak_refine(const dyFourier* f, int j, int d, double t0, double lo
   return t;
 }
 
-double dyi_fourier_peak(const dyFourier* f, int j, int d, double* tpeak) {
+double dyi_fourier_peak(const dyiFourier* f, int j, int d, double* tpeak) {
   int M = 32 * f->nh;
   double T = 2 * M_PI / f->wf, h = T / M;
   double g[32 * DYI_FOURIER_MAXH], best = 0, tb = 0, top = 0;
@@ -106,7 +106,7 @@ double dyi_rng_gauss(unsigned long long* s) {
   return sqrt(-2 * log(1 - u)) * cos(2 * M_PI * v);
 }
 
-int dyi_fourier_random(dyFourier* f, const dyModel* m, int nh, double period,
+int dyi_fourier_random(dyiFourier* f, const dyModel* m, int nh, double period,
                        unsigned long long seed, char* err, int errsz) {
   if (nh < 1 || nh > DYI_FOURIER_MAXH || !(period > 0) || !isfinite(period)) {
     snprintf(err, (size_t)errsz, "Fourier trajectory: need 1..%d harmonics and a positive period "
@@ -159,7 +159,7 @@ void dyi_traj_row(FILE* f, int n, double t, const double* q, const double* qd,
   fputc('\n', f);
 }
 
-int dyi_traj_write(FILE* f, const dyFourier* fr, double duration, double rate) {
+int dyi_traj_write(FILE* f, const dyiFourier* fr, double duration, double rate) {
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
   long N = lround(duration * rate);
   dyi_traj_header(f, fr->n, 0);

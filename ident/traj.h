@@ -29,16 +29,16 @@ typedef struct {
   double q0[DY_MAXJ];                      /* offsets [rad|m] (n) */
   double a[DYI_FOURIER_MAXH][DY_MAXJ];     /* a[l-1][j] [rad/s|m/s] */
   double b[DYI_FOURIER_MAXH][DY_MAXJ];     /* b[l-1][j] [rad/s|m/s] */
-} dyFourier;
+} dyiFourier;
 
 /* q, qd, qdd (n each, any may be NULL) at time t [s]. */
-void dyi_fourier_eval(const dyFourier* f, double t, double* q, double* qd, double* qdd);
+void dyi_fourier_eval(const dyiFourier* f, double t, double* q, double* qd, double* qdd);
 
 /* The bounds above for joint j: dq >= |q - q0|, dqd >= |qd|, dqdd >= |qdd|. */
-void dyi_fourier_bounds(const dyFourier* f, int j, double* dq, double* dqd, double* dqdd);
+void dyi_fourier_bounds(const dyiFourier* f, int j, double* dq, double* dqd, double* dqdd);
 
 /* d-th time derivative (d >= 0) of q_j(t) - q0_j. */
-double dyi_fourier_deriv(const dyFourier* f, int j, int d, double t);
+double dyi_fourier_deriv(const dyiFourier* f, int j, int d, double t);
 
 /* The true maximum over one period of |d^d/dt^d (q_j - q0_j)| (d = 0: the
  * position excursion, 1: |qd_j|, 2: |qdd_j|) and, in *tpeak, where it is
@@ -47,7 +47,7 @@ double dyi_fourier_deriv(const dyFourier* f, int j, int d, double t);
  * method on the derivative (safeguarded by bisection inside its sampling
  * interval), so the result is the maximum to round-off (the conservative
  * bounds above may exceed it several times). No allocation. */
-double dyi_fourier_peak(const dyFourier* f, int j, int d, double* tpeak);
+double dyi_fourier_peak(const dyiFourier* f, int j, int d, double* tpeak);
 
 /* Random coefficients (uniform, seeded) for model m, nh harmonics, period
  * [s], scaled per joint so that the bounds stay within 90 % of the model's
@@ -55,7 +55,7 @@ double dyi_fourier_peak(const dyFourier* f, int j, int d, double* tpeak);
  * range; |qd| <= qdmax, |qdd| <= qddmax. Where the model has no limit:
  * 1 rad, 1.5 rad/s, 8 rad/s^2 for revolute joints, 0.2 m, 0.3 m/s, 2 m/s^2
  * for prismatic ones. 0, or -1 with err set (bad nh or period). */
-int dyi_fourier_random(dyFourier* f, const dyModel* m, int nh, double period,
+int dyi_fourier_random(dyiFourier* f, const dyModel* m, int nh, double period,
                        unsigned long long seed, char* err, int errsz);
 
 /* Header of a TRAJ file "t,q1..qn,qd1..qdn,qdd1..qddn" or, with_tau, of a
@@ -69,7 +69,7 @@ void dyi_traj_row(FILE* f, int n, double t, const double* q, const double* qd,
 
 /* Write a whole TRAJ file of the series: samples t_k = k / rate, k = 0 ..
  * round(duration * rate) - 1. 0, or -1 if the stream reports an error. */
-int dyi_traj_write(FILE* f, const dyFourier* fr, double duration, double rate);
+int dyi_traj_write(FILE* f, const dyiFourier* fr, double duration, double rate);
 
 /* A small seeded generator (splitmix64) for reproducible trajectories and
  * noise: state s is any 64-bit seed. */

@@ -13,13 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
-const char* cli_opt(const dyCli* c, const char* key) {
+const char* cli_opt(const cliArgs* c, const char* key) {
   for (int i = c->nopt - 1; i >= 0; i--)
     if (!strcmp(c->key[i], key)) return c->val[i];
   return NULL;
 }
 
-int cli_flag(const dyCli* c, const char* key) {
+int cli_flag(const cliArgs* c, const char* key) {
   for (int i = 0; i < c->nopt; i++)
     if (!strcmp(c->key[i], key)) return 1;
   return 0;
@@ -52,7 +52,7 @@ static int is_urdf(const char* path) {
 
 #define COMMON_OPTS "dh,base,tip,gravity,lock,snap,o"
 
-int cli_check(const dyCli* c, const char* allowed, int minpos, int maxpos, const char* usage) {
+int cli_check(const cliArgs* c, const char* allowed, int minpos, int maxpos, const char* usage) {
   if (c->help) {
     char all[1024];
     snprintf(all, sizeof all, "%s,%s", allowed, COMMON_OPTS);
@@ -105,7 +105,7 @@ int cli_doubles(const char* s, double* out, int n) {
   return *s ? -1 : 0;
 }
 
-int cli_int(const dyCli* c, const char* key, long def, long* out) {
+int cli_int(const cliArgs* c, const char* key, long def, long* out) {
   const char* v = cli_opt(c, key);
   if (!v) { *out = def; return 0; }
   char* e;
@@ -118,7 +118,7 @@ int cli_int(const dyCli* c, const char* key, long def, long* out) {
   return 0;
 }
 
-int cli_double(const dyCli* c, const char* key, double def, double* out) {
+int cli_double(const cliArgs* c, const char* key, double def, double* out) {
   const char* v = cli_opt(c, key);
   if (!v) { *out = def; return 0; }
   if (cli_doubles(v, out, 1)) {
@@ -148,7 +148,7 @@ int cli_usage(const char* fmt, ...) {
   return 2;
 }
 
-dyModel* cli_model(const dyCli* c) {
+dyModel* cli_model(const cliArgs* c) {
   char err[DY_ERRSZ];
   dyModel* m = NULL;
   /* the --lock options (checked by cli_check) as names and values */
@@ -205,13 +205,13 @@ void cli_progress(const char* what, long long done, const char* units, int final
 
 /* ------------------------------------------------------------ states */
 
-struct dyStates_ {
+struct cliStates_ {
   dyCsv* csv;
   int n, npre;
   int col[4][DY_MAXJ];
 };
 
-dyStates* cli_states_open(const char* path, int n, const char* const* pre, int npre,
+cliStates* cli_states_open(const char* path, int n, const char* const* pre, int npre,
                           char* err, int errsz) {
   dyCsv* csv = dy_csv_open(path, err, errsz);
   if (!csv) return NULL;
@@ -223,7 +223,7 @@ dyStates* cli_states_open(const char* path, int n, const char* const* pre, int n
     dy_csv_close(csv);
     return NULL;
   }
-  dyStates* s = calloc(1, sizeof *s);
+  cliStates* s = calloc(1, sizeof *s);
   if (!s) { dy_csv_close(csv); snprintf(err, (size_t)errsz, "out of memory"); return NULL; }
   s->csv = csv; s->n = n; s->npre = npre;
   for (int k = 0; k < npre; k++)
@@ -241,7 +241,7 @@ dyStates* cli_states_open(const char* path, int n, const char* const* pre, int n
   return s;
 }
 
-int cli_states_next(dyStates* s, double* const* out, char* err, int errsz) {
+int cli_states_next(cliStates* s, double* const* out, char* err, int errsz) {
   char** f; int nf;
   int r = dy_csv_next(s->csv, &f, &nf, err, errsz);
   if (r <= 0) return r;
@@ -258,15 +258,15 @@ int cli_states_next(dyStates* s, double* const* out, char* err, int errsz) {
   return 1;
 }
 
-long cli_states_line(const dyStates* s) { return dy_csv_line(s->csv); }
+long cli_states_line(const cliStates* s) { return dy_csv_line(s->csv); }
 
-void cli_states_close(dyStates* s) {
+void cli_states_close(cliStates* s) {
   if (!s) return;
   dy_csv_close(s->csv);
   free(s);
 }
 
-int cli_kinds(const dyCli* c, unsigned* keep) {
+int cli_kinds(const cliArgs* c, unsigned* keep) {
   char bad[40];
   if (dyi_friction_kinds(cli_opt(c, "friction"), keep, bad, sizeof bad))
     return cli_usage("%s: --friction=LIST takes joint-parameter kinds ia, fv, fc, fo (e.g. --friction=fv,fc,fo), "

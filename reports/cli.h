@@ -1,6 +1,6 @@
 /* dynid program: command-line plumbing shared by the subcommands.
  * Each subcommand lives in reports/cmd_<name>.c as
- *     int cmd_<name>(dyCli* cli);      returns the exit status 0, 1 or 2
+ *     int cmd_<name>(cliArgs* cli);      returns the exit status 0, 1 or 2
  * Exit status (README.md, Commands): 0 success; 1 bad input or a
  * numerical failure, with one line "dynid: FILE:ROW:COL: what is wrong" on
  * standard error; 2 bad usage. */
@@ -23,12 +23,12 @@ typedef struct {
   int help;                   /* --help given: cli_check prints the command's help */
   int argc;                   /* the whole command line, for the provenance lines */
   char** argv;
-} dyCli;
+} cliArgs;
 
 /* Value of option key (last occurrence), or NULL. */
-const char* cli_opt(const dyCli* c, const char* key);
+const char* cli_opt(const cliArgs* c, const char* key);
 /* 1 if flag key was given. */
-int cli_flag(const dyCli* c, const char* key);
+int cli_flag(const cliArgs* c, const char* key);
 /* With --help (c->help): print the command's help on standard output and
  * return 3 (the program then exits 0). Otherwise:
  * check that every option given is in the comma-separated list allowed
@@ -36,7 +36,7 @@ int cli_flag(const dyCli* c, const char* key);
  * positional count is within [minpos, maxpos] and that every --lock is
  * JOINT=VALUE (VALUE a finite number) with a URDF model (first positional).
  * 0, or 2 after printing usage. */
-int cli_check(const dyCli* c, const char* allowed, int minpos, int maxpos, const char* usage);
+int cli_check(const cliArgs* c, const char* allowed, int minpos, int maxpos, const char* usage);
 /* Help (reports/cli_help.c): the command's help with every option it
  * accepts (allowed: its cli_check list), the command list, the manual page
  * (roff), and the closest of a comma-separated list of names to a mistyped
@@ -52,14 +52,14 @@ const char* cli_doc_options(const char* cmd);
 /* Parse a comma-separated list of exactly n doubles. 0 or -1. */
 int cli_doubles(const char* s, double* out, int n);
 /* Parse a decimal integer option value with a default; -1 on junk (err printed). */
-int cli_int(const dyCli* c, const char* key, long def, long* out);
+int cli_int(const cliArgs* c, const char* key, long def, long* out);
 /* Parse a double option value with a default; -1 on junk (err printed). */
-int cli_double(const dyCli* c, const char* key, double def, double* out);
+int cli_double(const cliArgs* c, const char* key, double def, double* out);
 
 /* --friction[=LIST]: the joint-parameter kinds to identify as a bit mask
  * over IA FV FC FO (ident/base.h dyi_friction_kinds; plain --friction: all).
  * 0, or 2 after printing the usage error. */
-int cli_kinds(const dyCli* c, unsigned* keep);
+int cli_kinds(const cliArgs* c, unsigned* keep);
 /* The kinds of a mask as "ia,fv,fc,fo" (those set). */
 void cli_kinds_text(unsigned keep, char* buf, int bufsz);
 
@@ -72,7 +72,7 @@ int cli_usage(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
  * options (--lock JOINT=VALUE into the load options); print each line of
  * its notes (e.g. locked joints) as "dynid: warning: LINE" on standard
  * error unless --quiet. NULL after printing the error. */
-dyModel* cli_model(const dyCli* c);
+dyModel* cli_model(const cliArgs* c);
 
 /* Provenance (reports/cli_prov.c). cli_fingerprint: "7 joints RRRRRRR
  * geometry 5d1c0f3a" (joint count, types, hash of the modified-DH
@@ -82,8 +82,8 @@ dyModel* cli_model(const dyCli* c);
  * PARAMS file path was identified on a model with m's fingerprint (or
  * records none, or --force, with a warning), else 1 after printing. */
 void cli_fingerprint(const dyModel* m, char* buf, size_t sz);
-void cli_provenance(const dyCli* c, const dyModel* m);
-int cli_params_match(const dyCli* c, const dyModel* m, const char* path);
+void cli_provenance(const cliArgs* c, const dyModel* m);
+int cli_params_match(const cliArgs* c, const dyModel* m, const char* path);
 
 /* Progress on standard error, only when it is a terminal and at most every
  * half second: "what: done units (rate/s)". final = 1 ends the line. */
@@ -94,19 +94,19 @@ void cli_progress(const char* what, long long done, const char* units, int final
 /* A states file (README.md, Model tables and Files): for each prefix in pre[npre]
  * (e.g. {"q","qd","qdd"} or {"q","qd","tau"}) the columns PREFIX1..PREFIXn,
  * matched by header name. Streaming: one row at a time. */
-typedef struct dyStates_ dyStates;
-dyStates* cli_states_open(const char* path, int n, const char* const* pre, int npre,
+typedef struct cliStates_ cliStates;
+cliStates* cli_states_open(const char* path, int n, const char* const* pre, int npre,
                           char* err, int errsz);
 /* 1 with out[k][0..n-1] filled for each prefix k, 0 at end, -1 error. */
-int cli_states_next(dyStates* s, double* const* out, char* err, int errsz);
+int cli_states_next(cliStates* s, double* const* out, char* err, int errsz);
 /* the file's line of the last row read */
-long cli_states_line(const dyStates* s);
+long cli_states_line(const cliStates* s);
 
 /* --params P: a realisation (14n standard + joint parameters) of the base
  * parameters in file P, written into par; 0, or 1 after printing the error.
  * Without --params, par = m->par. */
-int cli_params(const dyCli* c, const dyModel* m, double* par);
-void cli_states_close(dyStates* s);
+int cli_params(const cliArgs* c, const dyModel* m, double* par);
+void cli_states_close(cliStates* s);
 
 /* Log options shared by every command that reads a log (README.md,
  * Model tables and Files): --no-header, --map NAME=COLUMN (repeatable, ranges
@@ -115,10 +115,10 @@ void cli_states_close(dyStates* s);
 #include "log.h"
 #define CLI_LOG_OPTS "no-header,map,gain,rows,cutoff,on-bad,time-scale,decimate,resample,qd-min," \
                      "filter-order,derive,drop-stale,no-parallel"
-int cli_logopt(const dyCli* c, int n, dyLogOpt* opt);
+int cli_logopt(const cliArgs* c, int n, dyiLogOpt* opt);
 /* The same for log k of nlog (identify's several logs: --rows may give one
  * range per log). */
-int cli_logopt_k(const dyCli* c, int n, int k, int nlog, dyLogOpt* opt);
+int cli_logopt_k(const cliArgs* c, int n, int k, int nlog, dyiLogOpt* opt);
 
 /* Mistakes with a log (reports/cli_scan.c). cli_log_scan: one pass over
  * the log's raw rows for model m, one warning line each on standard error
@@ -131,8 +131,8 @@ int cli_logopt_k(const dyCli* c, int n, int k, int nlog, dyLogOpt* opt);
  * (returns 1); a missing column adds the columns the file has, its
  * delimiter and, when they differ, the model's joints against the log's
  * position columns. */
-int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLogOpt* opt, int findings);
-int cli_fail_log(const char* path, const dyLogOpt* opt, int n, const char* err);
+int cli_log_scan(const cliArgs* c, const dyModel* m, const char* path, const dyiLogOpt* opt, int findings);
+int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err);
 /* cli_log_scan's lines wait until this prints them (show = 1, the command
  * succeeded) or drops them (show = 0): a failing command prints one line. */
 void cli_flush_warnings(int show);
@@ -141,26 +141,26 @@ void cli_flush_warnings(int show);
  * ||tau|| / ||Y_k|| (the value at which its regressor column alone would
  * carry the whole torque), so that structurally tiny values are not
  * flagged; those are counted on a second line. */
-struct dyEstim_;
-struct dyBase_;
-void cli_poorly_identified(const struct dyEstim_* e, const double* beta);
+struct dyiEstim_;
+struct dyiBase_;
+void cli_poorly_identified(const struct dyiEstim_* e, const double* beta);
 /* One warning line listing the base parameters identified more than 5x (and
  * significantly) away from the nominal model's: wrong model, units or gains.
  * Returns how many. (reports/cli_scan.c) */
-int cli_nominal_outliers(const dyModel* m, const struct dyBase_* b, const struct dyEstim_* e, const double* beta);
+int cli_nominal_outliers(const dyModel* m, const struct dyiBase_* b, const struct dyiEstim_* e, const double* beta);
 
 /* the subcommands */
-int cmd_model(dyCli* c);
-int cmd_id(dyCli* c);
-int cmd_inertia(dyCli* c);
-int cmd_fd(dyCli* c);
-int cmd_regressor(dyCli* c);
-int cmd_base(dyCli* c);
-int cmd_excite(dyCli* c);
-int cmd_simulate(dyCli* c);
-int cmd_identify(dyCli* c);
-int cmd_validate(dyCli* c);
-int cmd_report(dyCli* c);
-int cmd_bench(dyCli* c);
+int cmd_model(cliArgs* c);
+int cmd_id(cliArgs* c);
+int cmd_inertia(cliArgs* c);
+int cmd_fd(cliArgs* c);
+int cmd_regressor(cliArgs* c);
+int cmd_base(cliArgs* c);
+int cmd_excite(cliArgs* c);
+int cmd_simulate(cliArgs* c);
+int cmd_identify(cliArgs* c);
+int cmd_validate(cliArgs* c);
+int cmd_report(cliArgs* c);
+int cmd_bench(cliArgs* c);
 
 #endif

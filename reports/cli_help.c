@@ -16,7 +16,7 @@ typedef struct {
   const char* unit;   /* NULL: none */
   const char* def;    /* NULL: none / off */
   const char* what;
-} optdoc;
+} helpOpt;
 
 typedef struct {
   const char* name;
@@ -24,11 +24,11 @@ typedef struct {
   const char* summary;      /* one line for the command list */
   const char* args;         /* "NAME\tmeaning\n" lines */
   int model, log;           /* the model options / the log options apply */
-  optdoc opts[24];
+  helpOpt opts[24];
   const char* example;
-} cmddoc;
+} helpCmd;
 
-static const optdoc model_opts[] = {
+static const helpOpt model_opts[] = {
   {"o", "FILE", NULL, "standard output", "write the result to FILE (appears only when complete; '-' is standard output)"},
   {"dh", NULL, NULL, NULL, "the model table is in classic DH (Saha, Paul): converted to modified DH"},
   {"gravity", "gx,gy,gz", "m/s^2", "the model's (0,0,-9.81)", "gravity in frame 0 (URDF: in its root)"},
@@ -38,7 +38,7 @@ static const optdoc model_opts[] = {
   {"snap", "RAD", "rad", "1e-4", "URDF: joint-origin angles this close to a multiple of pi/2 become it (0: off)"},
   {NULL, NULL, NULL, NULL, NULL}};
 
-static const optdoc log_opts[] = {
+static const helpOpt log_opts[] = {
   {"map", "NAME=COLUMN", NULL, "columns named t, q1..qn, qd1..qdn, qdd1..qddn, tau1..taun", "read quantity NAME from column COLUMN (repeatable; ranges q1..q7=c2..c8)"},
   {"no-header", NULL, NULL, NULL, "the log has no header: columns are c1, c2, ... by position"},
   {"gain", "K1,...,Kn", "N m/column unit", "1", "torque = gain x column (motor current to joint torque)"},
@@ -64,7 +64,7 @@ static const optdoc log_opts[] = {
 #define KUKA "datasets/urdf/kuka_lwr4.urdf"
 #define KLOG "datasets/kuka_lwr4/measurements_"
 
-static const cmddoc docs[] = {
+static const helpCmd docs[] = {
   {"model", "model MODEL [model options]", "print the model as a modified-DH table (reads back)",
    "MODEL\ta model table (.csv, .csv.gz) or a URDF (.urdf)\n", 1, 0,
    {{"o", "FILE.csv|FILE.urdf", NULL, "standard output (a table)", "write the model as a table or as a URDF"},
@@ -190,7 +190,7 @@ static const cmddoc docs[] = {
 };
 #define NDOC ((int)(sizeof docs / sizeof docs[0]))
 
-static const cmddoc* find_doc(const char* cmd) {
+static const helpCmd* find_doc(const char* cmd) {
   for (int i = 0; i < NDOC; i++)
     if (!strcmp(docs[i].name, cmd)) return &docs[i];
   return NULL;
@@ -256,11 +256,11 @@ const char* cli_command_names(void) {
 const char* cli_doc_options(const char* cmd) {
   static char buf[1024];
   buf[0] = 0;
-  const cmddoc* d = find_doc(cmd);
+  const helpCmd* d = find_doc(cmd);
   if (!d) return buf;
-  const optdoc* lists[3] = {d->opts, d->model ? model_opts : NULL, d->log ? log_opts : NULL};
+  const helpOpt* lists[3] = {d->opts, d->model ? model_opts : NULL, d->log ? log_opts : NULL};
   for (int l = 0; l < 3; l++)
-    for (const optdoc* o = lists[l]; o && o->name; o++)
+    for (const helpOpt* o = lists[l]; o && o->name; o++)
       snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", buf[0] ? "," : "", o->name);
   return buf;
 }
@@ -286,7 +286,7 @@ static void print_wrapped(FILE* f, const char* text, int indent, int col, int wi
   fputc('\n', f);
 }
 
-static void opt_line(FILE* f, const optdoc* o) {
+static void opt_line(FILE* f, const helpOpt* o) {
   char head[80], text[512];
   if (!strcmp(o->name, "o")) snprintf(head, sizeof head, "  -o %s", o->arg);
   else if (o->arg && o->arg[0] == '[') snprintf(head, sizeof head, "  --%s%s", o->name, o->arg);
@@ -301,17 +301,17 @@ static void opt_line(FILE* f, const optdoc* o) {
   print_wrapped(f, text, 28, col, 100);
 }
 
-static int documented(const cmddoc* d, const char* key) {
-  const optdoc* lists[3] = {d->opts, d->model ? model_opts : NULL, d->log ? log_opts : NULL};
+static int documented(const helpCmd* d, const char* key) {
+  const helpOpt* lists[3] = {d->opts, d->model ? model_opts : NULL, d->log ? log_opts : NULL};
   for (int l = 0; l < 3; l++)
-    for (const optdoc* o = lists[l]; o && o->name; o++)
+    for (const helpOpt* o = lists[l]; o && o->name; o++)
       if (!strcmp(o->name, key)) return 1;
   return 0;
 }
 
 /* an option of d's own list shadows the common one of the same name */
-static int own(const cmddoc* d, const char* key) {
-  for (const optdoc* o = d->opts; o->name; o++)
+static int own(const helpCmd* d, const char* key) {
+  for (const helpOpt* o = d->opts; o->name; o++)
     if (!strcmp(o->name, key)) return 1;
   return 0;
 }
@@ -333,21 +333,21 @@ static void print_args(FILE* f, const char* args) {
  * command accepts besides the common ones (its cli_check list); one it
  * accepts without a description here is listed as not documented. */
 int cli_help(FILE* f, const char* cmd, const char* allowed) {
-  const cmddoc* d = find_doc(cmd);
+  const helpCmd* d = find_doc(cmd);
   if (!d) return 2;
   fprintf(f, "usage: dynid %s\n\n", d->synopsis);
   fprintf(f, "%c%s.\n\narguments:\n", d->summary[0] - ('a' <= d->summary[0] && d->summary[0] <= 'z' ? 32 : 0),
           d->summary + 1);
   print_args(f, d->args);
   fprintf(f, "\noptions:\n");
-  for (const optdoc* o = d->opts; o->name; o++) opt_line(f, o);
+  for (const helpOpt* o = d->opts; o->name; o++) opt_line(f, o);
   if (d->log) {
     fprintf(f, "\nlog options (each log read):\n");
-    for (const optdoc* o = log_opts; o->name; o++) opt_line(f, o);
+    for (const helpOpt* o = log_opts; o->name; o++) opt_line(f, o);
   }
   if (d->model) {
     fprintf(f, "\nmodel options:\n");
-    for (const optdoc* o = model_opts; o->name; o++)
+    for (const helpOpt* o = model_opts; o->name; o++)
       if (!own(d, o->name)) opt_line(f, o);
   }
   for (const char* s = allowed; s && *s;) {
@@ -387,7 +387,7 @@ static void roff(FILE* f, const char* s) {
   }
 }
 
-static void man_opt(FILE* f, const optdoc* o) {
+static void man_opt(FILE* f, const helpOpt* o) {
   fputs(".TP\n.B ", f);
   char head[128];
   if (!strcmp(o->name, "o")) snprintf(head, sizeof head, "-o %s", o->arg);
@@ -411,7 +411,7 @@ void cli_man(FILE* f) {
              "them with their standard deviations from logged joint positions and torques, and validates the "
              "result on logs it has not seen.\nSI units and radians throughout.\n.SH COMMANDS\n");
   for (int i = 0; i < NDOC; i++) {
-    const cmddoc* d = &docs[i];
+    const helpCmd* d = &docs[i];
     fprintf(f, ".SS ");
     roff(f, d->synopsis);
     fputc('\n', f);
@@ -426,7 +426,7 @@ void cli_man(FILE* f) {
       fputs(".TP\n.I ", f); roff(f, a); fputc('\n', f); roff(f, w); fputc('\n', f);
       s = nl + 1;
     }
-    for (const optdoc* o = d->opts; o->name; o++) man_opt(f, o);
+    for (const helpOpt* o = d->opts; o->name; o++) man_opt(f, o);
     if (d->log) fprintf(f, ".TP\n.B log options\nsee LOG OPTIONS.\n");
     if (d->model) fprintf(f, ".TP\n.B model options\nsee MODEL OPTIONS.\n");
     fputs(".PP\nExample:\n.nf\n", f);
@@ -434,9 +434,9 @@ void cli_man(FILE* f) {
     fputs("\n.fi\n", f);
   }
   fputs(".SH LOG OPTIONS\nOptions of every command that reads a log (identify, validate, report).\n", f);
-  for (const optdoc* o = log_opts; o->name; o++) man_opt(f, o);
+  for (const helpOpt* o = log_opts; o->name; o++) man_opt(f, o);
   fputs(".SH MODEL OPTIONS\nOptions of every command that reads a model.\n", f);
-  for (const optdoc* o = model_opts; o->name; o++) man_opt(f, o);
+  for (const helpOpt* o = model_opts; o->name; o++) man_opt(f, o);
   fputs(".SH EXIT STATUS\n0 success; 1 bad input or a numerical failure, with one line\n"
         ".B dynid: FILE:ROW:COL: what is wrong\non standard error; 2 bad usage.\n"
         ".SH FILES\nEvery file dynid writes starts with '#' lines: the dynid version, the command line, the model's "

@@ -46,7 +46,7 @@ static int split_num(const char* s, size_t len, size_t* plen, long* num) {
 }
 
 /* add one or a range of --map entries from "NAME=COLUMN"; 0 or 2 */
-static int add_map(dyLogOpt* o, const char* v) {
+static int add_map(dyiLogOpt* o, const char* v) {
   const char* eq = v ? strchr(v, '=') : NULL;
   if (!eq || eq == v || !eq[1])
     return cli_usage("--map: expected NAME=COLUMN (e.g. t=Time, q1..q7=c2..c8), got '%s'", v ? v : "");
@@ -102,7 +102,7 @@ static int parse_long(const char* s, const char* e, long* out) {
 /* --rows A..B: one range for every log, or one per log (comma-separated,
  * as many as logs); range k into o (A or B may be left out: from the first
  * row, to the last), 1 <= A <= B. 0, or 2 after printing the usage error. */
-static int rows_option(const char* v, int k, int nlog, dyLogOpt* o) {
+static int rows_option(const char* v, int k, int nlog, dyiLogOpt* o) {
   int cnt = 1;
   for (const char* p = v; *p; p++) cnt += *p == ',';
   if (cnt > 1 && cnt != nlog)
@@ -121,11 +121,11 @@ static int rows_option(const char* v, int k, int nlog, dyLogOpt* o) {
   return 0;
 }
 
-int cli_logopt(const dyCli* c, int n, dyLogOpt* o) { return cli_logopt_k(c, n, 0, 1, o); }
+int cli_logopt(const cliArgs* c, int n, dyiLogOpt* o) { return cli_logopt_k(c, n, 0, 1, o); }
 
 /* defaults -> flags -> every --map -> each option with a value, checked
  * against its range (cli.h) */
-int cli_logopt_k(const dyCli* c, int n, int k, int nlog, dyLogOpt* o) {
+int cli_logopt_k(const cliArgs* c, int n, int k, int nlog, dyiLogOpt* o) {
   dyi_log_defaults(o);
   o->no_header = cli_flag(c, "no-header");
   o->no_parallel = cli_flag(c, "no-parallel");

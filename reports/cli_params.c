@@ -10,7 +10,7 @@
 #include "validate.h"
 #include <string.h>
 
-int cli_params(const dyCli* c, const dyModel* m, double* par) {
+int cli_params(const cliArgs* c, const dyModel* m, double* par) {
   const char* path = cli_opt(c, "params");
   if (!path) {
     memcpy(par, m->par, sizeof(double) * (size_t)dy_npar(m));
@@ -18,7 +18,7 @@ int cli_params(const dyCli* c, const dyModel* m, double* par) {
   }
   if (cli_params_match(c, m, path)) return 1;
   char err[DY_ERRSZ];
-  dyParams* p = dyi_params_read(path, m, err, sizeof err);
+  dyiParams* p = dyi_params_read(path, m, err, sizeof err);
   if (!p) return cli_fail("%s", err);
   if (dyi_base_verify(m, p->base, err, sizeof err)) {
     dyi_params_free(p);

@@ -70,7 +70,7 @@ static void quoted(char* out, size_t sz, const char* w) {
   out[L] = 0;
 }
 
-void cli_provenance(const dyCli* c, const dyModel* m) {
+void cli_provenance(const cliArgs* c, const dyModel* m) {
   prelude[0] = 0;
   add("dynid %s", DYNID_VERSION);
   char cmd[1000] = "command: dynid";
@@ -95,7 +95,7 @@ void cli_provenance(const dyCli* c, const dyModel* m) {
   dy_out_prelude(prelude);
 }
 
-int cli_params_match(const dyCli* c, const dyModel* m, const char* path) {
+int cli_params_match(const cliArgs* c, const dyModel* m, const char* path) {
   gzFile f = gzopen(path, "rb");
   if (!f) return 0;   /* the reader says why */
   char line[1024], theirs[128] = "", model[512] = "";

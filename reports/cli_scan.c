@@ -82,7 +82,7 @@ static int header_info(const char* path, char* cols, size_t colsz, int* nq, int*
   return 0;
 }
 
-int cli_fail_log(const char* path, const dyLogOpt* opt, int n, const char* err) {
+int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err) {
   int header = strstr(err, "no such column") || strstr(err, "no column for") || strstr(err, "missing column");
   char cols[400];
   int nq, qmax;
@@ -113,10 +113,10 @@ typedef struct {
  * steps, and on every 8th row (MAXG at most) the squared measured torque
  * beside the model's gravity torque g(q) (only with link masses and
  * gravity). The reader's status: 0 at the end, -1 on an error. */
-static int scan_rows(const dyModel* m, dyLogRaw* r, scanAcc* a) {
+static int scan_rows(const dyModel* m, dyiLogRaw* r, scanAcc* a) {
   const int n = m->n;
   char err[DY_ERRSZ];
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double g[DY_MAXJ];
   memset(a, 0, sizeof *a);
   for (int j = 0; j < n; j++) { a->qlo[j] = INFINITY; a->qhi[j] = -INFINITY; }
@@ -125,7 +125,7 @@ static int scan_rows(const dyModel* m, dyLogRaw* r, scanAcc* a) {
   double gnorm = sqrt(m->gravity[0]*m->gravity[0] + m->gravity[1]*m->gravity[1] + m->gravity[2]*m->gravity[2]);
   long long done, size;
   dyi_lograw_progress(r, &done, &size);
-  dyLogRow row;
+  dyiLogRow row;
   int rc;
   while ((rc = dyi_lograw_next(r, &row, err, sizeof err)) == 1) {
     if (a->rows == 0) a->t0 = row.t;
@@ -143,13 +143,13 @@ static int scan_rows(const dyModel* m, dyLogRaw* r, scanAcc* a) {
     }
     a->rows++;
   }
-  dy_freeData(d);
+  dy_free_data(d);
   return rc;
 }
 
 /* Sample rate: 1 / the median of the first 1000 steps, outside 5 Hz..100 kHz
  * a warning (time in ms, in samples, or another unit). 1 if warned. */
-static int warn_rate(const dyCli* c, const char* path, scanAcc* a) {
+static int warn_rate(const cliArgs* c, const char* path, scanAcc* a) {
   qsort(a->dts, (size_t)a->ndt, sizeof a->dts[0], dy_cmp_double);
   double fs = a->ndt ? 1 / a->dts[a->ndt / 2] : 0;
   const char* ts = cli_opt(c, "time-scale");
@@ -213,7 +213,7 @@ static int warn_torque(const dyModel* m, const char* path, const scanAcc* a) {
 /* The gate's findings (quality.h), one line each with the lines where it
  * starts and ends; a finding of one kind on several columns is one line
  * naming the other columns. */
-static void print_findings(dyLogRaw* r, const char* path) {
+static void print_findings(dyiLogRaw* r, const char* path) {
   dyiQuality* q = dyi_lograw_quality(r);
   if (!q) return;
   dyi_quality_finish(q);
@@ -240,7 +240,7 @@ static void print_findings(dyLogRaw* r, const char* path) {
 /* header (more position columns than joints) -> one pass over the raw
  * rows (bad rows dropped; a log the reader cannot open or read is left to
  * the command that reads it) -> rate, positions, torque -> findings */
-int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLogOpt* opt, int findings) {
+int cli_log_scan(const cliArgs* c, const dyModel* m, const char* path, const dyiLogOpt* opt, int findings) {
   if (cli_flag(c, "quiet")) return 0;
   const int n = m->n;
   int nwarn = 0;
@@ -253,9 +253,9 @@ int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLog
     nwarn++;
   }
   char err[DY_ERRSZ];
-  dyLogOpt o = *opt;
+  dyiLogOpt o = *opt;
   o.on_bad = 1;
-  dyLogRaw* r = dyi_lograw_open(path, n, &o, err, sizeof err);
+  dyiLogRaw* r = dyi_lograw_open(path, n, &o, err, sizeof err);
   if (!r) return nwarn;   /* the reading command says why */
   scanAcc a;
   if (scan_rows(m, r, &a) < 0 || a.rows < 2) { dyi_lograw_close(r); return nwarn; }
@@ -268,7 +268,7 @@ int cli_log_scan(const dyCli* c, const dyModel* m, const char* path, const dyLog
 }
 
 
-void cli_poorly_identified(const dyEstim* e, const double* beta) {
+void cli_poorly_identified(const dyiEstim* e, const double* beta) {
   const int p = e->p, P1 = p + 1;
   const double* R = e->Raug;
   double yy = 0;
@@ -307,7 +307,7 @@ void cli_poorly_identified(const dyEstim* e, const double* beta) {
  * nominal is about zero) away, and more than 10 std away. A wrong model,
  * wrong units or gains give many of them; one warning line lists them.
  * Only when the model has nominal masses. Returns the number flagged. */
-int cli_nominal_outliers(const dyModel* m, const dyBase* b, const dyEstim* e, const double* beta) {
+int cli_nominal_outliers(const dyModel* m, const dyiBase* b, const dyiEstim* e, const double* beta) {
   double mass = 0;
   for (int j = 0; j < m->n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
   if (!(mass > 0)) return 0;

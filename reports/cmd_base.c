@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cmd_base(dyCli* c) {
+int cmd_base(cliArgs* c) {
   int r = cli_check(c, "set,friction", 1, 1, "dynid base MODEL [--set qr|khalil|lin] [--friction[=ia,fv,fc,fo]] [-o FILE]");
   if (r) return r;
   unsigned keep = 15u;
@@ -32,16 +32,16 @@ int cmd_base(dyCli* c) {
   if (!m) return 1;
   char err[DY_ERRSZ];
   int fr = cli_flag(c, "friction");
-  dyBase* b = dyi_base_compute(m, kind, fr, err, sizeof err);
+  dyiBase* b = dyi_base_make(m, kind, fr, err, sizeof err);
   if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) {
-    dyi_base_free(b); dy_freeModel(m);
+    dyi_base_free(b); dy_free_model(m);
     return cli_fail("%s: %s", c->pos[0], err);
   }
   char kinds[32];
   cli_kinds_text(keep, kinds, sizeof kinds);
   dyOut o;
   if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) {
-    dyi_base_free(b); dy_freeModel(m);
+    dyi_base_free(b); dy_free_model(m);
     return cli_fail("%s", err);
   }
   FILE* f = o.f;
@@ -72,7 +72,7 @@ int cmd_base(dyCli* c) {
   int bad = !buf;
   free(buf);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
   if (bad) { dy_out_abort(&o); return cli_fail("out of memory"); }
   if (dy_out_commit(&o, err, sizeof err)) return cli_fail("%s", err);
   return 0;

@@ -27,7 +27,7 @@
  * with inertial values of the magnitudes measured by Armstrong, Khatib and
  * Burdick (1986). Timing only: the cost does not depend on the values. */
 static dyModel* builtin_6r(void) {
-  dyModel* m = dy_makeModel(6);
+  dyModel* m = dy_make_model(6);
   if (!m) return NULL;
   const double h = M_PI / 2;
   const double alpha[6] = {0, -h, 0, -h, h, -h};
@@ -46,7 +46,7 @@ static dyModel* builtin_6r(void) {
     m->dh_alpha[j] = alpha[j]; m->dh_a[j] = a[j]; m->dh_theta[j] = 0; m->dh_d[j] = d[j];
     dy_linkpar_from_com(m->par + DY_NPAR_LINK*j, link[j][0], link[j] + 1, link[j] + 4);
   }
-  dy_setConst(m);
+  dy_set_const(m);
   snprintf(m->source, sizeof m->source, "built-in 6R (PUMA 560 geometry)");
   return m;
 }
@@ -108,11 +108,11 @@ static double time_algo(benchCtx* b, double seconds) {
  * on MODEL (default the built-in 6R), on the khalil set's realisation,
  * beside the papers' formulas (verify/opcount.h). Decides nothing else:
  * the exit status 0, or 1 after printing the error. */
-static int bench_ops(dyCli* c) {
+static int bench_ops(cliArgs* c) {
   dyModel* mo = c->npos ? cli_model(c) : builtin_6r();
   if (!mo) return 1;
   char e2[DY_ERRSZ];
-  dyBase* kb = dyi_base_compute(mo, DYI_SET_KHALIL, mo->has_friction, e2, sizeof e2);
+  dyiBase* kb = dyi_base_make(mo, DYI_SET_KHALIL, mo->has_friction, e2, sizeof e2);
   dyOut oo;
   int st = 1;
   if (!kb) cli_fail("%s", e2);
@@ -123,7 +123,7 @@ static int bench_ops(dyCli* c) {
     st = dy_out_commit(&oo, e2, sizeof e2) ? cli_fail("%s", e2) : 0;
   }
   dyi_base_free(kb);
-  dy_freeModel(mo);
+  dy_free_model(mo);
   return st;
 }
 
@@ -149,7 +149,7 @@ static void random_states(benchCtx* b, int n) {
  * -> states -> the median ns per call of each algorithm -> the CSV. A
  * model whose inertia matrix is not positive definite is refused (forward
  * dynamics needs it). */
-int cmd_bench(dyCli* c) {
+int cmd_bench(cliArgs* c) {
   int r = cli_check(c, "params,time,ops", 0, 1,
                     "dynid bench [MODEL] [--params P] [--time S] [--ops] [-o FILE]");
   if (r) return r;
@@ -165,7 +165,7 @@ int cmd_bench(dyCli* c) {
   int n = m->n, status = 1;
   double* par = malloc(sizeof(double) * (size_t)dy_npar(m));
   benchCtx* b = calloc(1, sizeof *b);
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   char err[DY_ERRSZ];
   dyOut o = {0};
   if (!par || !b || !d) { cli_fail("bench: out of memory"); goto done; }
@@ -189,9 +189,9 @@ int cmd_bench(dyCli* c) {
   if (dy_out_commit(&o, err, sizeof err)) { cli_fail("%s", err); goto done; }
   status = 0;
 done:
-  dy_freeData(d);
+  dy_free_data(d);
   free(b);
   free(par);
-  dy_freeModel(m);
+  dy_free_model(m);
   return status;
 }

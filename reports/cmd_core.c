@@ -14,7 +14,7 @@
 /* dynid model MODEL: the model as a modified-DH table (the model-table
  * format of README.md with its #! directives) or, with -o X.urdf, as a URDF;
  * either reads back to the same robot (core/model_write.c) */
-int cmd_model(dyCli* c) {
+int cmd_model(cliArgs* c) {
   int r = cli_check(c, "", 1, 1, "dynid model MODEL [--dh] [--base LINK] [--tip LINK] [--gravity gx,gy,gz] "
                     "[-o FILE.csv|FILE.urdf]");
   if (r) return r;
@@ -23,7 +23,7 @@ int cmd_model(dyCli* c) {
   char err[DY_ERRSZ];
   const char* out = cli_opt(c, "o");
   r = dy_write_model(out ? out : "-", m, m->par, NULL, err, sizeof err);
-  dy_freeModel(m);
+  dy_free_model(m);
   if (r < 0) return cli_fail("%s", err);
   if (r > 0) fprintf(stderr, "dynid: warning: %s: %s\n", out, err);
   return 0;
@@ -46,13 +46,13 @@ typedef struct {
   dyvNeBase plan;      /* ne-base */
   dyvRenaud* renaud;   /* renaud */
   dyvLin* lin;         /* lin1 .. lin5 */
-  dyBase* linset;
+  dyiBase* linset;
   double* beta;        /* Lin's MLCs of par (linset->nb) */
   double* U;           /* saha inertia: n x n */
   double b[DY_MAXJ];
-} engine_t;
+} cmdEngine;
 
-static int engine_make(engine_t* e, const dyModel* m, const double* par, const char* algo, int inertia) {
+static int engine_make(cmdEngine* e, const dyModel* m, const double* par, const char* algo, int inertia) {
   static const char* const ids[] = {"rnea", "ne-base", "renaud", "saha", "lin91", NULL};
   static const char* const ins[] = {"crba", "lin1", "lin2", "lin3", "lin4", "lin5", "lin91", "saha", NULL};
   static const int idv[] = {A_RNEA, A_NEBASE, A_RENAUD, A_SAHA, A_LIN91};
@@ -78,7 +78,7 @@ static int engine_make(engine_t* e, const dyModel* m, const double* par, const c
   } else if (e->algo >= A_LIN1 && e->algo <= A_LIN5) {
     /* Lin's MLCs of this parameter vector: beta = B_lin par (the same
      * numbers whichever realisation of identified parameters par is) */
-    e->linset = dyi_base_compute(m, DYI_SET_LIN, 1, err, sizeof err);
+    e->linset = dyi_base_make(m, DYI_SET_LIN, 1, err, sizeof err);
     if (!e->linset) return cli_fail("%s", err);
     e->lin = dyv_lin_make(m, e->linset, err, sizeof err);
     e->beta = malloc(sizeof(double) * (size_t)e->linset->nb);
@@ -95,7 +95,7 @@ static int engine_make(engine_t* e, const dyModel* m, const double* par, const c
   return 0;
 }
 
-static void engine_free(engine_t* e) {
+static void engine_free(cmdEngine* e) {
   dyv_lin_free(e->lin);
   dyi_base_free(e->linset);
   free(e->beta);
@@ -105,7 +105,7 @@ static void engine_free(engine_t* e) {
 
 /* one row: tau (n) for id, H (n x n) for inertia; 0, or non-zero when the
  * algorithm failed on this state (saha: articulated inertia not positive) */
-static int engine_run(engine_t* e, const dyModel* m, dyData* d, const double* par, const double* q,
+static int engine_run(cmdEngine* e, const dyModel* m, dyData* d, const double* par, const double* q,
                       const double* qd, const double* qdd, double* out) {
   int n = m->n;
   switch (e->algo) {
@@ -149,7 +149,7 @@ static int engine_run(engine_t* e, const dyModel* m, dyData* d, const double* pa
 }
 
 /* shared body of id and inertia: stream the states, one output row each */
-static int run_states(dyCli* c, int inertia) {
+static int run_states(cliArgs* c, int inertia) {
   const char* use = inertia ? "dynid inertia MODEL STATES [--params P] [--algo crba|lin1|lin2|lin3|lin4|lin5|lin91|saha] [-o FILE]"
                             : "dynid id MODEL STATES [--params P] [--algo rnea|ne-base|renaud|saha|lin91] [-o FILE]";
   int r = cli_check(c, "params,algo,force", 2, 2, use);
@@ -159,11 +159,11 @@ static int run_states(dyCli* c, int inertia) {
   if (!m) return 1;
   int n = m->n, status = 1;
   double* par = malloc(sizeof(double) * (size_t)dy_npar(m));
-  dyData* d = dy_makeData(m);
-  dyStates* s = NULL;
+  dyData* d = dy_make_data(m);
+  cliStates* s = NULL;
   char err[DY_ERRSZ];
   dyOut o = {0};
-  engine_t eng;
+  cmdEngine eng;
   memset(&eng, 0, sizeof eng);
   int opened = 0;
   if (!par || !d) { cli_fail("out of memory"); goto done; }
@@ -205,17 +205,17 @@ done:
   if (opened) dy_out_abort(&o);
   engine_free(&eng);
   cli_states_close(s);
-  dy_freeData(d);
+  dy_free_data(d);
   free(par);
-  dy_freeModel(m);
+  dy_free_model(m);
   return status;
 }
 
-int cmd_id(dyCli* c) { return run_states(c, 0); }
-int cmd_inertia(dyCli* c) { return run_states(c, 1); }
+int cmd_id(cliArgs* c) { return run_states(c, 0); }
+int cmd_inertia(cliArgs* c) { return run_states(c, 1); }
 
 /* dynid fd MODEL LOG: qdd from q, qd, tau by Cholesky (default) or ABA */
-int cmd_fd(dyCli* c) {
+int cmd_fd(cliArgs* c) {
   int r = cli_check(c, "params,algo,force", 2, 2, "dynid fd MODEL LOG [--algo chol|aba|saha] [--params P] [-o FILE]");
   if (r) return r;
   const char* algo = cli_opt(c, "algo");
@@ -226,8 +226,8 @@ int cmd_fd(dyCli* c) {
   if (!m) return 1;
   int n = m->n, status = 1, opened = 0;
   double* par = malloc(sizeof(double) * (size_t)dy_npar(m));
-  dyData* d = dy_makeData(m);
-  dyStates* s = NULL;
+  dyData* d = dy_make_data(m);
+  cliStates* s = NULL;
   char err[DY_ERRSZ];
   dyOut o = {0};
   if (!par || !d) { cli_fail("out of memory"); goto done; }
@@ -262,8 +262,8 @@ int cmd_fd(dyCli* c) {
 done:
   if (opened) dy_out_abort(&o);
   cli_states_close(s);
-  dy_freeData(d);
+  dy_free_data(d);
   free(par);
-  dy_freeModel(m);
+  dy_free_model(m);
   return status;
 }

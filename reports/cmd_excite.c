@@ -9,7 +9,7 @@
 
 /* progress on a terminal: starts done and the best criterion so far */
 static void excite_progress(void* ctx, int done, int total, double best) {
-  const dyExciteOpt* o = ctx;
+  const dyiExciteOpt* o = ctx;
   if (!isatty(2)) return;
   fprintf(stderr, "\rexcite: %d of %d starts, best %s %.6g   %s", done, total,
           o->criterion == DYI_EXC_DOPT ? "log det" : "cond", best, done == total ? "\n" : "");
@@ -20,7 +20,7 @@ static const char* const cname[3] = {"cond", "dopt", "cond-scaled"};
 /* The command's resolved options: the search's (ident/excite.h) and the
  * trajectory written. */
 typedef struct {
-  dyExciteOpt o;
+  dyiExciteOpt o;
   double dur, rate;           /* length [s] and sample rate [Hz] of the file written */
   const char* set;            /* base set the criterion is computed for */
 } excOpt;
@@ -31,8 +31,8 @@ typedef struct {
  * threads 1..64, polish >= 0, seed >= 0; rate, duration and maxtime
  * positive, margin in (0, 1]; --rest needs 2 harmonics; -o is required.
  * 0, or 2 after printing the usage error. */
-static int excite_options(const dyCli* c, excOpt* x) {
-  dyExciteOpt* o = &x->o;
+static int excite_options(const cliArgs* c, excOpt* x) {
+  dyiExciteOpt* o = &x->o;
   dyi_excite_defaults(o);
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   long nh, seed, ns, me, st, nt, pol;
@@ -70,7 +70,7 @@ static int excite_options(const dyCli* c, excOpt* x) {
  * value for every joint or one per joint, each positive and finite (they
  * replace the model's); --noise: torque noise per joint (weights the
  * criterion). 0, or 2 after printing the usage error. */
-static int excite_limits(const dyCli* c, dyModel* m, dyExciteOpt* o) {
+static int excite_limits(const cliArgs* c, dyModel* m, dyiExciteOpt* o) {
   const char* lk[3] = {"qdmax", "qddmax", "noise"};
   double* lim[3] = {m->jnt_qdmax, m->jnt_qddmax, o->sigma};
   for (int k = 0; k < 3; k++) {
@@ -94,9 +94,9 @@ static int excite_limits(const dyCli* c, dyModel* m, dyExciteOpt* o) {
  * (criterion values, starts, evaluations), the limits used and the Fourier
  * coefficients q0, a, b of each joint (enough to rebuild the trajectory),
  * then t,q,qd,qdd at the rate. 0, or 1 after printing. */
-static int excite_write(const dyCli* c, const dyModel* m, const dyBase* b, const excOpt* x,
-                        const dyFourier* f, const dyExciteInfo* info, double worst, const char* what) {
-  const dyExciteOpt* o = &x->o;
+static int excite_write(const cliArgs* c, const dyModel* m, const dyiBase* b, const excOpt* x,
+                        const dyiFourier* f, const dyiExciteInfo* info, double worst, const char* what) {
+  const dyiExciteOpt* o = &x->o;
   char err[DY_ERRSZ] = "";   /* stays empty when the rows fail to write */
   dyOut out;
   if (dy_out_open(&out, cli_opt(c, "o"), err, sizeof err)) return cli_fail("%s", err);
@@ -125,7 +125,7 @@ static int excite_write(const dyCli* c, const dyModel* m, const dyBase* b, const
 /* Poorly excited base parameters: a variance inflation ten times the
  * median (over the base parameters) or more, listed on one line; else one
  * line saying none is. 0, or 1 after printing (out of memory). */
-static int excite_poor(const dyBase* b, const dyExciteInfo* info) {
+static int excite_poor(const dyiBase* b, const dyiExciteInfo* info) {
   double* s = malloc(sizeof(double) * (size_t)b->nb);
   if (!s) return cli_fail("excite: out of memory");
   memcpy(s, info->vif, sizeof(double) * (size_t)b->nb);
@@ -148,7 +148,7 @@ static int excite_poor(const dyBase* b, const dyExciteInfo* info) {
  * torque RMS, of the whole torque RMS on the joints flagged in fb): the
  * noise on standard error, name,nominal,std,rel_std_pct on standard
  * output (rel_std_pct inf for a nominal value within 1e-12 of zero). */
-static void excite_std(const dyModel* m, const dyBase* b, const excOpt* x, const double* sig, const int* fb,
+static void excite_std(const dyModel* m, const dyiBase* b, const excOpt* x, const double* sig, const int* fb,
                        const double* beta, const double* sd) {
   fprintf(stderr, "excite: expected standard deviations (standard output) of OLS on the %ld samples written, "
           "torque noise per joint [N m|N]:", lround(x->dur * x->rate));
@@ -171,7 +171,7 @@ static void excite_std(const dyModel* m, const dyBase* b, const excOpt* x, const
 /* The search's result on standard error: criterion values, starts,
  * evaluations, time and the limits used, and a note when the time budget
  * ended the search (the result then depends on the machine's speed). */
-static void excite_result(const excOpt* x, const dyExciteInfo* info, double worst, const char* what) {
+static void excite_result(const excOpt* x, const dyiExciteInfo* info, double worst, const char* what) {
   fprintf(stderr, "excite: cond %.6g (first start %.6g), cond scaled %.4g, log det %.6g (first start %.6g); "
           "%d of %d starts, %ld evaluations, %.1f s; limits used up to %.2f %% (%s)\n",
           info->cond, info->cond0, info->cond_scaled, info->logdet, info->logdet0, info->starts_done, x->o.starts,
@@ -185,7 +185,7 @@ static void excite_result(const excOpt* x, const dyExciteInfo* info, double wors
  * -> limits checked on the samples written -> predicted std -> TRAJ ->
  * summary. A trajectory beyond a limit by more than 1e-12 (relative) is
  * an error, not a file. */
-int cmd_excite(dyCli* c) {
+int cmd_excite(cliArgs* c) {
   const char* use = "dynid excite MODEL [--harmonics L] [--period S] [--duration S] [--rate HZ] "
                     "[--criterion cond|dopt|cond-scaled] [--noise S1,..] [--set khalil|qr|lin] [--friction] "
                     "[--rest] [--seed N] [--starts N] [--threads N] [--maxtime S] [--samples K] [--maxeval N] "
@@ -196,19 +196,19 @@ int cmd_excite(dyCli* c) {
   if (r) return r;
   excOpt x;
   if ((r = excite_options(c, &x))) return r;
-  dyExciteOpt* o = &x.o;
+  dyiExciteOpt* o = &x.o;
   dyModel* m = cli_model(c);
   if (!m) return 1;
-  if ((r = excite_limits(c, m, o))) { dy_freeModel(m); return r; }
+  if ((r = excite_limits(c, m, o))) { dy_free_model(m); return r; }
   o->progress = excite_progress;
   o->progress_ctx = o;
   openblas_set_num_threads(1);   /* the parallelism is over starts */
   char err[DY_ERRSZ];
   dyiBaseSet kind = dyi_base_set_parse(x.set, err, sizeof err);
-  dyBase* b = kind == DYI_SET_NONE ? NULL : dyi_base_compute(m, kind, cli_flag(c, "friction"), err, sizeof err);
-  if (!b) { dy_freeModel(m); return cli_fail("%s", err); }
-  dyFourier f;
-  dyExciteInfo info;
+  dyiBase* b = kind == DYI_SET_NONE ? NULL : dyi_base_make(m, kind, cli_flag(c, "friction"), err, sizeof err);
+  if (!b) { dy_free_model(m); return cli_fail("%s", err); }
+  dyiFourier f;
+  dyiExciteInfo info;
   memset(&info, 0, sizeof info);
   info.vif = malloc(sizeof(double) * (size_t)b->nb);
   double* beta = malloc(sizeof(double) * (size_t)b->nb);
@@ -239,6 +239,6 @@ int cmd_excite(dyCli* c) {
 done:
   free(info.vif); free(beta); free(sd);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
   return status;
 }

@@ -53,7 +53,7 @@ static const char* method_name(dyiMethod m) {
 typedef struct {
   const char* set;            /* base set: khalil (default), lin or qr */
   dyiBaseSet kind;            /* the same, parsed */
-  dyEstOpt eo;                /* estimator: method, block, threads, fold_only */
+  dyiEstOpt eo;                /* estimator: method, block, threads, fold_only */
   int friction, quiet, consistent;
   unsigned keep;              /* the joint-parameter kinds kept (--friction=LIST) */
   double prior_w, min_eig;    /* --consistent: prior weight (< 0: automatic), pseudo-inertia margin */
@@ -64,7 +64,7 @@ typedef struct {
 /* The training residual of the estimate written (least squares or the
  * consistent one) from the estimator's triangles: per joint the rms
  * [N m|N] and 100 ||r_j|| / ||y_j||, entry n over all joints. */
-static void fit_residuals(const dyEstim* e, const double* beta, double* rms, double* rel) {
+static void fit_residuals(const dyiEstim* e, const double* beta, double* rms, double* rel) {
   double rss_all = 0, yy_all = 0;
   long rows = 0;
   for (int j = 0; j < e->n; j++) {
@@ -80,7 +80,7 @@ static void fit_residuals(const dyEstim* e, const double* beta, double* rms, dou
 
 /* The summary of the identification, '#'-line text for the PARAMS file
  * and the model files (caller frees; NULL when out of memory). */
-static char* summary(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e,
+static char* summary(const cliArgs* c, const dyModel* m, const dyiBase* b, const dyiEstim* e,
                      const double* beta, const char* note, const char* cons, const char* rows_note,
                      const char* stats_note) {
   char* cm = NULL;
@@ -111,7 +111,7 @@ static char* summary(const dyCli* c, const dyModel* m, const dyBase* b, const dy
 
 /* PARAMS file (README.md, Model tables and Files) through dyi_params_write with the
  * summary as its comment lines. 0 or -1 (err set). */
-static int write_params(const char* path, const dyModel* m, const dyBase* b, const dyEstim* e,
+static int write_params(const char* path, const dyModel* m, const dyiBase* b, const dyiEstim* e,
                         const double* beta, const char* comment, char* err, int errsz) {
   dyOut o;
   if (dy_out_open(&o, path, err, errsz)) return -1;
@@ -128,7 +128,7 @@ static int write_params(const char* path, const dyModel* m, const dyBase* b, con
  * solution, or NULL: the realisation of beta nearest the nominal model
  * (ident/consistent.h dyi_realise_near), which is physically consistent
  * only by chance: a warning says so. 0, or -1 after printing. */
-static int write_model(const char* path, const dyModel* m, const dyBase* b, const double* beta,
+static int write_model(const char* path, const dyModel* m, const dyiBase* b, const double* beta,
                        const double* pi, const char* comment, int quiet) {
   char err[DY_ERRSZ];
   double par[14 * DY_MAXJ];
@@ -142,11 +142,11 @@ static int write_model(const char* path, const dyModel* m, const dyBase* b, cons
     if (dyi_realise_near(m, b->B, b->nb, b->npar, beta, mass > 0 ? m->par : NULL, par, err, sizeof err))
       { cli_fail("%s", err); return -1; }
   }
-  dyModel* w = dy_copyModel(m);
+  dyModel* w = dy_copy_model(m);
   if (!w) { cli_fail("out of memory"); return -1; }
   w->has_friction = b->friction;
   int r = dy_write_model(path, w, par, comment, err, sizeof err);
-  dy_freeModel(w);
+  dy_free_model(w);
   if (r < 0) { cli_fail("--model-out %s", err); return -1; }
   if (r > 0 && !quiet) fprintf(stderr, "dynid: warning: --model-out %s\n", err);
   if (!pi && !quiet) {
@@ -165,7 +165,7 @@ static int write_model(const char* path, const dyModel* m, const dyBase* b, cons
  * model file of the same arm (same joints and geometry, loaded with the
  * same options). Fills prior (14n) and returns 1 (a prior), 0 (none) or
  * -1 after printing the error. */
-static int read_prior(const dyCli* c, const dyModel* m, double* prior, const char** what) {
+static int read_prior(const cliArgs* c, const dyModel* m, double* prior, const char** what) {
   const char* s = cli_opt(c, "prior");
   double mass = 0;
   for (int j = 0; j < m->n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
@@ -196,18 +196,18 @@ static int read_prior(const dyCli* c, const dyModel* m, double* prior, const cha
     else
       cli_fail("--prior %s: joint %d's %s differs from the model %s (the prior must describe the same "
                "arm in the same frames)", s, j, !strcmp(bad, "type") ? "type" : "modified-DH geometry", m->source);
-    dy_freeModel(pm);
+    dy_free_model(pm);
     return -1;
   }
   memcpy(prior, pm->par, sizeof(double) * (size_t)dy_npar(m));
-  dy_freeModel(pm);
+  dy_free_model(pm);
   return 1;
 }
 
 /* --consistent: the physically consistent estimate from the estimator's
  * triangle (ident/consistent.h), its certificate as comment lines into
  * cons and, unless quiet, on standard error. 0, or -1 after printing. */
-static int identify_consistent(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e,
+static int identify_consistent(const cliArgs* c, const dyModel* m, const dyiBase* b, const dyiEstim* e,
                                const idOpt* io, dyiConsResult* cr, char* cons, size_t consz) {
   const double prior_w = io->prior_w, min_eig = io->min_eig;
   const int quiet = io->quiet;
@@ -248,7 +248,7 @@ static int identify_consistent(const dyCli* c, const dyModel* m, const dyBase* b
 /* ---- mergeable statistics (ident/stats.h): --save-stats FILE, --stats FILES */
 
 /* the options that change the rows, as one text compared between files */
-static void stats_options(const dyCli* c, char* buf, int sz) {
+static void stats_options(const cliArgs* c, char* buf, int sz) {
   static const char* const keys[] = {"no-parallel", "cutoff", "decimate", "filter-order", "qd-min", "derive",
                                      "resample"};
   int len = 0;
@@ -263,7 +263,7 @@ static void stats_options(const dyCli* c, char* buf, int sz) {
 
 /* --save-stats: the estimator's triangles and the logs behind them, written
  * whole or not at all. 0, or -1 after printing. */
-static int save_stats(const char* path, const dyModel* m, const dyBase* b, const dyEstim* e,
+static int save_stats(const char* path, const dyModel* m, const dyiBase* b, const dyiEstim* e,
                       const dyiStatsHead* h, const dyiStatsLog* logs, int nlog) {
   char err[DY_ERRSZ];
   dyOut o;
@@ -349,7 +349,7 @@ bad:
 /* The statistics files of --stats and of the arguments after MODEL, in
  * that order (each a file, a directory or @LIST). 0, or -1 after printing
  * (the list is freed then). */
-static int stats_file_list(const dyCli* c, char*** files, int* nf) {
+static int stats_file_list(const cliArgs* c, char*** files, int* nf) {
   int cap = 0;
   *files = NULL;
   *nf = 0;
@@ -365,7 +365,7 @@ static int stats_file_list(const dyCli* c, char*** files, int* nf) {
  * a model with this model's fingerprint, of the set --set names (if
  * given), with the friction kinds --friction names (if given: the same
  * kinds exactly). NULL after printing. */
-static dyBase* stats_base(const dyCli* c, const dyModel* m, const dyiStatsHead* ref, const char* file0) {
+static dyiBase* stats_base(const cliArgs* c, const dyModel* m, const dyiStatsHead* ref, const char* file0) {
   char err[DY_ERRSZ];
   uint64_t fp = dyi_model_fingerprint(m);
   if (ref->fingerprint != fp) {
@@ -396,7 +396,7 @@ static dyBase* stats_base(const dyCli* c, const dyModel* m, const dyiStatsHead* 
       return NULL;
     }
   }
-  dyBase* b = dyi_base_compute(m, ref->set, friction, err, sizeof err);
+  dyiBase* b = dyi_base_make(m, ref->set, friction, err, sizeof err);
   if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) { cli_fail("%s", err); dyi_base_free(b); return NULL; }
   return b;
 }
@@ -404,16 +404,16 @@ static dyBase* stats_base(const dyCli* c, const dyModel* m, const dyiStatsHead* 
 /* An empty estimator for base set b with the options eo0, the per-joint
  * mask of the base parameters and their names (owned by the estimator).
  * NULL after printing. */
-static dyEstim* stats_estimator(const dyModel* m, const dyBase* b, const dyEstOpt* eo0) {
+static dyiEstim* stats_estimator(const dyModel* m, const dyiBase* b, const dyiEstOpt* eo0) {
   char err[DY_ERRSZ];
-  dyEstOpt eo = *eo0;
+  dyiEstOpt eo = *eo0;
   unsigned char* mask = malloc((size_t)m->n * (size_t)b->nb);
   const char** names = malloc(sizeof(char*) * (size_t)b->nb);
   if (!mask || !names) { cli_fail("out of memory"); free(mask); free(names); return NULL; }
   dyi_base_mask(m, b, mask);
   for (int k = 0; k < b->nb; k++) names[k] = b->name[k];
   eo.mask = mask; eo.names = names;
-  dyEstim* e = dyi_est_make(m->n, b->nb, &eo, err, sizeof err);
+  dyiEstim* e = dyi_est_make(m->n, b->nb, &eo, err, sizeof err);
   if (!e) { cli_fail("%s", err); free(mask); free(names); return NULL; }
   e->own_mask = mask; e->own_names = names;
   return e;
@@ -423,13 +423,13 @@ static dyEstim* stats_estimator(const dyModel* m, const dyBase* b, const dyEstOp
  * arguments after MODEL) into one estimator for base set *bout, taken from
  * the files (set and friction) and checked against --set and --friction
  * when given. acc: the sums and the files' head. NULL after printing. */
-static dyEstim* merge_stats(const dyCli* c, const dyModel* m, const dyEstOpt* eo0, dyBase** bout,
+static dyiEstim* merge_stats(const cliArgs* c, const dyModel* m, const dyiEstOpt* eo0, dyiBase** bout,
                             dyiStatsHead* acc) {
   char err[DY_ERRSZ];
   char** files;
   int nf;
-  dyEstim* e = NULL;
-  dyBase* b = NULL;
+  dyiEstim* e = NULL;
+  dyiBase* b = NULL;
   if (stats_file_list(c, &files, &nf)) return NULL;
   dyiStatsHead ref;
   if (dyi_stats_head(files[0], &ref, err, sizeof err)) { cli_fail("%s", err); goto fail; }
@@ -461,7 +461,7 @@ fail:
  * lines of the --model-out file, written first, and of the PARAMS file;
  * the model file is removed again when PARAMS cannot be written. *beta:
  * the estimate written. 0, or -1 after printing. */
-static int write_estimate(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e, const idOpt* io,
+static int write_estimate(const cliArgs* c, const dyModel* m, const dyiBase* b, const dyiEstim* e, const idOpt* io,
                           dyiConsResult* cr, const char* note, const char* rows_note, const char* src,
                           const double** beta) {
   char err[DY_ERRSZ];
@@ -489,14 +489,14 @@ static int write_estimate(const dyCli* c, const dyModel* m, const dyBase* b, con
  * statistics (and stop there without -o), estimate (OLS/WLS,
  * --consistent) and write PARAMS; the summary names the files, logs and
  * rows merged and the row options they were made with. Frees m. */
-static int identify_from_stats(const dyCli* c, dyModel* m, const idOpt* io) {
+static int identify_from_stats(const cliArgs* c, dyModel* m, const idOpt* io) {
   char err[DY_ERRSZ];
   int rc = 1, n = m->n;
-  dyBase* b = NULL;
+  dyiBase* b = NULL;
   dyiStatsHead acc;
   dyiConsResult cr;
   memset(&cr, 0, sizeof cr);
-  dyEstim* e = merge_stats(c, m, &io->eo, &b, &acc);
+  dyiEstim* e = merge_stats(c, m, &io->eo, &b, &acc);
   if (!e) goto done;
   if (io->stats_out && save_stats(io->stats_out, m, b, e, &acc, NULL, 0)) goto done;
   if (io->stats_out && !cli_opt(c, "o")) {
@@ -526,7 +526,7 @@ done:
   dyi_cons_free(&cr);
   dyi_est_free(e);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
   return rc;
 }
 
@@ -535,7 +535,7 @@ done:
  * carry the options they were made with). --save-stats without -o folds
  * the rows and saves them, no estimate; --consistent and --model-out need
  * the estimate. 0, or 2 after printing the usage error. */
-static int identify_sources(const dyCli* c, idOpt* io) {
+static int identify_sources(const cliArgs* c, idOpt* io) {
   io->stats_in = cli_opt(c, "stats");
   io->stats_out = cli_opt(c, "save-stats");
   if (!io->stats_in && c->npos < 2) return cli_usage("identify: give a log (or --stats FILES)");
@@ -564,14 +564,14 @@ static int identify_sources(const dyCli* c, idOpt* io) {
  * IRLS and without the log options (the files carry those). --save-stats
  * without -o only folds the rows (no estimate), which --consistent and
  * --model-out cannot follow. 0, or 2 after printing the usage error. */
-static int identify_options(const dyCli* c, idOpt* io) {
+static int identify_options(const cliArgs* c, idOpt* io) {
   memset(io, 0, sizeof *io);
   const char* meth = cli_opt(c, "method");
   io->set = cli_opt(c, "set");
   if (!io->set) io->set = "khalil";
   io->kind = dyi_base_set_parse(io->set, NULL, 0);
   if (io->kind == DYI_SET_NONE) return cli_usage("identify: --set must be qr, khalil or lin, got '%s'", io->set);
-  dyEstOpt* eo = &io->eo;
+  dyiEstOpt* eo = &io->eo;
   dyi_est_defaults(eo);
   if (!meth || !strcmp(meth, "ols")) eo->method = DYI_OLS;
   else if (!strcmp(meth, "wls")) eo->method = DYI_WLS;
@@ -604,8 +604,8 @@ static int identify_options(const dyCli* c, idOpt* io) {
  * each log's rows, rate, cutoff and decimation. 1 when that was all
  * (--save-stats without -o: a line on standard error unless quiet), 0 to
  * go on to the estimate, -1 after printing. */
-static int save_log_stats(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e,
-                          dyLogReader* const* rs, int nlog, const idOpt* io) {
+static int save_log_stats(const cliArgs* c, const dyModel* m, const dyiBase* b, const dyiEstim* e,
+                          dyiLogReader* const* rs, int nlog, const idOpt* io) {
   dyiStatsHead h;
   dyiStatsLog sl[16];
   memset(&h, 0, sizeof h);
@@ -613,7 +613,7 @@ static int save_log_stats(const dyCli* c, const dyModel* m, const dyBase* b, con
   h.var_factor = e->opt.var_factor > 0 ? e->opt.var_factor : 1;
   h.logs = nlog; h.files = 1;
   for (int k = 0; k < nlog; k++) {
-    dyLogInfo lk;
+    dyiLogInfo lk;
     dyi_log_info(rs[k], &lk);
     sl[k].path = c->pos[1 + k]; sl[k].rows_read = lk.rows_read; sl[k].rows_dropped = lk.rows_dropped;
     sl[k].fs = lk.fs; sl[k].fc = lk.fc; sl[k].decim = lk.parallel ? lk.decim : 1;
@@ -635,7 +635,7 @@ static int save_log_stats(const dyCli* c, const dyModel* m, const dyBase* b, con
  * independent equations) are then too small by about the square root of
  * that (measured on simulated Panda logs, 1 kHz, fc = 50 Hz: spread/std
  * 3.1 without decimation, 1.06 with --decimate 10); warned above 1.5. */
-static void filter_notes(const dyLogOpt* lo, const dyLogInfo* li, const dyEstim* e, char* rows_note, size_t rsz,
+static void filter_notes(const dyiLogOpt* lo, const dyiLogInfo* li, const dyiEstim* e, char* rows_note, size_t rsz,
                          char* corr, size_t csz) {
   if (li->parallel)
     snprintf(rows_note, rsz, "rows: parallel filtering: torque and regressor columns low-passed "
@@ -655,15 +655,15 @@ static void filter_notes(const dyLogOpt* lo, const dyLogInfo* li, const dyEstim*
  * std, the method's note, then the warnings: correlated residuals, the
  * estimator's (the poorly identified ones on their own line), and base
  * parameters far from the nominal model's. */
-static void print_log_summary(const dyCli* c, const dyModel* m, const dyBase* b, const dyEstim* e,
-                              dyLogReader* const* rs, int nlog, const idOpt* io, const double* beta,
+static void print_log_summary(const cliArgs* c, const dyModel* m, const dyiBase* b, const dyiEstim* e,
+                              dyiLogReader* const* rs, int nlog, const idOpt* io, const double* beta,
                               const char* rows_note, const char* corr) {
   int n = m->n;
   fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
           "%d pass%s over the log\n", e->samples, n, b->nb, dyi_base_set_name(b->set), method_name(io->eo.method),
           io->friction ? ", friction" : "", e->iterations, e->iterations == 1 ? "" : "es");
   for (int k = 0; k < nlog; k++) {
-    dyLogInfo li;
+    dyiLogInfo li;
     dyi_log_info(rs[k], &li);
     fprintf(stderr, "log%s%s: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s%.6g Hz\n",
             nlog > 1 ? " " : "", nlog > 1 ? c->pos[1 + k] : "", li.rows_read, li.rows_dropped, li.fs,
@@ -695,19 +695,19 @@ static void print_log_summary(const dyCli* c, const dyModel* m, const dyBase* b,
  * opened and scanned for mistakes -> rows into the estimator
  * (dyi_identify_logs) -> --save-stats -> estimate and files -> the
  * scan's warnings, then the summary. Frees m. */
-static int identify_from_logs(const dyCli* c, dyModel* m, const idOpt* io) {
+static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   int n = m->n, nlog = c->npos - 1, rc;
-  dyLogOpt lo, lok;
-  dyLogReader* rs[16] = {NULL};
+  dyiLogOpt lo, lok;
+  dyiLogReader* rs[16] = {NULL};
   for (int k = 0; k < nlog; k++)
-    if ((rc = cli_logopt_k(c, n, k, nlog, k ? &lok : &lo))) { dy_freeModel(m); return rc; }
+    if ((rc = cli_logopt_k(c, n, k, nlog, k ? &lok : &lo))) { dy_free_model(m); return rc; }
   openblas_set_num_threads(1);
   char err[DY_ERRSZ];
   rc = 1;
-  dyEstim* e = NULL;
+  dyiEstim* e = NULL;
   dyiConsResult cr;
   memset(&cr, 0, sizeof cr);
-  dyBase* b = dyi_base_compute(m, io->kind, io->friction, err, sizeof err);
+  dyiBase* b = dyi_base_make(m, io->kind, io->friction, err, sizeof err);
   if (!b || dyi_base_keep_joint(m, b, io->keep, err, sizeof err)) { cli_fail("%s", err); goto done; }
   if (b->note[0] && !io->quiet) fprintf(stderr, "dynid: warning: %s\n", b->note);
   for (int k = 0; k < nlog; k++) {
@@ -720,7 +720,7 @@ static int identify_from_logs(const dyCli* c, dyModel* m, const idOpt* io) {
   if (!e) { cli_fail("%s: %s", nlog > 1 ? "identify" : c->pos[1], err); goto done; }
   int saved = io->stats_out ? save_log_stats(c, m, b, e, rs, nlog, io) : 0;
   if (saved) { rc = saved > 0 ? 0 : 1; goto done; }
-  dyLogInfo li;
+  dyiLogInfo li;
   dyi_log_info(rs[0], &li);
   char rows_note[256] = "", corr[DYI_WARNSZ] = "";
   filter_notes(&lo, &li, e, rows_note, sizeof rows_note, corr, sizeof corr);
@@ -734,12 +734,12 @@ done:
   for (int k = 0; k < nlog; k++) dyi_log_close(rs[k]);
   dyi_est_free(e);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
   return rc;
 }
 
 /* options -> model -> from the logs or from statistics files */
-int cmd_identify(dyCli* c) {
+int cmd_identify(cliArgs* c) {
   int rc = cli_check(c, "set,method,friction,quiet,block,threads,stats,save-stats,consistent,prior,prior-weight,"
                      "min-eig,model-out," CLI_LOG_OPTS, 1, 16, USAGE);
   if (rc) return rc;

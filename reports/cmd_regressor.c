@@ -12,15 +12,15 @@
 #include "regressor.h"
 #include <stdlib.h>
 
-int cmd_regressor(dyCli* c) {
+int cmd_regressor(cliArgs* c) {
   int r = cli_check(c, "friction", 2, 2, "dynid regressor MODEL STATES [--friction] [-o FILE]");
   if (r) return r;
   dyModel* m = cli_model(c);
   if (!m) return 1;
   int n = m->n, fr = cli_flag(c, "friction"), nc = dyi_ncols(m, fr), status = 1, opened = 0;
   double* Y = malloc(sizeof(double) * (size_t)n * (size_t)nc);
-  dyData* d = dy_makeData(m);
-  dyStates* s = NULL;
+  dyData* d = dy_make_data(m);
+  cliStates* s = NULL;
   char err[DY_ERRSZ];
   dyOut o = {0};
   if (!Y || !d) { cli_fail("out of memory"); goto done; }
@@ -59,8 +59,8 @@ int cmd_regressor(dyCli* c) {
 done:
   if (opened) dy_out_abort(&o);
   cli_states_close(s);
-  dy_freeData(d);
+  dy_free_data(d);
   free(Y);
-  dy_freeModel(m);
+  dy_free_model(m);
   return status;
 }

@@ -72,7 +72,7 @@ static void pre_end(FILE* f, char** buf, FILE* mf, const char* cls) {
 typedef struct {
   const char* path;           /* PARAMS file */
   char label[64];
-  dyParams* prm;
+  dyiParams* prm;
   double* par;                /* sparse realisation (14n) for the torque */
   unsigned char* zero;        /* its structural zeros */
   dyvPhys phys;               /* certified consistency of the base parameters */
@@ -87,7 +87,7 @@ typedef struct {
   char heldout[MAXLOG][40];   /* "all" relative error per log, as validate prints it */
   double heldj[MAXLOG][DY_MAXJ + 1];  /* per joint, then all [%] */
   long not_pd[MAXLOG], samples[MAXLOG];
-} pset;
+} reportSet;
 
 /* the nominal model on each log: the baseline an identification must beat */
 static int have_nominal;
@@ -99,7 +99,7 @@ typedef struct {
   double* meas;               /* n_j x MAXPTS, joint-major */
   double* pred[MAXSET];       /* per set, as meas */
   double* eig[MAXSET];        /* smallest eigenvalue of H per set (MAXPTS) */
-} series_t;
+} reportSeries;
 
 static const char* css =
   "body{font-family:sans-serif;max-width:1300px;margin:2em auto;color:#222}"
@@ -151,7 +151,7 @@ static void rel_href(const char* out, const char* file, char* buf, size_t bufsz)
 }
 
 /* links to the set's model files, or a dash */
-static void file_links(FILE* f, const pset* s, const char* out) {
+static void file_links(FILE* f, const reportSet* s, const char* out) {
   if (!s->nfiles) { fputs("-", f); return; }
   for (int k = 0; k < s->nfiles; k++) {
     char href[PATH_MAX + 64];
@@ -165,7 +165,7 @@ static void file_links(FILE* f, const pset* s, const char* out) {
 }
 
 /* --models A1+A2,B1: the files of each set. 0, or 2 after printing usage. */
-static int split_models(const char* spec, pset* set, int nset) {
+static int split_models(const char* spec, reportSet* set, int nset) {
   if (!spec) return 0;
   int k = 0;
   for (const char* s = spec;; k++) {
@@ -226,7 +226,7 @@ static void link_to_frame(double out[10], const double in[10], const double Q[9]
  * link as m's (the relative pose is the same at two configurations). Its
  * links are carried into m's frames (a URDF may come back in other
  * modified-DH frames). 0, or -1 after printing the error. */
-static int links_from_file(const dyCli* c, const dyModel* m, pset* s) {
+static int links_from_file(const cliArgs* c, const dyModel* m, reportSet* s) {
   char err[DY_ERRSZ];
   dyModel* fm = NULL;
   dyLoadOpt lo = c->load;
@@ -256,7 +256,7 @@ static int links_from_file(const dyCli* c, const dyModel* m, pset* s) {
              s->files[0], bad + 1, m->source);
   else
     memcpy(s->links + DY_NPAR_LINK*n, fm->par + DY_NPAR_LINK*n, sizeof(double) * (size_t)(DY_NPAR_JNT*n));
-  dy_freeModel(fm);
+  dy_free_model(fm);
   s->from_file = 1;
   return st;
 }
@@ -274,8 +274,8 @@ static double rel_scale(const double* beta, int p, int i) {
  * of dyi_consistent_check); among equally close ones, the nearest to the
  * nominal model (a tiny prior weight, so the base parameters come first).
  * 0, or -1 after printing. */
-static int links_from_solver(const dyModel* m, pset* s) {
-  const dyBase* b = s->prm->base;
+static int links_from_solver(const dyModel* m, reportSet* s) {
+  const dyiBase* b = s->prm->base;
   const int p = b->nb, n = m->n;
   double* R = calloc((size_t)p * (size_t)p, sizeof(double));
   double* z = malloc(sizeof(double) * (size_t)p);
@@ -302,8 +302,8 @@ static int links_from_solver(const dyModel* m, pset* s) {
 
 /* relative distance of the links from the base parameters, as
  * dyi_consistent_check measures it: || D (B links - beta) || */
-static double links_distance(const pset* s) {
-  const dyBase* b = s->prm->base;
+static double links_distance(const reportSet* s) {
+  const dyiBase* b = s->prm->base;
   double d2 = 0;
   for (int i = 0; i < b->nb; i++) {
     double v = 0;
@@ -320,7 +320,7 @@ static const char* verdict_text(int v) {
 }
 
 /* one set's base-parameter rows (value, std, rel. std) as table cells */
-static int param_cells(FILE* f, const dyParams* p, int i) {
+static int param_cells(FILE* f, const dyiParams* p, int i) {
   double v = p->value[i], sd = p->std[i], rel = fabs(v) > 0 ? 100 * sd / fabs(v) : INFINITY;
   int warn = isfinite(sd) && !(rel <= 10);
   fprintf(f, "<td>%.6g</td><td%s>%.3g</td><td%s>%.3g</td>", v, warn ? " class=\"warn\"" : "", sd,
@@ -328,7 +328,7 @@ static int param_cells(FILE* f, const dyParams* p, int i) {
   return warn;
 }
 
-static int same_base(const dyParams* a, const dyParams* b) {
+static int same_base(const dyiParams* a, const dyiParams* b) {
   if (a->base->nb != b->base->nb) return 0;
   for (int i = 0; i < a->base->nb; i++)
     if (strcmp(a->base->name[i], b->base->name[i])) return 0;
@@ -337,7 +337,7 @@ static int same_base(const dyParams* a, const dyParams* b) {
 
 /* The header row naming each set over its three columns (several sets),
  * then the column names: first, the set's three, then last. */
-static void set_header(FILE* f, pset* const* sv, int ns, const char* first, const char* three, const char* last) {
+static void set_header(FILE* f, reportSet* const* sv, int ns, const char* first, const char* three, const char* last) {
   if (ns > 1) {
     int lead = 1;
     for (const char* s = first; (s = strstr(s, "<th")); s++) lead++;   /* several leading columns */
@@ -353,8 +353,8 @@ static void set_header(FILE* f, pset* const* sv, int ns, const char* first, cons
 
 /* The base-parameter table: one set, or several over the same base set
  * (name, then value/std/rel. std of each set, then the expression). */
-static void param_table(FILE* f, const dyModel* m, pset* const* sv, int ns) {
-  const dyBase* b = sv[0]->prm->base;
+static void param_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns) {
+  const dyiBase* b = sv[0]->prm->base;
   fputs("<div class=\"wide\"><table>", f);
   set_header(f, sv, ns, "name</th><th>nominal", "<th>value</th><th>std</th><th>rel. std [%]</th>", "expression");
   int nwarn[MAXSET] = {0};
@@ -382,7 +382,7 @@ static void param_table(FILE* f, const dyModel* m, pset* const* sv, int ns) {
 }
 
 /* keep sample s of the log for the plots (thinning by two when full) */
-static void keep_sample(series_t* S, int n, int ns, const dySample* s, dyvValidator* const* v) {
+static void keep_sample(reportSeries* S, int n, int ns, const dyiSample* s, dyvValidator* const* v) {
   if (S->seen++ % S->stride) return;
   if (S->n == MAXPTS) {
     for (long a = 0; a < MAXPTS / 2; a++) {
@@ -469,11 +469,11 @@ static void nominal_baseline(dyvValidator* vn, int li, int n) {
  * plots into S; then the baseline and the log's data-quality findings
  * into f. v[k]: the validators, to be freed by the caller; *cnt: the
  * samples. 0, or -1 after printing (a reader error, or no samples). */
-static int log_pass(FILE* f, int li, const char* path, const dyModel* m, pset* const* sv, int ns,
-                    const dyLogOpt* lopt, double horizon, series_t* S, dyvValidator** v, long* cnt) {
+static int log_pass(FILE* f, int li, const char* path, const dyModel* m, reportSet* const* sv, int ns,
+                    const dyiLogOpt* lopt, double horizon, reportSeries* S, dyvValidator** v, long* cnt) {
   const int n = m->n;
   char err[DY_ERRSZ];
-  dyLogReader* lr = dyi_log_open(path, n, lopt, err, sizeof err);
+  dyiLogReader* lr = dyi_log_open(path, n, lopt, err, sizeof err);
   if (!lr) { cli_fail_log(path, lopt, n, err); return -1; }
   for (int k = 0; k < ns; k++)
     if (!(v[k] = dyv_validator_make(m, sv[k]->par, sv[k]->zero, horizon))) {
@@ -483,7 +483,7 @@ static int log_pass(FILE* f, int li, const char* path, const dyModel* m, pset* c
   double mass = 0;
   for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
   dyvValidator* vn = mass > 0 ? dyv_validator_make(m, m->par, NULL, 0) : NULL;
-  dySample s;
+  dyiSample s;
   int r;
   *cnt = 0;
   S->n = 0; S->stride = 1; S->seen = 0;
@@ -521,12 +521,12 @@ typedef struct {
   char* notes[MAXSET];                     /* owned */
   double rel[MAXSET][DY_MAXJ + 1];         /* the relative errors as numbers [%] */
   int nrow;
-} metrics_t;
+} reportMetrics;
 
 /* Each validator's CSV into M, and into the set: the relative error per
  * joint and "all" on log li (heldj, heldout), the samples and those where
  * the inertia matrix is not positive definite. */
-static void log_metrics(metrics_t* M, int li, int n, pset* const* sv, int ns, dyvValidator* const* v, long cnt) {
+static void log_metrics(reportMetrics* M, int li, int n, reportSet* const* sv, int ns, dyvValidator* const* v, long cnt) {
   for (int k = 0; k < ns; k++) {
     char* csv = NULL; size_t clen = 0, nlen = 0;
     FILE* mc = open_memstream(&csv, &clen);
@@ -556,7 +556,7 @@ static void log_metrics(metrics_t* M, int li, int n, pset* const* sv, int ns, dy
  * not happen said as such) and the inertia matrix along the log: positive
  * definite at every sample, or on how many not, with its smallest
  * eigenvalue and when. Frees the notes. */
-static void metrics_section(FILE* f, metrics_t* M, pset* const* sv, int ns, dyvValidator* const* v, long cnt) {
+static void metrics_section(FILE* f, reportMetrics* M, reportSet* const* sv, int ns, dyvValidator* const* v, long cnt) {
   fputs("<h3>Torque prediction</h3>\n<table class=\"metrics\">", f);
   set_header(f, sv, ns, "joint", "<th>rms [N m]</th><th>rel. error [%]</th><th>R<sup>2</sup></th>", NULL);
   for (int row = 0; row < M->nrow; row++) {
@@ -597,8 +597,8 @@ static void metrics_section(FILE* f, metrics_t* M, pset* const* sv, int ns, dyvV
  * (when the metrics have a row per joint and "all") and the smallest
  * eigenvalue of the inertia matrix along the log. c0: the first set's
  * colour. */
-static void plots_overview(FILE* f, const dyModel* m, pset* const* sv, int ns, const series_t* S,
-                           const metrics_t* M, const char* const* names, int c0) {
+static void plots_overview(FILE* f, const dyModel* m, reportSet* const* sv, int ns, const reportSeries* S,
+                           const reportMetrics* M, const char* const* names, int c0) {
   const int n = m->n;
   const char* jl[DY_MAXJ];
   char jlbuf[DY_MAXJ][16];
@@ -606,10 +606,10 @@ static void plots_overview(FILE* f, const dyModel* m, pset* const* sv, int ns, c
   if (M->nrow > n) {
     const double* rv[MAXSET];
     for (int k = 0; k < ns; k++) rv[k] = M->rel[k];
-    dypFrame fb = {"relative error per joint (held-out)", "joint", "100 ||e|| / ||tau|| [%]", 540, 300, c0};
+    cliPlotFrame fb = {"relative error per joint (held-out)", "joint", "100 ||e|| / ||tau|| [%]", 540, 300, c0};
     dyp_groupbars(f, &fb, jl, rv, ns > 1 ? names : NULL, ns, n);
   }
-  dypFrame fe = {"smallest eigenvalue of the inertia matrix", "time [s]", "lambda_min [kg m^2]", 540, 300, c0};
+  cliPlotFrame fe = {"smallest eigenvalue of the inertia matrix", "time [s]", "lambda_min [kg m^2]", 540, 300, c0};
   const double* ye[MAXSET];
   const char* ne[MAXSET];
   char nebuf[MAXSET][96];
@@ -624,12 +624,12 @@ static void plots_overview(FILE* f, const dyModel* m, pset* const* sv, int ns, c
 /* Per joint: measured against each set's predicted torque along the log,
  * and the histogram of the residual e = measured - predicted of each set.
  * resid: room for S->n values per set. */
-static void plots_joints(FILE* f, const dyModel* m, pset* const* sv, int ns, const series_t* S,
+static void plots_joints(FILE* f, const dyModel* m, reportSet* const* sv, int ns, const reportSeries* S,
                          const char* const* names, int c0, double* resid) {
   for (int j = 0; j < m->n; j++) {
     char tt[96];
     snprintf(tt, sizeof tt, "joint %d: measured and predicted torque", j + 1);
-    dypFrame fl = {tt, "time [s]", m->jnt_type[j] == DY_REVOLUTE ? "torque [N m]" : "force [N]", 540, 300, 0};
+    cliPlotFrame fl = {tt, "time [s]", m->jnt_type[j] == DY_REVOLUTE ? "torque [N m]" : "force [N]", 540, 300, 0};
     const double* y[MAXSET + 1] = {S->meas + j*MAXPTS};
     const char* yn[MAXSET + 1] = {"measured"};
     char ynb[MAXSET][80];
@@ -643,7 +643,7 @@ static void plots_joints(FILE* f, const dyModel* m, pset* const* sv, int ns, con
     }
     dyp_lines(f, &fl, S->t, (int)S->n, y, yn, ns + 1);
     snprintf(tt, sizeof tt, "joint %d: residual (measured - predicted)", j + 1);
-    dypFrame fh = {tt, m->jnt_type[j] == DY_REVOLUTE ? "residual [N m]" : "residual [N]", "density", 540, 300, c0};
+    cliPlotFrame fh = {tt, m->jnt_type[j] == DY_REVOLUTE ? "residual [N m]" : "residual [N]", "density", 540, 300, c0};
     dyp_histograms(f, &fh, rr, (int)S->n, names, ns, 40);
   }
 }
@@ -652,8 +652,8 @@ static void plots_joints(FILE* f, const dyModel* m, pset* const* sv, int ns, con
  * plots). Each set keeps its colour from plot to plot (with two sets the
  * measurement takes the first colour, the sets the next ones). 0, or -1
  * after printing. */
-static int log_section(FILE* f, int li, const char* path, const char* role, const dyModel* m, pset* const* sv,
-                       int ns, const dyLogOpt* lopt, double horizon, series_t* S) {
+static int log_section(FILE* f, int li, const char* path, const char* role, const dyModel* m, reportSet* const* sv,
+                       int ns, const dyiLogOpt* lopt, double horizon, reportSeries* S) {
   fprintf(f, "<h2 id=\"log%d\">", li + 1);
   esc(f, role);
   fputs(": <code>", f);
@@ -665,7 +665,7 @@ static int log_section(FILE* f, int li, const char* path, const char* role, cons
     for (int k = 0; k < ns; k++) dyv_validator_free(v[k]);
     return -1;
   }
-  metrics_t M;
+  reportMetrics M;
   for (int k = 0; k < MAXSET; k++) M.notes[k] = NULL;
   log_metrics(&M, li, m->n, sv, ns, v, cnt);
   metrics_section(f, &M, sv, ns, v, cnt);
@@ -709,7 +709,7 @@ static void link_row(FILE* f, int j, int rows, const char* who, const dyvLinkPhy
  * at least the certified distance away), or undecided (both); a model file
  * that witnesses consistency against a verdict that is not "consistent"
  * is pointed out as proof that the verdict is wrong. */
-static void phys_verdicts(FILE* f, pset* const* sv, int ns) {
+static void phys_verdicts(FILE* f, reportSet* const* sv, int ns) {
   for (int k = 0; k < ns; k++) {
     const dyvPhys* p = &sv[k]->phys;
     fputs("<li>", f);
@@ -737,13 +737,13 @@ static void phys_verdicts(FILE* f, pset* const* sv, int ns) {
 
 /* Physical consistency of every set: certified verdicts, the per-link
  * table (nominal against each set's identified links), the details. */
-static void phys_section(FILE* f, const dyModel* m, pset* const* sv, int ns, const char* out) {
+static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns, const char* out) {
   const int n = m->n;
   fputs("<h2 id=\"physical\">Physical consistency</h2>\n<ul>\n", f);
   phys_verdicts(f, sv, ns);
   fputs("</ul>\n<h3 id=\"links\">Links: nominal against identified</h3>\n<p>Identified links:</p>\n<ul>\n", f);
   for (int k = 0; k < ns; k++) {
-    const pset* s = sv[k];
+    const reportSet* s = sv[k];
     fputs("<li>", f);
     if (ns > 1) { fputs("<b>", f); esc(f, s->label); fputs("</b>: ", f); }
     if (s->from_file) { fputs("the model file ", f); file_links(f, s, out); }
@@ -787,7 +787,7 @@ static void phys_section(FILE* f, const dyModel* m, pset* const* sv, int ns, con
 
 /* The sets at a glance: training residual, held-out error per log,
  * consistency verdict, model files. */
-static void sets_section(FILE* f, pset* const* sv, int ns, const dyCli* c, const char* out) {
+static void sets_section(FILE* f, reportSet* const* sv, int ns, const cliArgs* c, const char* out) {
   const int nlog = c->npos - 2;
   fputs("<h2 id=\"sets\">Parameter sets</h2>\n<div class=\"wide\"><table class=\"sets\"><tr><th>set</th>"
         "<th>parameters</th><th>training rel. error [%]</th>"
@@ -799,7 +799,7 @@ static void sets_section(FILE* f, pset* const* sv, int ns, const dyCli* c, const
   }
   fputs("<th>physical consistency</th><th>model files</th></tr>\n", f);
   for (int k = 0; k < ns; k++) {
-    const pset* s = sv[k];
+    const reportSet* s = sv[k];
     fputs("<tr><td class=\"t\">", f);
     esc(f, s->label);
     fputs("</td><td class=\"l\">", f);
@@ -832,7 +832,7 @@ static void header_text(const char* comment, const char* key, char* buf, size_t 
 /* The summary's error tables: per held-out log, the relative torque error
  * per joint and over all joints of every set, beside the nominal model's
  * (the baseline) when the model has masses. */
-static void summary_errors(FILE* f, const dyModel* m, pset* const* sv, int ns, const dyCli* c, char (*role)[160]) {
+static void summary_errors(FILE* f, const dyModel* m, reportSet* const* sv, int ns, const cliArgs* c, char (*role)[160]) {
   const int n = m->n, nlog = c->npos - 2;
   for (int li = 0; li < nlog; li++) {
     fputs("<p class=\"cap\">Relative torque error per joint [%] on <code>", f);
@@ -862,9 +862,9 @@ static void summary_errors(FILE* f, const dyModel* m, pset* const* sv, int ns, c
 /* The answer first: the arm, the data and their roles, the base
  * parameters and their conditioning, the held-out error per log and joint
  * of every set beside the nominal model's, the consistency verdicts. */
-static void summary_box(FILE* f, const dyModel* m, pset* const* sv, int ns, const dyCli* c, char (*role)[160]) {
+static void summary_box(FILE* f, const dyModel* m, reportSet* const* sv, int ns, const cliArgs* c, char (*role)[160]) {
   const int n = m->n, nlog = c->npos - 2;
-  const pset* s0 = sv[0];
+  const reportSet* s0 = sv[0];
   char types[DY_MAXJ + 1], fp[96], cond[160], samples[64];
   for (int j = 0; j < n; j++) types[j] = m->jnt_type[j] == DY_REVOLUTE ? 'R' : 'P';
   types[n] = 0;
@@ -916,7 +916,7 @@ static void summary_box(FILE* f, const dyModel* m, pset* const* sv, int ns, cons
  * --compare PARAMS2 are the sets; --labels gives one non-empty name under
  * 64 characters per set. *ns: the sets. 0, or 2 after printing the usage
  * error. */
-static int report_options(const dyCli* c, pset* set, int* ns, double* horizon) {
+static int report_options(const cliArgs* c, reportSet* set, int* ns, double* horizon) {
   if (!cli_opt(c, "o")) return cli_usage("report: -o REPORT.html is required");
   if (cli_double(c, "horizon", 0.05, horizon)) return 2;
   *ns = 1;
@@ -940,7 +940,7 @@ static int report_options(const dyCli* c, pset* set, int* ns, double* horizon) {
 
 /* Room for the samples kept for the plots: MAXPTS times, torques and
  * per set predictions and eigenvalues. 0, or 1 after printing. */
-static int series_alloc(series_t* S, int n, int ns) {
+static int series_alloc(reportSeries* S, int n, int ns) {
   S->t = malloc(sizeof(double) * MAXPTS);
   S->meas = malloc(sizeof(double) * MAXPTS * (size_t)n);
   int mem = S->t && S->meas;
@@ -961,7 +961,7 @@ static int series_alloc(series_t* S, int n, int ns) {
  * semi-definite and IA, FV, FC >= 0 (to 1e-9); the training figures of its
  * header and, without --labels, its label (consistent or unconstrained).
  * 0, or -1 after printing. */
-static int load_set(const dyCli* c, const dyModel* m, pset* s) {
+static int load_set(const cliArgs* c, const dyModel* m, reportSet* s) {
   const int n = m->n;
   char err[DY_ERRSZ];
   if (cli_params_match(c, m, s->path)) return -1;
@@ -972,7 +972,7 @@ static int load_set(const dyCli* c, const dyModel* m, pset* s) {
   if (!s->par || !s->zero || !s->links) { cli_fail("report: out of memory"); return -1; }
   if (dyv_realise_sparse(m, s->prm->base, s->prm->value, s->par, s->zero, err, sizeof err))
     { cli_fail("%s: %s", s->path, err); return -1; }
-  const dyBase* b = s->prm->base;
+  const dyiBase* b = s->prm->base;
   if (dyv_phys_check(&s->phys, m, s->par, b->B, b->nb, b->npar, err, sizeof err))
     { cli_fail("%s: %s", s->path, err); return -1; }
   if (s->nfiles ? links_from_file(c, m, s) : links_from_solver(m, s)) return -1;
@@ -995,8 +995,8 @@ static int load_set(const dyCli* c, const dyModel* m, pset* s) {
 /* The logs' sections, first into memory (*body) so that the summary at
  * the top can quote them; each log scanned for mistakes first and given
  * its role (role[li]). 0, or -1 after printing. */
-static int logs_body(const dyCli* c, const dyModel* m, pset* const* sv, int ns, const dyLogOpt* lopt,
-                     double horizon, series_t* S, char (*role)[160], char** body, size_t* blen) {
+static int logs_body(const cliArgs* c, const dyModel* m, reportSet* const* sv, int ns, const dyiLogOpt* lopt,
+                     double horizon, reportSeries* S, char (*role)[160], char** body, size_t* blen) {
   have_nominal = 0;
   FILE* bf = open_memstream(body, blen);
   if (!bf) { cli_fail("report: out of memory"); return -1; }
@@ -1034,7 +1034,7 @@ static void model_section(FILE* f, const dyModel* m) {
 /* Identifiability of the first set's base parameters: which standard
  * parameters are identifiable alone, only in combination, or not at all
  * (dyi_base_report, its "(set file)" said in words). */
-static void ident_section(FILE* f, const dyModel* m, const dyBase* b0) {
+static void ident_section(FILE* f, const dyModel* m, const dyiBase* b0) {
   fputs("<h2 id=\"identifiability\">Identifiability</h2>\n", f);
   fprintf(f, "<p>%d base parameters (minimal linear combinations) over %d standard parameters%s. "
              "Each standard parameter is identifiable alone, only in combination, or not at all:</p>\n",
@@ -1058,7 +1058,7 @@ static void ident_section(FILE* f, const dyModel* m, const dyBase* b0) {
 /* Base parameters: each set's identification summary (its PARAMS header),
  * then one table with the sets side by side when they share the base set,
  * else one table per set. */
-static void params_section(FILE* f, const dyModel* m, pset* const* sv, int ns) {
+static void params_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns) {
   fputs("<h2 id=\"parameters\">Base parameters</h2>\n", f);
   for (int k = 0; k < ns; k++) {
     if (!sv[k]->prm->comment[0]) continue;
@@ -1079,7 +1079,7 @@ static void params_section(FILE* f, const dyModel* m, pset* const* sv, int ns) {
 /* The page: title, summary, model, sets, identifiability, base
  * parameters, the logs' sections (body), physical consistency, and how it
  * was written (the command line and the model's fingerprint). */
-static void write_page(FILE* f, const dyCli* c, const dyModel* m, pset* const* sv, int ns, char (*role)[160],
+static void write_page(FILE* f, const cliArgs* c, const dyModel* m, reportSet* const* sv, int ns, char (*role)[160],
                        const char* body, size_t blen) {
   const char* out = cli_opt(c, "o");
   const char* title = cli_opt(c, "title");
@@ -1112,7 +1112,7 @@ static void write_page(FILE* f, const dyCli* c, const dyModel* m, pset* const* s
 /* options -> model files per set -> model -> log options -> sets -> logs
  * (into memory) -> the page, written atomically. Two sets of the same
  * label without --labels are named by their files. */
-int cmd_report(dyCli* c) {
+int cmd_report(cliArgs* c) {
   static const char* use =
       "dynid report MODEL PARAMS LOG... -o REPORT.html [--compare PARAMS2] [--labels A,B]\n"
       "       [--models FILE[+FILE..][,FILE[+FILE..]]] [--title TEXT] [--horizon SECONDS]\n"
@@ -1124,20 +1124,20 @@ int cmd_report(dyCli* c) {
   int r = cli_check(c, "title,horizon,compare,labels,models,force," CLI_LOG_OPTS, 3, 2 + MAXLOG, use);
   if (r) return r;
   double horizon;
-  pset set[MAXSET];
+  reportSet set[MAXSET];
   memset(set, 0, sizeof set);
-  pset* sv[MAXSET] = {&set[0], &set[1]};
+  reportSet* sv[MAXSET] = {&set[0], &set[1]};
   int ns = 1;
   if ((r = report_options(c, set, &ns, &horizon))) return r;
   int status = 1;
   dyModel* m = NULL;
   char* body = NULL;
   size_t blen = 0;
-  series_t S;
+  reportSeries S;
   memset(&S, 0, sizeof S);
   char err[DY_ERRSZ];
   char role[MAXLOG][160];
-  dyLogOpt lopt;
+  dyiLogOpt lopt;
   dyOut o;
   if ((r = split_models(cli_opt(c, "models"), set, ns))) { status = r; goto done; }
   if (!(m = cli_model(c))) goto done;
@@ -1162,6 +1162,6 @@ done:
     free(S.pred[k]); free(S.eig[k]);
   }
   free(S.t); free(S.meas); free(body);
-  dy_freeModel(m);
+  dy_free_model(m);
   return status;
 }

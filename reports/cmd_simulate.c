@@ -41,7 +41,7 @@ typedef struct {
  * with the column of t and of each q, qd, qdd. */
 typedef struct {
   const char* path;
-  dyFourier fr;
+  dyiFourier fr;
   dyCsv* csv;
   int col[3][DY_MAXJ], tcol;
 } simSrc;
@@ -51,7 +51,7 @@ typedef struct {
  * with TRAJ = fourier (defaults 10 s, 1000 Hz, 5, min(duration, 10 s)),
  * duration and rate positive and at most 1e9 samples; --friction only on a
  * model with joint parameters. 0, or the exit status after printing. */
-static int sim_options(const dyCli* c, const dyModel* m, simOpt* o) {
+static int sim_options(const cliArgs* c, const dyModel* m, simOpt* o) {
   int n = m->n;
   memset(o, 0, sizeof *o);
   o->fourier = !strcmp(c->pos[1], "fourier");
@@ -149,7 +149,7 @@ short_row:
  * from a stream derived from the seed (seed ^ "noise"), so that the
  * trajectory and the noise never share random numbers. 0, or 1 after
  * printing (the file is then not written). */
-static int sim_write(const dyCli* c, const dyModel* m, dyData* d, const double* par, const simOpt* o,
+static int sim_write(const cliArgs* c, const dyModel* m, dyData* d, const double* par, const simOpt* o,
                      simSrc* s) {
   char err[DY_ERRSZ];
   int n = m->n;
@@ -179,7 +179,7 @@ static int sim_write(const dyCli* c, const dyModel* m, dyData* d, const double* 
 
 /* model -> options -> parameters (the joint terms zeroed without
  * --friction: the rigid-body torque) -> trajectory -> log */
-int cmd_simulate(dyCli* c) {
+int cmd_simulate(cliArgs* c) {
   int rc = cli_check(c, "noise,seed,friction,duration,rate,harmonics,period", 2, 2, USAGE);
   if (rc) return rc;
   dyModel* m = cli_model(c);
@@ -194,7 +194,7 @@ int cmd_simulate(dyCli* c) {
   if ((rc = sim_options(c, m, &o))) goto done;
   rc = 1;
   par = malloc(sizeof(double) * (size_t)np);
-  d = dy_makeData(m);
+  d = dy_make_data(m);
   if (!par || !d) { cli_fail("out of memory"); goto done; }
   memcpy(par, m->par, sizeof(double) * (size_t)np);
   if (!o.friction) memset(par + DY_NPAR_LINK * n, 0, sizeof(double) * (size_t)(DY_NPAR_JNT * n));
@@ -203,7 +203,7 @@ int cmd_simulate(dyCli* c) {
 done:
   dy_csv_close(s.csv);
   free(par);
-  dy_freeData(d);
-  dy_freeModel(m);
+  dy_free_data(d);
+  dy_free_model(m);
   return rc;
 }

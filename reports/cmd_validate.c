@@ -45,7 +45,7 @@ static void summary(const char* buf, const char* log) {
     if (notes[k][0]) fprintf(stderr, "validate: %.300s%s\n", notes[k], strlen(notes[k]) > 300 ? " ..." : "");
 }
 
-int cmd_validate(dyCli* c) {
+int cmd_validate(cliArgs* c) {
   static const char* use =
       "dynid validate MODEL PARAMS LOG [-o METRICS] [--horizon SECONDS] [--folds K]\n"
       "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ] [--on-bad drop|stop]\n"
@@ -63,10 +63,10 @@ int cmd_validate(dyCli* c) {
   const int n = m->n;
   char err[DY_ERRSZ];
   int status = 1, opened = 0;
-  dyParams* prm = NULL;
+  dyiParams* prm = NULL;
   double* par = NULL;
   dyOut o;
-  dyLogOpt lopt;
+  dyiLogOpt lopt;
   dyi_log_defaults(&lopt);
   if ((r = cli_logopt(c, n, &lopt)) != 0) { status = r; goto done; }
   if (cli_params_match(c, m, c->pos[1])) goto done;
@@ -100,6 +100,6 @@ done:
   if (opened) dy_out_abort(&o);
   if (prm) dyi_params_free(prm);
   free(par);
-  dy_freeModel(m);
+  dy_free_model(m);
   return status;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct { const char* name; int (*fn)(dyCli*); } command_t;
+typedef struct { const char* name; int (*fn)(cliArgs*); } command_t;
 
 static const command_t commands[] = {
   {"model", cmd_model},
@@ -95,7 +95,7 @@ static int missing_value(const char* cmd, const char* a, const char* key) {
  * "--" or "-", its value follows '=' or is the next word unless the key is
  * one of the flags; --help and -h set c->help. Everything else is
  * positional. 0, or 2 after printing the usage error. */
-static int parse_words(dyCli* c) {
+static int parse_words(cliArgs* c) {
   static char keys[CLI_MAXOPT][64];   /* the keys of KEY=VALUE words */
   for (int i = 2; i < c->argc; i++) {
     const char* a = c->argv[i];
@@ -130,7 +130,7 @@ static int parse_words(dyCli* c) {
 /* The load options every command shares (--dh, --base, --tip, --snap RAD
  * with 0 <= RAD < 0.5, --gravity gx,gy,gz) into c->load. 0, or 2 after
  * printing the error. */
-static int load_options(dyCli* c) {
+static int load_options(cliArgs* c) {
   c->load.classic_dh = cli_flag(c, "dh");
   c->load.base = cli_opt(c, "base");
   c->load.tip = cli_opt(c, "tip");
@@ -160,7 +160,7 @@ int main(int argc, char** argv) {
   if (top_level(argc, argv, &rc)) return rc;
   const command_t* cmd = find_command(argv[1]);
   if (!cmd) return 2;
-  dyCli c;
+  cliArgs c;
   memset(&c, 0, sizeof c);
   c.cmd = cmd->name;
   c.argc = argc;

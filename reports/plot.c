@@ -12,7 +12,7 @@ static const int palette[DYP_MAXSERIES][3] = {
   {31, 119, 180}, {214, 39, 40}, {44, 160, 44}, {255, 127, 14},
   {148, 103, 189}, {140, 86, 75}, {227, 119, 194}, {127, 127, 127}};
 
-static int begin(char* path, const dypFrame* fr) {
+static int begin(char* path, const cliPlotFrame* fr) {
   snprintf(path, 64, "/tmp/dynid-plot-%d.svg", (int)getpid());
   char geom[32];
   snprintf(geom, sizeof geom, "%dx%d", fr->width ? fr->width : 720, fr->height ? fr->height : 300);
@@ -52,16 +52,16 @@ static void range(const double* v, int n, double* lo, double* hi) {
 }
 
 /* palette entry of series k: from the frame's first colour on */
-static int col(const dypFrame* fr, int k) {
+static int col(const cliPlotFrame* fr, int k) {
   return (fr->color0 > 0 ? fr->color0 : 1) + k;
 }
 
 /* too many series for the palette from the frame's first colour */
-static int too_many(const dypFrame* fr, int nseries) {
+static int too_many(const cliPlotFrame* fr, int nseries) {
   return nseries < 1 || col(fr, nseries - 1) > DYP_MAXSERIES;
 }
 
-static void legend(const dypFrame* fr, const char* const* names, int nseries, int boxes) {
+static void legend(const cliPlotFrame* fr, const char* const* names, int nseries, int boxes) {
   PLINT opt[DYP_MAXSERIES], tcol[DYP_MAXSERIES], lcol[DYP_MAXSERIES], lsty[DYP_MAXSERIES];
   PLINT bcol[DYP_MAXSERIES], bpat[DYP_MAXSERIES];
   PLFLT lw[DYP_MAXSERIES], bsc[DYP_MAXSERIES], bw[DYP_MAXSERIES];
@@ -77,7 +77,7 @@ static void legend(const dypFrame* fr, const char* const* names, int nseries, in
            lcol, lsty, lw, NULL, NULL, NULL, NULL);
 }
 
-int dyp_lines(FILE* f, const dypFrame* fr, const double* x, int npts,
+int dyp_lines(FILE* f, const cliPlotFrame* fr, const double* x, int npts,
               const double* const* y, const char* const* names, int nseries) {
   if (npts < 1 || too_many(fr, nseries)) return -1;
   char path[64];
@@ -135,7 +135,7 @@ static void mean_sd(const double* v, int n, double* mean, double* sd) {
   *sd = sqrt(var / (n - 1));
 }
 
-int dyp_histogram(FILE* f, const dypFrame* fr, const double* v, int n, int nbins) {
+int dyp_histogram(FILE* f, const cliPlotFrame* fr, const double* v, int n, int nbins) {
   const double* vv[1] = {v};
   return dyp_histograms(f, fr, vv, n, NULL, 1, nbins);
 }
@@ -160,7 +160,7 @@ static double hist_counts(const double* const* v, int n, int nseries, int nbins,
 
 /* The bars: one series filled, several as outlines (a staircase from 0 at
  * lo to 0 at hi through each bin's top) in the series' colours. */
-static void hist_bars(const dypFrame* fr, const PLFLT* cnt, int nseries, int nbins, double lo, double hi,
+static void hist_bars(const cliPlotFrame* fr, const PLFLT* cnt, int nseries, int nbins, double lo, double hi,
                       double w, PLFLT* sx, PLFLT* sy) {
   for (int k = 0; k < nseries; k++) {
     const PLFLT* c = cnt + k * nbins;
@@ -188,7 +188,7 @@ static void hist_bars(const dypFrame* fr, const PLFLT* cnt, int nseries, int nbi
 /* The legend: one series names its bars (with the sample count) and the
  * normal density (mean, sd); several give each name with its mean and
  * sd. */
-static void hist_legend(const dypFrame* fr, const char* const* names, int nseries, int n, const double* mean,
+static void hist_legend(const cliPlotFrame* fr, const char* const* names, int nseries, int n, const double* mean,
                         const double* sd) {
   char lab[2][DYP_MAXSERIES][128];
   const char* ln[DYP_MAXSERIES];
@@ -222,7 +222,7 @@ static void hist_legend(const dypFrame* fr, const char* const* names, int nserie
  * around the first mean when that range is empty) -> densities -> with one
  * series the normal density N(mean, sd^2) over it, 200 points -> axes,
  * bars, normal, legend. */
-int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
+int dyp_histograms(FILE* f, const cliPlotFrame* fr, const double* const* v, int n,
                    const char* const* names, int nseries, int nbins) {
   if (n < 2 || nbins < 2 || too_many(fr, nseries)) return -1;
   double mean[DYP_MAXSERIES], sd[DYP_MAXSERIES];
@@ -263,12 +263,12 @@ int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
   return finish(f, path);
 }
 
-int dyp_bars(FILE* f, const dypFrame* fr, const char* const* labels, const double* v, int n) {
+int dyp_bars(FILE* f, const cliPlotFrame* fr, const char* const* labels, const double* v, int n) {
   const double* vv[1] = {v};
   return dyp_groupbars(f, fr, labels, vv, NULL, 1, n);
 }
 
-int dyp_groupbars(FILE* f, const dypFrame* fr, const char* const* labels,
+int dyp_groupbars(FILE* f, const cliPlotFrame* fr, const char* const* labels,
                   const double* const* v, const char* const* names, int nseries, int n) {
   if (n < 1 || too_many(fr, nseries)) return -1;
   double top = 0;

@@ -18,31 +18,31 @@ typedef struct {
   int color0;            /* palette entry (1..DYP_MAXSERIES) of the first series; 0: 1.
                             Series k takes color0 + k, so that the same thing keeps
                             its colour from plot to plot */
-} dypFrame;
+} cliPlotFrame;
 
 /* Line plot of nseries series y_k(x) sharing x (npts each), with a legend
  * naming each series. Series longer than 2000 points are thinned for the
  * drawing by min/max envelopes per pixel column (peaks stay visible). */
-int dyp_lines(FILE* f, const dypFrame* fr, const double* x, int npts,
+int dyp_lines(FILE* f, const cliPlotFrame* fr, const double* x, int npts,
               const double* const* y, const char* const* names, int nseries);
 
 /* Histogram of v (n values) in nbins bins, with a normal density of the same
  * mean and standard deviation drawn over it (legend says both). */
-int dyp_histogram(FILE* f, const dypFrame* fr, const double* v, int n, int nbins);
+int dyp_histogram(FILE* f, const cliPlotFrame* fr, const double* v, int n, int nbins);
 
 /* Histograms of nseries samples v[k] (n values each) over common bins, drawn
  * as outlines in the series' colours; the legend gives each name with its
  * mean and standard deviation. nseries = 1 is dyp_histogram. */
-int dyp_histograms(FILE* f, const dypFrame* fr, const double* const* v, int n,
+int dyp_histograms(FILE* f, const cliPlotFrame* fr, const double* const* v, int n,
                    const char* const* names, int nseries, int nbins);
 
 /* Bar chart: one bar per label (n), value v[i]. */
-int dyp_bars(FILE* f, const dypFrame* fr, const char* const* labels,
+int dyp_bars(FILE* f, const cliPlotFrame* fr, const char* const* labels,
              const double* v, int n);
 
 /* Grouped bar chart: per label (n) one bar for each of nseries series,
  * v[k][i], in the series' colours, with a legend of names (NULL: none). */
-int dyp_groupbars(FILE* f, const dypFrame* fr, const char* const* labels,
+int dyp_groupbars(FILE* f, const cliPlotFrame* fr, const char* const* labels,
                   const double* const* v, const char* const* names, int nseries, int n);
 
 #endif

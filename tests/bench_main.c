@@ -124,7 +124,7 @@ static void set_link(dyModel* m, int j, double mass, double cx, double cy, doubl
  * and IX, column p-hat (mass, centre of mass in frame j, inertia about the
  * centre of mass); c1z is not identifiable there and is set to 0. */
 static dyModel* builtin_panda(void) {
-  dyModel* m = dy_makeModel(7);
+  dyModel* m = dy_make_model(7);
   const double h = M_PI / 2;
   const double alpha[7] = {0, -h, h, h, -h, h, h};
   const double a[7] = {0, 0, 0, 0.0825, -0.0825, 0, 0.088};
@@ -133,7 +133,7 @@ static dyModel* builtin_panda(void) {
     m->jnt_type[j] = DY_REVOLUTE;
     m->dh_alpha[j] = alpha[j]; m->dh_a[j] = a[j]; m->dh_theta[j] = 0; m->dh_d[j] = d[j];
   }
-  dy_setConst(m);
+  dy_set_const(m);
   set_link(m, 0, 4.970684, 3.875e-03, 2.081e-03, 0,
            7.0337e-01, 7.0661e-01, 9.1170e-03, -1.3900e-04, 6.7720e-03, 1.9169e-02);
   set_link(m, 1, 0.646926, -3.141e-03, -2.872e-02, 3.495e-03,
@@ -158,7 +158,7 @@ static dyModel* builtin_panda(void) {
  * Armstrong, Khatib and Burdick (ICRA 1986). For timing only: the cost of
  * every algorithm is independent of the numerical values. */
 static dyModel* builtin_6r(void) {
-  dyModel* m = dy_makeModel(6);
+  dyModel* m = dy_make_model(6);
   const double h = M_PI / 2;
   const double alpha[6] = {0, -h, 0, -h, h, -h};
   const double a[6] = {0, 0, 0.4318, 0.0203, 0, 0};
@@ -167,7 +167,7 @@ static dyModel* builtin_6r(void) {
     m->jnt_type[j] = DY_REVOLUTE;
     m->dh_alpha[j] = alpha[j]; m->dh_a[j] = a[j]; m->dh_theta[j] = 0; m->dh_d[j] = d[j];
   }
-  dy_setConst(m);
+  dy_set_const(m);
   set_link(m, 0, 0, 0, 0, 0, 0, 0, 0.35, 0, 0, 0);
   set_link(m, 1, 17.4, 0.068, 0.006, -0.016, 0.13, 0.524, 0.539, 0, 0, 0);
   set_link(m, 2, 4.8, 0, -0.070, 0.014, 0.066, 0.086, 0.0125, 0, 0, 0);
@@ -204,7 +204,7 @@ static dyModel* shipped_6r(void) {
   for (size_t i = 0; i < g.gl_pathc && !found; i++) {
     dyModel* m = load(g.gl_pathv[i]);
     if (m && m->n == 6 && all_revolute(m)) found = m;
-    else dy_freeModel(m);
+    else dy_free_model(m);
   }
   globfree(&g);
   return found;
@@ -267,7 +267,7 @@ static int section_core(benchModel* bm, int nm) {
     const dyModel* m = bm[im].m;
     coreCtx* c = calloc(1, sizeof *c);
     c->m = m;
-    c->d = dy_makeData(m);
+    c->d = dy_make_data(m);
     for (int s = 0; s < NSTATE; s++)
       for (int j = 0; j < m->n; j++) {
         c->q[s][j] = uniform(-M_PI, M_PI);
@@ -314,7 +314,7 @@ static int section_core(benchModel* bm, int nm) {
     printf("  (KDL in the other layout: %.0f, %.0f, %.0f ns)\n", kdl[!z[0]][0], kdl[!z[1]][1],
            kdl[!z[2]][2]);
     for (int a = 0; a < 4; a++) missed += !(best[a < 3 ? a : 2] / ours[a] >= SPEED_TARGET);
-    dy_freeData(c->d);
+    dy_free_data(c->d);
     free(c);
   }
   return missed;
@@ -346,7 +346,7 @@ static void section_regressor(benchModel* bm, int nm) {
     const dyModel* m = bm[im].m;
     regCtx* c = calloc(1, sizeof *c);
     c->m = m;
-    c->d = dy_makeData(m);
+    c->d = dy_make_data(m);
     c->Y = malloc(sizeof(double) * (size_t)m->n * (size_t)(14 * m->n));
     for (int s = 0; s < NSTATE; s++)
       for (int j = 0; j < m->n; j++) {
@@ -359,7 +359,7 @@ static void section_regressor(benchModel* bm, int nm) {
     printf("  %-40s %7.0f ns/sample  %6.0f ns/row (%s)  %.2f Mrows/s   (dy_rnea %5.0f ns, ratio %.2f)\n",
            bm[im].name, ns[0], ns[0] / m->n, ns[0] / m->n < 1000 ? "met" : "NOT MET",
            1e3 / (ns[0] / m->n), ns[1], ns[0] / ns[1]);
-    dy_freeData(c->d);
+    dy_free_data(c->d);
     free(c->Y);
     free(c);
   }
@@ -394,7 +394,7 @@ typedef struct {
 static int base_setup(baseBench* B, const dyModel* m, const double* P, int npar, int nb) {
   const int n = m->n, np = 14*n;
   B->m = m;
-  B->d = dy_makeData(m);
+  B->d = dy_make_data(m);
   B->zero = malloc((size_t)np);
   B->par = malloc(sizeof(double) * (size_t)np);
   B->st = malloc(sizeof(double) * (size_t)BASE_NS * 4 * (size_t)n);
@@ -508,7 +508,7 @@ static int base_report(FILE* f, const dyModel* m, const double* P, int npar, int
     base_print(f, B, sp);
     r = 0;
   }
-  if (B) { dy_freeData(B->d); free(B->zero); free(B->par); free(B->st); free(B->H); }
+  if (B) { dy_free_data(B->d); free(B->zero); free(B->par); free(B->st); free(B->H); }
   free(B);
   return r;
 }
@@ -574,12 +574,12 @@ static void section_base(benchModel* bm, int nm) {
   for (int im = 0; im < nm; im++) {
     const dyModel* m = bm[im].m;
     printf("\n%s\n", bm[im].name);
-    dyBase* kh = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
+    dyiBase* kh = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
     if (!kh) { printf("  khalil set: %s\n", err); continue; }
     double sp[B_COUNT], lin_f1 = NAN;
     for (int a = 0; a < B_COUNT; a++) sp[a] = NAN;
     base_report(stdout, m, kh->P, kh->npar, kh->nb, 2.0, sp);
-    dyBase* ln = dyi_base_compute(m, DYI_SET_LIN, 1, err, sizeof err);
+    dyiBase* ln = dyi_base_make(m, DYI_SET_LIN, 1, err, sizeof err);
     if (ln) {
       linCtx* c = calloc(1, sizeof *c);
       coreCtx* cc = calloc(1, sizeof *cc);
@@ -591,7 +591,7 @@ static void section_base(benchModel* bm, int nm) {
       }
       c->lin = dyv_lin_make(m, ln, err, sizeof err);
       c->beta = beta;
-      cc->m = m; cc->d = dy_makeData(m);
+      cc->m = m; cc->d = dy_make_data(m);
       for (int s = 0; s < NSTATE; s++)
         for (int j = 0; j < m->n; j++) cc->q[s][j] = c->q[s][j] = uniform(-M_PI, M_PI);
       if (c->lin) {
@@ -609,7 +609,7 @@ static void section_base(benchModel* bm, int nm) {
         lin_f1 = ns[5] / ns[0];
         dyv_lin_free(c->lin);
       }
-      dy_freeData(cc->d);
+      dy_free_data(cc->d);
       free(cc); free(c); free(beta);
       dyi_base_free(ln);
     } else printf("  lin set: %s\n", err);
@@ -739,16 +739,16 @@ static void section_consistent(void) {
   dyModel* m = load("datasets/models/panda.csv");
   if (!m) { printf("  (no datasets/models/panda.csv: skipped)\n"); return; }
   const int n = m->n, np = 14*n, ns = 3000;
-  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
-  dyEstOpt o;
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
+  dyiEstOpt o;
   dyi_est_defaults(&o);
   o.block = 64;
-  dyEstim* e = b ? dyi_est_make(n, b->nb, &o, err, sizeof err) : NULL;
-  if (!e) { printf("  %s\n", err); dyi_base_free(b); dy_freeModel(m); return; }
+  dyiEstim* e = b ? dyi_est_make(n, b->nb, &o, err, sizeof err) : NULL;
+  if (!e) { printf("  %s\n", err); dyi_base_free(b); dy_free_model(m); return; }
   double pt[14*DY_MAXJ];
   memcpy(pt, m->par, sizeof(double) * (size_t)np);
   for (int j = 0; j < n; j++) { pt[10*n + 4*j + DY_IA] = -0.05; pt[10*n + 4*j + DY_FV] = 0.2; pt[10*n + 4*j + DY_FC] = 0.3; }
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double* Y = malloc(sizeof(double) * (size_t)n * np);
   double* A = malloc(sizeof(double) * (size_t)n * 64 * b->nb);
   double* y = malloc(sizeof(double) * (size_t)n * 64);
@@ -776,7 +776,7 @@ static void section_consistent(void) {
     dyi_est_add(e, A, lda, y, cnt, NULL, err, sizeof err);
   }
   free(Y); free(A); free(y);
-  dy_freeData(d);
+  dy_free_data(d);
   if (dyi_est_solve(e, NULL, err, sizeof err)) { printf("  %s\n", err); goto done; }
   for (int pass = 0; pass < 2; pass++) {
     dyiConsResult r;
@@ -794,7 +794,7 @@ static void section_consistent(void) {
 done:
   dyi_est_free(e);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 /* ------------------------------------ section: excitation design (dynid excite) */
@@ -887,7 +887,7 @@ static void section_batch(benchModel* bm) {
     }
   for (int v = 0; v < 4; v++) {
     c[v] = calloc(1, sizeof *c[v]);
-    c[v]->m = m; c[v]->d = dy_makeData(m); c[v]->w = dy_makeBatch(m); c[v]->K = Ks[v];
+    c[v]->m = m; c[v]->d = dy_make_data(m); c[v]->w = dy_make_batch(m); c[v]->K = Ks[v];
     const int K = Ks[v] ? Ks[v] : 1;
     for (int s = 0; s < NSTATE; s++)
       for (int j = 0; j < n; j++) {   /* state s: block s / K, column s % K */
@@ -905,8 +905,8 @@ static void section_batch(benchModel* bm) {
     if (Ks[v]) snprintf(what, sizeof what, "dy_rnea_batch K = %d", Ks[v]);
     else snprintf(what, sizeof what, "dy_rnea (1 per call)");
     printf("  %-24s %9.1f %14.3g %8.2fx\n", what, per, 1e9 / per, ns[0] / per);
-    dy_freeData(c[v]->d);
-    dy_freeBatch(c[v]->w);
+    dy_free_data(c[v]->d);
+    dy_free_batch(c[v]->w);
     free(c[v]);
   }
 }
@@ -952,6 +952,6 @@ int main(int argc, char** argv) {
          missed ? "NOT MET on some entries" : "met on every entry");
   printf("largest spread (slowest/fastest of %d measurements of one function): %.2f%s\n", NMEAS,
          bench_spread, bench_spread > 1.2 ? "  -- the machine was busy: numbers doubtful, run again" : "");
-  for (int i = 0; i < nm; i++) dy_freeModel(bm[i].m);
+  for (int i = 0; i < nm; i++) dy_free_model(bm[i].m);
   return 0;
 }

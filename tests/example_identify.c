@@ -20,7 +20,7 @@
 
 typedef struct {
   const dyModel* m;
-  const dyBase* b;
+  const dyiBase* b;
   dyData* d;
   double *q, *qd, *qdd, *tau;   /* NS x n each, row-major */
   double* Y;                    /* n x npar scratch */
@@ -62,11 +62,11 @@ int main(int argc, char** argv) {
   if (dy_load_model(path, &lo, &m, err, sizeof err)) { fprintf(stderr, "%s\n", err); return 1; }
   const int n = m->n;
   /* the base parameters (with the joint friction terms when the model has them) */
-  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, m->has_friction, err, sizeof err);
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, m->has_friction, err, sizeof err);
   if (!b) { fprintf(stderr, "%s\n", err); return 1; }
 
   /* rows in memory: q_j(t) = a sum of sines, the model's torque plus 0.01 N m noise */
-  rows_t r = {m, b, dy_makeData(m), NULL, NULL, NULL, NULL, NULL, 0};
+  rows_t r = {m, b, dy_make_data(m), NULL, NULL, NULL, NULL, NULL, 0};
   r.q = malloc(sizeof(double) * NS * n); r.qd = malloc(sizeof(double) * NS * n);
   r.qdd = malloc(sizeof(double) * NS * n); r.tau = malloc(sizeof(double) * NS * n);
   r.Y = malloc(sizeof(double) * (size_t)n * (size_t)b->npar);
@@ -87,10 +87,10 @@ int main(int argc, char** argv) {
   }
 
   /* identify: stream the rows through the estimator */
-  dyEstOpt opt;
+  dyiEstOpt opt;
   dyi_est_defaults(&opt);
-  dyEstim* e = dyi_est_make(n, b->nb, &opt, err, sizeof err);
-  dyRowSource src = {&r, fill, rewind_rows};
+  dyiEstim* e = dyi_est_make(n, b->nb, &opt, err, sizeof err);
+  dyiRowSource src = {&r, fill, rewind_rows};
   if (!e || dyi_est_run(e, &src, err, sizeof err)) { fprintf(stderr, "identify: %s\n", err); return 1; }
   printf("%s: %d base parameters from %ld samples, condition number %.4g\n", path, b->nb, e->samples, e->cond);
   for (int k = 0; k < b->nb && k < 5; k++)
@@ -108,9 +108,9 @@ int main(int argc, char** argv) {
   printf("predicted torque at a new state: relative error %.3g %%\n", 100 * sqrt(err2 / ref2));
   int ok = sqrt(err2 / ref2) < 0.01;
   free(pi); free(r.q); free(r.qd); free(r.qdd); free(r.tau); free(r.Y);
-  dy_freeData(r.d);
+  dy_free_data(r.d);
   dyi_est_free(e);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
   return ok ? 0 : 1;
 }

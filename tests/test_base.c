@@ -35,7 +35,7 @@
  * Returns rank; Vnull (npar x nnull, column-major, unscaled coordinates) */
 static int indep_subspace(const dyModel* m, int friction, double** Vnull, int* nnull, double* gap) {
   int n = m->n, np = friction ? 14*n : 10*n, ns = 40 * np / n + 20, N = ns * n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double* Y = calloc((size_t)N * (size_t)np, sizeof(double));
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
   for (int s = 0; s < ns; s++) {
@@ -74,7 +74,7 @@ static int indep_subspace(const dyModel* m, int friction, double** Vnull, int* n
       double z = VT[(r + l) + (size_t)np*k];
       (*Vnull)[k + (size_t)np*l] = sc[k] > 0 ? z / sc[k] : z;  /* zero column: any value is null */
     }
-  free(S); free(VT); free(w); free(sc); free(Y); dy_freeData(d);
+  free(S); free(VT); free(w); free(sc); free(Y); dy_free_data(d);
   return r;
 }
 
@@ -95,7 +95,7 @@ static int svd_rank(const double* Brow, int nb, int np) {
 }
 
 /* parsed expressions of set b into a new nb x npar array */
-static double* parsed_rows(const dyModel* m, const dyBase* b, const char* what) {
+static double* parsed_rows(const dyModel* m, const dyiBase* b, const char* what) {
   double* Bp = calloc((size_t)b->nb * (size_t)b->npar + 1, sizeof(double));
   char buf[8192], err[256];
   int exact = 1;
@@ -112,10 +112,10 @@ static double* parsed_rows(const dyModel* m, const dyBase* b, const char* what) 
 }
 
 /* the checks shared by every set; returns the set (caller frees) */
-static dyBase* check_set(const dyModel* m, const char* set, int friction, const char* what0) {
+static dyiBase* check_set(const dyModel* m, const char* set, int friction, const char* what0) {
   char what[160], err[512];
   snprintf(what, sizeof what, "%s [%s%s]", what0, set, friction ? ", friction" : "");
-  dyBase* b = dyi_base_compute(m, dyi_base_set_parse(set, NULL, 0), friction, err, sizeof err);
+  dyiBase* b = dyi_base_make(m, dyi_base_set_parse(set, NULL, 0), friction, err, sizeof err);
   CHECK(b != NULL, "%s: compute: %s", what, err);
   if (!b) return NULL;
   if (b->note[0]) {   /* informative */
@@ -181,14 +181,14 @@ static dyBase* check_set(const dyModel* m, const char* set, int friction, const 
 
 static void check_all_sets(const dyModel* m, const char* what) {
   for (int fr = 0; fr < 2; fr++) {
-    dyBase* bq = check_set(m, "qr", fr, what);
-    dyBase* bk = check_set(m, "khalil", fr, what);
+    dyiBase* bq = check_set(m, "qr", fr, what);
+    dyiBase* bk = check_set(m, "khalil", fr, what);
     if (bq && bk) CHECK(bq->nb == bk->nb, "%s: qr and khalil counts %d %d", what, bq->nb, bk->nb);
     dyi_base_free(bq); dyi_base_free(bk);
     /* Lin's set (ident/base_lin.c, another module): checked the same way
      * where it applies; a refusal outside [LinFang99]'s theorem is reported */
     char err[512];
-    dyBase* bl = dyi_base_compute(m, DYI_SET_LIN, fr, err, sizeof err);
+    dyiBase* bl = dyi_base_make(m, DYI_SET_LIN, fr, err, sizeof err);
     if (bl) { dyi_base_free(bl); dyi_base_free(check_set(m, "lin", fr, what)); }
     else if (strstr(err, "outside")) printf("%s [lin]: not applicable: %s\n", what, err);
     else CHECK(0, "%s [lin%s]: %s", what, fr ? ", friction" : "", err);
@@ -199,14 +199,14 @@ static void check_all_sets(const dyModel* m, const char* what) {
 static dyModel* make_robot(const char* types, const double* alpha, const double* a, const double* d,
                            const double g[3]) {
   int n = (int)strlen(types);
-  dyModel* m = dy_makeModel(n);
+  dyModel* m = dy_make_model(n);
   for (int j = 0; j < n; j++) {
     m->jnt_type[j] = types[j] == 'P' ? DY_PRISMATIC : DY_REVOLUTE;
     m->dh_alpha[j] = alpha[j]; m->dh_a[j] = a[j]; m->dh_d[j] = d[j];
     m->dh_theta[j] = 0;
     th_random_link(m->par + DY_NPAR_LINK*j);
   }
-  dy_setConst(m);
+  dy_set_const(m);
   memcpy(m->gravity, g, sizeof m->gravity);
   m->has_friction = 1;
   return m;
@@ -216,7 +216,7 @@ static const double G0[3] = {0, 0, -9.81};
 #define H (M_PI/2)
 
 /* coefficient of standard parameter pname in base parameter bname */
-static double coef(const dyModel* m, const dyBase* b, const char* bname, const char* pname, int* found) {
+static double coef(const dyModel* m, const dyiBase* b, const char* bname, const char* pname, int* found) {
   *found = 0;
   int k = dy_parindex(m, pname);
   for (int i = 0; i < b->nb; i++)
@@ -232,7 +232,7 @@ static void renaud_6r(void) {
   const double a2 = 0.43, r4 = 0.41;
   const double alpha[6] = {0, H, 0, H, -H, H}, a[6] = {0, 0, a2, 0, 0, 0}, d[6] = {0, 0, 0, r4, 0, 0};
   dyModel* m = make_robot("RRRRRR", alpha, a, d, G0);
-  dyBase* b = check_set(m, "khalil", 0, "Renaud 6R");
+  dyiBase* b = check_set(m, "khalil", 0, "Renaud 6R");
   if (b) {
     /* x*2 = x2 + m3 a2: MX2 grows by a2 M3 (and the masses beyond, grouped into M3) */
     CHECK_COEF(m, b, "MX2R", "MX2", 1);
@@ -260,7 +260,7 @@ static void renaud_6r(void) {
   }
   dyi_base_free(b);
   check_all_sets(m, "Renaud 6R");
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 static void panda(void) {
@@ -268,7 +268,7 @@ static void panda(void) {
   const double alpha[7] = {0, -H, H, H, -H, H, H}, a[7] = {0, 0, 0, 0.0825, -0.0825, 0, 0.088},
                d[7] = {0.333, 0, 0.316, 0, 0.384, 0, 0};
   dyModel* m = make_robot("RRRRRRR", alpha, a, d, G0);
-  dyBase* b = check_set(m, "khalil", 0, "Panda");
+  dyiBase* b = check_set(m, "khalil", 0, "Panda");
   CHECK(b && b->nb == 43, "Panda: 43 base parameters (Table III), got %d", b ? b->nb : -1);
   if (b) {
     CHECK(b->note[0] == 0, "Panda: closed-form rules complete: %s", b->note);
@@ -340,10 +340,10 @@ static void panda(void) {
     CHECK(b->note[0] == 0, "Panda friction: closed-form rules complete: %s", b->note);
   }
   dyi_base_free(b);
-  dyBase* bq = check_set(m, "qr", 0, "Panda");
+  dyiBase* bq = check_set(m, "qr", 0, "Panda");
   CHECK(bq && bq->nb == 43, "Panda qr: 43");
   dyi_base_free(bq);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 static void special_geometries(void) {
@@ -353,58 +353,58 @@ static void special_geometries(void) {
     dyModel* m = make_robot("RRPR", al, a, d, G0);
     check_all_sets(m, "SCARA");
     char err[256];
-    dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 0, err, sizeof err);
+    dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
     CHECK(b && b->note[0] == 0, "SCARA: closed-form rules complete: %s", b ? b->note : err);
     dyi_base_free(b);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   { /* parallel axes 2, 3, 4 (planar wrist-less arm on a vertical first axis) */
     double al[4] = {0, H, 0, 0}, a[4] = {0, 0.1, 0.5, 0.4}, d[4] = {0.3, 0, 0.05, 0};
     dyModel* m = make_robot("RRRR", al, a, d, G0);
     check_all_sets(m, "parallel axes");
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   { /* gravity along a horizontal first axis */
     double al[3] = {0, -H, 0}, a[3] = {0, 0.2, 0.6}, d[3] = {0, 0.1, 0}, g[3] = {0, 0, -9.81};
     dyModel* m = make_robot("RRR", al, a, d, g);
     m->dh_alpha[0] = H;  /* z1 horizontal: MX1, MY1 identifiable */
-    dy_setConst(m);
+    dy_set_const(m);
     check_all_sets(m, "first axis horizontal");
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   { /* prismatic first joint (vertical), then RR */
     double al[3] = {0, 0, H}, a[3] = {0, 0.3, 0.2}, d[3] = {0, 0.1, 0};
     dyModel* m = make_robot("PRR", al, a, d, G0);
     check_all_sets(m, "prismatic first joint");
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   { /* prismatic first joint perpendicular to gravity: M1 with IA1 */
     double al[3] = {H, H, -H}, a[3] = {0, 0.3, 0.2}, d[3] = {0, 0.1, 0};
     dyModel* m = make_robot("PRR", al, a, d, G0);
     check_all_sets(m, "horizontal prismatic first joint");
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   { /* two prismatic joints in a row, then a wrist */
     double al[5] = {0, H, H, -H, H}, a[5] = {0, 0, 0.1, 0, 0}, d[5] = {0.2, 0.1, 0, 0.3, 0};
     dyModel* m = make_robot("RPPRR", al, a, d, G0);
     check_all_sets(m, "RPP..");
-    dy_freeModel(m);
+    dy_free_model(m);
     dyModel* m2 = make_robot("PPRR", al, a, d, G0);
     check_all_sets(m2, "PPRR");
-    dy_freeModel(m2);
+    dy_free_model(m2);
   }
   { /* Cartesian robot */
     double al[3] = {0, H, H}, a[3] = {0, 0, 0}, d[3] = {0, 0, 0};
     dyModel* m = make_robot("PPP", al, a, d, G0);
     check_all_sets(m, "Cartesian");
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   { /* coaxial revolute joints 1 and 2 (a2 = 0, alpha2 = 0): the rules miss it, QR must catch it */
     double al[3] = {0, 0, H}, a[3] = {0, 0, 0.3}, d[3] = {0.2, 0.1, 0};
     dyModel* m = make_robot("RRR", al, a, d, G0);
     check_all_sets(m, "coaxial joints");
     char err[256];
-    dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 0, err, sizeof err);
+    dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
     CHECK(b != NULL, "coaxial: %s", err);
     /* MX2, MY2 of the joint coaxial with joint 1 (vertical) vanish by rule */
     CHECK(b && b->note[0] == 0, "coaxial: closed-form rules complete: '%s'", b ? b->note : "");
@@ -412,7 +412,7 @@ static void special_geometries(void) {
     if (b) { coef(m, b, "MX2", "MX2", &f1); coef(m, b, "MX2R", "MX2", &f2); }
     CHECK(b && !f1 && !f2, "coaxial: MX2 is not a base parameter");
     dyi_base_free(b);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   { /* no gravity, axes 1 and 2 meeting in O1 (a2 = 0): link 2 turns about
      * the fixed point C = O2 + t z2 with t = -d2 (hand-derived), so
@@ -421,22 +421,22 @@ static void special_geometries(void) {
     dyModel* m = make_robot("RR", al, a, d, z6);
     check_all_sets(m, "no gravity, intersecting axes");
     char err[256];
-    dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 0, err, sizeof err);
+    dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
     CHECK(b && b->note[0] == 0, "intersecting axes: closed form: %s", b ? b->note : err);
     if (b) { CHECK_COEF(m, b, "XZ2R", "MX2", -0.2); CHECK_COEF(m, b, "YZ2R", "MY2", -0.2); }
     dyi_base_free(b);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   { /* no gravity */
     double al[3] = {0, H, 0}, a[3] = {0, 0.1, 0.4}, d[3] = {0.3, 0, 0};
     dyModel* m = make_robot("RRR", al, a, d, z6);
     check_all_sets(m, "no gravity");
-    dy_freeModel(m);
+    dy_free_model(m);
   }
 }
 
 static void parser(void) {
-  dyModel* m = dy_makeModel(3);
+  dyModel* m = dy_make_model(3);
   double row[42];
   char err[256];
   CHECK(dyi_expr_parse(m, 42, "ZZ2 + 0.18062500000000001*M3 + 0.85*MZ3 - YY3", row, err, sizeof err) == 0, "parse: %s", err);
@@ -451,7 +451,7 @@ static void parser(void) {
   CHECK(dyi_expr_parse(m, 30, "", row, err, sizeof err) != 0, "empty rejected");
   CHECK(dyi_expr_parse(m, 30, "0", row, err, sizeof err) == 0, "zero accepted");
   /* writer: %.17g, coefficient 1 omitted, " - " */
-  dyBase* b = dyi_base_alloc(DYI_SET_FILE, 1, 30, 0);
+  dyiBase* b = dyi_base_make_empty(DYI_SET_FILE, 1, 30, 0);
   b->B[15] = 1; b->B[29] = 0.180625; b->B[23] = -1; b->B[28] = -0.1;
   char buf[256];
   dyi_base_expr(m, b, 0, buf, sizeof buf);
@@ -460,7 +460,7 @@ static void parser(void) {
   CHECK(need == (int)strlen("ZZ2 - YY3 - 0.10000000000000001*MZ3 + 0.18062500000000001*M3") && strlen(buf) == 7,
         "writer truncates and reports the length");
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 /* `dynid base` as a program: the printed expressions, parsed, are the set
@@ -499,7 +499,7 @@ static void cli_base(void) {
       }
       int rc = pr ? pclose(pr) : -1;
       CHECK(rc == 0 && header && comments > np, "%s: rc %d, report lines %d", what, rc, comments);
-      dyBase* b = dyi_base_compute(m, dyi_base_set_parse(sets[si], NULL, 0), fr, err, sizeof err);
+      dyiBase* b = dyi_base_make(m, dyi_base_set_parse(sets[si], NULL, 0), fr, err, sizeof err);
       CHECK(b && b->nb == nb, "%s: %d rows printed, %d in the set", what, nb, b ? b->nb : -1);
       int same = b && b->nb == nb;
       for (int i = 0; same && i < nb * np; i++) if (Bp[i] != b->B[i]) same = 0;
@@ -526,7 +526,7 @@ static void cli_base(void) {
   snprintf(cmd, sizeof cmd, "./dynid base %s --set nope 2>/dev/null", mp);
   int rc = system(cmd);
   CHECK(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "unknown set: exit 2 (got %d)", rc);
-  dy_freeModel(m);
+  dy_free_model(m);
   unlink(mp);
 }
 
@@ -547,7 +547,7 @@ static void joint_subsets(void) {
     const int n = m->n, np = 14*n, nl = 10*n;
     for (int kk = 0; kk < 4; kk++) {
       const char* set = kk == 1 ? "qr" : "khalil";
-      dyBase* b = dyi_base_compute(m, dyi_base_set_parse(set, NULL, 0), 1, err, sizeof err);
+      dyiBase* b = dyi_base_make(m, dyi_base_set_parse(set, NULL, 0), 1, err, sizeof err);
       int ok = b && dyi_base_keep_joint(m, b, keeps[kk], err, sizeof err) == 0;
       CHECK(ok, "random %d keep %u (%s): %s", t, keeps[kk], set, err);
       if (!ok) { dyi_base_free(b); continue; }
@@ -558,7 +558,7 @@ static void joint_subsets(void) {
       /* the rank of the regressor with only the kept joint columns */
       int ns = 40 * np / n, N = ns * n;
       double* Y = malloc(sizeof(double) * (size_t)N * np);
-      dyData* d = dy_makeData(m);
+      dyData* d = dy_make_data(m);
       for (int s = 0; s < ns; s++) {
         double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
         th_random_state(n, q, qd, qdd);
@@ -585,10 +585,10 @@ static void joint_subsets(void) {
       CHECK(stray == 0 && b->nb == rank, "random %d keep %u (%s): %d base parameters, rank %d, %d stray "
             "coefficients", t, keeps[kk], set, b->nb, rank, stray);
       free(Y); free(sv); free(sup);
-      dy_freeData(d);
+      dy_free_data(d);
       dyi_base_free(b);
     }
-    dy_freeModel(m);
+    dy_free_model(m);
   }
 }
 
@@ -606,7 +606,7 @@ int main(void) {
     dyModel* m = th_random_model(n, t < 3 ? 0 : 0.3, t % 2 ? 0.6 : 0, 1);
     snprintf(what, sizeof what, "random chain %d (n=%d)", t, n);
     check_all_sets(m, what);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   return test_report();
 }

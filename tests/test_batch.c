@@ -44,16 +44,16 @@ static double batch_err(const dyModel* m, dyBatch* w, dyData* d, const double* p
 }
 
 static void check_model(const dyModel* m, const char* what) {
-  dyBatch* w = dy_makeBatch(m);
-  dyData* d = dy_makeData(m);
+  dyBatch* w = dy_make_batch(m);
+  dyData* d = dy_make_data(m);
   CHECK(w && d, "%s: workspace", what);
-  if (!w || !d) { dy_freeBatch(w); dy_freeData(d); return; }
+  if (!w || !d) { dy_free_batch(w); dy_free_data(d); return; }
   for (int ik = 0; ik < 4; ik++) {
     double e = batch_err(m, w, d, m->par, Ks[ik], 0, 0);
     CHECK(e <= 1e-14, "%s, K = %d: dy_rnea_batch vs dy_rnea rel. error %.3g", what, Ks[ik], e);
   }
-  dy_freeData(d);
-  dy_freeBatch(w);
+  dy_free_data(d);
+  dy_free_batch(w);
 }
 
 static void shipped(const dyModel* m, const char* path) { check_model(m, path); }
@@ -71,14 +71,14 @@ int main(void) {
         char what[64];
         snprintf(what, sizeof what, "random n = %d, friction %d, #%d", ns[in], fr, rep);
         check_model(m, what);
-        dy_freeModel(m);
+        dy_free_model(m);
       }
 
   /* a parameter vector other than the model's own, and NULL qd / qdd */
   {
     dyModel* m = th_random_model(7, 0.3, 0.3, 1);
-    dyBatch* w = dy_makeBatch(m);
-    dyData* d = dy_makeData(m);
+    dyBatch* w = dy_make_batch(m);
+    dyData* d = dy_make_data(m);
     double par[14 * 7];
     for (int i = 0; i < 14 * 7; i++) par[i] = th_uniform(-1, 1);
     for (int ik = 0; ik < 4; ik++) {
@@ -95,14 +95,14 @@ int main(void) {
     double tau[7] = {42, 42, 42, 42, 42, 42, 42}, q[7] = {0};
     dy_rnea_batch(m, w, m->par, 0, q, q, q, tau);
     CHECK(tau[0] == 42 && tau[6] == 42, "K = 0 leaves tau alone");
-    /* an edited model between calls (alpha changed, dy_setConst) is followed */
+    /* an edited model between calls (alpha changed, dy_set_const) is followed */
     m->dh_alpha[3] += 0.25;
-    dy_setConst(m);
+    dy_set_const(m);
     double e = batch_err(m, w, d, m->par, 8, 0, 0);
     CHECK(e <= 1e-14, "model edited between calls: rel. error %.3g", e);
-    dy_freeData(d);
-    dy_freeBatch(w);
-    dy_freeModel(m);
+    dy_free_data(d);
+    dy_free_batch(w);
+    dy_free_model(m);
   }
 
   th_each_shipped(shipped);

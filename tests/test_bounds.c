@@ -111,18 +111,18 @@ static void check_filter_caps(void) {
   double bytes;
   CHECK(dyi_zpf_block(&b, 129, 33, &bytes) == 0 && bytes > DYI_ZPF_MAXBYTES,
         "its zero-phase filter does not fit (%.3g bytes)", bytes);
-  CHECK(dyi_zpf_new(&b, 129, 33, 0) == NULL, "and is not made");
+  CHECK(dyi_zpf_make(&b, 129, 33, 0) == NULL, "and is not made");
   dyi_butter_design(&b, 4, 2e-3, 1);
   long B = dyi_zpf_block(&b, 129, 33, &bytes);
   int M = dyi_butter_margin(&b);
   CHECK(B >= M / 4 && B < 4 * M && bytes <= DYI_ZPF_MAXBYTES,
         "a long margin takes a shorter block within the cap: M %d, B %ld, %.3g bytes", M, B, bytes);
-  dyiZpf* z = dyi_zpf_new(&b, 129, 33, 0);
+  dyiZpf* z = dyi_zpf_make(&b, 129, 33, 0);
   CHECK(z && dyi_zpf_capacity(z) == B + M + 1, "and is made");
   dyi_zpf_free(z);
   dyiFir f;
   dyi_fir_design(&f, 1000, 0, 1);
-  dyiDecim* d = dyi_decim_new(&f, 3000, 9, 1 << 24);
+  dyiDecim* d = dyi_decim_make(&f, 3000, 9, 1 << 24);
   CHECK(d && dyi_decim_guard(d) < (1 << 24) && dyi_decim_size(d) * 8.0 <= 2.1 * DYI_DECIM_MAXRING,
         "a guard of 2^24 samples of 3009 values is shortened to %d (%ld doubles)",
         d ? dyi_decim_guard(d) : -1, d ? dyi_decim_size(d) : -1L);

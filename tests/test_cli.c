@@ -138,7 +138,7 @@ static void check_roundtrip(const shipped_t* s, const dyModel* m) {
   for (int k = 0; same && k < dy_npar(m); k++) worst = fmax(worst, fabs(r->par[k] - m->par[k]) / fmax(1, scale));
   for (int k = 0; k < 3; k++) same &= r->gravity[k] == m->gravity[k];
   CHECK(same && worst <= 1e-15, "%s: dynid model does not read back (same %d, worst %.3g)", s->path, same, worst);
-  dy_freeModel(r);
+  dy_free_model(r);
 }
 
 static void check_shipped(const shipped_t* s) {
@@ -150,7 +150,7 @@ static void check_shipped(const shipped_t* s) {
   if (dy_load_model(s->path, &opt, &m, err, sizeof err)) { CHECK(0, "%s: does not load: %s", s->path, err); return; }
   check_roundtrip(s, m);
   int n = m->n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
 
   /* random states, written with %.17g (exact) */
   static double Q[NSTATE][DY_MAXJ], QD[NSTATE][DY_MAXJ], QDD[NSTATE][DY_MAXJ];
@@ -261,8 +261,8 @@ static void check_shipped(const shipped_t* s) {
     CHECK(wfd <= 1e-8, "%s: dynid fd %s: qdd relative error %.3g", s->path, algos[a], wfd);
     if (a) printf("%-30s fd %s: largest relative qdd error %.3g\n", s->path, algos[a], wfd);
   }
-  dy_freeData(d);
-  dy_freeModel(m);
+  dy_free_data(d);
+  dy_free_model(m);
 }
 
 /* ------------------------------------- the Stanford arm against the paper */
@@ -429,7 +429,7 @@ static void check_panda_paper(void) {
   }
   printf("panda vs Gaz et al. Table III pi(p-hat): %d coefficients, largest difference %.2g\n",
          (int)(sizeof c / sizeof c[0]), worst);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 /* ------------------------------------------- inputs that must be accepted */
@@ -446,7 +446,7 @@ static int same_model(const char* path, const dyModel* ref, const char* what) {
             m->dh_a[j] == ref->dh_a[j] && m->dh_theta[j] == ref->dh_theta[j] && m->dh_d[j] == ref->dh_d[j];
   for (int k = 0; same && k < dy_npar(m); k++) same &= m->par[k] == ref->par[k];
   CHECK(same, "%s: not the same model as the plain table", what);
-  dy_freeModel(m);
+  dy_free_model(m);
   return same;
 }
 
@@ -493,8 +493,8 @@ static void check_accepted(void) {
            !strcmp(m->jnt_name[0], "shoulder, \"left\"");
   CHECK(ok, "a joint name with a comma and quotes does not survive dynid model: '%s'",
         m ? m->jnt_name[0] : err);
-  dy_freeModel(m);
-  dy_freeModel(ref);
+  dy_free_model(m);
+  dy_free_model(ref);
 }
 
 /* ------------------------------------------------------ malformed input */

@@ -41,15 +41,15 @@ static double gauss(void) {   /* Box-Muller on the harness's generator */
 /* Fold ns random states of model m with torques of parameters ptrue (+
  * noise of relative size noise per joint RMS) into a fresh estimator of
  * base set b; returns it solved (OLS). tau_rms: out, per joint. */
-static dyEstim* fold(const dyModel* m, const dyBase* b, const double* ptrue, int ns, double noise,
+static dyiEstim* fold(const dyModel* m, const dyiBase* b, const double* ptrue, int ns, double noise,
                      unsigned long long seed) {
   const int n = m->n, np = b->npar, nb = b->nb;
-  dyEstOpt o;
+  dyiEstOpt o;
   dyi_est_defaults(&o);
   o.block = 64;
   char err[DY_ERRSZ];
-  dyEstim* e = dyi_est_make(n, nb, &o, err, sizeof err);
-  dyData* d = dy_makeData(m);
+  dyiEstim* e = dyi_est_make(n, nb, &o, err, sizeof err);
+  dyData* d = dy_make_data(m);
   double* Y = malloc(sizeof(double) * (size_t)n * (size_t)np);
   double* A = malloc(sizeof(double) * (size_t)n * 64 * (size_t)nb);
   double* y = malloc(sizeof(double) * (size_t)n * 64);
@@ -84,7 +84,7 @@ static dyEstim* fold(const dyModel* m, const dyBase* b, const double* ptrue, int
   }
   if (dyi_est_solve(e, NULL, err, sizeof err)) CHECK(0, "est_solve: %s", err);
   free(Y); free(A); free(y); free(tt); free(S);
-  dy_freeData(d);
+  dy_free_data(d);
   return e;
 }
 
@@ -305,7 +305,7 @@ static void test_against_barrier(void) {
     dyiConsResult r;
     int st = dyi_consistent(m, &pr, &r, err, sizeof err);
     CHECK(st == 0, "dyi_consistent: %s", err);
-    if (st) { free(K); free(R); dy_freeModel(m); continue; }
+    if (st) { free(K); free(R); dy_free_model(m); continue; }
     pgProb q = {n, np, p, K, R, z, np, rho2, rho2, pr.min_eig,
                 malloc(sizeof(double) * (size_t)p), malloc(sizeof(double) * (size_t)p)};
     double pipg[14*DY_MAXJ];
@@ -327,7 +327,7 @@ static void test_against_barrier(void) {
     free(q.r); free(q.g);
     dyi_cons_free(&r);
     free(K); free(R);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
 }
 
@@ -370,15 +370,15 @@ static void test_panda_simulated(void) {
     double* q = m->par + 10*n + 4*j;
     q[DY_IA] = 0.02; q[DY_FV] = fabs(q[DY_FV]) + 0.05; q[DY_FC] = fabs(q[DY_FC]) + 0.1; q[DY_FO] = 0;
   }
-  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
-  if (!b) { CHECK(0, "%s", err); dy_freeModel(m); return; }
-  dyEstim* e = fold(m, b, m->par, 3000, 0.02, 4242);
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
+  if (!b) { CHECK(0, "%s", err); dy_free_model(m); return; }
+  dyiEstim* e = fold(m, b, m->par, 3000, 0.02, 4242);
   /* held-out states: clean torques and 2 % noise */
   const int nh = 1000;
   double* X = malloc(sizeof(double) * (size_t)nh * 3 * n);
   double* Tc = malloc(sizeof(double) * (size_t)nh * n);
   double* Tn = malloc(sizeof(double) * (size_t)nh * n);
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double rms[DY_MAXJ] = {0};
   th_rng = 777;
   for (int s = 0; s < nh; s++) {
@@ -444,10 +444,10 @@ static void test_panda_simulated(void) {
 done:
   (void)np;
   free(X); free(Tc); free(Tn);
-  dy_freeData(d);
+  dy_free_data(d);
   dyi_est_free(e);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 /* ----------------------------------------------------- the program */
@@ -590,7 +590,7 @@ static void test_program(void) {
           stat("build/tests/cons/bad.csv", &st) != 0,
           "%s: exit %d, '%s'", bad[i].opt, rc, e);
   }
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 int main(void) {

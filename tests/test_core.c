@@ -22,7 +22,7 @@ static double maxabs(const double* x, int n) {
 
 static void check_model(const dyModel* m, const char* what) {
   int n = m->n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
   double H[DY_MAXJ*DY_MAXJ], b[DY_MAXJ], e[DY_MAXJ], qdd2[DY_MAXJ];
   for (int trial = 0; trial < 5; trial++) {
@@ -65,24 +65,24 @@ static void check_model(const dyModel* m, const char* what) {
     for (int i = 0; i < n; i++) worst = fmax(worst, fabs(qdd2[i] - qdd[i]));
     CHECK(worst <= 1e-8 * fmax(1, maxabs(qdd, n)), "%s: FD(aba) of ID: %.3g", what, worst);
   }
-  dy_freeData(d);
+  dy_free_data(d);
 }
 
 /* a single body on a revolute joint about z with gravity along -y:
  * tau = (Izz_O) qdd + m g (cx cos q - cy sin q) -- hand-derived */
 static void check_pendulum(void) {
-  dyModel* m = dy_makeModel(1);
+  dyModel* m = dy_make_model(1);
   double c[3] = {0.3, 0.1, 0.05}, Ic[6] = {0.01, 0, 0, 0.02, 0, 0.03};
   dy_linkpar_from_com(m->par, 2.0, c, Ic);
   m->gravity[0] = 0; m->gravity[1] = -9.81; m->gravity[2] = 0;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double q = 0.7, qd = 1.3, qdd = -0.4, tau;
   dy_rnea(m, d, m->par, &q, &qd, &qdd, &tau);
   double izz = 0.03 + 2.0 * (0.3*0.3 + 0.1*0.1);
   double expect = izz * qdd + 2.0 * 9.81 * (0.3 * cos(q) - 0.1 * sin(q));
   CHECK_REL(tau, expect, 1e-12, "pendulum torque");
-  dy_freeData(d);
-  dy_freeModel(m);
+  dy_free_data(d);
+  dy_free_model(m);
 }
 
 /* The classic DH test arm: alpha, a, theta, d, m, c (classic frame j),
@@ -202,17 +202,17 @@ static void check_classic(void) {
   char err[DY_ERRSZ];
   int r = dy_load_table(path, &opt, &m, err, sizeof err);
   CHECK(r == 0 && m && m->n == NCL, "classic table loads with %d joints: %s", r ? 0 : m->n, err);
-  if (r || !m || m->n != NCL) { if (!r) dy_freeModel(m); return; }
+  if (r || !m || m->n != NCL) { if (!r) dy_free_model(m); return; }
   CHECK(m->load_fk_err < 1e-12, "classic->modified FK difference %.3g", m->load_fk_err);
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   for (int trial = 0; trial < 5; trial++) {
     double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
     th_random_state(NCL, q, qd, qdd);
     check_classic_com(m, d, q);
   }
-  dy_freeData(d);
+  dy_free_data(d);
   check_model(m, "classic-converted");
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 int main(void) {
@@ -224,7 +224,7 @@ int main(void) {
     char what[64];
     snprintf(what, sizeof what, "random chain %d (n=%d)", trial, n);
     check_model(m, what);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   return test_report();
 }

@@ -93,7 +93,7 @@ typedef struct {
 static void make_data(const dyModel* m, dyData* d, const tbase* b, int ns, double period,
                       unsigned long long seed, tdata* t) {
   int n = m->n, np = dy_npar(m), rows = n * ns;
-  dyFourier f;
+  dyiFourier f;
   char err[256];
   dyi_fourier_random(&f, m, 5, period, seed, err, sizeof err);
   t->n = n; t->p = b->nb; t->ns = ns; t->pos = 0;
@@ -145,16 +145,16 @@ static int mem_rewind(void* ctx, char* err, int errsz) {
   return 0;
 }
 
-static int estimate(tdata* t, const tbase* b, dyiMethod method, int block, dyEstim** out,
+static int estimate(tdata* t, const tbase* b, dyiMethod method, int block, dyiEstim** out,
                     char* err, int errsz) {
-  dyEstOpt o;
+  dyiEstOpt o;
   dyi_est_defaults(&o);
   o.method = method;
   o.block = block;
   o.mask = b->mask;
   *out = dyi_est_make(t->n, t->p, &o, err, errsz);
   if (!*out) return -1;
-  dyRowSource src = {t, mem_fill, mem_rewind};
+  dyiRowSource src = {t, mem_fill, mem_rewind};
   t->pos = 0;
   return dyi_est_run(*out, &src, err, errsz);
 }
@@ -164,7 +164,7 @@ static int estimate(tdata* t, const tbase* b, dyiMethod method, int block, dyEst
 static void test_fourier(void) {
   dyModel* m = th_random_model(5, 0.3, 0.3, 0);
   m->jnt_qmin[1] = -0.5; m->jnt_qmax[1] = 1.5; m->jnt_qdmax[2] = 0.7; m->jnt_qddmax[3] = 3;
-  dyFourier f;
+  dyiFourier f;
   char err[256];
   CHECK(dyi_fourier_random(&f, m, 6, 8.0, 42, err, sizeof err) == 0, "fourier_random: %s", err);
   CHECK(dyi_fourier_random(&f, m, 0, 8.0, 42, err, sizeof err) != 0, "0 harmonics rejected");
@@ -225,7 +225,7 @@ static void test_fourier(void) {
   CHECK(rows == 100 && exact, "traj file: %d rows, exact round trip %d", rows, exact);
   dy_csv_close(c);
   remove(path);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 /* chi^2 = d^T cov^-1 d (Cholesky of a copy): for an unbiased estimate with
@@ -237,12 +237,12 @@ static void test_noise_free(void) {
   for (int trial = 0; trial < 6; trial++) {
     int n = 2 + trial, fr = trial % 2;
     dyModel* m = th_random_model(n, trial >= 3 ? 0.25 : 0, 0.3, fr);
-    dyData* d = dy_makeData(m);
+    dyData* d = dy_make_data(m);
     tbase b;
     make_base(m, d, fr, &b);
     tdata t;
     make_data(m, d, &b, 600, 6.0, 100 + (unsigned)trial, &t);
-    dyEstim* e = NULL;
+    dyiEstim* e = NULL;
     char err[DY_ERRSZ] = "";
     for (int meth = 0; meth < 3; meth += 2) {   /* OLS and IRLS (WLS needs noise) */
       int rc = estimate(&t, &b, (dyiMethod)meth, 97, &e, err, sizeof err);
@@ -256,15 +256,15 @@ static void test_noise_free(void) {
       dyi_est_free(e);
     }
     free_data(&t);
-    dy_freeData(d);
-    dy_freeModel(m);
+    dy_free_data(d);
+    dy_free_model(m);
   }
 }
 
 /* streaming vs in-memory QR of the whole stacked [A y] */
 static void test_stream_vs_memory(void) {
   dyModel* m = th_random_model(6, 0.2, 0.3, 1);
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   tbase b;
   make_base(m, d, 1, &b);
   tdata t;
@@ -273,7 +273,7 @@ static void test_stream_vs_memory(void) {
   for (int j = 0; j < m->n; j++) sig[j] = 0.05;
   add_noise(&t, sig, 99);
   int p = b.nb, rows = m->n * t.ns;
-  dyEstim* e;
+  dyiEstim* e;
   char err[DY_ERRSZ] = "";
   int rc = estimate(&t, &b, DYI_OLS, 64, &e, err, sizeof err);
   CHECK(rc == 0, "stream: %s", err);
@@ -320,7 +320,7 @@ static void test_stream_vs_memory(void) {
   }
   CHECK(worst_r < 1e-8, "per-joint rms / relerr vs direct residuals: %.3g", worst_r);
   /* block size does not matter beyond round-off */
-  dyEstim* e2;
+  dyiEstim* e2;
   rc = estimate(&t, &b, DYI_OLS, 1, &e2, err, sizeof err);
   double wb = 0;
   for (int k = 0; k < p; k++) wb = fmax(wb, fabs(e2->beta[k] - e->beta[k]) / fmax(fabs(bm[k]), e->std[k]));
@@ -329,8 +329,8 @@ static void test_stream_vs_memory(void) {
   free(M); free(tau); free(bm); free(sv); free(sup);
   dyi_est_free(e);
   free_data(&t);
-  dy_freeData(d);
-  dy_freeModel(m);
+  dy_free_data(d);
+  dy_free_model(m);
 }
 
 /* noisy: normalised errors; std vs spread over repeated draws */
@@ -347,7 +347,7 @@ static void test_noisy(void) {
   for (int trial = 0; trial < 8; trial++) {
     int n = 3 + trial % 4, fr = trial % 2;
     dyModel* m = th_random_model(n, 0.15, 0.3, fr);
-    dyData* d = dy_makeData(m);
+    dyData* d = dy_make_data(m);
     tbase b;
     make_base(m, d, fr, &b);
     tdata t;
@@ -356,7 +356,7 @@ static void test_noisy(void) {
     for (int j = 0; j < n; j++) sig[j] = 0.02 + 0.01 * j;
     add_noise(&t, sig, 1000 + (unsigned)trial);
     for (int meth = 0; meth < 2; meth++) {
-      dyEstim* e;
+      dyiEstim* e;
       char err[DY_ERRSZ] = "";
       int rc = estimate(&t, &b, (dyiMethod)meth, 128, &e, err, sizeof err);
       CHECK(rc == 0, "noisy: %s", err);
@@ -371,7 +371,7 @@ static void test_noisy(void) {
       }
       dyi_est_free(e);
     }
-    free_data(&t); dy_freeData(d); dy_freeModel(m);
+    free_data(&t); dy_free_data(d); dy_free_model(m);
   }
   double mean = sz / M, var = szz / M - mean * mean, lim = 4 * sqrt(2.0 / M);
   CHECK(M >= 200, "normalised errors: %d parameters", M);
@@ -387,7 +387,7 @@ static void test_noisy(void) {
    * the pooled ratio sqrt(mean_k var_emp_k / var_est_k) (p * 49 dof, sd
    * ~1.5 %) within [0.9, 1.1]. */
   dyModel* m = th_random_model(5, 0, 0.3, 1);
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   tbase b;
   make_base(m, d, 1, &b);
   tdata t;
@@ -400,7 +400,7 @@ static void test_noisy(void) {
   int ok = 1;
   for (int r = 0; r < R; r++) {
     add_noise(&t, sig, 5000 + (unsigned)r);
-    dyEstim* e;
+    dyiEstim* e;
     char err[DY_ERRSZ];
     if (estimate(&t, &b, DYI_OLS, 128, &e, err, sizeof err)) { ok = 0; dyi_est_free(e); break; }
     for (int k = 0; k < p; k++) {
@@ -425,12 +425,12 @@ static void test_noisy(void) {
   printf("spread over %d draws: %d of %d ratios in [0.7,1.4], range %.3f..%.3f, pooled %.3f\n", R,
          inside, p, rmin, rmax, pooled);
   free(s1); free(s2); free(se);
-  free_data(&t); dy_freeData(d); dy_freeModel(m);
+  free_data(&t); dy_free_data(d); dy_free_model(m);
 }
 
 static void test_wls_irls(void) {
   dyModel* m = th_random_model(5, 0, 0.3, 1);
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   tbase b;
   make_base(m, d, 1, &b);
   tdata t;
@@ -440,7 +440,7 @@ static void test_wls_irls(void) {
   /* WLS: joint noise 0.01 .. 0.3 (30x apart) */
   double sig[DY_MAXJ] = {0.3, 0.01, 0.1, 0.02, 0.2};
   add_noise(&t, sig, 4242);
-  dyEstim *eo, *ew;
+  dyiEstim *eo, *ew;
   int rc = estimate(&t, &b, DYI_OLS, 128, &eo, err, sizeof err);
   rc |= estimate(&t, &b, DYI_WLS, 128, &ew, err, sizeof err);
   CHECK(rc == 0, "WLS: %s", err);
@@ -463,7 +463,7 @@ static void test_wls_irls(void) {
    * +-(20..60) sigma, all on the same side per joint (a bias OLS follows) */
   for (int j = 0; j < n; j++) sig[j] = 0.05;
   add_noise(&t, sig, 777);
-  dyEstim *ec, *eb, *er;
+  dyiEstim *ec, *eb, *er;
   rc = estimate(&t, &b, DYI_OLS, 128, &ec, err, sizeof err);   /* clean reference */
   unsigned long long s = 31337;
   int rows = n * t.ns, nout = 0;
@@ -488,13 +488,13 @@ static void test_wls_irls(void) {
   printf("IRLS: %d outliers; max error OLS %.1f, IRLS %.2f clean std; %d passes\n", nout, zo, zi,
          er->iterations);
   dyi_est_free(ec); dyi_est_free(eb); dyi_est_free(er);
-  free_data(&t); dy_freeData(d); dy_freeModel(m);
+  free_data(&t); dy_free_data(d); dy_free_model(m);
 }
 
 static void test_rank(void) {
   /* the full (non-base) parameters are not identifiable: error names them */
   dyModel* m = th_random_model(3, 0, 0.3, 0);
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   tbase b;
   make_base(m, d, 0, &b);
   tbase full = b;
@@ -509,12 +509,12 @@ static void test_rank(void) {
   char names[30][8];
   const char* np[30];
   for (int k = 0; k < 30; k++) { dy_parname(m, k, names[k], 8); np[k] = names[k]; }
-  dyEstOpt o;
+  dyiEstOpt o;
   dyi_est_defaults(&o);
   o.mask = full.mask; o.names = np;
   char err[DY_ERRSZ] = "";
-  dyEstim* e = dyi_est_make(3, 30, &o, err, sizeof err);
-  dyRowSource src = {&t, mem_fill, mem_rewind};
+  dyiEstim* e = dyi_est_make(3, 30, &o, err, sizeof err);
+  dyiRowSource src = {&t, mem_fill, mem_rewind};
   int rc = dyi_est_run(e, &src, err, sizeof err);
   /* XX1, XY1, ... of link 1 never reach the torque except ZZ1: zero columns */
   CHECK(rc != 0 && strstr(err, "XX1"), "zero column named: %s", err);
@@ -548,7 +548,7 @@ static void test_rank(void) {
   rc = estimate(&t, &b, DYI_OLS, 32, &e, err, sizeof err);
   CHECK(rc != 0 && strstr(err, "structural"), "entry outside the mask refused: %s", err);
   dyi_est_free(e);
-  free_data(&t); dy_freeData(d); dy_freeModel(m);
+  free_data(&t); dy_free_data(d); dy_free_model(m);
 }
 
 /* 10^6 samples x 7 joints streamed: synthetic rows with a triangular
@@ -591,13 +591,13 @@ static void test_big(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   long before = ru.ru_maxrss;
-  dyEstOpt o;
+  dyiEstOpt o;
   dyi_est_defaults(&o);
   o.mask = mask;
   char err[DY_ERRSZ] = "";
-  dyEstim* e = dyi_est_make(n, p, &o, err, sizeof err);
+  dyiEstim* e = dyi_est_make(n, p, &o, err, sizeof err);
   tbig g = {0, 1000000, n, p, 12345, beta};
-  dyRowSource src = {&g, big_fill, big_rewind};
+  dyiRowSource src = {&g, big_fill, big_rewind};
   int rc = dyi_est_run(e, &src, err, sizeof err);
   getrusage(RUSAGE_SELF, &ru);
   CHECK(rc == 0 && e->samples == 1000000, "10^6 samples: %s", err);

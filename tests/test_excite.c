@@ -35,7 +35,7 @@ static void set_limits(dyModel* m) {
 }
 
 /* dense independent limit check: the largest use of any limit (<= 1 ok) */
-static double dense_use(const dyModel* m, const dyFourier* f, double dur, double* fd_err,
+static double dense_use(const dyModel* m, const dyiFourier* f, double dur, double* fd_err,
                         double* juse) {
   double worst = 0, h = 1e-5, q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], qp[DY_MAXJ], qm[DY_MAXJ];
   double vp[DY_MAXJ], vm[DY_MAXJ];
@@ -66,16 +66,16 @@ static double dense_use(const dyModel* m, const dyFourier* f, double dur, double
  * of the relative standard deviations [%] (the geometric mean compares the
  * two trajectories parameter by parameter on the same true values: it is
  * the ratio of the standard deviations, whatever each |beta| is) */
-static void identify_spread(const dyModel* m, const dyBase* b, const dyFourier* f, double dur,
+static void identify_spread(const dyModel* m, const dyiBase* b, const dyiFourier* f, double dur,
                             double rate, double noise, double* med, double* gm) {
   int n = m->n, npar = b->npar, nb = b->nb, block = 64;
-  dyData* d = dy_makeData(m);
-  dyEstOpt opt;
+  dyData* d = dy_make_data(m);
+  dyiEstOpt opt;
   dyi_est_defaults(&opt);
   opt.block = block;
   opt.max_cond = 1e14;
   char err[DY_ERRSZ];
-  dyEstim* e = dyi_est_make(n, nb, &opt, err, sizeof err);
+  dyiEstim* e = dyi_est_make(n, nb, &opt, err, sizeof err);
   double* Y = malloc(sizeof(double) * (size_t)n * npar);
   double* A = calloc((size_t)n * block * nb, sizeof(double));
   double* y = malloc(sizeof(double) * (size_t)n * block);
@@ -115,14 +115,14 @@ static void identify_spread(const dyModel* m, const dyBase* b, const dyFourier* 
   *gm = exp(lg / nb);
   free(rs); free(Y); free(A); free(y);
   dyi_est_free(e);
-  dy_freeData(d);
+  dy_free_data(d);
 }
 
 /* dyi_fourier_peak against the largest of 10^5 evenly spaced samples */
 static void test_peak(void) {
   double worst = 0;
   for (int trial = 0; trial < 20; trial++) {
-    dyFourier f;
+    dyiFourier f;
     memset(&f, 0, sizeof f);
     f.n = 1; f.nh = 1 + trial % 7; f.wf = 2 * M_PI / th_uniform(2, 12);
     for (int l = 0; l < f.nh; l++) { f.a[l][0] = th_uniform(-1, 1); f.b[l][0] = th_uniform(-1, 1); }
@@ -149,14 +149,14 @@ static void test_predict(void) {
   th_rng = 4242;
   dyModel* m = th_random_model(3, 0, 0.3, 1);
   set_limits(m);
-  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
   CHECK(b != NULL, "predict: base set: %s", err);
-  if (!b) { dy_freeModel(m); return; }
-  dyExciteOpt o;
+  if (!b) { dy_free_model(m); return; }
+  dyiExciteOpt o;
   dyi_excite_defaults(&o);
   o.rest = 1; o.starts = 1; o.maxeval = 60; o.polish = 0; o.seed = 3; o.threads = 2;
-  dyFourier f;
-  dyExciteInfo info = {0};
+  dyiFourier f;
+  dyiExciteInfo info = {0};
   int r = dyi_excite(m, b, &o, &f, &info, err, sizeof err);
   CHECK(r == 0, "predict: excite: %s", err);
   int n = m->n, nb = b->nb, np = b->npar;
@@ -173,7 +173,7 @@ static void test_predict(void) {
   /* rows of the whole recording, and the noise-free torque */
   double* A = malloc(sizeof(double) * (size_t)n * N * nb), *tau = malloc(sizeof(double) * (size_t)n * N);
   double* Y = malloc(sizeof(double) * (size_t)n * np), *y = malloc(sizeof(double) * (size_t)n * N);
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
   for (long k = 0; k < N; k++) {
     dyi_fourier_eval(&f, k / rate, q, qd, qdd);
@@ -191,11 +191,11 @@ static void test_predict(void) {
     for (int c = 0; c < nb; c++) acc += A[(size_t)c * n * N + row] * beta[c];
     tau[row] = acc;
   }
-  dyEstOpt eo;
+  dyiEstOpt eo;
   dyi_est_defaults(&eo);
   eo.block = (int)N;
   eo.max_cond = 1e14;
-  dyEstim* e = dyi_est_make(n, nb, &eo, err, sizeof err);
+  dyiEstim* e = dyi_est_make(n, nb, &eo, err, sizeof err);
   enum { R = 300 };
   double* s1 = calloc(nb, sizeof(double)), *s2 = calloc(nb, sizeof(double));
   for (int rep = 0; rep < R && e; rep++) {
@@ -223,10 +223,10 @@ static void test_predict(void) {
   printf("predicted vs observed spread over %d draws, %d base parameters: ratio %.3f .. %.3f; "
          "largest mean error %.2f standard errors\n", R, nb, lo, hi, bias);
   dyi_est_free(e);
-  dy_freeData(d);
+  dy_free_data(d);
   free(A); free(tau); free(Y); free(y); free(beta); free(sd); free(s1); free(s2);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 int main(void) {
@@ -238,20 +238,20 @@ int main(void) {
     int n = 3 + trial;
     dyModel* m = th_random_model(n, trial == 1 ? 0.3 : 0, 0.3, trial % 2);
     set_limits(m);
-    dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, m->has_friction, err, sizeof err);
+    dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, m->has_friction, err, sizeof err);
     CHECK(b != NULL, "trial %d: base set: %s", trial, err);
-    if (!b) { dy_freeModel(m); continue; }
-    dyExciteOpt o;
+    if (!b) { dy_free_model(m); continue; }
+    dyiExciteOpt o;
     dyi_excite_defaults(&o);
     o.starts = 2; o.maxeval = 60; o.polish = 40;
     o.rest = trial % 2;
     o.seed = 7 + trial;
     o.criterion = trial == 2 ? DYI_EXC_COND_SCALED : DYI_EXC_COND;
-    dyFourier f, f2, f0;
-    dyExciteInfo info = {0};
+    dyiFourier f, f2, f0;
+    dyiExciteInfo info = {0};
     int r = dyi_excite(m, b, &o, &f, &info, err, sizeof err);
     CHECK(r == 0, "trial %d: excite: %s", trial, err);
-    if (r) { dyi_base_free(b); dy_freeModel(m); continue; }
+    if (r) { dyi_base_free(b); dy_free_model(m); continue; }
     CHECK(info.cond < info.cond0, "trial %d: optimised cond %.4g below the first start's %.4g", trial, info.cond, info.cond0);
     if (trial < 2) {
       o.threads = 2;
@@ -277,7 +277,7 @@ int main(void) {
      * generalised variance det cov) against a random trajectory of the
      * same length, on the same simulated noise level */
     o.criterion = DYI_EXC_DOPT;
-    dyFourier fd_opt;
+    dyiFourier fd_opt;
     r = dyi_excite(m, b, &o, &fd_opt, &info, err, sizeof err);
     CHECK(r == 0 && info.logdet > info.logdet0, "trial %d: D-optimal log det %.4g above the first start's %.4g",
           trial, info.logdet, info.logdet0);
@@ -294,7 +294,7 @@ int main(void) {
           trial, gm1, gm0);
     CHECK(med1 < med0, "trial %d: median relative std smaller (%.3g%% vs %.3g%%)", trial, med1, med0);
     dyi_base_free(b);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   return test_report();
 }

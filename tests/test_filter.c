@@ -96,7 +96,7 @@ static void test_fir(void) {
   long seg[3][2] = {{0, 2000}, {2500, 5000}, {5000, 5777}};
   int E = 37;
   for (long i = 0; i < 5777; i++) { x[0][i] = sig(i, 0); x[1][i] = sig(i, 2); }
-  dyiDecim* d = dyi_decim_new(&f, 2, 1, E);
+  dyiDecim* d = dyi_decim_make(&f, 2, 1, E);
   double err = 0, rverr = 0;
   long nout = 0, badpass = 0, want = 0;
   for (int sgi = 0; sgi < 3; sgi++) {
@@ -184,7 +184,7 @@ int main(void) {
       for (size_t bi = 0; bi < sizeof blocks / sizeof *blocks; bi++) {
         long N = lens[li];
         for (int c = 0; c < 3; c++) for (long k = 0; k < N; k++) x[c][k] = sig(k, c);
-        dyiZpf* z = dyi_zpf_new(&f, 3, 1, blocks[bi]);
+        dyiZpf* z = dyi_zpf_make(&f, 3, 1, blocks[bi]);
         long out = 0, badpass = 0, badpush = 0;
         double y[3], pass;
         for (long in = 0; in <= N; in++) {
@@ -220,7 +220,7 @@ int main(void) {
       }
     /* a ramp passes unchanged */
     long N = 5000;
-    dyiZpf* z = dyi_zpf_new(&f, 1, 0, 0);
+    dyiZpf* z = dyi_zpf_make(&f, 1, 0, 0);
     double y, e = 0; long k = 0, out = 0;
     for (; k < N; k++) {
       double v = 0.25 + 1e-3 * k;

@@ -79,13 +79,13 @@ static void write_log2(const char* path, const dyModel* m, int friction, int ns,
                        const double* sigma, unsigned long long traj_seed, unsigned long long seed,
                        int fixed9, double* noise_ss) {
   int n = m->n, np = dy_npar(m);
-  dyFourier f;
+  dyiFourier f;
   char err[256];
   dyi_fourier_random(&f, m, 5, ns / rate, traj_seed, err, sizeof err);
   double* par = malloc(sizeof(double) * (size_t)np);
   memcpy(par, m->par, sizeof(double) * (size_t)np);
   if (!friction) memset(par + 10 * n, 0, sizeof(double) * (size_t)(4 * n));
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   FILE* o = fopen(path, "w");
   unsigned long long s = seed * 7 + 1;
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
@@ -109,7 +109,7 @@ static void write_log2(const char* path, const dyModel* m, int friction, int ns,
     }
   }
   fclose(o);
-  dy_freeData(d);
+  dy_free_data(d);
   free(par);
 }
 
@@ -122,7 +122,7 @@ static void write_log(const char* path, const dyModel* m, int friction, int ns, 
 }
 
 /* beta_true = B pi (pi: the model's parameters, joint ones zero without friction) */
-static void true_beta(const dyModel* m, const dyBase* b, double* bt) {
+static void true_beta(const dyModel* m, const dyiBase* b, double* bt) {
   for (int i = 0; i < b->nb; i++) {
     double s = 0;
     for (int k = 0; k < b->npar; k++) s += b->B[(size_t)i * (size_t)b->npar + (size_t)k] * m->par[k];
@@ -135,12 +135,12 @@ static void true_beta(const dyModel* m, const dyBase* b, double* bt) {
  * (mean p, sd sqrt(2p)), whatever the correlations between parameters */
 
 
-static dyLogReader* open_log(const char* path, int n) {
-  dyLogOpt lo;
+static dyiLogReader* open_log(const char* path, int n) {
+  dyiLogOpt lo;
   dyi_log_defaults(&lo);
   lo.cutoff_hz = -1;   /* no filtering: exact samples */
   char err[DY_ERRSZ];
-  dyLogReader* r = dyi_log_open(path, n, &lo, err, sizeof err);
+  dyiLogReader* r = dyi_log_open(path, n, &lo, err, sizeof err);
   CHECK(r != NULL, "log open: %s", err);
   return r;
 }
@@ -152,18 +152,18 @@ static void check_model(const dyModel* m, int friction, const char* what) {
   snprintf(path, sizeof path, "%s/clean.csv", tmp);
   write_log(path, m, friction, 1500, 100.0, 0, 11, 0);
   for (int si = 0; si < 3; si++) {
-    dyBase* b = dyi_base_compute(m, dyi_base_set_parse(sets[si], NULL, 0), friction, err, sizeof err);
+    dyiBase* b = dyi_base_make(m, dyi_base_set_parse(sets[si], NULL, 0), friction, err, sizeof err);
     CHECK(b != NULL, "%s set %s friction %d: %s", what, sets[si], friction, err);
     if (!b) continue;
     double* bt = malloc(sizeof(double) * (size_t)b->nb);
     true_beta(m, b, bt);
     for (int meth = 0; meth < 3; meth += 2) {
-      dyLogReader* r = open_log(path, m->n);
+      dyiLogReader* r = open_log(path, m->n);
       if (!r) break;
-      dyEstOpt o;
+      dyiEstOpt o;
       dyi_est_defaults(&o);
       o.method = (dyiMethod)meth;
-      dyEstim* e = dyi_identify(m, b, r, &o, NULL, err, sizeof err);
+      dyiEstim* e = dyi_identify(m, b, r, &o, NULL, err, sizeof err);
       CHECK(e != NULL, "%s set %s: %s", what, sets[si], err);
       if (e) {
         double re = rel_err(e->beta, bt, b->nb);
@@ -190,14 +190,14 @@ static void test_noise_free(void) {
     if (dy_load_model(path, &lo, &m, err, sizeof err)) { CHECK(0, "%s", err); continue; }
     check_model(m, m->has_friction, models[i]);
     if (!m->has_friction) check_model(m, 1, models[i]);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   for (int t = 0; t < 4; t++) {
     dyModel* m = th_random_model(3 + t, t >= 2 ? 0.3 : 0, 0, t % 2);
     char what[32];
     snprintf(what, sizeof what, "random %dDOF", m->n);
     check_model(m, t % 2, what);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
 }
 
@@ -212,16 +212,16 @@ static void test_noisy(void) {
   for (int t = 0; t < 6; t++) {
     dyModel* m = th_random_model(4 + t % 3, 0.1, 0.3, 1);
     write_log(path, m, 1, 1200, 100.0, 0.05, 500 + (unsigned)t, 0);
-    dyBase* b = dyi_base_compute(m, DYI_SET_QR, 1, err, sizeof err);
+    dyiBase* b = dyi_base_make(m, DYI_SET_QR, 1, err, sizeof err);
     CHECK(b != NULL, "qr set: %s", err);
-    if (!b) { dy_freeModel(m); continue; }
+    if (!b) { dy_free_model(m); continue; }
     double* bt = malloc(sizeof(double) * (size_t)b->nb);
     true_beta(m, b, bt);
-    dyLogReader* r = open_log(path, m->n);
-    dyEstOpt o;
+    dyiLogReader* r = open_log(path, m->n);
+    dyiEstOpt o;
     dyi_est_defaults(&o);
     o.method = DYI_WLS;
-    dyEstim* e = r ? dyi_identify(m, b, r, &o, NULL, err, sizeof err) : NULL;
+    dyiEstim* e = r ? dyi_identify(m, b, r, &o, NULL, err, sizeof err) : NULL;
     CHECK(e != NULL, "noisy identify: %s", err);
     if (e) {
       double* dv = malloc(sizeof(double) * (size_t)b->nb);
@@ -233,7 +233,7 @@ static void test_noisy(void) {
       c2 += chi2(e->cov, dv, b->nb);
       free(dv);
     }
-    dyi_est_free(e); dyi_log_close(r); free(bt); dyi_base_free(b); dy_freeModel(m);
+    dyi_est_free(e); dyi_log_close(r); free(bt); dyi_base_free(b); dy_free_model(m);
   }
   double mean = sz / M, var = szz / M - mean * mean, lim = 4 * sqrt(2.0 / M);
   CHECK(M >= 150 && fabs(c2 / M - 1) < lim && in3 >= 0.95 * M, "noisy logs: %d parameters, chi^2/dof "
@@ -280,7 +280,7 @@ static void test_simulate(void) {
   double* v = malloc(sizeof(double) * 6000 * (size_t)W);
   int rows = read_log(a, n, v, 6000);
   CHECK(rows == 5000, "simulate: %d rows", rows);
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double par[14 * DY_MAXJ], tau[DY_MAXJ], worst = 0;
   memcpy(par, m->par, sizeof(double) * (size_t)dy_npar(m));
   memset(par + 10 * n, 0, sizeof(double) * (size_t)(4 * n));
@@ -355,7 +355,7 @@ static void test_simulate(void) {
     int pn = pm->n, PW = 1 + 4 * pn;
     double* x = malloc(sizeof(double) * 300 * (size_t)PW);
     int pr = read_log(c3, pn, x, 300);
-    dyData* pd = dy_makeData(pm);
+    dyData* pd = dy_make_data(pm);
     double wf = 0, fmag = 0;
     for (int r = 0; r < pr; r++) {
       double* y = x + (size_t)r * (size_t)PW, t0[DY_MAXJ];
@@ -370,9 +370,9 @@ static void test_simulate(void) {
     }
     CHECK(pr == 200 && fmag > 0.01 && wf < 1e-12, "simulate --friction = rigid body + joint terms "
           "(%.3g; joint terms up to %.3g)", wf, fmag);
-    free(x); dy_freeData(pd); dy_freeModel(pm);
+    free(x); dy_free_data(pd); dy_free_model(pm);
   }
-  free(v); free(w); dy_freeData(d); dy_freeModel(m);
+  free(v); free(w); dy_free_data(d); dy_free_model(m);
 }
 
 static void test_identify_cmd(void) {
@@ -394,7 +394,7 @@ static void test_identify_cmd(void) {
     snprintf(ef, sizeof ef, "%s/stderr", tmp);
     CHECK(rc == 0, "identify --set %s: exit %d: %s", sets[si], rc, th_slurp(ef));
     CHECK(strstr(th_slurp(ef), "condition number") != NULL, "identify prints a summary");
-    dyBase* b = dyi_base_compute(m, dyi_base_set_parse(sets[si], NULL, 0), 0, err, sizeof err);
+    dyiBase* b = dyi_base_make(m, dyi_base_set_parse(sets[si], NULL, 0), 0, err, sizeof err);
     if (!b) { CHECK(0, "%s", err); continue; }
     double* bt = malloc(sizeof(double) * (size_t)b->nb), *val = malloc(sizeof(double) * (size_t)b->nb);
     double* row = malloc(sizeof(double) * (size_t)b->npar);
@@ -429,7 +429,7 @@ static void test_identify_cmd(void) {
       CHECK(re < 1e-8, "dynid identify --set %s: rel err %.3g", sets[si], re);
       /* the PARAMS reader (ident/params.h) gets the same values back, and its
        * realisation pi = P beta gives the torques of the true model */
-      dyParams* pr = dyi_params_read(out, m, err, sizeof err);
+      dyiParams* pr = dyi_params_read(out, m, err, sizeof err);
       CHECK(pr != NULL, "PARAMS read back: %s", err);
       if (pr) {
         int same = pr->base->nb == b->nb;
@@ -437,7 +437,7 @@ static void test_identify_cmd(void) {
         CHECK(same, "PARAMS values read back exactly");
         double par[14 * DY_MAXJ], qq[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t1[DY_MAXJ], t2[DY_MAXJ], w = 0;
         dyi_params_realise(m, pr, par);
-        dyData* d = dy_makeData(m);
+        dyData* d = dy_make_data(m);
         for (int trial = 0; trial < 5; trial++) {
           th_random_state(m->n, qq, qd, qdd);
           dy_rnea(m, d, par, qq, qd, qdd, t1);
@@ -445,14 +445,14 @@ static void test_identify_cmd(void) {
           for (int j = 0; j < m->n; j++) w = fmax(w, fabs(t1[j] - t2[j]) / fmax(1, fabs(t2[j])));
         }
         CHECK(w < 1e-7, "identified realisation reproduces the model's torques: %.3g", w);
-        dy_freeData(d);
+        dy_free_data(d);
         dyi_params_free(pr);
       }
     }
     free(bt); free(val); free(row); dyi_base_free(b);
   }
   /* a joint that never moves: refused, parameters named, no output */
-  dyFourier fr;
+  dyiFourier fr;
   dyi_fourier_random(&fr, m, 5, 8.0, 3, err, sizeof err);
   for (int l = 0; l < fr.nh; l++) fr.a[l][1] = fr.b[l][1] = 0;
   char traj[300];
@@ -472,7 +472,7 @@ static void test_identify_cmd(void) {
         (strstr(msg, "rank deficient") || strstr(msg, "is zero")), "still joint refused: exit %d: %s", rc, msg);
   snprintf(cmd, sizeof cmd, "./dynid identify %s %s --method nope -o %s", model, log, out);
   CHECK(run(cmd) == 2, "identify --method nope is bad usage");
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 static void test_big_log(void) {
@@ -486,9 +486,9 @@ static void test_big_log(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   long before = ru.ru_maxrss;
-  dyBase* b = dyi_base_compute(m, DYI_SET_QR, 1, err, sizeof err);
-  dyLogReader* r = open_log(path, m->n);
-  dyEstim* e = b && r ? dyi_identify(m, b, r, NULL, NULL, err, sizeof err) : NULL;
+  dyiBase* b = dyi_base_make(m, DYI_SET_QR, 1, err, sizeof err);
+  dyiLogReader* r = open_log(path, m->n);
+  dyiEstim* e = b && r ? dyi_identify(m, b, r, NULL, NULL, err, sizeof err) : NULL;
   getrusage(RUSAGE_SELF, &ru);
   printf("10^6-sample log: written in %.1f s, identified in %.1f s\n", t1 - t0, dy_now_s() - t1);
   CHECK(e && e->samples == 1000000, "10^6-sample log identified: %s", e ? "" : err);
@@ -509,7 +509,7 @@ static void test_big_log(void) {
         "10^6-sample log: peak RSS %ld kB (before %ld kB)", ru.ru_maxrss, before);
   printf("10^6-sample log (2 joints, %d base parameters): peak RSS %ld kB (before %ld kB)\n",
          b ? b->nb : 0, ru.ru_maxrss, before);
-  dyi_est_free(e); dyi_log_close(r); dyi_base_free(b); dy_freeModel(m);
+  dyi_est_free(e); dyi_log_close(r); dyi_base_free(b); dy_free_model(m);
   remove(path);
 }
 
@@ -571,9 +571,9 @@ static void test_wls(void) {
   dyModel* m = th_random_model(4, 0, 0.3, 1);
   char path[300], err[DY_ERRSZ];
   snprintf(path, sizeof path, "%s/wls.csv", tmp);
-  dyBase* b = dyi_base_compute(m, DYI_SET_QR, 1, err, sizeof err);
+  dyiBase* b = dyi_base_make(m, DYI_SET_QR, 1, err, sizeof err);
   CHECK(b != NULL, "wls: qr set: %s", err);
-  if (!b) { dy_freeModel(m); return; }
+  if (!b) { dy_free_model(m); return; }
   int p = b->nb, n = m->n, ok = 1, pj[DY_MAXJ] = {0};
   double *bt = malloc(sizeof(double) * (size_t)p), *sc = malloc(sizeof(double) * (size_t)p);
   double *dv = malloc(sizeof(double) * (size_t)p), E[2] = {0, 0}, c2 = 0, s2[DY_MAXJ] = {0};
@@ -584,11 +584,11 @@ static void test_wls(void) {
     write_log2(path, m, 1, NS, 100.0, sig, 700, 700 + (unsigned)r, 0, ss);
     for (int j = 0; j < n; j++) ssr[j] += ss[j];
     for (int meth = 1; meth >= 0; meth--) {   /* WLS first: its std are the scale */
-      dyLogReader* rd = open_log(path, n);
-      dyEstOpt o;
+      dyiLogReader* rd = open_log(path, n);
+      dyiEstOpt o;
       dyi_est_defaults(&o);
       o.method = meth ? DYI_WLS : DYI_OLS;
-      dyEstim* e = rd ? dyi_identify(m, b, rd, &o, NULL, err, sizeof err) : NULL;
+      dyiEstim* e = rd ? dyi_identify(m, b, rd, &o, NULL, err, sizeof err) : NULL;
       CHECK(e != NULL, "wls: identify (method %d, draw %d): %s", meth, r, err);
       if (!e) { ok = 0; dyi_log_close(rd); break; }
       if (r == 0 && meth) memcpy(sc, e->std, sizeof(double) * (size_t)p);
@@ -614,7 +614,7 @@ static void test_wls(void) {
   }
   free(bt); free(sc); free(dv);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 /* OpenBLAS threads only cost on these ~60-column problems (PITFALLS) */
@@ -639,8 +639,8 @@ static void test_filtered_std(void) {
   dyModel* m = th_random_model(3, 0, 0, 0);
   char path[300], err[DY_ERRSZ];
   snprintf(path, sizeof path, "%s/filt.csv", tmp);
-  dyBase* b = dyi_base_compute(m, DYI_SET_QR, 0, err, sizeof err);
-  if (!b) { CHECK(0, "%s", err); dy_freeModel(m); return; }
+  dyiBase* b = dyi_base_make(m, DYI_SET_QR, 0, err, sizeof err);
+  if (!b) { CHECK(0, "%s", err); dy_free_model(m); return; }
   enum { R = 10 };
   int p = b->nb, ok = 1;
   double* beta = malloc(sizeof(double) * (size_t)(3 * R * p));
@@ -652,22 +652,22 @@ static void test_filtered_std(void) {
     for (int j = 0; j < m->n; j++) sj[j] = 0.05;
     write_log2(path, m, 0, 20000, 1000.0, sj, 9000, 9000 + (unsigned)r, 1, NULL);
     if (!D) {   /* the reader's default cutoff decides the decimation */
-      dyLogOpt lo;
+      dyiLogOpt lo;
       dyi_log_defaults(&lo);
-      dyLogReader* rd = dyi_log_open(path, m->n, &lo, err, sizeof err);
-      dyLogInfo li;
+      dyiLogReader* rd = dyi_log_open(path, m->n, &lo, err, sizeof err);
+      dyiLogInfo li;
       if (rd) { dyi_log_info(rd, &li); D = li.decim; }
       CHECK(rd && D > 1, "default cutoff: %s", rd ? "" : err);
       dyi_log_close(rd);
       if (D < 2) { ok = 0; break; }
     }
     for (int dec = 0; dec < 3; dec++) {
-      dyLogOpt lo;
+      dyiLogOpt lo;
       dyi_log_defaults(&lo);
       lo.no_parallel = dec == 0;
       if (dec == 2) lo.cutoff_hz = -1;
-      dyLogReader* rd = dyi_log_open(path, m->n, &lo, err, sizeof err);
-      dyEstim* e = rd ? dyi_identify(m, b, rd, NULL, NULL, err, sizeof err) : NULL;
+      dyiLogReader* rd = dyi_log_open(path, m->n, &lo, err, sizeof err);
+      dyiEstim* e = rd ? dyi_identify(m, b, rd, NULL, NULL, err, sizeof err) : NULL;
       if (!e) { ok = 0; CHECK(0, "filtered identify: %s", err); dyi_log_close(rd); break; }
       memcpy(beta + (size_t)(dec * R + r) * (size_t)p, e->beta, sizeof(double) * (size_t)p);
       memcpy(cov + (size_t)(dec * R + r) * (size_t)(p * p), e->cov, sizeof(double) * (size_t)(p * p));
@@ -712,7 +712,7 @@ static void test_filtered_std(void) {
   }
   free(beta); free(cov); free(dv);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 int main(void) {

@@ -81,7 +81,7 @@ static double cond_spd(const double* H, int n) {
  * against KDL in both layouts */
 static void check_model(const dyModel* m, const double* par, int nstate, const char* what) {
   const int n = m->n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   for (int layout = KDL_AXIS; layout <= KDL_ZAXIS; layout++) {
     kdl_chain* k = kdl_make(m, par, layout);
     CHECK(k != NULL, "%s: KDL chain (layout %d) built", what, layout);
@@ -126,7 +126,7 @@ static void check_model(const dyModel* m, const double* par, int nstate, const c
     }
     kdl_free(k);
   }
-  dy_freeData(d);
+  dy_free_data(d);
 }
 
 /* The comparison can fail: KDL built with every link parameter scaled by
@@ -141,7 +141,7 @@ static void check_sensitivity(const dyModel* m, const char* what) {
   memcpy(par, m->par, sizeof(double) * (size_t)dy_npar(m));
   for (int i = 0; i < DY_NPAR_LINK*n; i++) par[i] *= 1 + 1e-6;
   kdl_chain* kc = kdl_make(m, par, KDL_AXIS);
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t1[DY_MAXJ], t2[DY_MAXJ], H1[DY_MAXJ*DY_MAXJ],
          H2[DY_MAXJ*DY_MAXJ], a1[DY_MAXJ], a2[DY_MAXJ];
   th_random_state(n, q, qd, qdd);
@@ -158,7 +158,7 @@ static void check_sensitivity(const dyModel* m, const char* what) {
   kdl_fd(kc, q, qd, t1, a2);
   e = relerr(a1, a2, n);
   CHECK(e > TOL_FD, "%s: a 1e-6 change of the link parameters not seen by the FD check (rel %.3g)", what, e);
-  dy_freeData(d);
+  dy_free_data(d);
   kdl_free(kc);
 }
 
@@ -196,7 +196,7 @@ static int check_shipped(void) {
       check_model(m, m->par, 20, g.gl_pathv[i]);
       check_sensitivity(m, g.gl_pathv[i]);
       printf("  %-32s %2d joints%s\n", g.gl_pathv[i], m->n, opt.classic_dh ? " (classic DH, --dh)" : "");
-      dy_freeModel(m);
+      dy_free_model(m);
       count++;
     }
     globfree(&g);
@@ -232,7 +232,7 @@ int main(void) {
       snprintf(what, sizeof what, "random n=%d kind %d", n, kind);
       check_model(m, m->par, 4, what);
       check_sensitivity(m, what);
-      dy_freeModel(m);
+      dy_free_model(m);
       nrandom++;
     }
   int nship = check_shipped();

@@ -65,11 +65,11 @@ static int g_cross = 1;   /* also feed the qr and khalil sets (off in the sweep)
 static void check_set(const dyModel* m, int friction, const char* what) {
   int n = m->n, npar = friction ? 14*n : 10*n;
   char err[256] = "";
-  dyBase* b = dyi_base_lin(m, friction, err, sizeof err);
+  dyiBase* b = dyi_base_lin(m, friction, err, sizeof err);
   CHECK(b != NULL, "%s f%d: dyi_base_lin failed: %s", what, friction, err);
   if (!b) return;
   int nb = b->nb;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
 
   /* stacked regressor over random states */
   int ns = (3*npar) / n + 8, rows = ns*n;
@@ -213,7 +213,7 @@ static void check_set(const dyModel* m, int friction, const char* what) {
   /* Formulation 1 fed by the other sets (qr, khalil): beta_lin = B_lin P beta */
   const char* other[2] = {"qr", "khalil"};
   for (int o = 0; o < 2 && g_cross; o++) {
-    dyBase* bo = dyi_base_compute(m, dyi_base_set_parse(other[o], NULL, 0), friction, verr, sizeof verr);
+    dyiBase* bo = dyi_base_make(m, dyi_base_set_parse(other[o], NULL, 0), friction, verr, sizeof verr);
     if (!bo) continue;          /* a set that refuses this model is not ours to test */
     double bet[14*DY_MAXJ];
     for (int i = 0; i < bo->nb; i++) {
@@ -240,7 +240,7 @@ static void check_set(const dyModel* m, int friction, const char* what) {
   }
 
   free(Y); free(Yc); free(VT);
-  dy_freeData(d);
+  dy_free_data(d);
   dyi_base_free(b);
 }
 
@@ -248,7 +248,7 @@ static void check_set(const dyModel* m, int friction, const char* what) {
 static void mdh(dyModel* m, int j, int type, double alpha, double a, double theta, double d) {
   m->jnt_type[j] = type; m->dh_alpha[j] = alpha; m->dh_a[j] = a;
   m->dh_theta[j] = theta; m->dh_d[j] = d;
-  dy_setConst(m);
+  dy_set_const(m);
 }
 
 /* random inertias and friction on an existing geometry */
@@ -295,12 +295,12 @@ static void count_ops(int t) {
   const int n = (int)strlen(types);
   dyModel* m = chain(types, 0);
   m->dh_alpha[0] = 0;           /* joint 1 vertical, gravity along it */
-  dy_setConst(m);
+  dy_set_const(m);
   char err[256];
-  dyBase* b = dyi_base_lin(m, 0, err, sizeof err);
+  dyiBase* b = dyi_base_lin(m, 0, err, sizeof err);
   dyvLin* L = b ? dyv_lin_make(m, b, err, sizeof err) : NULL;
   CHECK(L != NULL, "ops %s: %s", types, err);
-  if (!L) { dyi_base_free(b); dy_freeModel(m); return; }
+  if (!L) { dyi_base_free(b); dy_free_model(m); return; }
   /* the counting twins compute the same H, bit for bit */
   void (*const plain[5])(dyvLin*, const double*, const double*, double*) = {
     dyv_lin_inertia1, dyv_lin_inertia2, dyv_lin_inertia3, dyv_lin_inertia4, dyv_lin_inertia5};
@@ -350,7 +350,7 @@ static void count_ops(int t) {
   }
   dyv_lin_free(L);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 int main(void) {
@@ -361,36 +361,36 @@ int main(void) {
     dyModel* m = th_random_model(6, 0, 0, 1);
     snprintf(what, sizeof what, "random 6R #%d", t);
     both(m, what);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   dyModel* m7 = th_random_model(7, 0, 0, 1);
   both(m7, "random 7R");
-  dy_freeModel(m7);
+  dy_free_model(m7);
   /* special geometries: snapped alphas (parallel / perpendicular / intersecting) */
   for (int t = 0; t < 6; t++) {
     dyModel* m = th_random_model(6, 0, 0.6, 1);
     snprintf(what, sizeof what, "special 6R #%d", t);
     both(m, what);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   /* gravity along the first axis (vertical joint 1) */
   {
     dyModel* m = th_random_model(6, 0, 0, 1);
     m->dh_alpha[0] = 0;
-    dy_setConst(m);
+    dy_set_const(m);
     m->gravity[0] = 0; m->gravity[1] = 0; m->gravity[2] = -9.81;
     both(m, "6R gravity along axis 1");
     /* and with joint 2 parallel to 1, coaxial (a2 = 0) */
     m->dh_alpha[1] = 0; m->dh_a[1] = 0;
-    dy_setConst(m);
+    dy_set_const(m);
     both(m, "6R, 1 || 2 coaxial, g || 1");
     m->dh_a[1] = 0.3;
     both(m, "6R, 1 || 2, g || 1");
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   /* Panda (modified DH: alpha, a, theta, d) */
   {
-    dyModel* m = dy_makeModel(7);
+    dyModel* m = dy_make_model(7);
     mdh(m, 0, DY_REVOLUTE, 0, 0, 0, 0.333);
     mdh(m, 1, DY_REVOLUTE, -M_PI/2, 0, 0, 0);
     mdh(m, 2, DY_REVOLUTE, M_PI/2, 0, 0, 0.316);
@@ -400,14 +400,14 @@ int main(void) {
     mdh(m, 6, DY_REVOLUTE, M_PI/2, 0.088, 0, 0);
     random_inertia(m);
     both(m, "Panda");
-    dyBase* b = dyi_base_lin(m, 0, what, sizeof what);
+    dyiBase* b = dyi_base_lin(m, 0, what, sizeof what);
     CHECK(b && b->nb == 43, "Panda: 43 MLCs (Gaz et al. Table III), got %d", b ? b->nb : -1);
     dyi_base_free(b);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   /* SCARA: R R P R, vertical parallel axes, gravity along them */
   {
-    dyModel* m = dy_makeModel(4);
+    dyModel* m = dy_make_model(4);
     mdh(m, 0, DY_REVOLUTE, 0, 0, 0, 0.4);
     mdh(m, 1, DY_REVOLUTE, 0, 0.35, 0, 0);
     mdh(m, 2, DY_PRISMATIC, 0, 0.3, 0, 0.1);
@@ -416,7 +416,7 @@ int main(void) {
     both(m, "SCARA RRPR");
     m->gravity[0] = -9.81; m->gravity[2] = 0;
     both(m, "SCARA RRPR, g horizontal");
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   /* prismatic joints the theorem covers */
   const char* types[] = {"R", "P", "RP", "PR", "RRPRRR", "PRRRRR", "RPRRRR", "PPRRRR", "RPPRRR", "PPPRRR",
@@ -426,7 +426,7 @@ int main(void) {
       dyModel* m = chain(types[t], sn ? 0.6 : 0);
       snprintf(what, sizeof what, "%s%s", types[t], sn ? " special" : "");
       both(m, what);
-      dy_freeModel(m);
+      dy_free_model(m);
     }
   }
   /* the shipped models with their load options */
@@ -448,10 +448,10 @@ int main(void) {
       /* zero gravity is outside Theorem 1: the set must be refused */
       m->gravity[0] = m->gravity[1] = m->gravity[2] = 0;
       char err[256] = "";
-      dyBase* b0 = dyi_base_lin(m, 0, err, sizeof err);
+      dyiBase* b0 = dyi_base_lin(m, 0, err, sizeof err);
       CHECK(b0 == NULL && strstr(err, "zero gravity"), "zero gravity not refused: %s", err);
       dyi_base_free(b0);
-      dy_freeModel(m);
+      dy_free_model(m);
       continue;
     }
     char ty[DY_MAXJ + 1];
@@ -459,7 +459,7 @@ int main(void) {
     ty[n] = 0;
     snprintf(what, sizeof what, "sweep %d %s", t, ty);
     both(m, what);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   return test_report();
 }

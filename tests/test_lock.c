@@ -178,7 +178,7 @@ static dyModel* load(const char* path, int nlock, const char* const* names, cons
 
 /* largest |tau_dynid - tau_kdl| over random states, and the torque scale */
 static void compare_kdl(const dyModel* m, kdl_urdf* k, int nstate, double* worst, double* scale) {
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   const char* names[DY_MAXJ];
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tm[DY_MAXJ], tk[DY_MAXJ];
   for (int j = 0; j < m->n; j++) names[j] = m->jnt_name[j];
@@ -193,7 +193,7 @@ static void compare_kdl(const dyModel* m, kdl_urdf* k, int nstate, double* worst
       *scale = fmax(*scale, fabs(tk[j]));
     }
   }
-  dy_freeData(d);
+  dy_free_data(d);
 }
 
 /* ------------------------------------------------------------ 1. locks */
@@ -218,7 +218,7 @@ static void locked(void) {
     CHECK(m != NULL, "lock variant %d: %s", variant, err);
     kdl_urdf* k = kdl_urdf_load(path, err, sizeof err);
     CHECK(k != NULL, "kdl_urdf_load: %s", err);
-    if (!m || !k) { dy_freeModel(m); kdl_urdf_free(k); return; }
+    if (!m || !k) { dy_free_model(m); kdl_urdf_free(k); return; }
     CHECK(kdl_urdf_njoint(k) == 12, "kdl tree: %d moving joints, expected 12", kdl_urdf_njoint(k));
     CHECK(m->n == NCHAIN && m->jnt_type[0] == (torso_turns ? DY_REVOLUTE : DY_PRISMATIC),
           "lock variant %d: %d joints", variant, m->n);
@@ -265,10 +265,10 @@ static void locked(void) {
              v1, link_mass(&R, "head_2_link") + link_mass(&R, "camera_link"),
              v2, link_mass(&R, "finger_left_link"), v4, link_mass(&R, "finger_right_link"));
     CHECK(!strcmp(m->notes, want), "lock variant %d: notes\n%s\nexpected\n%s", variant, m->notes, want);
-    dyModel* c = dy_copyModel(m);
-    CHECK(c && !strcmp(c->notes, m->notes), "dy_copyModel keeps the notes");
-    dy_freeModel(c);
-    dy_freeModel(m);
+    dyModel* c = dy_copy_model(m);
+    CHECK(c && !strcmp(c->notes, m->notes), "dy_copy_model keeps the notes");
+    dy_free_model(c);
+    dy_free_model(m);
     kdl_urdf_free(k);
   }
 
@@ -290,7 +290,7 @@ static void lock_error(const char* path, int nlock, const char* const* names, co
   dyModel* m = load(path, nlock, names, vals, err);
   snprintf(want, sizeof want, "%s%s", path, expect);
   CHECK(!m && !strcmp(err, want), "--lock %s: error '%s', expected '%s'", names[nlock - 1], err, want);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 static void errors(void) {
@@ -331,21 +331,21 @@ static void errors(void) {
            "as given\n", path, joint_line(&R, "arm_2_joint"));
   CHECK(m && m->par[DY_NPAR_LINK*NCHAIN + DY_NPAR_JNT*2 + DY_FV] == -0.5 && strstr(m->notes, e),
         "negative damping kept and noted: '%s', expected '%s'", m ? m->notes : err, e);
-  dy_freeModel(m);
+  dy_free_model(m);
   write_robot(path, &R, 1, "<dynamics armature=\"x\"/>");
   m = load(path, 0, NULL, NULL, err);
   snprintf(e, sizeof e, "%s:%d: <dynamics armature=\"x\">: 'x' is not a number", path, joint_line(&R, "arm_2_joint"));
   CHECK(!m && !strcmp(err, e), "non-numeric armature: '%s', expected '%s'", err, e);
-  dy_freeModel(m);
+  dy_free_model(m);
   write_robot(path, &R, 1, "<dynamics friction=\"-1e-3\"/>");
   m = load(path, 0, NULL, NULL, err);
   CHECK(m && strstr(m->notes, "<dynamics friction=\"-0.001\"> is negative"), "negative friction noted: '%s'",
         m ? m->notes : err);
-  dy_freeModel(m);
+  dy_free_model(m);
   write_robot(path, &R, 1, "<dynamics offset=\"-2.5\"/>");   /* an offset has a sign */
   m = load(path, 0, NULL, NULL, err);
   CHECK(m && m->par[DY_NPAR_LINK*NCHAIN + DY_NPAR_JNT*2 + DY_FO] == -2.5, "negative offset: %s", m ? "" : err);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 /* ------------------------------------------------------------ 3. dynamics */
@@ -360,7 +360,7 @@ static void dynamics(void) {
   dyModel* m = load(path, 1, names, &v, err);
   kdl_urdf* k = kdl_urdf_load(path, err, sizeof err);
   CHECK(m && k, "dynamics robot: %s", err);
-  if (!m || !k) { dy_freeModel(m); kdl_urdf_free(k); return; }
+  if (!m || !k) { dy_free_model(m); kdl_urdf_free(k); return; }
   CHECK(m->has_friction == 1, "<dynamics> on chain joints: has_friction %d", m->has_friction);
   int same = 1;
   for (int j = 0; j < NCHAIN; j++)
@@ -371,7 +371,7 @@ static void dynamics(void) {
   compare_kdl(m, k, 20, &worst, &scale);
   CHECK(worst <= 1e-9 * fmax(1, scale), "dynamics: torques differ from KDL + friction by %.3g (scale %.3g)", worst,
         scale);
-  dy_freeModel(m);
+  dy_free_model(m);
   kdl_urdf_free(k);
 
   /* the shipped KUKA LWR4: <dynamics damping friction> on its seven joints */
@@ -380,7 +380,7 @@ static void dynamics(void) {
   int r = dy_load_urdf(kuka, NULL, &m, err, sizeof err);
   k = kdl_urdf_load(kuka, err, sizeof err);
   CHECK(r == 0 && m && k, "kuka: %s", err);
-  if (r || !m || !k) { dy_freeModel(m); kdl_urdf_free(k); return; }
+  if (r || !m || !k) { dy_free_model(m); kdl_urdf_free(k); return; }
   const double* pj = m->par + DY_NPAR_LINK*m->n;
   CHECK(m->has_friction && pj[DY_FV] == 1.0 && pj[DY_FC] == 0.5 && pj[DY_IA] == 0 && pj[DY_FO] == 0 &&
         pj[DY_NPAR_JNT*6 + DY_FV] == 0.2 && pj[DY_NPAR_JNT*6 + DY_FC] == 0.05,
@@ -390,7 +390,7 @@ static void dynamics(void) {
   compare_kdl(m, k, 20, &worst, &scale);
   CHECK(worst <= 1e-9 * fmax(1, scale), "kuka: torques differ from KDL + friction by %.3g (scale %.3g)", worst, scale);
   printf("KUKA LWR4 with <dynamics> against KDL: largest torque difference %.2g N m (scale %.3g)\n", worst, scale);
-  dy_freeModel(m);
+  dy_free_model(m);
   kdl_urdf_free(k);
 }
 

@@ -63,13 +63,13 @@ static long write_log(const char* path, double h, double jitter, int with_qd, do
 /* read a log and compare with the analytic trajectory away from the ends
  * (skip samples within `edge` of either end); errors relative to the
  * derivative's amplitude bound */
-static void check_traj(const char* what, const char* path, const dyLogOpt* o, long N, long edge,
+static void check_traj(const char* what, const char* path, const dyiLogOpt* o, long N, long edge,
                        double tq, double tqd, double tqdd, double ttau) {
   char err[DY_ERRSZ];
-  dyLogReader* r = dyi_log_open(path, NJ, o, err, sizeof err);
+  dyiLogReader* r = dyi_log_open(path, NJ, o, err, sizeof err);
   CHECK(r != NULL, "%s: open: %s", what, err);
   if (!r) return;
-  dySample s;
+  dyiSample s;
   long k = 0;
   double eq = 0, eqd = 0, eqdd = 0, etau = 0, eraw = 0;
   int rc;
@@ -96,10 +96,10 @@ static void check_traj(const char* what, const char* path, const dyLogOpt* o, lo
   dyi_log_close(r);
 }
 
-/* a dyCli from "key=value" / "flag" strings */
-static dyCli mkcli(int nopt, const char* const* kv) {
+/* a cliArgs from "key=value" / "flag" strings */
+static cliArgs mkcli(int nopt, const char* const* kv) {
   static char buf[64][128];
-  dyCli c;
+  cliArgs c;
   memset(&c, 0, sizeof c);
   c.cmd = "test";
   for (int i = 0; i < nopt; i++) {
@@ -134,14 +134,14 @@ int main(void) {
    * filter margins (~660) of the ends are left out. */
   const char* p1 = "build/tests/log_regular.csv";
   long N1 = write_log(p1, 1e-3, 0, 0, 10);
-  dyLogOpt o;
+  dyiLogOpt o;
   dyi_log_defaults(&o);
   {
     /* the documented default cutoff: min(fs / 20, 10 Hz) -> 10 Hz at 1 kHz */
-    dyLogReader* r0 = dyi_log_open(p1, NJ, &o, err, sizeof err);
-    dyLogInfo li;
+    dyiLogReader* r0 = dyi_log_open(p1, NJ, &o, err, sizeof err);
+    dyiLogInfo li;
     memset(&li, 0, sizeof li);
-    if (r0) { dySample s0; dyi_log_next(r0, &s0, err, sizeof err); dyi_log_info(r0, &li); dyi_log_close(r0); }
+    if (r0) { dyiSample s0; dyi_log_next(r0, &s0, err, sizeof err); dyi_log_info(r0, &li); dyi_log_close(r0); }
     CHECK(fabs(li.fc - 10) < 1e-9 && fabs(li.fs - 1000) < 1e-6, "default cutoff at 1 kHz: %g Hz (fs %g)", li.fc, li.fs);
   }
   o.cutoff_hz = 50;   /* the error analysis below is made for fc = 50 Hz */
@@ -154,7 +154,7 @@ int main(void) {
    * the regular grid: the same bounds hold. */
   const char* p2 = "build/tests/log_jitter.csv";
   long N2 = write_log(p2, 1e-3, 0.6, 0, 10);
-  dyLogOpt o2 = o; o2.resample_hz = 1000;
+  dyiLogOpt o2 = o; o2.resample_hz = 1000;
   check_traj("jittered grid, resampled", p2, &o2, -1, 700, 1e-9, 2*h*h/6*w*w, 2*h*h/12*w*w, 1e-9);
   /* (b) default: filtered by sample index with the time filtered alike,
    * differences on the filtered time. With t_i = i h + d_i and filter
@@ -169,7 +169,7 @@ int main(void) {
   {
     dyiButter bw;
     dyi_butter_design(&bw, 4, 50, 1000);
-    dyiZpf* z = dyi_zpf_new(&bw, 1, 0, 0);
+    dyiZpf* z = dyi_zpf_make(&bw, 1, 0, 0);
     double S2 = 0, y; long K = 3000, k = 0;
     for (long i = 0; i <= 2*K; i++) {
       double v = i == K ? 1 : 0;
@@ -199,19 +199,19 @@ int main(void) {
   check_traj("logged qd", p3, &o, N3, 700, 1e-9, 1e-9, 2*h*h/6*w*w, 1e-9);
   {
     const char* kv[] = {"derive=qd", "cutoff=50"};
-    dyCli c = mkcli(2, kv);
-    dyLogOpt o3;
+    cliArgs c = mkcli(2, kv);
+    dyiLogOpt o3;
     CHECK(cli_logopt(&c, NJ, &o3) == 0 && o3.derive == 2, "--derive qd parsed");
     check_traj("logged qd ignored (--derive qd)", p3, &o3, N3, 700, 1e-9, 2*h*h/6*w*w, 2*h*h/12*w*w, 1e-9);
   }
 
   /* --- the resampled grid itself: uniform steps, count, q near the ends
    * (cubic interpolation, ends included except the last 0.7 s) */
-  dyLogOpt orr = o; orr.resample_hz = 1000;
+  dyiLogOpt orr = o; orr.resample_hz = 1000;
   {
-    dyLogReader* r = dyi_log_open(p2, NJ, &orr, err, sizeof err);
+    dyiLogReader* r = dyi_log_open(p2, NJ, &orr, err, sizeof err);
     CHECK(r != NULL, "resample open: %s", err);
-    dySample s; long k = 0; double eq = 0, dtmax = 0, tprev = 0;
+    dyiSample s; long k = 0; double eq = 0, dtmax = 0, tprev = 0;
     while (r && dyi_log_next(r, &s, err, sizeof err) == 1) {
       if (k > 700 && s.t < 9.3) eq = fmax(eq, fabs(s.q[0] - traj(0, 0, s.t)) / dbound(0, 0));
       if (k) dtmax = fmax(dtmax, fabs(s.t - tprev - 1e-3));
@@ -228,11 +228,11 @@ int main(void) {
    * samples are the file's exactly) --- */
   {
     const char* kv[] = {"gain=2,3,4", "cutoff=none"};
-    dyCli c = mkcli(2, kv);
-    dyLogOpt og;
+    cliArgs c = mkcli(2, kv);
+    dyiLogOpt og;
     CHECK(cli_logopt(&c, NJ, &og) == 0, "cli_logopt gain");
-    dyLogReader* r = dyi_log_open(p1, NJ, &og, err, sizeof err);
-    dySample s; long k = 0, bad = 0;
+    dyiLogReader* r = dyi_log_open(p1, NJ, &og, err, sizeof err);
+    dyiSample s; long k = 0, bad = 0;
     while (r && dyi_log_next(r, &s, err, sizeof err) == 1) {
       double t = 1e-3 * k;
       for (int j = 0; j < NJ; j++) {
@@ -260,14 +260,14 @@ int main(void) {
     fclose(f);
     const char* kv[] = {"no-header", "map=t=c1", "map=q1..q3=c3..c5", "map=tau1..tau3=c6..c8",
                         "rows=101..1100", "time-scale=0.001", "cutoff=none"};
-    dyCli c = mkcli(7, kv);
-    dyLogOpt om;
+    cliArgs c = mkcli(7, kv);
+    dyiLogOpt om;
     CHECK(cli_logopt(&c, NJ, &om) == 0, "cli_logopt no-header");
     CHECK(om.nmap == 7 && !strcmp(om.map_name[3], "q3") && !strcmp(om.map_col[3], "c5"),
           "range expanded: %d maps, %s=%s", om.nmap, om.map_name[3], om.map_col[3]);
-    dyLogReader* r = dyi_log_open(p4, NJ, &om, err, sizeof err);
+    dyiLogReader* r = dyi_log_open(p4, NJ, &om, err, sizeof err);
     CHECK(r != NULL, "open headerless: %s", err);
-    dySample s; long k = 0, bad = 0, first = 0, last = 0;
+    dyiSample s; long k = 0, bad = 0, first = 0, last = 0;
     while (r && dyi_log_next(r, &s, err, sizeof err) == 1) {
       long idx = s.row - 1;            /* the data row's sample number */
       if (!k) first = s.row;
@@ -297,15 +297,15 @@ int main(void) {
     fclose(f);
     const char* kv[] = {"map=t=Time", "map=q1..q3=Position1..Position3", "map=qd1..qd3=Velocity1..3",
                         "map=tau1..tau3=Cur1..Cur3", "gain=10,10,10", "cutoff=none"};
-    dyCli c = mkcli(6, kv);
-    dyLogOpt om;
+    cliArgs c = mkcli(6, kv);
+    dyiLogOpt om;
     CHECK(cli_logopt(&c, NJ, &om) == 0, "cli_logopt named ranges");
-    dyLogReader* r = dyi_log_open(p5, NJ, &om, err, sizeof err);
+    dyiLogReader* r = dyi_log_open(p5, NJ, &om, err, sizeof err);
     CHECK(r != NULL, "open named: %s", err);
-    dyLogInfo in;
+    dyiLogInfo in;
     if (r) dyi_log_info(r, &in);
     CHECK(r && in.logged == 1, "qd logged detected");
-    dySample s; long k = 0, bad = 0;
+    dyiSample s; long k = 0, bad = 0;
     while (r && dyi_log_next(r, &s, err, sizeof err) == 1) {
       for (int j = 0; j < NJ; j++)
         if (s.qd[j] != traj(j, 1, s.t) || fabs(s.tau[j] - torque(j, s.t)) > 1e-13 * 10) bad++;
@@ -313,7 +313,7 @@ int main(void) {
     }
     CHECK(k == 1500 && bad == 0, "named map: %ld samples, %ld mismatches", k, bad);
     /* rewind: the same first sample again */
-    dySample s2;
+    dyiSample s2;
     CHECK(r && dyi_log_rewind(r, err, sizeof err) == 0 && dyi_log_next(r, &s2, err, sizeof err) == 1
           && s2.row == 1 && s2.q[0] == traj(0, 0, 0), "rewind");
     dyi_log_close(r);
@@ -323,19 +323,19 @@ int main(void) {
     const char* bad[][1] = {{"map=q1..q3=c2..c3"}, {"map=q1"}, {"gain=1,2"}, {"rows=5..2"},
                             {"on-bad=maybe"}, {"cutoff=abc"}, {"map=q1..q3=c2"}, {"decimate=0"}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-      dyCli c = mkcli(1, bad[i]);
-      dyLogOpt ob;
+      cliArgs c = mkcli(1, bad[i]);
+      dyiLogOpt ob;
       fprintf(stderr, "(expected) ");
       CHECK(cli_logopt(&c, NJ, &ob) == 2, "bad usage '%s' gives 2", bad[i][0]);
     }
     const char* kv[] = {"map=t=Zeit"};
-    dyCli c = mkcli(1, kv);
-    dyLogOpt ob;
+    cliArgs c = mkcli(1, kv);
+    dyiLogOpt ob;
     cli_logopt(&c, NJ, &ob);
-    dyLogReader* r = dyi_log_open(p5, NJ, &ob, err, sizeof err);
+    dyiLogReader* r = dyi_log_open(p5, NJ, &ob, err, sizeof err);
     CHECK(!r && strstr(err, "Zeit") && strstr(err, p5), "unknown column named: %s", err);
     dyi_log_close(r);
-    dyLogOpt od; dyi_log_defaults(&od);
+    dyiLogOpt od; dyi_log_defaults(&od);
     r = dyi_log_open(p5, NJ, &od, err, sizeof err);
     CHECK(!r && strstr(err, "no column for t"), "missing t reported: %s", err);
     dyi_log_close(r);
@@ -345,9 +345,9 @@ int main(void) {
    * cutoff lowered to 0.8 fs / 8 = 100 Hz? no: the default fs/20 = 50 Hz is
    * already below 0.8 fs / (2 D) = 100 Hz */
   {
-    dyLogOpt od = o; od.decimate = 4; od.no_parallel = 1;
-    dyLogReader* r = dyi_log_open(p1, NJ, &od, err, sizeof err);
-    dySample s; long k = 0, bad = 0;
+    dyiLogOpt od = o; od.decimate = 4; od.no_parallel = 1;
+    dyiLogReader* r = dyi_log_open(p1, NJ, &od, err, sizeof err);
+    dyiSample s; long k = 0, bad = 0;
     while (r && dyi_log_next(r, &s, err, sizeof err) == 1) {
       if (s.row != 1 + 4*k) bad++;
       k++;
@@ -356,11 +356,11 @@ int main(void) {
     dyi_log_close(r);
   }
   {
-    dyLogOpt od = o; od.decimate = 4;
-    dyLogReader* r = dyi_log_open(p1, NJ, &od, err, sizeof err);
-    dySample s; long k = 0;
+    dyiLogOpt od = o; od.decimate = 4;
+    dyiLogReader* r = dyi_log_open(p1, NJ, &od, err, sizeof err);
+    dyiSample s; long k = 0;
     while (r && dyi_log_next(r, &s, err, sizeof err) == 1) k++;
-    dyLogInfo li;
+    dyiLogInfo li;
     if (r) dyi_log_info(r, &li);
     CHECK(r && k == N1 && li.parallel && li.decim == 4 && li.fstop == 0.5 * li.fs / 4,
           "decimate 4 with parallel filtering: %ld samples read, rows decimated by %d", k, r ? li.decim : 0);
@@ -370,11 +370,11 @@ int main(void) {
   /* --- --qd-min flags slow joints; --rows with one open end --- */
   {
     const char* kv[] = {"qd-min=0.5", "rows=..300"};
-    dyCli c = mkcli(2, kv);
-    dyLogOpt oq;
+    cliArgs c = mkcli(2, kv);
+    dyiLogOpt oq;
     CHECK(cli_logopt(&c, NJ, &oq) == 0 && oq.row_first == 0 && oq.row_last == 300, "--rows ..300");
-    dyLogReader* r = dyi_log_open(p1, NJ, &oq, err, sizeof err);
-    dySample s; long k = 0, bad = 0, nslow = 0;
+    dyiLogReader* r = dyi_log_open(p1, NJ, &oq, err, sizeof err);
+    dyiSample s; long k = 0, bad = 0, nslow = 0;
     while (r && dyi_log_next(r, &s, err, sizeof err) == 1) {
       for (int j = 0; j < NJ; j++) {
         if (s.slow[j] != (fabs(s.qd[j]) < 0.5)) bad++;
@@ -385,7 +385,7 @@ int main(void) {
     CHECK(k == 300 && bad == 0, "--qd-min: %ld samples, %ld wrong flags (%ld slow)", k, bad, nslow);
     dyi_log_close(r);
     const char* kv2[] = {"rows=1901.."};
-    dyCli c2 = mkcli(1, kv2);
+    cliArgs c2 = mkcli(1, kv2);
     CHECK(cli_logopt(&c2, NJ, &oq) == 0 && oq.row_first == 1901 && oq.row_last == 0, "--rows 1901..");
     r = dyi_log_open(p4, NJ, &oq, err, sizeof err);   /* headerless 2000 rows: needs --no-header */
     CHECK(r == NULL, "headerless file without --no-header refused: %s", err);
@@ -401,16 +401,16 @@ int main(void) {
   /* --- the Panda's original sample-major files through a manifest give
    * the same samples as the joined CSV (cutoff none: the cells themselves) */
   {
-    dyLogOpt oa, ob;
+    dyiLogOpt oa, ob;
     dyi_log_defaults(&oa); oa.cutoff_hz = -1;
     ob = oa;
     strcpy(ob.map_name[0], "t"); strcpy(ob.map_col[0], "t_s"); ob.nmap = 1;
-    dyLogReader* ra = dyi_log_open("datasets/panda/sample_major/exciting_traj.manifest.csv", 7, &oa, err, sizeof err);
+    dyiLogReader* ra = dyi_log_open("datasets/panda/sample_major/exciting_traj.manifest.csv", 7, &oa, err, sizeof err);
     CHECK(ra != NULL, "manifest open: %s", err);
     char err2[DY_ERRSZ];
-    dyLogReader* rb = dyi_log_open("datasets/panda/exciting_traj.csv.gz", 7, &ob, err2, sizeof err2);
+    dyiLogReader* rb = dyi_log_open("datasets/panda/exciting_traj.csv.gz", 7, &ob, err2, sizeof err2);
     CHECK(rb != NULL, "panda csv open: %s", err2);
-    dySample sa, sb; long k = 0, bad = 0; int ca = 0, cb = 0;
+    dyiSample sa, sb; long k = 0, bad = 0; int ca = 0, cb = 0;
     while (ra && rb && (ca = dyi_log_next(ra, &sa, err, sizeof err)) == 1
            && (cb = dyi_log_next(rb, &sb, err2, sizeof err2)) == 1) {
       if (sa.t != sb.t || sa.row != sb.row) bad++;
@@ -442,10 +442,10 @@ int main(void) {
     }
     gzclose(g);
     long rss0 = peak_rss_kb();
-    dyLogOpt ob; dyi_log_defaults(&ob);
-    dyLogReader* r = dyi_log_open(pb, 7, &ob, err, sizeof err);
+    dyiLogOpt ob; dyi_log_defaults(&ob);
+    dyiLogReader* r = dyi_log_open(pb, 7, &ob, err, sizeof err);
     CHECK(r != NULL, "big open: %s", err);
-    dySample s; long k = 0; double e = 0;
+    dyiSample s; long k = 0; double e = 0;
     long long done = 0, total = 0;
     while (r && dyi_log_next(r, &s, err, sizeof err) == 1) {
       if (k % 100000 == 50000) {

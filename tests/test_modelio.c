@@ -65,8 +65,8 @@ static void compare(const dyModel* A, const double* pa, const dyModel* B, const 
   int n = A->n;
   CHECK(B->n == n, "%s: %d joints read back, expected %d", what, B->n, n);
   if (B->n != n) return;
-  dyData* da = dy_makeData(A);
-  dyData* db = dy_makeData(B);
+  dyData* da = dy_make_data(A);
+  dyData* db = dy_make_data(B);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], ta[DY_MAXJ], tb[DY_MAXJ];
   double Ha[DY_MAXJ*DY_MAXJ], Hb[DY_MAXJ*DY_MAXJ], Ra[9], pa3[3], Rb[9], pb3[3];
   double wt = 0, st = 0, wH = 0, sH = 0, wf = 0;
@@ -93,7 +93,7 @@ static void compare(const dyModel* A, const double* pa, const dyModel* B, const 
     max_fk = fmax(max_fk, wf);
     CHECK(wf <= 1e-12, "%s: tip poses differ by %.3g", what, wf);
   }
-  dy_freeData(da); dy_freeData(db);
+  dy_free_data(da); dy_free_data(db);
 }
 
 /* B (parameters pb) against KDL's chain of A (built from A and pa) */
@@ -103,7 +103,7 @@ static void compare_kdl(const dyModel* A, const double* pa, const dyModel* B, co
   kdl_chain* k = kdl_make(A, pa, KDL_AXIS);
   CHECK(k != NULL, "%s: kdl_make failed", what);
   if (!k) return;
-  dyData* db = dy_makeData(B);
+  dyData* db = dy_make_data(B);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tk[DY_MAXJ], tb[DY_MAXJ], Hk[DY_MAXJ*DY_MAXJ], Hb[DY_MAXJ*DY_MAXJ];
   double w = 0, st = 0, sH = 0, wH = 0;
   int ok = 1;
@@ -119,7 +119,7 @@ static void compare_kdl(const dyModel* A, const double* pa, const dyModel* B, co
   w = fmax(w / fmax(1, st), wH / fmax(1e-300, sH));
   max_kdl = fmax(max_kdl, w);
   CHECK(ok && w <= 1e-10, "%s: KDL of the original vs the model read back: %.3g (KDL status %d)", what, w, ok);
-  dy_freeData(db);
+  dy_free_data(db);
   kdl_free(k);
 }
 
@@ -143,7 +143,7 @@ static void roundtrip(int trial, int n, double psnap, int variant, int friction)
   snprintf(urdf, sizeof urdf, DIR "/rt_%d_out.urdf", trial);
   dyModel* dh = th_random_model(n, 0.3, psnap, 0);
   th_urdf g;
-  if (th_write_urdf(src, trial, dh, variant, &g)) { CHECK(0, "cannot write %s", src); dy_freeModel(dh); return; }
+  if (th_write_urdf(src, trial, dh, variant, &g)) { CHECK(0, "cannot write %s", src); dy_free_model(dh); return; }
   dyModel *O = NULL, *T = NULL, *U = NULL, *Ub = NULL;
   if (dy_load_urdf(src, &g.opt, &O, err, sizeof err)) { CHECK(0, "%s: %s", src, err); goto done; }
   if (friction) {
@@ -196,7 +196,7 @@ static void roundtrip(int trial, int n, double psnap, int variant, int friction)
   {
     kdl_urdf* k = kdl_urdf_load(urdf, err, sizeof err);
     CHECK(k != NULL, "%s: KDL cannot load the written URDF: %s", what, err);
-    dyData* d = dy_makeData(O);
+    dyData* d = dy_make_data(O);
     const char* names[DY_MAXJ];
     for (int j = 0; j < n; j++) names[j] = U->jnt_name[j];
     double worst = 0, scale = 1e-12;
@@ -209,7 +209,7 @@ static void roundtrip(int trial, int n, double psnap, int variant, int friction)
     }
     max_kdl = fmax(max_kdl, worst / scale);
     CHECK(worst <= 1e-10 * scale, "%s: KDL on the written URDF vs the original: %.3g of %.3g", what, worst, scale);
-    dy_freeData(d);
+    dy_free_data(d);
     kdl_urdf_free(k);
   }
   if (variant == 1) {   /* poses in the source base frame with --base base */
@@ -224,8 +224,8 @@ static void roundtrip(int trial, int n, double psnap, int variant, int friction)
           U->jnt_qdmax[j] == O->jnt_qdmax[j] && U->jnt_taumax[j] == O->jnt_taumax[j],
           "%s: joint %d name, type or limits", what, j + 1);
 done:
-  dy_freeModel(O); dy_freeModel(T); dy_freeModel(U); dy_freeModel(Ub);
-  dy_freeModel(g.E); dy_freeModel(dh);
+  dy_free_model(O); dy_free_model(T); dy_free_model(U); dy_free_model(Ub);
+  dy_free_model(g.E); dy_free_model(dh);
 }
 
 /* the robot of the problem report: world -> base_link tilted rpy 0.25 -0.1
@@ -277,7 +277,7 @@ static void tilted(void) {
   char line[200];
   snprintf(line, sizeof line, "#! gravity, %.17g, %.17g, %.17g\n", O->gravity[0], O->gravity[1], O->gravity[2]);
   CHECK(strstr(th_slurp(outs[0]), line) != NULL, "tilted: no '%s' in the table", line);
-  dy_freeModel(O); dy_freeModel(A); dy_freeModel(B);
+  dy_free_model(O); dy_free_model(A); dy_free_model(B);
 }
 
 /* a robot at a gimbal-locked joint rotation (alpha = pi/2, theta = pi/2:
@@ -287,16 +287,16 @@ static void gimbal(void) {
   m->dh_alpha[1] = M_PI / 2; m->dh_theta[1] = M_PI / 2;
   m->dh_alpha[2] = -M_PI / 2; m->dh_theta[2] = -M_PI / 2 + 1e-9;
   m->dh_alpha[3] = M_PI / 2; m->dh_theta[3] = M_PI / 2 - 3e-5;
-  dy_setConst(m);
+  dy_set_const(m);
   m->gravity[0] = 0; m->gravity[1] = 0; m->gravity[2] = -9.81;
   char err[DY_ERRSZ];
   const char* p = DIR "/gimbal.urdf";
   int r = dy_write_model(p, m, m->par, NULL, err, sizeof err);
   CHECK(r == 0, "gimbal: write %d %s", r, err);
   dyModel* U = NULL;
-  if (dy_load_model(p, NULL, &U, err, sizeof err)) { CHECK(0, "gimbal: %s", err); dy_freeModel(m); return; }
+  if (dy_load_model(p, NULL, &U, err, sizeof err)) { CHECK(0, "gimbal: %s", err); dy_free_model(m); return; }
   compare(m, m->par, U, U->par, 1, "gimbal-locked rpy via URDF");
-  dy_freeModel(U); dy_freeModel(m);
+  dy_free_model(U); dy_free_model(m);
 }
 
 /* ------------------------------------------------------------ 2. inconsistent */
@@ -327,7 +327,7 @@ static void inconsistent(void) {
           "inconsistent: note '%s'", T->notes);
     compare(m, p, T, T->par, 1, "inconsistent via table");
   }
-  dy_freeModel(T);
+  dy_free_model(T);
   /* a URDF cannot hold them: one line, no file */
   const char* u = DIR "/inconsistent.urdf";
   unlink(u);
@@ -356,9 +356,9 @@ static void inconsistent(void) {
   dyModel* x = NULL;
   CHECK(dy_load_model(DIR "/negmass.csv", NULL, &x, err, sizeof err) == -1 &&
         strstr(err, DIR "/negmass.csv:2:7: negative mass"), "negative mass in the com form: %s", err);
-  dy_freeModel(x);
-  dy_freeModel(c);
-  dy_freeModel(m);
+  dy_free_model(x);
+  dy_free_model(c);
+  dy_free_model(m);
 }
 
 /* ------------------------------------------------------------ 3. directives */
@@ -382,7 +382,7 @@ static void directives(void) {
   dy_fk(m, q, 2, R, p);
   CHECK(fabs(p[0] - 1.1) + fabs(p[1]) + fabs(p[2] - 0.85) < 1e-15, "directives: tip position %g %g %g", p[0], p[1], p[2]);
   CHECK(m->notes[0] == 0, "directives: notes '%s'", m->notes);
-  dy_freeModel(m);
+  dy_free_model(m);
   /* another CSV reader sees comments: the header is the first row */
   dyCsv* c = dy_csv_open(t, err, sizeof err);
   char** f; int nf;
@@ -428,19 +428,19 @@ static void gravity_override(void) {
     CHECK(!strcmp(m->notes, "--gravity 0,0,-9.81 overrides the model file's gravity 0.0686,-2.605,-9.458 m/s^2\n"),
           "--gravity note: '%s'", m->notes);
   } else CHECK(0, "g.csv: %s", err);
-  dy_freeModel(m); m = NULL;
+  dy_free_model(m); m = NULL;
   o.gravity[0] = 0.0686; o.gravity[1] = -2.605; o.gravity[2] = -9.458;
   if (!dy_load_model(DIR "/g.csv", &o, &m, err, sizeof err)) CHECK(m->notes[0] == 0, "equal --gravity: a note");
-  dy_freeModel(m); m = NULL;
+  dy_free_model(m); m = NULL;
   if (!dy_load_model(DIR "/g0.csv", &o, &m, err, sizeof err)) CHECK(m->notes[0] == 0, "no directive: a note");
-  dy_freeModel(m); m = NULL;
+  dy_free_model(m); m = NULL;
   /* a URDF: its root says (0,0,-9.81) */
   o.gravity[0] = 0; o.gravity[1] = 0; o.gravity[2] = -9.81;
   if (!dy_load_model(DIR "/tilted.urdf", &o, &m, err, sizeof err))
     CHECK(strstr(m->notes, "--gravity 0,0,-9.81 overrides the model file's gravity ") == m->notes,
           "URDF --gravity note: '%s'", m->notes);
   else CHECK(0, "tilted.urdf: %s", err);
-  dy_freeModel(m);
+  dy_free_model(m);
   /* every file written from the model repeats the note */
   int rc = th_run(DIR, "./dynid model " DIR "/g.csv --gravity 0,0,-9.81 -o " DIR "/g_out.csv");
   CHECK(rc == 0 && strstr(th_slurp(DIR "/g_out.csv"), "# --gravity 0,0,-9.81 overrides the model file's gravity"),
@@ -469,8 +469,8 @@ static void urdf_gravity(void) {
     dyModel* U = NULL;
     if (dy_load_model(DIR "/grav.urdf", &o, &U, err, sizeof err)) CHECK(0, "%s: %s", what, err);
     else compare(m, m->par, U, U->par, k > 0, what);
-    dy_freeModel(U);
-    dy_freeModel(m);
+    dy_free_model(U);
+    dy_free_model(m);
   }
 }
 
@@ -501,9 +501,9 @@ static void program(void) {
   dyModel* dh = th_random_model(n, 0.3, 0.3, 0);
   th_urdf g;
   const char* src = DIR "/prog.urdf";
-  if (th_write_urdf(src, 99, dh, 2, &g)) { CHECK(0, "cannot write %s", src); dy_freeModel(dh); return; }
+  if (th_write_urdf(src, 99, dh, 2, &g)) { CHECK(0, "cannot write %s", src); dy_free_model(dh); return; }
   FILE* f = fopen(DIR "/states.csv", "w");
-  if (!f) { CHECK(0, "states"); dy_freeModel(dh); dy_freeModel(g.E); return; }
+  if (!f) { CHECK(0, "states"); dy_free_model(dh); dy_free_model(g.E); return; }
   static const char* const pre[3] = {"q", "qd", "qdd"};
   for (int k = 0; k < 3; k++) for (int j = 0; j < n; j++) fprintf(f, "%s%s%d", k || j ? "," : "", pre[k], j + 1);
   fputc('\n', f);
@@ -540,8 +540,8 @@ static void program(void) {
   const char* o = th_slurp(DIR "/stdout");
   CHECK(rc == 0 && strstr(o, "\n#! gravity, ") && strstr(o, "\n#! base, ") && strstr(o, "\n#! tip, "),
         "dynid model to standard output: no directives");
-  dy_freeModel(g.E);
-  dy_freeModel(dh);
+  dy_free_model(g.E);
+  dy_free_model(dh);
 }
 
 int main(void) {

@@ -60,8 +60,8 @@ static dyModel* ur5(void) {
 }
 
 /* noise sd per joint: 2 % of the RMS torque along the trajectory */
-static void noise_sd(const dyModel* m, const dyFourier* f, double dur, double* sd) {
-  dyData* d = dy_makeData(m);
+static void noise_sd(const dyModel* m, const dyiFourier* f, double dur, double* sd) {
+  dyData* d = dy_make_data(m);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], s2[DY_MAXJ] = {0};
   int N = 2000;
   for (int k = 0; k < N; k++) {
@@ -70,14 +70,14 @@ static void noise_sd(const dyModel* m, const dyFourier* f, double dur, double* s
     for (int j = 0; j < m->n; j++) s2[j] += tau[j] * tau[j] / N;
   }
   for (int j = 0; j < m->n; j++) sd[j] = 0.02 * sqrt(s2[j]);
-  dy_freeData(d);
+  dy_free_data(d);
 }
 
 /* log of the trajectory: t, q[, qd, qdd], tau (noise from seed) */
-static void write_log(const char* path, const dyModel* m, const dyFourier* f, double dur, double rate,
+static void write_log(const char* path, const dyModel* m, const dyiFourier* f, double dur, double rate,
                       const double* sd, unsigned long long seed, int qonly) {
   int n = m->n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   FILE* o = fopen(path, "w");
   unsigned long long s = seed * 7 + 1;
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
@@ -102,17 +102,17 @@ static void write_log(const char* path, const dyModel* m, const dyFourier* f, do
     }
   }
   fclose(o);
-  dy_freeData(d);
+  dy_free_data(d);
 }
 
 /* held-out error [%] of beta on trajectory f (noise sd, or none) */
-static double heldout(const dyModel* m, const dyBase* b, const double* beta, const dyFourier* f,
+static double heldout(const dyModel* m, const dyiBase* b, const double* beta, const dyiFourier* f,
                       double dur, double rate, const double* sd, unsigned long long seed) {
   int n = m->n;
   double par[14 * DY_MAXJ] = {0};
   for (int k = 0; k < b->npar; k++)
     for (int i = 0; i < b->nb; i++) par[k] += b->P[(size_t)k * (size_t)b->nb + (size_t)i] * beta[i];
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   unsigned long long s = seed * 7 + 1;
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], pr[DY_MAXJ], e2 = 0, t2 = 0;
   long N = lround(dur * rate);
@@ -125,14 +125,14 @@ static double heldout(const dyModel* m, const dyBase* b, const double* beta, con
       e2 += (pr[j] - tau[j]) * (pr[j] - tau[j]); t2 += tau[j] * tau[j];
     }
   }
-  dy_freeData(d);
+  dy_free_data(d);
   return 100 * sqrt(e2 / t2);
 }
 
-static dyEstim* identify(const dyModel* m, const dyBase* b, const char* path, const dyLogOpt* lo) {
+static dyiEstim* identify(const dyModel* m, const dyiBase* b, const char* path, const dyiLogOpt* lo) {
   char err[DY_ERRSZ];
-  dyLogReader* r = dyi_log_open(path, m->n, lo, err, sizeof err);
-  dyEstim* e = r ? dyi_identify(m, b, r, NULL, NULL, err, sizeof err) : NULL;
+  dyiLogReader* r = dyi_log_open(path, m->n, lo, err, sizeof err);
+  dyiEstim* e = r ? dyi_identify(m, b, r, NULL, NULL, err, sizeof err) : NULL;
   CHECK(e != NULL, "identify %s: %s", path, err);
   dyi_log_close(r);
   return e;
@@ -144,19 +144,19 @@ static void test_targets(double rate) {
   dyModel* m = ur5();
   if (!m) return;
   char err[DY_ERRSZ], lg[300], lq[300];
-  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
   CHECK(b != NULL, "khalil set: %s", err);
-  if (!b) { dy_freeModel(m); return; }
+  if (!b) { dy_free_model(m); return; }
   enum { R = 4 };
   double dur = rate > 500 ? 20 : 30, sd[DY_MAXJ], acc[3][2] = {{0}};
   long rows[3] = {0};
-  dyFourier ft, fh;
+  dyiFourier ft, fh;
   dyi_fourier_random(&ft, m, 5, 10.0, 31, err, sizeof err);
   dyi_fourier_random(&fh, m, 5, 10.0, 47, err, sizeof err);
   noise_sd(m, &ft, 10.0, sd);
   snprintf(lg, sizeof lg, "%s/train.csv", tmp);
   snprintf(lq, sizeof lq, "%s/trainq.csv", tmp);
-  dyLogOpt lo[3];
+  dyiLogOpt lo[3];
   for (int k = 0; k < 3; k++) dyi_log_defaults(&lo[k]);
   lo[0].cutoff_hz = -1;   /* plain OLS on the exact samples */
   int ok = 1;
@@ -164,7 +164,7 @@ static void test_targets(double rate) {
     write_log(lg, m, &ft, dur, rate, sd, 5 + (unsigned)r, 0);
     write_log(lq, m, &ft, dur, rate, sd, 5 + (unsigned)r, 1);
     for (int k = 0; k < 3 && ok; k++) {
-      dyEstim* e = identify(m, b, k == 2 ? lq : lg, &lo[k]);
+      dyiEstim* e = identify(m, b, k == 2 ? lq : lg, &lo[k]);
       if (!e) { ok = 0; break; }
       double en = heldout(m, b, e->beta, &fh, 10, rate, sd, 99), ec = heldout(m, b, e->beta, &fh, 10, rate, NULL, 0);
       acc[k][0] += en * en / R; acc[k][1] += ec * ec / R;
@@ -186,7 +186,7 @@ static void test_targets(double rate) {
     CHECK(rows[1] < rows[0] / 7, "%g Hz: decimated to %ld rows from %ld", rate, rows[1], rows[0]);
   }
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 /* std of the default (parallel filtering, decimation, variance factor)
@@ -197,22 +197,22 @@ static void test_std(void) {
   dyModel* m = ur5();
   if (!m) return;
   char err[DY_ERRSZ], lg[300];
-  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
-  if (!b) { CHECK(0, "%s", err); dy_freeModel(m); return; }
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
+  if (!b) { CHECK(0, "%s", err); dy_free_model(m); return; }
   enum { R = 10 };
   int p = b->nb, ok = 1;
   double sd[DY_MAXJ];
   double* beta = malloc(sizeof(double) * (size_t)(R * p));
   double* cov = malloc(sizeof(double) * (size_t)(R * p * p));
-  dyFourier ft;
+  dyiFourier ft;
   dyi_fourier_random(&ft, m, 5, 10.0, 31, err, sizeof err);
   noise_sd(m, &ft, 10.0, sd);
   snprintf(lg, sizeof lg, "%s/std.csv", tmp);
-  dyLogOpt lo;
+  dyiLogOpt lo;
   dyi_log_defaults(&lo);
   for (int r = 0; r < R && ok; r++) {
     write_log(lg, m, &ft, 30, 200, sd, 700 + (unsigned)r, 0);
-    dyEstim* e = identify(m, b, lg, &lo);
+    dyiEstim* e = identify(m, b, lg, &lo);
     if (!e) { ok = 0; break; }
     memcpy(beta + (size_t)r * (size_t)p, e->beta, sizeof(double) * (size_t)p);
     memcpy(cov + (size_t)r * (size_t)(p * p), e->cov, sizeof(double) * (size_t)(p * p));
@@ -244,25 +244,25 @@ static void test_std(void) {
   }
   free(beta); free(cov);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 /* rows the default keeps of a log stretch of N samples */
-static long rows_of(const dyLogInfo* li, long N) { return (N - 2 * li->guard + li->decim - 1) / li->decim; }
+static long rows_of(const dyiLogInfo* li, long N) { return (N - 2 * li->guard + li->decim - 1) / li->decim; }
 
 /* several logs: identify LOG1 LOG2 */
 static void test_logs(void) {
   dyModel* m = ur5();
   if (!m) return;
   char err[DY_ERRSZ], a[300], b2[300], all[300], out[300], cmd[1500];
-  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
-  if (!b) { CHECK(0, "%s", err); dy_freeModel(m); return; }
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
+  if (!b) { CHECK(0, "%s", err); dy_free_model(m); return; }
   double sd0[DY_MAXJ] = {0}, bt[14 * DY_MAXJ];
   for (int i = 0; i < b->nb; i++) {
     bt[i] = 0;
     for (int k = 0; k < b->npar; k++) bt[i] += b->B[(size_t)i * (size_t)b->npar + (size_t)k] * m->par[k];
   }
-  dyFourier f1, f2;
+  dyiFourier f1, f2;
   dyi_fourier_random(&f1, m, 5, 10.0, 61, err, sizeof err);
   dyi_fourier_random(&f2, m, 5, 10.0, 62, err, sizeof err);
   snprintf(a, sizeof a, "%s/a.csv", tmp);
@@ -274,12 +274,12 @@ static void test_logs(void) {
    * that do not join) */
   write_log(a, m, &f1, 10, 200, sd0, 1, 0);
   write_log(b2, m, &f2, 10, 200, sd0, 1, 0);
-  dyLogOpt lo;
+  dyiLogOpt lo;
   dyi_log_defaults(&lo);
-  dyLogReader* rs[2] = {dyi_log_open(a, m->n, &lo, err, sizeof err), dyi_log_open(b2, m->n, &lo, err, sizeof err)};
-  dyEstim* e = rs[0] && rs[1] ? dyi_identify_logs(m, b, rs, 2, NULL, NULL, err, sizeof err) : NULL;
+  dyiLogReader* rs[2] = {dyi_log_open(a, m->n, &lo, err, sizeof err), dyi_log_open(b2, m->n, &lo, err, sizeof err)};
+  dyiEstim* e = rs[0] && rs[1] ? dyi_identify_logs(m, b, rs, 2, NULL, NULL, err, sizeof err) : NULL;
   CHECK(e != NULL, "two logs: %s", err);
-  dyLogInfo li;
+  dyiLogInfo li;
   memset(&li, 0, sizeof li);
   if (rs[0]) dyi_log_info(rs[0], &li);
   if (e) {
@@ -305,7 +305,7 @@ static void test_logs(void) {
     fprintf(o, "%.17g%s", 10.0 + (double)k++ / 200, c);
   }
   fclose(o); fclose(ia); fclose(ib);
-  dyLogReader* r1 = dyi_log_open(all, m->n, &lo, err, sizeof err);
+  dyiLogReader* r1 = dyi_log_open(all, m->n, &lo, err, sizeof err);
   e = r1 ? dyi_identify(m, b, r1, NULL, NULL, err, sizeof err) : NULL;
   double rejoin = e ? rel_err(e->beta, bt, b->nb) : 0;
   CHECK(e && rejoin > 1e-6, "one file joining the motions: rel err %.3g (the filters run across the jump)",
@@ -332,7 +332,7 @@ static void test_logs(void) {
   snprintf(cmd, sizeof cmd, "./dynid validate %s/ur5.csv %s %s --rows 1..10,2..3", tmp, out, a);
   CHECK(th_run(tmp, cmd) == 2, "a --rows list with one log: bad usage");
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 static void test_200(void) { test_targets(200); }

@@ -23,7 +23,7 @@
 static void roundtrip(dyModel* m, const char* set, int fr, const char* what0) {
   char what[128], err[512], path[] = "/tmp/dynid_test_params_XXXXXX";
   snprintf(what, sizeof what, "%s [%s%s]", what0, set, fr ? ", friction" : "");
-  dyBase* b = dyi_base_compute(m, dyi_base_set_parse(set, NULL, 0), fr, err, sizeof err);
+  dyiBase* b = dyi_base_make(m, dyi_base_set_parse(set, NULL, 0), fr, err, sizeof err);
   CHECK(b != NULL, "%s: %s", what, err);
   if (!b) return;
   int nb = b->nb, np = b->npar, n = m->n;
@@ -34,7 +34,7 @@ static void roundtrip(dyModel* m, const char* set, int fr, const char* what0) {
   FILE* f = fdopen(fd, "w");
   CHECK(dyi_params_write(f, m, b, beta, sd, "model: test\nset: test") == 0, "%s: write", what);
   fclose(f);
-  dyParams* p = dyi_params_read(path, m, err, sizeof err);
+  dyiParams* p = dyi_params_read(path, m, err, sizeof err);
   CHECK(p != NULL, "%s: read: %s", what, err);
   if (p) {
     CHECK(p->base->nb == nb && p->base->npar == np, "%s: sizes %d %d", what, p->base->nb, p->base->npar);
@@ -49,7 +49,7 @@ static void roundtrip(dyModel* m, const char* set, int fr, const char* what0) {
     /* realisation: Y pi = Y_b beta, Y_b = Y P of the writing set */
     double* par = malloc(sizeof(double) * (size_t)dy_npar(m));
     dyi_params_realise(m, p, par);
-    dyData* d = dy_makeData(m);
+    dyData* d = dy_make_data(m);
     double* Y = malloc(sizeof(double) * (size_t)n * (size_t)dy_npar(m));
     double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
     double worst = 0, scale = 1;
@@ -69,7 +69,7 @@ static void roundtrip(dyModel* m, const char* set, int fr, const char* what0) {
       }
     }
     CHECK(worst <= 1e-10 * scale, "%s: NE with the realisation vs Y_b beta: %.3g", what, worst);
-    free(par); free(Y); dy_freeData(d);
+    free(par); free(Y); dy_free_data(d);
   }
   dyi_params_free(p);
   unlink(path);
@@ -117,9 +117,9 @@ static void cli_id(void) {
   CHECK(dy_load_model(mp, NULL, &m, err, sizeof err) == 0, "load: %s", err);
   if (!m) return;
   int n = m->n;
-  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 1, err, sizeof err);
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
   CHECK(b != NULL, "khalil: %s", err);
-  if (!b) { dy_freeModel(m); return; }
+  if (!b) { dy_free_model(m); return; }
   int nb = b->nb, np = b->npar;
   double* beta = malloc(sizeof(double) * (size_t)nb);
   for (int i = 0; i < nb; i++) beta[i] = th_uniform(-1, 1);
@@ -145,7 +145,7 @@ static void cli_id(void) {
   char line[4096];
   int rows = 0;
   double worst = 0, scale = 1;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double* Y = malloc(sizeof(double) * (size_t)n * (size_t)np);
   if (pr && fgets(line, sizeof line, pr)) {
     CHECK(!strncmp(line, "tau1,", 5), "id header: %s", line);
@@ -172,33 +172,33 @@ static void cli_id(void) {
   snprintf(cmd, sizeof cmd, "./dynid id %s %s --params %s 2>/dev/null >/dev/null", mp, sp, pp);
   rc = system(cmd);
   CHECK(rc != 0, "a set that is not a base set of the model is refused");
-  free(Y); dy_freeData(d); free(beta);
+  free(Y); dy_free_data(d); free(beta);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
   unlink(mp); unlink(sp); unlink(pp);
 }
 
 int main(void) {
   const double H = M_PI / 2;
-  dyModel* m = dy_makeModel(7);
+  dyModel* m = dy_make_model(7);
   const double al[7] = {0, -H, H, H, -H, H, H}, a[7] = {0, 0, 0, 0.0825, -0.0825, 0, 0.088},
                d[7] = {0.333, 0, 0.316, 0, 0.384, 0, 0};
   for (int j = 0; j < 7; j++) {
     m->dh_alpha[j] = al[j]; m->dh_a[j] = a[j]; m->dh_d[j] = d[j];
     th_random_link(m->par + 10*j);
   }
-  dy_setConst(m);
+  dy_set_const(m);
   for (int fr = 0; fr < 2; fr++) {
     roundtrip(m, "khalil", fr, "Panda");
     roundtrip(m, "qr", fr, "Panda");
   }
   bad_files(m);
-  dy_freeModel(m);
+  dy_free_model(m);
   for (int t = 0; t < 6; t++) {
     dyModel* r = th_random_model(2 + t, 0.3, t % 2 ? 0.5 : 0, 1);
     roundtrip(r, "khalil", t % 2, "random chain");
     roundtrip(r, "qr", 1 - t % 2, "random chain");
-    dy_freeModel(r);
+    dy_free_model(r);
   }
   cli_id();
   return test_report();

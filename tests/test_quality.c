@@ -61,7 +61,7 @@ static void write_log(int defect) {
   fclose(f);
 }
 
-static dyiQuality* scan(const dyLogOpt* o) {
+static dyiQuality* scan(const dyiLogOpt* o) {
   char err[DY_ERRSZ];
   dyiQuality* q = dyi_log_scan(P, NJ, o, err, sizeof err);
   CHECK(q != NULL, "scan: %s", err);
@@ -76,10 +76,10 @@ static const dyiFinding* get(const dyiQuality* q, int kind) {
 }
 
 /* read with the reader in stop or drop mode: samples, and the error */
-static long readall(const dyLogOpt* o, char* err, int* rc) {
-  dyLogReader* r = dyi_log_open(P, NJ, o, err, DY_ERRSZ);
+static long readall(const dyiLogOpt* o, char* err, int* rc) {
+  dyiLogReader* r = dyi_log_open(P, NJ, o, err, DY_ERRSZ);
   if (!r) { *rc = -1; return 0; }
-  dySample s; long k = 0;
+  dyiSample s; long k = 0;
   while ((*rc = dyi_log_next(r, &s, err, DY_ERRSZ)) == 1) k++;
   dyi_log_close(r);
   return k;
@@ -90,7 +90,7 @@ static void bad_row(const char* what, int defect, int kind, long line, int col) 
   int ecol = col;
   if (kind == DYI_QF_TRUNC) col = 0;      /* a row finding; the error names the first missing cell */
   write_log(defect);
-  dyLogOpt o;
+  dyiLogOpt o;
   dyi_log_defaults(&o);
   dyiQuality* q = scan(&o);
   if (!q) return;
@@ -120,7 +120,7 @@ static void bad_row(const char* what, int defect, int kind, long line, int col) 
 }
 
 /* a whole-log finding: present with the given column */
-static const dyiFinding* whole(const char* what, int defect, int kind, int col, dyLogOpt* o,
+static const dyiFinding* whole(const char* what, int defect, int kind, int col, dyiLogOpt* o,
                                dyiQuality** keep) {
   write_log(defect);
   dyiQuality* q = scan(o);
@@ -134,7 +134,7 @@ static const dyiFinding* whole(const char* what, int defect, int kind, int col, 
 }
 
 int main(void) {
-  dyLogOpt o;
+  dyiLogOpt o;
   dyi_log_defaults(&o);
   dyiQuality* q;
 
@@ -181,11 +181,11 @@ int main(void) {
   dyi_quality_free(q);
   {
     char e3[DY_ERRSZ]; int rc;
-    dyLogOpt os = o; os.drop_stale = 1;
+    dyiLogOpt os = o; os.drop_stale = 1;
     long k = readall(&o, e3, &rc), k2 = readall(&os, e3, &rc);
     CHECK(k == NR && k2 == NR - 1, "stale row kept (%ld) or dropped (%ld)", k, k2);
   }
-  dyLogOpt ot = o; ot.taumax[0] = 3.0;
+  dyiLogOpt ot = o; ot.taumax[0] = 3.0;
   f = whole("beyond taumax", D_NONE, DYI_QF_TMAX, 6, &ot, &q);
   dyi_quality_free(q);
   /* NaN in a column not used: reported, harmless, never stops */
@@ -214,10 +214,10 @@ int main(void) {
       fprintf(fp, "%d,%s,0,0,0\n", k, txt[k]);
     }
     fclose(fp);
-    dyLogOpt op; dyi_log_defaults(&op); op.absurd = 1e300;
+    dyiLogOpt op; dyi_log_defaults(&op); op.absurd = 1e300;
     char e2[DY_ERRSZ];
-    dyLogRaw* raw = dyi_lograw_open(P, NJ, &op, e2, sizeof e2);
-    dyLogRow row; long k = 0, bad = 0;
+    dyiLogRaw* raw = dyi_lograw_open(P, NJ, &op, e2, sizeof e2);
+    dyiLogRow row; long k = 0, bad = 0;
     while (raw && dyi_lograw_next(raw, &row, e2, sizeof e2) == 1) {
       double ref = strtod(txt[row.row - 1], NULL);
       if (memcmp(&ref, &row.q[0], sizeof ref)) {
@@ -233,7 +233,7 @@ int main(void) {
   char err[DY_ERRSZ];
   {
     const char* kin = "datasets/kinova_gen3/opti_traj_testing1.csv.gz";
-    dyLogOpt ok;
+    dyiLogOpt ok;
     dyi_log_defaults(&ok);
     const char* m[][2] = {{"t", "Time"}};
     strcpy(ok.map_name[0], m[0][0]); strcpy(ok.map_col[0], m[0][1]); ok.nmap = 1;
@@ -260,8 +260,8 @@ int main(void) {
     }
     /* the same cells stop a read that uses them */
     for (int j = 0; j < 7; j++) snprintf(ok.map_col[1 + 3*j], 64, "PositionCmptd%d", j + 1);
-    dyLogReader* r = dyi_log_open(kin, 7, &ok, err, sizeof err);
-    dySample s; int rc = 1;
+    dyiLogReader* r = dyi_log_open(kin, 7, &ok, err, sizeof err);
+    dyiSample s; int rc = 1;
     while (r && (rc = dyi_log_next(r, &s, err, sizeof err)) == 1) {}
     char want[300];
     snprintf(want, sizeof want, "%s:4722:55:", kin);
@@ -269,7 +269,7 @@ int main(void) {
     dyi_log_close(r);
   }
   {
-    dyLogOpt ou; dyi_log_defaults(&ou);
+    dyiLogOpt ou; dyi_log_defaults(&ou);
     strcpy(ou.map_name[0], "t"); strcpy(ou.map_col[0], "t_s"); ou.nmap = 1;
     for (int i = 1; i <= 3; i++) {
       char path[128];

@@ -24,7 +24,7 @@ static double maxabs(const double* x, int n) {
 
 static void check_model(dyModel* m, const char* what) {
   int n = m->n, np = dyi_ncols(m, 1), ld = n + 3;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double* Y = malloc(sizeof(double) * (size_t)ld * (size_t)np);
   double* e = calloc((size_t)np, sizeof(double));
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], t1[DY_MAXJ];
@@ -77,7 +77,7 @@ static void check_model(dyModel* m, const char* what) {
   }
   CHECK(worst <= 1e-12 * fmax(1, maxabs(tau, n)), "%s: gravity-only regressor vs NE: %.3g", what, worst);
   CHECK(dyi_ncols(m, 0) == 10*n && dyi_ncols(m, 1) == 14*n, "%s: column counts", what);
-  free(e); free(Y); dy_freeData(d);
+  free(e); free(Y); dy_free_data(d);
 }
 
 /* `dynid regressor` as a program: layout sample,joint,<14n names>, and the
@@ -105,7 +105,7 @@ static void cli_regressor(void) {
   dyModel* m = NULL;
   CHECK(dy_load_model(mp, NULL, &m, err, sizeof err) == 0, "load: %s", err);
   if (!m) return;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   snprintf(cmd, sizeof cmd, "./dynid regressor %s %s --friction", mp, sp);
   FILE* pr = popen(cmd, "r");
   int rows = 0, np = 42;
@@ -134,8 +134,8 @@ static void cli_regressor(void) {
   int rc = pr ? pclose(pr) : -1;
   CHECK(rc == 0 && rows == 9, "dynid regressor: rc %d, %d rows", rc, rows);
   CHECK(worst <= 1e-12 * scale, "dynid regressor vs NE(e_k): %.3g", worst);
-  dy_freeData(d);
-  dy_freeModel(m);
+  dy_free_data(d);
+  dy_free_model(m);
   unlink(mp); unlink(sp);
 }
 
@@ -147,12 +147,12 @@ int main(void) {
     dyModel* m = th_random_model(n, t < 10 ? 0.0 : 0.35, t % 3 == 0 ? 0.5 : 0.0, 1);
     snprintf(what, sizeof what, "random chain %d (n=%d)", t, n);
     check_model(m, what);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   /* all prismatic, gravity off-axis */
   dyModel* m = th_random_model(4, 1.0, 0.3, 1);
   m->gravity[0] = 1; m->gravity[1] = -2; m->gravity[2] = -9;
   check_model(m, "prismatic chain");
-  dy_freeModel(m);
+  dy_free_model(m);
   return test_report();
 }

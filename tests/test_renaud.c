@@ -32,7 +32,7 @@ static double maxabs(const double* x, int n) {
 /* renaud on par against dy_rnea on par, 5 random states; and the twin */
 static void agree(const dyModel* m, const double* par, const char* what) {
   const int n = m->n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   static dyvRenaud r;
   dyv_renaud_make(&r, m, par);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ], t2[DY_MAXJ];
@@ -51,11 +51,11 @@ static void agree(const dyModel* m, const double* par, const char* what) {
   }
   CHECK(worst <= 1e-10 * fmax(scale, 1), "%s: renaud vs dy_rnea %.3g (max |tau| %.3g)", what, worst, scale);
   CHECK(twin == 0, "%s: counting twin differs by %.3g", what, twin);
-  dy_freeData(d);
+  dy_free_data(d);
 }
 
 /* the realisation P beta of a base set with beta = B par */
-static void realise(const dyBase* b, const double* par, double* out) {
+static void realise(const dyiBase* b, const double* par, double* out) {
   double beta[14*DY_MAXJ];
   for (int i = 0; i < b->nb; i++) {
     double s = 0;
@@ -74,7 +74,7 @@ static void sets(const dyModel* m, const char* what) {
   char err[256], w[160];
   const char* names[2] = {"khalil", "qr"};
   for (int k = 0; k < 2; k++) {
-    dyBase* b = dyi_base_compute(m, dyi_base_set_parse(names[k], NULL, 0), m->has_friction, err, sizeof err);
+    dyiBase* b = dyi_base_make(m, dyi_base_set_parse(names[k], NULL, 0), m->has_friction, err, sizeof err);
     if (!b) continue;
     double par[14*DY_MAXJ];
     realise(b, m->par, par);
@@ -121,7 +121,7 @@ int main(void) {
       CHECK(w <= 1e-9 * fmax(s, 1), "%s: renaud vs KDL %.3g", what, w);
       kdl_free(kc);
     }
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   /* shipped models with their load options */
   th_each_shipped(shipped);
@@ -141,7 +141,7 @@ int main(void) {
     }
   }
   {
-    dyData* d = dy_makeData(r6[0]);
+    dyData* d = dy_make_data(r6[0]);
     double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
     th_random_state(6, q, qd, qdd);
     dy_rnea(r6[0], d, r6[0]->par, q, qd, qdd, t0);
@@ -149,8 +149,8 @@ int main(void) {
     double w = 0;
     for (int i = 0; i < 6; i++) w = fmax(w, fabs(t1[i] - t0[i]));
     CHECK(w <= 1e-12 * fmax(maxabs(t0, 6), 1), "renaud 6R: y5 - z6 fold changes the torques by %.3g", w);
-    dy_freeData(d);
+    dy_free_data(d);
   }
-  dy_freeModel(r6[0]); dy_freeModel(r6[1]);
+  dy_free_model(r6[0]); dy_free_model(r6[1]);
   return test_report();
 }

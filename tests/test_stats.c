@@ -169,10 +169,10 @@ static void test_threads(void) {
 static void test_merge_level(void) {
   const int n = 3, p = 5, N = 400;
   char err[512];
-  dyEstOpt o;
+  dyiEstOpt o;
   dyi_est_defaults(&o);
   o.block = 64;
-  dyEstim *all = dyi_est_make(n, p, &o, err, sizeof err), *h1 = dyi_est_make(n, p, &o, err, sizeof err),
+  dyiEstim *all = dyi_est_make(n, p, &o, err, sizeof err), *h1 = dyi_est_make(n, p, &o, err, sizeof err),
           *h2 = dyi_est_make(n, p, &o, err, sizeof err);
   CHECK(all && h1 && h2, "estimators");
   if (!all || !h1 || !h2) return;

@@ -42,7 +42,7 @@ static void roundtrip(int trial, int n, double psnap) {
   snprintf(what, sizeof what, "round trip %d (n=%d)", trial, n);
   dyModel* dh = th_random_model(n, 0.3, psnap, 0);
   th_urdf g;
-  if (th_write_urdf(path, trial, dh, trial % 3, &g)) { CHECK(0, "cannot write %s", path); dy_freeModel(dh); return; }
+  if (th_write_urdf(path, trial, dh, trial % 3, &g)) { CHECK(0, "cannot write %s", path); dy_free_model(dh); return; }
   dyModel* E = g.E;
   dyLoadOpt opt = g.opt;
   const double* sgn = g.sgn;
@@ -53,9 +53,9 @@ static void roundtrip(int trial, int n, double psnap) {
   char err[DY_ERRSZ];
   int r = dy_load_urdf(path, &opt, &L, err, sizeof err);
   CHECK(r == 0 && L, "%s: load failed: %s", what, err);
-  if (r || !L) { dy_freeModel(dh); dy_freeModel(E); return; }
+  if (r || !L) { dy_free_model(dh); dy_free_model(E); return; }
   CHECK(L->n == n, "%s: %d joints, expected %d", what, L->n, n);
-  if (L->n != n) { dy_freeModel(L); dy_freeModel(dh); dy_freeModel(E); return; }
+  if (L->n != n) { dy_free_model(L); dy_free_model(dh); dy_free_model(E); return; }
   CHECK(L->load_fk_err < 1e-12, "%s: load_fk_err %.3g", what, L->load_fk_err);
   CHECK(!strcmp(L->source, path), "%s: source '%s'", what, L->source);
   for (int j = 0; j < n; j++) {
@@ -69,8 +69,8 @@ static void roundtrip(int trial, int n, double psnap) {
     CHECK(L->jnt_qdmax[j] == vel[j] && L->jnt_taumax[j] == eff[j], "%s: joint %d velocity/effort", what, j + 1);
   }
 
-  dyData* dL = dy_makeData(L);
-  dyData* dE = dy_makeData(E);
+  dyData* dL = dy_make_data(L);
+  dyData* dE = dy_make_data(E);
   double qE[DY_MAXJ], qdE[DY_MAXJ], qddE[DY_MAXJ], qL[DY_MAXJ], qdL[DY_MAXJ], qddL[DY_MAXJ];
   double tL[DY_MAXJ], tE[DY_MAXJ], HL[DY_MAXJ*DY_MAXJ], HE[DY_MAXJ*DY_MAXJ];
   double worst_fk = 0, worst_tau = 0, worst_H = 0, sc_tau = 0, sc_H = 0;
@@ -120,8 +120,8 @@ static void roundtrip(int trial, int n, double psnap) {
   for (int j = 0; j < n; j++) { mL += L->par[DY_NPAR_LINK*j + DY_M]; mE += dh->par[DY_NPAR_LINK*j + DY_M]; }
   mE += g.madd;
   CHECK_REL(mL, mE, 1e-13, "moving mass");
-  dy_freeData(dL); dy_freeData(dE);
-  dy_freeModel(L); dy_freeModel(E); dy_freeModel(dh);
+  dy_free_data(dL); dy_free_data(dE);
+  dy_free_model(L); dy_free_model(E); dy_free_model(dh);
 }
 
 /* ------------------------------------------------------------ real files */
@@ -168,7 +168,7 @@ static void real_file(const char* path, const char* const* moving_links, int nml
   double expect = file_mass(path, moving_links, nml);
   CHECK(expect > 0, "%s: cannot read the masses back", path);
   CHECK_REL(mass, expect, 1e-13, "real file moving mass");
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double q[DY_MAXJ], H[DY_MAXJ*DY_MAXJ];
   int n = m->n, pd = 1;
   for (int s = 0; s < 10; s++) {
@@ -186,8 +186,8 @@ static void real_file(const char* path, const char* const* moving_links, int nml
     }
   }
   CHECK(pd, "%s: inertia matrix not positive definite", path);
-  dy_freeData(d);
-  dy_freeModel(m);
+  dy_free_data(d);
+  dy_free_model(m);
 }
 
 /* --base, --tip and the default tip on the shipped files and a small one */
@@ -233,7 +233,7 @@ static void options(void) {
     CHECK(!strncmp(c->notes, want, strlen(want)) && strstr(c->notes, "\nlocked joint 'lwr_6_joint' at 0 rad: ") &&
           count_char(c->notes, '\n') == 3, "kuka --tip lwr_4_link: notes '%s'", c->notes);
   }
-  dy_freeModel(a); dy_freeModel(b); dy_freeModel(c);
+  dy_free_model(a); dy_free_model(b); dy_free_model(c);
   o.tip = NULL; o.base = "lwr_2_link";
   c = (dyModel*)1;
   rc = dy_load_urdf(kuka, &o, &c, err, sizeof err);
@@ -263,7 +263,7 @@ static void options(void) {
     }
     CHECK(w < 1e-14, "gen3: default tip vs bracelet_link + end_effector joint: %.3g", w);
   }
-  dy_freeModel(a); dy_freeModel(b);
+  dy_free_model(a); dy_free_model(b);
 
   /* two fixed children at the end: the tip stays at the last moving link,
    * both masses are merged */
@@ -290,12 +290,12 @@ static void options(void) {
           fabs(p[0]) + fabs(p[1]) + fabs(p[2]) < 1e-15, "two tools: the tip is link b");
     CHECK(isinf(a->jnt_qmin[0]) && isinf(a->jnt_qmax[0]), "continuous joint: no position limits");
     /* inertia about the axis: 1.5 kg at distance 1 and 0.5 kg at distance 2 */
-    dyData* d = dy_makeData(a);
+    dyData* d = dy_make_data(a);
     dy_crba(a, d, a->par, &q, H);
     CHECK_REL(H[0], 1.5 * 1 + 0.5 * 4, 1e-14, "two tools: merged inertia about the axis");
-    dy_freeData(d);
+    dy_free_data(d);
   }
-  dy_freeModel(a);
+  dy_free_model(a);
 }
 
 /* corrupted copies of a real file: truncated, or one byte changed; every
@@ -320,7 +320,7 @@ static void corrupted(void) {
     char err[DY_ERRSZ] = "";
     dyModel* m = (dyModel*)1;
     int r = dy_load_urdf(path, NULL, &m, err, sizeof err);
-    if (r == 0) { ok = m && m != (dyModel*)1 && m->n >= 1; loaded++; if (m != (dyModel*)1) dy_freeModel(m); }
+    if (r == 0) { ok = m && m != (dyModel*)1 && m->n >= 1; loaded++; if (m != (dyModel*)1) dy_free_model(m); }
     else { ok = r == -1 && !m && strstr(err, path) == err && !strchr(err, '\n'); failed++; }
     if (!ok) fprintf(stderr, "corruption %d at %zu: r=%d err='%s'\n", t, at, r, err);
   }
@@ -348,7 +348,7 @@ static void bad(const char* name, const char* text, const dyLoadOpt* opt, const 
   dyModel* m = (dyModel*)1;
   int r = dy_load_urdf(path, opt, &m, err, sizeof err);
   CHECK(r == -1 && m == NULL, "%s: returned %d", name, r);
-  if (m && m != (dyModel*)1) dy_freeModel(m);
+  if (m && m != (dyModel*)1) dy_free_model(m);
   char want[600];
   snprintf(want, sizeof want, "%s:%s", path, expect);
   CHECK(strstr(err, want) == err, "%s: error '%s', expected it to start with '%s'", name, err, want);
@@ -382,7 +382,7 @@ static void malformed(void) {
     int r = dy_load_urdf(path, &o, &m, err, sizeof err);
     CHECK(r == 0 && m && m->n == 2 && m->jnt_type[1] == DY_PRISMATIC, "branch with --tip d: %s", r ? err : "");
     if (m) CHECK(m->load_fk_err < 1e-12, "branch with --tip d: fk err %.3g", m->load_fk_err);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   bad("tipmissing", t, &tip, " --tip link 'nowhere' is not defined");
   snprintf(t, sizeof t, "%s  <link name=\"c\"/>\n"
@@ -469,18 +469,18 @@ static void snapping(void) {
   off.has_snap = 1;
   off.snap = 0;
   CHECK(dy_load_urdf("datasets/urdf/gen3.urdf", &off, &b, err, sizeof err) == 0, "gen3 --snap 0: %s", err);
-  if (!a || !b) { dy_freeModel(a); dy_freeModel(b); return; }
+  if (!a || !b) { dy_free_model(a); dy_free_model(b); return; }
   int notes = 0;
   for (const char* s = a->notes; (s = strstr(s, "origin rpy snapped to a multiple of pi/2")); s++) notes++;
   CHECK(notes == 7 && strstr(a->notes, "joint 'joint_1': origin rpy snapped") && strstr(a->notes, "7.3e-06 rad"),
         "gen3: one note per snapped joint with the amount (%d): %s", notes, a->notes);
   CHECK(b->notes[0] == 0, "gen3 --snap 0: no note");
-  dyBase* ba = dyi_base_compute(a, DYI_SET_KHALIL, 1, err, sizeof err);
-  dyBase* bb = dyi_base_compute(b, DYI_SET_QR, 1, err, sizeof err);
+  dyiBase* ba = dyi_base_make(a, DYI_SET_KHALIL, 1, err, sizeof err);
+  dyiBase* bb = dyi_base_make(b, DYI_SET_QR, 1, err, sizeof err);
   CHECK(ba && ba->nb == 69, "gen3 snapped: 69 base parameters with friction (%d)", ba ? ba->nb : -1);
   CHECK(bb && bb->nb == 72, "gen3 --snap 0: 72 base parameters with friction (%d)", bb ? bb->nb : -1);
   dyi_base_free(ba); dyi_base_free(bb);
-  dy_freeModel(a); dy_freeModel(b); a = b = NULL;
+  dy_free_model(a); dy_free_model(b); a = b = NULL;
   /* a two-joint arm with a rounded and with an exact quarter turn */
   const char* rpy[2] = {"1.5708 0 -3.1416", "1.5707963267948966 0 -3.1415926535897931"};
   const char* path[2] = {"build/tests/urdf_snap_round.urdf", "build/tests/urdf_snap_exact.urdf"};
@@ -503,7 +503,7 @@ static void snapping(void) {
   if (a && b) {
     CHECK(strstr(a->notes, "joint 'j2': origin rpy snapped") && strstr(a->notes, "7.3e-06 rad") && !b->notes[0],
           "rounded quarter turn noted, exact not: '%s' '%s'", a->notes, b->notes);
-    dyData* d = dy_makeData(a);
+    dyData* d = dy_make_data(a);
     double worst = 0;
     for (int s = 0; s < 20; s++) {
       double q[2], qd[2], qdd[2], ta[2], tb[2];
@@ -514,9 +514,9 @@ static void snapping(void) {
     }
     CHECK(worst < 1e-12 && a->dh_alpha[1] == b->dh_alpha[1], "snapped = exact: torques %.3g, alpha2 %.17g vs %.17g",
           worst, a->dh_alpha[1], b->dh_alpha[1]);
-    dy_freeData(d);
+    dy_free_data(d);
   }
-  dy_freeModel(a); dy_freeModel(b); a = NULL;
+  dy_free_model(a); dy_free_model(b); a = NULL;
   /* 1.57075 is not pi/2 rounded (that would be 1.57080): a deliberate
    * offset, kept; 17 digits (what dynid writes) are never rounded */
   const char* keep[2] = {"1.57075 0 0", "1.5707863267948966 0 0"};
@@ -530,7 +530,7 @@ static void snapping(void) {
     CHECK(dy_load_urdf(path[0], NULL, &a, err, sizeof err) == 0 && !a->notes[0] &&
           fabs(fabs(a->dh_alpha[1]) - strtod(keep[v], NULL)) < 1e-15,
           "rpy %s kept: %s alpha %.17g", keep[v], a ? a->notes : err, a ? a->dh_alpha[1] : 0.0);
-    dy_freeModel(a); a = NULL;
+    dy_free_model(a); a = NULL;
   }
 }
 

@@ -66,11 +66,11 @@ static void check_metrics(void) {
   double* tm = malloc(sizeof(double) * N * n);
   double* noise = malloc(sizeof(double) * N * n);
   dyvValidator* v = dyv_validator_make(m, m->par, NULL, 0);
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double H[DY_MAXJ*DY_MAXJ], mineig = INFINITY;
   long mineig_row = -1;
   for (int i = 0; i < N; i++) {
-    dySample s;
+    dyiSample s;
     memset(&s, 0, sizeof s);
     s.row = i + 1; s.t = 0.01*i;
     traj(n, s.t, s.q, s.qd, s.qdd);
@@ -122,9 +122,9 @@ static void check_metrics(void) {
   fclose(f);
   CHECK(rows == n + 2 && all, "metrics csv: %d rows", rows);
   dyv_validator_free(v);
-  dy_freeData(d);
+  dy_free_data(d);
   free(tm); free(noise);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 /* fine RK4 (20 substeps) with torque held per sample */
@@ -157,7 +157,7 @@ static void check_horizon(void) {
   dyModel* m = th_random_model(4, 0.0, 0.3, 0);
   const int n = m->n, N = 300;
   const double dt = 0.002;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double* wrong = malloc(sizeof(double) * 14 * n);
   for (int k = 0; k < 14*n; k++) wrong[k] = 1.2 * m->par[k];
   dyvValidator* v = dyv_validator_make(m, m->par, NULL, 0.1);
@@ -165,7 +165,7 @@ static void check_horizon(void) {
   double q[DY_MAXJ], qd[DY_MAXJ];
   th_random_state(n, q, qd, NULL);
   for (int i = 0; i < N; i++) {
-    dySample s;
+    dyiSample s;
     memset(&s, 0, sizeof s);
     s.row = i + 1; s.t = dt*i;
     memcpy(s.q, q, sizeof(double)*n); memcpy(s.qd, qd, sizeof(double)*n);
@@ -186,14 +186,14 @@ static void check_horizon(void) {
   CHECK(worstw > 1e3 * worst && worstw > 1e-5, "horizon simulation, 20%% wrong parameters: max error %.3g rad", worstw);
   dyv_validator_free(v); dyv_validator_free(w);
   free(wrong);
-  dy_freeData(d);
-  dy_freeModel(m);
+  dy_free_data(d);
+  dy_free_model(m);
 }
 
 /* QR base set of model m: B (nb x 10n row-major) and pivot list; returns nb */
 static int qr_base(const dyModel* m, double** Bout, int** pivout) {
   const int n = m->n, nc = 10*n, ns = 40, rows = ns*n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double* Y = malloc(sizeof(double) * rows * nc);
   double* e = calloc(14*n, sizeof(double));
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
@@ -226,7 +226,7 @@ static int qr_base(const dyModel* m, double** Bout, int** pivout) {
   for (int i = 0; i < nb; i++) piv[i] = jp[i] - 1;
   *Bout = B; *pivout = piv;
   free(Y); free(e); free(A); free(jp); free(tq); free(Yb);
-  dy_freeData(d);
+  dy_free_data(d);
   return nb;
 }
 
@@ -294,13 +294,13 @@ static void check_phys(void) {
     CHECK(worst < 1e-6 * bmax, "witness reproduces the MLCs: %.3g of %.3g", worst, bmax);
     dyv_phys_free(&ph);
     free(B); free(piv);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
 
   /* infeasible on purpose: planar 2R, vertical axes, gravity along the
    * axes; ZZ2 (= Izz_c2 + m2 (cx^2 + cy^2) >= 0 for any body) is a base
    * parameter on its own; make it negative */
-  dyModel* m = dy_makeModel(2);
+  dyModel* m = dy_make_model(2);
   m->dh_a[1] = 0.5;
   for (int j = 0; j < 2; j++) th_random_link(m->par + 10*j);
   double *B; int* piv;
@@ -337,7 +337,7 @@ static void check_phys(void) {
   {
     dyvValidator* v = dyv_validator_make(m, pi0, NULL, 0);
     for (int i = 0; i < 5; i++) {
-      dySample sm;
+      dyiSample sm;
       memset(&sm, 0, sizeof sm);
       sm.row = i + 1; sm.t = i;
       th_random_state(2, sm.q, sm.qd, sm.qdd);
@@ -353,7 +353,7 @@ static void check_phys(void) {
   CHECK(ph.verdict == 1, "planar 2R true MLCs certified consistent (verdict %d)", ph.verdict);
   dyv_phys_free(&ph);
   free(B); free(piv);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 /* k-fold cross-validation through a log file written here (torque from
@@ -365,9 +365,9 @@ static void check_crossval(void) {
   dyModel* m = th_random_model(3, 0.0, 0.3, 0);
   const int n = m->n, N = 600, K = 4;
   char err[512];
-  dyBase* b = dyi_base_compute(m, DYI_SET_KHALIL, 0, err, sizeof err);
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
   CHECK(b != NULL, "khalil set: %s", err);
-  if (!b) { dy_freeModel(m); return; }
+  if (!b) { dy_free_model(m); return; }
   const int nb = b->nb, np = b->npar;
   const char* path = "build/tests/cv_log.csv";
   FILE* f = fopen(path, "w");
@@ -378,7 +378,7 @@ static void check_crossval(void) {
   for (int j = 1; j <= n; j++) fprintf(f, ",tau%d", j);
   fprintf(f, "\n");
   double* S = malloc(sizeof(double) * N * 4 * n);   /* q qd qdd tau per sample */
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   for (int i = 0; i < N; i++) {
     double* x = S + (size_t)i*4*n;
     double t = 0.01*i;
@@ -395,11 +395,11 @@ static void check_crossval(void) {
     fprintf(f, "\n");
   }
   fclose(f);
-  dyLogOpt lo;
+  dyiLogOpt lo;
   dyi_log_defaults(&lo);
   lo.cutoff_hz = -1;
   lo.filter_tau = 0;
-  dyLogReader* lr = dyi_log_open(path, n, &lo, err, sizeof err);
+  dyiLogReader* lr = dyi_log_open(path, n, &lo, err, sizeof err);
   CHECK(lr != NULL, "log opens: %s", err);
   if (lr) {
     dyvCrossVal cv;
@@ -497,9 +497,9 @@ static void check_crossval(void) {
           mean_printed, relsum / (nrel ? nrel : 1), nrel);
   }
   free(S);
-  dy_freeData(d);
+  dy_free_data(d);
   dyi_base_free(b);
-  dy_freeModel(m);
+  dy_free_model(m);
 }
 
 /* dyv_sparse_P: B Ps = 1, only nb nonzero rows, and the realisation gives
@@ -509,10 +509,10 @@ static void check_sparse(void) {
   for (int trial = 0; trial < 4; trial++) {
     dyModel* m = th_random_model(3 + trial, trial % 2 ? 0.3 : 0, 0.5, trial % 2);
     const int n = m->n;
-    dyData* d = dy_makeData(m);
+    dyData* d = dy_make_data(m);
     for (int si = 0; si < 2; si++) {
       char err[512];
-      dyBase* b = dyi_base_compute(m, dyi_base_set_parse(sets[si], NULL, 0), m->has_friction, err, sizeof err);
+      dyiBase* b = dyi_base_make(m, dyi_base_set_parse(sets[si], NULL, 0), m->has_friction, err, sizeof err);
       CHECK(b != NULL, "%s: %s", sets[si], err);
       if (!b) continue;
       const int nb = b->nb, np = b->npar;
@@ -546,8 +546,8 @@ static void check_sparse(void) {
       free(Ps);
       dyi_base_free(b);
     }
-    dy_freeData(d);
-    dy_freeModel(m);
+    dy_free_data(d);
+    dy_free_model(m);
   }
 }
 

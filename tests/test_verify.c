@@ -8,7 +8,7 @@
  *  - Saha's DeNOC inverse dynamics vs dy_rnea, UDU^T factors vs dy_crba,
  *    UDU^T forward dynamics vs dy_fd_chol and dy_fd_aba;
  *  - the counting variants compute the same numbers as the fast versions.
- *  - a model whose twists are edited and given to dy_setConst computes what
+ *  - a model whose twists are edited and given to dy_set_const computes what
  *    the same model freshly loaded from a file computes.
  * Random chains (revolute and prismatic, general and special geometry:
  * alpha in {0, +-pi/2, pi}, a = d = 0), a 6R and the Panda kinematics.
@@ -38,7 +38,7 @@ static double maxdiff(const double* x, const double* y, int n) {
 
 static void check_model(const dyModel* m, const char* what) {
   const int n = m->n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ], b0[DY_MAXJ], b1[DY_MAXJ];
   double H0[DY_MAXJ*DY_MAXJ], H1[DY_MAXJ*DY_MAXJ], U[DY_MAXJ*DY_MAXJ], D[DY_MAXJ];
   dyvNeBase plan;
@@ -105,7 +105,7 @@ static void check_model(const dyModel* m, const char* what) {
           "%s: saha fd _ops variant differs", what);
     CHECK(maxdiff(qdd, a2, n) <= 1e-8 * fmax(1, maxabs(qdd, n)), "%s: saha fd of id", what);
   }
-  dy_freeData(d);
+  dy_free_data(d);
 }
 
 /* Base parameters by QR with column pivoting of the NE-unit-vector
@@ -114,7 +114,7 @@ static void check_model(const dyModel* m, const char* what) {
  * lin91 H, b (P beta) = crba, bias (P beta). */
 static void check_base(const dyModel* m, const char* what) {
   const int n = m->n, np = 14*n, ns = 30, rows = ns*n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double* Y = calloc((size_t)rows * np, sizeof(double));
   double* e = calloc((size_t)np, sizeof(double));
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
@@ -180,7 +180,7 @@ static void check_base(const dyModel* m, const char* what) {
     CHECK(maxdiff(t1, yb, n) <= 1e-10 * ts, "%s: saha id(P beta) vs Y_b beta", what);
   }
   free(Y); free(e); free(A); free(jpvt); free(tauq); free(P); free(zero); free(par);
-  dy_freeData(d);
+  dy_free_data(d);
 }
 
 /* The base sets of ident/base.h ("qr", "khalil", "lin"): realisation
@@ -190,11 +190,11 @@ static void check_base(const dyModel* m, const char* what) {
 static void check_sets(const dyModel* m, const char* what) {
   static const char* sets[3] = {"qr", "khalil", "lin"};
   const int n = m->n, np = 14*n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   for (int fr = 0; fr <= m->has_friction; fr++)
   for (int si = 0; si < 3; si++) {
     char err[512];
-    dyBase* b = dyi_base_compute(m, dyi_base_set_parse(sets[si], NULL, 0), fr, err, sizeof err);
+    dyiBase* b = dyi_base_make(m, dyi_base_set_parse(sets[si], NULL, 0), fr, err, sizeof err);
     if (!b) {
       /* Lin's set covers revolute chains only ([LinFang99]) */
       int anyp = 0;
@@ -244,7 +244,7 @@ static void check_sets(const dyModel* m, const char* what) {
     free(beta); free(par); free(Y); free(zero);
     dyi_base_free(b);
   }
-  dy_freeData(d);
+  dy_free_data(d);
 }
 
 /* Panda kinematics (modified DH, datasets/panda/PROVENANCE.txt, from
@@ -253,12 +253,12 @@ static dyModel* panda_model(void) {
   static const double dd[7] = {0.333, 0, 0.316, 0, 0.384, 0, 0};
   static const double aa[7] = {0, 0, 0, 0.0825, -0.0825, 0, 0.088};
   static const double al[7] = {0, -M_PI/2, M_PI/2, M_PI/2, -M_PI/2, M_PI/2, M_PI/2};
-  dyModel* m = dy_makeModel(7);
+  dyModel* m = dy_make_model(7);
   for (int j = 0; j < 7; j++) {
     m->dh_d[j] = dd[j]; m->dh_a[j] = aa[j]; m->dh_alpha[j] = al[j];
     th_random_link(m->par + DY_NPAR_LINK*j);
   }
-  dy_setConst(m);
+  dy_set_const(m);
   snprintf(m->source, sizeof m->source, "panda-dh");
   return m;
 }
@@ -268,21 +268,21 @@ static dyModel* sixr_model(void) {
   static const double al[6] = {0, -M_PI/2, 0, -M_PI/2, M_PI/2, -M_PI/2};
   static const double aa[6] = {0, 0, 0.4318, 0.0203, 0, 0};
   static const double dd[6] = {0, 0.2435, -0.0934, 0.4331, 0, 0};
-  dyModel* m = dy_makeModel(6);
+  dyModel* m = dy_make_model(6);
   for (int j = 0; j < 6; j++) {
     m->dh_alpha[j] = al[j]; m->dh_a[j] = aa[j]; m->dh_d[j] = dd[j];
     th_random_link(m->par + DY_NPAR_LINK*j);
   }
-  dy_setConst(m);
+  dy_set_const(m);
   snprintf(m->source, sizeof m->source, "puma-like-6R");
   return m;
 }
 
 /* Geometry edited after loading: the algorithms read cos, sin and class of
- * each twist from the model (dy_setConst), never alpha itself. The Panda
+ * each twist from the model (dy_set_const), never alpha itself. The Panda
  * with three twists edited (to a general angle, to 0, to pi) and
- * dy_setConst called, against the same model written to a table and loaded
- * afresh (the loader calls dy_setConst): dy_rnea, dy_crba, the
+ * dy_set_const called, against the same model written to a table and loaded
+ * afresh (the loader calls dy_set_const): dy_rnea, dy_crba, the
  * base-parameter Newton-Euler and Lin 1991 H+b agree to 1e-13 relative to
  * the largest entry (the table keeps every digit, %.17g: the two models
  * hold the same numbers, so round-off is the only difference, ~1e-15);
@@ -295,16 +295,16 @@ static void check_setconst(void) {
   memset(&opt, 0, sizeof opt);
   CHECK(dy_load_model("datasets/models/panda.csv", &opt, &a, err, sizeof err) == 0, "load panda: %s", err);
   if (!a) return;
-  dyModel* b = dy_copyModel(a);
+  dyModel* b = dy_copy_model(a);
   b->dh_alpha[2] += 0.4; b->dh_alpha[4] = 0; b->dh_alpha[6] = M_PI;
-  dy_setConst(b);
+  dy_set_const(b);
   CHECK(b->twist[2] == DY_TWIST_GENERAL && b->twist[4] == DY_TWIST_0 && b->twist[6] == DY_TWIST_PI,
         "setconst: twist classes %d %d %d", (int)b->twist[2], (int)b->twist[4], (int)b->twist[6]);
   CHECK(dy_write_model(path, b, b->par, "edited twists", err, sizeof err) == 0, "write: %s", err);
   CHECK(dy_load_model(path, &opt, &c, err, sizeof err) == 0, "reload: %s", err);
-  if (!c) { dy_freeModel(a); dy_freeModel(b); return; }
+  if (!c) { dy_free_model(a); dy_free_model(b); return; }
   const int n = a->n;
-  dyData *da = dy_makeData(a), *db = dy_makeData(b), *dc = dy_makeData(c);
+  dyData *da = dy_make_data(a), *db = dy_make_data(b), *dc = dy_make_data(c);
   dyvNeBase pb, pc;
   dyv_nebase_make(&pb, b, NULL);
   dyv_nebase_make(&pc, c, NULL);
@@ -332,8 +332,8 @@ static void check_setconst(void) {
   }
   CHECK(worst <= 1e-13, "setconst: edited model vs freshly loaded: rel. difference %.3g", worst);
   CHECK(moved > 1e-3, "setconst: the edit changes the torques (rel. %.3g)", moved);
-  dy_freeData(da); dy_freeData(db); dy_freeData(dc);
-  dy_freeModel(a); dy_freeModel(b); dy_freeModel(c);
+  dy_free_data(da); dy_free_data(db); dy_free_data(dc);
+  dy_free_model(a); dy_free_model(b); dy_free_model(c);
   remove(path);
 }
 
@@ -346,20 +346,20 @@ int main(void) {
     check_model(m, what);
     if (trial % 3 == 0) check_base(m, what);
     if (trial % 3 == 1) check_sets(m, what);
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   /* all special: alpha snapped, a = d = 0 wherever drawn */
   for (int trial = 0; trial < 6; trial++) {
     dyModel* m = th_random_model(3 + trial, 0.2, 1.0, trial % 2);
     check_model(m, "special geometry");
     check_base(m, "special geometry");
-    dy_freeModel(m);
+    dy_free_model(m);
   }
   dyModel* p = panda_model();
   check_model(p, "panda");
   check_base(p, "panda");
   check_sets(p, "panda");
-  dy_freeModel(p);
+  dy_free_model(p);
   check_setconst();
   dyModel* s = sixr_model();
   check_model(s, "6R");
@@ -369,7 +369,7 @@ int main(void) {
   dyv_opcount(&c, s, s->par);
   CHECK(c.lin91_H_mul > 0 && c.lin91_Hb_mul > c.lin91_H_mul && c.nebase_mul > 0,
         "op counts filled: %ld %ld %ld", c.lin91_H_mul, c.lin91_Hb_mul, c.nebase_mul);
-  dy_freeModel(s);
+  dy_free_model(s);
   /* executed counts held within 5 % of their values when written (a
    * regression fails), beside the papers': [Lin91] Table I and section 4
    * for a 6R of general geometry ((10.5n^2+38.5n-85) M + (6n^2+39n-70) A,
@@ -390,8 +390,8 @@ int main(void) {
     for (int k = 0; k < 6; k++)
       CHECK(labs(cnt[k] - held[k]) <= 0.05 * held[k], "%s: count %ld vs held %ld", nm[k], cnt[k], held[k]);
   }
-  dy_freeModel(gs);
-  dy_freeModel(r);
+  dy_free_model(gs);
+  dy_free_model(r);
   /* [Saha99] Tables 1 and 2 (n = 6 and 12, all revolute, general geometry):
    * the executed counts within 10 % of the paper's or below, and within 5 %
    * of their values when written */
@@ -399,7 +399,7 @@ int main(void) {
     const int n = k ? 12 : 6;
     dyModel* sm = th_random_model(n, 0, 0, 0);
     sm->dh_alpha[0] = 0;
-    dyv_general_geometry(sm);   /* calls dy_setConst */
+    dyv_general_geometry(sm);   /* calls dy_set_const */
     long sc[4];
     CHECK(dyv_saha_count(sm, sm->par, sc) == 0, "saha count n = %d", n);
     const double pap[4] = {120*n - 44, 97*n - 55, 201*n - 335, 193*n - 361};
@@ -410,7 +410,7 @@ int main(void) {
     }
     printf("saha n = %d: id %ld M + %ld A (Table 1: %.0f + %.0f), fd %ld M + %ld A (Table 2: %.0f + %.0f)\n",
            n, sc[0], sc[1], pap[0], pap[1], sc[2], sc[3], pap[2], pap[3]);
-    dy_freeModel(sm);
+    dy_free_model(sm);
   }
   return test_report();
 }

@@ -40,7 +40,7 @@ static inline void th_random_link(double par10[10]) {
 /* random chain: prismatic joints with probability pprism; geometry random,
  * with alpha snapped to 0 or +-pi/2 with probability psnap (special cases) */
 static inline dyModel* th_random_model(int n, double pprism, double psnap, int friction) {
-  dyModel* m = dy_makeModel(n);
+  dyModel* m = dy_make_model(n);
   for (int j = 0; j < n; j++) {
     m->jnt_type[j] = th_uniform(0, 1) < pprism ? DY_PRISMATIC : DY_REVOLUTE;
     m->dh_alpha[j] = th_uniform(-M_PI, M_PI);
@@ -62,7 +62,7 @@ static inline dyModel* th_random_model(int n, double pprism, double psnap, int f
   double g = th_uniform(0, 1);
   if (g < 0.3) { m->gravity[0] = th_uniform(-5, 5); m->gravity[1] = th_uniform(-5, 5); m->gravity[2] = th_uniform(-9, 9); }
   snprintf(m->source, sizeof m->source, "random-%d", n);
-  dy_setConst(m);
+  dy_set_const(m);
   return m;
 }
 
@@ -107,7 +107,7 @@ static inline void th_each_shipped(void (*fn)(const dyModel* m, const char* path
       const int rc = dy_load_model(gl.gl_pathv[i], &opt, &m, err, sizeof err);
       CHECK(rc == 0 && m, "%s loads: %s", gl.gl_pathv[i], err);
       if (!rc && m) fn(m, gl.gl_pathv[i]);
-      dy_freeModel(m);
+      dy_free_model(m);
     }
     globfree(&gl);
   }

@@ -101,7 +101,7 @@ static void add_body(double par10[10], double mass, const double c[3], const dou
 
 /* what th_write_urdf wrote */
 typedef struct {
-  dyModel* E;                 /* the expected model (free with dy_freeModel) */
+  dyModel* E;                 /* the expected model (free with dy_free_model) */
   dyLoadOpt opt;              /* the --base / --tip of the variant */
   double sgn[DY_MAXJ];        /* URDF axis sign: q_urdf = sgn q_dh */
   int cont[DY_MAXJ];          /* 1: written as continuous (no position limits) */
@@ -117,7 +117,7 @@ typedef struct {
 static int th_write_urdf(const char* path, int trial, const dyModel* dh, int variant, th_urdf* g) {
   int n = dh->n;
   memset(g, 0, sizeof *g);
-  dyModel* E = dy_copyModel(dh);
+  dyModel* E = dy_copy_model(dh);
   pose_t S[DY_MAXJ + 1], P = prand(1.0), Ttool = prand(0.3), Ttool0 = prand(0.2);
   double sgn[DY_MAXJ], lo[DY_MAXJ], hi[DY_MAXJ], vel[DY_MAXJ], eff[DY_MAXJ];
   int cont[DY_MAXJ];
@@ -149,7 +149,7 @@ static int th_write_urdf(const char* path, int trial, const dyModel* dh, int var
   }
 
   FILE* f = fopen(path, "w");
-  if (!f) { dy_freeModel(E); return -1; }
+  if (!f) { dy_free_model(E); return -1; }
   fprintf(f, "<?xml version=\"1.0\"?>\n<!-- written by test_urdf -->\n<robot name=\"rt%d\">\n", trial);
   /* joints first, last to first (order must not matter) */
   for (int j = n; j >= 1; j--) {

@@ -18,7 +18,7 @@
  * zero parameters), not of a formula.
  *
  * Twist classes (dyTwist, model.h; the model holds each joint's class and
- * cos, sin alpha, filled by dy_setConst). DYV_DISPATCH switches once on a
+ * cos, sin alpha, filled by dy_set_const). DYV_DISPATCH switches once on a
  * kind code, twist class k and up to 3 flag bits (DYV_KIND), and calls the
  * always-inlined step with k and the bits as compile-time constants, so
  * that each listed pair gets code specialised for it. DYV_BY_TWIST is the
@@ -95,7 +95,7 @@ DYV_INL void dyv_cross(dyvOps* ops, double r[3], const double a[3], const double
   DYV_OPS(6, 3);
 }
 /* r += a x b (6 M 6 A) */
-DYV_INL void dyv_addCross(dyvOps* ops, double r[3], const double a[3], const double b[3]) {
+DYV_INL void dyv_add_cross(dyvOps* ops, double r[3], const double a[3], const double b[3]) {
   r[0] += a[1]*b[2] - a[2]*b[1]; r[1] += a[2]*b[0] - a[0]*b[2]; r[2] += a[0]*b[1] - a[1]*b[0];
   DYV_OPS(6, 6);
 }
@@ -114,7 +114,7 @@ DYV_INL void dyv_add(dyvOps* ops, double r[3], const double a[3]) {
 /* r = R^T v, R = Rx(alpha) Rz(theta): ct, st = cos, sin theta; cls, ca, sa
  * the twist (ca, sa exact for the special classes). 4 M 2 A, plus 4 M 2 A
  * for a general twist. */
-DYV_INL void dyv_rotT(dyvOps* ops, double r[3], const double v[3], double ct, double st,
+DYV_INL void dyv_rot_t(dyvOps* ops, double r[3], const double v[3], double ct, double st,
                       int cls, double ca, double sa) {
   double u1, u2;
   switch (cls) {
@@ -128,8 +128,8 @@ DYV_INL void dyv_rotT(dyvOps* ops, double r[3], const double v[3], double ct, do
   DYV_OPS(4, 2);
 }
 
-/* r = R v (counts as dyv_rotT) */
-DYV_INL void dyv_rotN(dyvOps* ops, double r[3], const double v[3], double ct, double st,
+/* r = R v (counts as dyv_rot_t) */
+DYV_INL void dyv_rot_n(dyvOps* ops, double r[3], const double v[3], double ct, double st,
                       int cls, double ca, double sa) {
   double u0 = ct*v[0] - st*v[1], u1 = st*v[0] + ct*v[1], u2 = v[2];
   DYV_OPS(4, 2);
@@ -144,7 +144,7 @@ DYV_INL void dyv_rotN(dyvOps* ops, double r[3], const double v[3], double ct, do
 }
 
 /* r = R^T (0, 0, v2) */
-DYV_INL void dyv_rotT_z(dyvOps* ops, double r[3], double v2, double ct, double st,
+DYV_INL void dyv_rot_t_z(dyvOps* ops, double r[3], double v2, double ct, double st,
                         int cls, double ca, double sa) {
   double u1, u2;
   switch (cls) {
@@ -159,7 +159,7 @@ DYV_INL void dyv_rotT_z(dyvOps* ops, double r[3], double v2, double ct, double s
 }
 
 /* (R v)_z */
-DYV_INL double dyv_rotN_z(dyvOps* ops, const double v[3], double ct, double st,
+DYV_INL double dyv_rot_n_z(dyvOps* ops, const double v[3], double ct, double st,
                           int cls, double ca, double sa) {
   switch (cls) {
     case DY_TWIST_0: return v[2];
@@ -170,7 +170,7 @@ DYV_INL double dyv_rotN_z(dyvOps* ops, const double v[3], double ct, double st,
   }
 }
 
-/* known zeros of X and counting conventions of dyv_rotSym (constants) */
+/* known zeros of X and counting conventions of dyv_rot_sym (constants) */
 enum {
   DYV_SYM_X22Z = 1,   /* X22 = 0 */
   DYV_SYM_X3Z = 2,    /* X13 = X23 = X33 = 0 (their slots are not read) */
@@ -185,7 +185,7 @@ enum {
  * DYV_SYM_SA2), 9 M 7 A special; DYV_SYM_X22Z saves 2 A, DYV_SYM_X3Z
  * 4 M 2 A of the Rz part and 4 M 6 A of the Rx part. Entries known to be
  * zero come out as exact +0. c, s: cos, sin theta. */
-DYV_INL void dyv_rotSym(dyvOps* ops, double o[6], const double X[6], double c, double s,
+DYV_INL void dyv_rot_sym(dyvOps* ops, double o[6], const double X[6], double c, double s,
                         int cls, double ca, double sa, int flags) {
   const int z22 = flags & DYV_SYM_X22Z, z3 = flags & DYV_SYM_X3Z;
   const double X11 = X[0], X12 = X[1], X22 = z22 ? 0 : X[3];

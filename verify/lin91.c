@@ -67,7 +67,7 @@ L91_INL void l91_s_step(const int cls, l91W* w, const dyModel* m, int j) {
     if (cls == DY_TWIST_GENERAL || cls == DY_TWIST_PI2 || cls == DY_TWIST_MPI2) { v[1] += c1; DYV_OPS(0, 1); }
     if (cls == DY_TWIST_GENERAL || cls == DY_TWIST_0 || cls == DY_TWIST_PI) { v[2] += c2; DYV_OPS(0, 1); }
   }
-  dyv_rotT(ops, w->s + 3*j, v, w->ct[j], w->st[j], cls, w->ca[j], w->sa[j]);
+  dyv_rot_t(ops, w->s + 3*j, v, w->ct[j], w->st[j], cls, w->ca[j], w->sa[j]);
 }
 
 /* (B) step j >= 1 (cls: class of joint j+1): composite j = own link j
@@ -90,8 +90,8 @@ L91_INL void l91_bwd(const int cls, const int colH, const int allrev, l91W* w, c
     double* Hc = H + c*n + j;
     for (double* A = w->V + 6*c; A < w->V + 6*n; A += 6, Hr++, Hc += n) {
       double av[3], ev[3];
-      dyv_rotN(ops, av, A, ct, st, cls, ca, sa);
-      dyv_rotN(ops, ev, A + 3, ct, st, cls, ca, sa);
+      dyv_rot_n(ops, av, A, ct, st, cls, ca, sa);
+      dyv_rot_n(ops, ev, A + 3, ct, st, cls, ca, sa);
       A[0] = av[0]; A[1] = av[1]; A[2] = av[2]; A[3] = ev[0]; A[4] = ev[1]; A[5] = ev[2];
       double hv;
       if (rj) { hv = av[2] + sy*ev[0] - sx*ev[1]; DYV_OPS(2, 2); }
@@ -116,9 +116,9 @@ L91_INL void l91_bwd(const int cls, const int colH, const int allrev, l91W* w, c
     const int c = j + 1;
     const double ct = w->ct[c], st = w->st[c], ca = w->ca[c], sa = w->sa[c];
     double r[3], rj[6];
-    dyv_rotN(ops, r, w->ph + 3*c, ct, st, cls, ca, sa);
+    dyv_rot_n(ops, r, w->ph + 3*c, ct, st, cls, ca, sa);
     P[0] += r[0]; P[1] += r[1]; P[2] += r[2];
-    dyv_rotSym(ops, rj, w->Jb + 6*c, ct, st, cls, ca, sa, 0);
+    dyv_rot_sym(ops, rj, w->Jb + 6*c, ct, st, cls, ca, sa, 0);
     for (int k = 0; k < 6; k++) J[k] += rj[k];
     M += w->mh[c];
     DYV_OPS(0, 3 + 6 + 1);
@@ -159,7 +159,7 @@ L91_INL double l91_sym_xxyy(dyvOps* ops, const int cls, const double* X, double 
     return c*(c*X[0] - s*X[1]) - s*(c*X[1] - s*X[3]) + X[5];
   }
   double o[6];
-  dyv_rotSym(ops, o, X, c, s, cls, ca, sa, 0);
+  dyv_rot_sym(ops, o, X, c, s, cls, ca, sa, 0);
   DYV_OPS(0, 1);
   return o[0] + o[3];
 }
@@ -169,7 +169,7 @@ L91_INL void l91_carry_H0(const int cls, l91W* w, const int* type, int n, double
   dyvOps* const ops = w->ops;
   const double ct = w->ct[1], st = w->st[1], ca = w->ca[1], sa = w->sa[1];
   const int o = type[0] == DY_REVOLUTE ? 0 : 3;
-  for (int k = 1; k < n; k++) H[k] = H[k*n] = dyv_rotN_z(ops, w->V + 6*k + o, ct, st, cls, ca, sa);
+  for (int k = 1; k < n; k++) H[k] = H[k*n] = dyv_rot_n_z(ops, w->V + 6*k + o, ct, st, cls, ca, sa);
 }
 
 /* column j's vectors in frame j (revolute j): e, a, B of eqs. (62)-(64);
@@ -196,10 +196,10 @@ L91_INL double l91_pair(const int cls, const int allrev, l91W* w, const int* typ
   const int rm = allrev || type[mm] == DY_REVOLUTE, rj = c->rj;
   const double *P = c->P, M = c->M;
   double u[3], sh[3] = {0, 0, 0}, z[3];
-  dyv_rotT(ops, u, um, ct, st, cls, ca, sa); um[0] = u[0]; um[1] = u[1]; um[2] = u[2];
-  dyv_rotT(ops, z, zm, ct, st, cls, ca, sa); zm[0] = z[0]; zm[1] = z[1]; zm[2] = z[2];
+  dyv_rot_t(ops, u, um, ct, st, cls, ca, sa); um[0] = u[0]; um[1] = u[1]; um[2] = u[2];
+  dyv_rot_t(ops, z, zm, ct, st, cls, ca, sa); zm[0] = z[0]; zm[1] = z[1]; zm[2] = z[2];
   const int hs = rm && mm > 0;    /* sh_0 = 0; sh of a prismatic joint unused */
-  if (hs) { dyv_rotT(ops, sh, shm, ct, st, cls, ca, sa); shm[0] = sh[0]; shm[1] = sh[1]; shm[2] = sh[2]; }
+  if (hs) { dyv_rot_t(ops, sh, shm, ct, st, cls, ca, sa); shm[0] = sh[0]; shm[1] = sh[1]; shm[2] = sh[2]; }
   double hmj, dv0, dv1, dv2 = 0;
   if (rm && rj) {
     hmj = c->a0*u[0] + c->a1*u[1] + c->a2*u[2]; DYV_OPS(3, 2);
@@ -256,8 +256,8 @@ L91_INL void l91_fwd(const int cls, const int allrev, l91W* w, const int* type, 
   c.P = P; c.M = M; c.rj = allrev || type[j] == DY_REVOLUTE;
   const double qdj = qd[j];
   double t[3];
-  dyv_rotT(ops, t, g, ct, st, cls, ca, sa); g[0] = t[0]; g[1] = t[1]; g[2] = t[2];
-  dyv_rotT(ops, t, zeta, ct, st, cls, ca, sa);
+  dyv_rot_t(ops, t, g, ct, st, cls, ca, sa); g[0] = t[0]; g[1] = t[1]; g[2] = t[2];
+  dyv_rot_t(ops, t, zeta, ct, st, cls, ca, sa);
   if (c.rj) { t[2] += qdj; DYV_OPS(0, 1); }
   c.zq[0] = t[0]*qdj; c.zq[1] = t[1]*qdj; c.zq[2] = t[2]*qdj; DYV_OPS(3, 0);
   memcpy(w->zq + 3*j, c.zq, sizeof c.zq);
@@ -351,7 +351,7 @@ L91_INL void l91_composite(l91W* w, const dyModel* m, const double* par, int wit
 #undef L91_XY
     if (withb) {
       double r[3];
-      dyv_rotN(ops, r, w->ph + 3, ct, st, w->cls[1], ca, sa);
+      dyv_rot_n(ops, r, w->ph + 3, ct, st, w->cls[1], ca, sa);
       dyv_add(ops, w->ph, r);
     } else {
 #define L91_C0(k, b_) l91_carry_H0(k, w, type, n, H)
@@ -374,7 +374,7 @@ L91_INL void l91_forward(l91W* w, const dyModel* m, const double* par, const dou
   double qd[DY_MAXJ], g[3], zeta[3];
   for (int j = 0; j < n; j++) qd[j] = qdin ? qdin[j] : 0;
   memset(b, 0, sizeof(double) * (size_t)n);
-  if (g0) dyv_rotT(ops, g, gv, w->ct[0], w->st[0], w->cls[0], w->ca[0], w->sa[0]);
+  if (g0) dyv_rot_t(ops, g, gv, w->ct[0], w->st[0], w->cls[0], w->ca[0], w->sa[0]);
   else { g[0] = 0; g[1] = 0; g[2] = w->cls[0] == DY_TWIST_0 ? gv[2] : -gv[2]; }
   w->V[0] = 0; w->V[1] = 0; w->V[2] = 1;
   zeta[0] = zeta[1] = zeta[2] = 0;

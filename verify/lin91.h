@@ -33,7 +33,7 @@
  * base-frame offset of joint 1 never enters), with the model's gravity
  * vector. Revolute and prismatic joints (the paper covers
  * both). Cost O(n^2) per call, no allocation (scratch from d, which must
- * come from dy_makeData). */
+ * come from dy_make_data). */
 #ifndef DYNID_LIN91_H
 #define DYNID_LIN91_H
 

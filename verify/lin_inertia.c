@@ -170,8 +170,8 @@ static int slot_of(int kind) {
 /* the slot and joint of each of Lin's MLCs, and T = B_lin P_b mapping the
  * set b's beta to Lin's (lin: Lin's own set for b's model, NULL if b is
  * Lin's); the scratch. 0, or -1 out of memory. */
-static int lin_slots(dyvLin* L, const dyBase* b, const dyBase* lin) {
-  const dyBase* bl = lin ? lin : b;
+static int lin_slots(dyvLin* L, const dyiBase* b, const dyiBase* lin) {
+  const dyiBase* bl = lin ? lin : b;
   const int n = L->n;
   L->kind = malloc(sizeof(int) * (size_t)(bl->nb + 1));
   L->jnt = malloc(sizeof(int) * (size_t)(bl->nb + 1));
@@ -256,8 +256,8 @@ static void lin_axis_r(dyvLin* L, const dyModel* m, const dyLinGeom* g) {
   }
 }
 
-dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz) {
-  dyBase* lin = NULL;
+dyvLin* dyv_lin_make(const dyModel* m, const dyiBase* b, char* err, int errsz) {
+  dyiBase* lin = NULL;
   if (b->set != DYI_SET_LIN) {
     lin = dyi_base_lin(m, b->friction, err, errsz);
     if (!lin) return NULL;
@@ -460,7 +460,7 @@ INL void LFN(sim)(dyvLin* L, const linJoint* p, int cls, int z22, double X11, do
                   double X12, double X13, double X23, double Y[6]) {
   const double X6[6] = {X11, X12, X13, X22, X23, X33};
   double o[6];
-  dyv_rotSym(&L->ops, o, X6, p->ct, p->st, cls, CA(p), SA(p), (z22 ? DYV_SYM_X22Z : 0) | DYV_SYM_SA2);
+  dyv_rot_sym(&L->ops, o, X6, p->ct, p->st, cls, CA(p), SA(p), (z22 ? DYV_SYM_X22Z : 0) | DYV_SYM_SA2);
   Y[0] = o[0]; Y[1] = o[3]; Y[2] = o[5]; Y[3] = o[1]; Y[4] = o[2]; Y[5] = o[4];
 }
 
@@ -1180,7 +1180,7 @@ int dyv_lin_counts(const dyModel* m, dyvLinCounts* c, char* err, int errsz) {
   void (*const form[5])(dyvLin*, const double*, const double*, double*) = {
     dyv_lin_inertia1_ops, dyv_lin_inertia2_ops, dyv_lin_inertia3_ops, dyv_lin_inertia4_ops,
     dyv_lin_inertia5_ops};
-  dyBase* b = dyi_base_compute(m, DYI_SET_LIN, 0, err, errsz);
+  dyiBase* b = dyi_base_make(m, DYI_SET_LIN, 0, err, errsz);
   if (!b) return -1;
   dyvLin* L = dyv_lin_make(m, b, err, errsz);
   double* beta = malloc(sizeof(double) * (size_t)(b->nb + 1));
@@ -1247,7 +1247,7 @@ int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
   rows(f, m, &c, "", "this model's geometry");
   /* the tables assume a general geometry: the same joints with general
    * twists and lengths (no alpha in {0, +-pi/2, pi}, a and d nonzero) */
-  dyModel* gm = dy_copyModel(m);
+  dyModel* gm = dy_copy_model(m);
   if (gm) {
     dyv_general_geometry(gm);
     if (dyv_lin_counts(gm, &g, err, sizeof err) == 0)
@@ -1256,11 +1256,11 @@ int dyv_lin_opcount_report(FILE* f, const dyModel* m) {
     for (int t = 1; t <= 2 && m->n >= t + 1; t++) {
       for (int j = 0; j < gm->n; j++) gm->jnt_type[j] = t == 2 && j == 2 ? DY_PRISMATIC : DY_REVOLUTE;
       gm->dh_alpha[0] = 0;
-      dy_setConst(gm);
+      dy_set_const(gm);
       if (dyv_lin_counts(gm, &g, err, sizeof err) == 0)
         rows(f, gm, &g, t == 1 ? "_type1" : "_type2", "general twists and lengths; joint 1 along gravity");
     }
-    dy_freeModel(gm);
+    dy_free_model(gm);
   }
   return 0;
 }

@@ -31,7 +31,7 @@ typedef struct dyvLin_ dyvLin;
  * geometric constants (sines of alpha, 2 a_j, u_r^<i>, ...) are computed
  * here, as the paper assumes. Owns its scratch: one per thread. NULL with
  * err on failure (a model outside Theorem 1, out of memory).             */
-dyvLin* dyv_lin_make(const dyModel* m, const dyBase* b, char* err, int errsz);
+dyvLin* dyv_lin_make(const dyModel* m, const dyiBase* b, char* err, int errsz);
 void dyv_lin_free(dyvLin* L);
 
 /* Formulation 1: H (n x n, row-major, full symmetric) [kg m^2 | kg m | kg]

@@ -200,9 +200,9 @@ DYV_NB_INLINE void DYV_FN(nb_fwd)(dyvOps* ops, const int cls, const int kf, cons
 
   /* rates of the parent in frame j, vd_j = R^T u */
   double wr[3], wdr[3], vd[3];
-  dyv_rotT(ops, vd, u, ct, st, cls, ca, sa);
-  dyv_rotT(ops, wr, w, ct, st, cls, ca, sa);
-  dyv_rotT(ops, wdr, wd, ct, st, cls, ca, sa);
+  dyv_rot_t(ops, vd, u, ct, st, cls, ca, sa);
+  dyv_rot_t(ops, wr, w, ct, st, cls, ca, sa);
+  dyv_rot_t(ops, wdr, wd, ct, st, cls, ca, sa);
   if (rev) {
     w[0] = wr[0]; w[1] = wr[1]; w[2] = wr[2] + qdj;
     wd[0] = wdr[0] + wr[1]*qdj; wd[1] = wdr[1] - wr[0]*qdj; wd[2] = wdr[2] + qddj;
@@ -252,8 +252,8 @@ DYV_NB_INLINE void DYV_FN(nb_bwd)(dyvOps* ops, const int cls, const int kb, cons
   const double* p = kb >= 0 || m->jnt_type[j] == DY_REVOLUTE ? pl->pc + 3*j : d->p + 3*j;
   const int fl = kb >= 0 ? kb : pl->flags[j];
   double rf[3], rn[3];
-  dyv_rotN(ops, rf, f, ct, st, cls, m->cos_alpha[j], m->sin_alpha[j]);
-  dyv_rotN(ops, rn, nn, ct, st, cls, m->cos_alpha[j], m->sin_alpha[j]);
+  dyv_rot_n(ops, rf, f, ct, st, cls, m->cos_alpha[j], m->sin_alpha[j]);
+  dyv_rot_n(ops, rn, nn, ct, st, cls, m->cos_alpha[j], m->sin_alpha[j]);
   const double *Fp = d->f + 3*(j-1), *Np = d->nm + 3*(j-1);
   f[0] = Fp[0] + rf[0]; f[1] = Fp[1] + rf[1]; f[2] = Fp[2] + rf[2];
   nn[0] = Np[0] + rn[0]; nn[1] = Np[1] + rn[1]; nn[2] = Np[2] + rn[2];
@@ -303,8 +303,8 @@ DYV_NB_INLINE void DYV_FN(nb_link1)(dyvOps* ops, const dyvNeBase* pl, dyData* d,
   const int f = pl->flags[0], cls = m->twist[0];
   double ct = 1, st = 0, vd[3];
   if (pl->trig0) { ct = cs[0]; st = cs[1]; }
-  if (pl->g[0] == 0 && pl->g[1] == 0) dyv_rotT_z(ops, vd, u[2], ct, st, cls, m->cos_alpha[0], m->sin_alpha[0]);
-  else dyv_rotT(ops, vd, u, ct, st, cls, m->cos_alpha[0], m->sin_alpha[0]);
+  if (pl->g[0] == 0 && pl->g[1] == 0) dyv_rot_t_z(ops, vd, u[2], ct, st, cls, m->cos_alpha[0], m->sin_alpha[0]);
+  else dyv_rot_t(ops, vd, u, ct, st, cls, m->cos_alpha[0], m->sin_alpha[0]);
   const double qd0 = qd[0], qdd0 = qdd[0];
   w[2] = qd0; wd[2] = qdd0;
   double nz = 0;
@@ -336,10 +336,10 @@ DYV_NB_INLINE void DYV_FN(nb_joint1)(dyvOps* ops, const dyvNeBase* pl, dyData* d
   const double ct = cs[2], st = cs[3], ca = m->cos_alpha[1], sa = m->sin_alpha[1];
   const double* p = m->jnt_type[1] != DY_REVOLUTE ? d->p + 3 : pl->pc + 3;
   const int cls = m->twist[1], fl = pl->flags[1];
-  nn[2] = d->nm[2] + dyv_rotN_z(ops, nn, ct, st, cls, ca, sa); DYV_OPS(0, 1);
+  nn[2] = d->nm[2] + dyv_rot_n_z(ops, nn, ct, st, cls, ca, sa); DYV_OPS(0, 1);
   if (fl & (DYV_NB_PX | DYV_NB_PY)) {
     double rf[3];
-    dyv_rotN(ops, rf, f, ct, st, cls, ca, sa);
+    dyv_rot_n(ops, rf, f, ct, st, cls, ca, sa);
     nn[2] += p[0]*rf[1] - p[1]*rf[0];
     DYV_OPS(2, 2);
   }

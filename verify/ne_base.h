@@ -77,7 +77,7 @@ typedef struct {
 /* Build a plan for model m. zero (14n entries, may be NULL): 1 where the
  * parameter is structurally zero in every vector the plan will be used
  * with; NULL means no parameter is known to be zero (nominal model). The
- * plan reads m's joint types, geometry and twist constants (dy_setConst)
+ * plan reads m's joint types, geometry and twist constants (dy_set_const)
  * at every call: m must outlive it, and a new plan is needed after m's
  * geometry changes. */
 void dyv_nebase_make(dyvNeBase* plan, const dyModel* m, const unsigned char* zero);
@@ -94,7 +94,7 @@ void dyv_nebase_zero_from_par(unsigned char* zero, const dyModel* m, const doubl
 
 /* Inverse dynamics tau (n) [N m|N] with parameters par (14n; entries the
  * plan marks zero are not read). q, qd, qdd: n each; qd/qdd may be NULL
- * for zero. Scratch: d->f, d->nm, d->p (from dy_makeData of the plan's
+ * for zero. Scratch: d->f, d->nm, d->p (from dy_make_data of the plan's
  * model). Gravity: the model's at plan time. */
 void dyv_nebase_rnea(const dyvNeBase* plan, dyData* d, const double* par,
                      const double* q, const double* qd, const double* qdd, double* tau);

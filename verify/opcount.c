@@ -21,13 +21,13 @@ static void generic_state(int n, double* q, double* qd, double* qdd) {
 
 void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par) {
   const int n = m->n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], b[DY_MAXJ];
   double* H = malloc(sizeof(double) * (size_t)n * (size_t)n);
   unsigned char* zero = malloc((size_t)(14*n));
   out->lin91_H_mul = out->lin91_H_add = out->lin91_Hb_mul = out->lin91_Hb_add = -1;
   out->nebase_mul = out->nebase_add = out->nefull_mul = out->nefull_add = -1;
-  if (!d || !H || !zero) { dy_freeData(d); free(H); free(zero); return; }
+  if (!d || !H || !zero) { dy_free_data(d); free(H); free(zero); return; }
   generic_state(n, q, qd, qdd);
   dyvOps o = {0, 0};
   dyv_lin91_H_ops(&o, m, d, par, q, H);
@@ -45,7 +45,7 @@ void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par) {
   o = (dyvOps){0, 0};
   dyv_nebase_rnea_ops(&o, &pl, d, par, q, qd, qdd, tau);
   out->nefull_mul = o.mul; out->nefull_add = o.add;
-  dy_freeData(d); free(H); free(zero);
+  dy_free_data(d); free(H); free(zero);
 }
 
 void dyv_renaud_count(const dyvRenaud* r, long* mul, long* add) {
@@ -58,7 +58,7 @@ void dyv_renaud_count(const dyvRenaud* r, long* mul, long* add) {
 
 int dyv_saha_count(const dyModel* m, const double* par, long c[4]) {
   const int n = m->n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   if (!d) return -1;
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
   generic_state(n, q, qd, qdd);
@@ -69,7 +69,7 @@ int dyv_saha_count(const dyModel* m, const double* par, long c[4]) {
   o = (dyvOps){0, 0};
   const int r = dyv_saha_fd_ops(&o, m, d, par, q, qd, tau, qdd);
   c[2] = o.mul - c[0]; c[3] = o.add - c[1] - n;
-  dy_freeData(d);
+  dy_free_data(d);
   return r ? -1 : 0;
 }
 
@@ -77,7 +77,7 @@ void dyv_general_geometry(dyModel* m) {
   for (int j = 1; j < m->n; j++) {
     m->dh_alpha[j] = 0.3 + 0.2*j; m->dh_a[j] = 0.1 + 0.05*j; m->dh_d[j] = 0.1 + 0.03*j;
   }
-  dy_setConst(m);
+  dy_set_const(m);
 }
 
 dyModel* dyv_renaud_model(int simplified) {
@@ -86,7 +86,7 @@ dyModel* dyv_renaud_model(int simplified) {
    * bodies): nonzero x*2, y*3, y*5, z*1, z*4, z*6, a*, b*, c*; simplified:
    * z*6 lies on the axis of joint 6, which is -y_5 (alpha_5 = pi/2, O_6 =
    * O_5): it acts as a first moment of link 5, y*5 - z*6, and z*6 = 0 */
-  dyModel* r = dy_makeModel(6);
+  dyModel* r = dy_make_model(6);
   if (!r) return NULL;
   static const double al[6] = {0, M_PI/2, 0, M_PI/2, -M_PI/2, M_PI/2};
   static const int msk[6] = {DY_MZ, DY_MX, DY_MY, DY_MZ, DY_MY, DY_MZ};
@@ -97,7 +97,7 @@ dyModel* dyv_renaud_model(int simplified) {
     p[msk[j]] = 0.5 + 0.1*j;
   }
   r->dh_a[2] = 0.4; r->dh_d[3] = 0.35;
-  dy_setConst(r);
+  dy_set_const(r);
   if (simplified) {
     r->par[DY_NPAR_LINK*4 + DY_MY] -= r->par[DY_NPAR_LINK*5 + DY_MZ];
     r->par[DY_NPAR_LINK*5 + DY_MZ] = 0;
@@ -113,7 +113,7 @@ static void saha_rows(FILE* f, const dyModel* m) {
   int nrev = 0;
   for (int j = 0; j < n; j++) nrev += m->jnt_type[j] == DY_REVOLUTE;
   for (int g = 0; g < 2; g++) {
-    dyModel* gm = g ? dy_copyModel(m) : NULL;
+    dyModel* gm = g ? dy_copy_model(m) : NULL;
     if (g && !gm) return;
     if (g) dyv_general_geometry(gm);
     long c[4];
@@ -128,7 +128,7 @@ static void saha_rows(FILE* f, const dyModel* m) {
                    "saha_fd%s,%ld,%ld,[Saha99] Table 2 is for revolute joints (phi not included),,\n",
                 sfx, c[0], c[1], sfx, c[2], c[3]);
     }
-    dy_freeModel(gm);
+    dy_free_model(gm);
   }
 }
 
@@ -151,7 +151,7 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
             c.lin91_Hb_mul, c.lin91_Hb_add, 23*nn*nn + 44*nn - 82, 15*nn*nn + 40*nn - 70);
     /* the tables count a general geometry: the same joints with general
      * twists and lengths */
-    dyModel* gm = dy_copyModel(m);
+    dyModel* gm = dy_copy_model(m);
     if (gm) {
       dyvOpCounts cg;
       dyv_general_geometry(gm);
@@ -160,7 +160,7 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
               cg.lin91_H_mul, cg.lin91_H_add, 10.5*nn*nn + 38.5*nn - 85, 6*nn*nn + 39*nn - 70);
       fprintf(f, "lin91_H+b_general,%ld,%ld,[Lin91] section 4 (same joints; general twists and lengths),%.0f,%.0f\n",
               cg.lin91_Hb_mul, cg.lin91_Hb_add, 23*nn*nn + 44*nn - 82, 15*nn*nn + 40*nn - 70);
-      dy_freeModel(gm);
+      dy_free_model(gm);
     }
   } else {
     fprintf(f, "lin91_H,%ld,%ld,[Lin91] formulas are for n>=2 rotational joints,,\n", c.lin91_H_mul, c.lin91_H_add);
@@ -198,7 +198,7 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
             simp ? "_simplified" : "", rm, ra, what, pm, pa);
     fprintf(f, "ne_base_renaud_6R%s,%ld,%ld,base-parameter Newton-Euler on the same model (paper: %d M; %d A),%d,%d\n",
             simp ? "_simplified" : "", cr.nebase_mul, cr.nebase_add, pm, pa, pm, pa);
-    dy_freeModel(r);
+    dy_free_model(r);
   }
   free(par);
   return 0;
@@ -206,7 +206,7 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
 
 int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m) {
   const int n = m->n, np = 14*n, ncol = m->has_friction ? 14*n : 10*n, ns = 40, rows = ns*n;
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double* Y = malloc(sizeof(double) * (size_t)rows * (size_t)ncol);
   double* e = calloc((size_t)np, sizeof(double));
   lapack_int* jpvt = calloc((size_t)ncol, sizeof(lapack_int));
@@ -237,6 +237,6 @@ int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m) {
       for (int i = 0; i < nb; i++) zero[jpvt[i] - 1] = 0;
     }
   }
-  dy_freeData(d); free(Y); free(e); free(jpvt); free(tq);
+  dy_free_data(d); free(Y); free(e); free(jpvt); free(tq);
   return nb;
 }

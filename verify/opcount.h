@@ -33,13 +33,13 @@ void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par);
 /* Give m a general geometry, the case the papers' operation-count tables
  * assume: for joints 2..n, alpha_j = 0.3 + 0.2 j rad (none of 0, +-pi/2,
  * pi), a_j = 0.1 + 0.05 j m, d_j = 0.1 + 0.03 j m; joint 1 is kept (its
- * axis along gravity, as the tables take it). Calls dy_setConst. */
+ * axis along gravity, as the tables take it). Calls dy_set_const. */
 void dyv_general_geometry(dyModel* m);
 
 /* [Renaud]'s 6R example (its geometry and grouped augmented-body
  * parameters, the nonzero ones set to arbitrary values): the model behind
  * its count of 181 M + 127 A; simplified != 0: with y*5 - z*6 as one
- * parameter (z*6 = 0), behind its 164 M + 115 A. Free with dy_freeModel;
+ * parameter (z*6 = 0), behind its 164 M + 115 A. Free with dy_free_model;
  * NULL if out of memory. */
 dyModel* dyv_renaud_model(int simplified);
 

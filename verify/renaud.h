@@ -65,7 +65,7 @@ typedef struct {
 /* Plan for model m and the parameter vector par (14n: a realisation of
  * base parameters or any standard parameters; its exact zeros are taken as
  * structural). The plan copies the parameters (par may change afterwards,
- * but then make a new plan) and reads m's twist constants (dy_setConst) at
+ * but then make a new plan) and reads m's twist constants (dy_set_const) at
  * every call: m must outlive it. */
 void dyv_renaud_make(dyvRenaud* r, const dyModel* m, const double* par);
 

@@ -39,8 +39,8 @@ static inline void DYV_FN(sh_symvec)(dyvOps* ops, double o[3], const double* S, 
   DYV_OPS(9, 6);
 }
 
-#define RT(o, v, g) dyv_rotT(ops, o, v, (g)->ct, (g)->st, (g)->cls, (g)->ca, (g)->sa)
-#define RN(o, v, g) dyv_rotN(ops, o, v, (g)->ct, (g)->st, (g)->cls, (g)->ca, (g)->sa)
+#define RT(o, v, g) dyv_rot_t(ops, o, v, (g)->ct, (g)->st, (g)->cls, (g)->ca, (g)->sa)
+#define RN(o, v, g) dyv_rot_n(ops, o, v, (g)->ct, (g)->st, (g)->cls, (g)->ca, (g)->sa)
 
 /* forward step i (section 5.1): angular part of nu_i, and xi_i = B xi_{i-1}
  * + Bdot nu_{i-1} + p_i qdd_i + Omega_i p_i qd_i as (wd; vd) at O_i */
@@ -54,8 +54,8 @@ static void DYV_FN(sh_forward)(dyvOps* ops, const dyModel* m, dyData* d, const s
     const double *wp = w - 3, *wdp = wd - 3, *vdp = vd - 3;
     double t[3], u[3] = {vdp[0], vdp[1], vdp[2]};
     dyv_cross(ops, t, wp, g->c);
-    dyv_addCross(ops, u, wdp, g->c);
-    dyv_addCross(ops, u, wp, t);
+    dyv_add_cross(ops, u, wdp, g->c);
+    dyv_add_cross(ops, u, wp, t);
     RT(vd, u, g);
     RT(wr, wp, g);
     RT(wd, wdp, g);
@@ -82,13 +82,13 @@ static void DYV_FN(sh_wrench)(dyvOps* ops, dyData* d, const double* p10, int i) 
   double *f = d->f + 3*i, *nm = d->nm + 3*i, Jw[3], a[3];
   DYV_FN(sh_symvec)(ops, nm, p10, wd);
   DYV_FN(sh_symvec)(ops, Jw, p10, w);
-  dyv_addCross(ops, nm, w, Jw);
-  dyv_addCross(ops, nm, ms, vd);
+  dyv_add_cross(ops, nm, w, Jw);
+  dyv_add_cross(ops, nm, ms, vd);
   f[0] = p10[DY_M]*vd[0]; f[1] = p10[DY_M]*vd[1]; f[2] = p10[DY_M]*vd[2];
   DYV_OPS(3, 0);
-  dyv_addCross(ops, f, wd, ms);
+  dyv_add_cross(ops, f, wd, ms);
   dyv_cross(ops, a, w, ms);
-  dyv_addCross(ops, f, w, a);
+  dyv_add_cross(ops, f, w, a);
 }
 
 /* joint terms IA qdd + FV qd + FC sign(qd) + FO */
@@ -119,7 +119,7 @@ static void DYV_FN(sh_id)(dyvOps* ops, const dyModel* m, dyData* d, const double
     RN(rn, nm, J + i);
     dyv_add(ops, d->f + 3*(i-1), rf);
     dyv_add(ops, d->nm + 3*(i-1), rn);
-    dyv_addCross(ops, d->nm + 3*(i-1), J[i].c, rf);
+    dyv_add_cross(ops, d->nm + 3*(i-1), J[i].c, rf);
   }
 }
 
@@ -186,7 +186,7 @@ static void DYV_FN(sh_rank1)(dyvOps* ops, double* A, const double ph[6], const d
  * for the Rz part where 5 run); the count is kept so that the reported
  * Table 2 counts stay what they were. */
 static inline void DYV_FN(sh_rotSymZ)(dyvOps* ops, double o[6], const double X[6], const shJ* g) {
-  dyv_rotSym(ops, o, X, g->ct, g->st, g->cls, g->ca, g->sa, DYV_SYM_X3Z);
+  dyv_rot_sym(ops, o, X, g->ct, g->st, g->cls, g->ca, g->sa, DYV_SYM_X3Z);
   DYV_OPS(1, 0);
 }
 
@@ -197,9 +197,9 @@ static inline void DYV_FN(sh_rotSymZ)(dyvOps* ops, double o[6], const double X[6
 static void DYV_FN(sh_transform)(dyvOps* ops, double* P, const double* A, const shJ* g, int pk, int zk) {
   double a11[6], a22[6], sy[6], k[3], kr[3], a12[9], n12[9];
   if (zk && pk == 2) DYV_FN(sh_rotSymZ)(ops, a11, A + SH_S11, g);
-  else dyv_rotSym(ops, a11, A + SH_S11, g->ct, g->st, g->cls, g->ca, g->sa, 0);
+  else dyv_rot_sym(ops, a11, A + SH_S11, g->ct, g->st, g->cls, g->ca, g->sa, 0);
   if (zk && pk == 5) DYV_FN(sh_rotSymZ)(ops, a22, A + SH_S22, g);
-  else dyv_rotSym(ops, a22, A + SH_S22, g->ct, g->st, g->cls, g->ca, g->sa, 0);
+  else dyv_rot_sym(ops, a22, A + SH_S22, g->ct, g->st, g->cls, g->ca, g->sa, 0);
   const double* B = A + SH_S12;
   sy[0] = B[0]; sy[3] = B[4]; sy[5] = B[8];
   sy[1] = 0.5*(B[1] + B[3]); k[2] = 0.5*(B[3] - B[1]);
@@ -216,7 +216,7 @@ static void DYV_FN(sh_transform)(dyvOps* ops, double* P, const double* A, const 
     DYV_OPS(4, 4);
   }
   double syr[6];
-  dyv_rotSym(ops, syr, sy, g->ct, g->st, g->cls, g->ca, g->sa, 0);
+  dyv_rot_sym(ops, syr, sy, g->ct, g->st, g->cls, g->ca, g->sa, 0);
   RN(kr, k, g);
   a12[0] = syr[0]; a12[4] = syr[3]; a12[8] = syr[5];
   a12[1] = syr[1] - kr[2]; a12[3] = syr[1] + kr[2];
@@ -282,7 +282,7 @@ static void DYV_FN(sh_solve)(dyvOps* ops, int n, const shJ* J, const double* psi
     if (i == 0) break;
     RN(e + 3, et + 3, J + i);                    /* B^T eta = (R n + c x R f; R f) */
     RN(e, et, J + i);
-    dyv_addCross(ops, e, J[i].c, e + 3);
+    dyv_add_cross(ops, e, J[i].c, e + 3);
   }
   double mu[6] = {0, 0, 0, 0, 0, 0};             /* mu_{i,i-1} */
   for (int i = 0; i < n; i++) {
@@ -293,7 +293,7 @@ static void DYV_FN(sh_solve)(dyvOps* ops, int n, const shJ* J, const double* psi
     if (i + 1 == n) break;
     const shJ* g = J + i + 1;                    /* B mu = (R^T w; R^T (v + w x c)) */
     double u[3] = {mu[3], mu[4], mu[5]};
-    dyv_addCross(ops, u, mu, g->c);
+    dyv_add_cross(ops, u, mu, g->c);
     RT(mu + 3, u, g);
     double w[3] = {mu[0], mu[1], mu[2]};
     RT(mu, w, g);
@@ -335,7 +335,7 @@ int dyv_saha_udu(const dyModel* m, dyData* d, const double* par, const double* q
     v[J[i].rev ? 2 : 5] = 1;
     for (int k = i + 1; k < n; k++) {
       double u[3] = {v[3], v[4], v[5]}, w[3] = {v[0], v[1], v[2]};
-      dyv_addCross(ops, u, w, J[k].c);
+      dyv_add_cross(ops, u, w, J[k].c);
       RT(v + 3, u, J + k);
       RT(v, w, J + k);
       double s = 0;

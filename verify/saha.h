@@ -33,7 +33,7 @@
  * the congruence of eq. 50 by rotating the blocks and shifting by [c x];
  * without armature A p = 0 and the joint's row and column are skipped.
  * Counted by the counting variants (verify/kernels.h; dyv_saha_count).
- * Units as core/dynamics.h; scratch from d (dy_makeData), no allocation. */
+ * Units as core/dynamics.h; scratch from d (dy_make_data), no allocation. */
 #ifndef DYNID_SAHA_H
 #define DYNID_SAHA_H
 

@@ -67,7 +67,7 @@ dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
   dyvValidator* v = calloc(1, sizeof *v);
   if (!v) return NULL;
   v->m = m;
-  v->d = dy_makeData(m);
+  v->d = dy_make_data(m);
   v->par = malloc(sizeof(double) * (size_t)(14*n));
   v->H = malloc(sizeof(double) * (size_t)n * (size_t)n);
   v->work = malloc(sizeof(double) * (size_t)dyv_mineig_lwork(n));
@@ -82,7 +82,7 @@ dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
 
 void dyv_validator_free(dyvValidator* v) {
   if (!v) return;
-  dy_freeData(v->d);
+  dy_free_data(v->d);
   free(v->par); free(v->H); free(v->work);
   free(v);
 }
@@ -145,7 +145,7 @@ static int rk4_step(dyvValidator* v, double dt) {
   return 0;
 }
 
-static void sim_restart(dyvValidator* v, const dySample* s) {
+static void sim_restart(dyvValidator* v, const dyiSample* s) {
   const int n = v->m->n;
   memcpy(v->sim_q, s->q, sizeof(double) * n);
   memcpy(v->sim_qd, s->qd, sizeof(double) * n);
@@ -155,7 +155,7 @@ static void sim_restart(dyvValidator* v, const dySample* s) {
   v->sim_segments++;
 }
 
-void dyv_validator_add(dyvValidator* v, const dySample* s) {
+void dyv_validator_add(dyvValidator* v, const dyiSample* s) {
   const int n = v->m->n;
   double pred[DY_MAXJ];
   dyv_nebase_rnea(&v->plan, v->d, v->par, s->q, s->qd, s->qdd, pred);
@@ -222,7 +222,7 @@ void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes) {
 }
 
 /* -------------------------------------------- a sparse realisation */
-static int try_columns(double* Ps, const dyBase* b, const int* S) {
+static int try_columns(double* Ps, const dyiBase* b, const int* S) {
   const int nb = b->nb, np = b->npar;
   double* A = malloc(sizeof(double) * (size_t)nb * (size_t)nb);
   double* X = calloc((size_t)nb * (size_t)nb, sizeof(double));
@@ -253,7 +253,7 @@ static int try_columns(double* Ps, const dyBase* b, const int* S) {
   return ok;
 }
 
-int dyv_sparse_P(double* Ps, const dyBase* b, char* err, int errsz) {
+int dyv_sparse_P(double* Ps, const dyiBase* b, char* err, int errsz) {
   const int nb = b->nb, np = b->npar;
   int* S = malloc(sizeof(int) * (size_t)(nb > 0 ? nb : 1));
   if (!S) { snprintf(err, errsz, "sparse realisation: out of memory"); return -1; }
@@ -282,7 +282,7 @@ int dyv_sparse_P(double* Ps, const dyBase* b, char* err, int errsz) {
   return 0;
 }
 
-int dyv_realise_sparse(const dyModel* m, const dyBase* b, const double* beta, double* par,
+int dyv_realise_sparse(const dyModel* m, const dyiBase* b, const double* beta, double* par,
                        unsigned char* zero, char* err, int errsz) {
   const int nb = b->nb, npb = b->npar, np = 14 * m->n;
   double* Ps = malloc(sizeof(double) * (size_t)npb * (size_t)(nb > 0 ? nb : 1));
@@ -301,7 +301,7 @@ int dyv_realise_sparse(const dyModel* m, const dyBase* b, const double* beta, do
  * base regressor, parallel-filtered and decimated like dyi_identify's),
  * segments broken at the held-out block so no filter runs across it */
 typedef struct {
-  dyLogReader* lr;
+  dyiLogReader* lr;
   dyiRows* w;
   long idx;            /* next sample index */
   long skip0, skip1;   /* held-out block [skip0, skip1) */
@@ -311,7 +311,7 @@ typedef struct {
 static int cv_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err, int errsz) {
   cvSrc* c = ctx;
   int ns = 0;
-  dySample s;
+  dyiSample s;
   while (ns < maxs) {
     if (dyi_rows_pop(c->w, A, lda, ns, y, rw, NULL)) { ns++; continue; }
     if (c->ended) break;
@@ -335,14 +335,14 @@ static int cv_rewind(void* ctx, char* err, int errsz) {
   return dyi_log_rewind(c->lr, err, errsz);
 }
 
-int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
-                 dyLogReader* lr, int K, char* err, int errsz) {
+int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyiBase* b,
+                 dyiLogReader* lr, int K, char* err, int errsz) {
   const int n = m->n, nb = b->nb, np = b->npar;
   memset(out, 0, sizeof *out);
   if (K < 2 || K > DYV_MAXFOLD) { snprintf(err, errsz, "cross-validation: K = %d folds (2..%d)", K, DYV_MAXFOLD); return -1; }
   out->K = K;
   dyv_stats_init(&out->pooled, n);
-  dySample s;
+  dyiSample s;
   int k;
   long N = 0;
   if (dyi_log_rewind(lr, err, errsz)) return -1;
@@ -350,30 +350,30 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
   if (k < 0) return -1;
   out->N = N;
   if (N < (long)K * (nb + n) / n + K) { snprintf(err, errsz, "cross-validation: %ld samples are too few for %d folds of %d base parameters", N, K, nb); return -1; }
-  dyLogInfo li;
+  dyiLogInfo li;
   dyi_log_info(lr, &li);
-  cvSrc c = {lr, dyi_rows_new(m, b, err, errsz), 0, 0, 0, 0};
+  cvSrc c = {lr, dyi_rows_make(m, b, err, errsz), 0, 0, 0, 0};
   if (!c.w) return -1;
   if (dyi_rows_config(c.w, &li, err, errsz)) { dyi_rows_free(c.w); return -1; }
-  dyData* d = dy_makeData(m);
+  dyData* d = dy_make_data(m);
   double* par = calloc((size_t)(14*n), sizeof(double));
   unsigned char* zero = malloc((size_t)(14*n));
   double* Ps = malloc(sizeof(double) * (size_t)np * (size_t)(nb > 0 ? nb : 1));
   int status = -1;
-  dyEstim* e = NULL;
+  dyiEstim* e = NULL;
   if (!d || !par || !zero || !Ps) { snprintf(err, errsz, "cross-validation: out of memory"); goto done; }
   if (dyv_sparse_P(Ps, b, err, errsz)) goto done;
   dyv_nebase_zero_from_P(zero, m, Ps, np, nb);
   dyvNeBase plan;
   dyv_nebase_make(&plan, m, zero);
-  dyEstOpt eo;
+  dyiEstOpt eo;
   dyi_est_defaults(&eo);
   eo.method = DYI_OLS;
   e = dyi_est_make(n, nb, &eo, err, errsz);
   if (!e) goto done;
   for (int f = 0; f < K; f++) {
     c.skip0 = N * f / K; c.skip1 = N * (f + 1) / K;
-    dyRowSource src = {&c, cv_fill, cv_rewind};
+    dyiRowSource src = {&c, cv_fill, cv_rewind};
     if (cv_rewind(&c, err, errsz)) goto done;
     if (dyi_est_run(e, &src, err, errsz)) {
       char tmp[256];
@@ -410,7 +410,7 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
   status = 0;
 done:
   dyi_est_free(e);
-  dy_freeData(d); free(par); free(zero); free(Ps);
+  dy_free_data(d); free(par); free(zero); free(Ps);
   dyi_rows_free(c.w);
   return status;
 }
@@ -515,8 +515,8 @@ void dyv_phys_print(FILE* f, const dyvPhys* p) {
 }
 
 /* ------------------------------------------------------ the whole check */
-int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBase* b,
-                     const char* logpath, const dyLogOpt* lopt, double horizon, int folds,
+int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBase* b,
+                     const char* logpath, const dyiLogOpt* lopt, double horizon, int folds,
                      char* err, int errsz) {
   const int n = m->n, np = 14*n;
   int status = -1;
@@ -524,7 +524,7 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBas
   double* Bid = NULL;
   double* ps = NULL;
   dyvValidator* v = NULL;
-  dyLogReader* lr = NULL;
+  dyiLogReader* lr = NULL;
   dyvPhys phys;
   dyvCrossVal cv;
   memset(&phys, 0, sizeof phys);
@@ -548,7 +548,7 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBas
   if (!v) { snprintf(err, errsz, "validate: out of memory"); goto done; }
   lr = dyi_log_open(logpath, n, lopt, err, errsz);
   if (!lr) goto done;
-  dySample s;
+  dyiSample s;
   int k;
   while ((k = dyi_log_next(lr, &s, err, errsz)) == 1) dyv_validator_add(v, &s);
   if (k < 0) goto done;

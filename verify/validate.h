@@ -3,7 +3,7 @@
  * - torque metrics (streaming, bounded memory): per joint and over all
  *   joints  rms = sqrt(mean e^2),  rel_err_pct = 100 ||e|| / ||tau_meas||,
  *   r2 = 1 - sum e^2 / sum (tau_meas - mean)^2, with e = tau_meas - tau_pred
- *   and tau_meas the unfiltered logged torque (dySample.tau_raw); the
+ *   and tau_meas the unfiltered logged torque (dyiSample.tau_raw); the
  *   largest |e| and where (row, time, joint);
  * - the inertia matrix along the log: smallest eigenvalue and where, count
  *   of samples where it is not positive definite;
@@ -91,7 +91,7 @@ dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
                                  const unsigned char* zero, double horizon);
 void dyv_validator_free(dyvValidator* v);
 /* one log sample (uses q, qd, qdd, tau_raw, row, t) */
-void dyv_validator_add(dyvValidator* v, const dySample* s);
+void dyv_validator_add(dyvValidator* v, const dyiSample* s);
 /* per joint "joint,rms,rel_err_pct,r2" then "all" to csv; the rest as
  * '#'-comment lines to notes (may be the same stream or NULL). */
 void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes);
@@ -105,12 +105,12 @@ void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes);
  * when they are all given and B_S is invertible (|B Ps - 1| <= 1e-9),
  * otherwise the columns chosen by QR with column pivoting of B.
  * 0, or -1 with err set. */
-int dyv_sparse_P(double* Ps, const dyBase* b, char* err, int errsz);
+int dyv_sparse_P(double* Ps, const dyiBase* b, char* err, int errsz);
 
 /* The sparse realisation par = Ps beta (14n, joint parameters beyond the
  * set zero) of base parameters beta (b->nb) and, if zero is not NULL, its
  * structural zeros (14n) for the base-parameter Newton-Euler. 0 or -1. */
-int dyv_realise_sparse(const dyModel* m, const dyBase* b, const double* beta, double* par,
+int dyv_realise_sparse(const dyModel* m, const dyiBase* b, const double* beta, double* par,
                        unsigned char* zero, char* err, int errsz);
 
 /* ------------------------------------------ k-fold cross-validation */
@@ -134,8 +134,8 @@ typedef struct {
  * unfiltered torque (realisation by dyv_sparse_P). lr is rewound as
  * needed (2K+1 passes). 2 <= K <=
  * DYV_MAXFOLD. 0, or -1 with err set. */
-int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyBase* b,
-                 dyLogReader* lr, int K, char* err, int errsz);
+int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyiBase* b,
+                 dyiLogReader* lr, int K, char* err, int errsz);
 /* '#'-comment lines: pooled per-joint rms, rel_err_pct, r2 and per fold. */
 void dyv_crossval_print(FILE* f, const dyvCrossVal* cv);
 
@@ -152,8 +152,8 @@ typedef struct dyvPhys_ dyvPhys;
  * lines to out. horizon <= 0: no simulation. maxeval: evaluations of the
  * feasibility search. 0, or -1 with err set ("FILE:ROW:COL: ..." for log
  * errors). Nothing is written to out on failure before the log is read. */
-int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyBase* b,
-                     const char* logpath, const dyLogOpt* lopt, double horizon, int folds,
+int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBase* b,
+                     const char* logpath, const dyiLogOpt* lopt, double horizon, int folds,
                      char* err, int errsz);
 
 typedef struct {

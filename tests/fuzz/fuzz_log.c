@@ -8,17 +8,17 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
   const char* path = fuzz_file(data + 1, size - 1, ".csv");
   char err[DY_ERRSZ];
-  dyLogOpt opt;
+  dyiLogOpt opt;
   dyi_log_defaults(&opt);
   opt.no_header = data[0] & 1;
   opt.on_bad = (data[0] >> 1) & 1;
   if (data[0] & 4) opt.cutoff_hz = -1;
-  dyLogReader* r = dyi_log_open(path, 3, &opt, err, sizeof err);
+  dyiLogReader* r = dyi_log_open(path, 3, &opt, err, sizeof err);
   if (!r) {
     if (!strstr(err, path) || strchr(err, '\n')) abort();   /* one line naming the file */
     return 0;
   }
-  dySample s;
+  dyiSample s;
   long k = 0;
   int rc;
   while ((rc = dyi_log_next(r, &s, err, sizeof err)) > 0 && k < 100000) k++;

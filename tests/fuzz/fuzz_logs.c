@@ -20,14 +20,14 @@ static const char* LOGS_MODEL =
   "3,R,0,0.2,0,0,1,0.1,0,0,0.01,0,0,0.01,0,0.01\n";
 
 /* the model and its base set, made once (a base set costs a QR) */
-static const dyModel* logs_model(const dyBase** b) {
+static const dyModel* logs_model(const dyiBase** b) {
   static dyModel* m;
-  static dyBase* base;
+  static dyiBase* base;
   if (!m) {
     char err[DY_ERRSZ];
     const char* p = fuzz_file((const uint8_t*)LOGS_MODEL, strlen(LOGS_MODEL), ".model.csv");
     if (dy_load_table(p, NULL, &m, err, sizeof err)) abort();
-    base = dyi_base_compute(m, DYI_SET_QR, 0, err, sizeof err);
+    base = dyi_base_make(m, DYI_SET_QR, 0, err, sizeof err);
     if (!base) abort();
   }
   *b = base;
@@ -40,16 +40,16 @@ static int one_line_naming(const char* err, const char* path) {
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;
-  const dyBase* b;
+  const dyiBase* b;
   const dyModel* m = logs_model(&b);
-  dyLogOpt opt;
+  dyiLogOpt opt;
   dyi_log_defaults(&opt);
   opt.no_header = data[0] & 1;
   opt.on_bad = (data[0] >> 1) & 1;
   if (data[0] & 4) opt.cutoff_hz = -1;
   /* cut the rest into files at NUL bytes */
   static char paths[LOGS_MAX][256];
-  dyLogReader* r[LOGS_MAX] = {0};
+  dyiLogReader* r[LOGS_MAX] = {0};
   int nr = 0, ok = 1;
   size_t at = 1;
   char err[DY_ERRSZ];
@@ -71,12 +71,12 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     unsigned char mask[3 * 64];
     if (b->nb > 64) abort();
     dyi_base_mask(m, b, mask);
-    dyEstOpt eo;
+    dyiEstOpt eo;
     dyi_est_defaults(&eo);
     eo.mask = mask;
     eo.threads = (data[0] & 8) ? 2 : 1;
     if (data[0] & 16) eo.method = DYI_WLS;
-    dyEstim* e = dyi_identify_logs(m, b, r, nr, &eo, NULL, err, sizeof err);
+    dyiEstim* e = dyi_identify_logs(m, b, r, nr, &eo, NULL, err, sizeof err);
     if (e) dyi_est_free(e);
     else if (!one_line_naming(err, NULL)) abort();
   }

@@ -7,10 +7,10 @@
 static dyModel* model(void) {
   static dyModel* m;
   if (!m) {
-    m = dy_makeModel(3);
+    m = dy_make_model(3);
     m->jnt_type[1] = DY_PRISMATIC;
     m->dh_alpha[1] = 1.5707963267948966; m->dh_a[2] = 0.4;
-    dy_setConst(m);
+    dy_set_const(m);
   }
   return m;
 }
@@ -18,7 +18,7 @@ static dyModel* model(void) {
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const char* path = fuzz_file(data, size, ".csv");
   char err[DY_ERRSZ];
-  dyParams* p = dyi_params_read(path, model(), err, sizeof err);
+  dyiParams* p = dyi_params_read(path, model(), err, sizeof err);
   if (p) {
     double par[42];
     dyi_params_realise(model(), p, par);

@@ -22,8 +22,8 @@ static void compare(const dyModel* a, const char* path) {
   if (dy_load_model(path, NULL, &b, err, sizeof err)) abort();   /* dynid's own file must read */
   if (b->n != a->n) abort();
   const int n = a->n;
-  dyData* da = dy_makeData(a);
-  dyData* db = dy_makeData(b);
+  dyData* da = dy_make_data(a);
+  dyData* db = dy_make_data(b);
   double x[3*DY_MAXJ], ta[DY_MAXJ], tb[DY_MAXJ];
   for (int s = 0; s < 3; s++) {
     for (int k = 0; k < 3*n; k++) x[k] = sin(1.3 * (k + 1) * (s + 1));
@@ -33,8 +33,8 @@ static void compare(const dyModel* a, const char* path) {
     for (int j = 0; j < n; j++) { scale = fmax(scale, fabs(ta[j])); diff = fmax(diff, fabs(ta[j] - tb[j])); }
     if (isfinite(scale) && scale < 1e8 && diff > 1e-9 * scale) abort();
   }
-  dy_freeData(da); dy_freeData(db);
-  dy_freeModel(b);
+  dy_free_data(da); dy_free_data(db);
+  dy_free_model(b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -51,6 +51,6 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   int r = dy_write_model(out, m, m->par, "fuzz", err, sizeof err);
   if (r < 0 && (strchr(err, '\n') || !strstr(err, "write a .csv"))) abort();
   if (r == 0) compare(m, out);
-  dy_freeModel(m);
+  dy_free_model(m);
   return 0;
 }

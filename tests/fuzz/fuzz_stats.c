@@ -26,13 +26,13 @@ static dyModel* model(void) {
 
 /* base sets are made once per (set, friction, kinds) and kept: making one
  * costs a QR of a sampled regressor, far more than reading a file */
-static const dyBase* base_set(const dyModel* m, dyiBaseSet set, int friction, unsigned keep) {
-  static struct { dyiBaseSet set; int friction; unsigned keep; dyBase* b; } cache[16];
+static const dyiBase* base_set(const dyModel* m, dyiBaseSet set, int friction, unsigned keep) {
+  static struct { dyiBaseSet set; int friction; unsigned keep; dyiBase* b; } cache[16];
   static int ncache;
   for (int i = 0; i < ncache; i++)
     if (cache[i].set == set && cache[i].friction == friction && cache[i].keep == keep) return cache[i].b;
   char err[DY_ERRSZ];
-  dyBase* b = dyi_base_compute(m, set, friction, err, sizeof err);
+  dyiBase* b = dyi_base_make(m, set, friction, err, sizeof err);
   if (b && dyi_base_keep_joint(m, b, keep, err, sizeof err)) { dyi_base_free(b); b = NULL; }
   if (ncache < 16) {
     cache[ncache].set = set;
@@ -65,14 +65,14 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   snprintf(kinds, sizeof kinds, "%s", ref.friction);
   for (char* p = kinds; *p; p++) if (*p == ' ') *p = ',';
   if (friction && dyi_friction_kinds(kinds, &keep, bad, sizeof bad)) return 0;
-  const dyBase* b = base_set(m, ref.set, friction, keep);
+  const dyiBase* b = base_set(m, ref.set, friction, keep);
   if (!b || b->nb > 64) return 0;
   unsigned char mask[3 * 64];
   dyi_base_mask(m, b, mask);
-  dyEstOpt eo;
+  dyiEstOpt eo;
   dyi_est_defaults(&eo);
   eo.mask = mask;
-  dyEstim* e = dyi_est_make(m->n, b->nb, &eo, err, sizeof err);
+  dyiEstim* e = dyi_est_make(m->n, b->nb, &eo, err, sizeof err);
   if (e) {
     dyiStatsHead acc = ref;
     if (dyi_stats_merge_file(path, &ref, b, e, &acc, err, sizeof err) && bad_error(err, path)) abort();

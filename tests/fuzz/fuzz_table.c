@@ -12,11 +12,11 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     dyModel* m = NULL;
     if (dy_load_table(path, &opt, &m, err, sizeof err) == 0) {
       /* a model that loads must run the dynamics without trouble */
-      dyData* d = dy_makeData(m);
+      dyData* d = dy_make_data(m);
       double q[DY_MAXJ] = {0}, tau[DY_MAXJ];
       dy_rnea(m, d, m->par, q, q, q, tau);
-      dy_freeData(d);
-      dy_freeModel(m);
+      dy_free_data(d);
+      dy_free_model(m);
     } else if (!strstr(err, path) || strchr(err, '\n')) {
       abort();   /* every error names its file, on one line */
     }

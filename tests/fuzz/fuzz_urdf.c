@@ -7,7 +7,7 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   char err[DY_ERRSZ];
   dyLoadOpt opt = {0};
   dyModel* m = NULL;
-  if (dy_load_urdf(path, &opt, &m, err, sizeof err) == 0) dy_freeModel(m);
+  if (dy_load_urdf(path, &opt, &m, err, sizeof err) == 0) dy_free_model(m);
   else if (!strstr(err, path) || strchr(err, '\n')) abort();   /* one line naming the file */
   return 0;
 }
