@@ -131,7 +131,7 @@ static int write_params(const char* path, const dyModel* m, const dyiBase* b, co
 static int write_model(const char* path, const dyModel* m, const dyiBase* b, const double* beta,
                        const double* pi, const char* comment, int quiet) {
   char err[DY_ERRSZ];
-  double par[14 * DY_MAXJ];
+  double par[DY_NPL * DY_MAXJ];
   int n = m->n;
   if (pi) {
     memset(par, 0, sizeof par);
@@ -211,7 +211,7 @@ static int identify_consistent(const cliArgs* c, const dyModel* m, const dyiBase
                                const idOpt* io, dyiConsResult* cr, char* cons, size_t consz) {
   const double prior_w = io->prior_w, min_eig = io->min_eig;
   const int quiet = io->quiet;
-  double prior[14 * DY_MAXJ];
+  double prior[DY_NPL * DY_MAXJ];
   const char* what;
   int hp = read_prior(c, m, prior, &what);
   if (hp < 0) return -1;

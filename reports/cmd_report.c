@@ -294,7 +294,7 @@ static int links_from_solver(const dyModel* m, reportSet* s) {
   free(R); free(z);
   if (st) { cli_fail("%s: %s", s->path, err); return -1; }
   memcpy(s->links, r.pi, sizeof(double) * (size_t)b->npar);
-  for (int k = b->npar; k < 14 * n; k++) s->links[k] = 0;
+  for (int k = b->npar; k < DY_NPL * n; k++) s->links[k] = 0;
   dyi_cons_free(&r);
   s->from_file = 0;
   return 0;
@@ -966,9 +966,9 @@ static int load_set(const cliArgs* c, const dyModel* m, reportSet* s) {
   char err[DY_ERRSZ];
   if (cli_params_match(c, m, s->path)) return -1;
   if (!(s->prm = dyi_params_read(s->path, m, err, sizeof err))) { cli_fail("%s", err); return -1; }
-  s->par = malloc(sizeof(double) * (size_t)(14 * n));
-  s->zero = malloc((size_t)(14 * n));
-  s->links = malloc(sizeof(double) * (size_t)(14 * n));
+  s->par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
+  s->zero = malloc((size_t)(DY_NPL * n));
+  s->links = malloc(sizeof(double) * (size_t)(DY_NPL * n));
   if (!s->par || !s->zero || !s->links) { cli_fail("report: out of memory"); return -1; }
   if (dyv_realise_sparse(m, s->prm->base, s->prm->value, s->par, s->zero, err, sizeof err))
     { cli_fail("%s: %s", s->path, err); return -1; }

@@ -72,7 +72,7 @@ int cmd_validate(cliArgs* c) {
   if (cli_params_match(c, m, c->pos[1])) goto done;
   prm = dyi_params_read(c->pos[1], m, err, sizeof err);
   if (!prm) { cli_fail("%s", err); goto done; }
-  par = malloc(sizeof(double) * (size_t)(14*n));
+  par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
   if (!par) { cli_fail("validate: out of memory"); goto done; }
   dyi_params_realise(m, prm, par);
   if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }

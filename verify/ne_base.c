@@ -73,12 +73,12 @@ void dyv_nebase_make(dyvNeBase* pl, const dyModel* m, const unsigned char* zero)
                          (m->twist[0] == DY_TWIST_0 || m->twist[0] == DY_TWIST_PI));
   for (int j = 0; j < n; j++) nb_kinds(pl, j);
   pl->nzero = 0;
-  if (zero) for (int k = 0; k < 14*n; k++) pl->nzero += zero[k] != 0;
+  if (zero) for (int k = 0; k < DY_NPL * n; k++) pl->nzero += zero[k] != 0;
 }
 
 void dyv_nebase_zero_from_P(unsigned char* zero, const dyModel* m, const double* P,
                             int npar, int nb) {
-  const int np = 14*m->n;
+  const int np = dy_npar(m);
   for (int k = 0; k < np; k++) {
     int z = 1;
     if (k < npar)
@@ -88,7 +88,7 @@ void dyv_nebase_zero_from_P(unsigned char* zero, const dyModel* m, const double*
 }
 
 void dyv_nebase_zero_from_par(unsigned char* zero, const dyModel* m, const double* par) {
-  for (int k = 0; k < 14*m->n; k++) zero[k] = par[k] == 0;
+  for (int k = 0; k < dy_npar(m); k++) zero[k] = par[k] == 0;
 }
 #endif /* DY_COUNT_OPS */
 

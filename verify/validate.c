@@ -68,11 +68,11 @@ dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
   if (!v) return NULL;
   v->m = m;
   v->d = dy_make_data(m);
-  v->par = malloc(sizeof(double) * (size_t)(14*n));
+  v->par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
   v->H = malloc(sizeof(double) * (size_t)n * (size_t)n);
   v->work = malloc(sizeof(double) * (size_t)dyv_mineig_lwork(n));
   if (!v->d || !v->par || !v->H || !v->work) { dyv_validator_free(v); return NULL; }
-  memcpy(v->par, par, sizeof(double) * (size_t)(14*n));
+  memcpy(v->par, par, sizeof(double) * (size_t)(DY_NPL * n));
   dyv_nebase_make(&v->plan, m, zero);
   dyv_stats_init(&v->st, n);
   v->mineig = INFINITY;
@@ -192,7 +192,7 @@ void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes) {
   if (!notes) return;
   fprintf(notes, "# samples: %ld; torque predicted by the base-parameter Newton-Euler "
           "(%d of %d parameters structurally zero) against the unfiltered logged torque\n",
-          v->st.count, v->plan.nzero, 14*n);
+          v->st.count, v->plan.nzero, DY_NPL * n);
   if (v->st.count > 0) {
     /* each joint's rel_err_pct is its normalised rms (rms error / rms measured);
      * "all" weighs the joints by their torque, their mean weighs them alike */
@@ -284,7 +284,7 @@ int dyv_sparse_P(double* Ps, const dyiBase* b, char* err, int errsz) {
 
 int dyv_realise_sparse(const dyModel* m, const dyiBase* b, const double* beta, double* par,
                        unsigned char* zero, char* err, int errsz) {
-  const int nb = b->nb, npb = b->npar, np = 14 * m->n;
+  const int nb = b->nb, npb = b->npar, np = dy_npar(m);
   double* Ps = malloc(sizeof(double) * (size_t)npb * (size_t)(nb > 0 ? nb : 1));
   if (!Ps) { snprintf(err, errsz, "out of memory"); return -1; }
   if (dyv_sparse_P(Ps, b, err, errsz)) { free(Ps); return -1; }
@@ -356,8 +356,8 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyiBase* b,
   if (!c.w) return -1;
   if (dyi_rows_config(c.w, &li, err, errsz)) { dyi_rows_free(c.w); return -1; }
   dyData* d = dy_make_data(m);
-  double* par = calloc((size_t)(14*n), sizeof(double));
-  unsigned char* zero = malloc((size_t)(14*n));
+  double* par = calloc((size_t)(DY_NPL * n), sizeof(double));
+  unsigned char* zero = malloc((size_t)(DY_NPL * n));
   double* Ps = malloc(sizeof(double) * (size_t)np * (size_t)(nb > 0 ? nb : 1));
   int status = -1;
   dyiEstim* e = NULL;
@@ -458,7 +458,7 @@ int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const doub
   const int n = m->n;
   memset(out, 0, sizeof *out);
   out->n = n;
-  out->best_par = calloc((size_t)(14*n), sizeof(double));
+  out->best_par = calloc((size_t)(DY_NPL * n), sizeof(double));
   double* beta = calloc((size_t)(nb > 0 ? nb : 1), sizeof(double));
   if (!out->best_par || !beta) { free(beta); snprintf(err, errsz, "physical consistency: out of memory"); return -1; }
   for (int i = 0; i < nb; i++)
@@ -472,7 +472,7 @@ int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const doub
   free(beta);
   if (r < 0) return -1;
   out->verdict = r;
-  for (int k = npar; k < 14*n; k++) out->best_par[k] = pi0[k];
+  for (int k = npar; k < DY_NPL * n; k++) out->best_par[k] = pi0[k];
   for (int j = 0; j < n; j++) dyv_link_phys(&out->best[j], out->best_par + DY_NPAR_LINK*j);
   return 0;
 }
@@ -518,7 +518,7 @@ void dyv_phys_print(FILE* f, const dyvPhys* p) {
 int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBase* b,
                      const char* logpath, const dyiLogOpt* lopt, double horizon, int folds,
                      char* err, int errsz) {
-  const int n = m->n, np = 14*n;
+  const int n = m->n, np = DY_NPL * n;
   int status = -1;
   unsigned char* zero = malloc((size_t)np);
   double* Bid = NULL;
