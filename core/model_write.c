@@ -48,14 +48,40 @@ static void put_hash_lines(FILE* f, const char* text) {
 
 /* the lines of text indented inside an XML comment: "--" cannot occur in
  * one, so every second '-' of a run gets a space before it */
+/* XML 1.0 takes UTF-8 text without control characters (tab excepted):
+ * the length of the valid character at s (1..4 bytes), or 0 when s starts
+ * a byte sequence an XML reader refuses (a stray continuation byte, an
+ * overlong or truncated sequence, a surrogate, a control character) */
+static int xml_char_len(const unsigned char* s) {
+  if (s[0] < 0x80) return s[0] >= 0x20 || s[0] == '\t' ? 1 : 0;
+  int L = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
+  for (int i = 1; i < L; i++) if ((s[i] & 0xC0) != 0x80) return 0;
+  if (L == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) return 0;
+  if (L == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))) return 0;
+  return L;
+}
+
+/* 1 if the whole of s is text an XML reader takes */
+static int xml_clean(const char* s) {
+  for (const unsigned char* u = (const unsigned char*)s; *u;) {
+    int L = xml_char_len(u);
+    if (!L) return 0;
+    u += L;
+  }
+  return 1;
+}
+
 static void put_xml_lines(FILE* f, const char* text) {
   if (!text) return;
   while (*text) {
     size_t L = strcspn(text, "\n");
     fputs("     ", f);
-    for (size_t i = 0; i < L; i++) {
+    for (size_t i = 0; i < L;) {
+      int c = xml_char_len((const unsigned char*)text + i);
+      if (c == 0 || i + (size_t)c > L) { fputc('?', f); i++; continue; }   /* not XML text */
       if (text[i] == '-' && i && text[i-1] == '-') fputc(' ', f);
-      fputc(text[i], f);
+      fwrite(text + i, 1, (size_t)c, f);
+      i += (size_t)c;
     }
     if (L && text[L-1] == '-') fputc(' ', f);
     fputc('\n', f);
@@ -315,13 +341,13 @@ static void urdf_gravity(const dyModel* m, double W[12], char* w, size_t wsz) {
     }
 }
 
-/* joint names: the model's, unique and not those of the fixed joints
- * (else jointJ, then jointJ_T) */
+/* joint names: the model's, unique, not those of the fixed joints and
+ * text an XML reader takes (else jointJ, then jointJ_T) */
 static void urdf_names(const dyModel* m, char names[][64]) {
   for (int j = 0; j < m->n; j++) {
     snprintf(names[j], 64, "%s", m->jnt_name[j]);
     for (int t = 1;; t++) {
-      int ok = names[j][0] && strcmp(names[j], "world_joint") && strcmp(names[j], "tip_joint");
+      int ok = names[j][0] && xml_clean(names[j]) && strcmp(names[j], "world_joint") && strcmp(names[j], "tip_joint");
       for (int i = 0; ok && i < j; i++) ok = strcmp(names[i], names[j]) != 0;
       if (ok) break;
       if (t == 1) snprintf(names[j], 64, "joint%d", j + 1);
