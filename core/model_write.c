@@ -54,7 +54,7 @@ static void put_hash_lines(FILE* f, const char* text) {
  * overlong or truncated sequence, a surrogate, a control character) */
 static int xml_char_len(const unsigned char* s) {
   if (s[0] < 0x80) return s[0] >= 0x20 || s[0] == '\t' ? 1 : 0;
-  int L = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
+  int L = s[0] >= 0xF5 ? 0 : s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
   for (int i = 1; i < L; i++) if ((s[i] & 0xC0) != 0x80) return 0;
   if (L == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) return 0;
   if (L == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))) return 0;
