@@ -492,6 +492,13 @@ static int load_table(const char* path, const dyLoadOpt* opt, dyModel** out, cha
   dyModel* m = build_model(&h, rows, n, opt && opt->classic_dh, err, errsz);
   if (!m) return -1;
   apply_directives(m, &dv);
+  char what[160];
+  if (dy_length_bad(m, what, sizeof what)) {
+    snprintf(err, (size_t)errsz, "%s: %s: a length beyond %g m (a unit error or a corrupt cell?)", h.path, what,
+             DY_MAXLEN);
+    dy_free_model(m);
+    return -1;
+  }
   if (h.std) note_inconsistent(m);
   if (opt && opt->has_gravity) {
     if (dv.line[D_GRAVITY]) gravity_note(m, opt->gravity, m->gravity);

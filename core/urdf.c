@@ -1077,6 +1077,11 @@ static dyModel* chain_model(urdfDoc* u, const dyLoadOpt* opt, urdfChain* ch) {
   if (lock_notes(u, m, ch->chain_joint_of, ch->body_link, sub)) goto fail;
   snap_notes(u, m);
   dh_model(u, m, F, axp, axu, ch->tip);
+  char what[160];
+  if (dy_length_bad(m, what, sizeof what)) {
+    fail(u, 0, "%s in modified DH: a length beyond %g m (a unit error?)", what, DY_MAXLEN);
+    goto fail;
+  }
   sum_inertias(u, m, F);
   double g_root[3] = {0, 0, -9.81}, g_base[3];
   dyu_mulMatTVec3(g_base, ch->Troot_base, g_root);

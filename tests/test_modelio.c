@@ -397,6 +397,10 @@ static void directives(void) {
     {"#! gravity, 0, 0, nan\n", ":1:19: 'gravity': not a finite number: 'nan'"},
     {"#! gravity, 0, , -9.81\n", ":1:16: 'gravity': not a finite number: ''"},
     {"#! tip, -1,0,0, 0,1,0, 0,0,1, 0,0,0\n", ":1:4: 'tip': r11..r33 is not a rotation matrix (determinant -1;"},
+    /* lengths beyond DY_MAXLEN (a fuzz finding: a prismatic joint's d of
+     * -1e30 m passed, and its URDF kept no digit of the arm) */
+    {"#! base, 1,0,0, 0,1,0, 0,0,1, 1e9,0,0\n", ": the base offset (1e+09, 0, 0) m: a length beyond 1e+06 m"},
+    {"#! tip, 1,0,0, 0,1,0, 0,0,1, 0,-2e6,0\n", ": the tip offset (0, -2e+06, 0) m: a length beyond 1e+06 m"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char text[512], want[300];
