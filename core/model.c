@@ -214,15 +214,15 @@ void dy_pseudo_inertia(const double p[10], double PI[16]) {
   memcpy(PI, A, sizeof A);
 }
 
-int dy_length_bad(const dyModel* m, char* what, int whatsz) {
+int dy_length_bad(const dyModel* m, double limit, char* what, int whatsz) {
   for (int j = 0; j < m->n; j++)
-    if (!(fabs(m->dh_a[j]) <= DY_MAXLEN) || !(fabs(m->dh_d[j]) <= DY_MAXLEN)) {
+    if (!(fabs(m->dh_a[j]) <= limit) || !(fabs(m->dh_d[j]) <= limit)) {
       snprintf(what, (size_t)whatsz, "joint %d: a = %g m, d = %g m", j + 1, m->dh_a[j], m->dh_d[j]);
       return 1;
     }
   for (int t = 0; t < 2; t++) {
     const double* p = (t ? m->tip_T : m->base_T) + 9;
-    if (!(fabs(p[0]) <= DY_MAXLEN) || !(fabs(p[1]) <= DY_MAXLEN) || !(fabs(p[2]) <= DY_MAXLEN)) {
+    if (!(fabs(p[0]) <= limit) || !(fabs(p[1]) <= limit) || !(fabs(p[2]) <= limit)) {
       snprintf(what, (size_t)whatsz, "the %s offset (%g, %g, %g) m", t ? "tip" : "base", p[0], p[1], p[2]);
       return 1;
     }

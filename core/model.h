@@ -131,12 +131,16 @@ void dy_free_data(dyData* d);
 /* Number of entries of the full parameter vector: 14 n. */
 int dy_npar(const dyModel* m);
 
-/* Lengths a model may hold [m]: the loaders refuse |a_j|, |d_j| or a base
- * or tip offset above DY_MAXLEN (a unit error or a corrupt cell; at 1e6 m a
- * frame written as a URDF keeps no digit of a link's size). 0, or 1 with
- * what = the offending length ("joint 2: a = 3 m, d = -1e+30 m"). */
+/* Lengths a model may hold [m]: a model table with |a_j|, |d_j| or a base
+ * or tip offset above DY_MAXLEN is refused (a unit error or a corrupt cell;
+ * far beyond it a frame written as a URDF keeps no digit of a link's
+ * size). A URDF's frames are derived (common normals, axis offsets), so a
+ * URDF written from a table near the limit may hold a little more: its
+ * loader refuses only beyond DY_MAXLEN_URDF. 0, or 1 with what = the first
+ * length above limit ("joint 2: a = 3 m, d = -1e+30 m"). */
 #define DY_MAXLEN 1e6
-int dy_length_bad(const dyModel* m, char* what, int whatsz);
+#define DY_MAXLEN_URDF 1e9
+int dy_length_bad(const dyModel* m, double limit, char* what, int whatsz);
 
 /* Name of full parameter k (0 <= k < 14n) into buf: "XX1", ..., "FO7". */
 void dy_parname(const dyModel* m, int k, char* buf, int bufsz);

@@ -493,7 +493,7 @@ static int load_table(const char* path, const dyLoadOpt* opt, dyModel** out, cha
   if (!m) return -1;
   apply_directives(m, &dv);
   char what[160];
-  if (dy_length_bad(m, what, sizeof what)) {
+  if (dy_length_bad(m, DY_MAXLEN, what, sizeof what)) {
     snprintf(err, (size_t)errsz, "%s: %s: a length beyond %g m (a unit error or a corrupt cell?)", h.path, what,
              DY_MAXLEN);
     dy_free_model(m);

@@ -1078,8 +1078,8 @@ static dyModel* chain_model(urdfDoc* u, const dyLoadOpt* opt, urdfChain* ch) {
   snap_notes(u, m);
   dh_model(u, m, F, axp, axu, ch->tip);
   char what[160];
-  if (dy_length_bad(m, what, sizeof what)) {
-    fail(u, 0, "%s in modified DH: a length beyond %g m (a unit error?)", what, DY_MAXLEN);
+  if (dy_length_bad(m, DY_MAXLEN_URDF, what, sizeof what)) {
+    fail(u, 0, "%s in modified DH: a length beyond %g m (a unit error?)", what, DY_MAXLEN_URDF);
     goto fail;
   }
   sum_inertias(u, m, F);
