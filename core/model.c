@@ -217,13 +217,21 @@ void dy_pseudo_inertia(const double p[10], double PI[16]) {
 int dy_length_bad(const dyModel* m, double limit, char* what, int whatsz) {
   for (int j = 0; j < m->n; j++)
     if (!(fabs(m->dh_a[j]) <= limit) || !(fabs(m->dh_d[j]) <= limit)) {
-      snprintf(what, (size_t)whatsz, "joint %d: a = %g m, d = %g m", j + 1, m->dh_a[j], m->dh_d[j]);
+      snprintf(what, (size_t)whatsz, "joint %d: a = %g m, d = %g m: a length beyond %g m", j + 1, m->dh_a[j],
+               m->dh_d[j], limit);
+      return 1;
+    }
+  for (int j = 0; j < m->n; j++)
+    if (!(fabs(m->dh_alpha[j]) <= DY_MAXANGLE) || !(fabs(m->dh_theta[j]) <= DY_MAXANGLE)) {
+      snprintf(what, (size_t)whatsz, "joint %d: alpha = %g rad, theta = %g rad: an angle beyond %g rad",
+               j + 1, m->dh_alpha[j], m->dh_theta[j], DY_MAXANGLE);
       return 1;
     }
   for (int t = 0; t < 2; t++) {
     const double* p = (t ? m->tip_T : m->base_T) + 9;
     if (!(fabs(p[0]) <= limit) || !(fabs(p[1]) <= limit) || !(fabs(p[2]) <= limit)) {
-      snprintf(what, (size_t)whatsz, "the %s offset (%g, %g, %g) m", t ? "tip" : "base", p[0], p[1], p[2]);
+      snprintf(what, (size_t)whatsz, "the %s offset (%g, %g, %g) m: a length beyond %g m", t ? "tip" : "base",
+               p[0], p[1], p[2], limit);
       return 1;
     }
   }

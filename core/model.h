@@ -137,9 +137,12 @@ int dy_npar(const dyModel* m);
  * size). A URDF's frames are derived (common normals, axis offsets), so a
  * URDF written from a table near the limit may hold a little more: its
  * loader refuses only beyond DY_MAXLEN_URDF. 0, or 1 with what = the first
- * length above limit ("joint 2: a = 3 m, d = -1e+30 m"). */
+ * value beyond ("joint 2: a = 3 m, d = -1e+30 m: a length beyond 1e+06 m"). */
 #define DY_MAXLEN 1e6
 #define DY_MAXLEN_URDF 1e9
+/* and twists or joint offsets (alpha_j, theta_j) above DY_MAXANGLE [rad]
+ * (degrees given as radians, or a corrupt cell) */
+#define DY_MAXANGLE 1e3
 int dy_length_bad(const dyModel* m, double limit, char* what, int whatsz);
 
 /* Name of full parameter k (0 <= k < 14n) into buf: "XX1", ..., "FO7". */

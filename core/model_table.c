@@ -494,8 +494,7 @@ static int load_table(const char* path, const dyLoadOpt* opt, dyModel** out, cha
   apply_directives(m, &dv);
   char what[160];
   if (dy_length_bad(m, DY_MAXLEN, what, sizeof what)) {
-    snprintf(err, (size_t)errsz, "%s: %s: a length beyond %g m (a unit error or a corrupt cell?)", h.path, what,
-             DY_MAXLEN);
+    snprintf(err, (size_t)errsz, "%s: %s (a unit error or a corrupt cell?)", h.path, what);
     dy_free_model(m);
     return -1;
   }

@@ -1079,7 +1079,7 @@ static dyModel* chain_model(urdfDoc* u, const dyLoadOpt* opt, urdfChain* ch) {
   dh_model(u, m, F, axp, axu, ch->tip);
   char what[160];
   if (dy_length_bad(m, DY_MAXLEN_URDF, what, sizeof what)) {
-    fail(u, 0, "%s in modified DH: a length beyond %g m (a unit error?)", what, DY_MAXLEN_URDF);
+    fail(u, 0, "in modified DH, %s (a unit error?)", what);
     goto fail;
   }
   sum_inertias(u, m, F);
