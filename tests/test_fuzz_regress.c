@@ -35,11 +35,9 @@
 #define LLVMFuzzerTestOneInput fuzz_one_logs
 #include "fuzz/fuzz_logs.c"
 #undef LLVMFuzzerTestOneInput
-#define model stats_model
 #define LLVMFuzzerTestOneInput fuzz_one_stats
 #include "fuzz/fuzz_stats.c"
 #undef LLVMFuzzerTestOneInput
-#undef model
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1

@@ -32,4 +32,23 @@ static const char* fuzz_file(const uint8_t* data, size_t size, const char* suffi
   fclose(f);
   return path;
 }
+
+/* The 3-joint arm (revolute, one twist of pi/2) that the targets needing a
+ * model share (statistics files, several logs; the statistics seeds were
+ * written for it), loaded once per process. */
+#include "io.h"
+static const dyModel* fuzz_model3(void) {
+  static const char* table =
+    "joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz\n"
+    "1,R,0,0,0,0.3,2,0.1,0,0,0.01,0,0,0.01,0,0.01\n"
+    "2,R,1.5707963267948966,0.2,0,0,1,0.1,0,0,0.01,0,0,0.01,0,0.01\n"
+    "3,R,0,0.2,0,0,1,0.1,0,0,0.01,0,0,0.01,0,0.01\n";
+  static dyModel* m;
+  if (!m) {
+    char err[DY_ERRSZ];
+    const char* p = fuzz_file((const uint8_t*)table, strlen(table), ".model.csv");
+    if (dy_load_table(p, NULL, &m, err, sizeof err)) abort();
+  }
+  return m;
+}
 #endif

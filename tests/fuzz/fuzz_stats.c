@@ -8,22 +8,6 @@
 #include "base.h"
 #include "io.h"
 
-static const char* MODEL_TABLE =
-  "joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz\n"
-  "1,R,0,0,0,0.3,2,0.1,0,0,0.01,0,0,0.01,0,0.01\n"
-  "2,R,1.5707963267948966,0.2,0,0,1,0.1,0,0,0.01,0,0,0.01,0,0.01\n"
-  "3,R,0,0.2,0,0,1,0.1,0,0,0.01,0,0,0.01,0,0.01\n";
-
-static dyModel* model(void) {
-  static dyModel* m;
-  if (!m) {
-    char err[DY_ERRSZ];
-    const char* p = fuzz_file((const uint8_t*)MODEL_TABLE, strlen(MODEL_TABLE), ".model.csv");
-    if (dy_load_table(p, NULL, &m, err, sizeof err)) abort();
-  }
-  return m;
-}
-
 /* base sets are made once per (set, friction, kinds) and kept: making one
  * costs a QR of a sampled regressor, far more than reading a file */
 static const dyiBase* base_set(const dyModel* m, dyiBaseSet set, int friction, unsigned keep) {
@@ -50,7 +34,7 @@ static int bad_error(const char* err, const char* path) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const dyModel* m = model();
+  const dyModel* m = fuzz_model3();
   const char* path = fuzz_file(data, size, ".stats");
   char err[DY_ERRSZ];
   dyiStatsHead ref;
