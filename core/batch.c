@@ -19,32 +19,12 @@
  * AVX2, baseline SSE2) by GCC/Clang function multiversioning; the loader
  * picks the best one the CPU and OS support (dy_batch_isa names it). */
 #include "dynamics.h"
+#include "util.h"
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
 
 #define B DY_BATCH_LANES
-
-struct dyBatch_ {
-  _Alignas(64) double q[DY_MAXJ][B];
-  double qd[DY_MAXJ][B], qdd[DY_MAXJ][B], tau[DY_MAXJ][B];
-  double ct[DY_MAXJ][B], st[DY_MAXJ][B];   /* cos, sin theta_j */
-  double p[DY_MAXJ][2][B];                 /* O_j in frame j-1, y and z (x is a_j) */
-  double w[DY_MAXJ + 1][3][B];             /* index 0: the base */
-  double wd[DY_MAXJ + 1][3][B];
-  double vd[DY_MAXJ + 1][3][B];
-  double F[DY_MAXJ][3][B], N[DY_MAXJ][3][B];
-};
-
-/* -DDY_BATCH_NO_CLONES builds one variant for the flags given (-mavx2, ...) */
-#if defined(__x86_64__) && defined(__has_attribute) && !defined(DY_BATCH_NO_CLONES)
-#if __has_attribute(target_clones)
-#define DY_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-#endif
-#ifndef DY_CLONES
-#define DY_CLONES
-#endif
 
 dyBatch* dy_make_batch(const dyModel* m) {
   if (!m || m->n < 1 || m->n > DY_MAXJ) return NULL;
@@ -229,28 +209,39 @@ static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W
   batch_joint_terms(m, par, W);
 }
 
+void dy_batch_load(const dyModel* m, dyBatch* w, int nb, const double* q, const double* qd,
+                   const double* qdd, int ld) {
+  for (int j = 0; j < m->n; j++) {
+    const size_t o = (size_t)j * (size_t)ld;
+    /* fixed-count copies for full chunks (a variable-length memcpy becomes
+     * a rep movs, slow to start, at this size) */
+    if (nb == B)
+      for (int b = 0; b < B; b++) {
+        w->q[j][b] = q[o + b];
+        w->qd[j][b] = qd ? qd[o + b] : 0;
+        w->qdd[j][b] = qdd ? qdd[o + b] : 0;
+      }
+    else
+      for (int b = 0; b < B; b++) {   /* a short chunk, padded with zero states */
+        w->q[j][b] = b < nb ? q[o + b] : 0;
+        w->qd[j][b] = b < nb && qd ? qd[o + b] : 0;
+        w->qdd[j][b] = b < nb && qdd ? qdd[o + b] : 0;
+      }
+  }
+}
+
+DY_CLONES
+void dy_kinematics_batch(const dyModel* m, dyBatch* w, int nb) {
+  batch_frames(m, w, nb);
+  batch_forward(m, w);
+}
+
 void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,
                    const double* qd, const double* qdd, double* tau) {
   const int n = m->n;
   for (int k0 = 0; k0 < K; k0 += B) {
     const int nb = K - k0 < B ? K - k0 : B;
-    /* fixed-count copies for full chunks (a variable-length memcpy becomes
-     * a rep movs, slow to start, at this size) */
-    for (int j = 0; j < n; j++) {
-      const size_t o = (size_t)j * (size_t)K + (size_t)k0;
-      if (nb == B)
-        for (int b = 0; b < B; b++) {
-          w->q[j][b] = q[o + b];
-          w->qd[j][b] = qd ? qd[o + b] : 0;
-          w->qdd[j][b] = qdd ? qdd[o + b] : 0;
-        }
-      else
-        for (int b = 0; b < B; b++) {   /* the last chunk, padded with zero states */
-          w->q[j][b] = b < nb ? q[o + b] : 0;
-          w->qd[j][b] = b < nb && qd ? qd[o + b] : 0;
-          w->qdd[j][b] = b < nb && qdd ? qdd[o + b] : 0;
-        }
-    }
+    dy_batch_load(m, w, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
     batch_chunk(m, par, w, nb);
     for (int j = 0; j < n; j++) {
       double* t = tau + (size_t)j * (size_t)K + (size_t)k0;

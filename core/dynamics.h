@@ -80,9 +80,24 @@ int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
 /* states per inner chunk: the vector width the kernel is written for */
 #define DY_BATCH_LANES 8
 
-/* Scratch of dy_rnea_batch: one chunk of DY_BATCH_LANES states, all links
- * (fixed size, ~48 kB, for any model of up to DY_MAXJ joints and any K). */
-typedef struct dyBatch_ dyBatch;
+/* Scratch of the batch kernels: one chunk of DY_BATCH_LANES states, all
+ * links (fixed size, ~48 kB, for any model of up to DY_MAXJ joints and any
+ * K), every quantity as [joint][component][lane]. The fields are public for
+ * batch kernels of the other layers (the batch regressor): after
+ * dy_batch_load and dy_kinematics_batch, w/wd/vd[j+1] hold link j's angular
+ * velocity [rad/s], angular and linear acceleration [rad/s^2, m/s^2] in
+ * frame j (index 0: the base), ct/st the cosine and sine of theta_j and p
+ * the y, z of O_j in frame j-1 [m] (its x is a_j). */
+typedef struct dyBatch_ {
+  _Alignas(64) double q[DY_MAXJ][DY_BATCH_LANES];
+  double qd[DY_MAXJ][DY_BATCH_LANES], qdd[DY_MAXJ][DY_BATCH_LANES], tau[DY_MAXJ][DY_BATCH_LANES];
+  double ct[DY_MAXJ][DY_BATCH_LANES], st[DY_MAXJ][DY_BATCH_LANES];
+  double p[DY_MAXJ][2][DY_BATCH_LANES];
+  double w[DY_MAXJ + 1][3][DY_BATCH_LANES];
+  double wd[DY_MAXJ + 1][3][DY_BATCH_LANES];
+  double vd[DY_MAXJ + 1][3][DY_BATCH_LANES];
+  double F[DY_MAXJ][3][DY_BATCH_LANES], N[DY_MAXJ][3][DY_BATCH_LANES];
+} dyBatch;
 
 /* Allocate the batch scratch for m (one allocation, 64-byte aligned). NULL
  * on failure or if m has no joints or more than DY_MAXJ. */
@@ -98,6 +113,17 @@ void dy_free_batch(dyBatch* w);
  * operations in the same order). K <= 0 does nothing. No allocation. */
 void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,
                    const double* qd, const double* qdd, double* tau);
+
+/* Load nb <= DY_BATCH_LANES states into the chunk: lane b gets joint j of
+ * q[j*ld + b] (likewise qd, qdd; NULL for zero); lanes nb.. are zero
+ * states. */
+void dy_batch_load(const dyModel* m, dyBatch* w, int nb, const double* q, const double* qd,
+                   const double* qdd, int ld);
+
+/* Kinematics of the loaded chunk, each lane as dy_frames + dy_kinematics
+ * with g = m->gravity (the base accelerates at -g): fills ct, st, p, w, wd,
+ * vd. Lanes nb.. are padding (no cos/sin taken). */
+void dy_kinematics_batch(const dyModel* m, dyBatch* w, int nb);
 
 /* The kernel variant the dispatch chose on this machine, e.g.
  * "avx2 (4 doubles per vector)" (a static string). */

@@ -13,6 +13,20 @@
 #ifndef DYNID_UTIL_H
 #define DYNID_UTIL_H
 
+/* Function multiversioning for the batch kernels: on x86-64 a function
+ * marked DY_CLONES is compiled for AVX-512F, AVX2 and baseline SSE2, and
+ * the loader picks the best one the CPU and OS support. -std=c11 keeps
+ * floating-point contraction off, so every variant performs the same
+ * operations. -DDY_BATCH_NO_CLONES builds one variant for the flags given. */
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(DY_BATCH_NO_CLONES)
+#if __has_attribute(target_clones)
+#define DY_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef DY_CLONES
+#define DY_CLONES
+#endif
+
 /* Monotonic wall clock [s] (CLOCK_MONOTONIC), for timings. */
 double dy_now_s(void);
 

@@ -306,7 +306,7 @@ dyiDecim* dyi_decim_make(const dyiFir* f, int nch, int npass, int guard) {
   long Emax = DYI_DECIM_MAXRING / (long)(sizeof(double) * (rec > 0 ? rec : 1));
   d->E = guard <= 0 ? 0 : guard < Emax ? guard : (int)Emax;
   d->lead = d->E;
-  d->S = (2 * f->K + d->E) / f->D + 4;
+  d->S = (2 * f->K + d->E) / f->D + 4 + DYI_DECIM_WAIT;   /* + the completed outputs a caller may leave waiting */
   size_t S = (size_t)d->S;
   d->h = malloc(sizeof(double) * L);
   d->acc = malloc(sizeof(double) * S * (size_t)(nch > 0 ? nch : 1));
@@ -368,7 +368,7 @@ static void decim_feed(dyiDecim* d, const double* x, const double* pass) {
 }
 
 int dyi_decim_push(dyiDecim* d, const double* x, const double* pass) {
-  if (d->lo < d->done) return -1;
+  if (d->done - d->lo >= DYI_DECIM_WAIT) return -1;
   if (d->lead > 0) { d->lead--; return 0; }
   if (d->E == 0) { decim_feed(d, x, pass); return 0; }
   /* delay by E samples: the oldest leaves the ring into the filter */

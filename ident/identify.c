@@ -11,6 +11,7 @@
  * the regressor of a share of the samples, then filter and fold the
  * channels of their joints (mt_main); their triangles are merged. */
 #include "identify.h"
+#include "dynamics.h"
 #include "regressor.h"
 #include <math.h>
 #include <pthread.h>
@@ -35,13 +36,21 @@ struct dyiRows_ {
   int guard;
   double var_factor;
   unsigned jsel;      /* joints whose equations this stage gives (bit j) */
+  dyiRegBatch* rb;    /* the regressor of DY_BATCH_LANES samples per call */
+  dyiSample* pend;    /* samples waiting for a full chunk (DY_BATCH_LANES) */
+  int npend;
+  double* X;          /* channels of a chunk, sample b at X + b nch */
 };
+
+_Static_assert(DYI_DECIM_WAIT >= DY_BATCH_LANES, "a chunk of samples enters the filter between pops");
 
 void dyi_rows_free(dyiRows* w) {
   if (!w) return;
   dy_free_data(w->d);
   free(w->pstart); free(w->pk); free(w->pv); free(w->Y);
   free(w->chj); free(w->chc); free(w->x); free(w->y); free(w->pass);
+  dyi_regressor_batch_free(w->rb);
+  free(w->pend); free(w->X);
   dyi_fir_free(&w->fir);
   dyi_decim_free(w->dec);
   free(w);
@@ -91,7 +100,10 @@ static dyiRows* rows_make(const dyModel* m, const dyiBase* b, unsigned jsel, cha
   w->x = malloc(sizeof(double) * (size_t)w->nch);
   w->y = malloc(sizeof(double) * (size_t)w->nch);
   w->pass = malloc(sizeof(double) * (size_t)(2 + n));
-  if (!w->x || !w->y || !w->pass) goto oom;
+  w->rb = dyi_regressor_batch_make(m, b->friction);
+  w->pend = malloc(sizeof(dyiSample) * DY_BATCH_LANES);
+  w->X = malloc(sizeof(double) * (size_t)w->nch * DY_BATCH_LANES);
+  if (!w->x || !w->y || !w->pass || !w->rb || !w->pend || !w->X) goto oom;
   w->var_factor = 1;
   return w;
 oom:
@@ -131,16 +143,29 @@ const dyiFir* dyi_rows_fir(const dyiRows* w) { return &w->fir; }
 
 double dyi_rows_var_factor(const dyiRows* w) { return w->var_factor; }
 
-/* the channels of one sample into x (nch): torques, then Y_b entries */
-static void rows_channels(dyiRows* w, const dyiSample* s, double* x) {
-  int n = w->n;
-  dyi_regressor(w->m, w->d, s->q, s->qd, s->qdd, w->friction, w->Y, n);
-  for (int j = 0; j < n; j++) x[j] = s->tau[j];
-  for (int i = n; i < w->nch; i++) {
-    int j = w->chj[i - n], c = w->chc[i - n];
-    double a = 0;
-    for (int e = w->pstart[c]; e < w->pstart[c + 1]; e++) a += w->pv[e] * w->Y[j + (size_t)n * (size_t)w->pk[e]];
-    x[i] = a;
+/* the channels of nb <= DY_BATCH_LANES samples s[0..nb-1]: sample b's
+ * torques, then its Y_b entries, at x + b nch. Y_b = Y P from the batch
+ * regressor, each entry summed as in one sample's Y P */
+static void rows_channels(dyiRows* w, const dyiSample* s, int nb, double* x) {
+  enum { B = DY_BATCH_LANES };
+  const int n = w->n, nch = w->nch;
+  double q[DY_MAXJ * B], qd[DY_MAXJ * B], qdd[DY_MAXJ * B];
+  for (int j = 0; j < n; j++)
+    for (int b = 0; b < B; b++) {
+      const dyiSample* sb = s + (b < nb ? b : 0);
+      q[j*B + b] = sb->q[j]; qd[j*B + b] = sb->qd[j]; qdd[j*B + b] = sb->qdd[j];
+    }
+  const double* Y = dyi_regressor_lanes(w->m, w->rb, nb, q, qd, qdd, B);
+  for (int b = 0; b < nb; b++)
+    for (int j = 0; j < n; j++) x[(size_t)b * (size_t)nch + (size_t)j] = s[b].tau[j];
+  for (int i = n; i < nch; i++) {
+    const int j = w->chj[i - n], c = w->chc[i - n];
+    double a[B] = {0};
+    for (int e = w->pstart[c]; e < w->pstart[c + 1]; e++) {
+      const double v = w->pv[e], *y = Y + ((size_t)w->pk[e] * (size_t)n + (size_t)j) * B;
+      for (int b = 0; b < B; b++) a[b] += v * y[b];
+    }
+    for (int b = 0; b < nb; b++) x[(size_t)b * (size_t)nch + (size_t)i] = a[b];
   }
 }
 
@@ -152,12 +177,24 @@ static int rows_feed(dyiRows* w, const dyiSample* s, const double* x) {
   return dyi_decim_push(w->dec, x, w->pass);
 }
 
-int dyi_rows_push(dyiRows* w, const dyiSample* s) {
-  rows_channels(w, s, w->x);
-  return rows_feed(w, s, w->x);
+/* the waiting samples into the filter */
+static void rows_flush(dyiRows* w) {
+  if (!w->npend) return;
+  rows_channels(w, w->pend, w->npend, w->X);
+  for (int b = 0; b < w->npend; b++) rows_feed(w, w->pend + b, w->X + (size_t)b * (size_t)w->nch);
+  w->npend = 0;
 }
 
-void dyi_rows_break(dyiRows* w, int file_end) { dyi_decim_end(w->dec, file_end); }
+int dyi_rows_push(dyiRows* w, const dyiSample* s) {
+  w->pend[w->npend++] = *s;
+  if (w->npend == DY_BATCH_LANES) rows_flush(w);
+  return 0;
+}
+
+void dyi_rows_break(dyiRows* w, int file_end) {
+  rows_flush(w);
+  dyi_decim_end(w->dec, file_end);
+}
 
 int dyi_rows_pop(dyiRows* w, double* A, int lda, int slot, double* y, double* rw, long* row) {
   double rv;
@@ -298,7 +335,9 @@ static void* mt_main(void* arg) {
     if (sh->cfg && !w->failed && dyi_rows_config(w->rows, &sh->li, w->err, sizeof w->err)) w->failed = 1;
     /* stage 1: the regressor of an even share of the samples */
     int lo = (int)((long)ns * w->id / sh->T), hi = (int)((long)ns * (w->id + 1) / sh->T);
-    for (int i = lo; i < hi; i++) rows_channels(w->full, sh->buf[b] + i, sh->X[b] + (size_t)i * (size_t)nch);
+    for (int i = lo; i < hi; i += DY_BATCH_LANES)
+      rows_channels(w->full, sh->buf[b] + i, hi - i < DY_BATCH_LANES ? hi - i : DY_BATCH_LANES,
+                    sh->X[b] + (size_t)i * (size_t)nch);
     pthread_barrier_wait(&sh->mid);
     /* stage 2: its joints' channels through its filter, in time order */
     if (!w->failed) {

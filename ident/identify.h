@@ -70,7 +70,9 @@ int dyi_rows_config(dyiRows* w, const dyiLogInfo* li, char* err, int errsz);
 /* The FIR in use and its variance factor (filter.h dyi_fir_var_factor). */
 const dyiFir* dyi_rows_fir(const dyiRows* w);
 double dyi_rows_var_factor(const dyiRows* w);
-/* One sample in: 0, or -1 when rows are waiting (pop them first). */
+/* One sample in. Samples enter the filter DY_BATCH_LANES at a time (the
+ * batch regressor); dyi_rows_break sends the rest. Pop every waiting row
+ * before each push. Returns 0. */
 int dyi_rows_push(dyiRows* w, const dyiSample* s);
 /* End of a segment of consecutive samples: file_end 1 at the end of a
  * file (the guard samples at both sides are left out), 0 before a held-out

@@ -15,6 +15,8 @@
 #include "regressor.h"
 #include "dynamics.h"
 #include "mathu.h"
+#include "util.h"
+#include <stdlib.h>
 #include <string.h>
 
 int dyi_ncols(const dyModel* m, int friction) {
@@ -106,6 +108,171 @@ void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* q
       for (int c = 0; c < DY_NPAR_JNT; c++)
         for (int i = 0; i < n; i++) Yj[i + (size_t)ldy*c] = i == j ? v[c] : 0;
     }
+  }
+}
+
+/* ------------------------------------------------ many states per call */
+
+#define B DY_BATCH_LANES
+#define RB_INL static inline __attribute__((always_inline))
+
+struct dyiRegBatch_ {
+  _Alignas(64) double S[DY_MAXJ][6][B];   /* axes of joints 0..k in frame k */
+  double NF[DY_NPAR_LINK][6][B];          /* body regressor of link k: n (0-2), f (3-5) */
+  dyBatch* kin;                           /* q, qd, qdd and the kinematics of the chunk */
+  double* Y;                              /* the chunk: (j, c) of lane b at Y[(c n + j) B + b] */
+  int n, ncol, friction;
+};
+
+dyiRegBatch* dyi_regressor_batch_make(const dyModel* m, int friction) {
+  if (!m || m->n < 1 || m->n > DY_MAXJ) return NULL;
+  dyiRegBatch* w = aligned_alloc(64, (sizeof(dyiRegBatch) + 63) / 64 * 64);
+  if (!w) return NULL;
+  memset(w, 0, sizeof *w);
+  w->n = m->n; w->friction = friction != 0; w->ncol = dyi_ncols(m, friction);
+  size_t sz = ((size_t)w->ncol * (size_t)m->n * B * sizeof(double) + 63) / 64 * 64;
+  w->kin = dy_make_batch(m);
+  w->Y = aligned_alloc(64, sz);
+  if (!w->kin || !w->Y) { dyi_regressor_batch_free(w); return NULL; }
+  memset(w->Y, 0, sz);   /* the structural zeros, never written again */
+  return w;
+}
+
+void dyi_regressor_batch_free(dyiRegBatch* w) {
+  if (!w) return;
+  dy_free_batch(w->kin);
+  free(w->Y);
+  free(w);
+}
+
+/* one lane of the carry of axis s from frame k-1 to frame k:
+ * s = (R^T s_w ; R^T (s_v + s_w x p)), R = Rx(alpha) Rz(theta) as dy_frames
+ * (its entry R[2] = 0 is multiplied too, as dyu_mulMatTVec3 does) */
+RB_INL void carry_lane(double (*s)[B], const dyBatch* K, int k, int b, double ca, double sa,
+                       double p0) {
+  const double ct = K->ct[k][b], st = K->st[k][b], p1 = K->p[k][0][b], p2 = K->p[k][1][b];
+  const double R0 = ct, R1 = -st, R2 = 0, R3 = ca*st, R4 = ca*ct, R5 = -sa, R6 = sa*st, R7 = sa*ct,
+               R8 = ca;
+  const double a0 = s[0][b], a1 = s[1][b], a2 = s[2][b];
+  double v0 = s[3][b], v1 = s[4][b], v2 = s[5][b];
+  v0 += a1*p2 - a2*p1; v1 += a2*p0 - a0*p2; v2 += a0*p1 - a1*p0;
+  s[0][b] = R0*a0 + R3*a1 + R6*a2; s[1][b] = R1*a0 + R4*a1 + R7*a2; s[2][b] = R2*a0 + R5*a1 + R8*a2;
+  s[3][b] = R0*v0 + R3*v1 + R6*v2; s[4][b] = R1*v0 + R4*v1 + R7*v2; s[5][b] = R2*v0 + R5*v1 + R8*v2;
+}
+
+/* one lane of body_regressor (the same expressions), into NF */
+RB_INL void body_lane(double (*NF)[6][B], const dyBatch* K, int k, int b) {
+  const double w0 = K->w[k+1][0][b], w1 = K->w[k+1][1][b], w2 = K->w[k+1][2][b];
+  const double a0 = K->wd[k+1][0][b], a1 = K->wd[k+1][1][b], a2 = K->wd[k+1][2][b];
+  const double v0 = K->vd[k+1][0][b], v1 = K->vd[k+1][1][b], v2 = K->vd[k+1][2][b];
+  const double w00 = w0*w0, w11 = w1*w1, w22 = w2*w2, w01 = w0*w1, w02 = w0*w2, w12 = w1*w2;
+  NF[DY_XX][0][b] = a0;        NF[DY_XX][1][b] = w02;       NF[DY_XX][2][b] = -w01;
+  NF[DY_XY][0][b] = a1 - w02;  NF[DY_XY][1][b] = a0 + w12;  NF[DY_XY][2][b] = w00 - w11;
+  NF[DY_XZ][0][b] = a2 + w01;  NF[DY_XZ][1][b] = w22 - w00; NF[DY_XZ][2][b] = a0 - w12;
+  NF[DY_YY][0][b] = -w12;      NF[DY_YY][1][b] = a1;        NF[DY_YY][2][b] = w01;
+  NF[DY_YZ][0][b] = w11 - w22; NF[DY_YZ][1][b] = a2 - w01;  NF[DY_YZ][2][b] = a1 + w02;
+  NF[DY_ZZ][0][b] = w12;       NF[DY_ZZ][1][b] = -w02;      NF[DY_ZZ][2][b] = a2;
+  const double ww = w00 + w11 + w22;
+  NF[DY_MX][3][b] = w00 - ww;  NF[DY_MX][4][b] = a2 + w01;  NF[DY_MX][5][b] = w02 - a1;
+  NF[DY_MY][3][b] = w01 - a2;  NF[DY_MY][4][b] = w11 - ww;  NF[DY_MY][5][b] = a0 + w12;
+  NF[DY_MZ][3][b] = a1 + w02;  NF[DY_MZ][4][b] = w12 - a0;  NF[DY_MZ][5][b] = w22 - ww;
+  NF[DY_MX][0][b] = 0;         NF[DY_MX][1][b] = -v2;       NF[DY_MX][2][b] = v1;
+  NF[DY_MY][0][b] = v2;        NF[DY_MY][1][b] = 0;         NF[DY_MY][2][b] = -v0;
+  NF[DY_MZ][0][b] = -v1;       NF[DY_MZ][1][b] = v0;        NF[DY_MZ][2][b] = 0;
+  NF[DY_M][3][b] = v0; NF[DY_M][4][b] = v1; NF[DY_M][5][b] = v2;
+}
+
+/* Y[j, link k's columns] of every lane, j <= k: the axis s_j against the
+ * body regressor, s_w . n + s_v . f (the same sums as dyi_regressor);
+ * entry (i, c) of lane b at Y[(c n + i) ld + b] */
+RB_INL void project_joint(double* restrict Y, size_t ld, int n, const double (*s)[B],
+                          const double (*NF)[6][B], int j, int k) {
+  double* Yk = Y + ((size_t)DY_NPAR_LINK * (size_t)k * (size_t)n + (size_t)j) * ld;
+  const size_t cs = (size_t)n * ld;   /* one column */
+  for (int c = 0; c < 6; c++)
+    for (int b = 0; b < B; b++)
+      Yk[cs*c + b] = s[0][b]*NF[c][0][b] + s[1][b]*NF[c][1][b] + s[2][b]*NF[c][2][b];
+  for (int c = 6; c < 9; c++)
+    for (int b = 0; b < B; b++)
+      Yk[cs*c + b] = s[0][b]*NF[c][0][b] + s[1][b]*NF[c][1][b] + s[2][b]*NF[c][2][b]
+                   + s[3][b]*NF[c][3][b] + s[4][b]*NF[c][4][b] + s[5][b]*NF[c][5][b];
+  for (int b = 0; b < B; b++)
+    Yk[cs*DY_M + b] = s[3][b]*NF[DY_M][3][b] + s[4][b]*NF[DY_M][4][b] + s[5][b]*NF[DY_M][5][b];
+}
+
+/* the structural zeros of a chunk at Y, ld (as project_joint): link k's
+ * columns on joints j > k, the joint columns off their joint */
+static void zero_chunk(double* Y, size_t ld, int n, int friction) {
+  const size_t cs = (size_t)n * ld;
+  for (int k = 0; k < n; k++)
+    for (int c = 0; c < DY_NPAR_LINK; c++)
+      for (int j = k + 1; j < n; j++)
+        memset(Y + cs * (size_t)(DY_NPAR_LINK*k + c) + (size_t)j * ld, 0, B * sizeof(double));
+  for (int j = 0; friction && j < n; j++)
+    for (int c = 0; c < DY_NPAR_JNT; c++)
+      for (int i = 0; i < n; i++)
+        if (i != j) memset(Y + cs * (size_t)(DY_NPAR_LINK*n + DY_NPAR_JNT*j + c) + (size_t)i * ld, 0, B * sizeof(double));
+}
+
+/* the regressor of the loaded chunk (the kinematics done) into Y, entry
+ * (i, c) of lane b at Y[(c n + i) ld + b], the structural zeros not
+ * written; every statement runs in a loop over the B lanes, which the
+ * compiler vectorises */
+DY_CLONES
+static void reg_chunk(const dyModel* m, dyiRegBatch* restrict w, double* restrict Y, size_t ld) {
+  const int n = m->n;
+  const dyBatch* K = w->kin;
+  for (int k = 0; k < n; k++) {
+    const double ca = m->cos_alpha[k], sa = m->sin_alpha[k], p0 = m->dh_a[k];
+    for (int j = 0; j < k; j++)
+      for (int b = 0; b < B; b++) carry_lane(w->S[j], K, k, b, ca, sa, p0);
+    const double rev = m->jnt_type[k] == DY_REVOLUTE;
+    for (int b = 0; b < B; b++) {
+      w->S[k][0][b] = w->S[k][1][b] = w->S[k][3][b] = w->S[k][4][b] = 0;
+      w->S[k][2][b] = rev; w->S[k][5][b] = 1 - rev;
+    }
+    for (int b = 0; b < B; b++) body_lane(w->NF, K, k, b);
+    for (int j = 0; j <= k; j++) project_joint(Y, ld, n, (const double (*)[B])w->S[j],
+                                               (const double (*)[6][B])w->NF, j, k);
+  }
+  if (!w->friction) return;
+  for (int j = 0; j < n; j++) {   /* IA qdd, FV qd, FC sign(qd), FO on row j */
+    double* Yj = Y + ((size_t)(DY_NPAR_LINK*n + DY_NPAR_JNT*j) * (size_t)n + (size_t)j) * ld;
+    const size_t cs = (size_t)n * ld;
+    for (int b = 0; b < B; b++) {
+      const double qdj = K->qd[j][b];
+      Yj[b] = K->qdd[j][b];
+      Yj[cs + b] = qdj;
+      Yj[2*cs + b] = (qdj > 0 ? 1.0 : 0.0) - (qdj < 0 ? 1.0 : 0.0);   /* dyu_sign */
+      Yj[3*cs + b] = 1;
+    }
+  }
+}
+
+const double* dyi_regressor_lanes(const dyModel* m, dyiRegBatch* w, int nb, const double* q,
+                                  const double* qd, const double* qdd, int ld) {
+  dy_batch_load(m, w->kin, nb, q, qd, qdd, ld);
+  dy_kinematics_batch(m, w->kin, nb);
+  reg_chunk(m, w, w->Y, B);
+  return w->Y;
+}
+
+void dyi_regressor_batch(const dyModel* m, dyiRegBatch* w, int K, const double* q, const double* qd,
+                         const double* qdd, double* Y) {
+  const size_t ne = (size_t)w->ncol * (size_t)m->n;
+  for (int k0 = 0; k0 < K; k0 += B) {
+    const int nb = K - k0 < B ? K - k0 : B;
+    if (nb == B) {   /* a full chunk: straight into Y */
+      dy_batch_load(m, w->kin, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
+      dy_kinematics_batch(m, w->kin, nb);
+      reg_chunk(m, w, Y + k0, (size_t)K);
+      zero_chunk(Y + k0, (size_t)K, m->n, w->friction);
+      continue;
+    }
+    const double* L = dyi_regressor_lanes(m, w, nb, q + k0, qd ? qd + k0 : NULL,
+                                          qdd ? qdd + k0 : NULL, K);
+    for (size_t e = 0; e < ne; e++)
+      for (int b = 0; b < nb; b++) Y[e * (size_t)K + (size_t)(k0 + b)] = L[e*B + (size_t)b];
   }
 }
 

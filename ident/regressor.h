@@ -26,6 +26,33 @@ int dyi_ncols(const dyModel* m, int friction);
 void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* qd,
                    const double* qdd, int friction, double* Y, int ldy);
 
+/* ---------------------------------------------------------------------
+ * Many states per call (the batch form of dyi_regressor): the states are
+ * processed DY_BATCH_LANES at a time with every statement in a loop over
+ * the lanes, compiled for AVX-512F, AVX2 and SSE2 and chosen at load time
+ * (core/dynamics.h, batch kernels). Each state's entries equal
+ * dyi_regressor's (the same operations in the same order). */
+typedef struct dyiRegBatch_ dyiRegBatch;
+
+/* Scratch for m and the friction choice (one chunk of lanes: ~0.1 MB for
+ * 7 joints). NULL on failure or if m has no joints or more than DY_MAXJ. */
+dyiRegBatch* dyi_regressor_batch_make(const dyModel* m, int friction);
+void dyi_regressor_batch_free(dyiRegBatch* w);
+
+/* Y of K states: q, qd, qdd as dy_rnea_batch (q[j*K + k], qd or qdd NULL
+ * for zero); entry (i, c) of state k, d tau_i / d pi_c of that state, at
+ * Y[(c*n + i)*K + k], for c < dyi_ncols(m, friction): n*ncols*K doubles,
+ * all written. No allocation. */
+void dyi_regressor_batch(const dyModel* m, dyiRegBatch* w, int K, const double* q, const double* qd,
+                         const double* qdd, double* Y);
+
+/* One chunk of nb <= DY_BATCH_LANES states (joint j of state b at q[j*ld +
+ * b]), for callers that consume the lanes directly: returns the chunk's
+ * regressor, entry (i, c) of state b at [(c*n + i)*DY_BATCH_LANES + b],
+ * valid until the next call with w (lanes nb.. are padding). */
+const double* dyi_regressor_lanes(const dyModel* m, dyiRegBatch* w, int nb, const double* q,
+                                  const double* qd, const double* qdd, int ld);
+
 /* Timing of dyi_regressor for `make bench`: runs nsamples regressors at
  * varying states and returns the mean CPU time of the calling thread per sample (CPU time, not wall time: the machine may be shared) (one n x
  * dyi_ncols block, i.e. n rows) [s]. Y: scratch of n * dyi_ncols doubles. */

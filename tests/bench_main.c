@@ -855,12 +855,25 @@ typedef struct {
   const dyModel* m;
   dyData* d;
   dyBatch* w;
-  int K;                     /* states per call; 0: dy_rnea, one state per call */
+  dyiRegBatch* rw;           /* non-NULL: the regressor with friction instead of dy_rnea */
+  double* Y;                 /* its output, n x 14n x K */
+  int K;                     /* states per call; 0: one state per call */
   double q[NSTATE*DY_MAXJ], qd[NSTATE*DY_MAXJ], qdd[NSTATE*DY_MAXJ], tau[NSTATE*DY_MAXJ];
 } batchCtx;                  /* NSTATE/K blocks of n*K, each in structure-of-arrays form */
 
 static void f_batch(void* v, long i) {
   batchCtx* c = v;
+  if (c->rw) {
+    const int n = c->m->n;
+    if (!c->K) {
+      const int s = (int)(i % NSTATE);
+      dyi_regressor(c->m, c->d, c->q + n*s, c->qd + n*s, c->qdd + n*s, 1, c->Y, n);
+      return;
+    }
+    const size_t o = (size_t)(i % (NSTATE / c->K)) * (size_t)(n * c->K);
+    dyi_regressor_batch(c->m, c->rw, c->K, c->q + o, c->qd + o, c->qdd + o, c->Y);
+    return;
+  }
   if (!c->K) {
     const int s = (int)(i % NSTATE), n = c->m->n;
     dy_rnea(c->m, c->d, c->m->par, c->q + n*s, c->qd + n*s, c->qdd + n*s, c->tau);
@@ -870,13 +883,14 @@ static void f_batch(void* v, long i) {
   dy_rnea_batch(c->m, c->w, c->m->par, c->K, c->q + o, c->qd + o, c->qdd + o, c->tau + o);
 }
 
-/* Newton-Euler on the Panda, one state per call (dy_rnea) against K states
- * per call (dy_rnea_batch, K = 4, 8, 64), the same 64 states */
-static void section_batch(benchModel* bm) {
-  const dyModel* m = bm[0].m;
+/* One kernel on the Panda, one state per call against K states per call
+ * (K = 4, 8, 64), the same 64 states: Newton-Euler (dy_rnea against
+ * dy_rnea_batch) or, with regressor, the regressor with friction
+ * (dyi_regressor against dyi_regressor_batch; target: 3x the states per
+ * second at K = 8 and above). */
+static void batch_kernel(const dyModel* m, int regressor) {
   const int n = m->n, Ks[4] = {0, 4, 8, 64};
-  printf("\n== Newton-Euler for many states per call: dy_rnea_batch (kernel: %s) ==\n%s\n",
-         dy_batch_isa(), bm[0].name);
+  const char* name = regressor ? "dyi_regressor" : "dy_rnea";
   batchCtx* c[4];
   bench_fn fns[4];
   void* ctxs[4];
@@ -889,6 +903,10 @@ static void section_batch(benchModel* bm) {
     c[v] = calloc(1, sizeof *c[v]);
     c[v]->m = m; c[v]->d = dy_make_data(m); c[v]->w = dy_make_batch(m); c[v]->K = Ks[v];
     const int K = Ks[v] ? Ks[v] : 1;
+    if (regressor) {
+      c[v]->rw = dyi_regressor_batch_make(m, 1);
+      c[v]->Y = malloc(sizeof(double) * (size_t)(n * 14 * n * K));
+    }
     for (int s = 0; s < NSTATE; s++)
       for (int j = 0; j < n; j++) {   /* state s: block s / K, column s % K */
         const size_t o = (size_t)(s / K) * (size_t)(n * K) + (size_t)(j * K + s % K);
@@ -898,17 +916,27 @@ static void section_batch(benchModel* bm) {
   }
   double ns[4];
   bench_ns_set(4, fns, ctxs, ns);
-  printf("  %-24s %9s %14s %9s\n", "", "ns/state", "states/s", "speed-up");
+  printf("  %-30s %9s %14s %9s\n", regressor ? "regressor with friction" : "Newton-Euler", "ns/state",
+         "states/s", "speed-up");
   for (int v = 0; v < 4; v++) {
     const double per = ns[v] / (Ks[v] ? Ks[v] : 1);
     char what[64];
-    if (Ks[v]) snprintf(what, sizeof what, "dy_rnea_batch K = %d", Ks[v]);
-    else snprintf(what, sizeof what, "dy_rnea (1 per call)");
-    printf("  %-24s %9.1f %14.3g %8.2fx\n", what, per, 1e9 / per, ns[0] / per);
+    if (Ks[v]) snprintf(what, sizeof what, "%s_batch K = %d", name, Ks[v]);
+    else snprintf(what, sizeof what, "%s (1 per call)", name);
+    printf("  %-30s %9.1f %14.3g %8.2fx%s\n", what, per, 1e9 / per, ns[0] / per,
+           regressor && Ks[v] >= 8 ? (ns[0] / per >= 3 ? "  (target 3x: met)" : "  (target 3x: NOT MET)") : "");
     dy_free_data(c[v]->d);
     dy_free_batch(c[v]->w);
+    dyi_regressor_batch_free(c[v]->rw);
+    free(c[v]->Y);
     free(c[v]);
   }
+}
+
+static void section_batch(benchModel* bm) {
+  printf("\n== many states per call, structure of arrays (kernel: %s) ==\n%s\n", dy_batch_isa(), bm[0].name);
+  batch_kernel(bm[0].m, 0);
+  batch_kernel(bm[0].m, 1);
 }
 
 int main(int argc, char** argv) {

@@ -1,5 +1,6 @@
 /* dynid tests: dy_rnea_batch (K states per call, structure of arrays) against
- * dy_rnea state by state, on random chains (revolute and prismatic joints,
+ * dy_rnea state by state, and dyi_regressor_batch against dyi_regressor
+ * entry by entry and, independently, Y_k pi against dy_rnea_batch, on random chains (revolute and prismatic joints,
  * special and general twists, with and without friction, nominal and
  * random parameter vectors) and on every shipped model, K = 1, 3, 8, 64
  * (a partial chunk, one full chunk, many chunks). Tolerance 1e-14 relative
@@ -7,10 +8,11 @@
  * operations in the same order, so nearly every entry is bit-identical
  * (the count is printed). */
 #include "testmodels.h"
+#include "regressor.h"
 #include <stdint.h>
 
 static const int Ks[4] = {1, 3, 8, 64};
-static long n_entries, n_identical;
+static long n_entries, n_identical, r_entries, r_identical;
 
 /* largest |batch - dy_rnea| / max|dy_rnea| over the states of one call */
 static double batch_err(const dyModel* m, dyBatch* w, dyData* d, const double* par, int K,
@@ -43,6 +45,56 @@ static double batch_err(const dyModel* m, dyBatch* w, dyData* d, const double* p
   return worst;
 }
 
+/* dyi_regressor_batch of K random states against dyi_regressor state by
+ * state (largest difference relative to the state's largest entry; *ype:
+ * largest |Y_k pi - tau_k| relative to max |tau_k|, tau from dy_rnea_batch,
+ * pi the model's parameters) */
+static double regressor_err(const dyModel* m, dyiRegBatch* rw, dyBatch* w, dyData* d, int friction,
+                            int K, int null_qd, int null_qdd, double* ype) {
+  const int n = m->n, nc = dyi_ncols(m, friction);
+  double* buf = malloc(sizeof(double) * (size_t)(4 * n * K + n * nc * K + n * nc));
+  double *q = buf, *qd = buf + n*K, *qdd = buf + 2*n*K, *tau = buf + 3*n*K, *Y = buf + 4*n*K;
+  double* Ys = Y + (size_t)n * (size_t)nc * (size_t)K;
+  for (int i = 0; i < n*K; i++) {
+    q[i] = th_uniform(-M_PI, M_PI); qd[i] = th_uniform(-2, 2); qdd[i] = th_uniform(-5, 5);
+  }
+  if (K > 1) qd[n*K - 1] = 0;   /* sign(0) of the Coulomb column */
+  for (long i = 0; i < (long)n * nc * K; i++) Y[i] = NAN;
+  const double *pqd = null_qd ? NULL : qd, *pqdd = null_qdd ? NULL : qdd;
+  dyi_regressor_batch(m, rw, K, q, pqd, pqdd, Y);
+  dy_rnea_batch(m, w, m->par, K, q, pqd, pqdd, tau);
+  double worst = 0;
+  *ype = 0;
+  for (int k = 0; k < K; k++) {
+    double qs[DY_MAXJ], qds[DY_MAXJ], qdds[DY_MAXJ], scale = 1e-300, tscale = 1e-300;
+    for (int j = 0; j < n; j++) { qs[j] = q[j*K + k]; qds[j] = qd[j*K + k]; qdds[j] = qdd[j*K + k]; }
+    dyi_regressor(m, d, qs, null_qd ? NULL : qds, null_qdd ? NULL : qdds, friction, Ys, n);
+    for (int e = 0; e < n * nc; e++) scale = fmax(scale, fabs(Ys[e]));
+    for (int e = 0; e < n * nc; e++) {
+      const double yb = Y[(size_t)e * (size_t)K + (size_t)k], err = fabs(yb - Ys[e]) / scale;
+      worst = isnan(err) || err > worst ? (isnan(err) ? INFINITY : err) : worst;
+      r_entries++;
+      r_identical += yb == Ys[e];
+    }
+    /* Y_k pi against Newton-Euler (friction terms only with the columns) */
+    for (int i = 0; i < n; i++) tscale = fmax(tscale, fabs(tau[i*K + k]));
+    for (int i = 0; i < n; i++) {
+      double yp = 0;
+      for (int c = 0; c < nc; c++) yp += Y[((size_t)c * (size_t)n + (size_t)i) * (size_t)K + (size_t)k] * m->par[c];
+      double ref = tau[i*K + k];
+      if (!friction) {   /* dy_rnea_batch adds the joint terms: take them off */
+        const double* pj = m->par + DY_NPAR_LINK*n + DY_NPAR_JNT*i;
+        const double qdi = pqd ? qd[i*K + k] : 0, qddi = pqdd ? qdd[i*K + k] : 0;
+        ref -= pj[DY_IA]*qddi + pj[DY_FV]*qdi + pj[DY_FC]*((qdi > 0) - (qdi < 0)) + pj[DY_FO];
+      }
+      const double e = fabs(yp - ref) / tscale;
+      *ype = isnan(e) || e > *ype ? (isnan(e) ? INFINITY : e) : *ype;
+    }
+  }
+  free(buf);
+  return worst;
+}
+
 static void check_model(const dyModel* m, const char* what) {
   dyBatch* w = dy_make_batch(m);
   dyData* d = dy_make_data(m);
@@ -51,6 +103,19 @@ static void check_model(const dyModel* m, const char* what) {
   for (int ik = 0; ik < 4; ik++) {
     double e = batch_err(m, w, d, m->par, Ks[ik], 0, 0);
     CHECK(e <= 1e-14, "%s, K = %d: dy_rnea_batch vs dy_rnea rel. error %.3g", what, Ks[ik], e);
+  }
+  for (int fr = 0; fr <= 1; fr++) {
+    dyiRegBatch* rw = dyi_regressor_batch_make(m, fr);
+    CHECK(rw != NULL, "%s: regressor batch workspace", what);
+    if (!rw) continue;
+    for (int ik = 0; ik < 4; ik++) {
+      double ype, e = regressor_err(m, rw, w, d, fr, Ks[ik], 0, 0, &ype);
+      CHECK(e <= 1e-14, "%s, friction %d, K = %d: dyi_regressor_batch vs dyi_regressor rel. error %.3g",
+            what, fr, Ks[ik], e);
+      CHECK(ype <= 1e-12, "%s, friction %d, K = %d: Y pi vs dy_rnea_batch rel. error %.3g", what, fr,
+            Ks[ik], ype);
+    }
+    dyi_regressor_batch_free(rw);
   }
   dy_free_data(d);
   dy_free_batch(w);
@@ -91,6 +156,14 @@ int main(void) {
       e = batch_err(m, w, d, m->par, Ks[ik], 1, 1);
       CHECK(e <= 1e-14, "qd and qdd NULL (gravity only), K = %d: rel. error %.3g", Ks[ik], e);
     }
+    dyiRegBatch* rw = dyi_regressor_batch_make(m, 1);
+    for (int ik = 0; ik < 4; ik++)
+      for (int nul = 1; nul <= 3; nul++) {
+        double ype, e = regressor_err(m, rw, w, d, 1, Ks[ik], nul & 1, nul >> 1, &ype);
+        CHECK(e <= 1e-14 && ype <= 1e-12, "regressor, qd %s qdd %s, K = %d: rel. errors %.3g, %.3g",
+              nul & 1 ? "NULL" : "given", nul >> 1 ? "NULL" : "given", Ks[ik], e, ype);
+      }
+    dyi_regressor_batch_free(rw);
     /* K = 0 writes nothing */
     double tau[7] = {42, 42, 42, 42, 42, 42, 42}, q[7] = {0};
     dy_rnea_batch(m, w, m->par, 0, q, q, q, tau);
@@ -108,5 +181,7 @@ int main(void) {
   th_each_shipped(shipped);
 
   printf("%ld of %ld torques bit-identical to dy_rnea\n", n_identical, n_entries);
+  printf("%ld of %ld regressor entries bit-identical to dyi_regressor\n", r_identical, r_entries);
+  CHECK(r_entries > 0 && dyi_regressor_batch_make(NULL, 0) == NULL, "regressor batch: no model, no workspace");
   return test_report();
 }
