@@ -74,6 +74,11 @@ typedef struct {
   double rw[DY_MAXJ];   /* row weight of joint j (1 / sigma_j or 1) */
   double *Y, *Yp, *W, *Gm, *ev, *V, *Mt, *T1, *GW, *H, *cs, *dsc, *ck, *work;
   int lwork;
+  dyiRegBatch *rb, *rb0;  /* batch regressor: with b->friction (W), link columns only (phi) */
+  int *pstart, *pk;       /* non-zeros of column c of P: pk[pstart[c] .. pstart[c+1]-1] */
+  double* pv;             /* their values */
+  int gld;                /* states of one state_grad (1 + 5n), rounded up to the lanes */
+  double *gs, *gphi;      /* their q, qd, qdd (n x gld each) and phi values */
   dyiFourier u;          /* unscaled coefficients (rest applied) */
   dyiFourier f;          /* the trajectory: u scaled to the limits */
   int act[DY_MAXJ];
@@ -85,11 +90,53 @@ typedef struct {
 } exciteWork;
 
 
+/* the non-zeros of P (npar x nb, row-major) column by column: *pk, *pv
+ * the rows and values of column c at [(*pstart)[c], (*pstart)[c+1]). 0,
+ * or -1 out of memory */
+static int sparse_P(const dyiBase* b, int** pstart, int** pk, double** pv) {
+  int nz = 0;
+  *pstart = malloc(sizeof(int) * (size_t)(b->nb + 1));
+  *pk = malloc(sizeof(int) * (size_t)b->npar * (size_t)b->nb + 1);
+  *pv = malloc(sizeof(double) * (size_t)b->npar * (size_t)b->nb + 1);
+  if (!*pstart || !*pk || !*pv) return -1;
+  for (int c = 0; c < b->nb; c++) {
+    (*pstart)[c] = nz;
+    for (int k = 0; k < b->npar; k++) {
+      const double v = b->P[(size_t)k * (size_t)b->nb + (size_t)c];
+      if (v != 0) { (*pk)[nz] = k; (*pv)[nz] = v; nz++; }
+    }
+  }
+  (*pstart)[b->nb] = nz;
+  return 0;
+}
+
+/* Y_b = Y P of cnt <= DY_BATCH_LANES states from their regressor lanes L
+ * (dyi_regressor_lanes): entry (i, c) of state b into out[c ldc + b n + i],
+ * each summed over the non-zeros of P's column c in order (the zero terms
+ * of the full sum leave it unchanged) */
+DY_CLONES
+static void base_lanes(const double* restrict L, int n, int nb, const int* pstart, const int* pk,
+                       const double* pv, int cnt, double* restrict out, size_t ldc) {
+  enum { B = DY_BATCH_LANES };
+  for (int c = 0; c < nb; c++)
+    for (int i = 0; i < n; i++) {
+      double acc[B];
+      for (int b = 0; b < B; b++) acc[b] = 0;
+      for (int e = pstart[c]; e < pstart[c + 1]; e++) {
+        const double v = pv[e], *y = L + ((size_t)pk[e] * (size_t)n + (size_t)i) * B;
+        for (int b = 0; b < B; b++) acc[b] += y[b] * v;
+      }
+      for (int b = 0; b < cnt; b++) out[(size_t)c * ldc + (size_t)(b * n + i)] = acc[b];
+    }
+}
+
 static void ws_free(exciteWork* w) {
   dy_free_data(w->d);
   free(w->sel); free(w->Y); free(w->Yp); free(w->W); free(w->Gm); free(w->ev); free(w->V);
   free(w->Mt); free(w->T1); free(w->GW); free(w->H); free(w->cs); free(w->dsc); free(w->ck);
   free(w->work);
+  dyi_regressor_batch_free(w->rb); dyi_regressor_batch_free(w->rb0);
+  free(w->pstart); free(w->pk); free(w->pv); free(w->gs); free(w->gphi);
   memset(w, 0, sizeof *w);
 }
 
@@ -140,6 +187,13 @@ static int ws_make(exciteWork* w, const dyModel* m, const dyiBase* b, int nsamp,
       w->cs[((size_t)s * nh + (l - 1)) * 2] = sin(th);
       w->cs[((size_t)s * nh + (l - 1)) * 2 + 1] = cos(th);
     }
+  if (sparse_P(b, &w->pstart, &w->pk, &w->pv)) return -1;
+  w->gld = (1 + 5 * m->n + DY_BATCH_LANES - 1) / DY_BATCH_LANES * DY_BATCH_LANES;
+  w->gs = malloc(sizeof(double) * 3 * n * (size_t)w->gld);
+  w->gphi = malloc(sizeof(double) * (size_t)w->gld);
+  w->rb = dyi_regressor_batch_make(m, b->friction);
+  w->rb0 = dyi_regressor_batch_make(m, 0);
+  if (!w->gs || !w->gphi || !w->rb || !w->rb0) return -1;
   /* is P a selection (one 1 per column)? then Y_b is a column pick */
   w->sel = malloc(sizeof(int) * nb);
   for (int c = 0; c < w->nb && w->sel; c++) {
@@ -173,26 +227,26 @@ static void state_at(const exciteWork* w, int s, double* q, double* qd, double* 
   }
 }
 
-/* W (column-major, rows x nb) along w->f, rows of joint j times rw[j] */
+/* W (column-major, rows x nb) along w->f, rows of joint j times rw[j]:
+ * the regressor of DY_BATCH_LANES samples per call, mapped on the base
+ * columns lane by lane (base_lanes) */
 static void fill_W(exciteWork* w) {
-  int n = w->n, nb = w->nb, np = w->npar;
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
-  for (int s = 0; s < w->nsamp; s++) {
-    state_at(w, s, q, qd, qdd);
-    dyi_regressor(w->m, w->d, q, qd, qdd, w->b->friction, w->Y, n);
-    for (int c = 0; c < nb; c++) {
-      double* out = w->W + (size_t)c * w->rows + (size_t)s * n;
-      if (w->sel) {
-        const double* y = w->Y + (size_t)w->sel[c] * n;
-        for (int i = 0; i < n; i++) out[i] = y[i] * w->rw[i];
-      } else {
-        for (int i = 0; i < n; i++) {
-          double acc = 0;
-          for (int k = 0; k < np; k++) acc += w->Y[i + (size_t)k * n] * w->b->P[(size_t)k * nb + c];
-          out[i] = acc * w->rw[i];
-        }
-      }
+  enum { B = DY_BATCH_LANES };
+  const int n = w->n, nb = w->nb;
+  double q[DY_MAXJ * B], qd[DY_MAXJ * B], qdd[DY_MAXJ * B];
+  for (int s0 = 0; s0 < w->nsamp; s0 += B) {
+    const int cnt = w->nsamp - s0 < B ? w->nsamp - s0 : B;
+    for (int b = 0; b < cnt; b++) {
+      double qs[DY_MAXJ], qds[DY_MAXJ], qdds[DY_MAXJ];
+      state_at(w, s0 + b, qs, qds, qdds);
+      for (int j = 0; j < n; j++) { q[j*B + b] = qs[j]; qd[j*B + b] = qds[j]; qdd[j*B + b] = qdds[j]; }
     }
+    const double* L = dyi_regressor_lanes(w->m, w->rb, cnt, q, qd, qdd, B);
+    double* out = w->W + (size_t)s0 * (size_t)n;
+    base_lanes(L, n, nb, w->pstart, w->pk, w->pv, cnt, out, (size_t)w->rows);
+    for (int c = 0; c < nb; c++)
+      for (int b = 0; b < cnt; b++)
+        for (int i = 0; i < n; i++) out[(size_t)c * (size_t)w->rows + (size_t)(b * n + i)] *= w->rw[i];
   }
 }
 
@@ -272,13 +326,18 @@ static double crit_from_eig(exciteWork* w, double* c) {
   return v + (log(sp) + log(sm)) / (2 * p);
 }
 
-/* phi(state) = sum_{i,k} H[i,k] Y[i,k](state) over the link columns */
-static double phi(exciteWork* w, const double* q, const double* qd, const double* qdd) {
-  int n = w->n, nl = DY_NPAR_LINK * n;
-  dyi_regressor(w->m, w->d, q, qd, qdd, 0, w->Yp, n);
-  double acc = 0;
-  for (size_t k = 0; k < (size_t)n * nl; k++) acc += w->H[k] * w->Yp[k];
-  return acc;
+/* phi(state) = sum_{i,k} H[i,k] Y[i,k](state) over the link columns, for
+ * cnt <= DY_BATCH_LANES states whose link-column regressor lanes are L
+ * (dyi_regressor_lanes, no friction): into out[0..cnt-1] */
+DY_CLONES
+static void phi_lanes(const double* restrict H, const double* restrict L, int ne, int cnt,
+                      double* restrict out) {
+  enum { B = DY_BATCH_LANES };
+  double acc[B];
+  for (int b = 0; b < B; b++) acc[b] = 0;
+  for (int k = 0; k < ne; k++)
+    for (int b = 0; b < B; b++) acc[b] += H[k] * L[(size_t)k * B + (size_t)b];
+  for (int b = 0; b < cnt; b++) out[b] = acc[b];
 }
 
 /* The gradient of the criterion with respect to W (the stacked base
@@ -332,24 +391,26 @@ static void sample_H(exciteWork* w, int s) {
  * (quadratic in qd: exact with steps of 1) and d phi / d qdd_j (linear:
  * exact), plus the joint terms IA qdd + FV qd (FC sign + FO are flat) */
 static void state_grad(exciteWork* w, double* q, double* qd, double* qdd, double* gq, double* gv, double* ga) {
-  int n = w->n;
+  const int n = w->n, ns = 1 + 5 * n, ld = w->gld, ne = n * DY_NPAR_LINK * n;
   const double hq = 1e-6;
-  double p0 = phi(w, q, qd, qdd);
+  /* the states: the sample, then per joint q +- hq, qd +- 1, qdd + 1 */
+  double *Q = w->gs, *V = Q + (size_t)n * ld, *A = V + (size_t)n * ld;
   for (int j = 0; j < n; j++) {
-    double x = q[j];
-    q[j] = x + hq; double pp = phi(w, q, qd, qdd);
-    q[j] = x - hq; double pm = phi(w, q, qd, qdd);
-    q[j] = x;
-    gq[j] = (pp - pm) / (2 * hq);
-    x = qd[j];
-    qd[j] = x + 1; pp = phi(w, q, qd, qdd);
-    qd[j] = x - 1; pm = phi(w, q, qd, qdd);
-    qd[j] = x;
-    gv[j] = (pp - pm) / 2;
-    x = qdd[j];
-    qdd[j] = x + 1; pp = phi(w, q, qd, qdd);
-    qdd[j] = x;
-    ga[j] = pp - p0;
+    for (int s = 0; s < ns; s++) { Q[j*ld + s] = q[j]; V[j*ld + s] = qd[j]; A[j*ld + s] = qdd[j]; }
+    Q[j*ld + 1 + 5*j] = q[j] + hq; Q[j*ld + 2 + 5*j] = q[j] - hq;
+    V[j*ld + 3 + 5*j] = qd[j] + 1; V[j*ld + 4 + 5*j] = qd[j] - 1;
+    A[j*ld + 5 + 5*j] = qdd[j] + 1;
+  }
+  for (int s0 = 0; s0 < ns; s0 += DY_BATCH_LANES) {
+    const int cnt = ns - s0 < DY_BATCH_LANES ? ns - s0 : DY_BATCH_LANES;
+    const double* L = dyi_regressor_lanes(w->m, w->rb0, cnt, Q + s0, V + s0, A + s0, ld);
+    phi_lanes(w->H, L, ne, cnt, w->gphi + s0);
+  }
+  const double* ph = w->gphi;
+  for (int j = 0; j < n; j++) {
+    gq[j] = (ph[1 + 5*j] - ph[2 + 5*j]) / (2 * hq);
+    gv[j] = (ph[3 + 5*j] - ph[4 + 5*j]) / 2;
+    ga[j] = ph[5 + 5*j] - ph[0];
     if (w->b->friction) {
       size_t base = (size_t)DY_NPAR_LINK * n + (size_t)DY_NPAR_JNT * j;
       ga[j] += w->H[j + (base + DY_IA) * n];
@@ -846,34 +907,35 @@ int dyi_excite_default_noise(const dyModel* m, const dyiFourier* f, double durat
 int dyi_excite_predict(const dyModel* m, const dyiBase* b, const dyiFourier* f, double duration,
                        double rate, const double* sigma, double* beta, double* std, char* err,
                        int errsz) {
-  enum { CH = 64 };
-  int n = m->n, nb = b->nb, np = b->npar;
+  enum { CH = 64, L8 = DY_BATCH_LANES };   /* CH: a multiple of the lanes */
+  int n = m->n, nb = b->nb;
   size_t rows = (size_t)CH * n;
-  dyData* d = dy_make_data(m);
-  double* Y = malloc(sizeof(double) * (size_t)n * np);
+  dyiRegBatch* rb = dyi_regressor_batch_make(m, b->friction);
+  int *pstart = NULL, *pk = NULL;
+  double* pv = NULL;
   double* A = malloc(sizeof(double) * rows * nb);      /* chunk of rows */
   double* As = malloc(sizeof(double) * rows * nb);     /* the same times sigma */
   double* G = calloc((size_t)nb * nb, sizeof(double));  /* W^T W */
   double* S = calloc((size_t)nb * nb, sizeof(double));  /* W^T S^2 W */
   int rc = -1;
-  if (!d || !Y || !A || !As || !G || !S) { snprintf(err, (size_t)errsz, "excite: out of memory"); goto out; }
+  if (!rb || sparse_P(b, &pstart, &pk, &pv) || !A || !As || !G || !S) { snprintf(err, (size_t)errsz, "excite: out of memory"); goto out; }
   long N = lround(duration * rate);
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
+  double q[DY_MAXJ * L8], qd[DY_MAXJ * L8], qdd[DY_MAXJ * L8];
   int ns = 0;
-  for (long k = 0; k < N; k++) {
-    dyi_fourier_eval(f, (double)k / rate, q, qd, qdd);
-    dyi_regressor(m, d, q, qd, qdd, b->friction, Y, n);
+  for (long k0 = 0; k0 < N; k0 += L8) {
+    const int cnt = N - k0 < L8 ? (int)(N - k0) : L8;
+    for (int e = 0; e < cnt; e++) {
+      double qs[DY_MAXJ], qds[DY_MAXJ], qdds[DY_MAXJ];
+      dyi_fourier_eval(f, (double)(k0 + e) / rate, qs, qds, qdds);
+      for (int j = 0; j < n; j++) { q[j*L8 + e] = qs[j]; qd[j*L8 + e] = qds[j]; qdd[j*L8 + e] = qdds[j]; }
+    }
+    const double* L = dyi_regressor_lanes(m, rb, cnt, q, qd, qdd, L8);
+    base_lanes(L, n, nb, pstart, pk, pv, cnt, A + (size_t)ns * n, rows);
     for (int c = 0; c < nb; c++)
-      for (int i = 0; i < n; i++) {
-        double acc = 0;
-        for (int p = 0; p < np; p++) {
-          double pc = b->P[(size_t)p * nb + c];
-          if (pc != 0) acc += Y[i + (size_t)p * n] * pc;
-        }
-        A[(size_t)c * rows + (size_t)ns * n + i] = acc;
-        As[(size_t)c * rows + (size_t)ns * n + i] = acc * sigma[i];
-      }
-    if (++ns == CH || k == N - 1) {
+      for (int r = ns * n; r < (ns + cnt) * n; r++)
+        As[(size_t)c * rows + (size_t)r] = A[(size_t)c * rows + (size_t)r] * sigma[r % n];
+    ns += cnt;
+    if (ns == CH || k0 + cnt == N) {
       int r = ns * n;
       cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, nb, r, 1.0, A, (int)rows, 1.0, G, nb);
       cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, nb, r, 1.0, As, (int)rows, 1.0, S, nb);
@@ -899,12 +961,13 @@ int dyi_excite_predict(const dyModel* m, const dyiBase* b, const dyiFourier* f, 
     double v = S[(size_t)c * nb + c];
     std[c] = v > 0 ? sqrt(v) : 0;
     double acc = 0;
-    for (int p = 0; p < np; p++) acc += b->B[(size_t)c * np + p] * m->par[p];
+    for (int p = 0; p < b->npar; p++) acc += b->B[(size_t)c * b->npar + p] * m->par[p];
     beta[c] = acc;
   }
   rc = 0;
 out:
-  dy_free_data(d);
-  free(Y); free(A); free(As); free(G); free(S);
+  dyi_regressor_batch_free(rb);
+  free(pstart); free(pk); free(pv);
+  free(A); free(As); free(G); free(S);
   return rc;
 }

@@ -13,6 +13,7 @@
 #include "identify.h"
 #include "dynamics.h"
 #include "regressor.h"
+#include "util.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -143,9 +144,28 @@ const dyiFir* dyi_rows_fir(const dyiRows* w) { return &w->fir; }
 
 double dyi_rows_var_factor(const dyiRows* w) { return w->var_factor; }
 
+/* the Y_b entries of the chunk's channels (regressor lanes Y, as
+ * dyi_regressor_lanes) into x + b nch, each summed as in one sample's Y P;
+ * in a loop over the lanes, built per vector width (util.h DY_CLONES) */
+DY_CLONES
+static void rows_map(const dyiRows* w, const double* restrict Y, int nb, double* restrict x) {
+  enum { B = DY_BATCH_LANES };
+  const int n = w->n, nch = w->nch;
+  for (int i = n; i < nch; i++) {
+    const int j = w->chj[i - n], c = w->chc[i - n];
+    double a[B];
+    for (int b = 0; b < B; b++) a[b] = 0;
+    for (int e = w->pstart[c]; e < w->pstart[c + 1]; e++) {
+      const double v = w->pv[e], *y = Y + ((size_t)w->pk[e] * (size_t)n + (size_t)j) * B;
+      for (int b = 0; b < B; b++) a[b] += v * y[b];
+    }
+    for (int b = 0; b < nb; b++) x[(size_t)b * (size_t)nch + (size_t)i] = a[b];
+  }
+}
+
 /* the channels of nb <= DY_BATCH_LANES samples s[0..nb-1]: sample b's
- * torques, then its Y_b entries, at x + b nch. Y_b = Y P from the batch
- * regressor, each entry summed as in one sample's Y P */
+ * torques, then its Y_b entries, at x + b nch (Y_b = Y P from the batch
+ * regressor) */
 static void rows_channels(dyiRows* w, const dyiSample* s, int nb, double* x) {
   enum { B = DY_BATCH_LANES };
   const int n = w->n, nch = w->nch;
@@ -158,15 +178,7 @@ static void rows_channels(dyiRows* w, const dyiSample* s, int nb, double* x) {
   const double* Y = dyi_regressor_lanes(w->m, w->rb, nb, q, qd, qdd, B);
   for (int b = 0; b < nb; b++)
     for (int j = 0; j < n; j++) x[(size_t)b * (size_t)nch + (size_t)j] = s[b].tau[j];
-  for (int i = n; i < nch; i++) {
-    const int j = w->chj[i - n], c = w->chc[i - n];
-    double a[B] = {0};
-    for (int e = w->pstart[c]; e < w->pstart[c + 1]; e++) {
-      const double v = w->pv[e], *y = Y + ((size_t)w->pk[e] * (size_t)n + (size_t)j) * B;
-      for (int b = 0; b < B; b++) a[b] += v * y[b];
-    }
-    for (int b = 0; b < nb; b++) x[(size_t)b * (size_t)nch + (size_t)i] = a[b];
-  }
+  rows_map(w, Y, nb, x);
 }
 
 /* channels x (nch) of sample s into the filter */
