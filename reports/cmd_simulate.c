@@ -149,7 +149,7 @@ short_row:
  * from a stream derived from the seed (seed ^ "noise"), so that the
  * trajectory and the noise never share random numbers. 0, or 1 after
  * printing (the file is then not written). */
-static int sim_write(const cliArgs* c, const dyModel* m, dyData* d, const double* par, const simOpt* o,
+static int sim_write(const cliArgs* c, const dyModel* m, dyBatch* w, const double* par, const simOpt* o,
                      simSrc* s) {
   char err[DY_ERRSZ];
   int n = m->n;
@@ -161,16 +161,33 @@ static int sim_write(const cliArgs* c, const dyModel* m, dyData* d, const double
   fprintf(out.f, ", seed %ld\n", o->seed);
   dyi_traj_header(out.f, n, 1);
   unsigned long long rs = (unsigned long long)o->seed ^ 0x6e6f697365ull;  /* noise stream */
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], t = 0;
-  long long N = o->fourier ? llround(o->duration * o->rate) : -1, k;
-  for (k = 0; N < 0 || k < N; k++) {
-    int r = sim_next(o, s, n, k, &t, q, qd, qdd);
-    if (r < 0) { dy_out_abort(&out); return 1; }
-    if (r == 0) break;
-    dy_rnea(m, d, par, q, qd, qdd, tau);
-    for (int j = 0; j < n; j++) if (o->noise[j] > 0) tau[j] += o->noise[j] * dyi_rng_gauss(&rs);
-    dyi_traj_row(out.f, n, t, q, qd, qdd, tau);
-    if ((k & 1023) == 0) cli_progress("simulate", k, "samples", 0);
+  /* DY_BATCH_LANES samples per dy_rnea_batch call (the same torques as
+   * dy_rnea), then noise and output in sample order */
+  enum { B = DY_BATCH_LANES };
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], tb[B], t = 0;
+  double Q[DY_MAXJ * B], V[DY_MAXJ * B], A[DY_MAXJ * B], T[DY_MAXJ * B];
+  long long N = o->fourier ? llround(o->duration * o->rate) : -1, k = 0;
+  for (int more = 1; more;) {
+    int nb = 0;
+    for (; nb < B && (N < 0 || k + nb < N); nb++) {
+      int r = sim_next(o, s, n, k + nb, &t, q, qd, qdd);
+      if (r < 0) { dy_out_abort(&out); return 1; }
+      if (r == 0) { more = 0; break; }
+      tb[nb] = t;
+      for (int j = 0; j < n; j++) { Q[j*B + nb] = q[j]; V[j*B + nb] = qd[j]; A[j*B + nb] = qdd[j]; }
+    }
+    if (nb < B && more) more = 0;   /* N samples written */
+    for (int j = 0; nb < B && j < n; j++)   /* a short chunk: rows of nb states */
+      for (int b = 0; b < nb; b++) { Q[j*nb + b] = Q[j*B + b]; V[j*nb + b] = V[j*B + b]; A[j*nb + b] = A[j*B + b]; }
+    if (nb) dy_rnea_batch(m, w, par, nb, Q, V, A, T);
+    for (int b = 0; b < nb; b++, k++) {
+      for (int j = 0; j < n; j++) {
+        q[j] = Q[j*nb + b]; qd[j] = V[j*nb + b]; qdd[j] = A[j*nb + b]; tau[j] = T[j*nb + b];
+        if (o->noise[j] > 0) tau[j] += o->noise[j] * dyi_rng_gauss(&rs);
+      }
+      dyi_traj_row(out.f, n, tb[b], q, qd, qdd, tau);
+      if ((k & 1023) == 0) cli_progress("simulate", k, "samples", 0);
+    }
   }
   cli_progress("simulate", k, "samples", 1);
   if (dy_out_commit(&out, err, sizeof err)) return cli_fail("%s", err);
@@ -185,7 +202,7 @@ int cmd_simulate(cliArgs* c) {
   dyModel* m = cli_model(c);
   if (!m) return 1;
   int n = m->n, np = dy_npar(m);
-  dyData* d = NULL;
+  dyBatch* w = NULL;
   double* par = NULL;
   simOpt o;
   simSrc s;
@@ -194,16 +211,16 @@ int cmd_simulate(cliArgs* c) {
   if ((rc = sim_options(c, m, &o))) goto done;
   rc = 1;
   par = malloc(sizeof(double) * (size_t)np);
-  d = dy_make_data(m);
-  if (!par || !d) { cli_fail("out of memory"); goto done; }
+  w = dy_make_batch(m);
+  if (!par || !w) { cli_fail("out of memory"); goto done; }
   memcpy(par, m->par, sizeof(double) * (size_t)np);
   if (!o.friction) memset(par + DY_NPAR_LINK * n, 0, sizeof(double) * (size_t)(DY_NPAR_JNT * n));
   if ((rc = sim_source(&o, m, &s))) goto done;
-  rc = sim_write(c, m, d, par, &o, &s);
+  rc = sim_write(c, m, w, par, &o, &s);
 done:
   dy_csv_close(s.csv);
   free(par);
-  dy_free_data(d);
+  dy_free_batch(w);
   dy_free_model(m);
   return rc;
 }
