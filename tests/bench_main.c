@@ -19,8 +19,9 @@
  * Sections: each is a function `static void section_NAME(benchModel* bm,
  * int nm)` called from main; add new ones (regressor rows/s, identification
  * throughput, base-parameter algorithms) the same way, timing with
- * bench_ns_set(nf, fns, ctxs, ns). section_batch times Newton-Euler on many
- * states per call (dy_rnea_batch) against one state per call. */
+ * bench_ns_set(nf, fns, ctxs, ns). section_batch times Newton-Euler and the
+ * regressor on many states per call (dy_rnea_batch, dyi_regressor_batch)
+ * against one state per call. */
 #include "dynamics.h"
 #include "io.h"
 #include "kdl_shim.h"
@@ -884,22 +885,22 @@ static void f_batch(void* v, long i) {
 }
 
 /* One kernel on the Panda, one state per call against K states per call
- * (K = 4, 8, 64), the same 64 states: Newton-Euler (dy_rnea against
+ * (K = 1, 4, 8, 64: 1 to 8 lanes of a vector in use), the same 64 states: Newton-Euler (dy_rnea against
  * dy_rnea_batch) or, with regressor, the regressor with friction
  * (dyi_regressor against dyi_regressor_batch; target: 3x the states per
  * second at K = 8 and above). */
 static void batch_kernel(const dyModel* m, int regressor) {
-  const int n = m->n, Ks[4] = {0, 4, 8, 64};
+  const int n = m->n, Ks[5] = {0, 1, 4, 8, 64};
   const char* name = regressor ? "dyi_regressor" : "dy_rnea";
-  batchCtx* c[4];
-  bench_fn fns[4];
-  void* ctxs[4];
+  batchCtx* c[5];
+  bench_fn fns[5];
+  void* ctxs[5];
   double qs[NSTATE][DY_MAXJ], qds[NSTATE][DY_MAXJ], qdds[NSTATE][DY_MAXJ];
   for (int s = 0; s < NSTATE; s++)
     for (int j = 0; j < n; j++) {
       qs[s][j] = uniform(-M_PI, M_PI); qds[s][j] = uniform(-2, 2); qdds[s][j] = uniform(-5, 5);
     }
-  for (int v = 0; v < 4; v++) {
+  for (int v = 0; v < 5; v++) {
     c[v] = calloc(1, sizeof *c[v]);
     c[v]->m = m; c[v]->d = dy_make_data(m); c[v]->w = dy_make_batch(m); c[v]->K = Ks[v];
     const int K = Ks[v] ? Ks[v] : 1;
@@ -914,11 +915,11 @@ static void batch_kernel(const dyModel* m, int regressor) {
       }
     fns[v] = f_batch; ctxs[v] = c[v];
   }
-  double ns[4];
-  bench_ns_set(4, fns, ctxs, ns);
+  double ns[5];
+  bench_ns_set(5, fns, ctxs, ns);
   printf("  %-30s %9s %14s %9s\n", regressor ? "regressor with friction" : "Newton-Euler", "ns/state",
          "states/s", "speed-up");
-  for (int v = 0; v < 4; v++) {
+  for (int v = 0; v < 5; v++) {
     const double per = ns[v] / (Ks[v] ? Ks[v] : 1);
     char what[64];
     if (Ks[v]) snprintf(what, sizeof what, "%s_batch K = %d", name, Ks[v]);
