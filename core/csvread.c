@@ -3,7 +3,21 @@
  * unchanged); comment and blank lines are dropped before libcsv sees them,
  * and "#!" directive lines go to the reader's callback first if it has one.
  * Memory is bounded by the longest row, never by the file, and rows are
- * capped (io.h DY_CSV_MAXROW, DY_CSV_MAXCOLS). */
+ * capped (io.h DY_CSV_MAXROW, DY_CSV_MAXCOLS).
+ *
+ * libcsv is THE CSV parser here (the project's rules: libcsv is the CSV
+ * package). The one exception is an optimisation for the common plain
+ * numeric line, split_plain: a whole line ending in '\n' (or "\r\n") that
+ * starts a record while libcsv holds nothing, with the delimiter ',' or ';',
+ * and none of the bytes libcsv treats specially ('"', blank, tab, a '\r'
+ * other than the final one) is split at the delimiter in place, which is
+ * exactly what libcsv (CSV_APPEND_NULL) returns for such a line: "a,b,"
+ * gives a, b and an empty field, "," two empty fields, the '\r' of "\r\n"
+ * is in no field. Every other line (quotes, blanks, the last line without a
+ * newline, rows spanning lines, blank-separated and tab-separated files,
+ * more than DY_CSV_MAXCOLS fields) goes through libcsv as before.
+ * dy_csv_set_fast(c, 0) sends every line through libcsv; tests/test_csvfast.c
+ * reads random files both ways and requires identical results. */
 #include "io.h"
 #include <csv.h>
 #include <ctype.h>
@@ -31,6 +45,8 @@ struct dyCsv_ {
   long lineno, rowline;                 /* physical line, line of row start */
   long long size;
   char delim;                           /* from the first row: ',' ';' '\t' or ' ' (runs of blanks) */
+  int slow;                             /* 1: no fast path (dy_csv_set_fast) */
+  long nfast;                           /* rows the fast path returned */
 };
 
 static void on_field(void* s, size_t len, void* ud) {
@@ -163,6 +179,58 @@ static void blanks_to_commas(char* text) {
   *w = 0;
 }
 
+/* The bytes of a line for split_plain: 1 the delimiter, 2 a byte that
+ * sends the line to libcsv (quote, blank, tab, CR, LF, and NUL, which
+ * read_line never leaves inside a line), 0 plain text. */
+#define PLAIN_STOPS ['"'] = 2, [' '] = 2, ['\t'] = 2, ['\r'] = 2, ['\n'] = 2, [0] = 2
+static const unsigned char plain_comma[256] = {PLAIN_STOPS, [','] = 1};
+static const unsigned char plain_semi[256] = {PLAIN_STOPS, [';'] = 1};
+
+/* room for one more pointer in c->fields (capacity doubles; reused by
+ * every later row); 0, or -1 without memory */
+static int grow_fields(dyCsv* c) {
+  int cap = c->fieldcap ? 2 * c->fieldcap : 32;
+  char** f = realloc(c->fields, (size_t)cap * sizeof(char*));
+  if (!f) return -1;
+  c->fields = f; c->fieldcap = cap;
+  return 0;
+}
+
+/* The fast path (see the top): text[len] a line that starts a record, with
+ * libcsv holding nothing and the delimiter ',' or ';'. If it ends in "\n"
+ * or "\r\n" and holds no byte of class 2 before that, its fields are split
+ * in place (NULs at the delimiters and the line end) into c->fields and
+ * their number is returned. Otherwise (also more than DY_CSV_MAXCOLS fields,
+ * or no memory for the pointers) 0, with the line as it was, for libcsv. */
+static int split_plain(dyCsv* c, char* text, size_t len) {
+  if (len < 2 || text[len - 1] != '\n') return 0;
+  char* e = text + len - 1;              /* the line end: '\n', or the '\r' before it */
+  if (e[-1] == '\r') e--;
+  if (e == text) return 0;               /* no field (a blank line: never here) */
+  const unsigned char* cls = c->delim == ';' ? plain_semi : plain_comma;
+  char* s = text;
+  char* start = text;
+  int n = 0;
+  for (;;) {
+    unsigned char k;
+    while (!(k = cls[(unsigned char)*s])) s++;   /* stops at the line end at the latest */
+    if (k == 2) break;
+    /* a delimiter: the field before it, and one more after it to come */
+    if (n >= DY_CSV_MAXCOLS - 1 || (n == c->fieldcap && grow_fields(c))) goto undo;
+    c->fields[n++] = start;
+    *s++ = 0;
+    start = s;
+  }
+  if (s != e || (n == c->fieldcap && grow_fields(c))) goto undo;
+  c->fields[n++] = start;
+  *e = 0;
+  return n;
+undo:   /* the line had no NUL before s: every one there was a delimiter */
+  for (char* p = text; p < s; p++)
+    if (!*p) *p = c->delim;
+  return 0;
+}
+
 int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
   c->nf = 0; c->buflen = 0; c->row_ready = 0; c->too_many = 0; c->rowbytes = 0;
   for (;;) {
@@ -214,6 +282,17 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
                c->path, c->lineno, DY_CSV_MAXROW >> 20, c->rowline);
       return -1;
     }
+    if (!c->slow && (c->delim == ',' || c->delim == ';') && c->nf == 0 && c->buflen == 0 &&
+        !c->row_ready && c->p.pstate == 0 && !c->p.quoted && c->p.entry_pos == 0) {
+      /* libcsv between records (pstate 0 is its ROW_NOT_BEGUN): the fast path */
+      int n = split_plain(c, text, len);
+      if (n > 0) {
+        c->nfast++;
+        *fields = c->fields;
+        *nf = n;
+        return 1;
+      }
+    }
     if (csv_parse(&c->p, text, len, on_field, on_row, c) != len) {
       snprintf(err, (size_t)errsz, "%s:%ld: malformed CSV: %s", c->path, c->lineno,
                csv_strerror(csv_error(&c->p)));
@@ -240,6 +319,9 @@ void dy_csv_on_directive(dyCsv* c, dyCsvDirectiveFn fn, void* ud) {
   c->on_dir = fn;
   c->dir_ud = ud;
 }
+
+void dy_csv_set_fast(dyCsv* c, int on) { c->slow = !on; }
+long dy_csv_fast_rows(const dyCsv* c) { return c->nfast; }
 
 long dy_csv_line(const dyCsv* c) { return c->rowline; }
 const char* dy_csv_path(const dyCsv* c) { return c->path; }
