@@ -259,7 +259,11 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
     char* text = c->line;
     if (c->lineno == 1 && !memcmp(text, "\xef\xbb\xbf", 3)) text += 3;  /* UTF-8 byte-order mark */
     size_t len = strlen(text);
-    if (c->nf == 0 && c->buflen == 0 && !c->row_ready) {
+    /* at the start of a record (not on the continuation line of a quoted
+     * field: libcsv between records, its state 0 being ROW_NOT_BEGUN) */
+    const int fresh = c->nf == 0 && c->buflen == 0 && !c->row_ready && c->p.pstate == 0 &&
+                      !c->p.quoted && c->p.entry_pos == 0;
+    if (fresh) {
       const char* s = text;
       while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
       if (*s == '#' && s[1] == '!' && c->on_dir) {   /* directive line */
@@ -282,8 +286,7 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
                c->path, c->lineno, DY_CSV_MAXROW >> 20, c->rowline);
       return -1;
     }
-    if (!c->slow && (c->delim == ',' || c->delim == ';') && c->nf == 0 && c->buflen == 0 &&
-        !c->row_ready && c->p.pstate == 0 && !c->p.quoted && c->p.entry_pos == 0) {
+    if (!c->slow && (c->delim == ',' || c->delim == ';') && fresh) {
       /* libcsv between records (pstate 0 is its ROW_NOT_BEGUN): the fast path */
       int n = split_plain(c, text, len);
       if (n > 0) {

@@ -271,6 +271,8 @@ static void check_cases(void) {
     {"a b\n1  2\n", "1:a|b/2:1|2.", 0},                            /* blanks: libcsv */
     {"x\n#y\n\xff\x01,\xc3\xa9\n", "1:x/3:\xff\x01|\xc3\xa9.", 2}, /* any other byte is text */
     {"a,b\n\"1,2\n", "1:a|b/2:1,2\n.", 1},                         /* unclosed quote at the end */
+    {"a,b\n\"x\n# y\n\n\",2\n", "1:a|b/2:x\n# y\n\n|2.", 1},       /* a quoted field's lines that look
+                                                                      like a comment and a blank line */
   };
   int nk = (int)(sizeof K / sizeof K[0]);
   char got[2][4096];
