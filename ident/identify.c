@@ -22,6 +22,28 @@
 
 /* ------------------------------------------------ the row stage */
 
+/* up to DY_BATCH_LANES samples, what the row stage needs of them: joint j
+ * of sample b at [j DY_BATCH_LANES + b] */
+typedef struct {
+  double q[DY_MAXJ * DY_BATCH_LANES], qd[DY_MAXJ * DY_BATCH_LANES], qdd[DY_MAXJ * DY_BATCH_LANES];
+  double tau[DY_MAXJ * DY_BATCH_LANES];
+  double t[DY_BATCH_LANES];
+  long row[DY_BATCH_LANES];
+  unsigned char slow[DY_BATCH_LANES][DY_MAXJ];
+  int nb;
+} rowsChunk;
+
+/* sample s (n joints) into the chunk's next lane */
+static void chunk_add(rowsChunk* c, int n, const dyiSample* s) {
+  const int b = c->nb++;
+  for (int j = 0; j < n; j++) {
+    c->q[j*DY_BATCH_LANES + b] = s->q[j]; c->qd[j*DY_BATCH_LANES + b] = s->qd[j];
+    c->qdd[j*DY_BATCH_LANES + b] = s->qdd[j]; c->tau[j*DY_BATCH_LANES + b] = s->tau[j];
+  }
+  c->t[b] = s->t; c->row[b] = s->row;
+  memcpy(c->slow[b], s->slow, (size_t)n);
+}
+
 struct dyiRows_ {
   const dyModel* m;
   dyData* d;
@@ -38,8 +60,7 @@ struct dyiRows_ {
   double var_factor;
   unsigned jsel;      /* joints whose equations this stage gives (bit j) */
   dyiRegBatch* rb;    /* the regressor of DY_BATCH_LANES samples per call */
-  dyiSample* pend;    /* samples waiting for a full chunk (DY_BATCH_LANES) */
-  int npend;
+  rowsChunk pend;     /* samples waiting for a full chunk */
   double* X;          /* channels of a chunk, sample b at X + b nch */
 };
 
@@ -51,7 +72,7 @@ void dyi_rows_free(dyiRows* w) {
   free(w->pstart); free(w->pk); free(w->pv); free(w->Y);
   free(w->chj); free(w->chc); free(w->x); free(w->y); free(w->pass);
   dyi_regressor_batch_free(w->rb);
-  free(w->pend); free(w->X);
+  free(w->X);
   dyi_fir_free(&w->fir);
   dyi_decim_free(w->dec);
   free(w);
@@ -102,9 +123,8 @@ static dyiRows* rows_make(const dyModel* m, const dyiBase* b, unsigned jsel, cha
   w->y = malloc(sizeof(double) * (size_t)w->nch);
   w->pass = malloc(sizeof(double) * (size_t)(2 + n));
   w->rb = dyi_regressor_batch_make(m, b->friction);
-  w->pend = malloc(sizeof(dyiSample) * DY_BATCH_LANES);
   w->X = malloc(sizeof(double) * (size_t)w->nch * DY_BATCH_LANES);
-  if (!w->x || !w->y || !w->pass || !w->rb || !w->pend || !w->X) goto oom;
+  if (!w->x || !w->y || !w->pass || !w->rb || !w->X) goto oom;
   w->var_factor = 1;
   return w;
 oom:
@@ -163,43 +183,38 @@ static void rows_map(const dyiRows* w, const double* restrict Y, int nb, double*
   }
 }
 
-/* the channels of nb <= DY_BATCH_LANES samples s[0..nb-1]: sample b's
- * torques, then its Y_b entries, at x + b nch (Y_b = Y P from the batch
- * regressor) */
-static void rows_channels(dyiRows* w, const dyiSample* s, int nb, double* x) {
+/* the channels of the chunk's samples: sample b's torques, then its Y_b
+ * entries, at x + b nch (Y_b = Y P from the batch regressor) */
+static void rows_channels(dyiRows* w, const rowsChunk* ch, double* x) {
   enum { B = DY_BATCH_LANES };
-  const int n = w->n, nch = w->nch;
-  double q[DY_MAXJ * B], qd[DY_MAXJ * B], qdd[DY_MAXJ * B];
-  for (int j = 0; j < n; j++)
-    for (int b = 0; b < B; b++) {
-      const dyiSample* sb = s + (b < nb ? b : 0);
-      q[j*B + b] = sb->q[j]; qd[j*B + b] = sb->qd[j]; qdd[j*B + b] = sb->qdd[j];
-    }
-  const double* Y = dyi_regressor_lanes(w->m, w->rb, nb, q, qd, qdd, B);
+  const int n = w->n, nch = w->nch, nb = ch->nb;
+  const double* Y = dyi_regressor_lanes(w->m, w->rb, nb, ch->q, ch->qd, ch->qdd, B);
   for (int b = 0; b < nb; b++)
-    for (int j = 0; j < n; j++) x[(size_t)b * (size_t)nch + (size_t)j] = s[b].tau[j];
+    for (int j = 0; j < n; j++) x[(size_t)b * (size_t)nch + (size_t)j] = ch->tau[j*B + b];
   rows_map(w, Y, nb, x);
 }
 
-/* channels x (nch) of sample s into the filter */
-static int rows_feed(dyiRows* w, const dyiSample* s, const double* x) {
+/* channels x (nch) of the sample of file row `row`, time t [s], slow
+ * joints slow (n flags) into the filter */
+static int rows_feed(dyiRows* w, long row, double t, const unsigned char* slow, const double* x) {
   int n = w->n;
-  w->pass[0] = (double)s->row; w->pass[1] = s->t;
-  for (int j = 0; j < n; j++) w->pass[2 + j] = s->slow[j];
+  w->pass[0] = (double)row; w->pass[1] = t;
+  for (int j = 0; j < n; j++) w->pass[2 + j] = slow[j];
   return dyi_decim_push(w->dec, x, w->pass);
 }
 
 /* the waiting samples into the filter */
 static void rows_flush(dyiRows* w) {
-  if (!w->npend) return;
-  rows_channels(w, w->pend, w->npend, w->X);
-  for (int b = 0; b < w->npend; b++) rows_feed(w, w->pend + b, w->X + (size_t)b * (size_t)w->nch);
-  w->npend = 0;
+  rowsChunk* c = &w->pend;
+  if (!c->nb) return;
+  rows_channels(w, c, w->X);
+  for (int b = 0; b < c->nb; b++) rows_feed(w, c->row[b], c->t[b], c->slow[b], w->X + (size_t)b * (size_t)w->nch);
+  c->nb = 0;
 }
 
 int dyi_rows_push(dyiRows* w, const dyiSample* s) {
-  w->pend[w->npend++] = *s;
-  if (w->npend == DY_BATCH_LANES) rows_flush(w);
+  chunk_add(&w->pend, w->n, s);
+  if (w->pend.nb == DY_BATCH_LANES) rows_flush(w);
   return 0;
 }
 
@@ -347,9 +362,13 @@ static void* mt_main(void* arg) {
     if (sh->cfg && !w->failed && dyi_rows_config(w->rows, &sh->li, w->err, sizeof w->err)) w->failed = 1;
     /* stage 1: the regressor of an even share of the samples */
     int lo = (int)((long)ns * w->id / sh->T), hi = (int)((long)ns * (w->id + 1) / sh->T);
-    for (int i = lo; i < hi; i += DY_BATCH_LANES)
-      rows_channels(w->full, sh->buf[b] + i, hi - i < DY_BATCH_LANES ? hi - i : DY_BATCH_LANES,
-                    sh->X[b] + (size_t)i * (size_t)nch);
+    for (int i = lo; i < hi; i += DY_BATCH_LANES) {
+      rowsChunk* c = &w->full->pend;
+      c->nb = 0;
+      for (int k = i; k < hi && k < i + DY_BATCH_LANES; k++) chunk_add(c, w->full->n, sh->buf[b] + k);
+      rows_channels(w->full, c, sh->X[b] + (size_t)i * (size_t)nch);
+      c->nb = 0;
+    }
     pthread_barrier_wait(&sh->mid);
     /* stage 2: its joints' channels through its filter, in time order */
     if (!w->failed) {
@@ -358,7 +377,8 @@ static void* mt_main(void* arg) {
         const double* xs = sh->X[b] + (size_t)i * (size_t)nch;
         for (int c = 0; c < nc; c++) w->x[c] = xs[w->gidx[c]];
         mt_drain(w);
-        rows_feed(w->rows, sh->buf[b] + i, w->x);
+        const dyiSample* si = sh->buf[b] + i;
+        rows_feed(w->rows, si->row, si->t, si->slow, w->x);
       }
       if (sh->end) dyi_rows_break(w->rows, 1);
       mt_drain(w);

@@ -4,7 +4,6 @@
 #include "quality.h"
 #include "util.h"
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,7 +176,6 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
     const char* s = fields[c];
     while (*s == ' ' || *s == '\t') s++;
     char* end;
-    errno = 0;
     double x = parse_number(s, &end);
     const char* e = end;
     while (*e == ' ' || *e == '\t' || *e == '\r') e++;
