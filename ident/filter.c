@@ -283,6 +283,8 @@ void dyi_fir_free(dyiFir* f) { free(f->h); f->h = NULL; }
 
 double dyi_fir_var_factor(const dyiFir* f) { return 1.0 / (f->D * f->gain2); }
 
+#define DECIM_BLOCK 8   /* samples fed to the filter at a time */
+
 struct dyiDecim_ {
   int nch, npass, K, D, S;  /* channels, pass-through values, half length, decimation, slots */
   double* h;                /* taps (2K + 1) */
@@ -293,7 +295,8 @@ struct dyiDecim_ {
   long m0;                  /* first output of the segment (its centre is sample 0) */
   long lo, done, hi;        /* outputs: [lo, done) complete, [done, hi) accumulating */
   int E;                    /* guard: samples left out at each file end */
-  double* ring;             /* the last E samples (E x (nch + npass)), not yet filtered */
+  double* ring;             /* the last E + DECIM_BLOCK samples (records of nch + npass), not yet filtered */
+  int R;                    /* its capacity: E + DECIM_BLOCK records */
   int rn, rpos, lead;       /* samples in the ring, its oldest, leading samples to skip */
 };
 
@@ -303,17 +306,22 @@ dyiDecim* dyi_decim_make(const dyiFir* f, int nch, int npass, int guard) {
   d->nch = nch; d->npass = npass; d->K = f->K; d->D = f->D; d->gain2 = f->gain2;
   size_t L = (size_t)(2 * f->K + 1), rec = (size_t)(nch + npass);
   /* the delay line within its cap (and the slots it adds with it) */
-  long Emax = DYI_DECIM_MAXRING / (long)(sizeof(double) * (rec > 0 ? rec : 1));
+  long Emax = DYI_DECIM_MAXRING / (long)(sizeof(double) * (rec > 0 ? rec : 1)) - DECIM_BLOCK;
+  if (Emax < 0) Emax = 0;
   d->E = guard <= 0 ? 0 : guard < Emax ? guard : (int)Emax;
   d->lead = d->E;
-  d->S = (2 * f->K + d->E) / f->D + 4 + DYI_DECIM_WAIT;   /* + the completed outputs a caller may leave waiting */
+  /* slots: the open outputs (a window and a block of samples) and the
+   * completed ones a caller may leave waiting (DYI_DECIM_WAIT pushes feed
+   * at most one block: DECIM_BLOCK / D + 1 outputs) */
+  d->S = (2 * f->K + d->E) / f->D + 4 + 2 * DECIM_BLOCK + DYI_DECIM_WAIT;
   size_t S = (size_t)d->S;
   d->h = malloc(sizeof(double) * L);
   d->acc = malloc(sizeof(double) * S * (size_t)(nch > 0 ? nch : 1));
   d->pass = malloc(sizeof(double) * S * (size_t)(npass > 0 ? npass : 1));
   d->w1 = malloc(sizeof(double) * S);
   d->w2 = malloc(sizeof(double) * S);
-  d->ring = malloc(sizeof(double) * (size_t)(d->E > 0 ? d->E : 1) * (rec > 0 ? rec : 1));
+  d->R = d->E + DECIM_BLOCK;
+  d->ring = malloc(sizeof(double) * (size_t)d->R * (rec > 0 ? rec : 1));
   if (!d->h || !d->acc || !d->pass || !d->w1 || !d->w2 || !d->ring) { dyi_decim_free(d); return NULL; }
   memcpy(d->h, f->h, sizeof(double) * L);
   return d;
@@ -328,7 +336,7 @@ void dyi_decim_free(dyiDecim* d) {
 int dyi_decim_guard(const dyiDecim* d) { return d->E; }
 
 long dyi_decim_size(const dyiDecim* d) {
-  return (long)d->S * (d->nch + d->npass + 2) + 2 * d->K + 1 + (long)d->E * (d->nch + d->npass);
+  return (long)d->S * (d->nch + d->npass + 2) + 2 * d->K + 1 + (long)d->R * (d->nch + d->npass);
 }
 
 /* a[c] += t x[c], c < n: the filter's inner loop over channels. Built for
@@ -343,43 +351,85 @@ static void decim_axpy(double* restrict a, const double* restrict x, double t, i
   for (int c = 0; c < n; c++) a[c] += t * x[c];
 }
 
-/* one sample into the filter proper */
-static void decim_feed(dyiDecim* d, const double* x, const double* pass) {
-  long i = d->i, D = d->D, K = d->K;
-  int nch = d->nch;
-  /* start the outputs whose window reaches sample i: centre (m - m0) D <= i + K */
-  while ((d->hi - d->m0) * D - K <= i) {
+/* a[c] += t_0 x_0[c]; ... a[c] += t_7 x_7[c] (c < n), the eight updates
+ * of one element in that order: the same roundings as eight decim_axpy
+ * calls, with one load and store of a per element instead of eight */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx512f", "avx2", "default"), optimize("tree-vectorize")))
+#endif
+static void decim_axpy8(double* restrict a, const double* const* xs, const double* t, int n) {
+  const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = xs[2], *restrict x3 = xs[3],
+               *restrict x4 = xs[4], *restrict x5 = xs[5], *restrict x6 = xs[6], *restrict x7 = xs[7];
+  const double t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3], t4 = t[4], t5 = t[5], t6 = t[6], t7 = t[7];
+  for (int c = 0; c < n; c++) {
+    double v = a[c];
+    v += t0 * x0[c]; v += t1 * x1[c]; v += t2 * x2[c]; v += t3 * x3[c];
+    v += t4 * x4[c]; v += t5 * x5[c]; v += t6 * x6[c]; v += t7 * x7[c];
+    a[c] = v;
+  }
+}
+
+/* Samples i .. i + nb - 1 of the segment (records x[b], pass-through
+ * pass[b], nb <= DECIM_BLOCK) into the filter proper: the outputs whose
+ * window reaches the last of them are started (zeroed), then every open
+ * output takes the samples within its window, in time order (the order,
+ * hence the roundings, of feeding them one by one) */
+static void decim_feed(dyiDecim* d, const double* const* x, const double* const* pass, int nb) {
+  const long i0 = d->i, D = d->D, K = d->K;
+  const int nch = d->nch;
+  while ((d->hi - d->m0) * D - K <= i0 + nb - 1) {   /* centre (m - m0) D <= i + K */
     size_t s = (size_t)(d->hi % d->S);
     memset(d->acc + s * (size_t)nch, 0, sizeof(double) * (size_t)nch);
     d->w1[s] = d->w2[s] = 0;
     d->hi++;
   }
   for (long m = d->done; m < d->hi; m++) {
-    long k = i - (m - d->m0) * D;          /* |k| <= K for every started output */
-    double t = d->h[k + K];
-    size_t s = (size_t)(m % d->S);
+    const size_t s = (size_t)(m % d->S);
     double* a = d->acc + s * (size_t)nch;
-    decim_axpy(a, x, t, nch);
-    d->w1[s] += t; d->w2[s] += t * t;
-    if (k == 0 && d->npass) memcpy(d->pass + s * (size_t)d->npass, pass, sizeof(double) * (size_t)d->npass);
+    const double* xv[DECIM_BLOCK];
+    double tv[DECIM_BLOCK];
+    int nv = 0;
+    for (int b = 0; b < nb; b++) {
+      const long k = i0 + b - (m - d->m0) * D;
+      if (k < -K || k > K) continue;   /* outside the window of output m */
+      const double t = d->h[k + K];
+      tv[nv] = t; xv[nv++] = x[b];
+      d->w1[s] += t; d->w2[s] += t * t;
+      if (k == 0 && d->npass) memcpy(d->pass + s * (size_t)d->npass, pass[b], sizeof(double) * (size_t)d->npass);
+    }
+    if (nv == DECIM_BLOCK) decim_axpy8(a, xv, tv, nch);
+    else for (int u = 0; u < nv; u++) decim_axpy(a, xv[u], tv[u], nch);
   }
-  d->i = ++i;
-  while (d->done < d->hi && (d->done - d->m0) * D + K < i) d->done++;
+  d->i = i0 + nb;
+  while (d->done < d->hi && (d->done - d->m0) * D + K < d->i) d->done++;
+}
+
+/* the oldest cnt samples of the ring into the filter, in blocks */
+static void ring_feed(dyiDecim* d, int cnt) {
+  const int rec = d->nch + d->npass;
+  while (cnt > 0) {
+    const double* x[DECIM_BLOCK];
+    const double* p[DECIM_BLOCK];
+    int nb = 0;
+    for (; nb < DECIM_BLOCK && nb < cnt; nb++) {
+      const double* slot = d->ring + (size_t)((d->rpos + nb) % d->R) * (size_t)rec;
+      x[nb] = slot; p[nb] = slot + d->nch;
+    }
+    decim_feed(d, x, p, nb);
+    d->rpos = (d->rpos + nb) % d->R;
+    d->rn -= nb;
+    cnt -= nb;
+  }
 }
 
 int dyi_decim_push(dyiDecim* d, const double* x, const double* pass) {
-  if (d->done - d->lo >= DYI_DECIM_WAIT) return -1;
+  if (d->hi - d->lo + DECIM_BLOCK / d->D + 2 > d->S) return -1;   /* a block might not find slots */
   if (d->lead > 0) { d->lead--; return 0; }
-  if (d->E == 0) { decim_feed(d, x, pass); return 0; }
-  /* delay by E samples: the oldest leaves the ring into the filter */
-  int rec = d->nch + d->npass;
-  double* slot = d->ring + (size_t)((d->rpos + d->rn) % d->E) * (size_t)rec;
-  if (d->rn == d->E) {
-    slot = d->ring + (size_t)d->rpos * (size_t)rec;
-    decim_feed(d, slot, slot + d->nch);
-    d->rpos = (d->rpos + 1) % d->E;
-    d->rn--;
-  }
+  /* delayed by E to E + DECIM_BLOCK - 1 samples: a full ring sends its
+   * oldest DECIM_BLOCK into the filter */
+  const int rec = d->nch + d->npass;
+  if (d->rn == d->R) ring_feed(d, DECIM_BLOCK);
+  double* slot = d->ring + (size_t)((d->rpos + d->rn) % d->R) * (size_t)rec;
   memcpy(slot, x, sizeof(double) * (size_t)d->nch);
   if (d->npass) memcpy(slot + d->nch, pass, sizeof(double) * (size_t)d->npass);
   d->rn++;
@@ -387,12 +437,9 @@ int dyi_decim_push(dyiDecim* d, const double* x, const double* pass) {
 }
 
 void dyi_decim_end(dyiDecim* d, int file_end) {
-  int rec = d->nch + d->npass;
-  if (!file_end)   /* the delayed samples belong to the data: filter them */
-    for (; d->rn > 0; d->rn--, d->rpos = (d->rpos + 1) % d->E) {
-      double* slot = d->ring + (size_t)d->rpos * (size_t)rec;
-      decim_feed(d, slot, slot + d->nch);
-    }
+  /* the delayed samples beyond the last E are data; the last E too unless
+   * the segment ends a file */
+  ring_feed(d, file_end ? (d->rn > d->E ? d->rn - d->E : 0) : d->rn);
   d->rn = 0; d->rpos = 0;
   d->lead = file_end ? d->E : 0;
   if (d->i > 0) {
@@ -403,6 +450,7 @@ void dyi_decim_end(dyiDecim* d, int file_end) {
   d->m0 = d->hi;
   d->i = 0;
 }
+
 int dyi_decim_pop(dyiDecim* d, double* y, double* pass, double* relvar) {
   if (d->lo >= d->done) return 0;
   size_t s = (size_t)(d->lo % d->S);

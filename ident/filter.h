@@ -149,9 +149,12 @@ typedef struct dyiDecim_ dyiDecim;
 #define DYI_DECIM_MAXRING (32L << 20)
 dyiDecim* dyi_decim_make(const dyiFir* f, int nch, int npass, int guard);
 void dyi_decim_free(dyiDecim* d);
-/* Append one sample: 0, or -1 when DYI_DECIM_WAIT completed outputs are
- * waiting (pop them first; the sample is not taken). A caller may push
- * that many samples between pops whatever the decimation. */
+/* Append one sample: 0, or -1 when the completed outputs waiting leave no
+ * room (pop them first; the sample is not taken). Samples enter the filter
+ * proper in blocks of 8 after the guard's delay, so outputs complete a
+ * few samples later than their last input; dyi_decim_end completes them.
+ * A caller may push DYI_DECIM_WAIT samples between pops whatever the
+ * decimation. */
 #define DYI_DECIM_WAIT 8
 int dyi_decim_push(dyiDecim* d, const double* x, const double* pass);
 /* End of a segment: the outputs whose centre lies in it are completed; the

@@ -73,6 +73,53 @@ static double fir_direct(const dyiFir* f, const double* x, long a, long b, long 
   return s / w;
 }
 
+/* streaming against direct: three segments (a file of 5000 samples with
+ * a held-out break at 2000..2500, then a file of 777), guard E, burst
+ * pushes between pops; returns the decimator */
+static dyiDecim* decim_vs_direct(const dyiFir* f, int E, int burst) {
+  static double x[2][8000];
+  long seg[3][2] = {{0, 2000}, {2500, 5000}, {5000, 5777}};
+  const long D = f->D;
+  for (long i = 0; i < 5777; i++) { x[0][i] = sig(i, 0); x[1][i] = sig(i, 2); }
+  dyiDecim* d = dyi_decim_make(f, 2, 1, E);
+  double err = 0, rverr = 0;
+  long nout = 0, badpass = 0, want = 0;
+  for (int sgi = 0; sgi < 3; sgi++) {
+    long a = seg[sgi][0], b = seg[sgi][1];
+    /* filtered part: the guard left out at file ends only */
+    long fa = a + (sgi != 1 ? E : 0), fb = b - (sgi != 0 ? E : 0);
+    double y[2], ps, rv;
+    for (long i = a; i <= b; i++) {
+      /* pop only before every burst-th push (the row stage pushes 8) */
+      while ((i - a) % burst == 0 && dyi_decim_pop(d, y, &ps, &rv)) {
+        long c = (long)ps;
+        double r0, r1;
+        err = fmax(err, fabs(y[0] - fir_direct(f, x[0], fa, fb, c, &r0)));
+        err = fmax(err, fabs(y[1] - fir_direct(f, x[1], fa, fb, c, &r1)));
+        rverr = fmax(rverr, fabs(rv - r0));
+        if (c < fa || c >= fb || (c - fa) % D) badpass++;
+        nout++;
+      }
+      if (i == b) { dyi_decim_end(d, sgi != 0); break; }
+      double v[2] = {x[0][i], x[1][i]}, p = (double)i;
+      if (dyi_decim_push(d, v, &p)) badpass++;
+    }
+    double y2[2];
+    while (dyi_decim_pop(d, y2, &ps, &rv)) {
+      long c = (long)ps;
+      double r0;
+      err = fmax(err, fabs(y2[0] - fir_direct(f, x[0], fa, fb, c, &r0)));
+      if (c < fa || c >= fb || (c - fa) % D) badpass++;
+      nout++;
+    }
+    want += (fb - fa + D - 1) / D;
+  }
+  CHECK(nout == want && badpass == 0 && err < 1e-12 && rverr < 1e-9, "decimator vs direct (D %ld, %d taps, guard "
+        "%d, %d pushes between pops): %ld outputs (want %ld), %ld misplaced or refused, error %.3g, relative "
+        "variance error %.3g", D, 2 * f->K + 1, E, burst, nout, want, badpass, err, rverr);
+  return d;
+}
+
 static void test_fir(void) {
   dyiFir f;
   CHECK(dyi_fir_design(&f, 1000, 50, 10) == 0, "FIR design");
@@ -90,50 +137,21 @@ static void test_fir(void) {
   CHECK(vf > 1.2 && vf < 1.6, "variance factor %.3f (passband 0.4 of the decimated band)", vf);
   printf("FIR fs 1000 Hz, D 10, stop 50 Hz: %d taps, passband error %.2g, stopband %.2g, variance factor %.3f\n",
          2 * f.K + 1, pass, stop, vf);
-  /* streaming against direct: three segments (a file of 5000 samples with
-   * a held-out break at 2000..2500, then a file of 777), guard 37 */
-  static double x[2][8000];
-  long seg[3][2] = {{0, 2000}, {2500, 5000}, {5000, 5777}};
-  int E = 37;
-  for (long i = 0; i < 5777; i++) { x[0][i] = sig(i, 0); x[1][i] = sig(i, 2); }
-  dyiDecim* d = dyi_decim_make(&f, 2, 1, E);
-  double err = 0, rverr = 0;
-  long nout = 0, badpass = 0, want = 0;
-  for (int sgi = 0; sgi < 3; sgi++) {
-    long a = seg[sgi][0], b = seg[sgi][1];
-    /* filtered part: the guard left out at file ends only */
-    long fa = a + (sgi != 1 ? E : 0), fb = b - (sgi != 0 ? E : 0);
-    double y[2], ps, rv;
-    for (long i = a; i <= b; i++) {
-      while (dyi_decim_pop(d, y, &ps, &rv)) {
-        long c = (long)ps;
-        double r0, r1;
-        err = fmax(err, fabs(y[0] - fir_direct(&f, x[0], fa, fb, c, &r0)));
-        err = fmax(err, fabs(y[1] - fir_direct(&f, x[1], fa, fb, c, &r1)));
-        rverr = fmax(rverr, fabs(rv - r0));
-        if (c < fa || c >= fb || (c - fa) % 10) badpass++;
-        nout++;
-      }
-      if (i == b) { dyi_decim_end(d, sgi != 0); break; }
-      double v[2] = {x[0][i], x[1][i]}, p = (double)i;
-      if (dyi_decim_push(d, v, &p)) badpass++;
-    }
-    double y2[2];
-    while (dyi_decim_pop(d, y2, &ps, &rv)) {
-      long c = (long)ps;
-      double r0;
-      err = fmax(err, fabs(y2[0] - fir_direct(&f, x[0], fa, fb, c, &r0)));
-      if (c < fa || c >= fb || (c - fa) % 10) badpass++;
-      nout++;
-    }
-    want += (fb - fa + 9) / 10;
-  }
-  CHECK(nout == want && badpass == 0 && err < 1e-12 && rverr < 1e-9, "decimator vs direct: %ld outputs (want "
-        "%ld), %ld misplaced, error %.3g, relative variance error %.3g", nout, want, badpass, err, rverr);
+  dyiDecim* d = decim_vs_direct(&f, 37, 1);
+  dyi_decim_free(d);
+  d = decim_vs_direct(&f, 37, 8);
   long size = dyi_decim_size(d);
   CHECK(size < 20 * (2 * f.K + 1), "decimator holds %ld doubles (%d taps)", size, 2 * f.K + 1);
   dyi_decim_free(d);
   dyi_fir_free(&f);
+  /* other decimations and guards, 8 pushes between pops: plain (D 1, no
+   * filter: every push completes an output), D 2 and 3 */
+  const int Ds[3] = {1, 2, 3}, Es[3] = {0, 0, 5};
+  for (int k = 0; k < 3; k++) {
+    CHECK(dyi_fir_design(&f, 1000, Ds[k] > 1 ? 400.0 / Ds[k] : 0, Ds[k]) == 0, "FIR design D %d", Ds[k]);
+    dyi_decim_free(decim_vs_direct(&f, Es[k], 8));
+    dyi_fir_free(&f);
+  }
 }
 
 int main(void) {
