@@ -121,20 +121,19 @@ static double parse_number(const char* s, char** end) {
   const char* p = s;
   int neg = 0;
   if (*p == '-' || *p == '+') neg = *p++ == '-';
+  /* the digits before and after the point as one integer m (at most 19
+   * digits: no overflow), e the power of ten it is scaled by */
   unsigned long long m = 0;
-  int nd = 0, e = 0, any = 0;
-  while (*p >= '0' && *p <= '9') {
-    if (nd < 19) { m = 10*m + (unsigned)(*p - '0'); if (m) nd++; } else e++;
-    p++; any = 1;
-  }
+  const char* d0 = p;
+  while ((unsigned)(*p - '0') < 10u) m = 10*m + (unsigned)(*p++ - '0');
+  long nd = p - d0, e = 0;
   if (*p == '.') {
-    p++;
-    while (*p >= '0' && *p <= '9') {
-      if (nd < 19) { m = 10*m + (unsigned)(*p - '0'); if (m) nd++; e--; }
-      p++; any = 1;
-    }
+    const char* f0 = ++p;
+    while ((unsigned)(*p - '0') < 10u) m = 10*m + (unsigned)(*p++ - '0');
+    e = -(p - f0);
+    nd -= e;
   }
-  if (!any || *p == 'x' || *p == 'X') return strtod(s, end);
+  if (nd == 0 || nd > 19 || *p == 'x' || *p == 'X') return strtod(s, end);
   if (*p == 'e' || *p == 'E') {
     const char* q = p + 1;
     int eneg = 0, ev = 0, ed = 0;
@@ -144,7 +143,7 @@ static double parse_number(const char* s, char** end) {
     e += eneg ? -ev : ev;
     p = q;
   }
-  if (nd > 15 || m > (1ull << 53) || e < -22 || e > 22) return strtod(s, end);
+  if (m > (1ull << 53) || e < -22 || e > 22) return strtod(s, end);
   double x = (double)m;
   x = e < 0 ? x / P10[-e] : x * P10[e];
   *end = (char*)p;

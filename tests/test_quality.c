@@ -211,6 +211,12 @@ int main(void) {
       snprintf(txt[k], sizeof txt[k], fmt[f], f == 2 ? d % 8 : d, f == 2 ? fmod(v, 1e6) : v);
       if (k % 7 == 0) snprintf(txt[k], sizeof txt[k], "%d.%05d", k % 1000, k);
       if (k % 11 == 0) snprintf(txt[k], sizeof txt[k], "-0.000%de-3", k);
+      /* digit counts around the fast path's limits (15, 19, 2^53), leading
+       * zeros, a sign, no digit before or after the point, 10^+-22 */
+      if (k % 13 == 0) snprintf(txt[k], sizeof txt[k], "%0*d.%0*d", 1 + k % 19, k % 97, 1 + k % 11, k % 89);
+      if (k % 17 == 0) snprintf(txt[k], sizeof txt[k], "%s%llu%s", k % 2 ? "+" : "-",
+                                9007199254740990ull + (unsigned long long)(k % 7) * 1000000ull * (k % 3), k % 5 ? "" : "e-22");
+      if (k % 19 == 0) snprintf(txt[k], sizeof txt[k], k % 4 == 0 ? ".%de2" : k % 4 == 1 ? "%d.e-2" : k % 4 == 2 ? "%de22" : "%de23", k % 1000);
       fprintf(fp, "%d,%s,0,0,0\n", k, txt[k]);
     }
     fclose(fp);
