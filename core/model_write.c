@@ -51,13 +51,15 @@ static void put_hash_lines(FILE* f, const char* text) {
 /* XML 1.0 takes UTF-8 text without control characters (tab excepted):
  * the length of the valid character at s (1..4 bytes), or 0 when s starts
  * a byte sequence an XML reader refuses (a stray continuation byte, an
- * overlong or truncated sequence, a surrogate, a control character) */
+ * overlong or truncated sequence, a surrogate, a control character, the
+ * noncharacters U+FFFE and U+FFFF, which XML 1.0 excludes) */
 static int xml_char_len(const unsigned char* s) {
   if (s[0] < 0x80) return s[0] >= 0x20 || s[0] == '\t' ? 1 : 0;
   int L = s[0] >= 0xF5 ? 0 : s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 ? 2 : 0;
   for (int i = 1; i < L; i++) if ((s[i] & 0xC0) != 0x80) return 0;
   if (L == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) return 0;
   if (L == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))) return 0;
+  if (L == 3 && s[0] == 0xEF && s[1] == 0xBF && s[2] >= 0xBE) return 0;   /* U+FFFE, U+FFFF: no XML Char */
   return L;
 }
 
