@@ -34,7 +34,7 @@ struct dyiQuality_ {
   int have_t; double t_last; long line_last;
   double dtw[DTWIN]; long dtl[DTWIN]; int ndt; double dt_med, dt_min, dt_max;
   /* velocity lag: the last five good rows */
-  int hasqd, nw;
+  int hasqd, nw, wh;   /* rows in the lag window, the slot of its oldest */
   double wt[5], wq[5][DY_MAXJ], wqd[5][DY_MAXJ]; long wl[5];
   int wstale[5];
   double seg[DY_MAXJ], sgg[DY_MAXJ], see[DY_MAXJ], sqd[DY_MAXJ]; long nlag, nfit[DY_MAXJ];
@@ -361,28 +361,23 @@ static int row_stale(dyiQuality* q, const dyiLogRow* r) {
  * to time-stamp jitter than the parabola); windows with stale rows are
  * skipped; the first LAGWIN samples are held to set the outlier threshold. */
 static void row_lag(dyiQuality* q, const dyiLogRow* r, int stale) {
-  int n = q->n;
-  if (q->nw == 5) {
-    memmove(q->wt, q->wt + 1, 4 * sizeof(double));
-    memmove(q->wl, q->wl + 1, 4 * sizeof(long));
-    memmove(q->wstale, q->wstale + 1, 4 * sizeof(int));
-    memmove(q->wq, q->wq + 1, 4 * sizeof q->wq[0]);
-    memmove(q->wqd, q->wqd + 1, 4 * sizeof q->wqd[0]);
-    q->nw = 4;
-  }
-  q->wt[q->nw] = r->t; q->wl[q->nw] = r->line; q->wstale[q->nw] = stale;
-  memcpy(q->wq[q->nw], r->q, (size_t)n * sizeof(double));
-  memcpy(q->wqd[q->nw], r->qd, (size_t)n * sizeof(double));
-  q->nw++;
-  if (q->nw < 5 || q->wstale[1] || q->wstale[2] || q->wstale[3] || q->wstale[4]) return;
+  int n = q->n, slot;
+  /* the window as a ring: the i-th oldest row in slot (wh + i) % 5 */
+  if (q->nw == 5) { slot = q->wh; q->wh = (q->wh + 1) % 5; }
+  else slot = (q->wh + q->nw++) % 5;
+  q->wt[slot] = r->t; q->wl[slot] = r->line; q->wstale[slot] = stale;
+  memcpy(q->wq[slot], r->q, (size_t)n * sizeof(double));
+  memcpy(q->wqd[slot], r->qd, (size_t)n * sizeof(double));
+  const int w1 = (q->wh + 1) % 5, w2 = (q->wh + 2) % 5, w3 = (q->wh + 3) % 5, w4 = (q->wh + 4) % 5;
+  if (q->nw < 5 || q->wstale[w1] || q->wstale[w2] || q->wstale[w3] || q->wstale[w4]) return;
   for (int j = 0; j < n; j++) {
     if (q->colqd[j] < 0) continue;
-    double dq = (q->wq[3][j] - q->wq[1][j]) / (q->wt[3] - q->wt[1]);
-    double e = q->wqd[2][j] - dq, g = 0.5 * (q->wqd[3][j] - q->wqd[1][j]);
+    double dq = (q->wq[w3][j] - q->wq[w1][j]) / (q->wt[w3] - q->wt[w1]);
+    double e = q->wqd[w2][j] - dq, g = 0.5 * (q->wqd[w3][j] - q->wqd[w1][j]);
     if (q->neg < LAGWIN) {
       double* p = q->eg + ((size_t)j * LAGWIN + (size_t)q->neg) * 3;
-      p[0] = e; p[1] = q->wqd[2][j]; p[2] = g;
-    } else lagfit(q, j, e, q->wqd[2][j], g);
+      p[0] = e; p[1] = q->wqd[w2][j]; p[2] = g;
+    } else lagfit(q, j, e, q->wqd[w2][j], g);
   }
   q->nlag++;
   if (q->neg < LAGWIN && ++q->neg == LAGWIN) lagthreshold(q);
