@@ -96,8 +96,10 @@ typedef struct {
   double var_factor;          /* cov = var_factor sigma^2 (R^T R)^-1 (0: 1): the
                                  white-equivalent noise of filtered rows
                                  (filter.h dyi_fir_var_factor) */
-  int threads;                /* dyi_identify*: worker threads for the rows (0, 1:
-                                 the calling thread alone; identify.h) */
+  int threads;                /* dyi_identify*: threads in all, the calling
+                                 thread reading and threads - 1 computing
+                                 the rows (0, 1: the calling thread alone;
+                                 identify.h) */
   int fold_only;              /* 1: dyi_est_run and dyi_identify* fold one
                                  unweighted pass and stop (no solve: beta and the
                                  statistics stay unset; for saving the triangles) */

@@ -304,7 +304,7 @@ static int log_rewind(void* ctx, char* err, int errsz) {
 
 /* ------------------------------------------------- rows on several threads */
 
-#define MT_BATCH 2048   /* samples per batch handed to the workers */
+#define MT_BATCH 256    /* samples per batch handed to the workers (its channels stay in L2) */
 
 typedef struct mtShared_ mtShared;
 typedef struct {
@@ -375,10 +375,13 @@ static void* mt_main(void* arg) {
       int nc = w->rows->nch;
       for (int i = 0; i < ns; i++) {
         const double* xs = sh->X[b] + (size_t)i * (size_t)nch;
-        for (int c = 0; c < nc; c++) w->x[c] = xs[w->gidx[c]];
+        if (nc < nch) {   /* its channels gathered (one worker has them all) */
+          for (int c = 0; c < nc; c++) w->x[c] = xs[w->gidx[c]];
+          xs = w->x;
+        }
         mt_drain(w);
         const dyiSample* si = sh->buf[b] + i;
-        rows_feed(w->rows, si->row, si->t, si->slow, w->x);
+        rows_feed(w->rows, si->row, si->t, si->slow, xs);
       }
       if (sh->end) dyi_rows_break(w->rows, 1);
       mt_drain(w);
@@ -588,7 +591,7 @@ dyiEstim* dyi_identify_logs(const dyModel* m, const dyiBase* b, dyiLogReader* co
     }
   }
   if (o.threads > 1 && o.method != DYI_IRLS) {
-    e = mt_fold_logs(m, b, r, nr, &o, o.threads, progress, err, errsz);
+    e = mt_fold_logs(m, b, r, nr, &o, o.threads - 1, progress, err, errsz);   /* the caller reads */
     if (!e) goto fail;
     e->own_mask = mask; e->own_names = names;
     mask = NULL; names = NULL;
