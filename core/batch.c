@@ -230,11 +230,14 @@ void dy_batch_load(const dyModel* m, dyBatch* w, int nb, const double* q, const 
   }
 }
 
+/* (static: Clang 14 makes no symbol for an exported multiversioned function) */
 DY_CLONES
-void dy_kinematics_batch(const dyModel* m, dyBatch* w, int nb) {
+static void kinematics_chunk(const dyModel* m, dyBatch* w, int nb) {
   batch_frames(m, w, nb);
   batch_forward(m, w);
 }
+
+void dy_kinematics_batch(const dyModel* m, dyBatch* w, int nb) { kinematics_chunk(m, w, nb); }
 
 void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,
                    const double* qd, const double* qdd, double* tau) {

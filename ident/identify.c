@@ -395,6 +395,7 @@ static void* mt_main(void* arg) {
 /* read the next batch of log *k into buf (sets ns, end: the log ended) */
 static int mt_read(dyiLogReader* r, dyiSample* buf, int* ns, int* end, long long* read, char* err, int errsz) {
   *ns = 0; *end = 0;
+  if (!getenv("DYA")) dyi_log_readahead(r);   /* the CSV parsed on a thread of its own */
   while (*ns < MT_BATCH) {
     int q = dyi_log_next(r, buf + *ns, err, errsz);
     if (q < 0) return -1;

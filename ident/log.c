@@ -11,6 +11,7 @@
 #include "filter.h"
 #include "io.h"
 #include <ctype.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +155,7 @@ struct dyiLogRaw_ {
   long row;                         /* data rows seen */
   int done;
   dyiQuality* q;
+  struct rawAhead_* ahead;          /* rows parsed on a thread of their own, or NULL */
 };
 
 /* "t", "q3", "qd3", "qdd3", "tau3" -> role and 0-based joint; 0 or -1 */
@@ -388,7 +390,7 @@ dyiLogRaw* dyi_lograw_open(const char* path, int n, const dyiLogOpt* opt, char* 
   return r;
 }
 
-int dyi_lograw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
+static int raw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
   if (r->done) return 0;
   for (;;) {
     char** f; int nf;
@@ -426,15 +428,140 @@ int dyi_lograw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
   }
 }
 
+/* ---------------------------------------------------------- read-ahead */
+
+/* Two buffers of AHEAD_ROWS rows: the thread fills one (raw_next: the CSV
+ * row, the cell checks, the gate) while the reader takes rows from the
+ * other; a buffer ends full (rc 1) or with the end (0) or an error (-1)
+ * and its message. The thread owns r (its CSV and quality record) until
+ * it has published the end or an error, or is stopped. */
+#define AHEAD_ROWS 256
+
+typedef struct rawAhead_ {
+  pthread_t th;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  dyiLogRow* buf[2];
+  int cnt[2], rc[2], full[2];
+  char err[2][DY_ERRSZ];
+  long long done, total;            /* progress when the last buffer was published */
+  int cur, pos, have;               /* the reader's buffer, its next row, whether it holds it */
+  int stop;
+} rawAhead;
+
+/* a row's time, indices and the n joints' values (not the unused tail) */
+static void row_copy(dyiLogRow* d, const dyiLogRow* s, int n) {
+  d->row = s->row; d->line = s->line; d->t = s->t;
+  memcpy(d->q, s->q, sizeof(double) * (size_t)n);
+  memcpy(d->qd, s->qd, sizeof(double) * (size_t)n);
+  memcpy(d->qdd, s->qdd, sizeof(double) * (size_t)n);
+  memcpy(d->tau, s->tau, sizeof(double) * (size_t)n);
+}
+
+static void* ahead_main(void* arg) {
+  dyiLogRaw* r = arg;
+  rawAhead* a = r->ahead;
+  for (int b = 0, rc = 1; rc == 1; b ^= 1) {
+    pthread_mutex_lock(&a->mu);
+    while (a->full[b] && !a->stop) pthread_cond_wait(&a->cv, &a->mu);
+    int stop = a->stop;
+    pthread_mutex_unlock(&a->mu);
+    if (stop) break;
+    int k = 0;
+    char err[DY_ERRSZ] = "";
+    while (k < AHEAD_ROWS && (rc = raw_next(r, a->buf[b] + k, err, sizeof err)) == 1) k++;
+    long long d, t;
+    if (r->sm) sm_progress(r->sm, &d, &t);
+    else dy_csv_progress(r->csv, &d, &t);
+    pthread_mutex_lock(&a->mu);
+    a->cnt[b] = k; a->rc[b] = rc;
+    memcpy(a->err[b], err, sizeof err);
+    a->done = d; a->total = t;
+    a->full[b] = 1;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+  }
+  return NULL;
+}
+
+/* stop and join the thread (waking it if it waits for a buffer) */
+static void ahead_stop(dyiLogRaw* r) {
+  rawAhead* a = r->ahead;
+  if (!a) return;
+  pthread_mutex_lock(&a->mu);
+  a->stop = 1;
+  pthread_cond_broadcast(&a->cv);
+  pthread_mutex_unlock(&a->mu);
+  pthread_join(a->th, NULL);
+  pthread_mutex_destroy(&a->mu);
+  pthread_cond_destroy(&a->cv);
+  free(a->buf[0]); free(a->buf[1]);
+  free(a);
+  r->ahead = NULL;
+}
+
+int dyi_lograw_readahead(dyiLogRaw* r) {
+  if (r->ahead || r->done) return 0;
+  rawAhead* a = calloc(1, sizeof *a);
+  if (!a) return -1;
+  a->buf[0] = malloc(sizeof(dyiLogRow) * AHEAD_ROWS);
+  a->buf[1] = malloc(sizeof(dyiLogRow) * AHEAD_ROWS);
+  if (!a->buf[0] || !a->buf[1] || pthread_mutex_init(&a->mu, NULL)) goto fail;
+  if (pthread_cond_init(&a->cv, NULL)) { pthread_mutex_destroy(&a->mu); goto fail; }
+  r->ahead = a;
+  if (pthread_create(&a->th, NULL, ahead_main, r)) {
+    r->ahead = NULL;
+    pthread_mutex_destroy(&a->mu); pthread_cond_destroy(&a->cv);
+    goto fail;
+  }
+  return 0;
+fail:   /* no thread: the rows are read on the calling thread as before */
+  free(a->buf[0]); free(a->buf[1]); free(a);
+  return -1;
+}
+
+int dyi_lograw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
+  rawAhead* a = r->ahead;
+  if (!a) return raw_next(r, row, err, errsz);
+  for (;;) {
+    if (a->have) {
+      const int b = a->cur;
+      if (a->pos < a->cnt[b]) { row_copy(row, a->buf[b] + a->pos++, r->n); return 1; }
+      int rc = a->rc[b];
+      if (rc != 1) {   /* the end or an error: the thread has stopped */
+        if (rc < 0) snprintf(err, (size_t)errsz, "%s", a->err[b]);
+        ahead_stop(r);
+        return rc;
+      }
+      pthread_mutex_lock(&a->mu);
+      a->full[b] = 0;
+      pthread_cond_broadcast(&a->cv);
+      pthread_mutex_unlock(&a->mu);
+      a->cur ^= 1; a->pos = 0; a->have = 0;
+    }
+    pthread_mutex_lock(&a->mu);
+    while (!a->full[a->cur]) pthread_cond_wait(&a->cv, &a->mu);
+    pthread_mutex_unlock(&a->mu);
+    a->have = 1;
+  }
+}
+
 int dyi_lograw_logged(const dyiLogRaw* r) { return r->logged; }
 dyiQuality* dyi_lograw_quality(dyiLogRaw* r) { return r->q; }
 void dyi_lograw_detach(dyiLogRaw* r) { r->q = NULL; }
 void dyi_lograw_progress(const dyiLogRaw* r, long long* done, long long* total) {
+  if (r->ahead) {   /* the thread's reading position as last published */
+    pthread_mutex_lock(&r->ahead->mu);
+    *done = r->ahead->done; *total = r->ahead->total;
+    pthread_mutex_unlock(&r->ahead->mu);
+    return;
+  }
   if (r->sm) sm_progress(r->sm, done, total);
   else dy_csv_progress(r->csv, done, total);
 }
 void dyi_lograw_close(dyiLogRaw* r) {
   if (!r) return;
+  ahead_stop(r);
   dy_csv_close(r->csv);
   sm_close(r->sm);
   dyi_quality_free(r->q);
@@ -817,6 +944,8 @@ int dyi_log_next(dyiLogReader* r, dyiSample* s, char* err, int errsz) {
     return 1;
   }
 }
+
+int dyi_log_readahead(dyiLogReader* r) { return r->raw ? dyi_lograw_readahead(r->raw) : -1; }
 
 void dyi_log_progress(const dyiLogReader* r, long long* done, long long* total) {
   dyi_lograw_progress(r->raw, done, total);

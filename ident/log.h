@@ -119,6 +119,12 @@ void dyi_log_close(dyiLogReader* r);
 /* Bytes of the file consumed so far and its size (0 if unknown), for a
  * progress line printed by the program layer. */
 void dyi_log_progress(const dyiLogReader* r, long long* done, long long* total);
+/* Read ahead: from now on the CSV rows are parsed and checked on a thread
+ * of its own (dyi_lograw_readahead), the rest of the preprocessing stays
+ * on the caller's. Until the log's last sample (or an error) has been
+ * taken, call only dyi_log_next and dyi_log_progress on r. 0, or -1 (no
+ * thread: the log is read as before). */
+int dyi_log_readahead(dyiLogReader* r);
 
 /* What the reader decided: sample rate estimate fs [Hz] (median of the first
  * 1000 steps), cutoff fc [Hz] (0: no filtering), filter margin [samples],
@@ -160,6 +166,12 @@ dyiLogRaw* dyi_lograw_open(const char* path, int n, const dyiLogOpt* opt,
 /* 1 with a good row, 0 at the end, -1 on error (a bad row with on_bad stop:
  * "FILE:ROW:COL: what"). Bad rows with on_bad drop are skipped and counted. */
 int dyi_lograw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz);
+/* Parse and check the rows on a thread of their own from now on, two
+ * buffers of 256 rows ahead of dyi_lograw_next (which returns the same
+ * rows, end and errors in the same order). Until the end or an error has
+ * been returned, call only dyi_lograw_next, _progress and _close (which
+ * stops the thread). 0, or -1 (no thread started: rows read as before). */
+int dyi_lograw_readahead(dyiLogRaw* r);
 /* logged derivatives: bit 0 qd, bit 1 qdd (so 3: both) */
 int dyi_lograw_logged(const dyiLogRaw* r);
 dyiQuality* dyi_lograw_quality(dyiLogRaw* r);

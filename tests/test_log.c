@@ -8,6 +8,8 @@
  *    --cutoff none, --decimate, --resample through cli_logopt, and the usage
  *    errors (status 2);
  *  - rewind gives the same samples;
+ *  - read-ahead (rows parsed on a thread of their own) gives the same rows,
+ *    end and errors, and stops when closed early;
  *  - a 10^6-sample 7-joint log (written gzipped into build/tests/) read in
  *    bounded memory: the peak RSS (getrusage) stays below 60 MB. */
 #include "testhelp.h"
@@ -118,6 +120,83 @@ static long peak_rss_kb(void) {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_maxrss;
+}
+
+/* rows of path through the gate, with (ahead 1) or without read-ahead:
+ * into rows (up to max), the return code of the last call and its message */
+static long raw_rows(const char* path, int ahead, dyiLogRow* rows, long max, int* rc, char* msg) {
+  dyiLogOpt o;
+  dyi_log_defaults(&o);
+  dyiLogRaw* r = dyi_lograw_open(path, NJ, &o, msg, DY_ERRSZ);
+  if (!r) { *rc = -2; return 0; }
+  if (ahead && dyi_lograw_readahead(r)) { *rc = -3; dyi_lograw_close(r); return 0; }
+  long k = 0;
+  dyiLogRow row;
+  memset(&row, 0, sizeof row);
+  while ((*rc = dyi_lograw_next(r, &row, msg, DY_ERRSZ)) == 1 && k < max) rows[k++] = row;
+  long long done, total;
+  dyi_lograw_progress(r, &done, &total);
+  if (*rc == 0 && done != total) *rc = -4;
+  dyi_lograw_close(r);
+  return k;
+}
+
+/* Read-ahead (the rows parsed on a thread of their own) gives the rows,
+ * the end and the errors of the plain reader, in the same order; a reader
+ * closed while the thread waits for a free buffer stops it. */
+static void test_readahead(void) {
+  const char* path = "build/tests/log_ahead.csv";
+  enum { NR = 5000 };
+  static dyiLogRow a[NR], b[NR];
+  for (int bad = 0; bad <= 1; bad++) {
+    FILE* f = fopen(path, "w");
+    fprintf(f, "t,q1,q2,q3,tau1,tau2,tau3\n");
+    for (int k = 0; k < NR; k++) {
+      if (bad && k == 3001) { fprintf(f, "%g,0.1,abc,0.3,1,2,3\n", 1e-3 * k); continue; }
+      fprintf(f, "%.6f,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g\n", 1e-3 * k, sin(1e-3 * k), cos(2e-3 * k),
+              0.1 * k, th_uniform(-5, 5), th_uniform(-5, 5), th_uniform(-5, 5));
+    }
+    fclose(f);
+    int rca, rcb;
+    char ma[DY_ERRSZ] = "", mb[DY_ERRSZ] = "";
+    long na = raw_rows(path, 0, a, NR, &rca, ma), nb = raw_rows(path, 1, b, NR, &rcb, mb);
+    long same = 0;
+    for (long k = 0; k < na && k < nb; k++)
+      same += a[k].row == b[k].row && a[k].line == b[k].line && a[k].t == b[k].t &&
+              !memcmp(a[k].q, b[k].q, NJ * sizeof(double)) && !memcmp(a[k].tau, b[k].tau, NJ * sizeof(double));
+    CHECK(na == (bad ? 3001 : NR) && nb == na && same == na && rca == rcb && rca == (bad ? -1 : 0) &&
+          !strcmp(ma, mb), "read-ahead%s: %ld and %ld rows, %ld the same, return %d and %d, '%s' and '%s'",
+          bad ? " (a bad cell at row 3002)" : "", na, nb, same, rca, rcb, ma, mb);
+  }
+  /* closed early: the thread is blocked on two full buffers */
+  dyiLogOpt o;
+  dyi_log_defaults(&o);
+  char msg[DY_ERRSZ];
+  dyiLogRaw* r = dyi_lograw_open(path, NJ, &o, msg, sizeof msg);
+  int ok = r && dyi_lograw_readahead(r) == 0;
+  dyiLogRow row;
+  for (int k = 0; ok && k < 10; k++) ok = dyi_lograw_next(r, &row, msg, sizeof msg) == 1;
+  dyi_lograw_close(r);
+  CHECK(ok, "read-ahead stopped by close after 10 rows");
+  /* the reader's samples with and without it (dyi_log_readahead) */
+  dyiLogReader* ra = dyi_log_open("build/tests/log_regular.csv", NJ, &o, msg, sizeof msg);
+  dyiLogReader* rb = dyi_log_open("build/tests/log_regular.csv", NJ, &o, msg, sizeof msg);
+  long ns = 0, diff = 0;
+  int rc1 = 1, rc2 = 1;
+  if (ra && rb && dyi_log_readahead(rb) == 0) {
+    dyiSample s1, s2;
+    while ((rc1 = dyi_log_next(ra, &s1, msg, sizeof msg)) == 1 && (rc2 = dyi_log_next(rb, &s2, msg, sizeof msg)) == 1) {
+      ns++;
+      diff += s1.row != s2.row || s1.t != s2.t || memcmp(s1.q, s2.q, NJ * sizeof(double)) ||
+              memcmp(s1.qd, s2.qd, NJ * sizeof(double)) || memcmp(s1.qdd, s2.qdd, NJ * sizeof(double)) ||
+              memcmp(s1.tau, s2.tau, NJ * sizeof(double));
+    }
+    if (rc1 == 0) rc2 = dyi_log_next(rb, &s2, msg, sizeof msg);
+  }
+  CHECK(ns > 1000 && diff == 0 && rc1 == 0 && rc2 == 0, "dyi_log_readahead: %ld samples, %ld differ, ends %d %d",
+        ns, diff, rc1, rc2);
+  dyi_log_close(ra);
+  dyi_log_close(rb);
 }
 
 int main(void) {
@@ -468,5 +547,6 @@ int main(void) {
     dyi_log_close(r);
     remove(pb);
   }
+  test_readahead();
   return test_report();
 }
