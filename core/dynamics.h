@@ -81,13 +81,15 @@ int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
 #define DY_BATCH_LANES 8
 
 /* Scratch of the batch kernels: one chunk of DY_BATCH_LANES states, all
- * links (fixed size, ~48 kB, for any model of up to DY_MAXJ joints and any
+ * links (fixed size, ~68 kB, for any model of up to DY_MAXJ joints and any
  * K), every quantity as [joint][component][lane]. The fields are public for
- * batch kernels of the other layers (the batch regressor): after
- * dy_batch_load and dy_kinematics_batch, w/wd/vd[j+1] hold link j's angular
+ * batch kernels of the other layers (the batch regressor, the batch
+ * base-parameter Newton-Euler): after dy_batch_load and
+ * dy_kinematics_batch, w/wd/vd[j+1] hold link j's angular
  * velocity [rad/s], angular and linear acceleration [rad/s^2, m/s^2] in
  * frame j (index 0: the base), ct/st the cosine and sine of theta_j and p
- * the y, z of O_j in frame j-1 [m] (its x is a_j). */
+ * the y, z of O_j in frame j-1 [m] (its x is a_j). comp is dy_crba_batch's
+ * (composite body j..n: J, MS, M in frame j, model.h order). */
 typedef struct dyBatch_ {
   _Alignas(64) double q[DY_MAXJ][DY_BATCH_LANES];
   double qd[DY_MAXJ][DY_BATCH_LANES], qdd[DY_MAXJ][DY_BATCH_LANES], tau[DY_MAXJ][DY_BATCH_LANES];
@@ -97,6 +99,7 @@ typedef struct dyBatch_ {
   double wd[DY_MAXJ + 1][3][DY_BATCH_LANES];
   double vd[DY_MAXJ + 1][3][DY_BATCH_LANES];
   double F[DY_MAXJ][3][DY_BATCH_LANES], N[DY_MAXJ][3][DY_BATCH_LANES];
+  double comp[DY_MAXJ][DY_NPAR_LINK][DY_BATCH_LANES];
 } dyBatch;
 
 /* Allocate the batch scratch for m (one allocation, 64-byte aligned). NULL
@@ -113,6 +116,17 @@ void dy_free_batch(dyBatch* w);
  * operations in the same order). K <= 0 does nothing. No allocation. */
 void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,
                    const double* qd, const double* qdd, double* tau);
+
+/* Joint-space inertia matrix of K states per call, each as dy_crba
+ * (composite-rigid-body algorithm):
+ *   H_k = M(q_k) + diag(IA),   k = 0..K-1
+ * full symmetric, entry (r, c) of state k at H[(r*n + c)*K + k] (n*n*K
+ * values) [kg m^2 | kg | kg m]; q: n*K, q[j*K + k] joint j of state k;
+ * par: 14n as dy_crba. The results equal dy_crba's state by state (the
+ * same operations in the same order). K <= 0 does nothing. No allocation;
+ * uses w->comp. */
+void dy_crba_batch(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,
+                   double* H);
 
 /* Load nb <= DY_BATCH_LANES states into the chunk: lane b gets joint j of
  * q[j*ld + b] (likewise qd, qdd; NULL for zero); lanes nb.. are zero

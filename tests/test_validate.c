@@ -86,6 +86,7 @@ static void check_metrics(void) {
     double e = jacobi_mineig(H, n);
     if (e < mineig) { mineig = e; mineig_row = s.row; }
   }
+  dyv_validator_flush(v);   /* the samples still buffered for the batch kernels */
   double rms[DY_MAXJ+1], rel[DY_MAXJ+1], r2[DY_MAXJ+1];
   dyv_stats_result(&v->st, rms, rel, r2);
   double se_all = 0, sm_all = 0, st_all = 0;
@@ -343,6 +344,8 @@ static void check_phys(void) {
       th_random_state(2, sm.q, sm.qd, sm.qdd);
       dyv_validator_add(v, &sm);
     }
+    CHECK(v->st.count == 0 && v->not_pd == 0, "5 samples wait for the batch kernels");
+    dyv_validator_flush(v);
     CHECK(v->not_pd == 5 && v->mineig < 0, "indefinite H on every sample: %ld, %.3g", v->not_pd, v->mineig);
     dyv_validator_free(v);
   }

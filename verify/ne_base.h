@@ -39,6 +39,7 @@
 #define DYNID_NE_BASE_H
 
 #include "model.h"
+#include "dynamics.h"
 
 /* per-link flags of a plan */
 enum {
@@ -98,6 +99,21 @@ void dyv_nebase_zero_from_par(unsigned char* zero, const dyModel* m, const doubl
  * model). Gravity: the model's at plan time. */
 void dyv_nebase_rnea(const dyvNeBase* plan, dyData* d, const double* par,
                      const double* q, const double* qd, const double* qdd, double* tau);
+
+/* The same for K states per call (verify/ne_base_batch.c), each as
+ * dyv_nebase_rnea:
+ *   tau_k = M(q_k) qdd_k + C(q_k,qd_k) qd_k + g(q_k)
+ *           + IA qdd_k + FV qd_k + FC sign(qd_k) + FO,   k = 0..K-1
+ * [N m|N] with the parameters par (14n; entries the plan marks zero are not
+ * read). q, qd, qdd, tau: n*K each in the batch layout of core/dynamics.h,
+ * q[j*K + k] joint j of state k (qd or qdd may be NULL for zero). Scratch:
+ * w (dy_make_batch of the plan's model); no allocation. Gravity: the
+ * model's at plan time. The structural
+ * zeros and special twists are decided per joint, outside the loops over
+ * the states, and the results equal dyv_nebase_rnea's state by state (the
+ * same operations in the same order). K <= 0 does nothing. */
+void dyv_nebase_rnea_batch(const dyvNeBase* plan, dyBatch* w, const double* par, int K,
+                           const double* q, const double* qd, const double* qdd, double* tau);
 
 /* The counting variant (verify/kernels.h): the same arithmetic, the
  * operations executed added to *ops. */

@@ -60,6 +60,62 @@ double dyv_mineig(const double* H, int n, double* work) {
   return info == 0 ? w[0] : NAN;
 }
 
+/* ------------------------------------------------- samples in chunks */
+#define VB DY_BATCH_LANES
+
+/* up to VB samples in the batch layout, x[j*VB + b] joint j of sample b,
+ * for one call of each batch kernel (lanes nb.. are zero states) */
+struct dyvPending_ {
+  int nb;                  /* samples held */
+  double q[DY_MAXJ*VB], qd[DY_MAXJ*VB], qdd[DY_MAXJ*VB];
+  double tau[DY_MAXJ*VB];  /* the unfiltered measured torque */
+  long row[VB];
+  double t[VB];
+  double pred[DY_MAXJ*VB]; /* predicted torque */
+  double* H;               /* inertia matrices, n*n*VB (validator only) */
+  dyBatch* w;              /* scratch of the batch kernels */
+};
+
+/* a chunk for model m (with room for VB inertia matrices if withH); NULL
+ * on allocation failure */
+static dyvPending* pend_make(const dyModel* m, int withH) {
+  dyvPending* c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->w = dy_make_batch(m);
+  if (withH) c->H = malloc(sizeof(double) * (size_t)(m->n * m->n * VB));
+  if (!c->w || (withH && !c->H)) { dy_free_batch(c->w); free(c->H); free(c); return NULL; }
+  return c;
+}
+
+static void pend_free(dyvPending* c) {
+  if (c) { dy_free_batch(c->w); free(c->H); free(c); }
+}
+
+/* sample s into the next lane */
+static void pend_push(dyvPending* c, const dyiSample* s, int n) {
+  const int b = c->nb++;
+  for (int j = 0; j < n; j++) {
+    c->q[j*VB + b] = s->q[j]; c->qd[j*VB + b] = s->qd[j]; c->qdd[j*VB + b] = s->qdd[j];
+    c->tau[j*VB + b] = s->tau_raw[j];
+  }
+  c->row[b] = s->row;
+  c->t[b] = s->t;
+}
+
+/* the torque predicted for every lane (pred) by the base-parameter
+ * Newton-Euler, one call for the chunk; the lanes after the samples are
+ * set to the zero state first */
+static void pend_predict(dyvPending* c, const dyvNeBase* plan, const double* par, int n) {
+  for (int j = 0; j < n; j++)
+    for (int b = c->nb; b < VB; b++) c->q[j*VB + b] = c->qd[j*VB + b] = c->qdd[j*VB + b] = 0;
+  dyv_nebase_rnea_batch(plan, c->w, par, VB, c->q, c->qd, c->qdd, c->pred);
+}
+
+/* lane b's measured and predicted torque (n each) */
+static void pend_lane(const dyvPending* c, int b, int n, double* meas, double* pred) {
+  for (int j = 0; j < n; j++) { meas[j] = c->tau[j*VB + b]; pred[j] = c->pred[j*VB + b]; }
+}
+
 /* ----------------------------------------------------------- validator */
 dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
                                  const unsigned char* zero, double horizon) {
@@ -71,7 +127,8 @@ dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
   v->par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
   v->H = malloc(sizeof(double) * (size_t)n * (size_t)n);
   v->work = malloc(sizeof(double) * (size_t)dyv_mineig_lwork(n));
-  if (!v->d || !v->par || !v->H || !v->work) { dyv_validator_free(v); return NULL; }
+  v->pend = pend_make(m, 1);
+  if (!v->d || !v->par || !v->H || !v->work || !v->pend) { dyv_validator_free(v); return NULL; }
   memcpy(v->par, par, sizeof(double) * (size_t)(DY_NPL * n));
   dyv_nebase_make(&v->plan, m, zero);
   dyv_stats_init(&v->st, n);
@@ -84,6 +141,7 @@ void dyv_validator_free(dyvValidator* v) {
   if (!v) return;
   dy_free_data(v->d);
   free(v->par); free(v->H); free(v->work);
+  pend_free(v->pend);
   free(v);
 }
 
@@ -155,15 +213,31 @@ static void sim_restart(dyvValidator* v, const dyiSample* s) {
   v->sim_segments++;
 }
 
+/* The buffered samples, in order: the torque metrics against the
+ * predicted torque, and the smallest eigenvalue of each inertia matrix
+ * (one call of each batch kernel for all of them) */
+void dyv_validator_flush(dyvValidator* v) {
+  dyvPending* c = v->pend;
+  const int n = v->m->n;
+  if (c->nb == 0) return;
+  pend_predict(c, &v->plan, v->par, n);
+  dy_crba_batch(v->m, c->w, v->par, VB, c->q, c->H);
+  for (int b = 0; b < c->nb; b++) {
+    double meas[DY_MAXJ], pred[DY_MAXJ];
+    pend_lane(c, b, n, meas, pred);
+    dyv_stats_add(&v->st, meas, pred, c->row[b], c->t[b]);
+    for (int i = 0; i < n*n; i++) v->H[i] = c->H[i*VB + b];
+    double e = dyv_mineig(v->H, n, v->work);
+    if (!(e > 0)) v->not_pd++;
+    if (e < v->mineig || isnan(e)) { v->mineig = e; v->mineig_row = c->row[b]; v->mineig_t = c->t[b]; }
+  }
+  c->nb = 0;
+}
+
 void dyv_validator_add(dyvValidator* v, const dyiSample* s) {
   const int n = v->m->n;
-  double pred[DY_MAXJ];
-  dyv_nebase_rnea(&v->plan, v->d, v->par, s->q, s->qd, s->qdd, pred);
-  dyv_stats_add(&v->st, s->tau_raw, pred, s->row, s->t);
-  dy_crba(v->m, v->d, v->par, s->q, v->H);
-  double e = dyv_mineig(v->H, n, v->work);
-  if (!(e > 0)) v->not_pd++;
-  if (e < v->mineig || isnan(e)) { v->mineig = e; v->mineig_row = s->row; v->mineig_t = s->t; }
+  pend_push(v->pend, s, n);
+  if (v->pend->nb == VB) dyv_validator_flush(v);
   if (v->horizon > 0) {
     if (!v->sim_on) { sim_restart(v, s); return; }
     double dt = s->t - v->sim_tprev;
@@ -180,8 +254,9 @@ void dyv_validator_add(dyvValidator* v, const dyiSample* s) {
   }
 }
 
-void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes) {
+void dyv_validator_write(dyvValidator* v, FILE* csv, FILE* notes) {
   const int n = v->m->n;
+  dyv_validator_flush(v);
   double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1], r2[DY_MAXJ + 1];
   dyv_stats_result(&v->st, rms, rel, r2);
   fprintf(csv, "joint,rms,rel_err_pct,r2\n");
@@ -335,6 +410,52 @@ static int cv_rewind(void* ctx, char* err, int errsz) {
   return dyi_log_rewind(c->lr, err, errsz);
 }
 
+/* the chunk's samples, predicted by the base-parameter Newton-Euler on
+ * par, into the fold's and the pooled metrics in sample order */
+static void cv_flush(dyvPending* ch, const dyvNeBase* plan, const double* par, int n,
+                     dyvTorqueStats* fs, dyvTorqueStats* pooled) {
+  if (ch->nb == 0) return;
+  pend_predict(ch, plan, par, n);
+  for (int b = 0; b < ch->nb; b++) {
+    double meas[DY_MAXJ], pred[DY_MAXJ];
+    pend_lane(ch, b, n, meas, pred);
+    dyv_stats_add(fs, meas, pred, ch->row[b], ch->t[b]);
+    dyv_stats_add(pooled, meas, pred, ch->row[b], ch->t[b]);
+  }
+  ch->nb = 0;
+}
+
+/* Fold f's held-out block [skip0, skip1) of the log predicted with par,
+ * VB samples per call of the batch kernel: the fold's rel_err_pct over
+ * all joints, the pooled metrics and the block's first and last data rows
+ * into out. 0, or -1 on a log error (err set). */
+static int cv_heldout(dyvCrossVal* out, int f, dyiLogReader* lr, long skip0, long skip1,
+                      const dyvNeBase* plan, const double* par, dyvPending* ch, char* err,
+                      int errsz) {
+  const int n = plan->n;
+  if (dyi_log_rewind(lr, err, errsz)) return -1;
+  dyvTorqueStats fs;
+  dyv_stats_init(&fs, n);
+  dyiSample s;
+  int k;
+  long i = 0;
+  while ((k = dyi_log_next(lr, &s, err, errsz)) == 1 && i < skip1) {
+    if (i >= skip0) {
+      pend_push(ch, &s, n);
+      if (ch->nb == VB) cv_flush(ch, plan, par, n, &fs, &out->pooled);
+      if (i == skip0) out->fold_first[f] = s.row;
+      out->fold_last[f] = s.row;
+    }
+    i++;
+  }
+  cv_flush(ch, plan, par, n, &fs, &out->pooled);
+  if (k < 0) return -1;
+  double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1], r2[DY_MAXJ + 1];
+  dyv_stats_result(&fs, rms, rel, r2);
+  out->fold_rel[f] = rel[n];
+  return 0;
+}
+
 int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyiBase* b,
                  dyiLogReader* lr, int K, char* err, int errsz) {
   const int n = m->n, nb = b->nb, np = b->npar;
@@ -355,13 +476,13 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyiBase* b,
   cvSrc c = {lr, dyi_rows_make(m, b, err, errsz), 0, 0, 0, 0};
   if (!c.w) return -1;
   if (dyi_rows_config(c.w, &li, err, errsz)) { dyi_rows_free(c.w); return -1; }
-  dyData* d = dy_make_data(m);
+  dyvPending* ch = pend_make(m, 0);
   double* par = calloc((size_t)(DY_NPL * n), sizeof(double));
   unsigned char* zero = malloc((size_t)(DY_NPL * n));
   double* Ps = malloc(sizeof(double) * (size_t)np * (size_t)(nb > 0 ? nb : 1));
   int status = -1;
   dyiEstim* e = NULL;
-  if (!d || !par || !zero || !Ps) { snprintf(err, errsz, "cross-validation: out of memory"); goto done; }
+  if (!ch || !par || !zero || !Ps) { snprintf(err, errsz, "cross-validation: out of memory"); goto done; }
   if (dyv_sparse_P(Ps, b, err, errsz)) goto done;
   dyv_nebase_zero_from_P(zero, m, Ps, np, nb);
   dyvNeBase plan;
@@ -386,31 +507,12 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyiBase* b,
       for (int i = 0; i < nb; i++) acc += Ps[(size_t)kk*nb + i] * e->beta[i];
       par[kk] = acc;
     }
-    /* predict the held-out block */
-    if (dyi_log_rewind(lr, err, errsz)) goto done;
-    dyvTorqueStats fs;
-    dyv_stats_init(&fs, n);
-    long i = 0;
-    while ((k = dyi_log_next(lr, &s, err, errsz)) == 1 && i < c.skip1) {
-      if (i >= c.skip0) {
-        double pred[DY_MAXJ];
-        dyv_nebase_rnea(&plan, d, par, s.q, s.qd, s.qdd, pred);
-        dyv_stats_add(&fs, s.tau_raw, pred, s.row, s.t);
-        dyv_stats_add(&out->pooled, s.tau_raw, pred, s.row, s.t);
-        if (i == c.skip0) out->fold_first[f] = s.row;
-        out->fold_last[f] = s.row;
-      }
-      i++;
-    }
-    if (k < 0) goto done;
-    double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1], r2[DY_MAXJ + 1];
-    dyv_stats_result(&fs, rms, rel, r2);
-    out->fold_rel[f] = rel[n];
+    if (cv_heldout(out, f, lr, c.skip0, c.skip1, &plan, par, ch, err, errsz)) goto done;
   }
   status = 0;
 done:
   dyi_est_free(e);
-  dy_free_data(d); free(par); free(zero); free(Ps);
+  pend_free(ch); free(par); free(zero); free(Ps);
   dyi_rows_free(c.w);
   return status;
 }
@@ -551,6 +653,7 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBa
   dyiSample s;
   int k;
   while ((k = dyi_log_next(lr, &s, err, errsz)) == 1) dyv_validator_add(v, &s);
+  dyv_validator_flush(v);
   if (k < 0) goto done;
   if (v->st.count == 0) { snprintf(err, errsz, "%s: the log has no samples", logpath); goto done; }
   if (b) {

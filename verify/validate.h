@@ -64,6 +64,9 @@ int dyv_mineig_lwork(int n);
 double dyv_mineig(const double* H, int n, double* work);
 
 /* --------------------------------------------------------- the validator */
+/* samples waiting for the batch kernels (validate.c) */
+typedef struct dyvPending_ dyvPending;
+
 typedef struct {
   const dyModel* m;
   dyData* d;
@@ -83,6 +86,12 @@ typedef struct {
   long sim_count, sim_segments, sim_fail;
   double sim_se[DY_MAXJ], sim_max[DY_MAXJ];
   long sim_maxrow[DY_MAXJ];
+  /* up to DY_BATCH_LANES samples whose predicted torque and inertia
+   * matrix wait for one call of the batch kernels: st, mineig, mineig_row,
+   * mineig_t and not_pd include them only after dyv_validator_flush (or
+   * dyv_validator_write, which flushes); the simulation fields are current
+   * after every dyv_validator_add */
+  dyvPending* pend;
 } dyvValidator;
 
 /* zero: structural zeros of par (14n) for the base-parameter NE, or NULL.
@@ -90,11 +99,18 @@ typedef struct {
 dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
                                  const unsigned char* zero, double horizon);
 void dyv_validator_free(dyvValidator* v);
-/* one log sample (uses q, qd, qdd, tau_raw, row, t) */
+/* one log sample (uses q, qd, qdd, tau_raw, row, t): the simulation
+ * steps at once; the torque prediction (dyv_nebase_rnea_batch) and the
+ * inertia matrix (dy_crba_batch) wait until DY_BATCH_LANES samples are
+ * buffered, then run for all of them in one call each, in sample order */
 void dyv_validator_add(dyvValidator* v, const dyiSample* s);
+/* Process the buffered samples now (into st, mineig, not_pd): call it
+ * before reading those fields. Does nothing when none wait. */
+void dyv_validator_flush(dyvValidator* v);
 /* per joint "joint,rms,rel_err_pct,r2" then "all" to csv; the rest as
- * '#'-comment lines to notes (may be the same stream or NULL). */
-void dyv_validator_write(const dyvValidator* v, FILE* csv, FILE* notes);
+ * '#'-comment lines to notes (may be the same stream or NULL). Flushes
+ * the buffered samples first, so the fields are current afterwards. */
+void dyv_validator_write(dyvValidator* v, FILE* csv, FILE* notes);
 
 /* -------------------------------------------- a sparse realisation */
 /* A realisation map with as many structural zeros as possible, for the
