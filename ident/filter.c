@@ -70,8 +70,9 @@ void dyi_butter_steady(const dyiButter* f, double* z, double x0) {
   }
 }
 
-double dyi_butter_step(const dyiButter* f, double* z, double x) {
-  /* transposed direct form II, section by section */
+/* transposed direct form II, section by section (inlined into the block
+ * filter's loops) */
+static inline double butter_step(const dyiButter* f, double* z, double x) {
   for (int i = 0; i < f->nsec; i++) {
     const double* b = f->b[i]; const double* a = f->a[i];
     double y = b[0]*x + z[2*i];
@@ -81,6 +82,8 @@ double dyi_butter_step(const dyiButter* f, double* z, double x) {
   }
   return x;
 }
+
+double dyi_butter_step(const dyiButter* f, double* z, double x) { return butter_step(f, z, x); }
 
 /* ------------------------------------------------------------ block filter */
 
@@ -162,9 +165,9 @@ static void start(dyiZpf* z, int P) {
     double* s = z->zf + (size_t)c*z->ns;
     double x0 = z->X[c];
     dyi_butter_steady(&z->f, s, 2*x0 - z->X[(size_t)P*nch + c]);
-    for (int i = 0; i < P; i++) dyi_butter_step(&z->f, s, 2*x0 - z->X[(size_t)(P - i)*nch + c]);
+    for (int i = 0; i < P; i++) butter_step(&z->f, s, 2*x0 - z->X[(size_t)(P - i)*nch + c]);
     for (long k = 0; k < z->len; k++)
-      z->Y[k*nch + c] = dyi_butter_step(&z->f, s, z->X[k*nch + c]);
+      z->Y[k*nch + c] = butter_step(&z->f, s, z->X[k*nch + c]);
   }
   z->started = 1;
 }
@@ -173,16 +176,19 @@ static void start(dyiZpf* z, int P) {
  * down to index 0; emit indices [0, E) into O, drop them from the buffer */
 static void backward(dyiZpf* z, long E, int nr) {
   int nch = z->nch;
-  for (int c = 0; c < nch; c++) {
-    double* s = z->zb + (size_t)c*z->ns;
-    double first = nr ? z->R[(size_t)(nr - 1)*nch + c] : z->Y[(z->len - 1)*nch + c];
-    dyi_butter_steady(&z->f, s, first);
-    for (int i = nr - 1; i >= 0; i--) dyi_butter_step(&z->f, s, z->R[(size_t)i*nch + c]);
-    for (long k = z->len - 1; k >= 0; k--) {
-      double y = dyi_butter_step(&z->f, s, z->Y[k*nch + c]);
+  /* sample by sample, every channel at each (the channels' recursions are
+   * independent: interleaved they overlap in the pipeline instead of
+   * waiting on one chain of dependent steps; each channel's operations and
+   * their order are those of a pass channel by channel) */
+  for (int c = 0; c < nch; c++)
+    dyi_butter_steady(&z->f, z->zb + (size_t)c*z->ns, nr ? z->R[(size_t)(nr - 1)*nch + c] : z->Y[(z->len - 1)*nch + c]);
+  for (int i = nr - 1; i >= 0; i--)
+    for (int c = 0; c < nch; c++) butter_step(&z->f, z->zb + (size_t)c*z->ns, z->R[(size_t)i*nch + c]);
+  for (long k = z->len - 1; k >= 0; k--)
+    for (int c = 0; c < nch; c++) {
+      double y = butter_step(&z->f, z->zb + (size_t)c*z->ns, z->Y[k*nch + c]);
       if (k < E) z->O[k*nch + c] = y;
     }
-  }
   if (z->npass) memcpy(z->OP, z->PS, (size_t)E*z->npass*sizeof(double));
   z->outn = E; z->outi = 0;
   long rest = z->len - E;
@@ -203,7 +209,7 @@ int dyi_zpf_push(dyiZpf* z, const double* x, const double* pass) {
   } else {
     long k = z->len - 1;
     for (int c = 0; c < nch; c++)
-      z->Y[k*nch + c] = dyi_butter_step(&z->f, z->zf + (size_t)c*z->ns, x[c]);
+      z->Y[k*nch + c] = butter_step(&z->f, z->zf + (size_t)c*z->ns, x[c]);
   }
   if (z->started && z->len >= z->cap) backward(z, z->len - z->M - 1, 0);
   return 0;
@@ -222,7 +228,7 @@ int dyi_zpf_finish(dyiZpf* z) {
     double* s = z->zf + (size_t)c*z->ns;
     double xe = z->X[(z->len - 1)*nch + c];
     for (long i = 0; i < P; i++)
-      z->R[i*nch + c] = dyi_butter_step(&z->f, s, 2*xe - z->X[(z->len - 2 - i)*nch + c]);
+      z->R[i*nch + c] = butter_step(&z->f, s, 2*xe - z->X[(z->len - 2 - i)*nch + c]);
   }
   backward(z, z->len, (int)P);
   return 0;
