@@ -302,6 +302,7 @@ struct dyiDecim_ {
   long lo, done, hi;        /* outputs: [lo, done) complete, [done, hi) accumulating */
   int E;                    /* guard: samples left out at each file end */
   double* ring;             /* the last E + DECIM_BLOCK samples (records of nch + npass), not yet filtered */
+  double* scratch;          /* DYI_DECIM_WAIT records for samples left out */
   int R;                    /* its capacity: E + DECIM_BLOCK records */
   int rn, rpos, lead;       /* samples in the ring, its oldest, leading samples to skip */
 };
@@ -328,21 +329,22 @@ dyiDecim* dyi_decim_make(const dyiFir* f, int nch, int npass, int guard) {
   d->w2 = malloc(sizeof(double) * S);
   d->R = d->E + DECIM_BLOCK;
   d->ring = malloc(sizeof(double) * (size_t)d->R * (rec > 0 ? rec : 1));
-  if (!d->h || !d->acc || !d->pass || !d->w1 || !d->w2 || !d->ring) { dyi_decim_free(d); return NULL; }
+  d->scratch = malloc(sizeof(double) * DYI_DECIM_WAIT * (rec > 0 ? rec : 1));
+  if (!d->h || !d->acc || !d->pass || !d->w1 || !d->w2 || !d->ring || !d->scratch) { dyi_decim_free(d); return NULL; }
   memcpy(d->h, f->h, sizeof(double) * L);
   return d;
 }
 
 void dyi_decim_free(dyiDecim* d) {
   if (!d) return;
-  free(d->h); free(d->acc); free(d->pass); free(d->w1); free(d->w2); free(d->ring);
+  free(d->h); free(d->acc); free(d->pass); free(d->w1); free(d->w2); free(d->ring); free(d->scratch);
   free(d);
 }
 
 int dyi_decim_guard(const dyiDecim* d) { return d->E; }
 
 long dyi_decim_size(const dyiDecim* d) {
-  return (long)d->S * (d->nch + d->npass + 2) + 2 * d->K + 1 + (long)d->R * (d->nch + d->npass);
+  return (long)d->S * (d->nch + d->npass + 2) + 2 * d->K + 1 + (long)(d->R + DYI_DECIM_WAIT) * (d->nch + d->npass);
 }
 
 /* a[c] += t x[c], c < n: the filter's inner loop over channels. Built for
@@ -428,17 +430,34 @@ static void ring_feed(dyiDecim* d, int cnt) {
   }
 }
 
-int dyi_decim_push(dyiDecim* d, const double* x, const double* pass) {
+int dyi_decim_reserve(dyiDecim* d, int k, double** rec) {
+  if (k < 0 || k > DYI_DECIM_WAIT) return -1;
   if (d->hi - d->lo + DECIM_BLOCK / d->D + 2 > d->S) return -1;   /* a block might not find slots */
-  if (d->lead > 0) { d->lead--; return 0; }
-  /* delayed by E to E + DECIM_BLOCK - 1 samples: a full ring sends its
-   * oldest DECIM_BLOCK into the filter */
-  const int rec = d->nch + d->npass;
-  if (d->rn == d->R) ring_feed(d, DECIM_BLOCK);
-  double* slot = d->ring + (size_t)((d->rpos + d->rn) % d->R) * (size_t)rec;
-  memcpy(slot, x, sizeof(double) * (size_t)d->nch);
-  if (d->npass) memcpy(slot + d->nch, pass, sizeof(double) * (size_t)d->npass);
-  d->rn++;
+  const size_t r = (size_t)(d->nch + d->npass);
+  /* the file's first E samples are left out: written to scratch */
+  int skip = d->lead < k ? d->lead : k;
+  for (int b = 0; b < skip; b++) rec[b] = d->scratch + (size_t)b * r;
+  /* the rest delayed by E to E + DECIM_BLOCK - 1 samples: a full ring
+   * sends its oldest into the filter (DECIM_BLOCK at a time when the
+   * samples come in blocks) */
+  const int m = k - skip;
+  if (d->rn + m > d->R) ring_feed(d, d->rn + m - d->R);
+  for (int b = 0; b < m; b++) rec[skip + b] = d->ring + (size_t)((d->rpos + d->rn + b) % d->R) * r;
+  return 0;
+}
+
+void dyi_decim_commit(dyiDecim* d, int k) {
+  int skip = d->lead < k ? d->lead : k;
+  d->lead -= skip;
+  d->rn += k - skip;
+}
+
+int dyi_decim_push(dyiDecim* d, const double* x, const double* pass) {
+  double* rec;
+  if (dyi_decim_reserve(d, 1, &rec)) return -1;
+  memcpy(rec, x, sizeof(double) * (size_t)d->nch);
+  if (d->npass) memcpy(rec + d->nch, pass, sizeof(double) * (size_t)d->npass);
+  dyi_decim_commit(d, 1);
   return 0;
 }
 

@@ -157,6 +157,12 @@ void dyi_decim_free(dyiDecim* d);
  * decimation. */
 #define DYI_DECIM_WAIT 8
 int dyi_decim_push(dyiDecim* d, const double* x, const double* pass);
+/* The same without a copy: room for k <= DYI_DECIM_WAIT samples, rec[b]
+ * receiving sample b's nch channels then its npass values; after writing
+ * them, dyi_decim_commit(d, k) appends them. 0, or -1 as push (nothing
+ * reserved). */
+int dyi_decim_reserve(dyiDecim* d, int k, double** rec);
+void dyi_decim_commit(dyiDecim* d, int k);
 /* End of a segment: the outputs whose centre lies in it are completed; the
  * next push starts a new segment. file_end: the segment ends a file (its
  * delayed guard samples are dropped and the next file's first guard

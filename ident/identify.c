@@ -61,7 +61,6 @@ struct dyiRows_ {
   unsigned jsel;      /* joints whose equations this stage gives (bit j) */
   dyiRegBatch* rb;    /* the regressor of DY_BATCH_LANES samples per call */
   rowsChunk pend;     /* samples waiting for a full chunk */
-  double* X;          /* channels of a chunk, sample b at X + b nch */
 };
 
 _Static_assert(DYI_DECIM_WAIT >= DY_BATCH_LANES, "a chunk of samples enters the filter between pops");
@@ -72,7 +71,6 @@ void dyi_rows_free(dyiRows* w) {
   free(w->pstart); free(w->pk); free(w->pv); free(w->Y);
   free(w->chj); free(w->chc); free(w->x); free(w->y); free(w->pass);
   dyi_regressor_batch_free(w->rb);
-  free(w->X);
   dyi_fir_free(&w->fir);
   dyi_decim_free(w->dec);
   free(w);
@@ -123,8 +121,7 @@ static dyiRows* rows_make(const dyModel* m, const dyiBase* b, unsigned jsel, cha
   w->y = malloc(sizeof(double) * (size_t)w->nch);
   w->pass = malloc(sizeof(double) * (size_t)(2 + n));
   w->rb = dyi_regressor_batch_make(m, b->friction);
-  w->X = malloc(sizeof(double) * (size_t)w->nch * DY_BATCH_LANES);
-  if (!w->x || !w->y || !w->pass || !w->rb || !w->X) goto oom;
+  if (!w->x || !w->y || !w->pass || !w->rb) goto oom;
   w->var_factor = 1;
   return w;
 oom:
@@ -165,10 +162,11 @@ const dyiFir* dyi_rows_fir(const dyiRows* w) { return &w->fir; }
 double dyi_rows_var_factor(const dyiRows* w) { return w->var_factor; }
 
 /* the Y_b entries of the chunk's channels (regressor lanes Y, as
- * dyi_regressor_lanes) into x + b nch, each summed as in one sample's Y P;
- * in a loop over the lanes, built per vector width (util.h DY_CLONES) */
+ * dyi_regressor_lanes) into x[b] + i for channel i of sample b, each summed
+ * as in one sample's Y P; in a loop over the lanes, built per vector width
+ * (util.h DY_CLONES) */
 DY_CLONES
-static void rows_map(const dyiRows* w, const double* restrict Y, int nb, double* restrict x) {
+static void rows_map(const dyiRows* w, const double* restrict Y, int nb, double* const* x) {
   enum { B = DY_BATCH_LANES };
   const int n = w->n, nch = w->nch;
   for (int i = n; i < nch; i++) {
@@ -179,36 +177,43 @@ static void rows_map(const dyiRows* w, const double* restrict Y, int nb, double*
       const double v = w->pv[e], *y = Y + ((size_t)w->pk[e] * (size_t)n + (size_t)j) * B;
       for (int b = 0; b < B; b++) a[b] += v * y[b];
     }
-    for (int b = 0; b < nb; b++) x[(size_t)b * (size_t)nch + (size_t)i] = a[b];
+    for (int b = 0; b < nb; b++) x[b][i] = a[b];
   }
 }
 
-/* the channels of the chunk's samples: sample b's torques, then its Y_b
- * entries, at x + b nch (Y_b = Y P from the batch regressor) */
-static void rows_channels(dyiRows* w, const rowsChunk* ch, double* x) {
+/* the channels of the chunk's samples into x[b] (sample b): its torques,
+ * then its Y_b entries (Y_b = Y P from the batch regressor) */
+static void rows_channels(dyiRows* w, const rowsChunk* ch, double* const* x) {
   enum { B = DY_BATCH_LANES };
-  const int n = w->n, nch = w->nch, nb = ch->nb;
+  const int n = w->n, nb = ch->nb;
   const double* Y = dyi_regressor_lanes(w->m, w->rb, nb, ch->q, ch->qd, ch->qdd, B);
   for (int b = 0; b < nb; b++)
-    for (int j = 0; j < n; j++) x[(size_t)b * (size_t)nch + (size_t)j] = ch->tau[j*B + b];
+    for (int j = 0; j < n; j++) x[b][j] = ch->tau[j*B + b];
   rows_map(w, Y, nb, x);
 }
 
-/* channels x (nch) of the sample of file row `row`, time t [s], slow
- * joints slow (n flags) into the filter */
+/* the pass-through values of a sample (file row `row`, time t [s], slow
+ * joints slow: n flags) into p (2 + n) */
+static void rows_pass(int n, long row, double t, const unsigned char* slow, double* p) {
+  p[0] = (double)row; p[1] = t;
+  for (int j = 0; j < n; j++) p[2 + j] = slow[j];
+}
+
+/* channels x (nch) of one sample into the filter (a copy) */
 static int rows_feed(dyiRows* w, long row, double t, const unsigned char* slow, const double* x) {
-  int n = w->n;
-  w->pass[0] = (double)row; w->pass[1] = t;
-  for (int j = 0; j < n; j++) w->pass[2 + j] = slow[j];
+  rows_pass(w->n, row, t, slow, w->pass);
   return dyi_decim_push(w->dec, x, w->pass);
 }
 
-/* the waiting samples into the filter */
+/* the waiting samples into the filter: their channels written straight
+ * into the filter's records */
 static void rows_flush(dyiRows* w) {
   rowsChunk* c = &w->pend;
-  if (!c->nb) return;
-  rows_channels(w, c, w->X);
-  for (int b = 0; b < c->nb; b++) rows_feed(w, c->row[b], c->t[b], c->slow[b], w->X + (size_t)b * (size_t)w->nch);
+  double* rec[DY_BATCH_LANES];
+  if (!c->nb || dyi_decim_reserve(w->dec, c->nb, rec)) return;
+  rows_channels(w, c, rec);
+  for (int b = 0; b < c->nb; b++) rows_pass(w->n, c->row[b], c->t[b], c->slow[b], rec[b] + w->nch);
+  dyi_decim_commit(w->dec, c->nb);
   c->nb = 0;
 }
 
@@ -364,9 +369,13 @@ static void* mt_main(void* arg) {
     int lo = (int)((long)ns * w->id / sh->T), hi = (int)((long)ns * (w->id + 1) / sh->T);
     for (int i = lo; i < hi; i += DY_BATCH_LANES) {
       rowsChunk* c = &w->full->pend;
+      double* rec[DY_BATCH_LANES];
       c->nb = 0;
-      for (int k = i; k < hi && k < i + DY_BATCH_LANES; k++) chunk_add(c, w->full->n, sh->buf[b] + k);
-      rows_channels(w->full, c, sh->X[b] + (size_t)i * (size_t)nch);
+      for (int k = i; k < hi && k < i + DY_BATCH_LANES; k++) {
+        rec[c->nb] = sh->X[b] + (size_t)k * (size_t)nch;
+        chunk_add(c, w->full->n, sh->buf[b] + k);
+      }
+      rows_channels(w->full, c, rec);
       c->nb = 0;
     }
     pthread_barrier_wait(&sh->mid);
