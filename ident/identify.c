@@ -365,6 +365,16 @@ static void* mt_main(void* arg) {
     if (sh->quit) break;
     int b = sh->cur, ns = sh->ns, nch = sh->nch;
     if (sh->cfg && !w->failed && dyi_rows_config(w->rows, &sh->li, w->err, sizeof w->err)) w->failed = 1;
+    if (sh->T == 1) {   /* one worker: the one-thread row stage, chunks straight into its filter */
+      for (int i = 0; i < ns && !w->failed; i++) {
+        mt_drain(w);
+        dyi_rows_push(w->rows, sh->buf[b] + i);
+      }
+      if (sh->end && !w->failed) dyi_rows_break(w->rows, 1);
+      if (!w->failed) mt_drain(w);
+      pthread_barrier_wait(&sh->done);
+      continue;
+    }
     /* stage 1: the regressor of an even share of the samples */
     int lo = (int)((long)ns * w->id / sh->T), hi = (int)((long)ns * (w->id + 1) / sh->T);
     for (int i = lo; i < hi; i += DY_BATCH_LANES) {
