@@ -16,6 +16,8 @@
 #include "util.h"
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,7 +311,55 @@ static int log_rewind(void* ctx, char* err, int errsz) {
 
 /* ------------------------------------------------- rows on several threads */
 
-#define MT_BATCH 256    /* samples per batch handed to the workers (its channels stay in L2) */
+/* A barrier whose waiters first poll (yielding the core to any other
+ * runnable thread) for up to SPIN_S before they sleep: a thread woken from
+ * sleep on another core of a virtual machine can take a millisecond to
+ * run, and the batches come every few milliseconds. */
+#define SPIN_S 2e-3
+typedef struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int n, count;
+  _Atomic unsigned gen;
+} mtBarrier;
+
+static int mtb_init(mtBarrier* b, int n) {
+  b->n = n; b->count = 0;
+  atomic_init(&b->gen, 0u);
+  if (pthread_mutex_init(&b->mu, NULL)) return -1;
+  if (pthread_cond_init(&b->cv, NULL)) { pthread_mutex_destroy(&b->mu); return -1; }
+  return 0;
+}
+
+static void mtb_destroy(mtBarrier* b) {
+  pthread_mutex_destroy(&b->mu);
+  pthread_cond_destroy(&b->cv);
+}
+
+static void mtb_wait(mtBarrier* b) {
+  pthread_mutex_lock(&b->mu);
+  unsigned g = atomic_load(&b->gen);
+  if (++b->count == b->n) {   /* the last one releases the others */
+    b->count = 0;
+    atomic_store(&b->gen, g + 1);
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+    return;
+  }
+  pthread_mutex_unlock(&b->mu);
+  double t0 = dy_now_s();
+  for (int i = 0; atomic_load(&b->gen) == g; i++) {
+    if ((i & 63) == 63 && dy_now_s() - t0 > SPIN_S) {
+      pthread_mutex_lock(&b->mu);
+      while (atomic_load(&b->gen) == g) pthread_cond_wait(&b->cv, &b->mu);
+      pthread_mutex_unlock(&b->mu);
+      return;
+    }
+    sched_yield();
+  }
+}
+
+#define MT_BATCH 4096   /* samples per batch handed to the workers (few hand-overs) */
 
 typedef struct mtShared_ mtShared;
 typedef struct {
@@ -329,7 +379,7 @@ typedef struct {
 struct mtShared_ {
   int T, nch;
   mtWorker* w;
-  pthread_barrier_t start, mid, done;
+  mtBarrier start, mid, done;
   dyiSample* buf[2];
   double* X[2];       /* channels of the batch, MT_BATCH x nch */
   /* the batch published at the start barrier */
@@ -361,7 +411,7 @@ static void* mt_main(void* arg) {
   pthread_mutex_unlock(&sh->gate);
   if (abort) return NULL;
   for (;;) {
-    pthread_barrier_wait(&sh->start);
+    mtb_wait(&sh->start);
     if (sh->quit) break;
     int b = sh->cur, ns = sh->ns, nch = sh->nch;
     if (sh->cfg && !w->failed && dyi_rows_config(w->rows, &sh->li, w->err, sizeof w->err)) w->failed = 1;
@@ -372,7 +422,7 @@ static void* mt_main(void* arg) {
       }
       if (sh->end && !w->failed) dyi_rows_break(w->rows, 1);
       if (!w->failed) mt_drain(w);
-      pthread_barrier_wait(&sh->done);
+      mtb_wait(&sh->done);
       continue;
     }
     /* stage 1: the regressor of an even share of the samples */
@@ -388,7 +438,7 @@ static void* mt_main(void* arg) {
       rows_channels(w->full, c, rec);
       c->nb = 0;
     }
-    pthread_barrier_wait(&sh->mid);
+    mtb_wait(&sh->mid);
     /* stage 2: its joints' channels through its filter, in time order */
     if (!w->failed) {
       int nc = w->rows->nch;
@@ -405,7 +455,7 @@ static void* mt_main(void* arg) {
       if (sh->end) dyi_rows_break(w->rows, 1);
       mt_drain(w);
     }
-    pthread_barrier_wait(&sh->done);
+    mtb_wait(&sh->done);
   }
   mt_fold(w);
   return NULL;
@@ -414,7 +464,7 @@ static void* mt_main(void* arg) {
 /* read the next batch of log *k into buf (sets ns, end: the log ended) */
 static int mt_read(dyiLogReader* r, dyiSample* buf, int* ns, int* end, long long* read, char* err, int errsz) {
   *ns = 0; *end = 0;
-  if (!getenv("DYA")) dyi_log_readahead(r);   /* the CSV parsed on a thread of its own */
+  dyi_log_readahead(r);   /* the CSV parsed on a thread of its own */
   while (*ns < MT_BATCH) {
     int q = dyi_log_next(r, buf + *ns, err, errsz);
     if (q < 0) return -1;
@@ -470,6 +520,7 @@ static int mt_worker_make(mtWorker* x, mtShared* sh, int t, const dyModel* m, co
  * stop at the end of the last log or at the first error. 0 or -1. */
 static int mt_drive(mtShared* sh, dyiLogReader* const* r, int nr, void (*progress)(long long, int, int),
                     long long* read, char* err, int errsz) {
+
   int k = 0, bcur = 0, ns, end, cfg = 1, rerr = 0;
   long long last = 0;
   dyiLogInfo li;
@@ -477,7 +528,7 @@ static int mt_drive(mtShared* sh, dyiLogReader* const* r, int nr, void (*progres
   if (mt_read(r[0], sh->buf[0], &ns, &end, read, err, errsz)) rerr = 1;
   while (!rerr) {
     sh->cur = bcur; sh->ns = ns; sh->end = end; sh->cfg = cfg; sh->li = li;
-    pthread_barrier_wait(&sh->start);
+    mtb_wait(&sh->start);
     cfg = 0;
     int more = 1;
     if (end) {
@@ -485,7 +536,7 @@ static int mt_drive(mtShared* sh, dyiLogReader* const* r, int nr, void (*progres
       else more = 0;
     }
     if (more && mt_read(r[k], sh->buf[bcur ^ 1], &ns, &end, read, err, errsz)) rerr = 1;
-    pthread_barrier_wait(&sh->done);
+    mtb_wait(&sh->done);
     if (progress && *read - last >= 4096) { progress(*read, 1, 0); last = *read; }
     for (int t = 0; t < sh->T; t++)
       if (sh->w[t].failed && !rerr) { snprintf(err, (size_t)errsz, "%s", sh->w[t].err); rerr = 1; }
@@ -502,8 +553,7 @@ static int mt_threads(mtShared* sh, dyiLogReader* const* r, int nr, void (*progr
                       long long* read, char* err, int errsz) {
   int T = sh->T, started = 0, ok = 0;
   mtWorker* w = sh->w;
-  if (pthread_barrier_init(&sh->start, NULL, (unsigned)T + 1) || pthread_barrier_init(&sh->mid, NULL, (unsigned)T) ||
-      pthread_barrier_init(&sh->done, NULL, (unsigned)T + 1)) {
+  if (mtb_init(&sh->start, T + 1) || mtb_init(&sh->mid, T) || mtb_init(&sh->done, T + 1)) {
     snprintf(err, (size_t)errsz, "identify: cannot make the threads' barriers");
     return -1;
   }
@@ -518,9 +568,9 @@ static int mt_threads(mtShared* sh, dyiLogReader* const* r, int nr, void (*progr
   pthread_mutex_unlock(&sh->gate);
   if (started == T) ok = !mt_drive(sh, r, nr, progress, read, err, errsz);
   sh->quit = 1;
-  if (started == T) pthread_barrier_wait(&sh->start);
+  if (started == T) mtb_wait(&sh->start);
   for (int t = 0; t < started; t++) pthread_join(w[t].th, NULL);
-  pthread_barrier_destroy(&sh->start); pthread_barrier_destroy(&sh->mid); pthread_barrier_destroy(&sh->done);
+  mtb_destroy(&sh->start); mtb_destroy(&sh->mid); mtb_destroy(&sh->done);
   pthread_mutex_destroy(&sh->gate);
   for (int t = 0; t < T && ok; t++)
     if (w[t].failed) { snprintf(err, (size_t)errsz, "%s", w[t].err); ok = 0; }

@@ -31,10 +31,12 @@ dyiEstim* dyi_identify(const dyModel* m, const dyiBase* b, dyiLogReader* r, cons
                       void (*progress)(long long samples, int pass, int final),
                       char* err, int errsz);
 
-/* Threads (opt->threads = T > 1 threads in all, OLS and WLS; IRLS reads the
- * data once per pass and runs on the calling thread): the calling thread
- * reads the logs (the reader's filters run in time order) into batches of
- * samples while T - 1 workers process the previous batch in two stages: (1) the samples split
+/* Threads (opt->threads = T > 1, OLS and WLS; IRLS reads the data once per
+ * pass and runs on the calling thread): the CSV rows are parsed on a thread
+ * of their own (dyi_log_readahead), the calling thread preprocesses them
+ * (the reader's filters run in time order) into batches of samples while
+ * T - 1 workers process the previous batch: one worker runs the one-thread
+ * row stage, several work in two stages: (1) the samples split
  * evenly, each worker computes the base regressor of its samples; (2) the
  * joints split by cost (channels to filter, columns to fold), each worker
  * filters and decimates its joints' channels in time order with a row

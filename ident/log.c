@@ -435,7 +435,7 @@ static int raw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
  * other; a buffer ends full (rc 1) or with the end (0) or an error (-1)
  * and its message. The thread owns r (its CSV and quality record) until
  * it has published the end or an error, or is stopped. */
-#define AHEAD_ROWS 256
+#define AHEAD_ROWS 4096   /* rows per buffer: few hand-overs between the threads */
 
 typedef struct rawAhead_ {
   pthread_t th;

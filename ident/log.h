@@ -167,7 +167,7 @@ dyiLogRaw* dyi_lograw_open(const char* path, int n, const dyiLogOpt* opt,
  * "FILE:ROW:COL: what"). Bad rows with on_bad drop are skipped and counted. */
 int dyi_lograw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz);
 /* Parse and check the rows on a thread of their own from now on, two
- * buffers of 256 rows ahead of dyi_lograw_next (which returns the same
+ * buffers of 4096 rows ahead of dyi_lograw_next (which returns the same
  * rows, end and errors in the same order). Until the end or an error has
  * been returned, call only dyi_lograw_next, _progress and _close (which
  * stops the thread). 0, or -1 (no thread started: rows read as before). */

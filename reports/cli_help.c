@@ -151,7 +151,7 @@ static const helpCmd docs[] = {
     {"min-eig", "E", "kg m^2, kg", "0", "--consistent: margin on each link's pseudo-inertia"},
     {"model-out", "FILE.csv|FILE.urdf", NULL, "none", "also write the identified arm as a model file"},
     {"block", "SAMPLES", "samples", "256", "samples per block of the streaming QR"},
-    {"threads", "N", NULL, "the machine's cores", "threads in all: one reads the logs, the others compute and fold the rows (same estimate as one)"},
+    {"threads", "N", NULL, "the machine's cores", "the reader and N - 1 workers computing and folding the rows; with N > 1 the CSV is parsed on a thread of its own (same estimate as one)"},
     {"save-stats", "FILE", NULL, "none", "write the statistics the estimate needs (merge them with --stats)"},
     {"stats", "FILE...|DIR|@LIST", NULL, "none", "estimate from merged statistics files instead of logs"},
     {"quiet", NULL, NULL, "off", "no summary and no warnings on standard error"},
