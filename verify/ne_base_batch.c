@@ -82,7 +82,8 @@ NBB_INL double rot_n3_z(nbbV3 v, double ct, double st, int k, double ca, double 
  * ca of a special twist: the plan's constant for a revolute joint, d moved
  * by q for a prismatic one (its y, z only where the plan's flags have them,
  * else 0) */
-NBB_INL void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W, int nb) {
+DY_CLONES
+static void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W, int nb) {
   const dyModel* m = pl->m;
   for (int j = 0; j < pl->n; j++) {
     if (m->jnt_type[j] == DY_REVOLUTE) {
@@ -253,7 +254,8 @@ NBB_INL void nbb_next_u(const dyvNeBase* pl, dyBatch* restrict W, const nbbTmp* 
 }
 
 /* one link of the forward pass (ne_base.c nb_fwd): rates, U, wrench, u */
-NBB_INL void nbb_link(const dyvNeBase* pl, const double* par, dyBatch* restrict W,
+DY_CLONES
+static void nbb_link(const dyvNeBase* pl, const double* par, dyBatch* restrict W,
                       nbbTmp* restrict T, int j) {
   const int f = pl->flags[j], fn = j + 1 < pl->n ? pl->flags[j+1] : 0;
   nbb_rates(pl, W, T, j);
@@ -289,27 +291,24 @@ NBB_INL void link1_lane(const dyvNeBase* pl, const double* pl10, dyBatch* restri
   W->vd[1][0][b] = vd.x; W->vd[1][1][b] = vd.y; W->vd[1][2][b] = vd.z;
 }
 
-/* the flags of link 1 and 2 that link1_lane reads, as constants: one loop
- * copy per pattern that occurs (J, MSX, MSY of link 1; PX, PY of p_2) */
+/* the flags of links 1 and 2 that link1_lane reads (J, MSX, MSY of link 1;
+ * PX, PY of p_2) */
 #define NBB_L1_FLAGS (DYV_NB_J | DYV_NB_MSX | DYV_NB_MSY)
-#define NBB_L1_CASE_(fl, pn) \
-  case (fl) | (pn) << 12: for (int b = 0; b < B; b++) link1_lane(pl, zm, W, b, K_, GZ_, fl, (pn) << 6); break;
-#define NBB_L1_P_(fl) NBB_L1_CASE_(fl, 0) NBB_L1_CASE_(fl, 1) NBB_L1_CASE_(fl, 2) NBB_L1_CASE_(fl, 3)
-#define NBB_L1_SWITCH(sel) switch (sel) { \
-  NBB_L1_P_(0) NBB_L1_P_(DYV_NB_J) NBB_L1_P_(DYV_NB_MSX) NBB_L1_P_(DYV_NB_MSY) \
-  NBB_L1_P_(DYV_NB_J | DYV_NB_MSX) NBB_L1_P_(DYV_NB_J | DYV_NB_MSY) \
-  NBB_L1_P_(DYV_NB_MSX | DYV_NB_MSY) NBB_L1_P_(DYV_NB_J | DYV_NB_MSX | DYV_NB_MSY) }
 
-/* link 1 on a revolute joint 1 (link1_lane), the twist class, the
- * direction of g and the flags it reads constants of each loop copy */
-NBB_INL void nbb_link1(const dyvNeBase* pl, const double* par, dyBatch* restrict W) {
+/* link 1 on a revolute joint 1 (link1_lane), the twist class and the
+ * direction of g constants of each loop copy */
+DY_CLONES
+static void nbb_link1(const dyvNeBase* pl, const double* par, dyBatch* restrict W) {
   const int fn = pl->n > 1 ? pl->flags[1] : 0;
   const int sel = (pl->flags[0] & NBB_L1_FLAGS) | ((fn >> 6) & 3) << 12;
   const int gz = pl->g[0] == 0 && pl->g[1] == 0;
   const double zm[3] = {par[DY_ZZ], par[DY_MX], par[DY_MY]};   /* read once (par may alias W) */
+  /* the flags read at run time: one link per chunk, and a loop copy per
+   * flag pattern made a body the compilers took minutes to build */
+  const int f1 = sel & NBB_L1_FLAGS, p2 = (sel >> 12) << 6;
 #define NBB_L1_(k, b_) \
-  if (gz) { enum { K_ = k, GZ_ = 1 }; NBB_L1_SWITCH(sel) } \
-  else { enum { K_ = k, GZ_ = 0 }; NBB_L1_SWITCH(sel) }
+  if (gz) for (int b = 0; b < B; b++) link1_lane(pl, zm, W, b, k, 1, f1, p2); \
+  else for (int b = 0; b < B; b++) link1_lane(pl, zm, W, b, k, 0, f1, p2)
   NBB_BY_TWIST(pl->m->twist[0], NBB_L1_)
 #undef NBB_L1_
 }
@@ -362,7 +361,8 @@ NBB_INL void bwd_lane(const dyBatch* restrict W, nbbTmp* restrict T, int j, int 
 /* the backward step of joint j (ne_base.c nb_bwd): the carried wrench into
  * frame j-1, plus p_j x R f: x: (0, -p0 rf2, p0 rf1), y: (p1 rf2, 0,
  * -p1 rf0), z: (-p2 rf1, p2 rf0, 0), each where p_j has that component */
-NBB_INL void nbb_bwd(const dyvNeBase* pl, dyBatch* restrict W, nbbTmp* restrict T, int j) {
+DY_CLONES
+static void nbb_bwd(const dyvNeBase* pl, dyBatch* restrict W, nbbTmp* restrict T, int j) {
   const double ca = pl->m->cos_alpha[j], sa = pl->m->sin_alpha[j];
 #define NBB_BWD_(k, b_) for (int b = 0; b < B; b++) bwd_lane(W, T, j, b, k, ca, sa)
   NBB_BY_TWIST(pl->m->twist[j], NBB_BWD_)
@@ -426,9 +426,10 @@ NBB_INL void nbb_backward(const dyvNeBase* pl, const double* par, dyBatch* restr
 }
 
 /* the base-parameter Newton-Euler of the chunk in W (q, qd, qdd loaded)
- * into W->tau; lanes nb.. are padding. The stages are inlined into each
- * ISA variant. */
-DY_CLONES
+ * into W->tau; lanes nb.. are padding. The per-joint stages are built per
+ * vector width (DY_CLONES) and called once per joint and chunk: inlining
+ * every twist class and pattern into one function made a body that the
+ * compilers take minutes to build with the sanitizers. */
 static void nbb_chunk(const dyvNeBase* pl, const double* par, dyBatch* restrict W, int nb) {
   nbbTmp T;
   nbb_frames(pl, W, nb);
