@@ -231,22 +231,27 @@ undo:   /* the line had no NUL before s: every one there was a delimiter */
   return 0;
 }
 
+/* the message of read_line's failure r (-1 .. -4) */
+static void line_error(dyCsv* c, int r, char* err, int errsz) {
+  char zmsg[160];
+  if (r == -4) {
+    int zerr;
+    const char* zm = gzerror(c->gz, &zerr);
+    size_t pl = strlen(c->path);
+    if (!strncmp(zm, c->path, pl) && zm[pl] == ':') zm += pl + 1 + (zm[pl + 1] == ' ');
+    snprintf(zmsg, sizeof zmsg, "corrupt gzip data: %s", zm);
+  }
+  const char* why = r == -2 ? "a NUL byte in the text (binary file?)"
+                  : r == -3 ? "line longer than 8 MiB (is it a CSV file?)" : r == -4 ? zmsg : "out of memory";
+  snprintf(err, (size_t)errsz, "%s:%ld: %s", c->path, c->lineno + 1, why);
+}
+
 int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
   c->nf = 0; c->buflen = 0; c->row_ready = 0; c->too_many = 0; c->rowbytes = 0;
   for (;;) {
     int r = read_line(c);
     if (r < 0) {
-      char zmsg[160];
-      if (r == -4) {
-        int zerr;
-        const char* zm = gzerror(c->gz, &zerr);
-        size_t pl = strlen(c->path);
-        if (!strncmp(zm, c->path, pl) && zm[pl] == ':') zm += pl + 1 + (zm[pl + 1] == ' ');
-        snprintf(zmsg, sizeof zmsg, "corrupt gzip data: %s", zm);
-      }
-      const char* why = r == -2 ? "a NUL byte in the text (binary file?)"
-                      : r == -3 ? "line longer than 8 MiB (is it a CSV file?)" : r == -4 ? zmsg : "out of memory";
-      snprintf(err, (size_t)errsz, "%s:%ld: %s", c->path, c->lineno + 1, why);
+      line_error(c, r, err, errsz);
       return -1;
     }
     if (r == 0) {
