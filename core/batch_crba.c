@@ -23,32 +23,6 @@
 #define B DY_BATCH_LANES
 #define CRBA_INL static inline __attribute__((always_inline))
 
-/* frames of the chunk (as dy_frames): ct, st = cos, sin theta_j of each
- * lane (scalar libm, as dy_frames: the same roundings; padding lanes
- * nb.. get theta = 0 without a call), O_j's y, z in frame j-1:
- * p = (a, -sin(alpha) d, cos(alpha) d), theta and d moved by q */
-CRBA_INL void crba_frames(const dyModel* m, dyBatch* restrict W, int nb) {
-  for (int j = 0; j < m->n; j++) {
-    const double ca = m->cos_alpha[j], sa = m->sin_alpha[j];
-    const double th0 = m->dh_theta[j], d0 = m->dh_d[j];
-    if (m->jnt_type[j] == DY_REVOLUTE) {
-      for (int b = 0; b < nb; b++) {
-        double th = th0 + W->q[j][b];
-        W->ct[j][b] = cos(th); W->st[j][b] = sin(th);
-      }
-      for (int b = nb; b < B; b++) { W->ct[j][b] = 1; W->st[j][b] = 0; }
-      const double p1 = -sa*d0, p2 = ca*d0;
-      for (int b = 0; b < B; b++) { W->p[j][0][b] = p1; W->p[j][1][b] = p2; }
-    } else {
-      const double ct = cos(th0), st = sin(th0);
-      for (int b = 0; b < B; b++) {
-        double dd = d0 + W->q[j][b];
-        W->ct[j][b] = ct; W->st[j][b] = st;
-        W->p[j][0][b] = -sa*dd; W->p[j][1][b] = ca*dd;
-      }
-    }
-  }
-}
 
 /* R_{j-1,j} = Rx(alpha) Rz(theta) of one lane, row-major without R[2] = 0,
  * and O_j's y, z in frame j-1 (x is a_j) */
@@ -173,7 +147,7 @@ CRBA_INL void crba_columns(const dyModel* m, const double* par, dyBatch* restric
 DY_CLONES
 static void crba_chunk(const dyModel* m, const double* par, dyBatch* restrict W, double* H,
                        size_t ld, int nb) {
-  crba_frames(m, W, nb);
+  dy_frames_batch(m, W, nb);
   crba_composite(m, par, W);
   crba_columns(m, par, W, H, ld, nb);
 }
