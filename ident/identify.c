@@ -315,7 +315,7 @@ static int log_rewind(void* ctx, char* err, int errsz) {
  * runnable thread) for up to SPIN_S before they sleep: a thread woken from
  * sleep on another core of a virtual machine can take a millisecond to
  * run, and the batches come every few milliseconds. */
-#define SPIN_S 2e-3
+#define SPIN_S 5e-3   /* [s]: about one batch of samples */
 typedef struct {
   pthread_mutex_t mu;
   pthread_cond_t cv;
