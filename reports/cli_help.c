@@ -163,6 +163,7 @@ static const helpCmd docs[] = {
    {{"o", "METRICS", NULL, "standard output", "the metrics CSV"},
     {"folds", "K", NULL, "off", "K-fold cross-validation by time blocks (2..)"},
     {"horizon", "S", "s", "off", "forward simulation driven by the measured torque, restarted every S"},
+    {"threads", "N", NULL, "the machine's cores", "with N > 1 the CSV is parsed on a thread of its own (same output)"},
     {"force", NULL, NULL, NULL, "use PARAMS even if it was identified on another model"},
     OPT_END},
    "dynid validate " KUKA " kuka.params.csv " KLOG "2.csv.gz --map t=t_s"},

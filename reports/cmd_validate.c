@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The metrics written to a file, summed up on standard error: the
  * relative error per joint and over all joints, the inertia matrix along
@@ -47,14 +48,16 @@ static void summary(const char* buf, const char* log) {
 
 int cmd_validate(cliArgs* c) {
   static const char* use =
-      "dynid validate MODEL PARAMS LOG [-o METRICS] [--horizon SECONDS] [--folds K]\n"
+      "dynid validate MODEL PARAMS LOG [-o METRICS] [--horizon SECONDS] [--folds K] [--threads N]\n"
       "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ] [--on-bad drop|stop]\n"
       "       [--time-scale K] [--resample HZ] [--qd-min V] [--decimate D] [--filter-order N]";
-  int r = cli_check(c, "horizon,folds,force," CLI_LOG_OPTS, 3, 3, use);
+  int r = cli_check(c, "horizon,folds,force,threads," CLI_LOG_OPTS, 3, 3, use);
   if (r) return r;
   double horizon;
-  long folds;
-  if (cli_double(c, "horizon", 0, &horizon) || cli_int(c, "folds", 0, &folds)) return 2;
+  long folds, threads, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cli_double(c, "horizon", 0, &horizon) || cli_int(c, "folds", 0, &folds) ||
+      cli_int(c, "threads", ncpu > 0 ? ncpu : 1, &threads)) return 2;
+  if (threads < 1 || threads > 256) return cli_usage("validate: --threads must be 1..256");
   if (horizon < 0 || !isfinite(horizon)) return cli_usage("--horizon must be a non-negative number of seconds");
   if (folds == 1 || folds < 0 || folds > DYV_MAXFOLD) return cli_usage("--folds must be 2..%d", DYV_MAXFOLD);
 
@@ -85,7 +88,7 @@ int cmd_validate(cliArgs* c) {
     if (!mf) { cli_fail("validate: out of memory"); goto done; }
     cli_log_scan(c, m, c->pos[2], &lopt, 1);   /* units, rates, model: warnings */
     int vr = dyv_validate_log(mf, m, par, prm->base, c->pos[2], &lopt, horizon, (int)folds,
-                              err, sizeof err);
+                              (int)threads, err, sizeof err);
     fclose(mf);
     if (vr) { free(buf); cli_fail_log(c->pos[2], &lopt, n, err); goto done; }
     fprintf(o.f, "# dynid validate: model %s, params %s, log %s\n", m->source, c->pos[1], c->pos[2]);

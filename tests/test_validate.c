@@ -473,7 +473,7 @@ static void check_crossval(void) {
       for (int j = 0; j < n; j++) { double ee = x[3*n+j] - t1[j]; se += ee*ee; sm += x[3*n+j]*x[3*n+j]; }
     }
     FILE* f = tmpfile();
-    int r2v = dyv_validate_log(f, m, par, b, path, &lo, 0.05, 3, err, sizeof err);
+    int r2v = dyv_validate_log(f, m, par, b, path, &lo, 0.05, 3, 1, err, sizeof err);
     CHECK(r2v == 0, "dyv_validate_log: %s", err);
     rewind(f);
     char line[1024];
@@ -491,6 +491,19 @@ static void check_crossval(void) {
       if (mp) mean_printed = strtod(strchr(mp, ':') + 1, NULL);
       if (strstr(line, "# sim joint")) sim = 1;
       if (strstr(line, "positive definite at every sample")) pd = 1;
+    }
+    /* the same check with the log's rows parsed on a thread of their own */
+    {
+      FILE* f2 = tmpfile();
+      int r2 = dyv_validate_log(f2, m, par, b, path, &lo, 0.05, 3, 2, err, sizeof err);
+      long n1 = ftell(f), n2 = ftell(f2);
+      char *a1 = calloc((size_t)n1 + 1, 1), *a2 = calloc((size_t)n2 + 1, 1);
+      rewind(f); rewind(f2);
+      int same = r2 == 0 && n1 == n2 && a1 && a2 && fread(a1, 1, (size_t)n1, f) == (size_t)n1 &&
+                 fread(a2, 1, (size_t)n2, f2) == (size_t)n2 && !memcmp(a1, a2, (size_t)n1);
+      CHECK(same, "dyv_validate_log with 2 threads prints what one prints (%ld and %ld bytes)", n1, n2);
+      free(a1); free(a2);
+      fclose(f2);
     }
     fclose(f);
     CHECK_REL(rel_all, 100*sqrt(se/sm), 1e-5, "validate: rel_err_pct all (6 digits printed)");

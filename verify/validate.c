@@ -619,7 +619,7 @@ void dyv_phys_print(FILE* f, const dyvPhys* p) {
 /* ------------------------------------------------------ the whole check */
 int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBase* b,
                      const char* logpath, const dyiLogOpt* lopt, double horizon, int folds,
-                     char* err, int errsz) {
+                     int threads, char* err, int errsz) {
   const int n = m->n, np = DY_NPL * n;
   int status = -1;
   unsigned char* zero = malloc((size_t)np);
@@ -650,6 +650,7 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBa
   if (!v) { snprintf(err, errsz, "validate: out of memory"); goto done; }
   lr = dyi_log_open(logpath, n, lopt, err, errsz);
   if (!lr) goto done;
+  if (threads > 1) dyi_log_readahead(lr);
   dyiSample s;
   int k;
   while ((k = dyi_log_next(lr, &s, err, errsz)) == 1) dyv_validator_add(v, &s);

@@ -167,10 +167,12 @@ typedef struct dyvPhys_ dyvPhys;
  * 2K+1 passes with folds = K >= 2), writes the metrics CSV and the comment
  * lines to out. horizon <= 0: no simulation. maxeval: evaluations of the
  * feasibility search. 0, or -1 with err set ("FILE:ROW:COL: ..." for log
- * errors). Nothing is written to out on failure before the log is read. */
+ * errors). Nothing is written to out on failure before the log is read.
+ * threads > 1: the log's CSV rows are parsed on a thread of their own
+ * (dyi_log_readahead) while this one predicts; the output is the same. */
 int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBase* b,
                      const char* logpath, const dyiLogOpt* lopt, double horizon, int folds,
-                     char* err, int errsz);
+                     int threads, char* err, int errsz);
 
 typedef struct {
   double mass;             /* m */
