@@ -618,7 +618,7 @@ static void test_big(void) {
   dyi_est_free(e);
 }
 
-/* OpenBLAS threads only cost on these ~60-column problems (PITFALLS) */
+/* OpenBLAS threads only cost on these ~60-column problems (their start-up outweighs the work) */
 void openblas_set_num_threads(int num_threads);
 
 int main(void) {

@@ -617,7 +617,7 @@ static void test_wls(void) {
   dy_free_model(m);
 }
 
-/* OpenBLAS threads only cost on these ~60-column problems (PITFALLS) */
+/* OpenBLAS threads only cost on these ~60-column problems (their start-up outweighs the work) */
 void openblas_set_num_threads(int num_threads);
 
 /* std after low-pass filtering (the reader's default cutoff fc): with the
