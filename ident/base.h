@@ -121,6 +121,13 @@ int dyi_expr_parse(const dyModel* m, int npar, const char* expr, double* row,
  * linearly dependent. */
 int dyi_base_pinv(dyiBase* b, char* err, int errsz);
 
+/* The non-zeros of P (npar x nb, row-major) column by column: the rows and
+ * values of column c at pk, pv [pstart[c], pstart[c+1]), in row order;
+ * entries with |P| <= tol max |P| are left out (tol = DYI_P_ZERO of
+ * estimate.h: as dyi_base_mask; tol = 0: the exact zeros only). pstart:
+ * nb + 1 entries, pk and pv: room for npar nb. Returns the number of non-zeros. */
+int dyi_base_sparse(const dyiBase* b, double tol, int* pstart, int* pk, double* pv);
+
 /* Stack the regressor over ns random states drawn with seed (revolute q
  * uniform in its limits or [-pi, pi], prismatic q in its limits or
  * [-0.5, 0.5] m, qd in [-2, 2], qdd in [-5, 5]) into Y, column-major,

@@ -8,6 +8,23 @@
 
 static const char* const set_names[] = {"qr", "khalil", "lin", "file"};
 
+int dyi_base_sparse(const dyiBase* b, double tol, int* pstart, int* pk, double* pv) {
+  const int nb = b->nb, np = b->npar;
+  double pmax = 0;
+  for (long k = 0; k < (long)np * nb; k++) pmax = fmax(pmax, fabs(b->P[k]));
+  int nz = 0;
+  for (int c = 0; c < nb; c++) {
+    pstart[c] = nz;
+    for (int k = 0; k < np; k++) {
+      const double v = b->P[(size_t)k * (size_t)nb + (size_t)c];
+      if (fabs(v) <= tol * pmax) continue;
+      pk[nz] = k; pv[nz] = v; nz++;
+    }
+  }
+  pstart[nb] = nz;
+  return nz;
+}
+
 dyiBaseSet dyi_base_set_parse(const char* name, char* err, int errsz) {
   for (int k = DYI_SET_QR; k <= DYI_SET_LIN; k++)
     if (!strcmp(name, set_names[k])) return (dyiBaseSet)k;

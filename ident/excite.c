@@ -67,12 +67,11 @@ typedef struct {
   const dyiBase* b;
   const dyiExciteOpt* o;
   int crit, nsamp;
-  dyData* d;
   int n, npar, nb, rows, nvar;
   int* sel;             /* column of Y for each base parameter when P is a
                            selection, else NULL */
   double rw[DY_MAXJ];   /* row weight of joint j (1 / sigma_j or 1) */
-  double *Y, *Yp, *W, *Gm, *ev, *V, *Mt, *T1, *GW, *H, *cs, *dsc, *ck, *work;
+  double *W, *Gm, *ev, *V, *Mt, *T1, *GW, *H, *cs, *dsc, *ck, *work;
   int lwork;
   dyiRegBatch *rb, *rb0;  /* batch regressor: with b->friction (W), link columns only (phi) */
   int *pstart, *pk;       /* non-zeros of column c of P: pk[pstart[c] .. pstart[c+1]-1] */
@@ -89,26 +88,6 @@ typedef struct {
   int stop;             /* 1 once the deadline has passed */
 } exciteWork;
 
-
-/* the non-zeros of P (npar x nb, row-major) column by column: *pk, *pv
- * the rows and values of column c at [(*pstart)[c], (*pstart)[c+1]). 0,
- * or -1 out of memory */
-static int sparse_P(const dyiBase* b, int** pstart, int** pk, double** pv) {
-  int nz = 0;
-  *pstart = malloc(sizeof(int) * (size_t)(b->nb + 1));
-  *pk = malloc(sizeof(int) * (size_t)b->npar * (size_t)b->nb + 1);
-  *pv = malloc(sizeof(double) * (size_t)b->npar * (size_t)b->nb + 1);
-  if (!*pstart || !*pk || !*pv) return -1;
-  for (int c = 0; c < b->nb; c++) {
-    (*pstart)[c] = nz;
-    for (int k = 0; k < b->npar; k++) {
-      const double v = b->P[(size_t)k * (size_t)b->nb + (size_t)c];
-      if (v != 0) { (*pk)[nz] = k; (*pv)[nz] = v; nz++; }
-    }
-  }
-  (*pstart)[b->nb] = nz;
-  return 0;
-}
 
 /* Y_b = Y P of cnt <= DY_BATCH_LANES states from their regressor lanes L
  * (dyi_regressor_lanes): entry (i, c) of state b into out[c ldc + b n + i],
@@ -131,8 +110,7 @@ static void base_lanes(const double* restrict L, int n, int nb, const int* pstar
 }
 
 static void ws_free(exciteWork* w) {
-  dy_free_data(w->d);
-  free(w->sel); free(w->Y); free(w->Yp); free(w->W); free(w->Gm); free(w->ev); free(w->V);
+  free(w->sel); free(w->W); free(w->Gm); free(w->ev); free(w->V);
   free(w->Mt); free(w->T1); free(w->GW); free(w->H); free(w->cs); free(w->dsc); free(w->ck);
   free(w->work);
   dyi_regressor_batch_free(w->rb); dyi_regressor_batch_free(w->rb0);
@@ -153,9 +131,6 @@ static int ws_make(exciteWork* w, const dyModel* m, const dyiBase* b, int nsamp,
   w->nvar = nvars(rest, nh, m->n);
   for (int j = 0; j < m->n; j++) w->rw[j] = sigma ? 1 / sigma[j] : 1;
   size_t nb = (size_t)w->nb, rows = (size_t)w->rows, np = (size_t)w->npar, n = (size_t)m->n;
-  w->d = dy_make_data(m);
-  w->Y = malloc(sizeof(double) * n * np);
-  w->Yp = malloc(sizeof(double) * n * np);
   w->W = malloc(sizeof(double) * rows * nb);
   w->GW = malloc(sizeof(double) * rows * nb);
   w->Gm = malloc(sizeof(double) * nb * nb);
@@ -177,7 +152,7 @@ static int ws_make(exciteWork* w, const dyModel* m, const dyiBase* b, int nsamp,
   if ((int)q > w->lwork) w->lwork = (int)q;
   w->lwork += 5 * (w->rows + w->nb) + 64;
   w->work = malloc(sizeof(double) * (size_t)w->lwork);
-  if (!w->d || !w->Y || !w->Yp || !w->W || !w->GW || !w->Gm || !w->V || !w->Mt || !w->T1 ||
+  if (!w->W || !w->GW || !w->Gm || !w->V || !w->Mt || !w->T1 ||
       !w->ev || !w->dsc || !w->ck || !w->H || !w->cs || !w->work)
     return -1;
   double wf = 2 * M_PI / period;
@@ -187,7 +162,11 @@ static int ws_make(exciteWork* w, const dyModel* m, const dyiBase* b, int nsamp,
       w->cs[((size_t)s * nh + (l - 1)) * 2] = sin(th);
       w->cs[((size_t)s * nh + (l - 1)) * 2 + 1] = cos(th);
     }
-  if (sparse_P(b, &w->pstart, &w->pk, &w->pv)) return -1;
+  w->pstart = malloc(sizeof(int) * (nb + 1));
+  w->pk = malloc(sizeof(int) * (np * nb + 1));
+  w->pv = malloc(sizeof(double) * (np * nb + 1));
+  if (!w->pstart || !w->pk || !w->pv) return -1;
+  dyi_base_sparse(b, 0, w->pstart, w->pk, w->pv);   /* every non-zero */
   w->gld = (1 + 5 * m->n + DY_BATCH_LANES - 1) / DY_BATCH_LANES * DY_BATCH_LANES;
   w->gs = malloc(sizeof(double) * 3 * n * (size_t)w->gld);
   w->gphi = malloc(sizeof(double) * (size_t)w->gld);
@@ -911,14 +890,16 @@ int dyi_excite_predict(const dyModel* m, const dyiBase* b, const dyiFourier* f, 
   int n = m->n, nb = b->nb;
   size_t rows = (size_t)CH * n;
   dyiRegBatch* rb = dyi_regressor_batch_make(m, b->friction);
-  int *pstart = NULL, *pk = NULL;
-  double* pv = NULL;
+  int* pstart = malloc(sizeof(int) * (size_t)(nb + 1));
+  int* pk = malloc(sizeof(int) * (size_t)(b->npar * nb + 1));
+  double* pv = malloc(sizeof(double) * (size_t)(b->npar * nb + 1));
   double* A = malloc(sizeof(double) * rows * nb);      /* chunk of rows */
   double* As = malloc(sizeof(double) * rows * nb);     /* the same times sigma */
   double* G = calloc((size_t)nb * nb, sizeof(double));  /* W^T W */
   double* S = calloc((size_t)nb * nb, sizeof(double));  /* W^T S^2 W */
   int rc = -1;
-  if (!rb || sparse_P(b, &pstart, &pk, &pv) || !A || !As || !G || !S) { snprintf(err, (size_t)errsz, "excite: out of memory"); goto out; }
+  if (!rb || !pstart || !pk || !pv || !A || !As || !G || !S) { snprintf(err, (size_t)errsz, "excite: out of memory"); goto out; }
+  dyi_base_sparse(b, 0, pstart, pk, pv);   /* every non-zero */
   long N = lround(duration * rate);
   double q[DY_MAXJ * L8], qd[DY_MAXJ * L8], qdd[DY_MAXJ * L8];
   int ns = 0;

@@ -48,14 +48,12 @@ static void chunk_add(rowsChunk* c, int n, const dyiSample* s) {
 
 struct dyiRows_ {
   const dyModel* m;
-  dyData* d;
   int n, nb, ncol, friction;
   int *pstart, *pk;   /* non-zeros of column c of P: pk[pstart[c] .. pstart[c+1]-1] */
   double* pv;         /* their values */
-  double* Y;          /* full regressor of one sample, n x ncol column-major */
   int nch;            /* channels: n torques, then the masked (joint, column) pairs */
   int *chj, *chc;     /* joint and column of channel n + i */
-  double *x, *y, *pass;  /* one input and one output record, pass-through (2 + n) */
+  double *y, *pass;   /* one output record, pass-through values (2 + n) */
   dyiFir fir;
   dyiDecim* dec;
   int guard;
@@ -69,9 +67,8 @@ _Static_assert(DYI_DECIM_WAIT >= DY_BATCH_LANES, "a chunk of samples enters the 
 
 void dyi_rows_free(dyiRows* w) {
   if (!w) return;
-  dy_free_data(w->d);
-  free(w->pstart); free(w->pk); free(w->pv); free(w->Y);
-  free(w->chj); free(w->chc); free(w->x); free(w->y); free(w->pass);
+  free(w->pstart); free(w->pk); free(w->pv);
+  free(w->chj); free(w->chc); free(w->y); free(w->pass);
   dyi_regressor_batch_free(w->rb);
   dyi_fir_free(&w->fir);
   dyi_decim_free(w->dec);
@@ -90,26 +87,13 @@ static dyiRows* rows_make(const dyModel* m, const dyiBase* b, unsigned jsel, cha
   unsigned char* mask = malloc((size_t)n * (size_t)nb);
   if (!w || !mask) goto oom;
   w->m = m; w->n = n; w->nb = nb; w->ncol = ncol; w->friction = b->friction; w->jsel = jsel;
-  w->d = dy_make_data(m);
   w->pstart = malloc(sizeof(int) * (size_t)(nb + 1));
   w->pk = malloc(sizeof(int) * (size_t)ncol * (size_t)nb);
   w->pv = malloc(sizeof(double) * (size_t)ncol * (size_t)nb);
-  w->Y = calloc((size_t)n * (size_t)ncol, sizeof(double));
   w->chj = malloc(sizeof(int) * (size_t)n * (size_t)nb);
   w->chc = malloc(sizeof(int) * (size_t)n * (size_t)nb);
-  if (!w->d || !w->pstart || !w->pk || !w->pv || !w->Y || !w->chj || !w->chc) goto oom;
-  double pmax = 0;
-  for (long k = 0; k < (long)ncol * nb; k++) pmax = fmax(pmax, fabs(b->P[k]));
-  int nz = 0;
-  for (int c = 0; c < nb; c++) {
-    w->pstart[c] = nz;
-    for (int k = 0; k < ncol; k++) {
-      double v = b->P[(size_t)k * (size_t)nb + (size_t)c];
-      if (fabs(v) <= DYI_P_ZERO * pmax) continue;
-      w->pk[nz] = k; w->pv[nz] = v; nz++;
-    }
-  }
-  w->pstart[nb] = nz;
+  if (!w->pstart || !w->pk || !w->pv || !w->chj || !w->chc) goto oom;
+  dyi_base_sparse(b, DYI_P_ZERO, w->pstart, w->pk, w->pv);
   dyi_base_mask(m, b, mask);
   w->nch = n;
   for (int j = 0; j < n; j++)
@@ -119,11 +103,10 @@ static dyiRows* rows_make(const dyModel* m, const dyiBase* b, unsigned jsel, cha
       }
   free(mask);
   mask = NULL;
-  w->x = malloc(sizeof(double) * (size_t)w->nch);
   w->y = malloc(sizeof(double) * (size_t)w->nch);
   w->pass = malloc(sizeof(double) * (size_t)(2 + n));
   w->rb = dyi_regressor_batch_make(m, b->friction);
-  if (!w->x || !w->y || !w->pass || !w->rb) goto oom;
+  if (!w->y || !w->pass || !w->rb) goto oom;
   w->var_factor = 1;
   return w;
 oom:
@@ -366,7 +349,7 @@ typedef struct {
   mtShared* sh;
   int id;
   pthread_t th;
-  dyiRows* full;      /* stage 1: regressor workspace of the full channel layout */
+  dyiRows* full;      /* stage 1: regressor workspace of the full channel layout (T > 1) */
   dyiRows* rows;      /* stage 2: its joints' channels, filtered in time order */
   int* gidx;          /* channel i of rows -> channel of the full layout */
   double* x;          /* one gathered record */
@@ -381,7 +364,7 @@ struct mtShared_ {
   mtWorker* w;
   mtBarrier start, mid, done;
   dyiSample* buf[2];
-  double* X[2];       /* channels of the batch, MT_BATCH x nch */
+  double* X[2];       /* channels of the batch, MT_BATCH x nch (T > 1) */
   /* the batch published at the start barrier */
   int cur, ns, cfg, end, quit;
   pthread_mutex_t gate;   /* held while the threads start; abort: one failed */
@@ -500,13 +483,15 @@ static int mt_worker_make(mtWorker* x, mtShared* sh, int t, const dyModel* m, co
                           const dyiRows* full, unsigned jsel, const dyiEstOpt* o, char* err, int errsz) {
   int n = m->n;
   x->sh = sh; x->id = t;
-  x->full = dyi_rows_make(m, b, err, errsz);
   x->rows = rows_make(m, b, jsel, err, errsz);
-  if (!x->full || !x->rows) return -1;
+  x->e = dyi_est_make(n, b->nb, o, err, errsz);
+  if (!x->rows || !x->e) return -1;
+  if (sh->T == 1) return 0;   /* one worker: its row stage alone (mt_main) */
+  x->full = dyi_rows_make(m, b, err, errsz);
+  if (!x->full) return -1;
   x->gidx = malloc(sizeof(int) * (size_t)x->rows->nch);
   x->x = malloc(sizeof(double) * (size_t)x->rows->nch);
-  x->e = dyi_est_make(n, b->nb, o, err, errsz);
-  if (!x->gidx || !x->x || !x->e) { snprintf(err, (size_t)errsz, "identify: out of memory"); return -1; }
+  if (!x->gidx || !x->x) { snprintf(err, (size_t)errsz, "identify: out of memory"); return -1; }
   for (int c = 0; c < n; c++) x->gidx[c] = c;
   for (int c = n, g = n; c < x->rows->nch; c++) {
     while (full->chj[g - n] != x->rows->chj[c - n] || full->chc[g - n] != x->rows->chc[c - n]) g++;
@@ -604,11 +589,14 @@ static dyiEstim* mt_fold_logs(const dyModel* m, const dyiBase* b, dyiLogReader* 
   if (!w || !full) goto done;
   sh.w = w;
   sh.nch = full->nch;
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < 2; i++) {   /* the batches' channels: only when the workers split them */
     sh.buf[i] = malloc(sizeof(dyiSample) * MT_BATCH);
-    sh.X[i] = malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch);
+    sh.X[i] = T > 1 ? malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch) : NULL;
   }
-  if (!sh.buf[0] || !sh.buf[1] || !sh.X[0] || !sh.X[1]) { snprintf(err, (size_t)errsz, "identify: out of memory"); goto done; }
+  if (!sh.buf[0] || !sh.buf[1] || (T > 1 && (!sh.X[0] || !sh.X[1]))) {
+    snprintf(err, (size_t)errsz, "identify: out of memory");
+    goto done;
+  }
   dyiLogInfo li;
   dyi_log_info(r[0], &li);
   unsigned jsel[DY_MAXJ] = {0};
