@@ -428,6 +428,12 @@ static int raw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
   }
 }
 
+/* the reading position in bytes of the file(s) behind r, and their size */
+static void raw_position(const dyiLogRaw* r, long long* done, long long* total) {
+  if (r->sm) sm_progress(r->sm, done, total);
+  else dy_csv_progress(r->csv, done, total);
+}
+
 /* ---------------------------------------------------------- read-ahead */
 
 /* Two buffers of AHEAD_ROWS rows: the thread fills one (raw_next: the CSV
@@ -471,8 +477,7 @@ static void* ahead_main(void* arg) {
     char err[DY_ERRSZ] = "";
     while (k < AHEAD_ROWS && (rc = raw_next(r, a->buf[b] + k, err, sizeof err)) == 1) k++;
     long long d, t;
-    if (r->sm) sm_progress(r->sm, &d, &t);
-    else dy_csv_progress(r->csv, &d, &t);
+    raw_position(r, &d, &t);
     pthread_mutex_lock(&a->mu);
     a->cnt[b] = k; a->rc[b] = rc;
     memcpy(a->err[b], err, sizeof err);
@@ -556,8 +561,7 @@ void dyi_lograw_progress(const dyiLogRaw* r, long long* done, long long* total) 
     pthread_mutex_unlock(&r->ahead->mu);
     return;
   }
-  if (r->sm) sm_progress(r->sm, done, total);
-  else dy_csv_progress(r->csv, done, total);
+  raw_position(r, done, total);
 }
 void dyi_lograw_close(dyiLogRaw* r) {
   if (!r) return;
