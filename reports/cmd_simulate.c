@@ -177,12 +177,12 @@ static int sim_write(const cliArgs* c, const dyModel* m, dyBatch* w, const doubl
       for (int j = 0; j < n; j++) { Q[j*B + nb] = q[j]; V[j*B + nb] = qd[j]; A[j*B + nb] = qdd[j]; }
     }
     if (nb < B && more) more = 0;   /* N samples written */
-    for (int j = 0; nb < B && j < n; j++)   /* a short chunk: rows of nb states */
-      for (int b = 0; b < nb; b++) { Q[j*nb + b] = Q[j*B + b]; V[j*nb + b] = V[j*B + b]; A[j*nb + b] = A[j*B + b]; }
-    if (nb) dy_rnea_batch(m, w, par, nb, Q, V, A, T);
+    for (int j = 0; j < n; j++)     /* a short chunk: zero states after its samples */
+      for (int b = nb; b < B; b++) Q[j*B + b] = V[j*B + b] = A[j*B + b] = 0;
+    if (nb) dy_rnea_batch(m, w, par, B, Q, V, A, T);
     for (int b = 0; b < nb; b++, k++) {
       for (int j = 0; j < n; j++) {
-        q[j] = Q[j*nb + b]; qd[j] = V[j*nb + b]; qdd[j] = A[j*nb + b]; tau[j] = T[j*nb + b];
+        q[j] = Q[j*B + b]; qd[j] = V[j*B + b]; qdd[j] = A[j*B + b]; tau[j] = T[j*B + b];
         if (o->noise[j] > 0) tau[j] += o->noise[j] * dyi_rng_gauss(&rs);
       }
       dyi_traj_row(out.f, n, tb[b], q, qd, qdd, tau);
