@@ -32,8 +32,9 @@ double dyi_pseudo_mineig(const double par10[10]) {
 
 void dyi_cons_free(dyiConsResult* r) {
   if (!r) return;
-  free(r->pi); free(r->beta);
-  r->pi = r->beta = NULL;
+  free(r->pi); free(r->beta); free(r->std); free(r->held);
+  r->pi = r->beta = r->std = NULL;
+  r->held = NULL;
 }
 
 /* per-parameter scales S (npar) and per-link block scales: a mass scale per
@@ -60,30 +61,6 @@ static void scales(const dyModel* m, const double* prior, int npar, double* S, d
   *L = len;
 }
 
-/* the orthonormal basis N (nv x k, column-major) of the null space of KS
- * (p x nv, row-major); returns k, or -1 */
-static int null_space(const double* KS, int p, int nv, double* N) {
-  double* A = malloc(sizeof(double) * (size_t)p * (size_t)nv);
-  double* VT = malloc(sizeof(double) * (size_t)nv * (size_t)nv);
-  double* sv = malloc(sizeof(double) * (size_t)(p < nv ? p : nv) + sizeof(double));
-  int lw = 5 * (p + nv) + nv * nv + 64;
-  double* wk = malloc(sizeof(double) * (size_t)lw);
-  double u1;
-  int k = -1;
-  if (!A || !VT || !sv || !wk) goto done;
-  for (int i = 0; i < p; i++)
-    for (int c = 0; c < nv; c++) A[(size_t)c*p + i] = KS[(size_t)i*nv + c];
-  if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', p, nv, A, p, sv, &u1, 1, VT, nv, wk, lw)) goto done;
-  int ns = p < nv ? p : nv, rank = 0;
-  for (int i = 0; i < ns; i++) if (sv[i] > 1e-12 * sv[0]) rank++;
-  k = nv - rank;
-  for (int c = 0; c < k; c++)
-    for (int r = 0; r < nv; r++) N[(size_t)c*nv + r] = VT[(size_t)r*nv + rank + c];
-done:
-  free(A); free(VT); free(sv); free(wk);
-  return k;
-}
-
 /* the data of one sparse packed matrix, kept alive for DSDP */
 typedef struct { int* ind; double* val; int nnz; } spmat;
 
@@ -91,11 +68,12 @@ typedef struct { int* ind; double* val; int nnz; } spmat;
 typedef struct {
   const dyModel* m;
   const dyiConsProblem* pr;
-  int n, p, nv, k, q;       /* joints, base and full parameters, prior rows, residual rows */
+  int n, p, nv, q;          /* joints, base and full parameters, residual rows (nv) */
   double f0, w;             /* residual normalisation, prior weight */
+  double c2;                /* ||G x - h||^2 = ||Gr x - hr||^2 + c2 */
   double *S, *pic;          /* scales and centre (nv each): pi = pic + S x */
-  double *N;                /* null-space basis of K S, k rows of nv */
-  double *G, *h;            /* residual r = G x - h, row-major q x nv */
+  double *prs;              /* the prior in scaled variables, (prior - pic) / S (nv) */
+  double *G, *h;            /* reduced residual r = G x - h, row-major q x nv */
   double ms[DY_MAXJ], L;    /* per-link mass scale, arm length scale */
   unsigned char flag[DY_NPL*DY_MAXJ];  /* pi_k >= 0 */
   DSDP dsdp;
@@ -111,50 +89,50 @@ static spmat* new_mat(consCtx* c, int cap) {
   return A->ind && A->val ? A : NULL;
 }
 
-/* Scales, centre and the residual in scaled variables:
- *   G = [R K S / sqrt(f0); sqrt(w) N^T],  h = [(z - R K pic) / sqrt(f0); 0].
- * 0, or -1 with err set. */
+/* Scales, centre and the residual in scaled variables,
+ *   G = [R K S / sqrt(f0); sqrt(w) 1],  h = [(z - R K pic) / sqrt(f0); sqrt(w) prs],
+ * reduced by the QR of [G h] ((p + nv) x (nv + 1)) to its nv x nv triangle
+ * and the constant c2. 0, or -1 with err set. */
 static int setup_residual(consCtx* c, char* err, int errsz) {
   const dyiConsProblem* pr = c->pr;
-  const int p = c->p, nv = c->nv, nl = DY_NPAR_LINK * c->n;
+  const int p = c->p, nv = c->nv, nl = DY_NPAR_LINK * c->n, q0 = p + nv, nc = nv + 1;
   scales(c->m, pr->prior, nv, c->S, c->ms, &c->L);
   if (pr->prior) memcpy(c->pic, pr->prior, sizeof(double) * (size_t)nv);
-  for (int k = 0; k < nv; k++)
+  for (int k = 0; k < nv; k++) {
     c->flag[k] = pr->nonneg ? pr->nonneg[k] : (k >= nl && (k - nl) % DY_NPAR_JNT != DY_FO);
-  double* KS = malloc(sizeof(double) * (size_t)p * (size_t)nv);
-  double* RK = malloc(sizeof(double) * (size_t)p * (size_t)nv);
-  if (!KS || !RK) { free(KS); free(RK); snprintf(err, errsz, "consistent: out of memory"); return -1; }
-  for (int i = 0; i < p; i++)
-    for (int j = 0; j < nv; j++) {
-      double s = 0;   /* RK = R K (R upper triangular) */
-      for (int l = i; l < p; l++) s += pr->R[i + (size_t)pr->ldr * l] * pr->K[(size_t)l*nv + j];
-      RK[(size_t)i*nv + j] = s;
-      KS[(size_t)i*nv + j] = pr->K[(size_t)i*nv + j] * c->S[j];
-    }
-  c->k = c->w > 0 ? null_space(KS, p, nv, c->N) : 0;
-  free(KS);
-  c->q = p + (c->k > 0 ? c->k : 0);
-  c->G = malloc(sizeof(double) * (size_t)c->q * (size_t)nv);
-  c->h = malloc(sizeof(double) * (size_t)c->q);
-  if (c->k < 0 || !c->G || !c->h) {
-    free(RK);
-    snprintf(err, errsz, c->k < 0 ? "consistent: SVD of the base-parameter map failed" : "consistent: out of memory");
-    return -1;
+    c->prs[k] = 0;   /* the centre is the prior (or 0 without one) */
   }
+  /* [G h], column-major (q0 x nc) */
+  double* A = calloc((size_t)q0 * (size_t)nc, sizeof(double));
+  double* tau = malloc(sizeof(double) * (size_t)nc);
+  c->q = nv;
+  c->G = malloc(sizeof(double) * (size_t)nv * (size_t)nv);
+  c->h = malloc(sizeof(double) * (size_t)nv);
+  if (!A || !tau || !c->G || !c->h) { free(A); free(tau); snprintf(err, errsz, "consistent: out of memory"); return -1; }
   const double isf = 1 / sqrt(c->f0), sw = sqrt(c->w);
   for (int i = 0; i < p; i++) {
-    double s = pr->z[i];
+    double hs = pr->z[i];
     for (int j = 0; j < nv; j++) {
-      c->G[(size_t)i*nv + j] = RK[(size_t)i*nv + j] * c->S[j] * isf;
-      s -= RK[(size_t)i*nv + j] * c->pic[j];
+      double rk = 0;   /* (R K)_ij, R upper triangular */
+      for (int l = i; l < p; l++) rk += pr->R[i + (size_t)pr->ldr * l] * pr->K[(size_t)l*nv + j];
+      A[i + (size_t)q0 * j] = rk * c->S[j] * isf;
+      hs -= rk * c->pic[j];
     }
-    c->h[i] = s * isf;
+    A[i + (size_t)q0 * nv] = hs * isf;
   }
-  for (int i = 0; i < c->k; i++) {
-    for (int j = 0; j < nv; j++) c->G[(size_t)(p+i)*nv + j] = sw * c->N[(size_t)i*nv + j];
-    c->h[p+i] = 0;
+  for (int k = 0; k < nv; k++) {
+    A[p + k + (size_t)q0 * k] = sw;
+    A[p + k + (size_t)q0 * nv] = sw * c->prs[k];
   }
-  free(RK);
+  if (LAPACKE_dgeqrf(LAPACK_COL_MAJOR, q0, nc, A, q0, tau)) {
+    free(A); free(tau); snprintf(err, errsz, "consistent: QR of the residual failed"); return -1;
+  }
+  for (int i = 0; i < nv; i++) {
+    for (int j = 0; j < nv; j++) c->G[(size_t)i*nv + j] = j >= i ? A[i + (size_t)q0 * j] : 0;
+    c->h[i] = A[i + (size_t)q0 * nv];
+  }
+  c->c2 = A[nv + (size_t)q0 * nv] * A[nv + (size_t)q0 * nv];
+  free(A); free(tau);
   return 0;
 }
 
@@ -186,8 +164,18 @@ static int add_residual_block(consCtx* c, SDPCone cone) {
   return 0;
 }
 
-/* Blocks 1..n: D (PI_j(pic + S x) - E 1) D >= 0 with the congruence
- * D = diag(1/L, 1/L, 1/L, 1) / sqrt(m_s) (entries of order 1). 0, or -1. */
+/* the thickness s of link j (0 without bounds) */
+static double thick(const consCtx* c, int j) { return c->pr->bounds ? c->pr->bounds[j].thick : 0; }
+
+/* PI(u) - diag(m s^2, m s^2, m s^2, 0) of ten link parameters u: linear in u */
+static void pseudo_thick(const double u[10], double s, double PI[16]) {
+  dy_pseudo_inertia(u, PI);
+  for (int a = 0; a < 3; a++) PI[5*a] -= u[DY_M] * s * s;
+}
+
+/* Blocks 1..n: D (PI_j(pic + S x) - m s^2 diag(1,1,1,0) - E 1) D >= 0 with
+ * the congruence D = diag(1/L, 1/L, 1/L, 1) / sqrt(m_s) (entries of order
+ * 1). 0, or -1. */
 static int add_link_blocks(consCtx* c, SDPCone cone) {
   for (int j = 0; j < c->n; j++) {
     double d[4] = {1/c->L, 1/c->L, 1/c->L, 1}, PI[16];
@@ -197,7 +185,7 @@ static int add_link_blocks(consCtx* c, SDPCone cone) {
       double u[10] = {0};
       if (v < 0) memcpy(u, c->pic + DY_NPAR_LINK*j, sizeof u);
       else u[v] = c->S[DY_NPAR_LINK*j + v];
-      dy_pseudo_inertia(u, PI);
+      pseudo_thick(u, thick(c, j), PI);
       if (v < 0) for (int a = 0; a < 4; a++) PI[5*a] -= c->pr->min_eig;
       spmat* A = new_mat(c, 10);
       if (!A) return -1;
@@ -213,16 +201,94 @@ static int add_link_blocks(consCtx* c, SDPCone cone) {
   return 0;
 }
 
-/* Bounds: flagged pi_k = pic_k + S_k x_k >= 0, and the box |x_k| <= DYI_BOX
- * (directions of zero curvature otherwise make DSDP's Schur matrix
- * singular near the optimum). */
+/* tr(Q PI(u)) for the ellipsoid (centre e[0..2], semi-axes e[3..5]) of ten
+ * link parameters u [kg]: m - sum_k (Sigma_kk - 2 c_k h_k + c_k^2 m) / r_k^2,
+ * with Sigma = tr(J)/2 1 - J the second moment about O_j. Linear in u. */
+double dyi_ellipsoid_margin(const double e[6], const double u[10]) {
+  double PI[16];
+  dy_pseudo_inertia(u, PI);
+  double v = PI[15];
+  for (int k = 0; k < 3; k++)
+    v -= (PI[5*k] - 2 * e[k] * PI[4*k + 3] + e[k] * e[k] * PI[15]) / (e[3+k] * e[3+k]);
+  return v;
+}
+
+/* the linear constraints of link j (ellipsoid, sphere) as centre-sphere pairs */
+static int link_ellipsoids(const consCtx* c, int j, double el[2][6]) {
+  int k = 0;
+  if (!c->pr->bounds) return 0;
+  const dyiLinkBound* b = c->pr->bounds + j;
+  if (b->ell[3] > 0 && b->ell[4] > 0 && b->ell[5] > 0) memcpy(el[k++], b->ell, sizeof el[0]);
+  if (b->radius > 0) { double s[6] = {0, 0, 0, b->radius, b->radius, b->radius}; memcpy(el[k++], s, sizeof s); }
+  return k;
+}
+
+/* One 1x1 block: g(pic + S x) >= 0 for a linear g given on the variables
+ * of link j (or every mass, j < 0: the total-mass rows, g = sgn (sum m - M))
+ * as C = g(pic) / m_s, A_i = -g(S_i e_i) / m_s. 0, or -1. */
+static int add_scalar_block(consCtx* c, SDPCone cone, int blk, int j, const double* el, double sgn, double M) {
+  const double sc = j >= 0 ? c->ms[j] : c->ms[0];
+  SDPConeSetBlockSize(cone, blk, 1);
+  int v0 = j >= 0 ? DY_NPAR_LINK*j : 0, v1 = j >= 0 ? v0 + DY_NPAR_LINK : DY_NPAR_LINK*c->n;
+  for (int v = v0 - 1; v < v1; v++) {   /* v0 - 1: C */
+    double g;
+    if (j >= 0) {
+      double u[10] = {0};
+      if (v < v0) memcpy(u, c->pic + v0, sizeof u); else u[v - v0] = c->S[v];
+      g = dyi_ellipsoid_margin(el, u);
+    } else if (v < v0) {
+      g = -sgn * M;
+      for (int l = 0; l < c->n; l++) g += sgn * c->pic[DY_NPAR_LINK*l + DY_M];
+    } else g = (v % DY_NPAR_LINK == DY_M) ? sgn * c->S[v] : 0;
+    if (g == 0) continue;
+    spmat* A = new_mat(c, 1);
+    if (!A) return -1;
+    A->ind[0] = 0; A->val[0] = (v < v0 ? 1 : -1) * g / sc; A->nnz = 1;
+    SDPConeSetASparseVecMat(cone, blk, v < v0 ? 0 : v + 1, 1, 1.0, 0, A->ind, A->val, 1);
+  }
+  return 0;
+}
+
+/* the number of 1x1 blocks of the problem */
+static int scalar_blocks(const consCtx* c) {
+  int k = c->pr->total_mass > 0 ? 2 : 0;
+  for (int j = 0; j < c->n; j++) { double el[2][6]; k += link_ellipsoids(c, j, el); }
+  return k;
+}
+
+/* Blocks n+1...: every link's ellipsoid and sphere, the total mass. 0 or -1. */
+static int add_linear_blocks(consCtx* c, SDPCone cone) {
+  int blk = 1 + c->n;
+  for (int j = 0; j < c->n; j++) {
+    double el[2][6];
+    int k = link_ellipsoids(c, j, el);
+    for (int i = 0; i < k; i++)
+      if (add_scalar_block(c, cone, blk++, j, el[i], 0, 0)) return -1;
+  }
+  if (c->pr->total_mass > 0) {
+    const double M = c->pr->total_mass, t = c->pr->total_tol;
+    if (add_scalar_block(c, cone, blk++, -1, NULL, 1, M * (1 - t)) ||
+        add_scalar_block(c, cone, blk++, -1, NULL, -1, M * (1 + t))) return -1;
+  }
+  return 0;
+}
+
+/* Bounds: flagged pi_k = pic_k + S_k x_k >= 0, the masses in their
+ * bounds, and the box |x_k| <= DYI_BOX (directions of zero curvature
+ * otherwise make DSDP's Schur matrix singular near the optimum). */
 static void add_bounds(consCtx* c) {
   BCone bc;
   DSDPCreateBCone(c->dsdp, &bc);
   BConeAllocateBounds(bc, 2 * c->nv);
   for (int j = 0; j < c->nv; j++) {
-    BConeSetLowerBound(bc, j + 1, c->flag[j] ? fmax(-c->pic[j] / c->S[j], -DYI_BOX) : -DYI_BOX);
-    BConeSetUpperBound(bc, j + 1, DYI_BOX);
+    double lo = c->flag[j] ? fmax(-c->pic[j] / c->S[j], -DYI_BOX) : -DYI_BOX, hi = DYI_BOX;
+    if (c->pr->bounds && j < DY_NPAR_LINK * c->n && j % DY_NPAR_LINK == DY_M) {
+      const dyiLinkBound* b = c->pr->bounds + j / DY_NPAR_LINK;
+      if (b->mass_lo > 0) lo = fmax(lo, (b->mass_lo - c->pic[j]) / c->S[j]);
+      if (b->mass_hi < INFINITY) hi = fmin(hi, (b->mass_hi - c->pic[j]) / c->S[j]);
+    }
+    BConeSetLowerBound(bc, j + 1, lo);
+    BConeSetUpperBound(bc, j + 1, hi);
   }
 }
 
@@ -251,9 +317,8 @@ static void evaluate(consCtx* c, const double* y, dyiConsResult* res) {
     for (int l = i; l < p; l++) s += pr->R[i + (size_t)pr->ldr * l] * res->beta[l];
     rd += s*s;
   }
-  for (int i = 0; i < c->k; i++) {
-    double s = 0;
-    for (int j = 0; j < nv; j++) s += c->N[(size_t)i*nv + j] * (res->pi[j] - c->pic[j]) / c->S[j];
+  for (int j = 0; j < nv; j++) {
+    double s = (res->pi[j] - c->pic[j]) / c->S[j] - c->prs[j];
     pt += s*s;
   }
   res->rss = rd + pr->rho2;
@@ -263,7 +328,7 @@ static void evaluate(consCtx* c, const double* y, dyiConsResult* res) {
   double pobj = NAN, slb;
   DSDPGetPObjective(c->dsdp, &pobj);
   slb = fmax(0, -pobj);   /* lower bound of s = ||r|| */
-  res->lower_bound = slb * slb + pr->rho2 / c->f0;
+  res->lower_bound = slb * slb + c->c2 + pr->rho2 / c->f0;
   res->gap = (res->objective - res->lower_bound) / fmax(1, fabs(res->objective));
   DSDPGetPInfeasibility(c->dsdp, &res->pinfeas);
   /* optimal to 1e-5 of the normalised objective (the training residual to
@@ -273,13 +338,24 @@ static void evaluate(consCtx* c, const double* y, dyiConsResult* res) {
   int ok = res->gap <= 1e-5 && res->lower_bound <= res->objective * (1 + 1e-6) &&
            (res->solver_status == DSDP_CONVERGED || res->pinfeas <= 1e-6);
   for (int j = 0; j < c->n; j++) {
-    double PI[16];
-    dy_pseudo_inertia(res->pi + DY_NPAR_LINK*j, PI);
+    double PI[16], el[2][6];
+    const double* u = res->pi + DY_NPAR_LINK*j;
+    dy_pseudo_inertia(u, PI);
     double tr = PI[0] + PI[5] + PI[10] + PI[15];
+    pseudo_thick(u, thick(c, j), PI);
     for (int a = 0; a < 4; a++) PI[5*a] -= pr->min_eig;
     res->link_margin[j] = sym4_mineig(PI);
     res->link_margin_rel[j] = res->link_margin[j] / fmax(tr, 1e-300);
     ok &= res->link_margin_rel[j] >= -1e-9;
+    res->bound_margin[j] = INFINITY;
+    int k = link_ellipsoids(c, j, el);
+    for (int i = 0; i < k; i++)
+      res->bound_margin[j] = fmin(res->bound_margin[j], dyi_ellipsoid_margin(el[i], u) / fmax(u[DY_M], 1e-300));
+    ok &= !(res->bound_margin[j] < -1e-7);
+    if (pr->bounds) {
+      const dyiLinkBound* b = pr->bounds + j;
+      ok &= !(u[DY_M] < b->mass_lo * (1 - 1e-9)) && !(u[DY_M] > b->mass_hi * (1 + 1e-9));
+    }
   }
   res->nonneg_margin = INFINITY;
   for (int j = 0; j < nv; j++) if (c->flag[j]) res->nonneg_margin = fmin(res->nonneg_margin, res->pi[j]);
@@ -301,34 +377,36 @@ int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* re
     snprintf(err, errsz, "consistent: the prior weight must be >= 0"); return -1;
   }
   const double t0 = dy_now_s();
-  consCtx c = {.m = m, .pr = pr, .n = n, .p = p, .nv = nv, .f0 = pr->rho2 > 0 ? pr->rho2 : 1,
-               .w = pr->prior_weight};
+  consCtx c = {.m = m, .pr = pr, .n = n, .p = p, .nv = nv,
+               .f0 = pr->f0 > 0 ? pr->f0 : pr->rho2 > 0 ? pr->rho2 : 1, .w = pr->prior_weight};
   int status = -1;
   const int mvar = nv + 1;   /* DSDP's y: x (nv), then s; maximise -s */
   c.S = malloc(sizeof(double) * (size_t)nv);
   c.pic = calloc((size_t)nv, sizeof(double));
-  c.N = malloc(sizeof(double) * (size_t)nv * (size_t)nv);
-  c.mats = calloc((size_t)(mvar + 1) * (size_t)(1 + n), sizeof(spmat));
+  c.prs = calloc((size_t)nv, sizeof(double));
   double* y = calloc((size_t)mvar, sizeof(double));
   res->pi = calloc((size_t)nv, sizeof(double));
   res->beta = calloc((size_t)p, sizeof(double));
-  if (!c.S || !c.pic || !c.N || !c.mats || !y || !res->pi || !res->beta) {
+  if (!c.S || !c.pic || !c.prs || !y || !res->pi || !res->beta) {
     snprintf(err, errsz, "consistent: out of memory"); goto done;
   }
   if (setup_residual(&c, err, errsz)) goto done;
+  const int nsc = scalar_blocks(&c);
+  c.mats = calloc((size_t)(mvar + 1) * (size_t)(1 + n) + (size_t)nsc * (DY_NPL * DY_MAXJ + 1), sizeof(spmat));
+  if (!c.mats) { snprintf(err, errsz, "consistent: out of memory"); goto done; }
   double hh = 0;
   for (int i = 0; i < c.q; i++) hh += c.h[i] * c.h[i];
   SDPCone cone;
-  if (DSDPCreate(mvar, &c.dsdp) || DSDPCreateSDPCone(c.dsdp, 1 + n, &cone)) {
+  if (DSDPCreate(mvar, &c.dsdp) || DSDPCreateSDPCone(c.dsdp, 1 + n + nsc, &cone)) {
     snprintf(err, errsz, "consistent: DSDP could not be created"); goto done;
   }
-  if (add_residual_block(&c, cone) || add_link_blocks(&c, cone)) {
+  if (add_residual_block(&c, cone) || add_link_blocks(&c, cone) || add_linear_blocks(&c, cone)) {
     snprintf(err, errsz, "consistent: out of memory"); goto done;
   }
   add_bounds(&c);
   DSDPSetDualObjective(c.dsdp, mvar, -1.0);
   DSDPSetY0(c.dsdp, mvar, sqrt(hh) + 1);
-  DSDPSetGapTolerance(c.dsdp, 1e-7);   /* tighter runs into breakdowns of the Newton system */
+  DSDPSetGapTolerance(c.dsdp, pr->gaptol > 0 ? pr->gaptol : 1e-7);   /* tighter runs into breakdowns */
   DSDPSetMaxIts(c.dsdp, 500);
   DSDPUseLAPACKForSchur(c.dsdp, 1);
   DSDPSetYBounds(c.dsdp, -1e7, 1e7 + 2*sqrt(hh));
@@ -346,7 +424,7 @@ int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* re
 done:
   if (c.dsdp) DSDPDestroy(c.dsdp);
   for (int i = 0; i < c.nmats; i++) { free(c.mats[i].ind); free(c.mats[i].val); }
-  free(c.mats); free(c.S); free(c.pic); free(c.N); free(c.G); free(c.h); free(y);
+  free(c.mats); free(c.S); free(c.pic); free(c.prs); free(c.G); free(c.h); free(y);
   if (status) dyi_cons_free(res);
   return status;
 }
@@ -367,7 +445,7 @@ int dyi_consistent_check(const dyModel* m, const double* K, int p, int npar, con
   /* the distance alone (no pull toward the centre), so that the dual bound
    * bounds every consistent realisation's distance */
   const double tol = 1e-12;
-  dyiConsProblem pr = {p, npar, K, R, p, z, 0, prior, 0, 0, NULL, 0};
+  dyiConsProblem pr = {.p = p, .npar = npar, .K = K, .R = R, .ldr = p, .z = z, .prior = prior};
   dyiConsResult r;
   if (dyi_consistent(m, &pr, &r, err, errsz)) { free(R); free(z); return -1; }
   int valid = !(r.nonneg_margin < 0);
@@ -386,42 +464,6 @@ int dyi_consistent_check(const dyModel* m, const double* K, int p, int npar, con
   dyi_cons_free(&r);
   free(R); free(z);
   return ans;
-}
-
-int dyi_consistent_est(const dyModel* m, const dyiBase* b, const dyiEstim* e, const double* prior,
-                       double weight, double min_eig, dyiConsResult* res, double* weight_used,
-                       char* err, int errsz) {
-  const int p = e->p, P1 = p + 1;
-  if (p != b->nb) { snprintf(err, errsz, "consistent: the estimator has %d parameters, the set %d", p, b->nb); return -1; }
-  const double rho = e->Raug[p + (size_t)P1 * p];
-  dyiConsProblem pr = {p, b->npar, b->B, e->Raug, P1, e->Raug + (size_t)P1 * p, rho * rho,
-                       prior, prior ? weight : DYI_NOPRIOR_W, min_eig, NULL, 0};
-  if (!prior || weight >= 0) {
-    if (weight_used) *weight_used = pr.prior_weight;
-    return dyi_consistent(m, &pr, res, err, errsz);
-  }
-  /* the default weight: DYI_PRIOR_W, divided by 10 until the training
-   * residual is within 0.1 % of the solution without the prior */
-  dyiConsResult r0;
-  dyiConsProblem p0 = pr;
-  p0.prior = NULL; p0.prior_weight = DYI_NOPRIOR_W;
-  if (dyi_consistent(m, &p0, &r0, err, errsz)) return -1;
-  const double limit = 1.001 * r0.rss;
-  double tsec = r0.seconds;
-  int its = r0.iterations;
-  dyi_cons_free(&r0);
-  pr.prior_weight = DYI_PRIOR_W;
-  for (int tries = 0;; tries++) {
-    if (dyi_consistent(m, &pr, res, err, errsz)) return -1;
-    tsec += res->seconds; its += res->iterations;
-    if (res->rss <= limit || tries == 8) break;
-    dyi_cons_free(res);
-    pr.prior_weight /= 10;
-  }
-  res->seconds = tsec;
-  res->iterations = its;
-  if (weight_used) *weight_used = pr.prior_weight;
-  return 0;
 }
 
 int dyi_realise_near(const dyModel* m, const double* K, int p, int npar, const double* beta,

@@ -21,24 +21,40 @@
  * it implies m >= 0 and the triangle inequalities of the principal moments.
  * E [kg m^2 on the 3x3 block, kg on the mass] is the margin --min-eig.
  *
- * The prior term. f0 = rho^2 (the unconstrained training residual), so the
- * data term is 1 + (relative rise of the training residual). S is diagonal:
- * per link a mass scale m_s and a length scale L (m_s for M, m_s L for the
- * first moments, m_s L^2 for the inertias; 1 for the joint parameters). N
- * is an orthonormal basis of the null space of K S: the prior acts only in
- * the directions the data cannot see, so in the unconstrained problem it
- * does not move beta at all, and with the constraints it biases beta only
- * as far as the constraints couple the two. w = 1 means: moving one scale
- * unit (a link's mass, ...) away from the prior along an unidentifiable
- * direction costs as much as the whole training residual. Without a prior,
- * pi_prior = 0 and a tiny w (1e-9) give the minimum-norm consistent solution.
+ * The prior term. f0 normalises the data term: the noise variance of one
+ * weighted equation for an identification (so that the data term is a
+ * chi-square), or rho^2 by default. S is diagonal: per link a mass scale
+ * m_s and a length scale L (m_s for M, m_s L for the first moments, m_s L^2
+ * for the inertias; 1 for the joint parameters, m_s L^2 for IA). The prior
+ * is a ridge in that metric, w ||S^-1 (pi - pi_prior)||^2 over every
+ * direction: where the data see a direction it is one term among many and
+ * w (chosen by cross-validation, see dyi_consistent_est) says how much it
+ * may pull; where the data see nothing it alone decides, so unseen
+ * quantities stay at the prior unless the constraints move them. Without
+ * a prior, pi_prior = 0 and a tiny w gives the minimum-norm solution.
+ *
+ * Plausibility (optional, per link, dyiLinkBound): the mass lies in an
+ * ellipsoid (c, semi-axes r) of frame j, tr(Q PI) >= 0 with
+ *     Q = [ -D   D c ; c^T D   1 - c^T D c ],  D = diag(1/r^2),
+ * which reads E[(x-c)^T D (x-c)] <= 1 over the mass [WensingKimSlotine18]:
+ * it keeps the centre of mass in the ellipsoid and bounds every moment of
+ * inertia; the same with a sphere of radius R_j about O_j; the second
+ * moment about the centre of mass at least m s^2 along every axis,
+ *     PI - diag(m s^2, m s^2, m s^2, 0) >= 0
+ * (a body at least ~3.5 s thick: no rods, no points; each principal moment
+ * about the centre of mass is then >= 2 m s^2); the mass in
+ * [mass_lo, mass_hi]; and optionally the sum of the masses within a
+ * tolerance of a known total. All are linear in pi, so the problem stays a
+ * convex semidefinite program.
  *
  * Formulation for the solver (all in scaled variables x, pi = pi_c + S x):
  *   maximise -s  subject to  [ s  r(x)^T ; r(x)  s 1 ] >= 0   (s >= ||r||,
- *   r = G x - h stacks the data and prior residuals: the same minimiser as
- *   ||r||^2, and s converges linearly even where the optimum is r = 0), one 4x4
- *   block per link (congruence-scaled by diag(1/L,1/L,1/L,1)/sqrt(m_s)), and
- *   bounds on the flagged x. Every scaled variable is also kept in the box
+ *   r = Rg x - hg: the data and prior residuals G x - h reduced by a QR of
+ *   [G h] to as many rows as variables, ||G x - h||^2 = ||r||^2 + c^2; the
+ *   same minimiser as ||r||^2, and s converges linearly even where the
+ *   optimum is r = 0), one 4x4 block per link (congruence-scaled by
+ *   diag(1/L,1/L,1/L,1)/sqrt(m_s)), a 1x1 block per linear constraint
+ *   (divided by m_s), and bounds on the flagged x and on the masses. Every scaled variable is also kept in the box
  *   |x_k| <= DYI_BOX (10^4 scale units, e.g. 10^4 times a link's mass from
  *   the centre: no physical answer lies there, and it keeps the solver's
  *   Newton system regular where the objective is flat). It is convex: the
@@ -57,6 +73,17 @@
 #include "base.h"
 #include "estimate.h"
 
+#define DYI_CV_NW_MAX 8
+
+/* What one link's mass may do beyond being density realisable. */
+typedef struct {
+  double ell[6];            /* ellipsoid in frame j: centre (3) [m], semi-axes (3) along
+                               frame j's axes [m]; semi-axes 0: none */
+  double radius;            /* R_j > 0: the mass lies within R_j of O_j [m]; 0: none */
+  double mass_lo, mass_hi;  /* mass bounds [kg] (0 and INFINITY: none) */
+  double thick;             /* s: second moment about the com >= m s^2 on every axis [m] */
+} dyiLinkBound;
+
 typedef struct {
   int p, npar;              /* base parameters, full parameters (10n or 14n) */
   const double* K;          /* beta = K pi, row-major (p x npar) */
@@ -71,6 +98,12 @@ typedef struct {
   const unsigned char* nonneg; /* npar flags (1: pi_k >= 0); NULL: IA, FV, FC of every
                                   joint when npar = 14n */
   int verbose;              /* 1: DSDP's iteration log on standard error */
+  const dyiLinkBound* bounds; /* n links' plausibility constraints, NULL: none */
+  double total_mass;        /* > 0: sum of the link masses within total_tol of it [kg] */
+  double total_tol;         /* relative */
+  double f0;                /* > 0: the data term's normaliser; 0: rho2 (1 if rho2 = 0) */
+  double gaptol;            /* the solver's relative gap tolerance, 0: 1e-7 (what the
+                               certificate needs); looser for solves nobody certifies */
 } dyiConsProblem;
 
 typedef struct {
@@ -78,12 +111,15 @@ typedef struct {
   double* beta;             /* K pi (p), owned */
   double rss;               /* ||R K pi - z||^2 + rho2: weighted training residual */
   double rss_rise_pct;      /* 100 (rss / rho2 - 1) */
-  double prior_term;        /* w ||N^T S^-1 (pi - pi_prior)||^2 */
+  double prior_term;        /* w ||S^-1 (pi - pi_prior)||^2 */
   double objective;         /* (rss - rho2) / f0 + 1 + prior_term, at pi */
   double lower_bound;       /* certified lower bound of the optimum objective */
   double gap;               /* (objective - lower_bound) / max(1, |objective|) */
   double link_margin[DY_MAXJ]; /* smallest eigenvalue of PI_j - E 1 [SI] */
   double link_margin_rel[DY_MAXJ]; /* ... divided by the link's trace(PI_j) */
+  double bound_margin[DY_MAXJ]; /* smallest of the link's ellipsoid and sphere
+                               margins tr(Q PI)/m (1 - mean scaled squared
+                               distance; >= 0 inside; +inf: no bound) */
   double nonneg_margin;     /* smallest flagged pi_k (+inf if none) */
   int iterations;           /* solver iterations */
   int solver_status;        /* DSDP's termination reason (1 = converged) */
@@ -92,6 +128,15 @@ typedef struct {
                                multipliers feasible to 1e-6) and every margin >= -1e-9
                                (relative) */
   double seconds;           /* wall time of the solve */
+  /* dyi_consistent_est only */
+  double weight;            /* the prior weight used */
+  int ncv;                  /* weights tried by cross-validation (0: given) */
+  double cv_weight[DYI_CV_NW_MAX], cv_err[DYI_CV_NW_MAX]; /* each with its held-out sum */
+  int cv_parts;             /* parts held out in turn */
+  double* std;              /* bootstrap std of beta (p), NaN where held; NULL: none */
+  unsigned char* held;      /* p: 1 where the bounds or the prior hold it */
+  int boot;                 /* replicates behind std */
+  double seconds_total;     /* the whole estimate: weight choice, solve, bootstrap */
 } dyiConsResult;
 
 /* Solve the problem above for model m (n joints; npar = 10n or 14n).
@@ -122,19 +167,85 @@ int dyi_consistent_check(const dyModel* m, const double* K, int p, int npar, con
                          const double* prior, double* dist, double* lower, double* pi_out,
                          char* err, int errsz);
 
-/* The problem of an identification: K = b->B, R, z and rho from the
- * estimator's triangle of the weighted rows (after dyi_identify / dyi_est_solve:
- * OLS, WLS with its final joint weights, IRLS with its last row weights).
- * prior: NULL (minimum norm, w = 1e-9) or npar parameters; weight >= 0 as
- * given, < 0 the default: DYI_PRIOR_W, divided by 10 (at most 8 times)
- * until the training residual is within 0.1 % of the consistent solution
- * without a prior (solved first). *weight_used: the w of the result. */
+/* tr(Q PI(u)) of the ellipsoid e (centre (3), semi-axes (3), frame j) for
+ * ten link parameters u [kg]: m (1 - E[(x-c)^T D (x-c)]) over the mass,
+ * D = diag(1/r^2); >= 0 when the mass can lie in the ellipsoid. */
+double dyi_ellipsoid_margin(const double e[6], const double u[10]);
+
+/* ---- the plausible estimate of an identification (plausible.c) ---- */
+
+/* How the bounds of dyi_link_bounds are made. */
+typedef struct {
+  int volumes;              /* 1: ellipsoid and sphere per link (--bounds auto|FILE), 0: none */
+  const double* ell;        /* 6n ellipsoids (centre, semi-axes, frame j) from the model
+                               or a file; a link with zero semi-axes gets one from its
+                               kinematics; NULL: every link so */
+  double mass_lo, mass_hi;  /* factors on the nominal mass (0, INFINITY: none) */
+  double thick;             /* s [m] (DYI_THICK) */
+} dyiBoundOpt;
+#define DYI_THICK 4e-3      /* a body at least ~14 mm thick: principal moments >= 2 m s^2 */
+#define DYI_MASS_LO 0.5     /* default --mass-range: half to twice the nominal mass */
+#define DYI_MASS_HI 2.0
+
+/* The plausibility radius R_j of link j for a nominal model nom (14n):
+ *   R_j = max(0.15 m, 1.5 |O_j O_j+1|, 1.5 |c_nom|, 1.5 r_g,nom)
+ * with O_j+1 the next joint's frame (the tip frame for the last link),
+ * c_nom the nominal centre of mass and r_g,nom = sqrt(I_max / m) its
+ * largest radius of gyration about the centre of mass [m]. */
+double dyi_plausible_radius(const dyModel* m, const double* nom, int j);
+
+/* The bounds of every link (n) for a nominal model nom (14n; masses <= 0:
+ * no mass bounds): the ellipsoid of o->ell, or from the link's kinematics
+ * (the box holding O_j, O_j+1 and the nominal centre of mass, padded by
+ * max(5 cm, r_g,nom), circumscribed), grown about its centre until the
+ * nominal link fits when it does not; the sphere of radius R_j about O_j;
+ * the mass in [lo m_nom, hi max(m_nom, 0.1 kg)] (lower bound 0 below 0.1 kg);
+ * the thickness s. note (may be NULL) gets one line per link whose
+ * ellipsoid was grown or made from the kinematics. 0, or -1 with err set
+ * when no mass can satisfy a link's bounds (naming the link). */
+int dyi_link_bounds(const dyModel* m, const double* nom, const dyiBoundOpt* o, dyiLinkBound* out,
+                    char* note, int notesz, char* err, int errsz);
+
+/* Options of dyi_consistent_est. */
+typedef struct {
+  const double* prior;      /* 14n, or NULL: none (minimum norm, DYI_NOPRIOR_W) */
+  double weight;            /* >= 0 as given; < 0: chosen by cross-validation over the
+                               estimator's parts (it must keep them: opt.folds > 1;
+                               else DYI_PRIOR_W) */
+  double min_eig;           /* E >= 0 */
+  const dyiLinkBound* bounds; /* n, or NULL: consistency alone */
+  double total_mass, total_tol;  /* > 0: a known sum of the link masses [kg], relative */
+  int boot;                 /* > 0: the std by a parametric bootstrap of that many
+                               re-solves; 0: none (std NaN) */
+  unsigned long long seed;  /* of the bootstrap's noise */
+  void (*progress)(int done, int total);  /* NULL, or told after every solve */
+} dyiConsOpt;
+
 #define DYI_BOX 1e3
-#define DYI_PRIOR_W 1e-3
+#define DYI_PRIOR_W 1e-2     /* weight without cross-validation */
 #define DYI_NOPRIOR_W 1e-6   /* no prior: the minimum-norm solution, bounded */
-int dyi_consistent_est(const dyModel* m, const dyiBase* b, const dyiEstim* e, const double* prior,
-                       double weight, double min_eig, dyiConsResult* res, double* weight_used,
-                       char* err, int errsz);
+#define DYI_CV_NW 6          /* prior weights tried: 1e-2 ... 1e3 */
+#define DYI_CV_PARTS 3       /* parts of the rows held out in turn */
+#define DYI_BOOT 20          /* default bootstrap re-solves */
+
+/* The plausible (or merely consistent) estimate of an identification: K =
+ * b->B, R, z, rho from the estimator's triangle of the weighted rows
+ * (after dyi_identify / dyi_est_solve: OLS, WLS with its final joint
+ * weights, IRLS with its last row weights), the data term normalised by
+ * the noise variance of one weighted equation f0 = sigma^2 (at least
+ * 1e-12 of the mean squared torque, so that exact torques are no special
+ * case).
+ * The prior weight w, unless given: each of DYI_CV_NW weights in turn,
+ * the program solved on all parts but one and the held-out part's
+ * residual summed over the parts (WLS: each joint's divided by its noise
+ * variance); the weight of the smallest sum (res->cv_*).
+ * Uncertainty (o->boot > 0): z* = R beta + sigma_b e, e ~ N(0, 1),
+ * sigma_b^2 = var_factor sigma^2, re-solved o->boot times: res->std the
+ * spread of beta*, res->held[i] = 1 when it is below 5 % of the
+ * least-squares std (the bounds or the prior hold the parameter, not the
+ * data; its std is then NaN). 0, or -1 with err set. */
+int dyi_consistent_est(const dyModel* m, const dyiBase* b, const dyiEstim* e, const dyiConsOpt* o,
+                       dyiConsResult* res, char* err, int errsz);
 
 /* A realisation of beta (p) near a prior: the pi with K pi = beta closest
  * to prior in the scaled metric above, pi = prior + S (K S)^+ (beta - K

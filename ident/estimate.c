@@ -51,6 +51,8 @@ void dyi_est_free(dyiEstim* e) {
   free(e->blk); free(e->tq); free(e->work); free(e->Raug); free(e->Rs);
   free(e->svdw); free(e->sv); free(e->vt); free(e->res);
   free(e->hist); free(e->hist_ref); free(e->Ab); free(e->yb); free(e->rwb);
+  if (e->Tf) for (int k = 0; k < e->opt.folds * e->n; k++) free(e->Tf[k]);
+  free(e->Tf); free(e->rowsf);
   free(e->own_mask); free(e->own_names);
   free(e);
 }
@@ -85,6 +87,17 @@ dyiEstim* dyi_est_make(int n, int p, const dyiEstOpt* opt, char* err, int errsz)
     e->T0[j] = calloc(m1 * m1, sizeof(double));
     if (!e->T[j] || !e->T0[j]) goto oom;
   }
+  if (e->opt.folds > 1) {
+    if (e->opt.fold_len < 1) e->opt.fold_len = 32;
+    int nf = e->opt.folds * n;
+    e->Tf = calloc((size_t)nf, sizeof(double*));
+    e->rowsf = calloc((size_t)nf, sizeof(long));
+    if (!e->Tf || !e->rowsf) goto oom;
+    for (int k = 0; k < nf; k++) {
+      size_t m1 = (size_t)e->np[k % n] + 1;
+      if (!(e->Tf[k] = calloc(m1 * m1, sizeof(double)))) goto oom;
+    }
+  } else e->opt.folds = 0;
   e->beta = calloc((size_t)p, sizeof(double));
   e->std = calloc((size_t)p, sizeof(double));
   e->rel_std_pct = calloc((size_t)p, sizeof(double));
@@ -126,21 +139,57 @@ void dyi_est_reset(dyiEstim* e) {
     size_t m1 = (size_t)e->np[j] + 1;
     memset(e->T[j], 0, sizeof(double) * m1 * m1);
   }
+  for (int k = 0; k < e->opt.folds * e->n; k++) {
+    size_t m1 = (size_t)e->np[k % e->n] + 1;
+    memset(e->Tf[k], 0, sizeof(double) * m1 * m1);
+    e->rowsf[k] = 0;
+  }
   e->samples = 0;
   memset(e->rows_j, 0, sizeof e->rows_j);
 }
 
+/* Samples s0 .. s0+ns-1 of joint j's rows (weighted by rw) and columns,
+ * torque last, gathered into blk and folded into the triangle T. 0 or -1
+ * (a non-finite value, dtpqrt). */
+static int fold_joint(dyiEstim* e, int j, const double* A, int lda, const double* y, const double* rw,
+                      int s0, int ns, double* T, char* err, int errsz) {
+  const int n = e->n, pj = e->np[j], ldb = e->ldb;
+  const int* cols = e->cols[j];
+  for (int c = 0; c <= pj; c++) {
+    const double* a = c < pj ? A + (size_t)lda * (size_t)cols[c] + (size_t)j : y + j;
+    double* b = e->blk + (size_t)ldb * (size_t)c;
+    for (int s = 0; s < ns; s++) {
+      size_t r = (size_t)(s0 + s) * (size_t)n;
+      double v = a[r];
+      if (rw) v *= rw[r + (size_t)j];
+      if (!(fabs(v) <= DBL_MAX)) {
+        char nm[64];
+        if (c < pj) pname(e, cols[c], nm, sizeof nm); else snprintf(nm, sizeof nm, "torque");
+        snprintf(err, (size_t)errsz, "estimator: sample %ld, joint %d: non-finite %s (%g)",
+                 e->samples + s0 + s + 1, j + 1, nm, v);
+        return -1;
+      }
+      b[s] = v;
+    }
+  }
+  int m1 = pj + 1, nb = m1 < 16 ? m1 : 16;
+  lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, ns, m1, 0, nb, T, m1, e->blk, ldb, e->tq, nb, e->work);
+  if (info) {
+    snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
+    return -1;
+  }
+  return 0;
+}
+
 int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
                 const double* rw, char* err, int errsz) {
-  int n = e->n, p = e->p, ldb = e->ldb;
+  int n = e->n, p = e->p;
   if (ns <= 0) return 0;
   if (ns > e->opt.block) {
     snprintf(err, (size_t)errsz, "estimator: block of %d samples > %d", ns, e->opt.block);
     return -1;
   }
   for (int j = 0; j < n; j++) {
-    int pj = e->np[j];
-    const int* cols = e->cols[j];
     /* no equation of joint j in this block (a worker of another joint):
      * zero rows leave the triangle exactly as it is */
     if (rw) {
@@ -163,29 +212,15 @@ int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
             return -1;
           }
       }
-    /* gather joint j's rows (weighted) and columns, torque last */
-    for (int c = 0; c <= pj; c++) {
-      const double* a = c < pj ? A + (size_t)lda * (size_t)cols[c] + (size_t)j : y + j;
-      double* b = e->blk + (size_t)ldb * (size_t)c;
-      for (int s = 0; s < ns; s++) {
-        double v = a[(size_t)s * (size_t)n];
-        if (rw) v *= rw[(size_t)s * (size_t)n + (size_t)j];
-        if (!(fabs(v) <= DBL_MAX)) {
-          char nm[64];
-          if (c < pj) pname(e, cols[c], nm, sizeof nm); else snprintf(nm, sizeof nm, "torque");
-          snprintf(err, (size_t)errsz, "estimator: sample %ld, joint %d: non-finite %s (%g)",
-                   e->samples + s + 1, j + 1, nm, v);
-          return -1;
-        }
-        b[s] = v;
-      }
-    }
-    int m1 = pj + 1, nb = m1 < 16 ? m1 : 16;
-    lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, ns, m1, 0, nb, e->T[j], m1, e->blk,
-                                          ldb, e->tq, nb, e->work);
-    if (info) {
-      snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
-      return -1;
+    if (fold_joint(e, j, A, lda, y, rw, 0, ns, e->T[j], err, errsz)) return -1;
+    /* the parts: runs of consecutive samples in one part */
+    for (int s0 = 0; s0 < ns && e->opt.folds > 1;) {
+      long g = e->samples + s0, L = e->opt.fold_len;
+      int f = (int)((g / L) % e->opt.folds), len = (int)(L - g % L);
+      if (len > ns - s0) len = ns - s0;
+      if (fold_joint(e, j, A, lda, y, rw, s0, len, e->Tf[f * n + j], err, errsz)) return -1;
+      for (int s = s0; s < s0 + len; s++) e->rowsf[f * n + j] += !rw || rw[(size_t)s * (size_t)n + (size_t)j] != 0;
+      s0 += len;
     }
   }
   for (int j = 0; j < n; j++) {
@@ -554,22 +589,29 @@ int dyi_est_finish(dyiEstim* e, char* err, int errsz) {
 
 const double* dyi_est_triangle(const dyiEstim* e, int j) { return e->tu_is_T0 ? e->T0[j] : e->T[j]; }
 
-int dyi_est_merge_tri(dyiEstim* e, int j, const double* T, long rows, char* err, int errsz) {
+/* [Td; T] = Q [Td'; 0] for joint j's triangles: T folded into Td, which
+ * holds rows_d equations so far (a copy when none). 0 or -1. */
+static int merge_into(dyiEstim* e, int j, double* Td, long rows_d, const double* T, char* err, int errsz) {
   int m1 = e->np[j] + 1, nb = m1 < 32 ? m1 : 32;
-  if (!rows) return 0;   /* nothing folded: exactly no change */
-  if (!e->rows_j[j]) {
-    memcpy(e->T[j], T, sizeof(double) * (size_t)m1 * (size_t)m1);
+  if (!rows_d) {
+    memcpy(Td, T, sizeof(double) * (size_t)m1 * (size_t)m1);
   } else {
     /* [T_e; T] = Q [T'; 0]: the QR of the two triangles stacked (TSQR) */
     for (int c = 0; c < m1; c++)
       for (int r = 0; r < m1; r++) e->blk[r + (size_t)e->ldb * (size_t)c] = r <= c ? T[r + (size_t)m1 * (size_t)c] : 0;
-    lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m1, m1, 0, nb, e->T[j], m1, e->blk,
+    lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m1, m1, 0, nb, Td, m1, e->blk,
                                           e->ldb, e->tq, nb, e->work);
     if (info) {
       snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
       return -1;
     }
   }
+  return 0;
+}
+
+int dyi_est_merge_tri(dyiEstim* e, int j, const double* T, long rows, char* err, int errsz) {
+  if (!rows) return 0;   /* nothing folded: exactly no change */
+  if (merge_into(e, j, e->T[j], e->rows_j[j], T, err, errsz)) return -1;
   e->rows_j[j] += rows;
   return 0;
 }
@@ -587,8 +629,44 @@ int dyi_est_merge(dyiEstim* dst, const dyiEstim* src, char* err, int errsz) {
     }
     if (dyi_est_merge_tri(dst, j, dyi_est_triangle(src, j), src->rows_j[j], err, errsz)) return -1;
   }
+  if (dst->opt.folds > 1 && dst->opt.folds == src->opt.folds)
+    for (int k = 0; k < dst->opt.folds * dst->n; k++) {
+      if (!src->rowsf[k]) continue;
+      if (merge_into(dst, k % dst->n, dst->Tf[k], dst->rowsf[k], src->Tf[k], err, errsz)) return -1;
+      dst->rowsf[k] += src->rowsf[k];
+    }
   dst->samples += src->samples;
   return 0;
+}
+
+dyiEstim* dyi_est_without_part(const dyiEstim* e, int f, char* err, int errsz) {
+  if (e->opt.folds < 2) { snprintf(err, (size_t)errsz, "estimator: no parts kept"); return NULL; }
+  dyiEstOpt o = e->opt;
+  o.folds = 0;
+  o.fold_only = 0;
+  if (o.method == DYI_IRLS) o.method = DYI_OLS;
+  dyiEstim* t = dyi_est_make(e->n, e->p, &o, err, errsz);
+  if (!t) return NULL;
+  for (int g = 0; g < e->opt.folds; g++) {
+    if (g == f) continue;
+    for (int j = 0; j < e->n; j++)
+      if (dyi_est_merge_tri(t, j, e->Tf[g * e->n + j], e->rowsf[g * e->n + j], err, errsz)) {
+        dyi_est_free(t);
+        return NULL;
+      }
+  }
+  t->samples = 1;   /* counted by rows */
+  if (dyi_est_finish(t, err, errsz)) { dyi_est_free(t); return NULL; }
+  return t;
+}
+
+double dyi_est_part_rss(const dyiEstim* e, int f, int j, const double* beta) {
+  double x[DY_NPL * DY_MAXJ], rss, yy;
+  int pj = e->np[j];
+  if (e->opt.folds < 2 || pj > (int)(sizeof x / sizeof x[0])) return NAN;
+  for (int c = 0; c < pj; c++) x[c] = beta[e->cols[j][c]];
+  tri_rss(e->Tf[f * e->n + j], pj + 1, x, &rss, &yy);
+  return rss;
 }
 
 int dyi_est_run(dyiEstim* e, dyiRowSource* src, char* err, int errsz) {

@@ -100,6 +100,11 @@ typedef struct {
                                  thread reading and threads - 1 computing
                                  the rows (0, 1: the calling thread alone;
                                  identify.h) */
+  int folds;                  /* > 1: also keep the triangles of `folds` interleaved
+                                 parts of the samples (sample s, counted from 0 per
+                                 estimator, in part (s / fold_len) mod folds), for
+                                 cross-validation without another pass */
+  int fold_len;               /* samples per piece of a part (default 32) */
   int fold_only;              /* 1: dyi_est_run and dyi_identify* fold one
                                  unweighted pass and stop (no solve: beta and the
                                  statistics stay unset; for saving the triangles) */
@@ -141,6 +146,9 @@ typedef struct dyiEstim_ {
   double* hist_ref;         /* their reference scales (n) */
   double *Ab, *yb, *rwb;    /* block buffers for dyi_est_run (n*block x p, n*block x 2) */
   int tu_is_T0;             /* per-joint residuals from T0 (IRLS) */
+  double** Tf;              /* opt.folds > 1: the parts' joint triangles, part f joint j
+                               at f*n + j, as T (folds*n) */
+  long* rowsf;              /* their equations (folds*n) */
   unsigned char* own_mask;  /* dyi_identify: mask and names it made (freed here) */
   const char** own_names;
 } dyiEstim;
@@ -200,9 +208,18 @@ const double* dyi_est_triangle(const dyiEstim* e, int j);
  * into e's: the QR of the two stacked (TSQR); a copy when e has none. 0/-1. */
 int dyi_est_merge_tri(dyiEstim* e, int j, const double* T, long rows, char* err, int errsz);
 
-/* Fold every triangle and the sample count of src into dst (same n, p and
- * mask). 0 or -1. */
+/* Fold every triangle (and the parts' triangles, when both keep them) and
+ * the sample count of src into dst (same n, p and mask). 0 or -1. */
 int dyi_est_merge(dyiEstim* dst, const dyiEstim* src, char* err, int errsz);
+
+/* An estimator (options of e, no parts) holding the rows of e's parts
+ * other than part f (f < 0: every part), solved as dyi_est_finish does
+ * (OLS, or WLS with its weights re-estimated). NULL with err set (no
+ * parts kept, too few rows, rank deficiency). */
+dyiEstim* dyi_est_without_part(const dyiEstim* e, int f, char* err, int errsz);
+
+/* Residual sum of squares of joint j for beta over part f's rows. */
+double dyi_est_part_rss(const dyiEstim* e, int f, int j, const double* beta);
 
 /* Residual sum of squares of joint j for a given beta, and ||y_j||^2, from
  * the joint triangles of the rows folded in (unweighted rows; IRLS: the

@@ -57,6 +57,10 @@ typedef struct {
   int friction, quiet, consistent;
   unsigned keep;              /* the joint-parameter kinds kept (--friction=LIST) */
   double prior_w, min_eig;    /* --consistent: prior weight (< 0: automatic), pseudo-inertia margin */
+  const char* bounds;         /* --bounds auto|none|FILE */
+  double mass_lo, mass_hi;    /* --mass-range factors (0, INFINITY: none) */
+  double total_mass;          /* --total-mass [kg], 0: none */
+  long boot;                  /* --boot replicates for the std */
   const char* stats_in;       /* --stats: estimate from statistics files */
   const char* stats_out;      /* --save-stats */
 } idOpt;
@@ -111,11 +115,11 @@ static char* summary(const cliArgs* c, const dyModel* m, const dyiBase* b, const
 
 /* PARAMS file (README.md, Model tables and Files) through dyi_params_write with the
  * summary as its comment lines. 0 or -1 (err set). */
-static int write_params(const char* path, const dyModel* m, const dyiBase* b, const dyiEstim* e,
+static int write_params(const char* path, const dyModel* m, const dyiBase* b, const double* std,
                         const double* beta, const char* comment, char* err, int errsz) {
   dyOut o;
   if (dy_out_open(&o, path, err, errsz)) return -1;
-  if (dyi_params_write(o.f, m, b, beta, e->std, comment)) {
+  if (dyi_params_write(o.f, m, b, beta, std, comment)) {
     dy_out_abort(&o);
     snprintf(err, (size_t)errsz, "%s: write failed", path);
     return -1;
@@ -204,38 +208,106 @@ static int read_prior(const cliArgs* c, const dyModel* m, double* prior, const c
   return 1;
 }
 
-/* --consistent: the physically consistent estimate from the estimator's
- * triangle (ident/consistent.h), its certificate as comment lines into
- * cons and, unless quiet, on standard error. 0, or -1 after printing. */
+/* progress of the consistent estimate's solves on a terminal */
+static void cons_progress(int done, int total) { cli_progress("consistent", done, "solves", done == total); }
+
+/* The bounds of --consistent (ident/consistent.h dyi_link_bounds) for the
+ * nominal model nom: --bounds auto (the model's ellipsoids, else each
+ * link's kinematics), none, or a file of ellipsoids; --mass-range. note:
+ * what was derived. 0, or -1 after printing. */
+static int consistent_bounds(const cliArgs* c, const dyModel* m, const double* nom, const idOpt* io,
+                             dyiLinkBound* lb, char* note, int notesz) {
+  char err[DY_ERRSZ];
+  dyiBoundOpt bo = {.volumes = strcmp(io->bounds, "none") != 0, .ell = NULL /*MERGE:m->link_ell*/, .mass_lo = io->mass_lo,
+                    .mass_hi = io->mass_hi, .thick = DYI_THICK};
+  double ell[6 * DY_MAXJ];
+  if (bo.volumes && strcmp(io->bounds, "auto")) {
+    if (1 /*MERGE: dy_read_ellipsoids(io->bounds, m, ell, err, sizeof err)*/) { cli_fail("--bounds %s", err); return -1; }
+    bo.ell = ell;
+  }
+  if (dyi_link_bounds(m, nom, &bo, lb, note, notesz, err, sizeof err)) {
+    cli_fail("--consistent: %s%s", err, strcmp(io->bounds, "auto") ? "" : " (--bounds FILE gives other volumes, "
+             "--bounds none none)");
+    return -1;
+  }
+  (void)c;
+  return 0;
+}
+
+/* --consistent: the plausible, physically consistent estimate from the
+ * estimator's triangle (ident/consistent.h), its certificate as comment
+ * lines into cons and, unless quiet, on standard error. 0, or -1 after
+ * printing. */
 static int identify_consistent(const cliArgs* c, const dyModel* m, const dyiBase* b, const dyiEstim* e,
                                const idOpt* io, dyiConsResult* cr, char* cons, size_t consz) {
-  const double prior_w = io->prior_w, min_eig = io->min_eig;
-  const int quiet = io->quiet;
+  const int quiet = io->quiet, n = m->n;
   double prior[DY_NPL * DY_MAXJ];
   const char* what;
   int hp = read_prior(c, m, prior, &what);
   if (hp < 0) return -1;
-  char err[DY_ERRSZ];
-  double wused = 0;
-  if (!quiet) fprintf(stderr, "consistent: solving the semidefinite program (%d parameters, %d links)\n",
-                      b->npar, m->n);
-  if (dyi_consistent_est(m, b, e, hp ? prior : NULL, prior_w, min_eig, cr, &wused, err, sizeof err))
-    { cli_fail("%s", err); return -1; }
+  char err[DY_ERRSZ], note[2048];
+  dyiLinkBound lb[DY_MAXJ];
+  if (consistent_bounds(c, m, hp ? prior : m->par, io, lb, note, sizeof note)) return -1;
+  dyiConsOpt co = {.prior = hp ? prior : NULL, .weight = io->prior_w, .min_eig = io->min_eig, .bounds = lb,
+                   .total_mass = io->total_mass, .total_tol = 0.01, .boot = (int)io->boot,
+                   .progress = quiet ? NULL : cons_progress};
+  if (!quiet) fprintf(stderr, "consistent: solving the semidefinite program (%d parameters, %d links)%s\n",
+                      b->npar, n, co.weight < 0 && hp ? ", the prior weight by cross-validation" : "");
+  if (dyi_consistent_est(m, b, e, &co, cr, err, sizeof err)) { cli_fail("%s", err); return -1; }
   double rho2 = e->Raug[e->p + (size_t)(e->p + 1) * e->p];
   rho2 *= rho2;
   FILE* f = fmemopen(cons, consz, "w");
   if (!f) { cli_fail("out of memory"); return -1; }
   fprintf(f, "consistent: %s (objective %.10g, certified lower bound %.10g, relative gap %.2g; "
-          "DSDP status %d, multiplier infeasibility %.2g, %d iterations, %.3g s)\n",
-          cr->certified ? "certified optimal and physically consistent" : "NOT certified", cr->objective,
-          cr->lower_bound, cr->gap, cr->solver_status, cr->pinfeas, cr->iterations, cr->seconds);
+          "DSDP status %d, multiplier infeasibility %.2g, %d iterations, %.3g s; %.3g s in all)\n",
+          cr->certified ? "certified optimal, physically consistent and plausible" : "NOT certified",
+          cr->objective, cr->lower_bound, cr->gap, cr->solver_status, cr->pinfeas, cr->iterations, cr->seconds,
+          cr->seconds_total);
   fprintf(f, "consistent: training residual %+.4g %% over the unconstrained estimate (weighted rss %.8g vs %.8g)\n",
           cr->rss_rise_pct, cr->rss, rho2);
   fprintf(f, "consistent: prior %s", what);
-  if (strcmp(what, "none")) fprintf(f, ", weight %.3g%s", wused, prior_w < 0 ? " (default)" : "");
-  fprintf(f, "; pseudo-inertia margin --min-eig %.3g\n", min_eig);
-  fprintf(f, "consistent: smallest eigenvalue of each link's pseudo-inertia minus the margin [SI]:");
-  for (int j = 0; j < m->n; j++) fprintf(f, " %.4g", cr->link_margin[j]);
+  if (strcmp(what, "none")) {
+    fprintf(f, ", weight %.3g", cr->weight);
+    if (cr->ncv) {
+      fprintf(f, " chosen by %d-part cross-validation (held-out sum:", cr->cv_parts);
+      for (int k = 0; k < cr->ncv; k++) fprintf(f, " %.3g at %.3g%s", cr->cv_err[k], cr->cv_weight[k],
+                                                k + 1 < cr->ncv ? "," : ")");
+    } else fprintf(f, io->prior_w < 0 ? " (default)" : " (given)");
+  }
+  fprintf(f, "; pseudo-inertia margin --min-eig %.3g\n", io->min_eig);
+  if (strcmp(io->bounds, "none")) {
+    fprintf(f, "consistent: bounds %s: each link's mass in an ellipsoid and within R_j of its frame, at least "
+            "%.3g m thick (principal moments >= 2 m s^2)", io->bounds, DYI_THICK);
+    if (io->mass_hi < INFINITY) fprintf(f, ", mass in [%.3g, %.3g] x nominal", io->mass_lo, io->mass_hi);
+    if (io->total_mass > 0) fprintf(f, ", total mass %.4g kg +- 1 %%", io->total_mass);
+    fprintf(f, "\n");
+    for (int j = 0; j < n; j++)
+      fprintf(f, "consistent: link %d: ellipsoid centre (%.4g, %.4g, %.4g) m, semi-axes (%.4g, %.4g, %.4g) m; "
+              "R_j %.4g m; mass %.4g..%.4g kg; margin %.3g\n", j + 1, lb[j].ell[0], lb[j].ell[1], lb[j].ell[2],
+              lb[j].ell[3], lb[j].ell[4], lb[j].ell[5], lb[j].radius, lb[j].mass_lo, lb[j].mass_hi,
+              cr->bound_margin[j]);
+    if (note[0]) {
+      size_t L = strlen(note);
+      if (L && note[L-1] == '\n') note[L-1] = 0;
+      for (char* s = note; s && *s;) {
+        char* e2 = strchr(s, '\n');
+        if (e2) *e2 = 0;
+        fprintf(f, "consistent: %s\n", s);
+        s = e2 ? e2 + 1 : NULL;
+      }
+    }
+  } else if (io->mass_hi < INFINITY)
+    fprintf(f, "consistent: bounds none (density realisable anywhere); mass in [%.3g, %.3g] x nominal\n",
+            io->mass_lo, io->mass_hi);
+  if (cr->boot) {
+    int held = 0;
+    for (int i = 0; i < e->p; i++) held += cr->held[i];
+    fprintf(f, "consistent: std by a parametric bootstrap of %d re-solves; %d of %d base parameters held by the "
+            "bounds or the prior (moved by the data less than 5 %% of their least-squares std: no std given)\n",
+            cr->boot, held, e->p);
+  }
+  fprintf(f, "consistent: smallest eigenvalue of each link's pseudo-inertia minus the margins [SI]:");
+  for (int j = 0; j < n; j++) fprintf(f, " %.4g", cr->link_margin[j]);
   if (isfinite(cr->nonneg_margin)) fprintf(f, "\nconsistent: smallest of IA, FV, FC: %.4g", cr->nonneg_margin);
   fclose(f);
   cons[consz - 1] = 0;
@@ -466,7 +538,7 @@ static int write_estimate(const cliArgs* c, const dyModel* m, const dyiBase* b, 
                           const double** beta) {
   char err[DY_ERRSZ];
   *beta = e->beta;
-  char cons[2048] = "";
+  char cons[8192] = "";
   if (io->consistent) {
     if (identify_consistent(c, m, b, e, io, cr, cons, sizeof cons)) return -1;
     *beta = cr->beta;
@@ -476,7 +548,8 @@ static int write_estimate(const cliArgs* c, const dyModel* m, const dyiBase* b, 
   const char* mout = cli_opt(c, "model-out");
   int rc = 0;
   if (mout && write_model(mout, m, b, *beta, io->consistent ? cr->pi : NULL, comment, io->quiet)) rc = -1;
-  else if (write_params(cli_opt(c, "o"), m, b, e, *beta, comment, err, sizeof err)) {
+  else if (write_params(cli_opt(c, "o"), m, b, io->consistent && cr->std ? cr->std : e->std, *beta, comment,
+                        err, sizeof err)) {
     if (mout) remove(mout);
     cli_fail("%s", err);
     rc = -1;
@@ -557,6 +630,37 @@ static int identify_sources(const cliArgs* c, idOpt* io) {
   return 0;
 }
 
+/* --bounds auto|none|FILE, --mass-range LO,HI|none, --total-mass KG, --boot N:
+ * only with --consistent. The estimator keeps 4 parts of the rows for the
+ * prior weight's cross-validation. 0, or 2 after printing the usage error. */
+static int consistent_options(const cliArgs* c, idOpt* io) {
+  io->bounds = cli_opt(c, "bounds") ? cli_opt(c, "bounds") : "auto";
+  io->mass_lo = DYI_MASS_LO;
+  io->mass_hi = DYI_MASS_HI;
+  const char* mr = cli_opt(c, "mass-range");
+  if (!io->consistent && (cli_opt(c, "bounds") || mr || cli_opt(c, "total-mass") || cli_opt(c, "boot")))
+    return cli_usage("identify: --bounds, --mass-range, --total-mass and --boot go with --consistent");
+  if (mr && !strcmp(mr, "none")) { io->mass_lo = 0; io->mass_hi = INFINITY; }
+  else if (mr) {
+    char* e1;
+    io->mass_lo = strtod(mr, &e1);
+    char* e2 = e1;
+    if (*e1 == ',') io->mass_hi = strtod(e1 + 1, &e2);
+    if (*e1 != ',' || *e2 || !(io->mass_lo >= 0) || !(io->mass_hi > 0) || !isfinite(io->mass_lo))
+      return cli_usage("identify: --mass-range must be LO,HI (factors on the nominal mass, 0 <= LO <= HI) or "
+                       "none, got '%s'", mr);
+    if (io->mass_lo > io->mass_hi)
+      return cli_usage("identify: --mass-range %s: LO > HI (no mass is in it)", mr);
+  }
+  if (cli_double(c, "total-mass", 0, &io->total_mass)) return 2;
+  if (cli_opt(c, "total-mass") && !(io->total_mass > 0 && isfinite(io->total_mass)))
+    return cli_usage("identify: --total-mass must be a mass > 0 [kg], got '%s'", cli_opt(c, "total-mass"));
+  if (cli_int(c, "boot", DYI_BOOT, &io->boot)) return 2;
+  if (io->boot < 0 || io->boot > 10000) return cli_usage("identify: --boot must be 0..10000 re-solves");
+  if (io->consistent) { io->eo.folds = DYI_CV_PARTS; io->eo.fold_len = 32; }
+  return 0;
+}
+
 /* Options: --set khalil|lin|qr (default khalil, as dynid base), --method
  * ols|wls|irls, --block 1..65536 samples, --threads 1..256 (default the
  * cores), --friction[=LIST]; --prior, --prior-weight (>= 0) and --min-eig
@@ -597,7 +701,7 @@ static int identify_options(const cliArgs* c, idOpt* io) {
   if (!(io->min_eig >= 0 && isfinite(io->min_eig)))
     return cli_usage("identify: --min-eig must be a number >= 0 (kg m^2 on the inertia block, kg on the "
                      "mass), got '%s'", cli_opt(c, "min-eig"));
-  return identify_sources(c, io);
+  return consistent_options(c, io) ? 2 : identify_sources(c, io);
 }
 
 /* --save-stats with logs: the estimator's triangles, the row options and
@@ -741,7 +845,7 @@ done:
 /* options -> model -> from the logs or from statistics files */
 int cmd_identify(cliArgs* c) {
   int rc = cli_check(c, "set,method,friction,quiet,block,threads,stats,save-stats,consistent,prior,prior-weight,"
-                     "min-eig,model-out," CLI_LOG_OPTS, 1, 16, USAGE);
+                     "min-eig,model-out,bounds,mass-range,total-mass,boot," CLI_LOG_OPTS, 1, 16, USAGE);
   if (rc) return rc;
   idOpt io;
   if ((rc = identify_options(c, &io))) return rc;

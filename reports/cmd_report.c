@@ -286,8 +286,8 @@ static int links_from_solver(const dyModel* m, reportSet* s) {
     z[i] = R[i + (size_t)p * i] * s->prm->value[i];
   }
   for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
-  dyiConsProblem pr = {p, b->npar, b->B, R, p, z, 0, mass > 0 ? m->par : NULL,
-                       mass > 0 ? 1e-9 : 0, 0, NULL, 0};
+  dyiConsProblem pr = {.p = p, .npar = b->npar, .K = b->B, .R = R, .ldr = p, .z = z,
+                       .prior = mass > 0 ? m->par : NULL, .prior_weight = mass > 0 ? 1e-9 : 0};
   dyiConsResult r;
   char err[DY_ERRSZ];
   int st = dyi_consistent(m, &pr, &r, err, sizeof err);
