@@ -233,8 +233,9 @@ typedef struct {
  * (after dyi_identify / dyi_est_solve: OLS, WLS with its final joint
  * weights, IRLS with its last row weights), the data term normalised by
  * the noise variance of one weighted equation f0 = sigma^2 (at least
- * 1e-12 of the mean squared torque, so that exact torques are no special
- * case).
+ * 1e-8 of the mean squared torque, so that exact torques are no special
+ * case; where the solver cannot certify at that scale, 100x coarser, at
+ * most three times).
  * The prior weight w, unless given: each of DYI_CV_NW weights in turn,
  * the program solved on all parts but one and the held-out part's
  * residual summed over the parts (WLS: each joint's divided by its noise

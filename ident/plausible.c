@@ -123,29 +123,30 @@ int dyi_link_bounds(const dyModel* m, const double* nom, const dyiBoundOpt* o, d
   return 0;
 }
 
+#define DYI_FLOOR 1e-8     /* the smallest noise variance, relative to the mean squared torque */
 #define DYI_GAP_AUX 1e-5   /* the cross-validation's and the bootstrap's solves: 1e-5 of the objective */
 
 /* the data term's normaliser: the noise variance of one weighted equation,
- * at least 1e-12 of the mean squared weighted torque */
-static double noise_floor(const dyiEstim* e) {
+ * at least floor times the mean squared weighted torque */
+static double noise_floor(const dyiEstim* e, double floor) {
   const int p = e->p, P1 = p + 1;
   long rows = 0;
   for (int j = 0; j < e->n; j++) rows += e->rows_j[j];
   double yy = 0;
   for (int i = 0; i <= p; i++) yy += e->Raug[i + (size_t)P1 * p] * e->Raug[i + (size_t)P1 * p];
-  return fmax(e->sigma2, 1e-12 * yy / (double)(rows > 0 ? rows : 1));
+  return fmax(e->sigma2, floor * yy / (double)(rows > 0 ? rows : 1));
 }
 
 /* one solve of the program on estimator t's triangle with weight w and
  * right-hand side z (NULL: t's own) */
 static int solve_on(const dyModel* m, const dyiBase* b, const dyiEstim* t, const dyiConsOpt* o, double w,
-                    const double* z, double gaptol, dyiConsResult* r, char* err, int errsz) {
+                    const double* z, double gaptol, double floor, dyiConsResult* r, char* err, int errsz) {
   const int p = t->p, P1 = p + 1;
   const double rho = t->Raug[p + (size_t)P1 * p];
   dyiConsProblem pr = {.p = p, .npar = b->npar, .K = b->B, .R = t->Raug, .ldr = P1,
                        .z = z ? z : t->Raug + (size_t)P1 * p, .rho2 = rho * rho, .prior = o->prior,
                        .prior_weight = w, .min_eig = o->min_eig, .bounds = o->bounds,
-                       .total_mass = o->total_mass, .total_tol = o->total_tol, .f0 = noise_floor(t),
+                       .total_mass = o->total_mass, .total_tol = o->total_tol, .f0 = noise_floor(t, floor),
                        .gaptol = gaptol};
   return dyi_consistent(m, &pr, r, err, errsz);
 }
@@ -182,7 +183,7 @@ static int choose_weight(const dyModel* m, const dyiBase* b, const dyiEstim* e, 
     double wk = 1e-2 * pow(10, k), sum = 0;
     for (int f = 0; f < F && !st; f++) {
       dyiConsResult r;
-      if (solve_on(m, b, t[f], o, wk, NULL, DYI_GAP_AUX, &r, err, errsz)) { st = -1; break; }
+      if (solve_on(m, b, t[f], o, wk, NULL, DYI_GAP_AUX, DYI_FLOOR, &r, err, errsz)) { st = -1; break; }
       sum += heldout(e, f, r.beta);
       dyi_cons_free(&r);
       if (o->progress) o->progress(++*done, total);
@@ -227,7 +228,7 @@ static int bootstrap(const dyModel* m, const dyiBase* b, const dyiEstim* e, cons
       z[i] = v + sb * gauss(&seed);
     }
     dyiConsResult rb;
-    if (solve_on(m, b, e, o, w, z, DYI_GAP_AUX, &rb, err, errsz)) { st = -1; break; }
+    if (solve_on(m, b, e, o, w, z, DYI_GAP_AUX, DYI_FLOOR, &rb, err, errsz)) { st = -1; break; }
     for (int i = 0; i < p; i++) {
       double d = rb.beta[i] - res->beta[i];
       s1[i] += d; s2[i] += d * d;
@@ -259,7 +260,13 @@ int dyi_consistent_est(const dyModel* m, const dyiBase* b, const dyiEstim* e, co
   const int cvs = o->prior && o->weight < 0 && e->opt.folds > 1;
   if (cvs) total += DYI_CV_NW * e->opt.folds;
   if (cvs && choose_weight(m, b, e, o, &cv, &w, &done, total, err, errsz)) return -1;
-  if (solve_on(m, b, e, o, w, NULL, 0, res, err, errsz)) return -1;
+  /* nearly exact torques: the floor is the normaliser; where the solver
+   * cannot certify at that scale, a 100x coarser one (at most 3 times) */
+  for (double fl = DYI_FLOOR;; fl *= 100) {
+    if (solve_on(m, b, e, o, w, NULL, 0, fl, res, err, errsz)) return -1;
+    if (res->certified || e->sigma2 >= noise_floor(e, fl) || fl >= 1e5 * DYI_FLOOR) break;
+    dyi_cons_free(res);
+  }
   if (o->progress) o->progress(++done, total);
   res->weight = w;
   res->ncv = cv.ncv;
