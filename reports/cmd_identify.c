@@ -115,7 +115,7 @@ static int write_params(const char* path, const dyModel* m, const dyiBase* b, co
                         const double* beta, const char* comment, char* err, int errsz) {
   dyOut o;
   if (dy_out_open(&o, path, err, errsz)) return -1;
-  if (dyi_params_write(o.f, m, b, beta, e->std, comment)) {
+  if (dyi_params_write(o.f, m, b, beta, e->std, comment, NULL)) {
     dy_out_abort(&o);
     snprintf(err, (size_t)errsz, "%s: write failed", path);
     return -1;
