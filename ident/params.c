@@ -1,15 +1,18 @@
 /* dynid ident: the PARAMS file (see params.h). Reading parses every
  * expression into a row of B (dyi_expr_parse), so the file describes its own
  * base set; P = B^+ (dyi_base_pinv) gives the realisation pi = P beta with
- * B P = 1, hence Y pi = Y_b beta for any valid set, whichever wrote it. */
+ * B P = 1, hence Y pi = Y_b beta for any valid set, whichever wrote it. The
+ * "#! pi" lines, when present, replace that realisation by the standard
+ * parameters the estimate was solved as (checked: B pi = beta). */
 #include "params.h"
 #include "io.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* value,
-                     const double* std, const char* comment) {
+                     const double* std, const char* comment, const double* pi) {
   if (comment && *comment) {
     const char* s = comment;
     while (*s) {
@@ -17,6 +20,16 @@ int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* 
       int L = e ? (int)(e - s) : (int)strlen(s);
       fprintf(f, "# %.*s\n", L, s);
       s += L + (e ? 1 : 0);
+    }
+  }
+  if (pi) {
+    fprintf(f, "# %s\n", DYI_PARAMS_PI_NOTE);
+    for (int k = 0; k < dy_npar(m); k++) {
+      char nm[32];
+      dy_parname(m, k, nm, sizeof nm);
+      fprintf(f, "#! pi,%s,", nm);
+      dy_fprint_double(f, pi[k]);
+      fputc('\n', f);
     }
   }
   fprintf(f, "name,value,std,rel_std_pct,expression\n");
@@ -51,10 +64,12 @@ void dyi_params_free(dyiParams* p) {
   dyi_base_free(p->base);
   free(p->value);
   free(p->std);
+  free(p->pi);
   free(p);
 }
 
-/* the '#' lines at the top of the file, joined with newlines */
+/* the '#' lines at the top of the file, joined with newlines; the #! lines
+ * and the writer's note before the #! pi lines are not part of it */
 static void read_comments(const char* path, char* out, int outsz) {
   out[0] = 0;
   FILE* f = fopen(path, "r");
@@ -67,8 +82,10 @@ static void read_comments(const char* path, char* out, int outsz) {
     if (*s == '\n' || *s == '\r' || *s == 0) continue;
     if (*s != '#') break;
     s++;
+    if (*s == '!') continue;
     if (*s == ' ') s++;
     size_t L = strcspn(s, "\r\n");
+    if (L == strlen(DYI_PARAMS_PI_NOTE) && !strncmp(s, DYI_PARAMS_PI_NOTE, L)) continue;
     if (len + (int)L + 2 >= outsz) break;
     if (len) out[len++] = '\n';
     memcpy(out + len, s, L);
@@ -86,7 +103,7 @@ static void one_line(char* s) {
 
 /* The rows read so far (nb of them, room for cap): names, the parsed
  * expressions as rows of B over the npar = 14n parameters, values and
- * standard deviations; the header's columns. */
+ * standard deviations; the header's columns; the #! pi lines. */
 typedef struct {
   const char* path;
   const dyModel* m;
@@ -95,10 +112,92 @@ typedef struct {
   char (*names)[32];
   double *B, *val, *sd;
   int cname, cval, cstd, cexpr;
+  long header_line;                 /* line of the header once read, else 0 */
+  double* pi;                       /* the #! pi values (npar), NULL before the first */
+  long* piline;                     /* line of each (0: not given) */
+  int npi;                          /* how many given */
+  long pilast;                      /* line of the last */
 } pRows;
 
 static void prows_free(pRows* t) {
-  free(t->names); free(t->B); free(t->val); free(t->sd);
+  free(t->names); free(t->B); free(t->val); free(t->sd); free(t->pi); free(t->piline);
+}
+
+/* One "#! pi,NAME,VALUE" line (text without its line end) into t->pi;
+ * errors "FILE:LINE:COL: ..." */
+static int on_directive(void* ud, const char* text, long line, char* err, int errsz) {
+  pRows* t = ud;
+  const char* s = strstr(text, "#!") + 2;
+  while (*s == ' ' || *s == '\t') s++;
+  int col = (int)(s - text) + 1;
+  if (t->header_line) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: directive after the header (line %ld): #! lines go before it",
+             t->path, line, col, t->header_line);
+    return -1;
+  }
+  size_t L = strcspn(s, ", \t");
+  if (L != 2 || strncasecmp(s, "pi", 2)) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: unknown directive '%.*s' (pi)", t->path, line, col,
+             (int)(L < 40 ? L : 40), s);
+    return -1;
+  }
+  /* the fields after "pi": NAME and VALUE, blanks around them allowed */
+  const char* p = s + L;
+  const char* f[2];
+  size_t fl[2];
+  for (int i = 0; i < 2; i++) {
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p != ',') {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: expected ',' and the %s: #! pi,NAME,VALUE", t->path, line,
+               (int)(p - text) + 1, i ? "value" : "parameter name");
+      return -1;
+    }
+    p++;
+    while (*p == ' ' || *p == '\t') p++;
+    f[i] = p;
+    fl[i] = strcspn(p, ",");
+    while (fl[i] > 0 && (p[fl[i] - 1] == ' ' || p[fl[i] - 1] == '\t')) fl[i]--;
+    p += strcspn(p, ",");
+  }
+  if (*p) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: more than a name and a value: #! pi,NAME,VALUE", t->path, line,
+             (int)(p - text) + 1);
+    return -1;
+  }
+  char nm[32];
+  snprintf(nm, sizeof nm, "%.*s", (int)(fl[0] < sizeof nm - 1 ? fl[0] : sizeof nm - 1), f[0]);
+  int k = fl[0] < sizeof nm - 1 ? dy_parindex(t->m, nm) : -1;
+  if (k < 0 || k >= t->npar) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: '%.*s' is not a standard parameter of the %d-joint model "
+             "(XX1 .. FO%d)", t->path, line, (int)(f[0] - text) + 1, (int)(fl[0] < 40 ? fl[0] : 40), f[0],
+             t->m->n, t->m->n);
+    return -1;
+  }
+  if (!t->pi) {
+    t->pi = calloc((size_t)t->npar, sizeof(double));
+    t->piline = calloc((size_t)t->npar, sizeof(long));
+    if (!t->pi || !t->piline) { snprintf(err, (size_t)errsz, "%s: out of memory", t->path); return -1; }
+  }
+  if (t->piline[k]) {
+    dy_parname(t->m, k, nm, sizeof nm);
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: second value of %s (the first is on line %ld)", t->path, line,
+             (int)(f[0] - text) + 1, nm, t->piline[k]);
+    return -1;
+  }
+  char num[64], *end;
+  snprintf(num, sizeof num, "%.*s", (int)(fl[1] < sizeof num - 1 ? fl[1] : sizeof num - 1), f[1]);
+  double x = strtod(num, &end);
+  if (fl[1] == 0 || fl[1] >= sizeof num - 1 || *end || !isfinite(x)) {
+    dy_parname(t->m, k, nm, sizeof nm);
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: value of %s: not a finite number: '%.*s'", t->path, line,
+             (int)(f[1] - text) + 1, nm, (int)(fl[1] < 40 ? fl[1] : 40), f[1]);
+    return -1;
+  }
+  t->pi[k] = x;
+  t->piline[k] = line;
+  t->npi++;
+  t->pilast = line;
+  return 0;
 }
 
 /* room for twice as many rows */
@@ -133,6 +232,7 @@ static int prows_header(pRows* t, dyCsv* csv, char* err, int errsz) {
              t->cname < 0 ? "name" : t->cval < 0 ? "value" : "expression");
     return -1;
   }
+  t->header_line = dy_csv_line(csv);
   return 0;
 }
 
@@ -213,6 +313,40 @@ static int prows_to_params(pRows* t, dyiParams* p, char* err, int errsz) {
   return 0;
 }
 
+/* The #! pi lines, if any: all npar given, and B pi = beta to 1e-9 of
+ * max(max |beta|, sum_k |B_ik pi_k|) for every row i; then p->pi owns them. */
+static int prows_pi(pRows* t, dyiParams* p, char* err, int errsz) {
+  if (!t->pi) return 0;
+  char nm[32];
+  if (t->npi < t->npar) {
+    int k = 0;
+    while (t->piline[k]) k++;
+    dy_parname(t->m, k, nm, sizeof nm);
+    snprintf(err, (size_t)errsz, "%s:%ld: the #! pi lines give %d of the %d standard parameters: %s is missing "
+             "(all are required once one is given)", t->path, t->pilast, t->npi, t->npar, nm);
+    return -1;
+  }
+  const dyiBase* b = p->base;
+  double big = 0;
+  for (int i = 0; i < b->nb; i++) big = fmax(big, fabs(p->value[i]));
+  for (int i = 0; i < b->nb; i++) {
+    double v = 0, mag = 0;
+    for (int k = 0; k < b->npar; k++) {
+      double c = b->B[(size_t)i * b->npar + k] * t->pi[k];
+      v += c;
+      mag += fabs(c);
+    }
+    if (!(fabs(v - p->value[i]) <= 1e-9 * fmax(big, mag))) {
+      snprintf(err, (size_t)errsz, "%s: the standard parameters (#! pi lines) do not reproduce the base "
+               "parameters (%s: %.17g vs %.17g)", t->path, b->name[i], v, p->value[i]);
+      return -1;
+    }
+  }
+  p->pi = t->pi;
+  t->pi = NULL;
+  return 0;
+}
+
 /* the rows of the file, after its header */
 static int prows_read(pRows* t, dyCsv* csv, char* err, int errsz) {
   char** f; int nf, r;
@@ -238,8 +372,9 @@ dyiParams* dyi_params_read(const char* path, const dyModel* m, char* err, int er
   int bad = 0;
   if (!p || !t.names || !t.B || !t.val || !t.sd) { snprintf(err, (size_t)errsz, "%s: out of memory", path); bad = 1; }
   if (!bad) read_comments(path, p->comment, sizeof p->comment);
+  dy_csv_on_directive(csv, on_directive, &t);
   bad = bad || prows_header(&t, csv, err, errsz) || prows_read(&t, csv, err, errsz) ||
-        prows_to_params(&t, p, err, errsz);
+        prows_to_params(&t, p, err, errsz) || prows_pi(&t, p, err, errsz);
   prows_free(&t);
   dy_csv_close(csv);
   if (!bad) return p;
@@ -250,6 +385,7 @@ dyiParams* dyi_params_read(const char* path, const dyModel* m, char* err, int er
 
 void dyi_params_realise(const dyModel* m, const dyiParams* p, double* par) {
   int npar = dy_npar(m), np = p->base->npar, nb = p->base->nb;
+  if (p->pi) { memcpy(par, p->pi, sizeof(double) * (size_t)npar); return; }
   for (int k = 0; k < npar; k++) {
     double s = 0;
     if (k < np)

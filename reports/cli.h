@@ -102,9 +102,10 @@ int cli_states_next(cliStates* s, double* const* out, char* err, int errsz);
 /* the file's line of the last row read */
 long cli_states_line(const cliStates* s);
 
-/* --params P: a realisation (14n standard + joint parameters) of the base
- * parameters in file P, written into par; 0, or 1 after printing the error.
- * Without --params, par = m->par. */
+/* --params P: the standard parameters (14n, with the joint parameters) of
+ * PARAMS file P written into par: the ones it carries ("#! pi" lines), else
+ * the sparsest realisation of its base parameters; 0, or 1 after printing
+ * the error. Without --params, par = m->par. */
 int cli_params(const cliArgs* c, const dyModel* m, double* par);
 void cli_states_close(cliStates* s);
 
@@ -136,13 +137,30 @@ int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err)
 /* cli_log_scan's lines wait until this prints them (show = 1, the command
  * succeeded) or drops them (show = 0): a failing command prints one line. */
 void cli_flush_warnings(int show);
-/* The terminal line on poorly identified base parameters of estimate beta:
- * relative std above 10 % and std above 1e-3 of the parameter's scale
- * ||tau|| / ||Y_k|| (the value at which its regressor column alone would
- * carry the whole torque), so that structurally tiny values are not
- * flagged; those are counted on a second line. */
+/* How well each base parameter is identified (reports/cli_poorly.c), one
+ * rule for the terminal list of `dynid identify` and the report's:
+ * cli_ident_class of a value, its std and its scale ||tau|| / ||Y_k|| (the
+ * value at which its regressor column alone would carry the whole torque):
+ * CLI_ID_BOUND when std is NaN (no std: held by a bound of the consistent
+ * estimate), else CLI_ID_FINE when the relative std 100 std / |value| is
+ * at most 10 %, else CLI_ID_POOR when std > 1e-3 scale, else CLI_ID_TINY
+ * (a structurally tiny value, not flagged). cli_ident_lines: the list on
+ * f, names NULL for b1, b2, ...: the poorly identified ones (or that none
+ * is), the count of tiny ones, the ones held by a bound. cli_ident_scales:
+ * each parameter's scale (INFINITY for a zero column) from the
+ * estimator's unweighted joint triangles (dyi_est_triangle);
+ * cli_ident_scales_logs: from the rows the row stage of identify makes of
+ * the logs (log options lopt) for set b, 0 or -1 with err set.
+ * cli_poorly_identified: the lines of estimate beta on standard error. */
+enum { CLI_ID_FINE, CLI_ID_POOR, CLI_ID_TINY, CLI_ID_BOUND };
 struct dyiEstim_;
 struct dyiBase_;
+int cli_ident_class(double value, double std, double scale);
+void cli_ident_lines(FILE* f, int p, const char* const* names, const double* value, const double* std,
+                     const double* scale);
+void cli_ident_scales(const struct dyiEstim_* e, double* scale);
+int cli_ident_scales_logs(const dyModel* m, const struct dyiBase_* b, const char* const* paths, int nlog,
+                          const dyiLogOpt* lopt, double* scale, char* err, int errsz);
 void cli_poorly_identified(const struct dyiEstim_* e, const double* beta);
 /* One warning line listing the base parameters identified more than 5x (and
  * significantly) away from the nominal model's: wrong model, units or gains.

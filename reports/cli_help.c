@@ -56,7 +56,7 @@ static const helpOpt log_opts[] = {
   {NULL, NULL, NULL, NULL, NULL}};
 
 /* options several commands share */
-#define OPT_PARAMS {"params", "P", NULL, "the model's own parameters", "use the base parameters of PARAMS file P (from identify)"}
+#define OPT_PARAMS {"params", "P", NULL, "the model's own parameters", "use PARAMS file P (from identify): the standard parameters it carries (#! pi lines), else a realisation of its base parameters"}
 #define OPT_FORCE {"force", NULL, NULL, NULL, "use P even if it was identified on another model"}
 #define OPT_END {NULL, NULL, NULL, NULL, NULL}
 

@@ -1,10 +1,14 @@
-/* dynid program: --params P, identified base parameters realised as a full
+/* dynid program: --params P, identified base parameters as a full
  * parameter vector. The PARAMS file is read with dyi_params_read (B rebuilt
- * from the expressions, P = B^+), proved against this model by the QR rank
- * test (the expressions must form a base set of this model: rank and
- * reproduction Y = Y_b B), and realised as pi = P beta, so that
- * Y(q,qd,qdd) pi = Y_b(q,qd,qdd) beta: `dynid id MODEL STATES --params P`
- * gives the torques of the identified base parameters. */
+ * from the expressions, P = B^+) and proved against this model by the QR
+ * rank test (the expressions must form a base set of this model: rank and
+ * reproduction Y = Y_b B). When it carries the standard parameters its
+ * estimate was solved as ("#! pi" lines), they are used exactly (the
+ * inertia matrix and forward dynamics are theirs); otherwise the base
+ * parameters are realised as pi = Ps beta (the sparsest realisation), so
+ * that Y(q,qd,qdd) pi = Y_b(q,qd,qdd) beta: `dynid id MODEL STATES
+ * --params P` gives the torques of the identified base parameters either
+ * way. */
 #include "cli.h"
 #include "params.h"
 #include "validate.h"
@@ -24,9 +28,10 @@ int cli_params(const cliArgs* c, const dyModel* m, double* par) {
     dyi_params_free(p);
     return cli_fail("%s: the expressions are not a base set of model %s: %s", path, m->source, err);
   }
-  /* the sparsest realisation (as many structural zeros as the set allows,
-   * so the base-parameter Newton-Euler can skip them); same torques as P beta */
-  if (dyv_realise_sparse(m, p->base, p->value, par, NULL, err, sizeof err))
+  /* the file's own standard parameters; else the sparsest realisation (as
+   * many structural zeros as the set allows, so the base-parameter
+   * Newton-Euler can skip them), same torques as P beta */
+  if (p->pi || dyv_realise_sparse(m, p->base, p->value, par, NULL, err, sizeof err))
     dyi_params_realise(m, p, par);
   dyi_params_free(p);
   return 0;

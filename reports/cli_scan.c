@@ -268,40 +268,6 @@ int cli_log_scan(const cliArgs* c, const dyModel* m, const char* path, const dyi
 }
 
 
-void cli_poorly_identified(const dyiEstim* e, const double* beta) {
-  const int p = e->p, P1 = p + 1;
-  const double* R = e->Raug;
-  double yy = 0;
-  for (int i = 0; i <= p; i++) yy += R[i + (size_t)P1 * (size_t)p] * R[i + (size_t)P1 * (size_t)p];
-  int nbad = 0, ntiny = 0;
-  char list[1200] = "";
-  size_t L = 0;
-  for (int k = 0; k < p; k++) {
-    double rel = beta[k] != 0 ? 100 * e->std[k] / fabs(beta[k]) : INFINITY;
-    if (!(rel > 10)) continue;
-    double ak = 0;
-    for (int i = 0; i <= k; i++) ak += R[i + (size_t)P1 * (size_t)k] * R[i + (size_t)P1 * (size_t)k];
-    /* the parameter's scale: the value at which its column alone would carry the whole torque */
-    double scale = ak > 0 ? sqrt(yy / ak) : INFINITY;
-    if (!(e->std[k] > 1e-3 * scale)) { ntiny++; continue; }
-    nbad++;
-    const char* nm = e->opt.names ? e->opt.names[k] : NULL;
-    char one[96];
-    if (nm) snprintf(one, sizeof one, "%s%s (%.3g %%)", L ? ", " : "", nm, rel);
-    else snprintf(one, sizeof one, "%sb%d (%.3g %%)", L ? ", " : "", k + 1, rel);
-    if (L + strlen(one) + 8 < sizeof list) L += (size_t)snprintf(list + L, sizeof list - L, "%s", one);
-    else if (!strstr(list, "...")) L += (size_t)snprintf(list + L, sizeof list - L, ", ...");
-  }
-  if (nbad)
-    fprintf(stderr, "poorly identified: %d of %d base parameters (relative std > 10 %% and std > 1e-3 of the "
-            "parameter's scale): %s; excite them more (dynid excite) or add a log\n", nbad, p, list);
-  else fprintf(stderr, "identified: every base parameter within 10 %% relative std, or with a std below 1e-3 of "
-               "its scale\n");
-  if (ntiny)
-    fprintf(stderr, "not flagged: %d parameter%s with relative std > 10 %% whose std is below 1e-3 of %s scale "
-            "(structurally tiny values)\n", ntiny, ntiny == 1 ? "" : "s", ntiny == 1 ? "its" : "their");
-}
-
 /* Identified base parameters far from the nominal model's K pi_nom: more
  * than 5x the nominal value (or 5 % of the parameter's scale where the
  * nominal is about zero) away, and more than 10 std away. A wrong model,

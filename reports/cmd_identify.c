@@ -116,10 +116,10 @@ static char* summary(const cliArgs* c, const dyModel* m, const dyiBase* b, const
 /* PARAMS file (README.md, Model tables and Files) through dyi_params_write with the
  * summary as its comment lines. 0 or -1 (err set). */
 static int write_params(const char* path, const dyModel* m, const dyiBase* b, const double* std,
-                        const double* beta, const char* comment, char* err, int errsz) {
+                        const double* beta, const double* pi, const char* comment, char* err, int errsz) {
   dyOut o;
   if (dy_out_open(&o, path, err, errsz)) return -1;
-  if (dyi_params_write(o.f, m, b, beta, std, comment)) {
+  if (dyi_params_write(o.f, m, b, beta, std, comment, pi)) {
     dy_out_abort(&o);
     snprintf(err, (size_t)errsz, "%s: write failed", path);
     return -1;
@@ -547,9 +547,11 @@ static int write_estimate(const cliArgs* c, const dyModel* m, const dyiBase* b, 
   if (!comment) { cli_fail("out of memory"); return -1; }
   const char* mout = cli_opt(c, "model-out");
   int rc = 0;
+  double pi14[DY_NPL * DY_MAXJ] = {0};   /* the consistent pi, joint parameters 0 without friction */
+  if (io->consistent) memcpy(pi14, cr->pi, sizeof(double) * (size_t)b->npar);
   if (mout && write_model(mout, m, b, *beta, io->consistent ? cr->pi : NULL, comment, io->quiet)) rc = -1;
-  else if (write_params(cli_opt(c, "o"), m, b, io->consistent && cr->std ? cr->std : e->std, *beta, comment,
-                        err, sizeof err)) {
+  else if (write_params(cli_opt(c, "o"), m, b, io->consistent && cr->std ? cr->std : e->std, *beta,
+                        io->consistent ? pi14 : NULL, comment, err, sizeof err)) {
     if (mout) remove(mout);
     cli_fail("%s", err);
     rc = -1;

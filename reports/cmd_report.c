@@ -22,7 +22,9 @@
  * eigenvalue of the inertia matrix along the log; the physical consistency
  * of each set (certified verdict) and, per link, nominal against
  * identified mass, centre of mass and principal moments with the link's
- * validity. The identified links come from the set's model file, or else
+ * validity. The identified links are the standard parameters the PARAMS
+ * file carries ("#! pi" lines: the ones its estimate was solved as, checked
+ * link by link, no search); else they come from the set's model file, or
  * from the closest physically consistent realisation of its base
  * parameters (nearest the nominal model where the data are blind).
  * Plots are inline SVG drawn by PLplot (reports/plot.h). The page is
@@ -74,12 +76,14 @@ typedef struct {
   char label[64];
   dyiParams* prm;
   double* par;                /* sparse realisation (14n) for the torque */
+  double* scale;              /* each base parameter's scale ||tau|| / ||Y_k|| (nb) */
   unsigned char* zero;        /* its structural zeros */
   dyvPhys phys;               /* certified consistency of the base parameters */
   int nfiles;
   char* files[MAXFILES];      /* model files written from the set (owned) */
   double* links;              /* standard parameters shown per link (14n) */
   int from_file;              /* 1: links read from files[0]; 0: solver realisation */
+  int carried;                /* 1: links = the standard parameters the PARAMS file carries */
   double links_dist;          /* relative distance of B links from the base parameters */
   int witness;                /* the model file is a consistent realisation of the set */
   double train_rel, train_rise;  /* from the PARAMS header (NaN if absent) */
@@ -314,18 +318,25 @@ static double links_distance(const reportSet* s) {
   return sqrt(d2);
 }
 
-static const char* verdict_text(int v) {
+/* the verdict on set s: certified consistent, certified inconsistent or
+ * undecided; carried standard parameters that fail are inconsistent
+ * themselves (another realisation of their base parameters may not be) */
+static const char* verdict_text(const reportSet* s) {
+  int v = s->phys.verdict;
+  if (s->carried && v != 1) return "<span class=\"bad\">inconsistent standard parameters</span>";
   return v == 1 ? "<span class=\"ok\">certified consistent</span>"
        : v == 0 ? "<span class=\"bad\">inconsistent (certified)</span>" : "undecided";
 }
 
-/* one set's base-parameter rows (value, std, rel. std) as table cells */
-static int param_cells(FILE* f, const dyiParams* p, int i) {
-  double v = p->value[i], sd = p->std[i], rel = fabs(v) > 0 ? 100 * sd / fabs(v) : INFINITY;
-  int warn = isfinite(sd) && !(rel <= 10);
-  fprintf(f, "<td>%.6g</td><td%s>%.3g</td><td%s>%.3g</td>", v, warn ? " class=\"warn\"" : "", sd,
-          warn ? " class=\"warn\"" : "", rel);
-  return warn;
+/* one set's base-parameter rows (value, std, rel. std) as table cells,
+ * shaded when poorly identified (cli_ident_class, the rule of identify's
+ * terminal list); a parameter without std is held by a bound */
+static void param_cells(FILE* f, const reportSet* s, int i) {
+  double v = s->prm->value[i], sd = s->prm->std[i], rel = fabs(v) > 0 ? 100 * sd / fabs(v) : INFINITY;
+  int c = cli_ident_class(v, sd, s->scale[i]);
+  const char* warn = c == CLI_ID_POOR ? " class=\"warn\"" : "";
+  if (c == CLI_ID_BOUND) fprintf(f, "<td>%.6g</td><td colspan=\"2\" class=\"t\">held by a bound</td>", v);
+  else fprintf(f, "<td>%.6g</td><td%s>%.3g</td><td%s>%.3g</td>", v, warn, sd, warn, rel);
 }
 
 static int same_base(const dyiParams* a, const dyiParams* b) {
@@ -357,7 +368,6 @@ static void param_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns)
   const dyiBase* b = sv[0]->prm->base;
   fputs("<div class=\"wide\"><table>", f);
   set_header(f, sv, ns, "name</th><th>nominal", "<th>value</th><th>std</th><th>rel. std [%]</th>", "expression");
-  int nwarn[MAXSET] = {0};
   for (int i = 0; i < b->nb; i++) {
     char expr[4096];
     dyi_base_expr(m, b, i, expr, sizeof expr);
@@ -366,19 +376,30 @@ static void param_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns)
     double nom = 0;   /* the nominal model's value of this combination */
     for (int k = 0; k < b->npar; k++) nom += b->B[(size_t)i * b->npar + k] * m->par[k];
     fprintf(f, "</td><td class=\"nomv\">%.6g</td>", nom);
-    for (int k = 0; k < ns; k++) nwarn[k] += param_cells(f, sv[k]->prm, i);
+    for (int k = 0; k < ns; k++) param_cells(f, sv[k], i);
     fputs("<td class=\"l\">", f);
     esc(f, expr);
     fputs("</td></tr>\n", f);
   }
-  fputs("</table></div>\n<p>", f);
+  fputs("</table></div>\n", f);
   for (int k = 0; k < ns; k++) {
-    if (ns > 1) { esc(f, sv[k]->label); fputs(": ", f); }
-    fprintf(f, "%d parameter%s with a relative standard deviation above 10 %% (shaded)%s", nwarn[k],
-            nwarn[k] == 1 ? "" : "s", k + 1 < ns ? "; " : ": ");
+    /* the lines `dynid identify` prints on the terminal, by the same rule */
+    const reportSet* s = sv[k];
+    const char** names = malloc(sizeof(char*) * (size_t)b->nb);
+    if (!names) continue;
+    for (int i = 0; i < b->nb; i++) names[i] = s->prm->base->name[i];
+    char* buf; size_t len; FILE* mf;
+    pre_begin(&buf, &len, &mf);
+    if (ns > 1) fprintf(mf, "%s:\n", s->label);
+    cli_ident_lines(mf, b->nb, names, s->prm->value, s->prm->std, s->scale);
+    pre_end(f, &buf, mf, "poorly");
+    free(names);
   }
-  fputs("poorly excited, or with little effect on the torque. The nominal column is the same combination "
-        "of the model file's parameters.</p>\n", f);
+  fputs("<p>Shaded: poorly identified (relative standard deviation above 10 % and standard deviation above "
+        "1e-3 of the parameter's scale ||tau|| / ||Y_k||, here over the rows of the training logs among this "
+        "report's logs, else of all of them), as <code>dynid identify</code> flags them: poorly excited, or "
+        "with little effect on the torque. The nominal column is the same combination of the model file's "
+        "parameters.</p>\n", f);
 }
 
 /* keep sample s of the log for the plots (thinning by two when full) */
@@ -402,22 +423,30 @@ static void keep_sample(reportSeries* S, int n, int ns, const dyiSample* s, dyvV
   for (int k = 0; k < ns; k++) {
     double tau[DY_MAXJ];
     dyv_nebase_rnea(&v[k]->plan, v[k]->d, v[k]->par, s->q, s->qd, s->qdd, tau);
-    dy_crba(v[k]->m, v[k]->d, v[k]->par, s->q, v[k]->H);
+    dy_crba(v[k]->m, v[k]->d, v[k]->dyn, s->q, v[k]->H);
     S->eig[k][S->n] = dyv_mineig(v[k]->H, n, v[k]->work);
     for (int j = 0; j < n; j++) S->pred[k][j*MAXPTS + S->n] = tau[j];
   }
   S->n++;
 }
 
+/* 1 when the PARAMS header (comment) names path on a "log:" line */
+static int trained_on(const char* comment, const char* path) {
+  for (const char* s = comment; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
+    size_t L = strcspn(s, "\n");
+    if (!strncmp(s, "log: ", 5) && L - 5 == strlen(path) && !strncmp(s + 5, path, L - 5)) return 1;
+  }
+  return 0;
+}
+
 /* The role of a log on the page from the PARAMS header ("log:" lines, the
  * "--rows" of its command line): held out, held-out rows of the training
  * log, or the training data itself (then the errors measure the fit). */
 static void log_role(const char* comment, const char* path, const char* rows, char* buf, size_t sz) {
-  int trained = 0;
+  int trained = trained_on(comment, path);
   char trows[64] = "";
   for (const char* s = comment; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
     size_t L = strcspn(s, "\n");
-    if (!strncmp(s, "log: ", 5) && L - 5 == strlen(path) && !strncmp(s + 5, path, L - 5)) trained = 1;
     const char* r = strstr(s, " --rows ");
     if (!strncmp(s, "command: ", 9) && r && r < s + L) snprintf(trows, sizeof trows, "%.*s", (int)strcspn(r + 8, " \n"), r + 8);
   }
@@ -476,13 +505,13 @@ static int log_pass(FILE* f, int li, const char* path, const dyModel* m, reportS
   dyiLogReader* lr = dyi_log_open(path, n, lopt, err, sizeof err);
   if (!lr) { cli_fail_log(path, lopt, n, err); return -1; }
   for (int k = 0; k < ns; k++)
-    if (!(v[k] = dyv_validator_make(m, sv[k]->par, sv[k]->zero, horizon))) {
+    if (!(v[k] = dyv_validator_make(m, sv[k]->par, sv[k]->zero, sv[k]->prm->pi, horizon))) {
       dyi_log_close(lr);
       { cli_fail("report: out of memory"); return -1; }
     }
   double mass = 0;
   for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
-  dyvValidator* vn = mass > 0 ? dyv_validator_make(m, m->par, NULL, 0) : NULL;
+  dyvValidator* vn = mass > 0 ? dyv_validator_make(m, m->par, NULL, NULL, 0) : NULL;
   dyiSample s;
   int r;
   *cnt = 0;
@@ -714,8 +743,20 @@ static void phys_verdicts(FILE* f, reportSet* const* sv, int ns) {
     const dyvPhys* p = &sv[k]->phys;
     fputs("<li>", f);
     if (ns > 1) { fputs("<b>", f); esc(f, sv[k]->label); fputs("</b>: ", f); }
-    fprintf(f, "%s: ", verdict_text(p->verdict));
-    if (p->verdict == 1)
+    fprintf(f, "%s: ", verdict_text(sv[k]));
+    if (sv[k]->carried && p->verdict == 1)
+      fprintf(f, "the parameters file carries physically consistent standard parameters, the ones the "
+                 "estimate was solved as (every link's pseudo-inertia positive semi-definite%s).",
+              p->joints ? ", IA, FV, FC &gt;= 0" : "");
+    else if (sv[k]->carried) {
+      fputs("the standard parameters the parameters file carries fail", f);
+      const char* sep = " at link";
+      for (int j = 0; j < p->n; j++)
+        if (!p->given_ok[j]) { fprintf(f, "%s %d", sep, j + 1); sep = ","; }
+      if (p->joints && !(p->joint_min >= -1e-9))
+        fprintf(f, "%s IA, FV or FC (smallest %.4g)", sep[0] == ',' ? " and at" : " at", p->joint_min);
+      fputs(" (<code>identify --consistent</code> writes them consistent: edited by hand?).", f);
+    } else if (p->verdict == 1)
       fprintf(f, "a realisation with every link's pseudo-inertia positive semi-definite and IA, FV, FC "
                  ">= 0 reproduces the base parameters (relative distance %.2g).", sqrt(fmax(p->dist, 0)));
     else if (p->verdict == 0)
@@ -746,11 +787,13 @@ static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns
     const reportSet* s = sv[k];
     fputs("<li>", f);
     if (ns > 1) { fputs("<b>", f); esc(f, s->label); fputs("</b>: ", f); }
-    if (s->from_file) { fputs("the model file ", f); file_links(f, s, out); }
+    if (s->carried) fputs("the standard parameters the parameters file carries (the ones the estimate was "
+                          "solved as)", f);
+    else if (s->from_file) { fputs("the model file ", f); file_links(f, s, out); }
     else fputs("the closest physically consistent realisation of the base parameters, nearest the nominal "
                "model in the directions the data do not fix", f);
     fprintf(f, "; relative distance from the base parameters %.2g", s->links_dist);
-    if (s->links_dist > 1e-3 && s->phys.verdict != 1)
+    if (s->links_dist > 1e-3 && s->phys.verdict != 1 && !s->carried)
       fputs(": it does not reproduce this estimate (no consistent realisation does); its links show where "
             "the nearest physically valid arm lies", f);
     fputs(".</li>\n", f);
@@ -769,6 +812,9 @@ static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns
     link_row(f, j, ns + 1, "nominal", &nom, NULL);
     for (int k = 0; k < ns; k++) {
       dyv_link_phys(&id, sv[k]->links + DY_NPAR_LINK*j);
+      /* carried links: valid by the test that certified them (a pseudo-inertia on the
+       * boundary of the semi-definite cone is valid) */
+      if (sv[k]->carried) id.ok = sv[k]->phys.given_ok[j];
       link_row(f, j, ns + 1, sv[k]->label, &id, &nom);
     }
   }
@@ -808,7 +854,7 @@ static void sets_section(FILE* f, reportSet* const* sv, int ns, const cliArgs* c
     if (s->consistent_est) fprintf(f, "<td>%+.3g %%</td>", s->train_rise);
     else fputs("<td>0 % (the estimate)</td>", f);
     for (int li = 0; li < nlog; li++) { fputs("<td>", f); esc(f, s->heldout[li]); fputs("</td>", f); }
-    fprintf(f, "<td class=\"t\">%s", verdict_text(s->phys.verdict));
+    fprintf(f, "<td class=\"t\">%s", verdict_text(s));
     long bad = 0, all = 0;
     for (int li = 0; li < nlog; li++) { bad += s->not_pd[li]; all += s->samples[li]; }
     if (bad) fprintf(f, "<br/>inertia matrix indefinite on %ld of %ld held-out samples", bad, all);
@@ -901,7 +947,7 @@ static void summary_box(FILE* f, const dyModel* m, reportSet* const* sv, int ns,
   fputs("</td></tr>\n<tr><th>physical consistency</th><td class=\"t\">", f);
   for (int k = 0; k < ns; k++) {
     if (ns > 1) { esc(f, sv[k]->label); fputs(": ", f); }
-    fputs(verdict_text(sv[k]->phys.verdict), f);
+    fputs(verdict_text(sv[k]), f);
     if (k + 1 < ns) fputs("; ", f);
   }
   fputs("</td></tr>\n</table>\n", f);
@@ -954,13 +1000,16 @@ static int series_alloc(reportSeries* S, int n, int ns) {
 }
 
 /* One set: its PARAMS file (made on this model, unless --force), the
- * sparse realisation of its base parameters, their certified consistency,
- * its links (from its model file, or the solver's realisation) and
- * whether the model file witnesses consistency: it reproduces the base
- * parameters to 1e-6 (relative) with every pseudo-inertia positive
- * semi-definite and IA, FV, FC >= 0 (to 1e-9); the training figures of its
- * header and, without --labels, its label (consistent or unconstrained).
- * 0, or -1 after printing. */
+ * sparse realisation of its base parameters (for the torque); with the
+ * standard parameters the file carries, those are its links, checked as
+ * they are (dyv_phys_carried); else the certified consistency of its base
+ * parameters, its links (from its model file, or the solver's
+ * realisation) and whether the model file witnesses consistency: it
+ * reproduces the base parameters to 1e-6 (relative) with every
+ * pseudo-inertia positive semi-definite and IA, FV, FC >= 0 (to 1e-9);
+ * the training figures of its header and, without --labels, its label
+ * (consistent, when the header has a certificate or the file carries
+ * standard parameters, or unconstrained). 0, or -1 after printing. */
 static int load_set(const cliArgs* c, const dyModel* m, reportSet* s) {
   const int n = m->n;
   char err[DY_ERRSZ];
@@ -969,13 +1018,20 @@ static int load_set(const cliArgs* c, const dyModel* m, reportSet* s) {
   s->par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
   s->zero = malloc((size_t)(DY_NPL * n));
   s->links = malloc(sizeof(double) * (size_t)(DY_NPL * n));
-  if (!s->par || !s->zero || !s->links) { cli_fail("report: out of memory"); return -1; }
+  s->scale = malloc(sizeof(double) * (size_t)s->prm->base->nb);
+  if (!s->par || !s->zero || !s->links || !s->scale) { cli_fail("report: out of memory"); return -1; }
   if (dyv_realise_sparse(m, s->prm->base, s->prm->value, s->par, s->zero, err, sizeof err))
     { cli_fail("%s: %s", s->path, err); return -1; }
   const dyiBase* b = s->prm->base;
-  if (dyv_phys_check(&s->phys, m, s->par, b->B, b->nb, b->npar, err, sizeof err))
-    { cli_fail("%s: %s", s->path, err); return -1; }
-  if (s->nfiles ? links_from_file(c, m, s) : links_from_solver(m, s)) return -1;
+  if (s->prm->pi) {
+    s->carried = 1;
+    dyi_params_realise(m, s->prm, s->links);
+    dyv_phys_carried(&s->phys, m, s->links, b->npar);
+  } else {
+    if (dyv_phys_check(&s->phys, m, s->par, b->B, b->nb, b->npar, err, sizeof err))
+      { cli_fail("%s: %s", s->path, err); return -1; }
+    if (s->nfiles ? links_from_file(c, m, s) : links_from_solver(m, s)) return -1;
+  }
   s->links_dist = links_distance(s);
   s->witness = s->from_file && s->links_dist <= 1e-6;
   for (int j = 0; j < n && s->witness; j++) {
@@ -988,7 +1044,25 @@ static int load_set(const cliArgs* c, const dyModel* m, reportSet* s) {
   s->train_rel = header_number(s->prm->comment, "relative error all joints [%]: ");
   s->train_rise = header_number(s->prm->comment, "consistent: training residual ");
   s->consistent_est = strstr(s->prm->comment, "consistent: ") != NULL;
-  if (!s->label[0]) snprintf(s->label, sizeof s->label, "%s", s->consistent_est ? "consistent" : "unconstrained");
+  if (!s->label[0])
+    snprintf(s->label, sizeof s->label, "%s", s->consistent_est || s->carried ? "consistent" : "unconstrained");
+  return 0;
+}
+
+/* Set s's parameter scales ||tau|| / ||Y_k|| for the poorly identified
+ * list (cli_ident_scales_logs, the rows identify makes): over the report's
+ * logs that trained it (the "log:" lines of its header), or over all of
+ * them when none did. 0, or -1 after printing. */
+static int set_scales(const cliArgs* c, const dyModel* m, reportSet* s, const dyiLogOpt* lopt) {
+  const char* paths[MAXLOG];
+  int np = 0;
+  for (int li = 0; li + 2 < c->npos; li++)
+    if (trained_on(s->prm->comment, c->pos[2 + li])) paths[np++] = c->pos[2 + li];
+  if (!np)
+    for (int li = 0; li + 2 < c->npos; li++) paths[np++] = c->pos[2 + li];
+  char err[DY_ERRSZ];
+  if (cli_ident_scales_logs(m, s->prm->base, paths, np, lopt, s->scale, err, sizeof err))
+    { cli_fail("report: %s", err); return -1; }
   return 0;
 }
 
@@ -1110,8 +1184,9 @@ static void write_page(FILE* f, const cliArgs* c, const dyModel* m, reportSet* c
 }
 
 /* options -> model files per set -> model -> log options -> sets -> logs
- * (into memory) -> the page, written atomically. Two sets of the same
- * label without --labels are named by their files. */
+ * (into memory) -> each set's parameter scales -> the page, written
+ * atomically. Two sets of the same label without --labels are named by
+ * their files. */
 int cmd_report(cliArgs* c) {
   static const char* use =
       "dynid report MODEL PARAMS LOG... -o REPORT.html [--compare PARAMS2] [--labels A,B]\n"
@@ -1149,6 +1224,8 @@ int cmd_report(cliArgs* c) {
   if (ns > 1 && !cli_opt(c, "labels") && !strcmp(set[0].label, set[1].label))
     for (int k = 0; k < ns; k++) snprintf(set[k].label, sizeof set[k].label, "%.63s", base_name(set[k].path));
   if (logs_body(c, m, sv, ns, &lopt, horizon, &S, role, &body, &blen)) goto done;
+  for (int k = 0; k < ns; k++)
+    if (set_scales(c, m, &set[k], &lopt)) goto done;
   if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }
   write_page(o.f, c, m, sv, ns, role, body, blen);
   if (dy_out_commit(&o, err, sizeof err)) { cli_fail("%s", err); goto done; }
@@ -1157,7 +1234,7 @@ done:
   for (int k = 0; k < MAXSET; k++) {
     dyv_phys_free(&set[k].phys);
     if (set[k].prm) dyi_params_free(set[k].prm);
-    free(set[k].par); free(set[k].zero); free(set[k].links);
+    free(set[k].par); free(set[k].zero); free(set[k].links); free(set[k].scale);
     for (int a = 0; a < set[k].nfiles; a++) free(set[k].files[a]);
     free(S.pred[k]); free(S.eig[k]);
   }

@@ -4,11 +4,14 @@
  *                  [--folds K] [log options]
  *
  * Torque predicted by the base-parameter Newton-Euler (verify/ne_base.h) on
- * the realisation P beta of PARAMS, against the unfiltered logged torque:
- * "joint,rms,rel_err_pct,r2" per joint and "all" (README.md, Commands),
- * then '#' comment lines: largest error and where, the inertia matrix along
- * the log (smallest eigenvalue, positive definiteness), the
- * physical-consistency report of the identified MLCs, with --horizon a
+ * a sparse realisation of the base parameters of PARAMS, against the
+ * unfiltered logged torque: "joint,rms,rel_err_pct,r2" per joint and "all"
+ * (README.md, Commands), then '#' comment lines: largest error and where,
+ * the inertia matrix along the log (smallest eigenvalue, positive
+ * definiteness), the physical-consistency report of the identified MLCs
+ * (when PARAMS carries the standard parameters its estimate was solved as,
+ * "#! pi" lines: those, checked link by link, and they are also the
+ * parameters of the inertia matrix and the simulation), with --horizon a
  * short-horizon forward simulation driven by the measured torque, and with
  * --folds K a K-fold cross-validation by time blocks of the log (the base
  * set of PARAMS re-estimated by OLS on K-1 blocks). */
@@ -87,7 +90,7 @@ int cmd_validate(cliArgs* c) {
     FILE* mf = open_memstream(&buf, &len);
     if (!mf) { cli_fail("validate: out of memory"); goto done; }
     cli_log_scan(c, m, c->pos[2], &lopt, 1);   /* units, rates, model: warnings */
-    int vr = dyv_validate_log(mf, m, par, prm->base, c->pos[2], &lopt, horizon, (int)folds,
+    int vr = dyv_validate_log(mf, m, par, prm->base, prm->pi != NULL, c->pos[2], &lopt, horizon, (int)folds,
                               (int)threads, err, sizeof err);
     fclose(mf);
     if (vr) { free(buf); cli_fail_log(c->pos[2], &lopt, n, err); goto done; }

@@ -65,7 +65,7 @@ static void check_metrics(void) {
   const int n = m->n, N = 400, spike_row = 137;
   double* tm = malloc(sizeof(double) * N * n);
   double* noise = malloc(sizeof(double) * N * n);
-  dyvValidator* v = dyv_validator_make(m, m->par, NULL, 0);
+  dyvValidator* v = dyv_validator_make(m, m->par, NULL, NULL, 0);
   dyData* d = dy_make_data(m);
   double H[DY_MAXJ*DY_MAXJ], mineig = INFINITY;
   long mineig_row = -1;
@@ -161,8 +161,8 @@ static void check_horizon(void) {
   dyData* d = dy_make_data(m);
   double* wrong = malloc(sizeof(double) * 14 * n);
   for (int k = 0; k < 14*n; k++) wrong[k] = 1.2 * m->par[k];
-  dyvValidator* v = dyv_validator_make(m, m->par, NULL, 0.1);
-  dyvValidator* w = dyv_validator_make(m, wrong, NULL, 0.1);
+  dyvValidator* v = dyv_validator_make(m, m->par, NULL, NULL, 0.1);
+  dyvValidator* w = dyv_validator_make(m, wrong, NULL, NULL, 0.1);
   double q[DY_MAXJ], qd[DY_MAXJ];
   th_random_state(n, q, qd, NULL);
   for (int i = 0; i < N; i++) {
@@ -336,7 +336,7 @@ static void check_phys(void) {
   /* ... and the inertia matrix of these MLCs is indefinite (H_22 = ZZ2 < 0
    * for this planar arm at every q), the decided certificate */
   {
-    dyvValidator* v = dyv_validator_make(m, pi0, NULL, 0);
+    dyvValidator* v = dyv_validator_make(m, pi0, NULL, NULL, 0);
     for (int i = 0; i < 5; i++) {
       dyiSample sm;
       memset(&sm, 0, sizeof sm);
@@ -473,7 +473,7 @@ static void check_crossval(void) {
       for (int j = 0; j < n; j++) { double ee = x[3*n+j] - t1[j]; se += ee*ee; sm += x[3*n+j]*x[3*n+j]; }
     }
     FILE* f = tmpfile();
-    int r2v = dyv_validate_log(f, m, par, b, path, &lo, 0.05, 3, 1, err, sizeof err);
+    int r2v = dyv_validate_log(f, m, par, b, 0, path, &lo, 0.05, 3, 1, err, sizeof err);
     CHECK(r2v == 0, "dyv_validate_log: %s", err);
     rewind(f);
     char line[1024];
@@ -495,7 +495,7 @@ static void check_crossval(void) {
     /* the same check with the log's rows parsed on a thread of their own */
     {
       FILE* f2 = tmpfile();
-      int r2 = dyv_validate_log(f2, m, par, b, path, &lo, 0.05, 3, 2, err, sizeof err);
+      int r2 = dyv_validate_log(f2, m, par, b, 0, path, &lo, 0.05, 3, 2, err, sizeof err);
       long n1 = ftell(f), n2 = ftell(f2);
       char *a1 = calloc((size_t)n1 + 1, 1), *a2 = calloc((size_t)n2 + 1, 1);
       rewind(f); rewind(f2);

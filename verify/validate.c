@@ -118,18 +118,20 @@ static void pend_lane(const dyvPending* c, int b, int n, double* meas, double* p
 
 /* ----------------------------------------------------------- validator */
 dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
-                                 const unsigned char* zero, double horizon) {
+                                 const unsigned char* zero, const double* dyn, double horizon) {
   const int n = m->n;
   dyvValidator* v = calloc(1, sizeof *v);
   if (!v) return NULL;
   v->m = m;
   v->d = dy_make_data(m);
   v->par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
+  v->dyn = malloc(sizeof(double) * (size_t)(DY_NPL * n));
   v->H = malloc(sizeof(double) * (size_t)n * (size_t)n);
   v->work = malloc(sizeof(double) * (size_t)dyv_mineig_lwork(n));
   v->pend = pend_make(m, 1);
-  if (!v->d || !v->par || !v->H || !v->work || !v->pend) { dyv_validator_free(v); return NULL; }
+  if (!v->d || !v->par || !v->dyn || !v->H || !v->work || !v->pend) { dyv_validator_free(v); return NULL; }
   memcpy(v->par, par, sizeof(double) * (size_t)(DY_NPL * n));
+  memcpy(v->dyn, dyn ? dyn : par, sizeof(double) * (size_t)(DY_NPL * n));
   dyv_nebase_make(&v->plan, m, zero);
   dyv_stats_init(&v->st, n);
   v->mineig = INFINITY;
@@ -140,7 +142,7 @@ dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
 void dyv_validator_free(dyvValidator* v) {
   if (!v) return;
   dy_free_data(v->d);
-  free(v->par); free(v->H); free(v->work);
+  free(v->par); free(v->dyn); free(v->H); free(v->work);
   pend_free(v->pend);
   free(v);
 }
@@ -155,16 +157,16 @@ static int rk4(dyvValidator* v, const double* q0, const double* qd0, double dt, 
   int bad = 0;
   /* a failed stage (articulated inertia not positive) leaves its output
    * unset: stop there rather than integrate garbage */
-  if (dy_fd_aba(v->m, v->d, v->par, q0, qd0, v->sim_tau, k1)) return 1;
+  if (dy_fd_aba(v->m, v->d, v->dyn, q0, qd0, v->sim_tau, k1)) return 1;
   for (int j = 0; j < n; j++) { qt[j] = q0[j] + 0.5*dt*qd0[j]; qdt[j] = qd0[j] + 0.5*dt*k1[j]; }
   double v2[DY_MAXJ]; memcpy(v2, qdt, sizeof(double) * n);
-  if (dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k2)) return 1;
+  if (dy_fd_aba(v->m, v->d, v->dyn, qt, qdt, v->sim_tau, k2)) return 1;
   for (int j = 0; j < n; j++) { qt[j] = q0[j] + 0.5*dt*v2[j]; qdt[j] = qd0[j] + 0.5*dt*k2[j]; }
   double v3[DY_MAXJ]; memcpy(v3, qdt, sizeof(double) * n);
-  if (dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k3)) return 1;
+  if (dy_fd_aba(v->m, v->d, v->dyn, qt, qdt, v->sim_tau, k3)) return 1;
   for (int j = 0; j < n; j++) { qt[j] = q0[j] + dt*v3[j]; qdt[j] = qd0[j] + dt*k3[j]; }
   double v4[DY_MAXJ]; memcpy(v4, qdt, sizeof(double) * n);
-  if (dy_fd_aba(v->m, v->d, v->par, qt, qdt, v->sim_tau, k4)) return 1;
+  if (dy_fd_aba(v->m, v->d, v->dyn, qt, qdt, v->sim_tau, k4)) return 1;
   for (int j = 0; j < n; j++) {
     q[j] = q0[j] + dt/6*(qd0[j] + 2*v2[j] + 2*v3[j] + v4[j]);
     qd[j] = qd0[j] + dt/6*(k1[j] + 2*k2[j] + 2*k3[j] + k4[j]);
@@ -221,7 +223,7 @@ void dyv_validator_flush(dyvValidator* v) {
   const int n = v->m->n;
   if (c->nb == 0) return;
   pend_predict(c, &v->plan, v->par, n);
-  dy_crba_batch(v->m, c->w, v->par, VB, c->q, c->H);
+  dy_crba_batch(v->m, c->w, v->dyn, VB, c->q, c->H);
   for (int b = 0; b < c->nb; b++) {
     double meas[DY_MAXJ], pred[DY_MAXJ];
     pend_lane(c, b, n, meas, pred);
@@ -579,6 +581,35 @@ int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const doub
   return 0;
 }
 
+/* dyv_phys_carried's test of link l (dyv_link_phys of p): m > 0, the
+ * pseudo-inertia's smallest eigenvalue, the smallest principal moment and
+ * the triangle inequality each >= -1e-9 tr(PI) */
+static int link_carried_ok(const dyvLinkPhys* l, const double* p) {
+  double trJ = p[DY_XX] + p[DY_YY] + p[DY_ZZ];
+  double tol = 1e-9 * (fabs(trJ) / 2 + fabs(p[DY_M]));   /* tr(PI) = tr(J)/2 + m */
+  return l->mass > 0 && l->pi_mineig >= -tol && l->pmom[0] >= -tol && l->tri >= -tol;
+}
+
+void dyv_phys_carried(dyvPhys* out, const dyModel* m, const double* pi, int npar) {
+  const int n = m->n, nl = DY_NPAR_LINK * n;
+  memset(out, 0, sizeof *out);
+  out->n = n;
+  out->carried = 1;
+  out->verdict = 1;
+  for (int j = 0; j < n; j++) {
+    dyv_link_phys(&out->given[j], pi + DY_NPAR_LINK*j);
+    out->given_ok[j] = link_carried_ok(&out->given[j], pi + DY_NPAR_LINK*j);
+    if (!out->given_ok[j]) out->verdict = 0;
+  }
+  if (npar > nl) {
+    out->joints = 1;
+    out->joint_min = INFINITY;
+    for (int j = 0; j < n; j++)
+      for (int q = 0; q < 3; q++) out->joint_min = fmin(out->joint_min, pi[nl + DY_NPAR_JNT*j + q]);
+    if (!(out->joint_min >= -1e-9)) out->verdict = 0;
+  }
+}
+
 void dyv_phys_free(dyvPhys* p) {
   if (p) { free(p->best_par); p->best_par = NULL; }
 }
@@ -597,7 +628,37 @@ static void print_link(FILE* f, int j, const dyvLinkPhys* l) {
   fprintf(f, "\n");
 }
 
+/* one link of carried standard parameters: mass, centre of mass in frame j
+ * and its distance from O_j, principal moments about it, its verdict */
+static void print_carried_link(FILE* f, int j, const dyvLinkPhys* l, int ok) {
+  const double* c = l->com;
+  fprintf(f, "#   link %d: m %.6g kg, centre of mass (%.4g, %.4g, %.4g) m in frame %d, %.4g m from O_%d, "
+          "principal moments about it %.4g %.4g %.4g kg m^2: ", j + 1, l->mass, c[0], c[1], c[2], j + 1,
+          sqrt(c[0]*c[0] + c[1]*c[1] + c[2]*c[2]), j + 1, l->pmom[0], l->pmom[1], l->pmom[2]);
+  if (ok) fprintf(f, "valid\n");
+  else fprintf(f, "INVALID (%spseudo-inertia min eig %.4g)\n", l->mass > 0 ? "" : "mass <= 0, ", l->pi_mineig);
+}
+
+/* the verdict on carried standard parameters (naming what fails) and their links */
+static void print_carried(FILE* f, const dyvPhys* p) {
+  const int jbad = p->joints && !(p->joint_min >= -1e-9);
+  if (p->verdict == 1)
+    fprintf(f, "# physical consistency: consistent (certified): the PARAMS file carries physically consistent "
+            "standard parameters (every link's pseudo-inertia positive semi-definite%s)\n",
+            p->joints ? ", IA, FV, FC >= 0" : "");
+  else {
+    fprintf(f, "# physical consistency: INCONSISTENT: the standard parameters the PARAMS file carries fail");
+    const char* sep = " at link";
+    for (int j = 0; j < p->n; j++)
+      if (!p->given_ok[j]) { fprintf(f, "%s %d", sep, j + 1); sep = ","; }
+    if (jbad) fprintf(f, "%s IA, FV or FC (smallest %.4g)", sep[0] == ',' ? " and at" : " at", p->joint_min);
+    fprintf(f, " (identify --consistent writes them consistent: edited by hand?)\n");
+  }
+  for (int j = 0; j < p->n; j++) print_carried_link(f, j, &p->given[j], p->given_ok[j]);
+}
+
 void dyv_phys_print(FILE* f, const dyvPhys* p) {
+  if (p->carried) { print_carried(f, p); return; }
   double d = sqrt(fmax(p->dist, 0)), lb = sqrt(fmax(p->lower, 0));
   if (p->verdict == 1)
     fprintf(f, "# physical consistency: consistent (certified): a realisation with every link's "
@@ -617,10 +678,11 @@ void dyv_phys_print(FILE* f, const dyvPhys* p) {
 }
 
 /* ------------------------------------------------------ the whole check */
-int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBase* b,
+int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBase* b, int carried,
                      const char* logpath, const dyiLogOpt* lopt, double horizon, int folds,
                      int threads, char* err, int errsz) {
   const int n = m->n, np = DY_NPL * n;
+  const double* given = par;   /* the standard parameters as given */
   int status = -1;
   unsigned char* zero = malloc((size_t)np);
   double* Bid = NULL;
@@ -646,7 +708,7 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBa
   } else {
     dyv_nebase_zero_from_par(zero, m, par);
   }
-  v = dyv_validator_make(m, par, zero, horizon);
+  v = dyv_validator_make(m, par, zero, carried ? given : NULL, horizon);
   if (!v) { snprintf(err, errsz, "validate: out of memory"); goto done; }
   lr = dyi_log_open(logpath, n, lopt, err, errsz);
   if (!lr) goto done;
@@ -657,7 +719,9 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBa
   dyv_validator_flush(v);
   if (k < 0) goto done;
   if (v->st.count == 0) { snprintf(err, errsz, "%s: the log has no samples", logpath); goto done; }
-  if (b) {
+  if (carried) {
+    dyv_phys_carried(&phys, m, given, b ? b->npar : DY_NPAR_LINK * n);
+  } else if (b) {
     if (dyv_phys_check(&phys, m, par, b->B, b->nb, b->npar, err, errsz)) goto done;
   } else {
     /* no base set: every link parameter is fixed, B = identity */

@@ -25,7 +25,9 @@
  *   certificate of inconsistency (H(q) is the same for every realisation,
  *   and physically valid links with non-negative armatures make it
  *   positive semi-definite); the two always agree. dyv_validate_log prints
- *   both. */
+ *   both. Standard parameters a PARAMS file carries (the ones its estimate
+ *   was solved as, ident/params.h) need no search: dyv_phys_carried checks
+ *   them link by link. */
 #ifndef DYNID_VALIDATE_H
 #define DYNID_VALIDATE_H
 
@@ -71,7 +73,9 @@ typedef struct {
   const dyModel* m;
   dyData* d;
   dyvNeBase plan;
-  double* par;             /* realisation (14n), owned copy */
+  double* par;             /* realisation (14n) for the torque, owned copy */
+  double* dyn;             /* standard parameters (14n) of the inertia matrix and
+                              the simulation, owned copy (par's values unless given) */
   dyvTorqueStats st;
   /* inertia matrix along the log */
   double mineig;           /* smallest eigenvalue seen */
@@ -95,9 +99,13 @@ typedef struct {
 } dyvValidator;
 
 /* zero: structural zeros of par (14n) for the base-parameter NE, or NULL.
- * Returns NULL on allocation failure. */
+ * dyn: the standard parameters (14n) of the inertia matrix (CRBA) and the
+ * simulation (ABA), NULL: par. The torque needs only the base parameters
+ * (any realisation, the sparsest is fastest), while the articulated-body
+ * inertias of ABA depend on the realisation: pass the standard parameters
+ * a PARAMS file carries. Returns NULL on allocation failure. */
 dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
-                                 const unsigned char* zero, double horizon);
+                                 const unsigned char* zero, const double* dyn, double horizon);
 void dyv_validator_free(dyvValidator* v);
 /* one log sample (uses q, qd, qdd, tau_raw, row, t): the simulation
  * steps at once; the torque prediction (dyv_nebase_rnea_batch) and the
@@ -159,18 +167,25 @@ void dyv_crossval_print(FILE* f, const dyvCrossVal* cv);
 typedef struct dyvPhys_ dyvPhys;
 
 /* ------------------------------------------------------ the whole check */
-/* Everything `dynid validate` reports, for a realisation par (14n) of the
- * base set b (replaced by the sparse realisation dyv_sparse_P (B par) with
- * the same torques; b may be NULL: then the structural zeros are the exact zeros of
- * par, the physical-consistency check covers par itself, and there is no
- * cross-validation): reads the log at logpath (options lopt) once (plus
- * 2K+1 passes with folds = K >= 2), writes the metrics CSV and the comment
- * lines to out. horizon <= 0: no simulation. maxeval: evaluations of the
- * feasibility search. 0, or -1 with err set ("FILE:ROW:COL: ..." for log
- * errors). Nothing is written to out on failure before the log is read.
- * threads > 1: the log's CSV rows are parsed on a thread of their own
- * (dyi_log_readahead) while this one predicts; the output is the same. */
-int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBase* b,
+/* Everything `dynid validate` reports, for standard parameters par (14n)
+ * of the base set b: the torque is predicted on the sparse realisation
+ * dyv_sparse_P (B par) (same torques, fewest operations); b may be NULL:
+ * then the structural zeros are the exact zeros of par, the
+ * physical-consistency check covers par itself, and there is no
+ * cross-validation. carried = 0: par is one realisation of beta = B par
+ * among many (P beta): the inertia matrix and the simulation use the
+ * sparse one, and the consistency of beta is decided by the SDP
+ * (dyv_phys_check). carried = 1: par is the standard parameters a PARAMS
+ * file carries (ident/params.h): the inertia matrix and the simulation use
+ * par itself, and its links are checked as they are (dyv_phys_carried, no
+ * search). Reads the log at logpath (options lopt) once (plus 2K+1 passes
+ * with folds = K >= 2), writes the metrics CSV and the comment lines to
+ * out. horizon <= 0: no simulation. 0, or -1 with err set ("FILE:ROW:COL:
+ * ..." for log errors). Nothing is written to out on failure before the
+ * log is read. threads > 1: the log's CSV rows are parsed on a thread of
+ * their own (dyi_log_readahead) while this one predicts; the output is the
+ * same. */
+int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBase* b, int carried,
                      const char* logpath, const dyiLogOpt* lopt, double horizon, int folds,
                      int threads, char* err, int errsz);
 
@@ -188,7 +203,12 @@ void dyv_link_phys(dyvLinkPhys* out, const double* par10);
 
 struct dyvPhys_ {
   int n;
+  int carried;             /* 1: given[] are the links of standard parameters a PARAMS
+                              file carries, checked as they are (dyv_phys_carried) */
   int verdict;             /* 1 consistent, 0 inconsistent (both certified), 2 undecided */
+  int given_ok[DY_MAXJ];   /* carried: link j passes dyv_phys_carried's test */
+  int joints;              /* carried: the set has joint parameters (IA, FV, FC checked) */
+  double joint_min;        /* ... their smallest IA, FV, FC */
   double dist;             /* squared relative distance of the closest consistent realisation */
   double lower;            /* its certified lower bound */
   dyvLinkPhys given[DY_MAXJ];   /* links of the given realisation */
@@ -202,8 +222,18 @@ struct dyvPhys_ {
  * 0, or -1 on failure (err set). */
 int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const double* B,
                    int nb, int npar, char* err, int errsz);
+/* The standard parameters pi (14n) a PARAMS file carries, checked as they
+ * are, without a search: each link by dyv_link_phys, consistent when
+ * m > 0 and its pseudo-inertia has smallest eigenvalue >= -1e-9 tr(PI)
+ * (so principal moments >= 0 and the triangle inequalities, to that
+ * tolerance); with joint parameters (npar = 14n) also IA, FV, FC >= -1e-9.
+ * verdict 1 when all pass, else 0; carried = 1; best_par NULL. */
+void dyv_phys_carried(dyvPhys* out, const dyModel* m, const double* pi, int npar);
 void dyv_phys_free(dyvPhys* p);
-/* Human-readable report as '#'-comment lines. */
+/* Human-readable report as '#'-comment lines: the verdict, then the links
+ * of the given realisation and of the closest consistent one; for carried
+ * parameters the verdict on them and one line per link (mass, centre of
+ * mass in frame j and its distance from O_j, principal moments about it). */
 void dyv_phys_print(FILE* f, const dyvPhys* p);
 
 #endif
