@@ -151,7 +151,8 @@ void cli_flush_warnings(int show);
  * estimator's unweighted joint triangles (dyi_est_triangle);
  * cli_ident_scales_logs: from the rows the row stage of identify makes of
  * the logs (log options lopt) for set b, 0 or -1 with err set.
- * cli_poorly_identified: the lines of estimate beta on standard error. */
+ * cli_poorly_identified: the lines of estimate beta with its std (NULL:
+ * the estimator's) on standard error. */
 enum { CLI_ID_FINE, CLI_ID_POOR, CLI_ID_TINY, CLI_ID_BOUND };
 struct dyiEstim_;
 struct dyiBase_;
@@ -161,7 +162,7 @@ void cli_ident_lines(FILE* f, int p, const char* const* names, const double* val
 void cli_ident_scales(const struct dyiEstim_* e, double* scale);
 int cli_ident_scales_logs(const dyModel* m, const struct dyiBase_* b, const char* const* paths, int nlog,
                           const dyiLogOpt* lopt, double* scale, char* err, int errsz);
-void cli_poorly_identified(const struct dyiEstim_* e, const double* beta);
+void cli_poorly_identified(const struct dyiEstim_* e, const double* beta, const double* std);
 /* One warning line listing the base parameters identified more than 5x (and
  * significantly) away from the nominal model's: wrong model, units or gains.
  * Returns how many. (reports/cli_scan.c) */

@@ -85,11 +85,11 @@ void cli_ident_scales(const dyiEstim* e, double* scale) {
   free(ak);
 }
 
-void cli_poorly_identified(const dyiEstim* e, const double* beta) {
+void cli_poorly_identified(const dyiEstim* e, const double* beta, const double* std) {
   double* scale = malloc(sizeof(double) * (size_t)(e->p > 0 ? e->p : 1));
   if (!scale) return;
   cli_ident_scales(e, scale);
-  cli_ident_lines(stderr, e->p, e->opt.names, beta, e->std, scale);
+  cli_ident_lines(stderr, e->p, e->opt.names, beta, std ? std : e->std, scale);
   free(scale);
 }
 

@@ -763,7 +763,7 @@ static void filter_notes(const dyiLogOpt* lo, const dyiLogInfo* li, const dyiEst
  * parameters far from the nominal model's. */
 static void print_log_summary(const cliArgs* c, const dyModel* m, const dyiBase* b, const dyiEstim* e,
                               dyiLogReader* const* rs, int nlog, const idOpt* io, const double* beta,
-                              const char* rows_note, const char* corr) {
+                              const double* std, const char* rows_note, const char* corr) {
   int n = m->n;
   fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
           "%d pass%s over the log\n", e->samples, n, b->nb, dyi_base_set_name(b->set), method_name(io->eo.method),
@@ -791,7 +791,7 @@ static void print_log_summary(const cliArgs* c, const dyModel* m, const dyiBase*
   if (corr[0]) fprintf(stderr, "warning: %s\n", corr);
   for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++)
     if (!strstr(e->warn[w], "poorly identified")) fprintf(stderr, "warning: %s\n", e->warn[w]);
-  cli_poorly_identified(e, beta);
+  cli_poorly_identified(e, beta, std);
   cli_nominal_outliers(m, b, e, beta);
   if (e->nwarn > DYI_MAXWARN) fprintf(stderr, "warning: ... and %d more\n", e->nwarn - DYI_MAXWARN);
 }
@@ -833,7 +833,7 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   const double* beta;
   if (write_estimate(c, m, b, e, io, &cr, corr, rows_note, NULL, &beta)) goto done;
   cli_flush_warnings(1);
-  if (!io->quiet) print_log_summary(c, m, b, e, rs, nlog, io, beta, rows_note, corr);
+  if (!io->quiet) print_log_summary(c, m, b, e, rs, nlog, io, beta, io->consistent ? cr.std : NULL, rows_note, corr);
   rc = 0;
 done:
   dyi_cons_free(&cr);
