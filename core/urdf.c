@@ -1139,9 +1139,6 @@ static int link_geometry(urdfDoc* u, const urdfLink* L, const double X[12], body
     }
     for (int k = 0; k < 3; k++) {
       double lo = P[9+k] - h[k], hi = P[9+k] + h[k];
-      if (!(fabs(lo) <= DY_MAXLEN && fabs(hi) <= DY_MAXLEN))
-        return fail(u, xmlGetLineNo(shape), "link '%s': <%s> reaches %g m from the origin of DH frame %d, beyond "
-                    "%g m (a unit error?)", L->name, shape->name, fabs(lo) > fabs(hi) ? lo : hi, L->body, DY_MAXLEN);
       if (!g->cnt[kind] || lo < g->lo[kind][k]) g->lo[kind][k] = lo;
       if (!g->cnt[kind] || hi > g->hi[kind][k]) g->hi[kind][k] = hi;
     }
@@ -1172,10 +1169,11 @@ static int body_list(const int* flag, int n, int want, char* buf, size_t sz) {
  * for the inertias: fixed children, locked subtrees), or, when it has none,
  * of their visual primitives; the ellipsoid circumscribing the box has its
  * centre and semi-axes sqrt(3) times its half-extents (the corners lie on
- * it), each at least 1 mm. Geometry of body 0 (ground) is dropped. One note
+ * it), each at least 1 mm; one beyond DY_MAXLEN is an error (the table
+ * writer could not hold it). Geometry of body 0 (ground) is dropped. One note
  * in m->notes unless no link of bodies 1..n has a <collision> or <visual>:
  *   bounding ellipsoids: links 1-5, 7 from collision primitives; link 6 none (meshes only) */
-static int link_ellipsoids(urdfDoc* u, dyModel* m, const double* F) {
+static int link_ellipsoids(urdfDoc* u, dyModel* m, const double* F, const int* body_link) {
   int n = m->n, src[DY_MAXJ], any = 0;
   bodyGeom g[DY_MAXJ];
   memset(g, 0, sizeof g);
@@ -1197,6 +1195,13 @@ static int link_ellipsoids(urdfDoc* u, dyModel* m, const double* F) {
     for (int k = 0; k < 3; k++) {
       e[k] = 0.5 * (b->lo[kind][k] + b->hi[kind][k]);
       e[3+k] = fmax(sqrt(3.0) * 0.5 * (b->hi[kind][k] - b->lo[kind][k]), 1e-3);
+    }
+    int bad = dy_ell_bad(e);
+    if (bad >= 0) {
+      const urdfLink* L = u->links + body_link[j + 1];
+      return fail(u, L->line, "link '%s' (link %d): the bounding ellipsoid of its %s primitives has %s %g m, "
+                  "beyond %g m (a unit error?)", L->name, j + 1, kind ? "visual" : "collision",
+                  bad < 3 ? "a centre coordinate" : "a semi-axis", e[bad], DY_MAXLEN);
     }
   }
   if (!any) return 0;
@@ -1243,7 +1248,7 @@ static dyModel* chain_model(urdfDoc* u, const dyLoadOpt* opt, urdfChain* ch) {
     goto fail;
   }
   sum_inertias(u, m, F);
-  if (link_ellipsoids(u, m, F)) goto fail;
+  if (link_ellipsoids(u, m, F, ch->body_link)) goto fail;
   double g_root[3] = {0, 0, -9.81}, g_base[3];
   dyu_mulMatTVec3(g_base, ch->Troot_base, g_root);
   dyu_mulMatTVec3(m->gravity, F, g_base);

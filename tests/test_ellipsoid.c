@@ -468,7 +468,8 @@ static void urdf_derived(void) {
     {"<box/>", ":3: link 'l1': <box> without size"},
     {"<cylinder radius=\"0.1\"/>", ":3: link 'l1': <cylinder> without length"},
     {"<sphere radius=\"a\"/>", ":3: <sphere radius=\"a\">: 'a' is not a number"},
-    {"<box size=\"0.1 0.1 3e6\"/>", ":3: link 'l1': <box> reaches "},
+    {"<box size=\"0.1 0.1 1.2e6\"/>", ":2: link 'l1' (link 1): the bounding ellipsoid of its collision primitives "
+     "has a semi-axis 1.03923e+06 m, beyond 1e+06 m"},
     {"<capsule radius=\"0.1\" length=\"0.2\"/>", NULL},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
