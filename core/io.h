@@ -91,7 +91,12 @@ int dy_load_model(const char* path, const dyLoadOpt* opt, dyModel** out,
 
 /* Model table CSV (README.md, Model tables and Files):
  * joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz[,ia,fv,fc,fo]
- * (optional: qmin,qmax,qdmax,qddmax,taumax, name). Inertia about the centre
+ * (optional: qmin,qmax,qdmax,qddmax,taumax, name, and all six or none of
+ * ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz: the link's bounding ellipsoid
+ * in frame j [m] (model.h, link_ell), semi-axes > 0, |values| <= DY_MAXLEN;
+ * six empty cells: none; with classic_dh only on links whose alpha_j is a
+ * multiple of pi/2, where it is carried exactly into modified frame j).
+ * Inertia about the centre
  * of mass in frame-j axes; converted to the standard parameters about O_j.
  * Or the standard form m,mx,my,mz,xx,xy,xz,yy,yz,zz instead of cx..izz: the
  * parameters about O_j as given (any values; a link whose pseudo-inertia
@@ -106,6 +111,19 @@ int dy_load_model(const char* path, const dyLoadOpt* opt, dyModel** out,
  * With classic_dh the geometry and inertias are converted to modified DH. */
 int dy_load_table(const char* path, const dyLoadOpt* opt, dyModel** out,
                   char* err, int errsz);
+
+/* Bounding ellipsoids of the links from a bounds file (core/README.md):
+ * a CSV file whose header names the columns joint,ell_cx,ell_cy,ell_cz,ell_rx,
+ * ell_ry,ell_rz (any order and case, other columns ignored, so a model
+ * table written by dynid is one), then one row per listed joint 1..n of m in
+ * any order, each at most once: centre (ell_cx, ell_cy, ell_cz) and
+ * semi-axes (ell_rx, ell_ry, ell_rz) along frame j's axes [m] (model.h,
+ * link_ell), semi-axes > 0, |values| <= DY_MAXLEN; a row with all six cells
+ * empty, and a joint not listed, gets 0 0 0 0 0 0 (none). ell has 6 m->n
+ * entries, written only on success. 0, or -1 with err set (an unknown or
+ * repeated joint, a missing column, a cell that is not a number, a
+ * semi-axis <= 0, some of the six cells empty). */
+int dy_read_ellipsoids(const char* path, const dyModel* m, double* ell, char* err, int errsz);
 
 /* A callback for the CSV reader: every line whose first non-blank
  * characters are "#!" is handed to fn (text without the line end, 1-based
@@ -132,7 +150,10 @@ int dy_link_comform(const double par10[10]);
  * joints off the chain that hang from it (or from the base) are locked at 0
  * or at opt->lock_q and their subtrees merged like fixed links, one line per
  * locked joint in m->notes; <dynamics damping friction armature offset> of
- * the chain joints become FV FC IA FO (m->has_friction = 1). */
+ * the chain joints become FV FC IA FO (m->has_friction = 1); the
+ * <collision> (else <visual>) box, cylinder and sphere primitives of each
+ * body give its bounding ellipsoid m->link_ell, with one line in m->notes
+ * (urdf.c). */
 int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
                  char* err, int errsz);
 
@@ -176,7 +197,10 @@ void dy_out_abort_all(void);
  * dy_link_comform (and the conversion keeps the parameters to 1e-13 of the
  * link's largest), else the standard form m,mx,my,mz,xx..zz. Friction
  * columns when m->has_friction or a joint parameter in par is non-zero;
- * limit columns when a limit is finite. 0, or -1 with err set. */
+ * limit columns when a limit is finite; the bounding-ellipsoid columns
+ * ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz (after the limits, before name)
+ * when a link has one (m->link_ell), six empty cells for a link without.
+ * 0, or -1 with err set (also for an ellipsoid dy_ell_bad refuses). */
 int dy_write_table(FILE* f, const dyModel* m, const double* par, const char* comment,
                    char* err, int errsz);
 
@@ -187,7 +211,10 @@ int dy_write_table(FILE* f, const dyModel* m, const double* par, const char* com
  * inertia about it in frame-j axes), joints with origin = the DH transform
  * at q = 0 (joint 1: base_T times it), axis 0 0 1, <limit>, <dynamics
  * damping=FV friction=FC armature=IA offset=FO> when there is friction, and a
- * fixed joint to link "tip" (tip_T). Joint names from m->jnt_name (unique;
+ * fixed joint to link "tip" (tip_T); a link's bounding ellipsoid as a
+ * <collision> box centred at its centre, half-extents semi-axes / sqrt(3),
+ * which dy_load_urdf reads back to the ellipsoid (semi-axes below its
+ * 1 mm floor come back as 1 mm). Joint names from m->jnt_name (unique;
  * "jointJ" otherwise). comment and m->notes go into an XML comment at the top.
  * -1 (err set, nothing written) if a link is not a rigid body a URDF can
  * hold (mass < 0, mass 0 with a first moment, or an inertia about the

@@ -16,6 +16,7 @@
   X(dh_alpha, n) X(dh_a, n) X(dh_theta, n) X(dh_d, n) \
   X(par, (DY_NPAR_LINK + DY_NPAR_JNT)*n) \
   X(jnt_qmin, n) X(jnt_qmax, n) X(jnt_qdmax, n) X(jnt_qddmax, n) X(jnt_taumax, n) \
+  X(link_ell, 6*n) \
   X(cos_alpha, n) X(sin_alpha, n) \
   X(jnt_type, n) X(twist, n) X(jnt_name, n)
 /* the start of the allocation: the first array of the list */
@@ -236,4 +237,16 @@ int dy_length_bad(const dyModel* m, double limit, char* what, int whatsz) {
     }
   }
   return 0;
+}
+
+int dy_ell_given(const double e[6]) {
+  for (int k = 0; k < 6; k++) if (e[k] != 0) return 1;
+  return 0;
+}
+
+int dy_ell_bad(const double e[6]) {
+  if (!dy_ell_given(e)) return -1;
+  for (int k = 0; k < 6; k++)
+    if (!(fabs(e[k]) <= DY_MAXLEN) || (k >= 3 && !(e[k] > 0))) return k;
+  return -1;
 }

@@ -60,6 +60,9 @@ typedef struct dyModel_ {
   double *jnt_qdmax;     /* velocity limit [rad/s|m/s], +inf: none (n) */
   double *jnt_qddmax;    /* acceleration limit, +inf: none (n) */
   double *jnt_taumax;    /* effort limit [N m|N], +inf: none (n) */
+  double *link_ell;      /* bounding ellipsoid of link j in frame j: centre cx,cy,cz
+                            then semi-axes rx,ry,rz along frame j's axes [m];
+                            all six 0: none known (6n) */
   char (*jnt_name)[64];  /* joint names from the source, "" if none (n) */
   double gravity[3];     /* gravity in frame 0 [m/s^2], default (0,0,-9.81) */
   double base_T[12];     /* source base frame -> frame 0: R (row-major 3x3) then p */
@@ -144,6 +147,15 @@ int dy_npar(const dyModel* m);
  * (degrees given as radians, or a corrupt cell) */
 #define DY_MAXANGLE 1e3
 int dy_length_bad(const dyModel* m, double limit, char* what, int whatsz);
+
+/* Bounding ellipsoid of a link, e = (cx, cy, cz, rx, ry, rz) [m] in its
+ * frame j (dyModel.link_ell): the points x with
+ *   sum_k ((x_k - c_k) / r_k)^2 <= 1.
+ * dy_ell_given: 1 unless all six are 0 (none known). dy_ell_bad: -1 if e is
+ * none or valid (centre finite, semi-axes > 0 and finite, every |value| <=
+ * DY_MAXLEN), else the index 0..5 of the first value that is not. */
+int dy_ell_given(const double e[6]);
+int dy_ell_bad(const double e[6]);
 
 /* Name of full parameter k (0 <= k < 14n) into buf: "XX1", ..., "FO7". */
 void dy_parname(const dyModel* m, int k, char* buf, int bufsz);

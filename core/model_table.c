@@ -1,5 +1,7 @@
 /* dynid core: the model-table reader (README.md, Model tables and Files) and the
- * classic-to-modified DH conversion, plus dy_load_model's dispatch.
+ * classic-to-modified DH conversion, plus dy_load_model's dispatch, and the
+ * bounds-file reader dy_read_ellipsoids (the links' bounding ellipsoids,
+ * the same six columns ell_cx..ell_rz a model table may carry).
  *
  * Two column sets hold the link parameters: the centre-of-mass form
  * m,cx,cy,cz,ixx..izz (m >= 0, inertia about the centre of mass positive
@@ -28,11 +30,13 @@ enum { C_JOINT, C_TYPE, C_ALPHA, C_A, C_THETA, C_D, C_M,
        C_CX, C_CY, C_CZ, C_IXX, C_IXY, C_IXZ, C_IYY, C_IYZ, C_IZZ,    /* centre-of-mass form */
        C_MX, C_MY, C_MZ, C_XX, C_XY, C_XZ, C_YY, C_YZ, C_ZZ,          /* standard form */
        C_IA, C_FV, C_FC, C_FO, C_QMIN, C_QMAX, C_QDMAX, C_QDDMAX, C_TAUMAX,
+       C_ELL_CX, C_ELL_CY, C_ELL_CZ, C_ELL_RX, C_ELL_RY, C_ELL_RZ,   /* bounding ellipsoid */
        C_NAME, C_NALL };
 static const char* const col_names[C_NALL] = {
   "joint", "type", "alpha", "a", "theta", "d", "m", "cx", "cy", "cz",
   "ixx", "ixy", "ixz", "iyy", "iyz", "izz", "mx", "my", "mz", "xx", "xy", "xz", "yy", "yz", "zz",
-  "ia", "fv", "fc", "fo", "qmin", "qmax", "qdmax", "qddmax", "taumax", "name"};
+  "ia", "fv", "fc", "fo", "qmin", "qmax", "qdmax", "qddmax", "taumax",
+  "ell_cx", "ell_cy", "ell_cz", "ell_rx", "ell_ry", "ell_rz", "name"};
 
 typedef struct {
   int type;
@@ -238,7 +242,61 @@ typedef struct {
   int col[C_NALL];
   int std;              /* 1: standard form m,mx..zz; 0: centre-of-mass form */
   int has_fric;         /* any of ia, fv, fc, fo present */
+  int has_ell;          /* the six ellipsoid columns ell_cx..ell_rz present */
+  int classic;          /* --dh */
 } tableHeader;
+
+/* The six ellipsoid columns ell_cx..ell_rz at col[0..5] (0-based, -1:
+ * absent): all six or, unless required, none; else an error at the header
+ * line (column of one that is there, else 1). */
+static int ell_columns(const char* path, long line, const int col[6], int required, char* err, int errsz) {
+  int cnt = 0, first = -1, miss = -1;
+  for (int k = 0; k < 6; k++) {
+    if (col[k] >= 0) { cnt++; if (first < 0) first = k; }
+    else if (miss < 0) miss = k;
+  }
+  if (cnt == 6 || (cnt == 0 && !required)) return 0;
+  snprintf(err, (size_t)errsz, "%s:%ld:%d: missing column '%s' in the header%s: the bounding ellipsoid "
+           "takes all six columns ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz%s", path, line,
+           first >= 0 ? col[first] + 1 : 1, col_names[C_ELL_CX + miss],
+           first >= 0 ? " (it has the other ellipsoid columns)" : "", required ? "" : " or none");
+  return -1;
+}
+
+/* Value x of ellipsoid entry k (0..2 centre, 3..5 semi-axes [m]) in
+ * column col (0-based) of the row on line: a semi-axis > 0 and every |x| <=
+ * DY_MAXLEN (x is finite: the CSV reader refuses nan and inf); 0, or -1
+ * with the error at the cell. */
+static int ell_value(const char* path, long line, int col, int k, double x, char* err, int errsz) {
+  if (k >= 3 && !(x > 0))
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' = %g m: a semi-axis must be > 0", path, line, col + 1,
+             col_names[C_ELL_CX + k], x);
+  else if (!(fabs(x) <= DY_MAXLEN))
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' = %g m: a length beyond %g m (a unit error?)", path, line,
+             col + 1, col_names[C_ELL_CX + k], x, DY_MAXLEN);
+  else return 0;
+  return -1;
+}
+
+/* The six ellipsoid cells of one row, v[0..5] (NaN: empty) in columns
+ * col[0..5]: all six empty (*given = 0) or all six valid (*given = 1,
+ * ell_value); else an error at the first cell that is not. */
+static int ell_cells(dyCsv* c, const char* path, const double v[6], const int col[6], int* given,
+                     char* err, int errsz) {
+  int empty = 0;
+  for (int k = 0; k < 6; k++) empty += isnan(v[k]) != 0;
+  *given = empty == 0;
+  if (empty == 6) return 0;
+  for (int k = 0; k < 6; k++) {
+    if (isnan(v[k])) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' is empty while other ellipsoid cells of the row are not: "
+               "give all six or leave all six empty", path, dy_csv_line(c), col[k] + 1, col_names[C_ELL_CX + k]);
+      return -1;
+    }
+    if (ell_value(path, dy_csv_line(c), col[k], k, v[k], err, errsz)) return -1;
+  }
+  return 0;
+}
 
 /* The header: the form is standard when any of mx..zz is present, and then
  * none of cx..izz may be (either form, not both); --dh needs the
@@ -274,6 +332,9 @@ static int read_header(dyCsv* c, const dyLoadOpt* opt, tableHeader* h, char* err
     }
   }
   h->has_fric = h->col[C_IA] >= 0 || h->col[C_FV] >= 0 || h->col[C_FC] >= 0 || h->col[C_FO] >= 0;
+  h->classic = opt && opt->classic_dh;
+  if (ell_columns(h->path, dy_csv_line(c), h->col + C_ELL_CX, 0, err, errsz)) return -1;
+  h->has_ell = h->col[C_ELL_CX] >= 0;
   return 0;
 }
 
@@ -288,7 +349,8 @@ static int parse_type(const char* s, int* type) {
 
 /* The cells of one row into w, in column-name order: type R|P, name as
  * text, numbers finite; an empty optional cell is 0 (ia..fo) or NaN (the
- * limits qmin..taumax, which may also be infinite). */
+ * limits qmin..taumax, which may also be infinite, and the ellipsoid
+ * ell_cx..ell_rz). */
 static int read_cells(dyCsv* c, const tableHeader* h, char** f, int nf, tableRow* w, char* err, int errsz) {
   for (int k = 0; k < C_NALL; k++) w->v[k] = NAN;
   w->name[0] = 0;
@@ -311,11 +373,11 @@ static int read_cells(dyCsv* c, const tableHeader* h, char** f, int nf, tableRow
       continue;
     }
     if (k == C_NAME) { snprintf(w->name, sizeof w->name, "%s", s); continue; }
-    int limit = k >= C_QMIN && k <= C_TAUMAX;
+    int limit = k >= C_QMIN && k <= C_TAUMAX, ell = k >= C_ELL_CX && k <= C_ELL_RZ;
     if (limit || k >= C_IA) {
       const char* t = s;
       while (*t == ' ') t++;
-      if (*t == 0) { w->v[k] = limit ? NAN : 0; continue; }  /* empty optional cell */
+      if (*t == 0) { w->v[k] = limit || ell ? NAN : 0; continue; }  /* empty optional cell */
     }
     if (dy_csv_double(c, s, ck, limit, &w->v[k], err, errsz)) return -1;
   }
@@ -324,7 +386,9 @@ static int read_cells(dyCsv* c, const tableHeader* h, char** f, int nf, tableRow
 
 /* Row n (0-based) is joint n + 1, base to tip; in the centre-of-mass form
  * the inertia about the centre of mass is positive semi-definite
- * (inertia_invalid) and the mass is not negative. */
+ * (inertia_invalid) and the mass is not negative; the ellipsoid cells all
+ * six empty or all six valid (ell_cells), and with --dh only where alpha_j
+ * is a multiple of pi/2 (link_from_row). */
 static int check_row(dyCsv* c, const tableHeader* h, const tableRow* w, int n, char* err, int errsz) {
   if (w->v[C_JOINT] != n + 1) {
     snprintf(err, (size_t)errsz, "%s:%ld:%d: joint number %g, expected %d (rows base to tip)",
@@ -339,6 +403,14 @@ static int check_row(dyCsv* c, const tableHeader* h, const tableRow* w, int n, c
   }
   if (!h->std && w->v[C_M] < 0) {
     snprintf(err, (size_t)errsz, "%s:%ld:%d: negative mass", h->path, dy_csv_line(c), h->col[C_M] + 1);
+    return -1;
+  }
+  int given = 0;
+  if (h->has_ell && ell_cells(c, h->path, w->v + C_ELL_CX, h->col + C_ELL_CX, &given, err, errsz)) return -1;
+  if (given && h->classic && dy_twist_class(w->v[C_ALPHA]) == DY_TWIST_GENERAL) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: --dh: a bounding ellipsoid of a link whose alpha is not a "
+             "multiple of pi/2 has no axis-aligned form in the modified-DH frame; give the table in "
+             "modified DH", h->path, dy_csv_line(c), h->col[C_ELL_CX] + 1);
     return -1;
   }
   return 0;
@@ -365,10 +437,11 @@ static int read_rows(dyCsv* c, const tableHeader* h, tableRow* rows, int* n, cha
   return 0;
 }
 
-/* Link j's geometry and ten parameters from its row. Classic DH:
- * alpha'_j = alpha_{j-1}, a'_j = a_{j-1}, and the centre of mass and
- * inertia (classic frame j) carried into modified frame j by
- * Tx(a_j) Rx(alpha_j): c' = Rx c + (a_j, 0, 0), I' = Rx I Rx^T. The
+/* Link j's geometry, ten parameters and bounding ellipsoid from its row.
+ * Classic DH: alpha'_j = alpha_{j-1}, a'_j = a_{j-1}, and the centre of
+ * mass, inertia and ellipsoid (classic frame j) carried into modified
+ * frame j by Tx(a_j) Rx(alpha_j): c' = Rx c + (a_j, 0, 0), I' = Rx I Rx^T,
+ * the semi-axes permuted (alpha_j a multiple of pi/2: exact). The
  * standard form is copied as it is; the centre-of-mass form becomes
  * m, m c, I_c + m (|c|^2 1 - c c^T) (dy_linkpar_from_com). */
 static void link_from_row(dyModel* m, const tableRow* rows, int j, int classic, int std) {
@@ -391,6 +464,20 @@ static void link_from_row(dyModel* m, const tableRow* rows, int j, int classic, 
   } else {
     m->dh_alpha[j] = v[C_ALPHA];
     m->dh_a[j] = v[C_A];
+  }
+  const double* e = v + C_ELL_CX;
+  if (!isnan(e[0])) {
+    double* le = m->link_ell + 6*j;
+    memcpy(le, e, 6 * sizeof(double));
+    if (classic) {   /* c' = Rx(alpha_j) c + (a_j, 0, 0), Rx a signed permutation (check_row) */
+      dyTwist t = dy_twist_class(v[C_ALPHA]);
+      double ca = t == DY_TWIST_0 ? 1 : t == DY_TWIST_PI ? -1 : 0;
+      double sa = t == DY_TWIST_PI2 ? 1 : t == DY_TWIST_MPI2 ? -1 : 0;
+      le[0] = e[0] + v[C_A];
+      le[1] = ca*e[1] - sa*e[2];
+      le[2] = sa*e[1] + ca*e[2];
+      if (sa != 0) { le[4] = e[5]; le[5] = e[4]; }
+    }
   }
   double* pl = m->par + DY_NPAR_LINK*j;
   if (std) {
@@ -523,4 +610,71 @@ int dy_load_model(const char* path, const dyLoadOpt* opt, dyModel** out,
     return r;
   }
   return dy_load_table(path, opt, out, err, errsz);
+}
+
+/* ------------------------------------------------------------ bounds file
+ * dy_read_ellipsoids: the header by name (joint and the six ellipsoid
+ * columns, others ignored: a model table works), then one row per listed
+ * joint, checked cell by cell like the model table's; the result is copied
+ * into ell only when the whole file is read. */
+int dy_read_ellipsoids(const char* path, const dyModel* m, double* ell, char* err, int errsz) {
+  dyCsv* c = dy_csv_open(path, err, errsz);
+  if (!c) return -1;
+  double e[6 * DY_MAXJ];
+  long seen[DY_MAXJ];   /* line of each joint's row, 0: not yet */
+  int col[7], r;
+  char** f; int nf;
+  memset(e, 0, sizeof e);
+  memset(seen, 0, sizeof seen);
+  if ((r = dy_csv_next(c, &f, &nf, err, errsz)) <= 0) {
+    if (r == 0) snprintf(err, (size_t)errsz, "%s: empty file, expected the header "
+                         "joint,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz", path);
+    goto fail;
+  }
+  col[6] = dy_csv_find(f, nf, "joint");
+  for (int k = 0; k < 6; k++) col[k] = dy_csv_find(f, nf, col_names[C_ELL_CX + k]);
+  if (col[6] < 0) {
+    snprintf(err, (size_t)errsz, "%s:%ld:1: missing column 'joint' in the header", path, dy_csv_line(c));
+    goto fail;
+  }
+  if (ell_columns(path, dy_csv_line(c), col, 1, err, errsz)) goto fail;
+  int need = col[6];
+  for (int k = 0; k < 6; k++) if (col[k] > need) need = col[k];
+  while ((r = dy_csv_next(c, &f, &nf, err, errsz)) > 0) {
+    long line = dy_csv_line(c);
+    if (nf <= need) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: row has %d columns, the header has more", path, line, nf + 1, nf);
+      goto fail;
+    }
+    double jd, v[6];
+    if (dy_csv_double(c, f[col[6]], col[6], 0, &jd, err, errsz)) goto fail;
+    if (jd != floor(jd) || jd < 1 || jd > m->n) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: joint %g is not a joint of the model, which has %d (1..%d)", path,
+               line, col[6] + 1, jd, m->n, m->n);
+      goto fail;
+    }
+    int j = (int)jd - 1;
+    if (seen[j]) {
+      snprintf(err, (size_t)errsz, "%s:%ld:%d: joint %d given twice (also on line %ld)", path, line, col[6] + 1,
+               j + 1, seen[j]);
+      goto fail;
+    }
+    seen[j] = line;
+    for (int k = 0; k < 6; k++) {
+      const char* s = f[col[k]];
+      while (*s == ' ') s++;
+      if (!*s) { v[k] = NAN; continue; }
+      if (dy_csv_double(c, f[col[k]], col[k], 0, v + k, err, errsz)) goto fail;
+    }
+    int given;
+    if (ell_cells(c, path, v, col, &given, err, errsz)) goto fail;
+    if (given) memcpy(e + 6*j, v, sizeof v);
+  }
+  if (r < 0) goto fail;
+  dy_csv_close(c);
+  memcpy(ell, e, 6 * (size_t)m->n * sizeof(double));
+  return 0;
+fail:
+  dy_csv_close(c);
+  return -1;
 }

@@ -24,7 +24,12 @@
  * R_base g (the smallest such turn; none when g_base is along -z already,
  * the usual case of a model read from a URDF). Rotations are written as
  * URDF rpy (R = Rz(y) Ry(p) Rx(r)) by rpy_of, accurate to round-off also
- * near pitch = +-pi/2. */
+ * near pitch = +-pi/2. A link's bounding ellipsoid (model.h, link_ell)
+ * is a table's columns ell_cx..ell_rz and a URDF link's <collision> box
+ * (urdf_link), which the URDF reader turns back into the same ellipsoid
+ * whenever it reads the same DH frames back (a model read from a URDF; a
+ * table whose last theta_n is not 0 reads back with frame n turned by
+ * -theta_n, and then the ellipsoid is the one around the turned box). */
 #include "io.h"
 #include "mathu.h"
 #include <math.h>
@@ -135,6 +140,28 @@ static int has_limits(const dyModel* m) {
   return 0;
 }
 
+/* 1 if some link has a bounding ellipsoid */
+static int has_ellipsoids(const dyModel* m) {
+  for (int j = 0; j < m->n; j++)
+    if (dy_ell_given(m->link_ell + 6*j)) return 1;
+  return 0;
+}
+
+/* every link's bounding ellipsoid none or valid (dy_ell_bad); 0, or -1
+ * with err set */
+static int ell_check(const dyModel* m, char* err, int errsz) {
+  static const char* const nm[6] = {"cx", "cy", "cz", "rx", "ry", "rz"};
+  for (int j = 0; j < m->n; j++) {
+    int k = dy_ell_bad(m->link_ell + 6*j);
+    if (k >= 0) {
+      snprintf(err, (size_t)errsz, "%s: link %d: bounding ellipsoid %s = %g m is not valid (semi-axes > 0, "
+               "|values| <= %g m)", m->source, j + 1, nm[k], m->link_ell[6*j + k], DY_MAXLEN);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* 1 if the centre-of-mass form keeps link parameters p10: dy_link_comform
  * and from_com(to_com(p)) = p to 1e-13 of the largest |p_k| (a tiny mass
  * with a large first moment loses digits in J_O - m(|c|^2 1 - c c^T)) */
@@ -210,7 +237,9 @@ int dy_write_table(FILE* f, const dyModel* m, const double* par, const char* com
       snprintf(err, (size_t)errsz, "%s: parameter %s is not finite", m->source, nm);
       return -1;
     }
+  if (ell_check(m, err, errsz)) return -1;
   int com = 1, fric = m->has_friction || has_joint_terms(m, par), limits = has_limits(m);
+  int ell = has_ellipsoids(m);
   for (int j = 0; j < n; j++) com &= comform_keeps(par + DY_NPAR_LINK*j);
   put_hash_lines(f, comment);
   if (!com) {
@@ -233,9 +262,10 @@ int dy_write_table(FILE* f, const dyModel* m, const double* par, const char* com
   put_nums(f, m->base_T, 12, ", ");
   fputs("\n#! tip, ", f);
   put_nums(f, m->tip_T, 12, ", ");
-  fprintf(f, "\njoint,type,alpha,a,theta,d,m,%s%s%s,name\n",
+  fprintf(f, "\njoint,type,alpha,a,theta,d,m,%s%s%s%s,name\n",
           com ? "cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz" : "mx,my,mz,xx,xy,xz,yy,yz,zz",
-          fric ? ",ia,fv,fc,fo" : "", limits ? ",qmin,qmax,qdmax,qddmax,taumax" : "");
+          fric ? ",ia,fv,fc,fo" : "", limits ? ",qmin,qmax,qdmax,qddmax,taumax" : "",
+          ell ? ",ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz" : "");
   for (int j = 0; j < n; j++) {
     const double* pl = par + DY_NPAR_LINK*j;
     double v[14] = {m->dh_alpha[j], m->dh_a[j], m->dh_theta[j], m->dh_d[j]};
@@ -255,6 +285,10 @@ int dy_write_table(FILE* f, const dyModel* m, const double* par, const char* com
         fputc(',', f);
         if (isfinite(lim[k])) dy_fprint_double(f, lim[k]);
       }
+    }
+    if (ell) {
+      if (dy_ell_given(m->link_ell + 6*j)) { fputc(',', f); put_nums(f, m->link_ell + 6*j, 6, ","); }
+      else fputs(",,,,,,", f);
     }
     fputc(',', f);
     put_csv_text(f, m->jnt_name[j]);
@@ -312,7 +346,7 @@ static int urdf_check(const dyModel* m, const double* par, char* err, int errsz)
   }
   for (int k = DY_NPAR_LINK*n; k < dy_npar(m); k++)
     if (!isfinite(par[k])) { snprintf(err, (size_t)errsz, "%s: a joint parameter is not finite", m->source); return -1; }
-  return 0;
+  return ell_check(m, err, errsz);
 }
 
 /* Gravity: a URDF has 9.81 m/s^2 along -z of its root, so the base frame
@@ -396,8 +430,11 @@ static void urdf_joint(FILE* f, const dyModel* m, const double* par, int j, cons
 }
 
 /* link j + 1: its <inertial> about the centre of mass (none when every
- * parameter is zero) */
-static void urdf_link(FILE* f, const double* pl, int j) {
+ * parameter is zero) and its bounding ellipsoid e (centre c, semi-axes r
+ * in frame j = the link frame) as a <collision> box centred at c with
+ * half-extents r / sqrt(3): its corners lie on the ellipsoid, so the
+ * reader's circumscribing ellipsoid of the box is e again */
+static void urdf_link(FILE* f, const double* pl, const double* e, int j) {
   int zero = 1;
   for (int k = 0; k < DY_NPAR_LINK; k++) zero &= pl[k] == 0;
   fprintf(f, "  <link name=\"link%d\">", j + 1);
@@ -412,6 +449,16 @@ static void urdf_link(FILE* f, const double* pl, int j) {
     static const char* const in[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
     for (int k = 0; k < 6; k++) { fprintf(f, " %s=\"", in[k]); dy_fprint_double(f, Ic[k]); fputc('"', f); }
     fputs("/></inertial>", f);
+  }
+  if (dy_ell_given(e)) {
+    double size[3];
+    for (int k = 0; k < 3; k++) size[k] = 2 * e[3+k] / sqrt(3.0);
+    fputs(zero ? "" : "\n    ", f);
+    fputs("<collision><origin xyz=\"", f);
+    put_nums(f, e, 3, " ");
+    fputs("\" rpy=\"0 0 0\"/><geometry><box size=\"", f);
+    put_nums(f, size, 3, " ");
+    fputs("\"/></geometry></collision>", f);
   }
   fputs("</link>\n", f);
 }
@@ -438,7 +485,7 @@ int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comm
   fputs("<parent link=\"world\"/><child link=\"base\"/></joint>\n  <link name=\"base\"/>\n", f);
   for (int j = 0; j < n; j++) {
     urdf_joint(f, m, par, j, names[j], fric);
-    urdf_link(f, par + DY_NPAR_LINK*j, j);
+    urdf_link(f, par + DY_NPAR_LINK*j, m->link_ell + 6*j, j);
   }
   fprintf(f, "  <joint name=\"tip_joint\" type=\"fixed\">");
   put_origin(f, m->tip_T);

@@ -17,6 +17,10 @@
  *   tau_j += armature qdd_j + damping qd_j + friction sign(qd_j) + offset
  * (IA FV FC FO), and m->has_friction = 1 if any chain joint has <dynamics>.
  * <mimic> is not read: a mimic joint on the chain is an independent joint.
+ * <collision> and <visual> elements give the bounding ellipsoids (below):
+ * their <origin> and the primitive of their <geometry>, <box size>,
+ * <cylinder radius length> (axis: its local z) or <sphere radius> (sizes
+ * >= 0); <mesh> and other shapes are not read.
  *
  * The chain. base = --base or the root link; the joints from the root to the
  * base must all be fixed (their transform and the gravity rotation are kept).
@@ -29,6 +33,20 @@
  * every link hanging from it through fixed joints (tools, flanges, covers,
  * cameras): their masses, centres of mass and inertias are summed in frame j.
  * Links fixed to the base are ground and dropped.
+ *
+ * Bounding ellipsoids (m->link_ell, in DH frame j). Body j's primitives,
+ * those of <collision> elements of all its links (merged like the
+ * inertias, locked subtrees included), or, when there is none, those of
+ * its <visual> elements, are placed in frame j as the inertias are, and
+ * their exact axis-aligned bounding box there taken (box: its rotated
+ * corners; sphere: centre +- r; cylinder with unit axis u in frame j:
+ * half-extent |u_k| l/2 + r sqrt(1 - u_k^2) along axis k). The ellipsoid
+ * is the one through the box's corners: its centre, semi-axes sqrt(3)
+ * times the half-extents, at least 1 mm. Body 0's geometry is ground and
+ * dropped; a body with meshes only has none (all zero). One line in
+ * m->notes, unless no link of the bodies 1..n has a <collision> or
+ * <visual> at all:
+ *   bounding ellipsoids: links 1-5, 7 from collision primitives; link 6 none (meshes only)
  *
  * Locked joints. A moving joint off the chain that hangs from a link of a
  * body 0..n (a pan-tilt head on the torso, gripper fingers on the last link,
@@ -107,6 +125,7 @@ typedef enum { J_FIXED, J_REVOLUTE, J_CONTINUOUS, J_PRISMATIC } jtype_t;
 typedef struct {
   char* name;          /* owned by the document (xmlChar*) */
   long line;
+  xmlNodePtr node;     /* the <link> element (its <collision> and <visual>) */
   int parent_joint;    /* joint whose child this link is, -1: none */
   int has_inertial;
   double mass, com[3], com_rpy[3], I6[6];   /* URDF inertial */
@@ -278,6 +297,7 @@ static int find_link(const urdfDoc* u, const char* name) {
 
 static int read_link(urdfDoc* u, xmlNodePtr node, urdfLink* L) {
   L->line = xmlGetLineNo(node);
+  L->node = node;
   L->parent_joint = -1;
   L->body = -2;
   L->name = (char*)xmlGetProp(node, (const xmlChar*)"name");
@@ -1055,8 +1075,153 @@ static void sum_inertias(const urdfDoc* u, dyModel* m, const double* F) {
   }
 }
 
+/* ------------------------------------------------------------ ellipsoids */
+
+/* the geometry of one DH body: the axis-aligned box in frame j of its
+ * collision primitives and of its visual ones (lo, hi [m]; cnt primitives),
+ * and whether it has <geometry> elements that are no primitive */
+typedef struct {
+  double lo[2][3], hi[2][3];
+  int cnt[2];           /* [0] collision, [1] visual */
+  int mesh, other;      /* <mesh>; any other shape (capsule, ...) */
+} bodyGeom;
+
+/* A number attribute of a primitive (a size: >= 0 [m]), required. */
+static int prim_size(urdfDoc* u, xmlNodePtr shape, const char* attr, double* out, int cnt, const char* link) {
+  int found;
+  if (attr_nums(u, shape, attr, out, cnt, &found)) return -1;
+  if (!found) return fail(u, xmlGetLineNo(shape), "link '%s': <%s> without %s", link, shape->name, attr);
+  for (int k = 0; k < cnt; k++)
+    if (out[k] < 0) return fail(u, xmlGetLineNo(shape), "link '%s': <%s %s>: negative size %g", link,
+                                shape->name, attr, out[k]);
+  return 0;
+}
+
+/* The <collision> (kind 0) and <visual> (kind 1) elements of link L, whose
+ * pose in DH frame j is X, into g: each primitive placed at P = X O (O its
+ * element's <origin>) and its exact axis-aligned extent in frame j added,
+ * half-extent h_k along axis e_k around the centre P.p:
+ *   box (size s):               h_k = sum_i |P.R_ki| s_i / 2 (the 8 corners)
+ *   sphere (radius r):          h_k = r
+ *   cylinder (radius r, length l, axis u = P.R e_z):
+ *                               h_k = |u_k| l / 2 + r sqrt(1 - u_k^2)
+ * <mesh> and other shapes only counted (mesh, other). */
+static int link_geometry(urdfDoc* u, const urdfLink* L, const double X[12], bodyGeom* g) {
+  for (xmlNodePtr el = L->node->children; el; el = el->next) {
+    if (el->type != XML_ELEMENT_NODE) continue;
+    int kind = !xmlStrcmp(el->name, (const xmlChar*)"collision") ? 0
+             : !xmlStrcmp(el->name, (const xmlChar*)"visual") ? 1 : -1;
+    xmlNodePtr geo = kind < 0 ? NULL : child_elem(el, "geometry"), shape = NULL;
+    if (!geo) continue;
+    for (shape = geo->children; shape && shape->type != XML_ELEMENT_NODE; shape = shape->next) {}
+    if (!shape) continue;
+    double xyz[3], rpy[3], O[12], P[12], h[3], v[3];
+    if (read_origin(u, el, xyz, rpy)) return -1;
+    pose_from_xyz_rpy(O, xyz, rpy);
+    pose_mul(P, X, O);
+    if (!xmlStrcmp(shape->name, (const xmlChar*)"box")) {
+      if (prim_size(u, shape, "size", v, 3, L->name)) return -1;
+      for (int k = 0; k < 3; k++)
+        h[k] = 0.5 * (fabs(P[3*k]) * v[0] + fabs(P[3*k+1]) * v[1] + fabs(P[3*k+2]) * v[2]);
+    } else if (!xmlStrcmp(shape->name, (const xmlChar*)"sphere")) {
+      if (prim_size(u, shape, "radius", v, 1, L->name)) return -1;
+      h[0] = h[1] = h[2] = v[0];
+    } else if (!xmlStrcmp(shape->name, (const xmlChar*)"cylinder")) {
+      if (prim_size(u, shape, "radius", v, 1, L->name) || prim_size(u, shape, "length", v + 1, 1, L->name))
+        return -1;
+      for (int k = 0; k < 3; k++) {
+        double uk = P[3*k+2];
+        h[k] = fabs(uk) * 0.5 * v[1] + v[0] * sqrt(fmax(0, 1 - uk*uk));
+      }
+    } else {
+      if (!xmlStrcmp(shape->name, (const xmlChar*)"mesh")) g->mesh = 1; else g->other = 1;
+      continue;
+    }
+    for (int k = 0; k < 3; k++) {
+      double lo = P[9+k] - h[k], hi = P[9+k] + h[k];
+      if (!g->cnt[kind] || lo < g->lo[kind][k]) g->lo[kind][k] = lo;
+      if (!g->cnt[kind] || hi > g->hi[kind][k]) g->hi[kind][k] = hi;
+    }
+    g->cnt[kind]++;
+  }
+  return 0;
+}
+
+/* "1-5, 7" of the bodies j (1..n) with flag[j - 1] = want into buf; count */
+static int body_list(const int* flag, int n, int want, char* buf, size_t sz) {
+  int cnt = 0;
+  buf[0] = 0;
+  for (int j = 0; j < n; j++) {
+    if (flag[j] != want) continue;
+    int e = j;
+    while (e + 1 < n && flag[e + 1] == want) e++;
+    size_t L = strlen(buf);
+    if (e == j) snprintf(buf + L, sz - L, "%s%d", cnt ? ", " : "", j + 1);
+    else snprintf(buf + L, sz - L, "%s%d-%d", cnt ? ", " : "", j + 1, e + 1);
+    cnt += e - j + 1;
+    j = e;
+  }
+  return cnt;
+}
+
+/* Bounding ellipsoids (m->link_ell): body j's box in frame j is that of
+ * the collision primitives of all its links (the links merged into it, as
+ * for the inertias: fixed children, locked subtrees), or, when it has none,
+ * of their visual primitives; the ellipsoid circumscribing the box has its
+ * centre and semi-axes sqrt(3) times its half-extents (the corners lie on
+ * it), each at least 1 mm; one beyond DY_MAXLEN is an error (the table
+ * writer could not hold it). Geometry of body 0 (ground) is dropped. One note
+ * in m->notes unless no link of bodies 1..n has a <collision> or <visual>:
+ *   bounding ellipsoids: links 1-5, 7 from collision primitives; link 6 none (meshes only) */
+static int link_ellipsoids(urdfDoc* u, dyModel* m, const double* F, const int* body_link) {
+  int n = m->n, src[DY_MAXJ], any = 0;
+  bodyGeom g[DY_MAXJ];
+  memset(g, 0, sizeof g);
+  for (int i = 0; i < u->nlink; i++) {
+    const urdfLink* L = u->links + i;
+    if (L->body < 1) continue;
+    double X[12];
+    pose_invmul(X, F + 12*L->body, L->T);
+    if (link_geometry(u, L, X, g + L->body - 1)) return -1;
+  }
+  for (int j = 0; j < n; j++) {
+    const bodyGeom* b = g + j;
+    int kind = b->cnt[0] ? 0 : b->cnt[1] ? 1 : -1;
+    /* src: 0 collision, 1 visual, 2 none (meshes only), 3 none (other shapes), 4 none (no geometry) */
+    src[j] = kind >= 0 ? kind : b->other ? 3 : b->mesh ? 2 : 4;
+    any |= src[j] != 4;
+    if (kind < 0) continue;
+    double* e = m->link_ell + 6*j;
+    for (int k = 0; k < 3; k++) {
+      e[k] = 0.5 * (b->lo[kind][k] + b->hi[kind][k]);
+      e[3+k] = fmax(sqrt(3.0) * 0.5 * (b->hi[kind][k] - b->lo[kind][k]), 1e-3);
+    }
+    int bad = dy_ell_bad(e);
+    if (bad >= 0) {
+      const urdfLink* L = u->links + body_link[j + 1];
+      return fail(u, L->line, "link '%s' (link %d): the bounding ellipsoid of its %s primitives has %s %g m, "
+                  "beyond %g m (a unit error?)", L->name, j + 1, kind ? "visual" : "collision",
+                  bad < 3 ? "a centre coordinate" : "a semi-axis", e[bad], DY_MAXLEN);
+    }
+  }
+  if (!any) return 0;
+  static const char* const what[5] = {"from collision primitives", "from visual primitives",
+    "none (meshes only)", "none (no box, cylinder or sphere)", "none (no geometry)"};
+  char line[600] = "bounding ellipsoids: ", list[200];
+  for (int s = 0, parts = 0; s < 5; s++) {
+    int cnt = body_list(src, n, s, list, sizeof list);
+    if (!cnt) continue;
+    size_t len = strlen(line);
+    snprintf(line + len, sizeof line - len, "%slink%s %s %s", parts++ ? "; " : "", cnt > 1 ? "s" : "", list, what[s]);
+  }
+  size_t len = strlen(m->notes);
+  if (len + strlen(line) + 2 <= sizeof m->notes)
+    snprintf(m->notes + len, sizeof m->notes - len, "%s\n", line);
+  return 0;
+}
+
 /* The model of the chain: joints and axes, lock notes, DH geometry,
- * inertias, gravity (0,0,-9.81) in the root frame -> base-link frame ->
+ * inertias, bounding ellipsoids, gravity (0,0,-9.81) in the root frame -> base-link frame ->
  * frame 0, or opt's), the forward-kinematics check. NULL with u->err. */
 static dyModel* chain_model(urdfDoc* u, const dyLoadOpt* opt, urdfChain* ch) {
   int n = ch->n;
@@ -1083,6 +1248,7 @@ static dyModel* chain_model(urdfDoc* u, const dyLoadOpt* opt, urdfChain* ch) {
     goto fail;
   }
   sum_inertias(u, m, F);
+  if (link_ellipsoids(u, m, F, ch->body_link)) goto fail;
   double g_root[3] = {0, 0, -9.81}, g_base[3];
   dyu_mulMatTVec3(g_base, ch->Troot_base, g_root);
   dyu_mulMatTVec3(m->gravity, F, g_base);
