@@ -43,10 +43,8 @@
  * half-extent |u_k| l/2 + r sqrt(1 - u_k^2) along axis k). The ellipsoid
  * is the one through the box's corners: its centre, semi-axes sqrt(3)
  * times the half-extents, at least 1 mm. Body 0's geometry is ground and
- * dropped; a body with meshes only has none (all zero). One line in
- * m->notes, unless no link of the bodies 1..n has a <collision> or
- * <visual> at all:
- *   bounding ellipsoids: links 1-5, 7 from collision primitives; link 6 none (meshes only)
+ * dropped; a body with meshes only has none (all zero; the consistent
+ * estimate then derives one from the link's kinematics and says so).
  *
  * Locked joints. A moving joint off the chain that hangs from a link of a
  * body 0..n (a pan-tilt head on the torso, gripper fingers on the last link,
@@ -1147,34 +1145,17 @@ static int link_geometry(urdfDoc* u, const urdfLink* L, const double X[12], body
   return 0;
 }
 
-/* "1-5, 7" of the bodies j (1..n) with flag[j - 1] = want into buf; count */
-static int body_list(const int* flag, int n, int want, char* buf, size_t sz) {
-  int cnt = 0;
-  buf[0] = 0;
-  for (int j = 0; j < n; j++) {
-    if (flag[j] != want) continue;
-    int e = j;
-    while (e + 1 < n && flag[e + 1] == want) e++;
-    size_t L = strlen(buf);
-    if (e == j) snprintf(buf + L, sz - L, "%s%d", cnt ? ", " : "", j + 1);
-    else snprintf(buf + L, sz - L, "%s%d-%d", cnt ? ", " : "", j + 1, e + 1);
-    cnt += e - j + 1;
-    j = e;
-  }
-  return cnt;
-}
-
 /* Bounding ellipsoids (m->link_ell): body j's box in frame j is that of
  * the collision primitives of all its links (the links merged into it, as
  * for the inertias: fixed children, locked subtrees), or, when it has none,
  * of their visual primitives; the ellipsoid circumscribing the box has its
  * centre and semi-axes sqrt(3) times its half-extents (the corners lie on
  * it), each at least 1 mm; one beyond DY_MAXLEN is an error (the table
- * writer could not hold it). Geometry of body 0 (ground) is dropped. One note
- * in m->notes unless no link of bodies 1..n has a <collision> or <visual>:
- *   bounding ellipsoids: links 1-5, 7 from collision primitives; link 6 none (meshes only) */
+ * writer could not hold it). Geometry of body 0 (ground) is dropped. No
+ * note: the models' notes are warnings, and these are no news (the
+ * consistent estimate prints each link's ellipsoid and where it came from). */
 static int link_ellipsoids(urdfDoc* u, dyModel* m, const double* F, const int* body_link) {
-  int n = m->n, src[DY_MAXJ], any = 0;
+  int n = m->n;
   bodyGeom g[DY_MAXJ];
   memset(g, 0, sizeof g);
   for (int i = 0; i < u->nlink; i++) {
@@ -1186,10 +1167,7 @@ static int link_ellipsoids(urdfDoc* u, dyModel* m, const double* F, const int* b
   }
   for (int j = 0; j < n; j++) {
     const bodyGeom* b = g + j;
-    int kind = b->cnt[0] ? 0 : b->cnt[1] ? 1 : -1;
-    /* src: 0 collision, 1 visual, 2 none (meshes only), 3 none (other shapes), 4 none (no geometry) */
-    src[j] = kind >= 0 ? kind : b->other ? 3 : b->mesh ? 2 : 4;
-    any |= src[j] != 4;
+    int kind = b->cnt[0] ? 0 : b->cnt[1] ? 1 : -1;   /* collision, else visual, else none */
     if (kind < 0) continue;
     double* e = m->link_ell + 6*j;
     for (int k = 0; k < 3; k++) {
@@ -1204,19 +1182,6 @@ static int link_ellipsoids(urdfDoc* u, dyModel* m, const double* F, const int* b
                   bad < 3 ? "a centre coordinate" : "a semi-axis", e[bad], DY_MAXLEN);
     }
   }
-  if (!any) return 0;
-  static const char* const what[5] = {"from collision primitives", "from visual primitives",
-    "none (meshes only)", "none (no box, cylinder or sphere)", "none (no geometry)"};
-  char line[600] = "bounding ellipsoids: ", list[200];
-  for (int s = 0, parts = 0; s < 5; s++) {
-    int cnt = body_list(src, n, s, list, sizeof list);
-    if (!cnt) continue;
-    size_t len = strlen(line);
-    snprintf(line + len, sizeof line - len, "%slink%s %s %s", parts++ ? "; " : "", cnt > 1 ? "s" : "", list, what[s]);
-  }
-  size_t len = strlen(m->notes);
-  if (len + strlen(line) + 2 <= sizeof m->notes)
-    snprintf(m->notes + len, sizeof m->notes - len, "%s\n", line);
   return 0;
 }
 

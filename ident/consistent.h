@@ -182,6 +182,8 @@ typedef struct {
                                kinematics; NULL: every link so */
   double mass_lo, mass_hi;  /* factors on the nominal mass (0, INFINITY: none) */
   double thick;             /* s [m] (DYI_THICK) */
+  int keep;                 /* 1: the given ellipsoids are used as they are (a file of
+                               the user's), never grown to hold the nominal link */
 } dyiBoundOpt;
 #define DYI_THICK 4e-3      /* a body at least ~14 mm thick: principal moments >= 2 m s^2 */
 #define DYI_MASS_LO 0.5     /* default --mass-range: half to twice the nominal mass */
@@ -198,7 +200,7 @@ double dyi_plausible_radius(const dyModel* m, const double* nom, int j);
  * no mass bounds): the ellipsoid of o->ell, or from the link's kinematics
  * (the box holding O_j, O_j+1 and the nominal centre of mass, padded by
  * max(5 cm, r_g,nom), circumscribed), grown about its centre until the
- * nominal link fits when it does not; the sphere of radius R_j about O_j;
+ * nominal link fits when it does not (unless o->keep, for given ones); the sphere of radius R_j about O_j;
  * the mass in [lo m_nom, hi max(m_nom, 0.1 kg)] (lower bound 0 below 0.1 kg);
  * the thickness s. note (may be NULL) gets one line per link whose
  * ellipsoid was grown or made from the kinematics. 0, or -1 with err set

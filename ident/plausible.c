@@ -113,7 +113,7 @@ int dyi_link_bounds(const dyModel* m, const double* nom, const dyiBoundOpt* o, d
     const char* how = NULL;
     if (given && given[3] > 0 && given[4] > 0 && given[5] > 0) memcpy(b->ell, given, sizeof b->ell);
     else { kinematic_ellipsoid(m, nom, j, b->ell); how = "from its kinematics"; }
-    double k = grow_to_fit(b->ell, u);
+    double k = how || !o->keep ? grow_to_fit(b->ell, u) : 1;
     if (note && (how || k > 1) && len < notesz)
       len += snprintf(note + len, (size_t)(notesz - len), "link %d: bounding ellipsoid %s%s%s (semi-axes %.3g %.3g "
                       "%.3g m)\n", j + 1, how ? how : "", how && k > 1 ? ", " : "",

@@ -218,12 +218,13 @@ static void cons_progress(int done, int total) { cli_progress("consistent", done
 static int consistent_bounds(const cliArgs* c, const dyModel* m, const double* nom, const idOpt* io,
                              dyiLinkBound* lb, char* note, int notesz) {
   char err[DY_ERRSZ];
-  dyiBoundOpt bo = {.volumes = strcmp(io->bounds, "none") != 0, .ell = NULL /*MERGE:m->link_ell*/, .mass_lo = io->mass_lo,
+  dyiBoundOpt bo = {.volumes = strcmp(io->bounds, "none") != 0, .ell = m->link_ell, .mass_lo = io->mass_lo,
                     .mass_hi = io->mass_hi, .thick = DYI_THICK};
   double ell[6 * DY_MAXJ];
   if (bo.volumes && strcmp(io->bounds, "auto")) {
-    if (1 /*MERGE: dy_read_ellipsoids(io->bounds, m, ell, err, sizeof err)*/) { cli_fail("--bounds %s", err); return -1; }
+    if (dy_read_ellipsoids(io->bounds, m, ell, err, sizeof err)) { cli_fail("--bounds %s", err); return -1; }
     bo.ell = ell;
+    bo.keep = 1;
   }
   if (dyi_link_bounds(m, nom, &bo, lb, note, notesz, err, sizeof err)) {
     cli_fail("--consistent: %s%s", err, strcmp(io->bounds, "auto") ? "" : " (--bounds FILE gives other volumes, "
