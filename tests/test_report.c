@@ -189,11 +189,14 @@ static void compare(const char* M) {
   /* model files linked relative to the page (same directory) */
   CHECK(strstr(html, "href=\"rep_cons_model.urdf\"") && strstr(html, "href=\"rep_cons_model.csv\"") &&
         strstr(html, "href=\"rep_ls_model.csv\""), "model files linked relative to the page");
-  /* the URDF (first, carried into the table's frames) reproduces the base parameters */
-  CHECK(strstr(html, "the model file <a href=\"rep_cons_model.urdf\">") != NULL, "links read from the URDF");
-  const char* d = strstr(html, "<b>consistent</b>: the model file");
+  /* the consistent PARAMS carries its standard parameters: the links are
+   * those (the one owner of PARAMS -> standard parameters), not the model
+   * file's, and they reproduce the base parameters */
+  CHECK(strstr(html, "<b>consistent</b>: the standard parameters the parameters file carries") != NULL,
+        "links from the standard parameters the PARAMS file carries");
+  const char* d = strstr(html, "<b>consistent</b>: the standard parameters");
   d = d ? strstr(d, "relative distance from the base parameters ") : NULL;
-  CHECK(d && strtod(d + 43, NULL) < 1e-9, "the URDF's links reproduce the consistent base parameters (%s)",
+  CHECK(d && strtod(d + 43, NULL) < 1e-9, "the carried links reproduce the consistent base parameters (%s)",
         d ? d + 43 : "?");
   free(html);
 
