@@ -131,9 +131,11 @@ static int write_params(const char* path, const dyModel* m, const dyiBase* b, co
  * (core/io.h dy_write_model: .csv table or .urdf). pi: the consistent
  * solution, or NULL: the realisation of beta nearest the nominal model
  * (ident/consistent.h dyi_realise_near), which is physically consistent
- * only by chance: a warning says so. 0, or -1 after printing. */
+ * only by chance: a warning says so. lb (NULL: none): the bounds of the
+ * consistent estimate, whose ellipsoids the file carries. 0, or -1 after
+ * printing. */
 static int write_model(const char* path, const dyModel* m, const dyiBase* b, const double* beta,
-                       const double* pi, const char* comment, int quiet) {
+                       const double* pi, const dyiLinkBound* lb, const char* comment, int quiet) {
   char err[DY_ERRSZ];
   double par[DY_NPL * DY_MAXJ];
   int n = m->n;
@@ -149,6 +151,8 @@ static int write_model(const char* path, const dyModel* m, const dyiBase* b, con
   dyModel* w = dy_copy_model(m);
   if (!w) { cli_fail("out of memory"); return -1; }
   w->has_friction = b->friction;
+  for (int j = 0; j < n && lb; j++)   /* the ellipsoids the estimate was bounded by */
+    if (dy_ell_given(lb[j].ell)) memcpy(w->link_ell + 6*j, lb[j].ell, sizeof lb[j].ell);
   int r = dy_write_model(path, w, par, comment, err, sizeof err);
   dy_free_model(w);
   if (r < 0) { cli_fail("--model-out %s", err); return -1; }
@@ -237,17 +241,16 @@ static int consistent_bounds(const cliArgs* c, const dyModel* m, const double* n
 
 /* --consistent: the plausible, physically consistent estimate from the
  * estimator's triangle (ident/consistent.h), its certificate as comment
- * lines into cons and, unless quiet, on standard error. 0, or -1 after
- * printing. */
+ * lines into cons and, unless quiet, on standard error; lb (n): the
+ * bounds it was solved with. 0, or -1 after printing. */
 static int identify_consistent(const cliArgs* c, const dyModel* m, const dyiBase* b, const dyiEstim* e,
-                               const idOpt* io, dyiConsResult* cr, char* cons, size_t consz) {
+                               const idOpt* io, dyiConsResult* cr, dyiLinkBound* lb, char* cons, size_t consz) {
   const int quiet = io->quiet, n = m->n;
   double prior[DY_NPL * DY_MAXJ];
   const char* what;
   int hp = read_prior(c, m, prior, &what);
   if (hp < 0) return -1;
   char err[DY_ERRSZ], note[2048];
-  dyiLinkBound lb[DY_MAXJ];
   if (consistent_bounds(c, m, hp ? prior : m->par, io, lb, note, sizeof note)) return -1;
   dyiConsOpt co = {.prior = hp ? prior : NULL, .weight = io->prior_w, .min_eig = io->min_eig, .bounds = lb,
                    .total_mass = io->total_mass, .total_tol = 0.01, .boot = (int)io->boot,
@@ -540,8 +543,10 @@ static int write_estimate(const cliArgs* c, const dyModel* m, const dyiBase* b, 
   char err[DY_ERRSZ];
   *beta = e->beta;
   char cons[8192] = "";
+  dyiLinkBound lb[DY_MAXJ];
+  memset(lb, 0, sizeof lb);
   if (io->consistent) {
-    if (identify_consistent(c, m, b, e, io, cr, cons, sizeof cons)) return -1;
+    if (identify_consistent(c, m, b, e, io, cr, lb, cons, sizeof cons)) return -1;
     *beta = cr->beta;
   }
   char* comment = summary(c, m, b, e, *beta, note, cons, rows_note, src);
@@ -550,7 +555,8 @@ static int write_estimate(const cliArgs* c, const dyModel* m, const dyiBase* b, 
   int rc = 0;
   double pi14[DY_NPL * DY_MAXJ] = {0};   /* the consistent pi, joint parameters 0 without friction */
   if (io->consistent) memcpy(pi14, cr->pi, sizeof(double) * (size_t)b->npar);
-  if (mout && write_model(mout, m, b, *beta, io->consistent ? cr->pi : NULL, comment, io->quiet)) rc = -1;
+  if (mout && write_model(mout, m, b, *beta, io->consistent ? cr->pi : NULL, io->consistent ? lb : NULL, comment,
+                          io->quiet)) rc = -1;
   else if (write_params(cli_opt(c, "o"), m, b, io->consistent && cr->std ? cr->std : e->std, *beta,
                         io->consistent ? pi14 : NULL, comment, err, sizeof err)) {
     if (mout) remove(mout);
