@@ -32,15 +32,18 @@ double dyi_pseudo_mineig(const double par10[10]) {
 
 void dyi_cons_free(dyiConsResult* r) {
   if (!r) return;
-  free(r->pi); free(r->beta); free(r->std); free(r->held);
-  r->pi = r->beta = r->std = NULL;
+  free(r->pi); free(r->beta); free(r->std); free(r->held); free(r->scale);
+  r->pi = r->beta = r->std = r->scale = NULL;
   r->held = NULL;
 }
 
 /* per-parameter scales S (npar) and per-link block scales: a mass scale per
  * link (the prior's mass, at least 5 % of the mean prior mass; 1 kg without
- * a prior) and one length scale L for the arm (the mean |a| + |d| of its
- * joints, clamped to [0.05, 1] m) */
+ * a prior) and a length scale per link L_j: with a prior with mass, the
+ * link's own size (the larger of its centre of mass's distance from O_j
+ * and its rms radius about it, sqrt(tr I_c / 2m)), else the arm's (the
+ * mean |a| + |d| of its joints), clamped to [0.05, 1] m. IA scales as
+ * the mean mass times the arm's length squared. */
 static void scales(const dyModel* m, const double* prior, int npar, double* S, double* ms, double* L) {
   int n = m->n;
   double len = 0, mean = 0;
@@ -51,14 +54,20 @@ static void scales(const dyModel* m, const double* prior, int npar, double* S, d
   for (int j = 0; j < n; j++) {
     ms[j] = mean > 0 ? fmax(prior[DY_NPAR_LINK*j + DY_M], 0.05 * mean) : 1;
     msum += ms[j] / n;
+    L[j] = len;
+    if (mean > 0 && prior[DY_NPAR_LINK*j + DY_M] > 0) {
+      double mass, c[3], Ic[6];
+      dy_linkpar_to_com(prior + DY_NPAR_LINK*j, &mass, c, Ic);
+      double r = sqrt(fmax(0, (Ic[0] + Ic[3] + Ic[5]) / (2 * mass)));
+      L[j] = fmin(1, fmax(0.05, fmax(r, sqrt(c[0]*c[0] + c[1]*c[1] + c[2]*c[2]))));
+    }
     double* s = S + DY_NPAR_LINK*j;
-    for (int k = DY_XX; k <= DY_ZZ; k++) s[k] = ms[j] * len * len;
-    for (int k = DY_MX; k <= DY_MZ; k++) s[k] = ms[j] * len;
+    for (int k = DY_XX; k <= DY_ZZ; k++) s[k] = ms[j] * L[j] * L[j];
+    for (int k = DY_MX; k <= DY_MZ; k++) s[k] = ms[j] * L[j];
     s[DY_M] = ms[j];
   }
   for (int k = DY_NPAR_LINK*n; k < npar; k++)
     S[k] = (k - DY_NPAR_LINK*n) % DY_NPAR_JNT == DY_IA ? msum * len * len : 1;
-  *L = len;
 }
 
 /* the data of one sparse packed matrix, kept alive for DSDP */
@@ -74,7 +83,7 @@ typedef struct {
   double *S, *pic;          /* scales and centre (nv each): pi = pic + S x */
   double *prs;              /* the prior in scaled variables, (prior - pic) / S (nv) */
   double *G, *h;            /* reduced residual r = G x - h, row-major q x nv */
-  double ms[DY_MAXJ], L;    /* per-link mass scale, arm length scale */
+  double ms[DY_MAXJ], L[DY_MAXJ];  /* per-link mass and length scales */
   unsigned char flag[DY_NPL*DY_MAXJ];  /* pi_k >= 0 */
   DSDP dsdp;
   spmat* mats;
@@ -96,7 +105,7 @@ static spmat* new_mat(consCtx* c, int cap) {
 static int setup_residual(consCtx* c, char* err, int errsz) {
   const dyiConsProblem* pr = c->pr;
   const int p = c->p, nv = c->nv, nl = DY_NPAR_LINK * c->n, q0 = p + nv, nc = nv + 1;
-  scales(c->m, pr->prior, nv, c->S, c->ms, &c->L);
+  scales(c->m, pr->prior, nv, c->S, c->ms, c->L);
   if (pr->prior) memcpy(c->pic, pr->prior, sizeof(double) * (size_t)nv);
   for (int k = 0; k < nv; k++) {
     c->flag[k] = pr->nonneg ? pr->nonneg[k] : (k >= nl && (k - nl) % DY_NPAR_JNT != DY_FO);
@@ -174,11 +183,11 @@ static void pseudo_thick(const double u[10], double s, double PI[16]) {
 }
 
 /* Blocks 1..n: D (PI_j(pic + S x) - m s^2 diag(1,1,1,0) - E 1) D >= 0 with
- * the congruence D = diag(1/L, 1/L, 1/L, 1) / sqrt(m_s) (entries of order
+ * the congruence D = diag(1/L_j, 1/L_j, 1/L_j, 1) / sqrt(m_s) (entries of order
  * 1). 0, or -1. */
 static int add_link_blocks(consCtx* c, SDPCone cone) {
   for (int j = 0; j < c->n; j++) {
-    double d[4] = {1/c->L, 1/c->L, 1/c->L, 1}, PI[16];
+    double d[4] = {1/c->L[j], 1/c->L[j], 1/c->L[j], 1}, PI[16];
     for (int a = 0; a < 4; a++) d[a] /= sqrt(c->ms[j]);
     SDPConeSetBlockSize(cone, 1 + j, 4);
     for (int v = -1; v < DY_NPAR_LINK; v++) {   /* v < 0: C, else A of x_(10j+v) */
@@ -466,11 +475,20 @@ int dyi_consistent_check(const dyModel* m, const double* K, int p, int npar, con
   return ans;
 }
 
+void dyi_base_scales(const dyModel* m, const double* K, int p, int npar, const double* prior, double* scale) {
+  double S[DY_NPL*DY_MAXJ], ms[DY_MAXJ], L[DY_MAXJ];
+  scales(m, prior, npar, S, ms, L);
+  for (int i = 0; i < p; i++) {
+    scale[i] = 0;
+    for (int k = 0; k < npar; k++) scale[i] += fabs(K[(size_t)i*npar + k]) * S[k];
+  }
+}
+
 int dyi_realise_near(const dyModel* m, const double* K, int p, int npar, const double* beta,
                      const double* prior, double* pi, char* err, int errsz) {
   const int n = m->n;
-  double S[DY_NPL*DY_MAXJ], ms[DY_MAXJ], L;
-  scales(m, prior, npar, S, ms, &L);
+  double S[DY_NPL*DY_MAXJ], ms[DY_MAXJ], L[DY_MAXJ];
+  scales(m, prior, npar, S, ms, L);
   /* x = (K S)^+ (beta - K prior) by the SVD of K S; pi = prior + S x */
   double* A = malloc(sizeof(double) * (size_t)p * (size_t)npar);
   double* rhs = malloc(sizeof(double) * (size_t)(npar > p ? npar : p));

@@ -135,6 +135,9 @@ typedef struct {
   int cv_parts;             /* parts held out in turn */
   double* std;              /* bootstrap std of beta (p), NaN where held; NULL: none */
   unsigned char* held;      /* p: 1 where the bounds or the prior hold it */
+  double* scale;            /* p: each base parameter's physical scale, sum_k |K_ik| S_k
+                               (S: the prior's scales, as the prior term's), the
+                               reference of its relative std */
   int boot;                 /* replicates behind std */
   double seconds_total;     /* the whole estimate: weight choice, solve, bootstrap */
 } dyiConsResult;
@@ -246,7 +249,8 @@ typedef struct {
  * sigma_b^2 = var_factor sigma^2, re-solved o->boot times: res->std the
  * spread of beta*, res->held[i] = 1 when it is below 5 % of the
  * least-squares std (the bounds or the prior hold the parameter, not the
- * data; its std is then NaN). 0, or -1 with err set. */
+ * data; its std is then NaN); res->scale the scale of each. 0, or -1
+ * with err set. */
 int dyi_consistent_est(const dyModel* m, const dyiBase* b, const dyiEstim* e, const dyiConsOpt* o,
                        dyiConsResult* res, char* err, int errsz);
 
@@ -256,6 +260,10 @@ int dyi_consistent_est(const dyModel* m, const dyiBase* b, const dyiEstim* e, co
  * unconstrained estimate as a model: it keeps the nominal values in the
  * directions the data do not see. pi: 14n (joint parameters beyond npar,
  * and those no base parameter uses, zero). 0, or -1 with err set. */
+/* The scale of each base parameter (p): sum_k |K_ik| S_k with S the
+ * per-parameter scales of the prior term for the prior (NULL: none). */
+void dyi_base_scales(const dyModel* m, const double* K, int p, int npar, const double* prior, double* scale);
+
 int dyi_realise_near(const dyModel* m, const double* K, int p, int npar, const double* beta,
                      const double* prior, double* pi, char* err, int errsz);
 

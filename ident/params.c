@@ -12,7 +12,7 @@
 #include <strings.h>
 
 int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* value,
-                     const double* std, const char* comment, const double* pi) {
+                     const double* std, const char* comment, const double* pi, const double* scale) {
   if (comment && *comment) {
     const char* s = comment;
     while (*s) {
@@ -51,7 +51,8 @@ int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* 
     if (isfinite(sd)) {
       dy_fprint_double(f, sd);
       fputc(',', f);
-      if (value[i] != 0) dy_fprint_double(f, 100 * sd / fabs(value[i]));
+      double ref = scale ? fmax(fabs(value[i]), scale[i]) : fabs(value[i]);
+      if (ref != 0) dy_fprint_double(f, 100 * sd / ref);
     } else fputc(',', f);
     fprintf(f, ",%s\n", buf);
   }
@@ -64,6 +65,7 @@ void dyi_params_free(dyiParams* p) {
   dyi_base_free(p->base);
   free(p->value);
   free(p->std);
+  free(p->rel_std_pct);
   free(p->pi);
   free(p);
 }
@@ -110,8 +112,8 @@ typedef struct {
   int npar, nl;                     /* dy_npar (14n), DY_NPAR_LINK n */
   int cap, nb, friction;            /* friction: an expression uses a joint parameter */
   char (*names)[32];
-  double *B, *val, *sd;
-  int cname, cval, cstd, cexpr;
+  double *B, *val, *sd, *rel;
+  int cname, cval, cstd, crel, cexpr;
   long header_line;                 /* line of the header once read, else 0 */
   double* pi;                       /* the #! pi values (npar), NULL before the first */
   long* piline;                     /* line of each (0: not given) */
@@ -120,7 +122,7 @@ typedef struct {
 } pRows;
 
 static void prows_free(pRows* t) {
-  free(t->names); free(t->B); free(t->val); free(t->sd); free(t->pi); free(t->piline);
+  free(t->names); free(t->B); free(t->val); free(t->sd); free(t->rel); free(t->pi); free(t->piline);
 }
 
 /* One "#! pi,NAME,VALUE" line (text without its line end) into t->pi;
@@ -211,7 +213,9 @@ static int prows_grow(pRows* t, char* err, int errsz) {
   if (c2) t->val = c2;
   void* d2 = realloc(t->sd, sizeof(double) * (size_t)t->cap);
   if (d2) t->sd = d2;
-  if (!a || !b2 || !c2 || !d2) { snprintf(err, (size_t)errsz, "%s: out of memory", t->path); return -1; }
+  void* e2 = realloc(t->rel, sizeof(double) * (size_t)t->cap);
+  if (e2) t->rel = e2;
+  if (!a || !b2 || !c2 || !d2 || !e2) { snprintf(err, (size_t)errsz, "%s: out of memory", t->path); return -1; }
   return 0;
 }
 
@@ -226,6 +230,7 @@ static int prows_header(pRows* t, dyCsv* csv, char* err, int errsz) {
   t->cname = dy_csv_find(f, nf, "name");
   t->cval = dy_csv_find(f, nf, "value");
   t->cstd = dy_csv_find(f, nf, "std");
+  t->crel = dy_csv_find(f, nf, "rel_std_pct");
   t->cexpr = dy_csv_find(f, nf, "expression");
   if (t->cname < 0 || t->cval < 0 || t->cexpr < 0) {
     snprintf(err, (size_t)errsz, "%s:%ld: missing column '%s' in the header", t->path, dy_csv_line(csv),
@@ -259,6 +264,10 @@ static int prows_add(pRows* t, dyCsv* csv, char** f, int nf, char* err, int errs
   int cs = t->cstd;
   if (cs >= 0 && cs < nf && f[cs][strspn(f[cs], " \t")] != 0)
     if (dy_csv_double(csv, f[cs], cs, 1, &t->sd[nb], err, errsz)) return -1;
+  t->rel[nb] = NAN;
+  int cr = t->crel;
+  if (cr >= 0 && cr < nf && f[cr][strspn(f[cr], " \t")] != 0)
+    if (dy_csv_double(csv, f[cr], cr, 1, &t->rel[nb], err, errsz)) return -1;
   char perr[256];
   double* row = t->B + (size_t)nb*npar;
   if (dyi_expr_parse(t->m, npar, f[t->cexpr], row, perr, sizeof perr)) {
@@ -291,7 +300,8 @@ static int prows_to_params(pRows* t, dyiParams* p, char* err, int errsz) {
   p->base = dyi_base_make_empty(DYI_SET_FILE, nb, np, t->friction);
   p->value = malloc(sizeof(double) * (size_t)nb);
   p->std = malloc(sizeof(double) * (size_t)nb);
-  if (!p->base || !p->value || !p->std) { snprintf(err, (size_t)errsz, "%s: out of memory", t->path); return -1; }
+  p->rel_std_pct = malloc(sizeof(double) * (size_t)nb);
+  if (!p->base || !p->value || !p->std || !p->rel_std_pct) { snprintf(err, (size_t)errsz, "%s: out of memory", t->path); return -1; }
   if (t->friction) {
     p->base->joint_keep = 0;
     for (int i = 0; i < nb; i++)
@@ -303,6 +313,7 @@ static int prows_to_params(pRows* t, dyiParams* p, char* err, int errsz) {
     memcpy(p->base->B + (size_t)i*np, t->B + (size_t)i*npar, sizeof(double) * (size_t)np);
     p->value[i] = t->val[i];
     p->std[i] = t->sd[i];
+    p->rel_std_pct[i] = t->rel[i];
     p->base->lead[i] = lead_of(t->m, t->names[i], np);
   }
   char perr[256];
@@ -363,14 +374,15 @@ dyiParams* dyi_params_read(const char* path, const dyModel* m, char* err, int er
   pRows t;
   memset(&t, 0, sizeof t);
   t.path = path; t.m = m; t.npar = dy_npar(m); t.nl = DY_NPAR_LINK * m->n; t.cap = 64;
-  t.cname = t.cval = t.cstd = t.cexpr = -1;
+  t.cname = t.cval = t.cstd = t.crel = t.cexpr = -1;
   dyiParams* p = calloc(1, sizeof *p);
   t.names = malloc((size_t)t.cap * sizeof *t.names);
   t.B = malloc(sizeof(double) * (size_t)t.cap * (size_t)t.npar);
   t.val = malloc(sizeof(double) * (size_t)t.cap);
   t.sd = malloc(sizeof(double) * (size_t)t.cap);
+  t.rel = malloc(sizeof(double) * (size_t)t.cap);
   int bad = 0;
-  if (!p || !t.names || !t.B || !t.val || !t.sd) { snprintf(err, (size_t)errsz, "%s: out of memory", path); bad = 1; }
+  if (!p || !t.names || !t.B || !t.val || !t.sd || !t.rel) { snprintf(err, (size_t)errsz, "%s: out of memory", path); bad = 1; }
   if (!bad) read_comments(path, p->comment, sizeof p->comment);
   dy_csv_on_directive(csv, on_directive, &t);
   bad = bad || prows_header(&t, csv, err, errsz) || prows_read(&t, csv, err, errsz) ||

@@ -19,6 +19,7 @@ typedef struct {
   dyiBase* base;      /* the set described by the expressions */
   double* value;     /* beta (nb) */
   double* std;       /* standard deviation, NaN if unknown (nb) */
+  double* rel_std_pct; /* the file's relative std [%], NaN if not given (nb) */
   double* pi;        /* the standard parameters the file carries (14n), NULL if none */
   char comment[8192];/* the '#' lines at the top, joined (without the #! pi lines
                         and the comment line the writer puts before them) */
@@ -44,13 +45,16 @@ void dyi_params_realise(const dyModel* m, const dyiParams* p, double* par);
  * line "#! pi,NAME,VALUE" per standard parameter (dy_parname), then the
  * header name,value,std,rel_std_pct,expression and one row per base
  * parameter of b: value[i] (nb), std[i] (nb, NULL or NaN entries: empty
- * field, e.g. a parameter held by a bound), rel_std_pct = 100 std / |value|,
- * the expression of dyi_base_expr. Numbers in %.17g. pi NULL: no #! lines.
+ * field, e.g. a parameter held by a bound), rel_std_pct = 100 std /
+ * max(|value|, scale[i]) (scale NULL: 100 std / |value|; a consistent
+ * estimate gives each combination's physical scale, so that a value at a
+ * bound of zero does not read 10^10 %), the expression of dyi_base_expr.
+ * Numbers in %.17g. pi NULL: no #! lines.
  * value should be B pi (the reader checks it). 0, or -1 on a write error. */
 #include <stdio.h>
 #define DYI_PARAMS_PI_NOTE "the physically consistent standard parameters this estimate was solved as " \
   "(model order); validate, report and --params use them"
 int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* value,
-                     const double* std, const char* comment, const double* pi);
+                     const double* std, const char* comment, const double* pi, const double* scale);
 
 #endif

@@ -269,6 +269,12 @@ int dyi_consistent_est(const dyModel* m, const dyiBase* b, const dyiEstim* e, co
   }
   if (o->progress) o->progress(++done, total);
   res->weight = w;
+  if (!(res->scale = malloc(sizeof(double) * (size_t)p))) {
+    dyi_cons_free(res);
+    snprintf(err, errsz, "consistent: out of memory");
+    return -1;
+  }
+  dyi_base_scales(m, b->B, p, b->npar, o->prior, res->scale);
   res->ncv = cv.ncv;
   res->cv_parts = cv.cv_parts;
   memcpy(res->cv_weight, cv.cv_weight, sizeof cv.cv_weight);

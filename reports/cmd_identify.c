@@ -116,10 +116,11 @@ static char* summary(const cliArgs* c, const dyModel* m, const dyiBase* b, const
 /* PARAMS file (README.md, Model tables and Files) through dyi_params_write with the
  * summary as its comment lines. 0 or -1 (err set). */
 static int write_params(const char* path, const dyModel* m, const dyiBase* b, const double* std,
-                        const double* beta, const double* pi, const char* comment, char* err, int errsz) {
+                        const double* beta, const double* pi, const double* scale, const char* comment, char* err,
+                        int errsz) {
   dyOut o;
   if (dy_out_open(&o, path, err, errsz)) return -1;
-  if (dyi_params_write(o.f, m, b, beta, std, comment, pi)) {
+  if (dyi_params_write(o.f, m, b, beta, std, comment, pi, scale)) {
     dy_out_abort(&o);
     snprintf(err, (size_t)errsz, "%s: write failed", path);
     return -1;
@@ -558,7 +559,7 @@ static int write_estimate(const cliArgs* c, const dyModel* m, const dyiBase* b, 
   if (mout && write_model(mout, m, b, *beta, io->consistent ? cr->pi : NULL, io->consistent ? lb : NULL, comment,
                           io->quiet)) rc = -1;
   else if (write_params(cli_opt(c, "o"), m, b, io->consistent && cr->std ? cr->std : e->std, *beta,
-                        io->consistent ? pi14 : NULL, comment, err, sizeof err)) {
+                        io->consistent ? pi14 : NULL, io->consistent ? cr->scale : NULL, comment, err, sizeof err)) {
     if (mout) remove(mout);
     cli_fail("%s", err);
     rc = -1;

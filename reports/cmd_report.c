@@ -332,7 +332,8 @@ static const char* verdict_text(const reportSet* s) {
  * shaded when poorly identified (cli_ident_class, the rule of identify's
  * terminal list); a parameter without std is held by a bound */
 static void param_cells(FILE* f, const reportSet* s, int i) {
-  double v = s->prm->value[i], sd = s->prm->std[i], rel = fabs(v) > 0 ? 100 * sd / fabs(v) : INFINITY;
+  double v = s->prm->value[i], sd = s->prm->std[i], rel = s->prm->rel_std_pct[i];
+  if (!isfinite(rel)) rel = fabs(v) > 0 ? 100 * sd / fabs(v) : INFINITY;   /* as the file says, else of |value| */
   int c = cli_ident_class(v, sd, s->scale[i]);
   const char* warn = c == CLI_ID_POOR ? " class=\"warn\"" : "";
   if (c == CLI_ID_BOUND) fprintf(f, "<td>%.6g</td><td colspan=\"2\" class=\"t\">held by a bound</td>", v);

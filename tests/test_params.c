@@ -32,7 +32,7 @@ static void roundtrip(dyModel* m, const char* set, int fr, const char* what0) {
   for (int i = 0; i < nb; i++) { beta[i] = th_uniform(-2, 2); sd[i] = i % 3 ? th_uniform(0, 0.1) : NAN; }
   int fd = mkstemp(path);
   FILE* f = fdopen(fd, "w");
-  CHECK(dyi_params_write(f, m, b, beta, sd, "model: test\nset: test", NULL) == 0, "%s: write", what);
+  CHECK(dyi_params_write(f, m, b, beta, sd, "model: test\nset: test", NULL, NULL) == 0, "%s: write", what);
   fclose(f);
   dyiParams* p = dyi_params_read(path, m, err, sizeof err);
   CHECK(p != NULL, "%s: read: %s", what, err);
@@ -124,7 +124,7 @@ static void cli_id(void) {
   double* beta = malloc(sizeof(double) * (size_t)nb);
   for (int i = 0; i < nb; i++) beta[i] = th_uniform(-1, 1);
   FILE* f = fopen(pp, "w");
-  dyi_params_write(f, m, b, beta, NULL, "test", NULL);
+  dyi_params_write(f, m, b, beta, NULL, "test", NULL, NULL);
   fclose(f);
   double S[4][3][DY_MAXJ];
   f = fopen(sp, "w");

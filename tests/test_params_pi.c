@@ -119,7 +119,7 @@ static void roundtrip(dyModel* m, const char* set, int fr) {
   int fd = mkstemp(path);
   FILE* f = fdopen(fd, "w");
   /* without pi: the documented format, byte for byte */
-  CHECK(dyi_params_write(f, m, b, beta, sd, comment, NULL) == 0, "%s: write without pi", what);
+  CHECK(dyi_params_write(f, m, b, beta, sd, comment, NULL, NULL) == 0, "%s: write without pi", what);
   fclose(f);
   char* got = slurp(path);
   char* want = expected_text(m, b, beta, sd, comment, NULL);
@@ -128,7 +128,7 @@ static void roundtrip(dyModel* m, const char* set, int fr) {
   free(got); free(want);
   /* with pi: the note and the #! pi lines before the header */
   f = fopen(path, "w");
-  CHECK(dyi_params_write(f, m, b, beta, sd, comment, pi) == 0, "%s: write with pi", what);
+  CHECK(dyi_params_write(f, m, b, beta, sd, comment, pi, NULL) == 0, "%s: write with pi", what);
   fclose(f);
   got = slurp(path);
   want = expected_text(m, b, beta, sd, comment, pi);
@@ -362,11 +362,11 @@ static void program(void) {
   for (int i = 0; i < b->nb; i++) sd[i] = 1e-3 * fabs(beta[i]) + 1e-6;
   snprintf(path, sizeof path, "%s/p_pi.csv", dir);
   FILE* f = fopen(path, "w");
-  dyi_params_write(f, m, b, beta, sd, "dynid test", pi);
+  dyi_params_write(f, m, b, beta, sd, "dynid test", pi, NULL);
   fclose(f);
   snprintf(path, sizeof path, "%s/p.csv", dir);
   f = fopen(path, "w");
-  dyi_params_write(f, m, b, beta, sd, "dynid test", NULL);
+  dyi_params_write(f, m, b, beta, sd, "dynid test", NULL, NULL);
   fclose(f);
   /* the realisation P beta of the file without pi has inconsistent links */
   dyiParams* p = dyi_params_read(path, m, err, sizeof err);
