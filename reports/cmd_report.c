@@ -777,6 +777,32 @@ static void phys_verdicts(FILE* f, reportSet* const* sv, int ns) {
   }
 }
 
+/* The bounds each consistent set was identified within, as its PARAMS
+ * header states them ("consistent: bounds ..." and one "consistent: link
+ * J: ellipsoid ..." line per link): a list per set. */
+static void bounds_list(FILE* f, reportSet* const* sv, int ns) {
+  for (int k = 0; k < ns; k++) {
+    const char* c = sv[k]->prm->comment;
+    int any = 0;
+    for (const char* s = c; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
+      size_t L = strcspn(s, "\n");
+      int b = !strncmp(s, "consistent: bounds ", 19), l = !strncmp(s, "consistent: link ", 17);
+      if (!b && !l) continue;
+      if (!any++) {
+        fputs("<p><b>Bounds", f);
+        if (ns > 1) { fputs(" of ", f); esc(f, sv[k]->label); }
+        fputs("</b> (ellipsoid centre and semi-axes in the link frame, R_j the radius about the frame's origin "
+              "the mass must lie within, the mass range; margin 0: the bound holds the link):</p>\n<ul class=\"bounds\">\n", f);
+      }
+      char line[1024];
+      L -= 12;   /* "consistent: " */
+      snprintf(line, sizeof line, "%.*s", (int)(L < sizeof line - 1 ? L : sizeof line - 1), s + 12);
+      fputs("<li>", f); esc(f, line); fputs("</li>\n", f);
+    }
+    if (any) fputs("</ul>\n", f);
+  }
+}
+
 /* Physical consistency of every set: certified verdicts, the per-link
  * table (nominal against each set's identified links), the details. */
 static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns, const char* out) {
@@ -802,7 +828,8 @@ static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns
   fputs("</ul>\n<p>Mass and its change relative to the nominal model, centre of mass in the link frame and "
         "its distance from the nominal one, principal moments of inertia about the centre of mass "
         "(ascending), smallest eigenvalue of the pseudo-inertia (&gt;= 0: the link is physically valid). "
-        "Link quantities the logs cannot see stay near the nominal values.</p>\n", f);
+        "A consistent estimate keeps what the logs cannot see at the nominal values as far as its bounds and "
+        "the data allow; its bounds follow the table.</p>\n", f);
   fputs("<div class=\"wide\"><table class=\"links\"><tr><th>link</th><th>parameters</th><th>mass [kg]</th>"
         "<th>&#916; mass [%]</th><th>com x [mm]</th><th>com y [mm]</th><th>com z [mm]</th>"
         "<th>&#916; com [mm]</th><th>I1 [kg m<sup>2</sup>]</th><th>I2 [kg m<sup>2</sup>]</th>"
@@ -820,6 +847,7 @@ static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns
     }
   }
   fputs("</table></div>\n", f);
+  bounds_list(f, sv, ns);
   for (int k = 0; k < ns; k++) {
     fputs("<details><summary>Details of the consistency check", f);
     if (ns > 1) { fputs(": ", f); esc(f, sv[k]->label); }

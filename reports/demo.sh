@@ -29,9 +29,8 @@ identify() {
      -o "$OUT/$arm.unconstrained.params.csv" 2> "$OUT/$arm.identify.txt"
   $D identify "$model" $log "$@" --friction --set khalil --consistent --model-out "$OUT/$arm.identified.csv" \
      -o "$OUT/$arm.consistent.params.csv" 2> "$OUT/$arm.identify_consistent.txt"
-  if [ -f "$OUT/$arm.identified.csv" ]; then
-    $D identify "$model" $log "$@" --friction --set khalil --consistent --quiet \
-       --model-out "$OUT/$arm.identified.urdf" -o "$OUT/$arm.consistent.params.csv"
+  if [ -f "$OUT/$arm.identified.csv" ]; then   # the same model as a URDF
+    $D model "$OUT/$arm.identified.csv" -o "$OUT/$arm.identified.urdf" 2> /dev/null
   fi
 }
 
