@@ -74,19 +74,6 @@ static char* expected_text(const dyModel* m, const dyiBase* b, const double* v, 
   return buf;
 }
 
-static char* slurp(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)n + 1);
-  if (fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-  s[n] = 0;
-  fclose(f);
-  return s;
-}
-
 static void write_file(const char* path, const char* text) {
   FILE* f = fopen(path, "w");
   fputs(text, f);
@@ -121,7 +108,7 @@ static void roundtrip(dyModel* m, const char* set, int fr) {
   /* without pi: the documented format, byte for byte */
   CHECK(dyi_params_write(f, m, b, beta, sd, comment, NULL, NULL) == 0, "%s: write without pi", what);
   fclose(f);
-  char* got = slurp(path);
+  char* got = th_read_file(path);
   char* want = expected_text(m, b, beta, sd, comment, NULL);
   CHECK(got && !strcmp(got, want), "%s: without pi the file is the format as before:\n%.300s\nvs\n%.300s", what,
         got ? got : "", want);
@@ -130,7 +117,7 @@ static void roundtrip(dyModel* m, const char* set, int fr) {
   f = fopen(path, "w");
   CHECK(dyi_params_write(f, m, b, beta, sd, comment, pi, NULL) == 0, "%s: write with pi", what);
   fclose(f);
-  got = slurp(path);
+  got = th_read_file(path);
   want = expected_text(m, b, beta, sd, comment, pi);
   CHECK(got && !strcmp(got, want), "%s: with pi: note, #! pi lines, header, rows", what);
   free(got); free(want);
@@ -386,9 +373,9 @@ static void program(void) {
   r = run("./dynid validate datasets/models/panda.csv %s/p.csv %s/log.csv --horizon 0.05 -o %s/v.csv", dir);
   CHECK(r == 0, "validate without pi (%d)", r);
   snprintf(path, sizeof path, "%s/v_pi.csv", dir);
-  char* vpi = slurp(path);
+  char* vpi = th_read_file(path);
   snprintf(path, sizeof path, "%s/v.csv", dir);
-  char* v = slurp(path);
+  char* v = th_read_file(path);
   if (vpi && v) {
     CHECK(strstr(vpi, "\n# physical consistency: consistent (certified): the PARAMS file carries physically "
                       "consistent standard parameters (every link's pseudo-inertia positive semi-definite)\n"),
@@ -427,7 +414,7 @@ static void program(void) {
     r = run(inertia ? "./dynid inertia datasets/models/panda.csv %s/states.csv --params %s/p_pi.csv -o %s/out.csv"
                     : "./dynid id datasets/models/panda.csv %s/states.csv --params %s/p_pi.csv -o %s/out.csv", dir);
     snprintf(path, sizeof path, "%s/out.csv", dir);
-    char* out = slurp(path);
+    char* out = th_read_file(path);
     double worst = 0, scale = 1;
     int rows = 0;
     const char* s = out;   /* the provenance '#' lines, then the header */
@@ -455,13 +442,13 @@ static void program(void) {
 
   /* a bad #! pi line: one line, exit 1 */
   snprintf(path, sizeof path, "%s/p_pi.csv", dir);
-  char* txt = slurp(path);
+  char* txt = th_read_file(path);
   char* bad_txt = txt ? edit_line(txt, 3, "#! pi,XX1,x", NULL) : NULL;   /* XX1: after the comment and the note */
   snprintf(path, sizeof path, "%s/p_bad.csv", dir);
   if (bad_txt) write_file(path, bad_txt);
   r = run("./dynid validate datasets/models/panda.csv %s/p_bad.csv %s/log.csv -o %s/v_bad.csv", dir);
   snprintf(path, sizeof path, "%s/stderr", dir);
-  char* e = slurp(path);
+  char* e = th_read_file(path);
   CHECK(r == 1 && e && strstr(e, "p_bad.csv:3:11: value of XX1: not a finite number: 'x'") && strchr(e, '\n') &&
         !strchr(e, '\n')[1], "validate refuses a bad #! pi line in one line: %s", e ? e : "");
   free(e); free(txt); free(bad_txt);
@@ -470,7 +457,7 @@ static void program(void) {
   r = run("./dynid report datasets/models/panda.csv %s/p_pi.csv %s/log.csv -o %s/r.html", dir);
   CHECK(r == 0, "report with pi (%d)", r);
   snprintf(path, sizeof path, "%s/r.html", dir);
-  char* html = slurp(path);
+  char* html = th_read_file(path);
   CHECK(html && strstr(html, "certified consistent") && !strstr(html, "INVALID") &&
         strstr(html, "the parameters file carries physically consistent standard parameters") &&
         strstr(html, "the standard parameters the parameters file carries (the ones the estimate was solved as)"),
@@ -480,12 +467,12 @@ static void program(void) {
   /* the report's poorly identified lines are identify's terminal lines */
   r = run("./dynid identify datasets/models/panda.csv %s/log.csv -o %s/p_id.csv", dir);
   snprintf(path, sizeof path, "%s/stderr", dir);
-  char* term = slurp(path);
+  char* term = th_read_file(path);
   static char tl[4096], hl[4096];
   ident_part(term, tl, sizeof tl);
   r |= run("./dynid report datasets/models/panda.csv %s/p_id.csv %s/log.csv -o %s/r2.html", dir);
   snprintf(path, sizeof path, "%s/r2.html", dir);
-  char* h2 = slurp(path);
+  char* h2 = th_read_file(path);
   const char* pre = h2 ? strstr(h2, "<pre class=\"poorly\">") : NULL;
   const char* pe = pre ? strstr(pre, "</pre>") : NULL;
   if (pre && pe) {   /* the text as a reader sees it: &gt; is '>' */

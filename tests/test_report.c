@@ -18,19 +18,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-static char* slurp(const char* path) {
-  FILE* f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char* s = malloc((size_t)n + 1);
-  if (fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-  s[n] = 0;
-  fclose(f);
-  return s;
-}
-
 /* the text with numeric character references (&#xHH;) decoded and tags
  * removed, as a reader sees it (PLplot writes SVG text as references) */
 static char* visible_text(const char* html) {
@@ -62,7 +49,7 @@ static char* make_report(const char* cmd, const char* path) {
   snprintf(lint, sizeof lint, "xmllint --noout %s 2>/dev/null", path);
   r = system(lint);
   CHECK(r == 0, "%s is well-formed XML (xmllint status %d)", path, WEXITSTATUS(r));
-  char* html = slurp(path);
+  char* html = th_read_file(path);
   CHECK(html != NULL, "%s readable", path);
   return html;
 }

@@ -56,4 +56,19 @@ static inline const char* th_slurp(const char* path) {
   return buf;
 }
 
+/* the whole file, malloc'd and NUL-terminated (the caller frees it); NULL
+ * if it cannot be read */
+static inline char* th_read_file(const char* path) {
+  FILE* f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
+  if (s) s[n] = 0;
+  fclose(f);
+  return s;
+}
+
 #endif
