@@ -331,6 +331,17 @@ static void test_simulated(void) {
         "(median ratio %.3g over %d parameters; %d held)", med, nr, held);
   free(bs);
   dyi_cons_free(&r);
+  /* a known total mass: the links' masses add up to it within 1 % */
+  double total = 0, sum = 0;
+  for (int j = 0; j < n; j++) total += truth->par[10*j + DY_M];
+  dyiConsOpt ct = {.prior = nom->par, .weight = 1, .bounds = lb, .total_mass = 1.1 * total, .total_tol = 0.01};
+  if (dyi_consistent_est(truth, b, e, &ct, &r, err, sizeof err)) CHECK(0, "total mass: %s", err);
+  else {
+    for (int j = 0; j < n; j++) sum += r.pi[10*j + DY_M];
+    CHECK(r.certified && fabs(sum / (1.1 * total) - 1) <= 0.01 * (1 + 1e-6), "--total-mass: the masses add up to "
+          "%.4g kg of %.4g kg (certified %d)", sum, 1.1 * total, r.certified);
+    dyi_cons_free(&r);
+  }
   /* exact torques: certified, the data term's floor keeps the program sound */
   th_rng = 5;
   dyiEstim* ex = fold(truth, b, truth->par, 1000, 0, NULL, NULL);
