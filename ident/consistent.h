@@ -229,7 +229,7 @@ typedef struct {
 #define DYI_BOX 1e3
 #define DYI_PRIOR_W 1e-2     /* weight without cross-validation */
 #define DYI_NOPRIOR_W 1e-6   /* no prior: the minimum-norm solution, bounded */
-#define DYI_CV_NW 6          /* prior weights tried: 1e-2 ... 1e3 */
+#define DYI_CV_NW 4          /* prior weights tried first: 0.1, 1, 10, 100 */
 #define DYI_CV_PARTS 3       /* parts of the rows held out in turn */
 #define DYI_BOOT 20          /* default bootstrap re-solves */
 
@@ -241,10 +241,11 @@ typedef struct {
  * 1e-8 of the mean squared torque, so that exact torques are no special
  * case; where the solver cannot certify at that scale, 100x coarser, at
  * most three times).
- * The prior weight w, unless given: each of DYI_CV_NW weights in turn,
- * the program solved on all parts but one and the held-out part's
- * residual summed over the parts (WLS: each joint's divided by its noise
- * variance); the weight of the smallest sum (res->cv_*).
+ * The prior weight w, unless given: 0.1, 1, 10 and 100 in turn (then on
+ * outward by decades, to 1e-3 or 1e4, while the best is at an end), the
+ * program solved on all parts but one and the held-out part's residual
+ * summed over the parts (WLS: each joint's divided by its noise
+ * variance); the weight of the smallest sum (res->cv_*, ascending).
  * Uncertainty (o->boot > 0): z* = R beta + sigma_b e, e ~ N(0, 1),
  * sigma_b^2 = var_factor sigma^2, re-solved o->boot times: res->std the
  * spread of beta*, res->held[i] = 1 when it is below 5 % of the

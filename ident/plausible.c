@@ -177,22 +177,39 @@ static int choose_weight(const dyModel* m, const dyiBase* b, const dyiEstim* e, 
       return 0;
     }
   }
-  int st = 0;
-  double best = INFINITY;
-  for (int k = 0; k < DYI_CV_NW && !st; k++) {
-    double wk = 1e-2 * pow(10, k), sum = 0;
+  /* 0.1, 1, 10, 100; then on outward by decades (to 1e-3 or 1e4) while
+   * the smallest held-out sum is at an end of the weights tried */
+  int st = 0, nw = 0, lo = 0, hi = 0;
+  double best = INFINITY, wt[DYI_CV_NW_MAX], sum[DYI_CV_NW_MAX];
+  for (int k = 0; !st && nw < DYI_CV_NW_MAX; k++) {
+    double wk;
+    if (k < 4) wk = 0.1 * pow(10, k);
+    else if (*w == wt[lo] && wt[lo] > 2e-3) wk = wt[lo] / 10;
+    else if (*w == wt[hi] && wt[hi] < 5e3) wk = wt[hi] * 10;
+    else break;
+    double s = 0;
     for (int f = 0; f < F && !st; f++) {
       dyiConsResult r;
       if (solve_on(m, b, t[f], o, wk, NULL, DYI_GAP_AUX, DYI_FLOOR, &r, err, errsz)) { st = -1; break; }
-      sum += heldout(e, f, r.beta);
+      s += heldout(e, f, r.beta);
       dyi_cons_free(&r);
       if (o->progress) o->progress(++*done, total);
     }
-    res->cv_weight[k] = wk;
-    res->cv_err[k] = sum;
-    if (sum < best) { best = sum; *w = wk; }
+    wt[nw] = wk; sum[nw] = s;
+    if (wk < wt[lo]) lo = nw;
+    if (wk > wt[hi]) hi = nw;
+    nw++;
+    if (s < best) { best = s; *w = wk; }
   }
-  res->ncv = DYI_CV_NW;
+  /* in ascending order of weight */
+  for (int k = 0; k < nw; k++) {
+    int r = 0;
+    for (int l = 0; l < nw; l++) r += wt[l] < wt[k];
+    res->cv_weight[r] = wt[k];
+    res->cv_err[r] = sum[k];
+  }
+  res->ncv = nw;
+
   res->cv_parts = F;
   for (int f = 0; f < F; f++) dyi_est_free(t[f]);
   return st;
@@ -258,7 +275,7 @@ int dyi_consistent_est(const dyModel* m, const dyiBase* b, const dyiEstim* e, co
   memset(&cv, 0, sizeof cv);
   int done = 0, total = 1 + (o->boot > 0 ? o->boot : 0);
   const int cvs = o->prior && o->weight < 0 && e->opt.folds > 1;
-  if (cvs) total += DYI_CV_NW * e->opt.folds;
+  if (cvs) total += 4 * e->opt.folds;
   if (cvs && choose_weight(m, b, e, o, &cv, &w, &done, total, err, errsz)) return -1;
   /* nearly exact torques: the floor is the normaliser; where the solver
    * cannot certify at that scale, a 100x coarser one (at most 3 times) */
@@ -280,6 +297,7 @@ int dyi_consistent_est(const dyModel* m, const dyiBase* b, const dyiEstim* e, co
   memcpy(res->cv_weight, cv.cv_weight, sizeof cv.cv_weight);
   memcpy(res->cv_err, cv.cv_err, sizeof cv.cv_err);
   if (o->boot > 0 && bootstrap(m, b, e, o, w, res, &done, total, err, errsz)) { dyi_cons_free(res); return -1; }
+  if (o->progress && done != total) o->progress(total, total);   /* the weights tried were not 4 */
   res->seconds_total = dy_now_s() - t0;
   return 0;
 }

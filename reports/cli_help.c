@@ -151,7 +151,7 @@ static const helpCmd docs[] = {
     {"total-mass", "KG", "kg", "none", "--consistent: the links' masses add up to KG (within 1 %)"},
     {"boot", "N", "re-solves", "20", "--consistent: the std by a parametric bootstrap of N re-solves (0: none)"},
     {"prior", "nominal|none|MODELFILE", NULL, "nominal", "--consistent: the prior among consistent solutions"},
-    {"prior-weight", "W", NULL, "by cross-validation (0.01..1000)", "--consistent: weight of the prior"},
+    {"prior-weight", "W", NULL, "by cross-validation (0.1..100, wider when the best is at an end)", "--consistent: weight of the prior"},
     {"min-eig", "E", "kg m^2, kg", "0", "--consistent: margin on each link's pseudo-inertia"},
     {"model-out", "FILE.csv|FILE.urdf", NULL, "none", "also write the identified arm as a model file"},
     {"block", "SAMPLES", "samples", "256", "samples per block of the streaming QR"},
