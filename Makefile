@@ -1,20 +1,26 @@
+# SPDX-License-Identifier: MIT
 # dynid: identify the dynamic parameters of a robot arm from logged data.
 # Layers: core (dynamics) <- ident (model from data) <- verify (model against
-# data) <- reports (report and the dynid program).
+# data) <- reports (report and the dynid program). Each layer is compiled
+# with only its own and lower include paths (build/inc/LAYER holds links to
+# them), and includes are written with their folder ("core/model.h"), so an
+# upward include does not compile. libdynid is core + ident + verify; the
+# program links the reports objects (build/libdynid_cli.a) on top.
 #
 #   make            libdynid.a, libdynid.so and ./dynid     make test   the test suite
 #   make demo       the main job on shipped data   make bench  timings
-#   make asan       tests under ASan+UBSan      make fuzz   libFuzzer runs
+#   make asan       tests under ASan+UBSan      make fuzz   libFuzzer runs (tests/fuzz/run.sh)
 #   make install    PREFIX=/usr/local DESTDIR=  make clean
-#   make deps       install missing Debian packages (as root) or print how
+#   make deps       install missing Debian packages (as root) or print how;
+#                   make test and make demo run it first, make (all) does not
 
 CC      ?= cc
 CXX     ?= c++
 PREFIX  ?= /usr/local
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-CFLAGS  += -fPIC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -Icore -Iident -Iverify -Ireports \
-           -I/usr/include/libxml2
+CFLAGS  += -fPIC -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wpedantic -I/usr/include/libxml2
+DEPFLAGS = -MMD -MP
 LDLIBS  = -ldsdp -llapacke -lopenblas -lcsv -lxml2 -lz -lm -pthread
 PLOT_LIBS = -lplplot
 NLOPT_LIBS = -lnlopt
@@ -33,22 +39,37 @@ DEPS = liblapacke-dev:/usr/include/lapacke.h \
        pkg-config:/usr/bin/pkg-config \
        g++:/usr/bin/g++
 
-SRC_LIB := $(sort $(wildcard core/*.c ident/*.c verify/*.c reports/*.c))
-SRC_LIB := $(filter-out reports/main.c,$(SRC_LIB))
+# the layers, bottom up, and what each may include
+LAYERS := core ident verify reports
+INC_core := core
+INC_ident := core ident
+INC_verify := core ident verify
+INC_reports := core ident verify reports
+
+SRC_CORE := $(sort $(wildcard core/*.c))
+SRC_IDENT := $(sort $(wildcard ident/*.c))
+SRC_VERIFY := $(sort $(wildcard verify/*.c))
+SRC_CLI := $(filter-out reports/main.c,$(sort $(wildcard reports/*.c)))
+SRC_LIB := $(SRC_CORE) $(SRC_IDENT) $(SRC_VERIFY)
 OBJ_LIB := $(SRC_LIB:%.c=build/%.o)
+OBJ_CLI := $(SRC_CLI:%.c=build/%.o)
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=build/tests/%)
 TEST_CXX := $(sort $(wildcard tests/*.cpp))
 TEST_CXX_OBJ := $(TEST_CXX:tests/%.cpp=build/tests/%.o)
-HDR := $(wildcard core/*.h ident/*.h verify/*.h reports/*.h tests/*.h)
+# the headers a user of the library gets (the rest are internal: mathu.h,
+# util.h, kernels.h); installed under include/dynid/LAYER/, with the
+# umbrella header verify/dynid.h as include/dynid/dynid.h
+HDR_INTERNAL := core/mathu.h core/util.h verify/kernels.h verify/dynid.h
+HDR_PUBLIC := $(filter-out $(HDR_INTERNAL),$(wildcard core/*.h ident/*.h verify/*.h))
 
 # the release number (reports/version.h) gives the shared library's soname
 VERSION := $(shell sed -n 's/^\#define DYNID_VERSION "\(.*\)"/\1/p' reports/version.h)
 SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 SONAME  := libdynid.so.$(SOMAJOR)
 
-.PHONY: all deps test bench asan demo install clean fuzz
-all: deps dynid libdynid.so
+.PHONY: all deps test check bench asan demo install clean fuzz
+all: dynid libdynid.so
 
 deps:
 	@missing=""; for d in $(DEPS); do pkg=$${d%%:*}; f=$${d#*:}; \
@@ -60,9 +81,16 @@ deps:
 	  else echo "deps: missing packages; run: sudo apt-get install$$missing"; exit 1; fi; \
 	fi
 
-build/%.o: %.c $(HDR) | deps
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+# build/inc/LAYER/X -> X for every layer X that LAYER may include
+build/inc/%:
+	@mkdir -p $@ && for d in $(INC_$*); do ln -sfn ../../../$$d $@/$$d; done
+
+define layer_rule
+build/$(1)/%.o: $(1)/%.c | build/inc/$(1)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS) $(DEPFLAGS) -Ibuild/inc/$(1) -c $$< -o $$@
+endef
+$(foreach L,$(LAYERS),$(eval $(call layer_rule,$(L))))
 
 # the fuzz regression replay compiles the fuzz targets in
 build/tests/test_fuzz_regress: $(wildcard tests/fuzz/*.c tests/fuzz/*.h)
@@ -72,54 +100,56 @@ build/tests/test_fuzz_regress: $(wildcard tests/fuzz/*.c tests/fuzz/*.h)
 VERIFY_OPS := lin91 ne_base renaud saha lin_inertia
 OBJ_OPS := $(VERIFY_OPS:%=build/verify/%_ops.o)
 OBJ_LIB += $(OBJ_OPS)
-build/verify/%_ops.o: verify/%.c $(HDR) | deps
+build/verify/%_ops.o: verify/%.c | build/inc/verify
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DDY_COUNT_OPS -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Ibuild/inc/verify -DDY_COUNT_OPS -c $< -o $@
 
 libdynid.a: $(OBJ_LIB)
 	rm -f $@ && ar rcs $@ $^
 
+build/libdynid_cli.a: $(OBJ_CLI)
+	rm -f $@ && ar rcs $@ $^
+
 # the shared library: libdynid.so -> libdynid.so.MAJOR (the soname) -> libdynid.so.VERSION
 libdynid.so.$(VERSION): $(OBJ_LIB)
-	$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
+	$(CC) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(NLOPT_LIBS) $(LDLIBS)
 
 libdynid.so: libdynid.so.$(VERSION)
 	ln -sf $< $(SONAME) && ln -sf $(SONAME) $@
 
-dynid: build/reports/main.o libdynid.a
+dynid: build/reports/main.o build/libdynid_cli.a libdynid.a
 	$(CC) $(CFLAGS) -o $@ $^ $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
 
-# KDL shims (C++), for tests and bench only; Debian's KDL uses 16-byte Eigen
-# alignment; kdl_urdf.cpp reads URDFs with libxml2
-build/tests/%.o: tests/%.cpp $(HDR) | deps
+build/tests/%.o: tests/%.cpp | build/inc/reports
 	@mkdir -p $(dir $@)
 	$(CXX) $(OPT) -g -std=c++17 -Wall -Wextra -DEIGEN_MAX_ALIGN_BYTES=16 -DEIGEN_MALLOC_ALREADY_ALIGNED=1 \
-	  -Icore -I/usr/include/eigen3 -I/usr/include/libxml2 -c $< -o $@
+	  $(DEPFLAGS) -Ibuild/inc/reports -Itests -I/usr/include/eigen3 -I/usr/include/libxml2 -c $< -o $@
 
-build/tests/%: tests/%.c libdynid.a $(TEST_CXX_OBJ) $(HDR)
+# test programs: every layer's headers and tests/ (C compiled as C by the C++ driver, for KDL)
+build/tests/%: tests/%.c build/libdynid_cli.a libdynid.a $(TEST_CXX_OBJ) | build/inc/reports
 	@mkdir -p $(dir $@)
-	$(CXX) $(filter-out -std=c11 -Wpedantic,$(CFLAGS)) -x c -std=c11 -Itests -c $< -o $@.o
-	$(CXX) -o $@ $@.o $(TEST_CXX_OBJ) libdynid.a -lorocos-kdl $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
+	$(CXX) $(filter-out -std=c11 -Wpedantic,$(CFLAGS)) -x c -std=c11 $(DEPFLAGS) -MT $@ -MF $@.d \
+	  -Ibuild/inc/reports -Itests -c $< -o $@.o
+	$(CXX) -o $@ $@.o $(TEST_CXX_OBJ) build/libdynid_cli.a libdynid.a -lorocos-kdl $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
 
-test: deps dynid libdynid.so $(TEST_BIN)
-	@CC="$(CC)" bash tests/run.sh $(TEST_BIN) tests/test_install.sh
+# make test and make demo install what is missing first, then build
+test: deps
+	@$(MAKE) --no-print-directory check
 
-bench: deps dynid build/tests/bench_main
-	@./build/tests/bench_main
+check: dynid libdynid.so $(TEST_BIN)
+	@CC="$(CC)" bash tests/run.sh $(TEST_BIN) tests/test_install.sh tests/test_layers.sh
 
-build/tests/bench_main: tests/bench_main.c libdynid.a $(TEST_CXX_OBJ) $(HDR)
-	@mkdir -p $(dir $@)
-	$(CXX) $(filter-out -std=c11 -Wpedantic,$(CFLAGS)) -x c -std=c11 -Itests -c $< -o $@.o
-	$(CXX) -o $@ $@.o $(TEST_CXX_OBJ) libdynid.a -lorocos-kdl $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)
+bench: deps
+	@$(MAKE) --no-print-directory dynid build/tests/bench_main && ./build/tests/bench_main
 
 asan:
 	$(MAKE) clean
-	$(MAKE) test OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	$(MAKE) check OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" \
 	  LDFLAGS="-fsanitize=address,undefined" CXX="c++ -fsanitize=address,undefined" CC="cc -fsanitize=address,undefined"
 	$(MAKE) clean
 
-demo: deps dynid
-	@bash reports/demo.sh
+demo: deps
+	@$(MAKE) --no-print-directory dynid && bash reports/demo.sh
 
 # the program, both libraries (soname links), the headers under include/dynid/,
 # dynid.pc for pkg-config and the manual page
@@ -131,54 +161,21 @@ install: all
 	install -m 755 libdynid.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libdynid.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libdynid.so
-	install -m 644 core/*.h ident/*.h verify/*.h $(DESTDIR)$(PREFIX)/include/dynid/
+	for l in core ident verify; do install -d $(DESTDIR)$(PREFIX)/include/dynid/$$l; done
+	for h in $(HDR_PUBLIC); do install -m 644 $$h $(DESTDIR)$(PREFIX)/include/dynid/$$h; done
+	install -m 644 verify/dynid.h $(DESTDIR)$(PREFIX)/include/dynid/dynid.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' reports/dynid.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dynid.pc
 	install -m 644 reports/dynid.1 $(DESTDIR)$(PREFIX)/share/man/man1/dynid.1
 
-# libFuzzer: every reader, FUZZ_SECONDS each (FUZZ_TARGETS to choose), with
-# a 512 MB limit on any one allocation (an input that asks for more is a
-# finding, as is a crash, a leak, a hang or a sanitizer report). The corpus
-# is seeded from datasets/, tests/bad and tests/fuzz/regress/<target>/; a
-# finding is copied into tests/fuzz/regress/<target>/, where
-# test_fuzz_regress (make test) replays it through the same code forever.
-FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= table urdf log logs params roundtrip stats
-FUZZ_MALLOC_MB ?= 512
-FUZZ_CFLAGS = -O1 -g -std=c11 -D_GNU_SOURCE -fsanitize=address,undefined -fno-omit-frame-pointer \
-  -Icore -Iident -Iverify -Ireports -Itests/fuzz -I/usr/include/libxml2
+# libFuzzer: every reader, FUZZ_SECONDS each (FUZZ_TARGETS to choose),
+# FUZZ_MALLOC_MB the largest allocation; see tests/fuzz/run.sh
 fuzz: deps
-	@if ! command -v clang >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-14-dev >/dev/null || exit 1; \
-	  else echo "fuzz: needs clang and libclang-rt-14-dev: sudo apt-get install clang libclang-rt-14-dev"; exit 1; fi; fi
-	@mkdir -p build/fuzz/obj
-	@h=$$(ls -t core/*.h ident/*.h verify/*.h reports/*.h | head -n 1); \
-	for f in $(SRC_LIB); do o=build/fuzz/obj/$$(echo $$f | tr / _).o; \
-	  [ $$o -nt $$f ] && [ $$o -nt $$h ] || clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $$f -o $$o || exit 1; done
-	@for k in $(VERIFY_OPS); do f=verify/$$k.c; o=build/fuzz/obj/verify_$${k}_ops.o; \
-	  [ $$o -nt $$f ] || clang $(FUZZ_CFLAGS) -DDY_COUNT_OPS -fsanitize=fuzzer-no-link -c $$f -o $$o || exit 1; done
-	@for t in $(FUZZ_TARGETS); do \
-	  clang $(FUZZ_CFLAGS) -fsanitize=fuzzer tests/fuzz/fuzz_$$t.c build/fuzz/obj/*.o \
-	    $(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS) -o build/fuzz/fuzz_$$t || exit 1; \
-	  mkdir -p build/fuzz/$$t/corpus; \
-	  case $$t in table) cp datasets/models/*.csv tests/bad/*.csv build/fuzz/$$t/corpus/ 2>/dev/null;; \
-	    urdf) cp datasets/urdf/*.urdf tests/bad/*.urdf build/fuzz/$$t/corpus/ 2>/dev/null;; \
-	    log) for g in datasets/*/*.csv.gz; do zcat $$g | head -c 4000 > build/fuzz/$$t/corpus/$$(basename $$g .gz); done 2>/dev/null;; \
-	    params) cp tests/fuzz/seeds/*.params build/fuzz/$$t/corpus/ 2>/dev/null;; \
-	    stats) cp tests/fuzz/seeds/*.stats build/fuzz/$$t/corpus/ 2>/dev/null;; \
-	    logs) cp tests/fuzz/seeds/*.logs build/fuzz/$$t/corpus/ 2>/dev/null;; \
-	    roundtrip) for g in datasets/models/*.csv; do { printf '\\000'; cat $$g; } > build/fuzz/$$t/corpus/$$(basename $$g); done; \
-	      for g in datasets/urdf/*.urdf; do { printf '\\001'; cat $$g; } > build/fuzz/$$t/corpus/$$(basename $$g); done;; esac; \
-	  [ -d tests/fuzz/regress/$$t ] && cp tests/fuzz/regress/$$t/* build/fuzz/$$t/corpus/ 2>/dev/null; \
-	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-	  (cd build/fuzz/$$t && rm -f crash-* leak-* oom-* timeout-* slow-unit-* && \
-	    ../fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
-	    -malloc_limit_mb=$(FUZZ_MALLOC_MB) -rss_limit_mb=2048 corpus >fuzz.log 2>&1); rc=$$?; \
-	  tail -n 3 build/fuzz/$$t/fuzz.log; \
-	  if [ $$rc != 0 ]; then mkdir -p tests/fuzz/regress/$$t; \
-	    for a in build/fuzz/$$t/crash-* build/fuzz/$$t/leak-* build/fuzz/$$t/oom-* build/fuzz/$$t/timeout-*; do \
-	      [ -e "$$a" ] && cp "$$a" tests/fuzz/regress/$$t/fuzz_$$t-$$(basename "$$a") && \
-	        echo "fuzz: finding kept as tests/fuzz/regress/$$t/fuzz_$$t-$$(basename "$$a")"; done; \
-	    echo "fuzz: $$t found a problem: build/fuzz/$$t/fuzz.log"; exit 1; fi; done
+	@$(MAKE) --no-print-directory $(addprefix build/inc/,$(LAYERS))
+	@FUZZ_LIBS="$(NLOPT_LIBS) $(LDLIBS)" VERIFY_OPS="$(VERIFY_OPS)" bash tests/fuzz/run.sh
 
 clean:
 	rm -rf build libdynid.a libdynid.so libdynid.so.* dynid
+
+# the dependencies the compiler found (-MMD): a changed header rebuilds
+# exactly the objects that include it
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: Newton-Euler for many states per call (dynamics.h, batch
  * kernels).
  *
@@ -18,8 +19,8 @@
  * Dispatch: on x86-64 the chunk kernel is compiled three times (AVX-512F,
  * AVX2, baseline SSE2) by GCC/Clang function multiversioning; the loader
  * picks the best one the CPU and OS support (dy_batch_isa names it). */
-#include "dynamics.h"
-#include "util.h"
+#include "core/dynamics.h"
+#include "core/util.h"
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: the composite-rigid-body inertia matrix for many states per
  * call (dynamics.h, dy_crba_batch).
  *
@@ -14,8 +15,8 @@
  * then the columns); only the products with R_{j-1,j}'s structural zero
  * R[2] are left out, which can change nothing but the sign of a zero. So
  * H equals dy_crba's state by state. */
-#include "dynamics.h"
-#include "util.h"
+#include "core/dynamics.h"
+#include "core/util.h"
 #include <math.h>
 #include <stddef.h>
 #include <string.h>

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: composite-rigid-body inertia matrix ([FeatherstoneOrin00], section 3.2)
  * in link frames. The composite body of link j (links j..n) is held as
  * (Jc about O_j, first moment MSc, mass Mc) in frame j. */
-#include "dynamics.h"
-#include "mathu.h"
+#include "core/dynamics.h"
+#include "core/mathu.h"
 #include <string.h>
 
 void dy_crba(const dyModel* m, dyData* d, const double* par, const double* q,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: pull-style CSV rows on top of libcsv's push parser.
  * The file is read a line at a time through zlib (plain files pass through
  * unchanged); comment and blank lines are dropped before libcsv sees them,
@@ -18,7 +19,7 @@
  * more than DY_CSV_MAXCOLS fields) goes through libcsv as before.
  * dy_csv_set_fast(c, 0) sends every line through libcsv; tests/test_csvfast.c
  * reads random files both ways and requires identical results. */
-#include "io.h"
+#include "core/io.h"
 #include <csv.h>
 #include <ctype.h>
 #include <errno.h>

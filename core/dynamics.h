@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core dynamics: Newton-Euler inverse dynamics, the composite-rigid-body
  * inertia matrix, the bias vector and forward dynamics (Cholesky and
  * articulated-body), all in the modified-DH link frames of model.h.
@@ -10,7 +11,7 @@
 #ifndef DYNID_DYNAMICS_H
 #define DYNID_DYNAMICS_H
 
-#include "model.h"
+#include "core/model.h"
 
 /* Joint frames of every joint at q into d->R (R_{j-1,j}, row-major, 9n) and
  * d->p (O_j in frame j-1 [m], 3n), as dy_jointframe, with cos/sin alpha_j

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: forward dynamics, by Cholesky of the CRBA inertia matrix and
  * by the articulated-body algorithm ([FeatherstoneOrin00], section 3.3). */
-#include "dynamics.h"
-#include "mathu.h"
+#include "core/dynamics.h"
+#include "core/mathu.h"
 #include <math.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core readers and writers: a pull-style CSV row reader on libcsv
  * (plain or gzip-compressed files), strict number parsing with positions,
  * the model loaders (DH table CSV, URDF) and atomic output files.
@@ -10,7 +11,7 @@
 #define DYNID_IO_H
 
 #include <stdio.h>
-#include "model.h"
+#include "core/model.h"
 
 #define DY_ERRSZ 512
 

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: Lin's inertia constants of composite bodies and the geometry
  * indicators of Theorem 1 ([LinFang99]). See lin_const.h for the equations. */
-#include "lin_const.h"
-#include "mathu.h"
+#include "core/lin_const.h"
+#include "core/mathu.h"
 #include <math.h>
 #include <string.h>
 

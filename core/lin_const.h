@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: S.K. Lin's inertia constants of composite bodies ([LinFang99],
  * Lin & Fang 1999, section 3 and Appendix C) and the geometry indicators of
  * its Theorem 1 (r, s, u_r^<i>, delta_i, sigma_i).
@@ -24,7 +25,7 @@
 #ifndef DYNID_LIN_CONST_H
 #define DYNID_LIN_CONST_H
 
-#include "model.h"
+#include "core/model.h"
 
 /* Inertia constants from the link parameters par (at least 10n entries,
  * model.h order; joint parameters are not used).

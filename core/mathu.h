@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid pure math: small fixed-shape helpers on 3-vectors and 3x3
  * row-major matrices. Output first, inputs after (MuJoCo's mju_ style).
  * All inline: they sit inside the per-sample loops. */

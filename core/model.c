@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: allocation, parameter names, frames and forward kinematics
  * of the modified-DH model (see model.h). */
-#include "model.h"
-#include "mathu.h"
+#include "core/model.h"
+#include "core/mathu.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>

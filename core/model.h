@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: the robot model and its per-call scratch.
  *
  * A serial chain of n revolute (R) or prismatic (P) joints in modified

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: the model-table reader (README.md, Model tables and Files) and the
  * classic-to-modified DH conversion, plus dy_load_model's dispatch, and the
  * bounds-file reader dy_read_ellipsoids (the links' bounding ellipsoids,
@@ -17,8 +18,8 @@
  * unchanged; link j's centre of mass and inertia, given in classic frame j,
  * are carried into modified frame j by Tx(a_j) Rx(alpha_j), and the last
  * Tx(a_n) Rx(alpha_n) becomes the tip transform. */
-#include "io.h"
-#include "mathu.h"
+#include "core/io.h"
+#include "core/mathu.h"
 #include <lapacke.h>
 #include <math.h>
 #include <stdarg.h>

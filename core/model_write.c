@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: the model writers. Every file they write reads back (through
  * dy_load_model, without options) to the same robot: the same torques,
  * inertia matrix and tip pose.
@@ -30,8 +31,8 @@
  * whenever it reads the same DH frames back (a model read from a URDF; a
  * table whose last theta_n is not 0 reads back with frame n turned by
  * -theta_n, and then the ellipsoid is the one around the turned box). */
-#include "io.h"
-#include "mathu.h"
+#include "core/io.h"
+#include "core/mathu.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: outputs that appear only when complete (temporary file beside
  * the target, renamed at commit), so a failure or an interrupt never leaves
  * a half-written result and never replaces an existing one. */
-#include "io.h"
+#include "core/io.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>

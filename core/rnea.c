@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: recursive Newton-Euler inverse dynamics in link frames. */
-#include "dynamics.h"
-#include "mathu.h"
+#include "core/dynamics.h"
+#include "core/mathu.h"
 #include <string.h>
 
 void dy_frames(const dyModel* m, dyData* d, const double* q) {

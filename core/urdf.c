@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid core: the URDF reader (libxml2). A URDF tree becomes the serial
  * modified-DH chain of model.h between a base link and a tip link.
  *
@@ -101,9 +102,9 @@
  * direction and (revolute joints) the distance of O_j from the URDF axis line.
  *
  * Errors: "FILE:LINE: what is wrong", LINE the line of the offending element. */
-#include "io.h"
-#include "mathu.h"
-#include "util.h"
+#include "core/io.h"
+#include "core/mathu.h"
+#include "core/util.h"
 #include <errno.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>

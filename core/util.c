@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid general utilities (see util.h). */
-#include "util.h"
+#include "core/util.h"
 #include <time.h>
 
 double dy_now_s(void) {

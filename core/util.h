@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid general utilities: a monotonic clock, the qsort comparator of
  * doubles and the pseudo-random generators every layer draws from.
  *

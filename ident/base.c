@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: base parameters (see base.h) -- the numerical set (qr), the
  * Khalil-Mayeda closed-form grouping (khalil), the QR rank test that proves
  * every set, the expressions and their parser, the identifiability report.
@@ -20,10 +21,10 @@
  * matrix gives [R11 R12]; K = R11^-1 R12, unscaled, is the dependency
  * Y_dep = Y_ind K, so Y pi = Y_ind (pi_ind + K pi_dep): B = [1 K] in that
  * order, P = the selection of the kept columns. */
-#include "base.h"
-#include "regressor.h"
-#include "mathu.h"
-#include "util.h"
+#include "ident/base.h"
+#include "ident/regressor.h"
+#include "core/mathu.h"
+#include "core/util.h"
 #include <ctype.h>
 #include <errno.h>
 #include <lapacke.h>

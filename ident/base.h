@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: base parameters (minimal linear combinations, MLCs).
  *
  * A base set maps the full parameter vector pi (npar = 10n or 14n) to the
@@ -13,7 +14,7 @@
 #ifndef DYNID_BASE_H
 #define DYNID_BASE_H
 
-#include "model.h"
+#include "core/model.h"
 
 /* The kind of a base set. The command line and the statistics files spell
  * the computed ones qr, khalil, lin (dyi_base_set_parse, the one parser);

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: allocation of base-parameter sets (see base.h). */
-#include "base.h"
+#include "ident/base.h"
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>

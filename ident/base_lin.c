@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: S.K. Lin's minimal linear combinations ([LinFang99], Lin & Fang
  * 1999, Theorem 1), written in the standard parameters.
  *
@@ -40,9 +41,9 @@
  * triangular (a row of joint j holds parameters of links >= j only) with
  * invertible diagonal blocks, so P = E_L (B_L)^-1: the realisation pi = P beta
  * has only lead parameters nonzero.                                        */
-#include "base.h"
-#include "lin_const.h"
-#include "mathu.h"
+#include "ident/base.h"
+#include "core/lin_const.h"
+#include "core/mathu.h"
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>

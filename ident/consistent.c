@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: physically consistent identification as a semidefinite
  * program (see consistent.h for the problem, the scaling and the
  * certificate). The solver is DSDP 5 (Debian's libdsdp-dev): it maximises
@@ -5,9 +6,9 @@
  * bounds on y; symmetric data matrices are given in packed lower-triangular
  * form, entry (i, j), i >= j, at index i (i + 1) / 2 + j. DSDP keeps
  * pointers to the data arrays: they live until DSDPDestroy. */
-#include "consistent.h"
-#include "util.h"
-#include "mathu.h"
+#include "ident/consistent.h"
+#include "core/util.h"
+#include "core/mathu.h"
 #include <dsdp/dsdp5.h>
 #include <lapacke.h>
 #include <math.h>

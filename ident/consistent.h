@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: physically consistent identification, a semidefinite
  * program solved to its global optimum (DSDP, a dual-scaling interior-point
  * solver) with an optimality certificate.
@@ -69,9 +70,9 @@
 #ifndef DYNID_CONSISTENT_H
 #define DYNID_CONSISTENT_H
 
-#include "model.h"
-#include "base.h"
-#include "estimate.h"
+#include "core/model.h"
+#include "ident/base.h"
+#include "ident/estimate.h"
 
 #define DYI_CV_NW_MAX 8
 

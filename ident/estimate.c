@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: streaming least squares (see estimate.h).
  *
  * Data flow of one pass: the source fills a block of whole samples
@@ -6,7 +7,7 @@
  * joint triangle T_j by dtpqrt: [T_j; blk] = Q [T_j'; 0]. The solve stacks
  * the weighted joint triangles into one (p+1) x (p+1) triangle
  * Raug = [R z; 0 rho], equilibrates, checks the rank and solves. */
-#include "estimate.h"
+#include "ident/estimate.h"
 #include <float.h>
 #include <lapacke.h>
 #include <math.h>

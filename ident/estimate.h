@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: least squares for the base parameters, streaming.
  *
  * The identification model stacks, for N samples of an n-joint arm, the
@@ -55,8 +56,8 @@
 #ifndef DYNID_ESTIMATE_H
 #define DYNID_ESTIMATE_H
 
-#include "model.h"
-#include "base.h"
+#include "core/model.h"
+#include "ident/base.h"
 
 typedef enum { DYI_OLS = 0, DYI_WLS = 1, DYI_IRLS = 2 } dyiMethod;
 

@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: excitation design by multi-start gradient search over
  * Fourier coefficients (see excite.h). Each worker thread owns a workspace
  * made once; evaluations allocate nothing. */
-#include "excite.h"
-#include "dynamics.h"
-#include "regressor.h"
-#include "util.h"
+#include "ident/excite.h"
+#include "core/dynamics.h"
+#include "ident/regressor.h"
+#include "core/util.h"
 #include <cblas.h>
 #include <lapacke.h>
 #include <math.h>

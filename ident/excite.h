@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: excitation design. Finite Fourier series trajectories per
  * joint (Swevers et al. 1997, ident/traj.h) whose coefficients are optimised
  * so that the base regressor stacked along the trajectory,
@@ -42,9 +43,9 @@
 #ifndef DYNID_EXCITE_H
 #define DYNID_EXCITE_H
 
-#include "base.h"
-#include "model.h"
-#include "traj.h"
+#include "ident/base.h"
+#include "core/model.h"
+#include "ident/traj.h"
 
 enum { DYI_EXC_COND = 0, DYI_EXC_DOPT = 1, DYI_EXC_COND_SCALED = 2 };
 

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: Butterworth design and the block zero-phase filter
  * (see filter.h for the margin rule and the edge convention). */
-#include "filter.h"
+#include "ident/filter.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

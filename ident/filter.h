@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: zero-phase low-pass filtering in bounded memory.
  *
  * A Butterworth low-pass of order N is designed by the bilinear transform

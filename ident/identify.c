@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: identification from logs, the whole pipeline (see
  * identify.h): per sample the base regressor Y_b = Y P and the torque,
  * the row stage (one zero-phase FIR low-pass and decimation for all of
@@ -10,10 +11,10 @@
  * calling thread reads batches of MT_BATCH samples; the workers compute
  * the regressor of a share of the samples, then filter and fold the
  * channels of their joints (mt_main); their triangles are merged. */
-#include "identify.h"
-#include "dynamics.h"
-#include "regressor.h"
-#include "util.h"
+#include "ident/identify.h"
+#include "core/dynamics.h"
+#include "ident/regressor.h"
+#include "core/util.h"
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: identification from logs, the whole pipeline (identify.c).
  *
  * Log (log.h: read, checked, filtered, differentiated) -> per sample the
@@ -10,9 +11,9 @@
 #ifndef DYNID_IDENTIFY_H
 #define DYNID_IDENTIFY_H
 
-#include "estimate.h"
-#include "filter.h"
-#include "log.h"
+#include "ident/estimate.h"
+#include "ident/filter.h"
+#include "ident/log.h"
 
 /* Identify base set b of model m from a log: every sample of the reader
  * (ident/log.h) gives Y_b = Y P (dyi_regressor, then the non-zeros of P:

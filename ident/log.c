@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: the log reader (see log.h for the pipeline).
  *
  * Memory: one CSV row (core/io.h caps its length and columns), the first
@@ -6,10 +7,10 @@
  * small a fraction of the sample rate is refused with the ratio it would
  * need) and a three-sample window for the differences; nothing grows with
  * the log. Resampling makes at most RESAMPLE_MAXUP samples per row read. */
-#include "log.h"
-#include "util.h"
-#include "filter.h"
-#include "io.h"
+#include "ident/log.h"
+#include "core/util.h"
+#include "ident/filter.h"
+#include "core/io.h"
 #include <ctype.h>
 #include <pthread.h>
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: recorded or simulated logs (README.md, Model tables and Files), read
  * streaming, checked, filtered and differentiated.
  *
@@ -44,8 +45,8 @@
 #ifndef DYNID_LOG_H
 #define DYNID_LOG_H
 
-#include "model.h"
-#include "quality.h"
+#include "core/model.h"
+#include "ident/quality.h"
 
 #define DY_LOG_MAXMAP 64
 

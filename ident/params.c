@@ -1,11 +1,12 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: the PARAMS file (see params.h). Reading parses every
  * expression into a row of B (dyi_expr_parse), so the file describes its own
  * base set; P = B^+ (dyi_base_pinv) gives the realisation pi = P beta with
  * B P = 1, hence Y pi = Y_b beta for any valid set, whichever wrote it. The
  * "#! pi" lines, when present, replace that realisation by the standard
  * parameters the estimate was solved as (checked: B pi = beta). */
-#include "params.h"
-#include "io.h"
+#include "ident/params.h"
+#include "core/io.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

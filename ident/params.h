@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: the PARAMS file (README.md, Model tables and Files), written by
  * `dynid identify` and read by --params:
  *     # comment lines: model, set, method, samples, condition number
@@ -12,8 +13,8 @@
 #ifndef DYNID_PARAMS_H
 #define DYNID_PARAMS_H
 
-#include "base.h"
-#include "model.h"
+#include "ident/base.h"
+#include "core/model.h"
 
 typedef struct {
   dyiBase* base;      /* the set described by the expressions */

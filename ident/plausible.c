@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: the plausible estimate of an identification (consistent.h,
  * dyi_link_bounds and dyi_consistent_est): the bounds of each link from
  * the model, the prior weight chosen by cross-validation over the
  * estimator's parts, the semidefinite program of consistent.c, and the
  * estimate's own uncertainty by a parametric bootstrap. */
-#include "consistent.h"
-#include "util.h"
+#include "ident/consistent.h"
+#include "core/util.h"
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>

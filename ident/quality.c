@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: the data-quality gate (see quality.h). Streaming: per-column
  * running statistics, a five-row window for the velocity lag, the first
  * 1000 time steps for the median; nothing grows with the log. */
-#include "quality.h"
-#include "util.h"
+#include "ident/quality.h"
+#include "core/util.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>

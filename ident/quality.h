@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: the data-quality gate run on a log before estimation.
  *
  * Every finding names its rows (file lines, as an editor shows them), its
@@ -35,7 +36,7 @@
 #define DYNID_QUALITY_H
 
 #include <stdio.h>
-#include "model.h"
+#include "core/model.h"
 
 enum {
   DYI_QF_NAN = 0, DYI_QF_INF, DYI_QF_ABSURD, DYI_QF_JUNK, DYI_QF_TRUNC,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: the regressor Y(q,qd,qdd) of tau = Y pi (see regressor.h).
  *
  * Forward pass as in core/rnea.c (frames, w, wd, vd of every link in its own
@@ -12,10 +13,10 @@
  *     s(frame k) = (R^T s_w ; R^T (s_v + s_w x p_k))  from frame k-1,
  * and Y[j, pi_k] = s_w . n_k + s_v . f_k (power: the wrench at O_k against
  * the joint's unit motion). O(n^2) 6-vector operations per sample. */
-#include "regressor.h"
-#include "dynamics.h"
-#include "mathu.h"
-#include "util.h"
+#include "ident/regressor.h"
+#include "core/dynamics.h"
+#include "core/mathu.h"
+#include "core/util.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: the linear-in-parameters model tau = Y(q,qd,qdd) pi.
  *
  * Y is n x 10n (link parameters, model.h order) or n x 14n with
@@ -9,7 +10,7 @@
 #ifndef DYNID_REGRESSOR_H
 #define DYNID_REGRESSOR_H
 
-#include "model.h"
+#include "core/model.h"
 
 /* Number of regressor columns: 10n, or 14n with friction. */
 int dyi_ncols(const dyModel* m, int friction);

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: mergeable statistics (see stats.h). */
-#include "stats.h"
+#include "ident/stats.h"
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>

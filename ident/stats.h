@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: mergeable statistics of an identification (`dynid identify
  * ... --save-stats FILE`, merged by `dynid identify MODEL --stats FILES`).
  *
@@ -42,7 +43,7 @@
 #ifndef DYNID_STATS_H
 #define DYNID_STATS_H
 
-#include "estimate.h"
+#include "ident/estimate.h"
 #include <stdint.h>
 #include <stdio.h>
 

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: Fourier-series excitation trajectories and TRAJ/LOG rows
  * (see traj.h). */
-#include "traj.h"
-#include "io.h"
-#include "util.h"
+#include "ident/traj.h"
+#include "core/io.h"
+#include "core/util.h"
 #include <math.h>
 #include <string.h>
 

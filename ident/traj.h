@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid ident: excitation trajectories as finite Fourier series (Swevers,
  * Gansemann, Tukel, De Schutter, Van Brussel 1997), and the TRAJ/LOG row
  * writer.
@@ -18,7 +19,7 @@
 #define DYNID_TRAJ_H
 
 #include <stdio.h>
-#include "model.h"
+#include "core/model.h"
 
 #define DYI_FOURIER_MAXH 32   /* harmonics at most */
 

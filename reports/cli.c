@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: option parsing, errors, model loading, progress and the
  * states reader shared by the subcommands (see cli.h). */
-#include "cli.h"
-#include "util.h"
-#include "base.h"
+#include "reports/cli.h"
+#include "core/util.h"
+#include "ident/base.h"
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>

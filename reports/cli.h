@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: command-line plumbing shared by the subcommands.
  * Each subcommand lives in reports/cmd_<name>.c as
  *     int cmd_<name>(cliArgs* cli);      returns the exit status 0, 1 or 2
@@ -7,8 +8,8 @@
 #ifndef DYNID_CLI_H
 #define DYNID_CLI_H
 
-#include "io.h"
-#include "model.h"
+#include "core/io.h"
+#include "core/model.h"
 
 #define CLI_MAXOPT 64
 
@@ -113,7 +114,7 @@ void cli_states_close(cliStates* s);
  * Model tables and Files): --no-header, --map NAME=COLUMN (repeatable, ranges
  * q1..q7=c2..c8), --gain K1,...,Kn, --rows A..B, --cutoff HZ, --on-bad
  * drop|stop. 0, or 2 after printing the usage error. (reports/cli_log.c) */
-#include "log.h"
+#include "ident/log.h"
 #define CLI_LOG_OPTS "no-header,map,gain,rows,cutoff,on-bad,time-scale,decimate,resample,qd-min," \
                      "filter-order,derive,drop-stale,no-parallel"
 int cli_logopt(const cliArgs* c, int n, dyiLogOpt* opt);

@@ -1,11 +1,12 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: what each command and option means, in one table that
  * gives `dynid --help`, `dynid CMD --help`, the manual page (`dynid --man`,
  * kept as reports/dynid.1 and compared by tests/test_cli.c) and the
  * "did you mean" suggestions for mistyped commands and options. An option a
  * command accepts (its cli_check list) but this table does not describe is
  * shown as "(not documented)" in its help, which the tests refuse. */
-#include "cli.h"
-#include "version.h"
+#include "reports/cli.h"
+#include "reports/version.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

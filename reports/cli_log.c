@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: the log options shared by every command that reads a log
  * (README.md, Model tables and Files, log.h):
  *
@@ -27,8 +28,8 @@
  *   --derive qdd|qd        recompute qdd (from qd), or qd and qdd (from q),
  *                          ignoring the logged columns
  * Commands list these in their cli_check allowed set (CLI_LOG_OPTS).  */
-#include "cli.h"
-#include "log.h"
+#include "reports/cli.h"
+#include "ident/log.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>

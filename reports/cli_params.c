@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: --params P, identified base parameters as a full
  * parameter vector. The PARAMS file is read with dyi_params_read (B rebuilt
  * from the expressions, P = B^+) and proved against this model by the QR
@@ -9,9 +10,9 @@
  * that Y(q,qd,qdd) pi = Y_b(q,qd,qdd) beta: `dynid id MODEL STATES
  * --params P` gives the torques of the identified base parameters either
  * way. */
-#include "cli.h"
-#include "params.h"
-#include "validate.h"
+#include "reports/cli.h"
+#include "ident/params.h"
+#include "verify/validate.h"
 #include <string.h>
 
 int cli_params(const cliArgs* c, const dyModel* m, double* par) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: how well each base parameter is identified, one rule for
  * the terminal list of `dynid identify` and for the report's list.
  *
@@ -11,9 +12,9 @@
  * scales come from the estimator's triangles (identify) or from the same
  * row stage run over logs (report): on the same log and log options the
  * two agree to round-off. */
-#include "cli.h"
-#include "estimate.h"
-#include "identify.h"
+#include "reports/cli.h"
+#include "ident/estimate.h"
+#include "ident/identify.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: provenance. Every file dynid writes starts with '#' lines
  * saying how it was made:
  *
@@ -12,8 +13,8 @@
  * Commands that use a PARAMS file with a model (validate, id, inertia, fd,
  * report) refuse one whose fingerprint differs (--force overrides); a
  * PARAMS file without one (written before) is accepted as it is. */
-#include "cli.h"
-#include "version.h"
+#include "reports/cli.h"
+#include "reports/version.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

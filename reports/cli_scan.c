@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: the usual mistakes with a log, caught where the command
  * holds both the model and the samples, each as one warning on standard
  * error with the evidence and what fixes it:
@@ -14,11 +15,11 @@
  * And, for the terminal, the data-quality findings of the gate (quality.h)
  * with their first lines. One streaming pass over the raw rows
  * (dyi_lograw_*: gains and time scale applied, bad rows dropped). */
-#include "cli.h"
-#include "util.h"
-#include "dynamics.h"
-#include "estimate.h"
-#include "quality.h"
+#include "reports/cli.h"
+#include "core/util.h"
+#include "core/dynamics.h"
+#include "ident/estimate.h"
+#include "ident/quality.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>

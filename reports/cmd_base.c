@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: the base subcommand.
  *
  *   dynid base MODEL [--set qr|khalil|lin] [--friction] [-o FILE]
@@ -14,8 +15,8 @@
  * `name,expression` and one row per base parameter; expressions per
  * README.md, Parameters (parsed back by dyi_expr_parse). A set that fails
  * the QR rank test is not printed: exit 1 with the reason. */
-#include "cli.h"
-#include "base.h"
+#include "reports/cli.h"
+#include "ident/base.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: the bench subcommand.
  *
  *   dynid bench [MODEL] [--params P] [--time S] [-o FILE]
@@ -8,12 +9,12 @@
  * that one measurement lasts S seconds (default 0.1) after a warm-up; the
  * median of 5 measurements is printed. The comparison with Orocos KDL is in
  * `make bench` (tests/bench_main.c), not here: the program does not link KDL. */
-#include "cli.h"
-#include "base.h"
-#include "opcount.h"
-#include "util.h"
-#include "lin_inertia.h"
-#include "dynamics.h"
+#include "reports/cli.h"
+#include "ident/base.h"
+#include "verify/opcount.h"
+#include "core/util.h"
+#include "verify/lin_inertia.h"
+#include "core/dynamics.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

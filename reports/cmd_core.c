@@ -1,12 +1,13 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: the core subcommands model, id, inertia and fd. */
-#include "cli.h"
-#include "dynamics.h"
-#include "base.h"
-#include "lin91.h"
-#include "lin_inertia.h"
-#include "ne_base.h"
-#include "saha.h"
-#include "renaud.h"
+#include "reports/cli.h"
+#include "core/dynamics.h"
+#include "ident/base.h"
+#include "verify/lin91.h"
+#include "verify/lin_inertia.h"
+#include "verify/ne_base.h"
+#include "verify/saha.h"
+#include "verify/renaud.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

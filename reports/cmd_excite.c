@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: dynid excite, an exciting trajectory for identification. */
-#include "cli.h"
-#include "excite.h"
+#include "reports/cli.h"
+#include "ident/excite.h"
 #include <cblas.h>
 #include <unistd.h>
 #include <math.h>

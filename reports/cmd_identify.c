@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: the identify subcommand.
  *
  *   dynid identify MODEL LOG [LOG ...] [--set khalil|lin|qr] [--method ols|wls|irls]
@@ -14,13 +15,13 @@
  * A summary goes to standard error (samples, condition number, per-joint
  * residual RMS and relative error, warnings) unless --quiet. Samples the
  * reader flags as slow (--qd-min) leave that joint's equation out. */
-#include "cli.h"
-#include "base.h"
-#include "identify.h"
-#include "params.h"
-#include "log.h"
-#include "consistent.h"
-#include "stats.h"
+#include "reports/cli.h"
+#include "ident/base.h"
+#include "ident/identify.h"
+#include "ident/params.h"
+#include "ident/log.h"
+#include "ident/consistent.h"
+#include "ident/stats.h"
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: the regressor subcommand.
  *
  *   dynid regressor MODEL STATES [--friction] [-o FILE]
@@ -8,8 +9,8 @@
  * the remaining columns are row i of Y(q,qd,qdd) (d tau_i / d pi_k) for the
  * full parameters in model.h order and names; 10n columns, 14n with
  * --friction. So tau_i of sample s = sum_k Y[s,i,k] * pi_k. */
-#include "cli.h"
-#include "regressor.h"
+#include "reports/cli.h"
+#include "ident/regressor.h"
 #include <stdlib.h>
 
 int cmd_regressor(cliArgs* c) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: report, one self-contained HTML page on an identified
  * model and the logs it is judged on, for one parameter set or two side by
  * side (e.g. the unconstrained and the physically consistent estimate).
@@ -29,16 +30,16 @@
  * parameters (nearest the nominal model where the data are blind).
  * Plots are inline SVG drawn by PLplot (reports/plot.h). The page is
  * well-formed XML (XHTML), so xmllint can check it. */
-#include "cli.h"
-#include "version.h"
-#include "base.h"
-#include "consistent.h"
-#include "dynamics.h"
-#include "params.h"
-#include "plot.h"
-#include "quality.h"
-#include "validate.h"
-#include "mathu.h"
+#include "reports/cli.h"
+#include "reports/version.h"
+#include "ident/base.h"
+#include "ident/consistent.h"
+#include "core/dynamics.h"
+#include "ident/params.h"
+#include "reports/plot.h"
+#include "ident/quality.h"
+#include "verify/validate.h"
+#include "core/mathu.h"
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>

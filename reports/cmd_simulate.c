@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: the simulate subcommand.
  *
  *   dynid simulate MODEL TRAJ [--noise S|S1,...,Sn] [--seed N] [--friction] -o LOG
@@ -16,9 +17,9 @@
  * (README.md, Model tables and Files), written atomically. The same seed gives the
  * same file: the trajectory uses the seed, the noise a stream derived from
  * it. */
-#include "cli.h"
-#include "dynamics.h"
-#include "traj.h"
+#include "reports/cli.h"
+#include "core/dynamics.h"
+#include "ident/traj.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid program: validate, the identified model against a measured log.
  *
  *   dynid validate MODEL PARAMS LOG [-o METRICS] [--horizon SECONDS]
@@ -15,9 +16,9 @@
  * short-horizon forward simulation driven by the measured torque, and with
  * --folds K a K-fold cross-validation by time blocks of the log (the base
  * set of PARAMS re-estimated by OLS on K-1 blocks). */
-#include "cli.h"
-#include "params.h"
-#include "validate.h"
+#include "reports/cli.h"
+#include "ident/params.h"
+#include "verify/validate.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make demo: identify two real arms from the logs shipped in datasets/, each
 # twice: by unconstrained least squares and physically consistent
 # (--consistent), validate both on data they were not identified on, and

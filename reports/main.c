@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid: the command-line program. Parses "dynid CMD [args] [options]" and
  * dispatches to reports/cmd_<name>.c. See README.md. */
-#include "cli.h"
-#include "version.h"
+#include "reports/cli.h"
+#include "reports/version.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

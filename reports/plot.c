@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid reports: SVG plots through PLplot (see plot.h). PLplot writes the
  * SVG to a temporary file, which is copied into the page without its
  * prolog. Colours: map 0 entry 15 is the axis colour (black on white). */
-#include "plot.h"
+#include "reports/plot.h"
 #include <math.h>
 #include <plplot/plplot.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid reports: plots as inline SVG, drawn by PLplot's svg driver (the
  * plot library does the axes, ticks, labels and legends; we only pass data).
  * Each function writes one complete <svg> element into f, without the XML

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid benchmark (`make bench`): nanoseconds per call of the core dynamics
  * beside Orocos KDL on the same models, in the same run. Not a test: nothing
  * here passes or fails, it prints numbers.
@@ -22,19 +23,19 @@
  * bench_ns_set(nf, fns, ctxs, ns). section_batch times Newton-Euler and the
  * regressor on many states per call (dy_rnea_batch, dyi_regressor_batch)
  * against one state per call. */
-#include "dynamics.h"
-#include "io.h"
+#include "core/dynamics.h"
+#include "core/io.h"
 #include "kdl_shim.h"
-#include "base.h"
-#include "consistent.h"
-#include "lin_inertia.h"
-#include "lin91.h"
-#include "ne_base.h"
-#include "opcount.h"
-#include "regressor.h"
-#include "renaud.h"
-#include "saha.h"
-#include "util.h"
+#include "ident/base.h"
+#include "ident/consistent.h"
+#include "verify/lin_inertia.h"
+#include "verify/lin91.h"
+#include "verify/ne_base.h"
+#include "verify/opcount.h"
+#include "ident/regressor.h"
+#include "verify/renaud.h"
+#include "verify/saha.h"
+#include "core/util.h"
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>

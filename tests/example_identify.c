@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid as a C library: load a model, stream measured rows from memory into
  * the estimator, identify the base parameters, predict torques with them.
  *
@@ -7,11 +8,7 @@
  * The "measurements" are made here: a smooth motion and the model's own
  * torques plus noise. In your program they come from the robot. Built and
  * run by `make test` against an installed tree (tests/test_install.sh). */
-#include <dynid/base.h>
-#include <dynid/dynamics.h>
-#include <dynid/estimate.h>
-#include <dynid/io.h>
-#include <dynid/regressor.h>
+#include <dynid/dynid.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

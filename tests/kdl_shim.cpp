@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // dynid tests: the KDL shim (see kdl_shim.h). Builds a KDL::Chain from the
 // modified-DH model by KDL's own frame and inertia algebra (Frame products,
 // Joint::pose, Frame * RigidBodyInertia), so that nothing of libdynid's

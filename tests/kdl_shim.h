@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: a C interface to Orocos KDL (Debian liborocos-kdl-dev), the
  * independent implementation the core dynamics are checked and timed
  * against. Used only by the tests and the benchmark (tests/ *.cpp are linked
@@ -26,7 +27,7 @@
 #ifndef DYNID_KDL_SHIM_H
 #define DYNID_KDL_SHIM_H
 
-#include "model.h"
+#include "core/model.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // dynid tests: a URDF tree in KDL (see kdl_urdf.h). The file is read here
 // with libxml2 and turned into KDL frames, joints and inertias by KDL's own
 // algebra (Rotation::RPY, Frame products, Rotation * RigidBodyInertia), so

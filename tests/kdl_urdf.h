@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: a URDF tree in Orocos KDL, the independent reference for the
  * URDF reader (locked joints off the chain, <dynamics>). Used only by the
  * tests (tests/ *.cpp are linked into every test binary), never by libdynid.

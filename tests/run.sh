@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Run every test binary given, show each one's result, and close with the sum
 # as "N passed, N failed" (the line CI reads). Exit 1 if anything failed.
 # A binary counts as one failure (with a line saying why) when its last line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: --algo of dynid id, inertia and fd. Every algorithm computes
  * the same quantity ([Lin91], [LinFang99], [Saha99], [Renaud] and the core), so on each
  * shipped model and on a random states file (three states) the program's

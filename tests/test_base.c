@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: base-parameter sets (qr, khalil, and lin when it is built).
  *
  * For every set on every test robot, the set is checked against an
@@ -22,14 +23,14 @@
  * the Franka Emika Panda (modified DH from the robot's documentation):
  * 43 base parameters and the expressions of Gaz et al. 2019, Table III. */
 #include "testmodels.h"
-#include "dynamics.h"
-#include "regressor.h"
-#include "base.h"
+#include "core/dynamics.h"
+#include "ident/regressor.h"
+#include "ident/base.h"
 #include <lapacke.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "io.h"
+#include "core/io.h"
 
 /* independent regressor from NE with unit vectors: rank and null space.
  * Returns rank; Vnull (npar x nnull, column-major, unscaled coordinates) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: dy_rnea_batch (K states per call, structure of arrays) against
  * dy_rnea state by state, and dyi_regressor_batch against dyi_regressor
  * entry by entry and, independently, Y_k pi against dy_rnea_batch, on random chains (revolute and prismatic joints,
@@ -8,7 +9,7 @@
  * operations in the same order, so nearly every entry is bit-identical
  * (the count is printed). */
 #include "testmodels.h"
-#include "regressor.h"
+#include "ident/regressor.h"
 #include <stdint.h>
 
 static const int Ks[4] = {1, 3, 8, 64};

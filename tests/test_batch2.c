@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the batch inertia matrix (dy_crba_batch) and the batch
  * base-parameter Newton-Euler (dyv_nebase_rnea_batch), K states per call
  * in structure-of-arrays form.
@@ -19,9 +20,9 @@
  *    torque against dy_rnea_batch on the full realised parameter vector,
  *    both to 1e-12 relative. */
 #include "testmodels.h"
-#include "ne_base.h"
-#include "validate.h"
-#include "base.h"
+#include "verify/ne_base.h"
+#include "verify/validate.h"
+#include "ident/base.h"
 
 static const int Ks[4] = {1, 3, 8, 64};
 static long h_entries, h_identical, t_entries, t_identical;

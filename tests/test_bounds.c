@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: bounded resources on extreme but valid inputs.
  *
  * dynid identify runs in a child process limited to BOUND_AS_MB of address
@@ -12,7 +13,7 @@
  * an upsampling rate out of proportion, and the fuzz finding whose filter
  * asked for 3.5 GB. */
 #include "testhelp.h"
-#include "filter.h"
+#include "ident/filter.h"
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the program ./dynid as a user runs it (run from the repository
  * root, after `make dynid`).
  *
@@ -27,9 +28,9 @@
  * output file untouched and no temporary file behind. A directory given as a
  * file is made here. Bad usage must exit 2. */
 #include "testhelp.h"
-#include "dynamics.h"
-#include "io.h"
-#include "mathu.h"
+#include "core/dynamics.h"
+#include "core/io.h"
+#include "core/mathu.h"
 #include <dirent.h>
 #include <zlib.h>
 #include <lapacke.h>

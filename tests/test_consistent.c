@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: physically consistent identification (ident/consistent.h).
  *
  *  - Optimality, checked by a second, independent method: a primal
@@ -22,12 +23,12 @@
  *    bad input answered by one line (negative --min-eig, a prior file of
  *    another arm, --prior without --consistent). */
 #include "testmodels.h"
-#include "base.h"
-#include "consistent.h"
-#include "dynamics.h"
-#include "estimate.h"
-#include "io.h"
-#include "regressor.h"
+#include "ident/base.h"
+#include "ident/consistent.h"
+#include "core/dynamics.h"
+#include "ident/estimate.h"
+#include "core/io.h"
+#include "ident/regressor.h"
 #include "kdl_urdf.h"
 #include <lapacke.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the core dynamics agree with themselves.
  *  - the CRBA inertia matrix equals the columns obtained from Newton-Euler
  *    (tau(qdd = e_k) - tau(qdd = 0)), symmetric, positive definite;
@@ -11,8 +12,8 @@
  * O(1)-scaled products, so round-off is ~1e-14 and 1e-10 leaves margin
  * while catching any wrong term (which is O(1e-2) or larger). */
 #include "testmodels.h"
-#include "dynamics.h"
-#include "io.h"
+#include "core/dynamics.h"
+#include "core/io.h"
 
 static double maxabs(const double* x, int n) {
   double s = 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the CSV reader's fast path (core/csvread.c split_plain)
  * against libcsv.
  *
@@ -17,7 +18,7 @@
  *    file goes through it entirely, the libcsv reader never uses it), so a
  *    fast path that is never taken fails. */
 #include "testhelp.h"
-#include "io.h"
+#include "core/io.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

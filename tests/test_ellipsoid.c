@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the links' bounding ellipsoids (dyModel.link_ell).
  *
  * 1. Model table: ellipsoids written (columns ell_cx..ell_rz after the
@@ -27,9 +28,9 @@
  *    order, joints not listed and empty rows none, a model table written
  *    by dynid read as one; each error with its FILE:ROW:COL, ell untouched. */
 #include "testhelp.h"
-#include "model.h"
-#include "io.h"
-#include "mathu.h"
+#include "core/model.h"
+#include "core/io.h"
+#include "core/mathu.h"
 #include <string.h>
 #include <sys/stat.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the streaming least-squares estimator and the Fourier
  * trajectories, checked against independent computations.
  *
@@ -25,10 +26,10 @@
  *  - 10^6 samples streamed in bounded memory (peak RSS). */
 #include "testmodels.h"
 #include "teststats.h"
-#include "dynamics.h"
-#include "estimate.h"
-#include "traj.h"
-#include "io.h"
+#include "core/dynamics.h"
+#include "ident/estimate.h"
+#include "ident/traj.h"
+#include "core/io.h"
 #include <lapacke.h>
 #include <string.h>
 #include <sys/resource.h>

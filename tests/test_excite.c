@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: excitation design (ident/excite.h).
  *  - every sample of the planned trajectory, checked here densely and
  *    independently of dyi_excite_check, respects the model's position,
@@ -16,11 +17,11 @@
  *    of OLS estimates over repeated noise draws on that trajectory (within
  *    20 % per parameter), and the estimates are unbiased. */
 #include "testmodels.h"
-#include "dynamics.h"
-#include "excite.h"
-#include "estimate.h"
-#include "regressor.h"
-#include "io.h"
+#include "core/dynamics.h"
+#include "ident/excite.h"
+#include "ident/estimate.h"
+#include "ident/regressor.h"
+#include "core/io.h"
 #include "teststats.h"
 
 static void set_limits(dyModel* m) {

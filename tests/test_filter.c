@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: Butterworth design and the block zero-phase filter.
  *  - the SOS design against the analytic Butterworth magnitude of the
  *    bilinear transform, |H|^2 = 1 / (1 + (tan(w/2) / tan(wc/2))^(2N));
@@ -17,7 +18,7 @@
  *    break), the centre sample's pass-through values, and its size
  *    independent of the length. */
 #include "testhelp.h"
-#include "filter.h"
+#include "ident/filter.h"
 #include <string.h>
 
 /* |H(e^{iw})|^2 of the cascade, by complex arithmetic on (re, im) pairs */

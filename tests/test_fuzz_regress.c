@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the fuzz regression corpus, replayed without libFuzzer.
  *
  * Every file in tests/fuzz/regress/<target>/ (findings of make fuzz, copied

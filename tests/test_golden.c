@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the Panda golden case (datasets/panda: Gaz, Cognetti, Oliva,
  * Robuffo Giordano, De Luca, RA-L 2019, supplementary Table III).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: identification from logs, end to end (run from the
  * repository root after `make dynid`).
  *
@@ -38,14 +39,14 @@
  *    OLS's (Gauss-Markov). */
 #include "testmodels.h"
 #include "teststats.h"
-#include "base.h"
-#include "dynamics.h"
-#include "identify.h"
-#include "io.h"
-#include "log.h"
-#include "params.h"
-#include "traj.h"
-#include "util.h"
+#include "ident/base.h"
+#include "core/dynamics.h"
+#include "ident/identify.h"
+#include "core/io.h"
+#include "ident/log.h"
+#include "ident/params.h"
+#include "ident/traj.h"
+#include "core/util.h"
 #include <lapacke.h>
 #include <string.h>
 #include <sys/resource.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # dynid as an installed C library: `make install` into a temporary DESTDIR,
 # then what a user of the library does there: pkg-config --cflags --libs
 # dynid, build tests/example_identify.c against the installed headers and
@@ -13,7 +14,7 @@ PREFIX=/usr/local
 make -s --no-print-directory install DESTDIR="$D" PREFIX=$PREFIX >"$D/install.log" 2>&1
 check "[ $? = 0 ]" "make install DESTDIR=$D failed: $(tail -n 5 "$D/install.log")"
 L=$D$PREFIX/lib
-check "[ -f '$L/libdynid.a' ] && [ -L '$L/libdynid.so' ] && [ -f '$D$PREFIX/include/dynid/estimate.h' ]" \
+check "[ -f '$L/libdynid.a' ] && [ -L '$L/libdynid.so' ] && [ -f '$D$PREFIX/include/dynid/dynid.h' ] && [ -f '$D$PREFIX/include/dynid/ident/estimate.h' ]" \
       "libraries or headers not installed"
 check "readelf -d '$L/libdynid.so' | grep -q 'SONAME.*libdynid\.so\.[0-9]'" "libdynid.so has no soname"
 check "[ -f '$D$PREFIX/share/man/man1/dynid.1' ] && [ -x '$D$PREFIX/bin/dynid' ]" "manual page or program not installed"

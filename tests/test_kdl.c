@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the core dynamics against Orocos KDL, an independent
  * implementation (spatial-vector RNE in segment tip frames, its own
  * composite-inertia algorithm, its own FD by LDL^T), through tests/kdl_shim.
@@ -36,8 +37,8 @@
  *  1.3e-13 RNE, 2.6e-15 H, 4e-13 FD). Errors are NaN-safe: a NaN anywhere
  *  fails. */
 #include "testmodels.h"
-#include "dynamics.h"
-#include "io.h"
+#include "core/dynamics.h"
+#include "core/io.h"
 #include "kdl_shim.h"
 #include <dirent.h>
 #include <glob.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the Khalil grouping's closed-form rules (ident/base.c) on a
  * wide sweep of random geometries. The rules must account for every
  * dependency: the numerical fallback (a QR on the grouped regressor, which
@@ -9,7 +10,7 @@
  * prismatic joint snapped, prismatic joints anywhere and in a row, gravity
  * random, along the first axis, or zero; with and without friction. */
 #include "testmodels.h"
-#include "base.h"
+#include "ident/base.h"
 #include <string.h>
 
 #ifndef KHALIL_SWEEP

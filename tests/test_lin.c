@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: Lin's minimal linear combinations (ident/base_lin.c, [LinFang99]
  * Theorem 1) and Lin & Fang's Formulations 1-5 on them
  * (verify/lin_inertia.c), against computations that do not share their code:
@@ -23,11 +24,11 @@
  * RA-L 2019; geometry copied into this file), and chains with prismatic
  * joints (first, in a row, in the middle, Stanford-like).                  */
 #include "testmodels.h"
-#include "dynamics.h"
-#include "base.h"
-#include "lin_const.h"
-#include "lin_inertia.h"
-#include "io.h"
+#include "core/dynamics.h"
+#include "ident/base.h"
+#include "core/lin_const.h"
+#include "verify/lin_inertia.h"
+#include "core/io.h"
 #include "kdl_shim.h"
 #include <glob.h>
 #include <lapacke.h>

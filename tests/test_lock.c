@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: moving joints off the chain (locked) and URDF joint dynamics,
  * against an independent KDL tree of the same file (tests/kdl_urdf.h).
  *
@@ -29,8 +30,8 @@
  *    negative and non-numeric values are errors at their line. */
 #include "testmodels.h"
 #include "kdl_urdf.h"
-#include "dynamics.h"
-#include "io.h"
+#include "core/dynamics.h"
+#include "core/io.h"
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>

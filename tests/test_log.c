@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the log reader and its preprocessing.
  *  - derivatives from q on a known trajectory (sums of sines, analytic
  *    derivatives) on a regular and on a jittered time grid, within bounds
@@ -13,10 +14,10 @@
  *  - a 10^6-sample 7-joint log (written gzipped into build/tests/) read in
  *    bounded memory: the peak RSS (getrusage) stays below 60 MB. */
 #include "testhelp.h"
-#include "cli.h"
-#include "log.h"
-#include "quality.h"
-#include "filter.h"
+#include "reports/cli.h"
+#include "ident/log.h"
+#include "ident/quality.h"
+#include "ident/filter.h"
 #include <string.h>
 #include <sys/resource.h>
 #include <zlib.h>

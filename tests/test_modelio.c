@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the model writers (core/model_write.c) and what the table
  * reader learnt for them (#! directives, the standard column form).
  *
@@ -36,8 +37,8 @@
 #include "urdfgen.h"
 #include "kdl_shim.h"
 #include "kdl_urdf.h"
-#include "dynamics.h"
-#include "io.h"
+#include "core/dynamics.h"
+#include "core/io.h"
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>

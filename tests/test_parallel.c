@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: parallel filtering and decimation (the identification
  * default), several logs in one estimate.
  *
@@ -23,13 +24,13 @@
  *    lists every log. */
 #include "testmodels.h"
 #include "teststats.h"
-#include "base.h"
-#include "dynamics.h"
-#include "identify.h"
-#include "io.h"
-#include "log.h"
-#include "traj.h"
-#include "util.h"
+#include "ident/base.h"
+#include "core/dynamics.h"
+#include "ident/identify.h"
+#include "core/io.h"
+#include "ident/log.h"
+#include "ident/traj.h"
+#include "core/util.h"
 #include <string.h>
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the PARAMS file and --params.
  *  - write (dyi_params_write) then read (dyi_params_read): names, values,
  *    std and the rows of B come back exactly (%.17g), B P = 1 for the
@@ -12,11 +13,11 @@
  * of O(100) terms of products of O(1) numbers (P = B^+ from a Cholesky
  * solve of B B^T, condition <= 1e4 for these sets). */
 #include "testmodels.h"
-#include "dynamics.h"
-#include "regressor.h"
-#include "base.h"
-#include "params.h"
-#include "io.h"
+#include "core/dynamics.h"
+#include "ident/regressor.h"
+#include "ident/base.h"
+#include "ident/params.h"
+#include "core/io.h"
 #include <string.h>
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the standard parameters a PARAMS file carries ("#! pi" lines).
  *  - writer: without pi the bytes are those of the format as documented
  *    (comment lines, header, rows with %.17g numbers and empty std fields),
@@ -24,9 +25,9 @@
  *    consistent with no INVALID link; on the training log of `dynid
  *    identify` the report's poorly identified lines are the terminal's. */
 #include "testmodels.h"
-#include "base.h"
-#include "params.h"
-#include "cli.h"
+#include "ident/base.h"
+#include "ident/params.h"
+#include "reports/cli.h"
 #include <string.h>
 #include <unistd.h>
 

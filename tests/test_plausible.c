@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: plausible identified models (ident/consistent.h,
  * dyi_link_bounds and dyi_consistent_est; identify --consistent).
  *
@@ -26,13 +27,13 @@
  *  - exact torques: certified, and the program writes the URDF;
  *  - bad input: one line each. */
 #include "testmodels.h"
-#include "base.h"
-#include "consistent.h"
-#include "dynamics.h"
-#include "estimate.h"
-#include "io.h"
-#include "regressor.h"
-#include "util.h"
+#include "ident/base.h"
+#include "ident/consistent.h"
+#include "core/dynamics.h"
+#include "ident/estimate.h"
+#include "core/io.h"
+#include "ident/regressor.h"
+#include "core/util.h"
 #include <lapacke.h>
 #include <string.h>
 #include <sys/stat.h>

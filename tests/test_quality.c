@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the data-quality gate.
  * Each finding is triggered by a crafted log (a clean two-joint log with
  * one defect written in), with its row and column checked, and on_bad
@@ -6,9 +7,9 @@
  * corrupt 5e235 and NaNs (in command columns), the KUKA velocities' lag,
  * the Panda's irregular steps (0.7 .. 8.8 ms), gaps and stale rows. */
 #include "testhelp.h"
-#include "io.h"
-#include "log.h"
-#include "quality.h"
+#include "core/io.h"
+#include "ident/log.h"
+#include "ident/quality.h"
 #include <string.h>
 
 #define NJ 2

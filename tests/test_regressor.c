@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the regressor Y(q,qd,qdd) of tau = Y pi.
  *  - Y pi equals Newton-Euler (dy_rnea) with the model's parameters,
  *    friction included, on random chains of revolute and prismatic joints;
@@ -10,9 +11,9 @@
  * are O(n) sums of O(1) products (round-off ~1e-15 n), while a wrong term is
  * O(1e-2) or more. */
 #include "testmodels.h"
-#include "dynamics.h"
-#include "regressor.h"
-#include "io.h"
+#include "core/dynamics.h"
+#include "ident/regressor.h"
+#include "core/io.h"
 #include <string.h>
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: Renaud's augmented-body Newton-Euler (verify/renaud.c)
  * against dy_rnea (core/rnea.c, which shares none of its code) and Orocos
  * KDL (tests/kdl_shim.h), and its executed operation counts:
@@ -14,11 +15,11 @@
  *    paper reaches 164 M + 115 A. Counts are held within 5 % of the values
  *    below. Tolerance: round-off of O(n) sums of O(1) products is ~1e-14. */
 #include "testmodels.h"
-#include "dynamics.h"
-#include "renaud.h"
-#include "opcount.h"
-#include "base.h"
-#include "io.h"
+#include "core/dynamics.h"
+#include "verify/renaud.h"
+#include "verify/opcount.h"
+#include "ident/base.h"
+#include "core/io.h"
 #include "kdl_shim.h"
 #include <glob.h>
 #include <string.h>

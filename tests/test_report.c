@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the HTML report.
  *  - well-formed XML (xmllint --noout), so any browser parses it alike;
  *  - every section is present (model, identifiability, parameters, each

@@ -1,11 +1,12 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: robustness of the program as a whole.
  * An interrupt (SIGINT) in the middle of a long run leaves neither the
  * output nor a temporary file, and an existing output stays as it was.
  * (tests/test_fuzz_regress.c replays tests/fuzz/regress/ through every
  * reader, tests/test_bounds.c holds identify to its memory bound.) */
 #include "testhelp.h"
-#include "io.h"
-#include "dynamics.h"
+#include "core/io.h"
+#include "core/dynamics.h"
 #include <dirent.h>
 #include <signal.h>
 #include <string.h>

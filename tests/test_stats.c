@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mergeable statistics (--save-stats, --stats) and identification on
  * several threads (--threads): the same estimate as one pass on one thread.
  *
@@ -12,8 +13,8 @@
  *   files, each a one-line error;
  * - the GNU parallel recipe of README.md, when `parallel` is installed. */
 #include "testhelp.h"
-#include "estimate.h"
-#include "stats.h"
+#include "ident/estimate.h"
+#include "ident/stats.h"
 #include <string.h>
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the URDF reader.
  *
  * 1. Round trip through a URDF the test writes itself. A random modified-DH
@@ -18,9 +19,9 @@
  * 3. Malformed files: each returns -1, no model, and an error containing the
  *    expected text and position. */
 #include "urdfgen.h"
-#include "dynamics.h"
-#include "io.h"
-#include "base.h"
+#include "core/dynamics.h"
+#include "core/io.h"
+#include "ident/base.h"
 #include <string.h>
 #include <sys/stat.h>
 

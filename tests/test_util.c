@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: core/util.h, the clock, the comparator and the generators.
  *
  * Every random stream in dynid (test states, the rank tests of base sets,
@@ -9,7 +10,7 @@
  * LCG (Knuth's MMIX constants) from state 0 were computed with Python's
  * arbitrary-precision integers from the recurrences written in util.h. */
 #include "testhelp.h"
-#include "util.h"
+#include "core/util.h"
 #include <stdlib.h>
 
 static void check_generators(void) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: validation metrics and the physical-consistency report.
  *  - a simulated log (torque from dy_rnea along a known trajectory plus
  *    known noise with one spike at a known row) through dyv_validator:
@@ -19,10 +20,10 @@
  *    is certified inconsistent with link 2 failing; single-link checks of dyv_link_phys against
  *    hand-made bodies. */
 #include "testmodels.h"
-#include "dynamics.h"
-#include "validate.h"
-#include "base.h"
-#include "log.h"
+#include "core/dynamics.h"
+#include "verify/validate.h"
+#include "ident/base.h"
+#include "ident/log.h"
 #include <lapacke.h>
 
 /* smallest eigenvalue by cyclic Jacobi rotations (independent of LAPACK) */

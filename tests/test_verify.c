@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: the verification algorithms agree with the core ones.
  *  - Lin 1991 H and b (verify/lin91.c) vs dy_crba and dy_bias;
  *  - base-parameter Newton-Euler (verify/ne_base.c) vs dy_rnea, with no
@@ -15,14 +16,14 @@
  * Tolerance 1e-10 relative to the largest entry (round-off of O(n) sums of
  * O(1) products is ~1e-14; a wrong term is O(1e-2) or larger). */
 #include "testmodels.h"
-#include "dynamics.h"
-#include "lin91.h"
-#include "ne_base.h"
-#include "saha.h"
-#include "opcount.h"
-#include "regressor.h"
-#include "base.h"
-#include "io.h"
+#include "core/dynamics.h"
+#include "verify/lin91.h"
+#include "verify/ne_base.h"
+#include "verify/saha.h"
+#include "verify/opcount.h"
+#include "ident/regressor.h"
+#include "ident/base.h"
+#include "core/io.h"
 #include <lapacke.h>
 
 static double maxabs(const double* x, int n) {

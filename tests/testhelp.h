@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: a harness in the spirit of Redis's testhelp.h.
  *   CHECK(cond, fmt, ...)  counts a pass or prints the failure with its file/line
  *   CHECK_REL(a, b, tol, what)  |a-b| <= tol * max(1, |b|)   (relative, floor 1)
@@ -9,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
-#include "util.h"
+#include "core/util.h"
 
 static int th_passed, th_failed;
 

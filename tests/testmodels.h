@@ -1,15 +1,16 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: random robots. Random modified-DH geometry, random joint
  * types, physically valid random inertias (positive principal moments that
  * satisfy the triangle inequalities, centre of mass inside a box). */
 #ifndef DYNID_TESTMODELS_H
 #define DYNID_TESTMODELS_H
 #include "testhelp.h"
-#include "model.h"
-#include "dynamics.h"
-#include "mathu.h"
+#include "core/model.h"
+#include "core/dynamics.h"
+#include "core/mathu.h"
 #include <string.h>
 #include <glob.h>
-#include "io.h"
+#include "core/io.h"
 
 /* random rotation from a random unit quaternion */
 static inline void th_random_rot(double R[9]) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: statistics shared by the estimation tests. */
 #ifndef DYNID_TESTSTATS_H
 #define DYNID_TESTSTATS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid tests: scrambled random URDFs of a known robot (test_urdf,
  * test_modelio). A modified-DH chain is written as a URDF whose link frames
  * are scrambled: URDF link j = DH frame j times a random rigid transform S_j
@@ -14,7 +15,7 @@
 #ifndef DYNID_URDFGEN_H
 #define DYNID_URDFGEN_H
 #include "testmodels.h"
-#include "io.h"
+#include "core/io.h"
 #include <string.h>
 
 typedef struct { double R[9], p[3]; } pose_t;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: the kernels the efficient algorithms share (lin91.c,
  * ne_base.c, lin_inertia.c, renaud.c, saha.c): operation counting, the
  * dispatch on the twist class, and the rotations by one joint's
@@ -27,8 +28,8 @@
 #define DYNID_KERNELS_H
 
 #include <math.h>
-#include "model.h"
-#include "opcount.h"
+#include "core/model.h"
+#include "verify/opcount.h"
 
 /* ------------------------------------------------------------ counting */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: Lin's base-frame composite body method ([Lin91], Fig. 3);
  * equations in lin91.h. Compiled twice (verify/kernels.h): as itself and
  * with DY_COUNT_OPS (the counting variants *_ops), which run the same code
@@ -26,8 +27,8 @@
  * Products with exact 0 or +-1 that are not executed (special twists, e_z = 0
  * of a revolute column, sh_0 = 0, s_0 = 0) are not counted. The Rz part of
  * R X R^T uses the double angle. */
-#include "lin91.h"
-#include "kernels.h"
+#include "verify/lin91.h"
+#include "verify/kernels.h"
 #include <math.h>
 #include <string.h>
 

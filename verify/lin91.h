@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: S.K. Lin's base-frame composite body method ([Lin91],
  * "A new composite body method for manipulator dynamics", 1991, Figure 3):
  * the inertia matrix H and the bias vector b with all points seen from the
@@ -37,7 +38,7 @@
 #ifndef DYNID_LIN91_H
 #define DYNID_LIN91_H
 
-#include "model.h"
+#include "core/model.h"
 
 typedef struct dyvOps_ dyvOps;   /* verify/opcount.h */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: Lin & Fang's Formulations 1-5 of the inertia matrix on
  * Lin's minimal linear combinations ([LinFang99]). See lin_inertia.h.
  *
@@ -29,10 +30,10 @@
  * Values of Theorem 1 constants that the set does not hold (delta_i = 0,
  * U_i of a prismatic joint, k_i of a prismatic joint r < i < s) are zero
  * in the slots; the formulations never need them (the tests prove it).   */
-#include "lin_inertia.h"
-#include "lin_const.h"
-#include "kernels.h"
-#include "io.h"
+#include "verify/lin_inertia.h"
+#include "core/lin_const.h"
+#include "verify/kernels.h"
+#include "core/io.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: the joint-space inertia matrix from S.K. Lin's minimal
  * linear combinations ([LinFang99], Lin & Fang 1999), Formulations 1-5.
  *
@@ -20,8 +21,8 @@
 #ifndef DYNID_LIN_INERTIA_H
 #define DYNID_LIN_INERTIA_H
 
-#include "model.h"
-#include "base.h"
+#include "core/model.h"
+#include "ident/base.h"
 
 typedef struct dyvLin_ dyvLin;
 

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: Newton-Euler on base parameters (see ne_base.h).
  * Compiled twice (verify/kernels.h): as itself, and with DY_COUNT_OPS (the
  * counting variant dyv_nebase_rnea_ops). */
-#include "ne_base.h"
-#include "kernels.h"
+#include "verify/ne_base.h"
+#include "verify/kernels.h"
 #include <math.h>
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: Newton-Euler inverse dynamics on base parameters.
  *
  * Renaud's augmented bodies ([Renaud]) and Khalil's base-parameter form:
@@ -38,8 +39,8 @@
 #ifndef DYNID_NE_BASE_H
 #define DYNID_NE_BASE_H
 
-#include "model.h"
-#include "dynamics.h"
+#include "core/model.h"
+#include "core/dynamics.h"
 
 /* per-link flags of a plan */
 enum {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: the base-parameter Newton-Euler for many states per call
  * (ne_base.h, dyv_nebase_rnea_batch).
  *
@@ -23,10 +24,10 @@
  * order, with one difference: a wrench sum starts at an exact 0 where
  * ne_base.c assigns its first term, which can change nothing but the sign
  * of a zero. So tau equals dyv_nebase_rnea's state by state. */
-#include "ne_base.h"
-#include "kernels.h"
-#include "dynamics.h"
-#include "util.h"
+#include "verify/ne_base.h"
+#include "verify/kernels.h"
+#include "core/dynamics.h"
+#include "core/util.h"
 #include <math.h>
 #include <stddef.h>
 #include <string.h>

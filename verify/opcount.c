@@ -1,14 +1,15 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: executed operation counts of the efficient algorithms
  * beside the papers' tables (see opcount.h). The counting variants
  * (names ending in _ops) come from the second, counting build of each
  * algorithm file (verify/kernels.h, the Makefile's build/verify/NAME_ops.o). */
-#include "opcount.h"
-#include "dynamics.h"
-#include "lin91.h"
-#include "ne_base.h"
-#include "renaud.h"
-#include "saha.h"
-#include "util.h"
+#include "verify/opcount.h"
+#include "core/dynamics.h"
+#include "verify/lin91.h"
+#include "verify/ne_base.h"
+#include "verify/renaud.h"
+#include "verify/saha.h"
+#include "core/util.h"
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: executed operation counts of the efficient algorithms
  * beside the papers' tables.
  *
@@ -9,7 +10,7 @@
 #define DYNID_OPCOUNT_H
 
 #include <stdio.h>
-#include "model.h"
+#include "core/model.h"
 
 /* multiplications (divisions included) and additions (subtractions
  * included) executed; the counting variants add to it */

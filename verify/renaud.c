@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: Renaud's Newton-Euler on augmented bodies ([Renaud]); see
  * renaud.h for the steps. Compiled twice (verify/kernels.h): as itself and
  * with DY_COUNT_OPS (the counting variant, names with _ops). */
-#include "renaud.h"
-#include "kernels.h"
+#include "verify/renaud.h"
+#include "verify/kernels.h"
 #include <math.h>
 #include <string.h>
 

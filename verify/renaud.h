@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: Renaud's Newton-Euler on augmented bodies ([Renaud]).
  *
  * Augmented body i: link i plus the mass m*_{i+1} = m_{i+1} + ... + m_n
@@ -36,7 +37,7 @@
 #ifndef DYNID_RENAUD_H
 #define DYNID_RENAUD_H
 
-#include "model.h"
+#include "core/model.h"
 
 typedef struct dyvOps_ dyvOps;   /* verify/opcount.h */
 

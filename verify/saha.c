@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: Saha's DeNOC inverse dynamics and UDU^T forward dynamics
  * ([Saha99]) in modified-DH link frames; see saha.h for the equations.
  * The 6-vectors and 6x6 matrices of the paper are handled as their 3x3
@@ -5,9 +6,9 @@
  * (R n + c x R f; R f), never a dense 6x6 product. Compiled twice
  * (verify/kernels.h): as itself and with DY_COUNT_OPS (the counting
  * variants *_ops). */
-#include "saha.h"
-#include "dynamics.h"
-#include "kernels.h"
+#include "verify/saha.h"
+#include "core/dynamics.h"
+#include "verify/kernels.h"
 #include <string.h>
 
 #ifndef DYNID_SAHA_COMMON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: Saha's decoupled natural orthogonal complement (DeNOC)
  * dynamics ([Saha99]), converted from his classic-DH frames to the
  * modified-DH link frames of core/model.h (the model is not converted).
@@ -37,7 +38,7 @@
 #ifndef DYNID_SAHA_H
 #define DYNID_SAHA_H
 
-#include "model.h"
+#include "core/model.h"
 
 typedef struct dyvOps_ dyvOps;   /* verify/opcount.h */
 

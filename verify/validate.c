@@ -1,12 +1,13 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: validation metrics, inertia-matrix check, short-horizon
  * simulation and physical consistency (see validate.h). */
-#include "validate.h"
-#include "dynamics.h"
-#include "mathu.h"
-#include "regressor.h"
-#include "identify.h"
+#include "verify/validate.h"
+#include "core/dynamics.h"
+#include "core/mathu.h"
+#include "ident/regressor.h"
+#include "ident/identify.h"
 #include <lapacke.h>
-#include "consistent.h"
+#include "ident/consistent.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

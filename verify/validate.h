@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid verify: validation of identified parameters against measured data.
  *
  * - torque metrics (streaming, bounded memory): per joint and over all
@@ -32,10 +33,10 @@
 #define DYNID_VALIDATE_H
 
 #include <stdio.h>
-#include "model.h"
-#include "log.h"
-#include "ne_base.h"
-#include "base.h"
+#include "core/model.h"
+#include "ident/log.h"
+#include "verify/ne_base.h"
+#include "ident/base.h"
 
 /* ------------------------------------------------ streaming torque metrics */
 typedef struct {

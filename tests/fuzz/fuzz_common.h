@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dynid fuzz targets: the fuzzer's bytes become a file (the readers take
  * paths, as users give them), the reader runs, and everything it allocated
  * must be freed. A crash, a leak, a hang, a sanitizer report or an
@@ -36,7 +37,7 @@ static const char* fuzz_file(const uint8_t* data, size_t size, const char* suffi
 /* The 3-joint arm (revolute, one twist of pi/2) that the targets needing a
  * model share (statistics files, several logs; the statistics seeds were
  * written for it), loaded once per process. */
-#include "io.h"
+#include "core/io.h"
 static const dyModel* fuzz_model3(void) {
   static const char* table =
     "joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz\n"

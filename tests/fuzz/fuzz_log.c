@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the log reader with its preprocessing, on a 3-joint
  * model (the first byte chooses a few options). */
 #include "fuzz_common.h"
-#include "log.h"
-#include "io.h"
+#include "ident/log.h"
+#include "core/io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;

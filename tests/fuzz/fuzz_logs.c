@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: several logs in one identification, as
  * `dynid identify MODEL LOG1 LOG2 ... -o PARAMS` reads them. The first byte
  * chooses the options (bit 0: no header, bit 1: --on-bad stop, bit 2: no
@@ -6,10 +7,10 @@
  * Every reader must open or fail with one line naming its file; the
  * stacked identification must return an estimate or fail with one line. */
 #include "fuzz_common.h"
-#include "log.h"
-#include "base.h"
-#include "identify.h"
-#include "io.h"
+#include "ident/log.h"
+#include "ident/base.h"
+#include "ident/identify.h"
+#include "core/io.h"
 
 #define LOGS_MAX 3
 

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the PARAMS reader (expressions parsed against a fixed
  * 3-joint model). */
 #include "fuzz_common.h"
-#include "params.h"
-#include "io.h"
+#include "ident/params.h"
+#include "core/io.h"
 
 static dyModel* model(void) {
   static dyModel* m;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the model writers against the readers. The first byte
  * picks the input's kind (even: a model table, odd: a URDF); any model the
  * reader accepts is written as a table and as a URDF (core/io.h
@@ -7,8 +8,8 @@
  * the writer refuses (links that are no rigid body) must say so in one
  * line; one written with losses (gravity it cannot hold) is not compared. */
 #include "fuzz_common.h"
-#include "io.h"
-#include "dynamics.h"
+#include "core/io.h"
+#include "core/dynamics.h"
 #include <math.h>
 
 static void torques(const dyModel* m, dyData* d, const double* x, double* tau) {

@@ -1,12 +1,13 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the statistics files of identify --save-stats, read as
  * identify --stats reads them: the head alone, then, for a head that names
  * a base set and friction kinds, the merge of its triangles into an
  * estimator of that set for a fixed 3-joint model (the seeds were written
  * for this model, so their columns match). */
 #include "fuzz_common.h"
-#include "stats.h"
-#include "base.h"
-#include "io.h"
+#include "ident/stats.h"
+#include "ident/base.h"
+#include "core/io.h"
 
 /* base sets are made once per (set, friction, kinds) and kept: making one
  * costs a QR of a sampled regressor, far more than reading a file */

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the model-table reader (modified and classic DH). */
 #include "fuzz_common.h"
-#include "io.h"
-#include "dynamics.h"
+#include "core/io.h"
+#include "core/dynamics.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const char* path = fuzz_file(data, size, ".csv");

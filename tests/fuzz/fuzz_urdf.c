@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the URDF reader. */
 #include "fuzz_common.h"
-#include "io.h"
+#include "core/io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const char* path = fuzz_file(data, size, ".urdf");

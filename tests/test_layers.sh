@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The layers as the build enforces them: every header compiles on its own
+# with only its layer's and lower include paths (build/inc/LAYER), an
+# upward include does not compile, libdynid exports no symbol of the
+# program (cli_, cmd_, dyp_) and links no plotting library, the installed
+# tree has only public headers and the umbrella header alone compiles.
+# Last line "N passed, N failed".
+cd "$(dirname "$0")/.." || exit 1
+P=0; F=0
+# check COMMAND MESSAGE [FILE]: FILE's first lines are shown on a failure
+check() {
+  if eval "$1"; then P=$((P+1)); else F=$((F+1)); echo "FAIL: $2"; [ -n "${3:-}" ] && head -n 3 "$3"; fi
+}
+D=$(mktemp -d /tmp/dynid-layers.XXXXXX)
+trap 'rm -rf "$D"' EXIT
+CC=${CC:-cc}
+make -s --no-print-directory build/inc/core build/inc/ident build/inc/verify build/inc/reports >/dev/null 2>&1
+for layer in core ident verify reports; do
+  for h in "$layer"/*.h; do
+    printf '#include "%s"\n' "$h" > "$D/one.c"
+    check "$CC -std=c11 -D_GNU_SOURCE -fsyntax-only -I/usr/include/libxml2 -Ibuild/inc/$layer $D/one.c 2>$D/err" \
+          "$h does not compile alone with the include paths of $layer" "$D/err"
+  done
+done
+# an upward include, from each layer to the one above it
+set -- core:ident/base.h ident:verify/validate.h verify:reports/cli.h
+for pair in "$@"; do
+  layer=${pair%%:*}; up=${pair#*:}
+  printf '#include "%s"\n' "$up" > "$D/up.c"
+  check "! $CC -std=c11 -fsyntax-only -I/usr/include/libxml2 -Ibuild/inc/$layer $D/up.c 2>/dev/null" \
+        "$layer can include $up"
+done
+check "[ -z \"\$(nm -D --defined-only libdynid.so | grep -E ' T (cli_|cmd_|dyp_)')\" ]" \
+      "libdynid.so exports program symbols: $(nm -D --defined-only libdynid.so | grep -cE ' T (cli_|cmd_|dyp_)')"
+check "! readelf -d libdynid.so | grep -q 'NEEDED.*plplot'" "libdynid.so links PLplot"
+make -s --no-print-directory install DESTDIR="$D/root" PREFIX=/usr >"$D/install.log" 2>&1
+I=$D/root/usr/include/dynid
+check "[ -f $I/dynid.h ] && [ ! -e $I/core/mathu.h ] && [ ! -e $I/core/util.h ] && [ ! -e $I/verify/kernels.h ]" \
+      "installed headers: umbrella missing or internal ones shipped"
+printf '#include <dynid/dynid.h>\nint main(void) { dyModel* m = dy_make_model(2); dy_free_model(m); return 0; }\n' > "$D/u.c"
+check "$CC -std=c11 -Wall -Wextra -Werror -fsyntax-only -I$D/root/usr/include -I$I $D/u.c 2>$D/err" \
+      "the installed umbrella header does not compile alone" "$D/err"
+echo "$P passed, $F failed"
+[ "$F" = 0 ]
