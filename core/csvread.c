@@ -28,7 +28,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdarg.h>
 #include <sys/stat.h>
+
+/* io.h: "PATH:ROW:COL: message" */
+void dy_errpos(char* buf, size_t sz, const char* path, long row, int col, const char* fmt, ...) {
+  int k = row > 0 && col > 0 ? snprintf(buf, sz, "%s:%ld:%d: ", path, row, col)
+        : row > 0 ? snprintf(buf, sz, "%s:%ld: ", path, row) : snprintf(buf, sz, "%s: ", path);
+  if (k < 0 || (size_t)k >= sz) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf + k, sz - (size_t)k, fmt, ap);
+  va_end(ap);
+}
+
 #include <zlib.h>
 
 struct dyCsv_ {
@@ -244,7 +257,7 @@ static void line_error(dyCsv* c, int r, char* err, int errsz) {
   }
   const char* why = r == -2 ? "a NUL byte in the text (binary file?)"
                   : r == -3 ? "line longer than 8 MiB (is it a CSV file?)" : r == -4 ? zmsg : "out of memory";
-  snprintf(err, (size_t)errsz, "%s:%ld: %s", c->path, c->lineno + 1, why);
+  dy_errpos(err, errsz, c->path, c->lineno + 1, 0, "%s", why);
 }
 
 int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
@@ -288,8 +301,7 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
     if (c->delim == ' ') { blanks_to_commas(text); len = strlen(text); }
     c->rowbytes += (long)len;
     if (c->rowbytes > DY_CSV_MAXROW) {
-      snprintf(err, (size_t)errsz, "%s:%ld: row longer than %ld MiB (from line %ld: an unclosed quote?)",
-               c->path, c->lineno, DY_CSV_MAXROW >> 20, c->rowline);
+      dy_errpos(err, errsz, c->path, c->lineno, 0, "row longer than %ld MiB (from line %ld: an unclosed quote?)", DY_CSV_MAXROW >> 20, c->rowline);
       return -1;
     }
     if (!c->slow && (c->delim == ',' || c->delim == ';') && fresh) {
@@ -303,14 +315,14 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
       }
     }
     if (csv_parse(&c->p, text, len, on_field, on_row, c) != len) {
-      snprintf(err, (size_t)errsz, "%s:%ld: malformed CSV: %s", c->path, c->lineno,
+      dy_errpos(err, errsz, c->path, c->lineno, 0, "malformed CSV: %s",
                csv_strerror(csv_error(&c->p)));
       return -1;
     }
     if (c->row_ready) break;
   }
   if (c->too_many) {
-    snprintf(err, (size_t)errsz, "%s:%ld: more than %d columns", c->path, c->rowline, DY_CSV_MAXCOLS);
+    dy_errpos(err, errsz, c->path, c->rowline, 0, "more than %d columns", DY_CSV_MAXCOLS);
     return -1;
   }
   if (c->fieldcap < c->nf) {
@@ -368,17 +380,16 @@ int dy_csv_double(const dyCsv* c, const char* field, int col, int allow_nonfinit
     char shown[40];
     snprintf(shown, sizeof shown, "%.32s", field);
     for (char* p = shown; *p; p++) if (!isprint((unsigned char)*p)) *p = '?';
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: not a number: '%s'%s", c->path, c->rowline,
-             col + 1, shown, *field ? "" : " (empty cell)");
+    dy_errpos(err, errsz, c->path, c->rowline, col + 1, "not a number: '%s'%s", shown, *field ? "" : " (empty cell)");
     return -1;
   }
   if (!allow_nonfinite && !isfinite(x)) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: %s value", c->path, c->rowline, col + 1,
+    dy_errpos(err, errsz, c->path, c->rowline, col + 1, "%s value",
              isnan(x) ? "NaN" : errno == ERANGE ? "overflowing" : "infinite");
     return -1;
   }
   if (errno == ERANGE && !allow_nonfinite && x != 0 && fabs(x) > 1) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: overflowing value", c->path, c->rowline, col + 1);
+    dy_errpos(err, errsz, c->path, c->rowline, col + 1, "overflowing value");
     return -1;
   }
   *out = x;

@@ -15,6 +15,14 @@
 
 #define DY_ERRSZ 512
 
+/* The one formatter of input errors: "PATH:ROW:COL: message" into buf
+ * (sz bytes), "PATH:ROW: message" when col <= 0, "PATH: message" when
+ * row <= 0 too; the message from fmt as printf. ROW is the 1-based line of
+ * the file, COL the 1-based column. */
+#include <stddef.h>
+void dy_errpos(char* buf, size_t sz, const char* path, long row, int col, const char* fmt, ...)
+  __attribute__((format(printf, 6, 7)));
+
 /* ---------------------------------------------------------------- CSV */
 
 typedef struct dyCsv_ dyCsv;

@@ -64,21 +64,18 @@ static int on_directive(void* ud, const char* text, long line, char* err, int er
   while (*s == ' ' || *s == '\t') s++;
   int col = (int)(s - text) + 1;
   if (d->header_line) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: directive after the header (line %d): #! lines go before it",
-             d->path, line, col, d->header_line);
+    dy_errpos(err, errsz, d->path, line, col, "directive after the header (line %d): #! lines go before it", d->header_line);
     return -1;
   }
   size_t L = strcspn(s, ", \t");
   int k = 0;
   while (k < D_N && !(strlen(dir_names[k]) == L && !strncasecmp(s, dir_names[k], L))) k++;
   if (k == D_N) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: unknown directive '%.*s' (gravity, base or tip)", d->path, line,
-             col, (int)(L < 40 ? L : 40), s);
+    dy_errpos(err, errsz, d->path, line, col, "unknown directive '%.*s' (gravity, base or tip)", (int)(L < 40 ? L : 40), s);
     return -1;
   }
   if (d->line[k]) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: second '%s' directive (the first is on line %ld)", d->path,
-             line, col, dir_names[k], d->line[k]);
+    dy_errpos(err, errsz, d->path, line, col, "second '%s' directive (the first is on line %ld)", dir_names[k], d->line[k]);
     return -1;
   }
   const char* p = s + L;
@@ -87,8 +84,7 @@ static int on_directive(void* ud, const char* text, long line, char* err, int er
     while (*p == ' ' || *p == '\t') p++;
     if (!*p) break;
     if (*p != ',') {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: expected ',' before '%.20s'", d->path, line,
-               (int)(p - text) + 1, p);
+      dy_errpos(err, errsz, d->path, line, (int)(p - text) + 1, "expected ',' before '%.20s'", p);
       return -1;
     }
     p++;
@@ -98,21 +94,18 @@ static int on_directive(void* ud, const char* text, long line, char* err, int er
     const char* e = end;
     while (*e == ' ' || *e == '\t') e++;
     if (end == p || (*e && *e != ',') || !isfinite(x)) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s': not a finite number: '%.*s'", d->path, line,
-               (int)(p - text) + 1, dir_names[k], (int)strcspn(p, ","), p);
+      dy_errpos(err, errsz, d->path, line, (int)(p - text) + 1, "'%s': not a finite number: '%.*s'", dir_names[k], (int)strcspn(p, ","), p);
       return -1;
     }
     if (cnt == dir_count[k]) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' takes %d numbers, found more", d->path, line,
-               (int)(p - text) + 1, dir_names[k], dir_count[k]);
+      dy_errpos(err, errsz, d->path, line, (int)(p - text) + 1, "'%s' takes %d numbers, found more", dir_names[k], dir_count[k]);
       return -1;
     }
     d->val[k][cnt++] = x;
     p = e;
   }
   if (cnt < dir_count[k]) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' takes %d numbers, found %d", d->path, line,
-             (int)(p - text) + 1, dir_names[k], dir_count[k], cnt);
+    dy_errpos(err, errsz, d->path, line, (int)(p - text) + 1, "'%s' takes %d numbers, found %d", dir_names[k], dir_count[k], cnt);
     return -1;
   }
   if (k != D_GRAVITY) {   /* R^T R = 1 to 1e-9 and det R = +1 */
@@ -122,8 +115,8 @@ static int on_directive(void* ud, const char* text, long line, char* err, int er
     for (int i = 0; i < 9; i++) worst = fmax(worst, fabs(RtR[i] - (i % 4 == 0)));
     double det = R[0]*(R[4]*R[8] - R[5]*R[7]) - R[1]*(R[3]*R[8] - R[5]*R[6]) + R[2]*(R[3]*R[7] - R[4]*R[6]);
     if (worst > 1e-9 || det < 0) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s': r11..r33 is not a rotation matrix (%s %.3g; "
-               "give 17 significant digits)", d->path, line, col, dir_names[k],
+      dy_errpos(err, errsz, d->path, line, col, "'%s': r11..r33 is not a rotation matrix (%s %.3g; "
+               "give 17 significant digits)", dir_names[k],
                det < 0 ? "determinant" : "largest entry of R^T R - 1", det < 0 ? det : worst);
       return -1;
     }
@@ -257,9 +250,8 @@ static int ell_columns(const char* path, long line, const int col[6], int requir
     else if (miss < 0) miss = k;
   }
   if (cnt == 6 || (cnt == 0 && !required)) return 0;
-  snprintf(err, (size_t)errsz, "%s:%ld:%d: missing column '%s' in the header%s: the bounding ellipsoid "
-           "takes all six columns ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz%s", path, line,
-           first >= 0 ? col[first] + 1 : 1, col_names[C_ELL_CX + miss],
+  dy_errpos(err, errsz, path, line, first >= 0 ? col[first] + 1 : 1, "missing column '%s' in the header%s: the bounding ellipsoid "
+           "takes all six columns ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz%s", col_names[C_ELL_CX + miss],
            first >= 0 ? " (it has the other ellipsoid columns)" : "", required ? "" : " or none");
   return -1;
 }
@@ -270,11 +262,10 @@ static int ell_columns(const char* path, long line, const int col[6], int requir
  * with the error at the cell. */
 static int ell_value(const char* path, long line, int col, int k, double x, char* err, int errsz) {
   if (k >= 3 && !(x > 0))
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' = %g m: a semi-axis must be > 0", path, line, col + 1,
+    dy_errpos(err, errsz, path, line, col + 1, "'%s' = %g m: a semi-axis must be > 0",
              col_names[C_ELL_CX + k], x);
   else if (!(fabs(x) <= DY_MAXLEN))
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' = %g m: a length beyond %g m (a unit error?)", path, line,
-             col + 1, col_names[C_ELL_CX + k], x, DY_MAXLEN);
+    dy_errpos(err, errsz, path, line, col + 1, "'%s' = %g m: a length beyond %g m (a unit error?)", col_names[C_ELL_CX + k], x, DY_MAXLEN);
   else return 0;
   return -1;
 }
@@ -290,8 +281,8 @@ static int ell_cells(dyCsv* c, const char* path, const double v[6], const int co
   if (empty == 6) return 0;
   for (int k = 0; k < 6; k++) {
     if (isnan(v[k])) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' is empty while other ellipsoid cells of the row are not: "
-               "give all six or leave all six empty", path, dy_csv_line(c), col[k] + 1, col_names[C_ELL_CX + k]);
+      dy_errpos(err, errsz, path, dy_csv_line(c), col[k] + 1, "'%s' is empty while other ellipsoid cells of the row are not: "
+               "give all six or leave all six empty", col_names[C_ELL_CX + k]);
       return -1;
     }
     if (ell_value(path, dy_csv_line(c), col[k], k, v[k], err, errsz)) return -1;
@@ -314,21 +305,19 @@ static int read_header(dyCsv* c, const dyLoadOpt* opt, tableHeader* h, char* err
   for (int k = C_MX; k <= C_ZZ; k++) h->std |= h->col[k] >= 0;
   for (int k = C_CX; h->std && k <= C_IZZ; k++)
     if (h->col[k] >= 0) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: column '%s' with the standard-form columns mx..zz: give either "
-               "cx,cy,cz,ixx..izz (about the centre of mass) or mx,my,mz,xx..zz (about O_j)", h->path,
-               dy_csv_line(c), h->col[k] + 1, col_names[k]);
+      dy_errpos(err, errsz, h->path, dy_csv_line(c), h->col[k] + 1, "column '%s' with the standard-form columns mx..zz: give either "
+               "cx,cy,cz,ixx..izz (about the centre of mass) or mx,my,mz,xx..zz (about O_j)", col_names[k]);
       return -1;
     }
   if (h->std && opt && opt->classic_dh) {
-    snprintf(err, (size_t)errsz, "%s:%ld: --dh needs the centre-of-mass columns cx,cy,cz,ixx..izz, not "
-             "the standard form mx..zz", h->path, dy_csv_line(c));
+    dy_errpos(err, errsz, h->path, dy_csv_line(c), 0, "--dh needs the centre-of-mass columns cx,cy,cz,ixx..izz, not "
+             "the standard form mx..zz");
     return -1;
   }
   for (int k = 0; k <= C_ZZ; k++) {
     int need = k < C_CX || (h->std ? k >= C_MX : k <= C_IZZ);
     if (need && h->col[k] < 0) {
-      snprintf(err, (size_t)errsz, "%s:%ld: missing column '%s' in the header", h->path,
-               dy_csv_line(c), col_names[k]);
+      dy_errpos(err, errsz, h->path, dy_csv_line(c), 0, "missing column '%s' in the header", col_names[k]);
       return -1;
     }
   }
@@ -359,16 +348,14 @@ static int read_cells(dyCsv* c, const tableHeader* h, char** f, int nf, tableRow
     int ck = h->col[k];
     if (ck < 0) continue;
     if (ck >= nf) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: row has %d columns, the header has more: '%s' is missing",
-               h->path, dy_csv_line(c), nf + 1, nf, col_names[k]);
+      dy_errpos(err, errsz, h->path, dy_csv_line(c), nf + 1, "row has %d columns, the header has more: '%s' is missing", nf, col_names[k]);
       return -1;
     }
     const char* s = f[ck];
     if (k == C_TYPE) {
       if (parse_type(s, &w->type)) {
         while (*s == ' ') s++;
-        snprintf(err, (size_t)errsz, "%s:%ld:%d: unknown joint type '%.20s' (expected R or P)",
-                 h->path, dy_csv_line(c), ck + 1, s);
+        dy_errpos(err, errsz, h->path, dy_csv_line(c), ck + 1, "unknown joint type '%.20s' (expected R or P)", s);
         return -1;
       }
       continue;
@@ -392,26 +379,24 @@ static int read_cells(dyCsv* c, const tableHeader* h, char** f, int nf, tableRow
  * is a multiple of pi/2 (link_from_row). */
 static int check_row(dyCsv* c, const tableHeader* h, const tableRow* w, int n, char* err, int errsz) {
   if (w->v[C_JOINT] != n + 1) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: joint number %g, expected %d (rows base to tip)",
-             h->path, dy_csv_line(c), h->col[C_JOINT] + 1, w->v[C_JOINT], n + 1);
+    dy_errpos(err, errsz, h->path, dy_csv_line(c), h->col[C_JOINT] + 1, "joint number %g, expected %d (rows base to tip)", w->v[C_JOINT], n + 1);
     return -1;
   }
   const char* bad = h->std ? NULL : inertia_invalid(w->v + C_IXX);
   if (bad) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: the inertia tensor ixx..izz %s", h->path, dy_csv_line(c),
-             h->col[C_IXX] + 1, bad);
+    dy_errpos(err, errsz, h->path, dy_csv_line(c), h->col[C_IXX] + 1, "the inertia tensor ixx..izz %s", bad);
     return -1;
   }
   if (!h->std && w->v[C_M] < 0) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: negative mass", h->path, dy_csv_line(c), h->col[C_M] + 1);
+    dy_errpos(err, errsz, h->path, dy_csv_line(c), h->col[C_M] + 1, "negative mass");
     return -1;
   }
   int given = 0;
   if (h->has_ell && ell_cells(c, h->path, w->v + C_ELL_CX, h->col + C_ELL_CX, &given, err, errsz)) return -1;
   if (given && h->classic && dy_twist_class(w->v[C_ALPHA]) == DY_TWIST_GENERAL) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: --dh: a bounding ellipsoid of a link whose alpha is not a "
+    dy_errpos(err, errsz, h->path, dy_csv_line(c), h->col[C_ELL_CX] + 1, "--dh: a bounding ellipsoid of a link whose alpha is not a "
              "multiple of pi/2 has no axis-aligned form in the modified-DH frame; give the table in "
-             "modified DH", h->path, dy_csv_line(c), h->col[C_ELL_CX] + 1);
+             "modified DH");
     return -1;
   }
   return 0;
@@ -423,7 +408,7 @@ static int read_rows(dyCsv* c, const tableHeader* h, tableRow* rows, int* n, cha
   *n = 0;
   while ((r = dy_csv_next(c, &f, &nf, err, errsz)) > 0) {
     if (*n == DY_MAXJ) {
-      snprintf(err, (size_t)errsz, "%s:%ld: more than %d joints", h->path, dy_csv_line(c), DY_MAXJ);
+      dy_errpos(err, errsz, h->path, dy_csv_line(c), 0, "more than %d joints", DY_MAXJ);
       return -1;
     }
     if (read_cells(c, h, f, nf, rows + *n, err, errsz) || check_row(c, h, rows + *n, *n, err, errsz))
@@ -635,7 +620,7 @@ int dy_read_ellipsoids(const char* path, const dyModel* m, double* ell, char* er
   col[6] = dy_csv_find(f, nf, "joint");
   for (int k = 0; k < 6; k++) col[k] = dy_csv_find(f, nf, col_names[C_ELL_CX + k]);
   if (col[6] < 0) {
-    snprintf(err, (size_t)errsz, "%s:%ld:1: missing column 'joint' in the header", path, dy_csv_line(c));
+    dy_errpos(err, errsz, path, dy_csv_line(c), 1, "missing column 'joint' in the header");
     goto fail;
   }
   if (ell_columns(path, dy_csv_line(c), col, 1, err, errsz)) goto fail;
@@ -644,19 +629,18 @@ int dy_read_ellipsoids(const char* path, const dyModel* m, double* ell, char* er
   while ((r = dy_csv_next(c, &f, &nf, err, errsz)) > 0) {
     long line = dy_csv_line(c);
     if (nf <= need) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: row has %d columns, the header has more", path, line, nf + 1, nf);
+      dy_errpos(err, errsz, path, line, nf + 1, "row has %d columns, the header has more", nf);
       goto fail;
     }
     double jd, v[6];
     if (dy_csv_double(c, f[col[6]], col[6], 0, &jd, err, errsz)) goto fail;
     if (jd != floor(jd) || jd < 1 || jd > m->n) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: joint %g is not a joint of the model, which has %d (1..%d)", path,
-               line, col[6] + 1, jd, m->n, m->n);
+      dy_errpos(err, errsz, path, line, col[6] + 1, "joint %g is not a joint of the model, which has %d (1..%d)", jd, m->n, m->n);
       goto fail;
     }
     int j = (int)jd - 1;
     if (seen[j]) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: joint %d given twice (also on line %ld)", path, line, col[6] + 1,
+      dy_errpos(err, errsz, path, line, col[6] + 1, "joint %d given twice (also on line %ld)",
                j + 1, seen[j]);
       goto fail;
     }

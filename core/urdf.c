@@ -171,7 +171,7 @@ static int fail(urdfDoc* u, long line, const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (line > 0) snprintf(u->err, (size_t)u->errsz, "%s:%ld: %s", u->path, line, msg);
+  if (line > 0) dy_errpos(u->err, u->errsz, u->path, line, 0, "%s", msg);
   else snprintf(u->err, (size_t)u->errsz, "%s: %s", u->path, msg);
   return -1;
 }
@@ -789,8 +789,8 @@ static void snap_notes(const urdfDoc* u, dyModel* m) {
     const urdfJoint* J = u->joints + j;
     if (!(fabs(J->snapped) > 1e-10)) continue;
     size_t len = strlen(m->notes);
-    snprintf(m->notes + len, sizeof m->notes - len, "%s:%ld: joint '%s': origin rpy snapped to a multiple of "
-             "pi/2 (largest change %.2g rad; --snap 0 keeps the file's angles)\n", u->path, J->line, J->name,
+    dy_errpos(m->notes + len, sizeof m->notes - len, u->path, J->line, 0, "joint '%s': origin rpy snapped to a multiple of "
+             "pi/2 (largest change %.2g rad; --snap 0 keeps the file's angles)\n", J->name,
              J->snapped);
   }
 }
@@ -1031,8 +1031,8 @@ static void chain_joint(const urdfDoc* u, dyModel* m, const urdfJoint* J, int k,
   for (int a = 0; a < 3; a++)
     if (J->dyn[a] < 0) {
       size_t len = strlen(m->notes);
-      snprintf(m->notes + len, sizeof m->notes - len, "%s:%ld: joint '%s': <dynamics %s=\"%g\"> is negative: "
-               "not physical, kept as given\n", u->path, J->line, J->name, dyn_attr[a], J->dyn[a]);
+      dy_errpos(m->notes + len, sizeof m->notes - len, u->path, J->line, 0, "joint '%s': <dynamics %s=\"%g\"> is negative: "
+               "not physical, kept as given\n", J->name, dyn_attr[a], J->dyn[a]);
     }
 }
 

@@ -69,13 +69,12 @@ static smSource* sm_open(dyCsv* man, const char* path, char*** names, char* err,
     char* e;
     long st = nf == 3 ? strtol(f[2], &e, 10) : 0;
     if (nf != 3 || st < 1 || st > DY_MAXJ || *e || !*f[0] || strlen(f[0]) > 24) {
-      snprintf(err, (size_t)errsz, "%s:%ld: expected quantity,file,stride with stride 1..%d",
-               path, line, DY_MAXJ);
+      dy_errpos(err, errsz, path, line, 0, "expected quantity,file,stride with stride 1..%d", DY_MAXJ);
       sm_close(m);
       return NULL;
     }
     if (m->nfile == SM_MAX) {
-      snprintf(err, (size_t)errsz, "%s:%ld: more than %d files", path, line, SM_MAX);
+      dy_errpos(err, errsz, path, line, 0, "more than %d files", SM_MAX);
       sm_close(m);
       return NULL;
     }

@@ -134,13 +134,12 @@ static int on_directive(void* ud, const char* text, long line, char* err, int er
   while (*s == ' ' || *s == '\t') s++;
   int col = (int)(s - text) + 1;
   if (t->header_line) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: directive after the header (line %ld): #! lines go before it",
-             t->path, line, col, t->header_line);
+    dy_errpos(err, errsz, t->path, line, col, "directive after the header (line %ld): #! lines go before it", t->header_line);
     return -1;
   }
   size_t L = strcspn(s, ", \t");
   if (L != 2 || strncasecmp(s, "pi", 2)) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: unknown directive '%.*s' (pi)", t->path, line, col,
+    dy_errpos(err, errsz, t->path, line, col, "unknown directive '%.*s' (pi)",
              (int)(L < 40 ? L : 40), s);
     return -1;
   }
@@ -151,8 +150,7 @@ static int on_directive(void* ud, const char* text, long line, char* err, int er
   for (int i = 0; i < 2; i++) {
     while (*p == ' ' || *p == '\t') p++;
     if (*p != ',') {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: expected ',' and the %s: #! pi,NAME,VALUE", t->path, line,
-               (int)(p - text) + 1, i ? "value" : "parameter name");
+      dy_errpos(err, errsz, t->path, line, (int)(p - text) + 1, "expected ',' and the %s: #! pi,NAME,VALUE", i ? "value" : "parameter name");
       return -1;
     }
     p++;
@@ -163,16 +161,15 @@ static int on_directive(void* ud, const char* text, long line, char* err, int er
     p += strcspn(p, ",");
   }
   if (*p) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: more than a name and a value: #! pi,NAME,VALUE", t->path, line,
-             (int)(p - text) + 1);
+    dy_errpos(err, errsz, t->path, line, (int)(p - text) + 1, "more than a name and a value: #! pi,NAME,VALUE");
     return -1;
   }
   char nm[32];
   snprintf(nm, sizeof nm, "%.*s", (int)(fl[0] < sizeof nm - 1 ? fl[0] : sizeof nm - 1), f[0]);
   int k = fl[0] < sizeof nm - 1 ? dy_parindex(t->m, nm) : -1;
   if (k < 0 || k >= t->npar) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: '%.*s' is not a standard parameter of the %d-joint model "
-             "(XX1 .. FO%d)", t->path, line, (int)(f[0] - text) + 1, (int)(fl[0] < 40 ? fl[0] : 40), f[0],
+    dy_errpos(err, errsz, t->path, line, (int)(f[0] - text) + 1, "'%.*s' is not a standard parameter of the %d-joint model "
+             "(XX1 .. FO%d)", (int)(fl[0] < 40 ? fl[0] : 40), f[0],
              t->m->n, t->m->n);
     return -1;
   }
@@ -183,8 +180,7 @@ static int on_directive(void* ud, const char* text, long line, char* err, int er
   }
   if (t->piline[k]) {
     dy_parname(t->m, k, nm, sizeof nm);
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: second value of %s (the first is on line %ld)", t->path, line,
-             (int)(f[0] - text) + 1, nm, t->piline[k]);
+    dy_errpos(err, errsz, t->path, line, (int)(f[0] - text) + 1, "second value of %s (the first is on line %ld)", nm, t->piline[k]);
     return -1;
   }
   char num[64], *end;
@@ -192,8 +188,7 @@ static int on_directive(void* ud, const char* text, long line, char* err, int er
   double x = strtod(num, &end);
   if (fl[1] == 0 || fl[1] >= sizeof num - 1 || *end || !isfinite(x)) {
     dy_parname(t->m, k, nm, sizeof nm);
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: value of %s: not a finite number: '%.*s'", t->path, line,
-             (int)(f[1] - text) + 1, nm, (int)(fl[1] < 40 ? fl[1] : 40), f[1]);
+    dy_errpos(err, errsz, t->path, line, (int)(f[1] - text) + 1, "value of %s: not a finite number: '%.*s'", nm, (int)(fl[1] < 40 ? fl[1] : 40), f[1]);
     return -1;
   }
   t->pi[k] = x;
@@ -234,7 +229,7 @@ static int prows_header(pRows* t, dyCsv* csv, char* err, int errsz) {
   t->crel = dy_csv_find(f, nf, "rel_std_pct");
   t->cexpr = dy_csv_find(f, nf, "expression");
   if (t->cname < 0 || t->cval < 0 || t->cexpr < 0) {
-    snprintf(err, (size_t)errsz, "%s:%ld: missing column '%s' in the header", t->path, dy_csv_line(csv),
+    dy_errpos(err, errsz, t->path, dy_csv_line(csv), 0, "missing column '%s' in the header",
              t->cname < 0 ? "name" : t->cval < 0 ? "value" : "expression");
     return -1;
   }
@@ -249,13 +244,12 @@ static int prows_add(pRows* t, dyCsv* csv, char** f, int nf, char* err, int errs
   int need = t->cname > t->cval ? t->cname : t->cval, nb = t->nb, npar = t->npar;
   if (t->cexpr > need) need = t->cexpr;
   if (nf <= need) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: row has %d columns, expected at least %d", t->path,
-             dy_csv_line(csv), nf + 1, nf, need + 1);
+    dy_errpos(err, errsz, t->path, dy_csv_line(csv), nf + 1, "row has %d columns, expected at least %d", nf, need + 1);
     return -1;
   }
   if (nb == npar) {
-    snprintf(err, (size_t)errsz, "%s:%ld: more than %d base parameters, the number of standard "
-             "parameters of the %d-joint model", t->path, dy_csv_line(csv), npar, t->m->n);
+    dy_errpos(err, errsz, t->path, dy_csv_line(csv), 0, "more than %d base parameters, the number of standard "
+             "parameters of the %d-joint model", npar, t->m->n);
     return -1;
   }
   if (nb == t->cap && prows_grow(t, err, errsz)) return -1;
@@ -272,7 +266,7 @@ static int prows_add(pRows* t, dyCsv* csv, char** f, int nf, char* err, int errs
   char perr[256];
   double* row = t->B + (size_t)nb*npar;
   if (dyi_expr_parse(t->m, npar, f[t->cexpr], row, perr, sizeof perr)) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: expression of %s: %s", t->path, dy_csv_line(csv), t->cexpr + 1,
+    dy_errpos(err, errsz, t->path, dy_csv_line(csv), t->cexpr + 1, "expression of %s: %s",
              t->names[nb], perr);
     return -1;
   }
@@ -334,8 +328,8 @@ static int prows_pi(pRows* t, dyiParams* p, char* err, int errsz) {
     int k = 0;
     while (t->piline[k]) k++;
     dy_parname(t->m, k, nm, sizeof nm);
-    snprintf(err, (size_t)errsz, "%s:%ld: the #! pi lines give %d of the %d standard parameters: %s is missing "
-             "(all are required once one is given)", t->path, t->pilast, t->npi, t->npar, nm);
+    dy_errpos(err, errsz, t->path, t->pilast, 0, "the #! pi lines give %d of the %d standard parameters: %s is missing "
+             "(all are required once one is given)", t->npi, t->npar, nm);
     return -1;
   }
   const dyiBase* b = p->base;

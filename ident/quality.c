@@ -2,6 +2,7 @@
 /* dynid ident: the data-quality gate (see quality.h). Streaming: per-column
  * running statistics, a five-row window for the velocity lag, the first
  * 1000 time steps for the median; nothing grows with the log. */
+#include "core/io.h"
 #include "ident/quality.h"
 #include "core/util.h"
 #include <ctype.h>
@@ -165,8 +166,7 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
                "interrupted write?)%s", nf, q->ncol, need ? "" : "; the used columns are complete");
     if (f && need) f->bad = f->used = 1;
     if (need) {
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: truncated row: %d of %d cells, column '%s' missing",
-               q->path, line, nf + 1, nf, q->ncol, q->name[need-1]);
+      dy_errpos(err, errsz, q->path, line, nf + 1, "truncated row: %d of %d cells, column '%s' missing", nf, q->ncol, q->name[need-1]);
       bad = 1;
     }
   }
@@ -204,7 +204,7 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
       char shown[40];
       snprintf(shown, sizeof shown, "%.32s", fields[c]);
       for (char* p = shown; *p; p++) if (!isprint((unsigned char)*p)) *p = '?';
-      snprintf(err, (size_t)errsz, "%s:%ld:%d: %s in column '%s': '%s'", q->path, line, c + 1,
+      dy_errpos(err, errsz, q->path, line, c + 1, "%s in column '%s': '%s'",
                kind == DYI_QF_JUNK ? "not a number" : kind == DYI_QF_NAN ? "NaN"
                : kind == DYI_QF_INF ? "infinite value" : "absurd value", q->name[c], shown);
     }
@@ -226,8 +226,7 @@ int dyi_quality_time(dyiQuality* q, long line, double t, int col, char* err, int
                "%s", dt == 0 ? "equal to" : "before", q->line_last, dt,
                dt == 0 ? "duplicated sample or coarse time stamps" : "non-monotonic time (log restarted or rows out of order)");
   }
-  snprintf(err, (size_t)errsz, "%s:%ld:%d: time %.17g %s the previous row's (%.17g, line %ld)",
-           q->path, line, col, t, dt == 0 ? "repeats" : "goes back from", q->t_last, q->line_last);
+  dy_errpos(err, errsz, q->path, line, col, "time %.17g %s the previous row's (%.17g, line %ld)", t, dt == 0 ? "repeats" : "goes back from", q->t_last, q->line_last);
   return 1;
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* dynid ident: mergeable statistics (see stats.h). */
+#include "core/io.h"
 #include "ident/stats.h"
 #include <errno.h>
 #include <math.h>
@@ -109,8 +110,8 @@ static int fail(statsReader* r, int col, const char* fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (col > 0) snprintf(r->err, (size_t)r->errsz, "%s:%ld:%d: %s", r->path, r->row, col, msg);
-  else if (r->row > 0) snprintf(r->err, (size_t)r->errsz, "%s:%ld: %s", r->path, r->row, msg);
+  if (col > 0) dy_errpos(r->err, r->errsz, r->path, r->row, col, "%s", msg);
+  else if (r->row > 0) dy_errpos(r->err, r->errsz, r->path, r->row, 0, "%s", msg);
   else snprintf(r->err, (size_t)r->errsz, "%s: %s", r->path, msg);
   return -1;
 }

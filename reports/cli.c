@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* dynid program: option parsing, errors, model loading, progress and the
  * states reader shared by the subcommands (see cli.h). */
+#include "core/io.h"
 #include "reports/cli.h"
 #include "core/util.h"
 #include "ident/base.h"
@@ -233,8 +234,7 @@ cliStates* cli_states_open(const char* path, int n, const char* const* pre, int 
       snprintf(name, sizeof name, "%s%d", pre[k], j + 1);
       s->col[k][j] = dy_csv_find(f, nf, name);
       if (s->col[k][j] < 0) {
-        snprintf(err, (size_t)errsz, "%s:%ld: missing column '%s' in the header", path,
-                 dy_csv_line(csv), name);
+        dy_errpos(err, errsz, path, dy_csv_line(csv), 0, "missing column '%s' in the header", name);
         cli_states_close(s);
         return NULL;
       }
@@ -250,8 +250,7 @@ int cli_states_next(cliStates* s, double* const* out, char* err, int errsz) {
     for (int j = 0; j < s->n; j++) {
       int col = s->col[k][j];
       if (col >= nf) {
-        snprintf(err, (size_t)errsz, "%s:%ld:%d: row has %d columns, expected at least %d",
-                 dy_csv_path(s->csv), dy_csv_line(s->csv), nf + 1, nf, col + 1);
+        dy_errpos(err, errsz, dy_csv_path(s->csv), dy_csv_line(s->csv), nf + 1, "row has %d columns, expected at least %d", nf, col + 1);
         return -1;
       }
       if (dy_csv_double(s->csv, f[col], col, 0, &out[k][j], err, errsz)) return -1;
