@@ -120,195 +120,250 @@ static void bad_row(const char* what, int defect, int kind, long line, int col) 
   CHECK(rc == 0 && k == NR - 1, "%s drop: %ld samples (rc %d: %s)", what, k, rc, rc ? err : "");
 }
 
+/* the finding of a kind in column col; NULL if absent */
+static const dyiFinding* get_col(const dyiQuality* q, int kind, int col) {
+  for (int i = 0; i < dyi_quality_count(q); i++)
+    if (dyi_quality_get(q, i)->kind == kind && dyi_quality_get(q, i)->col == col) return dyi_quality_get(q, i);
+  return NULL;
+}
+
 /* a whole-log finding: present with the given column */
 static const dyiFinding* whole(const char* what, int defect, int kind, int col, dyiLogOpt* o,
                                dyiQuality** keep) {
   write_log(defect);
   dyiQuality* q = scan(o);
+  *keep = q;
   if (!q) return NULL;
   const dyiFinding* f = get(q, kind);
-  CHECK(f && (col < 0 || f->col == col), "%s: finding %s col %d (got %s col %d)", what,
+  CHECK(f && f->col == col, "%s: finding %s col %d (got %s col %d)", what,
         dyi_quality_kind(kind), col, f ? dyi_quality_kind(f->kind) : "none", f ? f->col : 0);
   if (f) printf("%-16s -> %s\n", what, f->verdict);
-  *keep = q;
   return f;
 }
 
-int main(void) {
+/* a clean log: no finding */
+static void test_clean(void) {
   dyiLogOpt o;
   dyi_log_defaults(&o);
-  dyiQuality* q;
-
-  /* a clean log: no finding */
   write_log(D_NONE);
-  q = scan(&o);
-  if (q) {
-    CHECK(dyi_quality_count(q) == 0, "clean log: %d findings", dyi_quality_count(q));
-    if (dyi_quality_count(q)) dyi_quality_print(stderr, q);
+  dyiQuality* q = scan(&o);
+  if (!q) return;
+  CHECK(dyi_quality_count(q) == 0, "clean log: %d findings", dyi_quality_count(q));
+  if (dyi_quality_count(q)) dyi_quality_print(stderr, q);
+  dyi_quality_free(q);
+}
+
+/* row defects, each at its line and column (data row k is line k + 1;
+ * columns t=1 q1=2 q2=3 qd1=4 qd2=5 tau1=6 tau2=7) */
+static void test_bad_rows(void) {
+  static const struct { const char* what; int defect, kind; long line; int col; } cases[] = {
+    {"NaN", D_NAN, DYI_QF_NAN, 101, 2},
+    {"Inf", D_INF, DYI_QF_INF, 201, 7},
+    {"5e235", D_ABSURD, DYI_QF_ABSURD, 301, 4},
+    {"not a number", D_JUNK, DYI_QF_JUNK, 351, 3},
+    {"truncated row", D_TRUNC, DYI_QF_TRUNC, 401, 4},
+    {"repeated time", D_TREPEAT, DYI_QF_TREPEAT, 501, 1},
+    {"backwards time", D_TBACK, DYI_QF_TBACK, 601, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+    bad_row(cases[i].what, cases[i].defect, cases[i].kind, cases[i].line, cases[i].col);
+}
+
+/* the gap: at line 701, once, 11 ms long */
+static void gap_extra(const dyiQuality* q, const dyiFinding* f, const dyiLogOpt* o) {
+  (void)q; (void)o;
+  CHECK(f && f->first_line == 701 && f->count == 1 && fabs(f->value - 0.011) < 1e-9, "gap at line 700 of 11 ms");
+}
+
+/* the lag: on every joint, each at its own qd column, named one sample */
+static void lag_extra(const dyiQuality* q, const dyiFinding* f, const dyiLogOpt* o) {
+  (void)o;
+  CHECK(dyi_quality_has(q, DYI_QF_VLAG) == NJ, "lag found on every joint");
+  for (int j = 0; j < NJ; j++) {
+    const dyiFinding* g = get_col(q, DYI_QF_VLAG, 2 + NJ + j);
+    char want[32];
+    snprintf(want, sizeof want, "qd%d lags q%d ", j + 1, j + 1);
+    CHECK(g && !strncmp(g->verdict, want, strlen(want)), "lag of qd%d in its column %d: '%s'", j + 1, 2 + NJ + j,
+          g ? g->verdict : "none");
+  }
+  CHECK(f && fabs(f->value - 1) < 0.05 && strstr(f->verdict, "one sample") && strstr(f->verdict, "lags"),
+        "named a one-sample lag: %.3f '%s'", f ? f->value : 0, f ? f->verdict : "none");
+}
+
+/* saturation: the level 4, a long run */
+static void sat_extra(const dyiQuality* q, const dyiFinding* f, const dyiLogOpt* o) {
+  (void)q; (void)o;
+  CHECK(f && f->value == 4.0 && f->count >= 20, "saturation level 4, run %ld", f ? f->count : 0);
+}
+
+/* the stale row: at line 801, once; kept by the reader, or dropped */
+static void stale_extra(const dyiQuality* q, const dyiFinding* f, const dyiLogOpt* o) {
+  (void)q;
+  CHECK(f && f->first_line == 801 && f->count == 1, "stale row at line 801");
+  char e3[DY_ERRSZ]; int rc;
+  dyiLogOpt os = *o; os.drop_stale = 1;
+  long k = readall(o, e3, &rc), k2 = readall(&os, e3, &rc);
+  CHECK(k == NR && k2 == NR - 1, "stale row kept (%ld) or dropped (%ld)", k, k2);
+}
+
+/* NaN in a column not used: reported, harmless, never stops */
+static void unused_extra(const dyiQuality* q, const dyiFinding* f, const dyiLogOpt* o) {
+  (void)q;
+  CHECK(f && !f->used && !f->bad && f->first_line == 901, "unused NaN harmless");
+  char err[DY_ERRSZ]; int rc;
+  long k = readall(o, err, &rc);
+  CHECK(rc == 0 && k == NR, "unused NaN does not stop the read: %ld (%s)", k, rc ? err : "");
+}
+
+/* whole-log findings, each in its column (0: a row finding), with what
+ * else each one must hold */
+static void test_whole(void) {
+  static const struct {
+    const char* what; int defect, kind, col; double taumax1;   /* joint 1's torque limit, 0: none */
+    void (*extra)(const dyiQuality*, const dyiFinding*, const dyiLogOpt*);
+  } cases[] = {
+    {"gap", D_GAP, DYI_QF_GAP, 0, 0, gap_extra},
+    {"constant column", D_CONST, DYI_QF_CONST, 3, 0, NULL},
+    {"all-zero column", D_ZERO, DYI_QF_ZERO, 7, 0, NULL},
+    {"lagged velocity", D_LAG, DYI_QF_VLAG, 4, 0, lag_extra},
+    {"saturated torque", D_SAT, DYI_QF_TSAT, 6, 0, sat_extra},
+    {"stale row", D_STALE, DYI_QF_STALE, 0, 0, stale_extra},
+    {"beyond taumax", D_NONE, DYI_QF_TMAX, 6, 3.0, NULL},
+    {"unused NaN", D_UNUSEDNAN, DYI_QF_NAN, 8, 0, unused_extra},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    dyiLogOpt o;
+    dyi_log_defaults(&o);
+    o.taumax[0] = cases[i].taumax1;
+    dyiQuality* q;
+    const dyiFinding* f = whole(cases[i].what, cases[i].defect, cases[i].kind, cases[i].col, &o, &q);
+    if (q && cases[i].extra) cases[i].extra(q, f, &o);
     dyi_quality_free(q);
   }
+}
 
-  /* row defects (data row k is line k + 1; columns t=1 q1=2 q2=3 qd1=4 qd2=5 tau1=6 tau2=7) */
-  bad_row("NaN", D_NAN, DYI_QF_NAN, 101, 2);
-  bad_row("Inf", D_INF, DYI_QF_INF, 201, 7);
-  bad_row("5e235", D_ABSURD, DYI_QF_ABSURD, 301, 4);
-  bad_row("not a number", D_JUNK, DYI_QF_JUNK, 351, 3);
-  bad_row("truncated row", D_TRUNC, DYI_QF_TRUNC, 401, 4);
-  bad_row("repeated time", D_TREPEAT, DYI_QF_TREPEAT, 501, 1);
-  bad_row("backwards time", D_TBACK, DYI_QF_TBACK, 601, 1);
-
-  /* whole-log findings */
-  const dyiFinding* f;
-  f = whole("gap", D_GAP, DYI_QF_GAP, 0, &o, &q);
-  CHECK(f && f->first_line == 701 && f->count == 1 && fabs(f->value - 0.011) < 1e-9,
-        "gap at line 700 of 11 ms");
-  dyi_quality_free(q);
-  f = whole("constant column", D_CONST, DYI_QF_CONST, 3, &o, &q);
-  dyi_quality_free(q);
-  f = whole("all-zero column", D_ZERO, DYI_QF_ZERO, 7, &o, &q);
-  dyi_quality_free(q);
-  f = whole("lagged velocity", D_LAG, DYI_QF_VLAG, -1, &o, &q);
-  if (f) {
-    CHECK(dyi_quality_has(q, DYI_QF_VLAG) == NJ, "lag found on every joint");
-    CHECK(fabs(f->value - 1) < 0.05 && strstr(f->verdict, "one sample") && strstr(f->verdict, "lags"),
-          "named a one-sample lag: %.3f '%s'", f->value, f->verdict);
+/* cell parsing (a fast path for short decimals) reads every number
+ * exactly as strtod does: random values printed with 1..17 digits */
+static void test_parse(void) {
+  FILE* fp = fopen(P, "w");
+  static char txt[20000][40];
+  fprintf(fp, "t,q1,q2,tau1,tau2\n");
+  for (int k = 0; k < 20000; k++) {
+    double v = th_uniform(-1, 1) * pow(10, (int)th_uniform(-30, 30));
+    const char* fmt[] = {"%.*g", "%.*e", "%.*f"};
+    int f = k % 3, d = 1 + k % 17;
+    snprintf(txt[k], sizeof txt[k], fmt[f], f == 2 ? d % 8 : d, f == 2 ? fmod(v, 1e6) : v);
+    if (k % 7 == 0) snprintf(txt[k], sizeof txt[k], "%d.%05d", k % 1000, k);
+    if (k % 11 == 0) snprintf(txt[k], sizeof txt[k], "-0.000%de-3", k);
+    /* digit counts around the fast path's limits (15, 19, 2^53), leading
+     * zeros, a sign, no digit before or after the point, 10^+-22 */
+    if (k % 13 == 0) snprintf(txt[k], sizeof txt[k], "%0*d.%0*d", 1 + k % 19, k % 97, 1 + k % 11, k % 89);
+    if (k % 17 == 0) snprintf(txt[k], sizeof txt[k], "%s%llu%s", k % 2 ? "+" : "-",
+                              9007199254740990ull + (unsigned long long)(k % 7) * 1000000ull * (k % 3), k % 5 ? "" : "e-22");
+    if (k % 19 == 0) snprintf(txt[k], sizeof txt[k], k % 4 == 0 ? ".%de2" : k % 4 == 1 ? "%d.e-2" : k % 4 == 2 ? "%de22" : "%de23", k % 1000);
+    fprintf(fp, "%d,%s,0,0,0\n", k, txt[k]);
   }
-  dyi_quality_free(q);
-  f = whole("saturated torque", D_SAT, DYI_QF_TSAT, 6, &o, &q);
-  CHECK(f && f->value == 4.0 && f->count >= 20, "saturation level 4, run %ld", f ? f->count : 0);
-  dyi_quality_free(q);
-  f = whole("stale row", D_STALE, DYI_QF_STALE, 0, &o, &q);
-  CHECK(f && f->first_line == 801 && f->count == 1, "stale row at line 801");
-  dyi_quality_free(q);
-  {
-    char e3[DY_ERRSZ]; int rc;
-    dyiLogOpt os = o; os.drop_stale = 1;
-    long k = readall(&o, e3, &rc), k2 = readall(&os, e3, &rc);
-    CHECK(k == NR && k2 == NR - 1, "stale row kept (%ld) or dropped (%ld)", k, k2);
-  }
-  dyiLogOpt ot = o; ot.taumax[0] = 3.0;
-  f = whole("beyond taumax", D_NONE, DYI_QF_TMAX, 6, &ot, &q);
-  dyi_quality_free(q);
-  /* NaN in a column not used: reported, harmless, never stops */
-  f = whole("unused NaN", D_UNUSEDNAN, DYI_QF_NAN, 8, &o, &q);
-  CHECK(f && !f->used && !f->bad && f->first_line == 901, "unused NaN harmless");
-  dyi_quality_free(q);
-  {
-    char err[DY_ERRSZ]; int rc;
-    long k = readall(&o, err, &rc);
-    CHECK(rc == 0 && k == NR, "unused NaN does not stop the read: %ld (%s)", k, rc ? err : "");
-  }
-
-  /* cell parsing (a fast path for short decimals) reads every number
-   * exactly as strtod does: random values printed with 1..17 digits */
-  {
-    FILE* fp = fopen(P, "w");
-    static char txt[20000][40];
-    fprintf(fp, "t,q1,q2,tau1,tau2\n");
-    for (int k = 0; k < 20000; k++) {
-      double v = th_uniform(-1, 1) * pow(10, (int)th_uniform(-30, 30));
-      const char* fmt[] = {"%.*g", "%.*e", "%.*f"};
-      int f = k % 3, d = 1 + k % 17;
-      snprintf(txt[k], sizeof txt[k], fmt[f], f == 2 ? d % 8 : d, f == 2 ? fmod(v, 1e6) : v);
-      if (k % 7 == 0) snprintf(txt[k], sizeof txt[k], "%d.%05d", k % 1000, k);
-      if (k % 11 == 0) snprintf(txt[k], sizeof txt[k], "-0.000%de-3", k);
-      /* digit counts around the fast path's limits (15, 19, 2^53), leading
-       * zeros, a sign, no digit before or after the point, 10^+-22 */
-      if (k % 13 == 0) snprintf(txt[k], sizeof txt[k], "%0*d.%0*d", 1 + k % 19, k % 97, 1 + k % 11, k % 89);
-      if (k % 17 == 0) snprintf(txt[k], sizeof txt[k], "%s%llu%s", k % 2 ? "+" : "-",
-                                9007199254740990ull + (unsigned long long)(k % 7) * 1000000ull * (k % 3), k % 5 ? "" : "e-22");
-      if (k % 19 == 0) snprintf(txt[k], sizeof txt[k], k % 4 == 0 ? ".%de2" : k % 4 == 1 ? "%d.e-2" : k % 4 == 2 ? "%de22" : "%de23", k % 1000);
-      fprintf(fp, "%d,%s,0,0,0\n", k, txt[k]);
+  fclose(fp);
+  dyiLogOpt op; dyi_log_defaults(&op); op.absurd = 1e300;
+  char e2[DY_ERRSZ];
+  dyiLogRaw* raw = dyi_lograw_open(P, NJ, &op, e2, sizeof e2);
+  dyiLogRow row; long k = 0, bad = 0;
+  while (raw && dyi_lograw_next(raw, &row, e2, sizeof e2) == 1) {
+    double ref = strtod(txt[row.row - 1], NULL);
+    if (memcmp(&ref, &row.q[0], sizeof ref)) {
+      if (bad++ < 5) fprintf(stderr, "parse '%s': %.17g vs strtod %.17g\n", txt[row.row - 1], row.q[0], ref);
     }
-    fclose(fp);
-    dyiLogOpt op; dyi_log_defaults(&op); op.absurd = 1e300;
-    char e2[DY_ERRSZ];
-    dyiLogRaw* raw = dyi_lograw_open(P, NJ, &op, e2, sizeof e2);
-    dyiLogRow row; long k = 0, bad = 0;
-    while (raw && dyi_lograw_next(raw, &row, e2, sizeof e2) == 1) {
-      double ref = strtod(txt[row.row - 1], NULL);
-      if (memcmp(&ref, &row.q[0], sizeof ref)) {
-        if (bad++ < 5) fprintf(stderr, "parse '%s': %.17g vs strtod %.17g\n", txt[row.row - 1], row.q[0], ref);
-      }
-      k++;
-    }
-    CHECK(k == 20000 && bad == 0, "numbers parsed as strtod does: %ld rows, %ld differ", k, bad);
-    dyi_lograw_close(raw);
+    k++;
   }
+  CHECK(k == 20000 && bad == 0, "numbers parsed as strtod does: %ld rows, %ld differ", k, bad);
+  dyi_lograw_close(raw);
+}
 
-  /* ---- the real logs ---- */
+/* the Kinova file: the corrupt -5.34656e235 and a NaN in command columns,
+ * reported as unused; the same cells stop a read that uses them */
+static void test_kinova(void) {
+  const char* kin = "datasets/kinova_gen3/opti_traj_testing1.csv.gz";
   char err[DY_ERRSZ];
-  {
-    const char* kin = "datasets/kinova_gen3/opti_traj_testing1.csv.gz";
-    dyiLogOpt ok;
-    dyi_log_defaults(&ok);
-    const char* m[][2] = {{"t", "Time"}};
-    strcpy(ok.map_name[0], m[0][0]); strcpy(ok.map_col[0], m[0][1]); ok.nmap = 1;
-    for (int j = 0; j < 7; j++) {
-      snprintf(ok.map_name[ok.nmap], 32, "q%d", j + 1); snprintf(ok.map_col[ok.nmap++], 64, "Position%d", j + 1);
-      snprintf(ok.map_name[ok.nmap], 32, "qd%d", j + 1); snprintf(ok.map_col[ok.nmap++], 64, "Velocity%d", j + 1);
-      snprintf(ok.map_name[ok.nmap], 32, "tau%d", j + 1); snprintf(ok.map_col[ok.nmap++], 64, "TorqueCur%d", j + 1);
-    }
-    ok.time_scale = 1e-3;
-    dyiQuality* kq = dyi_log_scan(kin, 7, &ok, err, sizeof err);
-    CHECK(kq != NULL, "kinova scan: %s", err);
-    if (kq) {
-      const dyiFinding* a = NULL; const dyiFinding* nn = NULL;
-      for (int i = 0; i < dyi_quality_count(kq); i++) {
-        const dyiFinding* g = dyi_quality_get(kq, i);
-        if (g->kind == DYI_QF_ABSURD && g->col == 55) a = g;
-        if (g->kind == DYI_QF_NAN && g->col == 52) nn = g;
-      }
-      CHECK(a && a->first_line == 4722 && a->value == -5.34656e235 && !a->used,
-            "kinova: the corrupt -5.34656e235 in PositionCmptd5, line 4722");
-      CHECK(nn && nn->first_line == 4723, "kinova: NaN in PositionCmptd2, line 4723");
-      dyi_quality_print(stdout, kq);
-      dyi_quality_free(kq);
-    }
-    /* the same cells stop a read that uses them */
-    for (int j = 0; j < 7; j++) snprintf(ok.map_col[1 + 3*j], 64, "PositionCmptd%d", j + 1);
-    dyiLogReader* r = dyi_log_open(kin, 7, &ok, err, sizeof err);
-    dyiSample s; int rc = 1;
-    while (r && (rc = dyi_log_next(r, &s, err, sizeof err)) == 1) {}
-    char want[300];
-    snprintf(want, sizeof want, "%s:4722:55:", kin);
-    CHECK(r && rc == -1 && !strncmp(err, want, strlen(want)), "kinova stop at the corrupt cell: %s", err);
-    dyi_log_close(r);
+  dyiLogOpt ok;
+  dyi_log_defaults(&ok);
+  strcpy(ok.map_name[0], "t"); strcpy(ok.map_col[0], "Time"); ok.nmap = 1;
+  for (int j = 0; j < 7; j++) {
+    snprintf(ok.map_name[ok.nmap], 32, "q%d", j + 1); snprintf(ok.map_col[ok.nmap++], 64, "Position%d", j + 1);
+    snprintf(ok.map_name[ok.nmap], 32, "qd%d", j + 1); snprintf(ok.map_col[ok.nmap++], 64, "Velocity%d", j + 1);
+    snprintf(ok.map_name[ok.nmap], 32, "tau%d", j + 1); snprintf(ok.map_col[ok.nmap++], 64, "TorqueCur%d", j + 1);
   }
-  {
-    dyiLogOpt ou; dyi_log_defaults(&ou);
-    strcpy(ou.map_name[0], "t"); strcpy(ou.map_col[0], "t_s"); ou.nmap = 1;
-    for (int i = 1; i <= 3; i++) {
-      char path[128];
-      snprintf(path, sizeof path, "datasets/kuka_lwr4/measurements_%d.csv.gz", i);
-      dyiQuality* kq = dyi_log_scan(path, 7, &ou, err, sizeof err);
-      CHECK(kq != NULL, "kuka scan: %s", err);
-      if (!kq) continue;
-      int nlag = 0;
-      for (int k = 0; k < dyi_quality_count(kq); k++) {
-        const dyiFinding* g = dyi_quality_get(kq, k);
-        if (g->kind == DYI_QF_VLAG && g->value > 0.2 && g->value < 1.25) nlag++;
-      }
-      CHECK(nlag == 7, "kuka %d: velocity lag found on %d of 7 joints", i, nlag);
-      if (i == 1) dyi_quality_print(stdout, kq);
-      dyi_quality_free(kq);
-    }
-    const char* pan = "datasets/panda/exciting_traj.csv.gz";
-    dyiQuality* pq = dyi_log_scan(pan, 7, &ou, err, sizeof err);
-    CHECK(pq != NULL, "panda scan: %s", err);
-    if (pq) {
-      long rows, dropped; double mn, med, mx;
-      dyi_quality_stats(pq, &rows, &dropped, &mn, &med, &mx);
-      CHECK(rows == 20544 && dropped == 0, "panda rows %ld dropped %ld", rows, dropped);
-      CHECK(mn > 0.00065 && mn < 0.00075 && mx > 0.0087 && mx < 0.0089 && fabs(med - 0.001) < 5e-5,
-            "panda steps %.4g .. %.4g (median %.4g)", mn, mx, med);
-      const dyiFinding* g = get(pq, DYI_QF_GAP);
-      CHECK(g && g->count >= 1 && fabs(g->value - mx) < 1e-12, "panda gap found");
-      g = get(pq, DYI_QF_STALE);
-      CHECK(g && g->count > 1000, "panda stale rows: %ld", g ? g->count : 0);
-      dyi_quality_print(stdout, pq);
-      dyi_quality_free(pq);
-    }
+  ok.time_scale = 1e-3;
+  dyiQuality* kq = dyi_log_scan(kin, 7, &ok, err, sizeof err);
+  CHECK(kq != NULL, "kinova scan: %s", err);
+  if (kq) {
+    const dyiFinding* a = get_col(kq, DYI_QF_ABSURD, 55);
+    const dyiFinding* nn = get_col(kq, DYI_QF_NAN, 52);
+    CHECK(a && a->first_line == 4722 && a->value == -5.34656e235 && !a->used,
+          "kinova: the corrupt -5.34656e235 in PositionCmptd5, line 4722");
+    CHECK(nn && nn->first_line == 4723, "kinova: NaN in PositionCmptd2, line 4723");
+    dyi_quality_print(stdout, kq);
+    dyi_quality_free(kq);
   }
+  for (int j = 0; j < 7; j++) snprintf(ok.map_col[1 + 3*j], 64, "PositionCmptd%d", j + 1);
+  dyiLogReader* r = dyi_log_open(kin, 7, &ok, err, sizeof err);
+  dyiSample s; int rc = 1;
+  while (r && (rc = dyi_log_next(r, &s, err, sizeof err)) == 1) {}
+  char want[300];
+  snprintf(want, sizeof want, "%s:4722:55:", kin);
+  CHECK(r && rc == -1 && !strncmp(err, want, strlen(want)), "kinova stop at the corrupt cell: %s", err);
+  dyi_log_close(r);
+}
+
+/* the KUKA velocities lag on all 7 joints, in each of the 3 logs */
+static void test_kuka(const dyiLogOpt* ou) {
+  char err[DY_ERRSZ];
+  for (int i = 1; i <= 3; i++) {
+    char path[128];
+    snprintf(path, sizeof path, "datasets/kuka_lwr4/measurements_%d.csv.gz", i);
+    dyiQuality* kq = dyi_log_scan(path, 7, ou, err, sizeof err);
+    CHECK(kq != NULL, "kuka scan: %s", err);
+    if (!kq) continue;
+    int nlag = 0;
+    for (int k = 0; k < dyi_quality_count(kq); k++) {
+      const dyiFinding* g = dyi_quality_get(kq, k);
+      if (g->kind == DYI_QF_VLAG && g->value > 0.2 && g->value < 1.25) nlag++;
+    }
+    CHECK(nlag == 7, "kuka %d: velocity lag found on %d of 7 joints", i, nlag);
+    if (i == 1) dyi_quality_print(stdout, kq);
+    dyi_quality_free(kq);
+  }
+}
+
+/* the Panda's irregular steps (0.7 .. 8.8 ms), its gap and stale rows */
+static void test_panda(const dyiLogOpt* ou) {
+  char err[DY_ERRSZ];
+  const char* pan = "datasets/panda/exciting_traj.csv.gz";
+  dyiQuality* pq = dyi_log_scan(pan, 7, ou, err, sizeof err);
+  CHECK(pq != NULL, "panda scan: %s", err);
+  if (!pq) return;
+  long rows, dropped; double mn, med, mx;
+  dyi_quality_stats(pq, &rows, &dropped, &mn, &med, &mx);
+  CHECK(rows == 20544 && dropped == 0, "panda rows %ld dropped %ld", rows, dropped);
+  CHECK(mn > 0.00065 && mn < 0.00075 && mx > 0.0087 && mx < 0.0089 && fabs(med - 0.001) < 5e-5,
+        "panda steps %.4g .. %.4g (median %.4g)", mn, mx, med);
+  const dyiFinding* g = get(pq, DYI_QF_GAP);
+  CHECK(g && g->count >= 1 && fabs(g->value - mx) < 1e-12, "panda gap found");
+  g = get(pq, DYI_QF_STALE);
+  CHECK(g && g->count > 1000, "panda stale rows: %ld", g ? g->count : 0);
+  dyi_quality_print(stdout, pq);
+  dyi_quality_free(pq);
+}
+
+int main(void) {
+  test_clean();
+  test_bad_rows();
+  test_whole();
+  test_parse();
+  /* ---- the real logs ---- */
+  test_kinova();
+  dyiLogOpt ou; dyi_log_defaults(&ou);
+  strcpy(ou.map_name[0], "t"); strcpy(ou.map_col[0], "t_s"); ou.nmap = 1;
+  test_kuka(&ou);
+  test_panda(&ou);
   return test_report();
 }

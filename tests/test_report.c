@@ -55,14 +55,23 @@ static char* make_report(const char* cmd, const char* path) {
   return html;
 }
 
-/* the verdict line of a validate output: 1 consistent, 0 inconsistent, 2 else */
+/* validate's verdict line as the report words it (verdict_text in
+ * reports/cmd_report.c): the index into VERDICT, -1 without a known one */
+enum { V_INCONSISTENT, V_CONSISTENT, V_UNDECIDED, V_CARRIED_BAD };
+static const struct { const char* line; const char* html; } VERDICT[] = {
+  {"INCONSISTENT (certified)", "<span class=\"bad\">inconsistent (certified)</span>"},
+  {"consistent (certified)", "<span class=\"ok\">certified consistent</span>"},
+  {"undecided", "undecided"},
+  {"INCONSISTENT: ", "<span class=\"bad\">inconsistent standard parameters</span>"},
+};
 static int validate_verdict(const char* path) {
   FILE* f = fopen(path, "r");
   char line[1024];
   int v = -1;
   while (f && fgets(line, sizeof line, f))
     if (!strncmp(line, "# physical consistency: ", 24))
-      v = !strncmp(line + 24, "consistent", 10) ? 1 : !strncmp(line + 24, "INCONSISTENT", 12) ? 0 : 2;
+      for (int i = 0; i < 4; i++)
+        if (!strncmp(line + 24, VERDICT[i].line, strlen(VERDICT[i].line))) v = i;
   if (f) fclose(f);
   return v;
 }
@@ -113,8 +122,30 @@ static int count(const char* s, const char* what) {
   return k;
 }
 
-/* two parameter sets side by side */
-static void compare(const char* M) {
+/* whether what occurs in [from, to) */
+static int within(const char* from, const char* to, const char* what) {
+  return from && to && to > from && memmem(from, (size_t)(to - from), what, strlen(what)) != NULL;
+}
+
+/* how many rows of the table that starts at tab (up to its </table>) have
+ * the set cell who and hold what between the row's <tr and its </tr> */
+static int rows_with(const char* tab, const char* who, const char* what) {
+  const char* end = tab ? strstr(tab, "</table>") : NULL;
+  char cell[128];
+  snprintf(cell, sizeof cell, "<td class=\"t\">%s</td>", who);
+  int k = 0;
+  for (const char* p = tab; end && (p = strstr(p, cell)) && p < end; p++) {
+    const char* tr = p;
+    while (tr > tab && strncmp(tr, "<tr", 3)) tr--;
+    const char* e = strstr(p, "</tr>");
+    k += !strncmp(tr, "<tr", 3) && !within(tr, p, "</tr>") && e && e < end && within(tr, e, what);
+  }
+  return k;
+}
+
+/* identify both sets (least squares, consistent with its model files),
+ * validate the consistent one and write the two-set report; the page */
+static char* compare_report(const char* M) {
   char cmd[2048];
   snprintf(cmd, sizeof cmd,
            "./dynid identify %s build/tests/rep_train.csv --friction --model-out build/tests/rep_ls_model.csv "
@@ -129,13 +160,15 @@ static void compare(const char* M) {
            "--labels 'least squares,consistent' "
            "--models build/tests/rep_ls_model.csv,build/tests/rep_cons_model.urdf+build/tests/rep_cons_model.csv "
            "-o build/tests/rep2.html 2>/dev/null", M, M, M, M, M);
-  char* html = make_report(cmd, "build/tests/rep2.html");
-  if (!html) return;
-  int r;
+  return make_report(cmd, "build/tests/rep2.html");
+}
+
+/* two sets: the sections, validate's numbers of both sets in one metrics
+ * row, a column group per set, the consistent set's parameter values */
+static void compare_tables(const char* html) {
   const char* sections[] = {"id=\"sets\"", "id=\"model\"", "id=\"parameters\"", "id=\"log1\"",
                             "id=\"physical\"", "id=\"links\""};
   for (int i = 0; i < 6; i++) CHECK(strstr(html, sections[i]) != NULL, "two sets: section %s present", sections[i]);
-  /* metrics: validate's numbers of both sets in one row, per joint and all */
   const char* joints[] = {"1", "2", "3", "4", "5", "6", "all"};
   for (int j = 0; j < 7; j++) {
     char a[4][40], b[4][40], want[512];
@@ -147,34 +180,38 @@ static void compare(const char* M) {
   }
   CHECK(count(html, "<th colspan=\"3\">least squares</th>") == 2 && count(html, "<th colspan=\"3\">consistent</th>") == 2,
         "a column group per set in the metrics and parameter tables");
-  /* the parameter table holds the consistent set's values too */
   int np = 0, found = params_found(html, "build/tests/rep_cons.csv", 0, &np);
   CHECK(np > 0 && found == np, "all %d consistent parameters in the report (%d found)", np, found);
-  /* both verdicts, each as validate decides it */
-  const char* vtext[] = {"inconsistent (certified)", "certified consistent", "undecided"};
-  int v1 = validate_verdict("build/tests/rep_metrics.csv"), v2 = validate_verdict("build/tests/rep_cons_metrics.csv");
-  char want[256];
-  snprintf(want, sizeof want, "<b>least squares</b>: <span class=\"%s\">%s", v1 == 1 ? "ok" : "bad", v1 >= 0 ? vtext[v1] : "?");
-  CHECK(v1 >= 0 && (v1 == 2 || strstr(html, want)), "least-squares verdict as validate's: %s", want);
-  snprintf(want, sizeof want, "<b>consistent</b>: <span class=\"%s\">%s", v2 == 1 ? "ok" : "bad", v2 >= 0 ? vtext[v2] : "?");
-  CHECK(v2 >= 0 && (v2 == 2 || strstr(html, want)), "consistent verdict as validate's: %s", want);
-  CHECK(v1 == 0, "the least-squares estimate of the noisy log is certified inconsistent (%d)", v1);
-  /* per link: nominal, least squares, consistent; the consistent links all valid */
-  const char* tab = strstr(html, "id=\"links\"");
-  CHECK(tab && count(tab, "<td class=\"t\">nominal</td>") == 6 && count(tab, "<td class=\"t\">least squares</td>") == 6 &&
-        count(tab, "<td class=\"t\">consistent</td>") == 6, "per-link table: 6 links x (nominal, both sets)");
-  const char* p = tab;
-  int valid = 0;
-  while (p && (p = strstr(p, "<td class=\"t\">consistent</td>"))) {
-    const char* e = strstr(p, "</tr>");
-    const char* ok = strstr(p, ">valid<");
-    valid += ok && e && ok < e;
-    p++;
+}
+
+/* both verdicts in the physical-consistency list, each worded as the
+ * report words validate's verdict (undecided too) */
+static void compare_verdicts(const char* html) {
+  const char* phys = strstr(html, "id=\"physical\"");
+  const char* links = phys ? strstr(phys, "id=\"links\"") : NULL;
+  const struct { const char* label; const char* metrics; } sets[] = {
+    {"least squares", "build/tests/rep_metrics.csv"}, {"consistent", "build/tests/rep_cons_metrics.csv"}};
+  for (int k = 0; k < 2; k++) {
+    int v = validate_verdict(sets[k].metrics);
+    char want[256];
+    snprintf(want, sizeof want, "<li><b>%s</b>: %s: ", sets[k].label, v >= 0 ? VERDICT[v].html : "?");
+    CHECK(v >= 0 && within(phys, links, want), "%s verdict as validate's: %s", sets[k].label, want);
   }
+  int v1 = validate_verdict("build/tests/rep_metrics.csv");
+  CHECK(v1 == V_INCONSISTENT, "the least-squares estimate of the noisy log is certified inconsistent (%d)", v1);
+}
+
+/* per link: nominal, least squares, consistent; the consistent links all
+ * valid, some least-squares links invalid; the model files linked */
+static void compare_links(const char* html) {
+  const char* tab = strstr(html, "id=\"links\"");
+  tab = tab ? strstr(tab, "<table") : NULL;
+  int nn = rows_with(tab, "nominal", ""), nl = rows_with(tab, "least squares", ""), nc = rows_with(tab, "consistent", "");
+  CHECK(nn == 6 && nl == 6 && nc == 6, "per-link table: 6 links x (nominal, both sets): %d %d %d", nn, nl, nc);
+  int valid = rows_with(tab, "consistent", "<span class=\"ok\">valid</span>");
   CHECK(valid == 6, "the consistent model file's 6 links are valid (%d)", valid);
-  CHECK(tab && strstr(tab, "<td class=\"t\">least squares</td>") && strstr(tab, "INVALID"),
-        "the least-squares model file has invalid links");
-  /* model files linked relative to the page (same directory) */
+  int invalid = rows_with(tab, "least squares", "<span class=\"bad\">INVALID</span>");
+  CHECK(invalid >= 1, "the least-squares model file has invalid links (%d rows)", invalid);
   CHECK(strstr(html, "href=\"rep_cons_model.urdf\"") && strstr(html, "href=\"rep_cons_model.csv\"") &&
         strstr(html, "href=\"rep_ls_model.csv\""), "model files linked relative to the page");
   /* the consistent PARAMS carries its standard parameters: the links are
@@ -186,12 +223,15 @@ static void compare(const char* M) {
   d = d ? strstr(d, "relative distance from the base parameters ") : NULL;
   CHECK(d && strtod(d + 43, NULL) < 1e-9, "the carried links reproduce the consistent base parameters (%s)",
         d ? d + 43 : "?");
-  free(html);
+}
 
-  /* refused: a model file of another arm (exit 1, one line), labels that do not match the sets (2) */
+/* refused: a model file of another arm (exit 1, one line), labels that
+ * do not match the sets (2); no report written */
+static void compare_refused(const char* M) {
+  char cmd[1024];
   snprintf(cmd, sizeof cmd, "./dynid report %s build/tests/rep_params.csv build/tests/rep_test.csv "
            "--models datasets/models/panda.csv -o build/tests/rep_bad.html", M);
-  r = th_run("build/tests", cmd);
+  int r = th_run("build/tests", cmd);
   const char* err = th_slurp("build/tests/stderr");
   CHECK(r == 1 && !strncmp(err, "dynid: datasets/models/panda.csv: 7 joints", 42) && count(err, "\n") == 1,
         "a model file of another arm: exit 1, one line (%d: %s)", r, err);
@@ -199,6 +239,63 @@ static void compare(const char* M) {
            "--compare build/tests/rep_cons.csv --labels one -o build/tests/rep_bad.html", M);
   CHECK(th_run("build/tests", cmd) == 2, "--labels with one name for two sets: exit 2");
   CHECK(fopen("build/tests/rep_bad.html", "r") == NULL, "no report written on failure");
+}
+
+/* two parameter sets side by side */
+static void compare(const char* M) {
+  char* html = compare_report(M);
+  if (html) {
+    compare_tables(html);
+    compare_verdicts(html);
+    compare_links(html);
+    free(html);
+  }
+  compare_refused(M);
+}
+
+/* one set: every section, 14 inline SVG plots with labelled axes */
+static void single_sections(const char* html) {
+  const char* sections[] = {"id=\"model\"", "id=\"identifiability\"", "id=\"parameters\"", "id=\"log1\"",
+                            "<h3>Data quality</h3>", "<h3>Torque prediction</h3>", "id=\"physical\"",
+                            "smallest eigenvalue"};
+  for (int i = 0; i < 8; i++) CHECK(strstr(html, sections[i]) != NULL, "section %s present", sections[i]);
+  int nsvg = count(html, "<svg");
+  /* bars + eigenvalue + 6 joints x (lines + histogram) */
+  CHECK(nsvg == 2 + 2 * 6, "%d inline SVG plots (expected 14)", nsvg);
+  char* text = visible_text(html);
+  const char* labels[] = {"torque [N m]", "time [s]", "residual [N m]", "measured", "predicted",
+                          "joint 3: measured and predicted torque", "lambda_min [kg m^2]"};
+  for (int i = 0; i < 7; i++) CHECK(strstr(text, labels[i]) != NULL, "plot text '%s' (axes, units, legends)", labels[i]);
+  free(text);
+}
+
+/* one set: each "joint,rms,rel,r2" row of validate appears as a table
+ * row; every PARAMS value after its name; the summary first, provenance */
+static void single_tables(const char* html) {
+  FILE* f = fopen("build/tests/rep_metrics.csv", "r");
+  char line[512];
+  int rows = 0;
+  while (f && fgets(line, sizeof line, f)) {
+    if (line[0] == '#' || !strncmp(line, "joint,", 6)) continue;
+    char a[40], b[40], c[40], d[40], want[256];
+    if (sscanf(line, "%39[^,],%39[^,],%39[^,],%39s", a, b, c, d) != 4) continue;
+    snprintf(want, sizeof want, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>", a, b, c, d);
+    CHECK(strstr(html, want) != NULL, "validate's row '%s' in the report", want);
+    rows++;
+  }
+  if (f) fclose(f);
+  CHECK(rows == 7, "validate gave 6 joints and 'all' (%d rows)", rows);
+  int np = 0, found = params_found(html, "build/tests/rep_params.csv", 1, &np);
+  CHECK(np > 0 && found == np, "all %d parameters in the report's table (%d found)", np, found);
+  /* the answer first: the summary box before the model, with the held-out
+   * errors per joint, the nominal baseline and the logs' roles */
+  const char* sum = strstr(html, "<h2 id=\"summary\">Summary</h2>");
+  const char* mod = strstr(html, "<h2 id=\"model\">");
+  CHECK(sum && mod && sum < mod && strstr(sum, "<table class=\"errs\">") < mod &&
+        strstr(sum, "nominal model (baseline)") && strstr(sum, "Held-out log"),
+        "the report does not open with its summary");
+  CHECK(strstr(html, "<h2 id=\"log1\">Held-out log: ") != NULL, "the log is not labelled by its role");
+  CHECK(strstr(html, "Written by dynid ") && strstr(html, "fingerprint "), "no provenance at the end of the report");
 }
 
 int main(void) {
@@ -214,48 +311,8 @@ int main(void) {
            "-o build/tests/rep.html 2>/dev/null", M, M, M, M, M);
   char* html = make_report(cmd, "build/tests/rep.html");
   if (!html) return test_report();
-  const char* sections[] = {"id=\"model\"", "id=\"identifiability\"", "id=\"parameters\"", "id=\"log1\"",
-                            "<h3>Data quality</h3>", "<h3>Torque prediction</h3>", "id=\"physical\"",
-                            "smallest eigenvalue"};
-  for (int i = 0; i < 8; i++) CHECK(strstr(html, sections[i]) != NULL, "section %s present", sections[i]);
-  int nsvg = 0;
-  for (const char* s = html; (s = strstr(s, "<svg")); s++) nsvg++;
-  /* bars + eigenvalue + 6 joints x (lines + histogram) */
-  CHECK(nsvg == 2 + 2 * 6, "%d inline SVG plots (expected 14)", nsvg);
-  /* every plot has axis labels with units */
-  char* text = visible_text(html);
-  const char* labels[] = {"torque [N m]", "time [s]", "residual [N m]", "measured", "predicted",
-                          "joint 3: measured and predicted torque", "lambda_min [kg m^2]"};
-  for (int i = 0; i < 7; i++) CHECK(strstr(text, labels[i]) != NULL, "plot text '%s' (axes, units, legends)", labels[i]);
-  free(text);
-
-  /* metrics: each "joint,rms,rel,r2" row of validate appears as a table row */
-  FILE* f = fopen("build/tests/rep_metrics.csv", "r");
-  char line[512];
-  int rows = 0;
-  while (f && fgets(line, sizeof line, f)) {
-    if (line[0] == '#' || !strncmp(line, "joint,", 6)) continue;
-    char a[40], b[40], c[40], d[40], want[256];
-    if (sscanf(line, "%39[^,],%39[^,],%39[^,],%39s", a, b, c, d) != 4) continue;
-    snprintf(want, sizeof want, "<tr><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>", a, b, c, d);
-    CHECK(strstr(html, want) != NULL, "validate's row '%s' in the report", want);
-    rows++;
-  }
-  if (f) fclose(f);
-  CHECK(rows == 7, "validate gave 6 joints and 'all' (%d rows)", rows);
-
-  /* parameters: each PARAMS value appears (as %.6g) after its name */
-  int np = 0, found = params_found(html, "build/tests/rep_params.csv", 1, &np);
-  CHECK(np > 0 && found == np, "all %d parameters in the report's table (%d found)", np, found);
-  /* the answer first: the summary box before the model, with the held-out
-   * errors per joint, the nominal baseline and the logs' roles */
-  const char* sum = strstr(html, "<h2 id=\"summary\">Summary</h2>");
-  const char* mod = strstr(html, "<h2 id=\"model\">");
-  CHECK(sum && mod && sum < mod && strstr(sum, "<table class=\"errs\">") < mod &&
-        strstr(sum, "nominal model (baseline)") && strstr(sum, "Held-out log"),
-        "the report does not open with its summary");
-  CHECK(strstr(html, "<h2 id=\"log1\">Held-out log: ") != NULL, "the log is not labelled by its role");
-  CHECK(strstr(html, "Written by dynid ") && strstr(html, "fingerprint "), "no provenance at the end of the report");
+  single_sections(html);
+  single_tables(html);
   free(html);
   compare(M);
   return test_report();
