@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* dynid ident: allocation of base-parameter sets (see base.h). */
+/* dynid ident: allocation of base-parameter sets, their names and
+ * friction kinds (see base.h). Calls nothing of base.c or base_lin.c:
+ * base.c -> base_lin.c -> base_common.c, no cycle. */
 #include "ident/base.h"
 #include <stdlib.h>
 #include <stdio.h>
@@ -60,35 +62,6 @@ void dyi_base_free(dyiBase* b) {
   if (!b) return;
   free(b->name); free(b->B); free(b->P); free(b->lead); free(b->lin_kind); free(b->lin_joint);
   free(b);
-}
-
-int dyi_base_keep_joint(const dyModel* m, dyiBase* b, unsigned keep, char* err, int errsz) {
-  const int n = m->n, nl = DY_NPAR_LINK*n, np = b->npar;
-  if (np != dy_npar(m) || (keep & 15u) == 15u) return 0;
-  /* the excluded joint parameters are zero: their columns of B go */
-  for (int i = 0; i < b->nb; i++)
-    for (int k = nl; k < np; k++)
-      if (!(keep & (1u << ((k - nl) % DY_NPAR_JNT)))) b->B[(size_t)i*np + k] = 0;
-  /* rows left without a coefficient (IA_j alone) go too */
-  int nb = 0;
-  for (int i = 0; i < b->nb; i++) {
-    double big = 0;
-    for (int k = 0; k < np; k++) big = fmax(big, fabs(b->B[(size_t)i*np + k]));
-    if (big == 0) continue;
-    if (nb != i) {
-      memcpy(b->B + (size_t)nb*np, b->B + (size_t)i*np, sizeof(double) * (size_t)np);
-      memcpy(b->name[nb], b->name[i], sizeof b->name[0]);
-      b->lead[nb] = b->lead[i];
-      b->lin_kind[nb] = b->lin_kind[i];
-      b->lin_joint[nb] = b->lin_joint[i];
-    }
-    if (b->lead[nb] >= nl && !(keep & (1u << ((b->lead[nb] - nl) % DY_NPAR_JNT)))) b->lead[nb] = -1;
-    nb++;
-  }
-  b->nb = nb;
-  b->joint_keep = keep & 15u;
-  if (dyi_base_pinv(b, err, errsz)) return -1;
-  return dyi_base_verify(m, b, err, errsz);
 }
 
 int dyi_friction_kinds(const char* list, unsigned* keep, char* bad, int badsz) {

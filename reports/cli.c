@@ -38,9 +38,8 @@ static int in_list(const char* list, const char* key) {
   return 0;
 }
 
-/* --lock JOINT=VALUE: the value after the last '=' into *q (a finite
- * number); the name is v[0 .. *namelen-1], not empty. 0 or -1. */
-static int lock_value(const char* v, size_t* namelen, double* q) {
+/* cli.h: --lock JOINT=VALUE */
+int cli_lock_value(const char* v, size_t* namelen, double* q) {
   const char* eq = v ? strrchr(v, '=') : NULL;
   if (!eq || eq == v || cli_doubles(eq + 1, q, 1) || !isfinite(*q)) return -1;
   *namelen = (size_t)(eq - v);
@@ -81,7 +80,7 @@ int cli_check(const cliArgs* c, const char* allowed, int minpos, int maxpos, con
     if (strcmp(c->key[i], "lock")) continue;
     size_t len;
     double q;
-    if (lock_value(c->val[i], &len, &q)) {
+    if (cli_lock_value(c->val[i], &len, &q)) {
       fprintf(stderr, "dynid: %s: --lock: expected JOINT=VALUE (VALUE in rad, or m for a prismatic joint), "
               "got '%s'\nusage: %s\n", c->cmd, c->val[i] ? c->val[i] : "", usage);
       return 2;
@@ -148,47 +147,6 @@ int cli_usage(const char* fmt, ...) {
   fputs("\n(dynid --help lists the commands)\n", stderr);
   va_end(ap);
   return 2;
-}
-
-dyModel* cli_model(const cliArgs* c) {
-  char err[DY_ERRSZ];
-  dyModel* m = NULL;
-  /* the --lock options (checked by cli_check) as names and values */
-  dyLoadOpt opt = c->load;
-  const char* names[CLI_MAXOPT];
-  double vals[CLI_MAXOPT];
-  char* buf = NULL;
-  size_t total = 0;
-  for (int i = 0; i < c->nopt; i++)
-    if (!strcmp(c->key[i], "lock") && c->val[i]) total += strlen(c->val[i]) + 1;
-  if (total && !(buf = malloc(total))) { cli_fail("out of memory"); return NULL; }
-  char* p = buf;
-  opt.nlock = 0;
-  for (int i = 0; i < c->nopt; i++) {
-    size_t len;
-    if (strcmp(c->key[i], "lock") || lock_value(c->val[i], &len, &vals[opt.nlock])) continue;
-    memcpy(p, c->val[i], len);
-    p[len] = 0;
-    names[opt.nlock++] = p;
-    p += len + 1;
-  }
-  opt.lock_joint = names;
-  opt.lock_q = vals;
-  int r = dy_load_model(c->pos[0], &opt, &m, err, sizeof err);
-  free(buf);
-  if (r) {
-    cli_fail("%s", err);
-    return NULL;
-  }
-  cli_provenance(c, m);
-  /* what the loader changed or assumed, e.g. locked joints, one warning each */
-  for (const char* s = m->notes; *s && !cli_flag(c, "quiet");) {
-    const char* e = strchr(s, '\n');
-    int L = e ? (int)(e - s) : (int)strlen(s);
-    fprintf(stderr, "dynid: warning: %.*s\n", L, s);
-    s += L + (e != NULL);
-  }
-  return m;
 }
 
 void cli_progress(const char* what, long long done, const char* units, int final) {

@@ -74,6 +74,9 @@ int cli_usage(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
  * its notes (e.g. locked joints) as "dynid: warning: LINE" on standard
  * error unless --quiet. NULL after printing the error. */
 dyModel* cli_model(const cliArgs* c);
+/* --lock JOINT=VALUE: the value after the last '=' into *q (a finite
+ * number [rad|m]); the name is v[0 .. *namelen-1], not empty. 0 or -1. */
+int cli_lock_value(const char* v, size_t* namelen, double* q);
 
 /* Provenance (reports/cli_prov.c). cli_fingerprint: "7 joints RRRRRRR
  * geometry 5d1c0f3a" (joint count, types, hash of the modified-DH

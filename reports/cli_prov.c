@@ -12,7 +12,9 @@
  * read from its URDF or from a table written by dynid gives the same one.
  * Commands that use a PARAMS file with a model (validate, id, inertia, fd,
  * report) refuse one whose fingerprint differs (--force overrides); a
- * PARAMS file without one (written before) is accepted as it is. */
+ * PARAMS file without one (written before) is accepted as it is.
+ * The model of a command is loaded here too (cli_model), as it completes
+ * the provenance: cli.c (arguments, messages) calls nothing of this file. */
 #include "reports/cli.h"
 #include "reports/version.h"
 #include <math.h>
@@ -124,4 +126,45 @@ int cli_params_match(const cliArgs* c, const dyModel* m, const char* path) {
   }
   return cli_fail("%s: identified on another model: %s (%s), this model %s is %s; give the model it was "
                   "identified on, or --force to use it anyway", path, model, theirs, m->source, ours);
+}
+
+dyModel* cli_model(const cliArgs* c) {
+  char err[DY_ERRSZ];
+  dyModel* m = NULL;
+  /* the --lock options (checked by cli_check) as names and values */
+  dyLoadOpt opt = c->load;
+  const char* names[CLI_MAXOPT];
+  double vals[CLI_MAXOPT];
+  char* buf = NULL;
+  size_t total = 0;
+  for (int i = 0; i < c->nopt; i++)
+    if (!strcmp(c->key[i], "lock") && c->val[i]) total += strlen(c->val[i]) + 1;
+  if (total && !(buf = malloc(total))) { cli_fail("out of memory"); return NULL; }
+  char* p = buf;
+  opt.nlock = 0;
+  for (int i = 0; i < c->nopt; i++) {
+    size_t len;
+    if (strcmp(c->key[i], "lock") || cli_lock_value(c->val[i], &len, &vals[opt.nlock])) continue;
+    memcpy(p, c->val[i], len);
+    p[len] = 0;
+    names[opt.nlock++] = p;
+    p += len + 1;
+  }
+  opt.lock_joint = names;
+  opt.lock_q = vals;
+  int r = dy_load_model(c->pos[0], &opt, &m, err, sizeof err);
+  free(buf);
+  if (r) {
+    cli_fail("%s", err);
+    return NULL;
+  }
+  cli_provenance(c, m);
+  /* what the loader changed or assumed, e.g. locked joints, one warning each */
+  for (const char* s = m->notes; *s && !cli_flag(c, "quiet");) {
+    const char* e = strchr(s, '\n');
+    int L = e ? (int)(e - s) : (int)strlen(s);
+    fprintf(stderr, "dynid: warning: %.*s\n", L, s);
+    s += L + (e != NULL);
+  }
+  return m;
 }
