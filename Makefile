@@ -137,7 +137,7 @@ test: deps
 	@$(MAKE) --no-print-directory check
 
 check: dynid libdynid.so $(TEST_BIN)
-	@CC="$(CC)" bash tests/run.sh $(TEST_BIN) tests/test_install.sh tests/test_layers.sh
+	@CC="$(CC)" bash tests/run.sh $(TEST_BIN) tests/test_install.sh tests/test_layers.sh tests/test_readme.sh
 
 bench: deps
 	@$(MAKE) --no-print-directory dynid build/tests/bench_main && ./build/tests/bench_main
@@ -166,6 +166,7 @@ install: all
 	install -m 644 verify/dynid.h $(DESTDIR)$(PREFIX)/include/dynid/dynid.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' reports/dynid.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dynid.pc
 	install -m 644 reports/dynid.1 $(DESTDIR)$(PREFIX)/share/man/man1/dynid.1
+	install -d $(DESTDIR)$(PREFIX)/share/doc/dynid && install -m 644 reports/LICENSE $(DESTDIR)$(PREFIX)/share/doc/dynid/LICENSE
 
 # libFuzzer: every reader, FUZZ_SECONDS each (FUZZ_TARGETS to choose),
 # FUZZ_MALLOC_MB the largest allocation; see tests/fuzz/run.sh
