@@ -172,7 +172,7 @@ install: all
 # FUZZ_MALLOC_MB the largest allocation; see tests/fuzz/run.sh
 fuzz: deps
 	@$(MAKE) --no-print-directory $(addprefix build/inc/,$(LAYERS))
-	@FUZZ_LIBS="$(NLOPT_LIBS) $(LDLIBS)" VERIFY_OPS="$(VERIFY_OPS)" bash tests/fuzz/run.sh
+	@FUZZ_LIBS="$(PLOT_LIBS) $(NLOPT_LIBS) $(LDLIBS)" VERIFY_OPS="$(VERIFY_OPS)" bash tests/fuzz/run.sh
 
 clean:
 	rm -rf build libdynid.a libdynid.so libdynid.so.* dynid

@@ -98,7 +98,7 @@ typedef struct {
 int dy_load_model(const char* path, const dyLoadOpt* opt, dyModel** out,
                   char* err, int errsz);
 
-/* Model table CSV (README.md, Model tables and Files):
+/* Model table CSV (README.md, Model tables and files):
  * joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz[,ia,fv,fc,fo]
  * (optional: qmin,qmax,qdmax,qddmax,taumax, name, and all six or none of
  * ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz: the link's bounding ellipsoid

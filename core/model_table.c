@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* dynid core: the model-table reader (README.md, Model tables and Files) and the
+/* dynid core: the model-table reader (README.md, Model tables and files) and the
  * classic-to-modified DH conversion, plus dy_load_model's dispatch, and the
  * bounds-file reader dy_read_ellipsoids (the links' bounding ellipsoids,
  * the same six columns ell_cx..ell_rz a model table may carry).

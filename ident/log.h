@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* dynid ident: recorded or simulated logs (README.md, Model tables and Files), read
+/* dynid ident: recorded or simulated logs (README.md, Model tables and files), read
  * streaming, checked, filtered and differentiated.
  *
  * A log has t, q1..qn, optional qd1..qdn, optional qdd1..qddn, tau1..taun

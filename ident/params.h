@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* dynid ident: the PARAMS file (README.md, Model tables and Files), written by
+/* dynid ident: the PARAMS file (README.md, Model tables and files), written by
  * `dynid identify` and read by --params:
  *     # comment lines: model, set, method, samples, condition number
  *     #! pi,NAME,VALUE          (optional: 14n lines, one per standard parameter)

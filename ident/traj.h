@@ -60,7 +60,7 @@ int dyi_fourier_random(dyiFourier* f, const dyModel* m, int nh, double period,
                        unsigned long long seed, char* err, int errsz);
 
 /* Header of a TRAJ file "t,q1..qn,qd1..qdn,qdd1..qddn" or, with_tau, of a
- * LOG file (README.md, Model tables and Files) with ",tau1..taun" appended. */
+ * LOG file (README.md, Model tables and files) with ",tau1..taun" appended. */
 void dyi_traj_header(FILE* f, int n, int with_tau);
 
 /* One row in the same order, numbers in %.17g (exact round trip); tau may

@@ -2,7 +2,7 @@
 /* dynid program: command-line plumbing shared by the subcommands.
  * Each subcommand lives in reports/cmd_<name>.c as
  *     int cmd_<name>(cliArgs* cli);      returns the exit status 0, 1 or 2
- * Exit status (README.md, Commands): 0 success; 1 bad input or a
+ * Exit status (reports/README.md, Errors, exit status and limits): 0 success; 1 bad input or a
  * numerical failure, with one line "dynid: FILE:ROW:COL: what is wrong" on
  * standard error; 2 bad usage. */
 #ifndef DYNID_CLI_H
@@ -95,7 +95,7 @@ void cli_progress(const char* what, long long done, const char* units, int final
 
 /* -------------------------------------------------------------- states */
 
-/* A states file (README.md, Model tables and Files): for each prefix in pre[npre]
+/* A states file (README.md, Model tables and files): for each prefix in pre[npre]
  * (e.g. {"q","qd","qdd"} or {"q","qd","tau"}) the columns PREFIX1..PREFIXn,
  * matched by header name. Streaming: one row at a time. */
 typedef struct cliStates_ cliStates;
@@ -114,7 +114,7 @@ int cli_params(const cliArgs* c, const dyModel* m, double* par);
 void cli_states_close(cliStates* s);
 
 /* Log options shared by every command that reads a log (README.md,
- * Model tables and Files): --no-header, --map NAME=COLUMN (repeatable, ranges
+ * Model tables and files): --no-header, --map NAME=COLUMN (repeatable, ranges
  * q1..q7=c2..c8), --gain K1,...,Kn, --rows A..B, --cutoff HZ, --on-bad
  * drop|stop. 0, or 2 after printing the usage error. (reports/cli_log.c) */
 #include "ident/log.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* dynid program: the log options shared by every command that reads a log
- * (README.md, Model tables and Files, log.h):
+ * (ident/README.md, Logs; log.h):
  *
  *   --no-header            columns named c1, c2, ... by position
  *   --map NAME=COLUMN      repeatable; ranges: --map q1..q7=c2..c8,

@@ -10,7 +10,7 @@
  * columns filtered in parallel and decimated per log, the logs' rows
  * stacked into the estimator),
  * then writes the PARAMS file (README.md,
- * Model tables and Files): '#' lines with the model, log, set, method, samples, condition
+ * Model tables and files): '#' lines with the model, log, set, method, samples, condition
  * number and residuals, then name,value,std,rel_std_pct,expression.
  * A summary goes to standard error (samples, condition number, per-joint
  * residual RMS and relative error, warnings) unless --quiet. Samples the
@@ -114,7 +114,7 @@ static char* summary(const cliArgs* c, const dyModel* m, const dyiBase* b, const
   return cm;
 }
 
-/* PARAMS file (README.md, Model tables and Files) through dyi_params_write with the
+/* PARAMS file (README.md, Model tables and files) through dyi_params_write with the
  * summary as its comment lines. 0 or -1 (err set). */
 static int write_params(const char* path, const dyModel* m, const dyiBase* b, const double* std,
                         const double* beta, const double* pi, const double* scale, const char* comment, char* err,

@@ -14,7 +14,7 @@
  * joints or one per joint). --friction adds the model's joint terms
  * IA qdd + FV qd + FC sign(qd) + FO (the model must have them); without it
  * the torque is the rigid-body one. Output: a log t,q..,qd..,qdd..,tau..
- * (README.md, Model tables and Files), written atomically. The same seed gives the
+ * (README.md, Model tables and files), written atomically. The same seed gives the
  * same file: the trajectory uses the seed, the noise a stream derived from
  * it. */
 #include "reports/cli.h"

@@ -7,7 +7,7 @@
  * Torque predicted by the base-parameter Newton-Euler (verify/ne_base.h) on
  * a sparse realisation of the base parameters of PARAMS, against the
  * unfiltered logged torque: "joint,rms,rel_err_pct,r2" per joint and "all"
- * (README.md, Commands), then '#' comment lines: largest error and where,
+ * (reports/README.md, Errors, exit status and limits), then '#' comment lines: largest error and where,
  * the inertia matrix along the log (smallest eigenvalue, positive
  * definiteness), the physical-consistency report of the identified MLCs
  * (when PARAMS carries the standard parameters its estimate was solved as,

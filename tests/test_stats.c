@@ -11,7 +11,7 @@
  *   against the triangles of the whole;
  * - refusals: another model, other options, IRLS, truncated and damaged
  *   files, each a one-line error;
- * - the GNU parallel recipe of README.md, when `parallel` is installed. */
+ * - the GNU parallel recipe of ident/README.md, when `parallel` is installed. */
 #include "testhelp.h"
 #include "ident/estimate.h"
 #include "ident/stats.h"
