@@ -6,7 +6,11 @@
  * gathered into blk (block rows x (p_j+1), torque last) and folded into the
  * joint triangle T_j by dtpqrt: [T_j; blk] = Q [T_j'; 0]. The solve stacks
  * the weighted joint triangles into one (p+1) x (p+1) triangle
- * Raug = [R z; 0 rho], equilibrates, checks the rank and solves. */
+ * Raug = [R z; 0 rho], equilibrates, checks the rank and solves.
+ *
+ * Memory: dyi_est_make sizes every array from (n, p, block, mask, folds)
+ * and makes one allocation (the dyiEstim, its dyiEstimWork, the arrays of
+ * EST_ARRAYS); nothing is allocated after it. */
 #include "ident/estimate.h"
 #include <float.h>
 #include <lapacke.h>
@@ -40,22 +44,60 @@ static void add_warn(dyiEstim* e, const char* msg) {
   e->nwarn++;
 }
 
+/* The workspace. Every array of an estimator is in the one allocation of
+ * dyi_est_make (EST_ARRAYS), after the dyiEstim and this struct. */
+struct dyiEstimWork_ {
+  int* np;                  /* columns of joint j (n) */
+  int** cols;               /* their indices (n, each into colidx: p) */
+  int* colidx;              /* (n x p) */
+  double** T;               /* joint triangles, (np+1) x (np+1) col-major (n) */
+  double** T0;              /* IRLS: unweighted triangles of the OLS pass (n) */
+  double** Tf;              /* opt.folds > 1: the parts' joint triangles, part f joint j
+                               at f*n + j, as T (folds*n) */
+  long* rowsf;              /* their equations (folds*n) */
+  double* tri;              /* the storage of T, T0 and Tf, each on an aligned boundary */
+  double *blk, *tq, *work;  /* a block of one joint's rows; dtpqrt's T and work */
+  double* Raug;             /* the global triangle of the last solve, (p+1) x (p+1) */
+  double *Rs, *sv, *vt, *svdw;  /* R (D), its singular values, V^T, dgesvd's work */
+  double* res;              /* IRLS: a block's residuals, then its row weights (n*block) */
+  double* cn;               /* column norms of R (p) */
+  double* prev;             /* IRLS: beta of the previous pass (p) */
+  int ldb, lwork;
+  long* hist;               /* IRLS residual histograms (n x DYI_NHIST) */
+  double* hist_ref;         /* their reference scales (n) */
+  double *Ab, *yb, *rwb;    /* block buffers for dyi_est_run (n*block x p, n*block x 2) */
+  int tu_is_T0;             /* per-joint residuals from T0 (IRLS) */
+  unsigned char* own_mask;  /* dyi_est_own: mask and names to free */
+  const char** own_names;
+};
+
+/* Every array of an estimator, (array, number of elements): the one list
+ * dyi_est_make sizes and places; each starts on an EST_ALIGN boundary.
+ * ntri: doubles of the triangles (each rounded to EST_ALIGN). */
+#define EST_ARRAYS(X) \
+  X(w->np, n) X(w->cols, n) X(w->colidx, (size_t)n * p) \
+  X(w->T, n) X(w->T0, n) X(w->Tf, nf) X(w->rowsf, nf) X(w->tri, ntri) \
+  X(e->beta, p) X(e->std, p) X(e->rel_std_pct, p) X(e->cov, (size_t)p * p) \
+  X(w->blk, (size_t)ldb * P1) X(w->tq, 32 * P1) X(w->work, 32 * P1) X(w->Raug, P1 * P1) \
+  X(w->Rs, P1 * P1) X(w->sv, P1) X(w->vt, P1 * P1) X(w->svdw, lwork) \
+  X(w->res, nbs) X(w->cn, p) X(w->prev, p) \
+  X(w->hist, (size_t)n * DYI_NHIST) X(w->hist_ref, n) \
+  X(w->Ab, nbs * p) X(w->yb, nbs) X(w->rwb, nbs)
+#define EST_ALIGN 64
+#define EST_ROUND(bytes) (((bytes) + EST_ALIGN - 1) / EST_ALIGN * EST_ALIGN)
+/* doubles of a triangle of order m1, rounded to whole EST_ALIGN */
+#define EST_TRI(m1) (EST_ROUND(sizeof(double) * (m1) * (m1)) / sizeof(double))
+
 void dyi_est_free(dyiEstim* e) {
   if (!e) return;
-  for (int j = 0; j < e->n; j++) {
-    if (e->cols) free(e->cols[j]);
-    if (e->T) free(e->T[j]);
-    if (e->T0) free(e->T0[j]);
-  }
-  free(e->np); free(e->cols); free(e->T); free(e->T0);
-  free(e->beta); free(e->std); free(e->rel_std_pct); free(e->cov);
-  free(e->blk); free(e->tq); free(e->work); free(e->Raug); free(e->Rs);
-  free(e->svdw); free(e->sv); free(e->vt); free(e->res);
-  free(e->hist); free(e->hist_ref); free(e->Ab); free(e->yb); free(e->rwb);
-  if (e->Tf) for (int k = 0; k < e->opt.folds * e->n; k++) free(e->Tf[k]);
-  free(e->Tf); free(e->rowsf);
-  free(e->own_mask); free(e->own_names);
-  free(e);
+  free(e->ws->own_mask);
+  free(e->ws->own_names);
+  free(e);   /* the one allocation */
+}
+
+void dyi_est_own(dyiEstim* e, unsigned char* mask, const char** names) {
+  e->ws->own_mask = mask;
+  e->ws->own_names = names;
 }
 
 dyiEstim* dyi_est_make(int n, int p, const dyiEstOpt* opt, char* err, int errsz) {
@@ -63,87 +105,77 @@ dyiEstim* dyi_est_make(int n, int p, const dyiEstOpt* opt, char* err, int errsz)
     snprintf(err, (size_t)errsz, "estimator: bad size n=%d p=%d", n, p);
     return NULL;
   }
-  dyiEstim* e = calloc(1, sizeof *e);
-  if (!e) goto oom;
-  e->n = n; e->p = p;
-  if (opt) e->opt = *opt; else dyi_est_defaults(&e->opt);
-  if (e->opt.block < 1) e->opt.block = 256;
-  int bs = e->opt.block;
-  size_t P1 = (size_t)p + 1;
-  e->ldb = bs > p + 1 ? bs : p + 1;
-  e->np = calloc((size_t)n, sizeof(int));
-  e->cols = calloc((size_t)n, sizeof(int*));
-  e->T = calloc((size_t)n, sizeof(double*));
-  e->T0 = calloc((size_t)n, sizeof(double*));
-  if (!e->np || !e->cols || !e->T || !e->T0) goto oom;
+  dyiEstOpt o;
+  if (opt) o = *opt; else dyi_est_defaults(&o);
+  if (o.block < 1) o.block = 256;
+  if (o.folds > 1) { if (o.fold_len < 1) o.fold_len = 32; }
+  else o.folds = 0;
+  /* the sizes: columns per joint from the mask, then the triangles */
+  const size_t bs = (size_t)o.block, P1 = (size_t)p + 1, nbs = (size_t)n * bs;
+  const size_t nf = (size_t)o.folds * (size_t)n, ldb = bs > P1 ? bs : P1;
+  int npj[DY_MAXJ];
+  size_t ntri = 0;
   for (int j = 0; j < n; j++) {
-    int c = 0;
-    e->cols[j] = malloc(sizeof(int) * (size_t)p);
-    if (!e->cols[j]) goto oom;
-    for (int k = 0; k < p; k++)
-      if (!e->opt.mask || e->opt.mask[(size_t)j * (size_t)p + (size_t)k]) e->cols[j][c++] = k;
-    e->np[j] = c;
-    size_t m1 = (size_t)c + 1;
-    e->T[j] = calloc(m1 * m1, sizeof(double));
-    e->T0[j] = calloc(m1 * m1, sizeof(double));
-    if (!e->T[j] || !e->T0[j]) goto oom;
+    npj[j] = 0;
+    for (int k = 0; k < p; k++) npj[j] += !o.mask || o.mask[(size_t)j * (size_t)p + (size_t)k];
+    ntri += (2 + (size_t)o.folds) * EST_TRI((size_t)npj[j] + 1);
   }
-  if (e->opt.folds > 1) {
-    if (e->opt.fold_len < 1) e->opt.fold_len = 32;
-    int nf = e->opt.folds * n;
-    e->Tf = calloc((size_t)nf, sizeof(double*));
-    e->rowsf = calloc((size_t)nf, sizeof(long));
-    if (!e->Tf || !e->rowsf) goto oom;
-    for (int k = 0; k < nf; k++) {
-      size_t m1 = (size_t)e->np[k % n] + 1;
-      if (!(e->Tf[k] = calloc(m1 * m1, sizeof(double)))) goto oom;
-    }
-  } else e->opt.folds = 0;
-  e->beta = calloc((size_t)p, sizeof(double));
-  e->std = calloc((size_t)p, sizeof(double));
-  e->rel_std_pct = calloc((size_t)p, sizeof(double));
-  e->cov = calloc((size_t)p * (size_t)p, sizeof(double));
-  e->blk = malloc(sizeof(double) * (size_t)e->ldb * P1);
-  e->tq = malloc(sizeof(double) * 32 * P1);
-  e->work = malloc(sizeof(double) * 32 * P1);
-  e->Raug = malloc(sizeof(double) * P1 * P1);
-  e->Rs = malloc(sizeof(double) * P1 * P1);
-  e->sv = malloc(sizeof(double) * P1);
-  e->vt = malloc(sizeof(double) * P1 * P1);
-  e->res = malloc(sizeof(double) * (size_t)n * (size_t)bs);
-  e->hist = calloc((size_t)n * DYI_NHIST, sizeof(long));
-  e->hist_ref = calloc((size_t)n, sizeof(double));
-  e->Ab = malloc(sizeof(double) * (size_t)n * (size_t)bs * (size_t)p);
-  e->yb = malloc(sizeof(double) * (size_t)n * (size_t)bs);
-  e->rwb = malloc(sizeof(double) * (size_t)n * (size_t)bs);
-  if (!e->rwb ||!e->beta || !e->std || !e->rel_std_pct || !e->cov || !e->blk || !e->tq || !e->work ||
-      !e->Raug || !e->Rs || !e->sv || !e->vt || !e->res || !e->hist || !e->hist_ref ||
-      !e->Ab || !e->yb)
-    goto oom;
-  /* SVD workspace: query once for the largest call (V^T of a p x p matrix) */
-  double q = 0;
-  if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', p, p, e->Rs, p, e->sv, NULL, 1, e->vt, p,
-                          &q, -1))
+  /* SVD workspace: query once for the largest call (V^T of a p x p matrix;
+   * a query reads none of the arrays) */
+  double q = 0, dummy[1] = {0};
+  if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', p, p, dummy, p, dummy, NULL, 1, dummy, p, &q, -1))
     q = 5.0 * (double)p * (double)p;
-  e->lwork = (int)q + 5 * p;
-  e->svdw = malloc(sizeof(double) * (size_t)e->lwork);
-  if (!e->svdw) goto oom;
+  const size_t lwork = (size_t)q + 5 * (size_t)p;
+  /* one allocation: the estimator, its workspace, then the arrays */
+  dyiEstim* e = NULL;
+  dyiEstimWork* w = NULL;
+  size_t bytes = EST_ROUND(sizeof *e) + EST_ROUND(sizeof *w);
+#define EST_SIZE_(arr, count) bytes += EST_ROUND(sizeof *(arr) * (size_t)(count));
+  EST_ARRAYS(EST_SIZE_)
+#undef EST_SIZE_
+  char* blk = aligned_alloc(EST_ALIGN, bytes);
+  if (!blk) {
+    snprintf(err, (size_t)errsz, "estimator: out of memory (n=%d, p=%d)", n, p);
+    return NULL;
+  }
+  memset(blk, 0, bytes);
+  e = (dyiEstim*)(void*)blk;
+  blk += EST_ROUND(sizeof *e);
+  w = (dyiEstimWork*)(void*)blk;
+  blk += EST_ROUND(sizeof *w);
+#define EST_PLACE_(arr, count) arr = (void*)blk; blk += EST_ROUND(sizeof *(arr) * (size_t)(count));
+  EST_ARRAYS(EST_PLACE_)
+#undef EST_PLACE_
+  e->ws = w;
+  e->n = n; e->p = p;
+  e->opt = o;
+  w->ldb = (int)ldb;
+  w->lwork = (int)lwork;
+  double* t = w->tri;
+  for (int j = 0; j < n; j++) {
+    size_t m1 = (size_t)npj[j] + 1;
+    int c = 0;
+    w->cols[j] = w->colidx + (size_t)j * (size_t)p;
+    for (int k = 0; k < p; k++)
+      if (!o.mask || o.mask[(size_t)j * (size_t)p + (size_t)k]) w->cols[j][c++] = k;
+    w->np[j] = c;
+    w->T[j] = t; t += EST_TRI(m1);
+    w->T0[j] = t; t += EST_TRI(m1);
+  }
+  for (size_t k = 0; k < nf; k++) { w->Tf[k] = t; t += EST_TRI((size_t)npj[k % (size_t)n] + 1); }
   return e;
-oom:
-  snprintf(err, (size_t)errsz, "estimator: out of memory (n=%d, p=%d)", n, p);
-  dyi_est_free(e);
-  return NULL;
 }
 
 void dyi_est_reset(dyiEstim* e) {
+  dyiEstimWork* ws = e->ws;
   for (int j = 0; j < e->n; j++) {
-    size_t m1 = (size_t)e->np[j] + 1;
-    memset(e->T[j], 0, sizeof(double) * m1 * m1);
+    size_t m1 = (size_t)ws->np[j] + 1;
+    memset(ws->T[j], 0, sizeof(double) * m1 * m1);
   }
   for (int k = 0; k < e->opt.folds * e->n; k++) {
-    size_t m1 = (size_t)e->np[k % e->n] + 1;
-    memset(e->Tf[k], 0, sizeof(double) * m1 * m1);
-    e->rowsf[k] = 0;
+    size_t m1 = (size_t)ws->np[k % e->n] + 1;
+    memset(ws->Tf[k], 0, sizeof(double) * m1 * m1);
+    ws->rowsf[k] = 0;
   }
   e->samples = 0;
   memset(e->rows_j, 0, sizeof e->rows_j);
@@ -154,11 +186,12 @@ void dyi_est_reset(dyiEstim* e) {
  * (a non-finite value, dtpqrt). */
 static int fold_joint(dyiEstim* e, int j, const double* A, int lda, const double* y, const double* rw,
                       int s0, int ns, double* T, char* err, int errsz) {
-  const int n = e->n, pj = e->np[j], ldb = e->ldb;
-  const int* cols = e->cols[j];
+  dyiEstimWork* ws = e->ws;
+  const int n = e->n, pj = ws->np[j], ldb = ws->ldb;
+  const int* cols = ws->cols[j];
   for (int c = 0; c <= pj; c++) {
     const double* a = c < pj ? A + (size_t)lda * (size_t)cols[c] + (size_t)j : y + j;
-    double* b = e->blk + (size_t)ldb * (size_t)c;
+    double* b = ws->blk + (size_t)ldb * (size_t)c;
     for (int s = 0; s < ns; s++) {
       size_t r = (size_t)(s0 + s) * (size_t)n;
       double v = a[r];
@@ -174,7 +207,7 @@ static int fold_joint(dyiEstim* e, int j, const double* A, int lda, const double
     }
   }
   int m1 = pj + 1, nb = m1 < 16 ? m1 : 16;
-  lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, ns, m1, 0, nb, T, m1, e->blk, ldb, e->tq, nb, e->work);
+  lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, ns, m1, 0, nb, T, m1, ws->blk, ldb, ws->tq, nb, ws->work);
   if (info) {
     snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
     return -1;
@@ -184,6 +217,7 @@ static int fold_joint(dyiEstim* e, int j, const double* A, int lda, const double
 
 int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
                 const double* rw, char* err, int errsz) {
+  dyiEstimWork* ws = e->ws;
   int n = e->n, p = e->p;
   if (ns <= 0) return 0;
   if (ns > e->opt.block) {
@@ -213,14 +247,14 @@ int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
             return -1;
           }
       }
-    if (fold_joint(e, j, A, lda, y, rw, 0, ns, e->T[j], err, errsz)) return -1;
+    if (fold_joint(e, j, A, lda, y, rw, 0, ns, ws->T[j], err, errsz)) return -1;
     /* the parts: runs of consecutive samples in one part */
     for (int s0 = 0; s0 < ns && e->opt.folds > 1;) {
       long g = e->samples + s0, L = e->opt.fold_len;
       int f = (int)((g / L) % e->opt.folds), len = (int)(L - g % L);
       if (len > ns - s0) len = ns - s0;
-      if (fold_joint(e, j, A, lda, y, rw, s0, len, e->Tf[f * n + j], err, errsz)) return -1;
-      for (int s = s0; s < s0 + len; s++) e->rowsf[f * n + j] += !rw || rw[(size_t)s * (size_t)n + (size_t)j] != 0;
+      if (fold_joint(e, j, A, lda, y, rw, s0, len, ws->Tf[f * n + j], err, errsz)) return -1;
+      for (int s = s0; s < s0 + len; s++) ws->rowsf[f * n + j] += !rw || rw[(size_t)s * (size_t)n + (size_t)j] != 0;
       s0 += len;
     }
   }
@@ -246,14 +280,15 @@ static void tri_rss(const double* T, int m1, const double* x, double* rss, doubl
 }
 
 void dyi_est_joint_rss(const dyiEstim* e, int j, const double* beta, double* rss, double* yy) {
+  const dyiEstimWork* ws = e->ws;
   double x[DY_NPL * DY_MAXJ];
-  const double* T = e->tu_is_T0 ? e->T0[j] : e->T[j];
-  int pj = e->np[j];
+  const double* T = ws->tu_is_T0 ? ws->T0[j] : ws->T[j];
+  int pj = ws->np[j];
   double* xs = x;
   double* heap = NULL;
   if (pj > (int)(sizeof x / sizeof x[0])) xs = heap = malloc(sizeof(double) * (size_t)pj);
   if (!xs) { *rss = *yy = NAN; return; }
-  for (int c = 0; c < pj; c++) xs[c] = beta[e->cols[j][c]];
+  for (int c = 0; c < pj; c++) xs[c] = beta[ws->cols[j][c]];
   tri_rss(T, pj + 1, xs, rss, yy);
   free(heap);
 }
@@ -269,7 +304,7 @@ static void weakest(const dyiEstim* e, char* buf, int sz) {
     for (int k = 0; k < p; k++) {
       int skip = 0;
       for (int u = 0; u < nu; u++) skip |= used[u] == k;
-      double v = fabs(e->vt[(p - 1) + (size_t)p * (size_t)k]);
+      double v = fabs(e->ws->vt[(p - 1) + (size_t)p * (size_t)k]);
       if (!skip && v > bv) { bv = v; best = k; }
     }
     if (best < 0) break;
@@ -277,7 +312,7 @@ static void weakest(const dyiEstim* e, char* buf, int sz) {
     char nm[64];
     pname(e, best, nm, sizeof nm);
     len += snprintf(buf + len, (size_t)(sz - len > 0 ? sz - len : 0), "%s%+.2f*%s",
-                    nu ? " " : "", e->vt[(p - 1) + (size_t)p * (size_t)best], nm);
+                    nu ? " " : "", e->ws->vt[(p - 1) + (size_t)p * (size_t)best], nm);
     if (len >= sz) break;
   }
 }
@@ -291,20 +326,21 @@ static void weakest(const dyiEstim* e, char* buf, int sz) {
 /* Raug = the QR of the stacked w_j T_j (each joint's triangle scattered
  * into the global columns, the torque column last) */
 static int stack_triangles(dyiEstim* e, const double* wj, char* err, int errsz) {
-  int n = e->n, p = e->p, P1 = p + 1, ldb = e->ldb;
-  memset(e->Raug, 0, sizeof(double) * (size_t)P1 * (size_t)P1);
+  dyiEstimWork* ws = e->ws;
+  int n = e->n, p = e->p, P1 = p + 1, ldb = ws->ldb;
+  memset(ws->Raug, 0, sizeof(double) * (size_t)P1 * (size_t)P1);
   for (int j = 0; j < n; j++) {
-    int pj = e->np[j], m1 = pj + 1;
+    int pj = ws->np[j], m1 = pj + 1;
     double w = wj ? wj[j] : 1.0;
-    for (int c = 0; c < P1; c++) memset(e->blk + (size_t)ldb * (size_t)c, 0, sizeof(double) * (size_t)m1);
+    for (int c = 0; c < P1; c++) memset(ws->blk + (size_t)ldb * (size_t)c, 0, sizeof(double) * (size_t)m1);
     for (int c = 0; c < m1; c++) {
-      int gc = c < pj ? e->cols[j][c] : p;
+      int gc = c < pj ? ws->cols[j][c] : p;
       for (int r = 0; r <= c; r++)
-        e->blk[r + (size_t)ldb * (size_t)gc] = w * e->T[j][r + (size_t)m1 * (size_t)c];
+        ws->blk[r + (size_t)ldb * (size_t)gc] = w * ws->T[j][r + (size_t)m1 * (size_t)c];
     }
     int nb = P1 < 32 ? P1 : 32;
-    lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m1, P1, 0, nb, e->Raug, P1, e->blk,
-                                          ldb, e->tq, nb, e->work);
+    lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m1, P1, 0, nb, ws->Raug, P1, ws->blk,
+                                          ldb, ws->tq, nb, ws->work);
     if (info) {
       snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
       return -1;
@@ -316,7 +352,7 @@ static int stack_triangles(dyiEstim* e, const double* wj, char* err, int errsz) 
 /* cn_k = ||R e_k||; a zero column is a parameter the data do not excite */
 static int column_norms(dyiEstim* e, double* cn, char* err, int errsz) {
   int p = e->p, P1 = p + 1;
-  const double* R = e->Raug;
+  const double* R = e->ws->Raug;
   for (int k = 0; k < p; k++) {
     double s = 0;
     for (int r = 0; r <= k; r++) s += R[r + (size_t)P1 * (size_t)k] * R[r + (size_t)P1 * (size_t)k];
@@ -335,31 +371,32 @@ static int column_norms(dyiEstim* e, double* cn, char* err, int errsz) {
 /* Rs = R D (upper, leading dimension p), or R itself for cn = NULL */
 static void scaled_R(dyiEstim* e, const double* cn) {
   int p = e->p, P1 = p + 1;
-  const double* R = e->Raug;
+  const double* R = e->ws->Raug;
   for (int k = 0; k < p; k++)
     for (int r = 0; r < p; r++)
-      e->Rs[r + (size_t)p * (size_t)k] = r <= k ? R[r + (size_t)P1 * (size_t)k] / (cn ? cn[k] : 1) : 0;
+      e->ws->Rs[r + (size_t)p * (size_t)k] = r <= k ? R[r + (size_t)P1 * (size_t)k] / (cn ? cn[k] : 1) : 0;
 }
 
 /* cond = s_max / s_min of R (as given) and cond_scaled of R D, whose
  * right singular vectors (vt) name the weakest combination when
  * cond_scaled exceeds max_cond */
 static int conditions(dyiEstim* e, const double* cn, char* err, int errsz) {
+  dyiEstimWork* ws = e->ws;
   int p = e->p;
   scaled_R(e, NULL);
-  if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', p, p, e->Rs, p, e->sv, NULL, 1, NULL, 1,
-                          e->svdw, e->lwork)) {
+  if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'N', p, p, ws->Rs, p, ws->sv, NULL, 1, NULL, 1,
+                          ws->svdw, ws->lwork)) {
     snprintf(err, (size_t)errsz, "estimator: SVD did not converge");
     return -1;
   }
-  e->cond = e->sv[p - 1] > 0 ? e->sv[0] / e->sv[p - 1] : INFINITY;
+  e->cond = ws->sv[p - 1] > 0 ? ws->sv[0] / ws->sv[p - 1] : INFINITY;
   scaled_R(e, cn);
-  if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', p, p, e->Rs, p, e->sv, NULL, 1, e->vt, p,
-                          e->svdw, e->lwork)) {
+  if (LAPACKE_dgesvd_work(LAPACK_COL_MAJOR, 'N', 'A', p, p, ws->Rs, p, ws->sv, NULL, 1, ws->vt, p,
+                          ws->svdw, ws->lwork)) {
     snprintf(err, (size_t)errsz, "estimator: SVD did not converge");
     return -1;
   }
-  e->cond_scaled = e->sv[p - 1] > 0 ? e->sv[0] / e->sv[p - 1] : INFINITY;
+  e->cond_scaled = ws->sv[p - 1] > 0 ? ws->sv[0] / ws->sv[p - 1] : INFINITY;
   if (!(e->cond_scaled <= e->opt.max_cond)) {
     char wk[400];
     weakest(e, wk, sizeof wk);
@@ -375,23 +412,24 @@ static int conditions(dyiEstim* e, const double* cn, char* err, int errsz) {
 /* beta = D gamma with (R D) gamma = z; sigma^2 = rho^2 / (rows - p);
  * cov = var_factor sigma^2 D (R D)^-1 (R D)^-T D; std, rel_std_pct */
 static int solve_beta(dyiEstim* e, const double* cn, double rho, long rows, char* err, int errsz) {
+  dyiEstimWork* ws = e->ws;
   int p = e->p, P1 = p + 1;
   scaled_R(e, cn);   /* dgesvd destroyed it */
-  memcpy(e->beta, e->Raug + (size_t)P1 * (size_t)p, sizeof(double) * (size_t)p);
-  if (LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'U', 'N', 'N', p, 1, e->Rs, p, e->beta, p)) {
+  memcpy(e->beta, ws->Raug + (size_t)P1 * (size_t)p, sizeof(double) * (size_t)p);
+  if (LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'U', 'N', 'N', p, 1, ws->Rs, p, e->beta, p)) {
     snprintf(err, (size_t)errsz, "estimator: singular triangular factor");
     return -1;
   }
   for (int k = 0; k < p; k++) e->beta[k] /= cn[k];
   e->sigma2 = rho * rho / (double)(rows - p);
-  if (LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'U', 'N', p, e->Rs, p)) {
+  if (LAPACKE_dtrtri_work(LAPACK_COL_MAJOR, 'U', 'N', p, ws->Rs, p)) {
     snprintf(err, (size_t)errsz, "estimator: singular triangular factor");
     return -1;
   }
   for (int a = 0; a < p; a++)
     for (int b = a; b < p; b++) {
       double s = 0;
-      for (int c = b; c < p; c++) s += e->Rs[a + (size_t)p * (size_t)c] * e->Rs[b + (size_t)p * (size_t)c];
+      for (int c = b; c < p; c++) s += ws->Rs[a + (size_t)p * (size_t)c] * ws->Rs[b + (size_t)p * (size_t)c];
       s *= e->sigma2 * (e->opt.var_factor > 0 ? e->opt.var_factor : 1) / (cn[a] * cn[b]);
       e->cov[a + (size_t)p * (size_t)b] = e->cov[b + (size_t)p * (size_t)a] = s;
     }
@@ -446,71 +484,67 @@ int dyi_est_solve(dyiEstim* e, const double* wj, char* err, int errsz) {
     return -1;
   }
   if (stack_triangles(e, wj, err, errsz)) return -1;
-  double rho = e->Raug[p + (size_t)(p + 1) * (size_t)p];
+  double rho = e->ws->Raug[p + (size_t)(p + 1) * (size_t)p];
   if (!isfinite(rho)) {
     snprintf(err, (size_t)errsz, "estimator: non-finite values in the data");
     return -1;
   }
-  /* p entries of scratch for the column norms: res (n block) when it fits */
-  double* cn = e->res;
-  double* cnh = NULL;
-  if ((long)n * e->opt.block < p) cn = cnh = malloc(sizeof(double) * (size_t)p);
-  if (!cn) { snprintf(err, (size_t)errsz, "estimator: out of memory"); return -1; }
+  double* cn = e->ws->cn;
   int rc = column_norms(e, cn, err, errsz) || conditions(e, cn, err, errsz) ||
            solve_beta(e, cn, rho, rows, err, errsz) ? -1 : 0;
   if (!rc) {
     joint_residuals(e, rows);
     solve_warnings(e);
   }
-  free(cnh);
   return rc;
 }
 
 /* one pass over the source: fold every block, with IRLS row weights when
  * irls (residuals of e->beta, scales s[j], histograms filled) */
 static int pass(dyiEstim* e, dyiRowSource* src, int irls, const double* s, char* err, int errsz) {
+  dyiEstimWork* ws = e->ws;
   int n = e->n, p = e->p, bs = e->opt.block, lda = n * bs;
   dyi_est_reset(e);
   if (irls) {
-    memset(e->hist, 0, sizeof(long) * (size_t)n * DYI_NHIST);
+    memset(ws->hist, 0, sizeof(long) * (size_t)n * DYI_NHIST);
     e->downweighted = 0;
     e->weight_min = 1;
   }
   for (;;) {
-    for (int i = 0; i < n * bs; i++) e->rwb[i] = 1;
-    int ns = src->fill(src->ctx, e->Ab, lda, e->yb, e->rwb, bs, err, errsz);
+    for (int i = 0; i < n * bs; i++) ws->rwb[i] = 1;
+    int ns = src->fill(src->ctx, ws->Ab, lda, ws->yb, ws->rwb, bs, err, errsz);
     if (ns < 0) return -1;
     if (ns == 0) break;
     if (ns > bs) {
       snprintf(err, (size_t)errsz, "estimator: source returned %d samples > %d", ns, bs);
       return -1;
     }
-    const double* rw = e->rwb;
+    const double* rw = ws->rwb;
     if (irls) {
       int m = n * ns;
-      double* r = e->res;
-      memcpy(r, e->yb, sizeof(double) * (size_t)m);
+      double* r = ws->res;
+      memcpy(r, ws->yb, sizeof(double) * (size_t)m);
       for (int k = 0; k < p; k++) {
-        const double* a = e->Ab + (size_t)lda * (size_t)k;
+        const double* a = ws->Ab + (size_t)lda * (size_t)k;
         double b = e->beta[k];
         for (int i = 0; i < m; i++) r[i] -= a[i] * b;
       }
       for (int i = 0; i < m; i++) {
         int j = i % n;
-        if (e->rwb[i] == 0) { r[i] = 0; continue; }
+        if (ws->rwb[i] == 0) { r[i] = 0; continue; }
         double u = fabs(r[i]) / s[j], w = u > e->opt.huber_c ? e->opt.huber_c / u : 1.0;
         if (w < 1) e->downweighted++;
         if (w < e->weight_min) e->weight_min = w;
-        double x = fabs(r[i]) / e->hist_ref[j];
+        double x = fabs(r[i]) / ws->hist_ref[j];
         int bin = x > 0 ? (int)floor((log10(x) - HIST_LO) * HIST_PER_DECADE) : 0;
         if (bin < 0) bin = 0;
         if (bin >= DYI_NHIST) bin = DYI_NHIST - 1;
-        e->hist[(size_t)j * DYI_NHIST + (size_t)bin]++;
-        r[i] = e->rwb[i] * sqrt(w) / s[j];
+        ws->hist[(size_t)j * DYI_NHIST + (size_t)bin]++;
+        r[i] = ws->rwb[i] * sqrt(w) / s[j];
       }
       rw = r;
     }
-    if (dyi_est_add(e, e->Ab, lda, e->yb, ns, rw, err, errsz)) return -1;
+    if (dyi_est_add(e, ws->Ab, lda, ws->yb, ns, rw, err, errsz)) return -1;
   }
   e->iterations++;
   return 0;
@@ -518,7 +552,8 @@ static int pass(dyiEstim* e, dyiRowSource* src, int irls, const double* s, char*
 
 /* median of |r| of joint j from its histogram (linear within the bin) */
 static double hist_median(const dyiEstim* e, int j) {
-  const long* h = e->hist + (size_t)j * DYI_NHIST;
+  const dyiEstimWork* ws = e->ws;
+  const long* h = ws->hist + (size_t)j * DYI_NHIST;
   long tot = 0;
   for (int b = 0; b < DYI_NHIST; b++) tot += h[b];
   if (!tot) return 0;
@@ -527,25 +562,26 @@ static double hist_median(const dyiEstim* e, int j) {
     if (acc + (double)h[b] >= half) {
       double f = h[b] ? (half - acc) / (double)h[b] : 0;
       double lg = HIST_LO + ((double)b + f) / HIST_PER_DECADE;
-      return e->hist_ref[j] * pow(10, lg);
+      return ws->hist_ref[j] * pow(10, lg);
     }
     acc += (double)h[b];
   }
-  return e->hist_ref[j];
+  return ws->hist_ref[j];
 }
 
 /* OLS, then WLS's per-joint weights, from the triangles folded in */
 static int finish(dyiEstim* e, char* err, int errsz) {
+  dyiEstimWork* ws = e->ws;
   int n = e->n;
   if (dyi_est_solve(e, NULL, err, errsz)) return -1;
   /* OLS per-joint noise std: ||r_j||^2 / (N - p_j) */
   for (int j = 0; j < n; j++) {
     double rss, yy;
-    long dof = e->rows_j[j] - e->np[j];
+    long dof = e->rows_j[j] - ws->np[j];
     dyi_est_joint_rss(e, j, e->beta, &rss, &yy);
     if (dof <= 0) {
       snprintf(err, (size_t)errsz, "not enough data: %ld equations for the %d parameters of joint %d",
-               e->rows_j[j], e->np[j], j + 1);
+               e->rows_j[j], ws->np[j], j + 1);
       return -1;
     }
     e->sigma_j[j] = sqrt(rss / (double)dof);
@@ -569,7 +605,7 @@ static int finish(dyiEstim* e, char* err, int errsz) {
     for (int j = 0; j < n; j++) {
       double rss, yy, s;
       dyi_est_joint_rss(e, j, e->beta, &rss, &yy);
-      s = sqrt(rss / (double)(e->rows_j[j] - e->np[j]));
+      s = sqrt(rss / (double)(e->rows_j[j] - ws->np[j]));
       change = fmax(change, fabs(s / e->sigma_j[j] - 1));
       e->sigma_j[j] = s;
     }
@@ -584,24 +620,28 @@ int dyi_est_finish(dyiEstim* e, char* err, int errsz) {
              "use OLS or WLS");
     return -1;
   }
-  e->tu_is_T0 = 0;
+  e->ws->tu_is_T0 = 0;
   return finish(e, err, errsz);
 }
 
-const double* dyi_est_triangle(const dyiEstim* e, int j) { return e->tu_is_T0 ? e->T0[j] : e->T[j]; }
+const double* dyi_est_triangle(const dyiEstim* e, int j) {
+  return e->ws->tu_is_T0 ? e->ws->T0[j] : e->ws->T[j];
+}
 
 /* [Td; T] = Q [Td'; 0] for joint j's triangles: T folded into Td, which
  * holds rows_d equations so far (a copy when none). 0 or -1. */
 static int merge_into(dyiEstim* e, int j, double* Td, long rows_d, const double* T, char* err, int errsz) {
-  int m1 = e->np[j] + 1, nb = m1 < 32 ? m1 : 32;
+  dyiEstimWork* ws = e->ws;
+  int m1 = ws->np[j] + 1, nb = m1 < 32 ? m1 : 32;
   if (!rows_d) {
     memcpy(Td, T, sizeof(double) * (size_t)m1 * (size_t)m1);
   } else {
     /* [T_e; T] = Q [T'; 0]: the QR of the two triangles stacked (TSQR) */
     for (int c = 0; c < m1; c++)
-      for (int r = 0; r < m1; r++) e->blk[r + (size_t)e->ldb * (size_t)c] = r <= c ? T[r + (size_t)m1 * (size_t)c] : 0;
-    lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m1, m1, 0, nb, Td, m1, e->blk,
-                                          e->ldb, e->tq, nb, e->work);
+      for (int r = 0; r < m1; r++)
+        ws->blk[r + (size_t)ws->ldb * (size_t)c] = r <= c ? T[r + (size_t)m1 * (size_t)c] : 0;
+    lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, m1, m1, 0, nb, Td, m1, ws->blk,
+                                          ws->ldb, ws->tq, nb, ws->work);
     if (info) {
       snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
       return -1;
@@ -612,7 +652,7 @@ static int merge_into(dyiEstim* e, int j, double* Td, long rows_d, const double*
 
 int dyi_est_merge_tri(dyiEstim* e, int j, const double* T, long rows, char* err, int errsz) {
   if (!rows) return 0;   /* nothing folded: exactly no change */
-  if (merge_into(e, j, e->T[j], e->rows_j[j], T, err, errsz)) return -1;
+  if (merge_into(e, j, e->ws->T[j], e->rows_j[j], T, err, errsz)) return -1;
   e->rows_j[j] += rows;
   return 0;
 }
@@ -623,18 +663,18 @@ int dyi_est_merge(dyiEstim* dst, const dyiEstim* src, char* err, int errsz) {
     return -1;
   }
   for (int j = 0; j < dst->n; j++) {
-    if (dst->np[j] != src->np[j]) {
+    if (dst->ws->np[j] != src->ws->np[j]) {
       snprintf(err, (size_t)errsz, "estimator: joint %d has %d columns here and %d in the other", j + 1,
-               dst->np[j], src->np[j]);
+               dst->ws->np[j], src->ws->np[j]);
       return -1;
     }
     if (dyi_est_merge_tri(dst, j, dyi_est_triangle(src, j), src->rows_j[j], err, errsz)) return -1;
   }
   if (dst->opt.folds > 1 && dst->opt.folds == src->opt.folds)
     for (int k = 0; k < dst->opt.folds * dst->n; k++) {
-      if (!src->rowsf[k]) continue;
-      if (merge_into(dst, k % dst->n, dst->Tf[k], dst->rowsf[k], src->Tf[k], err, errsz)) return -1;
-      dst->rowsf[k] += src->rowsf[k];
+      if (!src->ws->rowsf[k]) continue;
+      if (merge_into(dst, k % dst->n, dst->ws->Tf[k], dst->ws->rowsf[k], src->ws->Tf[k], err, errsz)) return -1;
+      dst->ws->rowsf[k] += src->ws->rowsf[k];
     }
   dst->samples += src->samples;
   return 0;
@@ -651,7 +691,7 @@ dyiEstim* dyi_est_without_part(const dyiEstim* e, int f, char* err, int errsz) {
   for (int g = 0; g < e->opt.folds; g++) {
     if (g == f) continue;
     for (int j = 0; j < e->n; j++)
-      if (dyi_est_merge_tri(t, j, e->Tf[g * e->n + j], e->rowsf[g * e->n + j], err, errsz)) {
+      if (dyi_est_merge_tri(t, j, e->ws->Tf[g * e->n + j], e->ws->rowsf[g * e->n + j], err, errsz)) {
         dyi_est_free(t);
         return NULL;
       }
@@ -662,17 +702,19 @@ dyiEstim* dyi_est_without_part(const dyiEstim* e, int f, char* err, int errsz) {
 }
 
 double dyi_est_part_rss(const dyiEstim* e, int f, int j, const double* beta) {
+  const dyiEstimWork* ws = e->ws;
   double x[DY_NPL * DY_MAXJ], rss, yy;
-  int pj = e->np[j];
+  int pj = ws->np[j];
   if (e->opt.folds < 2 || pj > (int)(sizeof x / sizeof x[0])) return NAN;
-  for (int c = 0; c < pj; c++) x[c] = beta[e->cols[j][c]];
-  tri_rss(e->Tf[f * e->n + j], pj + 1, x, &rss, &yy);
+  for (int c = 0; c < pj; c++) x[c] = beta[ws->cols[j][c]];
+  tri_rss(ws->Tf[f * e->n + j], pj + 1, x, &rss, &yy);
   return rss;
 }
 
 int dyi_est_run(dyiEstim* e, dyiRowSource* src, char* err, int errsz) {
+  dyiEstimWork* ws = e->ws;
   e->iterations = 0;
-  e->tu_is_T0 = 0;
+  ws->tu_is_T0 = 0;
   if (pass(e, src, 0, NULL, err, errsz)) return -1;
   if (e->opt.fold_only) return 0;
   if (finish(e, err, errsz)) return -1;
@@ -680,13 +722,12 @@ int dyi_est_run(dyiEstim* e, dyiRowSource* src, char* err, int errsz) {
   int n = e->n;
   /* IRLS: keep the OLS triangles for the unweighted residual statistics */
   for (int j = 0; j < n; j++) {
-    size_t m1 = (size_t)e->np[j] + 1;
-    memcpy(e->T0[j], e->T[j], sizeof(double) * m1 * m1);
+    size_t m1 = (size_t)ws->np[j] + 1;
+    memcpy(ws->T0[j], ws->T[j], sizeof(double) * m1 * m1);
   }
-  double s[DY_MAXJ], old[DY_NPL * DY_MAXJ];
-  double* prev = e->p <= (int)(sizeof old / sizeof old[0]) ? old : malloc(sizeof(double) * (size_t)e->p);
-  if (!prev) { snprintf(err, (size_t)errsz, "estimator: out of memory"); return -1; }
-  int rc = -1, converged = 0;
+  double s[DY_MAXJ];
+  double* prev = ws->prev;
+  int converged = 0;
   /* scales below 1e-9 of the torque's RMS are round-off (exact data):
    * Huber weights there would only reweight rounding errors */
   double sfloor[DY_MAXJ];
@@ -696,14 +737,14 @@ int dyi_est_run(dyiEstim* e, dyiRowSource* src, char* err, int errsz) {
     sfloor[j] = 1e-9 * sqrt(yy / (double)(e->rows_j[j] ? e->rows_j[j] : 1));
     if (!(sfloor[j] > 0)) sfloor[j] = 1e-300;
     s[j] = fmax(e->sigma_j[j], sfloor[j]);
-    e->hist_ref[j] = s[j];
+    ws->hist_ref[j] = s[j];
   }
   for (int it = 0; it < e->opt.irls_maxit; it++) {
     memcpy(prev, e->beta, sizeof(double) * (size_t)e->p);
-    if (src->rewind(src->ctx, err, errsz)) goto done;
-    if (pass(e, src, 1, s, err, errsz)) goto done;
-    e->tu_is_T0 = 1;
-    if (dyi_est_solve(e, NULL, err, errsz)) goto done;
+    if (src->rewind(src->ctx, err, errsz)) return -1;
+    if (pass(e, src, 1, s, err, errsz)) return -1;
+    ws->tu_is_T0 = 1;
+    if (dyi_est_solve(e, NULL, err, errsz)) return -1;
     double change = 0;
     for (int k = 0; k < e->p; k++) {
       /* relative to std, or to round-off where the data are exact */
@@ -728,10 +769,72 @@ int dyi_est_run(dyiEstim* e, dyiRowSource* src, char* err, int errsz) {
              e->opt.irls_maxit, e->opt.irls_tol);
     add_warn(e, msg);
   }
-  rc = 0;
-done:
-  if (prev != old) free(prev);
-  return rc;
+  return 0;
+}
+
+/* ------------------------------------------- the triangles, read out */
+
+const double* dyi_est_raug(const dyiEstim* e, int* ld) {
+  if (ld) *ld = e->p + 1;
+  return e->ws->Raug;
+}
+
+/* ||Raug e_c||^2 over rows 0..c (the upper triangle) */
+static double raug_colsq(const dyiEstim* e, int c) {
+  const double* R = e->ws->Raug + (size_t)(e->p + 1) * (size_t)c;
+  double s = 0;
+  for (int i = 0; i <= c; i++) s += R[i] * R[i];
+  return s;
+}
+
+double dyi_est_rho2(const dyiEstim* e) {
+  double rho = e->ws->Raug[e->p + (size_t)(e->p + 1) * (size_t)e->p];
+  return rho * rho;
+}
+
+double dyi_est_yy(const dyiEstim* e) { return raug_colsq(e, e->p); }
+
+double dyi_est_colsq(const dyiEstim* e, int k) { return raug_colsq(e, k); }
+
+const int* dyi_est_cols(const dyiEstim* e, int j, int* np) {
+  if (np) *np = e->ws->np[j];
+  return e->ws->cols[j];
+}
+
+int dyi_est_block_buffers(dyiEstim* e, double** A, double** y, double** rw) {
+  *A = e->ws->Ab;
+  *y = e->ws->yb;
+  *rw = e->ws->rwb;
+  return e->n * e->opt.block;
+}
+
+/* ------------------------------------ how well each parameter is identified */
+
+void dyi_est_scales(const dyiEstim* e, double* scale) {
+  const int p = e->p;
+  double yy = 0;
+  for (int k = 0; k < p; k++) scale[k] = 0;   /* ||Y_k||^2 first */
+  for (int j = 0; j < e->n; j++) {
+    const double* T = dyi_est_triangle(e, j);
+    int q;
+    const int* cols = dyi_est_cols(e, j, &q);
+    const int Q1 = q + 1;
+    if (!e->rows_j[j]) continue;
+    for (int c = 0; c <= q; c++) {
+      double s2 = 0;
+      for (int i = 0; i <= c; i++) s2 += T[i + (size_t)Q1 * (size_t)c] * T[i + (size_t)Q1 * (size_t)c];
+      if (c < q) scale[cols[c]] += s2;
+      else yy += s2;
+    }
+  }
+  for (int k = 0; k < p; k++) scale[k] = scale[k] > 0 ? sqrt(yy / scale[k]) : INFINITY;
+}
+
+dyiIdClass dyi_ident_class(double value, double std, double scale) {
+  if (isnan(std)) return DYI_ID_BOUND;
+  double rel = value != 0 ? 100 * std / fabs(value) : INFINITY;
+  if (!(rel > DYI_ID_RELSTD)) return DYI_ID_FINE;
+  return std > DYI_ID_TINY_FRAC * scale ? DYI_ID_POOR : DYI_ID_TINY;
 }
 
 /* ------------------------------------------------- the structural mask */

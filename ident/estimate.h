@@ -111,8 +111,14 @@ typedef struct {
                                  statistics stay unset; for saving the triangles) */
 } dyiEstOpt;
 
-/* The estimator: workspace made once, results after dyi_est_run or
- * dyi_est_solve. Result arrays are owned by the estimator. */
+/* The estimator's workspace (ident/estimate.c): the joint triangles, the
+ * global triangle of the last solve, block buffers, scratch. Read through
+ * the accessors below; nothing outside estimate.c looks inside. */
+typedef struct dyiEstimWork_ dyiEstimWork;
+
+/* The estimator: results after dyi_est_run or dyi_est_solve. It and every
+ * array of it (results and workspace) live in one allocation made by
+ * dyi_est_make (sizes from n, p, opt->block, opt->mask and opt->folds). */
 typedef struct dyiEstim_ {
   int n, p;                 /* joints, base parameters */
   dyiEstOpt opt;
@@ -136,22 +142,8 @@ typedef struct dyiEstim_ {
   int iterations;           /* passes over the data */
   int nwarn;                /* warnings (may exceed DYI_MAXWARN) */
   char warn[DYI_MAXWARN][DYI_WARNSZ];
-  /* workspace (internal) */
-  int* np;                  /* columns of joint j (n) */
-  int** cols;               /* their indices (n x np[j]) */
-  double** T;               /* joint triangles, (np+1) x (np+1) col-major (n) */
-  double** T0;              /* IRLS: unweighted triangles of the OLS pass (n) */
-  double *blk, *tq, *work, *Raug, *Rs, *svdw, *sv, *vt, *res;
-  int ldb, lwork;
-  long* hist;               /* IRLS residual histograms (n x DYI_NHIST) */
-  double* hist_ref;         /* their reference scales (n) */
-  double *Ab, *yb, *rwb;    /* block buffers for dyi_est_run (n*block x p, n*block x 2) */
-  int tu_is_T0;             /* per-joint residuals from T0 (IRLS) */
-  double** Tf;              /* opt.folds > 1: the parts' joint triangles, part f joint j
-                               at f*n + j, as T (folds*n) */
-  long* rowsf;              /* their equations (folds*n) */
-  unsigned char* own_mask;  /* dyi_identify: mask and names it made (freed here) */
-  const char** own_names;
+  /* workspace (internal: use the accessors) */
+  dyiEstimWork* ws;
 } dyiEstim;
 
 /* Default options. */
@@ -159,9 +151,14 @@ void dyi_est_defaults(dyiEstOpt* opt);
 
 /* Make an estimator for p parameters of an n-joint arm (workspace for
  * blocks of opt->block samples; the mask and names are copied by
- * reference and must outlive the estimator). NULL with err set. */
+ * reference and must outlive the estimator, or be handed over with
+ * dyi_est_own). One allocation. NULL with err set. */
 dyiEstim* dyi_est_make(int n, int p, const dyiEstOpt* opt, char* err, int errsz);
 void dyi_est_free(dyiEstim* e);
+
+/* Hand the mask and names (malloc'd; those of opt) over to e: dyi_est_free
+ * frees them. */
+void dyi_est_own(dyiEstim* e, unsigned char* mask, const char** names);
 
 /* Run opt->method over a source: OLS and WLS read the data once, IRLS
  * once per iteration (rewinding). 0, or -1 with err set (source error,
@@ -227,5 +224,68 @@ double dyi_est_part_rss(const dyiEstim* e, int f, int j, const double* beta);
  * triangles of its first, unweighted pass). */
 void dyi_est_joint_rss(const dyiEstim* e, int j, const double* beta, double* rss,
                        double* yy);
+
+/* ---- the triangles and the statistics callers compute from them ----
+ *
+ * The global triangle of the last solve (dyi_est_solve, hence dyi_est_run
+ * and dyi_est_finish; zeros before the first): the (p+1) x (p+1) upper
+ * triangle Raug = [R z; 0 rho], column-major, leading dimension *ld = p+1
+ * (ld may be NULL), of the weighted rows [W A  W y], i.e.
+ * [W A  W y] = Q Raug, W diagonal: each row's rw (the source's; 1 but at
+ * the ends of a filtered segment) times the method's weight (OLS: 1; WLS:
+ * 1/sigma_j on joint j's rows; IRLS: the Huber weight sqrt(w)/s_j of the
+ * row). For any beta
+ *     ||W (y - A beta)||^2 = ||R beta - z||^2 + rho^2.
+ * Units: column k of R is that of W A e_k (torque unit [N m|N] per unit of
+ * parameter k, times the weight's unit), z and rho that of W y (OLS:
+ * [N m|N]; WLS and IRLS: the weights are 1/torque, so dimensionless). */
+const double* dyi_est_raug(const dyiEstim* e, int* ld);
+
+/* rho^2 = min_beta ||W (y - A beta)||^2: the weighted residual sum of
+ * squares of the last solve's beta [(W y) unit ^2]; sigma2 = rho^2 / (M - p)
+ * (M equations). */
+double dyi_est_rho2(const dyiEstim* e);
+
+/* ||W y||^2 = ||z||^2 + rho^2: the squared norm of the weighted torque
+ * (the last column of Raug) [(W y) unit ^2]. */
+double dyi_est_yy(const dyiEstim* e);
+
+/* ||W A e_k||^2 = ||R e_k||^2 = sum_{i<=k} R_ik^2: the squared norm of
+ * column k (0-based) of the weighted regressor [(W A e_k) unit ^2]. */
+double dyi_est_colsq(const dyiEstim* e, int k);
+
+/* The columns of joint j (mask row j, ascending, 0-based): the columns of
+ * its triangle (dyi_est_triangle) but the last; their count in *np. */
+const int* dyi_est_cols(const dyiEstim* e, int j, int* np);
+
+/* The block buffers dyi_est_run fills from a row source, for a caller that
+ * fills blocks itself and folds them with dyi_est_add (not during
+ * dyi_est_run): *A (n*block x p, column-major), *y and *rw (n*block each).
+ * Returns their leading dimension lda = n * opt.block. */
+int dyi_est_block_buffers(dyiEstim* e, double** A, double** y, double** rw);
+
+/* ---- how well each base parameter is identified (one rule for every
+ * list of poorly identified parameters) ----
+ *
+ * The scale of parameter k, s_k = ||tau|| / ||Y_k|| [unit of parameter k]:
+ * the value at which its regressor column alone would carry the whole
+ * torque (tau and Y_k the rows as folded in, after the row stage's filter,
+ * with their rw but without the method's weights; from the joint
+ * triangles, IRLS: of its first pass:
+ * ||tau||^2 = sum_j ||T_j e_last||^2, ||Y_k||^2 = sum_j ||R_j e_k||^2).
+ * INFINITY for a column that is zero over the data. scale: p. */
+void dyi_est_scales(const dyiEstim* e, double* scale);
+
+/* The class of a value with standard deviation std and scale s:
+ *   DYI_ID_BOUND  std is NaN (no std: held by a bound of the consistent
+ *                 estimate),
+ *   DYI_ID_FINE   relative std 100 std / |value| <= DYI_ID_RELSTD (10 %),
+ *   DYI_ID_POOR   else std > DYI_ID_TINY_FRAC s (1e-3 of the scale),
+ *   DYI_ID_TINY   else (a structurally tiny value: not flagged).
+ * A zero value with a std has an infinite relative std. */
+#define DYI_ID_RELSTD 10.0
+#define DYI_ID_TINY_FRAC 1e-3
+typedef enum { DYI_ID_FINE, DYI_ID_POOR, DYI_ID_TINY, DYI_ID_BOUND } dyiIdClass;
+dyiIdClass dyi_ident_class(double value, double std, double scale);
 
 #endif

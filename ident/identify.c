@@ -355,7 +355,7 @@ typedef struct {
   int* gidx;          /* channel i of rows -> channel of the full layout */
   double* x;          /* one gathered record */
   dyiEstim* e;         /* its joints' triangles */
-  int nblk;           /* samples waiting in e->Ab */
+  int nblk;           /* samples waiting in e's block buffers */
   int failed;
   char err[512];
 } mtWorker;
@@ -375,15 +375,17 @@ struct mtShared_ {
 
 static int mt_fold(mtWorker* w) {
   if (!w->nblk || w->failed) return 0;
-  int lda = w->e->n * w->e->opt.block;
-  if (dyi_est_add(w->e, w->e->Ab, lda, w->e->yb, w->nblk, w->e->rwb, w->err, sizeof w->err)) w->failed = 1;
+  double *A, *y, *rw;
+  int lda = dyi_est_block_buffers(w->e, &A, &y, &rw);
+  if (dyi_est_add(w->e, A, lda, y, w->nblk, rw, w->err, sizeof w->err)) w->failed = 1;
   w->nblk = 0;
   return w->failed ? -1 : 0;
 }
 
 static void mt_drain(mtWorker* w) {
-  int lda = w->e->n * w->e->opt.block;
-  while (dyi_rows_pop(w->rows, w->e->Ab, lda, w->nblk, w->e->yb, w->e->rwb, NULL))
+  double *A, *y, *rw;
+  int lda = dyi_est_block_buffers(w->e, &A, &y, &rw);
+  while (dyi_rows_pop(w->rows, A, lda, w->nblk, y, rw, NULL))
     if (++w->nblk == w->e->opt.block) mt_fold(w);
 }
 
@@ -652,7 +654,7 @@ dyiEstim* dyi_identify_logs(const dyModel* m, const dyiBase* b, dyiLogReader* co
   if (o.threads > 1 && o.method != DYI_IRLS) {
     e = mt_fold_logs(m, b, r, nr, &o, o.threads - 1, progress, err, errsz);   /* the caller reads */
     if (!e) goto fail;
-    e->own_mask = mask; e->own_names = names;
+    dyi_est_own(e, mask, names);
     mask = NULL; names = NULL;
     if (!o.fold_only && dyi_est_finish(e, err, errsz)) goto fail;
     dyi_rows_free(s.w);
@@ -660,7 +662,7 @@ dyiEstim* dyi_identify_logs(const dyModel* m, const dyiBase* b, dyiLogReader* co
   }
   e = dyi_est_make(n, nb, &o, err, errsz);
   if (!e) goto fail;
-  e->own_mask = mask; e->own_names = names;
+  dyi_est_own(e, mask, names);
   mask = NULL; names = NULL;
   dyiRowSource src = {&s, log_fill, log_rewind};
   if (dyi_est_run(e, &src, err, errsz)) goto fail;
@@ -679,4 +681,52 @@ dyiEstim* dyi_identify(const dyModel* m, const dyiBase* b, dyiLogReader* r, cons
                       void (*progress)(long long samples, int pass, int final),
                       char* err, int errsz) {
   return dyi_identify_logs(m, b, &r, 1, opt, progress, err, errsz);
+}
+
+/* ------------------------------------------ the parameters' scales from logs */
+
+/* the squares of the rows waiting in w (every one, as before a push): of
+ * the torque into *yy, of column k into ak[k]; A room for n x p */
+static void scale_squares(dyiRows* w, int n, int p, double* A, double* yy, double* ak) {
+  double y[DY_MAXJ], rw[DY_MAXJ];
+  while (dyi_rows_pop(w, A, n, 0, y, rw, NULL))
+    for (int i = 0; i < n; i++) {
+      const double r2 = rw[i] * rw[i];
+      *yy += r2 * y[i] * y[i];
+      for (int k = 0; k < p; k++) ak[k] += r2 * A[i + (size_t)n * k] * A[i + (size_t)n * k];
+    }
+}
+
+int dyi_identify_scales(const dyModel* m, const dyiBase* b, const char* const* paths, int nlog,
+                        const dyiLogOpt* lopt, double* scale, char* err, int errsz) {
+  const int n = m->n, p = b->nb;
+  double yy = 0;
+  double* ak = calloc((size_t)p, sizeof(double));
+  double* A = malloc(sizeof(double) * (size_t)n * (size_t)p);
+  if (!ak || !A) { free(ak); free(A); snprintf(err, (size_t)errsz, "out of memory"); return -1; }
+  dyiRows* w = dyi_rows_make(m, b, err, errsz);
+  int r = w ? 0 : -1;
+  for (int l = 0; r == 0 && l < nlog; l++) {
+    dyiLogReader* lr = dyi_log_open(paths[l], n, lopt, err, errsz);
+    if (!lr) { r = -1; break; }
+    dyiLogInfo li;
+    dyi_log_info(lr, &li);
+    dyiSample s;
+    if (dyi_rows_config(w, &li, err, errsz)) r = -1;
+    while (r == 0 && (r = dyi_log_next(lr, &s, err, errsz)) == 1) {
+      scale_squares(w, n, p, A, &yy, ak);
+      dyi_rows_push(w, &s);
+      r = 0;
+    }
+    if (r == 0) {   /* the end of the file: the rows still in the filter */
+      dyi_rows_break(w, 1);
+      scale_squares(w, n, p, A, &yy, ak);
+    }
+    dyi_log_close(lr);
+  }
+  if (r == 0)
+    for (int k = 0; k < p; k++) scale[k] = ak[k] > 0 ? sqrt(yy / ak[k]) : INFINITY;
+  dyi_rows_free(w);
+  free(ak); free(A);
+  return r;
 }

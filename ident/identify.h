@@ -87,4 +87,13 @@ void dyi_rows_break(dyiRows* w, int file_end);
  * wanted). 1, or 0 when none is ready. */
 int dyi_rows_pop(dyiRows* w, double* A, int lda, int slot, double* y, double* rw, long* row);
 
+/* Each base parameter's scale s_k = ||tau|| / ||Y_k|| (as estimate.h
+ * dyi_est_scales: INFINITY for a zero column) from the rows the row stage
+ * makes of the nlog logs at paths (log options lopt) for set b, without
+ * an estimate: on the same logs and options it agrees with dyi_est_scales
+ * of dyi_identify_logs's estimator to round-off. scale: b->nb. 0, or -1
+ * with err set. */
+int dyi_identify_scales(const dyModel* m, const dyiBase* b, const char* const* paths, int nlog,
+                        const dyiLogOpt* lopt, double* scale, char* err, int errsz);
+
 #endif

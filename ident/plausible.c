@@ -130,11 +130,9 @@ int dyi_link_bounds(const dyModel* m, const double* nom, const dyiBoundOpt* o, d
 /* the data term's normaliser: the noise variance of one weighted equation,
  * at least floor times the mean squared weighted torque */
 static double noise_floor(const dyiEstim* e, double floor) {
-  const int p = e->p, P1 = p + 1;
   long rows = 0;
   for (int j = 0; j < e->n; j++) rows += e->rows_j[j];
-  double yy = 0;
-  for (int i = 0; i <= p; i++) yy += e->Raug[i + (size_t)P1 * p] * e->Raug[i + (size_t)P1 * p];
+  const double yy = dyi_est_yy(e);
   return fmax(e->sigma2, floor * yy / (double)(rows > 0 ? rows : 1));
 }
 
@@ -142,10 +140,11 @@ static double noise_floor(const dyiEstim* e, double floor) {
  * right-hand side z (NULL: t's own) */
 static int solve_on(const dyModel* m, const dyiBase* b, const dyiEstim* t, const dyiConsOpt* o, double w,
                     const double* z, double gaptol, double floor, dyiConsResult* r, char* err, int errsz) {
-  const int p = t->p, P1 = p + 1;
-  const double rho = t->Raug[p + (size_t)P1 * p];
-  dyiConsProblem pr = {.p = p, .npar = b->npar, .K = b->B, .R = t->Raug, .ldr = P1,
-                       .z = z ? z : t->Raug + (size_t)P1 * p, .rho2 = rho * rho, .prior = o->prior,
+  const int p = t->p;
+  int P1;
+  const double* R = dyi_est_raug(t, &P1);
+  dyiConsProblem pr = {.p = p, .npar = b->npar, .K = b->B, .R = R, .ldr = P1,
+                       .z = z ? z : R + (size_t)P1 * p, .rho2 = dyi_est_rho2(t), .prior = o->prior,
                        .prior_weight = w, .min_eig = o->min_eig, .bounds = o->bounds,
                        .total_mass = o->total_mass, .total_tol = o->total_tol, .f0 = noise_floor(t, floor),
                        .gaptol = gaptol};
@@ -225,7 +224,9 @@ static double gauss(unsigned long long* s) {
 /* the parametric bootstrap of the estimate res (see consistent.h) */
 static int bootstrap(const dyModel* m, const dyiBase* b, const dyiEstim* e, const dyiConsOpt* o, double w,
                      dyiConsResult* res, int* done, int total, char* err, int errsz) {
-  const int p = e->p, P1 = p + 1, B = o->boot;
+  const int p = e->p, B = o->boot;
+  int P1;
+  const double* R = dyi_est_raug(e, &P1);
   const double sb = sqrt(e->sigma2 * (e->opt.var_factor > 0 ? e->opt.var_factor : 1));
   double* z = malloc(sizeof(double) * (size_t)p);
   double* s1 = calloc((size_t)p, sizeof(double));
@@ -242,7 +243,7 @@ static int bootstrap(const dyModel* m, const dyiBase* b, const dyiEstim* e, cons
   for (int r = 0; r < B && !st; r++) {
     for (int i = 0; i < p; i++) {   /* z* = R beta + sigma_b e */
       double v = 0;
-      for (int l = i; l < p; l++) v += e->Raug[i + (size_t)P1 * l] * res->beta[l];
+      for (int l = i; l < p; l++) v += R[i + (size_t)P1 * l] * res->beta[l];
       z[i] = v + sb * gauss(&seed);
     }
     dyiConsResult rb;

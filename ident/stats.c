@@ -71,14 +71,16 @@ int dyi_stats_write(FILE* f, const dyModel* m, const dyiBase* b, const dyiEstim*
             logs[k].fc, logs[k].decim, logs[k].path);
   fprintf(f, "samples,%ld\n", e->samples);
   for (int j = 0; j < e->n; j++) {
-    int m1 = e->np[j] + 1;
+    int nc;
+    const int* cols = dyi_est_cols(e, j, &nc);
+    int m1 = nc + 1;
     const double* T = dyi_est_triangle(e, j);
     double rss = 0, yy = 0;
     rss = T[(m1 - 1) + (size_t)m1 * (size_t)(m1 - 1)];
     rss *= rss;
     for (int r = 0; r < m1; r++) yy += T[r + (size_t)m1 * (size_t)(m1 - 1)] * T[r + (size_t)m1 * (size_t)(m1 - 1)];
-    fprintf(f, "joint,%d,%ld,%d,%.17g,%.17g\ncols,%d", j + 1, e->rows_j[j], e->np[j], yy, rss, j + 1);
-    for (int c = 0; c < e->np[j]; c++) fprintf(f, ",%d", e->cols[j][c] + 1);
+    fprintf(f, "joint,%d,%ld,%d,%.17g,%.17g\ncols,%d", j + 1, e->rows_j[j], nc, yy, rss, j + 1);
+    for (int c = 0; c < nc; c++) fprintf(f, ",%d", cols[c] + 1);
     fputc('\n', f);
     for (int r = 0; r < m1; r++) {
       fprintf(f, "T,%d,%d", j + 1, r + 1);
@@ -366,12 +368,14 @@ int dyi_stats_merge_file(const char* path, const dyiStatsHead* ref, const dyiBas
   for (int j = 0; j < e->n; j++) {
     long v, rows, np;
     double yy, rss;
+    int nc;
+    const int* cols = dyi_est_cols(e, j, &nc);
     if (expect(&r, "joint", 6) || get_long(&r, 1, j + 1, j + 1, &v) || get_long(&r, 2, 0, 1L << 60, &rows) ||
-        get_long(&r, 3, e->np[j], e->np[j], &np) || get_double(&r, 4, &yy) || get_double(&r, 5, &rss))
+        get_long(&r, 3, nc, nc, &np) || get_double(&r, 4, &yy) || get_double(&r, 5, &rss))
       goto done;
     if (expect(&r, "cols", (int)np + 2) || get_long(&r, 1, j + 1, j + 1, &v)) goto done;
     for (int c = 0; c < np; c++)
-      if (get_long(&r, 2 + c, e->cols[j][c] + 1, e->cols[j][c] + 1, &v)) goto done;
+      if (get_long(&r, 2 + c, cols[c] + 1, cols[c] + 1, &v)) goto done;
     int m1 = (int)np + 1;
     for (int rr = 0; rr < m1; rr++) {
       if (expect(&r, "T", 3 + m1 - rr) || get_long(&r, 1, j + 1, j + 1, &v) || get_long(&r, 2, rr + 1, rr + 1, &v))

@@ -142,30 +142,18 @@ int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err)
  * succeeded) or drops them (show = 0): a failing command prints one line. */
 void cli_flush_warnings(int show);
 /* How well each base parameter is identified (reports/cli_poorly.c), one
- * rule for the terminal list of `dynid identify` and the report's:
- * cli_ident_class of a value, its std and its scale ||tau|| / ||Y_k|| (the
- * value at which its regressor column alone would carry the whole torque):
- * CLI_ID_BOUND when std is NaN (no std: held by a bound of the consistent
- * estimate), else CLI_ID_FINE when the relative std 100 std / |value| is
- * at most 10 %, else CLI_ID_POOR when std > 1e-3 scale, else CLI_ID_TINY
- * (a structurally tiny value, not flagged). cli_ident_lines: the list on
- * f, names NULL for b1, b2, ...: the poorly identified ones (or that none
- * is), the count of tiny ones, the ones held by a bound. cli_ident_scales:
- * each parameter's scale (INFINITY for a zero column) from the
- * estimator's unweighted joint triangles (dyi_est_triangle);
- * cli_ident_scales_logs: from the rows the row stage of identify makes of
- * the logs (log options lopt) for set b, 0 or -1 with err set.
- * cli_poorly_identified: the lines of estimate beta with its std (NULL:
- * the estimator's) on standard error. */
-enum { CLI_ID_FINE, CLI_ID_POOR, CLI_ID_TINY, CLI_ID_BOUND };
+ * rule for the terminal list of `dynid identify` and the report's: the
+ * class of each value, its std and its scale ||tau|| / ||Y_k|| is
+ * ident/estimate.h dyi_ident_class, the scales dyi_est_scales (from an
+ * estimator) or ident/identify.h dyi_identify_scales (from logs).
+ * cli_ident_lines: the list on f, names NULL for b1, b2, ...: the poorly
+ * identified ones (or that none is), the count of tiny ones, the ones held
+ * by a bound. cli_poorly_identified: the lines of estimate beta with its
+ * std (NULL: the estimator's) on standard error. */
 struct dyiEstim_;
 struct dyiBase_;
-int cli_ident_class(double value, double std, double scale);
 void cli_ident_lines(FILE* f, int p, const char* const* names, const double* value, const double* std,
                      const double* scale);
-void cli_ident_scales(const struct dyiEstim_* e, double* scale);
-int cli_ident_scales_logs(const dyModel* m, const struct dyiBase_* b, const char* const* paths, int nlog,
-                          const dyiLogOpt* lopt, double* scale, char* err, int errsz);
 void cli_poorly_identified(const struct dyiEstim_* e, const double* beta, const double* std);
 /* One warning line listing the base parameters identified more than 5x (and
  * significantly) away from the nominal model's: wrong model, units or gains.

@@ -278,10 +278,8 @@ int cli_nominal_outliers(const dyModel* m, const dyiBase* b, const dyiEstim* e, 
   double mass = 0;
   for (int j = 0; j < m->n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
   if (!(mass > 0)) return 0;
-  const int p = e->p, P1 = p + 1, np = b->npar, nl = DY_NPAR_LINK * m->n;
-  const double* R = e->Raug;
-  double yy = 0;
-  for (int i = 0; i <= p; i++) yy += R[i + (size_t)P1 * (size_t)p] * R[i + (size_t)P1 * (size_t)p];
+  const int p = e->p, np = b->npar, nl = DY_NPAR_LINK * m->n;
+  const double yy = dyi_est_yy(e);   /* of the weighted rows, as the columns' below */
   int nbad = 0;
   char list[900] = "";
   size_t L = 0;
@@ -293,8 +291,7 @@ int cli_nominal_outliers(const dyModel* m, const dyiBase* b, const dyiEstim* e, 
       if (c < nl && b->B[(size_t)k*np + c] != 0) joint_only = 0;
     }
     if (joint_only && !m->has_friction) continue;   /* no nominal friction to compare with */
-    double ak = 0;
-    for (int i = 0; i <= k; i++) ak += R[i + (size_t)P1 * (size_t)k] * R[i + (size_t)P1 * (size_t)k];
+    double ak = dyi_est_colsq(e, k);
     double scale = ak > 0 ? sqrt(yy / ak) : INFINITY, d = fabs(beta[k] - nom);
     if (!(d > 5 * fmax(fabs(nom), 0.05 * scale) && d > 10 * e->std[k])) continue;
     nbad++;

@@ -260,8 +260,7 @@ static int identify_consistent(const cliArgs* c, const dyModel* m, const dyiBase
   if (!quiet) fprintf(stderr, "consistent: solving the semidefinite program (%d parameters, %d links)%s\n",
                       b->npar, n, co.weight < 0 && hp ? ", the prior weight by cross-validation" : "");
   if (dyi_consistent_est(m, b, e, &co, cr, err, sizeof err)) { cli_fail("%s", err); return -1; }
-  double rho2 = e->Raug[e->p + (size_t)(e->p + 1) * e->p];
-  rho2 *= rho2;
+  const double rho2 = dyi_est_rho2(e);
   FILE* f = fmemopen(cons, consz, "w");
   if (!f) { cli_fail("out of memory"); return -1; }
   fprintf(f, "consistent: %s (objective %.10g, certified lower bound %.10g, relative gap %.2g; "
@@ -493,7 +492,7 @@ static dyiEstim* stats_estimator(const dyModel* m, const dyiBase* b, const dyiEs
   eo.mask = mask; eo.names = names;
   dyiEstim* e = dyi_est_make(m->n, b->nb, &eo, err, sizeof err);
   if (!e) { cli_fail("%s", err); free(mask); free(names); return NULL; }
-  e->own_mask = mask; e->own_names = names;
+  dyi_est_own(e, mask, names);
   return e;
 }
 

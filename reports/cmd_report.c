@@ -34,6 +34,7 @@
 #include "reports/version.h"
 #include "ident/base.h"
 #include "ident/consistent.h"
+#include "ident/identify.h"
 #include "core/dynamics.h"
 #include "ident/params.h"
 #include "reports/plot.h"
@@ -330,14 +331,14 @@ static const char* verdict_text(const reportSet* s) {
 }
 
 /* one set's base-parameter rows (value, std, rel. std) as table cells,
- * shaded when poorly identified (cli_ident_class, the rule of identify's
+ * shaded when poorly identified (dyi_ident_class, the rule of identify's
  * terminal list); a parameter without std is held by a bound */
 static void param_cells(FILE* f, const reportSet* s, int i) {
   double v = s->prm->value[i], sd = s->prm->std[i], rel = s->prm->rel_std_pct[i];
   if (!isfinite(rel)) rel = fabs(v) > 0 ? 100 * sd / fabs(v) : INFINITY;   /* as the file says, else of |value| */
-  int c = cli_ident_class(v, sd, s->scale[i]);
-  const char* warn = c == CLI_ID_POOR ? " class=\"warn\"" : "";
-  if (c == CLI_ID_BOUND) fprintf(f, "<td>%.6g</td><td colspan=\"2\" class=\"t\">held by a bound</td>", v);
+  dyiIdClass c = dyi_ident_class(v, sd, s->scale[i]);
+  const char* warn = c == DYI_ID_POOR ? " class=\"warn\"" : "";
+  if (c == DYI_ID_BOUND) fprintf(f, "<td>%.6g</td><td colspan=\"2\" class=\"t\">held by a bound</td>", v);
   else fprintf(f, "<td>%.6g</td><td%s>%.3g</td><td%s>%.3g</td>", v, warn, sd, warn, rel);
 }
 
@@ -1080,7 +1081,7 @@ static int load_set(const cliArgs* c, const dyModel* m, reportSet* s) {
 }
 
 /* Set s's parameter scales ||tau|| / ||Y_k|| for the poorly identified
- * list (cli_ident_scales_logs, the rows identify makes): over the report's
+ * list (dyi_identify_scales, the rows identify makes): over the report's
  * logs that trained it (the "log:" lines of its header), or over all of
  * them when none did. 0, or -1 after printing. */
 static int set_scales(const cliArgs* c, const dyModel* m, reportSet* s, const dyiLogOpt* lopt) {
@@ -1091,7 +1092,7 @@ static int set_scales(const cliArgs* c, const dyModel* m, reportSet* s, const dy
   if (!np)
     for (int li = 0; li + 2 < c->npos; li++) paths[np++] = c->pos[2 + li];
   char err[DY_ERRSZ];
-  if (cli_ident_scales_logs(m, s->prm->base, paths, np, lopt, s->scale, err, sizeof err))
+  if (dyi_identify_scales(m, s->prm->base, paths, np, lopt, s->scale, err, sizeof err))
     { cli_fail("report: %s", err); return -1; }
   return 0;
 }

@@ -16,11 +16,14 @@
  *    revolute/prismatic, with and without friction);
  *  - streaming QR vs one dgeqrf of the whole stacked matrix: beta, residual,
  *    std agree to 1e-10; cond agrees with the SVD of the tall matrix;
- *    per-joint RMS agrees with residuals computed row by row;
+ *    per-joint RMS agrees with residuals computed row by row; rho^2,
+ *    ||y||^2, ||A e_k||^2 and the scales ||y|| / ||A e_k|| read from the
+ *    triangles agree with the rows; each joint's columns are its mask's;
  *  - noisy data: normalised errors (beta - beta_true)/std over many
  *    parameters have mean ~0 and variance ~1, >= 95 % within 3 std;
  *  - std agrees with the spread over 50 noise draws;
  *  - WLS with unequal joint noise: sigma_j recovered, smaller std than OLS;
+ *    the weighted triangle's ||W y||^2 and rho^2; the scales as OLS's;
  *  - IRLS resists outliers that bend OLS;
  *  - rank deficiency is an error naming parameters; a zero column too;
  *  - 10^6 samples streamed in bounded memory (peak RSS). */
@@ -320,6 +323,36 @@ static void test_stream_vs_memory(void) {
     worst_r = fmax(worst_r, fabs(e->relerr_pct[j] / (100 * sqrt(ss[j] / yy[j])) - 1));
   }
   CHECK(worst_r < 1e-8, "per-joint rms / relerr vs direct residuals: %.3g", worst_r);
+  /* the triangle's statistics (OLS: W = 1) and the scales vs the rows */
+  double ya = 0, worst_c = 0, worst_sc = 0;
+  for (int j = 0; j < m->n; j++) ya += yy[j];
+  double* scale = malloc(sizeof(double) * (size_t)p);
+  dyi_est_scales(e, scale);
+  for (int k = 0; k < p; k++) {
+    double ak = 0;
+    for (int r = 0; r < rows; r++) ak += t.A[r + (size_t)rows * (size_t)k] * t.A[r + (size_t)rows * (size_t)k];
+    worst_c = fmax(worst_c, fabs(dyi_est_colsq(e, k) / ak - 1));
+    worst_sc = fmax(worst_sc, fabs(scale[k] / sqrt(ya / ak) - 1));
+  }
+  int ld = 0;
+  const double* Ra = dyi_est_raug(e, &ld);
+  CHECK(Ra && ld == p + 1 && fabs(fabs(Ra[p + (size_t)ld * (size_t)p]) / rho - 1) < 1e-10,
+        "Raug: leading dimension %d (p + 1 = %d), |rho| %.10g vs %.10g", ld, p + 1,
+        Ra ? fabs(Ra[p + (size_t)ld * (size_t)p]) : NAN, rho);
+  CHECK_REL(dyi_est_rho2(e), rho * rho, 1e-10, "rho^2 vs the residual of the whole matrix");
+  CHECK_REL(dyi_est_yy(e), ya, 1e-10, "||y||^2 from the triangle vs the rows");
+  CHECK(worst_c < 1e-10, "||A e_k||^2 from the triangle vs the rows: worst %.3g", worst_c);
+  CHECK(worst_sc < 1e-10, "scales ||y|| / ||A e_k|| vs the rows: worst %.3g", worst_sc);
+  int bad_cols = 0;
+  for (int j = 0; j < m->n; j++) {
+    int nc = -1, c = 0;
+    const int* cols = dyi_est_cols(e, j, &nc);
+    for (int k = 0; k < p; k++)
+      if (b.mask[(size_t)j * (size_t)p + (size_t)k]) bad_cols += c >= nc || cols[c++] != k;
+    bad_cols += c != nc;
+  }
+  CHECK(bad_cols == 0, "the columns of each joint are its mask row's: %d wrong", bad_cols);
+  free(scale);
   /* block size does not matter beyond round-off */
   dyiEstim* e2;
   rc = estimate(&t, &b, DYI_OLS, 1, &e2, err, sizeof err);
@@ -458,6 +491,17 @@ static void test_wls_irls(void) {
   for (int k = 0; k < p; k++) zmax = fmax(zmax, fabs(ew->beta[k] - b.beta_true[k]) / ew->std[k]);
   CHECK(zmax < 4.5, "WLS max normalised error %.2f", zmax);
   CHECK_REL(ew->sigma2, 1.0, 0.1, "WLS weighted residual variance ~1");
+  /* the weighted triangle: ||W y||^2 = sum_j ||y_j||^2 / sigma_j^2 (the
+   * weights of the last solve, sigma_j within 1e-4 of the final ones),
+   * rho^2 = sigma2 (M - p); the scales are the unweighted rows': as OLS's */
+  double wyy = 0, *sco = malloc(sizeof(double) * (size_t)p), *scw = malloc(sizeof(double) * (size_t)p);
+  for (int r = 0; r < n * t.ns; r++) wyy += t.y[r] * t.y[r] / (ew->sigma_j[r % n] * ew->sigma_j[r % n]);
+  CHECK_REL(dyi_est_yy(ew), wyy, 1e-3, "WLS ||W y||^2 vs the rows");
+  CHECK_REL(dyi_est_rho2(ew), ew->sigma2 * (double)(n * t.ns - p), 1e-12, "WLS rho^2 = sigma^2 (M - p)");
+  dyi_est_scales(eo, sco);
+  dyi_est_scales(ew, scw);
+  CHECK(!memcmp(sco, scw, sizeof(double) * (size_t)p), "the scales of WLS are those of OLS (unweighted rows)");
+  free(sco); free(scw);
   dyi_est_free(eo); dyi_est_free(ew);
 
   /* IRLS: equal noise 0.05, then 3 % of the rows hit by outliers of

@@ -599,7 +599,7 @@ static void test_wls(void) {
       }
       if (meth) {
         c2 += chi2(e->cov, dv, p);
-        for (int j = 0; j < n; j++) { s2[j] += e->sigma_j[j] * e->sigma_j[j] / R; nj[j] += e->rows_j[j]; pj[j] = e->np[j]; }
+        for (int j = 0; j < n; j++) { s2[j] += e->sigma_j[j] * e->sigma_j[j] / R; nj[j] += e->rows_j[j]; dyi_est_cols(e, j, &pj[j]); }
       }
       dyi_est_free(e);
       dyi_log_close(rd);

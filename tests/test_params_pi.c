@@ -13,7 +13,7 @@
  *    unknown directive, unknown name, duplicate, missing, not a number,
  *    a field missing or too many, a directive after the header, and a pi
  *    whose B pi does not reproduce the values;
- *  - the rule of the poorly identified list (cli_ident_class): fine, poor,
+ *  - the rule of the poorly identified list (dyi_ident_class): fine, poor,
  *    tiny, held by a bound (std NaN), and its lines;
  *  - the program: a PARAMS file whose realisation P beta has links of mass
  *    zero, carrying consistent standard parameters (the nominal Panda's):
@@ -26,6 +26,7 @@
  *    identify` the report's poorly identified lines are the terminal's. */
 #include "testmodels.h"
 #include "ident/base.h"
+#include "ident/estimate.h"
 #include "ident/params.h"
 #include "reports/cli.h"
 #include <string.h>
@@ -276,11 +277,11 @@ static void reader_errors(void) {
 
 /* ---------------------------------------- the poorly identified rule */
 static void ident_rule(void) {
-  CHECK(cli_ident_class(1, 0.05, 1) == CLI_ID_FINE, "5 %% relative std: fine");
-  CHECK(cli_ident_class(1, 0.5, 1) == CLI_ID_POOR, "50 %% relative std, std 0.5 of the scale: poor");
-  CHECK(cli_ident_class(1e-6, 1e-6, 1) == CLI_ID_TINY, "100 %% relative std, std 1e-6 of the scale: tiny");
-  CHECK(cli_ident_class(0, 1e-2, 1) == CLI_ID_POOR, "a zero value with a std: poor");
-  CHECK(cli_ident_class(1, NAN, 1) == CLI_ID_BOUND, "no std: held by a bound");
+  CHECK(dyi_ident_class(1, 0.05, 1) == DYI_ID_FINE, "5 %% relative std: fine");
+  CHECK(dyi_ident_class(1, 0.5, 1) == DYI_ID_POOR, "50 %% relative std, std 0.5 of the scale: poor");
+  CHECK(dyi_ident_class(1e-6, 1e-6, 1) == DYI_ID_TINY, "100 %% relative std, std 1e-6 of the scale: tiny");
+  CHECK(dyi_ident_class(0, 1e-2, 1) == DYI_ID_POOR, "a zero value with a std: poor");
+  CHECK(dyi_ident_class(1, NAN, 1) == DYI_ID_BOUND, "no std: held by a bound");
   const char* names[4] = {"ZZ1R", "MX2", "MY2", "XX3R"};
   double v[4] = {1, 1, 1e-6, 2}, sd[4] = {0.01, 0.5, 1e-6, NAN}, sc[4] = {1, 1, 1, 1};
   char* buf = NULL;
