@@ -15,12 +15,11 @@
 /* nominal mass, centre of mass [m] and largest radius of gyration about
  * it [m] of link j */
 static void nominal_link(const double* nom, int j, double* mass, double c[3], double* rg) {
-  double Ic6[6], A[9], w[3], wk[32];
+  double Ic6[6], w[3], wk[32];
   dy_linkpar_to_com(nom + DY_NPAR_LINK*j, mass, c, Ic6);
   *rg = 0;
   if (!(*mass > 0)) { c[0] = c[1] = c[2] = 0; return; }
-  double a[9] = {Ic6[0], Ic6[1], Ic6[2], Ic6[1], Ic6[3], Ic6[4], Ic6[2], Ic6[4], Ic6[5]};
-  memcpy(A, a, sizeof A);
+  double A[9] = {Ic6[0], Ic6[1], Ic6[2], Ic6[1], Ic6[3], Ic6[4], Ic6[2], Ic6[4], Ic6[5]};
   if (LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'U', 3, A, 3, w, wk, 32) == 0 && w[2] > 0)
     *rg = sqrt(w[2] / *mass);
 }

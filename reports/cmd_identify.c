@@ -221,7 +221,7 @@ static void cons_progress(int done, int total) { cli_progress("consistent", done
  * nominal model nom: --bounds auto (the model's ellipsoids, else each
  * link's kinematics), none, or a file of ellipsoids; --mass-range. note:
  * what was derived. 0, or -1 after printing. */
-static int consistent_bounds(const cliArgs* c, const dyModel* m, const double* nom, const idOpt* io,
+static int consistent_bounds(const dyModel* m, const double* nom, const idOpt* io,
                              dyiLinkBound* lb, char* note, int notesz) {
   char err[DY_ERRSZ];
   dyiBoundOpt bo = {.volumes = strcmp(io->bounds, "none") != 0, .ell = m->link_ell, .mass_lo = io->mass_lo,
@@ -237,7 +237,6 @@ static int consistent_bounds(const cliArgs* c, const dyModel* m, const double* n
              "--bounds none none)");
     return -1;
   }
-  (void)c;
   return 0;
 }
 
@@ -253,7 +252,7 @@ static int identify_consistent(const cliArgs* c, const dyModel* m, const dyiBase
   int hp = read_prior(c, m, prior, &what);
   if (hp < 0) return -1;
   char err[DY_ERRSZ], note[2048];
-  if (consistent_bounds(c, m, hp ? prior : m->par, io, lb, note, sizeof note)) return -1;
+  if (consistent_bounds(m, hp ? prior : m->par, io, lb, note, sizeof note)) return -1;
   dyiConsOpt co = {.prior = hp ? prior : NULL, .weight = io->prior_w, .min_eig = io->min_eig, .bounds = lb,
                    .total_mass = io->total_mass, .total_tol = 0.01, .boot = (int)io->boot,
                    .progress = quiet ? NULL : cons_progress};
