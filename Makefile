@@ -81,7 +81,10 @@ deps:
 	  else echo "deps: missing packages; run: sudo apt-get install$$missing"; exit 1; fi; \
 	fi
 
-# build/inc/LAYER/X -> X for every layer X that LAYER may include
+# build/inc/LAYER/X -> X for every layer X that LAYER may include (kept:
+# make would otherwise remove them, and the KDL shims, as intermediates
+# after the run, and print so below the test summary)
+.PRECIOUS: build/inc/% build/tests/%.o
 build/inc/%:
 	@mkdir -p $@ && for d in $(INC_$*); do ln -sfn ../../../$$d $@/$$d; done
 
