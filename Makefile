@@ -68,6 +68,9 @@ VERSION := $(shell sed -n 's/^\#define DYNID_VERSION "\(.*\)"/\1/p' reports/vers
 SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 SONAME  := libdynid.so.$(SOMAJOR)
 
+# the processors: the test programs build (and run, tests/run.sh) in parallel
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+
 .PHONY: all deps test check bench asan demo install clean fuzz
 all: dynid libdynid.so
 
@@ -137,7 +140,7 @@ build/tests/%: tests/%.c build/libdynid_cli.a libdynid.a $(TEST_CXX_OBJ) | build
 
 # make test and make demo install what is missing first, then build
 test: deps
-	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory -j$(NPROC) check
 
 check: dynid libdynid.so $(TEST_BIN)
 	@CC="$(CC)" bash tests/run.sh $(TEST_BIN) tests/test_install.sh tests/test_layers.sh tests/test_readme.sh
@@ -147,7 +150,7 @@ bench: deps
 
 asan:
 	$(MAKE) clean
-	$(MAKE) check OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	$(MAKE) -j$(NPROC) check OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" \
 	  LDFLAGS="-fsanitize=address,undefined" CXX="c++ -fsanitize=address,undefined" CC="cc -fsanitize=address,undefined"
 	$(MAKE) clean
 

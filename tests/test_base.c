@@ -601,10 +601,10 @@ int main(void) {
   special_geometries();
   joint_subsets();
   char what[64];
-  int nrand = getenv("DYNID_TEST_MANY") ? atoi(getenv("DYNID_TEST_MANY")) : 10;
+  int nrand = getenv("DYNID_TEST_MANY") ? atoi(getenv("DYNID_TEST_MANY")) : TH_SWEEP(10);
   for (int t = 0; t < nrand; t++) {
     int n = 2 + t % 5;
-    dyModel* m = th_random_model(n, t < 3 ? 0 : 0.3, t % 2 ? 0.6 : 0, 1);
+    dyModel* m = th_random_model(n, t % 3 == 0 ? 0 : 0.3, t % 2 ? 0.6 : 0, 1);
     snprintf(what, sizeof what, "random chain %d (n=%d)", t, n);
     check_all_sets(m, what);
     dy_free_model(m);

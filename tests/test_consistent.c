@@ -486,7 +486,7 @@ static void test_program(void) {
   snprintf(cmd, sizeof cmd, "./dynid identify %s %s --rows 1..4000 --friction --consistent --model-out %s/id.csv "
            "-o %s/p.csv", P, L, T, T);
   CHECK(th_run(T, cmd) == 0, "identify --consistent --model-out .csv: %s", th_slurp("build/tests/cons/stderr"));
-  snprintf(cmd, sizeof cmd, "./dynid identify %s %s --rows 1..4000 --friction --consistent --quiet "
+  snprintf(cmd, sizeof cmd, "./dynid identify %s %s --rows 1..4000 --friction --consistent --quiet --boot 0 "
            "--model-out %s/id.urdf -o %s/p2.csv", P, L, T, T);
   CHECK(th_run(T, cmd) == 0, "identify --consistent --model-out .urdf: %s", th_slurp("build/tests/cons/stderr"));
   const char* hdr = th_slurp("build/tests/cons/p.csv");

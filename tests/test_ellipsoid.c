@@ -395,13 +395,6 @@ static void write_urdf(const char* path, const genUrdf* g) {
   fclose(f);
 }
 
-
-static int count_str(const char* s, const char* what) {
-  int c = 0;
-  for (; (s = strstr(s, what)); s++) c++;
-  return c;
-}
-
 /* the primitives body j takes (collision of links 1, tool, finger; visual of link 2 and flap) */
 static int body_prims(const genUrdf* g, const tpose* Wl, int body, gprim* out, tpose* W) {
   int np = 0;

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #ifndef KHALIL_SWEEP
-#define KHALIL_SWEEP 800
+#define KHALIL_SWEEP TH_SWEEP(800)
 #endif
 
 int main(void) {

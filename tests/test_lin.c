@@ -36,7 +36,7 @@
 
 #define RANK_TOL 1e-9
 #ifndef SWEEP
-#define SWEEP 40
+#define SWEEP TH_SWEEP(40)
 #endif
 
 static double maxabs(const double* x, size_t n) {

@@ -101,9 +101,9 @@ static void count(const dyModel* m, const double* par, long c[2]) {
 int main(void) {
   char what[128];
   /* random chains */
-  for (int t = 0; t < 60; t++) {
+  for (int t = 0; t < TH_SWEEP(60); t++) {
     const int n = 1 + t % 8;
-    dyModel* m = th_random_model(n, t < 20 ? 0 : 0.35, t % 3 == 0 ? 0 : 0.6, 1);
+    dyModel* m = th_random_model(n, t % 4 == 1 ? 0 : 0.35, t % 3 == 0 ? 0 : 0.6, 1);
     if (t % 5 == 1) m->gravity[0] = 3, m->gravity[1] = -2;
     snprintf(what, sizeof what, "random #%d n=%d", t, n);
     agree(m, m->par, what);

@@ -150,7 +150,7 @@ static char* compare_report(const char* M) {
   snprintf(cmd, sizeof cmd,
            "./dynid identify %s build/tests/rep_train.csv --friction --model-out build/tests/rep_ls_model.csv "
            "-o build/tests/rep_params.csv 2>/dev/null && "
-           "./dynid identify %s build/tests/rep_train.csv --friction --consistent --quiet "
+           "./dynid identify %s build/tests/rep_train.csv --friction --consistent --quiet --boot 0 "
            "--model-out build/tests/rep_cons_model.csv -o build/tests/rep_cons.csv 2>/dev/null && "
            "./dynid identify %s build/tests/rep_train.csv --friction --consistent --quiet "
            "--model-out build/tests/rep_cons_model.urdf -o build/tests/rep_cons.csv 2>/dev/null && "
