@@ -81,6 +81,48 @@ int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
 /* states per inner chunk: the vector width the kernel is written for */
 #define DY_BATCH_LANES 8
 
+/* Up to DY_BATCH_LANES samples packed for one call of a batch kernel (the
+ * one place samples are put into lanes): joint j of sample b at
+ * x[j*DY_BATCH_LANES + b] (K = DY_BATCH_LANES in the layout below) for q
+ * [rad|m], qd, qdd and tau [N m|N]; each sample's time t [s] and data row.
+ * nb samples held; dy_lanes_pad makes lanes nb.. zero states before a
+ * kernel that runs all DY_BATCH_LANES. */
+typedef struct {
+  int nb;
+  double q[DY_MAXJ * DY_BATCH_LANES], qd[DY_MAXJ * DY_BATCH_LANES], qdd[DY_MAXJ * DY_BATCH_LANES];
+  double tau[DY_MAXJ * DY_BATCH_LANES];
+  double t[DY_BATCH_LANES];
+  long row[DY_BATCH_LANES];
+} dyLanes;
+
+/* Sample (q, qd, qdd, n joints each; tau may be NULL) into lane l->nb, with
+ * its time and row; returns the lane it took. The caller empties a full
+ * set (nb == DY_BATCH_LANES) before the next push (l->nb = 0). */
+static inline int dy_lanes_push(dyLanes* l, int n, const double* q, const double* qd, const double* qdd,
+                                const double* tau, double t, long row) {
+  const int b = l->nb++;
+  for (int j = 0; j < n; j++) {
+    l->q[j*DY_BATCH_LANES + b] = q[j]; l->qd[j*DY_BATCH_LANES + b] = qd[j];
+    l->qdd[j*DY_BATCH_LANES + b] = qdd[j];
+    if (tau) l->tau[j*DY_BATCH_LANES + b] = tau[j];
+  }
+  l->t[b] = t;
+  l->row[b] = row;
+  return b;
+}
+
+/* lanes nb..DY_BATCH_LANES-1 of q, qd, qdd set to the zero state */
+static inline void dy_lanes_pad(dyLanes* l, int n) {
+  for (int j = 0; j < n; j++)
+    for (int b = l->nb; b < DY_BATCH_LANES; b++)
+      l->q[j*DY_BATCH_LANES + b] = l->qd[j*DY_BATCH_LANES + b] = l->qdd[j*DY_BATCH_LANES + b] = 0;
+}
+
+/* lane b of x (a lane array of n joints, as dyLanes's) into out[0..n) */
+static inline void dy_lane_get(const double* x, int n, int b, double* out) {
+  for (int j = 0; j < n; j++) out[j] = x[j*DY_BATCH_LANES + b];
+}
+
 /* Scratch of the batch kernels: one chunk of DY_BATCH_LANES states, all
  * links (fixed size, ~68 kB, for any model of up to DY_MAXJ joints and any
  * K), every quantity as [joint][component][lane]. The fields are public for

@@ -211,17 +211,17 @@ static void state_at(const exciteWork* w, int s, double* q, double* qd, double* 
  * the regressor of DY_BATCH_LANES samples per call, mapped on the base
  * columns lane by lane (base_lanes) */
 static void fill_W(exciteWork* w) {
-  enum { B = DY_BATCH_LANES };
   const int n = w->n, nb = w->nb;
-  double q[DY_MAXJ * B], qd[DY_MAXJ * B], qdd[DY_MAXJ * B];
-  for (int s0 = 0; s0 < w->nsamp; s0 += B) {
-    const int cnt = w->nsamp - s0 < B ? w->nsamp - s0 : B;
+  dyLanes S;
+  for (int s0 = 0; s0 < w->nsamp; s0 += DY_BATCH_LANES) {
+    const int cnt = w->nsamp - s0 < DY_BATCH_LANES ? w->nsamp - s0 : DY_BATCH_LANES;
+    S.nb = 0;
     for (int b = 0; b < cnt; b++) {
       double qs[DY_MAXJ], qds[DY_MAXJ], qdds[DY_MAXJ];
       state_at(w, s0 + b, qs, qds, qdds);
-      for (int j = 0; j < n; j++) { q[j*B + b] = qs[j]; qd[j*B + b] = qds[j]; qdd[j*B + b] = qdds[j]; }
+      dy_lanes_push(&S, n, qs, qds, qdds, NULL, 0, s0 + b);
     }
-    const double* L = dyi_regressor_lanes(w->m, w->rb, cnt, q, qd, qdd, B);
+    const double* L = dyi_regressor_lanes(w->m, w->rb, cnt, S.q, S.qd, S.qdd, DY_BATCH_LANES);
     double* out = w->W + (size_t)s0 * (size_t)n;
     base_lanes(L, n, nb, w->pstart, w->pk, w->pv, cnt, out, (size_t)w->rows);
     for (int c = 0; c < nb; c++)
@@ -902,16 +902,17 @@ int dyi_excite_predict(const dyModel* m, const dyiBase* b, const dyiFourier* f, 
   if (!rb || !pstart || !pk || !pv || !A || !As || !G || !S) { snprintf(err, (size_t)errsz, "excite: out of memory"); goto out; }
   dyi_base_sparse(b, 0, pstart, pk, pv);   /* every non-zero */
   long N = lround(duration * rate);
-  double q[DY_MAXJ * L8], qd[DY_MAXJ * L8], qdd[DY_MAXJ * L8];
+  dyLanes Ls;
   int ns = 0;
   for (long k0 = 0; k0 < N; k0 += L8) {
     const int cnt = N - k0 < L8 ? (int)(N - k0) : L8;
+    Ls.nb = 0;
     for (int e = 0; e < cnt; e++) {
-      double qs[DY_MAXJ], qds[DY_MAXJ], qdds[DY_MAXJ];
-      dyi_fourier_eval(f, (double)(k0 + e) / rate, qs, qds, qdds);
-      for (int j = 0; j < n; j++) { q[j*L8 + e] = qs[j]; qd[j*L8 + e] = qds[j]; qdd[j*L8 + e] = qdds[j]; }
+      double qs[DY_MAXJ], qds[DY_MAXJ], qdds[DY_MAXJ], t = (double)(k0 + e) / rate;
+      dyi_fourier_eval(f, t, qs, qds, qdds);
+      dy_lanes_push(&Ls, n, qs, qds, qdds, NULL, t, k0 + e);
     }
-    const double* L = dyi_regressor_lanes(m, rb, cnt, q, qd, qdd, L8);
+    const double* L = dyi_regressor_lanes(m, rb, cnt, Ls.q, Ls.qd, Ls.qdd, L8);
     base_lanes(L, n, nb, pstart, pk, pv, cnt, A + (size_t)ns * n, rows);
     for (int c = 0; c < nb; c++)
       for (int r = ns * n; r < (ns + cnt) * n; r++)

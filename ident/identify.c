@@ -25,25 +25,16 @@
 
 /* ------------------------------------------------ the row stage */
 
-/* up to DY_BATCH_LANES samples, what the row stage needs of them: joint j
- * of sample b at [j DY_BATCH_LANES + b] */
+/* up to DY_BATCH_LANES samples (core's lane packing) and their slow-joint
+ * flags: what the row stage needs of them */
 typedef struct {
-  double q[DY_MAXJ * DY_BATCH_LANES], qd[DY_MAXJ * DY_BATCH_LANES], qdd[DY_MAXJ * DY_BATCH_LANES];
-  double tau[DY_MAXJ * DY_BATCH_LANES];
-  double t[DY_BATCH_LANES];
-  long row[DY_BATCH_LANES];
+  dyLanes l;
   unsigned char slow[DY_BATCH_LANES][DY_MAXJ];
-  int nb;
 } rowsChunk;
 
 /* sample s (n joints) into the chunk's next lane */
 static void chunk_add(rowsChunk* c, int n, const dyiSample* s) {
-  const int b = c->nb++;
-  for (int j = 0; j < n; j++) {
-    c->q[j*DY_BATCH_LANES + b] = s->q[j]; c->qd[j*DY_BATCH_LANES + b] = s->qd[j];
-    c->qdd[j*DY_BATCH_LANES + b] = s->qdd[j]; c->tau[j*DY_BATCH_LANES + b] = s->tau[j];
-  }
-  c->t[b] = s->t; c->row[b] = s->row;
+  const int b = dy_lanes_push(&c->l, n, s->q, s->qd, s->qdd, s->tau, s->t, s->row);
   memcpy(c->slow[b], s->slow, (size_t)n);
 }
 
@@ -171,10 +162,9 @@ static void rows_map(const dyiRows* w, const double* restrict Y, int nb, double*
  * then its Y_b entries (Y_b = Y P from the batch regressor) */
 static void rows_channels(dyiRows* w, const rowsChunk* ch, double* const* x) {
   enum { B = DY_BATCH_LANES };
-  const int n = w->n, nb = ch->nb;
-  const double* Y = dyi_regressor_lanes(w->m, w->rb, nb, ch->q, ch->qd, ch->qdd, B);
-  for (int b = 0; b < nb; b++)
-    for (int j = 0; j < n; j++) x[b][j] = ch->tau[j*B + b];
+  const int nb = ch->l.nb;
+  const double* Y = dyi_regressor_lanes(w->m, w->rb, nb, ch->l.q, ch->l.qd, ch->l.qdd, B);
+  for (int b = 0; b < nb; b++) dy_lane_get(ch->l.tau, w->n, b, x[b]);
   rows_map(w, Y, nb, x);
 }
 
@@ -196,16 +186,16 @@ static int rows_feed(dyiRows* w, long row, double t, const unsigned char* slow, 
 static void rows_flush(dyiRows* w) {
   rowsChunk* c = &w->pend;
   double* rec[DY_BATCH_LANES];
-  if (!c->nb || dyi_decim_reserve(w->dec, c->nb, rec)) return;
+  if (!c->l.nb || dyi_decim_reserve(w->dec, c->l.nb, rec)) return;
   rows_channels(w, c, rec);
-  for (int b = 0; b < c->nb; b++) rows_pass(w->n, c->row[b], c->t[b], c->slow[b], rec[b] + w->nch);
-  dyi_decim_commit(w->dec, c->nb);
-  c->nb = 0;
+  for (int b = 0; b < c->l.nb; b++) rows_pass(w->n, c->l.row[b], c->l.t[b], c->slow[b], rec[b] + w->nch);
+  dyi_decim_commit(w->dec, c->l.nb);
+  c->l.nb = 0;
 }
 
 int dyi_rows_push(dyiRows* w, const dyiSample* s) {
   chunk_add(&w->pend, w->n, s);
-  if (w->pend.nb == DY_BATCH_LANES) rows_flush(w);
+  if (w->pend.l.nb == DY_BATCH_LANES) rows_flush(w);
   return 0;
 }
 
@@ -416,13 +406,13 @@ static void* mt_main(void* arg) {
     for (int i = lo; i < hi; i += DY_BATCH_LANES) {
       rowsChunk* c = &w->full->pend;
       double* rec[DY_BATCH_LANES];
-      c->nb = 0;
+      c->l.nb = 0;
       for (int k = i; k < hi && k < i + DY_BATCH_LANES; k++) {
-        rec[c->nb] = sh->X[b] + (size_t)k * (size_t)nch;
+        rec[c->l.nb] = sh->X[b] + (size_t)k * (size_t)nch;
         chunk_add(c, w->full->n, sh->buf[b] + k);
       }
       rows_channels(w->full, c, rec);
-      c->nb = 0;
+      c->l.nb = 0;
     }
     mtb_wait(&sh->mid);
     /* stage 2: its joints' channels through its filter, in time order */

@@ -164,29 +164,26 @@ static int sim_write(const cliArgs* c, const dyModel* m, dyBatch* w, const doubl
   unsigned long long rs = (unsigned long long)o->seed ^ 0x6e6f697365ull;  /* noise stream */
   /* DY_BATCH_LANES samples per dy_rnea_batch call (the same torques as
    * dy_rnea), then noise and output in sample order */
-  enum { B = DY_BATCH_LANES };
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], tb[B], t = 0;
-  double Q[DY_MAXJ * B], V[DY_MAXJ * B], A[DY_MAXJ * B], T[DY_MAXJ * B];
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], T[DY_MAXJ * DY_BATCH_LANES], t = 0;
+  dyLanes L;
   long long N = o->fourier ? llround(o->duration * o->rate) : -1, k = 0;
   for (int more = 1; more;) {
-    int nb = 0;
-    for (; nb < B && (N < 0 || k + nb < N); nb++) {
-      int r = sim_next(o, s, n, k + nb, &t, q, qd, qdd);
+    L.nb = 0;
+    while (L.nb < DY_BATCH_LANES && (N < 0 || k + L.nb < N)) {
+      int r = sim_next(o, s, n, k + L.nb, &t, q, qd, qdd);
       if (r < 0) { dy_out_abort(&out); return 1; }
       if (r == 0) { more = 0; break; }
-      tb[nb] = t;
-      for (int j = 0; j < n; j++) { Q[j*B + nb] = q[j]; V[j*B + nb] = qd[j]; A[j*B + nb] = qdd[j]; }
+      dy_lanes_push(&L, n, q, qd, qdd, NULL, t, 0);
     }
-    if (nb < B && more) more = 0;   /* N samples written */
-    for (int j = 0; j < n; j++)     /* a short chunk: zero states after its samples */
-      for (int b = nb; b < B; b++) Q[j*B + b] = V[j*B + b] = A[j*B + b] = 0;
-    if (nb) dy_rnea_batch(m, w, par, B, Q, V, A, T);
-    for (int b = 0; b < nb; b++, k++) {
-      for (int j = 0; j < n; j++) {
-        q[j] = Q[j*B + b]; qd[j] = V[j*B + b]; qdd[j] = A[j*B + b]; tau[j] = T[j*B + b];
+    if (L.nb < DY_BATCH_LANES && more) more = 0;   /* N samples written */
+    dy_lanes_pad(&L, n);                           /* a short chunk: zero states after its samples */
+    if (L.nb) dy_rnea_batch(m, w, par, DY_BATCH_LANES, L.q, L.qd, L.qdd, T);
+    for (int b = 0; b < L.nb; b++, k++) {
+      dy_lane_get(L.q, n, b, q); dy_lane_get(L.qd, n, b, qd); dy_lane_get(L.qdd, n, b, qdd);
+      dy_lane_get(T, n, b, tau);
+      for (int j = 0; j < n; j++)
         if (o->noise[j] > 0) tau[j] += o->noise[j] * dyi_rng_gauss(&rs);
-      }
-      dyi_traj_row(out.f, n, tb[b], q, qd, qdd, tau);
+      dyi_traj_row(out.f, n, L.t[b], q, qd, qdd, tau);
       if ((k & 1023) == 0) cli_progress("simulate", k, "samples", 0);
     }
   }

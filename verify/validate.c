@@ -64,14 +64,10 @@ double dyv_mineig(const double* H, int n, double* work) {
 /* ------------------------------------------------- samples in chunks */
 #define VB DY_BATCH_LANES
 
-/* up to VB samples in the batch layout, x[j*VB + b] joint j of sample b,
- * for one call of each batch kernel (lanes nb.. are zero states) */
+/* up to VB samples (core's lane packing, the unfiltered measured torque
+ * as tau) with the predicted torque, for one call of each batch kernel */
 struct dyvPending_ {
-  int nb;                  /* samples held */
-  double q[DY_MAXJ*VB], qd[DY_MAXJ*VB], qdd[DY_MAXJ*VB];
-  double tau[DY_MAXJ*VB];  /* the unfiltered measured torque */
-  long row[VB];
-  double t[VB];
+  dyLanes l;
   double pred[DY_MAXJ*VB]; /* predicted torque */
   double* H;               /* inertia matrices, n*n*VB (validator only) */
   dyBatch* w;              /* scratch of the batch kernels */
@@ -94,27 +90,21 @@ static void pend_free(dyvPending* c) {
 
 /* sample s into the next lane */
 static void pend_push(dyvPending* c, const dyiSample* s, int n) {
-  const int b = c->nb++;
-  for (int j = 0; j < n; j++) {
-    c->q[j*VB + b] = s->q[j]; c->qd[j*VB + b] = s->qd[j]; c->qdd[j*VB + b] = s->qdd[j];
-    c->tau[j*VB + b] = s->tau_raw[j];
-  }
-  c->row[b] = s->row;
-  c->t[b] = s->t;
+  dy_lanes_push(&c->l, n, s->q, s->qd, s->qdd, s->tau_raw, s->t, s->row);
 }
 
 /* the torque predicted for every lane (pred) by the base-parameter
  * Newton-Euler, one call for the chunk; the lanes after the samples are
  * set to the zero state first */
 static void pend_predict(dyvPending* c, const dyvNeBase* plan, const double* par, int n) {
-  for (int j = 0; j < n; j++)
-    for (int b = c->nb; b < VB; b++) c->q[j*VB + b] = c->qd[j*VB + b] = c->qdd[j*VB + b] = 0;
-  dyv_nebase_rnea_batch(plan, c->w, par, VB, c->q, c->qd, c->qdd, c->pred);
+  dy_lanes_pad(&c->l, n);
+  dyv_nebase_rnea_batch(plan, c->w, par, VB, c->l.q, c->l.qd, c->l.qdd, c->pred);
 }
 
 /* lane b's measured and predicted torque (n each) */
 static void pend_lane(const dyvPending* c, int b, int n, double* meas, double* pred) {
-  for (int j = 0; j < n; j++) { meas[j] = c->tau[j*VB + b]; pred[j] = c->pred[j*VB + b]; }
+  dy_lane_get(c->l.tau, n, b, meas);
+  dy_lane_get(c->pred, n, b, pred);
 }
 
 /* ----------------------------------------------------------- validator */
@@ -222,25 +212,25 @@ static void sim_restart(dyvValidator* v, const dyiSample* s) {
 void dyv_validator_flush(dyvValidator* v) {
   dyvPending* c = v->pend;
   const int n = v->m->n;
-  if (c->nb == 0) return;
+  if (c->l.nb == 0) return;
   pend_predict(c, &v->plan, v->par, n);
-  dy_crba_batch(v->m, c->w, v->dyn, VB, c->q, c->H);
-  for (int b = 0; b < c->nb; b++) {
+  dy_crba_batch(v->m, c->w, v->dyn, VB, c->l.q, c->H);
+  for (int b = 0; b < c->l.nb; b++) {
     double meas[DY_MAXJ], pred[DY_MAXJ];
     pend_lane(c, b, n, meas, pred);
-    dyv_stats_add(&v->st, meas, pred, c->row[b], c->t[b]);
+    dyv_stats_add(&v->st, meas, pred, c->l.row[b], c->l.t[b]);
     for (int i = 0; i < n*n; i++) v->H[i] = c->H[i*VB + b];
     double e = dyv_mineig(v->H, n, v->work);
     if (!(e > 0)) v->not_pd++;
-    if (e < v->mineig || isnan(e)) { v->mineig = e; v->mineig_row = c->row[b]; v->mineig_t = c->t[b]; }
+    if (e < v->mineig || isnan(e)) { v->mineig = e; v->mineig_row = c->l.row[b]; v->mineig_t = c->l.t[b]; }
   }
-  c->nb = 0;
+  c->l.nb = 0;
 }
 
 void dyv_validator_add(dyvValidator* v, const dyiSample* s) {
   const int n = v->m->n;
   pend_push(v->pend, s, n);
-  if (v->pend->nb == VB) dyv_validator_flush(v);
+  if (v->pend->l.nb == VB) dyv_validator_flush(v);
   if (v->horizon > 0) {
     if (!v->sim_on) { sim_restart(v, s); return; }
     double dt = s->t - v->sim_tprev;
@@ -417,15 +407,15 @@ static int cv_rewind(void* ctx, char* err, int errsz) {
  * par, into the fold's and the pooled metrics in sample order */
 static void cv_flush(dyvPending* ch, const dyvNeBase* plan, const double* par, int n,
                      dyvTorqueStats* fs, dyvTorqueStats* pooled) {
-  if (ch->nb == 0) return;
+  if (ch->l.nb == 0) return;
   pend_predict(ch, plan, par, n);
-  for (int b = 0; b < ch->nb; b++) {
+  for (int b = 0; b < ch->l.nb; b++) {
     double meas[DY_MAXJ], pred[DY_MAXJ];
     pend_lane(ch, b, n, meas, pred);
-    dyv_stats_add(fs, meas, pred, ch->row[b], ch->t[b]);
-    dyv_stats_add(pooled, meas, pred, ch->row[b], ch->t[b]);
+    dyv_stats_add(fs, meas, pred, ch->l.row[b], ch->l.t[b]);
+    dyv_stats_add(pooled, meas, pred, ch->l.row[b], ch->l.t[b]);
   }
-  ch->nb = 0;
+  ch->l.nb = 0;
 }
 
 /* Fold f's held-out block [skip0, skip1) of the log predicted with par,
@@ -445,7 +435,7 @@ static int cv_heldout(dyvCrossVal* out, int f, dyiLogReader* lr, long skip0, lon
   while ((k = dyi_log_next(lr, &s, err, errsz)) == 1 && i < skip1) {
     if (i >= skip0) {
       pend_push(ch, &s, n);
-      if (ch->nb == VB) cv_flush(ch, plan, par, n, &fs, &out->pooled);
+      if (ch->l.nb == VB) cv_flush(ch, plan, par, n, &fs, &out->pooled);
       if (i == skip0) out->fold_first[f] = s.row;
       out->fold_last[f] = s.row;
     }
