@@ -224,18 +224,20 @@ int dyi_rows_pop(dyiRows* w, double* A, int lda, int slot, double* y, double* rw
 
 /* ------------------------------------------------- rows from logs */
 
-typedef struct {
+struct dyiLogRows_ {
   dyiRows* w;
-  dyiLogReader** r;
+  dyiLogReader* const* r;
   int nr, cur, ended;
   int select_next;    /* a log ended: switch once its last rows are out */
+  long idx;           /* samples read in this pass, over all logs */
+  long skip0, skip1;  /* the held-out window [skip0, skip1) */
   long long read, last;
   int pass;
   void (*progress)(long long, int, int);
-} logSource;
+};
 
 /* switch to log k: its rate and cutoff decide the rows' filter */
-static int log_select(logSource* s, int k, char* err, int errsz) {
+static int log_select(dyiLogRows* s, int k, char* err, int errsz) {
   s->cur = k;
   if (k >= s->nr) { s->ended = 1; return 0; }
   dyiLogInfo li;
@@ -245,7 +247,7 @@ static int log_select(logSource* s, int k, char* err, int errsz) {
 
 static int log_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err,
                     int errsz) {
-  logSource* s = ctx;
+  dyiLogRows* s = ctx;
   int ns = 0;
   dyiSample smp;
   while (ns < maxs) {
@@ -265,6 +267,11 @@ static int log_fill(void* ctx, double* A, int lda, double* y, double* rw, int ma
       continue;
     }
     s->read++;
+    const long i = s->idx++;
+    if (i >= s->skip0 && i < s->skip1) {   /* held out: no filter runs across the window */
+      if (i == s->skip0) dyi_rows_break(s->w, 0);
+      continue;
+    }
     dyi_rows_push(s->w, &smp);
   }
   if (s->progress && s->read - s->last >= 4096) { s->progress(s->read, s->pass, 0); s->last = s->read; }
@@ -272,15 +279,59 @@ static int log_fill(void* ctx, double* A, int lda, double* y, double* rw, int ma
 }
 
 static int log_rewind(void* ctx, char* err, int errsz) {
-  logSource* s = ctx;
+  dyiLogRows* s = ctx;
   if (s->progress) s->progress(s->read, s->pass, 1);
   s->read = s->last = 0;
+  s->idx = 0;
   s->pass++;
   for (int k = 0; k < s->nr; k++)
     if (dyi_log_rewind(s->r[k], err, errsz)) return -1;
   s->ended = 0;
   s->select_next = 0;
   return log_select(s, 0, err, errsz);
+}
+
+dyiLogRows* dyi_logrows_make(const dyModel* m, const dyiBase* b, dyiLogReader* const* r, int nr,
+                             char* err, int errsz) {
+  if (nr < 1) { snprintf(err, (size_t)errsz, "identify: no log"); return NULL; }
+  dyiLogRows* s = calloc(1, sizeof *s);
+  if (!s) { snprintf(err, (size_t)errsz, "identify: out of memory"); return NULL; }
+  s->r = r; s->nr = nr; s->pass = 1;
+  s->w = dyi_rows_make(m, b, err, errsz);
+  if (!s->w || log_select(s, 0, err, errsz)) { dyi_logrows_free(s); return NULL; }
+  return s;
+}
+
+void dyi_logrows_window(dyiLogRows* s, long skip0, long skip1) { s->skip0 = skip0; s->skip1 = skip1; }
+
+void dyi_logrows_progress(dyiLogRows* s, void (*progress)(long long samples, int pass, int final)) {
+  s->progress = progress;
+}
+
+dyiRowSource dyi_logrows_source(dyiLogRows* s) { return (dyiRowSource){s, log_fill, log_rewind}; }
+
+double dyi_logrows_var_factor(const dyiLogRows* s) {
+  double v = dyi_rows_var_factor(s->w);
+  for (int k = 1; k < s->nr; k++) {
+    dyiLogInfo li;
+    dyiFir f;
+    dyi_log_info(s->r[k], &li);
+    if (dyi_fir_design(&f, li.fs, li.parallel ? li.fstop : 0, li.parallel ? li.decim : 1) == 0) {
+      v = fmax(v, dyi_fir_var_factor(&f));
+      dyi_fir_free(&f);
+    }
+  }
+  return v;
+}
+
+void dyi_logrows_end(dyiLogRows* s) {
+  if (s && s->progress) s->progress(s->read, s->pass, 1);
+}
+
+void dyi_logrows_free(dyiLogRows* s) {
+  if (!s) return;
+  dyi_rows_free(s->w);
+  free(s);
 }
 
 /* ------------------------------------------------- rows on several threads */
@@ -615,55 +666,43 @@ dyiEstim* dyi_identify_logs(const dyModel* m, const dyiBase* b, dyiLogReader* co
   int n = m->n, nb = b->nb;
   dyiEstOpt o;
   if (opt) o = *opt; else dyi_est_defaults(&o);
-  logSource s;
-  memset(&s, 0, sizeof s);
-  s.r = (dyiLogReader**)r; s.nr = nr; s.pass = 1; s.progress = progress;
   dyiEstim* e = NULL;
   unsigned char* mask = malloc((size_t)n * (size_t)nb);
   const char** names = malloc(sizeof(char*) * (size_t)nb);
-  if (nr < 1) { snprintf(err, (size_t)errsz, "identify: no log"); goto fail; }
+  dyiLogRows* s = NULL;
   if (!mask || !names) { snprintf(err, (size_t)errsz, "identify: out of memory"); goto fail; }
-  s.w = dyi_rows_make(m, b, err, errsz);
-  if (!s.w || log_select(&s, 0, err, errsz)) goto fail;
+  if (!(s = dyi_logrows_make(m, b, r, nr, err, errsz))) goto fail;
+  dyi_logrows_progress(s, progress);
   dyi_base_mask(m, b, mask);
   for (int c = 0; c < nb; c++) names[c] = b->name[c];
   o.mask = mask;
   o.names = names;
   /* the white-equivalent variance factor of the filtered rows; logs of
    * other rates or cutoffs: the largest (conservative std) */
-  o.var_factor = s.w->var_factor;
-  for (int k = 1; k < nr; k++) {
-    dyiLogInfo li;
-    dyiFir f;
-    dyi_log_info(r[k], &li);
-    if (dyi_fir_design(&f, li.fs, li.parallel ? li.fstop : 0, li.parallel ? li.decim : 1) == 0) {
-      o.var_factor = fmax(o.var_factor, dyi_fir_var_factor(&f));
-      dyi_fir_free(&f);
-    }
-  }
+  o.var_factor = dyi_logrows_var_factor(s);
   if (o.threads > 1 && o.method != DYI_IRLS) {
     e = mt_fold_logs(m, b, r, nr, &o, o.threads - 1, progress, err, errsz);   /* the caller reads */
     if (!e) goto fail;
     dyi_est_own(e, mask, names);
     mask = NULL; names = NULL;
     if (!o.fold_only && dyi_est_finish(e, err, errsz)) goto fail;
-    dyi_rows_free(s.w);
+    dyi_logrows_free(s);
     return e;
   }
   e = dyi_est_make(n, nb, &o, err, errsz);
   if (!e) goto fail;
   dyi_est_own(e, mask, names);
   mask = NULL; names = NULL;
-  dyiRowSource src = {&s, log_fill, log_rewind};
+  dyiRowSource src = dyi_logrows_source(s);
   if (dyi_est_run(e, &src, err, errsz)) goto fail;
-  if (progress) progress(s.read, s.pass, 1);
-  dyi_rows_free(s.w);
+  dyi_logrows_end(s);
+  dyi_logrows_free(s);
   return e;
 fail:
-  if (progress) progress(s.read, s.pass, 1);
+  dyi_logrows_end(s);
   dyi_est_free(e);
   free(mask); free(names);
-  dyi_rows_free(s.w);
+  dyi_logrows_free(s);
   return NULL;
 }
 
@@ -675,48 +714,38 @@ dyiEstim* dyi_identify(const dyModel* m, const dyiBase* b, dyiLogReader* r, cons
 
 /* ------------------------------------------ the parameters' scales from logs */
 
-/* the squares of the rows waiting in w (every one, as before a push): of
- * the torque into *yy, of column k into ak[k]; A room for n x p */
-static void scale_squares(dyiRows* w, int n, int p, double* A, double* yy, double* ak) {
-  double y[DY_MAXJ], rw[DY_MAXJ];
-  while (dyi_rows_pop(w, A, n, 0, y, rw, NULL))
-    for (int i = 0; i < n; i++) {
-      const double r2 = rw[i] * rw[i];
-      *yy += r2 * y[i] * y[i];
-      for (int k = 0; k < p; k++) ak[k] += r2 * A[i + (size_t)n * k] * A[i + (size_t)n * k];
-    }
-}
-
 int dyi_identify_scales(const dyModel* m, const dyiBase* b, const char* const* paths, int nlog,
                         const dyiLogOpt* lopt, double* scale, char* err, int errsz) {
-  const int n = m->n, p = b->nb;
+  enum { S = 64 };   /* samples per fill */
+  const int n = m->n, p = b->nb, lda = S * n;
   double yy = 0;
   double* ak = calloc((size_t)p, sizeof(double));
-  double* A = malloc(sizeof(double) * (size_t)n * (size_t)p);
-  if (!ak || !A) { free(ak); free(A); snprintf(err, (size_t)errsz, "out of memory"); return -1; }
-  dyiRows* w = dyi_rows_make(m, b, err, errsz);
-  int r = w ? 0 : -1;
-  for (int l = 0; r == 0 && l < nlog; l++) {
-    dyiLogReader* lr = dyi_log_open(paths[l], n, lopt, err, errsz);
-    if (!lr) { r = -1; break; }
-    dyiLogInfo li;
-    dyi_log_info(lr, &li);
-    dyiSample s;
-    if (dyi_rows_config(w, &li, err, errsz)) r = -1;
-    while (r == 0 && (r = dyi_log_next(lr, &s, err, errsz)) == 1) {
-      scale_squares(w, n, p, A, &yy, ak);
-      dyi_rows_push(w, &s);
-      r = 0;
+  double* A = calloc((size_t)lda * (size_t)p, sizeof(double));
+  double* y = malloc(sizeof(double) * (size_t)lda);
+  double* rw = malloc(sizeof(double) * (size_t)lda);
+  dyiLogReader** r = calloc((size_t)(nlog > 0 ? nlog : 1), sizeof *r);
+  dyiLogRows* src = NULL;
+  int rc = -1, got;
+  if (!ak || !A || !y || !rw || !r) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
+  for (int l = 0; l < nlog; l++)
+    if (!(r[l] = dyi_log_open(paths[l], n, lopt, err, errsz))) goto done;
+  if (!(src = dyi_logrows_make(m, b, r, nlog, err, errsz))) goto done;
+  /* the squares of every row: of the torque into yy, of column k into ak[k] */
+  for (;;) {
+    for (int i = 0; i < lda; i++) rw[i] = 1;
+    if ((got = log_fill(src, A, lda, y, rw, S, err, errsz)) <= 0) break;
+    for (int i = 0; i < got * n; i++) {
+      const double r2 = rw[i] * rw[i];
+      yy += r2 * y[i] * y[i];
+      for (int k = 0; k < p; k++) ak[k] += r2 * A[i + (size_t)lda * k] * A[i + (size_t)lda * k];
     }
-    if (r == 0) {   /* the end of the file: the rows still in the filter */
-      dyi_rows_break(w, 1);
-      scale_squares(w, n, p, A, &yy, ak);
-    }
-    dyi_log_close(lr);
   }
-  if (r == 0)
-    for (int k = 0; k < p; k++) scale[k] = ak[k] > 0 ? sqrt(yy / ak[k]) : INFINITY;
-  dyi_rows_free(w);
-  free(ak); free(A);
-  return r;
+  if (got < 0) goto done;
+  for (int k = 0; k < p; k++) scale[k] = ak[k] > 0 ? sqrt(yy / ak[k]) : INFINITY;
+  rc = 0;
+done:
+  dyi_logrows_free(src);
+  for (int l = 0; r && l < nlog; l++) dyi_log_close(r[l]);
+  free(r); free(ak); free(A); free(y); free(rw);
+  return rc;
 }

@@ -87,6 +87,29 @@ void dyi_rows_break(dyiRows* w, int file_end);
  * wanted). 1, or 0 when none is ready. */
 int dyi_rows_pop(dyiRows* w, double* A, int lda, int slot, double* y, double* rw, long* row);
 
+/* ---- rows from logs: the one streaming row source of identification and
+ * cross-validation. The readers r[0..nr) (kept open by the caller) are
+ * read one after the other, each sample through the row stage above (the
+ * filter reconfigured per log, never running across a file boundary) into
+ * the estimator's rows (estimate.h dyiRowSource). A held-out window
+ * [skip0, skip1) of sample indices (counted over all logs from 0 in each
+ * pass) is left out, and no filter runs across it either. progress as
+ * dyi_identify's. */
+typedef struct dyiLogRows_ dyiLogRows;
+/* NULL with err set (no log, out of memory, a filter that cannot be made) */
+dyiLogRows* dyi_logrows_make(const dyModel* m, const dyiBase* b, dyiLogReader* const* r, int nr,
+                             char* err, int errsz);
+void dyi_logrows_window(dyiLogRows* s, long skip0, long skip1);
+void dyi_logrows_progress(dyiLogRows* s, void (*progress)(long long samples, int pass, int final));
+/* The source for dyi_est_run (its rewind rewinds every reader). */
+dyiRowSource dyi_logrows_source(dyiLogRows* s);
+/* The rows' white-equivalent variance factor: the largest of the logs'
+ * (filter.h dyi_fir_var_factor; they differ only for other rates). */
+double dyi_logrows_var_factor(const dyiLogRows* s);
+/* The final progress call of the current pass. */
+void dyi_logrows_end(dyiLogRows* s);
+void dyi_logrows_free(dyiLogRows* s);
+
 /* Each base parameter's scale s_k = ||tau|| / ||Y_k|| (as estimate.h
  * dyi_est_scales: INFINITY for a zero column) from the rows the row stage
  * makes of the nlog logs at paths (log options lopt) for set b, without

@@ -407,7 +407,7 @@ static void check_crossval(void) {
   CHECK(lr != NULL, "log opens: %s", err);
   if (lr) {
     dyvCrossVal cv;
-    int r = dyv_crossval(&cv, m, b, lr, K, err, sizeof err);
+    int r = dyv_crossval(&cv, m, b, lr, 0, K, err, sizeof err);
     CHECK(r == 0, "crossval runs: %s", err);
     CHECK(cv.N == N, "crossval saw %ld samples", cv.N);
     /* the same in memory */

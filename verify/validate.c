@@ -365,44 +365,6 @@ int dyv_realise_sparse(const dyModel* m, const dyiBase* b, const double* beta, d
 }
 
 /* ------------------------------------------ k-fold cross-validation */
-/* training rows: the identification's row stage (ident/estimate.h: the
- * base regressor, parallel-filtered and decimated like dyi_identify's),
- * segments broken at the held-out block so no filter runs across it */
-typedef struct {
-  dyiLogReader* lr;
-  dyiRows* w;
-  long idx;            /* next sample index */
-  long skip0, skip1;   /* held-out block [skip0, skip1) */
-  int ended;
-} cvSrc;
-
-static int cv_fill(void* ctx, double* A, int lda, double* y, double* rw, int maxs, char* err, int errsz) {
-  cvSrc* c = ctx;
-  int ns = 0;
-  dyiSample s;
-  while (ns < maxs) {
-    if (dyi_rows_pop(c->w, A, lda, ns, y, rw, NULL)) { ns++; continue; }
-    if (c->ended) break;
-    int k = dyi_log_next(c->lr, &s, err, errsz);
-    if (k < 0) return -1;
-    if (k == 0) { dyi_rows_break(c->w, 1); c->ended = 1; continue; }
-    long i = c->idx++;
-    if (i >= c->skip0 && i < c->skip1) {
-      if (i == c->skip0) dyi_rows_break(c->w, 0);
-      continue;
-    }
-    dyi_rows_push(c->w, &s);
-  }
-  return ns;
-}
-
-static int cv_rewind(void* ctx, char* err, int errsz) {
-  cvSrc* c = ctx;
-  c->idx = 0;
-  c->ended = 0;
-  return dyi_log_rewind(c->lr, err, errsz);
-}
-
 /* the chunk's samples, predicted by the base-parameter Newton-Euler on
  * par, into the fold's and the pooled metrics in sample order */
 static void cv_flush(dyvPending* ch, const dyvNeBase* plan, const double* par, int n,
@@ -450,25 +412,23 @@ static int cv_heldout(dyvCrossVal* out, int f, dyiLogReader* lr, long skip0, lon
 }
 
 int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyiBase* b,
-                 dyiLogReader* lr, int K, char* err, int errsz) {
+                 dyiLogReader* lr, long N, int K, char* err, int errsz) {
   const int n = m->n, nb = b->nb, np = b->npar;
   memset(out, 0, sizeof *out);
   if (K < 2 || K > DYV_MAXFOLD) { snprintf(err, errsz, "cross-validation: K = %d folds (2..%d)", K, DYV_MAXFOLD); return -1; }
   out->K = K;
   dyv_stats_init(&out->pooled, n);
-  dyiSample s;
-  int k;
-  long N = 0;
-  if (dyi_log_rewind(lr, err, errsz)) return -1;
-  while ((k = dyi_log_next(lr, &s, err, errsz)) == 1) N++;
-  if (k < 0) return -1;
+  if (N <= 0) {   /* not known: a pass to count them */
+    dyiSample s;
+    int k;
+    if (dyi_log_rewind(lr, err, errsz)) return -1;
+    while ((k = dyi_log_next(lr, &s, err, errsz)) == 1) N++;
+    if (k < 0) return -1;
+  }
   out->N = N;
   if (N < (long)K * (nb + n) / n + K) { snprintf(err, errsz, "cross-validation: %ld samples are too few for %d folds of %d base parameters", N, K, nb); return -1; }
-  dyiLogInfo li;
-  dyi_log_info(lr, &li);
-  cvSrc c = {lr, dyi_rows_make(m, b, err, errsz), 0, 0, 0, 0};
-  if (!c.w) return -1;
-  if (dyi_rows_config(c.w, &li, err, errsz)) { dyi_rows_free(c.w); return -1; }
+  dyiLogRows* c = dyi_logrows_make(m, b, &lr, 1, err, errsz);
+  if (!c) return -1;
   dyvPending* ch = pend_make(m, 0);
   double* par = calloc((size_t)(DY_NPL * n), sizeof(double));
   unsigned char* zero = malloc((size_t)(DY_NPL * n));
@@ -486,9 +446,10 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyiBase* b,
   e = dyi_est_make(n, nb, &eo, err, errsz);
   if (!e) goto done;
   for (int f = 0; f < K; f++) {
-    c.skip0 = N * f / K; c.skip1 = N * (f + 1) / K;
-    dyiRowSource src = {&c, cv_fill, cv_rewind};
-    if (cv_rewind(&c, err, errsz)) goto done;
+    const long skip0 = N * f / K, skip1 = N * (f + 1) / K;
+    dyi_logrows_window(c, skip0, skip1);
+    dyiRowSource src = dyi_logrows_source(c);
+    if (src.rewind(src.ctx, err, errsz)) goto done;
     if (dyi_est_run(e, &src, err, errsz)) {
       char tmp[256];
       snprintf(tmp, sizeof tmp, "%s", err);
@@ -500,13 +461,13 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyiBase* b,
       for (int i = 0; i < nb; i++) acc += Ps[(size_t)kk*nb + i] * e->beta[i];
       par[kk] = acc;
     }
-    if (cv_heldout(out, f, lr, c.skip0, c.skip1, &plan, par, ch, err, errsz)) goto done;
+    if (cv_heldout(out, f, lr, skip0, skip1, &plan, par, ch, err, errsz)) goto done;
   }
   status = 0;
 done:
   dyi_est_free(e);
   pend_free(ch); free(par); free(zero); free(Ps);
-  dyi_rows_free(c.w);
+  dyi_logrows_free(c);
   return status;
 }
 
@@ -723,7 +684,7 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBa
   }
   if (folds >= 2) {
     if (!b) { snprintf(err, errsz, "validate: cross-validation needs the base set"); goto done; }
-    if (dyv_crossval(&cv, m, b, lr, folds, err, errsz)) goto done;
+    if (dyv_crossval(&cv, m, b, lr, v->st.count, folds, err, errsz)) goto done;
   }
   dyv_validator_write(v, out, out);
   dyv_phys_print(out, &phys);

@@ -156,11 +156,13 @@ typedef struct {
  * other K-1 blocks (rows Y_b = Y P from dyi_regressor against the
  * preprocessed torque, as `identify` does), and the block is predicted by
  * the base-parameter Newton-Euler on the realisation P beta against its
- * unfiltered torque (realisation by dyv_sparse_P). lr is rewound as
- * needed (2K+1 passes). 2 <= K <=
- * DYV_MAXFOLD. 0, or -1 with err set. */
+ * unfiltered torque (realisation by dyv_sparse_P). The training rows come
+ * from identify's row source (ident/identify.h dyiLogRows) with the block
+ * as its held-out window. N: the log's samples when known (a pass already
+ * made), else 0 (one more pass counts them). lr is rewound as needed (2K
+ * passes). 2 <= K <= DYV_MAXFOLD. 0, or -1 with err set. */
 int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyiBase* b,
-                 dyiLogReader* lr, int K, char* err, int errsz);
+                 dyiLogReader* lr, long N, int K, char* err, int errsz);
 /* '#'-comment lines: pooled per-joint rms, rel_err_pct, r2 and per fold. */
 void dyv_crossval_print(FILE* f, const dyvCrossVal* cv);
 
