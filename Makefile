@@ -156,7 +156,7 @@ ASAN_SKIP := build/tests/test_lin build/tests/test_khalil
 asan:
 	$(MAKE) clean
 	$(MAKE) -j$(NPROC) check TEST_RUN="$(filter-out $(ASAN_SKIP),$(TEST_BIN))" \
-	  OPT="-O2 -fsanitize=address,undefined -fno-omit-frame-pointer" \
+	  OPT="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer" \
 	  LDFLAGS="-fsanitize=address,undefined" CXX="c++ -fsanitize=address,undefined" CC="cc -fsanitize=address,undefined"
 	$(MAKE) clean
 

@@ -245,6 +245,26 @@ static int raw_first(dyiLogRaw* r, const char* path, char*** f, int* nf, char* e
   return 0;
 }
 
+/* the header's columns named qK (K >= 1; blanks around the name allowed)
+ * into the watch: their count and the largest K */
+static void watch_header(dyiLogWatch* w, char** f, int nf) {
+  w->nq = w->qmax = 0;
+  for (int i = 0; i < nf; i++) {
+    const char* s = f[i];
+    while (*s == ' ') s++;
+    if ((s[0] != 'q' && s[0] != 'Q') || !isdigit((unsigned char)s[1])) continue;
+    char* e;
+    long k = strtol(s + 1, &e, 10);
+    while (*e == ' ') e++;
+    if (!*e && k >= 1) { w->nq++; if (k > w->qmax) w->qmax = (int)k; }
+  }
+}
+
+void dyi_log_watch_free(dyiLogWatch* w) {
+  if (w && w->own) dyi_quality_free(w->quality);
+  if (w) { w->quality = NULL; w->own = 0; w->complete = 0; }
+}
+
 /* names: the header, or c1..cN by position; the per-column arrays */
 static int head_make(rawHead* h, dyiLogRaw* r, char** f, int nf, char* err, int errsz) {
   h->nf = nf;
@@ -261,6 +281,7 @@ static int head_make(rawHead* h, dyiLogRaw* r, char** f, int nf, char* err, int 
     if (r->opt.no_header) { snprintf(h->store + 16*c, 16, "c%d", c + 1); h->names[c] = h->store + 16*c; }
     else h->names[c] = f[c];
   }
+  if (r->opt.watch && !r->opt.no_header) watch_header(r->opt.watch, f, nf);
   return 0;
 }
 
@@ -375,6 +396,7 @@ dyiLogRaw* dyi_lograw_open(const char* path, int n, const dyiLogOpt* opt, char* 
   rawHead h;
   memset(&h, 0, sizeof h);
   h.path = path;
+  if (opt->watch && !opt->watch->complete && opt->watch->row) opt->watch->row(opt->watch->ctx, NULL);
   if (raw_first(r, path, &f, &nf, err, errsz)) { dyi_lograw_close(r); return NULL; }
   r->ncol = nf;
   int bad = head_make(&h, r, f, nf, err, errsz) || map_explicit(r, &h, err, errsz) ||
@@ -399,6 +421,8 @@ static int raw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
     if (rc == 0 || (r->opt.row_last > 0 && r->row >= r->opt.row_last)) {
       r->done = 1;
       dyi_quality_finish(r->q);
+      dyiLogWatch* w = r->opt.watch;
+      if (w && !w->complete) { w->complete = 1; w->quality = r->q; }   /* borrowed until close */
       return 0;
     }
     r->row++;
@@ -424,6 +448,7 @@ static int raw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
       dyi_quality_dropped(r->q);
       continue;
     }
+    if (r->opt.watch && !r->opt.watch->complete && r->opt.watch->row) r->opt.watch->row(r->opt.watch->ctx, row);
     return 1;
   }
 }
@@ -568,7 +593,8 @@ void dyi_lograw_close(dyiLogRaw* r) {
   ahead_stop(r);
   dy_csv_close(r->csv);
   sm_close(r->sm);
-  dyi_quality_free(r->q);
+  if (r->opt.watch && r->opt.watch->quality == r->q && r->q) r->opt.watch->own = 1;   /* the watch keeps it */
+  else dyi_quality_free(r->q);
   free(r->vals);
   free(r);
 }

@@ -79,7 +79,29 @@ typedef struct {
   int no_parallel;                  /* 1: the torque filtered with q (filter_tau)
                                        and decimate applied here, as before
                                        parallel filtering; 0 (default): see below */
+  struct dyiLogWatch_* watch;       /* the first pass watched (below); NULL: not */
 } dyiLogOpt;
+
+/* A watch on the first complete pass of a reader over its rows: what a
+ * program checks of a log (units, rates, the model, the gate's findings)
+ * in the same pass that reads it, instead of a pass of its own. Set
+ * opt.watch before dyi_log_open (or dyi_lograw_open); the caller owns the
+ * watch. row(ctx, row) sees every row that passed the gate, in order, on
+ * the thread that parses them (dyi_log_readahead); row(ctx, NULL) says
+ * that a pass starts again before the first was complete (forget the rows
+ * so far). At the end of the first complete pass, complete = 1 and
+ * quality holds the gate's findings, valid after the reader is closed
+ * (dyi_log_watch_free releases them). nq: the header's columns named qK
+ * (K >= 1), qmax the largest K (with a header; else 0). */
+typedef struct dyiLogWatch_ {
+  void (*row)(void* ctx, const dyiLogRow* row);
+  void* ctx;
+  int nq, qmax;
+  int complete;
+  dyiQuality* quality;
+  int own;                          /* 1: quality is the watch's to free */
+} dyiLogWatch;
+void dyi_log_watch_free(dyiLogWatch* w);
 
 /* Parallel filtering (the default, no_parallel = 0): the reader yields every
  * sample, with tau = tau_raw (the torque is not filtered with the signals);

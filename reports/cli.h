@@ -125,20 +125,26 @@ int cli_logopt(const cliArgs* c, int n, dyiLogOpt* opt);
  * range per log). */
 int cli_logopt_k(const cliArgs* c, int n, int k, int nlog, dyiLogOpt* opt);
 
-/* Mistakes with a log (reports/cli_scan.c). cli_log_scan: one pass over
- * the log's raw rows for model m, one warning line each on standard error
- * (unless --quiet) for position columns that do not match the model's
- * joints, a sample rate outside 5 Hz..100 kHz, positions far outside the
- * joint limits or turning faster than once a second (degrees), a torque
- * RMS 10x away from the model's gravity torque RMS (units, gains); with
- * findings also the data-quality findings with their first lines. Returns
- * the number of warnings. cli_fail_log: print a log reader's error err
- * (returns 1); a missing column adds the columns the file has, its
- * delimiter and, when they differ, the model's joints against the log's
- * position columns. */
-int cli_log_scan(const cliArgs* c, const dyModel* m, const char* path, const dyiLogOpt* opt, int findings);
+/* Mistakes with a log (reports/cli_scan.c), checked in the pass that
+ * reads it (ident/log.h dyiLogWatch): cli_watch_start before the log is
+ * opened with opt (sets opt->watch; nothing under --quiet),
+ * cli_watch_end after the command's first complete pass over it: one
+ * warning line each on standard error for position columns that do not
+ * match the model's joints, a sample rate outside 5 Hz..100 kHz,
+ * positions far outside the joint limits or turning faster than once a
+ * second (degrees), a torque RMS 10x away from the model's gravity torque
+ * RMS (units, gains); with findings also the gate's data-quality findings
+ * with their first lines. cli_watch_end returns the number of warnings
+ * and releases the watch (call it on every path once started). A pass
+ * that ended early (an error) warns of the header only. cli_fail_log:
+ * print a log reader's error err (returns 1); a missing column adds the
+ * columns the file has, its delimiter and, when they differ, the model's
+ * joints against the log's position columns. */
+typedef struct cliWatch_ cliWatch;
+cliWatch* cli_watch_start(const cliArgs* c, const dyModel* m, dyiLogOpt* opt);
+int cli_watch_end(const cliArgs* c, cliWatch* w, const char* path, int findings);
 int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err);
-/* cli_log_scan's lines wait until this prints them (show = 1, the command
+/* cli_watch_end's lines wait until this prints them (show = 1, the command
  * succeeded) or drops them (show = 0): a failing command prints one line. */
 void cli_flush_warnings(int show);
 /* How well each base parameter is identified (reports/cli_poorly.c), one

@@ -13,8 +13,9 @@
  *     torque along the log (units, or currents without --gain).
  *
  * And, for the terminal, the data-quality findings of the gate (quality.h)
- * with their first lines. One streaming pass over the raw rows
- * (dyi_lograw_*: gains and time scale applied, bad rows dropped). */
+ * with their first lines. Gathered in the command's own pass over the log
+ * (a dyiLogWatch on its reader, ident/log.h: the rows that passed the gate,
+ * gains and time scale applied), printed when the command has succeeded. */
 #include "reports/cli.h"
 #include "core/util.h"
 #include "core/dynamics.h"
@@ -98,7 +99,10 @@ int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err)
                   strchr(cols, ',') ? "columns" : "one column", delim_name(delim), cols);
 }
 
-/* What one pass over a log's raw rows gathers for the warnings. */
+/* What the pass over a log's rows gathers for the warnings: position
+ * ranges with their lines, the first 1000 positive time steps, and on
+ * every 8th row (MAXG at most) the squared measured torque beside the
+ * model's gravity torque g(q) (only with link masses and gravity). */
 typedef struct {
   long rows;
   double qlo[DY_MAXJ], qhi[DY_MAXJ];    /* range of each position */
@@ -110,42 +114,57 @@ typedef struct {
   int ng;                     /* thinned rows */
 } scanAcc;
 
-/* The pass: position ranges with their lines, the first 1000 positive time
- * steps, and on every 8th row (MAXG at most) the squared measured torque
- * beside the model's gravity torque g(q) (only with link masses and
- * gravity). The reader's status: 0 at the end, -1 on an error. */
-static int scan_rows(const dyModel* m, dyiLogRaw* r, scanAcc* a) {
-  const int n = m->n;
-  char err[DY_ERRSZ];
-  dyData* d = dy_make_data(m);
-  double g[DY_MAXJ];
+struct cliWatch_ {
+  dyiLogWatch w;              /* the reader's side */
+  scanAcc a;
+  const dyModel* m;
+  dyData* d;                  /* for g(q) */
+  int gravity;                /* link masses and gravity: the torque check runs */
+};
+
+static void acc_reset(cliWatch* cw) {
+  scanAcc* a = &cw->a;
   memset(a, 0, sizeof *a);
-  for (int j = 0; j < n; j++) { a->qlo[j] = INFINITY; a->qhi[j] = -INFINITY; }
-  double mass = 0;
-  for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
-  double gnorm = sqrt(m->gravity[0]*m->gravity[0] + m->gravity[1]*m->gravity[1] + m->gravity[2]*m->gravity[2]);
-  long long done, size;
-  dyi_lograw_progress(r, &done, &size);
-  dyiLogRow row;
-  int rc;
-  while ((rc = dyi_lograw_next(r, &row, err, sizeof err)) == 1) {
-    if (a->rows == 0) a->t0 = row.t;
-    else if (a->ndt < 1000 && row.t > a->tprev) a->dts[a->ndt++] = row.t - a->tprev;
-    a->tprev = row.t;
-    for (int j = 0; j < n; j++) {
-      if (row.q[j] < a->qlo[j]) { a->qlo[j] = row.q[j]; a->qlo_line[j] = row.line; }
-      if (row.q[j] > a->qhi[j]) { a->qhi[j] = row.q[j]; a->qhi_line[j] = row.line; }
-    }
-    /* gravity torque on a thinned set of rows (every 8th; MAXG at most) */
-    if (d && mass > 0 && gnorm > 0 && a->rows % 8 == 0 && a->ng < MAXG) {
-      dy_rnea_g(m, d, m->par, row.q, NULL, NULL, m->gravity, 0, g);
-      for (int j = 0; j < n; j++) { a->gg2 += g[j] * g[j]; a->tt2 += row.tau[j] * row.tau[j]; }
-      a->ng++;
-    }
-    a->rows++;
+  for (int j = 0; j < cw->m->n; j++) { a->qlo[j] = INFINITY; a->qhi[j] = -INFINITY; }
+}
+
+/* one row of the pass (NULL: the pass starts again) */
+static void acc_row(void* ctx, const dyiLogRow* row) {
+  cliWatch* cw = ctx;
+  scanAcc* a = &cw->a;
+  const int n = cw->m->n;
+  if (!row) { acc_reset(cw); return; }
+  if (a->rows == 0) a->t0 = row->t;
+  else if (a->ndt < 1000 && row->t > a->tprev) a->dts[a->ndt++] = row->t - a->tprev;
+  a->tprev = row->t;
+  for (int j = 0; j < n; j++) {
+    if (row->q[j] < a->qlo[j]) { a->qlo[j] = row->q[j]; a->qlo_line[j] = row->line; }
+    if (row->q[j] > a->qhi[j]) { a->qhi[j] = row->q[j]; a->qhi_line[j] = row->line; }
   }
-  dy_free_data(d);
-  return rc;
+  if (cw->gravity && a->rows % 8 == 0 && a->ng < MAXG) {
+    double g[DY_MAXJ];
+    dy_rnea_g(cw->m, cw->d, cw->m->par, row->q, NULL, NULL, cw->m->gravity, 0, g);
+    for (int j = 0; j < n; j++) { a->gg2 += g[j] * g[j]; a->tt2 += row->tau[j] * row->tau[j]; }
+    a->ng++;
+  }
+  a->rows++;
+}
+
+cliWatch* cli_watch_start(const cliArgs* c, const dyModel* m, dyiLogOpt* opt) {
+  if (cli_flag(c, "quiet")) return NULL;
+  cliWatch* cw = calloc(1, sizeof *cw);
+  if (!cw) return NULL;   /* the checks are advice: without memory, none */
+  cw->m = m;
+  cw->d = dy_make_data(m);
+  double mass = 0;
+  for (int j = 0; j < m->n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
+  double gnorm = sqrt(m->gravity[0]*m->gravity[0] + m->gravity[1]*m->gravity[1] + m->gravity[2]*m->gravity[2]);
+  cw->gravity = cw->d && mass > 0 && gnorm > 0;
+  acc_reset(cw);
+  cw->w.row = acc_row;
+  cw->w.ctx = cw;
+  opt->watch = &cw->w;
+  return cw;
 }
 
 /* Sample rate: 1 / the median of the first 1000 steps, outside 5 Hz..100 kHz
@@ -214,9 +233,7 @@ static int warn_torque(const dyModel* m, const char* path, const scanAcc* a) {
 /* The gate's findings (quality.h), one line each with the lines where it
  * starts and ends; a finding of one kind on several columns is one line
  * naming the other columns. */
-static void print_findings(dyiLogRaw* r, const char* path) {
-  dyiQuality* q = dyi_lograw_quality(r);
-  if (!q) return;
+static void print_findings(dyiQuality* q, const char* path) {
   dyi_quality_finish(q);
   int nf = dyi_quality_count(q);
   for (int i = 0; i < nf; i++) {
@@ -238,36 +255,30 @@ static void print_findings(dyiLogRaw* r, const char* path) {
   }
 }
 
-/* header (more position columns than joints) -> one pass over the raw
- * rows (bad rows dropped; a log the reader cannot open or read is left to
- * the command that reads it) -> rate, positions, torque -> findings */
-int cli_log_scan(const cliArgs* c, const dyModel* m, const char* path, const dyiLogOpt* opt, int findings) {
-  if (cli_flag(c, "quiet")) return 0;
+/* header (more position columns than joints) -> the pass's rate,
+ * positions, torque -> findings */
+int cli_watch_end(const cliArgs* c, cliWatch* cw, const char* path, int findings) {
+  if (!cw) return 0;
+  const dyModel* m = cw->m;
   const int n = m->n;
   int nwarn = 0;
-  char cols[400], delim;
-  int nq, qmax;
-  if (!opt->no_header && !header_info(path, cols, sizeof cols, &nq, &qmax, &delim) && nq > n) {
+  if (cw->w.nq > n) {
     fprintf(pending(), "dynid: warning: %s: the model has %d joint%s, the log has %d position columns (q1..q%d): "
-            "is %s the model of this arm? (--map picks other columns)\n", path, n, n == 1 ? "" : "s", nq, qmax,
-            m->source);
+            "is %s the model of this arm? (--map picks other columns)\n", path, n, n == 1 ? "" : "s", cw->w.nq,
+            cw->w.qmax, m->source);
     nwarn++;
   }
-  char err[DY_ERRSZ];
-  dyiLogOpt o = *opt;
-  o.on_bad = 1;
-  dyiLogRaw* r = dyi_lograw_open(path, n, &o, err, sizeof err);
-  if (!r) return nwarn;   /* the reading command says why */
-  scanAcc a;
-  if (scan_rows(m, r, &a) < 0 || a.rows < 2) { dyi_lograw_close(r); return nwarn; }
-  nwarn += warn_rate(c, path, &a);
-  nwarn += warn_positions(m, path, &a);
-  nwarn += warn_torque(m, path, &a);
-  if (findings) print_findings(r, path);
-  dyi_lograw_close(r);
+  if (cw->w.complete && cw->a.rows >= 2) {
+    nwarn += warn_rate(c, path, &cw->a);
+    nwarn += warn_positions(m, path, &cw->a);
+    nwarn += warn_torque(m, path, &cw->a);
+    if (findings && cw->w.quality) print_findings(cw->w.quality, path);
+  }
+  dyi_log_watch_free(&cw->w);
+  dy_free_data(cw->d);
+  free(cw);
   return nwarn;
 }
-
 
 /* Identified base parameters far from the nominal model's K pi_nom: more
  * than 5x the nominal value (or 5 % of the parameter's scale where the

@@ -805,13 +805,14 @@ static void print_log_summary(const cliArgs* c, const dyModel* m, const dyiBase*
 
 /* identify MODEL LOG...: the log options of every log checked first (one
  * set for all; --rows may give one range per log) -> base set -> each log
- * opened and scanned for mistakes -> rows into the estimator
+ * opened, watched for mistakes (cli_watch_start) -> rows into the estimator
  * (dyi_identify_logs) -> --save-stats -> estimate and files -> the
  * scan's warnings, then the summary. Frees m. */
 static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   int n = m->n, nlog = c->npos - 1, rc;
   dyiLogOpt lo, lok;
   dyiLogReader* rs[16] = {NULL};
+  cliWatch* watch[16] = {NULL};   /* each log's checks, in the pass that reads it */
   for (int k = 0; k < nlog; k++)
     if ((rc = cli_logopt_k(c, n, k, nlog, k ? &lok : &lo))) { dy_free_model(m); return rc; }
   openblas_set_num_threads(1);
@@ -825,9 +826,9 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   if (b->note[0] && !io->quiet) fprintf(stderr, "dynid: warning: %s\n", b->note);
   for (int k = 0; k < nlog; k++) {
     if (k && cli_logopt_k(c, n, k, nlog, &lok)) goto done;
+    watch[k] = cli_watch_start(c, m, k ? &lok : &lo);   /* units, rates, model */
     rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);
     if (!rs[k]) { cli_fail_log(c->pos[1 + k], k ? &lok : &lo, n, err); goto done; }
-    cli_log_scan(c, m, c->pos[1 + k], k ? &lok : &lo, 1);   /* units, rates, model: warnings */
   }
   e = dyi_identify_logs(m, b, rs, nlog, &io->eo, progress, err, sizeof err);
   if (!e) { cli_fail("%s: %s", nlog > 1 ? "identify" : c->pos[1], err); goto done; }
@@ -839,12 +840,14 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   filter_notes(&lo, &li, e, rows_note, sizeof rows_note, corr, sizeof corr);
   const double* beta;
   if (write_estimate(c, m, b, e, io, &cr, corr, rows_note, NULL, &beta)) goto done;
+  for (int k = 0; k < nlog; k++) { cli_watch_end(c, watch[k], c->pos[1 + k], 1); watch[k] = NULL; }
   cli_flush_warnings(1);
   if (!io->quiet) print_log_summary(c, m, b, e, rs, nlog, io, beta, io->consistent ? cr.std : NULL, rows_note, corr);
   rc = 0;
 done:
   dyi_cons_free(&cr);
   for (int k = 0; k < nlog; k++) dyi_log_close(rs[k]);
+  for (int k = 0; k < nlog; k++) cli_watch_end(c, watch[k], c->pos[1 + k], 1);
   dyi_est_free(e);
   dyi_base_free(b);
   dy_free_model(m);

@@ -1098,7 +1098,7 @@ static int set_scales(const cliArgs* c, const dyModel* m, reportSet* s, const dy
 }
 
 /* The logs' sections, first into memory (*body) so that the summary at
- * the top can quote them; each log scanned for mistakes first and given
+ * the top can quote them; each log watched for mistakes as it is read and given
  * its role (role[li]). 0, or -1 after printing. */
 static int logs_body(const cliArgs* c, const dyModel* m, reportSet* const* sv, int ns, const dyiLogOpt* lopt,
                      double horizon, reportSeries* S, char (*role)[160], char** body, size_t* blen) {
@@ -1107,9 +1107,11 @@ static int logs_body(const cliArgs* c, const dyModel* m, reportSet* const* sv, i
   if (!bf) { cli_fail("report: out of memory"); return -1; }
   int lr = 0;
   for (int li = 0; li + 2 < c->npos && !lr; li++) {
-    cli_log_scan(c, m, c->pos[2 + li], lopt, 0);   /* units, rates, model: warnings */
+    dyiLogOpt lw = *lopt;
+    cliWatch* watch = cli_watch_start(c, m, &lw);   /* units, rates, model, in the section's pass */
     log_role(sv[0]->prm->comment, c->pos[2 + li], cli_opt(c, "rows"), role[li], sizeof role[li]);
-    lr = log_section(bf, li, c->pos[2 + li], role[li], m, sv, ns, lopt, horizon, S);
+    lr = log_section(bf, li, c->pos[2 + li], role[li], m, sv, ns, &lw, horizon, S);
+    cli_watch_end(c, watch, c->pos[2 + li], 0);
   }
   fclose(bf);
   return lr ? -1 : 0;

@@ -90,9 +90,10 @@ int cmd_validate(cliArgs* c) {
     size_t len = 0;
     FILE* mf = open_memstream(&buf, &len);
     if (!mf) { cli_fail("validate: out of memory"); goto done; }
-    cli_log_scan(c, m, c->pos[2], &lopt, 1);   /* units, rates, model: warnings */
+    cliWatch* watch = cli_watch_start(c, m, &lopt);   /* units, rates, model, in the validation pass */
     int vr = dyv_validate_log(mf, m, par, prm->base, prm->pi != NULL, c->pos[2], &lopt, horizon, (int)folds,
                               (int)threads, err, sizeof err);
+    cli_watch_end(c, watch, c->pos[2], 1);
     fclose(mf);
     if (vr) { free(buf); cli_fail_log(c->pos[2], &lopt, n, err); goto done; }
     fprintf(o.f, "# dynid validate: model %s, params %s, log %s\n", m->source, c->pos[1], c->pos[2]);
