@@ -203,7 +203,6 @@ int cmd_excite(cliArgs* c) {
   if ((r = excite_limits(c, m, o))) { dy_free_model(m); return r; }
   o->progress = excite_progress;
   o->progress_ctx = o;
-  openblas_set_num_threads(1);   /* the parallelism is over starts */
   char err[DY_ERRSZ];
   dyiBaseSet kind = dyi_base_set_parse(x.set, err, sizeof err);
   dyiBase* b = kind == DYI_SET_NONE ? NULL : dyi_base_make(m, kind, cli_flag(c, "friction"), err, sizeof err);

@@ -29,9 +29,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* OpenBLAS threads cost more than they bring on ~60-column blocks (measured: its thread start-up outweighs the work) */
-void openblas_set_num_threads(int num_threads);
-
 static const char* USAGE =
     "dynid identify MODEL LOG [LOG ...] [--set khalil|lin|qr] [--method ols|wls|irls] [--friction[=ia,fv,fc,fo]]\n"
     "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ]\n"
@@ -815,7 +812,6 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   cliWatch* watch[16] = {NULL};   /* each log's checks, in the pass that reads it */
   for (int k = 0; k < nlog; k++)
     if ((rc = cli_logopt_k(c, n, k, nlog, k ? &lok : &lo))) { dy_free_model(m); return rc; }
-  openblas_set_num_threads(1);
   char err[DY_ERRSZ];
   rc = 1;
   dyiEstim* e = NULL;
@@ -863,7 +859,6 @@ int cmd_identify(cliArgs* c) {
   if ((rc = identify_options(c, &io))) return rc;
   dyModel* m = cli_model(c);
   if (!m) return 1;
-  openblas_set_num_threads(1);
   if (io.stats_in) return identify_from_stats(c, m, &io);
   return identify_from_logs(c, m, &io);
 }
