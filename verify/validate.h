@@ -88,6 +88,7 @@ typedef struct {
   int sim_on;              /* a segment is running */
   double sim_t0, sim_tprev;
   double sim_q[DY_MAXJ], sim_qd[DY_MAXJ], sim_tau[DY_MAXJ];
+  double sim_h;            /* the step size the integrator goes on with [s] (0: the log's) */
   long sim_count, sim_segments, sim_fail;
   double sim_se[DY_MAXJ], sim_max[DY_MAXJ];
   long sim_maxrow[DY_MAXJ];
