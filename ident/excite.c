@@ -19,7 +19,7 @@
 void dyi_excite_defaults(dyiExciteOpt* o) {
   memset(o, 0, sizeof *o);
   o->nh = 5; o->period = 10; o->nsamp = 100; o->criterion = DYI_EXC_COND;
-  o->starts = 24; o->maxeval = 300; o->polish = 1500; o->maxtime = 30; o->threads = 1;
+  o->starts = 24; o->maxeval = 300; o->polish = 1500; o->maxtime = 0; o->threads = 1;
   o->margin = 0.9; o->seed = 1;
 }
 
@@ -582,7 +582,7 @@ static double local_search(exciteObj* oc, double* x, int maxeval) {
     nlopt_opt opt = nlopt_create(NLOPT_LD_LBFGS, (unsigned)nx);
     nlopt_set_min_objective(opt, objective, oc);
     nlopt_set_maxeval(opt, w->crit == DYI_EXC_DOPT ? maxeval : per);
-    nlopt_set_maxtime(opt, left);
+    if (isfinite(left)) nlopt_set_maxtime(opt, left);
     nlopt_set_ftol_rel(opt, 1e-10);
     nlopt_set_xtol_rel(opt, 1e-9);
     memcpy(xt, x, sizeof(double) * (size_t)nx);
@@ -714,9 +714,9 @@ int dyi_excite_eval(const dyModel* m, const dyiBase* b, const dyiFourier* f, int
 static int excite_check(const dyModel* m, const dyiBase* b, const dyiExciteOpt* o, char* err, int errsz) {
   if (o->nh < (o->rest ? 2 : 1) || o->nh > DYI_FOURIER_MAXH || !(o->period > 0) || o->nsamp < 2 ||
       o->starts < 1 || o->maxeval < 1 || o->threads < 1 || !(o->margin > 0 && o->margin <= 1) ||
-      !(o->maxtime > 0)) {
+      !(o->maxtime >= 0)) {
     snprintf(err, (size_t)errsz, "excite: need %d..%d harmonics, a positive period, >= 2 samples, "
-             ">= 1 start, evaluation and thread, a margin in (0, 1] and a positive time budget",
+             ">= 1 start, evaluation and thread, a margin in (0, 1] and a time budget >= 0 (0: none)",
              o->rest ? 2 : 1, DYI_FOURIER_MAXH);
     return -1;
   }
@@ -756,7 +756,7 @@ static void polish(exciteObj* oc, excitePool* P, const dyiExciteOpt* o, int n, i
   nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, (unsigned)nx);
   nlopt_set_min_objective(opt, objective, oc);
   nlopt_set_maxeval(opt, o->polish);
-  nlopt_set_maxtime(opt, P->deadline - dy_now_s());
+  if (isfinite(P->deadline)) nlopt_set_maxtime(opt, P->deadline - dy_now_s());
   nlopt_set_xtol_rel(opt, 1e-9);
   nlopt_set_initial_step1(opt, 0.02);
   double* xt = malloc(sizeof(double) * (size_t)nx);
@@ -783,7 +783,7 @@ int dyi_excite(const dyModel* m, const dyiBase* b, const dyiExciteOpt* o, dyiFou
   int nx = nvars(o->rest, o->nh, m->n);
   excitePool P;
   memset(&P, 0, sizeof P);
-  P.m = m; P.b = b; P.o = o; P.best = INFINITY; P.deadline = t0 + o->maxtime;
+  P.m = m; P.b = b; P.o = o; P.best = INFINITY; P.deadline = o->maxtime > 0 ? t0 + o->maxtime : INFINITY;
   P.xs = malloc(sizeof(double) * (size_t)nx * (size_t)o->starts);
   P.val = malloc(sizeof(double) * (size_t)o->starts);
   double* x0 = malloc(sizeof(double) * (size_t)nx);

@@ -58,7 +58,8 @@ typedef struct {
   int starts;              /* local searches from different starts (default 24) */
   int maxeval;             /* criterion evaluations per local search (default 300) */
   int polish;              /* evaluations of the final derivative-free polish (default 1500) */
-  double maxtime;          /* wall-clock budget [s] (default 30) */
+  double maxtime;          /* wall-clock cap [s]; 0 (default): none, so that the result
+                              depends on the options only, not on the machine */
   int threads;             /* worker threads (default 1) */
   double margin;           /* fraction of the limits used (default 0.9) */
   unsigned long long seed; /* starting guesses (default 1) */

@@ -58,8 +58,8 @@ static int excite_options(const cliArgs* c, excOpt* x) {
   else if (crit && !strcmp(crit, "cond-scaled")) o->criterion = DYI_EXC_COND_SCALED;
   else if (crit && strcmp(crit, "cond"))
     return cli_usage("excite: --criterion is cond, dopt or cond-scaled, not '%s'", crit);
-  if (!(x->rate > 0) || !(x->dur > 0) || !(margin > 0 && margin <= 1) || !(maxtime > 0) || !isfinite(maxtime))
-    return cli_usage("excite: --rate, --duration and --maxtime must be positive, --margin in (0, 1]");
+  if (!(x->rate > 0) || !(x->dur > 0) || !(margin > 0 && margin <= 1) || !(maxtime >= 0) || !isfinite(maxtime))
+    return cli_usage("excite: --rate and --duration must be positive, --maxtime >= 0 (0: no cap), --margin in (0, 1]");
   if (o->rest && o->nh < 2) return cli_usage("excite: --rest needs at least 2 harmonics");
   if (!cli_opt(c, "o")) return cli_usage("excite: -o TRAJ is required");
   x->set = cli_opt(c, "set");
@@ -215,9 +215,11 @@ int cmd_excite(cliArgs* c) {
   double* sd = malloc(sizeof(double) * (size_t)b->nb);
   int status = 1;
   if (!info.vif || !beta || !sd) { cli_fail("excite: out of memory"); goto done; }
+  char cap[48] = "";
+  if (o->maxtime > 0) snprintf(cap, sizeof cap, ", at most %g s", o->maxtime);
   fprintf(stderr, "excite: %d base parameters (%s), %d harmonics, period %g s, criterion %s%s, "
-          "%d starts on %d threads, at most %g s\n", b->nb, x.set, o->nh, o->period, cname[o->criterion],
-          o->weighted ? " (rows weighted by 1/noise)" : "", o->starts, o->threads, o->maxtime);
+          "%d starts on %d threads%s\n", b->nb, x.set, o->nh, o->period, cname[o->criterion],
+          o->weighted ? " (rows weighted by 1/noise)" : "", o->starts, o->threads, cap);
   if (dyi_excite(m, b, o, &f, &info, err, sizeof err)) { cli_fail("%s", err); goto done; }
   char what[16];
   double tw, worst = dyi_excite_check(m, &f, x.dur, x.rate, what, &tw);
