@@ -2,7 +2,8 @@
 /* dynid core: pull-style CSV rows on top of libcsv's push parser.
  * The file is read a line at a time through zlib (plain files pass through
  * unchanged); comment and blank lines are dropped before libcsv sees them,
- * and "#!" directive lines go to the reader's callback first if it has one.
+ * and "#!" directive lines and comment lines go to the reader's callbacks
+ * first if it has them.
  * Memory is bounded by the longest row, never by the file, and rows are
  * capped (io.h DY_CSV_MAXROW, DY_CSV_MAXCOLS).
  *
@@ -56,6 +57,7 @@ struct dyCsv_ {
   char** fields; int fieldcap;          /* pointers handed to the caller */
   int row_ready;
   dyCsvDirectiveFn on_dir; void* dir_ud; /* "#!" lines, NULL: comments */
+  dyCsvDirectiveFn on_com; void* com_ud; /* comment lines, NULL: skipped unseen */
   long lineno, rowline;                 /* physical line, line of row start */
   long long size;
   char delim;                           /* from the first row: ',' ';' '\t' or ' ' (runs of blanks) */
@@ -291,6 +293,12 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
         if (c->on_dir(c->dir_ud, text, c->lineno, err, errsz)) return -1;
         continue;
       }
+      if (*s == '#' && c->on_com) {   /* comment line, shown to the reader's callback */
+        char* e = text + len;
+        while (e > text && (e[-1] == '\n' || e[-1] == '\r')) *--e = 0;
+        if (c->on_com(c->com_ud, text, c->lineno, err, errsz)) return -1;
+        continue;
+      }
       if (*s == 0 || *s == '#') continue;   /* blank or comment line */
       c->rowline = c->lineno;
       if (!c->delim) {   /* the first row decides the delimiter */
@@ -339,6 +347,11 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
 void dy_csv_on_directive(dyCsv* c, dyCsvDirectiveFn fn, void* ud) {
   c->on_dir = fn;
   c->dir_ud = ud;
+}
+
+void dy_csv_on_comment(dyCsv* c, dyCsvDirectiveFn fn, void* ud) {
+  c->on_com = fn;
+  c->com_ud = ud;
 }
 
 void dy_csv_set_fast(dyCsv* c, int on) { c->slow = !on; }

@@ -54,10 +54,12 @@ int dy_fd_chol(const dyModel* m, dyData* d, const double* par, const double* q,
 
 
 
-/* res = R X R^T for the joint rotation R = Rx(alpha) Rz(theta), applied as
- * two plane rotations (rows and columns 0-1 by theta, then 1-2 by alpha);
- * alpha of 0, +-pi/2 or pi (most arms) makes the second a signed
- * permutation. ct, st: cos, sin theta; ca, sa: cos, sin alpha. */
+/* res = R X R^T for the joint rotation R = Rx(alpha) Rz(theta) and a
+ * general 3x3 X (the block B; the symmetric A and M go through
+ * dyu_rotJointSym6), applied as two plane rotations (rows and columns 0-1
+ * by theta, then 1-2 by alpha); alpha of 0, +-pi/2 or pi (most arms) makes
+ * the second a signed permutation. ct, st: cos, sin theta; ca, sa: cos,
+ * sin alpha. */
 static void rot_joint(double res[9], const double X[9], double ct, double st, double ca, double sa) {
   double Y[9];
   /* Y = Rz X Rz^T */
@@ -163,9 +165,15 @@ ABA_INL void aba_carry(const dyModel* m, dyData* d, int j) {
   const double *R = d->R + 9*j, *p = d->p + 3*j;
   double A1[9], B1[9], M1[9], PB[9], PM[9], PMP[9], Mp[9];
   const double ct = R[0], st = -R[1], ca = m->cos_alpha[j], sa = m->sin_alpha[j];
-  rot_joint(A1, A, ct, st, ca, sa);
+  /* A and M are symmetric (so are the reduction U U^T / D and the carry's
+   * terms), B is not (B -= U_w U_v^T / D, B' += P M1) */
+  const double a6[6] = {A[0], A[1], A[2], A[4], A[5], A[8]}, m6[6] = {M[0], M[1], M[2], M[4], M[5], M[8]};
+  double a1[6], m1[6];
+  dyu_rotJointSym6(a1, a6, ct, st, ca, sa);
+  dyu_rotJointSym6(m1, m6, ct, st, ca, sa);
+  dyu_sym6ToMat(A1, a1);
+  dyu_sym6ToMat(M1, m1);
   rot_joint(B1, B, ct, st, ca, sa);
-  rot_joint(M1, M, ct, st, ca, sa);
   double B1t[9] = {B1[0], B1[3], B1[6], B1[1], B1[4], B1[7], B1[2], B1[5], B1[8]};
   skew_mul(PB, p, B1t);             /* P B1^T */
   skew_mul(PM, p, M1);              /* P M1 */

@@ -141,6 +141,11 @@ int dy_read_ellipsoids(const char* path, const dyModel* m, double* ell, char* er
  * comments, as before. */
 typedef int (*dyCsvDirectiveFn)(void* ud, const char* text, long line, char* err, int errsz);
 void dy_csv_on_directive(dyCsv* c, dyCsvDirectiveFn fn, void* ud);
+/* The same for comment lines (first non-blank character '#'; "#!" lines
+ * too when no directive callback takes them): each is handed to fn before
+ * it is skipped, e.g. to read a file's '#' header in the same pass as its
+ * rows. */
+void dy_csv_on_comment(dyCsv* c, dyCsvDirectiveFn fn, void* ud);
 
 /* Physical consistency of one link's standard parameters par10 (model.h
  * order, about O_j): 1 if the pseudo-inertia [tr(J)/2 1 - J, h; h^T, m]

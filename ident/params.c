@@ -4,7 +4,10 @@
  * base set; P = B^+ (dyi_base_pinv) gives the realisation pi = P beta with
  * B P = 1, hence Y pi = Y_b beta for any valid set, whichever wrote it. The
  * "#! pi" lines, when present, replace that realisation by the standard
- * parameters the estimate was solved as (checked: B pi = beta). */
+ * parameters the estimate was solved as (checked: B pi = beta). The '#'
+ * header comes from the same pass (the CSV reader hands its comment lines
+ * over): the comment as text and its fields (params.h) parsed once here,
+ * for every consumer. */
 #include "ident/params.h"
 #include "core/io.h"
 #include <math.h>
@@ -61,41 +64,156 @@ int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* 
   return ferror(f) ? -1 : 0;
 }
 
-void dyi_params_free(dyiParams* p) {
-  if (!p) return;
+/* the rows' part of p freed (NULL again) */
+static void free_rows(dyiParams* p) {
   dyi_base_free(p->base);
   free(p->value);
   free(p->std);
   free(p->rel_std_pct);
   free(p->pi);
+  p->base = NULL;
+  p->value = p->std = p->rel_std_pct = p->pi = NULL;
+}
+
+void dyi_params_free(dyiParams* p) {
+  if (!p) return;
+  free_rows(p);
+  for (int i = 0; i < p->nlog; i++) free(p->log[i]);
+  for (int i = 0; i < p->nbound; i++) free(p->bound[i]);
+  free(p->log);
+  free(p->bound);
+  free(p->path);
   free(p);
 }
 
-/* the '#' lines at the top of the file, joined with newlines; the #! lines
- * and the writer's note before the #! pi lines are not part of it */
-static void read_comments(const char* path, char* out, int outsz) {
-  out[0] = 0;
-  FILE* f = fopen(path, "r");
-  if (!f) return;
-  char line[1024];
-  int len = 0;
-  while (fgets(line, sizeof line, f)) {
-    const char* s = line;
-    while (*s == ' ' || *s == '\t') s++;
-    if (*s == '\n' || *s == '\r' || *s == 0) continue;
-    if (*s != '#') break;
-    s++;
-    if (*s == '!') continue;
-    if (*s == ' ') s++;
-    size_t L = strcspn(s, "\r\n");
-    if (L == strlen(DYI_PARAMS_PI_NOTE) && !strncmp(s, DYI_PARAMS_PI_NOTE, L)) continue;
-    if (len + (int)L + 2 >= outsz) break;
-    if (len) out[len++] = '\n';
-    memcpy(out + len, s, L);
-    len += (int)L;
-    out[len] = 0;
+/* ---- the header: the '#' lines at the top, handed over by the CSV reader
+ * (dy_csv_on_comment) in the pass that reads the rows */
+
+/* The header being read into p: the comment so far (len bytes; full once a
+ * line did not fit: later lines are left out of it, not out of the fields),
+ * done once the first row is read (comment lines after it are not the
+ * header), the room of the lists, which single-line fields were seen. */
+typedef struct {
+  dyiParams* p;
+  int len, full, done, oom;
+  int logcap, boundcap;
+  int seen;                         /* HEAD_* bits */
+} pHead;
+
+enum { HEAD_FP = 1, HEAD_SAMPLES = 2, HEAD_COND = 4, HEAD_REL = 8, HEAD_RISE = 16 };
+
+/* the text after key when line starts with it, else NULL */
+static const char* after(const char* line, const char* key) {
+  size_t k = strlen(key);
+  return strncmp(line, key, k) ? NULL : line + k;
+}
+
+/* the number s starts with, NaN when none */
+static double number_at(const char* s) {
+  char* e;
+  double x = strtod(s, &e);
+  return e == s ? NAN : x;
+}
+
+/* a copy of s appended to the list *v (*n entries, room for *cap); -1 out of memory */
+static int push_line(char*** v, int* n, int* cap, const char* s) {
+  if (*n == *cap) {
+    int c2 = *cap ? 2 * *cap : 8;
+    char** t = realloc(*v, sizeof(char*) * (size_t)c2);
+    if (!t) return -1;
+    *v = t;
+    *cap = c2;
   }
-  fclose(f);
+  if (!((*v)[*n] = strdup(s))) return -1;
+  (*n)++;
+  return 0;
+}
+
+/* The fields one header line s (without "# ") gives (params.h, the
+ * header; the lines as dynid identify writes them). A single-valued field
+ * is taken from its first line, --rows from the last command line. -1 out
+ * of memory. */
+static int head_fields(pHead* h, const char* s) {
+  dyiParams* p = h->p;
+  const char* v;
+  if ((v = after(s, "model: "))) {
+    const char* fp = strstr(v, ", fingerprint: ");
+    if (fp && !(h->seen & HEAD_FP)) {          /* the provenance's line */
+      h->seen |= HEAD_FP;
+      snprintf(p->model, sizeof p->model, "%.*s", (int)(fp - v), v);
+      snprintf(p->fingerprint, sizeof p->fingerprint, "%s", fp + strlen(", fingerprint: "));
+    } else if (!fp && !(h->seen & HEAD_FP) && !p->model[0])
+      snprintf(p->model, sizeof p->model, "%s", v);
+  } else if ((v = after(s, "command: "))) {
+    const char* r = strstr(v, " --rows ");
+    if (r) snprintf(p->rows, sizeof p->rows, "%.*s", (int)strcspn(r + 8, " "), r + 8);
+  } else if ((v = after(s, "log: "))) {
+    return push_line(&p->log, &p->nlog, &h->logcap, v);
+  } else if ((v = after(s, "samples: "))) {
+    char* e;
+    long x = strtol(v, &e, 10);
+    if (!(h->seen & HEAD_SAMPLES) && e != v && x >= 0) p->samples = x;
+    h->seen |= HEAD_SAMPLES;
+  } else if ((v = after(s, "condition number: "))) {
+    if (h->seen & HEAD_COND) return 0;
+    h->seen |= HEAD_COND;
+    p->cond = number_at(v);
+    p->cond_weighted = strstr(v, "(regressor as weighted") != NULL;
+    const char* q = strstr(v, "; ");
+    if (q) p->cond_scaled = number_at(q + 2);
+  } else if ((v = after(s, "relative error all joints [%]: "))) {
+    if (!(h->seen & HEAD_REL)) p->rel_err = number_at(v);
+    h->seen |= HEAD_REL;
+  } else if ((v = after(s, "consistent: "))) {
+    p->consistent = 1;
+    const char* r = after(v, "training residual ");
+    if (r && !(h->seen & HEAD_RISE)) { p->rss_rise = number_at(r); h->seen |= HEAD_RISE; }
+    if (after(v, "bounds ") || after(v, "link ")) return push_line(&p->bound, &p->nbound, &h->boundcap, v);
+  }
+  return 0;
+}
+
+/* One comment line from the CSV reader: before the first row, into the
+ * comment (its text after '#' and one blank; not the #! lines, not the
+ * writer's note before the #! pi lines) and the fields */
+static int on_comment(void* ud, const char* text, long line, char* err, int errsz) {
+  pHead* h = ud;
+  (void)line;
+  if (h->done) return 0;
+  const char* s = text + strspn(text, " \t\r\n");
+  s++;                                         /* the '#' */
+  if (*s == '!') return 0;                     /* a directive no callback took */
+  if (*s == ' ') s++;
+  size_t L = strcspn(s, "\r\n");
+  if (L == strlen(DYI_PARAMS_PI_NOTE) && !strncmp(s, DYI_PARAMS_PI_NOTE, L)) return 0;
+  char* c = h->p->comment;
+  const int csz = (int)sizeof h->p->comment;
+  if (!h->full && h->len + (int)L + 2 >= csz) h->full = 1;
+  if (!h->full) {
+    if (h->len) c[h->len++] = '\n';
+    memcpy(c + h->len, s, L);
+    h->len += (int)L;
+    c[h->len] = 0;
+  }
+  char* own = s[L] ? malloc(L + 1) : NULL;     /* the line alone, when more follows it */
+  if (own) { memcpy(own, s, L); own[L] = 0; }
+  int r = s[L] && !own ? -1 : head_fields(h, own ? own : s);
+  free(own);
+  if (r) {
+    h->oom = 1;
+    snprintf(err, (size_t)errsz, "%s: out of memory", h->p->path);
+  }
+  return r;
+}
+
+/* a new dyiParams for path: no rows, every header field absent */
+static dyiParams* params_new(const char* path, char* err, int errsz) {
+  dyiParams* p = calloc(1, sizeof *p);
+  if (p && !(p->path = strdup(path))) { free(p); p = NULL; }
+  if (!p) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return NULL; }
+  p->samples = -1;
+  p->cond = p->cond_scaled = p->rel_err = p->rss_rise = NAN;
+  return p;
 }
 
 /* a message quoting file text stays one line: control characters
@@ -363,31 +481,69 @@ static int prows_read(pRows* t, dyCsv* csv, char* err, int errsz) {
   return 0;
 }
 
-dyiParams* dyi_params_read(const char* path, const dyModel* m, char* err, int errsz) {
+/* The rows of p's file for model m into p; with h, the header too, in the
+ * same pass. 0, or -1 with err (one line). */
+static int read_rows(dyiParams* p, const dyModel* m, pHead* h, char* err, int errsz) {
+  const char* path = p->path;
+  free_rows(p);
   dyCsv* csv = dy_csv_open(path, err, errsz);
-  if (!csv) return NULL;
+  if (!csv) return -1;
   pRows t;
   memset(&t, 0, sizeof t);
   t.path = path; t.m = m; t.npar = dy_npar(m); t.nl = DY_NPAR_LINK * m->n; t.cap = 64;
   t.cname = t.cval = t.cstd = t.crel = t.cexpr = -1;
-  dyiParams* p = calloc(1, sizeof *p);
   t.names = malloc((size_t)t.cap * sizeof *t.names);
   t.B = malloc(sizeof(double) * (size_t)t.cap * (size_t)t.npar);
   t.val = malloc(sizeof(double) * (size_t)t.cap);
   t.sd = malloc(sizeof(double) * (size_t)t.cap);
   t.rel = malloc(sizeof(double) * (size_t)t.cap);
   int bad = 0;
-  if (!p || !t.names || !t.B || !t.val || !t.sd || !t.rel) { snprintf(err, (size_t)errsz, "%s: out of memory", path); bad = 1; }
-  if (!bad) read_comments(path, p->comment, sizeof p->comment);
+  if (!t.names || !t.B || !t.val || !t.sd || !t.rel) { snprintf(err, (size_t)errsz, "%s: out of memory", path); bad = 1; }
+  if (h) dy_csv_on_comment(csv, on_comment, h);
   dy_csv_on_directive(csv, on_directive, &t);
-  bad = bad || prows_header(&t, csv, err, errsz) || prows_read(&t, csv, err, errsz) ||
-        prows_to_params(&t, p, err, errsz) || prows_pi(&t, p, err, errsz);
+  bad = bad || prows_header(&t, csv, err, errsz);
+  if (h) h->done = 1;
+  bad = bad || prows_read(&t, csv, err, errsz) || prows_to_params(&t, p, err, errsz) || prows_pi(&t, p, err, errsz);
   prows_free(&t);
   dy_csv_close(csv);
-  if (!bad) return p;
+  if (!bad) return 0;
   one_line(err);
+  free_rows(p);
+  return -1;
+}
+
+dyiParams* dyi_params_read(const char* path, const dyModel* m, char* err, int errsz) {
+  dyiParams* p = params_new(path, err, errsz);
+  if (!p) return NULL;
+  pHead h;
+  memset(&h, 0, sizeof h);
+  h.p = p;
+  if (!read_rows(p, m, &h, err, errsz)) return p;
   dyi_params_free(p);
   return NULL;
+}
+
+dyiParams* dyi_params_read_header(const char* path, char* err, int errsz) {
+  dyiParams* p = params_new(path, err, errsz);
+  if (!p) return NULL;
+  dyCsv* csv = dy_csv_open(path, err, errsz);
+  if (!csv) { dyi_params_free(p); return NULL; }
+  pHead h;
+  memset(&h, 0, sizeof h);
+  h.p = p;
+  dy_csv_on_comment(csv, on_comment, &h);
+  char** f; int nf;
+  char rerr[DY_ERRSZ];
+  dy_csv_next(csv, &f, &nf, rerr, sizeof rerr);   /* up to the first row; its errors are the rows' */
+  dy_csv_close(csv);
+  if (!h.oom) return p;
+  snprintf(err, (size_t)errsz, "%s: out of memory", path);
+  dyi_params_free(p);
+  return NULL;
+}
+
+int dyi_params_read_rows(dyiParams* p, const dyModel* m, char* err, int errsz) {
+  return read_rows(p, m, NULL, err, errsz);
 }
 
 void dyi_params_realise(const dyModel* m, const dyiParams* p, double* par) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* dynid ident: the PARAMS file (README.md, Model tables and files), written by
  * `dynid identify` and read by --params:
- *     # comment lines: model, set, method, samples, condition number
+ *     # comment lines: provenance, model, logs, set, method, samples,
+ *     #   condition number, residuals (parsed into dyiParams, the header)
  *     #! pi,NAME,VALUE          (optional: 14n lines, one per standard parameter)
  *     name,value,std,rel_std_pct,expression
  * one row per base parameter. Reading rebuilds the base set from the
@@ -24,16 +25,67 @@ typedef struct {
   double* pi;        /* the standard parameters the file carries (14n), NULL if none */
   char comment[8192];/* the '#' lines at the top, joined (without the #! pi lines
                         and the comment line the writer puts before them) */
+  char* path;        /* the file read (owned) */
+  /* The header: what the '#' lines at the top say, parsed here once. dynid
+   * identify writes them: the provenance every file of the program starts
+   * with (reports/cli_prov.c), then its summary (reports/cmd_identify.c);
+   * each field below names its line. A field whose line is not there (a
+   * file written by hand, by the library, or by an older dynid) has the
+   * value in brackets. Fields come from every header line, also those
+   * beyond the 8 kB of comment. */
+  char model[512];        /* the model file it was identified on, as named on identify's command
+                             line: "model: NAME, fingerprint: X" (the provenance), else the
+                             summary's "model: NAME" [""] */
+  char fingerprint[128];  /* X of that line: the arm's joint count, joint types and a hash of its
+                             modified-DH geometry, "7 joints RRRRRRR geometry 5d1c0f3a"
+                             (reports/cli_prov.c) [""; a file written before fingerprints] */
+  char rows[64];          /* the --rows A..B of identify's command line ("command: ... --rows
+                             A..B ..."): the rows of each log it was identified on [""; all] */
+  int nlog;               /* the logs it was identified on, as named on identify's command line */
+  char** log;             /* ("log: PATH", one line each; nlog paths, owned) [0, NULL] */
+  long samples;           /* samples the estimate used, after filtering and decimation (n
+                             equations each) ("samples: N") [-1] */
+  double cond;            /* condition number of the regressor, SI units, dimensionless (of the
+                             weighted regressor with --method wls or irls)
+                             ("condition number: X (regressor, SI units; ...") [NaN] */
+  int cond_weighted;      /* 1: cond is the weighted regressor's ("(regressor as weighted, ...") */
+  double cond_scaled;     /* the same after column scaling ("...; Y after column scaling)") [NaN] */
+  double rel_err;         /* training residual of the estimate written, over all joints [%]:
+                             100 ||tau - Y_b beta|| / ||tau|| on the filtered training rows
+                             ("relative error all joints [%]: E") [NaN] */
+  int consistent;         /* 1: the estimate was solved as physically consistent (identify
+                             --consistent; its certificate is on "consistent: " lines) [0] */
+  double rss_rise;        /* consistent: the rise of its weighted training residual sum of
+                             squares over the unconstrained least-squares optimum [%]
+                             ("consistent: training residual +R % ...") [NaN] */
+  int nbound;             /* consistent: the bounds it was solved within, as the header words
+                             them: the "consistent: bounds ..." line and the "consistent: link
+                             J: ..." lines (per link: ellipsoid, R_j, mass range, margin; and */
+  char** bound;           /* the notes on how each was made), without "consistent: " (nbound
+                             lines, owned) [0, NULL] */
 } dyiParams;
 
 /* Read a PARAMS file for model m. NULL with err ("FILE:ROW:COL: ...") on
  * failure. "#! pi,NAME,VALUE" lines before the header, in any order, give
  * pi: NAME a parameter of m (dy_parindex), VALUE a finite number; once one
  * is given all 14n are required, each once; B pi must reproduce every value
- * to 1e-9 of max(max_i |value_i|, sum_k |B_ik pi_k|). Free with
+ * to 1e-9 of max(max_i |value_i|, sum_k |B_ik pi_k|). The '#' header is
+ * read in the same pass (comment and the fields above). Free with
  * dyi_params_free. */
 dyiParams* dyi_params_read(const char* path, const dyModel* m, char* err, int errsz);
 void dyi_params_free(dyiParams* p);
+
+/* The same in two steps, for a caller that judges the header before the
+ * rows are read against a model (e.g. whether the file was identified on
+ * this model at all: another model's expressions need not even parse):
+ * dyi_params_read_header reads the '#' header alone (path, comment and the
+ * fields; base, value, std, rel_std_pct and pi NULL); it fails (NULL, err)
+ * only when the file cannot be opened; the header ends at the first row
+ * (or at a read error, which the rows then report). dyi_params_read_rows
+ * reads the rest of that file for model m into p, as dyi_params_read does:
+ * 0, or -1 with err (p keeps its header; free it with dyi_params_free). */
+dyiParams* dyi_params_read_header(const char* path, char* err, int errsz);
+int dyi_params_read_rows(dyiParams* p, const dyModel* m, char* err, int errsz);
 
 /* The standard parameters (14n) of the identified base parameters: the
  * file's own pi when it carries one (copied exactly), else the realisation

@@ -83,11 +83,13 @@ int cli_lock_value(const char* v, size_t* namelen, double* q);
  * geometry). cli_provenance: the '#' lines every file written from now on
  * starts with (dynid version, command line, model and fingerprint, input
  * files with sizes and --rows); m may be NULL. cli_params_match: 0 when
- * PARAMS file path was identified on a model with m's fingerprint (or
- * records none, or --force, with a warning), else 1 after printing. */
+ * the PARAMS file p (its header, ident/params.h) was identified on a model
+ * with m's fingerprint (or records none, or --force, with a warning), else
+ * 1 after printing. */
+#include "ident/params.h"
 void cli_fingerprint(const dyModel* m, char* buf, size_t sz);
 void cli_provenance(const cliArgs* c, const dyModel* m);
-int cli_params_match(const cliArgs* c, const dyModel* m, const char* path);
+int cli_params_match(const cliArgs* c, const dyModel* m, const dyiParams* p);
 
 /* Progress on standard error, only when it is a terminal and at most every
  * half second: "what: done units (rate/s)". final = 1 ends the line. */
@@ -111,6 +113,15 @@ long cli_states_line(const cliStates* s);
  * the sparsest realisation of its base parameters; 0, or 1 after printing
  * the error. Without --params, par = m->par. */
 int cli_params(const cliArgs* c, const dyModel* m, double* par);
+/* PARAMS file path for model m, as every command reads one: its header
+ * first, refused when it was identified on another model (cli_params_match,
+ * before its rows, which another model's names may not even parse), then
+ * its rows. NULL after printing the error. (reports/cli_params.c) */
+dyiParams* cli_params_read(const cliArgs* c, const dyModel* m, const char* path);
+/* The condition number as the PARAMS header words it (identify writes it,
+ * report quotes it): "C (regressor[ as weighted], SI units; S after column
+ * scaling)", C the regressor's, S after column scaling. */
+void cli_cond_text(char* buf, size_t sz, double cond, int weighted, double cond_scaled);
 void cli_states_close(cliStates* s);
 
 /* Log options shared by every command that reads a log (README.md,

@@ -12,7 +12,9 @@
  * read from its URDF or from a table written by dynid gives the same one.
  * Commands that use a PARAMS file with a model (validate, id, inertia, fd,
  * report) refuse one whose fingerprint differs (--force overrides); a
- * PARAMS file without one (written before) is accepted as it is.
+ * PARAMS file without one (written before) is accepted as it is. The
+ * reader of PARAMS files parses these lines (ident/params.h: model,
+ * fingerprint, the --rows of the command line).
  * The model of a command is loaded here too (cli_model), as it completes
  * the provenance: cli.c (arguments, messages) calls nothing of this file. */
 #include "reports/cli.h"
@@ -22,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 void cli_fingerprint(const dyModel* m, char* buf, size_t sz) {
   unsigned long long h = 1469598103934665603ull;   /* FNV-1a 64 */
@@ -98,34 +99,18 @@ void cli_provenance(const cliArgs* c, const dyModel* m) {
   dy_out_prelude(prelude);
 }
 
-int cli_params_match(const cliArgs* c, const dyModel* m, const char* path) {
-  gzFile f = gzopen(path, "rb");
-  if (!f) return 0;   /* the reader says why */
-  char line[1024], theirs[128] = "", model[512] = "";
-  while (gzgets(f, line, sizeof line)) {
-    const char* s = line;
-    while (*s == ' ' || *s == '\t') s++;
-    if (*s == '\n' || *s == '\r' || !*s) continue;
-    if (*s != '#') break;
-    const char* fp = strstr(s, ", fingerprint: ");
-    if (!strncmp(s, "# model: ", 9) && fp) {
-      snprintf(model, sizeof model, "%.*s", (int)(fp - s - 9), s + 9);
-      snprintf(theirs, sizeof theirs, "%.*s", (int)strcspn(fp + 15, "\r\n"), fp + 15);
-      break;
-    }
-  }
-  gzclose(f);
-  if (!theirs[0]) return 0;   /* written before fingerprints: accepted */
+int cli_params_match(const cliArgs* c, const dyModel* m, const dyiParams* p) {
+  if (!p->fingerprint[0]) return 0;   /* written before fingerprints: accepted */
   char ours[96];
   cli_fingerprint(m, ours, sizeof ours);
-  if (!strcmp(ours, theirs)) return 0;
+  if (!strcmp(ours, p->fingerprint)) return 0;
   if (cli_flag(c, "force")) {
     fprintf(stderr, "dynid: warning: %s was identified on %s (%s), not on this model %s (%s); used anyway "
-            "(--force)\n", path, model, theirs, m->source, ours);
+            "(--force)\n", p->path, p->model, p->fingerprint, m->source, ours);
     return 0;
   }
   return cli_fail("%s: identified on another model: %s (%s), this model %s is %s; give the model it was "
-                  "identified on, or --force to use it anyway", path, model, theirs, m->source, ours);
+                  "identified on, or --force to use it anyway", p->path, p->model, p->fingerprint, m->source, ours);
 }
 
 dyModel* cli_model(const cliArgs* c) {

@@ -81,7 +81,10 @@ static void fit_residuals(const dyiEstim* e, const double* beta, double* rms, do
 }
 
 /* The summary of the identification, '#'-line text for the PARAMS file
- * and the model files (caller frees; NULL when out of memory). */
+ * and the model files (caller frees; NULL when out of memory). Its lines
+ * are what ident/params.h parses into the header fields of dyiParams
+ * (model, logs, samples, condition number, relative error, consistent:
+ * lines): a change of their wording goes there too. */
 static char* summary(const cliArgs* c, const dyModel* m, const dyiBase* b, const dyiEstim* e,
                      const double* beta, const char* note, const char* cons, const char* rows_note,
                      const char* stats_note) {
@@ -96,8 +99,9 @@ static char* summary(const cliArgs* c, const dyModel* m, const dyiBase* b, const
   else for (int k = 1; k < c->npos; k++) fprintf(f, "log: %s\n", c->pos[k]);   /* every log stacked */
   fprintf(f, "%sset: %s\nmethod: %s\nfriction: %s\n", rows_note, dyi_base_set_name(b->set), method_name(e->opt.method), fr);
   fprintf(f, "samples: %ld\n", e->samples);
-  fprintf(f, "condition number: %.6g (regressor%s, SI units; %.6g after column scaling)\n",
-          e->cond, e->opt.method == DYI_OLS ? "" : " as weighted", e->cond_scaled);
+  char cond[160];
+  cli_cond_text(cond, sizeof cond, e->cond, e->opt.method != DYI_OLS, e->cond_scaled);
+  fprintf(f, "condition number: %s\n", cond);
   double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1];
   fit_residuals(e, beta, rms, rel);
   fprintf(f, "residual rms per joint:");

@@ -125,12 +125,6 @@ static const char* css =
   "table.errs td{min-width:3.5em}table.errs td.all{font-weight:bold}p.cap{margin:0.8em 0 0.2em}"
   "td.nomv{color:#555;background:#f4f4f4}";
 
-/* the number after key in a PARAMS header, NaN if absent */
-static double header_number(const char* comment, const char* key) {
-  const char* s = strstr(comment, key);
-  return s ? strtod(s + strlen(key), NULL) : NAN;
-}
-
 static const char* base_name(const char* path) {
   const char* s = strrchr(path, '/');
   return s ? s + 1 : path;
@@ -433,26 +427,19 @@ static void keep_sample(reportSeries* S, int n, int ns, const dyiSample* s, dyvV
   S->n++;
 }
 
-/* 1 when the PARAMS header (comment) names path on a "log:" line */
-static int trained_on(const char* comment, const char* path) {
-  for (const char* s = comment; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
-    size_t L = strcspn(s, "\n");
-    if (!strncmp(s, "log: ", 5) && L - 5 == strlen(path) && !strncmp(s + 5, path, L - 5)) return 1;
-  }
+/* 1 when the PARAMS file p was identified on log path (its header's logs) */
+static int trained_on(const dyiParams* p, const char* path) {
+  for (int k = 0; k < p->nlog; k++)
+    if (!strcmp(p->log[k], path)) return 1;
   return 0;
 }
 
-/* The role of a log on the page from the PARAMS header ("log:" lines, the
- * "--rows" of its command line): held out, held-out rows of the training
+/* The role of a log on the page from the PARAMS header (the logs and the
+ * --rows it was identified on): held out, held-out rows of the training
  * log, or the training data itself (then the errors measure the fit). */
-static void log_role(const char* comment, const char* path, const char* rows, char* buf, size_t sz) {
-  int trained = trained_on(comment, path);
-  char trows[64] = "";
-  for (const char* s = comment; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
-    size_t L = strcspn(s, "\n");
-    const char* r = strstr(s, " --rows ");
-    if (!strncmp(s, "command: ", 9) && r && r < s + L) snprintf(trows, sizeof trows, "%.*s", (int)strcspn(r + 8, " \n"), r + 8);
-  }
+static void log_role(const dyiParams* p, const char* path, const char* rows, char* buf, size_t sz) {
+  int trained = trained_on(p, path);
+  const char* trows = p->rows;
   if (!trained) snprintf(buf, sz, "Held-out log");
   else if (rows && strcmp(rows, trows))
     snprintf(buf, sz, "Held-out rows %s of the training log%s%s%s", rows, trows[0] ? " (identified on rows " : "",
@@ -784,12 +771,9 @@ static void phys_verdicts(FILE* f, reportSet* const* sv, int ns) {
  * J: ellipsoid ..." line per link): a list per set. */
 static void bounds_list(FILE* f, reportSet* const* sv, int ns) {
   for (int k = 0; k < ns; k++) {
-    const char* c = sv[k]->prm->comment;
+    const dyiParams* p = sv[k]->prm;
     int any = 0;
-    for (const char* s = c; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL) {
-      size_t L = strcspn(s, "\n");
-      int b = !strncmp(s, "consistent: bounds ", 19), l = !strncmp(s, "consistent: link ", 17);
-      if (!b && !l) continue;
+    for (int i = 0; i < p->nbound; i++) {
       if (!any++) {
         fputs("<p><b>Bounds", f);
         if (ns > 1) { fputs(" of ", f); esc(f, sv[k]->label); }
@@ -797,8 +781,7 @@ static void bounds_list(FILE* f, reportSet* const* sv, int ns) {
               "the mass must lie within, the mass range; margin 0: the bound holds the link):</p>\n<ul class=\"bounds\">\n", f);
       }
       char line[1024];
-      L -= 12;   /* "consistent: " */
-      snprintf(line, sizeof line, "%.*s", (int)(L < sizeof line - 1 ? L : sizeof line - 1), s + 12);
+      snprintf(line, sizeof line, "%s", p->bound[i]);
       fputs("<li>", f); esc(f, line); fputs("</li>\n", f);
     }
     if (any) fputs("</ul>\n", f);
@@ -899,13 +882,6 @@ static void sets_section(FILE* f, reportSet* const* sv, int ns, const cliArgs* c
         "Held-out errors are those of <code>dynid validate</code> (measured torque as logged).</p>\n", f);
 }
 
-/* the value after key on a line of a PARAMS header, "" if absent */
-static void header_text(const char* comment, const char* key, char* buf, size_t sz) {
-  const char* s = strstr(comment, key);
-  buf[0] = 0;
-  if (s) snprintf(buf, sz, "%.*s", (int)strcspn(s + strlen(key), "\n"), s + strlen(key));
-}
-
 /* The summary's error tables: per held-out log, the relative torque error
  * per joint and over all joints of every set, beside the nominal model's
  * (the baseline) when the model has masses. */
@@ -942,27 +918,26 @@ static void summary_errors(FILE* f, const dyModel* m, reportSet* const* sv, int 
 static void summary_box(FILE* f, const dyModel* m, reportSet* const* sv, int ns, const cliArgs* c, char (*role)[160]) {
   const int n = m->n, nlog = c->npos - 2;
   const reportSet* s0 = sv[0];
-  char types[DY_MAXJ + 1], fp[96], cond[160], samples[64];
+  const dyiParams* p0 = s0->prm;
+  char types[DY_MAXJ + 1], fp[96], cond[160] = "";
   for (int j = 0; j < n; j++) types[j] = m->jnt_type[j] == DY_REVOLUTE ? 'R' : 'P';
   types[n] = 0;
   cli_fingerprint(m, fp, sizeof fp);
-  header_text(s0->prm->comment, "condition number: ", cond, sizeof cond);
-  header_text(s0->prm->comment, "samples: ", samples, sizeof samples);
+  if (!isnan(p0->cond) && isnan(p0->cond_scaled)) snprintf(cond, sizeof cond, "%.6g", p0->cond);  /* an older header */
+  else if (!isnan(p0->cond)) cli_cond_text(cond, sizeof cond, p0->cond, p0->cond_weighted, p0->cond_scaled);
   fputs("<div class=\"summary\"><h2 id=\"summary\">Summary</h2>\n<table class=\"kv\">\n<tr><th>arm</th><td class=\"t\"><code>", f);
   esc(f, m->source);
   fprintf(f, "</code>: %d joints (%s), fingerprint %s</td></tr>\n<tr><th>identified on</th><td class=\"t\">", n, types,
           strstr(fp, "geometry ") ? strstr(fp, "geometry ") + 9 : fp);
-  int any = 0;
-  for (const char* s = s0->prm->comment; s && *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL)
-    if (!strncmp(s, "log: ", 5)) {
-      fputs(any++ ? ", <code>" : "<code>", f);
-      char p[512];
-      snprintf(p, sizeof p, "%.*s", (int)strcspn(s + 5, "\n"), s + 5);
-      esc(f, p);
-      fputs("</code>", f);
-    }
-  if (!any) fputs("not recorded in the parameters file", f);
-  if (samples[0]) { fputs(" (", f); esc(f, samples); fputs(" samples after filtering and decimation)", f); }
+  for (int k = 0; k < p0->nlog; k++) {
+    fputs(k ? ", <code>" : "<code>", f);
+    char p[512];
+    snprintf(p, sizeof p, "%s", p0->log[k]);
+    esc(f, p);
+    fputs("</code>", f);
+  }
+  if (!p0->nlog) fputs("not recorded in the parameters file", f);
+  if (p0->samples >= 0) fprintf(f, " (%ld samples after filtering and decimation)", p0->samples);
   fputs("</td></tr>\n<tr><th>judged on</th><td class=\"t\">", f);
   for (int li = 0; li < nlog; li++) {
     if (li) fputs("<br/>", f);
@@ -1044,8 +1019,7 @@ static int series_alloc(reportSeries* S, int n, int ns) {
 static int load_set(const cliArgs* c, const dyModel* m, reportSet* s) {
   const int n = m->n;
   char err[DY_ERRSZ];
-  if (cli_params_match(c, m, s->path)) return -1;
-  if (!(s->prm = dyi_params_read(s->path, m, err, sizeof err))) { cli_fail("%s", err); return -1; }
+  if (!(s->prm = cli_params_read(c, m, s->path))) return -1;
   s->par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
   s->zero = malloc((size_t)(DY_NPL * n));
   s->links = malloc(sizeof(double) * (size_t)(DY_NPL * n));
@@ -1072,9 +1046,9 @@ static int load_set(const cliArgs* c, const dyModel* m, reportSet* s) {
   }
   for (int j = 0; j < n && s->witness && b->npar > DY_NPAR_LINK*n; j++)
     for (int q = 0; q < 3; q++) s->witness &= s->links[DY_NPAR_LINK*n + DY_NPAR_JNT*j + q] >= -1e-9;
-  s->train_rel = header_number(s->prm->comment, "relative error all joints [%]: ");
-  s->train_rise = header_number(s->prm->comment, "consistent: training residual ");
-  s->consistent_est = strstr(s->prm->comment, "consistent: ") != NULL;
+  s->train_rel = s->prm->rel_err;
+  s->train_rise = s->prm->rss_rise;
+  s->consistent_est = s->prm->consistent;
   if (!s->label[0])
     snprintf(s->label, sizeof s->label, "%s", s->consistent_est || s->carried ? "consistent" : "unconstrained");
   return 0;
@@ -1088,7 +1062,7 @@ static int set_scales(const cliArgs* c, const dyModel* m, reportSet* s, const dy
   const char* paths[MAXLOG];
   int np = 0;
   for (int li = 0; li + 2 < c->npos; li++)
-    if (trained_on(s->prm->comment, c->pos[2 + li])) paths[np++] = c->pos[2 + li];
+    if (trained_on(s->prm, c->pos[2 + li])) paths[np++] = c->pos[2 + li];
   if (!np)
     for (int li = 0; li + 2 < c->npos; li++) paths[np++] = c->pos[2 + li];
   char err[DY_ERRSZ];
@@ -1109,7 +1083,7 @@ static int logs_body(const cliArgs* c, const dyModel* m, reportSet* const* sv, i
   for (int li = 0; li + 2 < c->npos && !lr; li++) {
     dyiLogOpt lw = *lopt;
     cliWatch* watch = cli_watch_start(c, m, &lw);   /* units, rates, model, in the section's pass */
-    log_role(sv[0]->prm->comment, c->pos[2 + li], cli_opt(c, "rows"), role[li], sizeof role[li]);
+    log_role(sv[0]->prm, c->pos[2 + li], cli_opt(c, "rows"), role[li], sizeof role[li]);
     lr = log_section(bf, li, c->pos[2 + li], role[li], m, sv, ns, &lw, horizon, S);
     cli_watch_end(c, watch, c->pos[2 + li], 0);
   }

@@ -76,9 +76,7 @@ int cmd_validate(cliArgs* c) {
   dyiLogOpt lopt;
   dyi_log_defaults(&lopt);
   if ((r = cli_logopt(c, n, &lopt)) != 0) { status = r; goto done; }
-  if (cli_params_match(c, m, c->pos[1])) goto done;
-  prm = dyi_params_read(c->pos[1], m, err, sizeof err);
-  if (!prm) { cli_fail("%s", err); goto done; }
+  if (!(prm = cli_params_read(c, m, c->pos[1]))) goto done;
   par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
   if (!par) { cli_fail("validate: out of memory"); goto done; }
   dyi_params_realise(m, prm, par);
