@@ -304,6 +304,7 @@ static void tables_empty_dh(void) {
   dy_free_model(m);
 }
 
+/* model tables with bounding ellipsoids: round trip, reader errors, empty cells and --dh */
 static void tables(void) {
   tables_roundtrip();
   tables_errors();

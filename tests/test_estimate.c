@@ -406,10 +406,11 @@ static void test_stream_vs_memory(void) {
   dy_free_model(m);
 }
 
-/* the normalised and whitened errors of noisy model `trial` (WLS, per-joint
- * noise) added to the sums: sum z, sum z^2, chi^2, parameters, within 3 std */
+/* sums over noisy models: sum z, sum z^2, chi^2, parameters, within 3 std */
 typedef struct { double sz, szz, c2; int M, in3; } zsums;
 
+/* the normalised and whitened errors of noisy model `trial` (WLS, per-joint
+ * noise) added to the sums */
 static void noisy_trial(int trial, zsums* s) {
   int n = 3 + trial % 4, fr = trial % 2;
   dyModel* m = th_random_model(n, 0.15, 0.3, fr);

@@ -290,6 +290,7 @@ static int lock_variant(const char* path, int variant) {
   return 0;
 }
 
+/* the four lock variants against KDL, then the default tip's error */
 static void locked(void) {
   const char* path = "build/tests/lock_mobile.urdf";
   char err[DY_ERRSZ] = "";

@@ -386,6 +386,7 @@ static void check_infeasible(void) {
   dy_free_model(m);
 }
 
+/* physical consistency: single links, feasible MLCs, an infeasible arm */
 static void check_phys(void) {
   check_links();
   for (int trial = 0; trial < 5; trial++) check_feasible(trial);
