@@ -70,39 +70,43 @@ static void compare(const char* what, const char* base_cmd, const char* alt_cmd,
   }
 }
 
-int main(void) {
-  const char* models[] = {"datasets/models/puma560.csv", "datasets/models/panda.csv",
-                          "datasets/models/renaud6r.csv", "datasets/urdf/kuka_lwr4.urdf"};
-  const char* st = "build/tests/algo_states.csv";
-  for (int mi = 0; mi < 4; mi++) {
-    int n = mi == 0 || mi == 2 ? 6 : 7;
-    FILE* f = fopen(st, "w");
-    for (int k = 0; k < 3; k++)
-      for (int j = 1; j <= n; j++) fprintf(f, "%s%s%d", k || j > 1 ? "," : "", k == 0 ? "q" : k == 1 ? "qd" : "qdd", j);
+/* the algorithms of `dynid id --algo` and `dynid inertia --algo` */
+static const char* const id_algos[] = {"ne-base", "renaud", "saha", "lin91"};
+static const char* const inertia_algos[] = {"lin1", "lin2", "lin3", "lin4", "lin5", "lin91", "saha"};
+
+/* three random states of n joints into the file st */
+static void write_random_states(const char* st, int n) {
+  FILE* f = fopen(st, "w");
+  for (int k = 0; k < 3; k++)
+    for (int j = 1; j <= n; j++) fprintf(f, "%s%s%d", k || j > 1 ? "," : "", k == 0 ? "q" : k == 1 ? "qd" : "qdd", j);
+  fputc('\n', f);
+  for (int r = 0; r < 3; r++) {
+    for (int k = 0; k < 3 * n; k++) fprintf(f, "%s%.17g", k ? "," : "", th_uniform(-2, 2));
     fputc('\n', f);
-    for (int r = 0; r < 3; r++) {
-      for (int k = 0; k < 3 * n; k++) fprintf(f, "%s%.17g", k ? "," : "", th_uniform(-2, 2));
-      fputc('\n', f);
-    }
-    fclose(f);
-    char b1[512], b2[512], what[128];
-    const char* ids[] = {"ne-base", "renaud", "saha", "lin91"};
-    for (int a = 0; a < 4; a++) {
-      snprintf(b1, sizeof b1, "./dynid id %s %s 2>/dev/null", models[mi], st);
-      snprintf(b2, sizeof b2, "./dynid id %s %s --algo %s 2>/dev/null", models[mi], st, ids[a]);
-      snprintf(what, sizeof what, "%s id --algo %s", models[mi], ids[a]);
-      compare(what, b1, b2, 3);
-    }
-    const char* ins[] = {"lin1", "lin2", "lin3", "lin4", "lin5", "lin91", "saha"};
-    for (int a = 0; a < 7; a++) {
-      snprintf(b1, sizeof b1, "./dynid inertia %s %s 2>/dev/null", models[mi], st);
-      snprintf(b2, sizeof b2, "./dynid inertia %s %s --algo %s 2>/dev/null", models[mi], st, ins[a]);
-      snprintf(what, sizeof what, "%s inertia --algo %s", models[mi], ins[a]);
-      compare(what, b1, b2, 3);
-    }
   }
-  /* identified parameters: simulate, identify, then every algorithm on the
-   * realisation of the PARAMS file */
+  fclose(f);
+}
+
+/* every --algo of id and inertia on model at the states st against the default */
+static void check_model_algos(const char* model, const char* st) {
+  char b1[512], b2[512], what[128];
+  for (int a = 0; a < 4; a++) {
+    snprintf(b1, sizeof b1, "./dynid id %s %s 2>/dev/null", model, st);
+    snprintf(b2, sizeof b2, "./dynid id %s %s --algo %s 2>/dev/null", model, st, id_algos[a]);
+    snprintf(what, sizeof what, "%s id --algo %s", model, id_algos[a]);
+    compare(what, b1, b2, 3);
+  }
+  for (int a = 0; a < 7; a++) {
+    snprintf(b1, sizeof b1, "./dynid inertia %s %s 2>/dev/null", model, st);
+    snprintf(b2, sizeof b2, "./dynid inertia %s %s --algo %s 2>/dev/null", model, st, inertia_algos[a]);
+    snprintf(what, sizeof what, "%s inertia --algo %s", model, inertia_algos[a]);
+    compare(what, b1, b2, 3);
+  }
+}
+
+/* identified parameters: simulate, identify, then every algorithm on the
+ * realisation of the PARAMS file, at one state written into st */
+static void check_params_algos(const char* st) {
   const char* M = "datasets/models/puma560.csv";
   int r = system("./dynid simulate datasets/models/puma560.csv fourier --seed 5 --noise 0.01 "
                  "-o build/tests/algo_log.csv 2>/dev/null && ./dynid identify datasets/models/puma560.csv "
@@ -113,11 +117,11 @@ int main(void) {
              "0.3,-0.2,0.5,1,-1,0.4,0.5,-0.5,1,0.2,0.1,-0.3,1,-2,0.5,1,2,-1\n");
   fclose(f);
   char b1[512], b2[512];
-  const char* ids[] = {"ne-base", "renaud", "saha", "lin91"};
   for (int a = 0; a < 4; a++) {
     snprintf(b1, sizeof b1, "./dynid id %s %s --params build/tests/algo_params.csv 2>/dev/null", M, st);
-    snprintf(b2, sizeof b2, "./dynid id %s %s --params build/tests/algo_params.csv --algo %s 2>/dev/null", M, st, ids[a]);
-    compare(ids[a], b1, b2, 1);
+    snprintf(b2, sizeof b2, "./dynid id %s %s --params build/tests/algo_params.csv --algo %s 2>/dev/null", M, st,
+             id_algos[a]);
+    compare(id_algos[a], b1, b2, 1);
   }
   snprintf(b1, sizeof b1, "./dynid inertia %s %s --params build/tests/algo_params.csv 2>/dev/null", M, st);
   for (int a = 1; a <= 5; a++) {
@@ -127,22 +131,36 @@ int main(void) {
     snprintf(what, sizeof what, "identified lin%d", a);
     compare(what, b1, b2, 1);
   }
-  /* dynid bench --ops: every paper's row, beside its formula */
-  {
-    FILE* p = popen("./dynid bench --ops 2>/dev/null", "r");
-    static char out[1 << 16];
-    size_t len = p ? fread(out, 1, sizeof out - 1, p) : 0;
-    out[len] = 0;
-    if (p) pclose(p);
-    const char* rows[] = {"lin_fang_F1_onhand_type1,", "lin_fang_F5_onhand_type1,", "lin_fang_F3_onhand_type2,",
-                          "lin_fang_F4_onhand_type2,", "lin_fang_table7_type1,", "lin_fang_table7_type2,",
-                          "lin_fang_F2_type2,", "renaud,181,127,", "renaud_simplified,", "saha_id_general,",
-                          "saha_fd_general,", "lin91_H_general,"};
-    for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
-      CHECK(strstr(out, rows[k]) != NULL, "bench --ops: no row %s", rows[k]);
+}
+
+/* dynid bench --ops: every paper's row, beside its formula */
+static void check_bench_ops(void) {
+  static const char* const rows[] = {"lin_fang_F1_onhand_type1,", "lin_fang_F5_onhand_type1,",
+                                     "lin_fang_F3_onhand_type2,", "lin_fang_F4_onhand_type2,",
+                                     "lin_fang_table7_type1,", "lin_fang_table7_type2,", "lin_fang_F2_type2,",
+                                     "renaud,181,127,", "renaud_simplified,", "saha_id_general,",
+                                     "saha_fd_general,", "lin91_H_general,"};
+  FILE* p = popen("./dynid bench --ops 2>/dev/null", "r");
+  static char out[1 << 16];
+  size_t len = p ? fread(out, 1, sizeof out - 1, p) : 0;
+  out[len] = 0;
+  if (p) pclose(p);
+  for (size_t k = 0; k < sizeof rows / sizeof *rows; k++)
+    CHECK(strstr(out, rows[k]) != NULL, "bench --ops: no row %s", rows[k]);
+}
+
+int main(void) {
+  static const char* const models[] = {"datasets/models/puma560.csv", "datasets/models/panda.csv",
+                                       "datasets/models/renaud6r.csv", "datasets/urdf/kuka_lwr4.urdf"};
+  const char* st = "build/tests/algo_states.csv";
+  for (int mi = 0; mi < 4; mi++) {
+    write_random_states(st, mi == 0 || mi == 2 ? 6 : 7);
+    check_model_algos(models[mi], st);
   }
+  check_params_algos(st);
+  check_bench_ops();
   /* an unknown algorithm is bad usage */
-  r = system("./dynid id datasets/models/puma560.csv build/tests/algo_states.csv --algo nope >/dev/null 2>&1");
+  int r = system("./dynid id datasets/models/puma560.csv build/tests/algo_states.csv --algo nope >/dev/null 2>&1");
   CHECK(WEXITSTATUS(r) == 2, "unknown --algo exits 2 (got %d)", WEXITSTATUS(r));
   return test_report();
 }

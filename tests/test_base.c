@@ -112,6 +112,57 @@ static double* parsed_rows(const dyModel* m, const dyiBase* b, const char* what)
   return Bp;
 }
 
+/* the proof is not vacuous: a perturbed coefficient of a dependent column
+ * and a missing base parameter must fail the QR test of b; restored it passes */
+static void check_not_vacuous(const dyModel* m, dyiBase* b, const char* what) {
+  char err[512];
+  int np = b->npar;
+  int i = b->nb / 2, k = 0;
+  while (k < np && b->B[(size_t)i*np + k] == 0) k++;
+  double* B0 = malloc(sizeof(double) * (size_t)b->nb * (size_t)np);
+  memcpy(B0, b->B, sizeof(double) * (size_t)b->nb * (size_t)np);
+  /* perturb a coefficient of a dependent column (or add a wrong one) */
+  int kd = -1;
+  for (int c = 0; c < np; c++) if (b->B[(size_t)i*np + c] != 0 && c != b->lead[i]) kd = c;
+  if (kd >= 0) {
+    b->B[(size_t)i*np + kd] *= 1.01;
+    int rc = dyi_base_verify(m, b, err, sizeof err);
+    CHECK(rc != 0, "%s: a perturbed coefficient must fail the QR test", what);
+    memcpy(b->B, B0, sizeof(double) * (size_t)b->nb * (size_t)np);
+  }
+  b->nb--;  /* drop the last row: rank test must fail (B, P row-major with nb columns: rebuild P) */
+  double* P0 = b->P;
+  b->P = calloc((size_t)np * (size_t)b->nb, sizeof(double));
+  char e2[256];
+  dyi_base_pinv(b, e2, sizeof e2);
+  CHECK(dyi_base_verify(m, b, err, sizeof err) != 0, "%s: a missing base parameter must fail", what);
+  free(b->P);
+  b->P = P0;
+  b->nb++;
+  CHECK(dyi_base_verify(m, b, err, sizeof err) == 0, "%s: restored set passes: %s", what, err);
+  free(B0);
+}
+
+/* the largest |row . x| / (|row| |x|) of the nb rows of Bp (np columns)
+ * against the nn null-space vectors in Vn */
+static double null_overlap(const double* Bp, int nb, int np, const double* Vn, int nn) {
+  double worst = 0;
+  for (int l = 0; l < nn; l++) {
+    const double* x = Vn + (size_t)np*l;
+    double xn = 0;
+    for (int k = 0; k < np; k++) xn += x[k] * x[k];
+    for (int i = 0; i < nb; i++) {
+      double s = 0, a = 0;
+      for (int k = 0; k < np; k++) {
+        s += Bp[(size_t)i*np + k] * x[k];
+        a += Bp[(size_t)i*np + k] * Bp[(size_t)i*np + k];
+      }
+      worst = fmax(worst, fabs(s) / fmax(sqrt(a * xn), 1e-300));
+    }
+  }
+  return worst;
+}
+
 /* the checks shared by every set; returns the set (caller frees) */
 static dyiBase* check_set(const dyModel* m, const char* set, int friction, const char* what0) {
   char what[160], err[512];
@@ -134,48 +185,10 @@ static dyiBase* check_set(const dyModel* m, const char* set, int friction, const
   CHECK(b->rank_gap > 1e6, "%s: QR rank gap %.3g", what, b->rank_gap);
   double* Bp = parsed_rows(m, b, what);
   int np = b->npar;
-  double bmax = 0;
-  for (int i = 0; i < b->nb * np; i++) bmax = fmax(bmax, fabs(Bp[i]));
-  double worst = 0;
-  for (int l = 0; l < nn; l++) {
-    const double* x = Vn + (size_t)np*l;
-    double xn = 0;
-    for (int k = 0; k < np; k++) xn += x[k] * x[k];
-    for (int i = 0; i < b->nb; i++) {
-      double s = 0, a = 0;
-      for (int k = 0; k < np; k++) { s += Bp[(size_t)i*np + k] * x[k]; a += Bp[(size_t)i*np + k] * Bp[(size_t)i*np + k]; }
-      worst = fmax(worst, fabs(s) / fmax(sqrt(a * xn), 1e-300));
-    }
-  }
+  double worst = null_overlap(Bp, b->nb, np, Vn, nn);
   CHECK(worst <= 1e-8, "%s: rows of B orthogonal to the null space: %.3g", what, worst);
   CHECK(svd_rank(Bp, b->nb, np) == b->nb, "%s: rows of B independent", what);
-  /* the proof is not vacuous */
-  if (b->nb > 1) {
-    int i = b->nb / 2, k = 0;
-    while (k < np && b->B[(size_t)i*np + k] == 0) k++;
-    double* B0 = malloc(sizeof(double) * (size_t)b->nb * (size_t)np);
-    memcpy(B0, b->B, sizeof(double) * (size_t)b->nb * (size_t)np);
-    /* perturb a coefficient of a dependent column (or add a wrong one) */
-    int kd = -1;
-    for (int c = 0; c < np; c++) if (b->B[(size_t)i*np + c] != 0 && c != b->lead[i]) kd = c;
-    if (kd >= 0) {
-      b->B[(size_t)i*np + kd] *= 1.01;
-      int rc = dyi_base_verify(m, b, err, sizeof err);
-      CHECK(rc != 0, "%s: a perturbed coefficient must fail the QR test", what);
-      memcpy(b->B, B0, sizeof(double) * (size_t)b->nb * (size_t)np);
-    }
-    b->nb--;  /* drop the last row: rank test must fail (B, P row-major with nb columns: rebuild P) */
-    double* P0 = b->P;
-    b->P = calloc((size_t)np * (size_t)b->nb, sizeof(double));
-    char e2[256];
-    dyi_base_pinv(b, e2, sizeof e2);
-    CHECK(dyi_base_verify(m, b, err, sizeof err) != 0, "%s: a missing base parameter must fail", what);
-    free(b->P);
-    b->P = P0;
-    b->nb++;
-    CHECK(dyi_base_verify(m, b, err, sizeof err) == 0, "%s: restored set passes: %s", what, err);
-    free(B0);
-  }
+  if (b->nb > 1) check_not_vacuous(m, b, what);
   free(Bp); free(Vn);
   return b;
 }
@@ -225,7 +238,8 @@ static double coef(const dyModel* m, const dyiBase* b, const char* bname, const 
   return NAN;
 }
 #define CHECK_COEF(m, b, bn, pn, val) do { int f_; double c_ = coef(m, b, bn, pn, &f_); \
-  CHECK(f_ && fabs(c_ - (val)) <= 1e-12 * fmax(1, fabs((double)(val))), "%s: coefficient of %s in %s: %.17g, hand-derived %.17g", \
+  CHECK(f_ && fabs(c_ - (val)) <= 1e-12 * fmax(1, fabs((double)(val))), \
+        "%s: coefficient of %s in %s: %.17g, hand-derived %.17g", \
         dyi_base_set_name(b->set), pn, bn, c_, (double)(val)); } while (0)
 
 static void renaud_6r(void) {
@@ -264,8 +278,73 @@ static void renaud_6r(void) {
   dy_free_model(m);
 }
 
+/* Table III of the supplementary material of Gaz et al. (2019), in our names
+ * (J about O_j, c m = first moment). Printed with 4 digits: compare to 1e-4.
+ * Row 2 prints 0.1067 (m3 + m4 + ...) where m3 is already in 0.0998 m3 (row
+ * 6 has the consistent form): written here with m4..m7. */
+static const char* const panda_tab[] = {
+  "ZZ1 + YY2",
+  "XX2 - YY2 + YY3 + 0.0998*M3 + 0.632*MZ3 + 0.1067*M4 + 0.1067*M5 + 0.1067*M6 + 0.1067*M7",
+  "XY2", "XZ2", "YZ2",
+  "YY3 + ZZ2 + 0.09985*M3 + 0.632*MZ3 + 0.1067*M4 + 0.1067*M5 + 0.1067*M6 + 0.1067*M7",
+  "XX3 - YY3 + YY4 - 0.0068*M4", "XY3 + 0.0825*MZ4", "XZ3", "YZ3",
+  "YY4 + ZZ3 + 0.0068*M4 + 0.0136*M5 + 0.0136*M6 + 0.0136*M7",
+  "XX4 - YY4 + YY5 + 0.768*MZ5 + 0.1406*M5 + 0.1406*M6 + 0.1406*M7",
+  "XY4 + 0.0317*M5 + 0.0317*M6 + 0.0317*M7 + 0.0825*MZ5", "XZ4", "YZ4",
+  "YY5 + ZZ4 + 0.1543*M5 + 0.1543*M6 + 0.1543*M7 + 0.768*MZ5",
+  "XX5 - YY5 + YY6 + 0.0077*M7", "XY5", "XZ5", "YZ5", "YY6 + ZZ5 + 0.0077*M7",
+  "XX6 - YY6 + YY7 - 0.0077*M7", "XY6 + 0.088*MZ7", "XZ6", "YZ6", "YY7 + ZZ6 + 0.0077*M7",
+  "XX7 - YY7", "XY7", "XZ7", "YZ7", "ZZ7", "MX2",
+  "MY2 - 0.316*M4 - 0.316*M5 - 0.316*M6 - 0.316*M7 - 0.316*M3 - MZ3",
+  "0.0825*M4 + 0.0825*M5 + 0.0825*M6 + 0.0825*M7 + MX3", "MY3 - MZ4",
+  "MX4 - 0.0825*M6 - 0.0825*M7 - 0.0825*M5", "0.384*M5 + 0.384*M6 + 0.384*M7 + MY4 + MZ5",
+  "MX5", "MY5 - MZ6", "0.088*M7 + MX6", "MY6 - MZ7", "MX7", "MY7"};
+
+/* every row of Table III is a base parameter with the same terms and
+ * coefficients within 1e-4 */
+static void panda_table3(const dyModel* m, const dyiBase* b) {
+  int ntab = (int)(sizeof panda_tab / sizeof panda_tab[0]), matched = 0, np = b->npar;
+  CHECK(ntab == 43, "Panda table has %d rows", ntab);
+  double row[70];
+  char err[256];
+  for (int t = 0; t < ntab; t++) {
+    if (dyi_expr_parse(m, np, panda_tab[t], row, err, sizeof err)) { CHECK(0, "table row %d: %s", t, err); continue; }
+    int hit = -1;
+    for (int i = 0; i < b->nb && hit < 0; i++) {
+      int same = 1;
+      for (int k = 0; k < np; k++) if ((row[k] != 0) != (b->B[(size_t)i*np + k] != 0)) same = 0;
+      if (same) hit = i;
+    }
+    CHECK(hit >= 0, "Panda: Table III row %d (%s) has no base parameter with the same terms", t + 1, panda_tab[t]);
+    if (hit < 0) continue;
+    matched++;
+    double worst = 0;
+    for (int k = 0; k < np; k++) worst = fmax(worst, fabs(row[k] - b->B[(size_t)hit*np + k]));
+    CHECK(worst <= 1e-4, "Panda: Table III row %d vs %s: coefficients differ by %.3g", t + 1, b->name[hit], worst);
+  }
+  CHECK(matched == 43, "Panda: %d of 43 rows matched", matched);
+}
+
+/* hand-derived exact coefficients and the identifiability report */
+static void panda_exact(const dyModel* m, const dyiBase* b) {
+  CHECK_COEF(m, b, "XX2R", "M4", 0.316*0.316 + 0.0825*0.0825);
+  CHECK_COEF(m, b, "ZZ4R", "M5", 0.0825*0.0825 + 0.384*0.384);
+  CHECK_COEF(m, b, "XY4R", "M5", (-0.0825)*0.384*(-1.0));
+  CHECK_COEF(m, b, "XX3R", "M4", -0.0825*0.0825);
+  char* txt = NULL;
+  size_t len = 0;
+  FILE* f = open_memstream(&txt, &len);
+  dyi_base_report(f, m, b);
+  fclose(f);
+  CHECK(strstr(txt, "MX1: not identifiable: joint 1 is revolute about gravity") != NULL, "report MX1");
+  CHECK(strstr(txt, "XY2: identifiable alone as XY2") != NULL, "report XY2");
+  CHECK(strstr(txt, "YY2: identifiable only in combination, in ZZ1R XX2R") != NULL, "report YY2");
+  CHECK(strstr(txt, "XX1: not identifiable") != NULL, "report XX1");
+  free(txt);
+}
+
+/* Franka Emika Panda, modified DH (Gaz et al. 2019, matlab/utils/Load_Franka_DH.m) */
 static void panda(void) {
-  /* Franka Emika Panda, modified DH (Gaz et al. 2019, matlab/utils/Load_Franka_DH.m) */
   const double alpha[7] = {0, -H, H, H, -H, H, H}, a[7] = {0, 0, 0, 0.0825, -0.0825, 0, 0.088},
                d[7] = {0.333, 0, 0.316, 0, 0.384, 0, 0};
   dyModel* m = make_robot("RRRRRRR", alpha, a, d, G0);
@@ -273,63 +352,8 @@ static void panda(void) {
   CHECK(b && b->nb == 43, "Panda: 43 base parameters (Table III), got %d", b ? b->nb : -1);
   if (b) {
     CHECK(b->note[0] == 0, "Panda: closed-form rules complete: %s", b->note);
-    /* Table III of the supplementary material, in our names (J about O_j,
-     * c m = first moment). Printed with 4 digits: compare to 1e-4. Row 2
-     * prints 0.1067 (m3 + m4 + ...) where m3 is already in 0.0998 m3 (row 6
-     * has the consistent form): written here with m4..m7. */
-    static const char* const tab[] = {
-      "ZZ1 + YY2",
-      "XX2 - YY2 + YY3 + 0.0998*M3 + 0.632*MZ3 + 0.1067*M4 + 0.1067*M5 + 0.1067*M6 + 0.1067*M7",
-      "XY2", "XZ2", "YZ2",
-      "YY3 + ZZ2 + 0.09985*M3 + 0.632*MZ3 + 0.1067*M4 + 0.1067*M5 + 0.1067*M6 + 0.1067*M7",
-      "XX3 - YY3 + YY4 - 0.0068*M4", "XY3 + 0.0825*MZ4", "XZ3", "YZ3",
-      "YY4 + ZZ3 + 0.0068*M4 + 0.0136*M5 + 0.0136*M6 + 0.0136*M7",
-      "XX4 - YY4 + YY5 + 0.768*MZ5 + 0.1406*M5 + 0.1406*M6 + 0.1406*M7",
-      "XY4 + 0.0317*M5 + 0.0317*M6 + 0.0317*M7 + 0.0825*MZ5", "XZ4", "YZ4",
-      "YY5 + ZZ4 + 0.1543*M5 + 0.1543*M6 + 0.1543*M7 + 0.768*MZ5",
-      "XX5 - YY5 + YY6 + 0.0077*M7", "XY5", "XZ5", "YZ5", "YY6 + ZZ5 + 0.0077*M7",
-      "XX6 - YY6 + YY7 - 0.0077*M7", "XY6 + 0.088*MZ7", "XZ6", "YZ6", "YY7 + ZZ6 + 0.0077*M7",
-      "XX7 - YY7", "XY7", "XZ7", "YZ7", "ZZ7", "MX2",
-      "MY2 - 0.316*M4 - 0.316*M5 - 0.316*M6 - 0.316*M7 - 0.316*M3 - MZ3",
-      "0.0825*M4 + 0.0825*M5 + 0.0825*M6 + 0.0825*M7 + MX3", "MY3 - MZ4",
-      "MX4 - 0.0825*M6 - 0.0825*M7 - 0.0825*M5", "0.384*M5 + 0.384*M6 + 0.384*M7 + MY4 + MZ5",
-      "MX5", "MY5 - MZ6", "0.088*M7 + MX6", "MY6 - MZ7", "MX7", "MY7"};
-    int ntab = (int)(sizeof tab / sizeof tab[0]), matched = 0, np = b->npar;
-    CHECK(ntab == 43, "Panda table has %d rows", ntab);
-    double row[70];
-    char err[256];
-    for (int t = 0; t < ntab; t++) {
-      if (dyi_expr_parse(m, np, tab[t], row, err, sizeof err)) { CHECK(0, "table row %d: %s", t, err); continue; }
-      int hit = -1;
-      for (int i = 0; i < b->nb && hit < 0; i++) {
-        int same = 1;
-        for (int k = 0; k < np; k++) if ((row[k] != 0) != (b->B[(size_t)i*np + k] != 0)) same = 0;
-        if (same) hit = i;
-      }
-      CHECK(hit >= 0, "Panda: Table III row %d (%s) has no base parameter with the same terms", t + 1, tab[t]);
-      if (hit < 0) continue;
-      matched++;
-      double worst = 0;
-      for (int k = 0; k < np; k++) worst = fmax(worst, fabs(row[k] - b->B[(size_t)hit*np + k]));
-      CHECK(worst <= 1e-4, "Panda: Table III row %d vs %s: coefficients differ by %.3g", t + 1, b->name[hit], worst);
-    }
-    CHECK(matched == 43, "Panda: %d of 43 rows matched", matched);
-    /* hand-derived exact values */
-    CHECK_COEF(m, b, "XX2R", "M4", 0.316*0.316 + 0.0825*0.0825);
-    CHECK_COEF(m, b, "ZZ4R", "M5", 0.0825*0.0825 + 0.384*0.384);
-    CHECK_COEF(m, b, "XY4R", "M5", (-0.0825)*0.384*(-1.0));
-    CHECK_COEF(m, b, "XX3R", "M4", -0.0825*0.0825);
-    /* the identifiability report */
-    char* txt = NULL;
-    size_t len = 0;
-    FILE* f = open_memstream(&txt, &len);
-    dyi_base_report(f, m, b);
-    fclose(f);
-    CHECK(strstr(txt, "MX1: not identifiable: joint 1 is revolute about gravity") != NULL, "report MX1");
-    CHECK(strstr(txt, "XY2: identifiable alone as XY2") != NULL, "report XY2");
-    CHECK(strstr(txt, "YY2: identifiable only in combination, in ZZ1R XX2R") != NULL, "report YY2");
-    CHECK(strstr(txt, "XX1: not identifiable") != NULL, "report XX1");
-    free(txt);
+    panda_table3(m, b);
+    panda_exact(m, b);
   }
   dyi_base_free(b);
   /* with friction: 43 + FV FC FO per joint; IA1 with ZZ1 (r1), IA2 with ZZ2 (joint 2 perpendicular to 1) */
@@ -347,91 +371,75 @@ static void panda(void) {
   dy_free_model(m);
 }
 
+/* SCARA: the closed-form rules are complete */
+static void scara_more(const dyModel* m) {
+  char err[256];
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
+  CHECK(b && b->note[0] == 0, "SCARA: closed-form rules complete: %s", b ? b->note : err);
+  dyi_base_free(b);
+}
+
+/* coaxial joints: MX2, MY2 of the joint coaxial with joint 1 (vertical) vanish by rule */
+static void coaxial_more(const dyModel* m) {
+  char err[256];
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
+  CHECK(b != NULL, "coaxial: %s", err);
+  CHECK(b && b->note[0] == 0, "coaxial: closed-form rules complete: '%s'", b ? b->note : "");
+  int f1, f2;
+  if (b) { coef(m, b, "MX2", "MX2", &f1); coef(m, b, "MX2R", "MX2", &f2); }
+  CHECK(b && !f1 && !f2, "coaxial: MX2 is not a base parameter");
+  dyi_base_free(b);
+}
+
+/* no gravity, axes 1 and 2 meeting in O1 (a2 = 0): link 2 turns about the
+ * fixed point C = O2 + t z2 with t = -d2 (hand-derived), so
+ * XZ2R = XZ2 - d2 MX2, YZ2R = YZ2 - d2 MY2 */
+static void intersecting_more(const dyModel* m) {
+  char err[256];
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
+  CHECK(b && b->note[0] == 0, "intersecting axes: closed form: %s", b ? b->note : err);
+  if (b) { CHECK_COEF(m, b, "XZ2R", "MX2", -0.2); CHECK_COEF(m, b, "YZ2R", "MY2", -0.2); }
+  dyi_base_free(b);
+}
+
+/* a special geometry: types, MDH alpha, a, d; without gravity (nog); its own
+ * checks after those of every set (more, or NULL) */
+typedef struct {
+  const char* name; const char* types;
+  double al[5], a[5], d[5];
+  int nog;
+  void (*more)(const dyModel* m);
+} geom_t;
+
+static const geom_t geometries[] = {
+  /* SCARA: RRPR, all axes vertical */
+  {"SCARA", "RRPR", {0, 0, 0, 0}, {0, 0.4, 0.3, 0}, {0.5, 0, 0, 0.1}, 0, scara_more},
+  /* parallel axes 2, 3, 4 (planar wrist-less arm on a vertical first axis) */
+  {"parallel axes", "RRRR", {0, H, 0, 0}, {0, 0.1, 0.5, 0.4}, {0.3, 0, 0.05, 0}, 0, NULL},
+  /* gravity along a horizontal first axis: alpha_1 = pi/2, z1 horizontal: MX1, MY1 identifiable */
+  {"first axis horizontal", "RRR", {H, -H, 0}, {0, 0.2, 0.6}, {0, 0.1, 0}, 0, NULL},
+  /* prismatic first joint (vertical), then RR */
+  {"prismatic first joint", "PRR", {0, 0, H}, {0, 0.3, 0.2}, {0, 0.1, 0}, 0, NULL},
+  /* prismatic first joint perpendicular to gravity: M1 with IA1 */
+  {"horizontal prismatic first joint", "PRR", {H, H, -H}, {0, 0.3, 0.2}, {0, 0.1, 0}, 0, NULL},
+  /* two prismatic joints in a row, then a wrist; and without the first joint */
+  {"RPP..", "RPPRR", {0, H, H, -H, H}, {0, 0, 0.1, 0, 0}, {0.2, 0.1, 0, 0.3, 0}, 0, NULL},
+  {"PPRR", "PPRR", {0, H, H, -H}, {0, 0, 0.1, 0}, {0.2, 0.1, 0, 0.3}, 0, NULL},
+  /* Cartesian robot */
+  {"Cartesian", "PPP", {0, H, H}, {0, 0, 0}, {0, 0, 0}, 0, NULL},
+  /* coaxial revolute joints 1 and 2 (a2 = 0, alpha2 = 0): the rules miss it, QR must catch it */
+  {"coaxial joints", "RRR", {0, 0, H}, {0, 0, 0.3}, {0.2, 0.1, 0}, 0, coaxial_more},
+  {"no gravity, intersecting axes", "RR", {0, H}, {0, 0}, {0, 0.2}, 1, intersecting_more},
+  {"no gravity", "RRR", {0, H, 0}, {0, 0.1, 0.4}, {0.3, 0, 0}, 1, NULL},
+};
+
 static void special_geometries(void) {
-  double z6[6] = {0};
-  { /* SCARA: RRPR, all axes vertical */
-    double al[4] = {0, 0, 0, 0}, a[4] = {0, 0.4, 0.3, 0}, d[4] = {0.5, 0, 0, 0.1};
-    dyModel* m = make_robot("RRPR", al, a, d, G0);
-    check_all_sets(m, "SCARA");
-    char err[256];
-    dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
-    CHECK(b && b->note[0] == 0, "SCARA: closed-form rules complete: %s", b ? b->note : err);
-    dyi_base_free(b);
-    dy_free_model(m);
-  }
-  { /* parallel axes 2, 3, 4 (planar wrist-less arm on a vertical first axis) */
-    double al[4] = {0, H, 0, 0}, a[4] = {0, 0.1, 0.5, 0.4}, d[4] = {0.3, 0, 0.05, 0};
-    dyModel* m = make_robot("RRRR", al, a, d, G0);
-    check_all_sets(m, "parallel axes");
-    dy_free_model(m);
-  }
-  { /* gravity along a horizontal first axis */
-    double al[3] = {0, -H, 0}, a[3] = {0, 0.2, 0.6}, d[3] = {0, 0.1, 0}, g[3] = {0, 0, -9.81};
-    dyModel* m = make_robot("RRR", al, a, d, g);
-    m->dh_alpha[0] = H;  /* z1 horizontal: MX1, MY1 identifiable */
-    dy_set_const(m);
-    check_all_sets(m, "first axis horizontal");
-    dy_free_model(m);
-  }
-  { /* prismatic first joint (vertical), then RR */
-    double al[3] = {0, 0, H}, a[3] = {0, 0.3, 0.2}, d[3] = {0, 0.1, 0};
-    dyModel* m = make_robot("PRR", al, a, d, G0);
-    check_all_sets(m, "prismatic first joint");
-    dy_free_model(m);
-  }
-  { /* prismatic first joint perpendicular to gravity: M1 with IA1 */
-    double al[3] = {H, H, -H}, a[3] = {0, 0.3, 0.2}, d[3] = {0, 0.1, 0};
-    dyModel* m = make_robot("PRR", al, a, d, G0);
-    check_all_sets(m, "horizontal prismatic first joint");
-    dy_free_model(m);
-  }
-  { /* two prismatic joints in a row, then a wrist */
-    double al[5] = {0, H, H, -H, H}, a[5] = {0, 0, 0.1, 0, 0}, d[5] = {0.2, 0.1, 0, 0.3, 0};
-    dyModel* m = make_robot("RPPRR", al, a, d, G0);
-    check_all_sets(m, "RPP..");
-    dy_free_model(m);
-    dyModel* m2 = make_robot("PPRR", al, a, d, G0);
-    check_all_sets(m2, "PPRR");
-    dy_free_model(m2);
-  }
-  { /* Cartesian robot */
-    double al[3] = {0, H, H}, a[3] = {0, 0, 0}, d[3] = {0, 0, 0};
-    dyModel* m = make_robot("PPP", al, a, d, G0);
-    check_all_sets(m, "Cartesian");
-    dy_free_model(m);
-  }
-  { /* coaxial revolute joints 1 and 2 (a2 = 0, alpha2 = 0): the rules miss it, QR must catch it */
-    double al[3] = {0, 0, H}, a[3] = {0, 0, 0.3}, d[3] = {0.2, 0.1, 0};
-    dyModel* m = make_robot("RRR", al, a, d, G0);
-    check_all_sets(m, "coaxial joints");
-    char err[256];
-    dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
-    CHECK(b != NULL, "coaxial: %s", err);
-    /* MX2, MY2 of the joint coaxial with joint 1 (vertical) vanish by rule */
-    CHECK(b && b->note[0] == 0, "coaxial: closed-form rules complete: '%s'", b ? b->note : "");
-    int f1, f2;
-    if (b) { coef(m, b, "MX2", "MX2", &f1); coef(m, b, "MX2R", "MX2", &f2); }
-    CHECK(b && !f1 && !f2, "coaxial: MX2 is not a base parameter");
-    dyi_base_free(b);
-    dy_free_model(m);
-  }
-  { /* no gravity, axes 1 and 2 meeting in O1 (a2 = 0): link 2 turns about
-     * the fixed point C = O2 + t z2 with t = -d2 (hand-derived), so
-     * XZ2R = XZ2 - d2 MX2, YZ2R = YZ2 - d2 MY2 */
-    double al[2] = {0, H}, a[2] = {0, 0}, d[2] = {0, 0.2};
-    dyModel* m = make_robot("RR", al, a, d, z6);
-    check_all_sets(m, "no gravity, intersecting axes");
-    char err[256];
-    dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
-    CHECK(b && b->note[0] == 0, "intersecting axes: closed form: %s", b ? b->note : err);
-    if (b) { CHECK_COEF(m, b, "XZ2R", "MX2", -0.2); CHECK_COEF(m, b, "YZ2R", "MY2", -0.2); }
-    dyi_base_free(b);
-    dy_free_model(m);
-  }
-  { /* no gravity */
-    double al[3] = {0, H, 0}, a[3] = {0, 0.1, 0.4}, d[3] = {0.3, 0, 0};
-    dyModel* m = make_robot("RRR", al, a, d, z6);
-    check_all_sets(m, "no gravity");
+  static const double z6[6] = {0};
+  for (size_t i = 0; i < sizeof geometries / sizeof *geometries; i++) {
+    const geom_t* g = geometries + i;
+    dyModel* m = make_robot(g->types, g->al, g->a, g->d, g->nog ? z6 : G0);
+    check_all_sets(m, g->name);
+    if (g->more) g->more(m);
     dy_free_model(m);
   }
 }
@@ -440,7 +448,8 @@ static void parser(void) {
   dyModel* m = dy_make_model(3);
   double row[42];
   char err[256];
-  CHECK(dyi_expr_parse(m, 42, "ZZ2 + 0.18062500000000001*M3 + 0.85*MZ3 - YY3", row, err, sizeof err) == 0, "parse: %s", err);
+  CHECK(dyi_expr_parse(m, 42, "ZZ2 + 0.18062500000000001*M3 + 0.85*MZ3 - YY3", row, err, sizeof err) == 0,
+        "parse: %s", err);
   CHECK(row[15] == 1 && row[29] == 0.18062500000000001 && row[28] == 0.85 && row[23] == -1, "parse values");
   CHECK(dyi_expr_parse(m, 42, "-2.5e-3*fo3 - IA1", row, err, sizeof err) == 0 && row[41] == -2.5e-3 && row[30] == -1,
         "parse friction names, leading minus");
@@ -464,6 +473,52 @@ static void parser(void) {
   dy_free_model(m);
 }
 
+/* the rows `dynid base` printed on pr parsed into Bp (np columns, at most
+ * 64): the header, the '#' report lines counted; returns the rows */
+static int read_printed_rows(FILE* pr, const dyModel* m, int np, double* Bp, const char* what, int* header,
+                             int* comments) {
+  char line[8192], err[512];
+  int nb = 0;
+  *header = 0; *comments = 0;
+  while (pr && fgets(line, sizeof line, pr)) {
+    line[strcspn(line, "\r\n")] = 0;
+    if (line[0] == '#') { (*comments)++; continue; }
+    if (!*header) { CHECK(!strcmp(line, "name,expression"), "%s: header '%s'", what, line); *header = 1; continue; }
+    char* comma = strchr(line, ',');
+    CHECK(comma != NULL && nb < 64, "%s: row '%s'", what, line);
+    if (!comma || nb >= 64) continue;
+    CHECK(dyi_expr_parse(m, np, comma + 1, Bp + (size_t)nb*np, err, sizeof err) == 0, "%s: %s", what, err);
+    nb++;
+  }
+  return nb;
+}
+
+/* `dynid base MODEL --set set [--friction]`: the printed expressions are the
+ * set exactly and span the identifiable subspace */
+static void cli_base_set(const dyModel* m, const char* mp, const char* set, int fr) {
+  char cmd[512], what[64], err[512];
+  snprintf(what, sizeof what, "dynid base SCARA --set %s%s", set, fr ? " --friction" : "");
+  snprintf(cmd, sizeof cmd, "./dynid base %s --set %s%s", mp, set, fr ? " --friction" : "");
+  FILE* pr = popen(cmd, "r");
+  int np = fr ? 14*m->n : 10*m->n, header, comments;
+  double* Bp = calloc((size_t)np * 64, sizeof(double));
+  int nb = read_printed_rows(pr, m, np, Bp, what, &header, &comments);
+  int rc = pr ? pclose(pr) : -1;
+  CHECK(rc == 0 && header && comments > np, "%s: rc %d, report lines %d", what, rc, comments);
+  dyiBase* b = dyi_base_make(m, dyi_base_set_parse(set, NULL, 0), fr, err, sizeof err);
+  CHECK(b && b->nb == nb, "%s: %d rows printed, %d in the set", what, nb, b ? b->nb : -1);
+  int same = b && b->nb == nb;
+  for (int i = 0; same && i < nb * np; i++) if (Bp[i] != b->B[i]) same = 0;
+  CHECK(same, "%s: printed expressions are the set exactly", what);
+  double* Vn; int nn; double gap;
+  int r = indep_subspace(m, fr, &Vn, &nn, &gap);
+  CHECK(nb == r, "%s: %d rows vs independent rank %d", what, nb, r);
+  double worst = null_overlap(Bp, nb, np, Vn, nn);
+  CHECK(worst <= 1e-8 && svd_rank(Bp, nb, np) == nb, "%s: printed rows span the identifiable subspace (%.3g)", what,
+        worst);
+  free(Vn); free(Bp); dyi_base_free(b);
+}
+
 /* `dynid base` as a program: the printed expressions, parsed, are the set
  * and pass the independent subspace checks (the path users and scripts take) */
 static void cli_base(void) {
@@ -481,47 +536,7 @@ static void cli_base(void) {
   if (!m) return;
   static const char* const sets[2] = {"qr", "khalil"};
   for (int si = 0; si < 2; si++)
-    for (int fr = 0; fr < 2; fr++) {
-      char cmd[512], line[8192], what[64];
-      snprintf(what, sizeof what, "dynid base SCARA --set %s%s", sets[si], fr ? " --friction" : "");
-      snprintf(cmd, sizeof cmd, "./dynid base %s --set %s%s", mp, sets[si], fr ? " --friction" : "");
-      FILE* pr = popen(cmd, "r");
-      int np = fr ? 14*m->n : 10*m->n, nb = 0, header = 0, comments = 0;
-      double* Bp = calloc((size_t)np * 64, sizeof(double));
-      while (pr && fgets(line, sizeof line, pr)) {
-        line[strcspn(line, "\r\n")] = 0;
-        if (line[0] == '#') { comments++; continue; }
-        if (!header) { CHECK(!strcmp(line, "name,expression"), "%s: header '%s'", what, line); header = 1; continue; }
-        char* comma = strchr(line, ',');
-        CHECK(comma != NULL && nb < 64, "%s: row '%s'", what, line);
-        if (!comma || nb >= 64) continue;
-        CHECK(dyi_expr_parse(m, np, comma + 1, Bp + (size_t)nb*np, err, sizeof err) == 0, "%s: %s", what, err);
-        nb++;
-      }
-      int rc = pr ? pclose(pr) : -1;
-      CHECK(rc == 0 && header && comments > np, "%s: rc %d, report lines %d", what, rc, comments);
-      dyiBase* b = dyi_base_make(m, dyi_base_set_parse(sets[si], NULL, 0), fr, err, sizeof err);
-      CHECK(b && b->nb == nb, "%s: %d rows printed, %d in the set", what, nb, b ? b->nb : -1);
-      int same = b && b->nb == nb;
-      for (int i = 0; same && i < nb * np; i++) if (Bp[i] != b->B[i]) same = 0;
-      CHECK(same, "%s: printed expressions are the set exactly", what);
-      double* Vn; int nn; double gap;
-      int r = indep_subspace(m, fr, &Vn, &nn, &gap);
-      CHECK(nb == r, "%s: %d rows vs independent rank %d", what, nb, r);
-      double worst = 0;
-      for (int l = 0; l < nn; l++)
-        for (int i = 0; i < nb; i++) {
-          double sdot = 0, a = 0, xn = 0;
-          for (int k = 0; k < np; k++) {
-            sdot += Bp[(size_t)i*np + k] * Vn[k + (size_t)np*l];
-            a += Bp[(size_t)i*np + k] * Bp[(size_t)i*np + k];
-            xn += Vn[k + (size_t)np*l] * Vn[k + (size_t)np*l];
-          }
-          worst = fmax(worst, fabs(sdot) / sqrt(a * xn));
-        }
-      CHECK(worst <= 1e-8 && svd_rank(Bp, nb, np) == nb, "%s: printed rows span the identifiable subspace (%.3g)", what, worst);
-      free(Vn); free(Bp); dyi_base_free(b);
-    }
+    for (int fr = 0; fr < 2; fr++) cli_base_set(m, mp, sets[si], fr);
   /* bad usage and a failing set */
   char cmd[512];
   snprintf(cmd, sizeof cmd, "./dynid base %s --set nope 2>/dev/null", mp);

@@ -124,6 +124,46 @@ static void check_model(const dyModel* m, const char* what) {
 
 static void shipped(const dyModel* m, const char* path) { check_model(m, path); }
 
+/* a parameter vector other than the model's own, and NULL qd / qdd; the
+ * regressor batch likewise; K = 0; a model edited between calls */
+static void other_inputs(void) {
+  dyModel* m = th_random_model(7, 0.3, 0.3, 1);
+  dyBatch* w = dy_make_batch(m);
+  dyData* d = dy_make_data(m);
+  double par[14 * 7];
+  for (int i = 0; i < 14 * 7; i++) par[i] = th_uniform(-1, 1);
+  for (int ik = 0; ik < 4; ik++) {
+    double e = batch_err(m, w, d, par, Ks[ik], 0, 0);
+    CHECK(e <= 1e-14, "random par, K = %d: rel. error %.3g", Ks[ik], e);
+    e = batch_err(m, w, d, m->par, Ks[ik], 1, 0);
+    CHECK(e <= 1e-14, "qd NULL, K = %d: rel. error %.3g", Ks[ik], e);
+    e = batch_err(m, w, d, m->par, Ks[ik], 0, 1);
+    CHECK(e <= 1e-14, "qdd NULL, K = %d: rel. error %.3g", Ks[ik], e);
+    e = batch_err(m, w, d, m->par, Ks[ik], 1, 1);
+    CHECK(e <= 1e-14, "qd and qdd NULL (gravity only), K = %d: rel. error %.3g", Ks[ik], e);
+  }
+  dyiRegBatch* rw = dyi_regressor_batch_make(m, 1);
+  for (int ik = 0; ik < 4; ik++)
+    for (int nul = 1; nul <= 3; nul++) {
+      double ype, e = regressor_err(m, rw, w, d, 1, Ks[ik], nul & 1, nul >> 1, &ype);
+      CHECK(e <= 1e-14 && ype <= 1e-12, "regressor, qd %s qdd %s, K = %d: rel. errors %.3g, %.3g",
+            nul & 1 ? "NULL" : "given", nul >> 1 ? "NULL" : "given", Ks[ik], e, ype);
+    }
+  dyi_regressor_batch_free(rw);
+  /* K = 0 writes nothing */
+  double tau[7] = {42, 42, 42, 42, 42, 42, 42}, q[7] = {0};
+  dy_rnea_batch(m, w, m->par, 0, q, q, q, tau);
+  CHECK(tau[0] == 42 && tau[6] == 42, "K = 0 leaves tau alone");
+  /* an edited model between calls (alpha changed, dy_set_const) is followed */
+  m->dh_alpha[3] += 0.25;
+  dy_set_const(m);
+  double e = batch_err(m, w, d, m->par, 8, 0, 0);
+  CHECK(e <= 1e-14, "model edited between calls: rel. error %.3g", e);
+  dy_free_data(d);
+  dy_free_batch(w);
+  dy_free_model(m);
+}
+
 int main(void) {
   printf("dy_rnea_batch kernel: %s\n", dy_batch_isa());
   CHECK(strlen(dy_batch_isa()) > 0, "dy_batch_isa names the variant");
@@ -140,44 +180,7 @@ int main(void) {
         dy_free_model(m);
       }
 
-  /* a parameter vector other than the model's own, and NULL qd / qdd */
-  {
-    dyModel* m = th_random_model(7, 0.3, 0.3, 1);
-    dyBatch* w = dy_make_batch(m);
-    dyData* d = dy_make_data(m);
-    double par[14 * 7];
-    for (int i = 0; i < 14 * 7; i++) par[i] = th_uniform(-1, 1);
-    for (int ik = 0; ik < 4; ik++) {
-      double e = batch_err(m, w, d, par, Ks[ik], 0, 0);
-      CHECK(e <= 1e-14, "random par, K = %d: rel. error %.3g", Ks[ik], e);
-      e = batch_err(m, w, d, m->par, Ks[ik], 1, 0);
-      CHECK(e <= 1e-14, "qd NULL, K = %d: rel. error %.3g", Ks[ik], e);
-      e = batch_err(m, w, d, m->par, Ks[ik], 0, 1);
-      CHECK(e <= 1e-14, "qdd NULL, K = %d: rel. error %.3g", Ks[ik], e);
-      e = batch_err(m, w, d, m->par, Ks[ik], 1, 1);
-      CHECK(e <= 1e-14, "qd and qdd NULL (gravity only), K = %d: rel. error %.3g", Ks[ik], e);
-    }
-    dyiRegBatch* rw = dyi_regressor_batch_make(m, 1);
-    for (int ik = 0; ik < 4; ik++)
-      for (int nul = 1; nul <= 3; nul++) {
-        double ype, e = regressor_err(m, rw, w, d, 1, Ks[ik], nul & 1, nul >> 1, &ype);
-        CHECK(e <= 1e-14 && ype <= 1e-12, "regressor, qd %s qdd %s, K = %d: rel. errors %.3g, %.3g",
-              nul & 1 ? "NULL" : "given", nul >> 1 ? "NULL" : "given", Ks[ik], e, ype);
-      }
-    dyi_regressor_batch_free(rw);
-    /* K = 0 writes nothing */
-    double tau[7] = {42, 42, 42, 42, 42, 42, 42}, q[7] = {0};
-    dy_rnea_batch(m, w, m->par, 0, q, q, q, tau);
-    CHECK(tau[0] == 42 && tau[6] == 42, "K = 0 leaves tau alone");
-    /* an edited model between calls (alpha changed, dy_set_const) is followed */
-    m->dh_alpha[3] += 0.25;
-    dy_set_const(m);
-    double e = batch_err(m, w, d, m->par, 8, 0, 0);
-    CHECK(e <= 1e-14, "model edited between calls: rel. error %.3g", e);
-    dy_free_data(d);
-    dy_free_batch(w);
-    dy_free_model(m);
-  }
+  other_inputs();
 
   th_each_shipped(shipped);
 

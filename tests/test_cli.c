@@ -123,7 +123,10 @@ static void check_roundtrip(const shipped_t* s, const dyModel* m) {
   CHECK(rc == 0, "%s: dynid model exit %d: %s", s->path, rc, err_text());
   dyModel* r = NULL;
   char err[DY_ERRSZ];
-  if (dy_load_table(out, NULL, &r, err, sizeof err)) { CHECK(0, "%s: printed table does not load: %s", s->path, err); return; }
+  if (dy_load_table(out, NULL, &r, err, sizeof err)) {
+    CHECK(0, "%s: printed table does not load: %s", s->path, err);
+    return;
+  }
   int same = r->n == m->n && r->has_friction == m->has_friction;
   double worst = 0, scale = maxabs(m->par, dy_npar(m));
   for (int j = 0; same && j < m->n; j++) {
@@ -142,21 +145,16 @@ static void check_roundtrip(const shipped_t* s, const dyModel* m) {
   dy_free_model(r);
 }
 
-static void check_shipped(const shipped_t* s) {
-  dyLoadOpt opt;
-  memset(&opt, 0, sizeof opt);
-  opt.classic_dh = !strcmp(s->opt, "--dh");
-  dyModel* m = NULL;
-  char err[DY_ERRSZ];
-  if (dy_load_model(s->path, &opt, &m, err, sizeof err)) { CHECK(0, "%s: does not load: %s", s->path, err); return; }
-  check_roundtrip(s, m);
-  int n = m->n;
-  dyData* d = dy_make_data(m);
+/* a model's random states (written with %.17g, exact) and the torques
+ * `dynid id` printed for them */
+typedef struct {
+  double q[NSTATE][DY_MAXJ], qd[NSTATE][DY_MAXJ], qdd[NSTATE][DY_MAXJ];
+  double tau[MAXROWS * DY_MAXJ];
+} states_t;
 
-  /* random states, written with %.17g (exact) */
-  static double Q[NSTATE][DY_MAXJ], QD[NSTATE][DY_MAXJ], QDD[NSTATE][DY_MAXJ];
-  char states[300], cmd[1024], out[300];
-  snprintf(states, sizeof states, "%s/states.csv", tmp);
+/* NSTATE random states of m into S and the file states */
+static void write_states(const shipped_t* s, const dyModel* m, const char* states, states_t* S) {
+  const int n = m->n;
   FILE* f = fopen(states, "w");
   fprintf(f, "# random states for %s\n", s->path);
   for (int k = 0; k < 3; k++)
@@ -164,60 +162,77 @@ static void check_shipped(const shipped_t* s) {
   fputc('\n', f);
   for (int i = 0; i < NSTATE; i++) {
     for (int j = 0; j < n; j++) {
-      Q[i][j] = m->jnt_type[j] == DY_PRISMATIC ? th_uniform(-0.3, 0.5) : th_uniform(-M_PI, M_PI);
-      QD[i][j] = th_uniform(-2, 2);
-      QDD[i][j] = th_uniform(-5, 5);
+      S->q[i][j] = m->jnt_type[j] == DY_PRISMATIC ? th_uniform(-0.3, 0.5) : th_uniform(-M_PI, M_PI);
+      S->qd[i][j] = th_uniform(-2, 2);
+      S->qdd[i][j] = th_uniform(-5, 5);
     }
     for (int j = 0; j < 3*n; j++)
-      fprintf(f, "%s%.17g", j ? "," : "", j < n ? Q[i][j] : j < 2*n ? QD[i][j-n] : QDD[i][j-2*n]);
+      fprintf(f, "%s%.17g", j ? "," : "", j < n ? S->q[i][j] : j < 2*n ? S->qd[i][j-n] : S->qdd[i][j-2*n]);
     fputc('\n', f);
   }
   fclose(f);
+}
 
-  /* id */
-  static double T[MAXROWS * DY_MAXJ];
+/* `dynid id` equals dy_rnea (its torques kept in S->tau) */
+static void check_id(const shipped_t* s, const dyModel* m, dyData* d, const char* states, states_t* S) {
+  const int n = m->n;
+  char cmd[1024], out[300];
   snprintf(out, sizeof out, "%s/tau.csv", tmp);
   snprintf(cmd, sizeof cmd, "./dynid id %s %s %s -o %s", s->path, states, s->opt, out);
   int rc = run(cmd);
   CHECK(rc == 0, "%s: dynid id exit %d: %s", s->path, rc, err_text());
-  int rows = read_numbers(out, n, T, MAXROWS);
+  int rows = read_numbers(out, n, S->tau, MAXROWS);
   CHECK(rows == NSTATE, "%s: dynid id printed %d rows, expected %d", s->path, rows, NSTATE);
   double worst = 0;
   for (int i = 0; i < rows && i < NSTATE; i++) {
     double tau[DY_MAXJ];
-    dy_rnea(m, d, m->par, Q[i], QD[i], QDD[i], tau);
+    dy_rnea(m, d, m->par, S->q[i], S->qd[i], S->qdd[i], tau);
     double sc = fmax(1, maxabs(tau, n));
-    for (int j = 0; j < n; j++) worst = fmax(worst, fabs(T[i*n + j] - tau[j]) / sc);
+    for (int j = 0; j < n; j++) worst = fmax(worst, fabs(S->tau[i*n + j] - tau[j]) / sc);
   }
   CHECK(worst <= 1e-12, "%s: dynid id vs dy_rnea: relative %.3g", s->path, worst);
+}
 
-  /* inertia */
+/* one printed inertia matrix Hp at q: the largest differences from dy_crba
+ * (wcrba) and from the Newton-Euler columns (wne) and its asymmetry (asym),
+ * relative to max |H|, kept as maxima; its eigenvalues (ascending) into w;
+ * returns dsyev's info */
+static int inertia_state(const dyModel* m, dyData* d, const double* Hp, const double* q, double* wcrba,
+                         double* wne, double* asym, double* w) {
+  const int n = m->n;
+  double Hc[DY_MAXJ*DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ], e[DY_MAXJ], zero[3] = {0, 0, 0};
+  dy_crba(m, d, m->par, q, Hc);
+  double sc = fmax(1e-300, maxabs(Hc, n*n));
+  for (int k = 0; k < n*n; k++) *wcrba = fmax(*wcrba, fabs(Hp[k] - Hc[k]) / sc);
+  dy_rnea_g(m, d, m->par, q, NULL, NULL, zero, 1, t0);
+  for (int k = 0; k < n; k++) {
+    memset(e, 0, sizeof e); e[k] = 1;
+    dy_rnea_g(m, d, m->par, q, NULL, e, zero, 1, t1);
+    for (int r = 0; r < n; r++) *wne = fmax(*wne, fabs(t1[r] - t0[r] - Hp[r*n + k]) / sc);
+  }
+  for (int r = 0; r < n; r++)
+    for (int k = 0; k < n; k++) *asym = fmax(*asym, fabs(Hp[r*n + k] - Hp[k*n + r]) / sc);
+  double A[DY_MAXJ*DY_MAXJ], work[64*DY_MAXJ];
+  memcpy(A, Hp, sizeof(double) * (size_t)(n*n));
+  return (int)LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'L', n, A, n, w, work, 64*DY_MAXJ);
+}
+
+/* `dynid inertia` equals dy_crba and the Newton-Euler columns, is symmetric
+ * and positive definite */
+static void check_inertia(const shipped_t* s, const dyModel* m, dyData* d, const char* states, const states_t* S) {
+  const int n = m->n;
   static double H[MAXROWS * DY_MAXJ * DY_MAXJ];
+  char cmd[1024], out[300];
   snprintf(out, sizeof out, "%s/H.csv", tmp);
   snprintf(cmd, sizeof cmd, "./dynid inertia %s %s %s -o %s", s->path, states, s->opt, out);
-  rc = run(cmd);
+  int rc = run(cmd);
   CHECK(rc == 0, "%s: dynid inertia exit %d: %s", s->path, rc, err_text());
-  rows = read_numbers(out, n*n, H, MAXROWS);
+  int rows = read_numbers(out, n*n, H, MAXROWS);
   CHECK(rows == NSTATE, "%s: dynid inertia printed %d rows, expected %d", s->path, rows, NSTATE);
   double wcrba = 0, wne = 0, asym = 0, mineig = INFINITY, cond = 0;
   for (int i = 0; i < rows && i < NSTATE; i++) {
-    const double* Hp = H + (size_t)i*n*n;
-    double Hc[DY_MAXJ*DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ], e[DY_MAXJ], zero[3] = {0, 0, 0};
-    dy_crba(m, d, m->par, Q[i], Hc);
-    double sc = fmax(1e-300, maxabs(Hc, n*n));
-    for (int k = 0; k < n*n; k++) wcrba = fmax(wcrba, fabs(Hp[k] - Hc[k]) / sc);
-    dy_rnea_g(m, d, m->par, Q[i], NULL, NULL, zero, 1, t0);
-    for (int k = 0; k < n; k++) {
-      memset(e, 0, sizeof e); e[k] = 1;
-      dy_rnea_g(m, d, m->par, Q[i], NULL, e, zero, 1, t1);
-      for (int r = 0; r < n; r++) wne = fmax(wne, fabs(t1[r] - t0[r] - Hp[r*n + k]) / sc);
-    }
-    for (int r = 0; r < n; r++)
-      for (int k = 0; k < n; k++) asym = fmax(asym, fabs(Hp[r*n + k] - Hp[k*n + r]) / sc);
-    /* eigenvalues (ascending) of the printed matrix */
-    double A[DY_MAXJ*DY_MAXJ], w[DY_MAXJ], work[64*DY_MAXJ];
-    memcpy(A, Hp, sizeof(double) * (size_t)(n*n));
-    int info = (int)LAPACKE_dsyev_work(LAPACK_COL_MAJOR, 'N', 'L', n, A, n, w, work, 64*DY_MAXJ);
+    double w[DY_MAXJ];
+    int info = inertia_state(m, d, H + (size_t)i*n*n, S->q[i], &wcrba, &wne, &asym, w);
     CHECK(info == 0, "%s: dsyev info %d", s->path, info);
     mineig = fmin(mineig, w[0] / w[n-1]);
     cond = fmax(cond, w[n-1] / w[0]);
@@ -228,40 +243,62 @@ static void check_shipped(const shipped_t* s) {
   CHECK(mineig > 1e-12, "%s: inertia matrix not positive definite: smallest eigenvalue / largest %.3g",
         s->path, mineig);
   printf("%-30s n=%d  largest cond(H) at %d random q: %.3g\n", s->path, n, NSTATE, cond);
+}
 
-  /* fd on a log made of q, qd and the torques id printed */
-  char log[300];
+/* `dynid fd` (default, chol, aba) on a log made of q, qd and the torques id
+ * printed returns the accelerations */
+static void check_fd(const shipped_t* s, int n, const states_t* S) {
+  static const char* const algos[3] = {"", "--algo chol", "--algo aba"};
+  char log[300], cmd[1024], out[300];
   snprintf(log, sizeof log, "%s/log.csv", tmp);
-  f = fopen(log, "w");
+  FILE* f = fopen(log, "w");
   fprintf(f, "t");
   for (int k = 0; k < 3; k++)
     for (int j = 0; j < n; j++) fprintf(f, ",%s%d", k == 0 ? "q" : k == 1 ? "qd" : "tau", j + 1);
   fputc('\n', f);
   for (int i = 0; i < NSTATE; i++) {
     fprintf(f, "%.17g", 0.001 * i);
-    for (int j = 0; j < n; j++) fprintf(f, ",%.17g", Q[i][j]);
-    for (int j = 0; j < n; j++) fprintf(f, ",%.17g", QD[i][j]);
-    for (int j = 0; j < n; j++) fprintf(f, ",%.17g", T[i*n + j]);
+    for (int j = 0; j < n; j++) fprintf(f, ",%.17g", S->q[i][j]);
+    for (int j = 0; j < n; j++) fprintf(f, ",%.17g", S->qd[i][j]);
+    for (int j = 0; j < n; j++) fprintf(f, ",%.17g", S->tau[i*n + j]);
     fputc('\n', f);
   }
   fclose(f);
-  static const char* const algos[3] = {"", "--algo chol", "--algo aba"};
   for (int a = 0; a < 3; a++) {
     static double A[MAXROWS * DY_MAXJ];
     snprintf(out, sizeof out, "%s/qdd.csv", tmp);
     snprintf(cmd, sizeof cmd, "./dynid fd %s %s %s %s -o %s", s->path, log, s->opt, algos[a], out);
-    rc = run(cmd);
+    int rc = run(cmd);
     CHECK(rc == 0, "%s: dynid fd %s exit %d: %s", s->path, algos[a], rc, err_text());
-    rows = read_numbers(out, n, A, MAXROWS);
+    int rows = read_numbers(out, n, A, MAXROWS);
     CHECK(rows == NSTATE, "%s: dynid fd %s printed %d rows", s->path, algos[a], rows);
     double wfd = 0;
     for (int i = 0; i < rows && i < NSTATE; i++) {
-      double sc = fmax(1, maxabs(QDD[i], n));
-      for (int j = 0; j < n; j++) wfd = fmax(wfd, fabs(A[i*n + j] - QDD[i][j]) / sc);
+      double sc = fmax(1, maxabs(S->qdd[i], n));
+      for (int j = 0; j < n; j++) wfd = fmax(wfd, fabs(A[i*n + j] - S->qdd[i][j]) / sc);
     }
     CHECK(wfd <= 1e-8, "%s: dynid fd %s: qdd relative error %.3g", s->path, algos[a], wfd);
     if (a) printf("%-30s fd %s: largest relative qdd error %.3g\n", s->path, algos[a], wfd);
   }
+}
+
+/* one shipped model: model, id, inertia and fd against the library */
+static void check_shipped(const shipped_t* s) {
+  dyLoadOpt opt;
+  memset(&opt, 0, sizeof opt);
+  opt.classic_dh = !strcmp(s->opt, "--dh");
+  dyModel* m = NULL;
+  char err[DY_ERRSZ];
+  if (dy_load_model(s->path, &opt, &m, err, sizeof err)) { CHECK(0, "%s: does not load: %s", s->path, err); return; }
+  check_roundtrip(s, m);
+  dyData* d = dy_make_data(m);
+  static states_t S;
+  char states[300];
+  snprintf(states, sizeof states, "%s/states.csv", tmp);
+  write_states(s, m, states, &S);
+  check_id(s, m, d, states, &S);
+  check_inertia(s, m, d, states, &S);
+  check_fd(s, m->n, &S);
   dy_free_data(d);
   dy_free_model(m);
 }
@@ -298,6 +335,77 @@ static void saha_fk(const double q[6], double R[7][9], double o[7][3], double pc
   }
 }
 
+/* the largest error of the torques T (qd = qdd = 0) at q against the gravity
+ * torques from the potential energy by central differences (h = 1e-6) */
+static double stanford_gravity_err(const double q[6], const double* T) {
+  double R[7][9], o[7][3], pc[6][3], wg = 0;
+  for (int k = 0; k < 6; k++) {
+    double qp[6], V[2];
+    for (int s2 = 0; s2 < 2; s2++) {
+      memcpy(qp, q, sizeof qp);
+      qp[k] += s2 ? -1e-6 : 1e-6;
+      saha_fk(qp, R, o, pc);
+      V[s2] = 0;
+      for (int l = 0; l < 6; l++) V[s2] += saha_m[l] * 9.81 * pc[l][2];
+    }
+    wg = fmax(wg, fabs((V[0] - V[1]) / 2e-6 - T[k]));
+  }
+  return wg;
+}
+
+/* the inertia matrix at q from the link Jacobians (row-major 6 x 6) */
+static void stanford_mass(const double q[6], double M[36]) {
+  double R[7][9], o[7][3], pc[6][3];
+  saha_fk(q, R, o, pc);
+  memset(M, 0, sizeof(double) * 36);
+  for (int l = 0; l < 6; l++) {
+    double Jv[6][3] = {{0}}, Jw[6][3] = {{0}};
+    for (int k = 0; k <= l; k++) {
+      double z[3] = {R[k][2], R[k][5], R[k][8]}, d[3];
+      if (k == 2) { memcpy(Jv[k], z, sizeof z); continue; }   /* prismatic */
+      for (int e = 0; e < 3; e++) d[e] = pc[l][e] - o[k][e];
+      dyu_cross(Jv[k], z, d);
+      memcpy(Jw[k], z, sizeof z);
+    }
+    double Il[9] = {saha_I[l][0], 0, 0, 0, saha_I[l][1], 0, 0, 0, saha_I[l][2]}, t1[9], Iw[9];
+    dyu_mulMat3(t1, R[l+1], Il);
+    dyu_mulMatMatT3(Iw, t1, R[l+1]);
+    for (int a = 0; a < 6; a++)
+      for (int b = 0; b < 6; b++) {
+        double Iwb[3];
+        dyu_mulMatVec3(Iwb, Iw, Jw[b]);
+        M[a*6 + b] += saha_m[l] * dyu_dot3(Jv[a], Jv[b]) + dyu_dot3(Jw[a], Iwb);
+      }
+  }
+}
+
+/* `dynid id` and `dynid inertia` (with the options algo) on the 4 states Q
+ * of the file st against the paper's potential energy and Jacobians */
+static void check_stanford_algo(const char* st, double Q[4][6], const char* algo) {
+  char out[300], cmd[1024];
+  static double T[4*6], H[4*36];
+  snprintf(out, sizeof out, "%s/stanford_tau.csv", tmp);
+  snprintf(cmd, sizeof cmd, "./dynid id datasets/models/stanford.csv %s --dh%s -o %s", st, algo, out);
+  int rc = run(cmd);
+  CHECK(rc == 0 && read_numbers(out, 6, T, 4) == 4, "stanford id: exit %d %s", rc, err_text());
+  snprintf(out, sizeof out, "%s/stanford_H.csv", tmp);
+  snprintf(cmd, sizeof cmd, "./dynid inertia datasets/models/stanford.csv %s --dh%s -o %s", st, algo, out);
+  rc = run(cmd);
+  CHECK(rc == 0 && read_numbers(out, 36, H, 4) == 4, "stanford inertia: exit %d %s", rc, err_text());
+  double wg = 0, wm = 0;
+  for (int i = 0; i < 4; i++) {
+    wg = fmax(wg, stanford_gravity_err(Q[i], T + i*6));
+    double M[36];
+    stanford_mass(Q[i], M);
+    double sc = maxabs(M, 36);
+    for (int k = 0; k < 36; k++) wm = fmax(wm, fabs(M[k] - H[i*36 + k]) / sc);
+  }
+  CHECK(wg <= 1e-6, "stanford%s: gravity torques vs the paper's classic-DH potential energy: %.3g N m", algo, wg);
+  CHECK(wm <= 1e-10, "stanford%s: inertia matrix vs the paper's classic-DH Jacobians: relative %.3g", algo, wm);
+  printf("stanford%s vs Saha Table 3 (classic DH, independent): gravity %.3g N m, inertia %.3g relative\n",
+         algo, wg, wm);
+}
+
 /* Gravity torques from the potential energy V = sum m_i 9.81 z_ci by central
  * differences, and the inertia matrix from the link Jacobians,
  *   M = sum_i m_i Jv_i^T Jv_i + Jw_i^T R_i I_i R_i^T Jw_i,
@@ -307,7 +415,7 @@ static void saha_fk(const double q[6], double R[7][9], double o[7][3], double pc
  * V ~ 10 J), so 1e-6 N m; reading r as the mass-centre position instead
  * changes tau by ~1 N m. The Jacobian form is exact up to round-off: 1e-10. */
 static void check_stanford_paper(void) {
-  char st[300], out[300], cmd[1024];
+  char st[300];
   double Q[4][6];
   snprintf(st, sizeof st, "%s/stanford_states.csv", tmp);
   FILE* f = fopen(st, "w");
@@ -320,58 +428,7 @@ static void check_stanford_paper(void) {
   fclose(f);
   /* the default algorithms, then Saha's own (DeNOC inverse dynamics, U D U^T) */
   static const char* algo[2] = {"", " --algo saha"};
-  for (int al = 0; al < 2; al++) {
-    static double T[4*6], H[4*36];
-    snprintf(out, sizeof out, "%s/stanford_tau.csv", tmp);
-    snprintf(cmd, sizeof cmd, "./dynid id datasets/models/stanford.csv %s --dh%s -o %s", st, algo[al], out);
-    int rc = run(cmd);
-    CHECK(rc == 0 && read_numbers(out, 6, T, 4) == 4, "stanford id: exit %d %s", rc, err_text());
-    snprintf(out, sizeof out, "%s/stanford_H.csv", tmp);
-    snprintf(cmd, sizeof cmd, "./dynid inertia datasets/models/stanford.csv %s --dh%s -o %s", st, algo[al], out);
-    rc = run(cmd);
-    CHECK(rc == 0 && read_numbers(out, 36, H, 4) == 4, "stanford inertia: exit %d %s", rc, err_text());
-    double wg = 0, wm = 0;
-    for (int i = 0; i < 4; i++) {
-      double R[7][9], o[7][3], pc[6][3];
-      for (int k = 0; k < 6; k++) {
-        double qp[6], V[2];
-        for (int s2 = 0; s2 < 2; s2++) {
-          memcpy(qp, Q[i], sizeof qp);
-          qp[k] += s2 ? -1e-6 : 1e-6;
-          saha_fk(qp, R, o, pc);
-          V[s2] = 0;
-          for (int l = 0; l < 6; l++) V[s2] += saha_m[l] * 9.81 * pc[l][2];
-        }
-        wg = fmax(wg, fabs((V[0] - V[1]) / 2e-6 - T[i*6 + k]));
-      }
-      saha_fk(Q[i], R, o, pc);
-      double M[36] = {0};
-      for (int l = 0; l < 6; l++) {
-        double Jv[6][3] = {{0}}, Jw[6][3] = {{0}};
-        for (int k = 0; k <= l; k++) {
-          double z[3] = {R[k][2], R[k][5], R[k][8]}, d[3];
-          if (k == 2) { memcpy(Jv[k], z, sizeof z); continue; }   /* prismatic */
-          for (int e = 0; e < 3; e++) d[e] = pc[l][e] - o[k][e];
-          dyu_cross(Jv[k], z, d);
-          memcpy(Jw[k], z, sizeof z);
-        }
-        double Il[9] = {saha_I[l][0], 0, 0, 0, saha_I[l][1], 0, 0, 0, saha_I[l][2]}, t1[9], Iw[9];
-        dyu_mulMat3(t1, R[l+1], Il);
-        dyu_mulMatMatT3(Iw, t1, R[l+1]);
-        for (int a = 0; a < 6; a++)
-          for (int b = 0; b < 6; b++) {
-            double Iwb[3];
-            dyu_mulMatVec3(Iwb, Iw, Jw[b]);
-            M[a*6 + b] += saha_m[l] * dyu_dot3(Jv[a], Jv[b]) + dyu_dot3(Jw[a], Iwb);
-          }
-      }
-      double sc = maxabs(M, 36);
-      for (int k = 0; k < 36; k++) wm = fmax(wm, fabs(M[k] - H[i*36 + k]) / sc);
-    }
-    CHECK(wg <= 1e-6, "stanford%s: gravity torques vs the paper's classic-DH potential energy: %.3g N m", algo[al], wg);
-    CHECK(wm <= 1e-10, "stanford%s: inertia matrix vs the paper's classic-DH Jacobians: relative %.3g", algo[al], wm);
-    printf("stanford%s vs Saha Table 3 (classic DH, independent): gravity %.3g N m, inertia %.3g relative\n", algo[al], wg, wm);
-  }
+  for (int al = 0; al < 2; al++) check_stanford_algo(st, Q, algo[al]);
 }
 
 /* ------------------------------------------ the Panda against its paper */
@@ -682,16 +739,11 @@ static void check_help(void) {
         "--frction: %s", err_text());
 }
 
-/* the usual mistakes answered: a delimiter read as it is, a missing column
- * with the columns the file has, a log of another arm, degrees, time in
- * ms, torque in mN m, parameters of another arm; each a warning (the
- * command succeeds) or a one-line error that names the fix */
-static void check_mistakes(void) {
-  char cmd[4096], d[300];
-  const char* K = "datasets/urdf/kuka_lwr4.urdf";
-  snprintf(d, sizeof d, "%s", tmp);
-  /* logs made from the KUKA's recording 2: as is, with ';', in degrees,
-   * time in ms, torque in mN m, without joint 7 */
+/* the KUKA's recording 2 in d: as is (k.csv), with ';', in degrees, time in
+ * ms, torque in mN m, without joint 7; identified into p.csv, whose
+ * provenance lines come first */
+static void make_kuka_logs(const char* d, const char* K) {
+  char cmd[4096];
   snprintf(cmd, sizeof cmd,
            "zcat datasets/kuka_lwr4/measurements_2.csv.gz | head -1500 > %s/k.csv && "
            "tr ',' ';' < %s/k.csv > %s/k_semi.csv && "
@@ -709,29 +761,39 @@ static void check_mistakes(void) {
   CHECK(!strncmp(p, "# dynid ", 8) && strstr(p, "\n# command: dynid identify ") &&
         strstr(p, "fingerprint: 7 joints RRRRRRR geometry ") && strstr(p, "\n# input: "),
         "the PARAMS file does not start with its provenance: %.300s", p);
-  /* the semicolon-separated log gives the same parameters */
+}
+
+/* the semicolon-separated log gives the same parameters */
+static void check_semicolon(const char* d, const char* K) {
+  char cmd[1024], pp[320], p2[320];
   snprintf(cmd, sizeof cmd, "./dynid identify %s %s/k_semi.csv --map t=t_s --quiet -o %s/p2.csv", K, d, d);
   CHECK(run(cmd) == 0, "identify on ';': %s", err_text());
-  {
-    char* a = strdup(strstr(th_slurp(pp), "\nname,") ? strstr(th_slurp(pp), "\nname,") : "");
-    char p2[320];
-    snprintf(p2, sizeof p2, "%s/p2.csv", d);
-    const char* b = strstr(th_slurp(p2), "\nname,");
-    CHECK(a && b && a[0] && !strcmp(a, b), "a ';' log does not give the parameters of the ',' one");
-    free(a);
-  }
-  struct { const char* args; int rc; const char* says; } m[] = {
+  snprintf(pp, sizeof pp, "%s/p.csv", d);
+  char* a = strdup(strstr(th_slurp(pp), "\nname,") ? strstr(th_slurp(pp), "\nname,") : "");
+  snprintf(p2, sizeof p2, "%s/p2.csv", d);
+  const char* b = strstr(th_slurp(p2), "\nname,");
+  CHECK(a && b && a[0] && !strcmp(a, b), "a ';' log does not give the parameters of the ',' one");
+  free(a);
+}
+
+/* each mistake: the exit status and what stderr says (a failure in one line) */
+static void check_mistake_table(const char* d, const char* K) {
+  static const struct { const char* args; int rc; const char* says; } m[] = {
     {"identify %s %s/k.csv --map t=time -o %s/x.csv", 1, "the file has columns, comma-separated: t_s, q1, q2"},
     {"identify %s %s/k_semi.csv --map t=time -o %s/x.csv", 1, "semicolon-separated: t_s, q1"},
-    {"identify %s %s/k6.csv --map t=t_s -o %s/x.csv", 1, "the model has 7 joints, the log has 6 position columns (q1..q6)"},
-    {"validate datasets/models/planar3r.csv %s/p.csv %s/k.csv --map t=t_s -o %s/x.csv", 1, "identified on another model"},
+    {"identify %s %s/k6.csv --map t=t_s -o %s/x.csv", 1,
+     "the model has 7 joints, the log has 6 position columns (q1..q6)"},
+    {"validate datasets/models/planar3r.csv %s/p.csv %s/k.csv --map t=t_s -o %s/x.csv", 1,
+     "identified on another model"},
     {"validate datasets/models/panda.csv %s/p.csv %s/k.csv --map t=t_s -o %s/x.csv", 1, "--force"},
     {"id datasets/models/panda.csv %s/k.csv --params %s/p.csv -o %s/x.csv", 1, "identified on another model"},
     {"validate %s %s/p.csv %s/k_deg.csv --map t=t_s -o %s/x.csv", 0, "positions in degrees?"},
     {"validate %s %s/p.csv %s/k_ms.csv --map t=t_s -o %s/x.csv", 0, "--time-scale"},
     {"validate %s %s/p.csv %s/k_mnm.csv --map t=t_s -o %s/x.csv", 0, "--gain"},
-    {"identify datasets/models/planar3r.csv %s/k.csv --map t=t_s -o %s/x.csv", 0, "the model has 3 joints, the log has 7 position columns"},
+    {"identify datasets/models/planar3r.csv %s/k.csv --map t=t_s -o %s/x.csv", 0,
+     "the model has 3 joints, the log has 7 position columns"},
   };
+  char cmd[4096];
   for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
     char a[1100];
     if (!strncmp(m[i].args, "validate %s %s/p", 16))
@@ -747,12 +809,26 @@ static void check_mistakes(void) {
     CHECK(rc == m[i].rc && strstr(e, m[i].says) && (rc == 0 || count_lines(e) == 1),
           "'%s': exit %d (want %d), stderr '%s' (want '%s')", cmd, rc, m[i].rc, e, m[i].says);
   }
+}
+
+/* the usual mistakes answered: a delimiter read as it is, a missing column
+ * with the columns the file has, a log of another arm, degrees, time in
+ * ms, torque in mN m, parameters of another arm; each a warning (the
+ * command succeeds) or a one-line error that names the fix */
+static void check_mistakes(void) {
+  char cmd[4096], d[300];
+  const char* K = "datasets/urdf/kuka_lwr4.urdf";
+  snprintf(d, sizeof d, "%s", tmp);
+  make_kuka_logs(d, K);
+  check_semicolon(d, K);
+  check_mistake_table(d, K);
   /* --force uses them anyway, with a warning */
-  snprintf(cmd, sizeof cmd, "./dynid validate datasets/models/panda.csv %s/p.csv %s/k.csv --map t=t_s --force -o %s/x.csv",
-           d, d, d);
+  snprintf(cmd, sizeof cmd,
+           "./dynid validate datasets/models/panda.csv %s/p.csv %s/k.csv --map t=t_s --force -o %s/x.csv", d, d, d);
   CHECK(run(cmd) == 0 && strstr(err_text(), "used anyway (--force)"), "--force: %s", err_text());
   /* a PARAMS file without provenance (written before) is read as before */
-  snprintf(cmd, sizeof cmd, "grep -v '^# \\(dynid [0-9]\\|command:\\|model: .*fingerprint\\|input:\\)' %s/p.csv > %s/old.csv && "
+  snprintf(cmd, sizeof cmd,
+           "grep -v '^# \\(dynid [0-9]\\|command:\\|model: .*fingerprint\\|input:\\)' %s/p.csv > %s/old.csv && "
            "./dynid validate datasets/models/panda.csv %s/old.csv %s/k.csv --map t=t_s -o %s/x.csv", d, d, d, d, d);
   CHECK(run(cmd) == 0, "an old PARAMS file: %s", err_text());
 }
@@ -791,7 +867,8 @@ static void check_nominal_outliers(void) {
            "--map t=t_s --rows 14001..16000 -o %s/v.csv", tmp, tmp);
   r = run(cmd);
   e = th_slurp(path);
-  CHECK(r == 0 && strstr(e, "rel. error per joint [%]:") && strstr(e, "   all ") && strstr(e, "validate: physical consistency:"),
+  CHECK(r == 0 && strstr(e, "rel. error per joint [%]:") && strstr(e, "   all ") &&
+        strstr(e, "validate: physical consistency:"),
         "validate -o: the per-joint errors and the verdict on the terminal: %s", e);
 }
 

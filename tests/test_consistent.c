@@ -320,7 +320,8 @@ static void test_against_barrier(void) {
           fabs(fsdp - fpg) / fpg);
     CHECK(r.lower_bound <= fpg * (1 + 1e-9) && r.lower_bound <= r.objective * (1 + 1e-9),
           "trial %d: the certified lower bound %.12g is below both", trial, r.lower_bound);
-    CHECK(r.certified, "trial %d: certified (gap %.2g, DSDP status %d, %d iterations)", trial, r.gap, r.solver_status, r.iterations);
+    CHECK(r.certified, "trial %d: certified (gap %.2g, DSDP status %d, %d iterations)", trial, r.gap,
+          r.solver_status, r.iterations);
     CHECK(r.objective > 1 + 1e-3, "trial %d: the constraints are active (objective %.6g > 1)", trial, r.objective);
     for (int j = 0; j < n; j++)
       CHECK(r.link_margin[j] >= -1e-9 * (1 + fabs(r.pi[10*j + DY_M])),
@@ -342,7 +343,10 @@ static double heldout(const dyModel* m, dyData* d, const double* par, const doub
   for (int s = 0; s < ns; s++) {
     const double* x = X + (size_t)s*3*n;
     dy_rnea(m, d, par, x, x + n, x + 2*n, t);
-    for (int j = 0; j < n; j++) { double e = T[(size_t)s*n + j] - t[j]; se += e*e; sm += T[(size_t)s*n + j]*T[(size_t)s*n + j]; }
+    for (int j = 0; j < n; j++) {
+      double e = T[(size_t)s*n + j] - t[j];
+      se += e*e; sm += T[(size_t)s*n + j]*T[(size_t)s*n + j];
+    }
   }
   return 100 * sqrt(se / sm);
 }
@@ -363,57 +367,53 @@ static double dist_truth(int n, const double* pi, const double* pt) {
   return s;
 }
 
-static void test_panda_simulated(void) {
-  char err[DY_ERRSZ];
-  dyModel* m = NULL;
-  if (dy_load_model("datasets/models/panda.csv", NULL, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
-  const int n = m->n, np = 14*n;
-  for (int j = 0; j < n; j++) {
-    double* q = m->par + 10*n + 4*j;
-    q[DY_IA] = 0.02; q[DY_FV] = fabs(q[DY_FV]) + 0.05; q[DY_FC] = fabs(q[DY_FC]) + 0.1; q[DY_FO] = 0;
-  }
-  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
-  if (!b) { CHECK(0, "%s", err); dy_free_model(m); return; }
-  dyiEstim* e = fold(m, b, m->par, 3000, 0.02, 4242);
-  /* held-out states: clean torques and 2 % noise */
-  const int nh = 1000;
-  double* X = malloc(sizeof(double) * (size_t)nh * 3 * n);
-  double* Tc = malloc(sizeof(double) * (size_t)nh * n);
-  double* Tn = malloc(sizeof(double) * (size_t)nh * n);
-  dyData* d = dy_make_data(m);
+/* the held-out data of the simulated Panda: nh states X (3n each), their
+ * clean torques Tc and the same with 2 % noise Tn; the error of the true
+ * parameters on Tn (the noise floor) and of the unconstrained estimate */
+typedef struct { int nh; double *X, *Tc, *Tn; double floor_n, eu_n; } heldout_t;
+
+/* the held-out states and torques (generator seeded 777) */
+static void make_heldout(const dyModel* m, dyData* d, heldout_t* h) {
+  const int n = m->n, nh = h->nh;
   double rms[DY_MAXJ] = {0};
+  h->X = malloc(sizeof(double) * (size_t)nh * 3 * n);
+  h->Tc = malloc(sizeof(double) * (size_t)nh * n);
+  h->Tn = malloc(sizeof(double) * (size_t)nh * n);
   th_rng = 777;
   for (int s = 0; s < nh; s++) {
-    double* x = X + (size_t)s*3*n;
+    double* x = h->X + (size_t)s*3*n;
     th_random_state(n, x, x + n, x + 2*n);
-    dy_rnea(m, d, m->par, x, x + n, x + 2*n, Tc + (size_t)s*n);
-    for (int j = 0; j < n; j++) rms[j] += Tc[(size_t)s*n + j] * Tc[(size_t)s*n + j] / nh;
+    dy_rnea(m, d, m->par, x, x + n, x + 2*n, h->Tc + (size_t)s*n);
+    for (int j = 0; j < n; j++) rms[j] += h->Tc[(size_t)s*n + j] * h->Tc[(size_t)s*n + j] / nh;
   }
   for (int s = 0; s < nh; s++)
-    for (int j = 0; j < n; j++) Tn[(size_t)s*n + j] = Tc[(size_t)s*n + j] + 0.02 * sqrt(rms[j]) * gauss();
-  double pu[14*DY_MAXJ];
-  if (dyi_realise_near(m, b->B, b->nb, b->npar, e->beta, NULL, pu, err, sizeof err)) CHECK(0, "%s", err);
-  double floor_n = heldout(m, d, m->par, X, Tn, nh);
-  double eu_n = heldout(m, d, pu, X, Tn, nh);
+    for (int j = 0; j < n; j++) h->Tn[(size_t)s*n + j] = h->Tc[(size_t)s*n + j] + 0.02 * sqrt(rms[j]) * gauss();
+}
 
-  /* consistent, no prior */
-  dyiConsResult r0, r1, r2;
-  double w;
-  dyiConsOpt co = {.weight = -1};
-  int st = dyi_consistent_est(m, b, e, &co, &r0, err, sizeof err);
+/* the consistent estimate without a prior into r0: certified, links PSD to
+ * round-off, held-out error at the noise floor and within 1.05x the
+ * unconstrained one; returns dyi_consistent_est's status */
+static int check_no_prior(const dyModel* m, dyData* d, const dyiBase* b, const dyiEstim* e, const dyiConsOpt* co,
+                          const heldout_t* h, dyiConsResult* r0) {
+  const int n = m->n;
+  char err[DY_ERRSZ];
+  int st = dyi_consistent_est(m, b, e, co, r0, err, sizeof err);
   CHECK(st == 0, "consistent (no prior): %s", err);
-  if (st) goto done;
-  CHECK(r0.certified, "certified (gap %.2g, status %d)", r0.gap, r0.solver_status);
+  if (st) return st;
+  CHECK(r0->certified, "certified (gap %.2g, status %d)", r0->gap, r0->solver_status);
   int psd = 1;
-  for (int j = 0; j < n; j++) psd &= dyi_pseudo_mineig(r0.pi + 10*j) >= -1e-9 * (1 + r0.pi[10*j + DY_M]);
+  for (int j = 0; j < n; j++) psd &= dyi_pseudo_mineig(r0->pi + 10*j) >= -1e-9 * (1 + r0->pi[10*j + DY_M]);
   CHECK(psd, "every link's pseudo-inertia PSD to round-off");
-  double ec_n = heldout(m, d, r0.pi, X, Tn, nh), ec_c = heldout(m, d, r0.pi, X, Tc, nh);
-  CHECK(ec_n <= 1.01 * floor_n, "held-out error at the noise floor: %.4g %% vs %.4g %%", ec_n, floor_n);
-  CHECK(ec_n <= 1.05 * eu_n, "held-out error within 1.05x the unconstrained: %.4g %% vs %.4g %%", ec_n, eu_n);
+  double ec_n = heldout(m, d, r0->pi, h->X, h->Tn, h->nh), ec_c = heldout(m, d, r0->pi, h->X, h->Tc, h->nh);
+  CHECK(ec_n <= 1.01 * h->floor_n, "held-out error at the noise floor: %.4g %% vs %.4g %%", ec_n, h->floor_n);
+  CHECK(ec_n <= 1.05 * h->eu_n, "held-out error within 1.05x the unconstrained: %.4g %% vs %.4g %%", ec_n, h->eu_n);
   CHECK(ec_c < 0.5, "noise-free held-out error %.4g %% < 0.5 %%", ec_c);
+  return 0;
+}
 
-  /* a perturbed nominal model (still consistent) as the prior */
-  double prior[14*DY_MAXJ];
+/* a perturbed nominal model (still consistent) into prior (generator seeded 31337) */
+static void perturbed_prior(const dyModel* m, double* prior) {
+  const int n = m->n;
   th_rng = 31337;
   for (int j = 0; j < n; j++) {
     double mass, c[3], Ic[6];
@@ -425,31 +425,77 @@ static void test_panda_simulated(void) {
     dy_linkpar_from_com(prior + 10*j, mass, c, Ic);
     for (int k = 0; k < 4; k++) prior[10*n + 4*j + k] = m->par[10*n + 4*j + k] * th_uniform(0.8, 1.2);
   }
-  co.prior = prior;
-  st = dyi_consistent_est(m, b, e, &co, &r1, err, sizeof err);
+}
+
+/* the estimate with co's prior into r1: closer to the truth than r0, the
+ * training residual within 1 % of r0's, held-out error at the noise floor;
+ * returns dyi_consistent_est's status */
+static int check_with_prior(const dyModel* m, dyData* d, const dyiBase* b, const dyiEstim* e, const dyiConsOpt* co,
+                            const heldout_t* h, const dyiConsResult* r0, dyiConsResult* r1) {
+  const int n = m->n;
+  char err[DY_ERRSZ];
+  int st = dyi_consistent_est(m, b, e, co, r1, err, sizeof err);
   CHECK(st == 0, "consistent (prior): %s", err);
-  if (st) { dyi_cons_free(&r0); goto done; }
-  double d0 = dist_truth(n, r0.pi, m->par), d1 = dist_truth(n, r1.pi, m->par);
+  if (st) return st;
+  double d0 = dist_truth(n, r0->pi, m->par), d1 = dist_truth(n, r1->pi, m->par);
   CHECK(d1 < d0, "with the perturbed nominal as prior the parameters land closer to the truth: %.4g vs %.4g",
         d1, d0);
-  w = r1.weight;
-  CHECK(r1.rss <= 1.01 * r0.rss, "default prior weight %.3g: training residual within 1 %% of no prior "
-        "(%.8g vs %.8g)", w, r1.rss, r0.rss);
-  CHECK(heldout(m, d, r1.pi, X, Tn, nh) <= 1.01 * floor_n, "with the prior: held-out error at the noise floor");
-  /* a margin: every link's pseudo-inertia >= E */
-  co.min_eig = 1e-3;
-  st = dyi_consistent_est(m, b, e, &co, &r2, err, sizeof err);
+  double w = r1->weight;
+  CHECK(r1->rss <= 1.01 * r0->rss, "default prior weight %.3g: training residual within 1 %% of no prior "
+        "(%.8g vs %.8g)", w, r1->rss, r0->rss);
+  CHECK(heldout(m, d, r1->pi, h->X, h->Tn, h->nh) <= 1.01 * h->floor_n,
+        "with the prior: held-out error at the noise floor");
+  return 0;
+}
+
+/* a margin (co's min_eig 1e-3): every link's pseudo-inertia >= E */
+static void check_min_eig(const dyModel* m, const dyiBase* b, const dyiEstim* e, const dyiConsOpt* co) {
+  char err[DY_ERRSZ];
+  dyiConsResult r2;
+  int st = dyi_consistent_est(m, b, e, co, &r2, err, sizeof err);
   CHECK(st == 0, "consistent (min-eig): %s", err);
-  if (!st) {
-    int ok = 1;
-    for (int j = 0; j < n; j++) ok &= dyi_pseudo_mineig(r2.pi + 10*j) >= 1e-3 * (1 - 1e-6);
-    CHECK(ok && r2.certified, "--min-eig 1e-3: every pseudo-inertia >= 1e-3");
-    dyi_cons_free(&r2);
+  if (st) return;
+  int ok = 1;
+  for (int j = 0; j < m->n; j++) ok &= dyi_pseudo_mineig(r2.pi + 10*j) >= 1e-3 * (1 - 1e-6);
+  CHECK(ok && r2.certified, "--min-eig 1e-3: every pseudo-inertia >= 1e-3");
+  dyi_cons_free(&r2);
+}
+
+/* the Panda with joint friction, identified from noisy simulated data:
+ * without a prior, with a perturbed nominal prior, with a margin */
+static void test_panda_simulated(void) {
+  char err[DY_ERRSZ];
+  dyModel* m = NULL;
+  if (dy_load_model("datasets/models/panda.csv", NULL, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
+  const int n = m->n;
+  for (int j = 0; j < n; j++) {
+    double* q = m->par + 10*n + 4*j;
+    q[DY_IA] = 0.02; q[DY_FV] = fabs(q[DY_FV]) + 0.05; q[DY_FC] = fabs(q[DY_FC]) + 0.1; q[DY_FO] = 0;
   }
-  dyi_cons_free(&r0); dyi_cons_free(&r1);
-done:
-  (void)np;
-  free(X); free(Tc); free(Tn);
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
+  if (!b) { CHECK(0, "%s", err); dy_free_model(m); return; }
+  dyiEstim* e = fold(m, b, m->par, 3000, 0.02, 4242);
+  dyData* d = dy_make_data(m);
+  heldout_t h = {.nh = 1000};
+  make_heldout(m, d, &h);
+  double pu[14*DY_MAXJ];
+  if (dyi_realise_near(m, b->B, b->nb, b->npar, e->beta, NULL, pu, err, sizeof err)) CHECK(0, "%s", err);
+  h.floor_n = heldout(m, d, m->par, h.X, h.Tn, h.nh);
+  h.eu_n = heldout(m, d, pu, h.X, h.Tn, h.nh);
+  dyiConsResult r0, r1;
+  dyiConsOpt co = {.weight = -1};
+  if (check_no_prior(m, d, b, e, &co, &h, &r0) == 0) {
+    double prior[14*DY_MAXJ];
+    perturbed_prior(m, prior);
+    co.prior = prior;
+    if (check_with_prior(m, d, b, e, &co, &h, &r0, &r1) == 0) {
+      co.min_eig = 1e-3;
+      check_min_eig(m, b, e, &co);
+      dyi_cons_free(&r1);
+    }
+    dyi_cons_free(&r0);
+  }
+  free(h.X); free(h.Tc); free(h.Tn);
   dy_free_data(d);
   dyi_est_free(e);
   dyi_base_free(b);
@@ -478,11 +524,10 @@ static int read_rows(const char* path, double* v, int maxv, int* cols) {
   return rows;
 }
 
-static void test_program(void) {
-  char cmd[2048], path[512];
-  mkdir("build/tests/cons", 0755);
-  const char* P = "datasets/models/panda.csv";
-  const char* L = "datasets/panda/exciting_traj.csv.gz --map t=t_s";
+/* identify --consistent with --model-out .csv and .urdf: the PARAMS header
+ * carries the certificate, the model table says how it was made */
+static void identify_consistent(const char* P, const char* L) {
+  char cmd[2048];
   snprintf(cmd, sizeof cmd, "./dynid identify %s %s --rows 1..4000 --friction --consistent --model-out %s/id.csv "
            "-o %s/p.csv", P, L, T, T);
   CHECK(th_run(T, cmd) == 0, "identify --consistent --model-out .csv: %s", th_slurp("build/tests/cons/stderr"));
@@ -494,12 +539,11 @@ static void test_program(void) {
         "the PARAMS header carries the certificate");
   const char* mh = th_slurp("build/tests/cons/id.csv");
   CHECK(strstr(mh, "# dynid identify") && strstr(mh, "#! gravity"), "the model table says how it was made");
+}
 
-  /* random states; the identified torques by --params, by each model file, and by KDL on the URDF */
-  dyModel* m = NULL;
-  char err[DY_ERRSZ];
-  if (dy_load_model(P, NULL, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
-  const int n = m->n;
+/* 50 random states of n joints (generator seeded 555) into S and states.csv */
+static void write_cons_states(int n, double S[50][3*DY_MAXJ]) {
+  char path[512];
   snprintf(path, sizeof path, "%s/states.csv", T);
   FILE* f = fopen(path, "w");
   fprintf(f, "q1");
@@ -507,7 +551,6 @@ static void test_program(void) {
   for (int j = 1; j <= n; j++) fprintf(f, ",qd%d", j);
   for (int j = 1; j <= n; j++) fprintf(f, ",qdd%d", j);
   fprintf(f, "\n");
-  double S[50][3*DY_MAXJ];
   th_rng = 555;
   for (int s = 0; s < 50; s++) {
     th_random_state(n, S[s], S[s] + n, S[s] + 2*n);
@@ -515,7 +558,13 @@ static void test_program(void) {
     fprintf(f, "\n");
   }
   fclose(f);
-  static double a[50*DY_MAXJ], b[50*DY_MAXJ], c[50*DY_MAXJ];
+}
+
+/* the identified torques by --params into a; each written model file (id.csv,
+ * id.urdf) reproduces them */
+static void check_written_models(const char* P, int n, double* a) {
+  static double b[50*DY_MAXJ];
+  char cmd[2048];
   int cols = 0;
   snprintf(cmd, sizeof cmd, "./dynid id %s %s/states.csv --params %s/p.csv -o %s/t_params.csv", P, T, T, T);
   CHECK(th_run(T, cmd) == 0, "id --params");
@@ -526,27 +575,41 @@ static void test_program(void) {
     CHECK(th_run(T, cmd) == 0, "id on the written %s: %s", files[fi], th_slurp("build/tests/cons/stderr"));
     int rb = read_rows("build/tests/cons/t_file.csv", b, 50*DY_MAXJ, &cols);
     double worst = 0, scale = 0;
-    for (int i = 0; i < ra * n && ra == rb; i++) { worst = fmax(worst, fabs(a[i] - b[i])); scale = fmax(scale, fabs(a[i])); }
+    for (int i = 0; i < ra * n && ra == rb; i++) {
+      worst = fmax(worst, fabs(a[i] - b[i]));
+      scale = fmax(scale, fabs(a[i]));
+    }
     CHECK(ra == 50 && rb == 50 && worst <= 1e-9 * scale,
           "the written %s reproduces the identified torques: %.3g of %.3g", files[fi], worst, scale);
   }
-  /* KDL, built from the written URDF by its own parser */
+}
+
+/* KDL, built from the written URDF by its own parser, gives the identified torques a */
+static void check_kdl_urdf(const dyModel* m, double S[50][3*DY_MAXJ], const double* a) {
+  const int n = m->n;
+  static double c[50*DY_MAXJ];
+  char path[512], err[DY_ERRSZ];
   snprintf(path, sizeof path, "%s/id.urdf", T);
   kdl_urdf* k = kdl_urdf_load(path, err, sizeof err);
   CHECK(k != NULL, "KDL loads the written URDF: %s", err);
-  if (k) {
-    const char* names[DY_MAXJ];
-    for (int j = 0; j < n; j++) names[j] = m->jnt_name[j];
-    double worst = 0, scale = 0;
-    for (int s = 0; s < 50; s++) {
-      kdl_urdf_id(k, names, n, S[s], S[s] + n, S[s] + 2*n, c + s*n);
-      for (int j = 0; j < n; j++) { worst = fmax(worst, fabs(c[s*n + j] - a[s*n + j])); scale = fmax(scale, fabs(a[s*n + j])); }
+  if (!k) return;
+  const char* names[DY_MAXJ];
+  for (int j = 0; j < n; j++) names[j] = m->jnt_name[j];
+  double worst = 0, scale = 0;
+  for (int s = 0; s < 50; s++) {
+    kdl_urdf_id(k, names, n, S[s], S[s] + n, S[s] + 2*n, c + s*n);
+    for (int j = 0; j < n; j++) {
+      worst = fmax(worst, fabs(c[s*n + j] - a[s*n + j]));
+      scale = fmax(scale, fabs(a[s*n + j]));
     }
-    CHECK(worst <= 1e-9 * scale, "KDL on the written URDF gives the identified torques: %.3g of %.3g", worst, scale);
-    kdl_urdf_free(k);
   }
+  CHECK(worst <= 1e-9 * scale, "KDL on the written URDF gives the identified torques: %.3g of %.3g", worst, scale);
+  kdl_urdf_free(k);
+}
 
-  /* downstream: validate says consistent and positive definite, simulates; fd works */
+/* downstream: validate says consistent and positive definite, simulates */
+static void check_cons_validate(const char* P, const char* L) {
+  char cmd[2048];
   snprintf(cmd, sizeof cmd, "./dynid validate %s %s/p.csv %s --rows 14001..15000 --horizon 0.05 -o %s/v.csv",
            P, T, L, T);
   CHECK(th_run(T, cmd) == 0, "validate: %s", th_slurp("build/tests/cons/stderr"));
@@ -554,9 +617,15 @@ static void test_program(void) {
   CHECK(strstr(v, "# physical consistency: consistent (certified)") != NULL, "validate: consistent (certified)");
   CHECK(strstr(v, "positive definite at every sample") != NULL, "validate: H positive definite along the log");
   CHECK(strstr(v, "# sim joint") != NULL, "validate --horizon compares samples");
-  /* forward dynamics of the identified model at the identified torques gives back qdd */
+}
+
+/* forward dynamics of the identified model at the identified torques a gives back qdd */
+static void check_cons_fd(const char* P, int n, double S[50][3*DY_MAXJ], const double* a) {
+  static double b[50*DY_MAXJ];
+  char cmd[2048], path[512];
+  int cols = 0;
   snprintf(path, sizeof path, "%s/fdlog.csv", T);
-  f = fopen(path, "w");
+  FILE* f = fopen(path, "w");
   for (int j = 1; j <= n; j++) fprintf(f, "%sq%d", j > 1 ? "," : "", j);
   for (int j = 1; j <= n; j++) fprintf(f, ",qd%d", j);
   for (int j = 1; j <= n; j++) fprintf(f, ",tau%d", j);
@@ -569,23 +638,24 @@ static void test_program(void) {
   fclose(f);
   snprintf(cmd, sizeof cmd, "./dynid fd %s %s/fdlog.csv --params %s/p.csv -o %s/fd.csv", P, T, T, T);
   CHECK(th_run(T, cmd) == 0, "fd --params works: %s", th_slurp("build/tests/cons/stderr"));
-  {
-    int rb = read_rows("build/tests/cons/fd.csv", b, 50*DY_MAXJ, &cols);
-    double worst = 0;
-    for (int s = 0; s < 50 && rb == 50; s++)
-      for (int j = 0; j < n; j++) worst = fmax(worst, fabs(b[s*n + j] - S[s][2*n + j]) / (1 + fabs(S[s][2*n + j])));
-    /* H is well conditioned here (smallest eigenvalue ~1e-4 of ~1): 1e-6 */
-    CHECK(rb == 50 && worst < 1e-6, "fd at the identified torques gives back qdd: %.3g", worst);
-  }
+  int rb = read_rows("build/tests/cons/fd.csv", b, 50*DY_MAXJ, &cols);
+  double worst = 0;
+  for (int s = 0; s < 50 && rb == 50; s++)
+    for (int j = 0; j < n; j++) worst = fmax(worst, fabs(b[s*n + j] - S[s][2*n + j]) / (1 + fabs(S[s][2*n + j])));
+  /* H is well conditioned here (smallest eigenvalue ~1e-4 of ~1): 1e-6 */
+  CHECK(rb == 50 && worst < 1e-6, "fd at the identified torques gives back qdd: %.3g", worst);
+}
 
-  /* bad input: one line, the right exit status */
-  struct { const char* opt; int rc; const char* says; } bad[] = {
+/* bad input: one line, the right exit status, no output file */
+static void check_cons_bad(const char* P, const char* L) {
+  static const struct { const char* opt; int rc; const char* says; } bad[] = {
     {"--consistent --min-eig -1", 2, "--min-eig must be a number >= 0"},
     {"--prior none", 2, "go with --consistent"},
     {"--consistent --prior-weight -2", 2, "--prior-weight must be a number >= 0"},
     {"--consistent --prior datasets/models/puma560.csv", 1, "the prior model has 6 joints"},
     {"--consistent --prior build/tests/cons/nothere.csv", 1, "nothere.csv"},
   };
+  char cmd[2048];
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     snprintf(cmd, sizeof cmd, "./dynid identify %s %s --rows 1..3000 --friction %s -o %s/bad.csv", P, L,
              bad[i].opt, T);
@@ -596,6 +666,27 @@ static void test_program(void) {
           stat("build/tests/cons/bad.csv", &st) != 0,
           "%s: exit %d, '%s'", bad[i].opt, rc, e);
   }
+}
+
+/* the command line: identify --consistent, its files against the library
+ * and KDL, validate and fd downstream, bad input */
+static void test_program(void) {
+  mkdir("build/tests/cons", 0755);
+  const char* P = "datasets/models/panda.csv";
+  const char* L = "datasets/panda/exciting_traj.csv.gz --map t=t_s";
+  identify_consistent(P, L);
+  /* random states; the identified torques by --params, by each model file, and by KDL on the URDF */
+  dyModel* m = NULL;
+  char err[DY_ERRSZ];
+  if (dy_load_model(P, NULL, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
+  const int n = m->n;
+  static double S[50][3*DY_MAXJ], a[50*DY_MAXJ];
+  write_cons_states(n, S);
+  check_written_models(P, n, a);
+  check_kdl_urdf(m, S, a);
+  check_cons_validate(P, L);
+  check_cons_fd(P, n, S, a);
+  check_cons_bad(P, L);
   dy_free_model(m);
 }
 

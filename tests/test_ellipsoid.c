@@ -173,9 +173,25 @@ static void check_body(const char* what, const dyModel* m, int j, const gprim* p
 
 /* ------------------------------------------------------------ 1. tables */
 
-static void tables(void) {
+/* writers refuse an invalid ellipsoid on m (link 4 made invalid in turn) */
+static void tables_refuse(dyModel* m) {
   char err[DY_ERRSZ];
-  /* a model with limits (the limit columns), ellipsoids on links 1, 3, 4 */
+  m->link_ell[6*3 + 4] = -0.5;
+  CHECK(dy_write_model(DIR "/bad.csv", m, m->par, NULL, err, sizeof err) == -1 &&
+        strstr(err, "link 4: bounding ellipsoid ry = -0.5 m is not valid"), "table refuses: %s", err);
+  CHECK(dy_write_model(DIR "/bad.urdf", m, m->par, NULL, err, sizeof err) == -1 &&
+        strstr(err, "link 4: bounding ellipsoid ry = -0.5 m is not valid"), "URDF refuses: %s", err);
+  m->link_ell[6*3 + 4] = 0.5;
+  m->link_ell[6*3 + 0] = NAN;
+  CHECK(dy_write_model(DIR "/bad.csv", m, m->par, NULL, err, sizeof err) == -1 &&
+        strstr(err, "link 4: bounding ellipsoid cx = nan m"), "NaN centre refused: %s", err);
+}
+
+/* a model with limits (the limit columns), ellipsoids on links 1, 3, 4:
+ * none without the columns; written, copied and read back bit for bit, in
+ * both parameter forms; a written table is a bounds file */
+static void tables_roundtrip(void) {
+  char err[DY_ERRSZ];
   static const char* const base_tab =
     "joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz,qmin,qmax,name\n"
     "1,R,0,0,0,0.3,2,0.01,0.02,0.1,0.02,0,0,0.03,0,0.01,-2,2,a\n"
@@ -214,23 +230,18 @@ static void tables(void) {
         "standard form: %s", err);
   dy_free_model(b); b = NULL;
   m->par[DY_M] = 2;
-  /* writers refuse an invalid ellipsoid */
-  m->link_ell[6*3 + 4] = -0.5;
-  CHECK(dy_write_model(DIR "/bad.csv", m, m->par, NULL, err, sizeof err) == -1 &&
-        strstr(err, "link 4: bounding ellipsoid ry = -0.5 m is not valid"), "table refuses: %s", err);
-  CHECK(dy_write_model(DIR "/bad.urdf", m, m->par, NULL, err, sizeof err) == -1 &&
-        strstr(err, "link 4: bounding ellipsoid ry = -0.5 m is not valid"), "URDF refuses: %s", err);
-  m->link_ell[6*3 + 4] = 0.5;
-  m->link_ell[6*3 + 0] = NAN;
-  CHECK(dy_write_model(DIR "/bad.csv", m, m->par, NULL, err, sizeof err) == -1 &&
-        strstr(err, "link 4: bounding ellipsoid cx = nan m"), "NaN centre refused: %s", err);
+  tables_refuse(m);
   dy_free_model(m);
+}
 
-  /* reader errors: each at FILE:ROW:COL */
-  static const char* const head = "joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz";
-  static const char* const row1 = "1,R,0,0,0,0.3,2,0,0,0.1,0.02,0,0,0.03,0,0.01";
-  static const char* const row2 = "2,R,1.5707963267948966,0.1,0,0,1,0,0,0,0.01,0,0,0.01,0,0.01";
-  struct { const char* cols; const char* r1; const char* r2; const char* want; } bad[] = {
+/* a two-joint table's header and rows, the ellipsoid columns to be appended */
+static const char* const ell_head = "joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz";
+static const char* const ell_row1 = "1,R,0,0,0,0.3,2,0,0,0.1,0.02,0,0,0.03,0,0.01";
+static const char* const ell_row2 = "2,R,1.5707963267948966,0.1,0,0,1,0,0,0,0.01,0,0,0.01,0,0.01";
+
+/* reader errors: each at FILE:ROW:COL */
+static void tables_errors(void) {
+  static const struct { const char* cols; const char* r1; const char* r2; const char* want; } bad[] = {
     {",ell_cx,ell_cy,ell_cz,ell_rx,ell_ry", ",0,0,0,1,1", ",0,0,0,1,1",
      DIR "/t.csv:1:17: missing column 'ell_rz' in the header (it has the other ellipsoid columns)"},
     {",ell_rz", ",1", ",1", DIR "/t.csv:1:17: missing column 'ell_cx'"},
@@ -245,19 +256,25 @@ static void tables(void) {
     {",ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz", ",0,0,0,0.1,inf,0.1", ",,,,,,", DIR "/t.csv:2:21: "},
     {",ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz", ",0,0,0,0.1,x,0.1", ",,,,,,", DIR "/t.csv:2:21: "},
   };
+  char err[DY_ERRSZ];
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     char text[1000];
-    snprintf(text, sizeof text, "%s%s\n%s%s\n%s%s\n", head, bad[i].cols, row1, bad[i].r1, row2, bad[i].r2);
+    snprintf(text, sizeof text, "%s%s\n%s%s\n%s%s\n", ell_head, bad[i].cols, ell_row1, bad[i].r1, ell_row2,
+             bad[i].r2);
     write_text(DIR "/t.csv", text);
-    m = (dyModel*)1;
+    dyModel* m = (dyModel*)1;
     int r = dy_load_model(DIR "/t.csv", NULL, &m, err, sizeof err);
     CHECK(r == -1 && !m && strstr(err, bad[i].want) == err && !strchr(err, '\n'), "table error %zu: '%s', want '%s'",
           i, err, bad[i].want);
   }
-  /* six empty cells: none; --dh: carried by Tx(a_j) Rx(alpha_j), refused on a general twist */
-  char text[1000];
+}
+
+/* six empty cells: none; --dh: carried by Tx(a_j) Rx(alpha_j), refused on a general twist */
+static void tables_empty_dh(void) {
+  char err[DY_ERRSZ], text[1000];
+  dyModel* m = NULL;
   snprintf(text, sizeof text, "%s,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz\n%s, , , , , ,\n%s,1,2,3,0.1,0.2,0.3\n",
-           head, row1, row2);
+           ell_head, ell_row1, ell_row2);
   write_text(DIR "/t.csv", text);
   CHECK(dy_load_model(DIR "/t.csv", NULL, &m, err, sizeof err) == 0, "empty cells: %s", err);
   if (m) {
@@ -276,15 +293,22 @@ static void tables(void) {
     for (int k = 0; k < 6; k++) CHECK(m->link_ell[k] == 0, "--dh: link 1 none");
     dy_free_model(m);
   }
-  snprintf(text, sizeof text, "%s,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz\n%s,0,0,0,1,1,1\n%s,,,,,,\n", head,
-           "1,R,0.5,0,0,0.3,2,0,0,0.1,0.02,0,0,0.03,0,0.01", row2);
+  snprintf(text, sizeof text, "%s,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz\n%s,0,0,0,1,1,1\n%s,,,,,,\n", ell_head,
+           "1,R,0.5,0,0,0.3,2,0,0,0.1,0.02,0,0,0.03,0,0.01", ell_row2);
   write_text(DIR "/t.csv", text);
   m = (dyModel*)1;
   CHECK(dy_load_model(DIR "/t.csv", &o, &m, err, sizeof err) == -1 && !m &&
-        strstr(err, DIR "/t.csv:2:17: --dh: a bounding ellipsoid of a link whose alpha is not a multiple of pi/2") == err,
-        "--dh on a general twist: %s", err);
+        strstr(err, DIR "/t.csv:2:17: --dh: a bounding ellipsoid of a link whose alpha is not a multiple of pi/2")
+          == err, "--dh on a general twist: %s", err);
   CHECK(dy_load_model(DIR "/t.csv", NULL, &m, err, sizeof err) == 0, "the same in modified DH: %s", err);
   dy_free_model(m);
+}
+
+/* model tables with bounding ellipsoids: round trip, reader errors, empty cells and --dh */
+static void tables(void) {
+  tables_roundtrip();
+  tables_errors();
+  tables_empty_dh();
 }
 
 /* ------------------------------------------------------------ 2. URDF */
@@ -294,8 +318,8 @@ enum { L_BASE, L_PED, L_1, L_TOOL, L_FING, L_2, L_3, L_4, L_FLAP, NLINK };
 static const char* const link_name[NLINK] = {"base", "pedestal", "l1", "l1_tool", "fing", "l2", "l3", "l4", "flap"};
 /* joint whose child is link i: parent, type; -1: the root */
 static const int jparent[NLINK] = {-1, L_BASE, L_BASE, L_1, L_1, L_1, L_2, L_3, L_2};
-static const char* const jtype[NLINK] = {"", "fixed", "revolute", "fixed", "prismatic", "revolute", "revolute", "revolute",
-                                         "revolute"};
+static const char* const jtype[NLINK] = {"", "fixed", "revolute", "fixed", "prismatic", "revolute", "revolute",
+                                         "revolute", "revolute"};
 #define LOCK_Q 0.4      /* j_fing [m] */
 #define LOCK_FLAP -0.7  /* j_flap [rad] */
 
@@ -408,53 +432,58 @@ static int body_prims(const genUrdf* g, const tpose* Wl, int body, gprim* out, t
   return np;
 }
 
-static void urdf_derived(void) {
-  char err[DY_ERRSZ], what[64];
-  const char* lock_joint[2] = {"j_fing", "j_flap"};
-  double lock_q[2] = {LOCK_Q, LOCK_FLAP};
-  dyLoadOpt o;
-  memset(&o, 0, sizeof o);
-  o.tip = "l4"; o.nlock = 2; o.lock_joint = lock_joint; o.lock_q = lock_q;
-  for (int v = 0; v < 12; v++) {
-    genUrdf g;
-    tpose Wl[NLINK], W[32];
-    gprim bp[32];
-    gen_urdf(&g, Wl);
-    write_urdf(DIR "/g.urdf", &g);
-    dyModel *m = NULL, *u = NULL, *t = NULL;
-    if (dy_load_urdf(DIR "/g.urdf", &o, &m, err, sizeof err)) { CHECK(0, "variant %d: %s", v, err); continue; }
-    CHECK(m->n == 4 && m->load_fk_err < 1e-9, "variant %d: n %d, fk err %.3g", v, m->n, m->load_fk_err);
-    /* the ellipsoids are no news: no note (the models' notes are warnings) */
-    CHECK(!strstr(m->notes, "ellipsoid") &&
-          strstr(m->notes, "locked joint 'j_fing' at 0.4 m") && strstr(m->notes, "locked joint 'j_flap' at -0.7 rad"),
-          "variant %d: notes '%s'", v, m->notes);
-    for (int j = 1; j <= 2; j++) {
-      int np = body_prims(&g, Wl, j, bp, W);
-      snprintf(what, sizeof what, "variant %d", v);
-      check_body(what, m, j - 1, bp, W, np);
+/* variant v's model m written as URDF and as a table and read back: the same
+ * DH frames and ellipsoids, no note */
+static void check_urdf_written(int v, const dyModel* m) {
+  char err[DY_ERRSZ];
+  dyModel *u = NULL, *t = NULL;
+  CHECK(dy_write_model(DIR "/g_out.urdf", m, m->par, NULL, err, sizeof err) == 0 &&
+        dy_load_model(DIR "/g_out.urdf", NULL, &u, err, sizeof err) == 0, "variant %d: URDF round trip: %s", v, err);
+  CHECK(dy_write_model(DIR "/g_out.csv", m, m->par, NULL, err, sizeof err) == 0 &&
+        dy_load_model(DIR "/g_out.csv", NULL, &t, err, sizeof err) == 0, "variant %d: table round trip: %s", v, err);
+  if (u) {
+    for (int j = 0; j < 4; j++) {
+      double dd = fabs(u->dh_alpha[j] - m->dh_alpha[j]) + fabs(u->dh_a[j] - m->dh_a[j]) +
+                  fabs(u->dh_theta[j] - m->dh_theta[j]) + fabs(u->dh_d[j] - m->dh_d[j]);
+      CHECK(dd < 1e-9, "variant %d: URDF round trip: the same DH frame %d (%.3g)", v, j + 1, dd);
     }
-    for (int k = 12; k < 24; k++) CHECK(m->link_ell[k] == 0, "variant %d: links 3, 4 none", v);
-    /* written and read back */
-    CHECK(dy_write_model(DIR "/g_out.urdf", m, m->par, NULL, err, sizeof err) == 0 &&
-          dy_load_model(DIR "/g_out.urdf", NULL, &u, err, sizeof err) == 0, "variant %d: URDF round trip: %s", v, err);
-    CHECK(dy_write_model(DIR "/g_out.csv", m, m->par, NULL, err, sizeof err) == 0 &&
-          dy_load_model(DIR "/g_out.csv", NULL, &t, err, sizeof err) == 0, "variant %d: table round trip: %s", v, err);
-    if (u) {
-      for (int j = 0; j < 4; j++) {
-        double dd = fabs(u->dh_alpha[j] - m->dh_alpha[j]) + fabs(u->dh_a[j] - m->dh_a[j]) +
-                    fabs(u->dh_theta[j] - m->dh_theta[j]) + fabs(u->dh_d[j] - m->dh_d[j]);
-        CHECK(dd < 1e-9, "variant %d: URDF round trip: the same DH frame %d (%.3g)", v, j + 1, dd);
-      }
-      for (int k = 0; k < 24; k++)
-        CHECK_REL(u->link_ell[k], m->link_ell[k], 1e-12, "URDF round trip: link_ell");
-      CHECK(!strstr(u->notes, "ellipsoid"), "variant %d: URDF read back: no note '%s'", v, u->notes);
-    }
-    if (t) CHECK(!memcmp(t->link_ell, m->link_ell, 24 * sizeof(double)), "variant %d: table round trip exact", v);
-    dy_free_model(m); dy_free_model(u); dy_free_model(t);
+    for (int k = 0; k < 24; k++)
+      CHECK_REL(u->link_ell[k], m->link_ell[k], 1e-12, "URDF round trip: link_ell");
+    CHECK(!strstr(u->notes, "ellipsoid"), "variant %d: URDF read back: no note '%s'", v, u->notes);
   }
+  if (t) CHECK(!memcmp(t->link_ell, m->link_ell, 24 * sizeof(double)), "variant %d: table round trip exact", v);
+  dy_free_model(u); dy_free_model(t);
+}
 
-  /* malformed primitives, other shapes */
-  struct { const char* geo; const char* want; } bad[] = {
+/* random URDF variant v loaded with options o: the ellipsoids of links 1
+ * and 2 hold their primitives, links 3 and 4 have none, written and read back */
+static void urdf_variant(int v, const dyLoadOpt* o) {
+  char err[DY_ERRSZ], what[64];
+  genUrdf g;
+  tpose Wl[NLINK], W[32];
+  gprim bp[32];
+  gen_urdf(&g, Wl);
+  write_urdf(DIR "/g.urdf", &g);
+  dyModel* m = NULL;
+  if (dy_load_urdf(DIR "/g.urdf", o, &m, err, sizeof err)) { CHECK(0, "variant %d: %s", v, err); return; }
+  CHECK(m->n == 4 && m->load_fk_err < 1e-9, "variant %d: n %d, fk err %.3g", v, m->n, m->load_fk_err);
+  /* the ellipsoids are no news: no note (the models' notes are warnings) */
+  CHECK(!strstr(m->notes, "ellipsoid") &&
+        strstr(m->notes, "locked joint 'j_fing' at 0.4 m") && strstr(m->notes, "locked joint 'j_flap' at -0.7 rad"),
+        "variant %d: notes '%s'", v, m->notes);
+  for (int j = 1; j <= 2; j++) {
+    int np = body_prims(&g, Wl, j, bp, W);
+    snprintf(what, sizeof what, "variant %d", v);
+    check_body(what, m, j - 1, bp, W, np);
+  }
+  for (int k = 12; k < 24; k++) CHECK(m->link_ell[k] == 0, "variant %d: links 3, 4 none", v);
+  check_urdf_written(v, m);
+  dy_free_model(m);
+}
+
+/* malformed primitives refused in one line; another shape ignored */
+static void urdf_bad_prims(void) {
+  static const struct { const char* geo; const char* want; } bad[] = {
     {"<box size=\"0.1 -0.2 0.1\"/>", ":3: link 'l1': <box size>: negative size -0.2"},
     {"<box/>", ":3: link 'l1': <box> without size"},
     {"<cylinder radius=\"0.1\"/>", ":3: link 'l1': <cylinder> without length"},
@@ -463,6 +492,7 @@ static void urdf_derived(void) {
      "has a semi-axis 1.03923e+06 m, beyond 1e+06 m"},
     {"<capsule radius=\"0.1\" length=\"0.2\"/>", NULL},
   };
+  char err[DY_ERRSZ];
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     FILE* f = fopen(DIR "/b.urdf", "w");
     fprintf(f, "<robot name=\"b\"><link name=\"b\"/>\n<link name=\"l1\"><collision><geometry>\n%s\n</geometry>"
@@ -479,6 +509,17 @@ static void urdf_derived(void) {
       dy_free_model(m);
     }
   }
+}
+
+/* 12 random URDF variants (tip l4, the finger and flap locked), then malformed primitives */
+static void urdf_derived(void) {
+  const char* lock_joint[2] = {"j_fing", "j_flap"};
+  double lock_q[2] = {LOCK_Q, LOCK_FLAP};
+  dyLoadOpt o;
+  memset(&o, 0, sizeof o);
+  o.tip = "l4"; o.nlock = 2; o.lock_joint = lock_joint; o.lock_q = lock_q;
+  for (int v = 0; v < 12; v++) urdf_variant(v, &o);
+  urdf_bad_prims();
 }
 
 /* ------------------------------------------------------------ 3. shipped */
@@ -553,8 +594,10 @@ static void bounds_files(void) {
     {"joint,a\n1,2\n", ":1:1: missing column 'ell_cx' in the header: the bounding ellipsoid takes all six"},
     {"joint,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz\n1,0,0,0,1,one,1\n", ":2:6: "},
     {"joint,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz\nx,0,0,0,1,1,1\n", ":2:1: "},
-    {"joint,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz\n1,0,0,0,1,1,0\n", ":2:7: 'ell_rz' = 0 m: a semi-axis must be > 0"},
-    {"joint,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz\n1,0,0,0,-1,1,1\n", ":2:5: 'ell_rx' = -1 m: a semi-axis must be > 0"},
+    {"joint,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz\n1,0,0,0,1,1,0\n",
+     ":2:7: 'ell_rz' = 0 m: a semi-axis must be > 0"},
+    {"joint,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz\n1,0,0,0,-1,1,1\n",
+     ":2:5: 'ell_rx' = -1 m: a semi-axis must be > 0"},
     {"joint,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz\n1,0,,0,1,1,1\n", ":2:3: 'ell_cy' is empty while"},
     {"joint,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz\n1,0,0,0,1,1\n", ":2:7: row has 6 columns, the header has more"},
     {"joint,ell_cx,ell_cy,ell_cz,ell_rx,ell_ry,ell_rz\n1,0,0,0,1,1,1\n2,0,0,0,1,1,1\n3,0,0,0,1,1,1\n4,0,0,0,1,1,1\n",
@@ -567,8 +610,9 @@ static void bounds_files(void) {
     int r = dy_read_ellipsoids(DIR "/e.csv", m, ell, err, sizeof err);
     int untouched = 1;
     for (int k = 0; k < 18; k++) untouched &= ell[k] == 99;
-    CHECK(r == -1 && untouched && strstr(err, DIR "/e.csv") == err && strstr(err, bad[i].want) == err + strlen(DIR "/e.csv")
-          && !strchr(err, '\n'), "bounds error %zu: '%s', want '%s'", i, err, bad[i].want);
+    CHECK(r == -1 && untouched && strstr(err, DIR "/e.csv") == err &&
+          strstr(err, bad[i].want) == err + strlen(DIR "/e.csv") && !strchr(err, '\n'),
+          "bounds error %zu: '%s', want '%s'", i, err, bad[i].want);
   }
   CHECK(dy_read_ellipsoids(DIR "/absent.csv", m, ell, err, sizeof err) == -1 && strstr(err, DIR "/absent.csv"),
         "absent file: %s", err);

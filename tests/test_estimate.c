@@ -165,6 +165,37 @@ static int estimate(tdata* t, const tbase* b, dyiMethod method, int block, dyiEs
 
 /* ------------------------------------------------------------ the tests */
 
+/* the TRAJ writer's file of f (2 s at 50 Hz) parsed back: header, and every
+ * sample exactly */
+static void check_traj_file(const dyiFourier* f, const dyModel* m) {
+  char path[] = "/tmp/dynid_test_trajXXXXXX", err[256];
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
+  int fd = mkstemp(path);
+  FILE* fo = fdopen(fd, "w");
+  CHECK(dyi_traj_write(fo, f, 2.0, 50.0) == 0, "traj write");
+  fclose(fo);
+  dyCsv* c = dy_csv_open(path, err, sizeof err);
+  char** fl; int nf, rows = 0, exact = 1;
+  CHECK(c && dy_csv_next(c, &fl, &nf, err, sizeof err) == 1 && nf == 1 + 3 * m->n &&
+        !strcmp(fl[0], "t") && !strcmp(fl[1], "q1") && !strcmp(fl[nf - 1], "qdd5"), "traj header");
+  while (c && dy_csv_next(c, &fl, &nf, err, sizeof err) == 1) {
+    double t = (double)rows / 50.0, v;
+    dyi_fourier_eval(f, t, q, qd, qdd);
+    dy_csv_double(c, fl[0], 0, 0, &v, err, sizeof err);
+    exact &= v == t;
+    for (int j = 0; j < m->n; j++) {
+      dy_csv_double(c, fl[1 + j], 1 + j, 0, &v, err, sizeof err); exact &= v == q[j];
+      dy_csv_double(c, fl[1 + m->n + j], 1 + j, 0, &v, err, sizeof err); exact &= v == qd[j];
+      dy_csv_double(c, fl[1 + 2 * m->n + j], 1 + j, 0, &v, err, sizeof err); exact &= v == qdd[j];
+    }
+    rows++;
+  }
+  CHECK(rows == 100 && exact, "traj file: %d rows, exact round trip %d", rows, exact);
+  dy_csv_close(c);
+  remove(path);
+}
+
+/* a random Fourier trajectory: derivatives, bounds, limits, period, file */
 static void test_fourier(void) {
   dyModel* m = th_random_model(5, 0.3, 0.3, 0);
   m->jnt_qmin[1] = -0.5; m->jnt_qmax[1] = 1.5; m->jnt_qdmax[2] = 0.7; m->jnt_qddmax[3] = 3;
@@ -204,31 +235,7 @@ static void test_fourier(void) {
   double per = 0;
   for (int j = 0; j < m->n; j++) per = fmax(per, fabs(qp[j] - q[j]) + fabs(vp[j] - qd[j]) + fabs(vm[j] - qdd[j]));
   CHECK(per < 1e-9 * fmax(1, bmax), "Fourier series periodic: %.3g", per);
-  /* writer round trip: parse the file back */
-  char path[] = "/tmp/dynid_test_trajXXXXXX";
-  int fd = mkstemp(path);
-  FILE* fo = fdopen(fd, "w");
-  CHECK(dyi_traj_write(fo, &f, 2.0, 50.0) == 0, "traj write");
-  fclose(fo);
-  dyCsv* c = dy_csv_open(path, err, sizeof err);
-  char** fl; int nf, rows = 0, exact = 1;
-  CHECK(c && dy_csv_next(c, &fl, &nf, err, sizeof err) == 1 && nf == 1 + 3 * m->n &&
-        !strcmp(fl[0], "t") && !strcmp(fl[1], "q1") && !strcmp(fl[nf - 1], "qdd5"), "traj header");
-  while (c && dy_csv_next(c, &fl, &nf, err, sizeof err) == 1) {
-    double t = (double)rows / 50.0, v;
-    dyi_fourier_eval(&f, t, q, qd, qdd);
-    dy_csv_double(c, fl[0], 0, 0, &v, err, sizeof err);
-    exact &= v == t;
-    for (int j = 0; j < m->n; j++) {
-      dy_csv_double(c, fl[1 + j], 1 + j, 0, &v, err, sizeof err); exact &= v == q[j];
-      dy_csv_double(c, fl[1 + m->n + j], 1 + j, 0, &v, err, sizeof err); exact &= v == qd[j];
-      dy_csv_double(c, fl[1 + 2 * m->n + j], 1 + j, 0, &v, err, sizeof err); exact &= v == qdd[j];
-    }
-    rows++;
-  }
-  CHECK(rows == 100 && exact, "traj file: %d rows, exact round trip %d", rows, exact);
-  dy_csv_close(c);
-  remove(path);
+  check_traj_file(&f, m);
   dy_free_model(m);
 }
 
@@ -265,6 +272,102 @@ static void test_noise_free(void) {
   }
 }
 
+/* in memory: dgeqrf of the whole [A y] (M, rows x (p + 1)), beta = R^-1 z
+ * into bm, rho = |R_{p,p}|; M then holds R^-1. Returns rho */
+static double memory_qr(const tdata* t, int p, int rows, double* M, double* bm) {
+  memcpy(M, t->A, sizeof(double) * (size_t)rows * (size_t)p);
+  memcpy(M + (size_t)rows * (size_t)p, t->y, sizeof(double) * (size_t)rows);
+  double* tau = malloc(sizeof(double) * (size_t)(p + 1));
+  LAPACKE_dgeqrf(LAPACK_COL_MAJOR, rows, p + 1, M, rows, tau);
+  for (int k = 0; k < p; k++) bm[k] = M[k + (size_t)rows * (size_t)p];
+  LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'U', 'N', 'N', p, 1, M, rows, bm, p);
+  double rho = fabs(M[p + (size_t)rows * (size_t)p]);
+  /* std from R^-1 rows */
+  LAPACKE_dtrtri(LAPACK_COL_MAJOR, 'U', 'N', p, M, rows);
+  free(tau);
+  return rho;
+}
+
+/* beta, std (from the rows of R^-1 in M) and sigma^2 of the stream against memory */
+static void check_memory_beta(const dyiEstim* e, const double* M, int rows, int p, const double* bm, double rho) {
+  double worst_b = 0, worst_s = 0;
+  double sg = rho / sqrt((double)(rows - p));
+  for (int k = 0; k < p; k++) {
+    double s = 0;
+    for (int c = k; c < p; c++) s += M[k + (size_t)rows * (size_t)c] * M[k + (size_t)rows * (size_t)c];
+    double sd = sg * sqrt(s);
+    worst_b = fmax(worst_b, fabs(e->beta[k] - bm[k]) / fmax(fabs(bm[k]), sd));
+    worst_s = fmax(worst_s, fabs(e->std[k] - sd) / sd);
+  }
+  CHECK(worst_b < 1e-10, "stream vs memory beta: %.3g", worst_b);
+  CHECK(worst_s < 1e-10, "stream vs memory std: %.3g", worst_s);
+  CHECK_REL(e->sigma2, sg * sg, 1e-10, "sigma^2 stream vs memory");
+}
+
+/* cond against the SVD of the tall matrix itself (copied into M) */
+static void check_cond(const dyiEstim* e, const tdata* t, int rows, int p, double* M) {
+  memcpy(M, t->A, sizeof(double) * (size_t)rows * (size_t)p);
+  double* sv = malloc(sizeof(double) * (size_t)p), *sup = malloc(sizeof(double) * (size_t)p);
+  LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', rows, p, M, rows, sv, NULL, 1, NULL, 1, sup);
+  CHECK(fabs(e->cond / (sv[0] / sv[p - 1]) - 1) < 1e-8, "cond %.10g vs SVD of the stacked matrix %.10g",
+        e->cond, sv[0] / sv[p - 1]);
+  free(sv); free(sup);
+}
+
+/* per-joint rms and relerr against the residuals row by row; returns ||y||^2 */
+static double check_joint_rms(const dyiEstim* e, const tdata* t, int n, int rows, int p) {
+  double ss[DY_MAXJ] = {0}, yy[DY_MAXJ] = {0}, worst_r = 0, ya = 0;
+  for (int r = 0; r < rows; r++) {
+    double v = t->y[r];
+    for (int k = 0; k < p; k++) v -= t->A[r + (size_t)rows * (size_t)k] * e->beta[k];
+    ss[r % n] += v * v; yy[r % n] += t->y[r] * t->y[r];
+  }
+  for (int j = 0; j < n; j++) {
+    worst_r = fmax(worst_r, fabs(e->rms[j] / sqrt(ss[j] / t->ns) - 1));
+    worst_r = fmax(worst_r, fabs(e->relerr_pct[j] / (100 * sqrt(ss[j] / yy[j])) - 1));
+  }
+  CHECK(worst_r < 1e-8, "per-joint rms / relerr vs direct residuals: %.3g", worst_r);
+  for (int j = 0; j < n; j++) ya += yy[j];
+  return ya;
+}
+
+/* the triangle's statistics (OLS: W = 1: rho, ||y||^2 = ya, ||A e_k||^2)
+ * and the scales against the rows */
+static void check_triangle(const dyiEstim* e, const tdata* t, int rows, int p, double ya, double rho) {
+  double worst_c = 0, worst_sc = 0;
+  double* scale = malloc(sizeof(double) * (size_t)p);
+  dyi_est_scales(e, scale);
+  for (int k = 0; k < p; k++) {
+    double ak = 0;
+    for (int r = 0; r < rows; r++) ak += t->A[r + (size_t)rows * (size_t)k] * t->A[r + (size_t)rows * (size_t)k];
+    worst_c = fmax(worst_c, fabs(dyi_est_colsq(e, k) / ak - 1));
+    worst_sc = fmax(worst_sc, fabs(scale[k] / sqrt(ya / ak) - 1));
+  }
+  int ld = 0;
+  const double* Ra = dyi_est_raug(e, &ld);
+  CHECK(Ra && ld == p + 1 && fabs(fabs(Ra[p + (size_t)ld * (size_t)p]) / rho - 1) < 1e-10,
+        "Raug: leading dimension %d (p + 1 = %d), |rho| %.10g vs %.10g", ld, p + 1,
+        Ra ? fabs(Ra[p + (size_t)ld * (size_t)p]) : NAN, rho);
+  CHECK_REL(dyi_est_rho2(e), rho * rho, 1e-10, "rho^2 vs the residual of the whole matrix");
+  CHECK_REL(dyi_est_yy(e), ya, 1e-10, "||y||^2 from the triangle vs the rows");
+  CHECK(worst_c < 1e-10, "||A e_k||^2 from the triangle vs the rows: worst %.3g", worst_c);
+  CHECK(worst_sc < 1e-10, "scales ||y|| / ||A e_k|| vs the rows: worst %.3g", worst_sc);
+  free(scale);
+}
+
+/* the columns of each joint are its mask row's */
+static void check_joint_cols(const dyiEstim* e, const tbase* b, int n, int p) {
+  int bad_cols = 0;
+  for (int j = 0; j < n; j++) {
+    int nc = -1, c = 0;
+    const int* cols = dyi_est_cols(e, j, &nc);
+    for (int k = 0; k < p; k++)
+      if (b->mask[(size_t)j * (size_t)p + (size_t)k]) bad_cols += c >= nc || cols[c++] != k;
+    bad_cols += c != nc;
+  }
+  CHECK(bad_cols == 0, "the columns of each joint are its mask row's: %d wrong", bad_cols);
+}
+
 /* streaming vs in-memory QR of the whole stacked [A y] */
 static void test_stream_vs_memory(void) {
   dyModel* m = th_random_model(6, 0.2, 0.3, 1);
@@ -281,78 +384,14 @@ static void test_stream_vs_memory(void) {
   char err[DY_ERRSZ] = "";
   int rc = estimate(&t, &b, DYI_OLS, 64, &e, err, sizeof err);
   CHECK(rc == 0, "stream: %s", err);
-  /* in memory: dgeqrf of [A y], beta = R^-1 z, rho = |R_{p,p}| */
   double* M = malloc(sizeof(double) * (size_t)rows * (size_t)(p + 1));
-  memcpy(M, t.A, sizeof(double) * (size_t)rows * (size_t)p);
-  memcpy(M + (size_t)rows * (size_t)p, t.y, sizeof(double) * (size_t)rows);
-  double* tau = malloc(sizeof(double) * (size_t)(p + 1));
-  LAPACKE_dgeqrf(LAPACK_COL_MAJOR, rows, p + 1, M, rows, tau);
   double* bm = malloc(sizeof(double) * (size_t)p);
-  for (int k = 0; k < p; k++) bm[k] = M[k + (size_t)rows * (size_t)p];
-  LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'U', 'N', 'N', p, 1, M, rows, bm, p);
-  double rho = fabs(M[p + (size_t)rows * (size_t)p]);
-  /* std from R^-1 rows */
-  LAPACKE_dtrtri(LAPACK_COL_MAJOR, 'U', 'N', p, M, rows);
-  double worst_b = 0, worst_s = 0;
-  double sg = rho / sqrt((double)(rows - p));
-  for (int k = 0; k < p; k++) {
-    double s = 0;
-    for (int c = k; c < p; c++) s += M[k + (size_t)rows * (size_t)c] * M[k + (size_t)rows * (size_t)c];
-    double sd = sg * sqrt(s);
-    worst_b = fmax(worst_b, fabs(e->beta[k] - bm[k]) / fmax(fabs(bm[k]), sd));
-    worst_s = fmax(worst_s, fabs(e->std[k] - sd) / sd);
-  }
-  CHECK(worst_b < 1e-10, "stream vs memory beta: %.3g", worst_b);
-  CHECK(worst_s < 1e-10, "stream vs memory std: %.3g", worst_s);
-  CHECK_REL(e->sigma2, sg * sg, 1e-10, "sigma^2 stream vs memory");
-  /* cond: SVD of the tall matrix itself */
-  memcpy(M, t.A, sizeof(double) * (size_t)rows * (size_t)p);
-  double* sv = malloc(sizeof(double) * (size_t)p), *sup = malloc(sizeof(double) * (size_t)p);
-  LAPACKE_dgesvd(LAPACK_COL_MAJOR, 'N', 'N', rows, p, M, rows, sv, NULL, 1, NULL, 1, sup);
-  CHECK(fabs(e->cond / (sv[0] / sv[p - 1]) - 1) < 1e-8, "cond %.10g vs SVD of the stacked matrix %.10g",
-        e->cond, sv[0] / sv[p - 1]);
-  /* per-joint rms from residuals row by row */
-  double ss[DY_MAXJ] = {0}, yy[DY_MAXJ] = {0}, worst_r = 0;
-  for (int r = 0; r < rows; r++) {
-    double v = t.y[r];
-    for (int k = 0; k < p; k++) v -= t.A[r + (size_t)rows * (size_t)k] * e->beta[k];
-    ss[r % m->n] += v * v; yy[r % m->n] += t.y[r] * t.y[r];
-  }
-  for (int j = 0; j < m->n; j++) {
-    worst_r = fmax(worst_r, fabs(e->rms[j] / sqrt(ss[j] / t.ns) - 1));
-    worst_r = fmax(worst_r, fabs(e->relerr_pct[j] / (100 * sqrt(ss[j] / yy[j])) - 1));
-  }
-  CHECK(worst_r < 1e-8, "per-joint rms / relerr vs direct residuals: %.3g", worst_r);
-  /* the triangle's statistics (OLS: W = 1) and the scales vs the rows */
-  double ya = 0, worst_c = 0, worst_sc = 0;
-  for (int j = 0; j < m->n; j++) ya += yy[j];
-  double* scale = malloc(sizeof(double) * (size_t)p);
-  dyi_est_scales(e, scale);
-  for (int k = 0; k < p; k++) {
-    double ak = 0;
-    for (int r = 0; r < rows; r++) ak += t.A[r + (size_t)rows * (size_t)k] * t.A[r + (size_t)rows * (size_t)k];
-    worst_c = fmax(worst_c, fabs(dyi_est_colsq(e, k) / ak - 1));
-    worst_sc = fmax(worst_sc, fabs(scale[k] / sqrt(ya / ak) - 1));
-  }
-  int ld = 0;
-  const double* Ra = dyi_est_raug(e, &ld);
-  CHECK(Ra && ld == p + 1 && fabs(fabs(Ra[p + (size_t)ld * (size_t)p]) / rho - 1) < 1e-10,
-        "Raug: leading dimension %d (p + 1 = %d), |rho| %.10g vs %.10g", ld, p + 1,
-        Ra ? fabs(Ra[p + (size_t)ld * (size_t)p]) : NAN, rho);
-  CHECK_REL(dyi_est_rho2(e), rho * rho, 1e-10, "rho^2 vs the residual of the whole matrix");
-  CHECK_REL(dyi_est_yy(e), ya, 1e-10, "||y||^2 from the triangle vs the rows");
-  CHECK(worst_c < 1e-10, "||A e_k||^2 from the triangle vs the rows: worst %.3g", worst_c);
-  CHECK(worst_sc < 1e-10, "scales ||y|| / ||A e_k|| vs the rows: worst %.3g", worst_sc);
-  int bad_cols = 0;
-  for (int j = 0; j < m->n; j++) {
-    int nc = -1, c = 0;
-    const int* cols = dyi_est_cols(e, j, &nc);
-    for (int k = 0; k < p; k++)
-      if (b.mask[(size_t)j * (size_t)p + (size_t)k]) bad_cols += c >= nc || cols[c++] != k;
-    bad_cols += c != nc;
-  }
-  CHECK(bad_cols == 0, "the columns of each joint are its mask row's: %d wrong", bad_cols);
-  free(scale);
+  double rho = memory_qr(&t, p, rows, M, bm);
+  check_memory_beta(e, M, rows, p, bm, rho);
+  check_cond(e, &t, rows, p, M);
+  double ya = check_joint_rms(e, &t, m->n, rows, p);
+  check_triangle(e, &t, rows, p, ya, rho);
+  check_joint_cols(e, &b, m->n, p);
   /* block size does not matter beyond round-off */
   dyiEstim* e2;
   rc = estimate(&t, &b, DYI_OLS, 1, &e2, err, sizeof err);
@@ -360,66 +399,74 @@ static void test_stream_vs_memory(void) {
   for (int k = 0; k < p; k++) wb = fmax(wb, fabs(e2->beta[k] - e->beta[k]) / fmax(fabs(bm[k]), e->std[k]));
   CHECK(rc == 0 && wb < 1e-10, "block 1 vs block 64: %.3g", wb);
   dyi_est_free(e2);
-  free(M); free(tau); free(bm); free(sv); free(sup);
+  free(M); free(bm);
   dyi_est_free(e);
   free_data(&t);
   dy_free_data(d);
   dy_free_model(m);
 }
 
-/* noisy: normalised errors; std vs spread over repeated draws */
-static void test_noisy(void) {
-  /* (a) over several models (WLS, per-joint noise): the whitened error
-   * chi^2 = (beta - bt)^T cov^-1 (beta - bt) summed over models is chi^2 with
-   * P = sum p degrees of freedom: chi^2 / P = 1 +- sqrt(2/P) (P >= 200:
-   * sd <= 0.1); we accept 1 +- 4 sqrt(2/P). This is the exact test of both
-   * "unbiased" and "cov is right"; the marginal z = (beta - bt)/std are
-   * N(0,1) each but correlated, so their sample variance is not a sharp test;
-   * for them we only ask >= 95 % within 3 std (99.7 % expected). */
-  double sz = 0, szz = 0, c2 = 0;
-  int M = 0, in3 = 0;
-  for (int trial = 0; trial < 8; trial++) {
-    int n = 3 + trial % 4, fr = trial % 2;
-    dyModel* m = th_random_model(n, 0.15, 0.3, fr);
-    dyData* d = dy_make_data(m);
-    tbase b;
-    make_base(m, d, fr, &b);
-    tdata t;
-    make_data(m, d, &b, 800, 8.0, 300 + (unsigned)trial, &t);
-    double sig[DY_MAXJ];
-    for (int j = 0; j < n; j++) sig[j] = 0.02 + 0.01 * j;
-    add_noise(&t, sig, 1000 + (unsigned)trial);
-    for (int meth = 0; meth < 2; meth++) {
-      dyiEstim* e;
-      char err[DY_ERRSZ] = "";
-      int rc = estimate(&t, &b, (dyiMethod)meth, 128, &e, err, sizeof err);
-      CHECK(rc == 0, "noisy: %s", err);
-      if (!rc && meth == 1) {  /* WLS: the noise model is right (per-joint sigma) */
-        double dv[14 * DY_MAXJ];
-        for (int k = 0; k < b.nb; k++) {
-          double z = (e->beta[k] - b.beta_true[k]) / e->std[k];
-          sz += z; szz += z * z; M++; in3 += fabs(z) < 3;
-          dv[k] = e->beta[k] - b.beta_true[k];
-        }
-        c2 += chi2(e->cov, dv, b.nb);
+/* sums over noisy models: sum z, sum z^2, chi^2, parameters, within 3 std */
+typedef struct { double sz, szz, c2; int M, in3; } zsums;
+
+/* the normalised and whitened errors of noisy model `trial` (WLS, per-joint
+ * noise) added to the sums */
+static void noisy_trial(int trial, zsums* s) {
+  int n = 3 + trial % 4, fr = trial % 2;
+  dyModel* m = th_random_model(n, 0.15, 0.3, fr);
+  dyData* d = dy_make_data(m);
+  tbase b;
+  make_base(m, d, fr, &b);
+  tdata t;
+  make_data(m, d, &b, 800, 8.0, 300 + (unsigned)trial, &t);
+  double sig[DY_MAXJ];
+  for (int j = 0; j < n; j++) sig[j] = 0.02 + 0.01 * j;
+  add_noise(&t, sig, 1000 + (unsigned)trial);
+  for (int meth = 0; meth < 2; meth++) {
+    dyiEstim* e;
+    char err[DY_ERRSZ] = "";
+    int rc = estimate(&t, &b, (dyiMethod)meth, 128, &e, err, sizeof err);
+    CHECK(rc == 0, "noisy: %s", err);
+    if (!rc && meth == 1) {  /* WLS: the noise model is right (per-joint sigma) */
+      double dv[14 * DY_MAXJ];
+      for (int k = 0; k < b.nb; k++) {
+        double z = (e->beta[k] - b.beta_true[k]) / e->std[k];
+        s->sz += z; s->szz += z * z; s->M++; s->in3 += fabs(z) < 3;
+        dv[k] = e->beta[k] - b.beta_true[k];
       }
-      dyi_est_free(e);
+      s->c2 += chi2(e->cov, dv, b.nb);
     }
-    free_data(&t); dy_free_data(d); dy_free_model(m);
+    dyi_est_free(e);
   }
-  double mean = sz / M, var = szz / M - mean * mean, lim = 4 * sqrt(2.0 / M);
+  free_data(&t); dy_free_data(d); dy_free_model(m);
+}
+
+/* (a) over several models (WLS, per-joint noise): the whitened error
+ * chi^2 = (beta - bt)^T cov^-1 (beta - bt) summed over models is chi^2 with
+ * P = sum p degrees of freedom: chi^2 / P = 1 +- sqrt(2/P) (P >= 200:
+ * sd <= 0.1); we accept 1 +- 4 sqrt(2/P). This is the exact test of both
+ * "unbiased" and "cov is right"; the marginal z = (beta - bt)/std are
+ * N(0,1) each but correlated, so their sample variance is not a sharp test;
+ * for them we only ask >= 95 % within 3 std (99.7 % expected). */
+static void noisy_models(void) {
+  zsums s = {0};
+  for (int trial = 0; trial < 8; trial++) noisy_trial(trial, &s);
+  int M = s.M, in3 = s.in3;
+  double mean = s.sz / M, var = s.szz / M - mean * mean, lim = 4 * sqrt(2.0 / M), c2 = s.c2;
   CHECK(M >= 200, "normalised errors: %d parameters", M);
   CHECK(fabs(c2 / M - 1) < lim, "chi^2 / dof = %.3f (dof %d, limit 1 +- %.3f)", c2 / M, M, lim);
   CHECK(in3 >= 0.95 * M, "within 3 std: %d of %d", in3, M);
   printf("noisy: %d parameters: chi^2/dof %.3f; normalised errors mean %.3f, variance %.3f, %d within "
          "3 std\n", M, c2 / M, mean, var, in3);
+}
 
-  /* (b) estimated std vs spread over R = 50 draws on the same trajectory.
-   * The sample sd of 50 draws has relative sd 1/sqrt(2*49) = 0.10, so each
-   * parameter's ratio lies in [0.7, 1.4] (-3 / +4 sd) except by chance
-   * (~0.2 % per parameter): we require >= 90 % of the parameters inside, and
-   * the pooled ratio sqrt(mean_k var_emp_k / var_est_k) (p * 49 dof, sd
-   * ~1.5 %) within [0.9, 1.1]. */
+/* (b) estimated std vs spread over R = 50 draws on the same trajectory.
+ * The sample sd of 50 draws has relative sd 1/sqrt(2*49) = 0.10, so each
+ * parameter's ratio lies in [0.7, 1.4] (-3 / +4 sd) except by chance
+ * (~0.2 % per parameter): we require >= 90 % of the parameters inside, and
+ * the pooled ratio sqrt(mean_k var_emp_k / var_est_k) (p * 49 dof, sd
+ * ~1.5 %) within [0.9, 1.1]. */
+static void noisy_spread(void) {
   dyModel* m = th_random_model(5, 0, 0.3, 1);
   dyData* d = dy_make_data(m);
   tbase b;
@@ -462,21 +509,22 @@ static void test_noisy(void) {
   free_data(&t); dy_free_data(d); dy_free_model(m);
 }
 
-static void test_wls_irls(void) {
-  dyModel* m = th_random_model(5, 0, 0.3, 1);
-  dyData* d = dy_make_data(m);
-  tbase b;
-  make_base(m, d, 1, &b);
-  tdata t;
-  make_data(m, d, &b, 1000, 8.0, 808, &t);
-  int p = b.nb, n = m->n;
+/* noisy: normalised errors; std vs spread over repeated draws */
+static void test_noisy(void) {
+  noisy_models();
+  noisy_spread();
+}
+
+/* WLS: joint noise 0.01 .. 0.3 (30x apart): sigma_j recovered, std smaller
+ * than OLS's, the truth within its std; the weighted triangle */
+static void check_wls(tdata* t, const tbase* b, int n) {
+  const int p = b->nb;
   char err[DY_ERRSZ] = "";
-  /* WLS: joint noise 0.01 .. 0.3 (30x apart) */
   double sig[DY_MAXJ] = {0.3, 0.01, 0.1, 0.02, 0.2};
-  add_noise(&t, sig, 4242);
+  add_noise(t, sig, 4242);
   dyiEstim *eo, *ew;
-  int rc = estimate(&t, &b, DYI_OLS, 128, &eo, err, sizeof err);
-  rc |= estimate(&t, &b, DYI_WLS, 128, &ew, err, sizeof err);
+  int rc = estimate(t, b, DYI_OLS, 128, &eo, err, sizeof err);
+  rc |= estimate(t, b, DYI_WLS, 128, &ew, err, sizeof err);
   CHECK(rc == 0, "WLS: %s", err);
   /* sigma_j estimated from 1000 samples: relative sd ~ 1/sqrt(2000) = 2 %,
    * plus the OLS bias; 10 % is > 4 sd */
@@ -488,39 +536,44 @@ static void test_wls_irls(void) {
   CHECK(smaller >= 0.9 * p, "WLS std smaller than OLS for %d of %d parameters", smaller, p);
   /* and the WLS estimate is within its std of the truth (normalised error) */
   double zmax = 0;
-  for (int k = 0; k < p; k++) zmax = fmax(zmax, fabs(ew->beta[k] - b.beta_true[k]) / ew->std[k]);
+  for (int k = 0; k < p; k++) zmax = fmax(zmax, fabs(ew->beta[k] - b->beta_true[k]) / ew->std[k]);
   CHECK(zmax < 4.5, "WLS max normalised error %.2f", zmax);
   CHECK_REL(ew->sigma2, 1.0, 0.1, "WLS weighted residual variance ~1");
   /* the weighted triangle: ||W y||^2 = sum_j ||y_j||^2 / sigma_j^2 (the
    * weights of the last solve, sigma_j within 1e-4 of the final ones),
    * rho^2 = sigma2 (M - p); the scales are the unweighted rows': as OLS's */
   double wyy = 0, *sco = malloc(sizeof(double) * (size_t)p), *scw = malloc(sizeof(double) * (size_t)p);
-  for (int r = 0; r < n * t.ns; r++) wyy += t.y[r] * t.y[r] / (ew->sigma_j[r % n] * ew->sigma_j[r % n]);
+  for (int r = 0; r < n * t->ns; r++) wyy += t->y[r] * t->y[r] / (ew->sigma_j[r % n] * ew->sigma_j[r % n]);
   CHECK_REL(dyi_est_yy(ew), wyy, 1e-3, "WLS ||W y||^2 vs the rows");
-  CHECK_REL(dyi_est_rho2(ew), ew->sigma2 * (double)(n * t.ns - p), 1e-12, "WLS rho^2 = sigma^2 (M - p)");
+  CHECK_REL(dyi_est_rho2(ew), ew->sigma2 * (double)(n * t->ns - p), 1e-12, "WLS rho^2 = sigma^2 (M - p)");
   dyi_est_scales(eo, sco);
   dyi_est_scales(ew, scw);
   CHECK(!memcmp(sco, scw, sizeof(double) * (size_t)p), "the scales of WLS are those of OLS (unweighted rows)");
   free(sco); free(scw);
   dyi_est_free(eo); dyi_est_free(ew);
+}
 
-  /* IRLS: equal noise 0.05, then 3 % of the rows hit by outliers of
-   * +-(20..60) sigma, all on the same side per joint (a bias OLS follows) */
+/* IRLS: equal noise 0.05, then 3 % of the rows hit by outliers of
+ * +-(20..60) sigma, all on the same side per joint (a bias OLS follows) */
+static void check_irls(tdata* t, const tbase* b, int n) {
+  const int p = b->nb;
+  char err[DY_ERRSZ] = "";
+  double sig[DY_MAXJ];
   for (int j = 0; j < n; j++) sig[j] = 0.05;
-  add_noise(&t, sig, 777);
+  add_noise(t, sig, 777);
   dyiEstim *ec, *eb, *er;
-  rc = estimate(&t, &b, DYI_OLS, 128, &ec, err, sizeof err);   /* clean reference */
+  int rc = estimate(t, b, DYI_OLS, 128, &ec, err, sizeof err);   /* clean reference */
   unsigned long long s = 31337;
-  int rows = n * t.ns, nout = 0;
+  int rows = n * t->ns, nout = 0;
   for (int r = 0; r < rows; r++)
-    if (dyi_rng_uniform(&s) < 0.03) { t.y[r] += (20 + 40 * dyi_rng_uniform(&s)) * 0.05; nout++; }
-  rc |= estimate(&t, &b, DYI_OLS, 128, &eb, err, sizeof err);
-  rc |= estimate(&t, &b, DYI_IRLS, 128, &er, err, sizeof err);
+    if (dyi_rng_uniform(&s) < 0.03) { t->y[r] += (20 + 40 * dyi_rng_uniform(&s)) * 0.05; nout++; }
+  rc |= estimate(t, b, DYI_OLS, 128, &eb, err, sizeof err);
+  rc |= estimate(t, b, DYI_IRLS, 128, &er, err, sizeof err);
   CHECK(rc == 0, "IRLS: %s", err);
   double zo = 0, zi = 0;
   for (int k = 0; k < p; k++) {
-    zo = fmax(zo, fabs(eb->beta[k] - b.beta_true[k]) / ec->std[k]);
-    zi = fmax(zi, fabs(er->beta[k] - b.beta_true[k]) / ec->std[k]);
+    zo = fmax(zo, fabs(eb->beta[k] - b->beta_true[k]) / ec->std[k]);
+    zi = fmax(zi, fabs(er->beta[k] - b->beta_true[k]) / ec->std[k]);
   }
   CHECK(zo > 8, "outliers bend OLS: max error %.1f clean std", zo);
   CHECK(zi < 5, "IRLS resists %d outliers: max error %.2f clean std (OLS %.1f)", nout, zi, zo);
@@ -533,6 +586,18 @@ static void test_wls_irls(void) {
   printf("IRLS: %d outliers; max error OLS %.1f, IRLS %.2f clean std; %d passes\n", nout, zo, zi,
          er->iterations);
   dyi_est_free(ec); dyi_est_free(eb); dyi_est_free(er);
+}
+
+/* WLS with unequal joint noise, then IRLS against outliers, on one model */
+static void test_wls_irls(void) {
+  dyModel* m = th_random_model(5, 0, 0.3, 1);
+  dyData* d = dy_make_data(m);
+  tbase b;
+  make_base(m, d, 1, &b);
+  tdata t;
+  make_data(m, d, &b, 1000, 8.0, 808, &t);
+  check_wls(&t, &b, m->n);
+  check_irls(&t, &b, m->n);
   free_data(&t); dy_free_data(d); dy_free_model(m);
 }
 

@@ -142,42 +142,14 @@ static void test_peak(void) {
   printf("fourier peaks: largest excess over 10^5 samples %.3g (relative)\n", worst);
 }
 
-/* Repeated noise draws on the planned trajectory: OLS estimates' spread
- * against dyi_excite_predict. The regressor is built once; each draw adds
- * fresh Gaussian noise of sigma_j to joint j's torque. */
-static void test_predict(void) {
-  char err[DY_ERRSZ];
-  th_rng = 4242;
-  dyModel* m = th_random_model(3, 0, 0.3, 1);
-  set_limits(m);
-  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
-  CHECK(b != NULL, "predict: base set: %s", err);
-  if (!b) { dy_free_model(m); return; }
-  dyiExciteOpt o;
-  dyi_excite_defaults(&o);
-  o.rest = 1; o.starts = 1; o.maxeval = 60; o.polish = 0; o.seed = 3; o.threads = 2;
-  dyiFourier f;
-  dyiExciteInfo info = {0};
-  int r = dyi_excite(m, b, &o, &f, &info, err, sizeof err);
-  CHECK(r == 0, "predict: excite: %s", err);
-  int n = m->n, nb = b->nb, np = b->npar;
-  double rate = 50, dur = o.period;
-  long N = lround(dur * rate);
-  double sigma[DY_MAXJ], fbsig[DY_MAXJ];
-  int fb[DY_MAXJ];
-  CHECK(dyi_excite_default_noise(m, &f, dur, rate, fbsig, fb) == 0, "default noise");
-  for (int j = 0; j < n; j++) CHECK(fbsig[j] > 0 && isfinite(fbsig[j]), "default noise of joint %d positive (%g)", j + 1, fbsig[j]);
-  for (int j = 0; j < n; j++) sigma[j] = 0.02 * (j + 1);     /* unequal: the sandwich formula matters */
-  double* beta = malloc(sizeof(double) * nb), *sd = malloc(sizeof(double) * nb);
-  r = dyi_excite_predict(m, b, &f, dur, rate, sigma, beta, sd, err, sizeof err);
-  CHECK(r == 0, "predict: %s", err);
-  /* rows of the whole recording, and the noise-free torque */
-  double* A = malloc(sizeof(double) * (size_t)n * N * nb), *tau = malloc(sizeof(double) * (size_t)n * N);
-  double* Y = malloc(sizeof(double) * (size_t)n * np), *y = malloc(sizeof(double) * (size_t)n * N);
+/* the base-parameter rows A (n N x nb, column-major) of the N samples of f at rate */
+static void predict_rows(const dyModel* m, const dyiBase* b, const dyiFourier* f, long N, double rate, double* A) {
+  const int n = m->n, nb = b->nb, np = b->npar;
+  double* Y = malloc(sizeof(double) * (size_t)n * np);
   dyData* d = dy_make_data(m);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
   for (long k = 0; k < N; k++) {
-    dyi_fourier_eval(&f, k / rate, q, qd, qdd);
+    dyi_fourier_eval(f, k / rate, q, qd, qdd);
     dyi_regressor(m, d, q, qd, qdd, 1, Y, n);
     for (int c = 0; c < nb; c++)
       for (int i = 0; i < n; i++) {
@@ -186,8 +158,18 @@ static void test_predict(void) {
         A[(size_t)c * n * N + k * n + i] = acc;
       }
   }
-  /* the torque the model gives, through the base parameters */
-  for (long row = 0; row < n * N; row++) {
+  dy_free_data(d);
+  free(Y);
+}
+
+/* R = 300 draws of Gaussian noise sigma_j on the torques A beta: the OLS
+ * estimates' spread against the predicted std sd, and their bias */
+static void predict_draws(const dyiBase* b, int n, long N, const double* A, const double* beta, const double* sd,
+                          const double* sigma) {
+  const int nb = b->nb;
+  char err[DY_ERRSZ];
+  double* tau = malloc(sizeof(double) * (size_t)n * N), *y = malloc(sizeof(double) * (size_t)n * N);
+  for (long row = 0; row < n * N; row++) {   /* the torque the model gives, through the base parameters */
     double acc = 0;
     for (int c = 0; c < nb; c++) acc += A[(size_t)c * n * N + row] * beta[c];
     tau[row] = acc;
@@ -224,78 +206,135 @@ static void test_predict(void) {
   printf("predicted vs observed spread over %d draws, %d base parameters: ratio %.3f .. %.3f; "
          "largest mean error %.2f standard errors\n", R, nb, lo, hi, bias);
   dyi_est_free(e);
-  dy_free_data(d);
-  free(A); free(tau); free(Y); free(y); free(beta); free(sd); free(s1); free(s2);
+  free(tau); free(y); free(s1); free(s2);
+}
+
+/* Repeated noise draws on the planned trajectory: OLS estimates' spread
+ * against dyi_excite_predict. The regressor is built once; each draw adds
+ * fresh Gaussian noise of sigma_j to joint j's torque. */
+static void test_predict(void) {
+  char err[DY_ERRSZ];
+  th_rng = 4242;
+  dyModel* m = th_random_model(3, 0, 0.3, 1);
+  set_limits(m);
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
+  CHECK(b != NULL, "predict: base set: %s", err);
+  if (!b) { dy_free_model(m); return; }
+  dyiExciteOpt o;
+  dyi_excite_defaults(&o);
+  o.rest = 1; o.starts = 1; o.maxeval = 60; o.polish = 0; o.seed = 3; o.threads = 2;
+  dyiFourier f;
+  dyiExciteInfo info = {0};
+  int r = dyi_excite(m, b, &o, &f, &info, err, sizeof err);
+  CHECK(r == 0, "predict: excite: %s", err);
+  int n = m->n, nb = b->nb;
+  double rate = 50, dur = o.period;
+  long N = lround(dur * rate);
+  double sigma[DY_MAXJ], fbsig[DY_MAXJ];
+  int fb[DY_MAXJ];
+  CHECK(dyi_excite_default_noise(m, &f, dur, rate, fbsig, fb) == 0, "default noise");
+  for (int j = 0; j < n; j++)
+    CHECK(fbsig[j] > 0 && isfinite(fbsig[j]), "default noise of joint %d positive (%g)", j + 1, fbsig[j]);
+  for (int j = 0; j < n; j++) sigma[j] = 0.02 * (j + 1);     /* unequal: the sandwich formula matters */
+  double* beta = malloc(sizeof(double) * nb), *sd = malloc(sizeof(double) * nb);
+  r = dyi_excite_predict(m, b, &f, dur, rate, sigma, beta, sd, err, sizeof err);
+  CHECK(r == 0, "predict: %s", err);
+  /* rows of the whole recording */
+  double* A = malloc(sizeof(double) * (size_t)n * N * nb);
+  predict_rows(m, b, &f, N, rate, A);
+  predict_draws(b, n, N, A, beta, sd, sigma);
+  free(A); free(beta); free(sd);
+  dyi_base_free(b);
+  dy_free_model(m);
+}
+
+/* the planned trajectory f of trial: limits at every sample, every joint's
+ * tightest limit used to within 1 % of the margin, analytic derivatives,
+ * at rest at both ends with o->rest */
+static void check_planned(const dyModel* m, const dyiFourier* f, const dyiExciteOpt* o, int trial) {
+  const int n = m->n;
+  double fd, juse[DY_MAXJ];
+  double use = dense_use(m, f, 2 * o->period, &fd, juse);
+  CHECK(use <= 1 + 1e-12, "trial %d: limits hold at every sample (largest use %.6f)", trial, use);
+  for (int j = 0; j < n; j++)
+    CHECK(juse[j] >= 0.99 * o->margin && juse[j] <= o->margin * (1 + 1e-9),
+          "trial %d: joint %d uses %.5f of its tightest limit (margin %.2f)", trial, j + 1, juse[j], o->margin);
+  CHECK(fd < 1e-6, "trial %d: qd, qdd agree with finite differences of q (%.3g)", trial, fd);
+  if (o->rest) {
+    double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], worst = 0;
+    for (int k = 0; k < 2; k++) {
+      dyi_fourier_eval(f, k * o->period, q, qd, qdd);
+      for (int j = 0; j < n; j++) worst = fmax(worst, fmax(fabs(qd[j]), fabs(qdd[j])));
+    }
+    CHECK(worst < 1e-12, "trial %d: at rest at t = 0 and t = T (%.3g)", trial, worst);
+  }
+}
+
+/* identification quality: the D-optimal design (which minimises the
+ * generalised variance det cov) against a random trajectory of the same
+ * length, on the same simulated noise level (o's criterion changed, info
+ * overwritten) */
+static void check_dopt(const dyModel* m, const dyiBase* b, dyiExciteOpt* o, dyiExciteInfo* info, int trial) {
+  char err[DY_ERRSZ];
+  const int n = m->n;
+  dyiFourier fd_opt, f0;
+  double fd;
+  o->criterion = DYI_EXC_DOPT;
+  int r = dyi_excite(m, b, o, &fd_opt, info, err, sizeof err);
+  CHECK(r == 0 && info->logdet > info->logdet0, "trial %d: D-optimal log det %.4g above the first start's %.4g",
+        trial, info->logdet, info->logdet0);
+  double use = dense_use(m, &fd_opt, 2 * o->period, &fd, NULL);
+  CHECK(use <= 1 + 1e-12, "trial %d: D-optimal trajectory within limits (largest use %.6f)", trial, use);
+  dyi_fourier_random(&f0, m, o->nh, o->period, o->seed, err, sizeof err);
+  for (int j = 0; j < n; j++) dyi_fourier_fit(&f0, m, j, o->margin);
+  double med0, gm0, med1, gm1;
+  identify_spread(m, b, &f0, o->period, 100, 0.05, &med0, &gm0);
+  identify_spread(m, b, &fd_opt, o->period, 100, 0.05, &med1, &gm1);
+  printf("trial %d (n=%d, nb=%d): cond %.4g -> %.4g; D-optimal: relative std geometric mean %.3g%% -> %.3g%%, "
+         "median %.3g%% -> %.3g%%\n", trial, n, b->nb, info->cond0, info->cond, gm0, gm1, med0, med1);
+  CHECK(gm1 < gm0, "trial %d: relative stds on the planned trajectory smaller (geometric mean %.3g%% < %.3g%%)",
+        trial, gm1, gm0);
+  CHECK(med1 < med0, "trial %d: median relative std smaller (%.3g%% vs %.3g%%)", trial, med1, med0);
+}
+
+/* excitation design on a random (3 + trial)-joint arm: the optimised cond,
+ * the same trajectory with 2 threads, the planned trajectory, D-optimality */
+static void excite_trial(int trial) {
+  char err[DY_ERRSZ];
+  th_rng = 1000 + trial;
+  int n = 3 + trial;
+  dyModel* m = th_random_model(n, trial == 1 ? 0.3 : 0, 0.3, trial % 2);
+  set_limits(m);
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, m->has_friction, err, sizeof err);
+  CHECK(b != NULL, "trial %d: base set: %s", trial, err);
+  if (!b) { dy_free_model(m); return; }
+  dyiExciteOpt o;
+  dyi_excite_defaults(&o);
+  o.starts = 2; o.maxeval = 60; o.polish = 40;
+  o.rest = trial % 2;
+  o.seed = 7 + trial;
+  o.criterion = trial == 2 ? DYI_EXC_COND_SCALED : DYI_EXC_COND;
+  dyiFourier f, f2;
+  dyiExciteInfo info = {0};
+  int r = dyi_excite(m, b, &o, &f, &info, err, sizeof err);
+  CHECK(r == 0, "trial %d: excite: %s", trial, err);
+  if (r) { dyi_base_free(b); dy_free_model(m); return; }
+  CHECK(info.cond < info.cond0, "trial %d: optimised cond %.4g below the first start's %.4g", trial, info.cond,
+        info.cond0);
+  if (trial < 2) {
+    o.threads = 2;
+    r = dyi_excite(m, b, &o, &f2, NULL, err, sizeof err);
+    CHECK(r == 0 && !memcmp(&f, &f2, sizeof f), "trial %d: same seed, same trajectory with 2 threads", trial);
+  }
+  check_planned(m, &f, &o, trial);
+  check_dopt(m, b, &o, &info, trial);
   dyi_base_free(b);
   dy_free_model(m);
 }
 
 int main(void) {
-  char err[DY_ERRSZ];
   test_peak();
   test_predict();
-  for (int trial = 0; trial < 4; trial++) {
-    th_rng = 1000 + trial;
-    int n = 3 + trial;
-    dyModel* m = th_random_model(n, trial == 1 ? 0.3 : 0, 0.3, trial % 2);
-    set_limits(m);
-    dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, m->has_friction, err, sizeof err);
-    CHECK(b != NULL, "trial %d: base set: %s", trial, err);
-    if (!b) { dy_free_model(m); continue; }
-    dyiExciteOpt o;
-    dyi_excite_defaults(&o);
-    o.starts = 2; o.maxeval = 60; o.polish = 40;
-    o.rest = trial % 2;
-    o.seed = 7 + trial;
-    o.criterion = trial == 2 ? DYI_EXC_COND_SCALED : DYI_EXC_COND;
-    dyiFourier f, f2, f0;
-    dyiExciteInfo info = {0};
-    int r = dyi_excite(m, b, &o, &f, &info, err, sizeof err);
-    CHECK(r == 0, "trial %d: excite: %s", trial, err);
-    if (r) { dyi_base_free(b); dy_free_model(m); continue; }
-    CHECK(info.cond < info.cond0, "trial %d: optimised cond %.4g below the first start's %.4g", trial, info.cond, info.cond0);
-    if (trial < 2) {
-      o.threads = 2;
-      r = dyi_excite(m, b, &o, &f2, NULL, err, sizeof err);
-      CHECK(r == 0 && !memcmp(&f, &f2, sizeof f), "trial %d: same seed, same trajectory with 2 threads", trial);
-    }
-    double fd, juse[DY_MAXJ];
-    double use = dense_use(m, &f, 2 * o.period, &fd, juse);
-    CHECK(use <= 1 + 1e-12, "trial %d: limits hold at every sample (largest use %.6f)", trial, use);
-    for (int j = 0; j < n; j++)
-      CHECK(juse[j] >= 0.99 * o.margin && juse[j] <= o.margin * (1 + 1e-9),
-            "trial %d: joint %d uses %.5f of its tightest limit (margin %.2f)", trial, j + 1, juse[j], o.margin);
-    CHECK(fd < 1e-6, "trial %d: qd, qdd agree with finite differences of q (%.3g)", trial, fd);
-    if (o.rest) {
-      double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], worst = 0;
-      for (int k = 0; k < 2; k++) {
-        dyi_fourier_eval(&f, k * o.period, q, qd, qdd);
-        for (int j = 0; j < n; j++) worst = fmax(worst, fmax(fabs(qd[j]), fabs(qdd[j])));
-      }
-      CHECK(worst < 1e-12, "trial %d: at rest at t = 0 and t = T (%.3g)", trial, worst);
-    }
-    /* identification quality: the D-optimal design (which minimises the
-     * generalised variance det cov) against a random trajectory of the
-     * same length, on the same simulated noise level */
-    o.criterion = DYI_EXC_DOPT;
-    dyiFourier fd_opt;
-    r = dyi_excite(m, b, &o, &fd_opt, &info, err, sizeof err);
-    CHECK(r == 0 && info.logdet > info.logdet0, "trial %d: D-optimal log det %.4g above the first start's %.4g",
-          trial, info.logdet, info.logdet0);
-    use = dense_use(m, &fd_opt, 2 * o.period, &fd, NULL);
-    CHECK(use <= 1 + 1e-12, "trial %d: D-optimal trajectory within limits (largest use %.6f)", trial, use);
-    dyi_fourier_random(&f0, m, o.nh, o.period, o.seed, err, sizeof err);
-    for (int j = 0; j < n; j++) dyi_fourier_fit(&f0, m, j, o.margin);
-    double med0, gm0, med1, gm1;
-    identify_spread(m, b, &f0, o.period, 100, 0.05, &med0, &gm0);
-    identify_spread(m, b, &fd_opt, o.period, 100, 0.05, &med1, &gm1);
-    printf("trial %d (n=%d, nb=%d): cond %.4g -> %.4g; D-optimal: relative std geometric mean %.3g%% -> %.3g%%, "
-           "median %.3g%% -> %.3g%%\n", trial, n, b->nb, info.cond0, info.cond, gm0, gm1, med0, med1);
-    CHECK(gm1 < gm0, "trial %d: relative stds on the planned trajectory smaller (geometric mean %.3g%% < %.3g%%)",
-          trial, gm1, gm0);
-    CHECK(med1 < med0, "trial %d: median relative std smaller (%.3g%% vs %.3g%%)", trial, med1, med0);
-    dyi_base_free(b);
-    dy_free_model(m);
-  }
+  for (int trial = 0; trial < 4; trial++) excite_trial(trial);
   return test_report();
 }

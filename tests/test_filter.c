@@ -155,8 +155,9 @@ static void test_fir(void) {
   }
 }
 
-int main(void) {
-  /* design against the analytic magnitude */
+/* the design against the analytic magnitude, orders 1-10 at four cutoffs;
+ * returns the worst |H|^2 error */
+static double check_design(void) {
   double worst = 0;
   for (int order = 1; order <= 10; order++)
     for (int i = 0; i < 4; i++) {
@@ -176,8 +177,11 @@ int main(void) {
   dyiButter bad;
   CHECK(dyi_butter_design(&bad, 4, 500, 1000) == -1, "cutoff at Nyquist refused");
   CHECK(dyi_butter_design(&bad, 0, 10, 1000) == -1, "order 0 refused");
+  return worst;
+}
 
-  /* margin: the homogeneous response from a unit steady state decays */
+/* margin: the homogeneous response from a unit steady state decays */
+static void check_margin(void) {
   for (int i = 0; i < 3; i++) {
     double ratio[3] = {0.01, 0.05, 0.2};
     dyiButter f;
@@ -188,69 +192,93 @@ int main(void) {
     for (int k = 0; k < M; k++) y = dyi_butter_step(&f, z, 0.0);
     CHECK(fabs(y) < 1e-15, "fc/fs %g margin %d: start error left %.3g", ratio[i], M, fabs(y));
   }
+}
 
-  /* block zero-phase filter against the whole-signal reference */
-  static double x[3][200000], ref[200000], got[3][200000];
+/* the block filter's input and output channels, and the reference output */
+static double blk_x[3][200000], blk_ref[200000], blk_got[3][200000];
+
+/* the outputs z has ready into blk_got from *out on, counting pass-through
+ * values that are not the output's index */
+static void pop_all(dyiZpf* z, long* out, long* badpass) {
+  double y[3], pass;
+  while (dyi_zpf_pop(z, y, &pass)) {
+    for (int c = 0; c < 3; c++) blk_got[c][*out] = y[c];
+    if (pass != (double)*out) (*badpass)++;
+    (*out)++;
+  }
+}
+
+/* N samples of three channels through the block filter (block size block)
+ * against the whole-signal filtfilt (margin M); returns the difference */
+static double check_block(const dyiButter* f, int M, long N, int block) {
+  for (int c = 0; c < 3; c++) for (long k = 0; k < N; k++) blk_x[c][k] = sig(k, c);
+  dyiZpf* z = dyi_zpf_make(f, 3, 1, block);
+  long out = 0, badpass = 0, badpush = 0;
+  for (long in = 0; in <= N; in++) {
+    pop_all(z, &out, &badpass);
+    if (in == N) {
+      if (dyi_zpf_finish(z)) { badpush++; break; }
+      pop_all(z, &out, &badpass);
+    } else {
+      double v[3] = {blk_x[0][in], blk_x[1][in], blk_x[2][in]}, p = (double)in;
+      if (dyi_zpf_push(z, v, &p)) badpush++;
+    }
+  }
+  CHECK(badpush == 0, "push/finish refused %ld times", badpush);
+  CHECK(out == N && badpass == 0, "N=%ld block %d: %ld samples out, %ld pass-through mismatches",
+        N, block, out, badpass);
+  double err = 0;
+  for (int c = 0; c < 3; c++) {
+    ref_filtfilt(f, blk_ref, blk_x[c], N, M);
+    for (long k = 0; k < N && k < out; k++) err = fmax(err, fabs(blk_got[c][k] - blk_ref[k]) / 4.0);
+  }
+  dyi_zpf_free(z);
+  return err;
+}
+
+/* a ramp passes unchanged */
+static void check_ramp(const dyiButter* f) {
+  long N = 5000;
+  dyiZpf* z = dyi_zpf_make(f, 1, 0, 0);
+  double y, e = 0; long k = 0, out = 0;
+  for (; k < N; k++) {
+    double v = 0.25 + 1e-3 * k;
+    dyi_zpf_push(z, &v, NULL);
+    while (dyi_zpf_pop(z, &y, NULL)) { e = fmax(e, fabs(y - (0.25 + 1e-3 * out))); out++; }
+  }
+  dyi_zpf_finish(z);
+  while (dyi_zpf_pop(z, &y, NULL)) { e = fmax(e, fabs(y - (0.25 + 1e-3 * out))); out++; }
+  CHECK(out == N && e < 1e-11, "ramp kept: %ld samples, error %.3g", out, e);
+  dyi_zpf_free(z);
+}
+
+/* block zero-phase filter against the whole-signal reference over lengths
+ * and block sizes, and the ramp, at two cutoffs; returns the worst difference */
+static double check_blocks(void) {
+  static const long lens[] = {1, 2, 3, 50, 330, 331, 1000, 5000, 60000};
+  static const int blocks[] = {0, 1, 17, 1000};
+  static const double ratio[] = {0.05, 0.01};
   double worst_block = 0;
-  long lens[] = {1, 2, 3, 50, 330, 331, 1000, 5000, 60000};
-  int blocks[] = {0, 1, 17, 1000};
-  double ratio[] = {0.05, 0.01};
   for (int r = 0; r < 2; r++) {
     dyiButter f;
     dyi_butter_design(&f, 4, ratio[r] * 1000, 1000);
     int M = dyi_butter_margin(&f);
     for (size_t li = 0; li < sizeof lens / sizeof *lens; li++)
       for (size_t bi = 0; bi < sizeof blocks / sizeof *blocks; bi++) {
-        long N = lens[li];
-        for (int c = 0; c < 3; c++) for (long k = 0; k < N; k++) x[c][k] = sig(k, c);
-        dyiZpf* z = dyi_zpf_make(&f, 3, 1, blocks[bi]);
-        long out = 0, badpass = 0, badpush = 0;
-        double y[3], pass;
-        for (long in = 0; in <= N; in++) {
-          while (dyi_zpf_pop(z, y, &pass)) {
-            for (int c = 0; c < 3; c++) got[c][out] = y[c];
-            if (pass != (double)out) badpass++;
-            out++;
-          }
-          if (in == N) {
-            if (dyi_zpf_finish(z)) { badpush++; break; }
-            while (dyi_zpf_pop(z, y, &pass)) {
-              for (int c = 0; c < 3; c++) got[c][out] = y[c];
-              if (pass != (double)out) badpass++;
-              out++;
-            }
-          } else {
-            double v[3] = {x[0][in], x[1][in], x[2][in]}, p = (double)in;
-            if (dyi_zpf_push(z, v, &p)) badpush++;
-          }
-        }
-        CHECK(badpush == 0, "push/finish refused %ld times", badpush);
-        CHECK(out == N && badpass == 0, "N=%ld block %d: %ld samples out, %ld pass-through mismatches",
-              N, blocks[bi], out, badpass);
-        double err = 0;
-        for (int c = 0; c < 3; c++) {
-          ref_filtfilt(&f, ref, x[c], N, M);
-          for (long k = 0; k < N && k < out; k++) err = fmax(err, fabs(got[c][k] - ref[k]) / 4.0);
-        }
+        double err = check_block(&f, M, lens[li], blocks[bi]);
         if (err > worst_block) worst_block = err;
-        CHECK(err < 1e-12, "fc/fs %g N=%ld block %d: block vs whole filtfilt %.3g", ratio[r], N,
+        CHECK(err < 1e-12, "fc/fs %g N=%ld block %d: block vs whole filtfilt %.3g", ratio[r], lens[li],
               blocks[bi], err);
-        dyi_zpf_free(z);
       }
-    /* a ramp passes unchanged */
-    long N = 5000;
-    dyiZpf* z = dyi_zpf_make(&f, 1, 0, 0);
-    double y, e = 0; long k = 0, out = 0;
-    for (; k < N; k++) {
-      double v = 0.25 + 1e-3 * k;
-      dyi_zpf_push(z, &v, NULL);
-      while (dyi_zpf_pop(z, &y, NULL)) { e = fmax(e, fabs(y - (0.25 + 1e-3 * out))); out++; }
-    }
-    dyi_zpf_finish(z);
-    while (dyi_zpf_pop(z, &y, NULL)) { e = fmax(e, fabs(y - (0.25 + 1e-3 * out))); out++; }
-    CHECK(out == N && e < 1e-11, "ramp kept: %ld samples, error %.3g", out, e);
-    dyi_zpf_free(z);
+    check_ramp(&f);
   }
+  return worst_block;
+}
+
+int main(void) {
+  double worst = check_design();
+  check_margin();
+  double worst_block = check_blocks();
   printf("worst Butterworth |H|^2 error %.3g, worst block-vs-whole filtfilt %.3g\n", worst, worst_block);
   test_fir();
   return test_report();

@@ -262,23 +262,20 @@ static int read_log(const char* path, int n, double* v, int maxrows) {
   return rows;
 }
 
-static void test_simulate(void) {
-  char cmd[1024], a[300], b2[300], c3[300];
-  const char* model = "datasets/models/puma560.csv";
-  snprintf(a, sizeof a, "%s/s1.csv", tmp);
-  snprintf(b2, sizeof b2, "%s/s2.csv", tmp);
-  snprintf(c3, sizeof c3, "%s/s3.csv", tmp);
-  char err[DY_ERRSZ];
-  dyModel* m = NULL;
-  dyLoadOpt lo;
-  memset(&lo, 0, sizeof lo);
-  if (dy_load_model(model, &lo, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
+/* the file of the last command's stderr */
+static const char* err_file(void) {
+  static char ef[300];
+  snprintf(ef, sizeof ef, "%s/stderr", tmp);
+  return ef;
+}
+
+/* `dynid simulate` of m (the file model) into a, read into v (W = 1 + 4n
+ * numbers a row): its torques equal dy_rnea at its q, qd, qdd; returns the rows */
+static int check_sim_torque(const char* model, const dyModel* m, const char* a, double* v) {
+  char cmd[1024];
   int n = m->n, W = 1 + 4 * n;
   snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --duration 5 --rate 1000 --seed 4 -o %s", model, a);
-  char ef[300];
-  snprintf(ef, sizeof ef, "%s/stderr", tmp);
-  CHECK(run(cmd) == 0, "simulate fourier: %s", th_slurp(ef));
-  double* v = malloc(sizeof(double) * 6000 * (size_t)W);
+  CHECK(run(cmd) == 0, "simulate fourier: %s", th_slurp(err_file()));
   int rows = read_log(a, n, v, 6000);
   CHECK(rows == 5000, "simulate: %d rows", rows);
   dyData* d = dy_make_data(m);
@@ -293,11 +290,18 @@ static void test_simulate(void) {
     for (int j = 0; j < n; j++) worst = fmax(worst, fabs(x[1 + 3 * n + j] - tau[j]) / sc);
   }
   CHECK(worst < 1e-12, "simulate torque vs dy_rnea: %.3g", worst);
-  /* noise: per-joint list, statistics of tau - rnea */
+  dy_free_data(d);
+  return rows;
+}
+
+/* noise: a per-joint list into b2 (read into w) changes only the torque, by
+ * the requested std with mean ~0, against the noise-free rows v */
+static void check_sim_noise(const char* model, int n, const char* b2, const double* v, int rows, double* w) {
+  char cmd[1024];
+  int W = 1 + 4 * n;
   snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --duration 5 --rate 1000 --seed 4 "
            "--noise 0.5,0.5,0.5,0.2,0.2,0.2 -o %s", model, b2);
-  CHECK(run(cmd) == 0, "simulate with noise: %s", th_slurp(ef));
-  double* w = malloc(sizeof(double) * 6000 * (size_t)W);
+  CHECK(run(cmd) == 0, "simulate with noise: %s", th_slurp(err_file()));
   int rows2 = read_log(b2, n, w, 6000);
   double s1[2] = {0, 0}, s2[2] = {0, 0};
   int same_traj = rows2 == rows;
@@ -316,10 +320,14 @@ static void test_simulate(void) {
     CHECK(fabs(sd / want - 1) < 0.05 && fabs(mu) < 0.05 * want, "simulate noise group %d: sd %.4f "
           "(want %.2f), mean %.4f", g, sd, want, mu);
   }
-  /* determinism */
+}
+
+/* determinism: the same seed gives b2 again (into c3), another seed not a */
+static void check_sim_seeds(const char* model, const char* a, const char* b2, const char* c3) {
+  char cmd[1024];
   snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --duration 5 --rate 1000 --seed 4 "
            "--noise 0.5,0.5,0.5,0.2,0.2,0.2 -o %s", model, c3);
-  CHECK(run(cmd) == 0, "simulate again with the same seed: %s", th_slurp(ef));
+  CHECK(run(cmd) == 0, "simulate again with the same seed: %s", th_slurp(err_file()));
   {  /* the same after the provenance lines (which name the output file) */
     const char* x = th_slurp(b2);
     const char* y = th_slurp(c3);
@@ -328,15 +336,22 @@ static void test_simulate(void) {
   }
   snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --duration 5 --rate 1000 --seed 5 -o %s",
            model, c3);
-  CHECK(run(cmd) == 0, "simulate with another seed: %s", th_slurp(ef));
+  CHECK(run(cmd) == 0, "simulate with another seed: %s", th_slurp(err_file()));
   {  /* compared after the provenance lines, which differ anyway (they name the file) */
     const char* x = strstr(th_slurp(a), "\nt,");
     const char* y = strstr(th_slurp(c3), "\nt,");
     CHECK(x && y && strcmp(x, y) != 0, "another seed, another trajectory (after the '#' lines)");
   }
-  /* a trajectory file as input: the trajectory of s1 (its t,q,qd,qdd) */
+}
+
+/* a trajectory file as input (a, whose rows are v): the log again, exactly;
+ * then the refusals (--friction without joint parameters, a wrong --noise count) */
+static void check_sim_trajfile(const char* model, int n, const char* a, const char* c3, const double* v, int rows,
+                               double* w) {
+  char cmd[1024];
+  int W = 1 + 4 * n;
   snprintf(cmd, sizeof cmd, "./dynid simulate %s %s -o %s", model, a, c3);
-  CHECK(run(cmd) == 0, "simulate from a trajectory file: %s", th_slurp(ef));
+  CHECK(run(cmd) == 0, "simulate from a trajectory file: %s", th_slurp(err_file()));
   int rows3 = read_log(c3, n, w, 6000), eq = rows3 == rows;
   for (int r = 0; r < rows3 && eq; r++)
     for (int k = 0; k < W; k++) eq &= w[(size_t)r * (size_t)W + (size_t)k] == v[(size_t)r * (size_t)W + (size_t)k];
@@ -347,35 +362,169 @@ static void test_simulate(void) {
   CHECK(run(cmd) == 1 && access(c3, F_OK) != 0, "--friction without joint parameters refused");
   snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --noise 1,2 -o %s", model, c3);
   CHECK(run(cmd) == 2, "--noise with a wrong count is bad usage");
-  /* --friction adds IA qdd + FV qd + FC sign(qd) + FO on the Panda */
-  dyModel* pm = NULL;
-  if (dy_load_model("datasets/models/panda.csv", &lo, &pm, err, sizeof err) == 0) {
-    snprintf(cmd, sizeof cmd, "./dynid simulate datasets/models/panda.csv fourier --duration 1 "
-             "--rate 200 --friction -o %s", c3);
-    CHECK(run(cmd) == 0, "simulate --friction: %s", th_slurp(ef));
-    int pn = pm->n, PW = 1 + 4 * pn;
-    double* x = malloc(sizeof(double) * 300 * (size_t)PW);
-    int pr = read_log(c3, pn, x, 300);
-    dyData* pd = dy_make_data(pm);
-    double wf = 0, fmag = 0;
-    for (int r = 0; r < pr; r++) {
-      double* y = x + (size_t)r * (size_t)PW, t0[DY_MAXJ];
-      dy_rnea_g(pm, pd, pm->par, y + 1, y + 1 + pn, y + 1 + 2 * pn, pm->gravity, 0, t0);
-      for (int j = 0; j < pn; j++) {
-        const double* pj = pm->par + 10 * pn + 4 * j;
-        double qdj = y[1 + pn + j], fr = pj[DY_IA] * y[1 + 2 * pn + j] + pj[DY_FV] * qdj +
-                     pj[DY_FC] * (qdj > 0 ? 1 : qdj < 0 ? -1 : 0) + pj[DY_FO];
-        wf = fmax(wf, fabs(y[1 + 3 * pn + j] - t0[j] - fr) / fmax(1, fabs(t0[j])));
-        fmag = fmax(fmag, fabs(fr));
-      }
-    }
-    CHECK(pr == 200 && fmag > 0.01 && wf < 1e-12, "simulate --friction = rigid body + joint terms "
-          "(%.3g; joint terms up to %.3g)", wf, fmag);
-    free(x); dy_free_data(pd); dy_free_model(pm);
-  }
-  free(v); free(w); dy_free_data(d); dy_free_model(m);
 }
 
+/* --friction adds IA qdd + FV qd + FC sign(qd) + FO on the Panda */
+static void check_sim_friction(const char* c3) {
+  char cmd[1024], err[DY_ERRSZ];
+  dyModel* pm = NULL;
+  dyLoadOpt lo;
+  memset(&lo, 0, sizeof lo);
+  if (dy_load_model("datasets/models/panda.csv", &lo, &pm, err, sizeof err) != 0) return;
+  snprintf(cmd, sizeof cmd, "./dynid simulate datasets/models/panda.csv fourier --duration 1 "
+           "--rate 200 --friction -o %s", c3);
+  CHECK(run(cmd) == 0, "simulate --friction: %s", th_slurp(err_file()));
+  int pn = pm->n, PW = 1 + 4 * pn;
+  double* x = malloc(sizeof(double) * 300 * (size_t)PW);
+  int pr = read_log(c3, pn, x, 300);
+  dyData* pd = dy_make_data(pm);
+  double wf = 0, fmag = 0;
+  for (int r = 0; r < pr; r++) {
+    double* y = x + (size_t)r * (size_t)PW, t0[DY_MAXJ];
+    dy_rnea_g(pm, pd, pm->par, y + 1, y + 1 + pn, y + 1 + 2 * pn, pm->gravity, 0, t0);
+    for (int j = 0; j < pn; j++) {
+      const double* pj = pm->par + 10 * pn + 4 * j;
+      double qdj = y[1 + pn + j], fr = pj[DY_IA] * y[1 + 2 * pn + j] + pj[DY_FV] * qdj +
+                   pj[DY_FC] * (qdj > 0 ? 1 : qdj < 0 ? -1 : 0) + pj[DY_FO];
+      wf = fmax(wf, fabs(y[1 + 3 * pn + j] - t0[j] - fr) / fmax(1, fabs(t0[j])));
+      fmag = fmax(fmag, fabs(fr));
+    }
+  }
+  CHECK(pr == 200 && fmag > 0.01 && wf < 1e-12, "simulate --friction = rigid body + joint terms "
+        "(%.3g; joint terms up to %.3g)", wf, fmag);
+  free(x); dy_free_data(pd); dy_free_model(pm);
+}
+
+/* `dynid simulate`: torques, noise, seeds, a trajectory file, refusals, friction */
+static void test_simulate(void) {
+  char a[300], b2[300], c3[300];
+  const char* model = "datasets/models/puma560.csv";
+  snprintf(a, sizeof a, "%s/s1.csv", tmp);
+  snprintf(b2, sizeof b2, "%s/s2.csv", tmp);
+  snprintf(c3, sizeof c3, "%s/s3.csv", tmp);
+  char err[DY_ERRSZ];
+  dyModel* m = NULL;
+  dyLoadOpt lo;
+  memset(&lo, 0, sizeof lo);
+  if (dy_load_model(model, &lo, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
+  int n = m->n, W = 1 + 4 * n;
+  double* v = malloc(sizeof(double) * 6000 * (size_t)W);
+  double* w = malloc(sizeof(double) * 6000 * (size_t)W);
+  int rows = check_sim_torque(model, m, a, v);
+  check_sim_noise(model, n, b2, v, rows, w);
+  check_sim_seeds(model, a, b2, c3);
+  check_sim_trajfile(model, n, a, c3, v, rows, w);
+  check_sim_friction(c3);
+  free(v); free(w); dy_free_model(m);
+}
+
+/* the PARAMS file out of set b: the header, the values into val, each row's
+ * name and expression against the set's B rows (exprs_ok); returns the rows */
+static int read_params_rows(const char* out, const dyModel* m, const dyiBase* b, double* val, int* hdr,
+                            int* exprs_ok) {
+  char err[DY_ERRSZ];
+  double* row = malloc(sizeof(double) * (size_t)b->npar);
+  dyCsv* c = dy_csv_open(out, err, sizeof err);
+  char** f; int nf, k = 0;
+  *hdr = 0; *exprs_ok = 1;
+  while (c && dy_csv_next(c, &f, &nf, err, sizeof err) == 1) {
+    if (!*hdr) {
+      *hdr = nf == 5 && !strcmp(f[0], "name") && !strcmp(f[1], "value") && !strcmp(f[2], "std") &&
+             !strcmp(f[3], "rel_std_pct") && !strcmp(f[4], "expression");
+      continue;
+    }
+    if (k < b->nb && nf == 5) {
+      val[k] = strtod(f[1], NULL);
+      *exprs_ok &= !strcmp(f[0], b->name[k]);
+      if (dyi_expr_parse(m, b->npar, f[4], row, err, sizeof err)) *exprs_ok = 0;
+      else
+        for (int q = 0; q < b->npar; q++)
+          *exprs_ok &= fabs(row[q] - b->B[(size_t)k * (size_t)b->npar + (size_t)q]) <=
+                       1e-12 * fmax(1, fabs(b->B[(size_t)k * (size_t)b->npar + (size_t)q]));
+    }
+    k++;
+  }
+  dy_csv_close(c);
+  free(row);
+  return k;
+}
+
+/* the PARAMS reader (ident/params.h) gets the values val back exactly, and
+ * its realisation pi = P beta gives the torques of the true model */
+static void check_params_realised(const dyModel* m, const dyiBase* b, const char* out, const double* val) {
+  char err[DY_ERRSZ];
+  dyiParams* pr = dyi_params_read(out, m, err, sizeof err);
+  CHECK(pr != NULL, "PARAMS read back: %s", err);
+  if (!pr) return;
+  int same = pr->base->nb == b->nb;
+  for (int q = 0; same && q < b->nb; q++) same &= pr->value[q] == val[q];
+  CHECK(same, "PARAMS values read back exactly");
+  double par[14 * DY_MAXJ], qq[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t1[DY_MAXJ], t2[DY_MAXJ], w = 0;
+  dyi_params_realise(m, pr, par);
+  dyData* d = dy_make_data(m);
+  for (int trial = 0; trial < 5; trial++) {
+    th_random_state(m->n, qq, qd, qdd);
+    dy_rnea(m, d, par, qq, qd, qdd, t1);
+    dy_rnea(m, d, m->par, qq, qd, qdd, t2);
+    for (int j = 0; j < m->n; j++) w = fmax(w, fabs(t1[j] - t2[j]) / fmax(1, fabs(t2[j])));
+  }
+  CHECK(w < 1e-7, "identified realisation reproduces the model's torques: %.3g", w);
+  dy_free_data(d);
+  dyi_params_free(pr);
+}
+
+/* `dynid identify --set set` on the noise-free log: the PARAMS file's comment
+ * lines, header, names and expressions, values B pi_true, read back */
+static void check_identify_set(const char* model, const dyModel* m, const char* log, const char* out,
+                               const char* set) {
+  char cmd[1024], err[DY_ERRSZ];
+  snprintf(cmd, sizeof cmd, "./dynid identify %s %s --set %s --cutoff none -o %s", model, log, set, out);
+  int rc = run(cmd);
+  CHECK(rc == 0, "identify --set %s: exit %d: %s", set, rc, th_slurp(err_file()));
+  CHECK(strstr(th_slurp(err_file()), "condition number") != NULL, "identify prints a summary");
+  dyiBase* b = dyi_base_make(m, dyi_base_set_parse(set, NULL, 0), 0, err, sizeof err);
+  if (!b) { CHECK(0, "%s", err); return; }
+  double* bt = malloc(sizeof(double) * (size_t)b->nb), *val = malloc(sizeof(double) * (size_t)b->nb);
+  true_beta(m, b, bt);
+  int hdr, exprs_ok;
+  const char* txt = th_slurp(out);
+  CHECK(strstr(txt, "# set: ") && strstr(txt, "# method: ols") && strstr(txt, "# samples: 1600") &&
+        strstr(txt, "# condition number: "), "PARAMS comment lines");
+  int k = read_params_rows(out, m, b, val, &hdr, &exprs_ok);
+  CHECK(hdr && k == b->nb, "PARAMS header and %d rows (%d base parameters)", k, b->nb);
+  CHECK(exprs_ok, "PARAMS names and expressions = the set's B rows");
+  if (k == b->nb) {
+    double re = rel_err(val, bt, b->nb);
+    CHECK(re < 1e-8, "dynid identify --set %s: rel err %.3g", set, re);
+    check_params_realised(m, b, out, val);
+  }
+  free(bt); free(val); dyi_base_free(b);
+}
+
+/* a joint that never moves: refused, parameters named, no output; a bad
+ * --method is bad usage */
+static void check_still_joint(const char* model, const dyModel* m, const char* log, const char* out) {
+  char cmd[1024], err[DY_ERRSZ], traj[300];
+  dyiFourier fr;
+  dyi_fourier_random(&fr, m, 5, 8.0, 3, err, sizeof err);
+  for (int l = 0; l < fr.nh; l++) fr.a[l][1] = fr.b[l][1] = 0;
+  snprintf(traj, sizeof traj, "%s/still.csv", tmp);
+  FILE* fo = fopen(traj, "w");
+  dyi_traj_write(fo, &fr, 8.0, 200.0);
+  fclose(fo);
+  snprintf(cmd, sizeof cmd, "./dynid simulate %s %s -o %s", model, traj, log);
+  CHECK(run(cmd) == 0, "simulate a still joint");
+  remove(out);
+  snprintf(cmd, sizeof cmd, "./dynid identify %s %s --cutoff none -o %s", model, log, out);
+  int rc = run(cmd);
+  const char* msg = th_slurp(err_file());
+  CHECK(rc == 1 && access(out, F_OK) != 0 && !strncmp(msg, "dynid: ", 7) &&
+        (strstr(msg, "rank deficient") || strstr(msg, "is zero")), "still joint refused: exit %d: %s", rc, msg);
+  snprintf(cmd, sizeof cmd, "./dynid identify %s %s --method nope -o %s", model, log, out);
+  CHECK(run(cmd) == 2, "identify --method nope is bad usage");
+}
+
+/* `dynid identify` on a `dynid simulate` log of the Stanford arm */
 static void test_identify_cmd(void) {
   char cmd[1024], log[300], out[300], err[DY_ERRSZ];
   const char* model = "datasets/models/stanford.csv";
@@ -388,91 +537,8 @@ static void test_identify_cmd(void) {
   memset(&lo, 0, sizeof lo);
   if (dy_load_model(model, &lo, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
   static const char* const sets[2] = {"qr", "khalil"};
-  for (int si = 0; si < 2; si++) {
-    snprintf(cmd, sizeof cmd, "./dynid identify %s %s --set %s --cutoff none -o %s", model, log, sets[si], out);
-    int rc = run(cmd);
-    char ef[300];
-    snprintf(ef, sizeof ef, "%s/stderr", tmp);
-    CHECK(rc == 0, "identify --set %s: exit %d: %s", sets[si], rc, th_slurp(ef));
-    CHECK(strstr(th_slurp(ef), "condition number") != NULL, "identify prints a summary");
-    dyiBase* b = dyi_base_make(m, dyi_base_set_parse(sets[si], NULL, 0), 0, err, sizeof err);
-    if (!b) { CHECK(0, "%s", err); continue; }
-    double* bt = malloc(sizeof(double) * (size_t)b->nb), *val = malloc(sizeof(double) * (size_t)b->nb);
-    double* row = malloc(sizeof(double) * (size_t)b->npar);
-    true_beta(m, b, bt);
-    dyCsv* c = dy_csv_open(out, err, sizeof err);
-    char** f; int nf, k = 0, hdr = 0, exprs_ok = 1;
-    const char* txt = th_slurp(out);
-    CHECK(strstr(txt, "# set: ") && strstr(txt, "# method: ols") && strstr(txt, "# samples: 1600") &&
-          strstr(txt, "# condition number: "), "PARAMS comment lines");
-    while (c && dy_csv_next(c, &f, &nf, err, sizeof err) == 1) {
-      if (!hdr) {
-        hdr = nf == 5 && !strcmp(f[0], "name") && !strcmp(f[1], "value") && !strcmp(f[2], "std") &&
-              !strcmp(f[3], "rel_std_pct") && !strcmp(f[4], "expression");
-        continue;
-      }
-      if (k < b->nb && nf == 5) {
-        val[k] = strtod(f[1], NULL);
-        exprs_ok &= !strcmp(f[0], b->name[k]);
-        if (dyi_expr_parse(m, b->npar, f[4], row, err, sizeof err)) exprs_ok = 0;
-        else
-          for (int q = 0; q < b->npar; q++)
-            exprs_ok &= fabs(row[q] - b->B[(size_t)k * (size_t)b->npar + (size_t)q]) <=
-                        1e-12 * fmax(1, fabs(b->B[(size_t)k * (size_t)b->npar + (size_t)q]));
-      }
-      k++;
-    }
-    dy_csv_close(c);
-    CHECK(hdr && k == b->nb, "PARAMS header and %d rows (%d base parameters)", k, b->nb);
-    CHECK(exprs_ok, "PARAMS names and expressions = the set's B rows");
-    if (k == b->nb) {
-      double re = rel_err(val, bt, b->nb);
-      CHECK(re < 1e-8, "dynid identify --set %s: rel err %.3g", sets[si], re);
-      /* the PARAMS reader (ident/params.h) gets the same values back, and its
-       * realisation pi = P beta gives the torques of the true model */
-      dyiParams* pr = dyi_params_read(out, m, err, sizeof err);
-      CHECK(pr != NULL, "PARAMS read back: %s", err);
-      if (pr) {
-        int same = pr->base->nb == b->nb;
-        for (int q = 0; same && q < b->nb; q++) same &= pr->value[q] == val[q];
-        CHECK(same, "PARAMS values read back exactly");
-        double par[14 * DY_MAXJ], qq[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t1[DY_MAXJ], t2[DY_MAXJ], w = 0;
-        dyi_params_realise(m, pr, par);
-        dyData* d = dy_make_data(m);
-        for (int trial = 0; trial < 5; trial++) {
-          th_random_state(m->n, qq, qd, qdd);
-          dy_rnea(m, d, par, qq, qd, qdd, t1);
-          dy_rnea(m, d, m->par, qq, qd, qdd, t2);
-          for (int j = 0; j < m->n; j++) w = fmax(w, fabs(t1[j] - t2[j]) / fmax(1, fabs(t2[j])));
-        }
-        CHECK(w < 1e-7, "identified realisation reproduces the model's torques: %.3g", w);
-        dy_free_data(d);
-        dyi_params_free(pr);
-      }
-    }
-    free(bt); free(val); free(row); dyi_base_free(b);
-  }
-  /* a joint that never moves: refused, parameters named, no output */
-  dyiFourier fr;
-  dyi_fourier_random(&fr, m, 5, 8.0, 3, err, sizeof err);
-  for (int l = 0; l < fr.nh; l++) fr.a[l][1] = fr.b[l][1] = 0;
-  char traj[300];
-  snprintf(traj, sizeof traj, "%s/still.csv", tmp);
-  FILE* fo = fopen(traj, "w");
-  dyi_traj_write(fo, &fr, 8.0, 200.0);
-  fclose(fo);
-  snprintf(cmd, sizeof cmd, "./dynid simulate %s %s -o %s", model, traj, log);
-  CHECK(run(cmd) == 0, "simulate a still joint");
-  remove(out);
-  snprintf(cmd, sizeof cmd, "./dynid identify %s %s --cutoff none -o %s", model, log, out);
-  int rc = run(cmd);
-  char ef[300];
-  snprintf(ef, sizeof ef, "%s/stderr", tmp);
-  const char* msg = th_slurp(ef);
-  CHECK(rc == 1 && access(out, F_OK) != 0 && !strncmp(msg, "dynid: ", 7) &&
-        (strstr(msg, "rank deficient") || strstr(msg, "is zero")), "still joint refused: exit %d: %s", rc, msg);
-  snprintf(cmd, sizeof cmd, "./dynid identify %s %s --method nope -o %s", model, log, out);
-  CHECK(run(cmd) == 2, "identify --method nope is bad usage");
+  for (int si = 0; si < 2; si++) check_identify_set(model, m, log, out, sets[si]);
+  check_still_joint(model, m, log, out);
   dy_free_model(m);
 }
 
@@ -599,7 +665,11 @@ static void test_wls(void) {
       }
       if (meth) {
         c2 += chi2(e->cov, dv, p);
-        for (int j = 0; j < n; j++) { s2[j] += e->sigma_j[j] * e->sigma_j[j] / R; nj[j] += e->rows_j[j]; dyi_est_cols(e, j, &pj[j]); }
+        for (int j = 0; j < n; j++) {
+          s2[j] += e->sigma_j[j] * e->sigma_j[j] / R;
+          nj[j] += e->rows_j[j];
+          dyi_est_cols(e, j, &pj[j]);
+        }
       }
       dyi_est_free(e);
       dyi_log_close(rd);
@@ -620,6 +690,71 @@ static void test_wls(void) {
 
 /* OpenBLAS threads only cost on these ~60-column problems (their start-up outweighs the work) */
 void openblas_set_num_threads(int num_threads);
+
+/* the reader's default cutoff decides the decimation of the log at path: D > 1 */
+static int default_decim(const char* path, int n) {
+  char err[DY_ERRSZ];
+  int D = 0;
+  dyiLogOpt lo;
+  dyi_log_defaults(&lo);
+  dyiLogReader* rd = dyi_log_open(path, n, &lo, err, sizeof err);
+  dyiLogInfo li;
+  if (rd) { dyi_log_info(rd, &li); D = li.decim; }
+  CHECK(rd && D > 1, "default cutoff: %s", rd ? "" : err);
+  dyi_log_close(rd);
+  return D;
+}
+
+/* draw r of R: the estimate and covariance (p parameters) of the log at path
+ * read three ways (dec 0: torque filtered alone, 1: parallel filtering, 2:
+ * not filtered) into beta and cov at dec R + r; 0 if one fails */
+static int filtered_draw(const dyModel* m, const dyiBase* b, const char* path, int r, int R, double* beta,
+                         double* cov) {
+  char err[DY_ERRSZ];
+  const int p = b->nb;
+  for (int dec = 0; dec < 3; dec++) {
+    dyiLogOpt lo;
+    dyi_log_defaults(&lo);
+    lo.no_parallel = dec == 0;
+    if (dec == 2) lo.cutoff_hz = -1;
+    dyiLogReader* rd = dyi_log_open(path, m->n, &lo, err, sizeof err);
+    dyiEstim* e = rd ? dyi_identify(m, b, rd, NULL, NULL, err, sizeof err) : NULL;
+    if (!e) { CHECK(0, "filtered identify: %s", err); dyi_log_close(rd); return 0; }
+    memcpy(beta + (size_t)(dec * R + r) * (size_t)p, e->beta, sizeof(double) * (size_t)p);
+    memcpy(cov + (size_t)(dec * R + r) * (size_t)(p * p), e->cov, sizeof(double) * (size_t)(p * p));
+    dyi_est_free(e);
+    dyi_log_close(rd);
+  }
+  return 1;
+}
+
+/* the whitened spread over the R draws of reading dec against their
+ * covariances, sqrt(s / ((R-1) p)); the marginal one into *marg */
+static double spread_ratio(const double* beta, const double* cov, int p, int R, int dec, double* marg) {
+  double s = 0, dv[14 * DY_MAXJ];
+  for (int k = 0; k < p; k++) {
+    double mu = 0;
+    for (int r = 0; r < R; r++) mu += beta[(size_t)(dec * R + r) * (size_t)p + (size_t)k] / R;
+    dv[k] = mu;
+  }
+  for (int r = 0; r < R; r++) {
+    double d[14 * DY_MAXJ];
+    for (int k = 0; k < p; k++) d[k] = beta[(size_t)(dec * R + r) * (size_t)p + (size_t)k] - dv[k];
+    s += chi2(cov + (size_t)(dec * R + r) * (size_t)(p * p), d, p);
+  }
+  double pm = 0;
+  for (int k = 0; k < p; k++) {
+    double v = 0, es = 0;
+    for (int r = 0; r < R; r++) {
+      double d = beta[(size_t)(dec * R + r) * (size_t)p + (size_t)k] - dv[k];
+      v += d * d / (R - 1);
+      es += cov[(size_t)(dec * R + r) * (size_t)(p * p) + (size_t)(k * p + k)] / R;
+    }
+    pm += v / es;
+  }
+  *marg = sqrt(pm / p);
+  return sqrt(s / ((R - 1) * p));
+}
 
 /* std after low-pass filtering (the reader's default cutoff fc): with the
  * torque filtered alone (--no-parallel) and not decimated the residuals are
@@ -646,72 +781,26 @@ static void test_filtered_std(void) {
   int p = b->nb, ok = 1;
   double* beta = malloc(sizeof(double) * (size_t)(3 * R * p));
   double* cov = malloc(sizeof(double) * (size_t)(3 * R * p * p));
-  double* dv = malloc(sizeof(double) * (size_t)p);
   int D = 0;
   for (int r = 0; r < R && ok; r++) {
     double sj[DY_MAXJ];
     for (int j = 0; j < m->n; j++) sj[j] = 0.05;
     write_log2(path, m, 0, 20000, 1000.0, sj, 9000, 9000 + (unsigned)r, 1, NULL);
-    if (!D) {   /* the reader's default cutoff decides the decimation */
-      dyiLogOpt lo;
-      dyi_log_defaults(&lo);
-      dyiLogReader* rd = dyi_log_open(path, m->n, &lo, err, sizeof err);
-      dyiLogInfo li;
-      if (rd) { dyi_log_info(rd, &li); D = li.decim; }
-      CHECK(rd && D > 1, "default cutoff: %s", rd ? "" : err);
-      dyi_log_close(rd);
-      if (D < 2) { ok = 0; break; }
-    }
-    for (int dec = 0; dec < 3; dec++) {
-      dyiLogOpt lo;
-      dyi_log_defaults(&lo);
-      lo.no_parallel = dec == 0;
-      if (dec == 2) lo.cutoff_hz = -1;
-      dyiLogReader* rd = dyi_log_open(path, m->n, &lo, err, sizeof err);
-      dyiEstim* e = rd ? dyi_identify(m, b, rd, NULL, NULL, err, sizeof err) : NULL;
-      if (!e) { ok = 0; CHECK(0, "filtered identify: %s", err); dyi_log_close(rd); break; }
-      memcpy(beta + (size_t)(dec * R + r) * (size_t)p, e->beta, sizeof(double) * (size_t)p);
-      memcpy(cov + (size_t)(dec * R + r) * (size_t)(p * p), e->cov, sizeof(double) * (size_t)(p * p));
-      dyi_est_free(e);
-      dyi_log_close(rd);
-    }
+    if (!D && (D = default_decim(path, m->n)) < 2) { ok = 0; break; }
+    ok = filtered_draw(m, b, path, r, R, beta, cov);
   }
   if (ok) {
     double ratio[3], marg[3];
-    for (int dec = 0; dec < 3; dec++) {
-      double s = 0;
-      for (int k = 0; k < p; k++) {
-        double mu = 0;
-        for (int r = 0; r < R; r++) mu += beta[(size_t)(dec * R + r) * (size_t)p + (size_t)k] / R;
-        dv[k] = mu;
-      }
-      for (int r = 0; r < R; r++) {
-        double d[14 * DY_MAXJ];
-        for (int k = 0; k < p; k++) d[k] = beta[(size_t)(dec * R + r) * (size_t)p + (size_t)k] - dv[k];
-        s += chi2(cov + (size_t)(dec * R + r) * (size_t)(p * p), d, p);
-      }
-      ratio[dec] = sqrt(s / ((R - 1) * p));
-      double pm = 0;
-      for (int k = 0; k < p; k++) {
-        double v = 0, es = 0;
-        for (int r = 0; r < R; r++) {
-          double d = beta[(size_t)(dec * R + r) * (size_t)p + (size_t)k] - dv[k];
-          v += d * d / (R - 1);
-          es += cov[(size_t)(dec * R + r) * (size_t)(p * p) + (size_t)(k * p + k)] / R;
-        }
-        pm += v / es;
-      }
-      marg[dec] = sqrt(pm / p);
-    }
+    for (int dec = 0; dec < 3; dec++) ratio[dec] = spread_ratio(beta, cov, p, R, dec, &marg[dec]);
     CHECK(ratio[1] > 0.8 && ratio[1] < 1.25, "parallel filtering, decimated by %d: spread/std %.3f", D, ratio[1]);
     CHECK(ratio[0] > 1.8, "torque filtered alone, not decimated: spread/std %.3f (std too small, as warned)",
           ratio[0]);
     CHECK(ratio[2] > 0.8 && ratio[2] < 1.25, "not filtered: spread/std %.3f", ratio[2]);
     printf("%d draws, %d parameters: whitened spread/std %.2f torque filtered alone, %.2f parallel "
-           "filtering decimated by %d, %.2f unfiltered (marginal: %.2f, %.2f, %.2f)\n", R, p, ratio[0], ratio[1], D,
-           ratio[2], marg[0], marg[1], marg[2]);
+           "filtering decimated by %d, %.2f unfiltered (marginal: %.2f, %.2f, %.2f)\n", R, p, ratio[0], ratio[1],
+           D, ratio[2], marg[0], marg[1], marg[2]);
   }
-  free(beta); free(cov); free(dv);
+  free(beta); free(cov);
   dyi_base_free(b);
   dy_free_model(m);
 }

@@ -85,7 +85,8 @@ static void w_joint(FILE* f, robot_t* r, int* line, const char* name, const char
           th_uniform(-0.3, 0.3), th_uniform(-3, 3), th_uniform(-1.5, 1.5), th_uniform(-3, 3), parent, child);
   if (strcmp(type, "fixed")) {
     fprintf(f, "<axis xyz=\"%.17g %.17g %.17g\"/>", ax[0], ax[1], ax[2]);
-    if (strcmp(type, "continuous")) fprintf(f, "<limit lower=\"%g\" upper=\"%g\" velocity=\"2\" effort=\"100\"/>", lo, hi);
+    if (strcmp(type, "continuous"))
+      fprintf(f, "<limit lower=\"%g\" upper=\"%g\" velocity=\"2\" effort=\"100\"/>", lo, hi);
   }
   fprintf(f, "%s</joint>\n", extra ? extra : "");
   snprintf(r->joint[r->njoint], 32, "%s", name);
@@ -199,80 +200,102 @@ static void compare_kdl(const dyModel* m, kdl_urdf* k, int nstate, double* worst
 
 /* ------------------------------------------------------------ 1. locks */
 
-static void locked(void) {
-  const char* path = "build/tests/lock_mobile.urdf";
+/* the joints locked in the variants, in this order */
+static const char* const lock_names[] = {"head_1_joint", "head_2_joint", "finger_left_joint", "laser_tilt_joint",
+                                         "finger_right_joint"};
+
+/* link masses: link 1 = lift + head + camera, arms as written, link 5 =
+ * arm_4 + gripper + fingers; no <dynamics>: no friction */
+static void check_lock_masses(const dyModel* m, const robot_t* R) {
+  double m1 = link_mass(R, "torso_lift_link") + link_mass(R, "head_1_link") + link_mass(R, "head_2_link") +
+              link_mass(R, "camera_link");
+  double m5 = link_mass(R, "arm_4_link") + link_mass(R, "gripper_link") + link_mass(R, "finger_left_link") +
+              link_mass(R, "finger_right_link");
+  CHECK_REL(m->par[DY_M], m1, 1e-14, "link 1 mass: lift + locked head + camera");
+  for (int j = 2; j <= 4; j++) {
+    char ln[32];
+    snprintf(ln, sizeof ln, "arm_%d_link", j - 1);
+    CHECK_REL(m->par[DY_NPAR_LINK*(j-1) + DY_M], link_mass(R, ln), 1e-14, "arm link mass");
+  }
+  CHECK_REL(m->par[DY_NPAR_LINK*4 + DY_M], m5, 1e-14, "link 5 mass: arm_4 + gripper + locked fingers");
+  CHECK(!m->has_friction, "no <dynamics>: has_friction %d", m->has_friction);
+}
+
+/* notes: one line per locked joint (the first nlock at vals, the rest at
+ * 0), parents first; dy_copy_model keeps them */
+static void check_lock_notes(const dyModel* m, const robot_t* R, int nlock, const double* vals, int variant) {
+  char want[1024];
+  double v0 = nlock > 0 ? vals[0] : 0, v1 = nlock > 1 ? vals[1] : 0, v2 = nlock > 2 ? vals[2] : 0;
+  double v3 = nlock > 3 ? vals[3] : 0, v4 = nlock > 4 ? vals[4] : 0;
+  snprintf(want, sizeof want,
+           "locked joint 'laser_tilt_joint' at %g rad: %g kg merged into the base (torso_fixed_link), which is "
+           "ground: no effect on the dynamics\n"
+           "locked joint 'head_1_joint' at %g rad: %g kg merged into link 1 (torso_lift_link)\n"
+           "locked joint 'head_2_joint' at %g rad: %g kg merged into link 1 (torso_lift_link)\n"
+           "locked joint 'finger_left_joint' at %g m: %g kg merged into link 5 (arm_4_link)\n"
+           "locked joint 'finger_right_joint' at %g m: %g kg merged into link 5 (arm_4_link)\n",
+           v3, link_mass(R, "laser_link"),
+           v0, link_mass(R, "head_1_link") + link_mass(R, "head_2_link") + link_mass(R, "camera_link"),
+           v1, link_mass(R, "head_2_link") + link_mass(R, "camera_link"),
+           v2, link_mass(R, "finger_left_link"), v4, link_mass(R, "finger_right_link"));
+  CHECK(!strcmp(m->notes, want), "lock variant %d: notes\n%s\nexpected\n%s", variant, m->notes, want);
+  dyModel* c = dy_copy_model(m);
+  CHECK(c && !strcmp(c->notes, m->notes), "dy_copy_model keeps the notes");
+  dy_free_model(c);
+}
+
+/* the chain of m against KDL's tree k with the nlock locked joints held at
+ * vals: joints, torques at random states */
+static void check_lock_kdl(const dyModel* m, kdl_urdf* k, int nlock, const double* vals, int variant) {
+  CHECK(kdl_urdf_njoint(k) == 12, "kdl tree: %d moving joints, expected 12", kdl_urdf_njoint(k));
+  CHECK(m->n == NCHAIN && m->jnt_type[0] == (torso_turns ? DY_REVOLUTE : DY_PRISMATIC),
+        "lock variant %d: %d joints", variant, m->n);
+  CHECK(m->load_fk_err < 1e-12, "lock variant %d: load_fk_err %.3g", variant, m->load_fk_err);
+  for (int j = 0; j < m->n && j < NCHAIN; j++)
+    CHECK(!strcmp(m->jnt_name[j], chain_names[j]), "joint %d is '%s'", j + 1, m->jnt_name[j]);
+  for (int i = 0; i < nlock; i++) CHECK(kdl_urdf_hold(k, lock_names[i], vals[i]) == 0, "hold %s", lock_names[i]);
+  CHECK(kdl_urdf_hold(k, "camera_joint", 0) == -1 && kdl_urdf_hold(k, "nope", 0) == -1,
+        "kdl_urdf_hold: fixed and unknown joints refused");
+  double worst, scale;
+  compare_kdl(m, k, 20, &worst, &scale);
+  CHECK(worst <= 1e-9 * fmax(1, scale), "lock variant %d: torques differ from KDL by %.3g (scale %.3g)",
+        variant, worst, scale);
+  if (variant == 3) printf("locked joints against KDL: largest torque difference %.2g N m (scale %.3g)\n",
+                           worst, scale);
+}
+
+/* lock variant 0 (every lock at 0), 1 (two locks) or 2, 3 (five locks) at
+ * random values within the limits; -1 if the robot does not load */
+static int lock_variant(const char* path, int variant) {
   robot_t R;
   char err[DY_ERRSZ] = "";
-  for (int variant = 0; variant < 4; variant++) {
-    /* over the prismatic lift, body 1 only translates: where its locked head
-     * sits changes no torque, so odd variants turn the torso joint into a
-     * revolute one, where the head's locked pose matters */
-    torso_turns = variant % 2;
-    write_robot(path, &R, 0, NULL);
-    /* variant 0: every lock at 0; others: locks at values within the limits */
-    static const char* const names[] = {"head_1_joint", "head_2_joint", "finger_left_joint", "laser_tilt_joint",
-                                        "finger_right_joint"};
-    double vals[5] = {th_uniform(-2.5, 2.5), th_uniform(-1, 1), th_uniform(0, 0.05), th_uniform(-1, 1),
-                      th_uniform(0, 0.05)};
-    int nlock = variant == 0 ? 0 : variant == 1 ? 2 : 5;
-    dyModel* m = load(path, nlock, names, vals, err);
-    CHECK(m != NULL, "lock variant %d: %s", variant, err);
-    kdl_urdf* k = kdl_urdf_load(path, err, sizeof err);
-    CHECK(k != NULL, "kdl_urdf_load: %s", err);
-    if (!m || !k) { dy_free_model(m); kdl_urdf_free(k); return; }
-    CHECK(kdl_urdf_njoint(k) == 12, "kdl tree: %d moving joints, expected 12", kdl_urdf_njoint(k));
-    CHECK(m->n == NCHAIN && m->jnt_type[0] == (torso_turns ? DY_REVOLUTE : DY_PRISMATIC),
-          "lock variant %d: %d joints", variant, m->n);
-    CHECK(m->load_fk_err < 1e-12, "lock variant %d: load_fk_err %.3g", variant, m->load_fk_err);
-    for (int j = 0; j < m->n && j < NCHAIN; j++)
-      CHECK(!strcmp(m->jnt_name[j], chain_names[j]), "joint %d is '%s'", j + 1, m->jnt_name[j]);
-    for (int i = 0; i < nlock; i++) CHECK(kdl_urdf_hold(k, names[i], vals[i]) == 0, "hold %s", names[i]);
-    CHECK(kdl_urdf_hold(k, "camera_joint", 0) == -1 && kdl_urdf_hold(k, "nope", 0) == -1,
-          "kdl_urdf_hold: fixed and unknown joints refused");
-    double worst, scale;
-    compare_kdl(m, k, 20, &worst, &scale);
-    CHECK(worst <= 1e-9 * fmax(1, scale), "lock variant %d: torques differ from KDL by %.3g (scale %.3g)",
-          variant, worst, scale);
-    if (variant == 3) printf("locked joints against KDL: largest torque difference %.2g N m (scale %.3g)\n",
-                             worst, scale);
+  /* over the prismatic lift, body 1 only translates: where its locked head
+   * sits changes no torque, so odd variants turn the torso joint into a
+   * revolute one, where the head's locked pose matters */
+  torso_turns = variant % 2;
+  write_robot(path, &R, 0, NULL);
+  double vals[5] = {th_uniform(-2.5, 2.5), th_uniform(-1, 1), th_uniform(0, 0.05), th_uniform(-1, 1),
+                    th_uniform(0, 0.05)};
+  int nlock = variant == 0 ? 0 : variant == 1 ? 2 : 5;
+  dyModel* m = load(path, nlock, lock_names, vals, err);
+  CHECK(m != NULL, "lock variant %d: %s", variant, err);
+  kdl_urdf* k = kdl_urdf_load(path, err, sizeof err);
+  CHECK(k != NULL, "kdl_urdf_load: %s", err);
+  if (!m || !k) { dy_free_model(m); kdl_urdf_free(k); return -1; }
+  check_lock_kdl(m, k, nlock, vals, variant);
+  check_lock_masses(m, &R);
+  check_lock_notes(m, &R, nlock, vals, variant);
+  dy_free_model(m);
+  kdl_urdf_free(k);
+  return 0;
+}
 
-    /* masses: link 1 = lift + head + camera, link 5 = arm_4 + gripper + fingers */
-    double m1 = link_mass(&R, "torso_lift_link") + link_mass(&R, "head_1_link") + link_mass(&R, "head_2_link") +
-                link_mass(&R, "camera_link");
-    double m5 = link_mass(&R, "arm_4_link") + link_mass(&R, "gripper_link") + link_mass(&R, "finger_left_link") +
-                link_mass(&R, "finger_right_link");
-    CHECK_REL(m->par[DY_M], m1, 1e-14, "link 1 mass: lift + locked head + camera");
-    for (int j = 2; j <= 4; j++) {
-      char ln[32];
-      snprintf(ln, sizeof ln, "arm_%d_link", j - 1);
-      CHECK_REL(m->par[DY_NPAR_LINK*(j-1) + DY_M], link_mass(&R, ln), 1e-14, "arm link mass");
-    }
-    CHECK_REL(m->par[DY_NPAR_LINK*4 + DY_M], m5, 1e-14, "link 5 mass: arm_4 + gripper + locked fingers");
-    CHECK(!m->has_friction, "no <dynamics>: has_friction %d", m->has_friction);
-
-    /* notes: one line per locked joint, parents first */
-    char want[1024];
-    double v0 = nlock > 0 ? vals[0] : 0, v1 = nlock > 1 ? vals[1] : 0, v2 = nlock > 2 ? vals[2] : 0;
-    double v3 = nlock > 3 ? vals[3] : 0, v4 = nlock > 4 ? vals[4] : 0;
-    snprintf(want, sizeof want,
-             "locked joint 'laser_tilt_joint' at %g rad: %g kg merged into the base (torso_fixed_link), which is "
-             "ground: no effect on the dynamics\n"
-             "locked joint 'head_1_joint' at %g rad: %g kg merged into link 1 (torso_lift_link)\n"
-             "locked joint 'head_2_joint' at %g rad: %g kg merged into link 1 (torso_lift_link)\n"
-             "locked joint 'finger_left_joint' at %g m: %g kg merged into link 5 (arm_4_link)\n"
-             "locked joint 'finger_right_joint' at %g m: %g kg merged into link 5 (arm_4_link)\n",
-             v3, link_mass(&R, "laser_link"),
-             v0, link_mass(&R, "head_1_link") + link_mass(&R, "head_2_link") + link_mass(&R, "camera_link"),
-             v1, link_mass(&R, "head_2_link") + link_mass(&R, "camera_link"),
-             v2, link_mass(&R, "finger_left_link"), v4, link_mass(&R, "finger_right_link"));
-    CHECK(!strcmp(m->notes, want), "lock variant %d: notes\n%s\nexpected\n%s", variant, m->notes, want);
-    dyModel* c = dy_copy_model(m);
-    CHECK(c && !strcmp(c->notes, m->notes), "dy_copy_model keeps the notes");
-    dy_free_model(c);
-    dy_free_model(m);
-    kdl_urdf_free(k);
-  }
-
+/* the four lock variants against KDL, then the default tip's error */
+static void locked(void) {
+  const char* path = "build/tests/lock_mobile.urdf";
+  char err[DY_ERRSZ] = "";
+  for (int variant = 0; variant < 4; variant++)
+    if (lock_variant(path, variant)) return;
   torso_turns = 0;
   /* the default tip: two moving branches below the base stay an error */
   dyLoadOpt o;
@@ -411,18 +434,10 @@ static const char* out_file(const char* which) {
   return th_slurp(p);
 }
 
-static void program(void) {
-  const char* path = "build/tests/lock_cli.urdf";
-  robot_t R;
-  write_robot(path, &R, 1, NULL);
-  char err[DY_ERRSZ] = "", cmd[2048], states[300];
-  kdl_urdf* k = kdl_urdf_load(path, err, sizeof err);
-  CHECK(k != NULL, "kdl: %s", err);
-  if (!k) return;
-  /* states file */
-  snprintf(states, sizeof states, "%s/states.csv", tmp);
+/* the chain's 8 random states (q, qd, qdd) into the file states */
+static void write_lock_states(const char* states, double q[8][NCHAIN], double qd[8][NCHAIN],
+                              double qdd[8][NCHAIN]) {
   FILE* f = fopen(states, "w");
-  double q[8][NCHAIN], qd[8][NCHAIN], qdd[8][NCHAIN];
   fprintf(f, "q1,q2,q3,q4,q5,qd1,qd2,qd3,qd4,qd5,qdd1,qdd2,qdd3,qdd4,qdd5\n");
   for (int s = 0; s < 8; s++) {
     th_random_state(NCHAIN, q[s], qd[s], qdd[s]);
@@ -431,19 +446,15 @@ static void program(void) {
               j + 1 < 3*NCHAIN ? ',' : '\n');
   }
   fclose(f);
-  const char* opts = "--base torso_fixed_link --tip arm_4_link";
+}
 
-  /* dynid id with two locks against KDL holding them */
-  snprintf(cmd, sizeof cmd, "./dynid id %s %s %s --lock head_1_joint=0.7 --lock=finger_left_joint=0.02",
-           path, states, opts);
-  int rc = th_run(tmp, cmd);
-  CHECK(rc == 0, "dynid id --lock: exit %d: %s", rc, out_file("stderr"));
-  kdl_urdf_hold(k, "head_1_joint", 0.7);
-  kdl_urdf_hold(k, "finger_left_joint", 0.02);
-  const char* out = out_file("stdout");
+/* the torques `dynid id` printed (out, after the header) against KDL's tree
+ * k at the states: rows read, largest difference and scale */
+static int id_vs_kdl(kdl_urdf* k, const char* out, double q[8][NCHAIN], double qd[8][NCHAIN],
+                     double qdd[8][NCHAIN], double* worst, double* scale) {
   const char* p = strchr(out, '\n');   /* after the header */
-  double worst = 0, scale = 0;
   int rows = 0;
+  *worst = 0; *scale = 0;
   for (int s = 0; s < 8 && p; s++) {
     double tk[NCHAIN], t;
     kdl_urdf_id(k, chain_names, NCHAIN, q[s], qd[s], qdd[s], tk);
@@ -451,62 +462,85 @@ static void program(void) {
     for (int j = 0; j < NCHAIN; j++) {
       char* e;
       t = strtod(p, &e);
-      if (e == p) { worst = INFINITY; break; }
-      worst = fmax(worst, fabs(t - tk[j]));
-      scale = fmax(scale, fabs(tk[j]));
+      if (e == p) { *worst = INFINITY; break; }
+      *worst = fmax(*worst, fabs(t - tk[j]));
+      *scale = fmax(*scale, fabs(tk[j]));
       p = e + (*e == ',');
     }
     rows++;
     p = strchr(p, '\n');
   }
+  return rows;
+}
+
+/* dynid id with two locks against KDL holding them; its 5 warnings */
+static void check_id_lock(const char* path, const char* opts, const robot_t* R, kdl_urdf* k) {
+  char cmd[2048], states[300];
+  double q[8][NCHAIN], qd[8][NCHAIN], qdd[8][NCHAIN];
+  snprintf(states, sizeof states, "%s/states.csv", tmp);
+  write_lock_states(states, q, qd, qdd);
+  snprintf(cmd, sizeof cmd, "./dynid id %s %s %s --lock head_1_joint=0.7 --lock=finger_left_joint=0.02",
+           path, states, opts);
+  int rc = th_run(tmp, cmd);
+  CHECK(rc == 0, "dynid id --lock: exit %d: %s", rc, out_file("stderr"));
+  kdl_urdf_hold(k, "head_1_joint", 0.7);
+  kdl_urdf_hold(k, "finger_left_joint", 0.02);
+  double worst, scale;
+  int rows = id_vs_kdl(k, out_file("stdout"), q, qd, qdd, &worst, &scale);
   CHECK(rows == 8 && worst <= 1e-9 * fmax(1, scale), "dynid id --lock vs KDL: %d rows, difference %.3g (scale %.3g)",
         rows, worst, scale);
   const char* se = out_file("stderr");
   char want[400];
   snprintf(want, sizeof want, "dynid: warning: locked joint 'head_1_joint' at 0.7 rad: %g kg merged into link 1 "
-           "(torso_lift_link)\n", link_mass(&R, "head_1_link") + link_mass(&R, "head_2_link") +
-           link_mass(&R, "camera_link"));
-  CHECK(count_lines(se) == 5 && strstr(se, want), "dynid id --lock: 5 warnings expected, with '%s', got:\n%s", want, se);
+           "(torso_lift_link)\n", link_mass(R, "head_1_link") + link_mass(R, "head_2_link") +
+           link_mass(R, "camera_link"));
+  CHECK(count_lines(se) == 5 && strstr(se, want), "dynid id --lock: 5 warnings expected, with '%s', got:\n%s", want,
+        se);
   int warn = 0;
   for (const char* s = se; (s = strstr(s, "dynid: warning: locked joint '")); s++) warn++;
   CHECK(warn == 5, "dynid id --lock: %d warning lines", warn);
+}
 
-  /* --quiet (identify has it): the model's warnings are not printed */
+/* --quiet (identify has it): the model's warnings are not printed */
+static void check_quiet(const char* path, const char* opts) {
+  char cmd[2048];
   snprintf(cmd, sizeof cmd, "./dynid identify %s %s/no_such_log.csv %s --quiet -o %s/p.csv", path, tmp, opts, tmp);
-  rc = th_run(tmp, cmd);
-  se = out_file("stderr");
+  int rc = th_run(tmp, cmd);
+  const char* se = out_file("stderr");
   CHECK(rc == 1 && count_lines(se) == 1 && !strstr(se, "warning"), "identify --quiet: exit %d, stderr:\n%s", rc, se);
   snprintf(cmd, sizeof cmd, "./dynid identify %s %s/no_such_log.csv %s -o %s/p.csv", path, tmp, opts, tmp);
   rc = th_run(tmp, cmd);
   se = out_file("stderr");
   CHECK(rc == 1 && count_lines(se) == 6 && strstr(se, "dynid: warning: locked joint 'laser_tilt_joint' at 0 rad"),
         "identify without --quiet: exit %d, stderr:\n%s", rc, se);
+}
 
-  /* one-line errors, exit 1 */
+/* the program's --lock errors: one line and exit 1, usage errors exit 2 */
+static void check_lock_cli_errors(const char* path, const char* opts) {
   static const struct { const char* lock; const char* expect; } bad[] = {
     {"arm_3_joint=0", "--lock 'arm_3_joint' is on the chain between 'torso_fixed_link' and 'arm_4_link'; only joints "
                       "off the chain can be locked"},
     {"camera_joint=0", "--lock 'camera_joint' is a fixed joint; only moving joints off the chain can be locked"},
     {"no_joint=0", "--lock 'no_joint': no joint of that name"},
   };
+  static const char* const usage[] = {"head_1_joint=abc", "head_1_joint", "=0.5", "head_1_joint=", "head_1_joint=inf"};
+  char cmd[2048];
   for (int i = 0; i < 3; i++) {
     snprintf(cmd, sizeof cmd, "./dynid model %s %s --lock %s", path, opts, bad[i].lock);
-    rc = th_run(tmp, cmd);
-    se = out_file("stderr");
-    CHECK(rc == 1 && count_lines(se) == 1 && !strncmp(se, "dynid: ", 7) && strstr(se, path) && strstr(se, bad[i].expect),
-          "--lock %s: exit %d, stderr: %s", bad[i].lock, rc, se);
+    int rc = th_run(tmp, cmd);
+    const char* se = out_file("stderr");
+    CHECK(rc == 1 && count_lines(se) == 1 && !strncmp(se, "dynid: ", 7) && strstr(se, path) &&
+          strstr(se, bad[i].expect), "--lock %s: exit %d, stderr: %s", bad[i].lock, rc, se);
   }
-  /* usage errors, exit 2 */
-  static const char* const usage[] = {"head_1_joint=abc", "head_1_joint", "=0.5", "head_1_joint=", "head_1_joint=inf"};
   for (int i = 0; i < 5; i++) {
     snprintf(cmd, sizeof cmd, "./dynid model %s %s --lock '%s'", path, opts, usage[i]);
-    rc = th_run(tmp, cmd);
-    se = out_file("stderr");
+    int rc = th_run(tmp, cmd);
+    const char* se = out_file("stderr");
     CHECK(rc == 2 && strstr(se, "dynid: model: --lock: expected JOINT=VALUE"), "--lock '%s': exit %d, stderr: %s",
           usage[i], rc, se);
   }
-  rc = th_run(tmp, "./dynid model datasets/models/planar3r.csv --lock j1=0");
-  se = out_file("stderr");
+  int rc = th_run(tmp, "./dynid model datasets/models/planar3r.csv --lock j1=0");
+  const char* se = out_file("stderr");
   CHECK(rc == 2 && strstr(se, "--lock needs a URDF model"), "--lock on a table: exit %d, stderr: %s", rc, se);
   rc = th_run(tmp, "./dynid bench --lock j1=0");
   CHECK(rc == 2, "bench --lock without a model: exit %d", rc);
@@ -515,6 +549,21 @@ static void program(void) {
   rc = th_run(tmp, cmd);
   se = out_file("stderr");
   CHECK(rc == 1 && count_lines(se) == 1 && strstr(se, "choose one with --tip"), "no --tip: exit %d, %s", rc, se);
+}
+
+/* the program: dynid id --lock against KDL, its warnings, --quiet, errors */
+static void program(void) {
+  const char* path = "build/tests/lock_cli.urdf";
+  robot_t R;
+  write_robot(path, &R, 1, NULL);
+  char err[DY_ERRSZ] = "";
+  kdl_urdf* k = kdl_urdf_load(path, err, sizeof err);
+  CHECK(k != NULL, "kdl: %s", err);
+  if (!k) return;
+  const char* opts = "--base torso_fixed_link --tip arm_4_link";
+  check_id_lock(path, opts, &R, k);
+  check_quiet(path, opts);
+  check_lock_cli_errors(path, opts);
   kdl_urdf_free(k);
 }
 

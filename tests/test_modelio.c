@@ -137,29 +137,16 @@ static int joint_terms(const dyModel* m) {
 
 /* ------------------------------------------------------------ 1. round trips */
 
-static void roundtrip(int trial, int n, double psnap, int variant, int friction) {
-  char src[256], tab[256], urdf[256], what[96], err[DY_ERRSZ];
-  snprintf(src, sizeof src, DIR "/rt_%d.urdf", trial);
-  snprintf(tab, sizeof tab, DIR "/rt_%d_out.csv", trial);
-  snprintf(urdf, sizeof urdf, DIR "/rt_%d_out.urdf", trial);
-  dyModel* dh = th_random_model(n, 0.3, psnap, 0);
-  th_urdf g;
-  if (th_write_urdf(src, trial, dh, variant, &g)) { CHECK(0, "cannot write %s", src); dy_free_model(dh); return; }
-  dyModel *O = NULL, *T = NULL, *U = NULL, *Ub = NULL;
-  if (dy_load_urdf(src, &g.opt, &O, err, sizeof err)) { CHECK(0, "%s: %s", src, err); goto done; }
-  if (friction) {
-    O->has_friction = 1;
-    for (int j = 0; j < n; j++) {
-      double* pj = O->par + DY_NPAR_LINK*n + DY_NPAR_JNT*j;
-      pj[DY_IA] = th_uniform(0, 0.5); pj[DY_FV] = th_uniform(0, 2);
-      pj[DY_FC] = th_uniform(0, 2);   pj[DY_FO] = th_uniform(-1, 1);
-    }
-  }
-  /* the table */
-  snprintf(what, sizeof what, "trial %d (n=%d, variant %d) via table", trial, n, variant);
+/* O written as a table (tab) and read back: the same dynamics (and KDL's),
+ * DH numbers, limits, names, gravity, base and tip bit-exact; -1 if it does
+ * not read back */
+static int rt_via_table(const dyModel* O, const char* tab, const char* what) {
+  char err[DY_ERRSZ];
+  const int n = O->n;
+  dyModel* T = NULL;
   int r = dy_write_model(tab, O, O->par, "written by test_modelio\nsecond line", err, sizeof err);
   CHECK(r == 0, "%s: write: %d %s", what, r, err);
-  if (dy_load_model(tab, NULL, &T, err, sizeof err)) { CHECK(0, "%s: read back: %s", what, err); goto done; }
+  if (dy_load_model(tab, NULL, &T, err, sizeof err)) { CHECK(0, "%s: read back: %s", what, err); return -1; }
   compare(O, O->par, T, T->par, 1, what);
   compare_kdl(O, O->par, T, T->par, what);
   int same = T->n == n && T->has_friction == O->has_friction;
@@ -168,19 +155,74 @@ static void roundtrip(int trial, int n, double psnap, int variant, int friction)
            T->dh_theta[j] == O->dh_theta[j] && T->dh_d[j] == O->dh_d[j] && !strcmp(T->jnt_name[j], O->jnt_name[j]) &&
            T->jnt_qmin[j] == O->jnt_qmin[j] && T->jnt_qmax[j] == O->jnt_qmax[j] &&
            T->jnt_qdmax[j] == O->jnt_qdmax[j] && T->jnt_taumax[j] == O->jnt_taumax[j];
-  same = same && !memcmp(T->gravity, O->gravity, sizeof O->gravity) && !memcmp(T->base_T, O->base_T, sizeof O->base_T) &&
-         !memcmp(T->tip_T, O->tip_T, sizeof O->tip_T);
+  same = same && !memcmp(T->gravity, O->gravity, sizeof O->gravity) &&
+         !memcmp(T->base_T, O->base_T, sizeof O->base_T) && !memcmp(T->tip_T, O->tip_T, sizeof O->tip_T);
   CHECK(same, "%s: DH numbers, limits, names, gravity, base or tip not bit-exact", what);
+  dy_free_model(T);
+  return 0;
+}
 
-  /* the URDF */
-  snprintf(what, sizeof what, "trial %d (n=%d, variant %d) via URDF", trial, n, variant);
-  r = dy_write_model(urdf, O, O->par, "written by test_modelio", err, sizeof err);
+/* KDL from the written URDF file itself, by its own parser (no dynid
+ * conversion): the original's torques (parameters po), joint terms
+ * included (1e-10 of the torque scale: both are exact descriptions of one
+ * tree); U is the file read back, for the joint names */
+static void check_kdl_file(const dyModel* O, const double* po, const dyModel* U, const char* urdf, const char* what) {
+  char err[DY_ERRSZ];
+  const int n = O->n;
+  kdl_urdf* k = kdl_urdf_load(urdf, err, sizeof err);
+  CHECK(k != NULL, "%s: KDL cannot load the written URDF: %s", what, err);
+  dyData* d = dy_make_data(O);
+  const char* names[DY_MAXJ];
+  for (int j = 0; j < n; j++) names[j] = U->jnt_name[j];
+  double worst = 0, scale = 1e-12;
+  for (int s = 0; k && d && s < 10; s++) {
+    double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], ta[DY_MAXJ], tb[DY_MAXJ];
+    th_random_state(n, q, qd, qdd);
+    dy_rnea(O, d, po, q, qd, qdd, ta);
+    if (kdl_urdf_id(k, names, n, q, qd, qdd, tb)) { worst = INFINITY; break; }
+    for (int j = 0; j < n; j++) { worst = fmax(worst, fabs(ta[j] - tb[j])); scale = fmax(scale, fabs(ta[j])); }
+  }
+  max_kdl = fmax(max_kdl, worst / scale);
+  CHECK(worst <= 1e-10 * scale, "%s: KDL on the written URDF vs the original: %.3g of %.3g", what, worst, scale);
+  dy_free_data(d);
+  kdl_urdf_free(k);
+}
+
+/* the read-back U (and, variant 1, with --base base) against O's parameters
+ * po; joint names, types and limits */
+static void rt_urdf_read(const dyModel* O, const double* po, const dyModel* U, const char* urdf, int variant,
+                         const char* what) {
+  char err[DY_ERRSZ];
+  const int n = O->n;
+  compare(O, po, U, U->par, variant != 1, what);
+  compare_kdl(O, po, U, U->par, what);
+  check_kdl_file(O, po, U, urdf, what);
+  if (variant == 1) {   /* poses in the source base frame with --base base */
+    dyModel* Ub = NULL;
+    dyLoadOpt ob = {0};
+    ob.base = "base";
+    if (dy_load_model(urdf, &ob, &Ub, err, sizeof err)) CHECK(0, "%s --base base: %s", what, err);
+    else compare(O, po, Ub, Ub->par, 1, "via URDF, read with --base base");
+    dy_free_model(Ub);
+  }
+  for (int j = 0; U && j < n && j < U->n; j++)
+    CHECK(!strcmp(U->jnt_name[j], O->jnt_name[j]) && U->jnt_type[j] == O->jnt_type[j] &&
+          U->jnt_qmin[j] == O->jnt_qmin[j] && U->jnt_qmax[j] == O->jnt_qmax[j] &&
+          U->jnt_qdmax[j] == O->jnt_qdmax[j] && U->jnt_taumax[j] == O->jnt_taumax[j],
+          "%s: joint %d name, type or limits", what, j + 1);
+}
+
+/* O written as a URDF (a turned base warns: variant 1) and read back */
+static void rt_via_urdf(const dyModel* O, const char* urdf, int variant, int friction, const char* what) {
+  char err[DY_ERRSZ];
+  dyModel* U = NULL;
+  int r = dy_write_model(urdf, O, O->par, "written by test_modelio", err, sizeof err);
   if (variant == 1)
     CHECK(r == 1 && strstr(err, "gravity is not along -z of the base frame"), "%s: expected the turned-base "
           "warning, got %d '%s'", what, r, err);
   else CHECK(r == 0, "%s: write: %d %s", what, r, err);
-  if (r < 0) goto done;
-  if (dy_load_model(urdf, NULL, &U, err, sizeof err)) { CHECK(0, "%s: read back: %s", what, err); goto done; }
+  if (r < 0) return;
+  if (dy_load_model(urdf, NULL, &U, err, sizeof err)) { CHECK(0, "%s: read back: %s", what, err); return; }
   CHECK(U->load_fk_err < 1e-12, "%s: load_fk_err %.3g", what, U->load_fk_err);
   /* the joint terms are in <dynamics>; a reader that does not read them
    * gives a model without (then the link parameters are compared) */
@@ -189,43 +231,38 @@ static void roundtrip(int trial, int n, double psnap, int variant, int friction)
   double po[14 * DY_MAXJ];
   if (joint_terms(U)) memcpy(po, O->par, sizeof(double) * (size_t)dy_npar(O));
   else links_only(O, O->par, po);
-  compare(O, po, U, U->par, variant != 1, what);
-  compare_kdl(O, po, U, U->par, what);
-  /* KDL from the written URDF file itself, by its own parser (no dynid
-   * conversion): the original's torques, joint terms included (1e-10 of
-   * the torque scale: both are exact descriptions of one tree) */
-  {
-    kdl_urdf* k = kdl_urdf_load(urdf, err, sizeof err);
-    CHECK(k != NULL, "%s: KDL cannot load the written URDF: %s", what, err);
-    dyData* d = dy_make_data(O);
-    const char* names[DY_MAXJ];
-    for (int j = 0; j < n; j++) names[j] = U->jnt_name[j];
-    double worst = 0, scale = 1e-12;
-    for (int s = 0; k && d && s < 10; s++) {
-      double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], ta[DY_MAXJ], tb[DY_MAXJ];
-      th_random_state(n, q, qd, qdd);
-      dy_rnea(O, d, po, q, qd, qdd, ta);
-      if (kdl_urdf_id(k, names, n, q, qd, qdd, tb)) { worst = INFINITY; break; }
-      for (int j = 0; j < n; j++) { worst = fmax(worst, fabs(ta[j] - tb[j])); scale = fmax(scale, fabs(ta[j])); }
+  rt_urdf_read(O, po, U, urdf, variant, what);
+  dy_free_model(U);
+}
+
+/* a random chain written as a scrambled URDF (tests/urdfgen.h), loaded,
+ * given random joint terms (friction), and written as a table and as URDF */
+static void roundtrip(int trial, int n, double psnap, int variant, int friction) {
+  char src[256], tab[256], urdf[256], what[96], err[DY_ERRSZ];
+  snprintf(src, sizeof src, DIR "/rt_%d.urdf", trial);
+  snprintf(tab, sizeof tab, DIR "/rt_%d_out.csv", trial);
+  snprintf(urdf, sizeof urdf, DIR "/rt_%d_out.urdf", trial);
+  dyModel* dh = th_random_model(n, 0.3, psnap, 0);
+  th_urdf g;
+  if (th_write_urdf(src, trial, dh, variant, &g)) { CHECK(0, "cannot write %s", src); dy_free_model(dh); return; }
+  dyModel* O = NULL;
+  if (dy_load_urdf(src, &g.opt, &O, err, sizeof err)) CHECK(0, "%s: %s", src, err);
+  else {
+    if (friction) {
+      O->has_friction = 1;
+      for (int j = 0; j < n; j++) {
+        double* pj = O->par + DY_NPAR_LINK*n + DY_NPAR_JNT*j;
+        pj[DY_IA] = th_uniform(0, 0.5); pj[DY_FV] = th_uniform(0, 2);
+        pj[DY_FC] = th_uniform(0, 2);   pj[DY_FO] = th_uniform(-1, 1);
+      }
     }
-    max_kdl = fmax(max_kdl, worst / scale);
-    CHECK(worst <= 1e-10 * scale, "%s: KDL on the written URDF vs the original: %.3g of %.3g", what, worst, scale);
-    dy_free_data(d);
-    kdl_urdf_free(k);
+    snprintf(what, sizeof what, "trial %d (n=%d, variant %d) via table", trial, n, variant);
+    if (rt_via_table(O, tab, what) == 0) {
+      snprintf(what, sizeof what, "trial %d (n=%d, variant %d) via URDF", trial, n, variant);
+      rt_via_urdf(O, urdf, variant, friction, what);
+    }
   }
-  if (variant == 1) {   /* poses in the source base frame with --base base */
-    dyLoadOpt ob = {0};
-    ob.base = "base";
-    if (dy_load_model(urdf, &ob, &Ub, err, sizeof err)) CHECK(0, "%s --base base: %s", what, err);
-    else compare(O, po, Ub, Ub->par, 1, "via URDF, read with --base base");
-  }
-  for (int j = 0; U && j < n && j < U->n; j++)
-    CHECK(!strcmp(U->jnt_name[j], O->jnt_name[j]) && U->jnt_type[j] == O->jnt_type[j] &&
-          U->jnt_qmin[j] == O->jnt_qmin[j] && U->jnt_qmax[j] == O->jnt_qmax[j] &&
-          U->jnt_qdmax[j] == O->jnt_qdmax[j] && U->jnt_taumax[j] == O->jnt_taumax[j],
-          "%s: joint %d name, type or limits", what, j + 1);
-done:
-  dy_free_model(O); dy_free_model(T); dy_free_model(U); dy_free_model(Ub);
+  dy_free_model(O);
   dy_free_model(g.E); dy_free_model(dh);
 }
 
@@ -241,7 +278,8 @@ static void tilted(void) {
     "<parent link=\"world\"/><child link=\"base_link\"/></joint>\n"
     "  <link name=\"base_link\"/>\n"
     "  <joint name=\"shoulder\" type=\"revolute\"><origin xyz=\"0 0 0.3\"/><axis xyz=\"0 0 1\"/>"
-    "<limit lower=\"-2\" upper=\"2\" velocity=\"2\" effort=\"100\"/><parent link=\"base_link\"/><child link=\"l1\"/></joint>\n"
+    "<limit lower=\"-2\" upper=\"2\" velocity=\"2\" effort=\"100\"/><parent link=\"base_link\"/>"
+    "<child link=\"l1\"/></joint>\n"
     "  <link name=\"l1\"><inertial><origin xyz=\"0.01 0.02 0.1\" rpy=\"0.3 0.2 0.1\"/><mass value=\"4\"/>"
     "<inertia ixx=\"0.05\" ixy=\"0.001\" ixz=\"0\" iyy=\"0.04\" iyz=\"0.002\" izz=\"0.03\"/></inertial></link>\n"
     "  <joint name=\"elbow\" type=\"revolute\"><origin xyz=\"0.1 0 0.2\" rpy=\"1.5707963267948966 0 0\"/>"
@@ -381,7 +419,8 @@ static void directives(void) {
   CHECK(m->base_T[0] == 1 && m->base_T[11] == 0.8, "directives: base");
   double q[2] = {0, 0}, R[9], p[3];
   dy_fk(m, q, 2, R, p);
-  CHECK(fabs(p[0] - 1.1) + fabs(p[1]) + fabs(p[2] - 0.85) < 1e-15, "directives: tip position %g %g %g", p[0], p[1], p[2]);
+  CHECK(fabs(p[0] - 1.1) + fabs(p[1]) + fabs(p[2] - 0.85) < 1e-15, "directives: tip position %g %g %g", p[0], p[1],
+        p[2]);
   CHECK(m->notes[0] == 0, "directives: notes '%s'", m->notes);
   dy_free_model(m);
   /* another CSV reader sees comments: the header is the first row */
@@ -456,7 +495,8 @@ static void gravity_override(void) {
 
 static void urdf_gravity(void) {
   static const double gs[3][3] = {{0, -9.81, 0}, {0, 0, -3}, {0, 0, 0}};
-  static const char* const want[3] = {"gravity is not along -z of the base frame", "a URDF has gravity 9.81 m/s^2, the model 3",
+  static const char* const want[3] = {"gravity is not along -z of the base frame",
+                                      "a URDF has gravity 9.81 m/s^2, the model 3",
                                       "a URDF has gravity 9.81 m/s^2 along -z of its root, the model none"};
   for (int k = 0; k < 3; k++) {
     dyModel* m = th_random_model(3, 0.3, 0, 0);
@@ -536,8 +576,8 @@ static void program(void) {
     int c1 = read_rows(DIR "/tau1.csv", t1, 8 * DY_MAXJ);
     double w = 0, sc = maxabs(t0, c0 > 0 ? c0 : 0);
     for (int i = 0; i < c0 && i < c1; i++) w = fmax(w, fabs(t0[i] - t1[i]));
-    CHECK(c0 == 8 * n && c1 == c0 && w <= 1e-12 * fmax(1, sc), "dynid id via %s: %d/%d values, differ by %.3g (scale %.3g)",
-          outs[k], c1, c0, w, sc);
+    CHECK(c0 == 8 * n && c1 == c0 && w <= 1e-12 * fmax(1, sc),
+          "dynid id via %s: %d/%d values, differ by %.3g (scale %.3g)", outs[k], c1, c0, w, sc);
   }
   /* standard output: a table with the directives */
   snprintf(cmd, sizeof cmd, "./dynid model %s", src);

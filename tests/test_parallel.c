@@ -251,11 +251,86 @@ static void test_std(void) {
 /* rows the default keeps of a log stretch of N samples */
 static long rows_of(const dyiLogInfo* li, long N) { return (N - 2 * li->guard + li->decim - 1) / li->decim; }
 
+/* two different noise-free motions a and b2 as two logs: the stack is right
+ * to the filters' accuracy (a filter across the boundary would mix two
+ * motions that do not join); the first log's info into li */
+static void check_two_logs(const dyModel* m, const dyiBase* b, const double* bt, const char* a, const char* b2,
+                           dyiLogInfo* li) {
+  char err[DY_ERRSZ];
+  dyiLogOpt lo;
+  dyi_log_defaults(&lo);
+  dyiLogReader* rs[2] = {dyi_log_open(a, m->n, &lo, err, sizeof err), dyi_log_open(b2, m->n, &lo, err, sizeof err)};
+  dyiEstim* e = rs[0] && rs[1] ? dyi_identify_logs(m, b, rs, 2, NULL, NULL, err, sizeof err) : NULL;
+  CHECK(e != NULL, "two logs: %s", err);
+  memset(li, 0, sizeof *li);
+  if (rs[0]) dyi_log_info(rs[0], li);
+  if (e) {
+    double re = rel_err(e->beta, bt, b->nb);
+    /* not round-off: the signals' Butterworth leaves 1e-3 of its edge
+     * transient at the guard (log.c GUARD_TOL) */
+    CHECK(re < 1e-4 && e->samples == 2 * rows_of(li, 2000), "two noise-free logs stacked: rel err %.3g, %ld "
+          "rows (want %ld)", re, e->samples, 2 * rows_of(li, 2000));
+  }
+  dyi_est_free(e);
+  dyi_log_close(rs[0]); dyi_log_close(rs[1]);
+}
+
+/* the same two motions joined into one file all: the filters run over the
+ * jump between them, and the estimate is off */
+static void check_joined(const dyModel* m, const dyiBase* b, const double* bt, const char* a, const char* b2,
+                         const char* all) {
+  char err[DY_ERRSZ];
+  FILE* o = fopen(all, "w");
+  FILE* ia = fopen(a, "r");
+  FILE* ib = fopen(b2, "r");
+  char line[4096];
+  long k = 0;
+  while (fgets(line, sizeof line, ia)) fputs(line, o);
+  if (fgets(line, sizeof line, ib)) {}   /* header */
+  while (fgets(line, sizeof line, ib)) {   /* times continue after the first file's */
+    char* c = strchr(line, ',');
+    fprintf(o, "%.17g%s", 10.0 + (double)k++ / 200, c);
+  }
+  fclose(o); fclose(ia); fclose(ib);
+  dyiLogOpt lo;
+  dyi_log_defaults(&lo);
+  dyiLogReader* r1 = dyi_log_open(all, m->n, &lo, err, sizeof err);
+  dyiEstim* e = r1 ? dyi_identify(m, b, r1, NULL, NULL, err, sizeof err) : NULL;
+  double rejoin = e ? rel_err(e->beta, bt, b->nb) : 0;
+  CHECK(e && rejoin > 1e-6, "one file joining the motions: rel err %.3g (the filters run across the jump)",
+        rejoin);
+  printf("two motions, noise-free: as two logs rel err < 1e-4, as one joined file %.3g\n", rejoin);
+  dyi_est_free(e);
+  dyi_log_close(r1);
+}
+
+/* the program: both logs listed, --rows per log, bad --rows lists */
+static void check_logs_cli(const char* a, const char* b2, const char* out, const dyiLogInfo* li) {
+  char cmd[1500];
+  snprintf(cmd, sizeof cmd, "./dynid identify %s/ur5.csv %s %s --friction --rows 1..1500,501.. -o %s",
+           tmp, a, b2, out);
+  int rc = th_run(tmp, cmd);
+  const char* txt = th_slurp(out);
+  char la[400], lb[400];
+  snprintf(la, sizeof la, "# log: %s\n", a);
+  snprintf(lb, sizeof lb, "# log: %s\n", b2);
+  CHECK(rc == 0 && strstr(txt, la) && strstr(txt, lb) && strstr(txt, "# rows: parallel filtering"),
+        "identify A B: exit %d, both logs in the PARAMS header", rc);
+  const char* sp = strstr(txt, "# samples: ");
+  long ns = sp ? atol(sp + 11) : 0;
+  CHECK(ns == 2 * rows_of(li, 1500), "--rows 1..1500,501..: %ld rows (want %ld)", ns, 2 * rows_of(li, 1500));
+  snprintf(cmd, sizeof cmd, "./dynid identify %s/ur5.csv %s %s --friction --rows 1..10,2..3,4..5 -o %s",
+           tmp, a, b2, out);
+  CHECK(th_run(tmp, cmd) == 2, "three --rows ranges for two logs: bad usage");
+  snprintf(cmd, sizeof cmd, "./dynid validate %s/ur5.csv %s %s --rows 1..10,2..3", tmp, out, a);
+  CHECK(th_run(tmp, cmd) == 2, "a --rows list with one log: bad usage");
+}
+
 /* several logs: identify LOG1 LOG2 */
 static void test_logs(void) {
   dyModel* m = ur5();
   if (!m) return;
-  char err[DY_ERRSZ], a[300], b2[300], all[300], out[300], cmd[1500];
+  char err[DY_ERRSZ], a[300], b2[300], all[300], out[300];
   dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
   if (!b) { CHECK(0, "%s", err); dy_free_model(m); return; }
   double sd0[DY_MAXJ] = {0}, bt[14 * DY_MAXJ];
@@ -270,68 +345,12 @@ static void test_logs(void) {
   snprintf(b2, sizeof b2, "%s/b.csv", tmp);
   snprintf(all, sizeof all, "%s/all.csv", tmp);
   snprintf(out, sizeof out, "%s/p.csv", tmp);
-  /* two different motions, noise-free: the stack is right to the
-   * filters' accuracy (a filter across the boundary would mix two motions
-   * that do not join) */
   write_log(a, m, &f1, 10, 200, sd0, 1, 0);
   write_log(b2, m, &f2, 10, 200, sd0, 1, 0);
-  dyiLogOpt lo;
-  dyi_log_defaults(&lo);
-  dyiLogReader* rs[2] = {dyi_log_open(a, m->n, &lo, err, sizeof err), dyi_log_open(b2, m->n, &lo, err, sizeof err)};
-  dyiEstim* e = rs[0] && rs[1] ? dyi_identify_logs(m, b, rs, 2, NULL, NULL, err, sizeof err) : NULL;
-  CHECK(e != NULL, "two logs: %s", err);
   dyiLogInfo li;
-  memset(&li, 0, sizeof li);
-  if (rs[0]) dyi_log_info(rs[0], &li);
-  if (e) {
-    double re = rel_err(e->beta, bt, b->nb);
-    /* not round-off: the signals' Butterworth leaves 1e-3 of its edge
-     * transient at the guard (log.c GUARD_TOL) */
-    CHECK(re < 1e-4 && e->samples == 2 * rows_of(&li, 2000), "two noise-free logs stacked: rel err %.3g, %ld "
-          "rows (want %ld)", re, e->samples, 2 * rows_of(&li, 2000));
-  }
-  dyi_est_free(e);
-  dyi_log_close(rs[0]); dyi_log_close(rs[1]);
-  /* the same two motions joined into one file: the filters run over the
-   * jump between them, and the estimate is off */
-  FILE* o = fopen(all, "w");
-  FILE* ia = fopen(a, "r");
-  FILE* ib = fopen(b2, "r");
-  char line[4096];
-  long k = 0;
-  while (fgets(line, sizeof line, ia)) fputs(line, o);
-  if (fgets(line, sizeof line, ib)) {}   /* header */
-  while (fgets(line, sizeof line, ib)) {   /* times continue after the first file's */
-    char* c = strchr(line, ',');
-    fprintf(o, "%.17g%s", 10.0 + (double)k++ / 200, c);
-  }
-  fclose(o); fclose(ia); fclose(ib);
-  dyiLogReader* r1 = dyi_log_open(all, m->n, &lo, err, sizeof err);
-  e = r1 ? dyi_identify(m, b, r1, NULL, NULL, err, sizeof err) : NULL;
-  double rejoin = e ? rel_err(e->beta, bt, b->nb) : 0;
-  CHECK(e && rejoin > 1e-6, "one file joining the motions: rel err %.3g (the filters run across the jump)",
-        rejoin);
-  printf("two motions, noise-free: as two logs rel err < 1e-4, as one joined file %.3g\n", rejoin);
-  dyi_est_free(e);
-  dyi_log_close(r1);
-  /* the program: both logs listed, --rows per log, bad --rows lists */
-  snprintf(cmd, sizeof cmd, "./dynid identify %s/ur5.csv %s %s --friction --rows 1..1500,501.. -o %s",
-           tmp, a, b2, out);
-  int rc = th_run(tmp, cmd);
-  const char* txt = th_slurp(out);
-  char la[400], lb[400];
-  snprintf(la, sizeof la, "# log: %s\n", a);
-  snprintf(lb, sizeof lb, "# log: %s\n", b2);
-  CHECK(rc == 0 && strstr(txt, la) && strstr(txt, lb) && strstr(txt, "# rows: parallel filtering"),
-        "identify A B: exit %d, both logs in the PARAMS header", rc);
-  const char* sp = strstr(txt, "# samples: ");
-  long ns = sp ? atol(sp + 11) : 0;
-  CHECK(ns == 2 * rows_of(&li, 1500), "--rows 1..1500,501..: %ld rows (want %ld)", ns, 2 * rows_of(&li, 1500));
-  snprintf(cmd, sizeof cmd, "./dynid identify %s/ur5.csv %s %s --friction --rows 1..10,2..3,4..5 -o %s",
-           tmp, a, b2, out);
-  CHECK(th_run(tmp, cmd) == 2, "three --rows ranges for two logs: bad usage");
-  snprintf(cmd, sizeof cmd, "./dynid validate %s/ur5.csv %s %s --rows 1..10,2..3", tmp, out, a);
-  CHECK(th_run(tmp, cmd) == 2, "a --rows list with one log: bad usage");
+  check_two_logs(m, b, bt, a, b2, &li);
+  check_joined(m, b, bt, a, b2, all);
+  check_logs_cli(a, b2, out, &li);
   dyi_base_free(b);
   dy_free_model(m);
 }

@@ -84,18 +84,67 @@ static void write_file(const char* path, const char* text) {
   fclose(f);
 }
 
+/* malformed PARAMS files: each refused with an error containing want */
 static void bad_files(dyModel* m) {
+  static const struct { const char* text; const char* want; const char* what; } bad[] = {
+    {"name,value\nZZ1R,1\n", "expression", "missing column"},
+    {"# c\nname,value,std,rel_std_pct,expression\nZZ1R,1,,,ZZ1 + YY9\n", ":3:5:", "bad name with position"},
+    {"name,value,std,rel_std_pct,expression\nZZ1R,abc,,,ZZ1\n", ":2:2", "bad value with position"},
+    {"name,value,std,rel_std_pct,expression\nA,1,,,ZZ1 + YY2\nB,1,,,2*ZZ1 + 2*YY2\n", "dependent", "dependent rows"},
+  };
   char err[512];
   const char* path = "/tmp/dynid_test_params_bad.csv";
-  write_file(path, "name,value\nZZ1R,1\n");
-  CHECK(!dyi_params_read(path, m, err, sizeof err) && strstr(err, "expression"), "missing column: %s", err);
-  write_file(path, "# c\nname,value,std,rel_std_pct,expression\nZZ1R,1,,,ZZ1 + YY9\n");
-  CHECK(!dyi_params_read(path, m, err, sizeof err) && strstr(err, ":3:5:"), "bad name with position: %s", err);
-  write_file(path, "name,value,std,rel_std_pct,expression\nZZ1R,abc,,,ZZ1\n");
-  CHECK(!dyi_params_read(path, m, err, sizeof err) && strstr(err, ":2:2"), "bad value with position: %s", err);
-  write_file(path, "name,value,std,rel_std_pct,expression\nA,1,,,ZZ1 + YY2\nB,1,,,2*ZZ1 + 2*YY2\n");
-  CHECK(!dyi_params_read(path, m, err, sizeof err) && strstr(err, "dependent"), "dependent rows: %s", err);
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    write_file(path, bad[i].text);
+    CHECK(!dyi_params_read(path, m, err, sizeof err) && strstr(err, bad[i].want), "%s: %s", bad[i].what, err);
+  }
   unlink(path);
+}
+
+/* 4 random states of n joints into S and the file sp */
+static void write_id_states(const char* sp, int n, double S[4][3][DY_MAXJ]) {
+  FILE* f = fopen(sp, "w");
+  for (int j = 0; j < n; j++) fprintf(f, "%sq%d", j ? "," : "", j + 1);
+  for (int j = 0; j < n; j++) fprintf(f, ",qd%d", j + 1);
+  for (int j = 0; j < n; j++) fprintf(f, ",qdd%d", j + 1);
+  fputc('\n', f);
+  for (int s = 0; s < 4; s++) {
+    th_random_state(n, S[s][0], S[s][1], S[s][2]);
+    for (int k = 0; k < 3; k++) for (int j = 0; j < n; j++) fprintf(f, "%s%.17g", k || j ? "," : "", S[s][k][j]);
+    fputc('\n', f);
+  }
+  fclose(f);
+}
+
+/* the torques `dynid id` prints on pr (after its header) against Y_b beta
+ * at the states S: rows read, largest difference and scale */
+static int read_id_rows(FILE* pr, const dyModel* m, const dyiBase* b, const double* beta, double S[4][3][DY_MAXJ],
+                        double* worst, double* scale) {
+  const int n = m->n, nb = b->nb, np = b->npar;
+  char line[4096];
+  int rows = 0;
+  dyData* d = dy_make_data(m);
+  double* Y = malloc(sizeof(double) * (size_t)n * (size_t)np);
+  *worst = 0; *scale = 1;
+  if (pr && fgets(line, sizeof line, pr)) {
+    CHECK(!strncmp(line, "tau1,", 5), "id header: %s", line);
+    while (rows < 4 && fgets(line, sizeof line, pr)) {
+      dyi_regressor(m, d, S[rows][0], S[rows][1], S[rows][2], 1, Y, n);
+      char* s = line;
+      for (int i = 0; i < n; i++) {
+        double t = strtod(s, &s);
+        if (*s == ',') s++;
+        double yb = 0;
+        for (int l = 0; l < nb; l++)
+          for (int k = 0; k < np; k++) yb += Y[i + (size_t)n*k] * b->P[(size_t)k*nb + l] * beta[l];
+        *worst = fmax(*worst, fabs(t - yb));
+        *scale = fmax(*scale, fabs(yb));
+      }
+      rows++;
+    }
+  }
+  free(Y); dy_free_data(d);
+  return rows;
 }
 
 /* dynid id with --params through the program */
@@ -110,61 +159,30 @@ static void cli_id(void) {
     "2,R,-1.5707963267948966,0,0,0,0.646,-0.003,-0.028,0.003,0.008,-0.004,0.001,0.03,0.004,0.03,0.1,0.2,0.3,0.1\n"
     "3,R,1.5707963267948966,0,0,0.316,3.23,0.027,0.039,-0.066,0.037,-0.005,-0.004,0.036,-0.013,0.011,0.1,0.2,0.3,0.1\n"
     "4,R,1.5707963267948966,0.0825,0,0,3.59,-0.053,0.104,0.027,0.026,0.008,-0.006,0.02,0.01,0.03,0.1,0.2,0.3,0.1\n"
-    "5,R,-1.5707963267948966,-0.0825,0,0.384,1.22,-0.012,0.041,-0.038,0.036,-0.0005,-0.005,0.03,0.008,0.009,0.1,0.2,0.3,0.1\n"
+    "5,R,-1.5707963267948966,-0.0825,0,0.384,1.22,-0.012,0.041,-0.038,0.036,-0.0005,-0.005,0.03,0.008,0.009,0.1,0.2,"
+    "0.3,0.1\n"
     "6,R,1.5707963267948966,0,0,0,1.66,0.06,-0.014,-0.01,0.002,0.0001,-0.001,0.004,0.0004,0.005,0.1,0.2,0.3,0.1\n"
     "7,R,1.5707963267948966,0.088,0,0,0.735,0.01,-0.004,0.06,0.013,-0.0004,-0.001,0.01,-0.001,0.005,0.1,0.2,0.3,0.1\n");
   char err[512];
   dyModel* m = NULL;
   CHECK(dy_load_model(mp, NULL, &m, err, sizeof err) == 0, "load: %s", err);
   if (!m) return;
-  int n = m->n;
   dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
   CHECK(b != NULL, "khalil: %s", err);
   if (!b) { dy_free_model(m); return; }
-  int nb = b->nb, np = b->npar;
-  double* beta = malloc(sizeof(double) * (size_t)nb);
-  for (int i = 0; i < nb; i++) beta[i] = th_uniform(-1, 1);
+  double* beta = malloc(sizeof(double) * (size_t)b->nb);
+  for (int i = 0; i < b->nb; i++) beta[i] = th_uniform(-1, 1);
   FILE* f = fopen(pp, "w");
   dyi_params_write(f, m, b, beta, NULL, "test", NULL, NULL);
   fclose(f);
   double S[4][3][DY_MAXJ];
-  f = fopen(sp, "w");
-  for (int j = 0; j < n; j++) fprintf(f, "%sq%d", j ? "," : "", j + 1);
-  for (int j = 0; j < n; j++) fprintf(f, ",qd%d", j + 1);
-  for (int j = 0; j < n; j++) fprintf(f, ",qdd%d", j + 1);
-  fputc('\n', f);
-  for (int s = 0; s < 4; s++) {
-    th_random_state(n, S[s][0], S[s][1], S[s][2]);
-    for (int k = 0; k < 3; k++) for (int j = 0; j < n; j++) fprintf(f, "%s%.17g", k || j ? "," : "", S[s][k][j]);
-    fputc('\n', f);
-  }
-  fclose(f);
+  write_id_states(sp, m->n, S);
   char cmd[1024];
   snprintf(cmd, sizeof cmd, "./dynid id %s %s --params %s", mp, sp, pp);
   FILE* pr = popen(cmd, "r");
   CHECK(pr != NULL, "popen");
-  char line[4096];
-  int rows = 0;
-  double worst = 0, scale = 1;
-  dyData* d = dy_make_data(m);
-  double* Y = malloc(sizeof(double) * (size_t)n * (size_t)np);
-  if (pr && fgets(line, sizeof line, pr)) {
-    CHECK(!strncmp(line, "tau1,", 5), "id header: %s", line);
-    while (rows < 4 && fgets(line, sizeof line, pr)) {
-      dyi_regressor(m, d, S[rows][0], S[rows][1], S[rows][2], 1, Y, n);
-      char* s = line;
-      for (int i = 0; i < n; i++) {
-        double t = strtod(s, &s);
-        if (*s == ',') s++;
-        double yb = 0;
-        for (int l = 0; l < nb; l++)
-          for (int k = 0; k < np; k++) yb += Y[i + (size_t)n*k] * b->P[(size_t)k*nb + l] * beta[l];
-        worst = fmax(worst, fabs(t - yb));
-        scale = fmax(scale, fabs(yb));
-      }
-      rows++;
-    }
-  }
+  double worst, scale;
+  int rows = read_id_rows(pr, m, b, beta, S, &worst, &scale);
   int rc = pr ? pclose(pr) : -1;
   CHECK(rc == 0 && rows == 4, "dynid id --params: rc %d, %d rows", rc, rows);
   CHECK(worst <= 1e-10 * scale, "dynid id --params vs Y_b beta: %.3g", worst);
@@ -173,7 +191,7 @@ static void cli_id(void) {
   snprintf(cmd, sizeof cmd, "./dynid id %s %s --params %s 2>/dev/null >/dev/null", mp, sp, pp);
   rc = system(cmd);
   CHECK(rc != 0, "a set that is not a base set of the model is refused");
-  free(Y); dy_free_data(d); free(beta);
+  free(beta);
   dyi_base_free(b);
   dy_free_model(m);
   unlink(mp); unlink(sp); unlink(pp);

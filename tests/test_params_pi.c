@@ -174,101 +174,101 @@ static void refused(const char* path, const dyModel* m, const char* text, const 
   dyi_params_free(p);
 }
 
-static void reader_errors(void) {
-  const char* path = "/tmp/dynid_test_pi_bad.csv";
-  dyModel* m = th_random_model(2, 0, 0, 0);
+/* B pi against the values: a parameter the set sees, changed by 1e-6 of its
+ * size, is refused; one it does not see (another realisation of the same
+ * beta) is accepted and used as it is */
+static void check_realisation(const char* path, const dyModel* m, const dyiBase* b, const char* text) {
   char err[DY_ERRSZ], want[256];
-  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
-  CHECK(b != NULL, "khalil: %s", err);
-  if (!b) { dy_free_model(m); return; }
-  const int nb = b->nb;
-  const int np = dy_npar(m);   /* 28 */
-  double beta[64], sd[64];
-  base_of(b, m->par, beta);
-  for (int i = 0; i < nb; i++) sd[i] = 0.01;
-  /* lines: 1-2 comment, 3 the note, 4..31 #! pi (XX1 first), 32 header */
-  char* text = expected_text(m, b, beta, sd, "model: test\nset: test", m->par);
-  char* t;
-  write_file(path, text);
-  dyiParams* p = dyi_params_read(path, m, err, sizeof err);
-  CHECK(p && p->pi, "the valid file reads: %s", p ? "" : err);
-  dyi_params_free(p);
-
-  t = edit_line(text, 4, "#! gravity,0,0,-9.81", NULL);
-  snprintf(want, sizeof want, "%s:4:4: unknown directive 'gravity' (pi)", path);
-  refused(path, m, t, want, "unknown directive"); free(t);
-  t = edit_line(text, 4, "#! pi,XX3,1", NULL);
-  snprintf(want, sizeof want, "%s:4:7: 'XX3' is not a standard parameter of the 2-joint model", path);
-  refused(path, m, t, want, "unknown name"); free(t);
-  char dup[128];
-  snprintf(dup, sizeof dup, "#! pi,XX1,%.17g", m->par[0]);
-  t = edit_line(text, 5, dup, NULL);
-  snprintf(want, sizeof want, "%s:5:7: second value of XX1 (the first is on line 4)", path);
-  refused(path, m, t, want, "duplicate"); free(t);
-  t = edit_line(text, 5, "", NULL);
-  snprintf(want, sizeof want, "%s:30: the #! pi lines give 27 of the 28 standard parameters: XY1 is missing", path);
-  refused(path, m, t, want, "missing"); free(t);
-  t = edit_line(text, 4, "#! pi,XX1,abc", NULL);
-  snprintf(want, sizeof want, "%s:4:11: value of XX1: not a finite number: 'abc'", path);
-  refused(path, m, t, want, "not a number"); free(t);
-  t = edit_line(text, 4, "#! pi,XX1,nan", NULL);
-  refused(path, m, t, "value of XX1: not a finite number: 'nan'", "NaN"); free(t);
-  t = edit_line(text, 4, "#! pi,XX1,", NULL);
-  refused(path, m, t, "value of XX1: not a finite number: ''", "empty value"); free(t);
-  t = edit_line(text, 4, "#! pi,XX1", NULL);
-  snprintf(want, sizeof want, "%s:4:10: expected ',' and the value", path);
-  refused(path, m, t, want, "no value"); free(t);
-  t = edit_line(text, 4, "#! pi,XX1,1,2", NULL);
-  snprintf(want, sizeof want, "%s:4:12: more than a name and a value", path);
-  refused(path, m, t, want, "a field too many"); free(t);
-  t = edit_line(text, 4, NULL, "#! pi,XX1,1\n");
-  refused(path, m, t, "directive after the header (line 32)", "after the header"); free(t);
-  /* B pi against the values: a parameter the set sees, changed by 1e-6 of its size */
   int kseen = -1, kblind = -1;
   for (int k = 0; k < b->npar; k++) {
     double c = 0;
-    for (int i = 0; i < nb; i++) c = fmax(c, fabs(b->B[(size_t)i * b->npar + k]));
+    for (int i = 0; i < b->nb; i++) c = fmax(c, fabs(b->B[(size_t)i * b->npar + k]));
     if (c > 0.5 && kseen < 0) kseen = k;
     if (c == 0 && kblind < 0) kblind = k;
   }
   CHECK(kseen >= 0 && kblind >= 0, "the set sees a parameter (%d) and not another (%d)", kseen, kblind);
-  if (kseen >= 0 && kblind >= 0) {
-    char nm[32], ln[128];
-    dy_parname(m, kseen, nm, sizeof nm);
-    snprintf(ln, sizeof ln, "#! pi,%s,%.17g", nm, m->par[kseen] + 1e-6 * fmax(1, fabs(m->par[kseen])));
-    t = edit_line(text, 4 + kseen, ln, NULL);
-    snprintf(want, sizeof want, "%s: the standard parameters (#! pi lines) do not reproduce the base parameters (", path);
-    refused(path, m, t, want, "B pi does not reproduce the values"); free(t);
-    /* another realisation of the same beta: accepted, and used as it is */
-    dy_parname(m, kblind, nm, sizeof nm);
-    snprintf(ln, sizeof ln, "#! pi,%s,%.17g", nm, m->par[kblind] + 0.5);
-    t = edit_line(text, 4 + kblind, ln, NULL);
-    write_file(path, t);
-    p = dyi_params_read(path, m, err, sizeof err);
-    CHECK(p && p->pi[kblind] == m->par[kblind] + 0.5, "a pi the base set cannot tell apart is accepted: %s",
-          p ? "" : err);
-    dyi_params_free(p);
+  if (kseen < 0 || kblind < 0) return;
+  char nm[32], ln[128];
+  dy_parname(m, kseen, nm, sizeof nm);
+  snprintf(ln, sizeof ln, "#! pi,%s,%.17g", nm, m->par[kseen] + 1e-6 * fmax(1, fabs(m->par[kseen])));
+  char* t = edit_line(text, 4 + kseen, ln, NULL);
+  snprintf(want, sizeof want, "%s: the standard parameters (#! pi lines) do not reproduce the base parameters (", path);
+  refused(path, m, t, want, "B pi does not reproduce the values"); free(t);
+  dy_parname(m, kblind, nm, sizeof nm);
+  snprintf(ln, sizeof ln, "#! pi,%s,%.17g", nm, m->par[kblind] + 0.5);
+  t = edit_line(text, 4 + kblind, ln, NULL);
+  write_file(path, t);
+  dyiParams* p = dyi_params_read(path, m, err, sizeof err);
+  CHECK(p && p->pi[kblind] == m->par[kblind] + 0.5, "a pi the base set cannot tell apart is accepted: %s",
+        p ? "" : err);
+  dyi_params_free(p);
+  free(t);
+}
+
+/* any order: the np #! pi lines (after 3 lines) of text reversed read the same pi */
+static void check_reversed(const char* path, const dyModel* m, const char* text) {
+  const int np = dy_npar(m);
+  char err[DY_ERRSZ];
+  char* r = NULL;
+  size_t rl = 0;
+  FILE* f = open_memstream(&r, &rl);
+  const char* s = text;
+  for (int k = 1; k <= 3; k++) { size_t L = strcspn(s, "\n") + 1; fwrite(s, 1, L, f); s += L; }
+  const char* lines[64];
+  for (int k = 0; k < np; k++) { lines[k] = s; s += strcspn(s, "\n") + 1; }
+  for (int k = np - 1; k >= 0; k--) fwrite(lines[k], 1, strcspn(lines[k], "\n") + 1, f);
+  fputs(s, f);
+  fclose(f);
+  write_file(path, r);
+  dyiParams* p = dyi_params_read(path, m, err, sizeof err);
+  CHECK(p && !memcmp(p->pi, m->par, sizeof(double) * (size_t)np), "the #! pi lines in reverse order: %s",
+        p ? "" : err);
+  dyi_params_free(p);
+  free(r);
+}
+
+/* the edits of a valid file that must be refused: line `line` replaced by
+ * repl ("" deletes it; NULL keeps it), add appended; the error contains want,
+ * after "PATH" when at */
+struct bad_pi { int line; const char* repl; const char* add; int at; const char* want; const char* what; };
+
+static void reader_errors(void) {
+  const char* path = "/tmp/dynid_test_pi_bad.csv";
+  dyModel* m = th_random_model(2, 0, 0, 0);
+  char err[DY_ERRSZ], want[256], dup[128];
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
+  CHECK(b != NULL, "khalil: %s", err);
+  if (!b) { dy_free_model(m); return; }
+  double beta[64], sd[64];
+  base_of(b, m->par, beta);
+  for (int i = 0; i < b->nb; i++) sd[i] = 0.01;
+  /* lines: 1-2 comment, 3 the note, 4..31 #! pi (XX1 first), 32 header; 28 parameters */
+  char* text = expected_text(m, b, beta, sd, "model: test\nset: test", m->par);
+  write_file(path, text);
+  dyiParams* p = dyi_params_read(path, m, err, sizeof err);
+  CHECK(p && p->pi, "the valid file reads: %s", p ? "" : err);
+  dyi_params_free(p);
+  snprintf(dup, sizeof dup, "#! pi,XX1,%.17g", m->par[0]);
+  const struct bad_pi cases[] = {
+    {4, "#! gravity,0,0,-9.81", NULL, 1, ":4:4: unknown directive 'gravity' (pi)", "unknown directive"},
+    {4, "#! pi,XX3,1", NULL, 1, ":4:7: 'XX3' is not a standard parameter of the 2-joint model", "unknown name"},
+    {5, dup, NULL, 1, ":5:7: second value of XX1 (the first is on line 4)", "duplicate"},
+    {5, "", NULL, 1, ":30: the #! pi lines give 27 of the 28 standard parameters: XY1 is missing", "missing"},
+    {4, "#! pi,XX1,abc", NULL, 1, ":4:11: value of XX1: not a finite number: 'abc'", "not a number"},
+    {4, "#! pi,XX1,nan", NULL, 0, "value of XX1: not a finite number: 'nan'", "NaN"},
+    {4, "#! pi,XX1,", NULL, 0, "value of XX1: not a finite number: ''", "empty value"},
+    {4, "#! pi,XX1", NULL, 1, ":4:10: expected ',' and the value", "no value"},
+    {4, "#! pi,XX1,1,2", NULL, 1, ":4:12: more than a name and a value", "a field too many"},
+    {4, NULL, "#! pi,XX1,1\n", 0, "directive after the header (line 32)", "after the header"},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    char* t = edit_line(text, cases[c].line, cases[c].repl, cases[c].add);
+    snprintf(want, sizeof want, "%s%s", cases[c].at ? path : "", cases[c].want);
+    refused(path, m, t, want, cases[c].what);
     free(t);
   }
-  /* any order: the #! pi lines reversed */
-  {
-    char* r = NULL;
-    size_t rl = 0;
-    FILE* f = open_memstream(&r, &rl);
-    const char* s = text;
-    for (int k = 1; k <= 3; k++) { size_t L = strcspn(s, "\n") + 1; fwrite(s, 1, L, f); s += L; }
-    const char* lines[64];
-    for (int k = 0; k < np; k++) { lines[k] = s; s += strcspn(s, "\n") + 1; }
-    for (int k = np - 1; k >= 0; k--) fwrite(lines[k], 1, strcspn(lines[k], "\n") + 1, f);
-    fputs(s, f);
-    fclose(f);
-    write_file(path, r);
-    p = dyi_params_read(path, m, err, sizeof err);
-    CHECK(p && !memcmp(p->pi, m->par, sizeof(double) * (size_t)np), "the #! pi lines in reverse order: %s",
-          p ? "" : err);
-    dyi_params_free(p);
-    free(r);
-  }
+  check_realisation(path, m, b, text);
+  check_reversed(path, m, text);
   free(text);
   unlink(path);
   dyi_base_free(b);
@@ -333,31 +333,27 @@ static void ident_part(const char* text, char* out, size_t sz) {
   }
 }
 
-static void program(void) {
-  if (!mkdtemp(dir)) { CHECK(0, "mkdtemp"); return; }
-  const char* M = "datasets/models/panda.csv";
-  char err[DY_ERRSZ], path[512];
-  dyModel* m = NULL;
-  CHECK(dy_load_model(M, NULL, &m, err, sizeof err) == 0, "load %s: %s", M, err);
-  if (!m) return;
-  const int n = m->n;
-  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
-  CHECK(b != NULL, "khalil: %s", err);
-  if (!b) { dy_free_model(m); return; }
-  /* pi: the nominal links (consistent), no joint parameters */
-  double pi[14 * DY_MAXJ] = {0}, beta[14 * DY_MAXJ], sd[14 * DY_MAXJ], par[14 * DY_MAXJ];
-  memcpy(pi, m->par, sizeof(double) * DY_NPAR_LINK * (size_t)n);
-  base_of(b, pi, beta);
-  for (int i = 0; i < b->nb; i++) sd[i] = 1e-3 * fabs(beta[i]) + 1e-6;
-  snprintf(path, sizeof path, "%s/p_pi.csv", dir);
+/* dir/name with the PARAMS of b: values beta, std sd, the #! pi lines if pi */
+static void write_params(const char* name, const dyModel* m, const dyiBase* b, const double* beta,
+                         const double* sd, const double* pi) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
   FILE* f = fopen(path, "w");
   dyi_params_write(f, m, b, beta, sd, "dynid test", pi, NULL);
   fclose(f);
+}
+
+/* p_pi.csv (with pi) and p.csv (without) of the nominal links; the
+ * realisation P beta of p.csv has inconsistent links, pi none */
+static void write_pi_files(const dyModel* m, const dyiBase* b, const double* pi) {
+  const int n = m->n;
+  char err[DY_ERRSZ], path[512];
+  double beta[14 * DY_MAXJ], sd[14 * DY_MAXJ], par[14 * DY_MAXJ];
+  base_of(b, pi, beta);
+  for (int i = 0; i < b->nb; i++) sd[i] = 1e-3 * fabs(beta[i]) + 1e-6;
+  write_params("p_pi.csv", m, b, beta, sd, pi);
+  write_params("p.csv", m, b, beta, sd, NULL);
   snprintf(path, sizeof path, "%s/p.csv", dir);
-  f = fopen(path, "w");
-  dyi_params_write(f, m, b, beta, sd, "dynid test", NULL, NULL);
-  fclose(f);
-  /* the realisation P beta of the file without pi has inconsistent links */
   dyiParams* p = dyi_params_read(path, m, err, sizeof err);
   int bad = 0;
   if (p) {
@@ -367,8 +363,14 @@ static void program(void) {
   CHECK(p && bad > 0, "P beta has inconsistent links (%d), pi none", bad);
   dyi_params_free(p);
   for (int j = 0; j < n; j++) CHECK(dy_link_consistent(pi + DY_NPAR_LINK * j), "nominal link %d consistent", j + 1);
+}
 
-  int r = run("./dynid simulate datasets/models/panda.csv fourier --duration 4 --rate 200 --noise 0.05 -o %s/log.csv", dir);
+/* validate with pi: certified consistent, no P beta; without: P beta and its
+ * INVALID links; the same torque metrics */
+static void check_validate(void) {
+  char path[512];
+  int r = run("./dynid simulate datasets/models/panda.csv fourier --duration 4 --rate 200 --noise 0.05 -o %s/log.csv",
+              dir);
   CHECK(r == 0, "simulate (%d)", r);
   r = run("./dynid validate datasets/models/panda.csv %s/p_pi.csv %s/log.csv --horizon 0.05 -o %s/v_pi.csv", dir);
   CHECK(r == 0, "validate with pi (%d)", r);
@@ -396,11 +398,13 @@ static void program(void) {
     CHECK(a[0] && !strcmp(a, c), "the same torque metrics with and without pi (same beta):\n%s\nvs\n%s", a, c);
   }
   free(vpi); free(v);
+}
 
-  /* id and inertia --params: RNEA and CRBA on pi */
+/* dir/states.csv: 3 random states (q, qd, qdd) of n joints, kept in S */
+static void write_states(int n, double S[3][3][DY_MAXJ]) {
+  char path[512];
   snprintf(path, sizeof path, "%s/states.csv", dir);
-  f = fopen(path, "w");
-  double S[3][3][DY_MAXJ];
+  FILE* f = fopen(path, "w");
   for (int j = 0; j < n; j++) fprintf(f, "%sq%d", j ? "," : "", j + 1);
   for (int j = 0; j < n; j++) fprintf(f, ",qd%d", j + 1);
   for (int j = 0; j < n; j++) fprintf(f, ",qdd%d", j + 1);
@@ -411,52 +415,61 @@ static void program(void) {
     fputc('\n', f);
   }
   fclose(f);
-  dyData* d = dy_make_data(m);
-  for (int inertia = 0; inertia < 2; inertia++) {
-    r = run(inertia ? "./dynid inertia datasets/models/panda.csv %s/states.csv --params %s/p_pi.csv -o %s/out.csv"
-                    : "./dynid id datasets/models/panda.csv %s/states.csv --params %s/p_pi.csv -o %s/out.csv", dir);
-    snprintf(path, sizeof path, "%s/out.csv", dir);
-    char* out = th_read_file(path);
-    double worst = 0, scale = 1;
-    int rows = 0;
-    const char* s = out;   /* the provenance '#' lines, then the header */
-    while (s && *s == '#') s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL;
-    s = s ? strchr(s, '\n') : NULL;
-    while (s && s[1] && rows < 3) {
-      double want[DY_MAXJ * DY_MAXJ];
-      if (inertia) dy_crba(m, d, pi, S[rows][0], want);
-      else dy_rnea(m, d, pi, S[rows][0], S[rows][1], S[rows][2], want);
-      char* e = (char*)s + 1;
-      for (int k = 0; k < (inertia ? n * n : n); k++) {
-        double x = strtod(e, &e);
-        if (*e == ',') e++;
-        worst = fmax(worst, fabs(x - want[k]));
-        scale = fmax(scale, fabs(want[k]));
-      }
-      rows++;
-      s = strchr(s + 1, '\n');
-    }
-    CHECK(r == 0 && rows == 3 && worst <= 1e-12 * scale, "%s --params with pi equals the library on pi: %.3g",
-          inertia ? "inertia" : "id", worst);
-    free(out);
-  }
-  dy_free_data(d);
+}
 
-  /* a bad #! pi line: one line, exit 1 */
+/* `dynid id` (inertia 0) or `dynid inertia` (1) --params p_pi.csv on the
+ * states S: the library's RNEA or CRBA on pi */
+static void check_id_params(const dyModel* m, dyData* d, const double* pi, double S[3][3][DY_MAXJ], int inertia) {
+  const int n = m->n;
+  char path[512];
+  int r = run(inertia ? "./dynid inertia datasets/models/panda.csv %s/states.csv --params %s/p_pi.csv -o %s/out.csv"
+                      : "./dynid id datasets/models/panda.csv %s/states.csv --params %s/p_pi.csv -o %s/out.csv", dir);
+  snprintf(path, sizeof path, "%s/out.csv", dir);
+  char* out = th_read_file(path);
+  double worst = 0, scale = 1;
+  int rows = 0;
+  const char* s = out;   /* the provenance '#' lines, then the header */
+  while (s && *s == '#') s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL;
+  s = s ? strchr(s, '\n') : NULL;
+  while (s && s[1] && rows < 3) {
+    double want[DY_MAXJ * DY_MAXJ];
+    if (inertia) dy_crba(m, d, pi, S[rows][0], want);
+    else dy_rnea(m, d, pi, S[rows][0], S[rows][1], S[rows][2], want);
+    char* e = (char*)s + 1;
+    for (int k = 0; k < (inertia ? n * n : n); k++) {
+      double x = strtod(e, &e);
+      if (*e == ',') e++;
+      worst = fmax(worst, fabs(x - want[k]));
+      scale = fmax(scale, fabs(want[k]));
+    }
+    rows++;
+    s = strchr(s + 1, '\n');
+  }
+  CHECK(r == 0 && rows == 3 && worst <= 1e-12 * scale, "%s --params with pi equals the library on pi: %.3g",
+        inertia ? "inertia" : "id", worst);
+  free(out);
+}
+
+/* a bad #! pi line: validate refuses it in one line, exit 1 */
+static void check_bad_line(void) {
+  char path[512];
   snprintf(path, sizeof path, "%s/p_pi.csv", dir);
   char* txt = th_read_file(path);
   char* bad_txt = txt ? edit_line(txt, 3, "#! pi,XX1,x", NULL) : NULL;   /* XX1: after the comment and the note */
   snprintf(path, sizeof path, "%s/p_bad.csv", dir);
   if (bad_txt) write_file(path, bad_txt);
-  r = run("./dynid validate datasets/models/panda.csv %s/p_bad.csv %s/log.csv -o %s/v_bad.csv", dir);
+  int r = run("./dynid validate datasets/models/panda.csv %s/p_bad.csv %s/log.csv -o %s/v_bad.csv", dir);
   snprintf(path, sizeof path, "%s/stderr", dir);
   char* e = th_read_file(path);
   CHECK(r == 1 && e && strstr(e, "p_bad.csv:3:11: value of XX1: not a finite number: 'x'") && strchr(e, '\n') &&
         !strchr(e, '\n')[1], "validate refuses a bad #! pi line in one line: %s", e ? e : "");
   free(e); free(txt); free(bad_txt);
+}
 
-  /* the report: certified consistent, every identified link valid */
-  r = run("./dynid report datasets/models/panda.csv %s/p_pi.csv %s/log.csv -o %s/r.html", dir);
+/* the report: certified consistent, every identified link valid */
+static void check_report(void) {
+  char path[512];
+  int r = run("./dynid report datasets/models/panda.csv %s/p_pi.csv %s/log.csv -o %s/r.html", dir);
   CHECK(r == 0, "report with pi (%d)", r);
   snprintf(path, sizeof path, "%s/r.html", dir);
   char* html = th_read_file(path);
@@ -465,9 +478,31 @@ static void program(void) {
         strstr(html, "the standard parameters the parameters file carries (the ones the estimate was solved as)"),
         "report with pi: certified consistent, the carried links, no INVALID");
   free(html);
+}
 
-  /* the report's poorly identified lines are identify's terminal lines */
-  r = run("./dynid identify datasets/models/panda.csv %s/log.csv -o %s/p_id.csv", dir);
+/* the list lines of the report's <pre class="poorly"> into out, the text as
+ * a reader sees it (&gt; is '>'); out unchanged if there is none */
+static void html_ident_part(const char* html, char* out, size_t sz) {
+  const char* pre = html ? strstr(html, "<pre class=\"poorly\">") : NULL;
+  const char* pe = pre ? strstr(pre, "</pre>") : NULL;
+  if (!pre || !pe) return;
+  char* part = strndup(pre + 20, (size_t)(pe - pre - 20));
+  char* o = part;
+  for (const char* c = part; *c; c++) {
+    if (!strncmp(c, "&gt;", 4)) { *o++ = '>'; c += 3; }
+    else if (!strncmp(c, "&lt;", 4)) { *o++ = '<'; c += 3; }
+    else if (!strncmp(c, "&amp;", 5)) { *o++ = '&'; c += 4; }
+    else *o++ = *c;
+  }
+  *o = 0;
+  ident_part(part, out, sz);
+  free(part);
+}
+
+/* the report's poorly identified lines are identify's terminal lines */
+static void check_report_ident(void) {
+  char path[512];
+  int r = run("./dynid identify datasets/models/panda.csv %s/log.csv -o %s/p_id.csv", dir);
   snprintf(path, sizeof path, "%s/stderr", dir);
   char* term = th_read_file(path);
   static char tl[4096], hl[4096];
@@ -475,25 +510,37 @@ static void program(void) {
   r |= run("./dynid report datasets/models/panda.csv %s/p_id.csv %s/log.csv -o %s/r2.html", dir);
   snprintf(path, sizeof path, "%s/r2.html", dir);
   char* h2 = th_read_file(path);
-  const char* pre = h2 ? strstr(h2, "<pre class=\"poorly\">") : NULL;
-  const char* pe = pre ? strstr(pre, "</pre>") : NULL;
-  if (pre && pe) {   /* the text as a reader sees it: &gt; is '>' */
-    char* part = strndup(pre + 20, (size_t)(pe - pre - 20));
-    char* o = part;
-    for (const char* c = part; *c; c++) {
-      if (!strncmp(c, "&gt;", 4)) { *o++ = '>'; c += 3; }
-      else if (!strncmp(c, "&lt;", 4)) { *o++ = '<'; c += 3; }
-      else if (!strncmp(c, "&amp;", 5)) { *o++ = '&'; c += 4; }
-      else *o++ = *c;
-    }
-    *o = 0;
-    ident_part(part, hl, sizeof hl);
-    free(part);
-  }
+  html_ident_part(h2, hl, sizeof hl);
   CHECK(r == 0 && strstr(tl, "identified: ") && !strcmp(tl, hl),
         "the report's list is identify's on its training log:\n%s\nvs\n%s", tl, hl);
   CHECK(strstr(tl, "poorly identified: "), "the short log leaves some parameters poorly identified:\n%s", tl);
   free(term); free(h2);
+}
+
+/* the program on the Panda's PARAMS file with and without the nominal links as pi */
+static void program(void) {
+  if (!mkdtemp(dir)) { CHECK(0, "mkdtemp"); return; }
+  const char* M = "datasets/models/panda.csv";
+  char err[DY_ERRSZ];
+  dyModel* m = NULL;
+  CHECK(dy_load_model(M, NULL, &m, err, sizeof err) == 0, "load %s: %s", M, err);
+  if (!m) return;
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
+  CHECK(b != NULL, "khalil: %s", err);
+  if (!b) { dy_free_model(m); return; }
+  /* pi: the nominal links (consistent), no joint parameters */
+  double pi[14 * DY_MAXJ] = {0}, S[3][3][DY_MAXJ];
+  memcpy(pi, m->par, sizeof(double) * DY_NPAR_LINK * (size_t)m->n);
+  write_pi_files(m, b, pi);
+  check_validate();
+  /* id and inertia --params: RNEA and CRBA on pi */
+  write_states(m->n, S);
+  dyData* d = dy_make_data(m);
+  for (int inertia = 0; inertia < 2; inertia++) check_id_params(m, d, pi, S, inertia);
+  dy_free_data(d);
+  check_bad_line();
+  check_report();
+  check_report_ident();
   char rm[600];
   snprintf(rm, sizeof rm, "rm -rf %s", dir);
   if (system(rm)) {}

@@ -61,6 +61,45 @@ static void traj(int n, double t, double* q, double* qd, double* qdd) {
   }
 }
 
+/* rms, rel_err_pct and r2 per joint and "all" against the noise added to the
+ * torques tm (N x n) of the log, by two-pass formulas */
+static void check_stats(const dyvValidator* v, int n, int N, const double* noise, const double* tm) {
+  double rms[DY_MAXJ+1], rel[DY_MAXJ+1], r2[DY_MAXJ+1];
+  dyv_stats_result(&v->st, rms, rel, r2);
+  double se_all = 0, sm_all = 0, st_all = 0;
+  for (int j = 0; j < n; j++) {
+    double se = 0, sm = 0, mean = 0, st = 0;
+    for (int i = 0; i < N; i++) { se += noise[i*n+j]*noise[i*n+j]; sm += tm[i*n+j]*tm[i*n+j]; mean += tm[i*n+j]; }
+    mean /= N;
+    for (int i = 0; i < N; i++) st += (tm[i*n+j] - mean)*(tm[i*n+j] - mean);
+    /* round-off: the prediction agrees with dy_rnea to ~1e-13 */
+    CHECK_REL(rms[j], sqrt(se/N), 1e-9, "rms");
+    CHECK_REL(rel[j], 100*sqrt(se/sm), 1e-9, "rel_err_pct");
+    CHECK_REL(r2[j], 1 - se/st, 1e-9, "r2");
+    se_all += se; sm_all += sm; st_all += st;
+  }
+  CHECK_REL(rms[n], sqrt(se_all/(N*n)), 1e-9, "rms all");
+  CHECK_REL(rel[n], 100*sqrt(se_all/sm_all), 1e-9, "rel_err_pct all");
+  CHECK_REL(r2[n], 1 - se_all/st_all, 1e-9, "r2 all");
+}
+
+/* the written CSV has n + 2 lines before the comments, one of them "all" */
+static void check_metrics_csv(dyvValidator* v, int n) {
+  FILE* f = tmpfile();
+  dyv_validator_write(v, f, f);
+  rewind(f);
+  char line[512];
+  int rows = 0, all = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] != '#') rows++;
+    if (!strncmp(line, "all,", 4)) all = 1;
+  }
+  fclose(f);
+  CHECK(rows == n + 2 && all, "metrics csv: %d rows", rows);
+}
+
+/* a simulated log with known noise and one spike through the validator: its
+ * metrics, largest error and smallest eigenvalue of H against this file's */
 static void check_metrics(void) {
   dyModel* m = th_random_model(5, 0.2, 0.3, 1);
   const int n = m->n, N = 400, spike_row = 137;
@@ -88,41 +127,14 @@ static void check_metrics(void) {
     if (e < mineig) { mineig = e; mineig_row = s.row; }
   }
   dyv_validator_flush(v);   /* the samples still buffered for the batch kernels */
-  double rms[DY_MAXJ+1], rel[DY_MAXJ+1], r2[DY_MAXJ+1];
-  dyv_stats_result(&v->st, rms, rel, r2);
-  double se_all = 0, sm_all = 0, st_all = 0;
-  for (int j = 0; j < n; j++) {
-    double se = 0, sm = 0, mean = 0, st = 0;
-    for (int i = 0; i < N; i++) { se += noise[i*n+j]*noise[i*n+j]; sm += tm[i*n+j]*tm[i*n+j]; mean += tm[i*n+j]; }
-    mean /= N;
-    for (int i = 0; i < N; i++) st += (tm[i*n+j] - mean)*(tm[i*n+j] - mean);
-    /* round-off: the prediction agrees with dy_rnea to ~1e-13 */
-    CHECK_REL(rms[j], sqrt(se/N), 1e-9, "rms");
-    CHECK_REL(rel[j], 100*sqrt(se/sm), 1e-9, "rel_err_pct");
-    CHECK_REL(r2[j], 1 - se/st, 1e-9, "r2");
-    se_all += se; sm_all += sm; st_all += st;
-  }
-  CHECK_REL(rms[n], sqrt(se_all/(N*n)), 1e-9, "rms all");
-  CHECK_REL(rel[n], 100*sqrt(se_all/sm_all), 1e-9, "rel_err_pct all");
-  CHECK_REL(r2[n], 1 - se_all/st_all, 1e-9, "r2 all");
+  check_stats(v, n, N, noise, tm);
   CHECK(v->st.maxrow == spike_row && v->st.maxjoint == 2, "largest error at row %ld joint %d",
         v->st.maxrow, v->st.maxjoint + 1);
   CHECK_REL(v->st.maxerr, 25, 1e-9, "largest error");
   CHECK_REL(v->mineig, mineig, 1e-9, "smallest eigenvalue of H along the log");
   CHECK(v->mineig_row == mineig_row, "row of the smallest eigenvalue %ld vs %ld", v->mineig_row, mineig_row);
   CHECK(v->not_pd == 0, "H positive definite along the log");
-  /* the written CSV has n + 2 lines before the comments */
-  FILE* f = tmpfile();
-  dyv_validator_write(v, f, f);
-  rewind(f);
-  char line[512];
-  int rows = 0, all = 0;
-  while (fgets(line, sizeof line, f)) {
-    if (line[0] != '#') rows++;
-    if (!strncmp(line, "all,", 4)) all = 1;
-  }
-  fclose(f);
-  CHECK(rows == n + 2 && all, "metrics csv: %d rows", rows);
+  check_metrics_csv(v, n);
   dyv_validator_free(v);
   dy_free_data(d);
   free(tm); free(noise);
@@ -245,9 +257,8 @@ static void realise(const dyModel* m, const double* B, const int* piv, int nb, c
   for (int i = 0; i < nb; i++) pi0[piv[i]] = beta[i];
 }
 
-static void check_phys(void) {
-  char err[256];
-  /* single links: a valid body; negative mass; triangle violated */
+/* single links: a valid body; triangle inequality violated; negative mass */
+static void check_links(void) {
   double p10[10], c[3] = {0.1, -0.05, 0.2}, Ic[6] = {0.02, 0.001, 0, 0.03, 0, 0.04};
   dyvLinkPhys l;
   dy_linkpar_from_com(p10, 2.0, c, Ic);
@@ -263,45 +274,83 @@ static void check_phys(void) {
   for (int k = 0; k < 10; k++) p10[k] = -p10[k];
   dyv_link_phys(&l, p10);
   CHECK(!l.ok && l.mass < 0, "negative mass detected");
+}
 
-  /* feasible on purpose: MLCs of a physically valid 4-joint robot */
-  for (int trial = 0; trial < 5; trial++) {
-    dyModel* m = th_random_model(3 + trial, 0.0, 0.5, 0);
-    const int n = m->n;
-    double *B; int* piv;
-    int nb = qr_base(m, &B, &piv);
-    double pi0[14*DY_MAXJ], beta[10*DY_MAXJ];
-    realise(m, B, piv, nb, m->par, pi0, beta);
-    dyvPhys ph;
-    int r = dyv_phys_check(&ph, m, pi0, B, nb, 10*n, err, sizeof err);
-    CHECK(r == 0, "phys check runs: %s", err);
-    int given_ok = 1;
-    for (int j = 0; j < n; j++) given_ok &= ph.given[j].ok;
-    CHECK(!given_ok, "trial %d: P beta itself is not physical (so the search is exercised)", trial);
-    CHECK(ph.verdict == 1, "trial %d (n=%d): consistent MLCs certified consistent (verdict %d, distance %.3g)",
-          trial, n, ph.verdict, ph.dist);
-    int best_ok = 1;
-    for (int j = 0; j < n; j++) best_ok &= ph.best[j].pi_mineig >= -1e-9 * (ph.best[j].mass + 1);
-    CHECK(best_ok, "trial %d: the witness has positive semi-definite pseudo-inertias", trial);
-    /* the witness has the same MLCs: B best = beta */
-    double worst = 0;
-    for (int i = 0; i < nb; i++) {
-      double s = 0;
-      for (int k = 0; k < 10*n; k++) s += B[i*10*n + k] * ph.best_par[k];
-      worst = fmax(worst, fabs(s - beta[i]));
-    }
-    double bmax = 0;
-    for (int i = 0; i < nb; i++) bmax = fmax(bmax, fabs(beta[i]));
-    /* the SDP's witness is interior-point accurate: relative distance <= 1e-6 */
-    CHECK(worst < 1e-6 * bmax, "witness reproduces the MLCs: %.3g of %.3g", worst, bmax);
-    dyv_phys_free(&ph);
-    free(B); free(piv);
-    dy_free_model(m);
+/* feasible on purpose: the MLCs of a physically valid (3 + trial)-joint robot
+ * are certified consistent, by a witness that reproduces them */
+static void check_feasible(int trial) {
+  char err[256];
+  dyModel* m = th_random_model(3 + trial, 0.0, 0.5, 0);
+  const int n = m->n;
+  double *B; int* piv;
+  int nb = qr_base(m, &B, &piv);
+  double pi0[14*DY_MAXJ], beta[10*DY_MAXJ];
+  realise(m, B, piv, nb, m->par, pi0, beta);
+  dyvPhys ph;
+  int r = dyv_phys_check(&ph, m, pi0, B, nb, 10*n, err, sizeof err);
+  CHECK(r == 0, "phys check runs: %s", err);
+  int given_ok = 1;
+  for (int j = 0; j < n; j++) given_ok &= ph.given[j].ok;
+  CHECK(!given_ok, "trial %d: P beta itself is not physical (so the search is exercised)", trial);
+  CHECK(ph.verdict == 1, "trial %d (n=%d): consistent MLCs certified consistent (verdict %d, distance %.3g)",
+        trial, n, ph.verdict, ph.dist);
+  int best_ok = 1;
+  for (int j = 0; j < n; j++) best_ok &= ph.best[j].pi_mineig >= -1e-9 * (ph.best[j].mass + 1);
+  CHECK(best_ok, "trial %d: the witness has positive semi-definite pseudo-inertias", trial);
+  /* the witness has the same MLCs: B best = beta */
+  double worst = 0;
+  for (int i = 0; i < nb; i++) {
+    double s = 0;
+    for (int k = 0; k < 10*n; k++) s += B[i*10*n + k] * ph.best_par[k];
+    worst = fmax(worst, fabs(s - beta[i]));
   }
+  double bmax = 0;
+  for (int i = 0; i < nb; i++) bmax = fmax(bmax, fabs(beta[i]));
+  /* the SDP's witness is interior-point accurate: relative distance <= 1e-6 */
+  CHECK(worst < 1e-6 * bmax, "witness reproduces the MLCs: %.3g of %.3g", worst, bmax);
+  dyv_phys_free(&ph);
+  free(B); free(piv);
+  dy_free_model(m);
+}
 
-  /* infeasible on purpose: planar 2R, vertical axes, gravity along the
-   * axes; ZZ2 (= Izz_c2 + m2 (cx^2 + cy^2) >= 0 for any body) is a base
-   * parameter on its own; make it negative */
+/* dyv_phys_print of an inconsistent result says so and names link 2 */
+static void check_phys_print(const dyvPhys* ph) {
+  FILE* f = tmpfile();
+  dyv_phys_print(f, ph);
+  rewind(f);
+  char line[512];
+  int heur = 0, l2 = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strstr(line, "INCONSISTENT (certified)")) heur = 1;
+    if (strstr(line, "link 2") && strstr(line, "INVALID")) l2 = 1;
+  }
+  fclose(f);
+  CHECK(heur && l2, "report says inconsistent (certified) and names link 2");
+}
+
+/* the inertia matrix of the planar arm's pi0 (ZZ2 < 0) is indefinite on
+ * every sample (H_22 = ZZ2 at every q), the decided certificate */
+static void check_indefinite(const dyModel* m, const double* pi0) {
+  dyvValidator* v = dyv_validator_make(m, pi0, NULL, NULL, 0);
+  for (int i = 0; i < 5; i++) {
+    dyiSample sm;
+    memset(&sm, 0, sizeof sm);
+    sm.row = i + 1; sm.t = i;
+    th_random_state(2, sm.q, sm.qd, sm.qdd);
+    dyv_validator_add(v, &sm);
+  }
+  CHECK(v->st.count == 0 && v->not_pd == 0, "5 samples wait for the batch kernels");
+  dyv_validator_flush(v);
+  CHECK(v->not_pd == 5 && v->mineig < 0, "indefinite H on every sample: %ld, %.3g", v->not_pd, v->mineig);
+  dyv_validator_free(v);
+}
+
+/* infeasible on purpose: planar 2R, vertical axes, gravity along the axes;
+ * ZZ2 (= Izz_c2 + m2 (cx^2 + cy^2) >= 0 for any body) is a base parameter
+ * on its own; made negative it is certified inconsistent, with its true
+ * value consistent */
+static void check_infeasible(void) {
+  char err[256];
   dyModel* m = dy_make_model(2);
   m->dh_a[1] = 0.5;
   for (int j = 0; j < 2; j++) th_random_link(m->par + 10*j);
@@ -321,35 +370,12 @@ static void check_phys(void) {
   realise(m, B, piv, nb, bad, pi0, beta);
   dyvPhys ph;
   dyv_phys_check(&ph, m, pi0, B, nb, 20, err, sizeof err);
-  CHECK(ph.verdict == 0, "inconsistent MLCs certified inconsistent (verdict %d, lower bound %.3g)", ph.verdict, ph.lower);
-  CHECK(!ph.given[1].ok && ph.best[1].ok, "link 2 of the given realisation reported failing, the closest consistent one valid");
-  FILE* f = tmpfile();
-  dyv_phys_print(f, &ph);
-  rewind(f);
-  char line[512];
-  int heur = 0, l2 = 0;
-  while (fgets(line, sizeof line, f)) {
-    if (strstr(line, "INCONSISTENT (certified)")) heur = 1;
-    if (strstr(line, "link 2") && strstr(line, "INVALID")) l2 = 1;
-  }
-  fclose(f);
-  CHECK(heur && l2, "report says inconsistent (certified) and names link 2");
-  /* ... and the inertia matrix of these MLCs is indefinite (H_22 = ZZ2 < 0
-   * for this planar arm at every q), the decided certificate */
-  {
-    dyvValidator* v = dyv_validator_make(m, pi0, NULL, NULL, 0);
-    for (int i = 0; i < 5; i++) {
-      dyiSample sm;
-      memset(&sm, 0, sizeof sm);
-      sm.row = i + 1; sm.t = i;
-      th_random_state(2, sm.q, sm.qd, sm.qdd);
-      dyv_validator_add(v, &sm);
-    }
-    CHECK(v->st.count == 0 && v->not_pd == 0, "5 samples wait for the batch kernels");
-    dyv_validator_flush(v);
-    CHECK(v->not_pd == 5 && v->mineig < 0, "indefinite H on every sample: %ld, %.3g", v->not_pd, v->mineig);
-    dyv_validator_free(v);
-  }
+  CHECK(ph.verdict == 0, "inconsistent MLCs certified inconsistent (verdict %d, lower bound %.3g)", ph.verdict,
+        ph.lower);
+  CHECK(!ph.given[1].ok && ph.best[1].ok,
+        "link 2 of the given realisation reported failing, the closest consistent one valid");
+  check_phys_print(&ph);
+  check_indefinite(m, pi0);
   dyv_phys_free(&ph);
   /* the same robot with its true ZZ2 is feasible */
   realise(m, B, piv, nb, m->par, pi0, beta);
@@ -360,20 +386,17 @@ static void check_phys(void) {
   dy_free_model(m);
 }
 
-/* k-fold cross-validation through a log file written here (torque from
- * dy_rnea along a known trajectory plus known noise), read back by the
- * library's log reader without filtering; compared with a K-fold done
- * here in memory: rows Y_b = Y P with Y from dy_rnea unit vectors, OLS by
- * LAPACK dgels, prediction by dy_rnea on P beta. */
-static void check_crossval(void) {
-  dyModel* m = th_random_model(3, 0.0, 0.3, 0);
-  const int n = m->n, N = 600, K = 4;
-  char err[512];
-  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
-  CHECK(b != NULL, "khalil set: %s", err);
-  if (!b) { dy_free_model(m); return; }
-  const int nb = b->nb, np = b->npar;
-  const char* path = "build/tests/cv_log.csv";
+/* physical consistency: single links, feasible MLCs, an infeasible arm */
+static void check_phys(void) {
+  check_links();
+  for (int trial = 0; trial < 5; trial++) check_feasible(trial);
+  check_infeasible();
+}
+
+/* the log at path: N samples along a known trajectory, torque from dy_rnea
+ * plus uniform noise; the samples (q qd qdd tau, 4n each) into S */
+static void write_cv_log(const dyModel* m, dyData* d, const char* path, int N, double* S) {
+  const int n = m->n;
   FILE* f = fopen(path, "w");
   fprintf(f, "t");
   for (int j = 1; j <= n; j++) fprintf(f, ",q%d", j);
@@ -381,8 +404,6 @@ static void check_crossval(void) {
   for (int j = 1; j <= n; j++) fprintf(f, ",qdd%d", j);
   for (int j = 1; j <= n; j++) fprintf(f, ",tau%d", j);
   fprintf(f, "\n");
-  double* S = malloc(sizeof(double) * N * 4 * n);   /* q qd qdd tau per sample */
-  dyData* d = dy_make_data(m);
   for (int i = 0; i < N; i++) {
     double* x = S + (size_t)i*4*n;
     double t = 0.01*i;
@@ -399,6 +420,180 @@ static void check_crossval(void) {
     fprintf(f, "\n");
   }
   fclose(f);
+}
+
+/* the rows Y_b = Y P of the N samples of S (column c at Yb + c N n), with Y
+ * from dy_rnea on unit vectors */
+static void cv_regressor(const dyModel* m, dyData* d, const dyiBase* b, const double* S, int N, double* Yb) {
+  const int n = m->n, nb = b->nb, np = b->npar;
+  double e[14*DY_MAXJ] = {0}, t0[DY_MAXJ], t1[DY_MAXJ];
+  for (int i = 0; i < N; i++) {
+    const double* x = S + (size_t)i*4*n;
+    memset(e, 0, sizeof e);
+    dy_rnea(m, d, e, x, x + n, x + 2*n, t0);
+    for (int c = 0; c < nb; c++) {
+      for (int k = 0; k < np; k++) e[k] = b->P[(size_t)k*nb + c];
+      dy_rnea(m, d, e, x, x + n, x + 2*n, t1);
+      for (int r2 = 0; r2 < n; r2++) Yb[(size_t)c*N*n + (size_t)i*n + r2] = t1[r2] - t0[r2];
+    }
+  }
+}
+
+/* fold fo of K in memory: OLS (dgels) on the other samples, then the sums of
+ * squared errors (se) and squared torques (sm) of the fold's own samples
+ * predicted by dy_rnea on P beta */
+static void cv_fold(const dyModel* m, dyData* d, const dyiBase* b, const double* S, const double* Yb, int N,
+                    int K, int fo, double* se, double* sm) {
+  const int n = m->n, nb = b->nb, np = b->npar;
+  long s0 = (long)N * fo / K, s1 = (long)N * (fo + 1) / K;
+  int rows = (int)(N - (s1 - s0)) * n;
+  double* A = malloc(sizeof(double) * rows * nb);
+  double* y = malloc(sizeof(double) * rows);
+  int rr = 0;
+  for (int i = 0; i < N; i++) {
+    if (i >= s0 && i < s1) continue;
+    for (int r2 = 0; r2 < n; r2++, rr++) {
+      for (int c = 0; c < nb; c++) A[(size_t)c*rows + rr] = Yb[(size_t)c*N*n + (size_t)i*n + r2];
+      y[rr] = S[(size_t)i*4*n + 3*n + r2];
+    }
+  }
+  LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', rows, nb, 1, A, rows, y, rows);
+  double par[14*DY_MAXJ] = {0}, t1[DY_MAXJ];
+  for (int k = 0; k < np; k++)
+    for (int c = 0; c < nb; c++) par[k] += b->P[(size_t)k*nb + c] * y[c];
+  *se = 0; *sm = 0;
+  for (int i = (int)s0; i < s1; i++) {
+    const double* x = S + (size_t)i*4*n;
+    dy_rnea(m, d, par, x, x + n, x + 2*n, t1);
+    for (int j = 0; j < n; j++) { double ee = x[3*n+j] - t1[j]; *se += ee*ee; *sm += x[3*n+j]*x[3*n+j]; }
+  }
+  free(A); free(y);
+}
+
+/* dyv_crossval on the log against the K-fold done here in memory: pooled
+ * and per-fold rel_err_pct */
+static void check_cv_memory(const dyModel* m, dyData* d, const dyiBase* b, dyiLogReader* lr, const double* S,
+                            int N, int K) {
+  const int n = m->n;
+  char err[512];
+  dyvCrossVal cv;
+  int r = dyv_crossval(&cv, m, b, lr, 0, K, err, sizeof err);   /* counts the samples */
+  CHECK(r == 0, "crossval runs: %s", err);
+  CHECK(cv.N == N, "crossval saw %ld samples", cv.N);
+  dyvCrossVal cn;   /* the count given (a pass already made): the same folds */
+  CHECK(dyv_crossval(&cn, m, b, lr, N, K, err, sizeof err) == 0 && cn.N == N &&
+        !memcmp(cn.fold_rel, cv.fold_rel, sizeof cv.fold_rel), "crossval with the sample count given: %s", err);
+  double* Yb = malloc(sizeof(double) * N * n * b->nb);
+  cv_regressor(m, d, b, S, N, Yb);
+  double se_all = 0, sm_all = 0, worst_fold = 0;
+  for (int fo = 0; fo < K; fo++) {
+    double se, sm;
+    cv_fold(m, d, b, S, Yb, N, K, fo, &se, &sm);
+    se_all += se; sm_all += sm;
+    worst_fold = fmax(worst_fold, fabs(cv.fold_rel[fo] - 100*sqrt(se/sm)) / (100*sqrt(se/sm)));
+  }
+  double rms[DY_MAXJ+1], rel[DY_MAXJ+1], r2[DY_MAXJ+1];
+  dyv_stats_result(&cv.pooled, rms, rel, r2);
+  CHECK_REL(rel[n], 100*sqrt(se_all/sm_all), 1e-6, "cv pooled rel_err_pct vs in-memory K-fold");
+  CHECK(worst_fold < 1e-6, "cv per-fold rel_err_pct vs in-memory: %.3g", worst_fold);
+  free(Yb);
+}
+
+/* what the tests read from dyv_validate_log's report */
+struct vreport {
+  double rel_all, relsum, mean_printed;
+  int decided, cvall, sim, pd, nrel;
+};
+
+/* the report in f, read to its end */
+static void parse_report(FILE* f, struct vreport* v) {
+  char line[1024];
+  *v = (struct vreport){.rel_all = NAN, .mean_printed = NAN};
+  while (fgets(line, sizeof line, f)) {
+    if (!strncmp(line, "all,", 4)) {
+      double a, bb2, c2;
+      if (sscanf(line + 4, "%lf,%lf,%lf", &a, &bb2, &c2) == 3) v->rel_all = bb2;
+    }
+    if (strstr(line, "consistent (certified)")) v->decided = 1;
+    if (strstr(line, "# cv all")) v->cvall = 1;
+    if (line[0] >= '1' && line[0] <= '9' && strchr(line, ',')) {
+      double a2, b2; if (sscanf(strchr(line, ',') + 1, "%lf,%lf", &a2, &b2) == 2) { v->relsum += b2; v->nrel++; }
+    }
+    const char* mp = strstr(line, "# mean of the per-joint relative errors (normalised rms, every joint alike): ");
+    if (mp) v->mean_printed = strtod(strchr(mp, ':') + 1, NULL);
+    if (strstr(line, "# sim joint")) v->sim = 1;
+    if (strstr(line, "positive definite at every sample")) v->pd = 1;
+  }
+}
+
+/* the same check with the log's rows parsed on a thread of their own prints
+ * what one thread printed into f (read to its end) */
+static void check_threads(FILE* f, const dyModel* m, const double* par, const dyiBase* b, const char* path,
+                          const dyiLogOpt* lo) {
+  char err[512];
+  FILE* f2 = tmpfile();
+  int r2 = dyv_validate_log(f2, m, par, b, 0, path, lo, 0.05, 3, 2, err, sizeof err);
+  long n1 = ftell(f), n2 = ftell(f2);
+  char *a1 = calloc((size_t)n1 + 1, 1), *a2 = calloc((size_t)n2 + 1, 1);
+  rewind(f); rewind(f2);
+  int same = r2 == 0 && n1 == n2 && a1 && a2 && fread(a1, 1, (size_t)n1, f) == (size_t)n1 &&
+             fread(a2, 1, (size_t)n2, f2) == (size_t)n2 && !memcmp(a1, a2, (size_t)n1);
+  CHECK(same, "dyv_validate_log with 2 threads prints what one prints (%ld and %ld bytes)", n1, n2);
+  free(a1); free(a2);
+  fclose(f2);
+}
+
+/* the whole check (what `dynid validate` prints) on the realisation P B pi
+ * of the true parameters: rel_err_pct "all" is the noise level */
+static void check_validate_log(const dyModel* m, dyData* d, const dyiBase* b, const char* path,
+                               const dyiLogOpt* lo, const double* S, int N) {
+  const int n = m->n, nb = b->nb, np = b->npar;
+  char err[512];
+  double par[14*DY_MAXJ] = {0}, beta[14*DY_MAXJ], t1[DY_MAXJ];
+  for (int i = 0; i < nb; i++) {
+    beta[i] = 0;
+    for (int k = 0; k < np; k++) beta[i] += b->B[(size_t)i*np + k] * m->par[k];
+  }
+  for (int k = 0; k < np; k++)
+    for (int i = 0; i < nb; i++) par[k] += b->P[(size_t)k*nb + i] * beta[i];
+  double se = 0, sm = 0;
+  for (int i = 0; i < N; i++) {
+    const double* x = S + (size_t)i*4*n;
+    dy_rnea(m, d, m->par, x, x + n, x + 2*n, t1);
+    for (int j = 0; j < n; j++) { double ee = x[3*n+j] - t1[j]; se += ee*ee; sm += x[3*n+j]*x[3*n+j]; }
+  }
+  FILE* f = tmpfile();
+  int r2v = dyv_validate_log(f, m, par, b, 0, path, lo, 0.05, 3, 1, err, sizeof err);
+  CHECK(r2v == 0, "dyv_validate_log: %s", err);
+  rewind(f);
+  struct vreport v;
+  parse_report(f, &v);
+  check_threads(f, m, par, b, path, lo);
+  fclose(f);
+  CHECK_REL(v.rel_all, 100*sqrt(se/sm), 1e-5, "validate: rel_err_pct all (6 digits printed)");
+  CHECK(v.decided && v.cvall && v.sim && v.pd, "validate report: feasible %d, cv %d, sim %d, pd %d", v.decided,
+        v.cvall, v.sim, v.pd);
+  CHECK(v.nrel == n && fabs(v.mean_printed - v.relsum / n) <= 1e-5 * (v.relsum / n),
+        "validate: the mean of the per-joint relative errors (%.6g) is the mean of the rows (%.6g, %d rows)",
+        v.mean_printed, v.relsum / (v.nrel ? v.nrel : 1), v.nrel);
+}
+
+/* k-fold cross-validation through a log file written here (torque from
+ * dy_rnea along a known trajectory plus known noise), read back by the
+ * library's log reader without filtering; compared with a K-fold done
+ * here in memory: rows Y_b = Y P with Y from dy_rnea unit vectors, OLS by
+ * LAPACK dgels, prediction by dy_rnea on P beta. */
+static void check_crossval(void) {
+  dyModel* m = th_random_model(3, 0.0, 0.3, 0);
+  const int n = m->n, N = 600, K = 4;
+  char err[512];
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 0, err, sizeof err);
+  CHECK(b != NULL, "khalil set: %s", err);
+  if (!b) { dy_free_model(m); return; }
+  const char* path = "build/tests/cv_log.csv";
+  double* S = malloc(sizeof(double) * N * 4 * n);   /* q qd qdd tau per sample */
+  dyData* d = dy_make_data(m);
+  write_cv_log(m, d, path, N, S);
   dyiLogOpt lo;
   dyi_log_defaults(&lo);
   lo.cutoff_hz = -1;
@@ -406,112 +601,9 @@ static void check_crossval(void) {
   dyiLogReader* lr = dyi_log_open(path, n, &lo, err, sizeof err);
   CHECK(lr != NULL, "log opens: %s", err);
   if (lr) {
-    dyvCrossVal cv;
-    int r = dyv_crossval(&cv, m, b, lr, 0, K, err, sizeof err);
-    CHECK(r == 0, "crossval runs: %s", err);
-    CHECK(cv.N == N, "crossval saw %ld samples", cv.N);
-    /* the same in memory */
-    double e[14*DY_MAXJ] = {0}, t0[DY_MAXJ], t1[DY_MAXJ];
-    double* Yb = malloc(sizeof(double) * N * n * nb);
-    for (int i = 0; i < N; i++) {
-      const double* x = S + (size_t)i*4*n;
-      memset(e, 0, sizeof e);
-      dy_rnea(m, d, e, x, x + n, x + 2*n, t0);
-      for (int c = 0; c < nb; c++) {
-        for (int k = 0; k < np; k++) e[k] = b->P[(size_t)k*nb + c];
-        dy_rnea(m, d, e, x, x + n, x + 2*n, t1);
-        for (int r2 = 0; r2 < n; r2++) Yb[(size_t)c*N*n + (size_t)i*n + r2] = t1[r2] - t0[r2];
-      }
-    }
-    double se_all = 0, sm_all = 0, worst_fold = 0;
-    for (int fo = 0; fo < K; fo++) {
-      long s0 = (long)N * fo / K, s1 = (long)N * (fo + 1) / K;
-      int rows = (int)(N - (s1 - s0)) * n;
-      double* A = malloc(sizeof(double) * rows * nb);
-      double* y = malloc(sizeof(double) * rows);
-      int rr = 0;
-      for (int i = 0; i < N; i++) {
-        if (i >= s0 && i < s1) continue;
-        for (int r2 = 0; r2 < n; r2++, rr++) {
-          for (int c = 0; c < nb; c++) A[(size_t)c*rows + rr] = Yb[(size_t)c*N*n + (size_t)i*n + r2];
-          y[rr] = S[(size_t)i*4*n + 3*n + r2];
-        }
-      }
-      LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', rows, nb, 1, A, rows, y, rows);
-      double par[14*DY_MAXJ] = {0};
-      for (int k = 0; k < np; k++)
-        for (int c = 0; c < nb; c++) par[k] += b->P[(size_t)k*nb + c] * y[c];
-      double se = 0, sm = 0;
-      for (int i = (int)s0; i < s1; i++) {
-        const double* x = S + (size_t)i*4*n;
-        dy_rnea(m, d, par, x, x + n, x + 2*n, t1);
-        for (int j = 0; j < n; j++) { double ee = x[3*n+j] - t1[j]; se += ee*ee; sm += x[3*n+j]*x[3*n+j]; }
-      }
-      se_all += se; sm_all += sm;
-      worst_fold = fmax(worst_fold, fabs(cv.fold_rel[fo] - 100*sqrt(se/sm)) / (100*sqrt(se/sm)));
-      free(A); free(y);
-    }
-    double rms[DY_MAXJ+1], rel[DY_MAXJ+1], r2[DY_MAXJ+1];
-    dyv_stats_result(&cv.pooled, rms, rel, r2);
-    CHECK_REL(rel[n], 100*sqrt(se_all/sm_all), 1e-6, "cv pooled rel_err_pct vs in-memory K-fold");
-    CHECK(worst_fold < 1e-6, "cv per-fold rel_err_pct vs in-memory: %.3g", worst_fold);
-    free(Yb);
+    check_cv_memory(m, d, b, lr, S, N, K);
     dyi_log_close(lr);
-
-    /* the whole check (what `dynid validate` prints) on the realisation
-     * P B pi of the true parameters: rel_err_pct "all" is the noise level */
-    double par[14*DY_MAXJ] = {0}, beta[14*DY_MAXJ];
-    for (int i = 0; i < nb; i++) {
-      beta[i] = 0;
-      for (int k = 0; k < np; k++) beta[i] += b->B[(size_t)i*np + k] * m->par[k];
-    }
-    for (int k = 0; k < np; k++)
-      for (int i = 0; i < nb; i++) par[k] += b->P[(size_t)k*nb + i] * beta[i];
-    double se = 0, sm = 0;
-    for (int i = 0; i < N; i++) {
-      const double* x = S + (size_t)i*4*n;
-      dy_rnea(m, d, m->par, x, x + n, x + 2*n, t1);
-      for (int j = 0; j < n; j++) { double ee = x[3*n+j] - t1[j]; se += ee*ee; sm += x[3*n+j]*x[3*n+j]; }
-    }
-    FILE* f = tmpfile();
-    int r2v = dyv_validate_log(f, m, par, b, 0, path, &lo, 0.05, 3, 1, err, sizeof err);
-    CHECK(r2v == 0, "dyv_validate_log: %s", err);
-    rewind(f);
-    char line[1024];
-    double rel_all = NAN;
-    int decided = 0, cvall = 0, sim = 0, pd = 0, nrel = 0;
-    double relsum = 0, mean_printed = NAN;
-    while (fgets(line, sizeof line, f)) {
-      if (!strncmp(line, "all,", 4)) { double a, bb2, c2; if (sscanf(line + 4, "%lf,%lf,%lf", &a, &bb2, &c2) == 3) rel_all = bb2; }
-      if (strstr(line, "consistent (certified)")) decided = 1;
-      if (strstr(line, "# cv all")) cvall = 1;
-      if (line[0] >= '1' && line[0] <= '9' && strchr(line, ',')) {
-        double a2, b2; if (sscanf(strchr(line, ',') + 1, "%lf,%lf", &a2, &b2) == 2) { relsum += b2; nrel++; }
-      }
-      const char* mp = strstr(line, "# mean of the per-joint relative errors (normalised rms, every joint alike): ");
-      if (mp) mean_printed = strtod(strchr(mp, ':') + 1, NULL);
-      if (strstr(line, "# sim joint")) sim = 1;
-      if (strstr(line, "positive definite at every sample")) pd = 1;
-    }
-    /* the same check with the log's rows parsed on a thread of their own */
-    {
-      FILE* f2 = tmpfile();
-      int r2 = dyv_validate_log(f2, m, par, b, 0, path, &lo, 0.05, 3, 2, err, sizeof err);
-      long n1 = ftell(f), n2 = ftell(f2);
-      char *a1 = calloc((size_t)n1 + 1, 1), *a2 = calloc((size_t)n2 + 1, 1);
-      rewind(f); rewind(f2);
-      int same = r2 == 0 && n1 == n2 && a1 && a2 && fread(a1, 1, (size_t)n1, f) == (size_t)n1 &&
-                 fread(a2, 1, (size_t)n2, f2) == (size_t)n2 && !memcmp(a1, a2, (size_t)n1);
-      CHECK(same, "dyv_validate_log with 2 threads prints what one prints (%ld and %ld bytes)", n1, n2);
-      free(a1); free(a2);
-      fclose(f2);
-    }
-    fclose(f);
-    CHECK_REL(rel_all, 100*sqrt(se/sm), 1e-5, "validate: rel_err_pct all (6 digits printed)");
-    CHECK(decided && cvall && sim && pd, "validate report: feasible %d, cv %d, sim %d, pd %d", decided, cvall, sim, pd);
-    CHECK(nrel == n && fabs(mean_printed - relsum / n) <= 1e-5 * (relsum / n),
-          "validate: the mean of the per-joint relative errors (%.6g) is the mean of the rows (%.6g, %d rows)",
-          mean_printed, relsum / (nrel ? nrel : 1), nrel);
+    check_validate_log(m, d, b, path, &lo, S, N);
   }
   free(S);
   dy_free_data(d);

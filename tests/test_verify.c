@@ -37,76 +37,159 @@ static double maxdiff(const double* x, const double* y, int n) {
   return s;
 }
 
-static void check_model(const dyModel* m, const char* what) {
+/* Lin 1991 H and b at q, qd against dy_crba (into H0) and dy_bias; its
+ * counting variant returns the same numbers, and counts */
+static void check_lin91(const dyModel* m, dyData* d, const double* q, const double* qd, double* H0, dyvOps* ops,
+                        const char* what) {
   const int n = m->n;
+  double H1[DY_MAXJ*DY_MAXJ], b0[DY_MAXJ], b1[DY_MAXJ];
+  dy_crba(m, d, m->par, q, H0);
+  dyv_lin91_H(m, d, m->par, q, H1);
+  double hs = maxabs(H0, n*n);
+  CHECK(maxdiff(H0, H1, n*n) <= 1e-10 * hs, "%s: lin91 H vs crba %.3g (scale %.3g)", what,
+        maxdiff(H0, H1, n*n), hs);
+  dy_bias(m, d, m->par, q, qd, b0);
+  dyv_lin91_Hb(m, d, m->par, q, qd, H1, b1);
+  double bs = fmax(1, maxabs(b0, n));
+  CHECK(maxdiff(b0, b1, n) <= 1e-10 * bs, "%s: lin91 b vs bias %.3g (scale %.3g)", what,
+        maxdiff(b0, b1, n), bs);
+  CHECK(maxdiff(H0, H1, n*n) <= 1e-10 * hs, "%s: lin91 H (with b) vs crba", what);
+  double H2[DY_MAXJ*DY_MAXJ], b2[DY_MAXJ];
+  dyv_lin91_Hb_ops(ops, m, d, m->par, q, qd, H2, b2);
+  CHECK(maxdiff(H1, H2, n*n) == 0 && maxdiff(b1, b2, n) == 0, "%s: lin91 _ops variant differs", what);
+  CHECK(ops->mul > 0 && ops->add > 0, "%s: lin91 _ops counted %ld M %ld A", what, ops->mul, ops->add);
+}
+
+/* the base-parameter Newton-Euler with no zeros (plan) against dy_rnea, its
+ * counting variant, and with NULL rates; returns the torque scale */
+static double check_nebase(const dyModel* m, dyData* d, const dyvNeBase* plan, const double* q, const double* qd,
+                           const double* qdd, dyvOps* ops, const char* what) {
+  const int n = m->n;
+  double t0[DY_MAXJ], t1[DY_MAXJ], b2[DY_MAXJ];
+  dy_rnea(m, d, m->par, q, qd, qdd, t0);
+  dyv_nebase_rnea(plan, d, m->par, q, qd, qdd, t1);
+  double ts = fmax(1, maxabs(t0, n));
+  CHECK(maxdiff(t0, t1, n) <= 1e-10 * ts, "%s: ne_base vs rnea %.3g", what, maxdiff(t0, t1, n));
+  dyv_nebase_rnea_ops(ops, plan, d, m->par, q, qd, qdd, b2);
+  CHECK(maxdiff(t1, b2, n) == 0, "%s: ne_base _ops variant differs", what);
+  /* NULL rates */
+  dy_rnea(m, d, m->par, q, NULL, NULL, t0);
+  dyv_nebase_rnea(plan, d, m->par, q, NULL, NULL, t1);
+  CHECK(maxdiff(t0, t1, n) <= 1e-10 * fmax(1, maxabs(t0, n)), "%s: ne_base (g only) vs rnea", what);
+  return ts;
+}
+
+/* Saha's DeNOC inverse dynamics against dy_rnea (scale ts), U D U^T against
+ * the CRBA's H0, UDU^T forward dynamics against dy_fd_chol and dy_fd_aba;
+ * the counting variants */
+static void check_saha(const dyModel* m, dyData* d, const double* q, const double* qd, const double* qdd,
+                       const double* H0, double ts, dyvOps* ops, const char* what) {
+  const int n = m->n;
+  double t0[DY_MAXJ], t1[DY_MAXJ], b2[DY_MAXJ], U[DY_MAXJ*DY_MAXJ], D[DY_MAXJ];
+  double hs = maxabs(H0, n*n);
+  dy_rnea(m, d, m->par, q, qd, qdd, t0);
+  dyv_saha_id(m, d, m->par, q, qd, qdd, t1);
+  CHECK(maxdiff(t0, t1, n) <= 1e-10 * ts, "%s: saha id vs rnea %.3g", what, maxdiff(t0, t1, n));
+  dyv_saha_id_ops(ops, m, d, m->par, q, qd, qdd, b2);
+  CHECK(maxdiff(t1, b2, n) == 0, "%s: saha id _ops variant differs", what);
+  int info = dyv_saha_udu(m, d, m->par, q, U, D);
+  CHECK(info == 0, "%s: saha udu info %d", what, info);
+  double worst = 0;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < n; k++) {
+      double s = 0;
+      for (int l = 0; l < n; l++) s += U[i*n + l] * D[l] * U[k*n + l];
+      worst = fmax(worst, fabs(s - H0[i*n + k]));
+    }
+  CHECK(worst <= 1e-10 * hs, "%s: U D U^T vs crba %.3g", what, worst);
+  double a0[DY_MAXJ], a1[DY_MAXJ], a2[DY_MAXJ];
+  dy_fd_chol(m, d, m->par, q, qd, t0, a0);
+  dy_fd_aba(m, d, m->par, q, qd, t0, a1);
+  info = dyv_saha_fd(m, d, m->par, q, qd, t0, a2);
+  CHECK(info == 0, "%s: saha fd info %d", what, info);
+  double as = fmax(1, maxabs(a0, n));
+  CHECK(maxdiff(a0, a2, n) <= 1e-9 * as, "%s: saha fd vs chol %.3g", what, maxdiff(a0, a2, n));
+  CHECK(maxdiff(a1, a2, n) <= 1e-9 * as, "%s: saha fd vs aba %.3g", what, maxdiff(a1, a2, n));
+  double a3[DY_MAXJ];
+  CHECK(dyv_saha_fd_ops(ops, m, d, m->par, q, qd, t0, a3) == 0 && maxdiff(a2, a3, n) == 0,
+        "%s: saha fd _ops variant differs", what);
+  CHECK(maxdiff(qdd, a2, n) <= 1e-8 * fmax(1, maxabs(qdd, n)), "%s: saha fd of id", what);
+}
+
+/* Lin 1991, the base-parameter Newton-Euler and Saha against the core at 4 random states */
+static void check_model(const dyModel* m, const char* what) {
   dyData* d = dy_make_data(m);
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ], b0[DY_MAXJ], b1[DY_MAXJ];
-  double H0[DY_MAXJ*DY_MAXJ], H1[DY_MAXJ*DY_MAXJ], U[DY_MAXJ*DY_MAXJ], D[DY_MAXJ];
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], H0[DY_MAXJ*DY_MAXJ];
   dyvNeBase plan;
   dyv_nebase_make(&plan, m, NULL);
+  dyvOps ops = {0, 0};   /* the counting variants add to it, trial after trial */
   for (int trial = 0; trial < 4; trial++) {
-    th_random_state(n, q, qd, qdd);
-    /* Lin 1991 */
-    dy_crba(m, d, m->par, q, H0);
-    dyv_lin91_H(m, d, m->par, q, H1);
-    double hs = maxabs(H0, n*n);
-    CHECK(maxdiff(H0, H1, n*n) <= 1e-10 * hs, "%s: lin91 H vs crba %.3g (scale %.3g)", what,
-          maxdiff(H0, H1, n*n), hs);
-    dy_bias(m, d, m->par, q, qd, b0);
-    dyv_lin91_Hb(m, d, m->par, q, qd, H1, b1);
-    double bs = fmax(1, maxabs(b0, n));
-    CHECK(maxdiff(b0, b1, n) <= 1e-10 * bs, "%s: lin91 b vs bias %.3g (scale %.3g)", what,
-          maxdiff(b0, b1, n), bs);
-    CHECK(maxdiff(H0, H1, n*n) <= 1e-10 * hs, "%s: lin91 H (with b) vs crba", what);
-    /* the counting variants return the same numbers, and count */
-    double H2[DY_MAXJ*DY_MAXJ], b2[DY_MAXJ];
-    dyvOps ops = {0, 0};
-    dyv_lin91_Hb_ops(&ops, m, d, m->par, q, qd, H2, b2);
-    CHECK(maxdiff(H1, H2, n*n) == 0 && maxdiff(b1, b2, n) == 0, "%s: lin91 _ops variant differs", what);
-    CHECK(ops.mul > 0 && ops.add > 0, "%s: lin91 _ops counted %ld M %ld A", what, ops.mul, ops.add);
-
-    /* Newton-Euler, no zeros */
-    dy_rnea(m, d, m->par, q, qd, qdd, t0);
-    dyv_nebase_rnea(&plan, d, m->par, q, qd, qdd, t1);
-    double ts = fmax(1, maxabs(t0, n));
-    CHECK(maxdiff(t0, t1, n) <= 1e-10 * ts, "%s: ne_base vs rnea %.3g", what, maxdiff(t0, t1, n));
-    dyv_nebase_rnea_ops(&ops, &plan, d, m->par, q, qd, qdd, b2);
-    CHECK(maxdiff(t1, b2, n) == 0, "%s: ne_base _ops variant differs", what);
-    /* NULL rates */
-    dy_rnea(m, d, m->par, q, NULL, NULL, t0);
-    dyv_nebase_rnea(&plan, d, m->par, q, NULL, NULL, t1);
-    CHECK(maxdiff(t0, t1, n) <= 1e-10 * fmax(1, maxabs(t0, n)), "%s: ne_base (g only) vs rnea", what);
-
-    /* Saha */
-    dy_rnea(m, d, m->par, q, qd, qdd, t0);
-    dyv_saha_id(m, d, m->par, q, qd, qdd, t1);
-    CHECK(maxdiff(t0, t1, n) <= 1e-10 * ts, "%s: saha id vs rnea %.3g", what, maxdiff(t0, t1, n));
-    dyv_saha_id_ops(&ops, m, d, m->par, q, qd, qdd, b2);
-    CHECK(maxdiff(t1, b2, n) == 0, "%s: saha id _ops variant differs", what);
-    int info = dyv_saha_udu(m, d, m->par, q, U, D);
-    CHECK(info == 0, "%s: saha udu info %d", what, info);
-    double worst = 0;
-    for (int i = 0; i < n; i++)
-      for (int k = 0; k < n; k++) {
-        double s = 0;
-        for (int l = 0; l < n; l++) s += U[i*n + l] * D[l] * U[k*n + l];
-        worst = fmax(worst, fabs(s - H0[i*n + k]));
-      }
-    CHECK(worst <= 1e-10 * hs, "%s: U D U^T vs crba %.3g", what, worst);
-    double a0[DY_MAXJ], a1[DY_MAXJ], a2[DY_MAXJ];
-    dy_fd_chol(m, d, m->par, q, qd, t0, a0);
-    dy_fd_aba(m, d, m->par, q, qd, t0, a1);
-    info = dyv_saha_fd(m, d, m->par, q, qd, t0, a2);
-    CHECK(info == 0, "%s: saha fd info %d", what, info);
-    double as = fmax(1, maxabs(a0, n));
-    CHECK(maxdiff(a0, a2, n) <= 1e-9 * as, "%s: saha fd vs chol %.3g", what, maxdiff(a0, a2, n));
-    CHECK(maxdiff(a1, a2, n) <= 1e-9 * as, "%s: saha fd vs aba %.3g", what, maxdiff(a1, a2, n));
-    double a3[DY_MAXJ];
-    CHECK(dyv_saha_fd_ops(&ops, m, d, m->par, q, qd, t0, a3) == 0 && maxdiff(a2, a3, n) == 0,
-          "%s: saha fd _ops variant differs", what);
-    CHECK(maxdiff(qdd, a2, n) <= 1e-8 * fmax(1, maxabs(qdd, n)), "%s: saha fd of id", what);
+    th_random_state(m->n, q, qd, qdd);
+    check_lin91(m, d, q, qd, H0, &ops, what);
+    double ts = check_nebase(m, d, &plan, q, qd, qdd, &ops, what);
+    check_saha(m, d, q, qd, qdd, H0, ts, &ops, what);
   }
   dy_free_data(d);
+}
+
+/* the pivot columns (jpvt, 1-based) of QR with column pivoting of the
+ * NE-unit-vector regressor (np columns) stacked over ns random states;
+ * returns their number */
+static int qr_pivots(const dyModel* m, dyData* d, int np, int ns, lapack_int* jpvt) {
+  const int n = m->n, rows = ns*n;
+  double* A = calloc((size_t)rows * np, sizeof(double));
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ];
+  for (int s = 0; s < ns; s++) {
+    th_random_state(n, q, qd, qdd);
+    th_ne_regressor(m, d, np, q, qd, qdd, A + (size_t)s*n, rows);
+  }
+  double* tauq = malloc(sizeof(double) * np);
+  LAPACKE_dgeqp3(LAPACK_COL_MAJOR, rows, np, A, rows, jpvt, tauq);
+  double r0 = fabs(A[0]);
+  int nb = 0;
+  while (nb < np && fabs(A[(size_t)nb*rows + nb]) > 1e-9 * r0) nb++;
+  free(A); free(tauq);
+  return nb;
+}
+
+/* at a random state: ne_base(P beta) = Y_b beta (Y_b from unit vectors of
+ * the pivot columns), Lin 1991 H, b (P beta) = crba, bias (P beta), and
+ * H qdd + b and Saha's id = Y_b beta */
+static void check_base_state(const dyModel* m, dyData* d, const dyvNeBase* plan, const double* par,
+                             const lapack_int* jpvt, int nb, const double* beta, const char* what) {
+  const int n = m->n, np = 14*n;
+  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
+  double* e = calloc((size_t)np, sizeof(double));
+  th_random_state(n, q, qd, qdd);
+  dy_rnea(m, d, e, q, qd, qdd, t0);
+  double yb[DY_MAXJ] = {0};
+  for (int i = 0; i < nb; i++) {
+    int k = jpvt[i] - 1;
+    e[k] = 1;
+    dy_rnea(m, d, e, q, qd, qdd, t1);
+    e[k] = 0;
+    for (int r = 0; r < n; r++) yb[r] += (t1[r] - t0[r]) * beta[i];
+  }
+  dyv_nebase_rnea(plan, d, par, q, qd, qdd, t1);
+  double ts = fmax(1, maxabs(yb, n));
+  CHECK(maxdiff(t1, yb, n) <= 1e-10 * ts, "%s: ne_base(P beta) vs Y_b beta %.3g", what, maxdiff(t1, yb, n));
+  /* Lin 1991 on the realisation vs crba / bias on it */
+  double H0[DY_MAXJ*DY_MAXJ], H1[DY_MAXJ*DY_MAXJ], b0[DY_MAXJ], b1[DY_MAXJ];
+  dy_crba(m, d, par, q, H0);
+  dy_bias(m, d, par, q, qd, b0);
+  dyv_lin91_Hb(m, d, par, q, qd, H1, b1);
+  CHECK(maxdiff(H0, H1, n*n) <= 1e-10 * fmax(1, maxabs(H0, n*n)), "%s: lin91 H on P beta", what);
+  CHECK(maxdiff(b0, b1, n) <= 1e-10 * fmax(1, maxabs(b0, n)), "%s: lin91 b on P beta", what);
+  /* M qdd + b = Y_b beta */
+  double s1[DY_MAXJ];
+  for (int i = 0; i < n; i++) {
+    s1[i] = b1[i];
+    for (int k = 0; k < n; k++) s1[i] += H1[i*n + k] * qdd[k];
+  }
+  CHECK(maxdiff(s1, yb, n) <= 1e-10 * ts, "%s: lin91 H qdd + b vs Y_b beta %.3g", what, maxdiff(s1, yb, n));
+  dyv_saha_id(m, d, par, q, qd, qdd, t1);
+  CHECK(maxdiff(t1, yb, n) <= 1e-10 * ts, "%s: saha id(P beta) vs Y_b beta", what);
+  free(e);
 }
 
 /* Base parameters by QR with column pivoting of the NE-unit-vector
@@ -114,24 +197,10 @@ static void check_model(const dyModel* m, const char* what) {
  * pivot columns. Then on random beta: ne_base(P beta) = Y_b beta and
  * lin91 H, b (P beta) = crba, bias (P beta). */
 static void check_base(const dyModel* m, const char* what) {
-  const int n = m->n, np = 14*n, ns = 30, rows = ns*n;
+  const int n = m->n, np = 14*n, ns = 30;
   dyData* d = dy_make_data(m);
-  double* Y = calloc((size_t)rows * np, sizeof(double));
-  double* e = calloc((size_t)np, sizeof(double));
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
-  for (int s = 0; s < ns; s++) {
-    th_random_state(n, q, qd, qdd);
-    th_ne_regressor(m, d, np, q, qd, qdd, Y + (size_t)s*n, rows);
-  }
-  /* QR with column pivoting */
-  double* A = malloc(sizeof(double) * (size_t)rows * np);
-  memcpy(A, Y, sizeof(double) * (size_t)rows * np);
   lapack_int* jpvt = calloc((size_t)np, sizeof(lapack_int));
-  double* tauq = malloc(sizeof(double) * np);
-  LAPACKE_dgeqp3(LAPACK_COL_MAJOR, rows, np, A, rows, jpvt, tauq);
-  double r0 = fabs(A[0]);
-  int nb = 0;
-  while (nb < np && fabs(A[(size_t)nb*rows + nb]) > 1e-9 * r0) nb++;
+  int nb = qr_pivots(m, d, np, ns, jpvt);
   double* P = calloc((size_t)np * nb, sizeof(double));
   for (int i = 0; i < nb; i++) P[(size_t)(jpvt[i] - 1)*nb + i] = 1;
   unsigned char* zero = malloc((size_t)np);
@@ -147,40 +216,8 @@ static void check_base(const dyModel* m, const char* what) {
     for (int i = 0; i < nb; i++) s += P[(size_t)k*nb + i] * beta[i];
     par[k] = s;
   }
-  for (int trial = 0; trial < 4; trial++) {
-    th_random_state(n, q, qd, qdd);
-    /* Y_b beta, Y from unit vectors at this state */
-    memset(e, 0, sizeof(double) * np);
-    dy_rnea(m, d, e, q, qd, qdd, t0);
-    double yb[DY_MAXJ] = {0};
-    for (int i = 0; i < nb; i++) {
-      int k = jpvt[i] - 1;
-      e[k] = 1;
-      dy_rnea(m, d, e, q, qd, qdd, t1);
-      e[k] = 0;
-      for (int r = 0; r < n; r++) yb[r] += (t1[r] - t0[r]) * beta[i];
-    }
-    dyv_nebase_rnea(&plan, d, par, q, qd, qdd, t1);
-    double ts = fmax(1, maxabs(yb, n));
-    CHECK(maxdiff(t1, yb, n) <= 1e-10 * ts, "%s: ne_base(P beta) vs Y_b beta %.3g", what, maxdiff(t1, yb, n));
-    /* Lin 1991 on the realisation vs crba / bias on it */
-    double H0[DY_MAXJ*DY_MAXJ], H1[DY_MAXJ*DY_MAXJ], b0[DY_MAXJ], b1[DY_MAXJ];
-    dy_crba(m, d, par, q, H0);
-    dy_bias(m, d, par, q, qd, b0);
-    dyv_lin91_Hb(m, d, par, q, qd, H1, b1);
-    CHECK(maxdiff(H0, H1, n*n) <= 1e-10 * fmax(1, maxabs(H0, n*n)), "%s: lin91 H on P beta", what);
-    CHECK(maxdiff(b0, b1, n) <= 1e-10 * fmax(1, maxabs(b0, n)), "%s: lin91 b on P beta", what);
-    /* M qdd + b = Y_b beta */
-    double s1[DY_MAXJ];
-    for (int i = 0; i < n; i++) {
-      s1[i] = b1[i];
-      for (int k = 0; k < n; k++) s1[i] += H1[i*n + k] * qdd[k];
-    }
-    CHECK(maxdiff(s1, yb, n) <= 1e-10 * ts, "%s: lin91 H qdd + b vs Y_b beta %.3g", what, maxdiff(s1, yb, n));
-    dyv_saha_id(m, d, par, q, qd, qdd, t1);
-    CHECK(maxdiff(t1, yb, n) <= 1e-10 * ts, "%s: saha id(P beta) vs Y_b beta", what);
-  }
-  free(Y); free(e); free(A); free(jpvt); free(tauq); free(P); free(zero); free(par);
+  for (int trial = 0; trial < 4; trial++) check_base_state(m, d, &plan, par, jpvt, nb, beta, what);
+  free(jpvt); free(P); free(zero); free(par);
   dy_free_data(d);
 }
 
@@ -338,7 +375,9 @@ static void check_setconst(void) {
   remove(path);
 }
 
-int main(void) {
+/* 36 random chains (every model, the QR base set of a third, the library's
+ * sets of another third), then 6 of special geometry throughout */
+static void random_chains(void) {
   for (int trial = 0; trial < 36; trial++) {
     int n = 1 + trial % 9;
     dyModel* m = th_random_model(n, trial % 3 ? 0.3 : 0.0, trial % 2 ? 0.6 : 0.0, trial % 4 == 0);
@@ -356,6 +395,57 @@ int main(void) {
     check_base(m, "special geometry");
     dy_free_model(m);
   }
+}
+
+/* executed counts held within 5 % of their values when written (a
+ * regression fails), beside the papers': [Lin91] Table I and section 4
+ * for a 6R of general geometry ((10.5n^2+38.5n-85) M + (6n^2+39n-70) A,
+ * (23n^2+44n-82) M + (15n^2+40n-70) A: 524 + 380, 1010 + 710), and the
+ * base-parameter Newton-Euler on [Renaud]'s 6R example (181 + 127 for
+ * his own algorithm, verify/renaud.c, tested in test_renaud.c) */
+static void held_counts(void) {
+  static const char* nm[6] = {"Lin 1991 H M", "Lin 1991 H A", "Lin 1991 H+b M", "Lin 1991 H+b A",
+                              "ne_base on the renaud 6R M", "ne_base on the renaud 6R A"};
+  static const long held[6] = {512, 427, 1099, 847, 200, 162};
+  dyvOpCounts c, cr;
+  dyModel* gs = sixr_model();
+  dyv_general_geometry(gs);
+  dyv_opcount(&c, gs, gs->par);
+  dyModel* r = dyv_renaud_model(0);
+  dyv_opcount(&cr, r, r->par);
+  const long cnt[6] = {c.lin91_H_mul, c.lin91_H_add, c.lin91_Hb_mul, c.lin91_Hb_add, cr.nebase_mul, cr.nebase_add};
+  for (int k = 0; k < 6; k++)
+    CHECK(labs(cnt[k] - held[k]) <= 0.05 * held[k], "%s: count %ld vs held %ld", nm[k], cnt[k], held[k]);
+  dy_free_model(gs);
+  dy_free_model(r);
+}
+
+/* [Saha99] Tables 1 and 2 (n = 6 and 12, all revolute, general geometry):
+ * the executed counts within 10 % of the paper's or below, and within 5 %
+ * of their values when written */
+static void saha_counts(void) {
+  static const long held2[2][4] = {{640, 491, 920, 844}, {1342, 1031, 2000, 1840}};
+  for (int k = 0; k < 2; k++) {
+    const int n = k ? 12 : 6;
+    dyModel* sm = th_random_model(n, 0, 0, 0);
+    sm->dh_alpha[0] = 0;
+    dyv_general_geometry(sm);   /* calls dy_set_const */
+    long sc[4];
+    CHECK(dyv_saha_count(sm, sm->par, sc) == 0, "saha count n = %d", n);
+    const double pap[4] = {120*n - 44, 97*n - 55, 201*n - 335, 193*n - 361};
+    for (int e = 0; e < 4; e++) {
+      CHECK(sc[e] <= 1.10 * pap[e], "saha n = %d item %d: %ld vs the paper's %.0f", n, e, sc[e], pap[e]);
+      CHECK(labs(sc[e] - held2[k][e]) <= 0.05 * held2[k][e], "saha n = %d item %d: %ld vs held %ld", n, e, sc[e],
+            held2[k][e]);
+    }
+    printf("saha n = %d: id %ld M + %ld A (Table 1: %.0f + %.0f), fd %ld M + %ld A (Table 2: %.0f + %.0f)\n",
+           n, sc[0], sc[1], pap[0], pap[1], sc[2], sc[3], pap[2], pap[3]);
+    dy_free_model(sm);
+  }
+}
+
+int main(void) {
+  random_chains();
   dyModel* p = panda_model();
   check_model(p, "panda");
   check_base(p, "panda");
@@ -371,47 +461,7 @@ int main(void) {
   CHECK(c.lin91_H_mul > 0 && c.lin91_Hb_mul > c.lin91_H_mul && c.nebase_mul > 0,
         "op counts filled: %ld %ld %ld", c.lin91_H_mul, c.lin91_Hb_mul, c.nebase_mul);
   dy_free_model(s);
-  /* executed counts held within 5 % of their values when written (a
-   * regression fails), beside the papers': [Lin91] Table I and section 4
-   * for a 6R of general geometry ((10.5n^2+38.5n-85) M + (6n^2+39n-70) A,
-   * (23n^2+44n-82) M + (15n^2+40n-70) A: 524 + 380, 1010 + 710), and the
-   * base-parameter Newton-Euler on [Renaud]'s 6R example (181 + 127 for
-   * his own algorithm, verify/renaud.c, tested in test_renaud.c) */
-  dyModel* gs = sixr_model();
-  dyv_general_geometry(gs);
-  dyv_opcount(&c, gs, gs->par);
-  dyModel* r = dyv_renaud_model(0);
-  dyvOpCounts cr;
-  dyv_opcount(&cr, r, r->par);
-  {
-    static const char* nm[6] = {"Lin 1991 H M", "Lin 1991 H A", "Lin 1991 H+b M", "Lin 1991 H+b A",
-                                "ne_base on the renaud 6R M", "ne_base on the renaud 6R A"};
-    const long held[6] = {512, 427, 1099, 847, 200, 162};
-    const long cnt[6] = {c.lin91_H_mul, c.lin91_H_add, c.lin91_Hb_mul, c.lin91_Hb_add, cr.nebase_mul, cr.nebase_add};
-    for (int k = 0; k < 6; k++)
-      CHECK(labs(cnt[k] - held[k]) <= 0.05 * held[k], "%s: count %ld vs held %ld", nm[k], cnt[k], held[k]);
-  }
-  dy_free_model(gs);
-  dy_free_model(r);
-  /* [Saha99] Tables 1 and 2 (n = 6 and 12, all revolute, general geometry):
-   * the executed counts within 10 % of the paper's or below, and within 5 %
-   * of their values when written */
-  for (int k = 0; k < 2; k++) {
-    const int n = k ? 12 : 6;
-    dyModel* sm = th_random_model(n, 0, 0, 0);
-    sm->dh_alpha[0] = 0;
-    dyv_general_geometry(sm);   /* calls dy_set_const */
-    long sc[4];
-    CHECK(dyv_saha_count(sm, sm->par, sc) == 0, "saha count n = %d", n);
-    const double pap[4] = {120*n - 44, 97*n - 55, 201*n - 335, 193*n - 361};
-    static const long held2[2][4] = {{640, 491, 920, 844}, {1342, 1031, 2000, 1840}};
-    for (int e = 0; e < 4; e++) {
-      CHECK(sc[e] <= 1.10 * pap[e], "saha n = %d item %d: %ld vs the paper's %.0f", n, e, sc[e], pap[e]);
-      CHECK(labs(sc[e] - held2[k][e]) <= 0.05 * held2[k][e], "saha n = %d item %d: %ld vs held %ld", n, e, sc[e], held2[k][e]);
-    }
-    printf("saha n = %d: id %ld M + %ld A (Table 1: %.0f + %.0f), fd %ld M + %ld A (Table 2: %.0f + %.0f)\n",
-           n, sc[0], sc[1], pap[0], pap[1], sc[2], sc[3], pap[2], pap[3]);
-    dy_free_model(sm);
-  }
+  held_counts();
+  saha_counts();
   return test_report();
 }
