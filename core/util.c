@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* dynid general utilities (see util.h). */
 #include "core/util.h"
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 double dy_now_s(void) {
@@ -12,4 +14,17 @@ double dy_now_s(void) {
 int dy_cmp_double(const void* x, const void* y) {
   const double a = *(const double*)x, b = *(const double*)y;
   return (a > b) - (a < b);
+}
+
+int dy_strv_push(char*** v, int* n, int* cap, const char* s) {
+  if (*n == *cap) {
+    int c2 = *cap ? 2 * *cap : 8;
+    char** t = realloc(*v, sizeof(char*) * (size_t)c2);
+    if (!t) return -1;
+    *v = t;
+    *cap = c2;
+  }
+  if (!((*v)[*n] = strdup(s))) return -1;
+  (*n)++;
+  return 0;
 }

@@ -34,6 +34,10 @@ double dy_now_s(void);
 /* qsort comparator of doubles, ascending (NaN compares equal to all). */
 int dy_cmp_double(const void* a, const void* b);
 
+/* a copy of s appended to the growing list *v (*n strings, room for *cap;
+ * doubled when full, from 8); 0, or -1 out of memory (the list unchanged) */
+int dy_strv_push(char*** v, int* n, int* cap, const char* s);
+
 /* xorshift64*: advance the state s (nonzero) and return the output. */
 static inline unsigned long long dy_rng_xorshift(unsigned long long* s) {
   *s ^= *s >> 12; *s ^= *s << 25; *s ^= *s >> 27;

@@ -9,6 +9,7 @@
  * over): the comment as text and its fields (params.h) parsed once here,
  * for every consumer. */
 #include "ident/params.h"
+#include "core/util.h"
 #include "core/io.h"
 #include <math.h>
 #include <stdlib.h>
@@ -115,19 +116,6 @@ static double number_at(const char* s) {
   return e == s ? NAN : x;
 }
 
-/* a copy of s appended to the list *v (*n entries, room for *cap); -1 out of memory */
-static int push_line(char*** v, int* n, int* cap, const char* s) {
-  if (*n == *cap) {
-    int c2 = *cap ? 2 * *cap : 8;
-    char** t = realloc(*v, sizeof(char*) * (size_t)c2);
-    if (!t) return -1;
-    *v = t;
-    *cap = c2;
-  }
-  if (!((*v)[*n] = strdup(s))) return -1;
-  (*n)++;
-  return 0;
-}
 
 /* The fields one header line s (without "# ") gives (params.h, the
  * header; the lines as dynid identify writes them). A single-valued field
@@ -148,7 +136,7 @@ static int head_fields(pHead* h, const char* s) {
     const char* r = strstr(v, " --rows ");
     if (r) snprintf(p->rows, sizeof p->rows, "%.*s", (int)strcspn(r + 8, " "), r + 8);
   } else if ((v = after(s, "log: "))) {
-    return push_line(&p->log, &p->nlog, &h->logcap, v);
+    return dy_strv_push(&p->log, &p->nlog, &h->logcap, v);
   } else if ((v = after(s, "samples: "))) {
     char* e;
     long x = strtol(v, &e, 10);
@@ -168,7 +156,7 @@ static int head_fields(pHead* h, const char* s) {
     p->consistent = 1;
     const char* r = after(v, "training residual ");
     if (r && !(h->seen & HEAD_RISE)) { p->rss_rise = number_at(r); h->seen |= HEAD_RISE; }
-    if (after(v, "bounds ") || after(v, "link ")) return push_line(&p->bound, &p->nbound, &h->boundcap, v);
+    if (after(v, "bounds ") || after(v, "link ")) return dy_strv_push(&p->bound, &p->nbound, &h->boundcap, v);
   }
   return 0;
 }

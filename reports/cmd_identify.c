@@ -16,6 +16,7 @@
  * residual RMS and relative error, warnings) unless --quiet. Samples the
  * reader flags as slow (--qd-min) leave that joint's equation out. */
 #include "reports/cli.h"
+#include "core/util.h"
 #include "ident/base.h"
 #include "ident/identify.h"
 #include "ident/params.h"
@@ -353,18 +354,6 @@ static int save_stats(const char* path, const dyModel* m, const dyiBase* b, cons
   return 0;
 }
 
-/* append a copy of s to the list v (n entries, room for *cap); -1 out of memory */
-static int push(char*** v, int* n, int* cap, const char* s) {
-  if (*n == *cap) {
-    int c2 = *cap ? 2 * *cap : 64;
-    char** t = realloc(*v, sizeof(char*) * (size_t)c2);
-    if (!t) return -1;
-    *v = t; *cap = c2;
-  }
-  if (!((*v)[*n] = strdup(s))) return -1;
-  (*n)++;
-  return 0;
-}
 
 static int by_name(const void* a, const void* b) { return strcmp(*(char* const*)a, *(char* const*)b); }
 
@@ -390,7 +379,7 @@ static int stats_files_add(const char* arg, char*** list, int* nl, int* cap) {
         goto bad;
       }
       while (L && (line[L - 1] == '\n' || line[L - 1] == '\r')) line[--L] = 0;
-      if (L && line[0] != '#') { if (push(&tmp, &nt, &ct, line)) goto oom; }
+      if (L && line[0] != '#') { if (dy_strv_push(&tmp, &nt, &ct, line)) goto oom; }
     }
     fclose(f); f = NULL;
     if (!nt) { snprintf(err, sizeof err, "%s: no statistics files in this list", arg + 1); goto bad; }
@@ -401,15 +390,15 @@ static int stats_files_add(const char* arg, char*** list, int* nl, int* cap) {
       if (L > 6 && !strcmp(de->d_name + L - 6, ".stats")) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", arg, de->d_name);
-        { if (push(&tmp, &nt, &ct, path)) goto oom; }
+        { if (dy_strv_push(&tmp, &nt, &ct, path)) goto oom; }
       }
     }
     closedir(d); d = NULL;
     if (!nt) { snprintf(err, sizeof err, "%s: no statistics files (*.stats) in this directory", arg); goto bad; }
     qsort(tmp, (size_t)nt, sizeof(char*), by_name);
-  } else if (push(&tmp, &nt, &ct, arg)) goto oom;
+  } else if (dy_strv_push(&tmp, &nt, &ct, arg)) goto oom;
   for (int k = 0; k < nt; k++)
-    if (push(list, nl, cap, tmp[k])) goto oom;
+    if (dy_strv_push(list, nl, cap, tmp[k])) goto oom;
   for (int k = 0; k < nt; k++) free(tmp[k]);
   free(tmp);
   return 0;
