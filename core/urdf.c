@@ -146,6 +146,7 @@ typedef struct {
                           written digits stand for (half a unit of its last
                           digit) [rad] */
   double snapped;      /* largest change of an origin angle by snapping [rad], 0: none */
+  int nsnapped;        /* origin angles snapped */
   double lock_q;       /* position when locked off the chain [rad|m] */
   int lock_given;      /* 1: lock_q came from opt->lock_q */
 } urdfJoint;
@@ -768,8 +769,9 @@ static int parse_file(urdfDoc* u) {
  * ~1e-5 rad, the common normals lie kilometres away, the base parameters
  * of the exact geometry split into more (72 instead of 69 on a Kinova
  * Gen3) and the identified values become absurd. Each joint whose largest
- * change exceeds 1e-10 rad (round-off below that) gets a note in m->notes,
- * written after the model exists (snap_notes). */
+ * change exceeds 1e-10 rad (round-off below that) counts in one note in
+ * m->notes (how many angles, which joints, the largest change), written
+ * after the model exists (snap_notes). */
 static void snap_angles(urdfDoc* u, double tol) {
   if (!(tol > 0)) return;
   for (int j = 0; j < u->njoint; j++) {
@@ -778,6 +780,7 @@ static void snap_angles(urdfDoc* u, double tol) {
       double mult = nearbyint(J->rpy[k] / M_PI_2), d = J->rpy[k] - mult * M_PI_2;
       if (fabs(d) <= tol && d != 0 && fabs(d) <= J->rpy_round[k] * (1 + 1e-9)) {
         J->rpy[k] = mult * M_PI_2;
+        if (fabs(d) > 1e-10) J->nsnapped++;
         if (fabs(d) > fabs(J->snapped)) J->snapped = d;
       }
     }
@@ -785,14 +788,24 @@ static void snap_angles(urdfDoc* u, double tol) {
 }
 
 static void snap_notes(const urdfDoc* u, dyModel* m) {
+  int nang = 0, first = -1, last = -1;
+  double worst = 0;
   for (int j = 0; j < u->njoint; j++) {
     const urdfJoint* J = u->joints + j;
     if (!(fabs(J->snapped) > 1e-10)) continue;
-    size_t len = strlen(m->notes);
-    dy_errpos(m->notes + len, sizeof m->notes - len, u->path, J->line, 0, "joint '%s': origin rpy snapped to a multiple of "
-             "pi/2 (largest change %.2g rad; --snap 0 keeps the file's angles)\n", J->name,
-             J->snapped);
+    nang += J->nsnapped;
+    if (first < 0) first = j;
+    last = j;
+    if (fabs(J->snapped) > fabs(worst)) worst = J->snapped;
   }
+  if (first < 0) return;
+  char which[160];
+  if (first == last) snprintf(which, sizeof which, "joint '%s'", u->joints[first].name);
+  else snprintf(which, sizeof which, "joints '%s' .. '%s'", u->joints[first].name, u->joints[last].name);
+  size_t len = strlen(m->notes);
+  dy_errpos(m->notes + len, sizeof m->notes - len, u->path, u->joints[first].line, 0, "%d joint-origin angle%s "
+            "snapped to multiples of pi/2 (%s), largest change %.2g rad (--snap 0 keeps the file's angles)\n",
+            nang, nang == 1 ? "" : "s", which, worst);
 }
 
 /* ------------------------------------------------------------ the loader

@@ -130,7 +130,7 @@ void cli_states_close(cliStates* s);
  * drop|stop. 0, or 2 after printing the usage error. (reports/cli_log.c) */
 #include "ident/log.h"
 #define CLI_LOG_OPTS "no-header,map,gain,rows,cutoff,on-bad,time-scale,decimate,resample,qd-min," \
-                     "filter-order,derive,drop-stale,no-parallel"
+                     "filter-order,derive,drop-stale,no-parallel,strict"
 int cli_logopt(const cliArgs* c, int n, dyiLogOpt* opt);
 /* The same for log k of nlog (identify's several logs: --rows may give one
  * range per log). */
@@ -152,6 +152,10 @@ int cli_logopt_k(const cliArgs* c, int n, int k, int nlog, dyiLogOpt* opt);
  * columns the file has, its delimiter and, when they differ, the model's
  * joints against the log's position columns. */
 typedef struct cliWatch_ cliWatch;
+/* --strict: the warnings about the log (units, rates, the model, the data's
+ * quality) are errors. cli_strict_fail prints them, then one line saying
+ * nothing was written; returns 1 (the exit status). */
+int cli_strict_fail(const char* cmd, int nwarn);
 cliWatch* cli_watch_start(const cliArgs* c, const dyModel* m, dyiLogOpt* opt);
 int cli_watch_end(const cliArgs* c, cliWatch* w, const char* path, int findings);
 int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err);

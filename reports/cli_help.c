@@ -53,6 +53,8 @@ static const helpOpt log_opts[] = {
   {"resample", "HZ", "Hz", "off", "interpolate onto a uniform time grid first"},
   {"qd-min", "V", "rad/s|m/s", "0 (off)", "leave out equations of joints slower than V (Coulomb friction)"},
   {"drop-stale", NULL, NULL, NULL, "drop rows repeating the previous row's q, qd, tau with a new time stamp"},
+  {"strict", NULL, NULL, "off", "warnings about the log (units, rate, model mismatch, data quality) are errors: "
+   "exit 1, nothing written"},
   {"on-bad", "drop|stop", NULL, "stop", "bad rows (NaN, corrupt cell, time backwards) stop the read or are dropped"},
   {NULL, NULL, NULL, NULL, NULL}};
 

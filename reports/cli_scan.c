@@ -151,7 +151,7 @@ static void acc_row(void* ctx, const dyiLogRow* row) {
 }
 
 cliWatch* cli_watch_start(const cliArgs* c, const dyModel* m, dyiLogOpt* opt) {
-  if (cli_flag(c, "quiet")) return NULL;
+  if (cli_flag(c, "quiet") && !cli_flag(c, "strict")) return NULL;   /* --strict checks even when quiet */
   cliWatch* cw = calloc(1, sizeof *cw);
   if (!cw) return NULL;   /* the checks are advice: without memory, none */
   cw->m = m;
@@ -233,7 +233,8 @@ static int warn_torque(const dyModel* m, const char* path, const scanAcc* a) {
 /* The gate's findings (quality.h), one line each with the lines where it
  * starts and ends; a finding of one kind on several columns is one line
  * naming the other columns. */
-static void print_findings(dyiQuality* q, const char* path) {
+static int print_findings(dyiQuality* q, const char* path) {
+  int lines = 0;
   dyi_quality_finish(q);
   int nf = dyi_quality_count(q);
   for (int i = 0; i < nf; i++) {
@@ -250,9 +251,16 @@ static void print_findings(dyiQuality* q, const char* path) {
       snprintf(where, sizeof where, ":%ld..%ld", f->first_line, f->last_line);
     else if (f->first_line > 0) snprintf(where, sizeof where, ":%ld", f->first_line);
     int named = f->col > 0 && strncmp(f->verdict, f->what, strcspn(f->what, " "));
-    fprintf(pending(), "data: %s%s: %s%s%s (%ld row%s)%s\n", path, where, named ? f->what : "",
+    fprintf(pending(), "dynid: warning: %s%s: data: %s%s%s (%ld row%s)%s\n", path, where, named ? f->what : "",
             named ? ": " : "", f->verdict, f->count, f->count == 1 ? "" : "s", also);
+    lines++;
   }
+  return lines;
+}
+
+int cli_strict_fail(const char* cmd, int nwarn) {
+  cli_flush_warnings(1);
+  return cli_fail("%s: --strict: %d warning%s about the log above: nothing written", cmd, nwarn, nwarn == 1 ? "" : "s");
 }
 
 /* header (more position columns than joints) -> the pass's rate,
@@ -272,7 +280,7 @@ int cli_watch_end(const cliArgs* c, cliWatch* cw, const char* path, int findings
     nwarn += warn_rate(c, path, &cw->a);
     nwarn += warn_positions(m, path, &cw->a);
     nwarn += warn_torque(m, path, &cw->a);
-    if (findings && cw->w.quality) print_findings(cw->w.quality, path);
+    if (findings && cw->w.quality) nwarn += print_findings(cw->w.quality, path);
   }
   dyi_log_watch_free(&cw->w);
   dy_free_data(cw->d);

@@ -591,7 +591,7 @@ static int identify_from_stats(const cliArgs* c, dyModel* m, const idOpt* io) {
             "(set %s, method %s, friction %s)\n", acc.files, acc.logs, e->samples, n, b->nb, dyi_base_set_name(b->set),
             method_name(io->eo.method), acc.friction);
     fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
-    for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++) fprintf(stderr, "warning: %s\n", e->warn[w]);
+    for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++) fprintf(stderr, "dynid: warning: %s\n", e->warn[w]);
   }
   rc = 0;
 done:
@@ -785,12 +785,12 @@ static void print_log_summary(const cliArgs* c, const dyModel* m, const dyiBase*
             "noise_std is the robust scale 1.4826 MAD\n", e->downweighted, e->weight_min);
   if (io->eo.method == DYI_WLS)
     fprintf(stderr, "WLS: rows of joint j weighted by 1/noise_std_j\n");
-  if (corr[0]) fprintf(stderr, "warning: %s\n", corr);
+  if (corr[0]) fprintf(stderr, "dynid: warning: %s\n", corr);
   for (int w = 0; w < e->nwarn && w < DYI_MAXWARN; w++)
-    if (!strstr(e->warn[w], "poorly identified")) fprintf(stderr, "warning: %s\n", e->warn[w]);
+    if (!strstr(e->warn[w], "poorly identified")) fprintf(stderr, "dynid: warning: %s\n", e->warn[w]);
   cli_poorly_identified(e, beta, std);
   cli_nominal_outliers(m, b, e, beta);
-  if (e->nwarn > DYI_MAXWARN) fprintf(stderr, "warning: ... and %d more\n", e->nwarn - DYI_MAXWARN);
+  if (e->nwarn > DYI_MAXWARN) fprintf(stderr, "dynid: warning: ... and %d more estimator warnings\n", e->nwarn - DYI_MAXWARN);
 }
 
 /* identify MODEL LOG...: the log options of every log checked first (one
@@ -828,8 +828,10 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   char rows_note[256] = "", corr[DYI_WARNSZ] = "";
   filter_notes(&lo, &li, e, rows_note, sizeof rows_note, corr, sizeof corr);
   const double* beta;
+  int nwarn = 0;
+  for (int k = 0; k < nlog; k++) { nwarn += cli_watch_end(c, watch[k], c->pos[1 + k], 1); watch[k] = NULL; }
+  if (nwarn && cli_flag(c, "strict")) { cli_strict_fail("identify", nwarn); goto done; }
   if (write_estimate(c, m, b, e, io, &cr, corr, rows_note, NULL, &beta)) goto done;
-  for (int k = 0; k < nlog; k++) { cli_watch_end(c, watch[k], c->pos[1 + k], 1); watch[k] = NULL; }
   cli_flush_warnings(1);
   if (!io->quiet) print_log_summary(c, m, b, e, rs, nlog, io, beta, io->consistent ? cr.std : NULL, rows_note, corr);
   rc = 0;

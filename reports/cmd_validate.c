@@ -91,9 +91,10 @@ int cmd_validate(cliArgs* c) {
     cliWatch* watch = cli_watch_start(c, m, &lopt);   /* units, rates, model, in the validation pass */
     int vr = dyv_validate_log(mf, m, par, prm->base, prm->pi != NULL, c->pos[2], &lopt, horizon, (int)folds,
                               (int)threads, err, sizeof err);
-    cli_watch_end(c, watch, c->pos[2], 1);
+    int nwarn = cli_watch_end(c, watch, c->pos[2], 1);
     fclose(mf);
     if (vr) { free(buf); cli_fail_log(c->pos[2], &lopt, n, err); goto done; }
+    if (nwarn && cli_flag(c, "strict")) { free(buf); cli_strict_fail("validate", nwarn); goto done; }
     fprintf(o.f, "# dynid validate: model %s, params %s, log %s\n", m->source, c->pos[1], c->pos[2]);
     fwrite(buf, 1, len, o.f);
     if (cli_opt(c, "o") && strcmp(cli_opt(c, "o"), "-") && !cli_flag(c, "quiet")) summary(buf, c->pos[2]);

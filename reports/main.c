@@ -31,7 +31,7 @@ static const command_t commands[] = {
 
 /* options that take no value */
 static const char* const flags[] = {"friction", "consistent", "dh", "no-header", "ops", "help", "quiet",
-                                    "verbose", "physical", "drop-stale", "rest", "explain", "no-parallel", "force", NULL};
+                                    "verbose", "physical", "drop-stale", "rest", "explain", "no-parallel", "force", "strict", NULL};
 
 static void on_signal(int sig) {
   dy_out_abort_all();

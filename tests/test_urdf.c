@@ -521,7 +521,7 @@ static void malformed(void) {
   }
 }
 
-/* the shipped Gen3's rounded rpy snapped with one note per joint; --snap 0
+/* the shipped Gen3's rounded rpy snapped, said in one counted note; --snap 0
  * keeps them (72 base parameters with friction instead of 69) */
 static void snap_gen3(void) {
   char err[DY_ERRSZ];
@@ -532,10 +532,12 @@ static void snap_gen3(void) {
   off.snap = 0;
   CHECK(dy_load_urdf("datasets/urdf/gen3.urdf", &off, &b, err, sizeof err) == 0, "gen3 --snap 0: %s", err);
   if (!a || !b) { dy_free_model(a); dy_free_model(b); return; }
-  int notes = 0;
-  for (const char* s = a->notes; (s = strstr(s, "origin rpy snapped to a multiple of pi/2")); s++) notes++;
-  CHECK(notes == 7 && strstr(a->notes, "joint 'joint_1': origin rpy snapped") && strstr(a->notes, "7.3e-06 rad"),
-        "gen3: one note per snapped joint with the amount (%d): %s", notes, a->notes);
+  int lines = 0;
+  for (const char* s = a->notes; (s = strchr(s, '\n')); s++) lines++;
+  CHECK(lines == 1 && strstr(a->notes, "gen3.urdf:45: 7 joint-origin angles snapped to multiples of pi/2 "
+        "(joints 'joint_1' .. 'joint_7'), largest change 7.3e-06 rad"),
+        "gen3: one note counting the snapped angles, with the joints and the largest change (%d lines): %s",
+        lines, a->notes);
   CHECK(b->notes[0] == 0, "gen3 --snap 0: no note");
   dyiBase* ba = dyi_base_make(a, DYI_SET_KHALIL, 1, err, sizeof err);
   dyiBase* bb = dyi_base_make(b, DYI_SET_QR, 1, err, sizeof err);
@@ -568,7 +570,8 @@ static void snap_two_joint(const char* const path[2]) {
   CHECK(dy_load_urdf(path[0], NULL, &a, err, sizeof err) == 0 && dy_load_urdf(path[1], NULL, &b, err, sizeof err) == 0,
         "snap URDFs: %s", err);
   if (a && b) {
-    CHECK(strstr(a->notes, "joint 'j2': origin rpy snapped") && strstr(a->notes, "7.3e-06 rad") && !b->notes[0],
+    CHECK(strstr(a->notes, "2 joint-origin angles snapped to multiples of pi/2 (joint 'j2')") &&
+          strstr(a->notes, "7.3e-06 rad") && !b->notes[0],
           "rounded quarter turn noted, exact not: '%s' '%s'", a->notes, b->notes);
     dyData* d = dy_make_data(a);
     double worst = 0;

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* dynid tests: warnings that are heard.
+ *   - --strict turns the warnings about a log (units, rate, the model, the
+ *     data's quality) into errors: exit 1, the warnings and one closing
+ *     line on standard error, nothing written; for identify, validate and
+ *     report alike, and also under --quiet;
+ *   - a clean simulated log passes --strict (no false alarm) and writes;
+ *   - every warning line has the one prefix "dynid: warning: ";
+ *   - the shipped Gen3 URDF's rounded angles are one counted line, not one
+ *     per joint (and `dynid model` repeats that one line as a comment). */
+#include "testhelp.h"
+#include <string.h>
+#include <sys/stat.h>
+
+#define DIR "build/tests/strict"
+#define P "datasets/models/panda.csv"
+
+static int exists(const char* path) { struct stat st; return stat(path, &st) == 0; }
+
+/* every stderr line that warns starts with "dynid: warning: " */
+static int prefixes_ok(const char* e) {
+  for (const char* s = e; *s;) {
+    const char* nl = strchr(s, '\n');
+    size_t L = nl ? (size_t)(nl - s) : strlen(s);
+    const char* w = strstr(s, "warning");
+    const char* st = strstr(s, "--strict");
+    if (w && w < s + L && !(st && st < s + L) && strncmp(s, "dynid: warning: ", 16)) return 0;
+    s += L + (nl != NULL);
+  }
+  return 1;
+}
+
+static void make_logs(void) {
+  CHECK(system("mkdir -p " DIR " && ./dynid simulate " P " fourier --duration 6 --rate 500 --seed 4 --noise 0.01 "
+               "-o " DIR "/clean.csv 2>/dev/null") == 0, "simulate a clean log");
+  /* positions in degrees: q columns (2..8) times 180/pi */
+  CHECK(system("awk -F, 'BEGIN{OFS=\",\"} /^#/ {print; next} NR>1 && !/^t/ {for (i = 2; i <= 8; i++) "
+               "$i = $i * 57.29577951308232} {print}' " DIR "/clean.csv > " DIR "/deg.csv") == 0, "degree log");
+  CHECK(system("./dynid identify " P " " DIR "/clean.csv --quiet -o " DIR "/p.csv") == 0, "identify the clean log");
+}
+
+static void strict_cmd(const char* name, const char* cmd, const char* out, int has_quiet) {
+  char full[1024];
+  remove(out);
+  snprintf(full, sizeof full, "%s --strict -o %s", cmd, out);
+  int rc = th_run(DIR, full);
+  const char* e = th_slurp(DIR "/stderr");
+  CHECK(rc == 1 && !exists(out) && strstr(e, "positions in degrees?") && strstr(e, "--strict: ") &&
+        strstr(e, "nothing written") && prefixes_ok(e), "%s --strict on a degree log: exit %d, stderr:\n%s", name, rc, e);
+  if (has_quiet) {
+    snprintf(full, sizeof full, "%s --strict --quiet -o %s", cmd, out);
+    rc = th_run(DIR, full);
+    CHECK(rc == 1 && !exists(out), "%s --strict --quiet still checks: exit %d", name, rc);
+  }
+  snprintf(full, sizeof full, "%s -o %s", cmd, out);
+  rc = th_run(DIR, full);
+  e = th_slurp(DIR "/stderr");
+  CHECK(rc == 0 && exists(out) && strstr(e, "dynid: warning: ") && prefixes_ok(e),
+        "%s without --strict: warned, exit %d, written", name, rc);
+}
+
+int main(void) {
+  make_logs();
+  strict_cmd("identify", "./dynid identify " P " " DIR "/deg.csv", DIR "/x.csv", 1);
+  strict_cmd("validate", "./dynid validate " P " " DIR "/p.csv " DIR "/deg.csv", DIR "/v.csv", 0);
+  strict_cmd("report", "./dynid report " P " " DIR "/p.csv " DIR "/deg.csv", DIR "/r.html", 0);
+  int rc = th_run(DIR, "./dynid identify " P " " DIR "/clean.csv --strict -o " DIR "/ok.csv");
+  CHECK(rc == 0 && exists(DIR "/ok.csv") && !strstr(th_slurp(DIR "/stderr"), "warning"),
+        "a clean log passes --strict: exit %d, %s", rc, th_slurp(DIR "/stderr"));
+  rc = th_run(DIR, "./dynid model datasets/urdf/gen3.urdf -o " DIR "/g.csv");
+  const char* e = th_slurp(DIR "/stderr");
+  int lines = 0;
+  for (const char* s = e; (s = strstr(s, "snapped")); s++) lines++;
+  CHECK(rc == 0 && lines == 1 && strstr(e, "7 joint-origin angles snapped"), "gen3: one counted snap warning:\n%s", e);
+  lines = 0;
+  for (const char* s = th_slurp(DIR "/g.csv"); (s = strstr(s, "snapped")); s++) lines++;
+  CHECK(lines == 1, "dynid model repeats the one snap note as a comment (%d)", lines);
+  return test_report();
+}
