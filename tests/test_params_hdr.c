@@ -49,6 +49,31 @@ static dyModel* panda(void) {
   return m;
 }
 
+/* every parsed field of the header check_written writes (p read from path) */
+static void check_fields(const dyiParams* p, const char* path, const char* comment) {
+  CHECK(!strcmp(p->comment, comment), "comment: '%s'", p->comment);
+  CHECK(!strcmp(p->path, path), "path '%s'", p->path);
+  CHECK(!strcmp(p->model, "models/arm, with comma.csv"), "model '%s'", p->model);
+  CHECK(!strcmp(p->fingerprint, "7 joints RRRRRRR geometry 0123abcd"), "fingerprint '%s'", p->fingerprint);
+  CHECK(!strcmp(p->rows, "101..5000"), "rows '%s'", p->rows);
+  CHECK(p->nlog == 2 && !strcmp(p->log[0], "a.csv") && !strcmp(p->log[1], "dir with blank/b.csv"),
+        "logs: %d", p->nlog);
+  CHECK(p->samples == 4321, "samples %ld", p->samples);
+  CHECK(p->cond == 1246.29 && p->cond_weighted == 1 && p->cond_scaled == 190.471, "cond %.17g %d %.17g",
+        p->cond, p->cond_weighted, p->cond_scaled);
+  CHECK(p->rel_err == 1.012, "rel_err %.17g", p->rel_err);
+  CHECK(p->consistent == 1 && p->rss_rise == 45.05, "consistent %d, rss_rise %.17g", p->consistent, p->rss_rise);
+  CHECK(p->nbound == 3 && !strncmp(p->bound[0], "bounds auto: each", 17) &&
+        !strcmp(p->bound[1], "link 1: ellipsoid centre (0.001, 0.001, -0.08) m, semi-axes (0.6, 0.6, 0.8) m; margin 0.461") &&
+        !strncmp(p->bound[2], "link 2: bounding", 16), "bounds: %d", p->nbound);
+  CHECK(p->base && p->base->nb > 0 && p->value, "rows not read with the header");
+  /* the text of the condition number as identify writes and report quotes it */
+  char ct[160];
+  cli_cond_text(ct, sizeof ct, p->cond, p->cond_weighted, p->cond_scaled);
+  CHECK(!strcmp(ct, "1246.29 (regressor as weighted, SI units; 190.471 after column scaling)"),
+        "cli_cond_text: '%s'", ct);
+}
+
 /* the fields of a header written as identify writes it */
 static void check_written(const dyModel* m) {
   char path[300], err[DY_ERRSZ];
@@ -87,27 +112,7 @@ static void check_written(const dyModel* m) {
     }
     CHECK(p != NULL, "read (%s): %s", how ? "two steps" : "one pass", err);
     if (!p) continue;
-    CHECK(!strcmp(p->comment, comment), "comment: '%s'", p->comment);
-    CHECK(!strcmp(p->path, path), "path '%s'", p->path);
-    CHECK(!strcmp(p->model, "models/arm, with comma.csv"), "model '%s'", p->model);
-    CHECK(!strcmp(p->fingerprint, "7 joints RRRRRRR geometry 0123abcd"), "fingerprint '%s'", p->fingerprint);
-    CHECK(!strcmp(p->rows, "101..5000"), "rows '%s'", p->rows);
-    CHECK(p->nlog == 2 && !strcmp(p->log[0], "a.csv") && !strcmp(p->log[1], "dir with blank/b.csv"),
-          "logs: %d", p->nlog);
-    CHECK(p->samples == 4321, "samples %ld", p->samples);
-    CHECK(p->cond == 1246.29 && p->cond_weighted == 1 && p->cond_scaled == 190.471, "cond %.17g %d %.17g",
-          p->cond, p->cond_weighted, p->cond_scaled);
-    CHECK(p->rel_err == 1.012, "rel_err %.17g", p->rel_err);
-    CHECK(p->consistent == 1 && p->rss_rise == 45.05, "consistent %d, rss_rise %.17g", p->consistent, p->rss_rise);
-    CHECK(p->nbound == 3 && !strncmp(p->bound[0], "bounds auto: each", 17) &&
-          !strcmp(p->bound[1], "link 1: ellipsoid centre (0.001, 0.001, -0.08) m, semi-axes (0.6, 0.6, 0.8) m; margin 0.461") &&
-          !strncmp(p->bound[2], "link 2: bounding", 16), "bounds: %d", p->nbound);
-    CHECK(p->base && p->base->nb > 0 && p->value, "rows not read with the header");
-    /* the text of the condition number as identify writes and report quotes it */
-    char ct[160];
-    cli_cond_text(ct, sizeof ct, p->cond, p->cond_weighted, p->cond_scaled);
-    CHECK(!strcmp(ct, "1246.29 (regressor as weighted, SI units; 190.471 after column scaling)"),
-          "cli_cond_text: '%s'", ct);
+    check_fields(p, path, comment);
     dyi_params_free(p);
   }
   /* gzip-compressed: the same header */
@@ -195,9 +200,10 @@ static const char* line_value(const char* text, const char* key) {
 }
 
 /* dynid identify's files read back: each field against its line */
-static void check_program(const dyModel* m) {
+/* identify's least-squares file over two logs with --rows: each field
+ * against its own line */
+static void program_ls(const dyModel* m, const char* L) {
   char cmd[1500], path[300], err[DY_ERRSZ];
-  const char* L = "datasets/panda/exciting_traj.csv.gz";
   snprintf(cmd, sizeof cmd, "cp %s %s/second.csv.gz && ./dynid identify datasets/models/panda.csv %s %s/second.csv.gz "
            "--map t=t_s --rows 1..3000 --friction --quiet -o %s/id.csv", L, tmp, L, tmp, tmp);
   CHECK(th_run(tmp, cmd) == 0, "identify: %s", th_slurp(strcat(strcpy(path, tmp), "/stderr")));
@@ -228,13 +234,18 @@ static void check_program(const dyModel* m) {
   }
   free(text);
   dyi_params_free(p);
+}
+
+/* identify --consistent's file: the residual's rise and the bound lines */
+static void program_consistent(const dyModel* m, const char* L) {
+  char cmd[1500], path[300], err[DY_ERRSZ];
   /* --consistent (one solve: a given prior weight, no bootstrap) */
   snprintf(cmd, sizeof cmd, "./dynid identify datasets/models/panda.csv %s --map t=t_s --rows 1..3000 --friction "
            "--consistent --prior-weight 1 --boot 0 --quiet -o %s/cons.csv", L, tmp);
   CHECK(th_run(tmp, cmd) == 0, "identify --consistent: %s", th_slurp(strcat(strcpy(path, tmp), "/stderr")));
   snprintf(path, sizeof path, "%s/cons.csv", tmp);
-  text = th_read_file(path);
-  p = dyi_params_read(path, m, err, sizeof err);
+  char* text = th_read_file(path);
+  dyiParams* p = dyi_params_read(path, m, err, sizeof err);
   CHECK(p && text, "read %s: %s", path, err);
   if (p && text) {
     const char* v = line_value(text, "consistent: training residual ");
@@ -251,14 +262,18 @@ static void check_program(const dyModel* m) {
   }
   free(text);
   dyi_params_free(p);
-  /* another model's file: its header is read although its rows do not
-   * parse for a 3-joint arm, and the program refuses it by the fingerprint */
+}
+
+/* another model's file (program_ls's): its header read although its rows
+ * do not parse for a 3-joint arm; the program refuses it by the fingerprint */
+static void program_other_model(const char* L) {
+  char cmd[1500], path[300], err[DY_ERRSZ];
   dyModel* m3 = NULL;
   dyLoadOpt opt;
   memset(&opt, 0, sizeof opt);
   CHECK(dy_load_model("datasets/models/planar3r.csv", &opt, &m3, err, sizeof err) == 0, "planar3r: %s", err);
   snprintf(path, sizeof path, "%s/id.csv", tmp);
-  p = dyi_params_read_header(path, err, sizeof err);
+  dyiParams* p = dyi_params_read_header(path, err, sizeof err);
   CHECK(p && p->fingerprint[0], "header of another model's file: %s", p ? "no fingerprint" : err);
   if (p && m3) {
     char fp3[96];
@@ -272,6 +287,13 @@ static void check_program(const dyModel* m) {
   snprintf(cmd, sizeof cmd, "./dynid validate datasets/models/planar3r.csv %s/id.csv %s --map t=t_s", tmp, L);
   CHECK(th_run(tmp, cmd) == 1 && strstr(th_slurp(strcat(strcpy(path, tmp), "/stderr")), "identified on another model"),
         "validate on another model: %s", th_slurp(path));
+}
+
+static void check_program(const dyModel* m) {
+  const char* L = "datasets/panda/exciting_traj.csv.gz";
+  program_ls(m, L);
+  program_consistent(m, L);
+  program_other_model(L);
 }
 
 int main(void) {
