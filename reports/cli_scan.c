@@ -112,6 +112,8 @@ typedef struct {
   double t0, tprev;           /* first and last time [s] */
   double tt2, gg2;            /* sums of squared torque and gravity torque over the thinned rows */
   int ng;                     /* thinned rows */
+  /* per joint over the thinned rows: sums of g, tau, g^2, tau^2, g tau */
+  double sg[DY_MAXJ], st[DY_MAXJ], sgg[DY_MAXJ], stt[DY_MAXJ], sgt[DY_MAXJ];
 } scanAcc;
 
 struct cliWatch_ {
@@ -144,7 +146,11 @@ static void acc_row(void* ctx, const dyiLogRow* row) {
   if (cw->gravity && a->rows % 8 == 0 && a->ng < MAXG) {
     double g[DY_MAXJ];
     dy_rnea_g(cw->m, cw->d, cw->m->par, row->q, NULL, NULL, cw->m->gravity, 0, g);
-    for (int j = 0; j < n; j++) { a->gg2 += g[j] * g[j]; a->tt2 += row->tau[j] * row->tau[j]; }
+    for (int j = 0; j < n; j++) {
+      const double t = row->tau[j];
+      a->gg2 += g[j] * g[j]; a->tt2 += t * t;
+      a->sg[j] += g[j]; a->st[j] += t; a->sgg[j] += g[j] * g[j]; a->stt[j] += t * t; a->sgt[j] += g[j] * t;
+    }
     a->ng++;
   }
   a->rows++;
@@ -230,6 +236,40 @@ static int warn_torque(const dyModel* m, const char* path, const scanAcc* a) {
   return 1;
 }
 
+/* The model against the log: on every joint whose nominal gravity torque
+ * matters (RMS over the thinned rows at least 10 % of the largest joint's
+ * and 0.5 N m|N), the measured torque must follow it: the slope of tau on
+ * g through the origin within [0.6, 1.67] and their correlation at least
+ * 0.7 (measured on the shipped logs with their own models: slopes 0.81 to
+ * 1.16, correlations 0.968 and above; crossed with the other arms' models:
+ * a slope of 2.2 or 2.6, or a correlation of -0.95, on some joint). The
+ * joints that fail, with their numbers, in one warning. 1 if warned. */
+static int warn_gravity(const dyModel* m, const char* path, const scanAcc* a) {
+  if (a->ng <= 10) return 0;
+  const int n = m->n;
+  double grms[DY_MAXJ], top = 0;
+  for (int j = 0; j < n; j++) { grms[j] = sqrt(a->sgg[j] / a->ng); top = fmax(top, grms[j]); }
+  char list[600] = "";
+  size_t L = 0;
+  int bad = 0;
+  for (int j = 0; j < n; j++) {
+    if (!(grms[j] >= 0.1 * top && grms[j] >= 0.5)) continue;
+    const double N = a->ng, mg = a->sg[j] / N, mt = a->st[j] / N;
+    const double vg = a->sgg[j] / N - mg * mg, vt = a->stt[j] / N - mt * mt, c = a->sgt[j] / N - mg * mt;
+    const double slope = a->sgt[j] / a->sgg[j], corr = vg > 0 && vt > 0 ? c / sqrt(vg * vt) : 0;
+    if (slope >= 0.6 && slope <= 1 / 0.6 && corr >= 0.7) continue;
+    bad++;
+    if (L + 80 < sizeof list)
+      L += (size_t)snprintf(list + L, sizeof list - L, "%sjoint %d (slope %.3g, correlation %.2f)", L ? ", " : "", j + 1,
+                            slope, corr);
+  }
+  if (!bad) return 0;
+  fprintf(pending(), "dynid: warning: %s: the measured torque does not follow the gravity torque of %s at %s "
+          "(expected: slope about 1, correlation near 1): is it the model of the arm that made the log? (else "
+          "the torque's sign, units or --gain)\n", path, m->source, list);
+  return 1;
+}
+
 /* The gate's findings (quality.h), one line each with the lines where it
  * starts and ends; a finding of one kind on several columns is one line
  * naming the other columns. */
@@ -279,7 +319,9 @@ int cli_watch_end(const cliArgs* c, cliWatch* cw, const char* path, int findings
   if (cw->w.complete && cw->a.rows >= 2) {
     nwarn += warn_rate(c, path, &cw->a);
     nwarn += warn_positions(m, path, &cw->a);
-    nwarn += warn_torque(m, path, &cw->a);
+    const int warned_torque = warn_torque(m, path, &cw->a);
+    nwarn += warned_torque;
+    if (!warned_torque) nwarn += warn_gravity(m, path, &cw->a);
     if (findings && cw->w.quality) nwarn += print_findings(cw->w.quality, path);
   }
   dyi_log_watch_free(&cw->w);
