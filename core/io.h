@@ -193,6 +193,10 @@ int dy_out_open(dyOut* o, const char* path, char* err, int errsz);
 void dy_out_prelude(const char* text);
 /* Flush, close and rename into place. 0 or -1 (err set; temp removed). */
 int dy_out_commit(dyOut* o, char* err, int errsz);
+/* Called after every file (not standard output) dy_out_commit puts into
+ * place, with its path and size [bytes] (NULL: none, the default: the
+ * library prints nothing). The dynid program names each file it wrote. */
+void dy_out_on_commit(void (*fn)(const char* path, long long bytes));
 /* Close and remove the temporary file (a failed command). */
 void dy_out_abort(dyOut* o);
 /* Remove every still-open temporary output (called from a signal handler

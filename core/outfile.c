@@ -27,6 +27,8 @@ static const char* prelude;   /* '#' lines every output file starts with */
 void dy_out_prelude(const char* text) { prelude = text; }
 
 /* files that cannot start with '#' lines: markup */
+static void (*on_commit)(const char* path, long long bytes);
+
 static int is_markup(const char* path) {
   const char* dot = strrchr(path, '.');
   const char* gz = dot && !strcmp(dot, ".gz") ? dot : NULL;
@@ -94,8 +96,14 @@ int dy_out_commit(dyOut* o, char* err, int errsz) {
     return -1;
   }
   track(o, 0);
+  if (on_commit) {
+    struct stat st;
+    on_commit(o->path, stat(o->path, &st) == 0 ? (long long)st.st_size : -1);
+  }
   return 0;
 }
+
+void dy_out_on_commit(void (*fn)(const char* path, long long bytes)) { on_commit = fn; }
 
 void dy_out_abort(dyOut* o) {
   if (o->is_stdout || !o->f) return;

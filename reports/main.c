@@ -33,6 +33,29 @@ static const command_t commands[] = {
 static const char* const flags[] = {"friction", "consistent", "dh", "no-header", "ops", "help", "quiet",
                                     "verbose", "physical", "drop-stale", "rest", "explain", "no-parallel", "force", "strict", NULL};
 
+/* the files the command put into place, named on standard error when it
+ * has succeeded ("dynid: wrote reports/kuka.html (1.2 MB)") */
+#define MAXWROTE 32
+static char wrote_path[MAXWROTE][256];
+static long long wrote_bytes[MAXWROTE];
+static int nwrote;
+
+static void on_wrote(const char* path, long long bytes) {
+  if (nwrote < MAXWROTE) {
+    snprintf(wrote_path[nwrote], sizeof wrote_path[0], "%s", path);
+    wrote_bytes[nwrote++] = bytes;
+  }
+}
+
+static void print_wrote(void) {
+  for (int i = 0; i < nwrote; i++) {
+    const double b = (double)wrote_bytes[i];
+    if (b >= 1e6) fprintf(stderr, "dynid: wrote %s (%.1f MB)\n", wrote_path[i], b / 1e6);
+    else if (b >= 1e3) fprintf(stderr, "dynid: wrote %s (%.1f kB)\n", wrote_path[i], b / 1e3);
+    else fprintf(stderr, "dynid: wrote %s (%lld bytes)\n", wrote_path[i], wrote_bytes[i]);
+  }
+}
+
 static void on_signal(int sig) {
   dy_out_abort_all();
   signal(sig, SIG_DFL);
@@ -179,7 +202,9 @@ int main(int argc, char** argv) {
    * samples 3.3 s with them, 1.5 s without); its own parallelism is over
    * samples, logs and starts */
   if (!getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
+  dy_out_on_commit(on_wrote);
   rc = cmd->fn(&c);
   cli_flush_warnings(rc == 0);
+  if (rc == 0 && !c.help && !cli_flag(&c, "quiet")) print_wrote();
   return c.help ? 0 : rc;
 }

@@ -96,6 +96,13 @@ int main(void) {
   int rc = th_run(DIR, "./dynid identify " P " " DIR "/clean.csv --strict -o " DIR "/ok.csv");
   CHECK(rc == 0 && exists(DIR "/ok.csv") && !strstr(th_slurp(DIR "/stderr"), "warning"),
         "a clean log passes --strict: exit %d, %s", rc, th_slurp(DIR "/stderr"));
+  /* every file written is named, with its size; not under --quiet, not on failure */
+  CHECK(strstr(th_slurp(DIR "/stderr"), "dynid: wrote " DIR "/ok.csv (") != NULL, "the written file named:\n%s",
+        th_slurp(DIR "/stderr"));
+  rc = th_run(DIR, "./dynid identify " P " " DIR "/clean.csv --quiet -o " DIR "/ok.csv");
+  CHECK(rc == 0 && !strstr(th_slurp(DIR "/stderr"), "wrote"), "--quiet: no 'wrote' line");
+  rc = th_run(DIR, "./dynid identify " P " " DIR "/deg.csv --strict -o " DIR "/no.csv");
+  CHECK(rc == 1 && !strstr(th_slurp(DIR "/stderr"), "wrote"), "a failed command names no file");
   rc = th_run(DIR, "./dynid model datasets/urdf/gen3.urdf -o " DIR "/g.csv");
   const char* e = th_slurp(DIR "/stderr");
   int lines = 0;

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include "core/util.h"
 
@@ -49,6 +50,18 @@ static inline int th_run(const char* dir, const char* cmd) {
   int r = system(buf);
   if (r == -1 || !WIFEXITED(r)) return -1;
   return WEXITSTATUS(r);
+}
+
+/* 1 when text holds nothing but the program's "dynid: wrote FILE (SIZE)"
+ * lines (a command that succeeded without a warning) */
+static inline int th_only_wrote(const char* text) {
+  for (const char* s = text; *s;) {
+    if (strncmp(s, "dynid: wrote ", 13)) return 0;
+    const char* nl = strchr(s, '\n');
+    if (!nl) return 0;
+    s = nl + 1;
+  }
+  return 1;
 }
 
 /* whole file (first 64 kB) into one of two static buffers, alternating, so
