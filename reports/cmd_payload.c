@@ -82,6 +82,8 @@ static void write_csv(FILE* f, const cliArgs* c, const dyModel* m, const dyiPayl
              "(column-scaled)\n", fit->rank, fit->nfree, fit->cond);
   fprintf(f, "# undetermined tip-frame parameters: %s\n", und[0] ? und : "none");
   fprintf(f, "# undetermined: %s\n", undp[0] ? undp : "none");
+  if (fit->phys_det[0] == 1 && !(fit->phys[0] > 0))
+    fprintf(f, "# the estimated mass is not positive: no centre of mass or inertia about it\n");
   fprintf(f, "# residual torque RMS %.6g N m, unexplained by the load %.4g %%, residual std %.6g N m per equation\n",
           fit->r_rms, 100 * fit->rel_resid, fit->sigma);
   fprintf(f, "# std: first-order propagation of sigma^2 (W^T W)^-1\n");

@@ -205,6 +205,15 @@ static void test_truth(const char* model, const char* tag) {
    * product of inertia's sign ~ 0.002) is 20x or more larger */
   CHECK(di <= 1e-4, "%s: inertia off by %.3g kg m^2 (1e-4)", tag, di);
 
+  /* the URDF fragment: a link with the values, a fixed joint to the tip link */
+  snprintf(cmd, sizeof cmd, "./dynid payload %s %s %s --quiet -o %s.urdf", model, arm, loaded, out);
+  char upath[300];
+  snprintf(upath, sizeof upath, "%s.urdf", out);
+  CHECK(th_run(DIR, cmd) == 0, "%s: payload -o .urdf: %s", tag, th_slurp(DIR "/stderr"));
+  const char* u = th_slurp(upath);
+  CHECK(strstr(u, "<mass value=\"2.47") && strstr(u, "<inertial>") && strstr(u, "type=\"fixed\"") &&
+            strstr(u, "<parent link=\"tip\"/>"), "%s: URDF fragment: %.300s", tag, u);
+
   /* 3. --mass fixes the mass */
   snprintf(cmd, sizeof cmd, "./dynid payload %s %s %s --mass 2.47 -o %s.mass.csv", model, arm, loaded, out);
   CHECK(th_run(DIR, cmd) == 0, "%s: payload --mass: %s", tag, th_slurp(DIR "/stderr"));
