@@ -193,6 +193,7 @@ int cmd_simulate(cliArgs* c);
 int cmd_identify(cliArgs* c);
 int cmd_validate(cliArgs* c);
 int cmd_report(cliArgs* c);
+int cmd_payload(cliArgs* c);
 int cmd_bench(cliArgs* c);
 
 #endif

@@ -186,6 +186,18 @@ static const helpCmd docs[] = {
     {"force", NULL, NULL, NULL, "use PARAMS even if it was identified on another model"},
     OPT_END},
    "dynid report " KUKA " kuka.params.csv " KLOG "2.csv.gz --map t=t_s -o kuka.html"},
+  {"payload", "payload MODEL ARM_PARAMS LOG [--mass KG] [options] [-o PAYLOAD.csv|PAYLOAD.urdf]",
+   "the mass, centre of mass and inertia of a load fixed to the tip frame, from a log recorded with it",
+   "MODEL\tthe arm; the load is fixed to its tip frame (URDF --tip link, table '#! tip' line)\n"
+   "ARM_PARAMS\tthe arm without the load: a PARAMS file from identify (with its friction)\n"
+   "LOG\ta log recorded with the load on\n", 1, 1,
+   {{"o", "PAYLOAD.csv|PAYLOAD.urdf", NULL, "standard output (CSV)",
+     "name,value,std rows m, cx, cy, cz (tip frame), ixx..izz (about the centre of mass); .urdf: a link and a fixed joint to paste"},
+    {"mass", "KG", "kg", "estimated", "fix the mass and estimate the other 9 parameters"},
+    {"force", NULL, NULL, NULL, "use ARM_PARAMS even if it was identified on another model"},
+    {"quiet", NULL, NULL, "off", "no summary and no warnings on standard error"},
+    OPT_END},
+   "dynid payload " PANDA " arm.params.csv loaded.csv -o payload.csv"},
   {"bench", "bench [MODEL] [--params P] [--time S] [--ops] [-o FILE]",
    "timings of the core algorithms, or their executed operation counts",
    "MODEL\tthe arm (default a built-in 6R)\n", 1, 0,

@@ -25,6 +25,7 @@ static const command_t commands[] = {
   {"identify", cmd_identify},
   {"validate", cmd_validate},
   {"report", cmd_report},
+  {"payload", cmd_payload},
   {"bench", cmd_bench},
 };
 #define NCMD ((int)(sizeof commands / sizeof commands[0]))

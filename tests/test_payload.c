@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/* dynid tests: the payload (ident/payload.h, `dynid payload`).
+ *  1. the map A: the torque of the model with a load merged into link n by
+ *     the parallel-axis theorem from its centre of mass (not by A) minus
+ *     the torque without equals Y_n A phi_T on random states and random tip
+ *     frames, to 1e-10 relative; the physical form and its Jacobian;
+ *  2. end to end: the Panda without a load simulated and identified, the
+ *     load merged into link 7 in a model table, the loaded log simulated
+ *     with the same friction, `dynid payload` recovers it, with the
+ *     identity tip and with a rotated, offset tip ('#! tip' line); with
+ *     torque noise the truth lies within 3 std;
+ *  3. --mass fixes the mass;
+ *  4. a log where only joint 1 moves leaves parameters undetermined (empty
+ *     rows) and refuses a URDF;
+ *  5. bad inputs: one line, nothing written. */
+#include "testmodels.h"
+#include "core/dynamics.h"
+#include "core/io.h"
+#include "ident/payload.h"
+#include "ident/regressor.h"
+#include <string.h>
+
+#define DIR "build/tests/payload"
+#define PANDA "datasets/models/panda.csv"
+
+/* the load of the end-to-end tests, in the tip frame */
+static const double LM = 2.47, LC[3] = {0.025, 0.173, 0.047};
+static const double LI[6] = {0.012, 0.001, -0.0015, 0.008, 0.0005, 0.015};
+
+/* a rotation from a unit quaternion of random numbers, row-major */
+static void random_rot(double R[9]) {
+  double w = th_uniform(-1, 1), x = th_uniform(-1, 1), y = th_uniform(-1, 1), z = th_uniform(-1, 1);
+  double s = sqrt(w*w + x*x + y*y + z*z);
+  w /= s; x /= s; y /= s; z /= s;
+  double M[9] = {1 - 2*(y*y + z*z), 2*(x*y - w*z), 2*(x*z + w*y),
+                 2*(x*y + w*z), 1 - 2*(x*x + z*z), 2*(y*z - w*x),
+                 2*(x*z - w*y), 2*(y*z + w*x), 1 - 2*(x*x + y*y)};
+  memcpy(R, M, sizeof M);
+}
+
+/* add a load (m, c, Ic in the tip frame T) to link n of par, physically:
+ * its centre of mass and inertia carried into frame n, then the
+ * parallel-axis theorem to O_n (independent of dyi_payload_map) */
+static void merge_load(const dyModel* m, double* par, double lm, const double c[3], const double Ic[6]) {
+  const double* R = m->tip_T;
+  const double* p = m->tip_T + 9;
+  double cn[3], I[9] = {Ic[0], Ic[1], Ic[2], Ic[1], Ic[3], Ic[4], Ic[2], Ic[4], Ic[5]}, RI[9], In[9];
+  for (int a = 0; a < 3; a++) cn[a] = R[a*3]*c[0] + R[a*3 + 1]*c[1] + R[a*3 + 2]*c[2] + p[a];
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) {
+      RI[a*3 + b] = 0;
+      for (int k = 0; k < 3; k++) RI[a*3 + b] += R[a*3 + k] * I[k*3 + b];
+    }
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++) {
+      In[a*3 + b] = 0;
+      for (int k = 0; k < 3; k++) In[a*3 + b] += RI[a*3 + k] * R[b*3 + k];
+    }
+  const double cc = cn[0]*cn[0] + cn[1]*cn[1] + cn[2]*cn[2];
+  double* L = par + 10 * (m->n - 1);
+  static const int ra[6] = {0, 0, 0, 1, 1, 2}, rb[6] = {0, 1, 2, 1, 2, 2};
+  for (int i = 0; i < 6; i++) L[i] += In[ra[i]*3 + rb[i]] + lm * ((ra[i] == rb[i]) * cc - cn[ra[i]]*cn[rb[i]]);
+  for (int a = 0; a < 3; a++) L[6 + a] += lm * cn[a];
+  L[9] += lm;
+}
+
+/* 1. A against Newton-Euler with merged parameters; the physical form */
+static void test_map(void) {
+  dyModel* m;
+  char err[DY_ERRSZ];
+  CHECK(dy_load_model(PANDA, &(dyLoadOpt){0}, &m, err, sizeof err) == 0, "load %s: %s", PANDA, err);
+  if (!m) return;
+  const int n = m->n, np = dy_npar(m);
+  dyData* d = dy_make_data(m);
+  double* par = malloc(sizeof(double) * (size_t)np);
+  double* Y = malloc(sizeof(double) * (size_t)(n * dyi_ncols(m, 0)));
+  double worst = 0, worst_phys = 0, worst_jac = 0;
+  for (int trial = 0; trial < 20; trial++) {
+    random_rot(m->tip_T);
+    for (int a = 0; a < 3; a++) m->tip_T[9 + a] = th_uniform(-0.3, 0.3);
+    double lm = th_uniform(0.1, 5), c[3], Ic[6], phi[10], A[100];
+    for (int a = 0; a < 3; a++) c[a] = th_uniform(-0.2, 0.2);
+    double B[9];   /* Ic = B B^T + 0.001 I: positive definite */
+    for (int k = 0; k < 9; k++) B[k] = th_uniform(-0.1, 0.1);
+    static const int ra[6] = {0, 0, 0, 1, 1, 2}, rb[6] = {0, 1, 2, 1, 2, 2};
+    for (int i = 0; i < 6; i++)
+      Ic[i] = B[ra[i]*3]*B[rb[i]*3] + B[ra[i]*3 + 1]*B[rb[i]*3 + 1] + B[ra[i]*3 + 2]*B[rb[i]*3 + 2] + 0.001*(ra[i] == rb[i]);
+    dyi_payload_phys_to_std(lm, c, Ic, phi);
+    dyi_payload_map(m->tip_T, A);
+    memcpy(par, m->par, sizeof(double) * (size_t)np);
+    merge_load(m, par, lm, c, Ic);
+    double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], t0[DY_MAXJ], t1[DY_MAXJ];
+    th_random_state(n, q, qd, qdd);
+    dy_rnea(m, d, m->par, q, qd, qdd, t0);
+    dy_rnea(m, d, par, q, qd, qdd, t1);
+    dyi_regressor(m, d, q, qd, qdd, 0, Y, n);
+    const double* Yn = Y + (size_t)n * 10 * (n - 1);
+    double big = 0, dif = 0;
+    for (int i = 0; i < n; i++) {
+      double s = 0;
+      for (int l = 0; l < 10; l++)
+        for (int k = 0; k < 10; k++) s += Yn[i + n*l] * A[l*10 + k] * phi[k];
+      big = fmax(big, fabs(t1[i] - t0[i]));
+      dif = fmax(dif, fabs(s - (t1[i] - t0[i])));
+    }
+    worst = fmax(worst, dif / big);
+    /* the physical form back, and its Jacobian against central differences */
+    double phys[10], J[100];
+    dyi_payload_std_to_phys(phi, phys, J);
+    double want[10] = {lm, c[0], c[1], c[2], Ic[0], Ic[1], Ic[2], Ic[3], Ic[4], Ic[5]};
+    for (int k = 0; k < 10; k++) worst_phys = fmax(worst_phys, fabs(phys[k] - want[k]));
+    for (int k = 0; k < 10; k++) {
+      double hp[10], hm[10], pp[10], pm[10], h = 1e-6 * fmax(1e-3, fabs(phi[k]));
+      memcpy(hp, phi, sizeof hp); memcpy(hm, phi, sizeof hm);
+      hp[k] += h; hm[k] -= h;
+      dyi_payload_std_to_phys(hp, pp, NULL);
+      dyi_payload_std_to_phys(hm, pm, NULL);
+      for (int i = 0; i < 10; i++)
+        worst_jac = fmax(worst_jac, fabs((pp[i] - pm[i]) / (2*h) - J[i*10 + k]) / fmax(1, fabs(J[i*10 + k])));
+    }
+  }
+  CHECK(worst <= 1e-10, "Y_n A phi_T vs NE(merged) - NE: relative %.3g", worst);
+  CHECK(worst_phys <= 1e-12, "physical form round trip: %.3g", worst_phys);
+  CHECK(worst_jac <= 1e-6, "Jacobian of the physical form vs differences: %.3g", worst_jac);
+  free(par);
+  free(Y);
+  dy_free_data(d);
+  dy_free_model(m);
+}
+
+/* the rows name,value,std of a payload CSV: value and std NaN when empty;
+ * the number of rows read */
+static int read_load(const char* path, double v[10], double s[10]) {
+  for (int k = 0; k < 10; k++) v[k] = s[k] = NAN;
+  FILE* f = fopen(path, "r");
+  if (!f) return 0;
+  char line[512];
+  int k = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == '#' || !strncmp(line, "name,", 5)) continue;
+    char* a = strchr(line, ',');
+    if (!a || k >= 10) break;
+    char* b = strchr(a + 1, ',');
+    if (!b) break;
+    if (b > a + 1) v[k] = strtod(a + 1, NULL);
+    if (b[1] != '\n' && b[1] != 0) s[k] = strtod(b + 1, NULL);
+    k++;
+  }
+  fclose(f);
+  return k;
+}
+
+/* the model MODEL with the load merged into link n, written to out */
+static int write_loaded(const char* model, const char* out) {
+  dyModel* m;
+  char err[DY_ERRSZ];
+  if (dy_load_model(model, &(dyLoadOpt){0}, &m, err, sizeof err)) return -1;
+  double* par = malloc(sizeof(double) * (size_t)dy_npar(m));
+  memcpy(par, m->par, sizeof(double) * (size_t)dy_npar(m));
+  merge_load(m, par, LM, LC, LI);
+  int r = dy_write_model(out, m, par, "test_payload: the Panda with a load on its tip", err, sizeof err);
+  free(par);
+  dy_free_model(m);
+  return r;
+}
+
+/* lines on standard error of the last run */
+static int err_lines(void) {
+  const char* s = th_slurp(DIR "/stderr");
+  int k = 0;
+  for (; *s; s++) k += *s == '\n';
+  return k;
+}
+
+/* 2, 3. end to end on the model tag (panda or panda_tip) */
+static void test_truth(const char* model, const char* tag) {
+  char cmd[2048], arm[256], loaded[256], lmodel[256], out[256];
+  snprintf(arm, sizeof arm, DIR "/%s_arm.csv", tag);
+  snprintf(loaded, sizeof loaded, DIR "/%s_loaded.csv", tag);
+  snprintf(lmodel, sizeof lmodel, DIR "/%s_loaded_model.csv", tag);
+  snprintf(out, sizeof out, DIR "/%s_load.csv", tag);
+  snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --friction --duration 20 --rate 500 --seed 1 -o " DIR
+           "/%s_unloaded.csv && ./dynid identify %s " DIR "/%s_unloaded.csv --friction --quiet -o %s", model, tag, model,
+           tag, arm);
+  CHECK(th_run(DIR, cmd) == 0, "%s: simulate and identify the arm: %s", tag, th_slurp(DIR "/stderr"));
+  CHECK(write_loaded(model, lmodel) == 0, "%s: write the loaded model", tag);
+  snprintf(cmd, sizeof cmd, "./dynid simulate %s fourier --friction --duration 20 --rate 500 --seed 2 -o %s", lmodel,
+           loaded);
+  CHECK(th_run(DIR, cmd) == 0, "%s: simulate the loaded arm: %s", tag, th_slurp(DIR "/stderr"));
+  snprintf(cmd, sizeof cmd, "./dynid payload %s %s %s -o %s", model, arm, loaded, out);
+  CHECK(th_run(DIR, cmd) == 0, "%s: payload: %s", tag, th_slurp(DIR "/stderr"));
+  CHECK(strstr(th_slurp(DIR "/stderr"), "payload 2.47"), "%s: summary: %s", tag, th_slurp(DIR "/stderr"));
+  double v[10], s[10];
+  CHECK(read_load(out, v, s) == 10, "%s: 10 rows in %s", tag, out);
+  CHECK(strstr(th_slurp(out), "# undetermined: none"), "%s: all determined", tag);
+  CHECK(fabs(v[0] - LM) <= 0.01 * LM, "%s: mass %.6g vs %.6g (1 %%)", tag, v[0], LM);
+  double dc = 0, di = 0;
+  for (int a = 0; a < 3; a++) dc = fmax(dc, fabs(v[1 + a] - LC[a]));
+  for (int k = 0; k < 6; k++) di = fmax(di, fabs(v[4 + k] - LI[k]));
+  CHECK(dc <= 0.005, "%s: centre of mass off by %.3g m (5 mm)", tag, dc);
+  /* 1e-4 kg m^2, about 1 % of the smallest principal moment (0.008): the
+   * data are noise-free, so the only error is the reader's low-pass of q (a
+   * 10 Hz Butterworth on a 0.1 Hz trajectory) in both logs, ~1e-6 kg m^2
+   * here; a wrong term of A (a parallel-axis term m |p|^2 ~ 0.03 kg m^2, a
+   * product of inertia's sign ~ 0.002) is 20x or more larger */
+  CHECK(di <= 1e-4, "%s: inertia off by %.3g kg m^2 (1e-4)", tag, di);
+
+  /* the URDF fragment: a link with the values, a fixed joint to the tip link */
+  snprintf(cmd, sizeof cmd, "./dynid payload %s %s %s --quiet -o %s.urdf", model, arm, loaded, out);
+  char upath[300];
+  snprintf(upath, sizeof upath, "%s.urdf", out);
+  CHECK(th_run(DIR, cmd) == 0, "%s: payload -o .urdf: %s", tag, th_slurp(DIR "/stderr"));
+  const char* u = th_slurp(upath);
+  CHECK(strstr(u, "<mass value=\"2.47") && strstr(u, "<inertial>") && strstr(u, "type=\"fixed\"") &&
+            strstr(u, "<parent link=\"tip\"/>"), "%s: URDF fragment: %.300s", tag, u);
+
+  /* 3. --mass fixes the mass */
+  snprintf(cmd, sizeof cmd, "./dynid payload %s %s %s --mass 2.47 -o %s.mass.csv", model, arm, loaded, out);
+  CHECK(th_run(DIR, cmd) == 0, "%s: payload --mass: %s", tag, th_slurp(DIR "/stderr"));
+  char mpath[300];
+  snprintf(mpath, sizeof mpath, "%s.mass.csv", out);
+  CHECK(read_load(mpath, v, s) == 10 && v[0] == 2.47 && s[0] == 0, "%s: --mass: m = %.17g std %g", tag, v[0], s[0]);
+  dc = 0;
+  for (int a = 0; a < 3; a++) dc = fmax(dc, fabs(v[1 + a] - LC[a]));
+  CHECK(dc <= 0.005, "%s: --mass: centre of mass off by %.3g m", tag, dc);
+  CHECK(strstr(th_slurp(mpath), "mass fixed by --mass"), "%s: --mass said in the header", tag);
+}
+
+/* 2 with noise: the loaded log with torque noise, the truth within 3 std
+ * (the arm identified without noise: the std covers the loaded log's noise,
+ * not the arm's PARAMS, README says so) */
+static void test_noise(void) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "./dynid simulate " DIR "/panda_tip_loaded_model.csv fourier --friction --duration 20 "
+           "--rate 500 --seed 3 --noise 0.5 -o " DIR "/noisy.csv && ./dynid payload " DIR "/panda_tip.csv " DIR
+           "/panda_tip_arm.csv " DIR "/noisy.csv -o " DIR "/noisy_load.csv");
+  CHECK(th_run(DIR, cmd) == 0, "noise: %s", th_slurp(DIR "/stderr"));
+  double v[10], s[10], want[10] = {LM, LC[0], LC[1], LC[2], LI[0], LI[1], LI[2], LI[3], LI[4], LI[5]};
+  CHECK(read_load(DIR "/noisy_load.csv", v, s) == 10, "noise: rows");
+  for (int k = 0; k < 10; k++)
+    CHECK(fabs(v[k] - want[k]) <= 3 * s[k] && s[k] > 0, "noise: %s = %.6g +- %.3g, truth %.6g",
+          dyi_payload_phys_name(k), v[k], s[k], want[k]);
+}
+
+/* 4. only joint 1 moves: the residual sees few combinations */
+static void test_undetermined(void) {
+  FILE* f = fopen(DIR "/j1.csv", "w");
+  CHECK(f != NULL, "write the joint-1 trajectory");
+  if (!f) return;
+  static const double q0[7] = {0, -0.3, 0, -2.0, 0, 1.8, 0.7};
+  fprintf(f, "t");
+  for (int k = 0; k < 3; k++)
+    for (int j = 1; j <= 7; j++) fprintf(f, ",%s%d", k == 0 ? "q" : k == 1 ? "qd" : "qdd", j);
+  fprintf(f, "\n");
+  for (int i = 0; i < 5000; i++) {
+    double t = i / 500.0, w = 2 * M_PI * 0.3;
+    fprintf(f, "%.17g", t);
+    for (int j = 0; j < 7; j++) fprintf(f, ",%.17g", j ? q0[j] : 1.2 * sin(w*t));
+    for (int j = 0; j < 7; j++) fprintf(f, ",%.17g", j ? 0 : 1.2 * w * cos(w*t));
+    for (int j = 0; j < 7; j++) fprintf(f, ",%.17g", j ? 0 : -1.2 * w * w * sin(w*t));
+    fprintf(f, "\n");
+  }
+  fclose(f);
+  CHECK(th_run(DIR, "./dynid simulate " DIR "/panda_loaded_model.csv " DIR "/j1.csv --friction -o " DIR "/j1log.csv && "
+                    "./dynid payload " PANDA " " DIR "/panda_arm.csv " DIR "/j1log.csv -o " DIR "/j1load.csv") == 0,
+        "joint 1 only: %s", th_slurp(DIR "/stderr"));
+  double v[10], s[10];
+  int rows = read_load(DIR "/j1load.csv", v, s), empty = 0;
+  for (int k = 0; k < 10; k++) empty += isnan(v[k]) && isnan(s[k]);
+  CHECK(rows == 10 && empty > 0, "joint 1 only: %d rows, %d empty", rows, empty);
+  const char* t = th_slurp(DIR "/j1load.csv");
+  CHECK(strstr(t, "# undetermined: ") && !strstr(t, "# undetermined: none"), "joint 1 only: header lists them");
+  CHECK(strstr(th_slurp(DIR "/stderr"), "undetermined: ") && !strstr(th_slurp(DIR "/stderr"), "undetermined: none"),
+        "joint 1 only: the summary lists them");
+  CHECK(th_run(DIR, "./dynid payload " PANDA " " DIR "/panda_arm.csv " DIR "/j1log.csv -o " DIR "/j1.urdf") == 1 &&
+            err_lines() == 1 && strstr(th_slurp(DIR "/stderr"), "does not determine") && !fopen(DIR "/j1.urdf", "r"),
+        "joint 1 only: no URDF, one line: %s", th_slurp(DIR "/stderr"));
+}
+
+/* 5. bad inputs: one line on standard error, exit 1 (2 for usage), no output */
+static void test_bad(void) {
+  static const struct { const char* args; int rc; const char* says; } cases[] = {
+      {"tests/bad/model_nan.csv " DIR "/panda_arm.csv " DIR "/panda_loaded.csv", 1, "NaN"},
+      {"datasets/models/puma560.csv " DIR "/panda_arm.csv " DIR "/panda_loaded.csv", 1, "another model"},
+      {PANDA " " DIR "/panda_arm.csv " DIR "/j1.csv", 1, "tau"},
+      {PANDA " " DIR "/panda_arm.csv " DIR "/panda_loaded.csv --rows 1..5", 1, "too few"},
+      {PANDA " " DIR "/panda_arm.csv " DIR "/panda_loaded.csv --mass -2", 2, "--mass"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char cmd[1024];
+    remove(DIR "/bad_out.csv");
+    snprintf(cmd, sizeof cmd, "./dynid payload %s -o " DIR "/bad_out.csv", cases[i].args);
+    int rc = th_run(DIR, cmd);
+    const char* e = th_slurp(DIR "/stderr");
+    FILE* f = fopen(DIR "/bad_out.csv", "r");
+    CHECK(rc == cases[i].rc && strstr(e, cases[i].says) && (cases[i].rc == 2 || err_lines() == 1) && !f,
+          "bad input %s: status %d, %s", cases[i].args, rc, e);
+    if (f) fclose(f);
+  }
+}
+
+int main(void) {
+  CHECK(system("mkdir -p " DIR) == 0, "mkdir " DIR);
+  test_map();
+  /* the Panda with a rotated, offset tip ('#! tip' line) */
+  dyModel* m;
+  char err[DY_ERRSZ];
+  if (dy_load_model(PANDA, &(dyLoadOpt){0}, &m, err, sizeof err) == 0) {
+    static const double T[12] = {0, -1, 0, 0.6, 0, 0.8, -0.8, 0, 0.6, 0.01, -0.02, 0.107};
+    memcpy(m->tip_T, T, sizeof T);
+    CHECK(dy_write_model(DIR "/panda_tip.csv", m, m->par, "test_payload: the Panda with a tip", err, sizeof err) == 0,
+          "write panda_tip.csv: %s", err);
+    dy_free_model(m);
+  }
+  test_truth(PANDA, "panda");
+  test_truth(DIR "/panda_tip.csv", "panda_tip");
+  test_noise();
+  test_undetermined();
+  test_bad();
+  return test_report();
+}
