@@ -195,8 +195,9 @@ static int exact_decimal(uint64_t odd, long k, char* D, long* q) {
   return len;
 }
 
-/* D 10^q written in style 0..3: "De<q>", "d.dddE<q'>", positional (when
- * short enough, else as style 0), "0.000D" forms included */
+/* D 10^q written in style 0..3: "De<q>", "d.dddE<q'>", "0.Ddde<q''>", or
+ * positional ("DDD000", "DD.D", "0.000D") when at most 40 zeros are
+ * needed, else as style 0 */
 static void write_dq(char* buf, const char* D, int len, long q, int style, int neg) {
   char* p = buf;
   if (neg) *p++ = '-';
@@ -204,17 +205,21 @@ static void write_dq(char* buf, const char* D, int len, long q, int style, int n
     sprintf(p, "%c%s%sE%+ld", D[0], len > 1 ? "." : "", D + 1, q + len - 1);
     return;
   }
-  if (style >= 2 && q >= 0 && q <= 40) {
+  if (style == 2) {
+    sprintf(p, "0.%se%ld", D, q + len);
+    return;
+  }
+  if (style == 3 && q >= 0 && q <= 40) {
     p += sprintf(p, "%s", D);
     for (long k = 0; k < q; k++) *p++ = '0';
     *p = 0;
     return;
   }
-  if (style >= 2 && q < 0 && -q < len) {
+  if (style == 3 && q < 0 && -q < len) {
     p += sprintf(p, "%.*s.%s", (int)(len + q), D, D + len + q);
     return;
   }
-  if (style >= 2 && q < 0 && -q - len <= 40) {
+  if (style == 3 && q < 0 && -q - len <= 40) {
     *p++ = '0'; *p++ = '.';
     for (long k = 0; k < -q - len; k++) *p++ = '0';
     sprintf(p, "%s", D);
