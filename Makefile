@@ -59,9 +59,9 @@ TEST_RUN = $(TEST_BIN)
 TEST_CXX := $(sort $(wildcard tests/*.cpp))
 TEST_CXX_OBJ := $(TEST_CXX:tests/%.cpp=build/tests/%.o)
 # the headers a user of the library gets (the rest are internal: mathu.h,
-# util.h, kernels.h); installed under include/dynid/LAYER/, with the
-# umbrella header verify/dynid.h as include/dynid/dynid.h
-HDR_INTERNAL := core/mathu.h core/util.h verify/kernels.h verify/dynid.h
+# util.h, numparse.h, kernels.h); installed under include/dynid/LAYER/,
+# with the umbrella header verify/dynid.h as include/dynid/dynid.h
+HDR_INTERNAL := core/mathu.h core/util.h core/numparse.h verify/kernels.h verify/dynid.h
 HDR_PUBLIC := $(filter-out $(HDR_INTERNAL),$(wildcard core/*.h ident/*.h verify/*.h))
 
 # the release number (reports/version.h) gives the shared library's soname

@@ -21,6 +21,7 @@
  * dy_csv_set_fast(c, 0) sends every line through libcsv; tests/test_csvfast.c
  * reads random files both ways and requires identical results. */
 #include "core/io.h"
+#include "core/numparse.h"
 #include <csv.h>
 #include <ctype.h>
 #include <errno.h>
@@ -386,7 +387,7 @@ int dy_csv_double(const dyCsv* c, const char* field, int col, int allow_nonfinit
   while (*s == ' ' || *s == '\t') s++;
   char* end;
   errno = 0;
-  double x = strtod(s, &end);
+  double x = dy_strtod(s, &end);
   const char* e = end;
   while (*e == ' ' || *e == '\t' || *e == '\r') e++;
   if (end == s || *e) {

@@ -11,6 +11,7 @@
 #include "ident/params.h"
 #include "core/util.h"
 #include "core/io.h"
+#include "core/numparse.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,7 +292,7 @@ static int on_directive(void* ud, const char* text, long line, char* err, int er
   }
   char num[64], *end;
   snprintf(num, sizeof num, "%.*s", (int)(fl[1] < sizeof num - 1 ? fl[1] : sizeof num - 1), f[1]);
-  double x = strtod(num, &end);
+  double x = dy_strtod(num, &end);
   if (fl[1] == 0 || fl[1] >= sizeof num - 1 || *end || !isfinite(x)) {
     dy_parname(t->m, k, nm, sizeof nm);
     dy_errpos(err, errsz, t->path, line, (int)(f[1] - text) + 1, "value of %s: not a finite number: '%.*s'", nm, (int)(fl[1] < 40 ? fl[1] : 40), f[1]);

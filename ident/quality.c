@@ -4,6 +4,7 @@
  * 1000 time steps for the median; nothing grows with the log. */
 #include "core/io.h"
 #include "ident/quality.h"
+#include "core/numparse.h"
 #include "core/util.h"
 #include <ctype.h>
 #include <math.h>
@@ -113,45 +114,6 @@ void dyi_quality_free(dyiQuality* q) {
   free(q);
 }
 
-/* a decimal number: Clinger's fast path when the digits fit 2^53 and the
- * power of ten is at most 22 (both exact in binary64, so the one multiply
- * or divide rounds correctly, as strtod would); strtod otherwise. end is
- * set as strtod sets it. */
-static double parse_number(const char* s, char** end) {
-  static const double P10[23] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
-    1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-  const char* p = s;
-  int neg = 0;
-  if (*p == '-' || *p == '+') neg = *p++ == '-';
-  /* the digits before and after the point as one integer m (at most 19
-   * digits: no overflow), e the power of ten it is scaled by */
-  unsigned long long m = 0;
-  const char* d0 = p;
-  while ((unsigned)(*p - '0') < 10u) m = 10*m + (unsigned)(*p++ - '0');
-  long nd = p - d0, e = 0;
-  if (*p == '.') {
-    const char* f0 = ++p;
-    while ((unsigned)(*p - '0') < 10u) m = 10*m + (unsigned)(*p++ - '0');
-    e = -(p - f0);
-    nd -= e;
-  }
-  if (nd == 0 || nd > 19 || *p == 'x' || *p == 'X') return strtod(s, end);
-  if (*p == 'e' || *p == 'E') {
-    const char* q = p + 1;
-    int eneg = 0, ev = 0, ed = 0;
-    if (*q == '-' || *q == '+') eneg = *q++ == '-';
-    while (*q >= '0' && *q <= '9' && ed < 6) { ev = 10*ev + (*q - '0'); q++; ed++; }
-    if (!ed || (*q >= '0' && *q <= '9')) return strtod(s, end);
-    e += eneg ? -ev : ev;
-    p = q;
-  }
-  if (m > (1ull << 53) || e < -22 || e > 22) return strtod(s, end);
-  double x = (double)m;
-  x = e < 0 ? x / P10[-e] : x * P10[e];
-  *end = (char*)p;
-  return neg ? -x : x;
-}
-
 int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* vals,
                       char* err, int errsz) {
   int bad = 0;
@@ -176,7 +138,7 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
     const char* s = fields[c];
     while (*s == ' ' || *s == '\t') s++;
     char* end;
-    double x = parse_number(s, &end);
+    double x = dy_strtod(s, &end);
     const char* e = end;
     while (*e == ' ' || *e == '\t' || *e == '\r') e++;
     int kind = -1;

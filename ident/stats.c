@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* dynid ident: mergeable statistics (see stats.h). */
 #include "core/io.h"
+#include "core/numparse.h"
 #include "ident/stats.h"
 #include <errno.h>
 #include <math.h>
@@ -170,7 +171,7 @@ static int get_long(statsReader* r, int i, long lo, long hi, long* out) {
 static int get_double(statsReader* r, int i, double* out) {
   char* end;
   errno = 0;
-  double v = strtod(r->fld[i], &end);
+  double v = dy_strtod(r->fld[i], &end);
   if (!r->fld[i][0] || *end) return fail(r, i + 1, "expected a number, found '%.40s'", r->fld[i]);
   if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1)) return fail(r, i + 1, "number out of range or not finite: '%.40s'", r->fld[i]);
   *out = v;

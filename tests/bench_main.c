@@ -22,7 +22,8 @@
  * throughput, base-parameter algorithms) the same way, timing with
  * bench_ns_set(nf, fns, ctxs, ns). section_batch times Newton-Euler and the
  * regressor on many states per call (dy_rnea_batch, dyi_regressor_batch)
- * against one state per call. */
+ * against one state per call; section_parse the CSV number parser
+ * (dy_strtod) against glibc's strtod. */
 #include "core/dynamics.h"
 #include "core/io.h"
 #include "kdl_shim.h"
@@ -36,6 +37,7 @@
 #include "verify/renaud.h"
 #include "verify/saha.h"
 #include "core/util.h"
+#include "core/numparse.h"
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -940,6 +942,55 @@ static void batch_kernel(const dyModel* m, int regressor) {
   }
 }
 
+/* ------------------------------ section: parsing the numbers of a log */
+
+/* a buffer of 17-digit numbers as dynid and most loggers write them (%.17g
+ * of signals from 1e-6 to 1e3, either sign), separated by commas */
+typedef struct {
+  char* text;
+  long n;
+  double sum;
+  double (*parse)(const char*, char**);
+} parseCtx;
+
+static void f_parse(void* v, long i) {
+  parseCtx* c = v;
+  (void)i;
+  const char* p = c->text;
+  double s = 0;
+  for (long k = 0; k < c->n; k++) {
+    char* end;
+    s += c->parse(p, &end);
+    p = end + 1;
+  }
+  c->sum = s;
+}
+
+/* dy_strtod (core/numparse.c: Clinger, Eisel-Lemire, strtod for the rest)
+ * beside glibc's strtod on the same buffer, in MB/s and ns per number */
+static void section_parse(void) {
+  enum { N = 20000 };
+  printf("\n== parsing the numbers of a log: %d values written with %%.17g, dy_strtod vs strtod ==\n", N);
+  char* text = malloc((size_t)N * 32);
+  if (!text) return;
+  size_t len = 0;
+  for (long k = 0; k < N; k++) {
+    const double x = uniform(-1, 1) * pow(10, floor(uniform(-6, 4)));
+    len += (size_t)snprintf(text + len, 32, "%.17g,", x);
+  }
+  parseCtx c[2] = {{text, N, 0, dy_strtod}, {text, N, 0, strtod}};
+  bench_fn fns[2] = {f_parse, f_parse};
+  void* ctxs[2] = {&c[0], &c[1]};
+  double ns[2];
+  bench_ns_set(2, fns, ctxs, ns);
+  const char* what[2] = {"dy_strtod", "strtod (glibc)"};
+  for (int k = 0; k < 2; k++)
+    printf("  %-16s %8.1f MB/s %8.1f ns per number\n", what[k], (double)len / ns[k] * 1e3, ns[k] / N);
+  printf("  speed-up %.2fx (target 3x: %s); the same sums: %s\n", ns[1] / ns[0],
+         ns[1] / ns[0] >= 3 ? "met" : "NOT MET", c[0].sum == c[1].sum ? "yes" : "NO");
+  free(text);
+}
+
 static void section_batch(benchModel* bm) {
   printf("\n== many states per call, structure of arrays (kernel: %s) ==\n%s\n", dy_batch_isa(), bm[0].name);
   batch_kernel(bm[0].m, 0);
@@ -983,6 +1034,7 @@ int main(int argc, char** argv) {
   section_stats();
   section_consistent();
   section_excite();
+  section_parse();
   printf("\ncore speed target (>= %.0fx KDL): %s\n", SPEED_TARGET,
          missed ? "NOT MET on some entries" : "met on every entry");
   printf("largest spread (slowest/fastest of %d measurements of one function): %.2f%s\n", NMEAS,
