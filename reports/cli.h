@@ -145,9 +145,10 @@ int cli_logopt_k(const cliArgs* c, int n, int k, int nlog, dyiLogOpt* opt);
  * positions far outside the joint limits or turning faster than once a
  * second (degrees), a torque RMS 10x away from the model's gravity torque
  * RMS (units, gains); with findings also the gate's data-quality findings
- * with their first lines. cli_watch_end returns the number of warnings
- * and releases the watch (call it on every path once started). A pass
- * that ended early (an error) warns of the header only. cli_fail_log:
+ * with their first lines. cli_watch_end returns the number of warnings;
+ * cli_watch_free releases the watch after the reader it watched is closed
+ * (the reader hands the findings over as it closes). A pass that ended
+ * early (an error) warns of the header only. cli_fail_log:
  * print a log reader's error err (returns 1); a missing column adds the
  * columns the file has, its delimiter and, when they differ, the model's
  * joints against the log's position columns. */
@@ -158,6 +159,7 @@ typedef struct cliWatch_ cliWatch;
 int cli_strict_fail(const char* cmd, int nwarn);
 cliWatch* cli_watch_start(const cliArgs* c, const dyModel* m, dyiLogOpt* opt);
 int cli_watch_end(const cliArgs* c, cliWatch* w, const char* path, int findings);
+void cli_watch_free(cliWatch* w);
 int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err);
 /* cli_watch_end's lines wait until this prints them (show = 1, the command
  * succeeded) or drops them (show = 0): a failing command prints one line. */

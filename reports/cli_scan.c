@@ -324,10 +324,14 @@ int cli_watch_end(const cliArgs* c, cliWatch* cw, const char* path, int findings
     if (!warned_torque) nwarn += warn_gravity(m, path, &cw->a);
     if (findings && cw->w.quality) nwarn += print_findings(cw->w.quality, path);
   }
+  return nwarn;
+}
+
+void cli_watch_free(cliWatch* cw) {
+  if (!cw) return;
   dyi_log_watch_free(&cw->w);
   dy_free_data(cw->d);
   free(cw);
-  return nwarn;
 }
 
 /* Identified base parameters far from the nominal model's K pi_nom: more

@@ -829,7 +829,7 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   filter_notes(&lo, &li, e, rows_note, sizeof rows_note, corr, sizeof corr);
   const double* beta;
   int nwarn = 0;
-  for (int k = 0; k < nlog; k++) { nwarn += cli_watch_end(c, watch[k], c->pos[1 + k], 1); watch[k] = NULL; }
+  for (int k = 0; k < nlog; k++) nwarn += cli_watch_end(c, watch[k], c->pos[1 + k], 1);
   if (nwarn && cli_flag(c, "strict")) { cli_strict_fail("identify", nwarn); goto done; }
   if (write_estimate(c, m, b, e, io, &cr, corr, rows_note, NULL, &beta)) goto done;
   cli_flush_warnings(1);
@@ -838,7 +838,7 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
 done:
   dyi_cons_free(&cr);
   for (int k = 0; k < nlog; k++) dyi_log_close(rs[k]);
-  for (int k = 0; k < nlog; k++) cli_watch_end(c, watch[k], c->pos[1 + k], 1);
+  for (int k = 0; k < nlog; k++) cli_watch_free(watch[k]);   /* after its reader */
   dyi_est_free(e);
   dyi_base_free(b);
   dy_free_model(m);

@@ -47,6 +47,8 @@ static int read_log(const cliArgs* c, const dyModel* m, dyiLogOpt* lopt, dyiPayl
   while (r && (rc = dyi_log_next(r, &s, err, sizeof err)) == 1) dyi_payload_add(est, s.q, s.qd, s.qdd, s.tau);
   if (r) dyi_log_close(r);
   cli_watch_end(c, watch, path, 1);
+  cli_watch_free(watch);   /* after its reader */
+  lopt->watch = NULL;
   if (rc < 0) return cli_fail_log(path, lopt, m->n, err);
   return 0;
 }

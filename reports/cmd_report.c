@@ -1085,7 +1085,8 @@ static int logs_body(const cliArgs* c, const dyModel* m, reportSet* const* sv, i
     cliWatch* watch = cli_watch_start(c, m, &lw);   /* units, rates, model, in the section's pass */
     log_role(sv[0]->prm, c->pos[2 + li], cli_opt(c, "rows"), role[li], sizeof role[li]);
     lr = log_section(bf, li, c->pos[2 + li], role[li], m, sv, ns, &lw, horizon, S);
-    int nwarn = cli_watch_end(c, watch, c->pos[2 + li], 0);
+    int nwarn = cli_watch_end(c, watch, c->pos[2 + li], 0);   /* the section's readers are closed */
+    cli_watch_free(watch);
     if (!lr && nwarn && cli_flag(c, "strict")) { fclose(bf); free(*body); *body = NULL; return -cli_strict_fail("report", nwarn); }
   }
   fclose(bf);

@@ -91,7 +91,8 @@ int cmd_validate(cliArgs* c) {
     cliWatch* watch = cli_watch_start(c, m, &lopt);   /* units, rates, model, in the validation pass */
     int vr = dyv_validate_log(mf, m, par, prm->base, prm->pi != NULL, c->pos[2], &lopt, horizon, (int)folds,
                               (int)threads, err, sizeof err);
-    int nwarn = cli_watch_end(c, watch, c->pos[2], 1);
+    int nwarn = cli_watch_end(c, watch, c->pos[2], 1);   /* the reader is closed */
+    cli_watch_free(watch);
     fclose(mf);
     if (vr) { free(buf); cli_fail_log(c->pos[2], &lopt, n, err); goto done; }
     if (nwarn && cli_flag(c, "strict")) { free(buf); cli_strict_fail("validate", nwarn); goto done; }
