@@ -21,6 +21,7 @@
  * dy_csv_set_fast(c, 0) sends every line through libcsv; tests/test_csvfast.c
  * reads random files both ways and requires identical results. */
 #include "core/io.h"
+#include "core/util.h"
 #include "core/numparse.h"
 #include <csv.h>
 #include <ctype.h>
@@ -394,7 +395,9 @@ int dy_csv_double(const dyCsv* c, const char* field, int col, int allow_nonfinit
     char shown[40];
     snprintf(shown, sizeof shown, "%.32s", field);
     for (char* p = shown; *p; p++) if (!isprint((unsigned char)*p)) *p = '?';
-    dy_errpos(err, errsz, c->path, c->rowline, col + 1, "not a number: '%s'%s", shown, *field ? "" : " (empty cell)");
+    dy_errpos(err, errsz, c->path, c->rowline, col + 1, "not a number: '%s'%s", shown,
+              !*field ? " (empty cell)" : dy_decimal_comma(field) ? ": a decimal comma? dynid reads numbers with a "
+              "point (convert the file, e.g. with a spreadsheet's export in the C/English locale)" : "");
     return -1;
   }
   if (!allow_nonfinite && !isfinite(x)) {

@@ -28,3 +28,20 @@ int dy_strv_push(char*** v, int* n, int* cap, const char* s) {
   (*n)++;
   return 0;
 }
+
+int dy_decimal_comma(const char* s) {
+  while (*s == ' ') s++;
+  if (*s == '-' || *s == '+') s++;
+  int before = 0, after = 0;
+  while (*s >= '0' && *s <= '9') { s++; before++; }
+  if (*s++ != ',') return 0;
+  while (*s >= '0' && *s <= '9') { s++; after++; }
+  if (*s == 'e' || *s == 'E') {
+    s++;
+    if (*s == '-' || *s == '+') s++;
+    if (!(*s >= '0' && *s <= '9')) return 0;
+    while (*s >= '0' && *s <= '9') s++;
+  }
+  while (*s == ' ' || *s == '\r') s++;
+  return before > 0 && after > 0 && !*s;
+}

@@ -34,6 +34,10 @@ double dy_now_s(void);
 /* qsort comparator of doubles, ascending (NaN compares equal to all). */
 int dy_cmp_double(const void* a, const void* b);
 
+/* 1 when s reads as a number written with a decimal comma ("-0,9584",
+ * "12,5e-3"): the hint a "not a number" message gives */
+int dy_decimal_comma(const char* s);
+
 /* a copy of s appended to the growing list *v (*n strings, room for *cap;
  * doubled when full, from 8); 0, or -1 out of memory (the list unchanged) */
 int dy_strv_push(char*** v, int* n, int* cap, const char* s);

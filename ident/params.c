@@ -336,8 +336,16 @@ static int prows_header(pRows* t, dyCsv* csv, char* err, int errsz) {
   t->crel = dy_csv_find(f, nf, "rel_std_pct");
   t->cexpr = dy_csv_find(f, nf, "expression");
   if (t->cname < 0 || t->cval < 0 || t->cexpr < 0) {
-    dy_errpos(err, errsz, t->path, dy_csv_line(csv), 0, "missing column '%s' in the header",
-             t->cname < 0 ? "name" : t->cval < 0 ? "value" : "expression");
+    /* a file of another kind where PARAMS belongs: say which (arguments swapped?) */
+    const char* kind = dy_csv_find(f, nf, "alpha") >= 0 && dy_csv_find(f, nf, "joint") >= 0 ? "a model table"
+                     : dy_csv_find(f, nf, "q1") >= 0 || dy_csv_find(f, nf, "tau1") >= 0 ? "a log"
+                     : dy_csv_find(f, nf, "residual_rms") >= 0 ? "validate's metrics" : NULL;
+    char hint[200] = "";
+    if (kind)
+      snprintf(hint, sizeof hint, ": this looks like %s, not a PARAMS file (the file identify -o writes): "
+               "are the arguments swapped?", kind);
+    dy_errpos(err, errsz, t->path, dy_csv_line(csv), 0, "missing column '%s' in the header%s",
+             t->cname < 0 ? "name" : t->cval < 0 ? "value" : "expression", hint);
     return -1;
   }
   t->header_line = dy_csv_line(csv);

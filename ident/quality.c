@@ -166,9 +166,12 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
       char shown[40];
       snprintf(shown, sizeof shown, "%.32s", fields[c]);
       for (char* p = shown; *p; p++) if (!isprint((unsigned char)*p)) *p = '?';
-      dy_errpos(err, errsz, q->path, line, c + 1, "%s in column '%s': '%s'",
+      dy_errpos(err, errsz, q->path, line, c + 1, "%s in column '%s': '%s'%s",
                kind == DYI_QF_JUNK ? "not a number" : kind == DYI_QF_NAN ? "NaN"
-               : kind == DYI_QF_INF ? "infinite value" : "absurd value", q->name[c], shown);
+               : kind == DYI_QF_INF ? "infinite value" : "absurd value", q->name[c], shown,
+               kind == DYI_QF_JUNK && dy_decimal_comma(fields[c])
+                   ? ": a decimal comma? dynid reads numbers with a point (convert the file, e.g. with a "
+                     "spreadsheet's export in the C/English locale)" : "");
     }
     bad = 1;
   }

@@ -53,6 +53,9 @@ static int is_urdf(const char* path) {
 
 #define COMMON_OPTS "dh,base,tip,gravity,lock,snap,o"
 
+/* the command whose options were checked: usage errors point at its help */
+static const char* usage_cmd;
+
 int cli_check(const cliArgs* c, const char* allowed, int minpos, int maxpos, const char* usage) {
   if (c->help) {
     char all[1024];
@@ -71,9 +74,19 @@ int cli_check(const cliArgs* c, const char* allowed, int minpos, int maxpos, con
               c->cmd, strlen(c->key[i]) == 1 ? "-" : "--", c->key[i], hint, usage, c->cmd);
       return 2;
     }
+  usage_cmd = c->cmd;
   if (c->npos < minpos || c->npos > maxpos) {
-    fprintf(stderr, "dynid: %s: expected %d%s argument%s, got %d\nusage: %s\n", c->cmd, minpos,
-            maxpos > minpos ? " or more" : "", minpos == 1 && maxpos == 1 ? "" : "s", c->npos, usage);
+    /* the arguments as the usage line names them: the words after "dynid CMD" up to the first option */
+    char args[200] = "";
+    const char* u = strstr(usage, c->cmd);
+    u = u ? u + strlen(c->cmd) : usage;
+    const char* e = strstr(u, " [-");
+    if (!e) e = strstr(u, " -");
+    int L = e ? (int)(e - u) : (int)strlen(u);
+    while (L > 0 && u[0] == ' ') { u++; L--; }
+    snprintf(args, sizeof args, "%.*s", L, u);
+    fprintf(stderr, "dynid: %s: takes %s; got %d argument%s\nusage: %s\n(dynid %s --help lists every option)\n",
+            c->cmd, args, c->npos, c->npos == 1 ? "" : "s", usage, c->cmd);
     return 2;
   }
   for (int i = 0; i < c->nopt; i++) {
@@ -144,7 +157,8 @@ int cli_usage(const char* fmt, ...) {
   va_start(ap, fmt);
   fputs("dynid: ", stderr);
   vfprintf(stderr, fmt, ap);
-  fputs("\n(dynid --help lists the commands)\n", stderr);
+  if (usage_cmd) fprintf(stderr, "\n(dynid %s --help lists every option)\n", usage_cmd);
+  else fputs("\n(dynid --help lists the commands)\n", stderr);
   va_end(ap);
   return 2;
 }

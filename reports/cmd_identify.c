@@ -820,7 +820,18 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
     if (!rs[k]) { cli_fail_log(c->pos[1 + k], k ? &lok : &lo, n, err); goto done; }
   }
   e = dyi_identify_logs(m, b, rs, nlog, &io->eo, progress, err, sizeof err);
-  if (!e) { cli_fail("%s: %s", nlog > 1 ? "identify" : c->pos[1], err); goto done; }
+  if (!e) {
+    /* too few samples: say where they went (the filter's edges, decimation) */
+    char why[300] = "";
+    dyiLogInfo li;
+    dyi_log_info(rs[0], &li);
+    if (!strncmp(err, "not enough data", 15) && li.parallel && (li.guard > 0 || li.decim > 1))
+      snprintf(why, sizeof why, " (the log gives %ld samples; the low-pass filter leaves out %d at each end of "
+               "a file and the rows are decimated by %d: a longer log, or --cutoff none, keeps more)",
+               li.samples, li.guard, li.decim);
+    cli_fail("%s: %s%s", nlog > 1 ? "identify" : c->pos[1], err, why);
+    goto done;
+  }
   int saved = io->stats_out ? save_log_stats(c, m, b, e, rs, nlog, io) : 0;
   if (saved) { rc = saved > 0 ? 0 : 1; goto done; }
   dyiLogInfo li;
