@@ -256,5 +256,9 @@ int dy_write_model(const char* path, const dyModel* m, const double* par, const 
 /* Write a double with 17 significant digits (%.17g), which reads back to
  * the same double; -0 is written as 0. */
 void dy_fprint_double(FILE* f, double x);
+/* x with the fewest significant digits (15, 16 or 17, "%g" style) that
+ * read back as the same double: 0.8 rather than 0.80000000000000004.
+ * Returns snprintf's count. */
+int dy_fmt_shortest(char* buf, size_t sz, double x);
 
 #endif

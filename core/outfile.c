@@ -118,6 +118,15 @@ void dy_out_abort_all(void) {
     if (open_outs[i]) unlink(open_outs[i]->tmp);
 }
 
+int dy_fmt_shortest(char* buf, size_t sz, double x) {
+  int r = 0;
+  for (int p = 15; p <= 17; p++) {
+    r = snprintf(buf, sz, "%.*g", p, x);
+    if (p == 17 || strtod(buf, NULL) == x) break;
+  }
+  return r;
+}
+
 void dy_fprint_double(FILE* f, double x) {
   if (x == 0) x = 0;   /* no "-0" */
   fprintf(f, "%.17g", x);

@@ -22,6 +22,7 @@
  * Y_dep = Y_ind K, so Y pi = Y_ind (pi_ind + K pi_dep): B = [1 K] in that
  * order, P = the selection of the kept columns. */
 #include "ident/base.h"
+#include "core/io.h"
 #include "ident/regressor.h"
 #include "core/mathu.h"
 #include "core/util.h"
@@ -889,7 +890,11 @@ int dyi_base_expr(const dyModel* m, const dyiBase* b, int i, char* buf, int bufs
     const char* sep = first ? (v < 0 ? "-" : "") : (v < 0 ? " - " : " + ");
     double a = fabs(v);
     if (a == 1) snprintf(tmp, sizeof tmp, "%s%s", sep, nm);
-    else snprintf(tmp, sizeof tmp, "%s%.17g*%s", sep, a, nm);
+    else {   /* the fewest digits that read back as the same coefficient */
+      char num[32];
+      dy_fmt_shortest(num, sizeof num, a);
+      snprintf(tmp, sizeof tmp, "%s%s*%s", sep, num, nm);
+    }
     int L = (int)strlen(tmp);
     if (len < bufsz - 1) {   /* copy what fits, snprintf-like */
       int cp = L < bufsz - 1 - len ? L : bufsz - 1 - len;
