@@ -163,7 +163,7 @@ int cli_usage(const char* fmt, ...) {
   return 2;
 }
 
-void cli_progress(const char* what, long long done, const char* units, int final) {
+void cli_progress_of(const char* what, long long done, const char* units, double frac, int final) {
   static double t0, last;
   static int started;
   if (!isatty(2)) return;
@@ -172,9 +172,22 @@ void cli_progress(const char* what, long long done, const char* units, int final
   if (!final && now - last < 0.5) return;
   last = now;
   const double el = now - t0;
-  fprintf(stderr, "\r%s: %lld %s (%.0f/s)%s", what, done, units, el > 0 ? (double)done / el : 0.0,
-          final ? "\n" : "   ");
+  if (frac > 0 && frac <= 1 && !final) {   /* a bar and the time left at the pace so far */
+    char bar[21];
+    const int k = (int)(20 * frac);
+    for (int i = 0; i < 20; i++) bar[i] = i < k ? '#' : '.';
+    bar[20] = 0;
+    fprintf(stderr, "\r%s [%s] %3.0f %%, %lld %s, %.0f s left   ", what, bar, 100 * frac, done, units,
+            el * (1 - frac) / frac);
+  } else {
+    fprintf(stderr, "\r%s: %lld %s (%.0f/s)%s%s", what, done, units, el > 0 ? (double)done / el : 0.0,
+            final ? "" : "   ", final ? "                              \n" : "");
+  }
   if (final) started = 0;
+}
+
+void cli_progress(const char* what, long long done, const char* units, int final) {
+  cli_progress_of(what, done, units, -1, final);
 }
 
 /* ------------------------------------------------------------ states */

@@ -38,10 +38,20 @@ static const char* USAGE =
     "       [--consistent [--prior nominal|none|MODELFILE] [--prior-weight W] [--min-eig E]]\n"
     "       [--model-out FILE.csv|FILE.urdf] -o PARAMS";
 
+/* the logs being read, for the fraction of their bytes behind the progress bar */
+static dyiLogReader* const* prog_logs;
+static int prog_nlog;
+
 static void progress(long long samples, int pass, int final) {
   char what[32];
   snprintf(what, sizeof what, pass > 1 ? "identify (pass %d)" : "identify", pass);
-  cli_progress(what, samples, "samples", final);
+  long long done = 0, total = 0;
+  for (int k = 0; k < prog_nlog; k++) {
+    long long d, t;
+    dyi_log_progress(prog_logs[k], &d, &t);
+    done += d; total += t;
+  }
+  cli_progress_of(what, samples, "samples", total > 0 ? (double)done / (double)total : -1, final);
 }
 
 static const char* method_name(dyiMethod m) {
@@ -217,7 +227,9 @@ static int read_prior(const cliArgs* c, const dyModel* m, double* prior, const c
 }
 
 /* progress of the consistent estimate's solves on a terminal */
-static void cons_progress(int done, int total) { cli_progress("consistent", done, "solves", done == total); }
+static void cons_progress(int done, int total) {
+  cli_progress_of("consistent", done, "solves", total > 0 ? (double)done / total : -1, done == total);
+}
 
 /* The bounds of --consistent (ident/consistent.h dyi_link_bounds) for the
  * nominal model nom: --bounds auto (the model's ellipsoids, else each
@@ -506,7 +518,7 @@ static dyiEstim* merge_stats(const cliArgs* c, const dyModel* m, const dyiEstOpt
   acc->var_factor = 0;
   for (int k = 0; k < nf; k++) {
     if (dyi_stats_merge_file(files[k], &ref, b, e, acc, err, sizeof err)) { cli_fail("%s", err); goto fail; }
-    if (nf > 100) cli_progress("merge", k + 1, "files", k + 1 == nf);
+    if (nf > 100) cli_progress_of("merge", k + 1, "files", (double)(k + 1) / nf, k + 1 == nf);
   }
   e->opt.var_factor = acc->var_factor;
   for (int k = 0; k < nf; k++) free(files[k]);
@@ -819,7 +831,9 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
     rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);
     if (!rs[k]) { cli_fail_log(c->pos[1 + k], k ? &lok : &lo, n, err); goto done; }
   }
+  prog_logs = rs; prog_nlog = nlog;
   e = dyi_identify_logs(m, b, rs, nlog, &io->eo, progress, err, sizeof err);
+  prog_nlog = 0;
   if (!e) {
     /* too few samples: say where they went (the filter's edges, decimation) */
     char why[300] = "";

@@ -510,7 +510,11 @@ static int log_pass(FILE* f, int li, const char* path, const dyModel* m, reportS
     for (int k = 0; k < ns; k++) dyv_validator_add(v[k], &s);
     if (vn) dyv_validator_add(vn, &s);
     keep_sample(S, n, ns, &s, v);
-    if ((++*cnt & 1023) == 0) cli_progress("report", *cnt, "samples", 0);
+    if ((++*cnt & 1023) == 0) {
+      long long done, total;
+      dyi_log_progress(lr, &done, &total);
+      cli_progress_of("report", *cnt, "samples", total > 0 ? (double)done / (double)total : -1, 0);
+    }
   }
   cli_progress("report", *cnt, "samples", 1);
   if (r < 0 || *cnt == 0) {

@@ -7,7 +7,9 @@
  *   - a model table or a log where PARAMS belongs: which kind of file it
  *     looks like, and "swapped";
  *   - a decimal comma in a log: said, with the fix;
- *   - a log too short for the filter's edges: where the samples went. */
+ *   - a log too short for the filter's edges: where the samples went;
+ *   - on a terminal (script(1) gives one), a slow step shows a bar with the
+ *     time left; not when standard error is a file. */
 #include "testhelp.h"
 #include <string.h>
 #include <sys/stat.h>
@@ -43,5 +45,16 @@ int main(void) {
     for (int k = 0; k < 2; k++) if (cases[i].says[k] && !strstr(e, cases[i].says[k])) ok = 0;
     CHECK(ok, "%s: exit %d (want %d), stderr:\n%s", cases[i].what, rc, cases[i].rc, e);
   }
+  /* progress: a bar with the time left on a terminal, nothing in a file */
+  const char* slow = "./dynid identify " P " " PL " --map t=t_s --rows 1..6000 --friction --consistent --boot 8 "
+                     "-o " DIR "/c.csv";   /* the solves take seconds */
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "script -qc '%s' /dev/null > " DIR "/tty.txt 2>&1", slow);
+  int rc = system(cmd);
+  const char* t = th_slurp(DIR "/tty.txt");
+  CHECK(rc == 0 && strstr(t, "consistent [#") && strstr(t, " s left") && strstr(t, "dynid: wrote " DIR "/c.csv"),
+        "progress bar on a terminal: %.400s", t);
+  rc = th_run(DIR, slow);
+  CHECK(rc == 0 && !strstr(th_slurp(DIR "/stderr"), "consistent [#"), "no progress into a file");
   return test_report();
 }
