@@ -245,18 +245,16 @@ static int raw_first(dyiLogRaw* r, const char* path, char*** f, int* nf, char* e
   return 0;
 }
 
-/* the header's columns named qK (K >= 1; blanks around the name allowed)
- * into the watch: their count and the largest K */
-static void watch_header(dyiLogWatch* w, char** f, int nf) {
-  w->nq = w->qmax = 0;
+void dyi_log_qcols(char* const* names, int nf, int* nq, int* qmax) {
+  *nq = *qmax = 0;
   for (int i = 0; i < nf; i++) {
-    const char* s = f[i];
+    const char* s = names[i];
     while (*s == ' ') s++;
     if ((s[0] != 'q' && s[0] != 'Q') || !isdigit((unsigned char)s[1])) continue;
     char* e;
     long k = strtol(s + 1, &e, 10);
     while (*e == ' ') e++;
-    if (!*e && k >= 1) { w->nq++; if (k > w->qmax) w->qmax = (int)k; }
+    if (!*e && k >= 1) { (*nq)++; if (k > *qmax) *qmax = (int)k; }
   }
 }
 
@@ -281,7 +279,7 @@ static int head_make(rawHead* h, dyiLogRaw* r, char** f, int nf, char* err, int 
     if (r->opt.no_header) { snprintf(h->store + 16*c, 16, "c%d", c + 1); h->names[c] = h->store + 16*c; }
     else h->names[c] = f[c];
   }
-  if (r->opt.watch && !r->opt.no_header) watch_header(r->opt.watch, f, nf);
+  if (r->opt.watch && !r->opt.no_header) dyi_log_qcols(f, nf, &r->opt.watch->nq, &r->opt.watch->qmax);
   return 0;
 }
 

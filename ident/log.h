@@ -102,6 +102,9 @@ typedef struct dyiLogWatch_ {
   int own;                          /* 1: quality is the watch's to free */
 } dyiLogWatch;
 void dyi_log_watch_free(dyiLogWatch* w);
+/* Of a header's column names: how many are named qK (K >= 1, blanks around
+ * allowed: the position columns by default) and the largest K. */
+void dyi_log_qcols(char* const* names, int nf, int* nq, int* qmax);
 
 /* Parallel filtering (the default, no_parallel = 0): the reader yields every
  * sample, with tau = tau_raw (the torque is not filtered with the signals);

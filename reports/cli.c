@@ -163,7 +163,9 @@ int cli_usage(const char* fmt, ...) {
   return 2;
 }
 
-void cli_progress_of(const char* what, long long done, const char* units, double frac, int final) {
+void cli_progress_of(const char* what, long long done, const char* units, long long part, long long whole,
+                     int final) {
+  const double frac = whole > 0 ? (double)part / (double)whole : -1;
   static double t0, last;
   static int started;
   if (!isatty(2)) return;
@@ -180,14 +182,15 @@ void cli_progress_of(const char* what, long long done, const char* units, double
     fprintf(stderr, "\r%s [%s] %3.0f %%, %lld %s, %.0f s left   ", what, bar, 100 * frac, done, units,
             el * (1 - frac) / frac);
   } else {
-    fprintf(stderr, "\r%s: %lld %s (%.0f/s)%s%s", what, done, units, el > 0 ? (double)done / el : 0.0,
-            final ? "" : "   ", final ? "                              \n" : "");
+    /* the final line blanks the rest of a longer bar line before it */
+    fprintf(stderr, "\r%s: %lld %s (%.0f/s)%s", what, done, units, el > 0 ? (double)done / el : 0.0,
+            final ? "                              \n" : "   ");
   }
   if (final) started = 0;
 }
 
 void cli_progress(const char* what, long long done, const char* units, int final) {
-  cli_progress_of(what, done, units, -1, final);
+  cli_progress_of(what, done, units, 0, 0, final);
 }
 
 /* ------------------------------------------------------------ states */

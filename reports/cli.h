@@ -94,9 +94,10 @@ int cli_params_match(const cliArgs* c, const dyModel* m, const dyiParams* p);
 /* Progress on standard error, only when it is a terminal and at most every
  * half second: "what: done units (rate/s)". final = 1 ends the line. */
 void cli_progress(const char* what, long long done, const char* units, int final);
-/* The same with the fraction done (0..1; < 0: unknown): a bar and the time
- * left at the pace so far. */
-void cli_progress_of(const char* what, long long done, const char* units, double frac, int final);
+/* The same with the fraction done, part of whole (whole <= 0: unknown): a
+ * bar and the time left at the pace so far. */
+void cli_progress_of(const char* what, long long done, const char* units, long long part, long long whole,
+                     int final);
 
 /* -------------------------------------------------------------- states */
 

@@ -21,7 +21,6 @@
 #include "core/dynamics.h"
 #include "ident/estimate.h"
 #include "ident/quality.h"
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,18 +63,12 @@ static int header_info(const char* path, char* cols, size_t colsz, int* nq, int*
   char** f; int nf;
   if (dy_csv_next(csv, &f, &nf, err, sizeof err) != 1) { dy_csv_close(csv); return -1; }
   *delim = dy_csv_delim(csv);
-  *nq = 0; *qmax = 0;
+  dyi_log_qcols(f, nf, nq, qmax);
   size_t L = 0;
   cols[0] = 0;
   for (int i = 0; i < nf; i++) {
     const char* s = f[i];
     while (*s == ' ') s++;
-    if ((s[0] == 'q' || s[0] == 'Q') && isdigit((unsigned char)s[1])) {
-      char* e;
-      long k = strtol(s + 1, &e, 10);
-      while (*e == ' ') e++;
-      if (!*e && k >= 1) { (*nq)++; if (k > *qmax) *qmax = (int)k; }
-    }
     if (L + strlen(s) + 16 < colsz) L += (size_t)snprintf(cols + L, colsz - L, "%s%s", i ? ", " : "", s);
     else if (L + 8 < colsz && !strstr(cols, "...")) L += (size_t)snprintf(cols + L, colsz - L, ", ...");
   }
@@ -110,7 +103,6 @@ typedef struct {
   double dts[1000];           /* the first positive time steps [s] */
   int ndt;
   double t0, tprev;           /* first and last time [s] */
-  double tt2, gg2;            /* sums of squared torque and gravity torque over the thinned rows */
   int ng;                     /* thinned rows */
   /* per joint over the thinned rows: sums of g, tau, g^2, tau^2, g tau */
   double sg[DY_MAXJ], st[DY_MAXJ], sgg[DY_MAXJ], stt[DY_MAXJ], sgt[DY_MAXJ];
@@ -148,7 +140,6 @@ static void acc_row(void* ctx, const dyiLogRow* row) {
     dy_rnea_g(cw->m, cw->d, cw->m->par, row->q, NULL, NULL, cw->m->gravity, 0, g);
     for (int j = 0; j < n; j++) {
       const double t = row->tau[j];
-      a->gg2 += g[j] * g[j]; a->tt2 += t * t;
       a->sg[j] += g[j]; a->st[j] += t; a->sgg[j] += g[j] * g[j]; a->stt[j] += t * t; a->sgt[j] += g[j] * t;
     }
     a->ng++;
@@ -226,9 +217,11 @@ static int warn_positions(const dyModel* m, const char* path, const scanAcc* a) 
  * (with over 10 rows and a gravity RMS above 1e-3) is a warning (mN m,
  * motor currents). 1 if warned. */
 static int warn_torque(const dyModel* m, const char* path, const scanAcc* a) {
-  if (!(a->ng > 10 && a->gg2 > 0)) return 0;
   int n = m->n;
-  double rt = sqrt(a->tt2 / (double)(a->ng * n)), rg = sqrt(a->gg2 / (double)(a->ng * n));
+  double tt2 = 0, gg2 = 0;   /* squared torque and gravity torque over the thinned rows, all joints */
+  for (int j = 0; j < n; j++) { tt2 += a->stt[j]; gg2 += a->sgg[j]; }
+  if (!(a->ng > 10 && gg2 > 0)) return 0;
+  double rt = sqrt(tt2 / (double)(a->ng * n)), rg = sqrt(gg2 / (double)(a->ng * n));
   if (!(rg > 1e-3 && (rt > 10 * rg || rt < 0.1 * rg))) return 0;
   fprintf(pending(), "dynid: warning: %s: torque RMS %.4g is %.3gx the model's gravity torque RMS %.4g N m "
           "along the log: torque in other units (mN m?) or motor currents? --gain K1,...,Kn scales the "

@@ -51,7 +51,7 @@ static void progress(long long samples, int pass, int final) {
     dyi_log_progress(prog_logs[k], &d, &t);
     done += d; total += t;
   }
-  cli_progress_of(what, samples, "samples", total > 0 ? (double)done / (double)total : -1, final);
+  cli_progress_of(what, samples, "samples", done, total, final);
 }
 
 static const char* method_name(dyiMethod m) {
@@ -228,7 +228,7 @@ static int read_prior(const cliArgs* c, const dyModel* m, double* prior, const c
 
 /* progress of the consistent estimate's solves on a terminal */
 static void cons_progress(int done, int total) {
-  cli_progress_of("consistent", done, "solves", total > 0 ? (double)done / total : -1, done == total);
+  cli_progress_of("consistent", done, "solves", done, total, done == total);
 }
 
 /* The bounds of --consistent (ident/consistent.h dyi_link_bounds) for the
@@ -518,7 +518,7 @@ static dyiEstim* merge_stats(const cliArgs* c, const dyModel* m, const dyiEstOpt
   acc->var_factor = 0;
   for (int k = 0; k < nf; k++) {
     if (dyi_stats_merge_file(files[k], &ref, b, e, acc, err, sizeof err)) { cli_fail("%s", err); goto fail; }
-    if (nf > 100) cli_progress_of("merge", k + 1, "files", (double)(k + 1) / nf, k + 1 == nf);
+    if (nf > 100) cli_progress_of("merge", k + 1, "files", k + 1, nf, k + 1 == nf);
   }
   e->opt.var_factor = acc->var_factor;
   for (int k = 0; k < nf; k++) free(files[k]);

@@ -513,7 +513,7 @@ static int log_pass(FILE* f, int li, const char* path, const dyModel* m, reportS
     if ((++*cnt & 1023) == 0) {
       long long done, total;
       dyi_log_progress(lr, &done, &total);
-      cli_progress_of("report", *cnt, "samples", total > 0 ? (double)done / (double)total : -1, 0);
+      cli_progress_of("report", *cnt, "samples", done, total, 0);
     }
   }
   cli_progress("report", *cnt, "samples", 1);

@@ -184,7 +184,7 @@ static int sim_write(const cliArgs* c, const dyModel* m, dyBatch* w, const doubl
       for (int j = 0; j < n; j++)
         if (o->noise[j] > 0) tau[j] += o->noise[j] * dyi_rng_gauss(&rs);
       dyi_traj_row(out.f, n, L.t[b], q, qd, qdd, tau);
-      if ((k & 1023) == 0) cli_progress_of("simulate", k, "samples", N > 0 ? (double)k / (double)N : -1, 0);
+      if ((k & 1023) == 0) cli_progress_of("simulate", k, "samples", k, N, 0);
     }
   }
   cli_progress("simulate", k, "samples", 1);

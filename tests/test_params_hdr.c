@@ -200,18 +200,29 @@ static const char* line_value(const char* text, const char* key) {
 }
 
 /* dynid identify's files read back: each field against its line */
+/* run identify's command cmd, which writes tmp/name: its text (*text) and
+ * the file as read (NULL, and a failed check, when either is missing) */
+static dyiParams* identified(const char* cmd, const char* name, const dyModel* m, char** text) {
+  char path[300], err[DY_ERRSZ];
+  CHECK(th_run(tmp, cmd) == 0, "%s: %s", cmd, th_slurp(strcat(strcpy(path, tmp), "/stderr")));
+  snprintf(path, sizeof path, "%s/%s", tmp, name);
+  *text = th_read_file(path);
+  dyiParams* p = dyi_params_read(path, m, err, sizeof err);
+  CHECK(p && *text, "read %s: %s", path, err);
+  if (p && *text) return p;
+  dyi_params_free(p);
+  return NULL;
+}
+
 /* identify's least-squares file over two logs with --rows: each field
  * against its own line */
 static void program_ls(const dyModel* m, const char* L) {
-  char cmd[1500], path[300], err[DY_ERRSZ];
+  char cmd[1500];
   snprintf(cmd, sizeof cmd, "cp %s %s/second.csv.gz && ./dynid identify datasets/models/panda.csv %s %s/second.csv.gz "
            "--map t=t_s --rows 1..3000 --friction --quiet -o %s/id.csv", L, tmp, L, tmp, tmp);
-  CHECK(th_run(tmp, cmd) == 0, "identify: %s", th_slurp(strcat(strcpy(path, tmp), "/stderr")));
-  snprintf(path, sizeof path, "%s/id.csv", tmp);
-  char* text = th_read_file(path);
-  dyiParams* p = dyi_params_read(path, m, err, sizeof err);
-  CHECK(p && text, "read %s: %s", path, err);
-  if (p && text) {
+  char* text = NULL;
+  dyiParams* p = identified(cmd, "id.csv", m, &text);
+  if (p) {
     char fp[96], second[300];
     cli_fingerprint(m, fp, sizeof fp);
     snprintf(second, sizeof second, "%s/second.csv.gz", tmp);
@@ -238,16 +249,13 @@ static void program_ls(const dyModel* m, const char* L) {
 
 /* identify --consistent's file: the residual's rise and the bound lines */
 static void program_consistent(const dyModel* m, const char* L) {
-  char cmd[1500], path[300], err[DY_ERRSZ];
+  char cmd[1500];
   /* --consistent (one solve: a given prior weight, no bootstrap) */
   snprintf(cmd, sizeof cmd, "./dynid identify datasets/models/panda.csv %s --map t=t_s --rows 1..3000 --friction "
            "--consistent --prior-weight 1 --boot 0 --quiet -o %s/cons.csv", L, tmp);
-  CHECK(th_run(tmp, cmd) == 0, "identify --consistent: %s", th_slurp(strcat(strcpy(path, tmp), "/stderr")));
-  snprintf(path, sizeof path, "%s/cons.csv", tmp);
-  char* text = th_read_file(path);
-  dyiParams* p = dyi_params_read(path, m, err, sizeof err);
-  CHECK(p && text, "read %s: %s", path, err);
-  if (p && text) {
+  char* text = NULL;
+  dyiParams* p = identified(cmd, "cons.csv", m, &text);
+  if (p) {
     const char* v = line_value(text, "consistent: training residual ");
     CHECK(p->consistent && v && p->rss_rise == strtod(v, NULL), "rss_rise %g", p->rss_rise);
     int nb = 0;

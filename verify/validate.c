@@ -244,14 +244,12 @@ void dyv_validator_flush(dyvValidator* v) {
     pend_lane(c, b, n, meas, pred);
     dyv_stats_add(&v->st, meas, pred, c->l.row[b], c->l.t[b]);
     for (int i = 0; i < n*n; i++) v->H[i] = c->H[i*VB + b];
-    /* positive definite by Cholesky; the smallest eigenvalue only where it
-     * can be below the smallest so far (H - mineig I not positive definite) */
-    const int pd = pd_shifted(v->H, n, 0, v->work);
-    if (!pd) v->not_pd++;
-    if (pd && (v->mineig <= 0 || pd_shifted(v->H, n, v->mineig, v->work))) continue;
+    /* positive definite by Cholesky, and H - mineig I too: then its smallest
+     * eigenvalue is above both 0 and the smallest so far, and not needed;
+     * elsewhere the eigenvalue decides (also between the two tests' round-off) */
+    if (pd_shifted(v->H, n, 0, v->work) && (v->mineig <= 0 || pd_shifted(v->H, n, v->mineig, v->work))) continue;
     double e = dyv_mineig(v->H, n, v->work);
-    if (pd && !(e > 0)) v->not_pd++;   /* round-off between the two tests: the eigenvalue decides */
-    if (!pd && e > 0) v->not_pd--;
+    if (!(e > 0)) v->not_pd++;
     if (e < v->mineig || isnan(e)) { v->mineig = e; v->mineig_row = c->l.row[b]; v->mineig_t = c->l.t[b]; }
   }
   c->l.nb = 0;
