@@ -877,6 +877,10 @@ dyiBase* dyi_base_make(const dyModel* m, dyiBaseSet set, int friction, char* err
 /* ------------------------------------------------------------ expressions */
 
 int dyi_base_expr(const dyModel* m, const dyiBase* b, int i, char* buf, int bufsz) {
+  return dyi_base_expr_fmt(m, b, i, 0, buf, bufsz);
+}
+
+int dyi_base_expr_fmt(const dyModel* m, const dyiBase* b, int i, int shortest, char* buf, int bufsz) {
   const double* row = b->B + (size_t)i*b->npar;
   double big = 0;
   for (int c = 0; c < b->npar; c++) big = fmax(big, fabs(row[c]));
@@ -890,9 +894,10 @@ int dyi_base_expr(const dyModel* m, const dyiBase* b, int i, char* buf, int bufs
     const char* sep = first ? (v < 0 ? "-" : "") : (v < 0 ? " - " : " + ");
     double a = fabs(v);
     if (a == 1) snprintf(tmp, sizeof tmp, "%s%s", sep, nm);
-    else {   /* the fewest digits that read back as the same coefficient */
+    else {
       char num[32];
-      dy_fmt_shortest(num, sizeof num, a);
+      if (shortest) dy_fmt_shortest(num, sizeof num, a);
+      else snprintf(num, sizeof num, "%.17g", a);
       snprintf(tmp, sizeof tmp, "%s%s*%s", sep, num, nm);
     }
     int L = (int)strlen(tmp);

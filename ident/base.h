@@ -102,6 +102,10 @@ int dyi_base_verify(const dyModel* m, dyiBase* b, char* err, int errsz);
  * Parameters: coefficient omitted when 1, %.17g numbers, round-off zeros
  * dropped). Writes at most bufsz bytes; returns the length needed. */
 int dyi_base_expr(const dyModel* m, const dyiBase* b, int i, char* buf, int bufsz);
+/* The same, with shortest = 1 each coefficient in the fewest digits that
+ * read back as the same double (0.632*MZ3 rather than
+ * 0.63200000000000001*MZ3): for people (the report); files keep %.17g. */
+int dyi_base_expr_fmt(const dyModel* m, const dyiBase* b, int i, int shortest, char* buf, int bufsz);
 
 /* Parse an expression over full-parameter names into a row of npar
  * coefficients. 0, or -1 with err describing the bad token. */

@@ -367,7 +367,7 @@ static void param_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns)
   set_header(f, sv, ns, "name</th><th>nominal", "<th>value</th><th>std</th><th>rel. std [%]</th>", "expression");
   for (int i = 0; i < b->nb; i++) {
     char expr[4096];
-    dyi_base_expr(m, b, i, expr, sizeof expr);
+    dyi_base_expr_fmt(m, b, i, 1, expr, sizeof expr);   /* for reading: the fewest digits */
     fputs("<tr><td class=\"l\">", f);
     esc(f, b->name[i]);
     double nom = 0;   /* the nominal model's value of this combination */

@@ -460,23 +460,25 @@ static void parser(void) {
   CHECK(dyi_expr_parse(m, 30, "ZZ1 ZZ2", row, err, sizeof err) != 0, "missing operator rejected");
   CHECK(dyi_expr_parse(m, 30, "", row, err, sizeof err) != 0, "empty rejected");
   CHECK(dyi_expr_parse(m, 30, "0", row, err, sizeof err) == 0, "zero accepted");
-  /* writer: the fewest digits that read back as the same double, coefficient 1 omitted, " - " */
+  /* writer: %.17g (the files' form), coefficient 1 omitted, " - " */
   dyiBase* b = dyi_base_make_empty(DYI_SET_FILE, 1, 30, 0);
   b->B[15] = 1; b->B[29] = 0.180625; b->B[23] = -1; b->B[28] = -0.1;
   char buf[256];
   dyi_base_expr(m, b, 0, buf, sizeof buf);
-  CHECK(!strcmp(buf, "ZZ2 - YY3 - 0.1*MZ3 + 0.180625*M3"), "writer: '%s'", buf);
+  CHECK(!strcmp(buf, "ZZ2 - YY3 - 0.10000000000000001*MZ3 + 0.18062500000000001*M3"), "writer: '%s'", buf);
+  int need = dyi_base_expr(m, b, 0, buf, 8);
+  CHECK(need == (int)strlen("ZZ2 - YY3 - 0.10000000000000001*MZ3 + 0.18062500000000001*M3") && strlen(buf) == 7,
+        "writer truncates and reports the length");
+  /* for reading (the report): the fewest digits that read back as the same double */
+  dyi_base_expr_fmt(m, b, 0, 1, buf, sizeof buf);
+  CHECK(!strcmp(buf, "ZZ2 - YY3 - 0.1*MZ3 + 0.180625*M3"), "short writer: '%s'", buf);
   double back[30];
   CHECK(dyi_expr_parse(m, 30, buf, back, err, sizeof err) == 0 && back[28] == -0.1 && back[29] == 0.180625 &&
-        back[15] == 1 && back[23] == -1, "the written expression reads back to the same coefficients");
+        back[15] == 1 && back[23] == -1, "the short expression reads back to the same coefficients");
   b->B[28] = -0.1 * (1 + 2.2e-16);   /* a coefficient that needs all 17 digits keeps them */
-  dyi_base_expr(m, b, 0, buf, sizeof buf);
+  dyi_base_expr_fmt(m, b, 0, 1, buf, sizeof buf);
   CHECK(dyi_expr_parse(m, 30, buf, back, err, sizeof err) == 0 && back[28] == b->B[28] && strstr(buf, "0.1000000000000000"),
         "17 digits where needed: '%s'", buf);
-  int full = (int)strlen(buf);
-  char small[8];
-  int need = dyi_base_expr(m, b, 0, small, sizeof small);
-  CHECK(need == full && strlen(small) == 7, "writer truncates and reports the length (%d of %d)", need, full);
   dyi_base_free(b);
   dy_free_model(m);
 }

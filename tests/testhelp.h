@@ -13,6 +13,14 @@
 #include <sys/wait.h>
 #include "core/util.h"
 
+/* one BLAS thread, as the dynid program runs (reports/main.c): results of
+ * LAPACK calls in the tests and in the program then agree to the last bit
+ * whether a test runs alone or under run.sh */
+void openblas_set_num_threads(int num_threads);
+__attribute__((constructor)) static void th_one_blas_thread(void) {
+  if (!getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
+}
+
 static int th_passed, th_failed;
 
 #define CHECK(cond, ...) do { \
