@@ -821,6 +821,8 @@ int dyi_base_verify(const dyModel* m, dyiBase* b, char* err, int errsz) {
   for (int k = DY_NPAR_LINK * m->n; k < np; k++)
     if (!(b->joint_keep & (1u << ((k - DY_NPAR_LINK * m->n) % DY_NPAR_JNT))))
       memset(Y + (size_t)N*k, 0, sizeof(double) * (size_t)N);
+  for (int k = 0; b->fix && k < np; k++)   /* held parameters (dyi_base_fix): columns out */
+    if (!isnan(b->fix[k])) memset(Y + (size_t)N*k, 0, sizeof(double) * (size_t)N);
   memcpy(A, Y, sizeof(double) * (size_t)N * (size_t)np);
   if (qr_deps(A, N, np, &b->rank, &b->rank_gap, iw, iw + np, NULL)) {
     snprintf(err, (size_t)errsz, "QR of the stacked regressor failed");

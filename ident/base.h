@@ -59,6 +59,10 @@ typedef struct dyiBase_ {
   double bp_err;        /* max |B P - 1| */
   char note[512];       /* what the closed-form rules missed and the QR test
                            reduced numerically ("" if nothing) */
+  double* fix;          /* standard parameters held at a value instead of estimated
+                           (--fix NAME=VALUE; --drop NAME holds at 0): fix[k] the value
+                           [unit of parameter k], NaN where estimated (npar); NULL:
+                           none held (dyi_base_fix) */
 } dyiBase;
 
 /* Compute a base set for model m: DYI_SET_QR, _KHALIL or _LIN. Returns a
@@ -77,6 +81,42 @@ void dyi_base_free(dyiBase* b);
  * columns. No change for keep = 15 or a set without friction. 0, or -1
  * with err set. */
 int dyi_base_keep_joint(const dyModel* m, dyiBase* b, unsigned keep, char* err, int errsz);
+
+/* Hold standard parameters at given values instead of estimating them
+ * (`--fix NAME=VALUE`, `--drop NAME` = `--fix NAME=0`): k[i] (full-parameter
+ * index, model.h order) at val[i] [its unit], i < nk. The identification
+ * model becomes
+ *     tau - Y_fix pi_fix = Y_rest pi_rest,
+ * so each held parameter's column of B is cleared (it is in no base
+ * parameter), base parameters left without a coefficient are removed, one
+ * that lost the parameter it was named after is renamed after its largest
+ * remaining term (khalil, qr: NAME + "R"), P = B^+ is recomputed and the set
+ * proved again by the QR rank test on the regressor without those columns.
+ * b->fix records the values: the row stage (identify.h) moves Y_fix pi_fix
+ * to the torque side, the PARAMS file records them and dyi_params_realise
+ * puts them back into pi. Refused (-1, err saying why, naming the
+ * parameter): an index out of the set (a joint parameter without
+ * --friction or of a kind --friction=LIST leaves out), a parameter that is
+ * in no base parameter (its regressor column is zero, or it is grouped
+ * away: holding it changes nothing), a parameter given twice, a value not
+ * finite, and a set whose expressions become dependent (a closed-form set
+ * on special geometry: --set qr then). (ident/base_fix.c) */
+int dyi_base_fix(const dyModel* m, dyiBase* b, const int* k, const double* val, int nk, char* err, int errsz);
+
+/* The held parameters of b as "NAME=VALUE, NAME=VALUE" (%.17g values;
+ * "" when none), the form dyi_base_fix_parse reads back. Returns the
+ * length needed (as snprintf). (ident/base_fix.c) */
+int dyi_base_fix_text(const dyModel* m, const dyiBase* b, char* buf, int bufsz);
+/* B with one row e_k appended per held parameter k ((nb + held) x npar,
+ * row-major, malloc'd; the count of rows in *nrows): for checks over
+ * realisations pi with B pi = beta that must keep the held values. NULL
+ * (and *nrows = nb) when b holds none or out of memory. (ident/base_fix.c) */
+double* dyi_base_held_B(const dyiBase* b, int* nrows);
+
+/* Parse "NAME=VALUE, ..." (as written by dyi_base_fix_text) into indices
+ * and values (room for DY_NPL*DY_MAXJ): the count, or -1 with err naming
+ * the bad item. */
+int dyi_base_fix_parse(const dyModel* m, const char* text, int* k, double* val, char* err, int errsz);
 
 /* Parse a comma-separated list of joint-parameter kinds (ia, fv, fc, fo,
  * any case) into a bit mask; NULL means all four. 0, or -1 with the

@@ -61,6 +61,7 @@ dyiBase* dyi_base_make_empty(dyiBaseSet set, int nb, int npar, int friction) {
 void dyi_base_free(dyiBase* b) {
   if (!b) return;
   free(b->name); free(b->B); free(b->P); free(b->lead); free(b->lin_kind); free(b->lin_joint);
+  free(b->fix);
   free(b);
 }
 

@@ -71,6 +71,9 @@ static void scales(const dyModel* m, const double* prior, int npar, double* S, d
     S[k] = (k - DY_NPAR_LINK*n) % DY_NPAR_JNT == DY_IA ? msum * len * len : 1;
 }
 
+/* d pi_k / d x_k: S_k, 0 for a held parameter (pi_k = pic_k whatever x_k) */
+#define SMAP(c, k) ((c)->held[k] ? 0.0 : (c)->S[k])
+
 /* the data of one sparse packed matrix, kept alive for DSDP */
 typedef struct { int* ind; double* val; int nnz; } spmat;
 
@@ -86,6 +89,7 @@ typedef struct {
   double *G, *h;            /* reduced residual r = G x - h, row-major q x nv */
   double ms[DY_MAXJ], L[DY_MAXJ];  /* per-link mass and length scales */
   unsigned char flag[DY_NPL*DY_MAXJ];  /* pi_k >= 0 */
+  unsigned char held[DY_NPL*DY_MAXJ];  /* pi_k = pic_k, a constant (pr->fixed) */
   DSDP dsdp;
   spmat* mats;
   int nmats;
@@ -111,6 +115,8 @@ static int setup_residual(consCtx* c, char* err, int errsz) {
   for (int k = 0; k < nv; k++) {
     c->flag[k] = pr->nonneg ? pr->nonneg[k] : (k >= nl && (k - nl) % DY_NPAR_JNT != DY_FO);
     c->prs[k] = 0;   /* the centre is the prior (or 0 without one) */
+    c->held[k] = pr->fixed && !isnan(pr->fixed[k]);
+    if (c->held[k]) { c->pic[k] = pr->fixed[k]; c->flag[k] = 0; }   /* its x_k acts nowhere */
   }
   /* [G h], column-major (q0 x nc) */
   double* A = calloc((size_t)q0 * (size_t)nc, sizeof(double));
@@ -125,7 +131,7 @@ static int setup_residual(consCtx* c, char* err, int errsz) {
     for (int j = 0; j < nv; j++) {
       double rk = 0;   /* (R K)_ij, R upper triangular */
       for (int l = i; l < p; l++) rk += pr->R[i + (size_t)pr->ldr * l] * pr->K[(size_t)l*nv + j];
-      A[i + (size_t)q0 * j] = rk * c->S[j] * isf;
+      A[i + (size_t)q0 * j] = rk * SMAP(c, j) * isf;
       hs -= rk * c->pic[j];
     }
     A[i + (size_t)q0 * nv] = hs * isf;
@@ -194,7 +200,7 @@ static int add_link_blocks(consCtx* c, SDPCone cone) {
     for (int v = -1; v < DY_NPAR_LINK; v++) {   /* v < 0: C, else A of x_(10j+v) */
       double u[10] = {0};
       if (v < 0) memcpy(u, c->pic + DY_NPAR_LINK*j, sizeof u);
-      else u[v] = c->S[DY_NPAR_LINK*j + v];
+      else u[v] = SMAP(c, DY_NPAR_LINK*j + v);
       pseudo_thick(u, thick(c, j), PI);
       if (v < 0) for (int a = 0; a < 4; a++) PI[5*a] -= c->pr->min_eig;
       spmat* A = new_mat(c, 10);
@@ -244,12 +250,12 @@ static int add_scalar_block(consCtx* c, SDPCone cone, int blk, int j, const doub
     double g;
     if (j >= 0) {
       double u[10] = {0};
-      if (v < v0) memcpy(u, c->pic + v0, sizeof u); else u[v - v0] = c->S[v];
+      if (v < v0) memcpy(u, c->pic + v0, sizeof u); else u[v - v0] = SMAP(c, v);
       g = dyi_ellipsoid_margin(el, u);
     } else if (v < v0) {
       g = -sgn * M;
       for (int l = 0; l < c->n; l++) g += sgn * c->pic[DY_NPAR_LINK*l + DY_M];
-    } else g = (v % DY_NPAR_LINK == DY_M) ? sgn * c->S[v] : 0;
+    } else g = (v % DY_NPAR_LINK == DY_M) ? sgn * SMAP(c, v) : 0;
     if (g == 0) continue;
     spmat* A = new_mat(c, 1);
     if (!A) return -1;
@@ -292,7 +298,7 @@ static void add_bounds(consCtx* c) {
   BConeAllocateBounds(bc, 2 * c->nv);
   for (int j = 0; j < c->nv; j++) {
     double lo = c->flag[j] ? fmax(-c->pic[j] / c->S[j], -DYI_BOX) : -DYI_BOX, hi = DYI_BOX;
-    if (c->pr->bounds && j < DY_NPAR_LINK * c->n && j % DY_NPAR_LINK == DY_M) {
+    if (c->pr->bounds && !c->held[j] && j < DY_NPAR_LINK * c->n && j % DY_NPAR_LINK == DY_M) {
       const dyiLinkBound* b = c->pr->bounds + j / DY_NPAR_LINK;
       if (b->mass_lo > 0) lo = fmax(lo, (b->mass_lo - c->pic[j]) / c->S[j]);
       if (b->mass_hi < INFINITY) hi = fmin(hi, (b->mass_hi - c->pic[j]) / c->S[j]);
@@ -310,9 +316,9 @@ static void evaluate(consCtx* c, const double* y, dyiConsResult* res) {
   const dyiConsProblem* pr = c->pr;
   const int p = c->p, nv = c->nv, nl = DY_NPAR_LINK * c->n;
   for (int j = 0; j < nv; j++) {
-    res->pi[j] = c->pic[j] + c->S[j] * y[j];
+    res->pi[j] = c->pic[j] + SMAP(c, j) * y[j];
     if (c->flag[j] && res->pi[j] < 0 && res->pi[j] > -1e-12 * c->S[j]) res->pi[j] = 0;
-    int used = j < nl;
+    int used = j < nl || c->held[j];
     for (int i = 0; i < p && !used; i++) used = pr->K[(size_t)i*nv + j] != 0;
     if (!used) res->pi[j] = 0;
   }
@@ -328,7 +334,7 @@ static void evaluate(consCtx* c, const double* y, dyiConsResult* res) {
     rd += s*s;
   }
   for (int j = 0; j < nv; j++) {
-    double s = (res->pi[j] - c->pic[j]) / c->S[j] - c->prs[j];
+    double s = c->held[j] ? 0 : (res->pi[j] - c->pic[j]) / c->S[j] - c->prs[j];
     pt += s*s;
   }
   res->rss = rd + pr->rho2;
@@ -362,7 +368,7 @@ static void evaluate(consCtx* c, const double* y, dyiConsResult* res) {
     for (int i = 0; i < k; i++)
       res->bound_margin[j] = fmin(res->bound_margin[j], dyi_ellipsoid_margin(el[i], u) / fmax(u[DY_M], 1e-300));
     ok &= !(res->bound_margin[j] < -1e-7);
-    if (pr->bounds) {
+    if (pr->bounds && !c->held[DY_NPAR_LINK*j + DY_M]) {   /* a held mass is the user's */
       const dyiLinkBound* b = pr->bounds + j;
       ok &= !(u[DY_M] < b->mass_lo * (1 - 1e-9)) && !(u[DY_M] > b->mass_hi * (1 + 1e-9));
     }

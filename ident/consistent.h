@@ -105,6 +105,8 @@ typedef struct {
   double f0;                /* > 0: the data term's normaliser; 0: rho2 (1 if rho2 = 0) */
   double gaptol;            /* the solver's relative gap tolerance, 0: 1e-7 (what the
                                certificate needs); looser for solves nobody certifies */
+  const double* fixed;      /* npar: parameters held at a value (base.h dyi_base_fix:
+                               b->fix), constants of every block, NaN: free; NULL: none */
 } dyiConsProblem;
 
 typedef struct {

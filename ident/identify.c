@@ -52,6 +52,9 @@ struct dyiRows_ {
   double var_factor;
   unsigned jsel;      /* joints whose equations this stage gives (bit j) */
   dyiRegBatch* rb;    /* the regressor of DY_BATCH_LANES samples per call */
+  int nfix;           /* held parameters with a non-zero value (base.h dyi_base_fix) */
+  int* fixk;          /* their full-parameter indices (nfix) */
+  double* fixv;       /* their values (nfix): Y e_k v_k leaves the torque */
   rowsChunk pend;     /* samples waiting for a full chunk */
 };
 
@@ -61,10 +64,26 @@ void dyi_rows_free(dyiRows* w) {
   if (!w) return;
   free(w->pstart); free(w->pk); free(w->pv);
   free(w->chj); free(w->chc); free(w->y); free(w->pass);
+  free(w->fixk); free(w->fixv);
   dyi_regressor_batch_free(w->rb);
   dyi_fir_free(&w->fir);
   dyi_decim_free(w->dec);
   free(w);
+}
+
+/* the held parameters of b with a non-zero value into w (dropped ones,
+ * value 0, need nothing); -1 out of memory */
+static int rows_fixed(dyiRows* w, const dyiBase* b) {
+  w->nfix = 0;
+  for (int k = 0; b->fix && k < b->npar; k++) w->nfix += !isnan(b->fix[k]) && b->fix[k] != 0;
+  if (!w->nfix) return 0;
+  w->fixk = malloc(sizeof(int) * (size_t)w->nfix);
+  w->fixv = malloc(sizeof(double) * (size_t)w->nfix);
+  if (!w->fixk || !w->fixv) return -1;
+  int i = 0;
+  for (int k = 0; k < b->npar; k++)
+    if (!isnan(b->fix[k]) && b->fix[k] != 0) { w->fixk[i] = k; w->fixv[i++] = b->fix[k]; }
+  return 0;
 }
 
 /* the row stage of the joints in bit set jsel: every torque, the
@@ -98,7 +117,7 @@ static dyiRows* rows_make(const dyModel* m, const dyiBase* b, unsigned jsel, cha
   w->y = malloc(sizeof(double) * (size_t)w->nch);
   w->pass = malloc(sizeof(double) * (size_t)(2 + n));
   w->rb = dyi_regressor_batch_make(m, b->friction);
-  if (!w->y || !w->pass || !w->rb) goto oom;
+  if (!w->y || !w->pass || !w->rb || rows_fixed(w, b)) goto oom;
   w->var_factor = 1;
   return w;
 oom:
@@ -158,6 +177,18 @@ static void rows_map(const dyiRows* w, const double* restrict Y, int nb, double*
   }
 }
 
+/* the held parameters' torque off the torques x[b][0..n) of the chunk's
+ * samples: tau_j -= sum_i Y(j, k_i) v_i (regressor lanes Y as rows_map's) */
+static void rows_unfix(const dyiRows* w, const double* Y, int nb, double* const* x) {
+  enum { B = DY_BATCH_LANES };
+  const int n = w->n;
+  for (int i = 0; i < w->nfix; i++)
+    for (int j = 0; j < n; j++) {
+      const double v = w->fixv[i], *y = Y + ((size_t)w->fixk[i] * (size_t)n + (size_t)j) * B;
+      for (int b = 0; b < nb; b++) x[b][j] -= v * y[b];
+    }
+}
+
 /* the channels of the chunk's samples into x[b] (sample b): its torques,
  * then its Y_b entries (Y_b = Y P from the batch regressor) */
 static void rows_channels(dyiRows* w, const rowsChunk* ch, double* const* x) {
@@ -165,6 +196,7 @@ static void rows_channels(dyiRows* w, const rowsChunk* ch, double* const* x) {
   const int nb = ch->l.nb;
   const double* Y = dyi_regressor_lanes(w->m, w->rb, nb, ch->l.q, ch->l.qd, ch->l.qdd, B);
   for (int b = 0; b < nb; b++) dy_lane_get(ch->l.tau, w->n, b, x[b]);
+  rows_unfix(w, Y, nb, x);
   rows_map(w, Y, nb, x);
 }
 

@@ -23,7 +23,9 @@
  * factor), rows of joints the reader flags as slow are left out, and the
  * rows stream into an estimator made
  * with opt (its mask and names are set here from b: link k's parameters
- * reach joints 1..k, joint k's parameters joint k only). progress, if not
+ * reach joints 1..k, joint k's parameters joint k only). Parameters the
+ * set holds (base.h dyi_base_fix: b->fix) leave the torque first,
+ * tau - sum_k Y e_k v_k, before the filter. progress, if not
  * NULL, is called with the samples read so far in each pass (pass 1, 2, ...)
  * about every 4096 samples and with final = 1 at the end of a pass.
  * Returns the estimator with its results (free with dyi_est_free), or NULL

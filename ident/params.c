@@ -17,6 +17,16 @@
 #include <string.h>
 #include <strings.h>
 
+/* the held parameters of b (base.h dyi_base_fix) as one header line */
+static void write_held(FILE* f, const dyModel* m, const dyiBase* b) {
+  int L = dyi_base_fix_text(m, b, NULL, 0);
+  char* t = L > 0 ? malloc((size_t)L + 1) : NULL;
+  if (!t) return;
+  dyi_base_fix_text(m, b, t, L + 1);
+  fprintf(f, "# %s%s\n", DYI_PARAMS_HELD, t);
+  free(t);
+}
+
 int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* value,
                      const double* std, const char* comment, const double* pi, const double* scale) {
   if (comment && *comment) {
@@ -28,6 +38,7 @@ int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* 
       s += L + (e ? 1 : 0);
     }
   }
+  write_held(f, m, b);
   if (pi) {
     fprintf(f, "# %s\n", DYI_PARAMS_PI_NOTE);
     for (int k = 0; k < dy_npar(m); k++) {
@@ -153,6 +164,8 @@ static int head_fields(pHead* h, const char* s) {
   } else if ((v = after(s, "relative error all joints [%]: "))) {
     if (!(h->seen & HEAD_REL)) p->rel_err = number_at(v);
     h->seen |= HEAD_REL;
+  } else if ((v = after(s, DYI_PARAMS_HELD))) {
+    if (!p->held[0]) snprintf(p->held, sizeof p->held, "%s", v);
   } else if ((v = after(s, "consistent: "))) {
     p->consistent = 1;
     const char* r = after(v, "training residual ");
@@ -434,6 +447,31 @@ static int prows_to_params(pRows* t, dyiParams* p, char* err, int errsz) {
   return 0;
 }
 
+/* The held parameters of the header (p->held) onto the set read: b->fix
+ * (base.h dyi_base_fix; the expressions leave them out already). A held
+ * joint parameter beyond the set's columns must be 0 (dropped). */
+static int prows_held(dyiParams* p, const dyModel* m, char* err, int errsz) {
+  if (!p->held[0]) return 0;
+  int k[DY_NPL * DY_MAXJ];
+  double v[DY_NPL * DY_MAXJ];
+  char why[DY_ERRSZ];
+  int nk = dyi_base_fix_parse(m, p->held, k, v, why, sizeof why);
+  dyiBase* b = p->base;
+  if (nk < 0) { snprintf(err, (size_t)errsz, "%s: the held parameters (%s line): %s", p->path, DYI_PARAMS_HELD, why); return -1; }
+  if (!(b->fix = malloc(sizeof(double) * (size_t)b->npar))) { snprintf(err, (size_t)errsz, "%s: out of memory", p->path); return -1; }
+  for (int c = 0; c < b->npar; c++) b->fix[c] = NAN;
+  for (int i = 0; i < nk; i++) {
+    if (k[i] < b->npar) { b->fix[k[i]] = v[i]; continue; }
+    if (v[i] != 0) {
+      char nm[24];
+      dy_parname(m, k[i], nm, sizeof nm);
+      snprintf(err, (size_t)errsz, "%s: %s is held at %.17g but no expression has a joint parameter", p->path, nm, v[i]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* The #! pi lines, if any: all npar given, and B pi = beta to 1e-9 of
  * max(max |beta|, sum_k |B_ik pi_k|) for every row i; then p->pi owns them. */
 static int prows_pi(pRows* t, dyiParams* p, char* err, int errsz) {
@@ -500,7 +538,8 @@ static int read_rows(dyiParams* p, const dyModel* m, pHead* h, char* err, int er
   dy_csv_on_directive(csv, on_directive, &t);
   bad = bad || prows_header(&t, csv, err, errsz);
   if (h) h->done = 1;
-  bad = bad || prows_read(&t, csv, err, errsz) || prows_to_params(&t, p, err, errsz) || prows_pi(&t, p, err, errsz);
+  bad = bad || prows_read(&t, csv, err, errsz) || prows_to_params(&t, p, err, errsz) || prows_held(p, m, err, errsz) ||
+        prows_pi(&t, p, err, errsz);
   prows_free(&t);
   dy_csv_close(csv);
   if (!bad) return 0;
@@ -545,11 +584,13 @@ int dyi_params_read_rows(dyiParams* p, const dyModel* m, char* err, int errsz) {
 
 void dyi_params_realise(const dyModel* m, const dyiParams* p, double* par) {
   int npar = dy_npar(m), np = p->base->npar, nb = p->base->nb;
-  if (p->pi) { memcpy(par, p->pi, sizeof(double) * (size_t)npar); return; }
-  for (int k = 0; k < npar; k++) {
+  if (p->pi) memcpy(par, p->pi, sizeof(double) * (size_t)npar);
+  else for (int k = 0; k < npar; k++) {
     double s = 0;
     if (k < np)
       for (int i = 0; i < nb; i++) s += p->base->P[(size_t)k*nb + i] * p->value[i];
     par[k] = s;
   }
+  for (int k = 0; p->base->fix && k < np; k++)   /* held parameters: their values */
+    if (!isnan(p->base->fix[k])) par[k] = p->base->fix[k];
 }

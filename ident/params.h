@@ -63,7 +63,16 @@ typedef struct {
                              J: ..." lines (per link: ellipsoid, R_j, mass range, margin; and */
   char** bound;           /* the notes on how each was made), without "consistent: " (nbound
                              lines, owned) [0, NULL] */
+  char held[2048];        /* the standard parameters held at a value instead of estimated
+                             (identify --fix NAME=VALUE, --drop NAME), "NAME=VALUE, ..." as
+                             base.h dyi_base_fix_text writes them (DYI_PARAMS_HELD line);
+                             reading the rows applies them to base (dyi_base_fix's b->fix)
+                             and dyi_params_realise puts them into pi [""] */
 } dyiParams;
+
+/* The header line of the held parameters, written by dyi_params_write
+ * after the comment when b holds any: "# " DYI_PARAMS_HELD "FO1=0, M7=2.5" */
+#define DYI_PARAMS_HELD "held (not estimated): "
 
 /* Read a PARAMS file for model m. NULL with err ("FILE:ROW:COL: ...") on
  * failure. "#! pi,NAME,VALUE" lines before the header, in any order, give
@@ -89,7 +98,8 @@ int dyi_params_read_rows(dyiParams* p, const dyModel* m, char* err, int errsz);
 
 /* The standard parameters (14n) of the identified base parameters: the
  * file's own pi when it carries one (copied exactly), else the realisation
- * pi = P beta (joint parameters zero when the set has none). Every consumer
+ * pi = P beta (joint parameters zero when the set has none); the held
+ * parameters (p->held) at their values in either case. Every consumer
  * of a PARAMS file gets its standard parameters here. */
 void dyi_params_realise(const dyModel* m, const dyiParams* p, double* par);
 

@@ -146,7 +146,7 @@ static int solve_on(const dyModel* m, const dyiBase* b, const dyiEstim* t, const
                        .z = z ? z : R + (size_t)P1 * p, .rho2 = dyi_est_rho2(t), .prior = o->prior,
                        .prior_weight = w, .min_eig = o->min_eig, .bounds = o->bounds,
                        .total_mass = o->total_mass, .total_tol = o->total_tol, .f0 = noise_floor(t, floor),
-                       .gaptol = gaptol};
+                       .gaptol = gaptol, .fixed = b->fix};
   return dyi_consistent(m, &pr, r, err, errsz);
 }
 

@@ -187,6 +187,19 @@ void cli_poorly_identified(const struct dyiEstim_* e, const double* beta, const 
  * Returns how many. (reports/cli_scan.c) */
 int cli_nominal_outliers(const dyModel* m, const struct dyiBase_* b, const struct dyiEstim_* e, const double* beta);
 
+/* --fix NAME=VALUE and --drop NAME (repeatable; reports/cli_held.c): the
+ * standard parameters to hold instead of estimate (ident/base.h
+ * dyi_base_fix), indices into k and values into v (room for DY_NPL *
+ * DY_MAXJ), their count in *nk. 0, or 2 after printing the usage error (an
+ * unknown name lists the model's names one edit away). cli_held_apply: hold
+ * them in b; 0, 2 (a parameter that cannot be held, and why) or 1 (the set
+ * does not survive it). cli_drop_hint: for the estimator's "do not determine
+ * the combination" error err, the options that would drop its single-
+ * parameter base parameters ("--drop FO1 --drop FC1"; "" when none). */
+int cli_held(const cliArgs* c, const dyModel* m, int* k, double* v, int* nk);
+int cli_held_apply(const cliArgs* c, const dyModel* m, struct dyiBase_* b, const int* k, const double* v, int nk);
+void cli_drop_hint(const dyModel* m, const struct dyiBase_* b, const char* err, char* hint, int sz);
+
 /* the subcommands */
 int cmd_model(cliArgs* c);
 int cmd_id(cliArgs* c);

@@ -72,6 +72,9 @@ typedef struct {
   long boot;                  /* --boot replicates for the std */
   const char* stats_in;       /* --stats: estimate from statistics files */
   const char* stats_out;      /* --save-stats */
+  int nheld;                  /* --fix NAME=VALUE, --drop NAME (cli_held) */
+  int held_k[DY_NPL * DY_MAXJ];
+  double held_v[DY_NPL * DY_MAXJ];
 } idOpt;
 
 /* The training residual of the estimate written (least squares or the
@@ -161,6 +164,7 @@ static int write_model(const char* path, const dyModel* m, const dyiBase* b, con
     for (int j = 0; j < n; j++) mass += fabs(m->par[DY_NPAR_LINK*j + DY_M]);
     if (dyi_realise_near(m, b->B, b->nb, b->npar, beta, mass > 0 ? m->par : NULL, par, err, sizeof err))
       { cli_fail("%s", err); return -1; }
+    for (int k = 0; b->fix && k < b->npar; k++) if (!isnan(b->fix[k])) par[k] = b->fix[k];   /* held */
   }
   dyModel* w = dy_copy_model(m);
   if (!w) { cli_fail("out of memory"); return -1; }
@@ -764,6 +768,12 @@ static void filter_notes(const dyiLogOpt* lo, const dyiLogInfo* li, const dyiEst
              "for honest std", li->fc, li->fs / D, sqrt(ratio), (int)lround(li->fs / (2 * li->fc)));
 }
 
+/* the parameters held instead of estimated (--fix, --drop), one line */
+static void print_held(const dyModel* m, const dyiBase* b) {
+  char t[1024];
+  if (dyi_base_fix_text(m, b, t, sizeof t) > 0) fprintf(stderr, "held (not estimated): %s\n", t);
+}
+
 /* The summary on standard error: samples, passes, each log's rows, rate
  * and cutoff, the filtering, the condition number, per joint the training
  * residual of the estimate written (rms, relative error) beside the noise
@@ -785,6 +795,7 @@ static void print_log_summary(const cliArgs* c, const dyModel* m, const dyiBase*
             li.fc > 0 ? "" : "none ", li.fc);
   }
   if (rows_note[0]) fprintf(stderr, "%s", rows_note);
+  print_held(m, b);
   fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
   double rms[DY_MAXJ + 1], rel[DY_MAXJ + 1];
   fit_residuals(e, beta, rms, rel);
@@ -824,6 +835,8 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   memset(&cr, 0, sizeof cr);
   dyiBase* b = dyi_base_make(m, io->kind, io->friction, err, sizeof err);
   if (!b || dyi_base_keep_joint(m, b, io->keep, err, sizeof err)) { cli_fail("%s", err); goto done; }
+  if ((rc = cli_held_apply(c, m, b, io->held_k, io->held_v, io->nheld))) goto done;
+  rc = 1;
   if (b->note[0] && !io->quiet) fprintf(stderr, "dynid: warning: %s\n", b->note);
   for (int k = 0; k < nlog; k++) {
     if (k && cli_logopt_k(c, n, k, nlog, &lok)) goto done;
@@ -836,13 +849,16 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   prog_nlog = 0;
   if (!e) {
     /* too few samples: say where they went (the filter's edges, decimation) */
-    char why[300] = "";
+    char why[600] = "";
     dyiLogInfo li;
     dyi_log_info(rs[0], &li);
     if (!strncmp(err, "not enough data", 15) && li.parallel && (li.guard > 0 || li.decim > 1))
       snprintf(why, sizeof why, " (the log gives %ld samples; the low-pass filter leaves out %d at each end of "
                "a file and the rows are decimated by %d: a longer log, or --cutoff none, keeps more)",
                li.samples, li.guard, li.decim);
+    char hint[300];
+    cli_drop_hint(m, b, err, hint, sizeof hint);
+    if (hint[0] && !why[0]) snprintf(why, sizeof why, " (to hold them instead: %s)", hint);
     cli_fail("%s: %s%s", nlog > 1 ? "identify" : c->pos[1], err, why);
     goto done;
   }
@@ -870,15 +886,27 @@ done:
   return rc;
 }
 
+/* --fix NAME=VALUE, --drop NAME: parsed against model m (cli_held); not
+ * with statistics files, which record the set without them. 0 or 2. */
+static int identify_held(const cliArgs* c, const dyModel* m, idOpt* io) {
+  int rc = cli_held(c, m, io->held_k, io->held_v, &io->nheld);
+  if (rc || !io->nheld) return rc;
+  if (io->stats_in || io->stats_out)
+    return cli_usage("identify: --fix and --drop do not go with --stats or --save-stats (statistics files do not "
+                     "record held parameters)");
+  return 0;
+}
+
 /* options -> model -> from the logs or from statistics files */
 int cmd_identify(cliArgs* c) {
   int rc = cli_check(c, "set,method,friction,quiet,block,threads,stats,save-stats,consistent,prior,prior-weight,"
-                     "min-eig,model-out,bounds,mass-range,total-mass,boot," CLI_LOG_OPTS, 1, 16, USAGE);
+                     "min-eig,model-out,bounds,mass-range,total-mass,boot,fix,drop," CLI_LOG_OPTS, 1, 16, USAGE);
   if (rc) return rc;
   idOpt io;
   if ((rc = identify_options(c, &io))) return rc;
   dyModel* m = cli_model(c);
   if (!m) return 1;
+  if ((rc = identify_held(c, m, &io))) { dy_free_model(m); return rc; }
   if (io.stats_in) return identify_from_stats(c, m, &io);
   return identify_from_logs(c, m, &io);
 }

@@ -1037,8 +1037,11 @@ static int load_set(const cliArgs* c, const dyModel* m, reportSet* s) {
     dyi_params_realise(m, s->prm, s->links);
     dyv_phys_carried(&s->phys, m, s->links, b->npar);
   } else {
-    if (dyv_phys_check(&s->phys, m, s->par, b->B, b->nb, b->npar, err, sizeof err))
-      { cli_fail("%s: %s", s->path, err); return -1; }
+    int nbh;   /* held parameters are constants of the check: rows e_k beside B */
+    double* Bh = dyi_base_held_B(b, &nbh);
+    int bad = dyv_phys_check(&s->phys, m, s->par, Bh ? Bh : b->B, nbh, b->npar, err, sizeof err);
+    free(Bh);
+    if (bad) { cli_fail("%s: %s", s->path, err); return -1; }
     if (s->nfiles ? links_from_file(c, m, s) : links_from_solver(m, s)) return -1;
   }
   s->links_dist = links_distance(s);

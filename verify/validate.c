@@ -388,6 +388,11 @@ int dyv_realise_sparse(const dyModel* m, const dyiBase* b, const double* beta, d
   for (int k = 0; k < npb; k++)
     for (int i = 0; i < nb; i++) par[k] += Ps[(size_t)k*nb + i] * beta[i];
   if (zero) dyv_nebase_zero_from_P(zero, m, Ps, npb, nb);
+  for (int k = 0; b->fix && k < npb; k++)   /* held parameters (ident/base.h dyi_base_fix) */
+    if (!isnan(b->fix[k])) {
+      par[k] = b->fix[k];
+      if (zero) zero[k] = b->fix[k] == 0;
+    }
   free(Ps);
   return 0;
 }
@@ -702,7 +707,9 @@ int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBa
   if (carried) {
     dyv_phys_carried(&phys, m, given, b ? b->npar : DY_NPAR_LINK * n);
   } else if (b) {
-    if (dyv_phys_check(&phys, m, par, b->B, b->nb, b->npar, err, errsz)) goto done;
+    int nbh;   /* held parameters are constants of the check: rows e_k beside B */
+    Bid = dyi_base_held_B(b, &nbh);
+    if (dyv_phys_check(&phys, m, par, Bid ? Bid : b->B, nbh, b->npar, err, errsz)) goto done;
   } else {
     /* no base set: every link parameter is fixed, B = identity */
     Bid = calloc((size_t)(10*n) * (size_t)(10*n), sizeof(double));
