@@ -168,6 +168,13 @@ int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err)
 /* cli_watch_end's lines wait until this prints them (show = 1, the command
  * succeeded) or drops them (show = 0): a failing command prints one line. */
 void cli_flush_warnings(int show);
+/* The closing block: "dynid: N warnings question this result:" and one
+ * short line each for the warnings cli_watch_end printed (those --strict
+ * makes errors), so that they are not lost above a command's summary.
+ * Only when some were printed already and are not the last lines anyway
+ * (still pending: cli_flush_warnings prints them last); nothing when there
+ * are none. main.c calls it after a successful command. */
+void cli_question_block(void);
 /* How well each base parameter is identified (reports/cli_poorly.c), one
  * rule for the terminal list of `dynid identify` and the report's: the
  * class of each value, its std and its scale ||tau|| / ||Y_k|| is

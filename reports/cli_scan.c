@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <strings.h>
 
 #define MAXG 4000   /* gravity torques evaluated at most (spread over the log) */
@@ -40,11 +41,33 @@ static FILE* pending(void) {
   return pf ? pf : stderr;
 }
 
+/* the short form of each warning that questions the result (those
+ * --strict makes errors), for the closing block; shown: printed already */
+#define MAXQ 24
+static char qline[MAXQ][200];
+static int nq, qshown;
+
+/* one short line for the closing block (cli_question_block) */
+__attribute__((format(printf, 1, 2))) static void question(const char* fmt, ...) {
+  if (nq >= MAXQ) { nq++; return; }
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(qline[nq++], sizeof qline[0], fmt, ap);
+  va_end(ap);
+}
+
+void cli_question_block(void) {
+  if (!nq || !qshown || (pf && pendlen)) return;   /* none, or about to be the last lines anyway */
+  fprintf(stderr, "dynid: %d warning%s question%s this result:\n", nq, nq == 1 ? "" : "s", nq == 1 ? "s" : "");
+  for (int i = 0; i < nq && i < MAXQ; i++) fprintf(stderr, "  %s\n", qline[i]);
+  if (nq > MAXQ) fprintf(stderr, "  ... and %d more\n", nq - MAXQ);
+}
+
 void cli_flush_warnings(int show) {
   if (!pf) return;
   fclose(pf);
   pf = NULL;
-  if (show && pendlen) fwrite(pend, 1, pendlen, stderr);
+  if (show && pendlen) { fwrite(pend, 1, pendlen, stderr); qshown = 1; }
   free(pend);
   pend = NULL;
   pendlen = 0;
@@ -174,6 +197,7 @@ static int warn_rate(const cliArgs* c, const char* path, scanAcc* a) {
   fprintf(pending(), "dynid: warning: %s: sample rate %.4g Hz (median time step %.4g s%s): is the time column "
           "in %s? --time-scale K makes t = K x column%s\n", path, fs, a->dts[a->ndt / 2], ts ? ", after --time-scale" : "",
           fs < 5 ? "milliseconds or in samples" : "another unit", fs < 5 ? " (0.001 for ms or a 1 kHz index)" : "");
+  question("%s: sample rate %.4g Hz: time in other units? (--time-scale)", path, fs);
   return 1;
 }
 
@@ -199,6 +223,9 @@ static int warn_positions(const dyModel* m, const char* path, const scanAcc* a) 
                     ? "is the model that of the arm that made the log?"
                     : rev ? "positions in degrees? dynid reads radians (multiply the column by pi/180)"
                           : "positions in mm? dynid reads metres");
+        question("%s: q%d outside the model's joint limits: %s", path, j + 1,
+                 fmax(fabs(a->qlo[j]), fabs(a->qhi[j])) <= 2 * M_PI && rev ? "the model of another arm?"
+                 : rev ? "positions in degrees?" : "positions in mm?");
         return 1;
       }
     }
@@ -206,6 +233,7 @@ static int warn_positions(const dyModel* m, const char* path, const scanAcc* a) 
       fprintf(pending(), "dynid: warning: %s: q%d spans %.4g rad in %.3g s of data (more than a turn per second): "
               "positions in degrees? dynid reads radians (multiply the column by pi/180)\n", path, j + 1,
               a->qhi[j] - a->qlo[j], T);
+      question("%s: q%d turns more than once a second: positions in degrees?", path, j + 1);
       return 1;
     }
   }
@@ -226,6 +254,7 @@ static int warn_torque(const dyModel* m, const char* path, const scanAcc* a) {
   fprintf(pending(), "dynid: warning: %s: torque RMS %.4g is %.3gx the model's gravity torque RMS %.4g N m "
           "along the log: torque in other units (mN m?) or motor currents? --gain K1,...,Kn scales the "
           "torque columns\n", path, rt, rt / rg, rg);
+  question("%s: torque %.3gx the model's gravity torque: other units or currents? (--gain)", path, rt / rg);
   return 1;
 }
 
@@ -260,6 +289,8 @@ static int warn_gravity(const dyModel* m, const char* path, const scanAcc* a) {
   fprintf(pending(), "dynid: warning: %s: the measured torque does not follow the gravity torque of %s at %s "
           "(expected: slope about 1, correlation near 1): is it the model of the arm that made the log? (else "
           "the torque's sign, units or --gain)\n", path, m->source, list);
+  question("%s: the torque does not follow %s's gravity torque at %d joint%s: another arm's model?", path, m->source,
+           bad, bad == 1 ? "" : "s");
   return 1;
 }
 
@@ -286,6 +317,10 @@ static int print_findings(dyiQuality* q, const char* path) {
     int named = f->col > 0 && strncmp(f->verdict, f->what, strcspn(f->what, " "));
     fprintf(pending(), "dynid: warning: %s%s: data: %s%s%s (%ld row%s)%s\n", path, where, named ? f->what : "",
             named ? ": " : "", f->verdict, f->count, f->count == 1 ? "" : "s", also);
+    int vl = (int)strcspn(f->verdict, ":(");
+    while (vl > 0 && f->verdict[vl - 1] == ' ') vl--;
+    question("%s: data: %s%s%.*s%s", path, named ? f->what : "", named ? ": " : "", vl, f->verdict,
+             also[0] ? " (and other columns)" : "");
     lines++;
   }
   return lines;
@@ -307,6 +342,7 @@ int cli_watch_end(const cliArgs* c, cliWatch* cw, const char* path, int findings
     fprintf(pending(), "dynid: warning: %s: the model has %d joint%s, the log has %d position columns (q1..q%d): "
             "is %s the model of this arm? (--map picks other columns)\n", path, n, n == 1 ? "" : "s", cw->w.nq,
             cw->w.qmax, m->source);
+    question("%s: %d position columns for a %d-joint model: another arm's log?", path, cw->w.nq, n);
     nwarn++;
   }
   if (cw->w.complete && cw->a.rows >= 2) {

@@ -205,6 +205,7 @@ int main(int argc, char** argv) {
   if (!getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
   dy_out_on_commit(on_wrote);
   rc = cmd->fn(&c);
+  if (rc == 0 && !c.help) cli_question_block();   /* before the last pending lines: see cli.h */
   cli_flush_warnings(rc == 0);
   if (rc == 0 && !c.help && !cli_flag(&c, "quiet")) print_wrote();
   return c.help ? 0 : rc;

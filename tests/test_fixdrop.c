@@ -53,7 +53,8 @@ static const char* err_text(void) {
 }
 
 /* a log of panda along a random Fourier trajectory (seed) at 100 Hz with
- * torques dy_rnea(par) + sigma N(0,1); mono: joint 1 turns one way only */
+ * torques dy_rnea(par) + sigma N(0,1); mono 1: joint 1 turns one way only;
+ * 2: positions written in degrees (a user's mistake) */
 static void write_log(const char* path, const double* par, int ns, double sigma, unsigned long long seed, int mono) {
   const dyModel* m = panda;
   const int n = m->n;
@@ -68,9 +69,10 @@ static void write_log(const char* path, const double* par, int ns, double sigma,
   for (int k = 0; k < ns; k++) {
     double t = k / 100.0;
     dyi_fourier_eval(&f, t, q, qd, qdd);
-    if (mono) { q[0] = -2.5 + 0.15 * t + 0.1 * sin(t); qd[0] = 0.15 + 0.1 * cos(t); qdd[0] = -0.1 * sin(t); }
+    if (mono == 1) { q[0] = -2.5 + 0.15 * t + 0.1 * sin(t); qd[0] = 0.15 + 0.1 * cos(t); qdd[0] = -0.1 * sin(t); }
     dy_rnea(m, d, par, q, qd, qdd, tau);
     for (int j = 0; j < n; j++) tau[j] += sigma * dyi_rng_gauss(&s);
+    for (int j = 0; j < n && mono == 2; j++) q[j] *= 180 / M_PI;
     dyi_traj_row(o, n, t, q, qd, qdd, tau);
   }
   fclose(o);
@@ -309,6 +311,29 @@ static void test_hint(void) {
   CHECK(run(cmd) == 0, "one-way joint 1 with --drop FO1: %s", err_text());
 }
 
+/* identify on a log in degrees: after its summary, before "wrote", the
+ * closing block with one short line per warning; validate, whose
+ * warnings are its last lines anyway, and a clean log: no block */
+static void test_closing_block(void) {
+  char log[300], cmd[1200], p[300];
+  snprintf(log, sizeof log, "%s/degrees.csv", tmp);
+  snprintf(p, sizeof p, "%s/deg_params.csv", tmp);
+  write_log(log, pi_true, 1500, 0.01, 27, 2);
+  snprintf(cmd, sizeof cmd, "./dynid identify datasets/models/panda.csv %s -o %s", log, p);
+  CHECK(run(cmd) == 0, "identify on a log in degrees: %s", err_text());
+  const char* e = err_text();
+  const char* blk = strstr(e, "dynid: 3 warnings question this result:\n");
+  const char* deg = blk ? strstr(blk, "\n  ") : NULL;
+  CHECK(blk && blk > strstr(e, "joint  residual_rms") && blk < strstr(e, "dynid: wrote") && deg &&
+        strstr(deg, "q1 outside the model's joint limits: positions in degrees?\n"),
+        "the closing block after the summary: %s", e);
+  snprintf(cmd, sizeof cmd, "./dynid validate datasets/models/panda.csv %s %s", p, log);
+  CHECK(run(cmd) == 0 && strstr(err_text(), "dynid: warning:") && !strstr(err_text(), "question this result"),
+        "validate: warnings last, no block: %s", err_text());
+  snprintf(cmd, sizeof cmd, "./dynid identify datasets/models/panda.csv %s/clean.csv --cutoff none -o %s", tmp, p);
+  CHECK(run(cmd) == 0 && !strstr(err_text(), "question this result"), "clean log: no block: %s", err_text());
+}
+
 int main(void) {
   snprintf(tmp, sizeof tmp, "/tmp/dynid_test_fixdrop_XXXXXX");
   if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
@@ -321,7 +346,8 @@ int main(void) {
   memcpy(pi_true, panda->par, sizeof(double) * (size_t)dy_npar(panda));
   pi_true[kFO1] = pi_true[kFC1] = 0;
   pi_true[kM7] *= 1.5;
-  void (*tests[])(void) = {test_drop, test_fix_mass, test_program, test_consistent, test_messages, test_hint};
+  void (*tests[])(void) = {test_drop, test_fix_mass, test_program, test_consistent, test_messages, test_hint,
+                           test_closing_block};
   for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
     double t0 = dy_now_s();
     tests[i]();
