@@ -148,6 +148,8 @@ static const helpCmd docs[] = {
     {"set", "khalil|lin|qr", NULL, "khalil", "base-parameter set"},
     {"method", "ols|wls|irls", NULL, "ols", "least squares, weighted per joint, or robust (Huber)"},
     {"friction", "[=ia,fv,fc,fo]", NULL, "off", "identify joint parameters too (all, or those listed)"},
+    {"fix", "NAME=VALUE", "SI", "none", "hold standard parameter NAME (XXj..Mj, IAj FVj FCj FOj of joint j) at VALUE instead of estimating it: its torque leaves the measured torque, it leaves every base parameter; repeatable"},
+    {"drop", "NAME", NULL, "none", "the same as --fix NAME=0 (e.g. --drop FO1 --drop FC1 where a joint turns one way only); repeatable"},
     {"consistent", NULL, NULL, "off", "a physically consistent and plausible estimate (semidefinite program, certified)"},
     {"bounds", "auto|none|FILE", NULL, "auto", "--consistent: each link's mass in an ellipsoid (the model's, from URDF collision or visual primitives, else from its kinematics; FILE: joint,ell_cx,..,ell_rz) and within R_j of its frame, at least 4 mm thick; none: consistency alone"},
     {"mass-range", "LO,HI|none", NULL, "0.5,2", "--consistent: each link's mass within LO..HI times the nominal"},
@@ -459,6 +461,9 @@ void cli_man(FILE* f) {
   for (const helpOpt* o = model_opts; o->name; o++) man_opt(f, o);
   fputs(".SH EXIT STATUS\n0 success; 1 bad input or a numerical failure, with one line\n"
         ".B dynid: FILE:ROW:COL: what is wrong\non standard error; 2 bad usage.\n"
+        ".SH DIAGNOSTICS\nWarnings start with\n.BR \"dynid: warning: \" .\nThose that question the result (units, "
+        "rates, a model that does not fit the log, the data's quality) are repeated after identify's summary, one short "
+        "line each; \\-\\-strict makes them errors (exit 1, nothing written).\n"
         ".SH FILES\nEvery file dynid writes starts with '#' lines: the dynid version, the command line, the model's "
         "fingerprint and the logs read.\n.SH SEE ALSO\nREADME.md of the dynid sources; pkg\\-config \\-\\-cflags "
         "\\-\\-libs dynid for the C library.\n", f);

@@ -58,7 +58,8 @@ __attribute__((format(printf, 1, 2))) static void question(const char* fmt, ...)
 
 void cli_question_block(void) {
   if (!nq || !qshown || (pf && pendlen)) return;   /* none, or about to be the last lines anyway */
-  fprintf(stderr, "dynid: %d warning%s question%s this result:\n", nq, nq == 1 ? "" : "s", nq == 1 ? "s" : "");
+  fprintf(stderr, "dynid: warning: %s above question%s this result:\n", nq == 1 ? "this warning" : "these warnings",
+          nq == 1 ? "s" : "");
   for (int i = 0; i < nq && i < MAXQ; i++) fprintf(stderr, "  %s\n", qline[i]);
   if (nq > MAXQ) fprintf(stderr, "  ... and %d more\n", nq - MAXQ);
 }
