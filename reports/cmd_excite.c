@@ -8,12 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* progress on a terminal: starts done and the best criterion so far */
+/* progress on a terminal: starts done and the best criterion so far; the
+ * line stays open until the last start (progress_open) */
+static int progress_open;
 static void excite_progress(void* ctx, int done, int total, double best) {
   const dyiExciteOpt* o = ctx;
   if (!isatty(2)) return;
   fprintf(stderr, "\rexcite: %d of %d starts, best %s %.6g   %s", done, total,
           o->criterion == DYI_EXC_DOPT ? "log det" : "cond", best, done == total ? "\n" : "");
+  progress_open = done != total;
+}
+
+/* end a progress line the search left open (--maxtime ended it before the
+ * last start), so that what follows starts on a line of its own */
+static void excite_progress_end(void) {
+  if (progress_open) fputc('\n', stderr);
+  progress_open = 0;
 }
 
 static const char* const cname[3] = {"cond", "dopt", "cond-scaled"};
@@ -220,7 +230,9 @@ int cmd_excite(cliArgs* c) {
   fprintf(stderr, "excite: %d base parameters (%s), %d harmonics, period %g s, criterion %s%s, "
           "%d starts on %d threads%s\n", b->nb, x.set, o->nh, o->period, cname[o->criterion],
           o->weighted ? " (rows weighted by 1/noise)" : "", o->starts, o->threads, cap);
-  if (dyi_excite(m, b, o, &f, &info, err, sizeof err)) { cli_fail("%s", err); goto done; }
+  int xr = dyi_excite(m, b, o, &f, &info, err, sizeof err);
+  excite_progress_end();
+  if (xr) { cli_fail("%s", err); goto done; }
   char what[16];
   double tw, worst = dyi_excite_check(m, &f, x.dur, x.rate, what, &tw);
   if (worst > 1e-12) {

@@ -756,7 +756,7 @@ static int save_log_stats(const cliArgs* c, const dyModel* m, const dyiBase* b, 
  * 3.1 without decimation, 1.06 with --decimate 10); warned above 1.5. */
 static void filter_notes(const dyiLogOpt* lo, const dyiLogInfo* li, const dyiEstim* e, char* rows_note, size_t rsz,
                          char* corr, size_t csz) {
-  if (li->parallel)
+  if (li->parallel && (li->fstop > 0 || li->decim > 1))   /* --cutoff none: nothing filtered */
     snprintf(rows_note, rsz, "rows: parallel filtering: torque and regressor columns low-passed "
              "(zero-phase FIR, stopband %.4g Hz) and decimated by %d; %d samples left out at each file end; "
              "std scaled for the filtered noise by %.4g\n", li->fstop, li->decim, li->guard, sqrt(e->opt.var_factor));
@@ -785,14 +785,15 @@ static void print_log_summary(const cliArgs* c, const dyModel* m, const dyiBase*
                               const double* std, const char* rows_note, const char* corr) {
   int n = m->n;
   fprintf(stderr, "identify: %ld samples x %d joints, %d base parameters (set %s, method %s%s), "
-          "%d pass%s over the log\n", e->samples, n, b->nb, dyi_base_set_name(b->set), method_name(io->eo.method),
-          io->friction ? ", friction" : "", e->iterations, e->iterations == 1 ? "" : "es");
+          "%d pass%s over the %s\n", e->samples, n, b->nb, dyi_base_set_name(b->set), method_name(io->eo.method),
+          io->friction ? ", friction" : "", e->iterations, e->iterations == 1 ? "" : "es", nlog > 1 ? "logs" : "log");
   for (int k = 0; k < nlog; k++) {
     dyiLogInfo li;
     dyi_log_info(rs[k], &li);
-    fprintf(stderr, "log%s%s: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s%.6g Hz\n",
-            nlog > 1 ? " " : "", nlog > 1 ? c->pos[1 + k] : "", li.rows_read, li.rows_dropped, li.fs,
-            li.fc > 0 ? "" : "none ", li.fc);
+    char lp[32] = "none";
+    if (li.fc > 0) snprintf(lp, sizeof lp, "%.6g Hz", li.fc);
+    fprintf(stderr, "log%s%s: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s\n",
+            nlog > 1 ? " " : "", nlog > 1 ? c->pos[1 + k] : "", li.rows_read, li.rows_dropped, li.fs, lp);
   }
   if (rows_note[0]) fprintf(stderr, "%s", rows_note);
   print_held(m, b);
