@@ -611,7 +611,7 @@ static void metrics_section(FILE* f, reportMetrics* M, reportSet* const* sv, int
       fprintf(f, "<span class=\"bad\">NOT positive definite on %ld of %ld samples</span>", v[k]->not_pd, cnt);
     else
       fputs("<span class=\"ok\">positive definite at every sample</span>", f);
-    fprintf(f, " (smallest eigenvalue %.4g at t = %.4g s)%s", v[k]->mineig, v[k]->mineig_t,
+    fprintf(f, " (smallest eigenvalue %.4g at t = %.4g s)%s", v[k]->mineig, dyv_time_shown(v[k]->mineig_t),
             k + 1 < ns ? "; " : ".</p>\n");
   }
 }

@@ -275,10 +275,7 @@ void dyv_validator_add(dyvValidator* v, const dyiSample* s) {
   }
 }
 
-/* a time as people read it: rounded to the nanosecond, finer than any
- * log's time column resolves (a time scaled or shifted in floating point
- * shows 4.8e-18 s for 0 otherwise) [s] */
-static double time_shown(double t) { return round(t * 1e9) / 1e9 + 0.0; }
+double dyv_time_shown(double t) { return round(t * 1e9) / 1e9 + 0.0; }
 
 void dyv_validator_write(dyvValidator* v, FILE* csv, FILE* notes) {
   const int n = v->m->n;
@@ -302,10 +299,10 @@ void dyv_validator_write(dyvValidator* v, FILE* csv, FILE* notes) {
     fprintf(notes, "# mean of the per-joint relative errors (normalised rms, every joint alike): %.6g %%; "
             "all: %.6g %% (weighted by torque, dominated by the large joints)\n", mean, rel[n]);
     fprintf(notes, "# largest error: %.6g on joint %d at data row %ld (t = %.6g s)\n",
-            v->st.maxerr, v->st.maxjoint + 1, v->st.maxrow, time_shown(v->st.maxt));
+            v->st.maxerr, v->st.maxjoint + 1, v->st.maxrow, dyv_time_shown(v->st.maxt));
     fprintf(notes, "# inertia matrix (CRBA on the realisation): smallest eigenvalue %.6g at data row %ld "
             "(t = %.6g s); %s (%ld of %ld samples not positive definite)\n",
-            v->mineig, v->mineig_row, time_shown(v->mineig_t),
+            v->mineig, v->mineig_row, dyv_time_shown(v->mineig_t),
             v->not_pd ? "NOT positive definite along the log" : "positive definite at every sample",
             v->not_pd, v->st.count);
   }

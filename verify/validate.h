@@ -240,4 +240,9 @@ void dyv_phys_free(dyvPhys* p);
  * mass in frame j and its distance from O_j, principal moments about it). */
 void dyv_phys_print(FILE* f, const dyvPhys* p);
 
+/* A time of the log as people read it: t rounded to the nanosecond, finer
+ * than any log's time column resolves (a time scaled or shifted in floating
+ * point would show 4.8e-18 s for 0 otherwise) [s]. */
+double dyv_time_shown(double t);
+
 #endif
