@@ -1071,7 +1071,9 @@ int dyi_base_report(FILE* f, const dyModel* m, const dyiBase* b) {
       colmax = fmax(colmax, v);
       for (int c = 0; c < np; c++) big = fmax(big, fabs(b->B[(size_t)i*np + c]));
     }
-    if (colmax <= 1e-14 * big || nb == 0) {
+    if (b->fix && !isnan(b->fix[k])) {   /* dyi_base_fix */
+      fprintf(f, "#   %s: held at %.17g, not estimated (--fix, --drop)\n", nm, b->fix[k]);
+    } else if (colmax <= 1e-14 * big || nb == 0) {
       why_zero(m, &g, k, why, sizeof why);
       fprintf(f, "#   %s: not identifiable: %s\n", nm, why);
     } else {

@@ -185,8 +185,9 @@ int dyi_base_nsamples(const dyModel* m, int friction);
 
 /* The identifiability report of set b, one '#' comment line per standard
  * parameter: identifiable alone (as which base parameter), only in
- * combination (with which base parameters), or not identifiable (its
- * regressor column is zero) and why, where the Khalil rules say. Returns
+ * combination (with which base parameters), not identifiable (its
+ * regressor column is zero) and why, where the Khalil rules say, or held
+ * at a value (dyi_base_fix). Returns
  * the number of lines written. */
 #include <stdio.h>
 int dyi_base_report(FILE* f, const dyModel* m, const dyiBase* b);

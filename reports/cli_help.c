@@ -103,6 +103,8 @@ static const helpCmd docs[] = {
    "MODEL\tthe arm\n", 1, 0,
    {{"set", "khalil|lin|qr", NULL, "khalil", "base-parameter set: Khalil-Mayeda rules, Lin's combinations, or numerical QR"},
     {"friction", "[=ia,fv,fc,fo]", NULL, "off", "add joint parameters (rotor inertia, viscous, Coulomb, offset): all, or those listed"},
+    {"fix", "NAME=VALUE", "SI", "none", "the set with standard parameter NAME held at VALUE, as identify --fix makes it; repeatable"},
+    {"drop", "NAME", NULL, "none", "the same as --fix NAME=0; repeatable"},
     OPT_END},
    "dynid base " KUKA " --friction"},
   {"excite", "excite MODEL [options] -o TRAJ", "an exciting trajectory (t,q,qd,qdd) within the joint limits",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* dynid program: the base subcommand.
  *
- *   dynid base MODEL [--set qr|khalil|lin] [--friction] [-o FILE]
+ *   dynid base MODEL [--set qr|khalil|lin] [--friction] [--fix NAME=VALUE] [--drop NAME] [-o FILE]
  *
  * Output (CSV): '#' comment lines at the top -- the model, the set, the
  * number of base parameters, the rank of the stacked random regressor and
@@ -21,7 +21,8 @@
 #include <string.h>
 
 int cmd_base(cliArgs* c) {
-  int r = cli_check(c, "set,friction", 1, 1, "dynid base MODEL [--set qr|khalil|lin] [--friction[=ia,fv,fc,fo]] [-o FILE]");
+  int r = cli_check(c, "set,friction,fix,drop", 1, 1, "dynid base MODEL [--set qr|khalil|lin] [--friction[=ia,fv,fc,fo]] "
+                    "[--fix NAME=VALUE] [--drop NAME] [-o FILE]");
   if (r) return r;
   unsigned keep = 15u;
   if (cli_flag(c, "friction") && cli_kinds(c, &keep)) return 2;
@@ -32,12 +33,15 @@ int cmd_base(cliArgs* c) {
   dyModel* m = cli_model(c);
   if (!m) return 1;
   char err[DY_ERRSZ];
-  int fr = cli_flag(c, "friction");
+  int fr = cli_flag(c, "friction"), hk[DY_NPL * DY_MAXJ], nh;
+  double hv[DY_NPL * DY_MAXJ];
+  if ((r = cli_held(c, m, hk, hv, &nh))) { dy_free_model(m); return r; }
   dyiBase* b = dyi_base_make(m, kind, fr, err, sizeof err);
   if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) {
     dyi_base_free(b); dy_free_model(m);
     return cli_fail("%s: %s", c->pos[0], err);
   }
+  if ((r = cli_held_apply(c, m, b, hk, hv, nh))) { dyi_base_free(b); dy_free_model(m); return r; }
   char kinds[32];
   cli_kinds_text(keep, kinds, sizeof kinds);
   dyOut o;
@@ -49,6 +53,8 @@ int cmd_base(cliArgs* c) {
   fprintf(f, "# dynid base: %s\n# set: %s%s%s%s\n", m->source, set, fr ? " (with joint parameters: " : "",
           fr ? kinds : "", fr ? ")" : "");
   fprintf(f, "# base parameters: %d of %d standard\n", b->nb, b->npar);
+  char held[1024];
+  if (dyi_base_fix_text(m, b, held, sizeof held) > 0) fprintf(f, "# held (not estimated): %s\n", held);
   fprintf(f, "# rank of the stacked random regressor: %d (%d samples), gap |R_rr|/|R_r+1,r+1| = %.3g "
              "(tolerance %.0e after column scaling)\n", b->rank, dyi_base_nsamples(m, fr), b->rank_gap, DYI_RANK_TOL);
   fprintf(f, "# reproduction on fresh random states: max|Y - Y_b B| / max|Y| = %.3g, max|B P - 1| = %.3g\n",

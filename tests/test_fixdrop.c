@@ -235,6 +235,33 @@ static double realised_err(const char* p) {
   return worst;
 }
 
+/* `dynid base --drop --fix` prints the set identify used: the same names
+ * and expressions as the PARAMS file p, in order, and says what is held */
+static void check_base_cmd(const char* p) {
+  char cmd[1200], out[300];
+  snprintf(out, sizeof out, "%s/base.csv", tmp);
+  snprintf(cmd, sizeof cmd, "./dynid base datasets/models/panda.csv --friction --drop FO1 --drop FC1 --fix M7=%.17g "
+           "-o %s", pi_true[kM7], out);
+  CHECK(run(cmd) == 0, "base --drop --fix: %s", err_text());
+  const char* b = th_slurp(out);
+  const char* q = th_slurp(p);
+  int rows = 0, same = 0;
+  for (const char* s = strstr(q, "\nname,value"); s && (s = strchr(s + 1, '\n')) && s[1];) {
+    char name[40], expr[600], line[700];
+    const char* c1 = strchr(s + 1, ',');
+    const char* c4 = c1;
+    for (int k = 0; k < 3 && c4; k++) c4 = strchr(c4 + 1, ',');
+    if (!c1 || !c4) break;
+    snprintf(name, sizeof name, "%.*s", (int)(c1 - s - 1), s + 1);
+    snprintf(expr, sizeof expr, "%.*s", (int)strcspn(c4 + 1, "\n"), c4 + 1);
+    snprintf(line, sizeof line, "\n%s,%s\n", name, expr);
+    rows++;
+    same += strstr(b, line) != NULL;
+  }
+  CHECK(rows > 0 && same == rows && strstr(b, "#   FO1: held at 0, not estimated"),
+        "base --drop --fix: %d of %d PARAMS rows printed alike", same, rows);
+}
+
 static void test_program(void) {
   char log[300], p[300], cmd[1200];
   snprintf(log, sizeof log, "%s/clean.csv", tmp);
@@ -255,6 +282,7 @@ static void test_program(void) {
   double vb = validate_all(cmd, log);
   CHECK(vb > 0.1, "validate without the held line: rel err %.3g %% (expected large)", vb);
   printf("validate: %.3g %% with the held parameters, %.3g %% without them\n", va, vb);
+  check_base_cmd(p);
 }
 
 /* --consistent: the #! pi line of M7 is the held value, exactly */
