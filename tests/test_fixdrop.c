@@ -262,6 +262,33 @@ static void check_base_cmd(const char* p) {
         "base --drop --fix: %d of %d PARAMS rows printed alike", same, rows);
 }
 
+/* the report's re-identification (dyi_identify_scales over the PARAMS
+ * file's own set, held parameters read back) against the scales of the
+ * estimator identify ran (a held set made here): ||tau - Y_fix pi_fix|| /
+ * ||Y_k|| alike to round-off (1e-9: the file's %.17g expressions) */
+static void check_scales(const char* p, const char* log) {
+  char err[DY_ERRSZ];
+  dyiParams* prm = dyi_params_read(p, panda, err, sizeof err);
+  int k[3] = {kFO1, kFC1, kM7};
+  double v[3] = {0, 0, pi_true[kM7]};
+  dyiBase* b = held_set(k, v, 3);
+  dyiEstim* e = b ? identify(b, log) : NULL;
+  if (prm && e && prm->base->nb == b->nb) {
+    dyiLogOpt lo;
+    dyi_log_defaults(&lo);
+    lo.cutoff_hz = -1;
+    double* s1 = malloc(sizeof(double) * (size_t)b->nb);
+    double* s2 = malloc(sizeof(double) * (size_t)b->nb);
+    int rc = dyi_identify_scales(panda, prm->base, &log, 1, &lo, s1, err, sizeof err);
+    dyi_est_scales(e, s2);
+    double worst = 0;
+    for (int i = 0; !rc && i < b->nb; i++) if (isfinite(s2[i])) worst = fmax(worst, fabs(s1[i] / s2[i] - 1));
+    CHECK(!rc && worst < 1e-9, "scales from the PARAMS file's set vs identify's: %s worst %.3g", rc ? err : "", worst);
+    free(s1); free(s2);
+  } else CHECK(0, "scales: PARAMS %s, estimator %p", prm ? "read" : err, (void*)e);
+  dyi_est_free(e); dyi_base_free(b); dyi_params_free(prm);
+}
+
 static void test_program(void) {
   char log[300], p[300], cmd[1200];
   snprintf(log, sizeof log, "%s/clean.csv", tmp);
@@ -283,6 +310,7 @@ static void test_program(void) {
   CHECK(vb > 0.1, "validate without the held line: rel err %.3g %% (expected large)", vb);
   printf("validate: %.3g %% with the held parameters, %.3g %% without them\n", va, vb);
   check_base_cmd(p);
+  check_scales(p, log);
 }
 
 /* --consistent: the #! pi line of M7 is the held value, exactly */
