@@ -20,6 +20,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The '#' lines: model, set (kinds: the joint-parameter kinds, NULL
+ * without), size, held parameters, the proof, the closed-form rules' note,
+ * the identifiability of every standard parameter. */
+static void base_header(FILE* f, const dyModel* m, const dyiBase* b, const char* set, const char* kinds) {
+  fprintf(f, "# dynid base: %s\n# set: %s%s%s%s\n", m->source, set, kinds ? " (with joint parameters: " : "",
+          kinds ? kinds : "", kinds ? ")" : "");
+  fprintf(f, "# base parameters: %d of %d standard\n", b->nb, b->npar);
+  char held[1024];
+  if (dyi_base_fix_text(m, b, held, sizeof held) > 0) fprintf(f, "# held (not estimated): %s\n", held);
+  fprintf(f, "# rank of the stacked random regressor: %d (%d samples), gap |R_rr|/|R_r+1,r+1| = %.3g "
+             "(tolerance %.0e after column scaling)\n", b->rank, dyi_base_nsamples(m, b->friction), b->rank_gap,
+          DYI_RANK_TOL);
+  fprintf(f, "# reproduction on fresh random states: max|Y - Y_b B| / max|Y| = %.3g, max|B P - 1| = %.3g\n",
+          b->repro_err, b->bp_err);
+  if (b->note[0]) {   /* the closed-form rules missed a case: grouped numerically */
+    fprintf(f, "# note: %s\n", b->note);
+    fprintf(stderr, "dynid: warning: %s\n", b->note);
+  }
+  dyi_base_report(f, m, b);
+}
+
 int cmd_base(cliArgs* c) {
   int r = cli_check(c, "set,friction,fix,drop", 1, 1, "dynid base MODEL [--set qr|khalil|lin] [--friction[=ia,fv,fc,fo]] "
                     "[--fix NAME=VALUE] [--drop NAME] [-o FILE]");
@@ -50,20 +71,7 @@ int cmd_base(cliArgs* c) {
     return cli_fail("%s", err);
   }
   FILE* f = o.f;
-  fprintf(f, "# dynid base: %s\n# set: %s%s%s%s\n", m->source, set, fr ? " (with joint parameters: " : "",
-          fr ? kinds : "", fr ? ")" : "");
-  fprintf(f, "# base parameters: %d of %d standard\n", b->nb, b->npar);
-  char held[1024];
-  if (dyi_base_fix_text(m, b, held, sizeof held) > 0) fprintf(f, "# held (not estimated): %s\n", held);
-  fprintf(f, "# rank of the stacked random regressor: %d (%d samples), gap |R_rr|/|R_r+1,r+1| = %.3g "
-             "(tolerance %.0e after column scaling)\n", b->rank, dyi_base_nsamples(m, fr), b->rank_gap, DYI_RANK_TOL);
-  fprintf(f, "# reproduction on fresh random states: max|Y - Y_b B| / max|Y| = %.3g, max|B P - 1| = %.3g\n",
-          b->repro_err, b->bp_err);
-  if (b->note[0]) {   /* the closed-form rules missed a case: grouped numerically */
-    fprintf(f, "# note: %s\n", b->note);
-    fprintf(stderr, "dynid: warning: %s\n", b->note);
-  }
-  dyi_base_report(f, m, b);
+  base_header(f, m, b, set, fr ? kinds : NULL);
   fprintf(f, "name,expression\n");
   int cap = 4096;
   char* buf = malloc((size_t)cap);

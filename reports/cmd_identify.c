@@ -817,6 +817,24 @@ static void print_log_summary(const cliArgs* c, const dyModel* m, const dyiBase*
   if (e->nwarn > DYI_MAXWARN) fprintf(stderr, "dynid: warning: ... and %d more estimator warnings\n", e->nwarn - DYI_MAXWARN);
 }
 
+/* The estimate failed with err: too few samples says where they went (the
+ * filter's edges, decimation, of the first log r0); a combination the data
+ * do not determine names the --drop options that would hold it. */
+static void identify_failed(const cliArgs* c, const dyModel* m, const dyiBase* b, dyiLogReader* r0, int nlog,
+                            const char* err) {
+  char why[600] = "";
+  dyiLogInfo li;
+  dyi_log_info(r0, &li);
+  if (!strncmp(err, "not enough data", 15) && li.parallel && (li.guard > 0 || li.decim > 1))
+    snprintf(why, sizeof why, " (the log gives %ld samples; the low-pass filter leaves out %d at each end of "
+             "a file and the rows are decimated by %d: a longer log, or --cutoff none, keeps more)",
+             li.samples, li.guard, li.decim);
+  char hint[300];
+  cli_drop_hint(m, b, err, hint, sizeof hint);
+  if (hint[0] && !why[0]) snprintf(why, sizeof why, " (to hold them instead: %s)", hint);
+  cli_fail("%s: %s%s", nlog > 1 ? "identify" : c->pos[1], err, why);
+}
+
 /* identify MODEL LOG...: the log options of every log checked first (one
  * set for all; --rows may give one range per log) -> base set -> each log
  * opened, watched for mistakes (cli_watch_start) -> rows into the estimator
@@ -848,21 +866,7 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   prog_logs = rs; prog_nlog = nlog;
   e = dyi_identify_logs(m, b, rs, nlog, &io->eo, progress, err, sizeof err);
   prog_nlog = 0;
-  if (!e) {
-    /* too few samples: say where they went (the filter's edges, decimation) */
-    char why[600] = "";
-    dyiLogInfo li;
-    dyi_log_info(rs[0], &li);
-    if (!strncmp(err, "not enough data", 15) && li.parallel && (li.guard > 0 || li.decim > 1))
-      snprintf(why, sizeof why, " (the log gives %ld samples; the low-pass filter leaves out %d at each end of "
-               "a file and the rows are decimated by %d: a longer log, or --cutoff none, keeps more)",
-               li.samples, li.guard, li.decim);
-    char hint[300];
-    cli_drop_hint(m, b, err, hint, sizeof hint);
-    if (hint[0] && !why[0]) snprintf(why, sizeof why, " (to hold them instead: %s)", hint);
-    cli_fail("%s: %s%s", nlog > 1 ? "identify" : c->pos[1], err, why);
-    goto done;
-  }
+  if (!e) { identify_failed(c, m, b, rs[0], nlog, err); goto done; }
   int saved = io->stats_out ? save_log_stats(c, m, b, e, rs, nlog, io) : 0;
   if (saved) { rc = saved > 0 ? 0 : 1; goto done; }
   dyiLogInfo li;
