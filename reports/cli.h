@@ -201,8 +201,9 @@ int cli_nominal_outliers(const dyModel* m, const struct dyiBase_* b, const struc
  * unknown name lists the model's names one edit away). cli_held_apply: hold
  * them in b; 0, 2 (a parameter that cannot be held, and why) or 1 (the set
  * does not survive it). cli_drop_hint: for the estimator's "do not determine
- * the combination" error err, the options that would drop its single-
- * parameter base parameters ("--drop FO1 --drop FC1"; "" when none). */
+ * the combination" error err, the options that would each hold one of
+ * its single-parameter base parameters ("--drop FC1 or --drop FO1"; ""
+ * when none): holding one removes that combination. */
 int cli_held(const cliArgs* c, const dyModel* m, int* k, double* v, int* nk);
 int cli_held_apply(const cliArgs* c, const dyModel* m, struct dyiBase_* b, const int* k, const double* v, int nk);
 void cli_drop_hint(const dyModel* m, const struct dyiBase_* b, const char* err, char* hint, int sz);

@@ -100,6 +100,6 @@ void cli_drop_hint(const dyModel* m, const dyiBase* b, const char* err, char* hi
     if (nz != 1) continue;   /* a combination of several: no single parameter to drop */
     char nm[24];
     dy_parname(m, only, nm, sizeof nm);
-    len += snprintf(hint + len, (size_t)(sz > len ? sz - len : 0), "%s--drop %s", len ? " " : "", nm);
+    len += snprintf(hint + len, (size_t)(sz > len ? sz - len : 0), "%s--drop %s", len ? " or " : "", nm);
   }
 }

@@ -151,7 +151,7 @@ static const helpCmd docs[] = {
     {"method", "ols|wls|irls", NULL, "ols", "least squares, weighted per joint, or robust (Huber)"},
     {"friction", "[=ia,fv,fc,fo]", NULL, "off", "identify joint parameters too (all, or those listed)"},
     {"fix", "NAME=VALUE", "SI", "none", "hold standard parameter NAME (XXj..Mj, IAj FVj FCj FOj of joint j) at VALUE instead of estimating it: its torque leaves the measured torque, it leaves every base parameter; repeatable"},
-    {"drop", "NAME", NULL, "none", "the same as --fix NAME=0 (e.g. --drop FO1 --drop FC1 where a joint turns one way only); repeatable"},
+    {"drop", "NAME", NULL, "none", "the same as --fix NAME=0 (e.g. --drop FO1 where joint 1 turns one way only, so sign(qd1) cannot be told from the offset); repeatable"},
     {"consistent", NULL, NULL, "off", "a physically consistent and plausible estimate (semidefinite program, certified)"},
     {"bounds", "auto|none|FILE", NULL, "auto", "--consistent: each link's mass in an ellipsoid (the model's, from URDF collision or visual primitives, else from its kinematics; FILE: joint,ell_cx,..,ell_rz) and within R_j of its frame, at least 4 mm thick; none: consistency alone"},
     {"mass-range", "LO,HI|none", NULL, "0.5,2", "--consistent: each link's mass within LO..HI times the nominal"},

@@ -831,7 +831,8 @@ static void identify_failed(const cliArgs* c, const dyModel* m, const dyiBase* b
              li.samples, li.guard, li.decim);
   char hint[300];
   cli_drop_hint(m, b, err, hint, sizeof hint);
-  if (hint[0] && !why[0]) snprintf(why, sizeof why, " (to hold them instead: %s)", hint);
+  if (hint[0] && !why[0])   /* holding one parameter of the combination removes it */
+    snprintf(why, sizeof why, " (%s: %s)", strstr(hint, " or ") ? "or hold one of them" : "or hold it", hint);
   cli_fail("%s: %s%s", nlog > 1 ? "identify" : c->pos[1], err, why);
 }
 
