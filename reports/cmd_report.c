@@ -107,23 +107,73 @@ typedef struct {
   double* eig[MAXSET];        /* smallest eigenvalue of H per set (MAXPTS) */
 } reportSeries;
 
+/* One unit typography on the page: a centred dot between factors, powers
+ * as superscripts; H_ for the HTML (tables, text, headings), P_ for the
+ * plots (PLplot text: the UTF-8 dot, #u superscript, #d back down). */
+#define H_KGM2 "kg&#183;m<sup>2</sup>"
+#define H_KGM "kg&#183;m"
+#define H_NM "N&#183;m"
+#define H_NMSR "N&#183;m&#183;s/rad"
+#define H_NSM "N&#183;s/m"
+#define P_DOT "\xc2\xb7"
+#define P_NM "N" P_DOT "m"
+#define P_KGM2 "kg" P_DOT "m#u2#d"
+
+/* No box clips or scrolls its text: cells and preformatted text wrap
+ * (long words and paths anywhere), numbers align right, text left. */
 static const char* css =
-  "body{font-family:sans-serif;max-width:1300px;margin:2em auto;color:#222}"
+  "body{font-family:sans-serif;max-width:1300px;margin:2em auto;padding:0 1em;color:#222;line-height:1.35}"
   "h1{border-bottom:2px solid #1f77b4}h2{margin-top:2em;border-bottom:1px solid #ccc}"
   "table{border-collapse:collapse;font-size:90%;margin:0.5em 0}"
-  "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-  "th{background:#eef}td.l{text-align:left;font-family:monospace}td.t{text-align:left}"
+  "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;vertical-align:top;overflow-wrap:anywhere}"
+  "th{background:#eef}td.l{text-align:left;font-family:monospace}td.t,th.t{text-align:left}"
+  "td.u{text-align:left;white-space:nowrap}"
   "tr.warn td{background:#fee}tr.nom td{background:#f4f4f4;color:#555}td.warn{background:#fee}"
-  "table.links td{white-space:nowrap}table.links tr.nom td{border-top:2px solid #999}"
+  "table.links tr.nom td{border-top:2px solid #999}"
   "td.link{background:#fff !important;color:#222 !important;text-align:center;font-weight:bold}"
-  "pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:85%}"
-  ".grid{display:flex;flex-wrap:wrap}.grid svg{width:540px;height:auto}.ok{color:#2a2}.bad{color:#c22}"
-  ".wide{overflow-x:auto}summary{cursor:pointer;margin:0.5em 0}"
-  "svg{max-width:100%;height:auto}"
+  "pre{background:#f7f7f7;padding:8px;font-size:85%;white-space:pre-wrap;overflow-wrap:anywhere}"
+  ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:0.5em}"
+  ".grid svg{width:100%;height:auto}.ok{color:#2a2}.bad{color:#c22}"
+  "summary{cursor:pointer;margin:0.5em 0}details{margin:0.3em 0}"
+  "svg{max-width:100%;height:auto}p.how{color:#555;font-style:italic;margin:0.3em 0 0.8em}"
+  "nav{margin:0.5em 0 1em}nav a{margin-right:1em;white-space:nowrap}"
   ".summary{border:2px solid #1f77b4;border-radius:6px;padding:0.2em 1.2em 0.8em;background:#f8fbff}"
-  ".summary h2{margin-top:0.6em;border:none}table.kv th{text-align:left;width:12em}table.kv td{min-width:40em}"
+  ".summary h2{margin-top:0.6em;border:none}table.kv th{text-align:left}"
   "table.errs td{min-width:3.5em}table.errs td.all{font-weight:bold}p.cap{margin:0.8em 0 0.2em}"
   "td.nomv{color:#555;background:#f4f4f4}";
+
+/* The unit of standard parameter k of m (CONVENTIONS order), as HTML:
+ * XX..ZZ kg m^2, MX..MZ kg m, M kg; a revolute joint's IA, FV, FC, FO
+ * kg m^2, N m s/rad, N m, N m; a prismatic joint's kg, N s/m, N, N. */
+static const char* par_unit(const dyModel* m, int k) {
+  static const char* joint[2][DY_NPAR_JNT] = {{"kg", H_NSM, "N", "N"}, {H_KGM2, H_NMSR, H_NM, H_NM}};
+  const int nl = DY_NPAR_LINK * m->n;
+  if (k < nl) return k % DY_NPAR_LINK < DY_MX ? H_KGM2 : k % DY_NPAR_LINK < DY_M ? H_KGM : "kg";
+  return joint[m->jnt_type[(k - nl) / DY_NPAR_JNT] == DY_REVOLUTE][(k - nl) % DY_NPAR_JNT];
+}
+
+/* The unit of base parameter i of b: its lead's (the standard parameter
+ * it is named after or grows), else its highest-order term's (kg m^2 over
+ * kg m over the rest: a grouping adds lower-order parameters times
+ * lengths to a higher-order one, and friction groups with nothing). */
+static const char* base_unit(const dyModel* m, const dyiBase* b, int i) {
+  if (b->lead[i] >= 0) return par_unit(m, b->lead[i]);
+  const double* row = b->B + (size_t)i * b->npar;
+  double big = 0;
+  for (int k = 0; k < b->npar; k++) big = fmax(big, fabs(row[k]));
+  const char* best = "";
+  int rank = -1;
+  for (int k = 0; k < b->npar; k++) {
+    if (!(fabs(row[k]) > 1e-14 * big)) continue;
+    const char* u = par_unit(m, k);
+    int r = !strcmp(u, H_KGM2) ? 2 : !strcmp(u, H_KGM) ? 1 : 0;
+    if (r > rank) { rank = r; best = u; }
+  }
+  return best;
+}
+
+/* "how to read this" under a section's heading */
+static void how(FILE* f, const char* text) { fprintf(f, "<p class=\"how\">%s</p>\n", text); }
 
 static const char* base_name(const char* path) {
   const char* s = strrchr(path, '/');
@@ -360,43 +410,57 @@ static void set_header(FILE* f, reportSet* const* sv, int ns, const char* first,
 }
 
 /* The base-parameter table: one set, or several over the same base set
- * (name, then value/std/rel. std of each set, then the expression). */
-static void param_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns) {
+ * (name, unit, the nominal model's value, then value/std/rel. std of each
+ * set, then the expression); anchors: each row an id (bp-NAME) that the
+ * identifiability table links to (the first table of the page only). */
+static void param_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns, int anchors) {
   const dyiBase* b = sv[0]->prm->base;
-  fputs("<div class=\"wide\"><table>", f);
-  set_header(f, sv, ns, "name</th><th>nominal", "<th>value</th><th>std</th><th>rel. std [%]</th>", "expression");
+  fputs("<table class=\"params\">", f);
+  set_header(f, sv, ns, "name</th><th class=\"t\">unit</th><th>nominal", "<th>value</th><th>std</th><th>rel. std [%]</th>",
+             "expression");
   for (int i = 0; i < b->nb; i++) {
     char expr[4096];
     dyi_base_expr_fmt(m, b, i, 1, expr, sizeof expr);   /* for reading: the fewest digits */
-    fputs("<tr><td class=\"l\">", f);
+    fputs(anchors ? "<tr id=\"bp-" : "<tr>", f);
+    if (anchors) { esc(f, b->name[i]); fputs("\">", f); }
+    fputs("<td class=\"l\">", f);
     esc(f, b->name[i]);
     double nom = 0;   /* the nominal model's value of this combination */
     for (int k = 0; k < b->npar; k++) nom += b->B[(size_t)i * b->npar + k] * m->par[k];
-    fprintf(f, "</td><td class=\"nomv\">%.6g</td>", nom);
+    fprintf(f, "</td><td class=\"u\">%s</td><td class=\"nomv\">%.6g</td>", base_unit(m, b, i), nom);
     for (int k = 0; k < ns; k++) param_cells(f, sv[k], i);
     fputs("<td class=\"l\">", f);
     esc(f, expr);
     fputs("</td></tr>\n", f);
   }
-  fputs("</table></div>\n", f);
+  fputs("</table>\n<ul class=\"poorly\">\n", f);
   for (int k = 0; k < ns; k++) {
     /* the lines `dynid identify` prints on the terminal, by the same rule */
     const reportSet* s = sv[k];
     const char** names = malloc(sizeof(char*) * (size_t)b->nb);
     if (!names) continue;
     for (int i = 0; i < b->nb; i++) names[i] = s->prm->base->name[i];
-    char* buf; size_t len; FILE* mf;
-    pre_begin(&buf, &len, &mf);
-    if (ns > 1) fprintf(mf, "%s:\n", s->label);
-    cli_ident_lines(mf, b->nb, names, s->prm->value, s->prm->std, s->scale);
-    pre_end(f, &buf, mf, "poorly");
+    char* buf = NULL; size_t len = 0;
+    FILE* mf = open_memstream(&buf, &len);
+    if (mf) {
+      cli_ident_lines(mf, b->nb, names, s->prm->value, s->prm->std, s->scale);
+      fclose(mf);
+    }
+    for (char* line = buf ? strtok(buf, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+      fputs("<li>", f);
+      if (ns > 1) { fputs("<b>", f); esc(f, s->label); fputs("</b>: ", f); }
+      esc(f, line);
+      fputs("</li>\n", f);
+    }
+    free(buf);
     free(names);
   }
-  fputs("<p>Shaded: poorly identified (relative standard deviation above 10 % and standard deviation above "
+  fputs("</ul>\n<p>Shaded: poorly identified (relative standard deviation above 10 % and standard deviation above "
         "1e-3 of the parameter's scale ||tau|| / ||Y_k||, here over the rows of the training logs among this "
         "report's logs, else of all of them), as <code>dynid identify</code> flags them: poorly excited, or "
         "with little effect on the torque. The nominal column is the same combination of the model file's "
-        "parameters.</p>\n", f);
+        "parameters; a base parameter's unit is that of the standard parameter it is named after (the others "
+        "in its expression enter times lengths or squared lengths).</p>\n", f);
 }
 
 /* keep sample s of the log for the plots (thinning by two when full) */
@@ -447,20 +511,6 @@ static void log_role(const dyiParams* p, const char* path, const char* rows, cha
   else snprintf(buf, sz, "Training log (not held out: these errors measure the fit, not a prediction)");
 }
 
-/* a validator's notes with what did not happen said as such */
-static void notes_text(FILE* f, const char* notes) {
-  for (const char* s = notes; s && *s;) {
-    size_t L = strcspn(s, "\n");
-    const char* z = strstr(s, " 0 compared samples, ");
-    if (z && z < s + L)
-      fprintf(f, "# forward simulation: not run to the end of any horizon: every step failed (%ld restarts), "
-              "as forward dynamics needs a positive definite inertia matrix (see above)\n",
-              strtol(z + 21, NULL, 10));
-    else { fwrite(s, 1, L, f); fputc('\n', f); }
-    s += L + (s[L] == '\n');
-  }
-}
-
 /* The nominal model's errors on a log (the baseline an identification
  * must beat), from its validator's CSV text: the relative error of each
  * joint and of all, into nominal_rel[li]; have_nominal when all n + 1 rows
@@ -481,6 +531,39 @@ static void nominal_baseline(dyvValidator* vn, int li, int n) {
   }
   free(csv);
   dyv_validator_free(vn);
+}
+
+/* The log's data-quality findings as a table (file lines, column, kind,
+ * what it means and what to do, rows concerned), then the rows read and
+ * dropped and the time steps. */
+static void quality_table(FILE* f, const dyiQuality* q) {
+  fputs("<h3>Data quality</h3>\n", f);
+  how(f, "What the data-quality gate found in the log's rows: each finding names the file lines (as an editor "
+         "numbers them), the column, what it means and what to do. None of them stopped the report.");
+  long rows, dropped;
+  double dmin, dmed, dmax;
+  dyi_quality_stats(q, &rows, &dropped, &dmin, &dmed, &dmax);
+  const int nf = dyi_quality_count(q);
+  if (nf) {
+    fputs("<table class=\"quality\"><tr><th>file lines</th><th class=\"t\">column</th><th class=\"t\">kind</th>"
+          "<th class=\"t\">finding and fix</th><th>rows</th></tr>\n", f);
+    for (int i = 0; i < nf; i++) {
+      const dyiFinding* x = dyi_quality_get(q, i);
+      fputs(x->bad ? "<tr class=\"warn\"><td>" : "<tr><td>", f);
+      if (x->first_line > 0) fprintf(f, x->last_line > x->first_line ? "%ld..%ld" : "%ld", x->first_line, x->last_line);
+      else fputs("whole log", f);
+      fputs("</td><td class=\"t\">", f);
+      if (x->col > 0) { fprintf(f, "%d: ", x->col); esc(f, x->what); }
+      else fputs("whole row", f);
+      fprintf(f, "</td><td class=\"t\">%s</td><td class=\"t\">", dyi_quality_kind(x->kind));
+      esc(f, x->verdict);
+      if (x->bad) fputs(" (these rows were dropped)", f);
+      fprintf(f, "</td><td>%ld</td></tr>\n", x->count);
+    }
+    fputs("</table>\n", f);
+  }
+  fprintf(f, "<p>%ld rows read, %ld dropped, %d finding%s; time step min %.4g s, median %.4g s, max %.4g s.</p>\n",
+          rows, dropped, nf, nf == 1 ? "" : "s", dmin, dmed, dmax);
 }
 
 /* The pass over one log: every sample into each set's validator (and the
@@ -524,24 +607,17 @@ static int log_pass(FILE* f, int li, const char* path, const dyModel* m, reportS
     { cli_fail("%s", err); return -1; }
   }
   if (vn) nominal_baseline(vn, li, n);
-  fputs("<h3>Data quality</h3>\n", f);
-  {
-    char* buf; size_t len; FILE* mf;
-    pre_begin(&buf, &len, &mf);
-    dyi_quality_print(mf, dyi_log_quality(lr));
-    pre_end(f, &buf, mf, "quality");
-  }
+  quality_table(f, dyi_log_quality(lr));
   dyi_log_close(lr);
   return 0;
 }
 
 /* The metrics of each set on one log, as its validator writes them (the
  * CSV text of `dynid validate`, so that the page shows exactly what
- * validate prints) and the notes after them. */
+ * validate prints). */
 typedef struct {
   char cell[MAXSET][DY_MAXJ + 1][3][40];   /* rms, rel. error, R^2 per row */
   char rowname[DY_MAXJ + 1][32];           /* joint number, then "all" */
-  char* notes[MAXSET];                     /* owned */
   double rel[MAXSET][DY_MAXJ + 1];         /* the relative errors as numbers [%] */
   int nrow;
 } reportMetrics;
@@ -551,11 +627,11 @@ typedef struct {
  * the inertia matrix is not positive definite. */
 static void log_metrics(reportMetrics* M, int li, int n, reportSet* const* sv, int ns, dyvValidator* const* v, long cnt) {
   for (int k = 0; k < ns; k++) {
-    char* csv = NULL; size_t clen = 0, nlen = 0;
+    char* csv = NULL; size_t clen = 0;
     FILE* mc = open_memstream(&csv, &clen);
-    FILE* mn = open_memstream(&M->notes[k], &nlen);
-    dyv_validator_write(v[k], mc, mn);
-    fclose(mc); fclose(mn);
+    if (!mc) continue;
+    dyv_validator_write(v[k], mc, NULL);   /* flushes the validator: its fields are current */
+    fclose(mc);
     int row = 0;
     for (char* line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
       if (line[0] == '#' || !strncmp(line, "joint,", 6) || row > n) continue;
@@ -575,13 +651,28 @@ static void log_metrics(reportMetrics* M, int li, int n, reportSet* const* sv, i
   }
 }
 
-/* The metrics table (the sets side by side), each set's notes (what did
- * not happen said as such) and the inertia matrix along the log: positive
- * definite at every sample, or on how many not, with its smallest
- * eigenvalue and when. Frees the notes. */
-static void metrics_section(FILE* f, reportMetrics* M, reportSet* const* sv, int ns, dyvValidator* const* v, long cnt) {
-  fputs("<h3>Torque prediction</h3>\n<table class=\"metrics\">", f);
-  set_header(f, sv, ns, "joint", "<th>rms [N m]</th><th>rel. error [%]</th><th>R<sup>2</sup></th>", NULL);
+/* the unit of the inertia matrix's eigenvalues: kg m^2 for an arm of
+ * revolute joints, mixed with prismatic ones */
+static const char* inertia_unit(const dyModel* m) {
+  for (int j = 0; j < m->n; j++)
+    if (m->jnt_type[j] == DY_PRISMATIC) return H_KGM2 ", " H_KGM ", kg (mixed joint types)";
+  return H_KGM2;
+}
+
+/* The torque metrics table: per joint and all, each set's rms error,
+ * relative error and R^2 as validate prints them. */
+static void metrics_table(FILE* f, const dyModel* m, const reportMetrics* M, reportSet* const* sv, int ns) {
+  int prismatic = 0;
+  for (int j = 0; j < m->n; j++) prismatic |= m->jnt_type[j] == DY_PRISMATIC;
+  char three[256];
+  snprintf(three, sizeof three, "<th>rms error [%s]</th><th>rel. error [%%]</th><th>R<sup>2</sup></th>",
+           prismatic ? H_NM " | N" : H_NM);
+  fputs("<h3>Torque prediction</h3>\n", f);
+  how(f, "How well each set predicts the measured torque of this log: rms error, relative error (rms error / rms "
+         "measured torque) and R<sup>2</sup> per joint and over all joints, as <code>dynid validate</code> prints "
+         "them. Lower errors and R<sup>2</sup> nearer 1 are better; the light joints have large relative errors.");
+  fputs("<table class=\"metrics\">", f);
+  set_header(f, sv, ns, "joint", three, NULL);
   for (int row = 0; row < M->nrow; row++) {
     fputs("<tr><td>", f);
     esc(f, M->rowname[row]);
@@ -591,29 +682,78 @@ static void metrics_section(FILE* f, reportMetrics* M, reportSet* const* sv, int
     fputs("</tr>\n", f);
   }
   fputs("</table>\n", f);
+}
+
+/* Each set's checks along the log, a row each: the largest torque error,
+ * the inertia matrix (positive definite at every sample, or on how many
+ * not, its smallest eigenvalue and when) and the forward simulation. */
+static void checks_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns, dyvValidator* const* v, long cnt) {
+  fputs("<table class=\"checks\"><tr><th class=\"t\">check</th><th class=\"t\">unit</th>", f);
+  for (int k = 0; k < ns; k++) { fputs("<th class=\"t\">", f); esc(f, ns > 1 ? sv[k]->label : "result"); fputs("</th>", f); }
+  fprintf(f, "</tr>\n<tr><td class=\"t\">largest torque error</td><td class=\"u\">%s</td>",
+          m->jnt_type[v[0]->st.maxjoint] == DY_REVOLUTE ? H_NM : "N");
+  for (int k = 0; k < ns; k++)
+    fprintf(f, "<td class=\"t\">%.3g on joint %d at data row %ld (t = %.4g s)</td>", v[k]->st.maxerr,
+            v[k]->st.maxjoint + 1, v[k]->st.maxrow, v[k]->st.maxt);
+  fprintf(f, "</tr>\n<tr><td class=\"t\">smallest eigenvalue of the inertia matrix</td><td class=\"u\">%s</td>",
+          inertia_unit(m));
   for (int k = 0; k < ns; k++) {
-    if (ns > 1) { fputs("<p>", f); esc(f, sv[k]->label); fputs(":</p>\n", f); }
-    fputs("<pre class=\"notes\">", f);
-    {
-      char* nb = NULL; size_t nl = 0;
-      FILE* nf = open_memstream(&nb, &nl);
-      if (nf) { notes_text(nf, M->notes[k]); fclose(nf); }
-      esc(f, nb ? nb : "");
-      free(nb);
-    }
-    fputs("</pre>\n", f);
-    free(M->notes[k]);
-  }
-  fputs("<p>Inertia matrix along the log: ", f);
-  for (int k = 0; k < ns; k++) {
-    if (ns > 1) { esc(f, sv[k]->label); fputs(" ", f); }
+    fprintf(f, "<td class=\"t\">%.4g at t = %.4g s: ", v[k]->mineig, v[k]->mineig_t);
     if (v[k]->not_pd)
-      fprintf(f, "<span class=\"bad\">NOT positive definite on %ld of %ld samples</span>", v[k]->not_pd, cnt);
-    else
-      fputs("<span class=\"ok\">positive definite at every sample</span>", f);
-    fprintf(f, " (smallest eigenvalue %.4g at t = %.4g s)%s", v[k]->mineig, v[k]->mineig_t,
-            k + 1 < ns ? "; " : ".</p>\n");
+      fprintf(f, "<span class=\"bad\">NOT positive definite on %ld of %ld samples</span></td>", v[k]->not_pd, cnt);
+    else fputs("<span class=\"ok\">positive definite at every sample</span></td>", f);
   }
+  fputs("</tr>\n<tr><td class=\"t\">forward simulation</td><td class=\"u\"></td>", f);
+  for (int k = 0; k < ns; k++) {
+    const dyvValidator* x = v[k];
+    if (x->horizon <= 0) fputs("<td class=\"t\">not run (--horizon 0)</td>", f);
+    else if (!x->sim_count)
+      fprintf(f, "<td class=\"t\"><span class=\"bad\">not run to the end of any horizon</span>: every step failed "
+                 "(%ld restarts), as forward dynamics needs a positive definite inertia matrix</td>", x->sim_fail);
+    else
+      fprintf(f, "<td class=\"t\">RK4 on ABA from the measured state, measured torque held between samples; horizon "
+                 "%.3g s, %ld segments, %ld compared samples, %ld restarts after a failed step</td>",
+              x->horizon, x->sim_segments, x->sim_count, x->sim_fail);
+  }
+  fputs("</tr>\n</table>\n", f);
+}
+
+/* The forward simulation's position error per joint of each set that ran
+ * it: rms and largest, in rad (degrees beside) for a revolute joint, in m
+ * (mm beside) for a prismatic one, and the data row of the largest. */
+static void sim_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns, dyvValidator* const* v) {
+  int any = 0;
+  for (int k = 0; k < ns; k++) any |= v[k]->horizon > 0 && v[k]->sim_count > 0;
+  if (!any) return;
+  fprintf(f, "<p class=\"cap\">Forward simulation over %.3g s horizons: position error (simulated - measured) per "
+             "joint, in rad for a revolute joint (degrees beside), in m for a prismatic one (mm beside)</p>\n",
+          v[0]->horizon);
+  fputs("<table class=\"sim\">", f);
+  set_header(f, sv, ns, "joint</th><th class=\"t\">unit", "<th>rms</th><th>largest</th><th>data row of the largest</th>",
+             NULL);
+  for (int j = 0; j < m->n; j++) {
+    const int rev = m->jnt_type[j] == DY_REVOLUTE;
+    const double to = rev ? 180 / M_PI : 1e3;
+    fprintf(f, "<tr><td>%d</td><td class=\"u\">%s</td>", j + 1, rev ? "rad (&#176;)" : "m (mm)");
+    for (int k = 0; k < ns; k++) {
+      const dyvValidator* x = v[k];
+      if (x->horizon <= 0 || !x->sim_count) { fputs("<td>-</td><td>-</td><td>-</td>", f); continue; }
+      double rms = sqrt(x->sim_se[j] / (double)x->sim_count);
+      fprintf(f, "<td>%.3g (%.3g)</td><td>%.3g (%.3g)</td><td>%ld</td>", rms, rms * to, x->sim_max[j],
+              x->sim_max[j] * to, x->sim_maxrow[j]);
+    }
+    fputs("</tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+/* The metrics of the sets on one log: the torque table, each set's checks
+ * along the log and the forward simulation's position errors. */
+static void metrics_section(FILE* f, const dyModel* m, reportMetrics* M, reportSet* const* sv, int ns,
+                            dyvValidator* const* v, long cnt) {
+  metrics_table(f, m, M, sv, ns);
+  checks_table(f, m, sv, ns, v, cnt);
+  sim_table(f, m, sv, ns, v);
 }
 
 /* The log's overview plots: the relative error per joint of each set
@@ -629,16 +769,19 @@ static void plots_overview(FILE* f, const dyModel* m, reportSet* const* sv, int 
   if (M->nrow > n) {
     const double* rv[MAXSET];
     for (int k = 0; k < ns; k++) rv[k] = M->rel[k];
-    cliPlotFrame fb = {"relative error per joint (held-out)", "joint", "100 ||e|| / ||tau|| [%]", 540, 300, c0};
+    cliPlotFrame fb = {"relative torque error per joint", "joint", "rms error / rms torque [%]", 540, 300, c0};
     dyp_groupbars(f, &fb, jl, rv, ns > 1 ? names : NULL, ns, n);
   }
-  cliPlotFrame fe = {"smallest eigenvalue of the inertia matrix", "time [s]", "lambda_min [kg m^2]", 540, 300, c0};
+  int prismatic = 0;
+  for (int j = 0; j < n; j++) prismatic |= m->jnt_type[j] == DY_PRISMATIC;
+  cliPlotFrame fe = {"smallest eigenvalue of the inertia matrix", "time [s]",
+                     prismatic ? "#gl#dmin#u [mixed units]" : "#gl#dmin#u [" P_KGM2 "]", 540, 300, c0};
   const double* ye[MAXSET];
   const char* ne[MAXSET];
   char nebuf[MAXSET][96];
   for (int k = 0; k < ns; k++) {
     ye[k] = S->eig[k];
-    snprintf(nebuf[k], sizeof nebuf[k], ns > 1 ? "lambda_min(M(q)), %s" : "lambda_min(M(q))", sv[k]->label);
+    snprintf(nebuf[k], sizeof nebuf[k], ns > 1 ? "smallest eigenvalue, %s" : "smallest eigenvalue", sv[k]->label);
     ne[k] = nebuf[k];
   }
   dyp_lines(f, &fe, S->t, (int)S->n, ye, ne, ns);
@@ -652,7 +795,7 @@ static void plots_joints(FILE* f, const dyModel* m, reportSet* const* sv, int ns
   for (int j = 0; j < m->n; j++) {
     char tt[96];
     snprintf(tt, sizeof tt, "joint %d: measured and predicted torque", j + 1);
-    cliPlotFrame fl = {tt, "time [s]", m->jnt_type[j] == DY_REVOLUTE ? "torque [N m]" : "force [N]", 540, 300, 0};
+    cliPlotFrame fl = {tt, "time [s]", m->jnt_type[j] == DY_REVOLUTE ? "torque [" P_NM "]" : "force [N]", 540, 300, 0};
     const double* y[MAXSET + 1] = {S->meas + j*MAXPTS};
     const char* yn[MAXSET + 1] = {"measured"};
     char ynb[MAXSET][80];
@@ -666,7 +809,8 @@ static void plots_joints(FILE* f, const dyModel* m, reportSet* const* sv, int ns
     }
     dyp_lines(f, &fl, S->t, (int)S->n, y, yn, ns + 1);
     snprintf(tt, sizeof tt, "joint %d: residual (measured - predicted)", j + 1);
-    cliPlotFrame fh = {tt, m->jnt_type[j] == DY_REVOLUTE ? "residual [N m]" : "residual [N]", "density", 540, 300, c0};
+    cliPlotFrame fh = {tt, m->jnt_type[j] == DY_REVOLUTE ? "residual [" P_NM "]" : "residual [N]",
+                       m->jnt_type[j] == DY_REVOLUTE ? "density [1/(" P_NM ")]" : "density [1/N]", 540, 300, c0};
     dyp_histograms(f, &fh, rr, (int)S->n, names, ns, 40);
   }
 }
@@ -689,13 +833,16 @@ static int log_section(FILE* f, int li, const char* path, const char* role, cons
     return -1;
   }
   reportMetrics M;
-  for (int k = 0; k < MAXSET; k++) M.notes[k] = NULL;
   log_metrics(&M, li, m->n, sv, ns, v, cnt);
-  metrics_section(f, &M, sv, ns, v, cnt);
+  metrics_section(f, m, &M, sv, ns, v, cnt);
   for (int k = 0; k < ns; k++) dyv_validator_free(v[k]);
   const int c0 = ns > 1 ? 2 : 0;
   const char* names[MAXSET + 1];
   for (int k = 0; k < ns; k++) names[k] = sv[k]->label;
+  fputs("<h3>Plots</h3>\n", f);
+  how(f, "The relative error per joint (the numbers of the torque table), the smallest eigenvalue of the inertia "
+         "matrix along the log (it must stay above zero for a model that can be simulated), then per joint the "
+         "measured and predicted torque and the histogram of their difference (narrow and centred on zero is good).");
   fputs("<div class=\"grid\">\n", f);
   plots_overview(f, m, sv, ns, S, &M, names, c0);
   double* resid = malloc(sizeof(double) * (size_t)(S->n * ns));
@@ -1118,48 +1265,249 @@ static void model_section(FILE* f, const dyModel* m) {
   fputs("</table>\n", f);
 }
 
+/* The standard parameters that share a status and a reason: one row of
+ * the identifiability table. */
+typedef struct {
+  int status;          /* 0 not identifiable, 1 only in combination, 2 alone */
+  char why[1024];      /* the reason, or the base parameters it is in */
+  char names[2048];    /* the standard parameters, ", " between them */
+  int count;
+} identRow;
+
+/* One line of dyi_base_report ("#   NAME: not identifiable: WHY",
+ * "#   NAME: identifiable only in combination, in A B",
+ * "#   NAME: identifiable alone[ as X]") into a row of rows (merged with an
+ * earlier one of the same status and reason); the number of rows. */
+static int ident_parse(char* line, identRow* rows, int nrow) {
+  char* nm = line + strspn(line, "# ");
+  char* c = strstr(nm, ": ");
+  if (!c || strchr(nm, ' ') < c) return nrow;   /* the heading line */
+  *c = 0;
+  const char* rest = c + 2;
+  identRow r = {.count = 1};
+  if (!strncmp(rest, "not identifiable: ", 18)) { r.status = 0; snprintf(r.why, sizeof r.why, "%s", rest + 18); }
+  else if (!strncmp(rest, "identifiable only in combination, in ", 37)) {
+    r.status = 1;
+    snprintf(r.why, sizeof r.why, "%s", rest + 37);
+  } else if (!strncmp(rest, "identifiable alone", 18)) {
+    r.status = 2;
+    const char* as = strstr(rest, " as ");
+    if (as && strcmp(as + 4, nm)) snprintf(r.why, sizeof r.why, "as %s", as + 4);
+    else snprintf(r.why, sizeof r.why, as ? "a base parameter itself" : "alone, as a combination of its own");
+  } else return nrow;
+  for (int i = 0; i < nrow; i++)
+    if (rows[i].status == r.status && !strcmp(rows[i].why, r.why)) {
+      size_t L = strlen(rows[i].names);
+      snprintf(rows[i].names + L, sizeof rows[i].names - L, ", %s", nm);
+      rows[i].count++;
+      return nrow;
+    }
+  snprintf(r.names, sizeof r.names, "%s", nm);
+  rows[nrow] = r;
+  return nrow + 1;
+}
+
+/* the base parameters A B C of a combination, each linked to its row of
+ * the base-parameter table */
+static void ident_links(FILE* f, const char* list) {
+  fputs("in ", f);
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", list);
+  int k = 0;
+  char* save = NULL;
+  for (char* t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+    fputs(k++ ? ", <a href=\"#bp-" : "<a href=\"#bp-", f);
+    esc(f, t);
+    fputs("\">", f);
+    esc(f, t);
+    fputs("</a>", f);
+  }
+}
+
+/* One status group: its rows as a table in a <details>, open when short. */
+static void ident_group(FILE* f, const identRow* rows, int nrow, int status) {
+  static const char* title[3] = {"Not identifiable", "Identifiable only in combination", "Identifiable alone"};
+  static const char* head[3] = {"why", "in the base parameters", "as"};
+  int nr = 0, np = 0;
+  for (int i = 0; i < nrow; i++)
+    if (rows[i].status == status) { nr++; np += rows[i].count; }
+  if (!nr) return;
+  fprintf(f, "<details%s><summary><b>%s</b>: %d standard parameter%s</summary>\n", nr <= 12 ? " open=\"open\"" : "",
+          title[status], np, np == 1 ? "" : "s");
+  fprintf(f, "<table class=\"ident\"><tr><th class=\"t\">parameters</th><th class=\"t\">status</th>"
+             "<th class=\"t\">%s</th></tr>\n", head[status]);
+  for (int i = 0; i < nrow; i++) {
+    if (rows[i].status != status) continue;
+    fputs("<tr><td class=\"l\">", f);
+    esc(f, rows[i].names);
+    fprintf(f, "</td><td class=\"t\">%s</td><td class=\"t\">", status == 0 ? "not identifiable"
+            : status == 1 ? "only in combination" : "alone");
+    if (status == 1) ident_links(f, rows[i].why);
+    else esc(f, rows[i].why);
+    fputs("</td></tr>\n", f);
+  }
+  fputs("</table>\n</details>\n", f);
+}
+
 /* Identifiability of the first set's base parameters: which standard
  * parameters are identifiable alone, only in combination, or not at all
- * (dyi_base_report, its "(set file)" said in words). */
+ * and why (dyi_base_report), as one table per status, the parameters of
+ * the same status and reason on one row. */
 static void ident_section(FILE* f, const dyModel* m, const dyiBase* b0) {
   fputs("<h2 id=\"identifiability\">Identifiability</h2>\n", f);
-  fprintf(f, "<p>%d base parameters (minimal linear combinations) over %d standard parameters%s. "
-             "Each standard parameter is identifiable alone, only in combination, or not at all:</p>\n",
-          b0->nb, b0->npar, b0->npar > 10 * m->n ? " (with joint friction and armature)" : "");
-  char* buf; size_t len; FILE* mf;
-  pre_begin(&buf, &len, &mf);
+  how(f, "What the torques can tell apart, whatever the motion: a standard parameter is identifiable alone, "
+         "only inside base parameters (minimal linear combinations, whose expressions are in the table above), "
+         "or not at all. The reasons follow from the model's geometry alone.");
+  char* buf = NULL; size_t len = 0;
+  FILE* mf = open_memstream(&buf, &len);
+  if (!mf) return;
   dyi_base_report(mf, m, b0);
   fclose(mf);
-  char* sf = buf ? strstr(buf, "(set file)") : NULL;   /* a set read from a PARAMS file */
-  fputs("<pre class=\"ident\">", f);
-  if (sf) {
-    *sf = 0;
-    esc(f, buf);
-    fputs("(the set of the parameters file, rebuilt from its expressions)", f);
-    esc(f, sf + 10);
-  } else esc(f, buf ? buf : "");
-  fputs("</pre>\n", f);
+  identRow* rows = malloc(sizeof(identRow) * (size_t)(b0->npar + 1));
+  int nrow = 0, cnt[3] = {0, 0, 0};
+  for (char* line = rows && buf ? strtok(buf, "\n") : NULL; line; line = strtok(NULL, "\n"))
+    nrow = ident_parse(line, rows, nrow);
+  for (int i = 0; i < nrow; i++) cnt[rows[i].status] += rows[i].count;
+  fprintf(f, "<p>%d standard parameters%s, %d base parameters%s: %d identifiable alone, %d only in combination, "
+             "%d not identifiable.</p>\n", b0->npar, b0->npar > DY_NPAR_LINK * m->n ? " (with joint friction and "
+             "armature)" : "", b0->nb, b0->set == DYI_SET_FILE ? " (the set of the parameters file, rebuilt from "
+             "its expressions)" : "", cnt[2], cnt[1], cnt[0]);
+  for (int st = 0; st < 3 && rows; st++) ident_group(f, rows, nrow, st);
+  free(rows);
   free(buf);
 }
 
-/* Base parameters: each set's identification summary (its PARAMS header),
- * then one table with the sets side by side when they share the base set,
- * else one table per set. */
+/* The identification summary: the quantities of the PARAMS headers (the
+ * "key: value" lines identify writes), each with its unit, the sets side
+ * by side. The bounds of a consistent estimate are left to the physical
+ * consistency section, which lists them. */
+#define MAXQ 32
+typedef struct {
+  int nq;
+  char key[MAXQ][48];            /* the header's key */
+  char* val[MAXQ][MAXSET];       /* its values per set, "\n" between repeated lines (owned) */
+} reportHeader;
+
+/* The quantity a header key names, its unit (HTML) and how to show it:
+ * 0 text, 1 a list of numbers (per joint), 2 code. NULL name: skipped. */
+static void header_key(const char* key, const dyModel* m, const char** name, const char** unit, int* kind) {
+  static const struct { const char* key; const char* name; const char* unit; int kind; } K[] = {
+    {"program", "written by", "", 0}, {"command", "command", "", 2}, {"model", "model", "", 2},
+    {"input", "input", "", 2}, {"log", "log", "", 2}, {"rows", "rows and filtering", "", 0},
+    {"set", "base-parameter set", "", 0}, {"method", "method", "", 0},
+    {"friction", "joint parameters (IA, FV, FC, FO)", "", 0},
+    {"samples", "samples (after filtering and decimation)", "", 0},
+    {"condition number", "regressor condition number", "1 (dimensionless)", 0},
+    {"residual rms per joint", "residual rms, joints 1..n", H_NM, 1},
+    {"relative error per joint [%]", "relative error, joints 1..n", "%", 1},
+    {"relative error all joints [%]", "relative error, all joints", "%", 0},
+    {"consistent", "consistent estimate", "", 0}, {"warning", "warning", "", 0}};
+  *name = key; *unit = ""; *kind = 0;
+  for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
+    if (!strcmp(key, K[i].key)) { *name = K[i].name; *unit = K[i].unit; *kind = K[i].kind; }
+  int prismatic = 0;
+  for (int j = 0; j < m->n; j++) prismatic |= m->jnt_type[j] == DY_PRISMATIC;
+  if (!strcmp(key, "residual rms per joint") && prismatic) *unit = H_NM " (revolute), N (prismatic)";
+}
+
+/* Set k's header lines into H: "key: value" (a line without ": " is the
+ * program's name; "dynid identify" and a repeated model line say nothing
+ * new; the consistent estimate's bounds are left out). */
+static void header_parse(reportHeader* H, const char* comment, int k) {
+  char* buf = strdup(comment);
+  char* save = NULL;
+  for (char* line = buf ? strtok_r(buf, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+    char key[48] = "program";
+    const char* val = line;
+    char* c = strstr(line, ": ");
+    if (c && (size_t)(c - line) < sizeof key) { memcpy(key, line, (size_t)(c - line)); key[c - line] = 0; val = c + 2; }
+    else if (!strncmp(line, "dynid identify", 14)) continue;
+    if (!strcmp(key, "consistent") && (!strncmp(val, "link ", 5) || !strncmp(val, "bounds ", 7))) continue;
+    int q = 0;
+    while (q < H->nq && strcmp(H->key[q], key)) q++;
+    if (q == MAXQ) continue;
+    if (q == H->nq) { snprintf(H->key[q], sizeof H->key[q], "%s", key); H->nq++; }
+    char* old = H->val[q][k];
+    if (old && !strcmp(key, "model")) continue;     /* provenance and summary name it alike */
+    size_t L = (old ? strlen(old) + 1 : 0) + strlen(val) + 1;
+    char* v = malloc(L);
+    if (!v) continue;
+    snprintf(v, L, "%s%s%s", old ? old : "", old ? "\n" : "", val);
+    free(old);
+    H->val[q][k] = v;
+  }
+  free(buf);
+}
+
+/* one value cell: lines joined by line breaks; a list of numbers in %.3g
+ * with commas; code in <code> */
+static void header_cell(FILE* f, const char* v, int kind) {
+  fputs("<td class=\"t\">", f);
+  if (!v) { fputs("-</td>", f); return; }
+  char* buf = strdup(v);
+  char* save = NULL;
+  int first = 1;
+  for (char* line = buf ? strtok_r(buf, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save), first = 0) {
+    if (!first) fputs("<br/>", f);
+    if (kind == 1) {
+      char* e;
+      int k = 0;
+      for (double x = strtod(line, &e); e != line; line = e, x = strtod(line, &e)) fprintf(f, k++ ? ", %.3g" : "%.3g", x);
+      continue;
+    }
+    if (kind == 2) fputs("<code>", f);
+    esc(f, line);
+    if (kind == 2) fputs("</code>", f);
+  }
+  free(buf);
+  fputs("</td>", f);
+}
+
+/* The identification summary of the sets (their PARAMS headers) as one
+ * table: quantity, unit, each set's value. */
+static void header_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns) {
+  reportHeader H;
+  memset(&H, 0, sizeof H);
+  for (int k = 0; k < ns; k++) header_parse(&H, sv[k]->prm->comment, k);
+  if (!H.nq) return;
+  fputs("<h3>Identification summary</h3>\n", f);
+  how(f, "What the parameters files record of their identification: the logs and rows, the method, the "
+         "conditioning and the training residual (on the filtered training rows).");
+  fputs("<table class=\"header\"><tr><th class=\"t\">quantity</th><th class=\"t\">unit</th>", f);
+  for (int k = 0; k < ns; k++) {
+    fputs("<th class=\"t\">", f);
+    esc(f, ns > 1 ? sv[k]->label : "value");
+    fputs("</th>", f);
+  }
+  fputs("</tr>\n", f);
+  for (int q = 0; q < H.nq; q++) {
+    const char *name, *unit;
+    int kind;
+    header_key(H.key[q], m, &name, &unit, &kind);
+    fputs(!strcmp(H.key[q], "warning") ? "<tr class=\"warn\"><td class=\"t\">" : "<tr><td class=\"t\">", f);
+    esc(f, name);
+    fprintf(f, "</td><td class=\"u\">%s</td>", unit);
+    for (int k = 0; k < ns; k++) { header_cell(f, H.val[q][k], kind); free(H.val[q][k]); }
+    fputs("</tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+/* Base parameters: the identification summary of the sets, then one
+ * table with the sets side by side when they share the base set, else
+ * one table per set. */
 static void params_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns) {
   fputs("<h2 id=\"parameters\">Base parameters</h2>\n", f);
-  for (int k = 0; k < ns; k++) {
-    if (!sv[k]->prm->comment[0]) continue;
-    fputs("<p>Identification summary (from the parameters file", f);
-    if (ns > 1) { fputs(" <code>", f); esc(f, sv[k]->path); fputs("</code>, ", f); esc(f, sv[k]->label); }
-    fputs("):</p>\n<pre>", f);
-    esc(f, sv[k]->prm->comment);
-    fputs("</pre>\n", f);
-  }
-  if (ns > 1 && same_base(sv[0]->prm, sv[1]->prm)) param_table(f, m, sv, ns);
+  how(f, "The identified values: each base parameter with its unit, the nominal model's value of the same "
+         "combination, the estimate, its standard deviation (absolute and relative) and its expression in "
+         "the standard parameters. Shaded rows are poorly identified.");
+  header_table(f, m, sv, ns);
+  fputs("<h3>Values</h3>\n", f);
+  if (ns > 1 && same_base(sv[0]->prm, sv[1]->prm)) param_table(f, m, sv, ns, 1);
   else
     for (int k = 0; k < ns; k++) {
       if (ns > 1) { fputs("<h3>", f); esc(f, sv[k]->label); fputs("</h3>\n", f); }
-      param_table(f, m, sv + k, 1);
+      param_table(f, m, sv + k, 1, k == 0);
     }
 }
 
