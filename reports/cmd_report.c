@@ -41,15 +41,29 @@
 #include "ident/quality.h"
 #include "verify/validate.h"
 #include "core/mathu.h"
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAXPTS 20000   /* samples kept per log for the plots (thinned beyond) */
 #define MAXSET 2       /* PARAMS and --compare PARAMS2 */
 #define MAXFILES 4     /* model files linked per set */
 #define MAXLOG 14      /* held-out logs */
+
+/* One unit typography on the page: a centred dot between factors, powers
+ * as superscripts; H_ for the HTML (tables, text, headings), P_ for the
+ * plots (PLplot text: the UTF-8 dot, #u superscript, #d back down). */
+#define H_KGM2 "kg&#183;m<sup>2</sup>"
+#define H_KGM "kg&#183;m"
+#define H_NM "N&#183;m"
+#define H_NMSR "N&#183;m&#183;s/rad"
+#define H_NSM "N&#183;s/m"
+#define P_DOT "\xc2\xb7"
+#define P_NM "N" P_DOT "m"
+#define P_KGM2 "kg" P_DOT "m#u2#d"
 
 static void esc(FILE* f, const char* s) {
   for (; *s; s++) {
@@ -59,6 +73,38 @@ static void esc(FILE* f, const char* s) {
     else if (*s == '"') fputs("&quot;", f);
     else if ((unsigned char)*s < 32 && *s != '\n' && *s != '\t') fputc('?', f);
     else fputc(*s, f);
+  }
+}
+
+/* a path or command line escaped, with a break opportunity after each
+ * '/', '.', '_' and ',' (long paths wrap instead of widening the page) */
+static void esc_path(FILE* f, const char* s) {
+  char b[2] = {0, 0};
+  for (; *s; s++) {
+    b[0] = *s;
+    esc(f, b);
+    if (strchr("/._,", *s) && s[1]) fputs("<wbr/>", f);
+  }
+}
+
+/* s escaped, with the units of header text in the page's typography
+ * (kg m^2, m/s^2, m s^2: superscript powers, a centred dot) */
+static void esc_units(FILE* f, const char* s) {
+  const char* s0 = s;
+  static const struct { const char* in; const char* out; } U[] = {
+    {"kg m^2", H_KGM2}, {"m/s^2", "m/s<sup>2</sup>"}, {"m s^2", "m&#183;s<sup>2</sup>"}, {"N m", H_NM}};
+  char b[2] = {0, 0};
+  while (*s) {
+    size_t i = 0;
+    while (i < sizeof U / sizeof U[0] && strncmp(s, U[i].in, strlen(U[i].in))) i++;
+    if (i < sizeof U / sizeof U[0] && !isalnum((unsigned char)s[strlen(U[i].in)]) &&
+        (s == s0 || !isalnum((unsigned char)s[-1]))) {
+      fputs(U[i].out, f);
+      s += strlen(U[i].in);
+      continue;
+    }
+    b[0] = *s++;
+    esc(f, b);
   }
 }
 
@@ -107,33 +153,23 @@ typedef struct {
   double* eig[MAXSET];        /* smallest eigenvalue of H per set (MAXPTS) */
 } reportSeries;
 
-/* One unit typography on the page: a centred dot between factors, powers
- * as superscripts; H_ for the HTML (tables, text, headings), P_ for the
- * plots (PLplot text: the UTF-8 dot, #u superscript, #d back down). */
-#define H_KGM2 "kg&#183;m<sup>2</sup>"
-#define H_KGM "kg&#183;m"
-#define H_NM "N&#183;m"
-#define H_NMSR "N&#183;m&#183;s/rad"
-#define H_NSM "N&#183;s/m"
-#define P_DOT "\xc2\xb7"
-#define P_NM "N" P_DOT "m"
-#define P_KGM2 "kg" P_DOT "m#u2#d"
-
 /* No box clips or scrolls its text: cells and preformatted text wrap
  * (long words and paths anywhere), numbers align right, text left. */
 static const char* css =
   "body{font-family:sans-serif;max-width:1300px;margin:2em auto;padding:0 1em;color:#222;line-height:1.35}"
   "h1{border-bottom:2px solid #1f77b4}h2{margin-top:2em;border-bottom:1px solid #ccc}"
   "table{border-collapse:collapse;font-size:90%;margin:0.5em 0}"
-  "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;vertical-align:top;overflow-wrap:anywhere}"
-  "th{background:#eef}td.l{text-align:left;font-family:monospace}td.t,th.t{text-align:left}"
+  "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;vertical-align:top;white-space:nowrap}"
+  "th{background:#eef;white-space:normal}td.l,td.t,th.t{text-align:left;white-space:normal;overflow-wrap:break-word}"
+  "td.l{font-family:monospace}"
   "td.u{text-align:left;white-space:nowrap}"
   "tr.warn td{background:#fee}tr.nom td{background:#f4f4f4;color:#555}td.warn{background:#fee}"
   "table.links tr.nom td{border-top:2px solid #999}"
   "td.link{background:#fff !important;color:#222 !important;text-align:center;font-weight:bold}"
   "pre{background:#f7f7f7;padding:8px;font-size:85%;white-space:pre-wrap;overflow-wrap:anywhere}"
-  ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:0.5em}"
-  ".grid svg{width:100%;height:auto}.ok{color:#2a2}.bad{color:#c22}"
+  ".grid{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:0.5em}"
+  "@media (max-width:1000px){.grid{grid-template-columns:minmax(0,1fr)}}"
+  ".grid svg{width:100%;max-width:760px;height:auto}.ok{color:#2a2}.bad{color:#c22}"
   "summary{cursor:pointer;margin:0.5em 0}details{margin:0.3em 0}"
   "svg{max-width:100%;height:auto}p.how{color:#555;font-style:italic;margin:0.3em 0 0.8em}"
   "nav{margin:0.5em 0 1em}nav a{margin-right:1em;white-space:nowrap}"
@@ -209,7 +245,7 @@ static void file_links(FILE* f, const reportSet* s, const char* out) {
     fputs(k ? "<br/><a href=\"" : "<a href=\"", f);
     for (const char* c = href; *c; c++) if (*c == ' ') fputs("%20", f); else { char b[2] = {*c, 0}; esc(f, b); }
     fputs("\">", f);
-    esc(f, base_name(s->files[k]));
+    esc_path(f, base_name(s->files[k]));
     fputs("</a>", f);
   }
 }
@@ -405,7 +441,7 @@ static void set_header(FILE* f, reportSet* const* sv, int ns, const char* first,
   }
   fprintf(f, "<tr><th>%s</th>", first);
   for (int k = 0; k < ns; k++) fputs(three, f);
-  if (last) fprintf(f, "<th>%s</th>", last);
+  if (last) fprintf(f, "<th class=\"t\">%s</th>", last);
   fputs("</tr>\n", f);
 }
 
@@ -556,7 +592,7 @@ static void quality_table(FILE* f, const dyiQuality* q) {
       if (x->col > 0) { fprintf(f, "%d: ", x->col); esc(f, x->what); }
       else fputs("whole row", f);
       fprintf(f, "</td><td class=\"t\">%s</td><td class=\"t\">", dyi_quality_kind(x->kind));
-      esc(f, x->verdict);
+      esc_units(f, x->verdict);
       if (x->bad) fputs(" (these rows were dropped)", f);
       fprintf(f, "</td><td>%ld</td></tr>\n", x->count);
     }
@@ -722,25 +758,28 @@ static void checks_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns
  * it: rms and largest, in rad (degrees beside) for a revolute joint, in m
  * (mm beside) for a prismatic one, and the data row of the largest. */
 static void sim_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns, dyvValidator* const* v) {
-  int any = 0;
-  for (int k = 0; k < ns; k++) any |= v[k]->horizon > 0 && v[k]->sim_count > 0;
-  if (!any) return;
+  reportSet* rs[MAXSET];
+  const dyvValidator* rv[MAXSET];
+  int nr = 0;
+  for (int k = 0; k < ns; k++)
+    if (v[k]->horizon > 0 && v[k]->sim_count > 0) { rs[nr] = sv[k]; rv[nr++] = v[k]; }
+  if (!nr) return;
   fprintf(f, "<p class=\"cap\">Forward simulation over %.3g s horizons: position error (simulated - measured) per "
-             "joint, in rad for a revolute joint (degrees beside), in m for a prismatic one (mm beside)</p>\n",
-          v[0]->horizon);
+             "joint, in rad for a revolute joint (degrees in brackets), in m for a prismatic one (mm in brackets)",
+          rv[0]->horizon);
+  if (nr < ns) { fputs("; only ", f); esc(f, rs[0]->label); fputs(" could be simulated", f); }
+  fputs("</p>\n", f);
   fputs("<table class=\"sim\">", f);
-  set_header(f, sv, ns, "joint</th><th class=\"t\">unit", "<th>rms</th><th>largest</th><th>data row of the largest</th>",
+  set_header(f, rs, nr, "joint</th><th class=\"t\">unit", "<th>rms</th><th>largest</th><th>data row of the largest</th>",
              NULL);
   for (int j = 0; j < m->n; j++) {
     const int rev = m->jnt_type[j] == DY_REVOLUTE;
     const double to = rev ? 180 / M_PI : 1e3;
     fprintf(f, "<tr><td>%d</td><td class=\"u\">%s</td>", j + 1, rev ? "rad (&#176;)" : "m (mm)");
-    for (int k = 0; k < ns; k++) {
-      const dyvValidator* x = v[k];
-      if (x->horizon <= 0 || !x->sim_count) { fputs("<td>-</td><td>-</td><td>-</td>", f); continue; }
-      double rms = sqrt(x->sim_se[j] / (double)x->sim_count);
-      fprintf(f, "<td>%.3g (%.3g)</td><td>%.3g (%.3g)</td><td>%ld</td>", rms, rms * to, x->sim_max[j],
-              x->sim_max[j] * to, x->sim_maxrow[j]);
+    for (int k = 0; k < nr; k++) {
+      double rms = sqrt(rv[k]->sim_se[j] / (double)rv[k]->sim_count);
+      fprintf(f, "<td>%.3g (%.3g)</td><td>%.3g (%.3g)</td><td>%ld</td>", rms, rms * to, rv[k]->sim_max[j],
+              rv[k]->sim_max[j] * to, rv[k]->sim_maxrow[j]);
     }
     fputs("</tr>\n", f);
   }
@@ -824,7 +863,7 @@ static int log_section(FILE* f, int li, const char* path, const char* role, cons
   fprintf(f, "<h2 id=\"log%d\">", li + 1);
   esc(f, role);
   fputs(": <code>", f);
-  esc(f, path);
+  esc_path(f, path);
   fputs("</code></h2>\n", f);
   dyvValidator* v[MAXSET] = {NULL};
   long cnt;
@@ -926,16 +965,17 @@ static void bounds_list(FILE* f, reportSet* const* sv, int ns) {
     int any = 0;
     for (int i = 0; i < p->nbound; i++) {
       if (!any++) {
-        fputs("<p><b>Bounds", f);
+        fputs("<details><summary><b>Bounds", f);
         if (ns > 1) { fputs(" of ", f); esc(f, sv[k]->label); }
-        fputs("</b> (ellipsoid centre and semi-axes in the link frame, R_j the radius about the frame's origin "
-              "the mass must lie within, the mass range; margin 0: the bound holds the link):</p>\n<ul class=\"bounds\">\n", f);
+        fprintf(f, "</b>: %d lines</summary>\n<p>Ellipsoid centre and semi-axes in the link frame, R_j the radius "
+                   "about the frame's origin the mass must lie within, the mass range; margin 0: the bound holds "
+                   "the link.</p>\n<ul class=\"bounds\">\n", p->nbound);
       }
       char line[1024];
       snprintf(line, sizeof line, "%s", p->bound[i]);
-      fputs("<li>", f); esc(f, line); fputs("</li>\n", f);
+      fputs("<li>", f); esc_units(f, line); fputs("</li>\n", f);
     }
-    if (any) fputs("</ul>\n", f);
+    if (any) fputs("</ul>\n</details>\n", f);
   }
 }
 
@@ -943,7 +983,11 @@ static void bounds_list(FILE* f, reportSet* const* sv, int ns) {
  * table (nominal against each set's identified links), the details. */
 static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns, const char* out) {
   const int n = m->n;
-  fputs("<h2 id=\"physical\">Physical consistency</h2>\n<ul>\n", f);
+  fputs("<h2 id=\"physical\">Physical consistency</h2>\n", f);
+  how(f, "Whether each set describes links that can exist (every link's pseudo-inertia positive semi-definite, "
+         "the friction coefficients and rotor inertias not negative), certified by a convex test, and per link "
+         "the identified mass, centre of mass and principal moments beside the nominal model's.");
+  fputs("<ul>\n", f);
   phys_verdicts(f, sv, ns);
   fputs("</ul>\n<h3 id=\"links\">Links: nominal against identified</h3>\n<p>Identified links:</p>\n<ul>\n", f);
   for (int k = 0; k < ns; k++) {
@@ -966,10 +1010,11 @@ static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns
         "(ascending), smallest eigenvalue of the pseudo-inertia (&gt;= 0: the link is physically valid). "
         "A consistent estimate keeps what the logs cannot see at the nominal values as far as its bounds and "
         "the data allow; its bounds follow the table.</p>\n", f);
-  fputs("<div class=\"wide\"><table class=\"links\"><tr><th>link</th><th>parameters</th><th>mass [kg]</th>"
+  fputs("<table class=\"links\"><tr><th>link</th><th class=\"t\">parameters</th><th>mass [kg]</th>"
         "<th>&#916; mass [%]</th><th>com x [mm]</th><th>com y [mm]</th><th>com z [mm]</th>"
-        "<th>&#916; com [mm]</th><th>I1 [kg m<sup>2</sup>]</th><th>I2 [kg m<sup>2</sup>]</th>"
-        "<th>I3 [kg m<sup>2</sup>]</th><th>pseudo-inertia min eig</th><th>valid</th></tr>\n", f);
+        "<th>&#916; com [mm]</th><th>I1 [" H_KGM2 "]</th><th>I2 [" H_KGM2 "]</th>"
+        "<th>I3 [" H_KGM2 "]</th><th>pseudo-inertia smallest eigenvalue [SI, mixed]</th><th class=\"t\">valid</th>"
+        "</tr>\n", f);
   for (int j = 0; j < n; j++) {
     dyvLinkPhys nom, id;
     dyv_link_phys(&nom, m->par + DY_NPAR_LINK*j);
@@ -982,7 +1027,7 @@ static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns
       link_row(f, j, ns + 1, sv[k]->label, &id, &nom);
     }
   }
-  fputs("</table></div>\n", f);
+  fputs("</table>\n", f);
   bounds_list(f, sv, ns);
   for (int k = 0; k < ns; k++) {
     fputs("<details><summary>Details of the consistency check", f);
@@ -1000,24 +1045,28 @@ static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns
  * consistency verdict, model files. */
 static void sets_section(FILE* f, reportSet* const* sv, int ns, const cliArgs* c, const char* out) {
   const int nlog = c->npos - 2;
-  fputs("<h2 id=\"sets\">Parameter sets</h2>\n<div class=\"wide\"><table class=\"sets\"><tr><th>set</th>"
-        "<th>parameters</th><th>training rel. error [%]</th>"
-        "<th>training residual over least squares</th>", f);
+  fputs("<h2 id=\"sets\">Parameter sets</h2>\n", f);
+  how(f, "Each parameter set at a glance: its file, how well it fits its training data, how well it predicts "
+         "each log of this report (relative torque error over all joints), whether it is physically consistent, "
+         "and the model files written from it.");
+  fputs("<table class=\"sets\"><tr><th class=\"t\">set</th>"
+        "<th class=\"t\">parameters file</th><th>training rel. error [%]</th>"
+        "<th>training residual rise over least squares [%]</th>", f);
   for (int li = 0; li < nlog; li++) {
-    fputs("<th>held-out rel. error [%]: ", f);
+    fputs("<th>rel. error [%] on ", f);
     esc(f, base_name(c->pos[2 + li]));
     fputs("</th>", f);
   }
-  fputs("<th>physical consistency</th><th>model files</th></tr>\n", f);
+  fputs("<th class=\"t\">physical consistency</th><th class=\"t\">model files</th></tr>\n", f);
   for (int k = 0; k < ns; k++) {
     const reportSet* s = sv[k];
     fputs("<tr><td class=\"t\">", f);
     esc(f, s->label);
     fputs("</td><td class=\"l\">", f);
-    esc(f, base_name(s->path));
+    esc_path(f, base_name(s->path));
     fprintf(f, "</td><td>%.4g</td>", s->train_rel);
-    if (s->consistent_est) fprintf(f, "<td>%+.3g %%</td>", s->train_rise);
-    else fputs("<td>0 % (the estimate)</td>", f);
+    if (s->consistent_est) fprintf(f, "<td>%+.3g</td>", s->train_rise);
+    else fputs("<td>0 (the least-squares estimate)</td>", f);
     for (int li = 0; li < nlog; li++) { fputs("<td>", f); esc(f, s->heldout[li]); fputs("</td>", f); }
     fprintf(f, "<td class=\"t\">%s", verdict_text(s));
     long bad = 0, all = 0;
@@ -1027,7 +1076,7 @@ static void sets_section(FILE* f, reportSet* const* sv, int ns, const cliArgs* c
     file_links(f, s, out);
     fputs("</td></tr>\n", f);
   }
-  fputs("</table></div>\n<p>Training residual from the parameters files' headers: the least-squares "
+  fputs("</table>\n<p>Training residual from the parameters files' headers: the least-squares "
         "relative error on the training log (filtered torque) and, for an estimate made physically "
         "consistent, the rise of its weighted residual sum of squares over the least-squares optimum. "
         "Held-out errors are those of <code>dynid validate</code> (measured torque as logged).</p>\n", f);
@@ -1076,15 +1125,18 @@ static void summary_box(FILE* f, const dyModel* m, reportSet* const* sv, int ns,
   cli_fingerprint(m, fp, sizeof fp);
   if (!isnan(p0->cond) && isnan(p0->cond_scaled)) snprintf(cond, sizeof cond, "%.6g", p0->cond);  /* an older header */
   else if (!isnan(p0->cond)) cli_cond_text(cond, sizeof cond, p0->cond, p0->cond_weighted, p0->cond_scaled);
-  fputs("<div class=\"summary\"><h2 id=\"summary\">Summary</h2>\n<table class=\"kv\">\n<tr><th>arm</th><td class=\"t\"><code>", f);
-  esc(f, m->source);
+  fputs("<div class=\"summary\"><h2 id=\"summary\">Summary</h2>\n", f);
+  how(f, "The answer first: which arm, which data trained the parameters and which judge them, and how well each "
+         "set predicts the torque of the logs it is judged on, beside the nominal model's prediction.");
+  fputs("<table class=\"kv\">\n<tr><th>arm</th><td class=\"t\"><code>", f);
+  esc_path(f, m->source);
   fprintf(f, "</code>: %d joints (%s), fingerprint %s</td></tr>\n<tr><th>identified on</th><td class=\"t\">", n, types,
           strstr(fp, "geometry ") ? strstr(fp, "geometry ") + 9 : fp);
   for (int k = 0; k < p0->nlog; k++) {
     fputs(k ? ", <code>" : "<code>", f);
     char p[512];
     snprintf(p, sizeof p, "%s", p0->log[k]);
-    esc(f, p);
+    esc_path(f, p);
     fputs("</code>", f);
   }
   if (!p0->nlog) fputs("not recorded in the parameters file", f);
@@ -1095,7 +1147,7 @@ static void summary_box(FILE* f, const dyModel* m, reportSet* const* sv, int ns,
     fprintf(f, "<a href=\"#log%d\">", li + 1);
     esc(f, role[li]);
     fputs("</a>: <code>", f);
-    esc(f, c->pos[2 + li]);
+    esc_path(f, c->pos[2 + li]);
     fputs("</code>", f);
   }
   fprintf(f, "</td></tr>\n<tr><th>base parameters</th><td class=\"t\">%d%s", s0->prm->base->nb,
@@ -1248,12 +1300,16 @@ static int logs_body(const cliArgs* c, const dyModel* m, reportSet* const* sv, i
  * per joint the modified-DH geometry and the nominal mass. */
 static void model_section(FILE* f, const dyModel* m) {
   const int n = m->n;
-  fputs("<h2 id=\"model\">Model</h2>\n<p>", f);
+  fputs("<h2 id=\"model\">Model</h2>\n", f);
+  how(f, "The arm the parameters belong to, as dynid read it: its modified Denavit-Hartenberg geometry (theta "
+         "and d at q = 0) and nominal masses. The conversion check is the largest forward-kinematics difference "
+         "between the file and the converted model (about 1e-15 when the file was read right).");
+  fputs("<p>", f);
   char types[DY_MAXJ + 1];
   for (int j = 0; j < n; j++) types[j] = m->jnt_type[j] == DY_REVOLUTE ? 'R' : 'P';
   types[n] = 0;
   fprintf(f, "Source <code>");
-  esc(f, m->source);
+  esc_path(f, m->source);
   fprintf(f, "</code>: %d joints (%s), modified Denavit-Hartenberg; gravity in frame 0 "
              "(%.4g, %.4g, %.4g) m/s<sup>2</sup>; conversion check %.2g.</p>\n",
           n, types, m->gravity[0], m->gravity[1], m->gravity[2], m->load_fk_err);
@@ -1269,6 +1325,7 @@ static void model_section(FILE* f, const dyModel* m) {
  * the identifiability table. */
 typedef struct {
   int status;          /* 0 not identifiable, 1 only in combination, 2 alone */
+  int grp;             /* alone: the link of a link parameter, n for the joint parameters */
   char why[1024];      /* the reason, or the base parameters it is in */
   char names[2048];    /* the standard parameters, ", " between them */
   int count;
@@ -1278,7 +1335,7 @@ typedef struct {
  * "#   NAME: identifiable only in combination, in A B",
  * "#   NAME: identifiable alone[ as X]") into a row of rows (merged with an
  * earlier one of the same status and reason); the number of rows. */
-static int ident_parse(char* line, identRow* rows, int nrow) {
+static int ident_parse(const dyModel* m, char* line, identRow* rows, int nrow) {
   char* nm = line + strspn(line, "# ");
   char* c = strstr(nm, ": ");
   if (!c || strchr(nm, ' ') < c) return nrow;   /* the heading line */
@@ -1294,9 +1351,11 @@ static int ident_parse(char* line, identRow* rows, int nrow) {
     const char* as = strstr(rest, " as ");
     if (as && strcmp(as + 4, nm)) snprintf(r.why, sizeof r.why, "as %s", as + 4);
     else snprintf(r.why, sizeof r.why, as ? "a base parameter itself" : "alone, as a combination of its own");
+    int k = dy_parindex(m, nm);
+    r.grp = k < 0 ? -1 : k < DY_NPAR_LINK * m->n ? k / DY_NPAR_LINK : m->n;
   } else return nrow;
   for (int i = 0; i < nrow; i++)
-    if (rows[i].status == r.status && !strcmp(rows[i].why, r.why)) {
+    if (rows[i].status == r.status && rows[i].grp == r.grp && !strcmp(rows[i].why, r.why)) {
       size_t L = strlen(rows[i].names);
       snprintf(rows[i].names + L, sizeof rows[i].names - L, ", %s", nm);
       rows[i].count++;
@@ -1366,7 +1425,7 @@ static void ident_section(FILE* f, const dyModel* m, const dyiBase* b0) {
   identRow* rows = malloc(sizeof(identRow) * (size_t)(b0->npar + 1));
   int nrow = 0, cnt[3] = {0, 0, 0};
   for (char* line = rows && buf ? strtok(buf, "\n") : NULL; line; line = strtok(NULL, "\n"))
-    nrow = ident_parse(line, rows, nrow);
+    nrow = ident_parse(m, line, rows, nrow);
   for (int i = 0; i < nrow; i++) cnt[rows[i].status] += rows[i].count;
   fprintf(f, "<p>%d standard parameters%s, %d base parameters%s: %d identifiable alone, %d only in combination, "
              "%d not identifiable.</p>\n", b0->npar, b0->npar > DY_NPAR_LINK * m->n ? " (with joint friction and "
@@ -1397,7 +1456,7 @@ static void header_key(const char* key, const dyModel* m, const char** name, con
     {"set", "base-parameter set", "", 0}, {"method", "method", "", 0},
     {"friction", "joint parameters (IA, FV, FC, FO)", "", 0},
     {"samples", "samples (after filtering and decimation)", "", 0},
-    {"condition number", "regressor condition number", "1 (dimensionless)", 0},
+    {"condition number", "regressor condition number", "(dimensionless)", 0},
     {"residual rms per joint", "residual rms, joints 1..n", H_NM, 1},
     {"relative error per joint [%]", "relative error, joints 1..n", "%", 1},
     {"relative error all joints [%]", "relative error, all joints", "%", 0},
@@ -1456,7 +1515,7 @@ static void header_cell(FILE* f, const char* v, int kind) {
       continue;
     }
     if (kind == 2) fputs("<code>", f);
-    esc(f, line);
+    if (kind == 2) esc_path(f, line); else esc_units(f, line);
     if (kind == 2) fputs("</code>", f);
   }
   free(buf);
@@ -1511,9 +1570,70 @@ static void params_section(FILE* f, const dyModel* m, reportSet* const* sv, int 
     }
 }
 
-/* The page: title, summary, model, sets, identifiability, base
- * parameters, the logs' sections (body), physical consistency, and how it
- * was written (the command line and the model's fingerprint). */
+/* ---- Payload and drive gains: the place for what is identified beside
+ * the arm's base parameters. Today the drive gains: rows GAIN1..GAINn of
+ * a PARAMS file (identify --estimate-gains: N m, or N for a prismatic
+ * joint, per logged unit), value and std per set, read here from the
+ * file's rows as CONVENTIONS.md fixes them (name,value,std,...); the
+ * section is absent when no set has them. A payload (dynid payload's
+ * rows) would be a second table here. */
+static int gains_read(const char* path, int n, double* val, double* sd) {
+  FILE* in = fopen(path, "r");
+  char line[512];
+  int got = 0;
+  for (int j = 0; j < n; j++) val[j] = sd[j] = NAN;
+  while (in && fgets(line, sizeof line, in)) {
+    char* e;
+    if (strncasecmp(line, "gain", 4) || !isdigit((unsigned char)line[4])) continue;
+    long j = strtol(line + 4, &e, 10);
+    if (*e != ',' || j < 1 || j > n) continue;
+    val[j - 1] = strtod(e + 1, &e);
+    sd[j - 1] = *e == ',' && e[1] != ',' && e[1] != '\n' ? strtod(e + 1, NULL) : NAN;
+    got++;
+  }
+  if (in) fclose(in);
+  return got;
+}
+
+static void gains_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns) {
+  double val[MAXSET][DY_MAXJ], sd[MAXSET][DY_MAXJ];
+  int any = 0;
+  for (int k = 0; k < ns; k++) any += gains_read(sv[k]->path, m->n, val[k], sd[k]);
+  if (!any) return;
+  fputs("<h2 id=\"gains\">Payload and drive gains</h2>\n", f);
+  how(f, "The drive gain of each joint estimated with the parameters: logged torque unit (e.g. motor current) "
+         "to joint torque, with its standard deviation.");
+  fputs("<table class=\"gains\">", f);
+  set_header(f, sv, ns, "joint</th><th class=\"t\">unit", "<th>gain</th><th>std</th><th>rel. std [%]</th>", NULL);
+  for (int j = 0; j < m->n; j++) {
+    fprintf(f, "<tr><td>%d</td><td class=\"u\">%s per logged unit</td>", j + 1,
+            m->jnt_type[j] == DY_REVOLUTE ? H_NM : "N");
+    for (int k = 0; k < ns; k++)
+      if (isnan(val[k][j])) fputs("<td>-</td><td>-</td><td>-</td>", f);
+      else fprintf(f, "<td>%.6g</td><td>%.3g</td><td>%.3g</td>", val[k][j], sd[k][j],
+                   100 * sd[k][j] / fabs(val[k][j]));
+    fputs("</tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+/* A line of links to the page's sections, in their order. */
+static void nav(FILE* f, const cliArgs* c, char (*role)[160]) {
+  fputs("<nav>Contents: <a href=\"#summary\">Summary</a> <a href=\"#sets\">Parameter sets</a> ", f);
+  for (int li = 0; li + 2 < c->npos; li++) {
+    fprintf(f, "<a href=\"#log%d\">", li + 1);
+    esc(f, strncmp(role[li], "Training", 8) ? "Held-out " : "Training ");
+    fprintf(f, "log %d</a> ", li + 1);
+  }
+  fputs("<a href=\"#parameters\">Base parameters</a> <a href=\"#physical\">Physical consistency</a> "
+        "<a href=\"#identifiability\">Identifiability</a> <a href=\"#model\">Model</a></nav>\n", f);
+}
+
+/* The page: title, contents, summary, sets, the logs' sections (body),
+ * base parameters, the place of payload and drive gains, physical
+ * consistency, identifiability, model (results first, the reference
+ * after), and how it was written (the command line and the model's
+ * fingerprint). */
 static void write_page(FILE* f, const cliArgs* c, const dyModel* m, reportSet* const* sv, int ns, char (*role)[160],
                        const char* body, size_t blen) {
   const char* out = cli_opt(c, "o");
@@ -1521,18 +1641,21 @@ static void write_page(FILE* f, const cliArgs* c, const dyModel* m, reportSet* c
   char tbuf[300];
   if (!title) { snprintf(tbuf, sizeof tbuf, "dynid report: %s", m->source); title = tbuf; }
   fprintf(f, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
-             "<meta charset=\"utf-8\"/>\n<title>");
+             "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+             "<title>");
   esc(f, title);
   fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
   esc(f, title);
   fputs("</h1>\n", f);
+  nav(f, c, role);
   summary_box(f, m, sv, ns, c, role);
-  model_section(f, m);
   sets_section(f, sv, ns, c, out);
-  ident_section(f, m, sv[0]->prm->base);
-  params_section(f, m, sv, ns);
   fwrite(body, 1, blen, f);
+  params_section(f, m, sv, ns);
+  gains_section(f, m, sv, ns);
   phys_section(f, m, sv, ns, out);
+  ident_section(f, m, sv[0]->prm->base);
+  model_section(f, m);
   char fpr[96];
   cli_fingerprint(m, fpr, sizeof fpr);
   fprintf(f, "<p class=\"cap\">Written by dynid %s: <code>", DYNID_VERSION);
