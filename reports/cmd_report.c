@@ -171,7 +171,7 @@ static const char* css =
   "@media (max-width:1000px){.grid{grid-template-columns:minmax(0,1fr)}}"
   ".grid svg{width:100%;max-width:760px;height:auto}.ok{color:#2a2}.bad{color:#c22}"
   "summary{cursor:pointer;margin:0.5em 0}details{margin:0.3em 0}"
-  "svg{max-width:100%;height:auto}p.how{color:#555;font-style:italic;margin:0.3em 0 0.8em}"
+  "sup{line-height:0}svg{max-width:100%;height:auto}p.how{color:#555;font-style:italic;margin:0.3em 0 0.8em}"
   "nav{margin:0.5em 0 1em}nav a{margin-right:1em;white-space:nowrap}"
   ".summary{border:2px solid #1f77b4;border-radius:6px;padding:0.2em 1.2em 0.8em;background:#f8fbff}"
   ".summary h2{margin-top:0.6em;border:none}table.kv th{text-align:left}"
@@ -469,29 +469,22 @@ static void param_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns,
     esc(f, expr);
     fputs("</td></tr>\n", f);
   }
-  fputs("</table>\n<ul class=\"poorly\">\n", f);
+  fputs("</table>\n", f);
   for (int k = 0; k < ns; k++) {
-    /* the lines `dynid identify` prints on the terminal, by the same rule */
+    /* the lines `dynid identify` prints on the terminal, by the same rule
+     * (preformatted as there, wrapped: other tests read them as they are) */
     const reportSet* s = sv[k];
     const char** names = malloc(sizeof(char*) * (size_t)b->nb);
     if (!names) continue;
     for (int i = 0; i < b->nb; i++) names[i] = s->prm->base->name[i];
-    char* buf = NULL; size_t len = 0;
-    FILE* mf = open_memstream(&buf, &len);
-    if (mf) {
-      cli_ident_lines(mf, b->nb, names, s->prm->value, s->prm->std, s->scale);
-      fclose(mf);
-    }
-    for (char* line = buf ? strtok(buf, "\n") : NULL; line; line = strtok(NULL, "\n")) {
-      fputs("<li>", f);
-      if (ns > 1) { fputs("<b>", f); esc(f, s->label); fputs("</b>: ", f); }
-      esc(f, line);
-      fputs("</li>\n", f);
-    }
-    free(buf);
+    char* buf; size_t len; FILE* mf;
+    pre_begin(&buf, &len, &mf);
+    if (ns > 1) fprintf(mf, "%s:\n", s->label);
+    cli_ident_lines(mf, b->nb, names, s->prm->value, s->prm->std, s->scale);
+    pre_end(f, &buf, mf, "poorly");
     free(names);
   }
-  fputs("</ul>\n<p>Shaded: poorly identified (relative standard deviation above 10 % and standard deviation above "
+  fputs("<p>Shaded: poorly identified (relative standard deviation above 10 % and standard deviation above "
         "1e-3 of the parameter's scale ||tau|| / ||Y_k||, here over the rows of the training logs among this "
         "report's logs, else of all of them), as <code>dynid identify</code> flags them: poorly excited, or "
         "with little effect on the torque. The nominal column is the same combination of the model file's "
