@@ -12,18 +12,27 @@
  * (dy_load_model; same arm, same modified-DH geometry) for the per-link
  * table, all are linked from the page. An empty entry: none for that set.
  *
- * Sections: the model; the parameter sets at a glance (training residual
- * from the PARAMS headers, held-out error per log, physical consistency,
- * model files); identifiability (which standard parameters are
- * identifiable, in which combinations); the base parameters of each set
- * with value, standard deviation and expression; per log: data-quality
- * findings, the metrics of `dynid validate` of each set (computed by the
- * same validator, so the numbers are the same), measured against predicted
- * torque per joint, residual histograms, per-joint errors and the smallest
- * eigenvalue of the inertia matrix along the log; the physical consistency
- * of each set (certified verdict) and, per link, nominal against
- * identified mass, centre of mass and principal moments with the link's
- * validity. The identified links are the standard parameters the PARAMS
+ * Sections, results first and reference after, each with a line on how
+ * to read it: the summary; the parameter sets at a glance (training
+ * residual from the PARAMS headers, error per log, physical consistency,
+ * model files); per log: data-quality findings (a table), the metrics of
+ * `dynid validate` of each set (computed by the same validator, so the
+ * numbers are the same), each set's checks along the log (largest error,
+ * inertia matrix, forward simulation with its position error per joint in
+ * rad and degrees), measured against predicted torque per joint, residual
+ * histograms, per-joint errors and the smallest eigenvalue of the inertia
+ * matrix along the log; the base parameters (the PARAMS headers as a
+ * table of quantity, unit and value; each base parameter with its unit,
+ * value, standard deviation and expression); the place of payload and
+ * drive gains (gains_section); the physical consistency of each set
+ * (certified verdict) and, per link, nominal against identified mass,
+ * centre of mass and principal moments with the link's validity;
+ * identifiability (which standard parameters are identifiable, alone, in
+ * which combinations, or not and why: tables by status); the model.
+ * Units in one typography (kg m^2 as kg&#183;m<sup>2</sup>: H_ and P_
+ * below), in every table.
+ *
+ * The identified links are the standard parameters the PARAMS
  * file carries ("#! pi" lines: the ones its estimate was solved as, checked
  * link by link, no search); else they come from the set's model file, or
  * from the closest physically consistent realisation of its base
