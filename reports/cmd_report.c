@@ -127,6 +127,22 @@ static void pre_end(FILE* f, char** buf, FILE* mf, const char* cls) {
   free(*buf);
 }
 
+/* the same, each line's leading "# " (a file's comment mark) dropped */
+static void pre_end_plain(FILE* f, char** buf, FILE* mf, const char* cls) {
+  fclose(mf);
+  fprintf(f, "<pre class=\"%s\">", cls);
+  for (const char* s = *buf ? *buf : ""; *s;) {
+    size_t L = strcspn(s, "\n");
+    size_t skip = !strncmp(s, "# ", 2) ? 2 : 0;
+    char* line = strndup(s + skip, L - skip);
+    if (line) { esc(f, line); fputc('\n', f); }
+    free(line);
+    s += L + (s[L] == '\n');
+  }
+  fputs("</pre>\n", f);
+  free(*buf);
+}
+
 /* One parameter set and what the page says about it. */
 typedef struct {
   const char* path;           /* PARAMS file */
@@ -576,12 +592,14 @@ static void nominal_baseline(dyvValidator* vn, int li, int n) {
  * dropped and the time steps. */
 static void quality_table(FILE* f, const dyiQuality* q) {
   fputs("<h3>Data quality</h3>\n", f);
-  how(f, "What the data-quality gate found in the log's rows: each finding names the file lines (as an editor "
-         "numbers them), the column, what it means and what to do. None of them stopped the report.");
   long rows, dropped;
   double dmin, dmed, dmax;
   dyi_quality_stats(q, &rows, &dropped, &dmin, &dmed, &dmax);
   const int nf = dyi_quality_count(q);
+  how(f, nf ? "What the data-quality gate found in the log's rows: each finding names the file lines (as an editor "
+              "numbers them), the column, what it means and what to do."
+            : "The data-quality gate checks every row (numbers, time steps, stale rows, lagging velocities, "
+              "saturated torque) and found nothing to report.");
   if (nf) {
     fputs("<table class=\"quality\"><tr><th>file lines</th><th class=\"t\">column</th><th class=\"t\">kind</th>"
           "<th class=\"t\">finding and fix</th><th>rows</th></tr>\n", f);
@@ -1038,7 +1056,7 @@ static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns
     char* buf; size_t len; FILE* mf;
     pre_begin(&buf, &len, &mf);
     dyv_phys_print(mf, &sv[k]->phys);
-    pre_end(f, &buf, mf, "phys");
+    pre_end_plain(f, &buf, mf, "phys");
     fputs("</details>\n", f);
   }
 }
@@ -1401,7 +1419,7 @@ static void ident_group(FILE* f, const identRow* rows, int nrow, int status) {
     if (rows[i].status != status) continue;
     fputs("<tr><td class=\"l\">", f);
     esc(f, rows[i].names);
-    fprintf(f, "</td><td class=\"t\">%s</td><td class=\"t\">", status == 0 ? "not identifiable"
+    fprintf(f, "</td><td class=\"u\">%s</td><td class=\"t\">", status == 0 ? "not identifiable"
             : status == 1 ? "only in combination" : "alone");
     if (status == 1) ident_links(f, rows[i].why);
     else esc(f, rows[i].why);
@@ -1661,7 +1679,7 @@ static void write_page(FILE* f, const cliArgs* c, const dyModel* m, reportSet* c
   char fpr[96];
   cli_fingerprint(m, fpr, sizeof fpr);
   fprintf(f, "<p class=\"cap\">Written by dynid %s: <code>", DYNID_VERSION);
-  for (int i = 0; i < c->argc; i++) { if (i) fputc(' ', f); esc(f, i ? c->argv[i] : "dynid"); }
+  for (int i = 0; i < c->argc; i++) { if (i) fputc(' ', f); esc_path(f, i ? c->argv[i] : "dynid"); }
   fputs("</code>; model fingerprint ", f);
   esc(f, fpr);
   fputs(".</p>\n", f);

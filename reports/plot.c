@@ -281,10 +281,25 @@ static int values_fit(double bw, int n) {
   return bw / n * (vx2 - vx1) * (sx2 - sx1) >= 1.2 * ht;
 }
 
+/* Every how many labels one is written under the bars so that they never
+ * touch: a label's width taken as 0.7 character heights per character
+ * plus one of space, against the slot of one label (as values_fit). */
+static int label_step(const char* const* labels, int n) {
+  PLFLT vx1, vx2, vy1, vy2, sx1, sx2, sy1, sy2, def, ht;
+  plgvpd(&vx1, &vx2, &vy1, &vy2);
+  plgspa(&sx1, &sx2, &sy1, &sy2);
+  plgchr(&def, &ht);
+  size_t wide = 1;
+  for (int i = 0; i < n; i++) wide = strlen(labels[i]) > wide ? strlen(labels[i]) : wide;
+  double slot = (vx2 - vx1) * (sx2 - sx1) / n, need = (0.7 * (double)wide + 1) * ht;
+  return slot >= need ? 1 : (int)ceil(need / slot);
+}
+
 /* Bars of width 0.7 / nseries per label, each series in its colour; the
  * values over the bars, upright so that neighbours never overlap, when
  * every bar is wide enough for one (values_fit; else none: the caller's
- * table holds them); room above for them and for the legend. */
+ * table holds them); the labels under the bars, every one or every k-th
+ * when they would touch (label_step); room above for values and legend. */
 int dyp_groupbars(FILE* f, const cliPlotFrame* fr, const char* const* labels,
                   const double* const* v, const char* const* names, int nseries, int n) {
   if (n < 1 || too_many(fr, nseries)) return -1;
@@ -299,12 +314,13 @@ int dyp_groupbars(FILE* f, const cliPlotFrame* fr, const char* const* labels,
   plbox("bc", 0, 0, "bcnstg", 0, 0);
   pllab(fr->xlabel, fr->ylabel, fr->title);
   const double bw = 0.7 / nseries;
+  const int every = label_step(labels, n);
   plschr(0, 0.8);
   const int show = values_fit(bw, n);
   for (int i = 0; i < n; i++) {
     plcol0(15);
     plschr(0, 1.1);
-    plmtex("b", 1.5, (i + 0.5) / n, 0.5, labels[i]);
+    if (i % every == 0) plmtex("b", 1.5, (i + 0.5) / n, 0.5, labels[i]);
     plschr(0, 0.8);
     for (int k = 0; k < nseries; k++) {
       double x0 = i + 0.15 + k * bw, y = isfinite(v[k][i]) ? v[k][i] : 0;
