@@ -746,8 +746,10 @@ static void metrics_table(FILE* f, const dyModel* m, const reportMetrics* M, rep
 static void checks_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns, dyvValidator* const* v, long cnt) {
   fputs("<table class=\"checks\"><tr><th class=\"t\">check</th><th class=\"t\">unit</th>", f);
   for (int k = 0; k < ns; k++) { fputs("<th class=\"t\">", f); esc(f, ns > 1 ? sv[k]->label : "result"); fputs("</th>", f); }
+  int prismatic = 0;
+  for (int j = 0; j < m->n; j++) prismatic |= m->jnt_type[j] == DY_PRISMATIC;
   fprintf(f, "</tr>\n<tr><td class=\"t\">largest torque error</td><td class=\"u\">%s</td>",
-          m->jnt_type[v[0]->st.maxjoint] == DY_REVOLUTE ? H_NM : "N");
+          prismatic ? H_NM " (revolute),<br/>N (prismatic)" : H_NM);
   for (int k = 0; k < ns; k++)
     fprintf(f, "<td class=\"t\">%.3g on joint %d at data row %ld (t = %.4g s)</td>", v[k]->st.maxerr,
             v[k]->st.maxjoint + 1, v[k]->st.maxrow, v[k]->st.maxt);
