@@ -716,7 +716,8 @@ static const char* inertia_unit(const dyModel* m) {
 }
 
 /* The torque metrics table: per joint and all, each set's rms error,
- * relative error and R^2 as validate prints them. */
+ * relative error and R^2 as validate prints them, in the digits a reader
+ * compares (3 significant; 0.01 %, as the summary; 1e-4). */
 static void metrics_table(FILE* f, const dyModel* m, const reportMetrics* M, reportSet* const* sv, int ns) {
   int prismatic = 0;
   for (int j = 0; j < m->n; j++) prismatic |= m->jnt_type[j] == DY_PRISMATIC;
@@ -726,7 +727,7 @@ static void metrics_table(FILE* f, const dyModel* m, const reportMetrics* M, rep
   fputs("<h3>Torque prediction</h3>\n", f);
   how(f, "How well each set predicts the measured torque of this log: rms error, relative error (rms error / rms "
          "measured torque) and R<sup>2</sup> per joint and over all joints, as <code>dynid validate</code> prints "
-         "them. Lower errors and R<sup>2</sup> nearer 1 are better; the light joints have large relative errors.");
+         "them (rounded). Lower errors and R<sup>2</sup> nearer 1 are better; the light joints have large relative errors.");
   fputs("<table class=\"metrics\">", f);
   set_header(f, sv, ns, "joint", three, NULL);
   for (int row = 0; row < M->nrow; row++) {
@@ -734,7 +735,8 @@ static void metrics_table(FILE* f, const dyModel* m, const reportMetrics* M, rep
     esc(f, M->rowname[row]);
     fputs("</td>", f);
     for (int k = 0; k < ns; k++)
-      for (int q = 0; q < 3; q++) { fputs("<td>", f); esc(f, M->cell[k][row][q]); fputs("</td>", f); }
+      fprintf(f, "<td>%.3g</td><td>%.2f</td><td>%.4f</td>", strtod(M->cell[k][row][0], NULL),
+              strtod(M->cell[k][row][1], NULL), strtod(M->cell[k][row][2], NULL));
     fputs("</tr>\n", f);
   }
   fputs("</table>\n", f);
@@ -1089,7 +1091,7 @@ static void sets_section(FILE* f, reportSet* const* sv, int ns, const cliArgs* c
     fprintf(f, "</td><td>%.4g</td>", s->train_rel);
     if (s->consistent_est) fprintf(f, "<td>%+.3g</td>", s->train_rise);
     else fputs("<td>0 (the least-squares estimate)</td>", f);
-    for (int li = 0; li < nlog; li++) { fputs("<td>", f); esc(f, s->heldout[li]); fputs("</td>", f); }
+    for (int li = 0; li < nlog; li++) fprintf(f, "<td>%.2f</td>", strtod(s->heldout[li], NULL));
     fprintf(f, "<td class=\"t\">%s", verdict_text(s));
     long bad = 0, all = 0;
     for (int li = 0; li < nlog; li++) { bad += s->not_pd[li]; all += s->samples[li]; }
