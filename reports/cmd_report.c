@@ -1348,7 +1348,7 @@ static void model_section(FILE* f, const dyModel* m) {
 /* The standard parameters that share a status and a reason: one row of
  * the identifiability table. */
 typedef struct {
-  int status;          /* 0 not identifiable, 1 only in combination, 2 alone */
+  int status;          /* 0 not identifiable, 1 only in combination, 2 alone, 3 held (--fix, --drop) */
   int grp;             /* alone: the link of a link parameter, n for the joint parameters */
   char why[1024];      /* the reason, or the base parameters it is in */
   char names[2048];    /* the standard parameters, ", " between them */
@@ -1377,6 +1377,9 @@ static int ident_parse(const dyModel* m, char* line, identRow* rows, int nrow) {
     else snprintf(r.why, sizeof r.why, as ? "a base parameter itself" : "alone, as a combination of its own");
     int k = dy_parindex(m, nm);
     r.grp = k < 0 ? -1 : k < DY_NPAR_LINK * m->n ? k / DY_NPAR_LINK : m->n;
+  } else if (!strncmp(rest, "held at ", 8)) {   /* "held at V, not estimated (--fix, --drop)" */
+    r.status = 3;
+    snprintf(r.why, sizeof r.why, "%s", rest);
   } else return nrow;
   for (int i = 0; i < nrow; i++)
     if (rows[i].status == r.status && rows[i].grp == r.grp && !strcmp(rows[i].why, r.why)) {
@@ -1409,8 +1412,10 @@ static void ident_links(FILE* f, const char* list) {
 
 /* One status group: its rows as a table in a <details>, open when short. */
 static void ident_group(FILE* f, const identRow* rows, int nrow, int status) {
-  static const char* title[3] = {"Not identifiable", "Identifiable only in combination", "Identifiable alone"};
-  static const char* head[3] = {"why", "in the base parameters", "as"};
+  static const char* title[4] = {"Not identifiable", "Identifiable only in combination", "Identifiable alone",
+                                 "Held, not estimated"};
+  static const char* head[4] = {"why", "in the base parameters", "as", "value"};
+  static const char* word[4] = {"not identifiable", "only in combination", "alone", "held"};
   int nr = 0, np = 0;
   for (int i = 0; i < nrow; i++)
     if (rows[i].status == status) { nr++; np += rows[i].count; }
@@ -1423,8 +1428,7 @@ static void ident_group(FILE* f, const identRow* rows, int nrow, int status) {
     if (rows[i].status != status) continue;
     fputs("<tr><td class=\"l\">", f);
     esc(f, rows[i].names);
-    fprintf(f, "</td><td class=\"u\">%s</td><td class=\"t\">", status == 0 ? "not identifiable"
-            : status == 1 ? "only in combination" : "alone");
+    fprintf(f, "</td><td class=\"u\">%s</td><td class=\"t\">", word[status]);
     if (status == 1) ident_links(f, rows[i].why);
     else esc(f, rows[i].why);
     fputs("</td></tr>\n", f);
@@ -1447,15 +1451,17 @@ static void ident_section(FILE* f, const dyModel* m, const dyiBase* b0) {
   dyi_base_report(mf, m, b0);
   fclose(mf);
   identRow* rows = malloc(sizeof(identRow) * (size_t)(b0->npar + 1));
-  int nrow = 0, cnt[3] = {0, 0, 0};
+  int nrow = 0, cnt[4] = {0, 0, 0, 0};
   for (char* line = rows && buf ? strtok(buf, "\n") : NULL; line; line = strtok(NULL, "\n"))
     nrow = ident_parse(m, line, rows, nrow);
   for (int i = 0; i < nrow; i++) cnt[rows[i].status] += rows[i].count;
   fprintf(f, "<p>%d standard parameters%s, %d base parameters%s: %d identifiable alone, %d only in combination, "
-             "%d not identifiable.</p>\n", b0->npar, b0->npar > DY_NPAR_LINK * m->n ? " (with joint friction and "
+             "%d not identifiable", b0->npar, b0->npar > DY_NPAR_LINK * m->n ? " (with joint friction and "
              "armature)" : "", b0->nb, b0->set == DYI_SET_FILE ? " (the set of the parameters file, rebuilt from "
              "its expressions)" : "", cnt[2], cnt[1], cnt[0]);
-  for (int st = 0; st < 3 && rows; st++) ident_group(f, rows, nrow, st);
+  if (cnt[3]) fprintf(f, ", %d held at a given value", cnt[3]);
+  fputs(".</p>\n", f);
+  for (int st = 0; st < 4 && rows; st++) ident_group(f, rows, nrow, st);
   free(rows);
   free(buf);
 }

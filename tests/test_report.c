@@ -333,11 +333,11 @@ static void single_sections(const char* html) {
 
 /* the group of the identifiability section that holds the standard
  * parameter name as a whole word in a parameters cell: 0 not
- * identifiable, 1 only in combination, 2 alone; -1 if none, -2 if more
+ * identifiable, 1 only in combination, 2 alone, 3 held; -1 if none, -2 if more
  * than one cell holds it */
 static int ident_group_of(const char* sec, const char* end, const char* name) {
-  static const char* head[3] = {"<b>Not identifiable</b>", "<b>Identifiable only in combination</b>",
-                                "<b>Identifiable alone</b>"};
+  static const char* head[4] = {"<b>Not identifiable</b>", "<b>Identifiable only in combination</b>",
+                                "<b>Identifiable alone</b>", "<b>Held, not estimated</b>"};
   int g = -1;
   size_t L = strlen(name);
   for (const char* p = sec; (p = strstr(p, name)) && p < end; p++) {
@@ -346,7 +346,7 @@ static int ident_group_of(const char* sec, const char* end, const char* name) {
     while (cell > sec && strncmp(cell, "<td", 3)) cell--;
     if (strncmp(cell, "<td class=\"l\">", 14)) continue;   /* a parameters cell, not a base parameter link */
     int k = -1;
-    for (int h = 0; h < 3; h++) {
+    for (int h = 0; h < 4; h++) {
       const char* at = strstr(sec, head[h]);
       if (at && at < p && (k < 0 || at > strstr(sec, head[k]))) k = h;
     }
@@ -372,7 +372,8 @@ static void ident_table(const char* html, const char* M) {
   for (char* line = base ? strtok(base, "\n") : NULL; line && sec && end; line = strtok(NULL, "\n")) {
     char name[32], rest[64];
     if (strncmp(line, "#   ", 4) || sscanf(line + 4, "%31[^:]: %63[^\n]", name, rest) != 2) continue;
-    int want = !strncmp(rest, "not identifiable", 16) ? 0 : !strncmp(rest, "identifiable only", 17) ? 1 : 2;
+    int want = !strncmp(rest, "not identifiable", 16) ? 0 : !strncmp(rest, "identifiable only", 17) ? 1
+             : !strncmp(rest, "held at ", 8) ? 3 : 2;
     int got = ident_group_of(sec, end, name);
     n++;
     right += got == want;
