@@ -12,18 +12,27 @@
  * (dy_load_model; same arm, same modified-DH geometry) for the per-link
  * table, all are linked from the page. An empty entry: none for that set.
  *
- * Sections: the model; the parameter sets at a glance (training residual
- * from the PARAMS headers, held-out error per log, physical consistency,
- * model files); identifiability (which standard parameters are
- * identifiable, in which combinations); the base parameters of each set
- * with value, standard deviation and expression; per log: data-quality
- * findings, the metrics of `dynid validate` of each set (computed by the
- * same validator, so the numbers are the same), measured against predicted
- * torque per joint, residual histograms, per-joint errors and the smallest
- * eigenvalue of the inertia matrix along the log; the physical consistency
- * of each set (certified verdict) and, per link, nominal against
- * identified mass, centre of mass and principal moments with the link's
- * validity. The identified links are the standard parameters the PARAMS
+ * Sections, results first and reference after, each with a line on how
+ * to read it: the summary; the parameter sets at a glance (training
+ * residual from the PARAMS headers, error per log, physical consistency,
+ * model files); per log: data-quality findings (a table), the metrics of
+ * `dynid validate` of each set (computed by the same validator, so the
+ * numbers are the same), each set's checks along the log (largest error,
+ * inertia matrix, forward simulation with its position error per joint in
+ * rad and degrees), measured against predicted torque per joint, residual
+ * histograms, per-joint errors and the smallest eigenvalue of the inertia
+ * matrix along the log; the base parameters (the PARAMS headers as a
+ * table of quantity, unit and value; each base parameter with its unit,
+ * value, standard deviation and expression); the place of payload and
+ * drive gains (gains_section); the physical consistency of each set
+ * (certified verdict) and, per link, nominal against identified mass,
+ * centre of mass and principal moments with the link's validity;
+ * identifiability (which standard parameters are identifiable, alone, in
+ * which combinations, or not and why: tables by status); the model.
+ * Units in one typography (kg m^2 as kg&#183;m<sup>2</sup>: H_ and P_
+ * below), in every table.
+ *
+ * The identified links are the standard parameters the PARAMS
  * file carries ("#! pi" lines: the ones its estimate was solved as, checked
  * link by link, no search); else they come from the set's model file, or
  * from the closest physically consistent realisation of its base
@@ -41,15 +50,29 @@
 #include "ident/quality.h"
 #include "verify/validate.h"
 #include "core/mathu.h"
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #define MAXPTS 20000   /* samples kept per log for the plots (thinned beyond) */
 #define MAXSET 2       /* PARAMS and --compare PARAMS2 */
 #define MAXFILES 4     /* model files linked per set */
 #define MAXLOG 14      /* held-out logs */
+
+/* One unit typography on the page: a centred dot between factors, powers
+ * as superscripts; H_ for the HTML (tables, text, headings), P_ for the
+ * plots (PLplot text: the UTF-8 dot, #u superscript, #d back down). */
+#define H_KGM2 "kg&#183;m<sup>2</sup>"
+#define H_KGM "kg&#183;m"
+#define H_NM "N&#183;m"
+#define H_NMSR "N&#183;m&#183;s/rad"
+#define H_NSM "N&#183;s/m"
+#define P_DOT "\xc2\xb7"
+#define P_NM "N" P_DOT "m"
+#define P_KGM2 "kg" P_DOT "m#u2#d"
 
 static void esc(FILE* f, const char* s) {
   for (; *s; s++) {
@@ -62,12 +85,60 @@ static void esc(FILE* f, const char* s) {
   }
 }
 
+/* a path or command line escaped, with a break opportunity after each
+ * '/', '.', '_' and ',' (long paths wrap instead of widening the page) */
+static void esc_path(FILE* f, const char* s) {
+  char b[2] = {0, 0};
+  for (; *s; s++) {
+    b[0] = *s;
+    esc(f, b);
+    if (strchr("/._,", *s) && s[1]) fputs("<wbr/>", f);
+  }
+}
+
+/* s escaped, with the units of header text in the page's typography
+ * (kg m^2, m/s^2, m s^2: superscript powers, a centred dot) */
+static void esc_units(FILE* f, const char* s) {
+  const char* s0 = s;
+  static const struct { const char* in; const char* out; } U[] = {
+    {"kg m^2", H_KGM2}, {"m/s^2", "m/s<sup>2</sup>"}, {"m s^2", "m&#183;s<sup>2</sup>"}, {"N m", H_NM}};
+  char b[2] = {0, 0};
+  while (*s) {
+    size_t i = 0;
+    while (i < sizeof U / sizeof U[0] && strncmp(s, U[i].in, strlen(U[i].in))) i++;
+    if (i < sizeof U / sizeof U[0] && !isalnum((unsigned char)s[strlen(U[i].in)]) &&
+        (s == s0 || !isalnum((unsigned char)s[-1]))) {
+      fputs(U[i].out, f);
+      s += strlen(U[i].in);
+      continue;
+    }
+    b[0] = *s++;
+    esc(f, b);
+  }
+}
+
 /* the text a function printed into a memory stream, escaped into <pre> */
 static void pre_begin(char** buf, size_t* len, FILE** mf) { *buf = NULL; *len = 0; *mf = open_memstream(buf, len); }
 static void pre_end(FILE* f, char** buf, FILE* mf, const char* cls) {
   fclose(mf);                  /* sets *buf */
   fprintf(f, "<pre class=\"%s\">", cls);
   esc(f, *buf ? *buf : "");
+  fputs("</pre>\n", f);
+  free(*buf);
+}
+
+/* the same, each line's leading "# " (a file's comment mark) dropped */
+static void pre_end_plain(FILE* f, char** buf, FILE* mf, const char* cls) {
+  fclose(mf);
+  fprintf(f, "<pre class=\"%s\">", cls);
+  for (const char* s = *buf ? *buf : ""; *s;) {
+    size_t L = strcspn(s, "\n");
+    size_t skip = !strncmp(s, "# ", 2) ? 2 : 0;
+    char* line = strndup(s + skip, L - skip);
+    if (line) { esc(f, line); fputc('\n', f); }
+    free(line);
+    s += L + (s[L] == '\n');
+  }
   fputs("</pre>\n", f);
   free(*buf);
 }
@@ -107,23 +178,63 @@ typedef struct {
   double* eig[MAXSET];        /* smallest eigenvalue of H per set (MAXPTS) */
 } reportSeries;
 
+/* No box clips or scrolls its text: cells and preformatted text wrap
+ * (long words and paths anywhere), numbers align right, text left. */
 static const char* css =
-  "body{font-family:sans-serif;max-width:1300px;margin:2em auto;color:#222}"
+  "body{font-family:sans-serif;max-width:1300px;margin:2em auto;padding:0 1em;color:#222;line-height:1.35}"
   "h1{border-bottom:2px solid #1f77b4}h2{margin-top:2em;border-bottom:1px solid #ccc}"
   "table{border-collapse:collapse;font-size:90%;margin:0.5em 0}"
-  "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}"
-  "th{background:#eef}td.l{text-align:left;font-family:monospace}td.t{text-align:left}"
+  "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right;vertical-align:top;white-space:nowrap}"
+  "th{background:#eef;white-space:normal}td.l,td.t,th.t{text-align:left;white-space:normal;overflow-wrap:break-word}"
+  "td.l{font-family:monospace}"
+  "td.u{text-align:left;white-space:nowrap}"
   "tr.warn td{background:#fee}tr.nom td{background:#f4f4f4;color:#555}td.warn{background:#fee}"
-  "table.links td{white-space:nowrap}table.links tr.nom td{border-top:2px solid #999}"
+  "table.links tr.nom td{border-top:2px solid #999}"
   "td.link{background:#fff !important;color:#222 !important;text-align:center;font-weight:bold}"
-  "pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:85%}"
-  ".grid{display:flex;flex-wrap:wrap}.grid svg{width:540px;height:auto}.ok{color:#2a2}.bad{color:#c22}"
-  ".wide{overflow-x:auto}summary{cursor:pointer;margin:0.5em 0}"
-  "svg{max-width:100%;height:auto}"
+  "pre{background:#f7f7f7;padding:8px;font-size:85%;white-space:pre-wrap;overflow-wrap:anywhere}"
+  ".grid{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:0.5em}"
+  "@media (max-width:1000px){.grid{grid-template-columns:minmax(0,1fr)}}"
+  ".grid svg{width:100%;max-width:760px;height:auto}.ok{color:#2a2}.bad{color:#c22}"
+  "summary{cursor:pointer;margin:0.5em 0}details{margin:0.3em 0}"
+  "sup{line-height:0}svg{max-width:100%;height:auto}p.how{color:#555;font-style:italic;margin:0.3em 0 0.8em}"
+  "nav{margin:0.5em 0 1em}nav a{margin-right:1em;white-space:nowrap}"
   ".summary{border:2px solid #1f77b4;border-radius:6px;padding:0.2em 1.2em 0.8em;background:#f8fbff}"
-  ".summary h2{margin-top:0.6em;border:none}table.kv th{text-align:left;width:12em}table.kv td{min-width:40em}"
+  ".summary h2{margin-top:0.6em;border:none}table.kv th{text-align:left}"
   "table.errs td{min-width:3.5em}table.errs td.all{font-weight:bold}p.cap{margin:0.8em 0 0.2em}"
   "td.nomv{color:#555;background:#f4f4f4}";
+
+/* The unit of standard parameter k of m (CONVENTIONS order), as HTML:
+ * XX..ZZ kg m^2, MX..MZ kg m, M kg; a revolute joint's IA, FV, FC, FO
+ * kg m^2, N m s/rad, N m, N m; a prismatic joint's kg, N s/m, N, N. */
+static const char* par_unit(const dyModel* m, int k) {
+  static const char* joint[2][DY_NPAR_JNT] = {{"kg", H_NSM, "N", "N"}, {H_KGM2, H_NMSR, H_NM, H_NM}};
+  const int nl = DY_NPAR_LINK * m->n;
+  if (k < nl) return k % DY_NPAR_LINK < DY_MX ? H_KGM2 : k % DY_NPAR_LINK < DY_M ? H_KGM : "kg";
+  return joint[m->jnt_type[(k - nl) / DY_NPAR_JNT] == DY_REVOLUTE][(k - nl) % DY_NPAR_JNT];
+}
+
+/* The unit of base parameter i of b: its lead's (the standard parameter
+ * it is named after or grows), else its highest-order term's (kg m^2 over
+ * kg m over the rest: a grouping adds lower-order parameters times
+ * lengths to a higher-order one, and friction groups with nothing). */
+static const char* base_unit(const dyModel* m, const dyiBase* b, int i) {
+  if (b->lead[i] >= 0) return par_unit(m, b->lead[i]);
+  const double* row = b->B + (size_t)i * b->npar;
+  double big = 0;
+  for (int k = 0; k < b->npar; k++) big = fmax(big, fabs(row[k]));
+  const char* best = "";
+  int rank = -1;
+  for (int k = 0; k < b->npar; k++) {
+    if (!(fabs(row[k]) > 1e-14 * big)) continue;
+    const char* u = par_unit(m, k);
+    int r = !strcmp(u, H_KGM2) ? 2 : !strcmp(u, H_KGM) ? 1 : 0;
+    if (r > rank) { rank = r; best = u; }
+  }
+  return best;
+}
+
+/* "how to read this" under a section's heading */
+static void how(FILE* f, const char* text) { fprintf(f, "<p class=\"how\">%s</p>\n", text); }
 
 static const char* base_name(const char* path) {
   const char* s = strrchr(path, '/');
@@ -159,7 +270,7 @@ static void file_links(FILE* f, const reportSet* s, const char* out) {
     fputs(k ? "<br/><a href=\"" : "<a href=\"", f);
     for (const char* c = href; *c; c++) if (*c == ' ') fputs("%20", f); else { char b[2] = {*c, 0}; esc(f, b); }
     fputs("\">", f);
-    esc(f, base_name(s->files[k]));
+    esc_path(f, base_name(s->files[k]));
     fputs("</a>", f);
   }
 }
@@ -355,32 +466,38 @@ static void set_header(FILE* f, reportSet* const* sv, int ns, const char* first,
   }
   fprintf(f, "<tr><th>%s</th>", first);
   for (int k = 0; k < ns; k++) fputs(three, f);
-  if (last) fprintf(f, "<th>%s</th>", last);
+  if (last) fprintf(f, "<th class=\"t\">%s</th>", last);
   fputs("</tr>\n", f);
 }
 
 /* The base-parameter table: one set, or several over the same base set
- * (name, then value/std/rel. std of each set, then the expression). */
-static void param_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns) {
+ * (name, unit, the nominal model's value, then value/std/rel. std of each
+ * set, then the expression); anchors: each row an id (bp-NAME) that the
+ * identifiability table links to (the first table of the page only). */
+static void param_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns, int anchors) {
   const dyiBase* b = sv[0]->prm->base;
-  fputs("<div class=\"wide\"><table>", f);
-  set_header(f, sv, ns, "name</th><th>nominal", "<th>value</th><th>std</th><th>rel. std [%]</th>", "expression");
+  fputs("<table class=\"params\">", f);
+  set_header(f, sv, ns, "name</th><th class=\"t\">unit</th><th>nominal", "<th>value</th><th>std</th><th>rel. std [%]</th>",
+             "expression");
   for (int i = 0; i < b->nb; i++) {
     char expr[4096];
     dyi_base_expr_fmt(m, b, i, 1, expr, sizeof expr);   /* for reading: the fewest digits */
-    fputs("<tr><td class=\"l\">", f);
+    fputs(anchors ? "<tr id=\"bp-" : "<tr>", f);
+    if (anchors) { esc(f, b->name[i]); fputs("\">", f); }
+    fputs("<td class=\"l\">", f);
     esc(f, b->name[i]);
     double nom = 0;   /* the nominal model's value of this combination */
     for (int k = 0; k < b->npar; k++) nom += b->B[(size_t)i * b->npar + k] * m->par[k];
-    fprintf(f, "</td><td class=\"nomv\">%.6g</td>", nom);
+    fprintf(f, "</td><td class=\"u\">%s</td><td class=\"nomv\">%.6g</td>", base_unit(m, b, i), nom);
     for (int k = 0; k < ns; k++) param_cells(f, sv[k], i);
     fputs("<td class=\"l\">", f);
     esc(f, expr);
     fputs("</td></tr>\n", f);
   }
-  fputs("</table></div>\n", f);
+  fputs("</table>\n", f);
   for (int k = 0; k < ns; k++) {
-    /* the lines `dynid identify` prints on the terminal, by the same rule */
+    /* the lines `dynid identify` prints on the terminal, by the same rule
+     * (preformatted as there, wrapped: other tests read them as they are) */
     const reportSet* s = sv[k];
     const char** names = malloc(sizeof(char*) * (size_t)b->nb);
     if (!names) continue;
@@ -396,7 +513,8 @@ static void param_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns)
         "1e-3 of the parameter's scale ||tau|| / ||Y_k||, here over the rows of the training logs among this "
         "report's logs, else of all of them), as <code>dynid identify</code> flags them: poorly excited, or "
         "with little effect on the torque. The nominal column is the same combination of the model file's "
-        "parameters.</p>\n", f);
+        "parameters; a base parameter's unit is that of the standard parameter it is named after (the others "
+        "in its expression enter times lengths or squared lengths).</p>\n", f);
 }
 
 /* keep sample s of the log for the plots (thinning by two when full) */
@@ -447,20 +565,6 @@ static void log_role(const dyiParams* p, const char* path, const char* rows, cha
   else snprintf(buf, sz, "Training log (not held out: these errors measure the fit, not a prediction)");
 }
 
-/* a validator's notes with what did not happen said as such */
-static void notes_text(FILE* f, const char* notes) {
-  for (const char* s = notes; s && *s;) {
-    size_t L = strcspn(s, "\n");
-    const char* z = strstr(s, " 0 compared samples, ");
-    if (z && z < s + L)
-      fprintf(f, "# forward simulation: not run to the end of any horizon: every step failed (%ld restarts), "
-              "as forward dynamics needs a positive definite inertia matrix (see above)\n",
-              strtol(z + 21, NULL, 10));
-    else { fwrite(s, 1, L, f); fputc('\n', f); }
-    s += L + (s[L] == '\n');
-  }
-}
-
 /* The nominal model's errors on a log (the baseline an identification
  * must beat), from its validator's CSV text: the relative error of each
  * joint and of all, into nominal_rel[li]; have_nominal when all n + 1 rows
@@ -481,6 +585,41 @@ static void nominal_baseline(dyvValidator* vn, int li, int n) {
   }
   free(csv);
   dyv_validator_free(vn);
+}
+
+/* The log's data-quality findings as a table (file lines, column, kind,
+ * what it means and what to do, rows concerned), then the rows read and
+ * dropped and the time steps. */
+static void quality_table(FILE* f, const dyiQuality* q) {
+  fputs("<h3>Data quality</h3>\n", f);
+  long rows, dropped;
+  double dmin, dmed, dmax;
+  dyi_quality_stats(q, &rows, &dropped, &dmin, &dmed, &dmax);
+  const int nf = dyi_quality_count(q);
+  how(f, nf ? "What the data-quality gate found in the log's rows: each finding names the file lines (as an editor "
+              "numbers them), the column, what it means and what to do."
+            : "The data-quality gate checks every row (numbers, time steps, stale rows, lagging velocities, "
+              "saturated torque) and found nothing to report.");
+  if (nf) {
+    fputs("<table class=\"quality\"><tr><th>file lines</th><th class=\"t\">column</th><th class=\"t\">kind</th>"
+          "<th class=\"t\">finding and fix</th><th>rows</th></tr>\n", f);
+    for (int i = 0; i < nf; i++) {
+      const dyiFinding* x = dyi_quality_get(q, i);
+      fputs(x->bad ? "<tr class=\"warn\"><td>" : "<tr><td>", f);
+      if (x->first_line > 0) fprintf(f, x->last_line > x->first_line ? "%ld..%ld" : "%ld", x->first_line, x->last_line);
+      else fputs("whole log", f);
+      fputs("</td><td class=\"t\">", f);
+      if (x->col > 0) { fprintf(f, "%d: ", x->col); esc(f, x->what); }
+      else fputs("whole row", f);
+      fprintf(f, "</td><td class=\"t\">%s</td><td class=\"t\">", dyi_quality_kind(x->kind));
+      esc_units(f, x->verdict);
+      if (x->bad) fputs(" (these rows were dropped)", f);
+      fprintf(f, "</td><td>%ld</td></tr>\n", x->count);
+    }
+    fputs("</table>\n", f);
+  }
+  fprintf(f, "<p>%ld rows read, %ld dropped, %d finding%s; time step min %.4g s, median %.4g s, max %.4g s.</p>\n",
+          rows, dropped, nf, nf == 1 ? "" : "s", dmin, dmed, dmax);
 }
 
 /* The pass over one log: every sample into each set's validator (and the
@@ -524,24 +663,17 @@ static int log_pass(FILE* f, int li, const char* path, const dyModel* m, reportS
     { cli_fail("%s", err); return -1; }
   }
   if (vn) nominal_baseline(vn, li, n);
-  fputs("<h3>Data quality</h3>\n", f);
-  {
-    char* buf; size_t len; FILE* mf;
-    pre_begin(&buf, &len, &mf);
-    dyi_quality_print(mf, dyi_log_quality(lr));
-    pre_end(f, &buf, mf, "quality");
-  }
+  quality_table(f, dyi_log_quality(lr));
   dyi_log_close(lr);
   return 0;
 }
 
 /* The metrics of each set on one log, as its validator writes them (the
  * CSV text of `dynid validate`, so that the page shows exactly what
- * validate prints) and the notes after them. */
+ * validate prints). */
 typedef struct {
   char cell[MAXSET][DY_MAXJ + 1][3][40];   /* rms, rel. error, R^2 per row */
   char rowname[DY_MAXJ + 1][32];           /* joint number, then "all" */
-  char* notes[MAXSET];                     /* owned */
   double rel[MAXSET][DY_MAXJ + 1];         /* the relative errors as numbers [%] */
   int nrow;
 } reportMetrics;
@@ -551,11 +683,11 @@ typedef struct {
  * the inertia matrix is not positive definite. */
 static void log_metrics(reportMetrics* M, int li, int n, reportSet* const* sv, int ns, dyvValidator* const* v, long cnt) {
   for (int k = 0; k < ns; k++) {
-    char* csv = NULL; size_t clen = 0, nlen = 0;
+    char* csv = NULL; size_t clen = 0;
     FILE* mc = open_memstream(&csv, &clen);
-    FILE* mn = open_memstream(&M->notes[k], &nlen);
-    dyv_validator_write(v[k], mc, mn);
-    fclose(mc); fclose(mn);
+    if (!mc) continue;
+    dyv_validator_write(v[k], mc, NULL);   /* flushes the validator: its fields are current */
+    fclose(mc);
     int row = 0;
     for (char* line = strtok(csv, "\n"); line; line = strtok(NULL, "\n")) {
       if (line[0] == '#' || !strncmp(line, "joint,", 6) || row > n) continue;
@@ -575,45 +707,116 @@ static void log_metrics(reportMetrics* M, int li, int n, reportSet* const* sv, i
   }
 }
 
-/* The metrics table (the sets side by side), each set's notes (what did
- * not happen said as such) and the inertia matrix along the log: positive
- * definite at every sample, or on how many not, with its smallest
- * eigenvalue and when. Frees the notes. */
-static void metrics_section(FILE* f, reportMetrics* M, reportSet* const* sv, int ns, dyvValidator* const* v, long cnt) {
-  fputs("<h3>Torque prediction</h3>\n<table class=\"metrics\">", f);
-  set_header(f, sv, ns, "joint", "<th>rms [N m]</th><th>rel. error [%]</th><th>R<sup>2</sup></th>", NULL);
+/* the unit of the inertia matrix's eigenvalues: kg m^2 for an arm of
+ * revolute joints, mixed with prismatic ones */
+static const char* inertia_unit(const dyModel* m) {
+  for (int j = 0; j < m->n; j++)
+    if (m->jnt_type[j] == DY_PRISMATIC) return H_KGM2 ", " H_KGM ", kg (mixed joint types)";
+  return H_KGM2;
+}
+
+/* The torque metrics table: per joint and all, each set's rms error,
+ * relative error and R^2 as validate prints them, in the digits a reader
+ * compares (3 significant; 0.01 %, as the summary; 1e-4). */
+static void metrics_table(FILE* f, const dyModel* m, const reportMetrics* M, reportSet* const* sv, int ns) {
+  int prismatic = 0;
+  for (int j = 0; j < m->n; j++) prismatic |= m->jnt_type[j] == DY_PRISMATIC;
+  char three[256];
+  snprintf(three, sizeof three, "<th>rms error [%s]</th><th>rel. error [%%]</th><th>R<sup>2</sup></th>",
+           prismatic ? H_NM " | N" : H_NM);
+  fputs("<h3>Torque prediction</h3>\n", f);
+  how(f, "How well each set predicts the measured torque of this log: rms error, relative error (rms error / rms "
+         "measured torque) and R<sup>2</sup> per joint and over all joints, as <code>dynid validate</code> prints "
+         "them (rounded). Lower errors and R<sup>2</sup> nearer 1 are better; the light joints have large relative errors.");
+  fputs("<table class=\"metrics\">", f);
+  set_header(f, sv, ns, "joint", three, NULL);
   for (int row = 0; row < M->nrow; row++) {
     fputs("<tr><td>", f);
     esc(f, M->rowname[row]);
     fputs("</td>", f);
     for (int k = 0; k < ns; k++)
-      for (int q = 0; q < 3; q++) { fputs("<td>", f); esc(f, M->cell[k][row][q]); fputs("</td>", f); }
+      fprintf(f, "<td>%.3g</td><td>%.2f</td><td>%.4f</td>", strtod(M->cell[k][row][0], NULL),
+              strtod(M->cell[k][row][1], NULL), strtod(M->cell[k][row][2], NULL));
     fputs("</tr>\n", f);
   }
   fputs("</table>\n", f);
+}
+
+/* Each set's checks along the log, a row each: the largest torque error,
+ * the inertia matrix (positive definite at every sample, or on how many
+ * not, its smallest eigenvalue and when) and the forward simulation. */
+static void checks_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns, dyvValidator* const* v, long cnt) {
+  fputs("<table class=\"checks\"><tr><th class=\"t\">check</th><th class=\"t\">unit</th>", f);
+  for (int k = 0; k < ns; k++) { fputs("<th class=\"t\">", f); esc(f, ns > 1 ? sv[k]->label : "result"); fputs("</th>", f); }
+  int prismatic = 0;
+  for (int j = 0; j < m->n; j++) prismatic |= m->jnt_type[j] == DY_PRISMATIC;
+  fprintf(f, "</tr>\n<tr><td class=\"t\">largest torque error</td><td class=\"u\">%s</td>",
+          prismatic ? H_NM " (revolute),<br/>N (prismatic)" : H_NM);
+  for (int k = 0; k < ns; k++)
+    fprintf(f, "<td class=\"t\">%.3g on joint %d at data row %ld (t = %.4g s)</td>", v[k]->st.maxerr,
+            v[k]->st.maxjoint + 1, v[k]->st.maxrow, dyv_time_shown(v[k]->st.maxt));
+  fprintf(f, "</tr>\n<tr><td class=\"t\">smallest eigenvalue of the inertia matrix</td><td class=\"u\">%s</td>",
+          inertia_unit(m));
   for (int k = 0; k < ns; k++) {
-    if (ns > 1) { fputs("<p>", f); esc(f, sv[k]->label); fputs(":</p>\n", f); }
-    fputs("<pre class=\"notes\">", f);
-    {
-      char* nb = NULL; size_t nl = 0;
-      FILE* nf = open_memstream(&nb, &nl);
-      if (nf) { notes_text(nf, M->notes[k]); fclose(nf); }
-      esc(f, nb ? nb : "");
-      free(nb);
-    }
-    fputs("</pre>\n", f);
-    free(M->notes[k]);
-  }
-  fputs("<p>Inertia matrix along the log: ", f);
-  for (int k = 0; k < ns; k++) {
-    if (ns > 1) { esc(f, sv[k]->label); fputs(" ", f); }
+    fprintf(f, "<td class=\"t\">%.4g at t = %.4g s: ", v[k]->mineig, dyv_time_shown(v[k]->mineig_t));
     if (v[k]->not_pd)
-      fprintf(f, "<span class=\"bad\">NOT positive definite on %ld of %ld samples</span>", v[k]->not_pd, cnt);
-    else
-      fputs("<span class=\"ok\">positive definite at every sample</span>", f);
-    fprintf(f, " (smallest eigenvalue %.4g at t = %.4g s)%s", v[k]->mineig, dyv_time_shown(v[k]->mineig_t),
-            k + 1 < ns ? "; " : ".</p>\n");
+      fprintf(f, "<span class=\"bad\">NOT positive definite on %ld of %ld samples</span></td>", v[k]->not_pd, cnt);
+    else fputs("<span class=\"ok\">positive definite at every sample</span></td>", f);
   }
+  fputs("</tr>\n<tr><td class=\"t\">forward simulation</td><td class=\"u\"></td>", f);
+  for (int k = 0; k < ns; k++) {
+    const dyvValidator* x = v[k];
+    if (x->horizon <= 0) fputs("<td class=\"t\">not run (--horizon 0)</td>", f);
+    else if (!x->sim_count)
+      fprintf(f, "<td class=\"t\"><span class=\"bad\">not run to the end of any horizon</span>: every step failed "
+                 "(%ld restarts), as forward dynamics needs a positive definite inertia matrix</td>", x->sim_fail);
+    else
+      fprintf(f, "<td class=\"t\">RK4 on ABA from the measured state, measured torque held between samples; horizon "
+                 "%.3g s, %ld segments, %ld compared samples, %ld restarts after a failed step</td>",
+              x->horizon, x->sim_segments, x->sim_count, x->sim_fail);
+  }
+  fputs("</tr>\n</table>\n", f);
+}
+
+/* The forward simulation's position error per joint of each set that ran
+ * it: rms and largest, in rad (degrees beside) for a revolute joint, in m
+ * (mm beside) for a prismatic one, and the data row of the largest. */
+static void sim_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns, dyvValidator* const* v) {
+  reportSet* rs[MAXSET];
+  const dyvValidator* rv[MAXSET];
+  int nr = 0;
+  for (int k = 0; k < ns; k++)
+    if (v[k]->horizon > 0 && v[k]->sim_count > 0) { rs[nr] = sv[k]; rv[nr++] = v[k]; }
+  if (!nr) return;
+  fprintf(f, "<p class=\"cap\">Forward simulation over %.3g s horizons: position error (simulated - measured) per "
+             "joint, in rad for a revolute joint (degrees in brackets), in m for a prismatic one (mm in brackets)",
+          rv[0]->horizon);
+  if (nr < ns) { fputs("; only ", f); esc(f, rs[0]->label); fputs(" could be simulated", f); }
+  fputs("</p>\n", f);
+  fputs("<table class=\"sim\">", f);
+  set_header(f, rs, nr, "joint</th><th class=\"t\">unit", "<th>rms</th><th>largest</th><th>data row of the largest</th>",
+             NULL);
+  for (int j = 0; j < m->n; j++) {
+    const int rev = m->jnt_type[j] == DY_REVOLUTE;
+    const double to = rev ? 180 / M_PI : 1e3;
+    fprintf(f, "<tr><td>%d</td><td class=\"u\">%s</td>", j + 1, rev ? "rad (&#176;)" : "m (mm)");
+    for (int k = 0; k < nr; k++) {
+      double rms = sqrt(rv[k]->sim_se[j] / (double)rv[k]->sim_count);
+      fprintf(f, "<td>%.3g (%.3g)</td><td>%.3g (%.3g)</td><td>%ld</td>", rms, rms * to, rv[k]->sim_max[j],
+              rv[k]->sim_max[j] * to, rv[k]->sim_maxrow[j]);
+    }
+    fputs("</tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+/* The metrics of the sets on one log: the torque table, each set's checks
+ * along the log and the forward simulation's position errors. */
+static void metrics_section(FILE* f, const dyModel* m, reportMetrics* M, reportSet* const* sv, int ns,
+                            dyvValidator* const* v, long cnt) {
+  metrics_table(f, m, M, sv, ns);
+  checks_table(f, m, sv, ns, v, cnt);
+  sim_table(f, m, sv, ns, v);
 }
 
 /* The log's overview plots: the relative error per joint of each set
@@ -629,16 +832,19 @@ static void plots_overview(FILE* f, const dyModel* m, reportSet* const* sv, int 
   if (M->nrow > n) {
     const double* rv[MAXSET];
     for (int k = 0; k < ns; k++) rv[k] = M->rel[k];
-    cliPlotFrame fb = {"relative error per joint (held-out)", "joint", "100 ||e|| / ||tau|| [%]", 540, 300, c0};
+    cliPlotFrame fb = {"relative torque error per joint", "joint", "rms error / rms torque [%]", 540, 300, c0};
     dyp_groupbars(f, &fb, jl, rv, ns > 1 ? names : NULL, ns, n);
   }
-  cliPlotFrame fe = {"smallest eigenvalue of the inertia matrix", "time [s]", "lambda_min [kg m^2]", 540, 300, c0};
+  int prismatic = 0;
+  for (int j = 0; j < n; j++) prismatic |= m->jnt_type[j] == DY_PRISMATIC;
+  cliPlotFrame fe = {"smallest eigenvalue of the inertia matrix", "time [s]",
+                     prismatic ? "#gl#dmin#u [mixed units]" : "#gl#dmin#u [" P_KGM2 "]", 540, 300, c0};
   const double* ye[MAXSET];
   const char* ne[MAXSET];
   char nebuf[MAXSET][96];
   for (int k = 0; k < ns; k++) {
     ye[k] = S->eig[k];
-    snprintf(nebuf[k], sizeof nebuf[k], ns > 1 ? "lambda_min(M(q)), %s" : "lambda_min(M(q))", sv[k]->label);
+    snprintf(nebuf[k], sizeof nebuf[k], ns > 1 ? "smallest eigenvalue, %s" : "smallest eigenvalue", sv[k]->label);
     ne[k] = nebuf[k];
   }
   dyp_lines(f, &fe, S->t, (int)S->n, ye, ne, ns);
@@ -652,7 +858,7 @@ static void plots_joints(FILE* f, const dyModel* m, reportSet* const* sv, int ns
   for (int j = 0; j < m->n; j++) {
     char tt[96];
     snprintf(tt, sizeof tt, "joint %d: measured and predicted torque", j + 1);
-    cliPlotFrame fl = {tt, "time [s]", m->jnt_type[j] == DY_REVOLUTE ? "torque [N m]" : "force [N]", 540, 300, 0};
+    cliPlotFrame fl = {tt, "time [s]", m->jnt_type[j] == DY_REVOLUTE ? "torque [" P_NM "]" : "force [N]", 540, 300, 0};
     const double* y[MAXSET + 1] = {S->meas + j*MAXPTS};
     const char* yn[MAXSET + 1] = {"measured"};
     char ynb[MAXSET][80];
@@ -666,7 +872,8 @@ static void plots_joints(FILE* f, const dyModel* m, reportSet* const* sv, int ns
     }
     dyp_lines(f, &fl, S->t, (int)S->n, y, yn, ns + 1);
     snprintf(tt, sizeof tt, "joint %d: residual (measured - predicted)", j + 1);
-    cliPlotFrame fh = {tt, m->jnt_type[j] == DY_REVOLUTE ? "residual [N m]" : "residual [N]", "density", 540, 300, c0};
+    cliPlotFrame fh = {tt, m->jnt_type[j] == DY_REVOLUTE ? "residual [" P_NM "]" : "residual [N]",
+                       m->jnt_type[j] == DY_REVOLUTE ? "density [1/(" P_NM ")]" : "density [1/N]", 540, 300, c0};
     dyp_histograms(f, &fh, rr, (int)S->n, names, ns, 40);
   }
 }
@@ -680,7 +887,7 @@ static int log_section(FILE* f, int li, const char* path, const char* role, cons
   fprintf(f, "<h2 id=\"log%d\">", li + 1);
   esc(f, role);
   fputs(": <code>", f);
-  esc(f, path);
+  esc_path(f, path);
   fputs("</code></h2>\n", f);
   dyvValidator* v[MAXSET] = {NULL};
   long cnt;
@@ -689,13 +896,16 @@ static int log_section(FILE* f, int li, const char* path, const char* role, cons
     return -1;
   }
   reportMetrics M;
-  for (int k = 0; k < MAXSET; k++) M.notes[k] = NULL;
   log_metrics(&M, li, m->n, sv, ns, v, cnt);
-  metrics_section(f, &M, sv, ns, v, cnt);
+  metrics_section(f, m, &M, sv, ns, v, cnt);
   for (int k = 0; k < ns; k++) dyv_validator_free(v[k]);
   const int c0 = ns > 1 ? 2 : 0;
   const char* names[MAXSET + 1];
   for (int k = 0; k < ns; k++) names[k] = sv[k]->label;
+  fputs("<h3>Plots</h3>\n", f);
+  how(f, "The relative error per joint (the numbers of the torque table), the smallest eigenvalue of the inertia "
+         "matrix along the log (it must stay above zero for a model that can be simulated), then per joint the "
+         "measured and predicted torque and the histogram of their difference (narrow and centred on zero is good).");
   fputs("<div class=\"grid\">\n", f);
   plots_overview(f, m, sv, ns, S, &M, names, c0);
   double* resid = malloc(sizeof(double) * (size_t)(S->n * ns));
@@ -779,16 +989,17 @@ static void bounds_list(FILE* f, reportSet* const* sv, int ns) {
     int any = 0;
     for (int i = 0; i < p->nbound; i++) {
       if (!any++) {
-        fputs("<p><b>Bounds", f);
+        fputs("<details><summary><b>Bounds", f);
         if (ns > 1) { fputs(" of ", f); esc(f, sv[k]->label); }
-        fputs("</b> (ellipsoid centre and semi-axes in the link frame, R_j the radius about the frame's origin "
-              "the mass must lie within, the mass range; margin 0: the bound holds the link):</p>\n<ul class=\"bounds\">\n", f);
+        fprintf(f, "</b>: %d lines</summary>\n<p>Ellipsoid centre and semi-axes in the link frame, R_j the radius "
+                   "about the frame's origin the mass must lie within, the mass range; margin 0: the bound holds "
+                   "the link.</p>\n<ul class=\"bounds\">\n", p->nbound);
       }
       char line[1024];
       snprintf(line, sizeof line, "%s", p->bound[i]);
-      fputs("<li>", f); esc(f, line); fputs("</li>\n", f);
+      fputs("<li>", f); esc_units(f, line); fputs("</li>\n", f);
     }
-    if (any) fputs("</ul>\n", f);
+    if (any) fputs("</ul>\n</details>\n", f);
   }
 }
 
@@ -796,7 +1007,11 @@ static void bounds_list(FILE* f, reportSet* const* sv, int ns) {
  * table (nominal against each set's identified links), the details. */
 static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns, const char* out) {
   const int n = m->n;
-  fputs("<h2 id=\"physical\">Physical consistency</h2>\n<ul>\n", f);
+  fputs("<h2 id=\"physical\">Physical consistency</h2>\n", f);
+  how(f, "Whether each set describes links that can exist (every link's pseudo-inertia positive semi-definite, "
+         "the friction coefficients and rotor inertias not negative), certified by a convex test, and per link "
+         "the identified mass, centre of mass and principal moments beside the nominal model's.");
+  fputs("<ul>\n", f);
   phys_verdicts(f, sv, ns);
   fputs("</ul>\n<h3 id=\"links\">Links: nominal against identified</h3>\n<p>Identified links:</p>\n<ul>\n", f);
   for (int k = 0; k < ns; k++) {
@@ -819,10 +1034,11 @@ static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns
         "(ascending), smallest eigenvalue of the pseudo-inertia (&gt;= 0: the link is physically valid). "
         "A consistent estimate keeps what the logs cannot see at the nominal values as far as its bounds and "
         "the data allow; its bounds follow the table.</p>\n", f);
-  fputs("<div class=\"wide\"><table class=\"links\"><tr><th>link</th><th>parameters</th><th>mass [kg]</th>"
+  fputs("<table class=\"links\"><tr><th>link</th><th class=\"t\">parameters</th><th>mass [kg]</th>"
         "<th>&#916; mass [%]</th><th>com x [mm]</th><th>com y [mm]</th><th>com z [mm]</th>"
-        "<th>&#916; com [mm]</th><th>I1 [kg m<sup>2</sup>]</th><th>I2 [kg m<sup>2</sup>]</th>"
-        "<th>I3 [kg m<sup>2</sup>]</th><th>pseudo-inertia min eig</th><th>valid</th></tr>\n", f);
+        "<th>&#916; com [mm]</th><th>I1 [" H_KGM2 "]</th><th>I2 [" H_KGM2 "]</th>"
+        "<th>I3 [" H_KGM2 "]</th><th>pseudo-inertia smallest eigenvalue [SI, mixed]</th><th class=\"t\">valid</th>"
+        "</tr>\n", f);
   for (int j = 0; j < n; j++) {
     dyvLinkPhys nom, id;
     dyv_link_phys(&nom, m->par + DY_NPAR_LINK*j);
@@ -835,7 +1051,7 @@ static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns
       link_row(f, j, ns + 1, sv[k]->label, &id, &nom);
     }
   }
-  fputs("</table></div>\n", f);
+  fputs("</table>\n", f);
   bounds_list(f, sv, ns);
   for (int k = 0; k < ns; k++) {
     fputs("<details><summary>Details of the consistency check", f);
@@ -844,7 +1060,7 @@ static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns
     char* buf; size_t len; FILE* mf;
     pre_begin(&buf, &len, &mf);
     dyv_phys_print(mf, &sv[k]->phys);
-    pre_end(f, &buf, mf, "phys");
+    pre_end_plain(f, &buf, mf, "phys");
     fputs("</details>\n", f);
   }
 }
@@ -853,25 +1069,29 @@ static void phys_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns
  * consistency verdict, model files. */
 static void sets_section(FILE* f, reportSet* const* sv, int ns, const cliArgs* c, const char* out) {
   const int nlog = c->npos - 2;
-  fputs("<h2 id=\"sets\">Parameter sets</h2>\n<div class=\"wide\"><table class=\"sets\"><tr><th>set</th>"
-        "<th>parameters</th><th>training rel. error [%]</th>"
-        "<th>training residual over least squares</th>", f);
+  fputs("<h2 id=\"sets\">Parameter sets</h2>\n", f);
+  how(f, "Each parameter set at a glance: its file, how well it fits its training data, how well it predicts "
+         "each log of this report (relative torque error over all joints), whether it is physically consistent, "
+         "and the model files written from it.");
+  fputs("<table class=\"sets\"><tr><th class=\"t\">set</th>"
+        "<th class=\"t\">parameters file</th><th>training rel. error [%]</th>"
+        "<th>training residual rise over least squares [%]</th>", f);
   for (int li = 0; li < nlog; li++) {
-    fputs("<th>held-out rel. error [%]: ", f);
+    fputs("<th>rel. error [%] on ", f);
     esc(f, base_name(c->pos[2 + li]));
     fputs("</th>", f);
   }
-  fputs("<th>physical consistency</th><th>model files</th></tr>\n", f);
+  fputs("<th class=\"t\">physical consistency</th><th class=\"t\">model files</th></tr>\n", f);
   for (int k = 0; k < ns; k++) {
     const reportSet* s = sv[k];
     fputs("<tr><td class=\"t\">", f);
     esc(f, s->label);
     fputs("</td><td class=\"l\">", f);
-    esc(f, base_name(s->path));
+    esc_path(f, base_name(s->path));
     fprintf(f, "</td><td>%.4g</td>", s->train_rel);
-    if (s->consistent_est) fprintf(f, "<td>%+.3g %%</td>", s->train_rise);
-    else fputs("<td>0 % (the estimate)</td>", f);
-    for (int li = 0; li < nlog; li++) { fputs("<td>", f); esc(f, s->heldout[li]); fputs("</td>", f); }
+    if (s->consistent_est) fprintf(f, "<td>%+.3g</td>", s->train_rise);
+    else fputs("<td>0 (the least-squares estimate)</td>", f);
+    for (int li = 0; li < nlog; li++) fprintf(f, "<td>%.2f</td>", strtod(s->heldout[li], NULL));
     fprintf(f, "<td class=\"t\">%s", verdict_text(s));
     long bad = 0, all = 0;
     for (int li = 0; li < nlog; li++) { bad += s->not_pd[li]; all += s->samples[li]; }
@@ -880,7 +1100,7 @@ static void sets_section(FILE* f, reportSet* const* sv, int ns, const cliArgs* c
     file_links(f, s, out);
     fputs("</td></tr>\n", f);
   }
-  fputs("</table></div>\n<p>Training residual from the parameters files' headers: the least-squares "
+  fputs("</table>\n<p>Training residual from the parameters files' headers: the least-squares "
         "relative error on the training log (filtered torque) and, for an estimate made physically "
         "consistent, the rise of its weighted residual sum of squares over the least-squares optimum. "
         "Held-out errors are those of <code>dynid validate</code> (measured torque as logged).</p>\n", f);
@@ -929,15 +1149,18 @@ static void summary_box(FILE* f, const dyModel* m, reportSet* const* sv, int ns,
   cli_fingerprint(m, fp, sizeof fp);
   if (!isnan(p0->cond) && isnan(p0->cond_scaled)) snprintf(cond, sizeof cond, "%.6g", p0->cond);  /* an older header */
   else if (!isnan(p0->cond)) cli_cond_text(cond, sizeof cond, p0->cond, p0->cond_weighted, p0->cond_scaled);
-  fputs("<div class=\"summary\"><h2 id=\"summary\">Summary</h2>\n<table class=\"kv\">\n<tr><th>arm</th><td class=\"t\"><code>", f);
-  esc(f, m->source);
+  fputs("<div class=\"summary\"><h2 id=\"summary\">Summary</h2>\n", f);
+  how(f, "The answer first: which arm, which data trained the parameters and which judge them, and how well each "
+         "set predicts the torque of the logs it is judged on, beside the nominal model's prediction.");
+  fputs("<table class=\"kv\">\n<tr><th>arm</th><td class=\"t\"><code>", f);
+  esc_path(f, m->source);
   fprintf(f, "</code>: %d joints (%s), fingerprint %s</td></tr>\n<tr><th>identified on</th><td class=\"t\">", n, types,
           strstr(fp, "geometry ") ? strstr(fp, "geometry ") + 9 : fp);
   for (int k = 0; k < p0->nlog; k++) {
     fputs(k ? ", <code>" : "<code>", f);
     char p[512];
     snprintf(p, sizeof p, "%s", p0->log[k]);
-    esc(f, p);
+    esc_path(f, p);
     fputs("</code>", f);
   }
   if (!p0->nlog) fputs("not recorded in the parameters file", f);
@@ -948,7 +1171,7 @@ static void summary_box(FILE* f, const dyModel* m, reportSet* const* sv, int ns,
     fprintf(f, "<a href=\"#log%d\">", li + 1);
     esc(f, role[li]);
     fputs("</a>: <code>", f);
-    esc(f, c->pos[2 + li]);
+    esc_path(f, c->pos[2 + li]);
     fputs("</code>", f);
   }
   fprintf(f, "</td></tr>\n<tr><th>base parameters</th><td class=\"t\">%d%s", s0->prm->base->nb,
@@ -1104,12 +1327,16 @@ static int logs_body(const cliArgs* c, const dyModel* m, reportSet* const* sv, i
  * per joint the modified-DH geometry and the nominal mass. */
 static void model_section(FILE* f, const dyModel* m) {
   const int n = m->n;
-  fputs("<h2 id=\"model\">Model</h2>\n<p>", f);
+  fputs("<h2 id=\"model\">Model</h2>\n", f);
+  how(f, "The arm the parameters belong to, as dynid read it: its modified Denavit-Hartenberg geometry (theta "
+         "and d at q = 0) and nominal masses. The conversion check is the largest forward-kinematics difference "
+         "between the file and the converted model (about 1e-15 when the file was read right).");
+  fputs("<p>", f);
   char types[DY_MAXJ + 1];
   for (int j = 0; j < n; j++) types[j] = m->jnt_type[j] == DY_REVOLUTE ? 'R' : 'P';
   types[n] = 0;
   fprintf(f, "Source <code>");
-  esc(f, m->source);
+  esc_path(f, m->source);
   fprintf(f, "</code>: %d joints (%s), modified Denavit-Hartenberg; gravity in frame 0 "
              "(%.4g, %.4g, %.4g) m/s<sup>2</sup>; conversion check %.2g.</p>\n",
           n, types, m->gravity[0], m->gravity[1], m->gravity[2], m->load_fk_err);
@@ -1121,54 +1348,325 @@ static void model_section(FILE* f, const dyModel* m) {
   fputs("</table>\n", f);
 }
 
+/* The standard parameters that share a status and a reason: one row of
+ * the identifiability table. */
+typedef struct {
+  int status;          /* 0 not identifiable, 1 only in combination, 2 alone, 3 held (--fix, --drop) */
+  int grp;             /* alone: the link of a link parameter, n for the joint parameters */
+  char why[1024];      /* the reason, or the base parameters it is in */
+  char names[2048];    /* the standard parameters, ", " between them */
+  int count;
+} identRow;
+
+/* One line of dyi_base_report ("#   NAME: not identifiable: WHY",
+ * "#   NAME: identifiable only in combination, in A B",
+ * "#   NAME: identifiable alone[ as X]") into a row of rows (merged with an
+ * earlier one of the same status and reason); the number of rows. */
+static int ident_parse(const dyModel* m, char* line, identRow* rows, int nrow) {
+  char* nm = line + strspn(line, "# ");
+  char* c = strstr(nm, ": ");
+  if (!c || strchr(nm, ' ') < c) return nrow;   /* the heading line */
+  *c = 0;
+  const char* rest = c + 2;
+  identRow r = {.count = 1};
+  if (!strncmp(rest, "not identifiable: ", 18)) { r.status = 0; snprintf(r.why, sizeof r.why, "%s", rest + 18); }
+  else if (!strncmp(rest, "identifiable only in combination, in ", 37)) {
+    r.status = 1;
+    snprintf(r.why, sizeof r.why, "%s", rest + 37);
+  } else if (!strncmp(rest, "identifiable alone", 18)) {
+    r.status = 2;
+    const char* as = strstr(rest, " as ");
+    if (as && strcmp(as + 4, nm)) snprintf(r.why, sizeof r.why, "as %s", as + 4);
+    else snprintf(r.why, sizeof r.why, as ? "a base parameter itself" : "alone, as a combination of its own");
+    int k = dy_parindex(m, nm);
+    r.grp = k < 0 ? -1 : k < DY_NPAR_LINK * m->n ? k / DY_NPAR_LINK : m->n;
+  } else if (!strncmp(rest, "held at ", 8)) {   /* "held at V, not estimated (--fix, --drop)" */
+    r.status = 3;
+    snprintf(r.why, sizeof r.why, "%s", rest);
+  } else return nrow;
+  for (int i = 0; i < nrow; i++)
+    if (rows[i].status == r.status && rows[i].grp == r.grp && !strcmp(rows[i].why, r.why)) {
+      size_t L = strlen(rows[i].names);
+      snprintf(rows[i].names + L, sizeof rows[i].names - L, ", %s", nm);
+      rows[i].count++;
+      return nrow;
+    }
+  snprintf(r.names, sizeof r.names, "%s", nm);
+  rows[nrow] = r;
+  return nrow + 1;
+}
+
+/* the base parameters A B C of a combination, each linked to its row of
+ * the base-parameter table */
+static void ident_links(FILE* f, const char* list) {
+  fputs("in ", f);
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", list);
+  int k = 0;
+  char* save = NULL;
+  for (char* t = strtok_r(buf, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+    fputs(k++ ? ", <a href=\"#bp-" : "<a href=\"#bp-", f);
+    esc(f, t);
+    fputs("\">", f);
+    esc(f, t);
+    fputs("</a>", f);
+  }
+}
+
+/* One status group: its rows as a table in a <details>, open when short. */
+static void ident_group(FILE* f, const identRow* rows, int nrow, int status) {
+  static const char* title[4] = {"Not identifiable", "Identifiable only in combination", "Identifiable alone",
+                                 "Held, not estimated"};
+  static const char* head[4] = {"why", "in the base parameters", "as", "value"};
+  static const char* word[4] = {"not identifiable", "only in combination", "alone", "held"};
+  int nr = 0, np = 0;
+  for (int i = 0; i < nrow; i++)
+    if (rows[i].status == status) { nr++; np += rows[i].count; }
+  if (!nr) return;
+  fprintf(f, "<details%s><summary><b>%s</b>: %d standard parameter%s</summary>\n", nr <= 12 ? " open=\"open\"" : "",
+          title[status], np, np == 1 ? "" : "s");
+  fprintf(f, "<table class=\"ident\"><tr><th class=\"t\">parameters</th><th class=\"t\">status</th>"
+             "<th class=\"t\">%s</th></tr>\n", head[status]);
+  for (int i = 0; i < nrow; i++) {
+    if (rows[i].status != status) continue;
+    fputs("<tr><td class=\"l\">", f);
+    esc(f, rows[i].names);
+    fprintf(f, "</td><td class=\"u\">%s</td><td class=\"t\">", word[status]);
+    if (status == 1) ident_links(f, rows[i].why);
+    else esc(f, rows[i].why);
+    fputs("</td></tr>\n", f);
+  }
+  fputs("</table>\n</details>\n", f);
+}
+
 /* Identifiability of the first set's base parameters: which standard
  * parameters are identifiable alone, only in combination, or not at all
- * (dyi_base_report, its "(set file)" said in words). */
+ * and why (dyi_base_report), as one table per status, the parameters of
+ * the same status and reason on one row. */
 static void ident_section(FILE* f, const dyModel* m, const dyiBase* b0) {
   fputs("<h2 id=\"identifiability\">Identifiability</h2>\n", f);
-  fprintf(f, "<p>%d base parameters (minimal linear combinations) over %d standard parameters%s. "
-             "Each standard parameter is identifiable alone, only in combination, or not at all:</p>\n",
-          b0->nb, b0->npar, b0->npar > 10 * m->n ? " (with joint friction and armature)" : "");
-  char* buf; size_t len; FILE* mf;
-  pre_begin(&buf, &len, &mf);
+  how(f, "What the torques can tell apart, whatever the motion: a standard parameter is identifiable alone, "
+         "only inside base parameters (minimal linear combinations, whose expressions are in the table above), "
+         "or not at all. The reasons follow from the model's geometry alone.");
+  char* buf = NULL; size_t len = 0;
+  FILE* mf = open_memstream(&buf, &len);
+  if (!mf) return;
   dyi_base_report(mf, m, b0);
   fclose(mf);
-  char* sf = buf ? strstr(buf, "(set file)") : NULL;   /* a set read from a PARAMS file */
-  fputs("<pre class=\"ident\">", f);
-  if (sf) {
-    *sf = 0;
-    esc(f, buf);
-    fputs("(the set of the parameters file, rebuilt from its expressions)", f);
-    esc(f, sf + 10);
-  } else esc(f, buf ? buf : "");
-  fputs("</pre>\n", f);
+  identRow* rows = malloc(sizeof(identRow) * (size_t)(b0->npar + 1));
+  int nrow = 0, cnt[4] = {0, 0, 0, 0};
+  for (char* line = rows && buf ? strtok(buf, "\n") : NULL; line; line = strtok(NULL, "\n"))
+    nrow = ident_parse(m, line, rows, nrow);
+  for (int i = 0; i < nrow; i++) cnt[rows[i].status] += rows[i].count;
+  fprintf(f, "<p>%d standard parameters%s, %d base parameters%s: %d identifiable alone, %d only in combination, "
+             "%d not identifiable", b0->npar, b0->npar > DY_NPAR_LINK * m->n ? " (with joint friction and "
+             "armature)" : "", b0->nb, b0->set == DYI_SET_FILE ? " (the set of the parameters file, rebuilt from "
+             "its expressions)" : "", cnt[2], cnt[1], cnt[0]);
+  if (cnt[3]) fprintf(f, ", %d held at a given value", cnt[3]);
+  fputs(".</p>\n", f);
+  for (int st = 0; st < 4 && rows; st++) ident_group(f, rows, nrow, st);
+  free(rows);
   free(buf);
 }
 
-/* Base parameters: each set's identification summary (its PARAMS header),
- * then one table with the sets side by side when they share the base set,
- * else one table per set. */
+/* The identification summary: the quantities of the PARAMS headers (the
+ * "key: value" lines identify writes), each with its unit, the sets side
+ * by side. The bounds of a consistent estimate are left to the physical
+ * consistency section, which lists them. */
+#define MAXQ 32
+typedef struct {
+  int nq;
+  char key[MAXQ][48];            /* the header's key */
+  char* val[MAXQ][MAXSET];       /* its values per set, "\n" between repeated lines (owned) */
+} reportHeader;
+
+/* The quantity a header key names, its unit (HTML) and how to show it:
+ * 0 text, 1 a list of numbers (per joint), 2 code. NULL name: skipped. */
+static void header_key(const char* key, const dyModel* m, const char** name, const char** unit, int* kind) {
+  static const struct { const char* key; const char* name; const char* unit; int kind; } K[] = {
+    {"program", "written by", "", 0}, {"command", "command", "", 2}, {"model", "model", "", 2},
+    {"input", "input", "", 2}, {"log", "log", "", 2}, {"rows", "rows and filtering", "", 0},
+    {"set", "base-parameter set", "", 0}, {"method", "method", "", 0},
+    {"friction", "joint parameters (IA, FV, FC, FO)", "", 0},
+    {"samples", "samples (after filtering and decimation)", "", 0},
+    {"condition number", "regressor condition number", "(dimensionless)", 0},
+    {"residual rms per joint", "residual rms, joints 1..n", H_NM, 1},
+    {"relative error per joint [%]", "relative error, joints 1..n", "%", 1},
+    {"relative error all joints [%]", "relative error, all joints", "%", 0},
+    {"consistent", "consistent estimate", "", 0}, {"warning", "warning", "", 0}};
+  *name = key; *unit = ""; *kind = 0;
+  for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
+    if (!strcmp(key, K[i].key)) { *name = K[i].name; *unit = K[i].unit; *kind = K[i].kind; }
+  int prismatic = 0;
+  for (int j = 0; j < m->n; j++) prismatic |= m->jnt_type[j] == DY_PRISMATIC;
+  if (!strcmp(key, "residual rms per joint") && prismatic) *unit = H_NM " (revolute), N (prismatic)";
+}
+
+/* Set k's header lines into H: "key: value" (a line without ": " is the
+ * program's name; "dynid identify" and a repeated model line say nothing
+ * new; the consistent estimate's bounds are left out). */
+static void header_parse(reportHeader* H, const char* comment, int k) {
+  char* buf = strdup(comment);
+  char* save = NULL;
+  for (char* line = buf ? strtok_r(buf, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+    char key[48] = "program";
+    const char* val = line;
+    char* c = strstr(line, ": ");
+    if (c && (size_t)(c - line) < sizeof key) { memcpy(key, line, (size_t)(c - line)); key[c - line] = 0; val = c + 2; }
+    else if (!strncmp(line, "dynid identify", 14)) continue;
+    if (!strcmp(key, "consistent") && (!strncmp(val, "link ", 5) || !strncmp(val, "bounds ", 7))) continue;
+    int q = 0;
+    while (q < H->nq && strcmp(H->key[q], key)) q++;
+    if (q == MAXQ) continue;
+    if (q == H->nq) { snprintf(H->key[q], sizeof H->key[q], "%s", key); H->nq++; }
+    char* old = H->val[q][k];
+    if (old && !strcmp(key, "model")) continue;     /* provenance and summary name it alike */
+    size_t L = (old ? strlen(old) + 1 : 0) + strlen(val) + 1;
+    char* v = malloc(L);
+    if (!v) continue;
+    snprintf(v, L, "%s%s%s", old ? old : "", old ? "\n" : "", val);
+    free(old);
+    H->val[q][k] = v;
+  }
+  free(buf);
+}
+
+/* one value cell: lines joined by line breaks; a list of numbers in %.3g
+ * with commas; code in <code> */
+static void header_cell(FILE* f, const char* v, int kind) {
+  fputs("<td class=\"t\">", f);
+  if (!v) { fputs("-</td>", f); return; }
+  char* buf = strdup(v);
+  char* save = NULL;
+  int first = 1;
+  for (char* line = buf ? strtok_r(buf, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save), first = 0) {
+    if (!first) fputs("<br/>", f);
+    if (kind == 1) {
+      char* e;
+      int k = 0;
+      for (double x = strtod(line, &e); e != line; line = e, x = strtod(line, &e)) fprintf(f, k++ ? ", %.3g" : "%.3g", x);
+      continue;
+    }
+    if (kind == 2) fputs("<code>", f);
+    if (kind == 2) esc_path(f, line); else esc_units(f, line);
+    if (kind == 2) fputs("</code>", f);
+  }
+  free(buf);
+  fputs("</td>", f);
+}
+
+/* The identification summary of the sets (their PARAMS headers) as one
+ * table: quantity, unit, each set's value. */
+static void header_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns) {
+  reportHeader H;
+  memset(&H, 0, sizeof H);
+  for (int k = 0; k < ns; k++) header_parse(&H, sv[k]->prm->comment, k);
+  if (!H.nq) return;
+  fputs("<h3>Identification summary</h3>\n", f);
+  how(f, "What the parameters files record of their identification: the logs and rows, the method, the "
+         "conditioning and the training residual (on the filtered training rows).");
+  fputs("<table class=\"header\"><tr><th class=\"t\">quantity</th><th class=\"t\">unit</th>", f);
+  for (int k = 0; k < ns; k++) {
+    fputs("<th class=\"t\">", f);
+    esc(f, ns > 1 ? sv[k]->label : "value");
+    fputs("</th>", f);
+  }
+  fputs("</tr>\n", f);
+  for (int q = 0; q < H.nq; q++) {
+    const char *name, *unit;
+    int kind;
+    header_key(H.key[q], m, &name, &unit, &kind);
+    fputs(!strcmp(H.key[q], "warning") ? "<tr class=\"warn\"><td class=\"t\">" : "<tr><td class=\"t\">", f);
+    esc(f, name);
+    fprintf(f, "</td><td class=\"u\">%s</td>", unit);
+    for (int k = 0; k < ns; k++) { header_cell(f, H.val[q][k], kind); free(H.val[q][k]); }
+    fputs("</tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+/* Base parameters: the identification summary of the sets, then one
+ * table with the sets side by side when they share the base set, else
+ * one table per set. */
 static void params_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns) {
   fputs("<h2 id=\"parameters\">Base parameters</h2>\n", f);
-  for (int k = 0; k < ns; k++) {
-    if (!sv[k]->prm->comment[0]) continue;
-    fputs("<p>Identification summary (from the parameters file", f);
-    if (ns > 1) { fputs(" <code>", f); esc(f, sv[k]->path); fputs("</code>, ", f); esc(f, sv[k]->label); }
-    fputs("):</p>\n<pre>", f);
-    esc(f, sv[k]->prm->comment);
-    fputs("</pre>\n", f);
-  }
-  if (ns > 1 && same_base(sv[0]->prm, sv[1]->prm)) param_table(f, m, sv, ns);
+  how(f, "The identified values: each base parameter with its unit, the nominal model's value of the same "
+         "combination, the estimate, its standard deviation (absolute and relative) and its expression in "
+         "the standard parameters. Shaded rows are poorly identified.");
+  header_table(f, m, sv, ns);
+  fputs("<h3>Values</h3>\n", f);
+  if (ns > 1 && same_base(sv[0]->prm, sv[1]->prm)) param_table(f, m, sv, ns, 1);
   else
     for (int k = 0; k < ns; k++) {
       if (ns > 1) { fputs("<h3>", f); esc(f, sv[k]->label); fputs("</h3>\n", f); }
-      param_table(f, m, sv + k, 1);
+      param_table(f, m, sv + k, 1, k == 0);
     }
 }
 
-/* The page: title, summary, model, sets, identifiability, base
- * parameters, the logs' sections (body), physical consistency, and how it
- * was written (the command line and the model's fingerprint). */
+/* ---- Payload and drive gains: the place for what is identified beside
+ * the arm's base parameters. Today the drive gains: rows GAIN1..GAINn of
+ * a PARAMS file (identify --estimate-gains: N m, or N for a prismatic
+ * joint, per logged unit), value and std per set, read here from the
+ * file's rows as CONVENTIONS.md fixes them (name,value,std,...); the
+ * section is absent when no set has them. A payload (dynid payload's
+ * rows) would be a second table here. */
+static int gains_read(const char* path, int n, double* val, double* sd) {
+  FILE* in = fopen(path, "r");
+  char line[512];
+  int got = 0;
+  for (int j = 0; j < n; j++) val[j] = sd[j] = NAN;
+  while (in && fgets(line, sizeof line, in)) {
+    char* e;
+    if (strncasecmp(line, "gain", 4) || !isdigit((unsigned char)line[4])) continue;
+    long j = strtol(line + 4, &e, 10);
+    if (*e != ',' || j < 1 || j > n) continue;
+    val[j - 1] = strtod(e + 1, &e);
+    sd[j - 1] = *e == ',' && e[1] != ',' && e[1] != '\n' ? strtod(e + 1, NULL) : NAN;
+    got++;
+  }
+  if (in) fclose(in);
+  return got;
+}
+
+static void gains_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns) {
+  double val[MAXSET][DY_MAXJ], sd[MAXSET][DY_MAXJ];
+  int any = 0;
+  for (int k = 0; k < ns; k++) any += gains_read(sv[k]->path, m->n, val[k], sd[k]);
+  if (!any) return;
+  fputs("<h2 id=\"gains\">Payload and drive gains</h2>\n", f);
+  how(f, "The drive gain of each joint estimated with the parameters: logged torque unit (e.g. motor current) "
+         "to joint torque, with its standard deviation.");
+  fputs("<table class=\"gains\">", f);
+  set_header(f, sv, ns, "joint</th><th class=\"t\">unit", "<th>gain</th><th>std</th><th>rel. std [%]</th>", NULL);
+  for (int j = 0; j < m->n; j++) {
+    fprintf(f, "<tr><td>%d</td><td class=\"u\">%s per logged unit</td>", j + 1,
+            m->jnt_type[j] == DY_REVOLUTE ? H_NM : "N");
+    for (int k = 0; k < ns; k++)
+      if (isnan(val[k][j])) fputs("<td>-</td><td>-</td><td>-</td>", f);
+      else fprintf(f, "<td>%.6g</td><td>%.3g</td><td>%.3g</td>", val[k][j], sd[k][j],
+                   100 * sd[k][j] / fabs(val[k][j]));
+    fputs("</tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+/* A line of links to the page's sections, in their order. */
+static void nav(FILE* f, const cliArgs* c, char (*role)[160]) {
+  fputs("<nav>Contents: <a href=\"#summary\">Summary</a> <a href=\"#sets\">Parameter sets</a> ", f);
+  for (int li = 0; li + 2 < c->npos; li++) {
+    fprintf(f, "<a href=\"#log%d\">", li + 1);
+    esc(f, strncmp(role[li], "Training", 8) ? "Held-out " : "Training ");
+    fprintf(f, "log %d</a> ", li + 1);
+  }
+  fputs("<a href=\"#parameters\">Base parameters</a> <a href=\"#physical\">Physical consistency</a> "
+        "<a href=\"#identifiability\">Identifiability</a> <a href=\"#model\">Model</a></nav>\n", f);
+}
+
+/* The page: title, contents, summary, sets, the logs' sections (body),
+ * base parameters, the place of payload and drive gains, physical
+ * consistency, identifiability, model (results first, the reference
+ * after), and how it was written (the command line and the model's
+ * fingerprint). */
 static void write_page(FILE* f, const cliArgs* c, const dyModel* m, reportSet* const* sv, int ns, char (*role)[160],
                        const char* body, size_t blen) {
   const char* out = cli_opt(c, "o");
@@ -1176,22 +1674,25 @@ static void write_page(FILE* f, const cliArgs* c, const dyModel* m, reportSet* c
   char tbuf[300];
   if (!title) { snprintf(tbuf, sizeof tbuf, "dynid report: %s", m->source); title = tbuf; }
   fprintf(f, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
-             "<meta charset=\"utf-8\"/>\n<title>");
+             "<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
+             "<title>");
   esc(f, title);
   fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", css);
   esc(f, title);
   fputs("</h1>\n", f);
+  nav(f, c, role);
   summary_box(f, m, sv, ns, c, role);
-  model_section(f, m);
   sets_section(f, sv, ns, c, out);
-  ident_section(f, m, sv[0]->prm->base);
-  params_section(f, m, sv, ns);
   fwrite(body, 1, blen, f);
+  params_section(f, m, sv, ns);
+  gains_section(f, m, sv, ns);
   phys_section(f, m, sv, ns, out);
+  ident_section(f, m, sv[0]->prm->base);
+  model_section(f, m);
   char fpr[96];
   cli_fingerprint(m, fpr, sizeof fpr);
   fprintf(f, "<p class=\"cap\">Written by dynid %s: <code>", DYNID_VERSION);
-  for (int i = 0; i < c->argc; i++) { if (i) fputc(' ', f); esc(f, i ? c->argv[i] : "dynid"); }
+  for (int i = 0; i < c->argc; i++) { if (i) fputc(' ', f); esc_path(f, i ? c->argv[i] : "dynid"); }
   fputs("</code>; model fingerprint ", f);
   esc(f, fpr);
   fputs(".</p>\n", f);

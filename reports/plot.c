@@ -269,6 +269,37 @@ int dyp_bars(FILE* f, const cliPlotFrame* fr, const char* const* labels, const d
   return dyp_groupbars(f, fr, labels, vv, NULL, 1, n);
 }
 
+/* Whether a value can stand over each bar, turned upright: the bar (bw
+ * world units of n) at least 1.2 character heights wide, in millimetres of
+ * the page (plgvpd: the viewport's share of the page, plgspa: the page,
+ * plgchr: the character height in force). */
+static int values_fit(double bw, int n) {
+  PLFLT vx1, vx2, vy1, vy2, sx1, sx2, sy1, sy2, def, ht;
+  plgvpd(&vx1, &vx2, &vy1, &vy2);
+  plgspa(&sx1, &sx2, &sy1, &sy2);
+  plgchr(&def, &ht);
+  return bw / n * (vx2 - vx1) * (sx2 - sx1) >= 1.2 * ht;
+}
+
+/* Every how many labels one is written under the bars so that they never
+ * touch: a label's width taken as 0.7 character heights per character
+ * plus one of space, against the slot of one label (as values_fit). */
+static int label_step(const char* const* labels, int n) {
+  PLFLT vx1, vx2, vy1, vy2, sx1, sx2, sy1, sy2, def, ht;
+  plgvpd(&vx1, &vx2, &vy1, &vy2);
+  plgspa(&sx1, &sx2, &sy1, &sy2);
+  plgchr(&def, &ht);
+  size_t wide = 1;
+  for (int i = 0; i < n; i++) wide = strlen(labels[i]) > wide ? strlen(labels[i]) : wide;
+  double slot = (vx2 - vx1) * (sx2 - sx1) / n, need = (0.7 * (double)wide + 1) * ht;
+  return slot >= need ? 1 : (int)ceil(need / slot);
+}
+
+/* Bars of width 0.7 / nseries per label, each series in its colour; the
+ * values over the bars, upright so that neighbours never overlap, when
+ * every bar is wide enough for one (values_fit; else none: the caller's
+ * table holds them); the labels under the bars, every one or every k-th
+ * when they would touch (label_step); room above for values and legend. */
 int dyp_groupbars(FILE* f, const cliPlotFrame* fr, const char* const* labels,
                   const double* const* v, const char* const* names, int nseries, int n) {
   if (n < 1 || too_many(fr, nseries)) return -1;
@@ -279,28 +310,32 @@ int dyp_groupbars(FILE* f, const cliPlotFrame* fr, const char* const* labels,
   char path[64];
   begin(path, fr);
   plcol0(15);
-  /* room above the bars for the legend of several series */
-  plenv(0, n, 0, (nseries > 1 && names ? 1.15 + 0.12 * nseries : 1.15) * top, 0, -2);
+  plenv(0, n, 0, (nseries > 1 && names ? 1.3 + 0.12 * nseries : 1.3) * top, 0, -2);
   plbox("bc", 0, 0, "bcnstg", 0, 0);
   pllab(fr->xlabel, fr->ylabel, fr->title);
   const double bw = 0.7 / nseries;
-  if (nseries > 1) plschr(0, 0.8);   /* the values over narrow bars */
+  const int every = label_step(labels, n);
+  plschr(0, 0.8);
+  const int show = values_fit(bw, n);
   for (int i = 0; i < n; i++) {
     plcol0(15);
-    plmtex("b", nseries > 1 ? 2.0 : 1.5, (i + 0.5) / n, 0.5, labels[i]);
+    plschr(0, 1.1);
+    if (i % every == 0) plmtex("b", 1.5, (i + 0.5) / n, 0.5, labels[i]);
+    plschr(0, 0.8);
     for (int k = 0; k < nseries; k++) {
       double x0 = i + 0.15 + k * bw, y = isfinite(v[k][i]) ? v[k][i] : 0;
       PLFLT bx[4] = {x0, x0, x0 + bw, x0 + bw};
       PLFLT by[4] = {0, y, y, 0};
       plcol0(col(fr, k));
       plfill(4, bx, by);
+      if (!show) continue;
       plcol0(15);
       char val[32];
       snprintf(val, sizeof val, "%.3g", v[k][i]);
-      plptex(x0 + bw / 2, y + 0.03 * top, 1, 0, 0.5, val);
+      plptex(x0 + bw / 2, y + 0.02 * top, 0, 1, 0, val);   /* upright, from just above the bar */
     }
   }
-  if (nseries > 1) plschr(0, 1.1);
+  plschr(0, 1.1);
   if (nseries > 1 && names) legend(fr, names, nseries, 1);
   return finish(f, path);
 }

@@ -14,7 +14,8 @@
 typedef struct {
   const char* title;     /* above the plot */
   const char* xlabel;    /* with unit, e.g. "time [s]" */
-  const char* ylabel;    /* with unit, e.g. "torque [N m]" */
+  const char* ylabel;    /* with unit, e.g. "torque [N\xc2\xb7m]" (UTF-8 and PLplot's
+                            escapes: #u superscript, #d back down, #g Greek) */
   int width, height;     /* pixels; 0: 720 x 300 */
   int color0;            /* palette entry (1..DYP_MAXSERIES) of the first series; 0: 1.
                             Series k takes color0 + k, so that the same thing keeps
@@ -42,7 +43,10 @@ int dyp_bars(FILE* f, const cliPlotFrame* fr, const char* const* labels,
              const double* v, int n);
 
 /* Grouped bar chart: per label (n) one bar for each of nseries series,
- * v[k][i], in the series' colours, with a legend of names (NULL: none). */
+ * v[k][i], in the series' colours, with a legend of names (NULL: none).
+ * Each value stands upright over its bar (never overlapping a neighbour's)
+ * when the bars are at least 1.2 character heights wide; narrower bars
+ * carry no values, so the page shows them in a table beside the plot. */
 int dyp_groupbars(FILE* f, const cliPlotFrame* fr, const char* const* labels,
                   const double* const* v, const char* const* names, int nseries, int n);
 
