@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* dynid tests: drive gains with a payload of known mass (ident/gains.h).
+ * The Panda (first axis vertical) with its friction, known gains K (N m
+ * per ampere) and a 2.8 kg load whose centre of mass is 50 mm off the
+ * flange axis, simulated by Newton-Euler with the load merged into link 7
+ * by core's dy_linkpar_from_com (not by the estimator's map), on random
+ * Fourier excitations within the joint limits (5 harmonics of 0.1 Hz),
+ * 60 s at 100 Hz per recording, as arms log currents; the currents are
+ * tau / K plus white noise of 2 % and 10 % of each joint's current RMS.
+ *  1. the output-error gains against the K that made the data: within 1 %
+ *     (2 % noise) and 3 % (10 %), the std covering the error;
+ *  2. the plain least squares on [diag(i) -Y] on the same data: biased low,
+ *     its bias growing with the noise while the output error's does not;
+ *  3. with the estimated gains and the estimated arm, `payload`'s estimator
+ *     on a third, fresh recording finds the load: mass within 1 %, centre
+ *     of mass within 5 mm (the targets of a real arm's use).
+ * The tip frame is frame 7 (the table has no '#! tip'). */
+#include "testmodels.h"
+#include "ident/base.h"
+#include "ident/gains.h"
+#include "ident/payload.h"
+#include "ident/traj.h"
+
+#define PANDA "datasets/models/panda.csv"
+#define RATE 100.0        /* samples per second, as arms log currents */
+#define DUR 60.0          /* seconds per recording */
+
+static const double KTRUE[7] = {25, 40, 18, 22, 4.5, 3, 2.5};
+static const double LM = 2.8, LC[3] = {0.05, 0, 0.08};   /* 50 mm off the flange axis z */
+static const double LI[6] = {0.006, 0.0002, -0.0004, 0.007, 0.0003, 0.004};
+
+/* link 6 of par += the load (m, c, Ic in the tip frame = frame 6 here) by
+ * the parallel-axis theorem from its centre of mass */
+static void merge_load(const dyModel* m, double* par) {
+  double phi[10];
+  dy_linkpar_from_com(phi, LM, LC, LI);   /* core's, not the estimator's map */
+  for (int k = 0; k < 10; k++) par[10 * (m->n - 1) + k] += phi[k];
+}
+
+/* the Panda as shipped: its limits bound the excitation, its friction
+ * (fv, fc, fo) is simulated and identified */
+static dyModel* panda(void) {
+  dyModel* m = NULL;
+  char err[DY_ERRSZ];
+  CHECK(dy_load_model(PANDA, &(dyLoadOpt){0}, &m, err, sizeof err) == 0, "load %s: %s", PANDA, err);
+  if (m) CHECK(m->tip_T[0] == 1 && m->tip_T[4] == 1 && m->tip_T[8] == 1 && m->tip_T[9] == 0 && m->tip_T[10] == 0 &&
+               m->tip_T[11] == 0, "the tip frame is frame 7");
+  return m;
+}
+
+/* The currents of one recording: excitation seed, load on or off; cur
+ * (ns x n, row-major) = tau / K, states into q, qd, qdd (ns x n) */
+static int record(const dyModel* m, dyData* d, unsigned long long seed, int loaded, double* q, double* qd,
+                  double* qdd, double* cur) {
+  dyiFourier f;
+  char err[DY_ERRSZ];
+  if (dyi_fourier_random(&f, m, 5, 10, seed, err, sizeof err)) return -1;
+  const int n = m->n, ns = (int)(DUR * RATE);
+  double* par = malloc(sizeof(double) * (size_t)dy_npar(m));
+  memcpy(par, m->par, sizeof(double) * (size_t)dy_npar(m));
+  if (loaded) merge_load(m, par);
+  for (int k = 0; k < ns; k++) {
+    double tau[DY_MAXJ];
+    dyi_fourier_eval(&f, k / RATE, q + k*n, qd + k*n, qdd + k*n);
+    dy_rnea(m, d, par, q + k*n, qd + k*n, qdd + k*n, tau);
+    for (int j = 0; j < n; j++) cur[k*n + j] = tau[j] / KTRUE[j];
+  }
+  free(par);
+  return ns;
+}
+
+/* white noise of level x each joint's current RMS over the samples (Box-Muller) */
+static void add_noise(int n, int ns, double* cur, double level) {
+  for (int j = 0; j < n; j++) {
+    double ss = 0;
+    for (int k = 0; k < ns; k++) ss += cur[k*n + j] * cur[k*n + j];
+    const double sd = level * sqrt(ss / ns);
+    for (int k = 0; k < ns; k++) {
+      double u1 = th_uniform(1e-12, 1), u2 = th_uniform(0, 1);
+      cur[k*n + j] += sd * sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+    }
+  }
+}
+
+typedef struct {
+  int ns;
+  double *q, *qd, *qdd, *cur;
+} rec;
+
+static rec rec_make(const dyModel* m, dyData* d, unsigned long long seed, int loaded, double noise) {
+  rec r;
+  const size_t sz = sizeof(double) * (size_t)(DUR * RATE) * (size_t)m->n;
+  r.q = malloc(sz); r.qd = malloc(sz); r.qdd = malloc(sz); r.cur = malloc(sz);
+  r.ns = record(m, d, seed, loaded, r.q, r.qd, r.qdd, r.cur);
+  if (r.ns > 0) add_noise(m->n, r.ns, r.cur, noise);
+  return r;
+}
+
+static void rec_free(rec* r) { free(r->q); free(r->qd); free(r->qdd); free(r->cur); }
+
+/* The load found by the payload estimator on loaded recording r with the
+ * currents times gains K and the arm's standard parameters par (P beta). */
+static void payload_check(const dyModel* m, const double* par, const double* K, const rec* r, double* mass,
+                          double* dc) {
+  char err[DY_ERRSZ];
+  dyiPayload* p = dyi_payload_make(m, par, err, sizeof err);
+  const int n = m->n;
+  for (int k = 0; p && k < r->ns; k++) {
+    double tau[DY_MAXJ];
+    for (int j = 0; j < n; j++) tau[j] = K[j] * r->cur[k*n + j];
+    dyi_payload_add(p, r->q + k*n, r->qd + k*n, r->qdd + k*n, tau);
+  }
+  dyiPayloadFit fit;
+  *mass = NAN; *dc = NAN;
+  if (p && !dyi_payload_solve(p, NAN, &fit, err, sizeof err)) {
+    *mass = fit.phys[0];
+    *dc = sqrt(pow(fit.phys[1] - LC[0], 2) + pow(fit.phys[2] - LC[1], 2) + pow(fit.phys[3] - LC[2], 2));
+  }
+  dyi_payload_free(p);
+}
+
+/* worst relative gain error over the estimated gains of fit (ls: the plain
+ * least squares' instead) and the worst error in std of the estimate */
+static double gain_err(const dyiGainsFit* f, int ls, double* zmax) {
+  double w = 0;
+  *zmax = 0;
+  for (int j = 0; j < f->n; j++) {
+    if (!f->gain_det[j]) continue;
+    const double K = ls ? f->gain_ls[j] : f->gain[j];
+    w = fmax(w, fabs(K / KTRUE[j] - 1));
+    if (!ls) *zmax = fmax(*zmax, fabs(f->gain[j] - KTRUE[j]) / f->gain_std[j]);
+  }
+  return w;
+}
+
+/* A tighter bound on the relative std (0.45 %, at 10 % noise: between the
+ * gains' std of 0.3-0.7 %) holds the gains it does not meet at K0 (here
+ * 0.999 K): held ones equal K0 exactly with no std, the rest still
+ * estimated within the bound. */
+static void held_check(dyiGains* g, int n) {
+  double K0[DY_MAXJ];
+  for (int j = 0; j < n; j++) K0[j] = 0.999 * KTRUE[j];
+  dyiGainsFit f;
+  char err[DY_ERRSZ];
+  CHECK(dyi_gains_solve(g, K0, 0.0045, &f, err, sizeof err) == 0, "solve: %s", err);
+  int held = 0, ok = 1;
+  for (int j = 0; j < n; j++) {
+    if (f.gain_det[j]) { ok &= f.gain_std[j] <= 0.0045 * f.gain[j]; continue; }
+    held++;
+    ok &= f.gain[j] == K0[j] && f.gain_std[j] == 0 && !f.gain_null[j];
+  }
+  CHECK(ok && held > 0 && held < n, "held gains: %d held, consistent %d", held, ok);
+}
+
+/* One noise level: gains from an unloaded and a loaded recording, then the
+ * load on a third; errors into e: OE gain, LS gain, mass, centre of mass. */
+static void run_level(const dyModel* m, const dyiBase* b, double noise, double e[4], int* lslow) {
+  char err[DY_ERRSZ];
+  const int n = m->n;
+  dyData* d = dy_make_data(m);
+  rec r0 = rec_make(m, d, 11, 0, noise), r1 = rec_make(m, d, 12, 1, noise), r2 = rec_make(m, d, 13, 1, noise);
+  dyiGains* g = dyi_gains_make(m, b, LM, err, sizeof err);
+  CHECK(g && r0.ns > 0 && r1.ns > 0 && r2.ns > 0, "setup: %s", err);
+  for (int k = 0; g && k < r0.ns; k++) dyi_gains_add(g, 0, r0.q + k*n, r0.qd + k*n, r0.qdd + k*n, r0.cur + k*n);
+  for (int k = 0; g && k < r1.ns; k++) dyi_gains_add(g, 1, r1.q + k*n, r1.qd + k*n, r1.qdd + k*n, r1.cur + k*n);
+  const double K0[7] = {1, 1, 1, 1, 1, 1, 1};
+  dyiGainsFit f;
+  int rc = g ? dyi_gains_solve(g, K0, 0.05, &f, err, sizeof err) : -1;
+  CHECK(rc == 0, "solve: %s", err);
+  for (int k = 0; k < 4; k++) e[k] = NAN;
+  if (!rc) {
+    double z, zls;
+    e[0] = gain_err(&f, 0, &z);
+    e[1] = gain_err(&f, 1, &zls);
+    double* par = calloc((size_t)dy_npar(m), sizeof(double));
+    for (int i = 0; i < b->npar; i++)
+      for (int k = 0; k < b->nb; k++) par[i] += b->P[(size_t)i * b->nb + k] * f.beta[k];
+    payload_check(m, par, f.gain, &r2, &e[2], &e[3]);
+    e[2] = e[2] / LM - 1;
+    free(par);
+    int ndet = 0;
+    for (int j = 0; j < n; j++) ndet += f.gain_det[j];
+    printf("noise %2.0f %%: %d gains estimated, worst error %.3f %% (%.2f std), plain least squares %.3f %%; "
+           "load %.4f kg (%+.3f %%), centre of mass off by %.2f mm; %d iterations\n", 100 * noise, ndet,
+           100 * e[0], z, 100 * e[1], LM * (1 + e[2]), 100 * e[2], 1e3 * e[3], f.iter);
+    *lslow = 1;
+    for (int j = 0; j < n; j++) *lslow &= f.gain_ls[j] < KTRUE[j];
+    CHECK(ndet == n, "only %d gains determined", ndet);
+    if (noise > 0.05) held_check(g, n);
+    CHECK(z < 4, "a gain's error is %.2f std", z);
+  }
+  dyi_gains_free(g);
+  rec_free(&r0); rec_free(&r1); rec_free(&r2);
+  dy_free_data(d);
+}
+
+/* 1-3 at 2 % and 10 % current noise */
+static void test_levels(void) {
+  dyModel* m = panda();
+  if (!m) return;
+  char err[DY_ERRSZ];
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
+  CHECK(b != NULL, "base: %s", err);
+  double e2[4], e10[4];
+  int low2 = 0, low10 = 0;
+  if (b) { run_level(m, b, 0.02, e2, &low2); run_level(m, b, 0.10, e10, &low10); }
+  /* the targets: gains 1 % at 2 % noise, 3 % at 10 % */
+  CHECK(e2[0] < 0.01, "gains at 2 %% noise: %.3g", e2[0]);
+  CHECK(e10[0] < 0.03, "gains at 10 %% noise: %.3g", e10[0]);
+  /* the plain least squares: every gain low, and more so with more noise
+   * (the attenuation grows with the noise variance), while the output
+   * error's stays within its std (checked in run_level) */
+  CHECK(low2 && low10, "plain least squares not low on every joint: %d %d", low2, low10);
+  CHECK(e2[1] > 0.05 && e10[1] > 3 * e2[1], "plain least squares' bias %.3g at 2 %%, %.3g at 10 %%", e2[1], e10[1]);
+  /* the load with those gains: mass 1 %, centre of mass 5 mm */
+  CHECK(fabs(e2[2]) < 0.01 && fabs(e10[2]) < 0.01, "mass %.3g %.3g", e2[2], e10[2]);
+  CHECK(e2[3] < 0.005 && e10[3] < 0.005, "centre of mass %.3g %.3g m", e2[3], e10[3]);
+  dyi_base_free(b);
+  dy_free_model(m);
+}
+
+int main(void) {
+  test_levels();
+  return test_report();
+}
