@@ -197,6 +197,12 @@ int cmd_base(cliArgs* c);
 int cmd_excite(cliArgs* c);
 int cmd_simulate(cliArgs* c);
 int cmd_identify(cliArgs* c);
+/* identify --estimate-gains (reports/cmd_gains.c): cli_gains_wanted is 1
+ * when any of its options (--estimate-gains, --payload-log,
+ * --payload-mass) is given; cmd_identify then hands over. */
+#define CLI_GAINS_OPTS "estimate-gains,payload-log,payload-mass,"
+int cli_gains_wanted(const cliArgs* c);
+int cmd_identify_gains(cliArgs* c);
 int cmd_validate(cliArgs* c);
 int cmd_report(cliArgs* c);
 int cmd_payload(cliArgs* c);

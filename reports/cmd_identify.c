@@ -873,8 +873,9 @@ done:
 /* options -> model -> from the logs or from statistics files */
 int cmd_identify(cliArgs* c) {
   int rc = cli_check(c, "set,method,friction,quiet,block,threads,stats,save-stats,consistent,prior,prior-weight,"
-                     "min-eig,model-out,bounds,mass-range,total-mass,boot," CLI_LOG_OPTS, 1, 16, USAGE);
+                     "min-eig,model-out,bounds,mass-range,total-mass,boot," CLI_GAINS_OPTS CLI_LOG_OPTS, 1, 16, USAGE);
   if (rc) return rc;
+  if (cli_gains_wanted(c)) return cmd_identify_gains(c);   /* reports/cmd_gains.c */
   idOpt io;
   if ((rc = identify_options(c, &io))) return rc;
   dyModel* m = cli_model(c);

@@ -19,10 +19,14 @@
 #include "ident/base.h"
 #include "ident/gains.h"
 #include "ident/payload.h"
+#include "ident/params.h"
 #include "ident/traj.h"
+#include <unistd.h>
 
 #define PANDA "datasets/models/panda.csv"
+#define DIR "build/tests/gains"
 #define RATE 100.0        /* samples per second, as arms log currents */
+#define K0LOW "22,35.2,15.84,19.36,3.96,2.64,2.2"   /* 0.88 KTRUE */
 #define DUR 60.0          /* seconds per recording */
 
 static const double KTRUE[7] = {25, 40, 18, 22, 4.5, 3, 2.5};
@@ -50,12 +54,12 @@ static dyModel* panda(void) {
 
 /* The currents of one recording: excitation seed, load on or off; cur
  * (ns x n, row-major) = tau / K, states into q, qd, qdd (ns x n) */
-static int record(const dyModel* m, dyData* d, unsigned long long seed, int loaded, double* q, double* qd,
+static int record(const dyModel* m, dyData* d, unsigned long long seed, int loaded, double dur, double* q, double* qd,
                   double* qdd, double* cur) {
   dyiFourier f;
   char err[DY_ERRSZ];
   if (dyi_fourier_random(&f, m, 5, 10, seed, err, sizeof err)) return -1;
-  const int n = m->n, ns = (int)(DUR * RATE);
+  const int n = m->n, ns = (int)(dur * RATE);
   double* par = malloc(sizeof(double) * (size_t)dy_npar(m));
   memcpy(par, m->par, sizeof(double) * (size_t)dy_npar(m));
   if (loaded) merge_load(m, par);
@@ -87,11 +91,11 @@ typedef struct {
   double *q, *qd, *qdd, *cur;
 } rec;
 
-static rec rec_make(const dyModel* m, dyData* d, unsigned long long seed, int loaded, double noise) {
+static rec rec_make(const dyModel* m, dyData* d, unsigned long long seed, int loaded, double noise, double dur) {
   rec r;
-  const size_t sz = sizeof(double) * (size_t)(DUR * RATE) * (size_t)m->n;
+  const size_t sz = sizeof(double) * (size_t)(dur * RATE) * (size_t)m->n;
   r.q = malloc(sz); r.qd = malloc(sz); r.qdd = malloc(sz); r.cur = malloc(sz);
-  r.ns = record(m, d, seed, loaded, r.q, r.qd, r.qdd, r.cur);
+  r.ns = record(m, d, seed, loaded, dur, r.q, r.qd, r.qdd, r.cur);
   if (r.ns > 0) add_noise(m->n, r.ns, r.cur, noise);
   return r;
 }
@@ -158,7 +162,7 @@ static void run_level(const dyModel* m, const dyiBase* b, double noise, double e
   char err[DY_ERRSZ];
   const int n = m->n;
   dyData* d = dy_make_data(m);
-  rec r0 = rec_make(m, d, 11, 0, noise), r1 = rec_make(m, d, 12, 1, noise), r2 = rec_make(m, d, 13, 1, noise);
+  rec r0 = rec_make(m, d, 11, 0, noise, DUR), r1 = rec_make(m, d, 12, 1, noise, DUR), r2 = rec_make(m, d, 13, 1, noise, DUR);
   dyiGains* g = dyi_gains_make(m, b, LM, err, sizeof err);
   CHECK(g && r0.ns > 0 && r1.ns > 0 && r2.ns > 0, "setup: %s", err);
   for (int k = 0; g && k < r0.ns; k++) dyi_gains_add(g, 0, r0.q + k*n, r0.qd + k*n, r0.qdd + k*n, r0.cur + k*n);
@@ -219,7 +223,128 @@ static void test_levels(void) {
   dy_free_model(m);
 }
 
+/* a recording as a LOG file: t, q, qd, qdd and the currents as tau */
+static void write_log(const char* path, int n, const rec* r) {
+  FILE* f = fopen(path, "w");
+  if (!f) return;
+  dyi_traj_header(f, n, 1);
+  for (int k = 0; k < r->ns; k++)
+    dyi_traj_row(f, n, k / RATE, r->q + k*n, r->qd + k*n, r->qdd + k*n, r->cur + k*n);
+  fclose(f);
+}
+
+/* the payload's CSV rows m, cx, cy, cz into v; how many were read */
+static int read_load(const char* path, double* v) {
+  FILE* f = fopen(path, "r");
+  char line[512];
+  int got = 0;
+  while (f && fgets(line, sizeof line, f)) {
+    static const char* const nm[4] = {"m,", "cx,", "cy,", "cz,"};
+    for (int k = 0; k < 4; k++)
+      if (!strncmp(line, nm[k], strlen(nm[k]))) { v[k] = atof(line + strlen(nm[k])); got++; }
+  }
+  if (f) fclose(f);
+  return got;
+}
+
+/* 4. the program: identify --estimate-gains writes GAIN rows that the
+ * PARAMS reader takes apart from the base parameters; payload uses them
+ * without --gain and finds the load of a fresh recording */
+static void test_program(const dyModel* m) {
+  dyData* d = dy_make_data(m);
+  rec r0 = rec_make(m, d, 21, 0, 0.02, 20), r1 = rec_make(m, d, 22, 1, 0.02, 20), r2 = rec_make(m, d, 23, 1, 0.02, 20);
+  write_log(DIR "/un.csv", m->n, &r0);
+  write_log(DIR "/lo.csv", m->n, &r1);
+  write_log(DIR "/lo2.csv", m->n, &r2);
+  rec_free(&r0); rec_free(&r1); rec_free(&r2);
+  dy_free_data(d);
+  /* --gain: the start, about published gains (12 % low): scaled back */
+  CHECK(th_run(DIR, "./dynid identify " PANDA " " DIR "/un.csv --payload-log " DIR "/lo.csv --payload-mass 2.8 "
+               "--estimate-gains --friction --gain " K0LOW " -o " DIR "/gp.csv") == 0, "identify --estimate-gains: %s",
+        th_slurp(DIR "/stderr"));
+  CHECK(!strstr(th_slurp(DIR "/stderr"), "warning"), "warnings: %s", th_slurp(DIR "/stderr"));
+  char err[DY_ERRSZ];
+  dyiParams* p = dyi_params_read(DIR "/gp.csv", m, err, sizeof err);
+  CHECK(p && p->gain, "read gp.csv: %s", p ? "no gains" : err);
+  double worst = 0;
+  for (int j = 0; p && p->gain && j < m->n; j++) worst = fmax(worst, fabs(p->gain[j] / KTRUE[j] - 1));
+  CHECK(worst < 0.01, "program's gains off by %.3g", worst);
+  if (p) CHECK(p->base->nb > 0 && !strncmp(p->base->name[p->base->nb - 1], "F", 1), "last base parameter %s",
+               p->base->name[p->base->nb - 1]);
+  dyi_params_free(p);
+  CHECK(th_run(DIR, "./dynid payload " PANDA " " DIR "/gp.csv " DIR "/lo2.csv -o " DIR "/load.csv") == 0,
+        "payload with the GAIN rows: %s", th_slurp(DIR "/stderr"));
+  CHECK(strstr(th_slurp(DIR "/stderr"), "GAIN rows of"), "payload says whose gains: %s", th_slurp(DIR "/stderr"));
+  double v[4] = {0};
+  CHECK(read_load(DIR "/load.csv", v) == 4, "load.csv rows");
+  CHECK(fabs(v[0] / LM - 1) < 0.01, "program's payload mass %.6g", v[0]);
+  CHECK(hypot(hypot(v[1] - LC[0], v[2] - LC[1]), v[3] - LC[2]) < 0.005, "program's centre of mass %.4g %.4g %.4g",
+        v[1], v[2], v[3]);
+}
+
+/* lines of text */
+static int nlines(const char* s) {
+  int k = 0;
+  for (; *s; s++) k += *s == '\n';
+  return k;
+}
+
+/* a command that must fail with status st, its message starting "dynid: "
+ * and holding what, one line (usage errors: and the hint), no output */
+static void must_fail(const char* cmd, int st, const char* what) {
+  char full[2048];
+  remove(DIR "/out.csv");
+  snprintf(full, sizeof full, "%s -o " DIR "/out.csv", cmd);
+  const int rc = th_run(DIR, full);
+  const char* e = th_slurp(DIR "/stderr");
+  CHECK(rc == st && !strncmp(e, "dynid: ", 7) && strstr(e, what) && nlines(e) == (st == 2 ? 2 : 1),
+        "%s: status %d, stderr: %s", cmd, rc, e);
+  CHECK(access(DIR "/out.csv", F_OK) != 0, "%s: wrote a file", cmd);
+}
+
+/* another arm's loaded recording: the KUKA LWR4 (7 joints too) with the
+ * load, as currents */
+static void write_other_arm(void) {
+  dyModel* k = NULL;
+  char err[DY_ERRSZ];
+  CHECK(dy_load_model("datasets/urdf/kuka_lwr4.urdf", &(dyLoadOpt){0}, &k, err, sizeof err) == 0, "kuka: %s", err);
+  if (!k) return;
+  dyData* d = dy_make_data(k);
+  rec r = rec_make(k, d, 24, 1, 0.02, 10);
+  write_log(DIR "/other.csv", k->n, &r);
+  rec_free(&r);
+  dy_free_data(d);
+  dy_free_model(k);
+}
+
+/* 5. bad input: one line each, nothing written */
+static void test_bad(void) {
+  CHECK(system("grep -v '^GAIN' " DIR "/gp.csv > " DIR "/nogain.csv && grep -v '^GAIN3' " DIR "/gp.csv > " DIR
+               "/gain6.csv") == 0, "PARAMS without gains");
+  must_fail("./dynid payload " PANDA " " DIR "/nogain.csv " DIR "/lo2.csv --gain " DIR "/nogain.csv", 1,
+            "no GAIN rows");
+  must_fail("./dynid validate " PANDA " " DIR "/gain6.csv " DIR "/lo2.csv", 1, "GAIN3 is missing");
+  write_other_arm();
+  must_fail("./dynid identify " PANDA " " DIR "/un.csv --payload-log " DIR "/other.csv --payload-mass 2.8 "
+            "--estimate-gains --friction --gain " K0LOW, 1, "another arm");
+  const char* id = "./dynid identify " PANDA " " DIR "/un.csv --payload-log " DIR "/lo.csv --estimate-gains ";
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s --payload-mass 0", id);
+  must_fail(cmd, 2, "--payload-mass must be");
+  snprintf(cmd, sizeof cmd, "%s --payload-mass -2.8", id);
+  must_fail(cmd, 2, "--payload-mass must be");
+  must_fail("./dynid identify " PANDA " " DIR "/un.csv --payload-mass 2.8 --estimate-gains", 2,
+            "needs --payload-log");
+  must_fail("./dynid identify " PANDA " " DIR "/un.csv --payload-log " DIR "/lo.csv --payload-mass 2.8", 2,
+            "go with --estimate-gains");
+}
+
 int main(void) {
+  CHECK(system("mkdir -p " DIR) == 0, "mkdir " DIR);
   test_levels();
+  dyModel* m = panda();
+  if (m) test_program(m);
+  if (m) test_bad();
+  dy_free_model(m);
   return test_report();
 }
