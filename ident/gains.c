@@ -346,7 +346,7 @@ static int solve_round(gnCtx* c, int* fr, int* nulls, double* gi, double* x, con
   for (int j = 0, col = 0; j < c->g->n; j++) {
     if (!fr[j]) continue;
     const double sd = sqrt(fmax(0, cov[(size_t)col*c->cols + col]));
-    const int structural = nul[col] > NULL_TOL;
+    const int structural = nul[col] > NULL_TOL || !(fabs(gi[j]) > 0) || !isfinite(gi[j]);
     if (structural || !(sd <= maxrel * fabs(gi[j]))) { fr[j] = 0; nulls[j] = structural; held++; }
     col++;
   }

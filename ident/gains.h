@@ -30,7 +30,7 @@
  * Jacobian J at the optimum, sigma^2 its sum of squares over
  * (equations - rank); std K_j = std g_j / g_j^2 (first order).
  * A gain the data do not determine (its axis not orthogonal to the null
- * space of the column-scaled J, or relative std above max_rel_std: a
+ * space of the column-scaled J, 1/K_j zero, or relative std above max_rel_std: a
  * vertical first axis that neither gravity nor the load excites, a load on
  * a joint's axis) is held at its given value K0_j and the rest solved
  * again; dyiGainsFit.gain_det says which. */

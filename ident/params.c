@@ -121,8 +121,8 @@ static int gain_row(pGains* g, dyCsv* csv, const char* path, char** f, int nf, c
     if (g->cval >= nf) dy_errpos(err, errsz, path, line, nf + 1, "GAIN%d has no value", k);
     return -1;
   }
-  if (!(v > 0)) {
-    dy_errpos(err, errsz, path, line, g->cval + 1, "GAIN%d is %.17g: a drive gain must be positive", k, v);
+  if (!(v != 0)) {
+    dy_errpos(err, errsz, path, line, g->cval + 1, "GAIN%d is 0: a drive gain must not be zero", k);
     return -1;
   }
   const int cs = g->cstd;

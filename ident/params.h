@@ -71,8 +71,9 @@ typedef struct {
 /* Read a PARAMS file for model m. NULL with err ("FILE:ROW:COL: ...") on
  * failure. Rows named GAIN1..GAINn (any case) are drive gains, not base
  * parameters (their expression is empty and ignored): value finite and
- * positive, std empty or a number, each once, all n once one is given;
- * they go to gain and gain_std. "#! pi,NAME,VALUE" lines before the header, in any order, give
+ * not zero (negative: the current's sign is the torque's opposite), std
+ * empty or a number, each once, all n once one is given; they go to gain
+ * and gain_std. "#! pi,NAME,VALUE" lines before the header, in any order, give
  * pi: NAME a parameter of m (dy_parindex), VALUE a finite number; once one
  * is given all 14n are required, each once; B pi must reproduce every value
  * to 1e-9 of max(max_i |value_i|, sum_k |B_ik pi_k|). The '#' header is
