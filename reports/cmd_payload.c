@@ -161,16 +161,22 @@ static void summary(const dyiPayloadFit* fit) {
                     "ARM_PARAMS of this arm?)\n");
 }
 
+/* --mass (NaN: estimated) and --radius, checked. 0, or 2 after the usage line. */
+static int payload_options(const cliArgs* c, double* mass, double* radius) {
+  if (cli_double(c, "mass", NAN, mass) || cli_double(c, "radius", DYI_PAYLOAD_RADIUS, radius)) return 2;
+  if (cli_opt(c, "radius") && !cli_flag(c, "consistent")) return cli_usage("payload: --radius goes with --consistent");
+  if (!(*radius > DYI_PAYLOAD_THICK) || !isfinite(*radius))
+    return cli_usage("payload: --radius must be a length in m above %g (the bounding sphere about the tip origin)",
+                     DYI_PAYLOAD_THICK);
+  if (cli_opt(c, "mass") && !(*mass > 0 && isfinite(*mass))) return cli_usage("payload: --mass must be a positive mass in kg");
+  return 0;
+}
+
 int cmd_payload(cliArgs* c) {
   int r = cli_check(c, "mass,force,quiet,consistent,radius," CLI_LOG_OPTS, 3, 3, USAGE);
   if (r) return r;
   double mass, radius;
-  if (cli_double(c, "mass", NAN, &mass) || cli_double(c, "radius", DYI_PAYLOAD_RADIUS, &radius)) return 2;
-  if (cli_opt(c, "radius") && !cli_flag(c, "consistent")) return cli_usage("payload: --radius goes with --consistent");
-  if (!(radius > DYI_PAYLOAD_THICK) || !isfinite(radius))
-    return cli_usage("payload: --radius must be a length in m above %g (the bounding sphere about the tip origin)",
-                     DYI_PAYLOAD_THICK);
-  if (cli_opt(c, "mass") && !(mass > 0 && isfinite(mass))) return cli_usage("payload: --mass must be a positive mass in kg");
+  if ((r = payload_options(c, &mass, &radius))) return r;
   const char* out = cli_opt(c, "o");
   dyModel* m = cli_model(c);
   if (!m) return 1;
@@ -195,11 +201,9 @@ int cmd_payload(cliArgs* c) {
     goto done;
   }
   dyiPayloadFit fit;
-  if (cli_flag(c, "consistent") ? dyi_payload_consistent(est, mass, radius, &fit, err, sizeof err)
-                                 : dyi_payload_solve(est, mass, &fit, err, sizeof err)) {
-    cli_fail("%s: %s", c->pos[2], err);
-    goto done;
-  }
+  const int bad = cli_flag(c, "consistent") ? dyi_payload_consistent(est, mass, radius, &fit, err, sizeof err)
+                                            : dyi_payload_solve(est, mass, &fit, err, sizeof err);
+  if (bad) { cli_fail("%s: %s", c->pos[2], err); goto done; }
   if (is_urdf(out)) {
     char miss[256] = "";
     for (int k = 0; k < 10; k++)

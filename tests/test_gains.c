@@ -324,6 +324,15 @@ static void test_bad(void) {
   must_fail("./dynid payload " PANDA " " DIR "/nogain.csv " DIR "/lo2.csv --gain " DIR "/nogain.csv", 1,
             "no GAIN rows");
   must_fail("./dynid validate " PANDA " " DIR "/gain6.csv " DIR "/lo2.csv", 1, "GAIN3 is missing");
+  CHECK(system("sed 's/^GAIN7,/GAIN8,/' " DIR "/gp.csv > " DIR "/gain8.csv && sed 's/^GAIN3,/GAIN2,/' " DIR
+               "/gp.csv > " DIR "/gain22.csv && sed 's/^GAIN3,[^,]*,/GAIN3,0,/' " DIR "/gp.csv > " DIR "/gain0.csv") == 0,
+        "bad GAIN rows");
+  must_fail("./dynid payload " PANDA " " DIR "/gain8.csv " DIR "/lo2.csv", 1, "GAIN1..GAIN7");
+  must_fail("./dynid payload " PANDA " " DIR "/gain22.csv " DIR "/lo2.csv", 1, "GAIN2 given twice");
+  must_fail("./dynid validate " PANDA " " DIR "/gain0.csv " DIR "/lo2.csv", 1, "must not be zero");
+  /* --params of id reads a PARAMS file with GAIN rows as any other */
+  CHECK(th_run(DIR, "./dynid id " PANDA " " DIR "/un.csv --params " DIR "/gp.csv -o " DIR "/tau.csv") == 0,
+        "id --params with GAIN rows: %s", th_slurp(DIR "/stderr"));
   write_other_arm();
   must_fail("./dynid identify " PANDA " " DIR "/un.csv --payload-log " DIR "/other.csv --payload-mass 2.8 "
             "--estimate-gains --friction --gain " K0LOW, 1, "another arm");
