@@ -128,6 +128,13 @@ static int rows_option(const char* v, int k, int nlog, dyiLogOpt* o) {
 
 int cli_logopt(const cliArgs* c, int n, dyiLogOpt* o) { return cli_logopt_k(c, n, 0, 1, o); }
 
+/* the gains of this run's logs (--gain, or a PARAMS file's), for the
+ * PARAMS file the run writes */
+static double run_gain[DY_MAXJ];
+static int run_n;
+
+int cli_write_run_gains(FILE* f) { return run_n ? dyi_params_write_gains(f, run_n, run_gain, NULL) : 0; }
+
 /* ---- gains from a PARAMS file's GAIN rows (identify --estimate-gains):
  * --gain FILE takes them (a file without them is an error: the gains are
  * needed); without --gain, validate, report and payload take those of
@@ -172,8 +179,11 @@ int cli_logopt_k(const cliArgs* c, int n, int k, int nlog, dyiLogOpt* o) {
   const char* v;
   if ((v = cli_opt(c, "gain")) && !cli_doubles(v, o->gain, n)) o->has_gain = 1;
   else if (v && access(v, R_OK))
-    return cli_usage("--gain: expected %d comma-separated numbers or a PARAMS file with GAIN rows, got '%s'", n, v);
+    return cli_usage(strchr(v, ',') ? "--gain: expected %d comma-separated numbers, got '%s'"
+                                    : "--gain: expected %d comma-separated numbers or a PARAMS file with GAIN rows, "
+                                      "got '%s'", n, v);
   else if ((rc = params_gains(c, n, o))) return rc;   /* --gain FILE, or the command's PARAMS */
+  if (o->has_gain) { memcpy(run_gain, o->gain, sizeof(double) * (size_t)n); run_n = n; }
   if ((v = cli_opt(c, "rows")) && (rc = rows_option(v, k, nlog, o))) return rc;
   if ((v = cli_opt(c, "cutoff"))) {
     if (!strcmp(v, "none") || !strcmp(v, "off")) o->cutoff_hz = -1;

@@ -133,7 +133,7 @@ static int write_params(const char* path, const dyModel* m, const dyiBase* b, co
                         int errsz) {
   dyOut o;
   if (dy_out_open(&o, path, err, errsz)) return -1;
-  if (dyi_params_write(o.f, m, b, beta, std, comment, pi, scale)) {
+  if (dyi_params_write(o.f, m, b, beta, std, comment, pi, scale) || cli_write_run_gains(o.f)) {
     dy_out_abort(&o);
     snprintf(err, (size_t)errsz, "%s: write failed", path);
     return -1;

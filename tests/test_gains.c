@@ -278,6 +278,17 @@ static void test_program(const dyModel* m) {
   double v[4] = {0};
   CHECK(read_load(DIR "/load.csv", v) == 4, "load.csv rows");
   CHECK(fabs(v[0] / LM - 1) < 0.01, "program's payload mass %.6g", v[0]);
+  /* the arm identified again with those gains (--gain PARAMS): its PARAMS
+   * carries them, and payload takes them from it */
+  CHECK(th_run(DIR, "./dynid identify " PANDA " " DIR "/un.csv --gain " DIR "/gp.csv --friction --quiet -o " DIR
+               "/arm2.csv") == 0, "identify --gain PARAMS: %s", th_slurp(DIR "/stderr"));
+  double g1[DY_MAXJ], g2[DY_MAXJ], s1[DY_MAXJ], s2[DY_MAXJ];
+  CHECK(dyi_params_read_gains(DIR "/gp.csv", m->n, g1, s1, err, sizeof err) == 1 &&
+        dyi_params_read_gains(DIR "/arm2.csv", m->n, g2, s2, err, sizeof err) == 1 && !memcmp(g1, g2, sizeof(double) * 7) &&
+        isnan(s2[0]), "arm2.csv carries gp.csv's gains: %s", err);
+  CHECK(th_run(DIR, "./dynid payload " PANDA " " DIR "/arm2.csv " DIR "/lo2.csv -o " DIR "/load2.csv") == 0 &&
+        read_load(DIR "/load2.csv", v) == 4 && fabs(v[0] / LM - 1) < 0.01, "payload with arm2.csv: %.6g %s", v[0],
+        th_slurp(DIR "/stderr"));
   CHECK(hypot(hypot(v[1] - LC[0], v[2] - LC[1]), v[3] - LC[2]) < 0.005, "program's centre of mass %.4g %.4g %.4g",
         v[1], v[2], v[3]);
 }
