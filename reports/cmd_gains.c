@@ -142,7 +142,7 @@ static int read_logs(const cliArgs* c, const dyModel* m, const gainsOpt* g, dyiG
 
 /* The '#' lines of PARAMS (ident/params.h parses model, log, samples and
  * the relative error). Caller frees; NULL when out of memory. */
-static char* comment(const cliArgs* c, const dyModel* m, const dyiBase* b, const gainsOpt* g, const dyiGainsFit* f) {
+static char* comment(const dyModel* m, const dyiBase* b, const gainsOpt* g, const dyiGainsFit* f) {
   char* cm = NULL;
   size_t cl = 0;
   FILE* o = open_memstream(&cm, &cl);
@@ -168,7 +168,6 @@ static char* comment(const cliArgs* c, const dyModel* m, const dyiBase* b, const
           v[0], v[1], v[2], v[3], s[1], s[2], s[3]);
   fprintf(o, "payload: inertia about the centre of mass, tip axes [kg m^2]: ixx %.6g ixy %.6g ixz %.6g iyy %.6g "
              "iyz %.6g izz %.6g", v[4], v[5], v[6], v[7], v[8], v[9]);
-  (void)c;
   fclose(o);
   return cm;
 }
@@ -177,7 +176,7 @@ static char* comment(const cliArgs* c, const dyModel* m, const dyiBase* b, const
 static int write_params(const cliArgs* c, const dyModel* m, const dyiBase* b, const gainsOpt* g,
                         const dyiGainsFit* f) {
   char err[DY_ERRSZ];
-  char* cm = comment(c, m, b, g, f);
+  char* cm = comment(m, b, g, f);
   if (!cm) return cli_fail("identify: out of memory");
   double sd[DY_MAXJ];
   for (int j = 0; j < m->n; j++) sd[j] = f->gain_det[j] ? f->gain_std[j] : NAN;
