@@ -61,6 +61,7 @@ static int gains_options(const cliArgs* c, gainsOpt* g) {
       return cli_usage("identify --estimate-gains: --%s does not apply (least squares on the output error)", not_here[i]);
   for (int k = 1; k < c->npos && g->nlog < MAXLOGS; k++) g->log[g->nlog++] = c->pos[k];
   g->nun = g->nlog;
+  if (!g->nun) return cli_usage("identify --estimate-gains: needs LOG, a recording without the load, after MODEL");
   for (int i = 0; i < c->nopt; i++)
     if (!strcmp(c->key[i], "payload-log")) {
       if (g->nlog == MAXLOGS) return cli_usage("identify: at most %d logs in all", MAXLOGS);

@@ -355,6 +355,8 @@ static void test_bad(void) {
   must_fail(cmd, 2, "--payload-mass must be");
   must_fail("./dynid identify " PANDA " " DIR "/un.csv --payload-mass 2.8 --estimate-gains", 2,
             "needs --payload-log");
+  must_fail("./dynid identify " PANDA " --payload-log " DIR "/lo.csv --payload-mass 2.8 --estimate-gains", 2,
+            "needs LOG");
   must_fail("./dynid identify " PANDA " " DIR "/un.csv --payload-log " DIR "/lo.csv --payload-mass 2.8", 2,
             "go with --estimate-gains");
 }
