@@ -77,6 +77,109 @@ int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* 
   return ferror(f) ? -1 : 0;
 }
 
+int dyi_params_write_gains(FILE* f, int n, const double* gain, const double* std) {
+  for (int j = 0; j < n; j++) {
+    fprintf(f, "GAIN%d,", j + 1);
+    dy_fprint_double(f, gain[j]);
+    fputc(',', f);
+    double sd = std ? std[j] : NAN;
+    if (isfinite(sd)) {
+      dy_fprint_double(f, sd);
+      fputc(',', f);
+      dy_fprint_double(f, 100 * sd / gain[j]);
+    } else fputc(',', f);
+    fputs(",\n", f);
+  }
+  return ferror(f) ? -1 : 0;
+}
+
+/* ---- GAIN rows, shared by both readers */
+
+typedef struct {
+  int n, cname, cval, cstd;
+  double gain[DY_MAXJ], std[DY_MAXJ];
+  long line[DY_MAXJ];          /* line of each (0: not given) */
+  int count;
+  long last;
+} pGains;
+
+/* "GAINk" (any case, k = 1..n with no leading zero) -> k, else 0 */
+static int gain_index(const char* name, int n) {
+  if (strncasecmp(name, "GAIN", 4)) return 0;
+  const char* d = name + 4;
+  if (*d < '1' || *d > '9' || strspn(d, "0123456789") != strlen(d) || strlen(d) > 4) return -1;
+  int k = atoi(d);
+  return k <= n ? k : -1;
+}
+
+/* Row f: 1 a GAIN row taken into g, 0 another row, -1 with err */
+static int gain_row(pGains* g, dyCsv* csv, const char* path, char** f, int nf, char* err, int errsz) {
+  if (g->cname >= nf) return 0;
+  const int k = gain_index(f[g->cname], g->n);
+  if (!k) return 0;
+  const long line = dy_csv_line(csv);
+  if (k < 0) {
+    dy_errpos(err, errsz, path, line, g->cname + 1, "'%s': a drive gain is GAIN1..GAIN%d for this %d-joint model",
+              f[g->cname], g->n, g->n);
+    return -1;
+  }
+  if (g->line[k - 1]) {
+    dy_errpos(err, errsz, path, line, g->cname + 1, "GAIN%d given twice (also on line %ld)", k, g->line[k - 1]);
+    return -1;
+  }
+  double v, sd = NAN;
+  if (g->cval >= nf || dy_csv_double(csv, f[g->cval], g->cval, 0, &v, err, errsz)) {
+    if (g->cval >= nf) dy_errpos(err, errsz, path, line, nf + 1, "GAIN%d has no value", k);
+    return -1;
+  }
+  if (!(v != 0)) {
+    dy_errpos(err, errsz, path, line, g->cval + 1, "GAIN%d is 0: a drive gain must not be zero", k);
+    return -1;
+  }
+  const int cs = g->cstd;
+  if (cs >= 0 && cs < nf && f[cs][strspn(f[cs], " \t")] != 0 && dy_csv_double(csv, f[cs], cs, 1, &sd, err, errsz))
+    return -1;
+  g->gain[k - 1] = v; g->std[k - 1] = sd; g->line[k - 1] = line;
+  g->count++; g->last = line;
+  return 1;
+}
+
+/* none or all n given; -1 with err naming the first missing one */
+static int gains_complete(const pGains* g, const char* path, char* err, int errsz) {
+  if (!g->count || g->count == g->n) return 0;
+  int k = 0;
+  while (g->line[k]) k++;
+  dy_errpos(err, errsz, path, g->last, 0, "the GAIN rows give %d of the %d drive gains: GAIN%d is missing", g->count,
+            g->n, k + 1);
+  return -1;
+}
+
+int dyi_params_read_gains(const char* path, int n, double* gain, double* std, char* err, int errsz) {
+  dyCsv* csv = dy_csv_open(path, err, errsz);
+  if (!csv) return -1;
+  pGains g;
+  memset(&g, 0, sizeof g);
+  g.n = n;
+  char** f; int nf, r = dy_csv_next(csv, &f, &nf, err, errsz);
+  if (r == 0) snprintf(err, (size_t)errsz, "%s: empty file, expected a PARAMS file", path);
+  if (r > 0) {
+    g.cname = dy_csv_find(f, nf, "name"); g.cval = dy_csv_find(f, nf, "value"); g.cstd = dy_csv_find(f, nf, "std");
+    if (g.cname < 0 || g.cval < 0) {
+      dy_errpos(err, errsz, path, dy_csv_line(csv), 0, "missing column '%s': not a PARAMS file",
+                g.cname < 0 ? "name" : "value");
+      r = -1;
+    }
+  }
+  while (r > 0 && (r = dy_csv_next(csv, &f, &nf, err, errsz)) > 0)
+    if (gain_row(&g, csv, path, f, nf, err, errsz) < 0) r = -1;
+  dy_csv_close(csv);
+  if (r < 0 || gains_complete(&g, path, err, errsz)) return -1;
+  if (!g.count) return 0;
+  memcpy(gain, g.gain, sizeof(double) * (size_t)n);
+  memcpy(std, g.std, sizeof(double) * (size_t)n);
+  return 1;
+}
+
 /* the rows' part of p freed (NULL again) */
 static void free_rows(dyiParams* p) {
   dyi_base_free(p->base);
@@ -84,8 +187,9 @@ static void free_rows(dyiParams* p) {
   free(p->std);
   free(p->rel_std_pct);
   free(p->pi);
+  free(p->gain);
   p->base = NULL;
-  p->value = p->std = p->rel_std_pct = p->pi = NULL;
+  p->value = p->std = p->rel_std_pct = p->pi = p->gain = p->gain_std = NULL;
 }
 
 void dyi_params_free(dyiParams* p) {
@@ -240,6 +344,7 @@ typedef struct {
   long* piline;                     /* line of each (0: not given) */
   int npi;                          /* how many given */
   long pilast;                      /* line of the last */
+  pGains g;                         /* the GAIN rows */
 } pRows;
 
 static void prows_free(pRows* t) {
@@ -362,6 +467,22 @@ static int prows_header(pRows* t, dyCsv* csv, char* err, int errsz) {
     return -1;
   }
   t->header_line = dy_csv_line(csv);
+  t->g.n = t->m->n; t->g.cname = t->cname; t->g.cval = t->cval; t->g.cstd = t->cstd;
+  return 0;
+}
+
+/* the GAIN rows, if any, all n, into p->gain and p->gain_std */
+static int prows_gains(pRows* t, dyiParams* p, char* err, int errsz) {
+  if (gains_complete(&t->g, t->path, err, errsz)) return -1;
+  if (!t->g.count) return 0;
+  const int n = t->g.n;
+  if (!(p->gain = malloc(sizeof(double) * 2 * (size_t)n))) {
+    snprintf(err, (size_t)errsz, "%s: out of memory", t->path);
+    return -1;
+  }
+  p->gain_std = p->gain + n;
+  memcpy(p->gain, t->g.gain, sizeof(double) * (size_t)n);
+  memcpy(p->gain_std, t->g.std, sizeof(double) * (size_t)n);
   return 0;
 }
 
@@ -369,6 +490,8 @@ static int prows_header(pRows* t, dyCsv* csv, char* err, int errsz) {
  * of npar parameters), value finite, std empty or a number, the expression
  * parsed into row nb of B (dyi_expr_parse). */
 static int prows_add(pRows* t, dyCsv* csv, char** f, int nf, char* err, int errsz) {
+  const int gr = gain_row(&t->g, csv, t->path, f, nf, err, errsz);
+  if (gr) return gr < 0 ? -1 : 0;
   int need = t->cname > t->cval ? t->cname : t->cval, nb = t->nb, npar = t->npar;
   if (t->cexpr > need) need = t->cexpr;
   if (nf <= need) {
@@ -539,7 +662,7 @@ static int read_rows(dyiParams* p, const dyModel* m, pHead* h, char* err, int er
   bad = bad || prows_header(&t, csv, err, errsz);
   if (h) h->done = 1;
   bad = bad || prows_read(&t, csv, err, errsz) || prows_to_params(&t, p, err, errsz) || prows_held(p, m, err, errsz) ||
-        prows_pi(&t, p, err, errsz);
+        prows_pi(&t, p, err, errsz) || prows_gains(&t, p, err, errsz);
   prows_free(&t);
   dy_csv_close(csv);
   if (!bad) return 0;

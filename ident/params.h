@@ -68,6 +68,9 @@ typedef struct {
                              base.h dyi_base_fix_text writes them (DYI_PARAMS_HELD line);
                              reading the rows applies them to base (dyi_base_fix's b->fix)
                              and dyi_params_realise puts them into pi [""] */
+  double* gain;           /* drive gains K_j [N m|N per logged unit] of rows GAIN1..GAINn
+                             (identify --estimate-gains; not base parameters), n, NULL if none */
+  double* gain_std;       /* their std, NaN where empty (a gain held at its given value), n */
 } dyiParams;
 
 /* The header line of the held parameters, written by dyi_params_write
@@ -75,7 +78,11 @@ typedef struct {
 #define DYI_PARAMS_HELD "held (not estimated): "
 
 /* Read a PARAMS file for model m. NULL with err ("FILE:ROW:COL: ...") on
- * failure. "#! pi,NAME,VALUE" lines before the header, in any order, give
+ * failure. Rows named GAIN1..GAINn (any case) are drive gains, not base
+ * parameters (their expression is empty and ignored): value finite and
+ * not zero (negative: the current's sign is the torque's opposite), std
+ * empty or a number, each once, all n once one is given; they go to gain
+ * and gain_std. "#! pi,NAME,VALUE" lines before the header, in any order, give
  * pi: NAME a parameter of m (dy_parindex), VALUE a finite number; once one
  * is given all 14n are required, each once; B pi must reproduce every value
  * to 1e-9 of max(max_i |value_i|, sum_k |B_ik pi_k|). The '#' header is
@@ -95,6 +102,17 @@ void dyi_params_free(dyiParams* p);
  * 0, or -1 with err (p keeps its header; free it with dyi_params_free). */
 dyiParams* dyi_params_read_header(const char* path, char* err, int errsz);
 int dyi_params_read_rows(dyiParams* p, const dyModel* m, char* err, int errsz);
+
+/* The GAIN rows alone, without a model (for --gain PARAMS and the commands
+ * that take the gains of their PARAMS): 1 with gain, std (n each; std NaN
+ * where empty) filled, 0 when the file has no GAIN row, -1 with err (the
+ * file cannot be read, a bad GAIN row, some of the n missing). */
+int dyi_params_read_gains(const char* path, int n, double* gain, double* std, char* err, int errsz);
+
+/* The rows GAINj,K_j,std_j,rel_std_pct,(empty expression), j = 1..n, to
+ * append after dyi_params_write's rows: std NULL or NaN entries empty (a
+ * gain held at a given value). 0, or -1 on a write error. */
+int dyi_params_write_gains(FILE* f, int n, const double* gain, const double* std);
 
 /* The standard parameters (14n) of the identified base parameters: the
  * file's own pi when it carries one (copied exactly), else the realisation

@@ -5,6 +5,7 @@
  * (one QR triangle of [Y_n A, r], a scaled SVD for the rank). */
 #include "ident/payload.h"
 #include "ident/regressor.h"
+#include "ident/consistent.h"
 #include "core/dynamics.h"
 #include <lapacke.h>
 #include <math.h>
@@ -261,4 +262,69 @@ int dyi_payload_solve(const dyiPayload* pc, double mass, dyiPayloadFit* fit, cha
     fit->phys_std[i] = sqrt(v > 0 ? v : 0);
   }
   return 0;
+}
+
+/* the one-body model the semidefinite program is posed on: its length
+ * scale (consistent.c) the sphere's radius */
+static dyModel* body_model(double radius) {
+  dyModel* b = dy_make_model(1);
+  if (!b) return NULL;
+  b->dh_d[0] = radius;
+  snprintf(b->source, sizeof b->source, "payload");
+  dy_set_const(b);
+  return b;
+}
+
+/* the physical form of pi into fit (all determined; the mass fixed when fixm) */
+static void cons_outputs(const double* pi, int fixm, dyiPayloadFit* fit) {
+  dyi_payload_std_to_phys(pi, fit->phys, NULL);
+  for (int k = 0; k < 10; k++) {
+    fit->phi[k] = pi[k];
+    fit->det[k] = k == 9 && fixm ? 2 : 1;
+    fit->phys_det[k] = k == 0 && fixm ? 2 : 1;
+    fit->phys_std[k] = k == 0 && fixm ? 0 : NAN;
+  }
+  memset(fit->cov, 0, sizeof fit->cov);
+  fit->margin = dyi_pseudo_mineig(pi);
+}
+
+int dyi_payload_consistent(const dyiPayload* pc, double mass, double radius, dyiPayloadFit* fit, char* err,
+                           int errsz) {
+  dyiPayloadFit ls;
+  if (dyi_payload_solve(pc, mass, &ls, err, errsz)) return -1;   /* folds; the rank and residual figures */
+  if (!(radius > DYI_PAYLOAD_THICK)) {
+    snprintf(err, (size_t)errsz, "payload: the bounding sphere's radius %.4g m is below the %.4g m a load needs",
+             radius, DYI_PAYLOAD_THICK);
+    return -1;
+  }
+  const int fixm = mass > 0 && isfinite(mass);
+  double R[100], z[10], K[100] = {0};
+  for (int j = 0; j < 10; j++) {
+    K[j*10 + j] = 1;
+    z[j] = pc->blk[j + (size_t)pc->ld * 10];
+    for (int i = 0; i < 10; i++) R[i + 10*j] = i <= j ? pc->blk[i + (size_t)pc->ld * j] : 0;
+  }
+  const double r10 = pc->blk[10 + (size_t)pc->ld * 10];
+  dyiLinkBound bd = {{0}, radius, fixm ? mass : 1e-9, fixm ? mass : INFINITY, DYI_PAYLOAD_THICK};
+  dyiConsProblem pr = {.p = 10, .npar = 10, .K = K, .R = R, .ldr = 10, .z = z, .rho2 = r10 * r10,
+                       .prior_weight = DYI_NOPRIOR_W, .bounds = &bd};
+  dyModel* bm = body_model(radius);
+  dyiConsResult res;
+  memset(&res, 0, sizeof res);
+  int rc = bm ? dyi_consistent(bm, &pr, &res, err, errsz) : -1;
+  if (!bm) snprintf(err, (size_t)errsz, "payload: out of memory");
+  if (!rc) {
+    *fit = ls;
+    cons_outputs(res.pi, fixm, fit);
+    fit->consistent = 1;
+    fit->certified = res.certified;
+    fit->radius = radius;
+    fit->rss_rise_pct = res.rss_rise_pct;
+    double rr = 0;   /* ||r||^2, the arm's residual torque */
+    for (int i = 0; i <= 10; i++) rr += pc->blk[i + (size_t)pc->ld * 10] * pc->blk[i + (size_t)pc->ld * 10];
+    fit->rel_resid = rr > 0 ? sqrt(res.rss / rr) : 0;
+  }
+  dyi_cons_free(&res);
+  dy_free_model(bm);
+  return rc;
 }

@@ -89,11 +89,37 @@ typedef struct {
                            when the mass is not positive: no centre of mass) */
   double phys[10];      /* m, c, Ic (NaN when undetermined) */
   double phys_std[10];  /* first-order std (0 for the fixed mass, NaN when undetermined) */
+  /* dyi_payload_consistent only (0 otherwise) */
+  int consistent;       /* 1: the plausible estimate below */
+  int certified;        /* 1: the solver's optimality certificate holds (consistent.h) */
+  double radius;        /* the bounding sphere's radius [m] */
+  double margin;        /* smallest eigenvalue of the load's pseudo-inertia [SI] */
+  double rss_rise_pct;  /* its residual sum of squares above least squares' [%] */
 } dyiPayloadFit;
 
 /* Solve on what was added: mass > 0 fixes M at mass [kg] and estimates the
  * other 9; mass NaN (or <= 0) estimates all 10. 0, or -1 with err (fewer
  * equations than parameters, a LAPACK failure). */
 int dyi_payload_solve(const dyiPayload* p, double mass, dyiPayloadFit* fit, char* err, int errsz);
+
+/* The plausible load (`dynid payload --consistent`): the same residual
+ * torque fitted by phi_T subject to
+ *     PI(phi_T) - diag(m s^2, m s^2, m s^2, 0) >= 0   (s = DYI_PAYLOAD_THICK)
+ *     tr(Q PI) >= 0, Q for the sphere of radius R about the tip origin
+ *     m > 0 (or m = mass when mass > 0)
+ * PI the load's 4x4 pseudo-inertia [WensingKimSlotine18]: a mass
+ * distribution inside the sphere, its inertia about the centre of mass
+ * positive definite (principal moments at least 2 m s^2) and satisfying
+ * the triangle inequalities, its centre of mass within R of the tip
+ * origin. Solved as consistent.h's semidefinite program (one body, K = 1,
+ * no prior: in directions the log does not see, the smallest parameters
+ * the constraints allow), with the data term ||W phi - r||^2 from the same
+ * QR triangle. Every entry is then determined (phys_det 1, the fixed mass
+ * 2); phys_std NaN (a constrained estimate has no first-order std). 0, or
+ * -1 with err (too few equations, radius <= s, a solver failure). */
+#define DYI_PAYLOAD_THICK 0.002   /* s [m]: a load at least ~7 mm thick */
+#define DYI_PAYLOAD_RADIUS 0.3    /* default R [m] */
+int dyi_payload_consistent(const dyiPayload* p, double mass, double radius, dyiPayloadFit* fit, char* err,
+                           int errsz);
 
 #endif

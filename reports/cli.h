@@ -139,6 +139,12 @@ int cli_logopt(const cliArgs* c, int n, dyiLogOpt* opt);
 /* The same for log k of nlog (identify's several logs: --rows may give one
  * range per log). */
 int cli_logopt_k(const cliArgs* c, int n, int k, int nlog, dyiLogOpt* opt);
+/* The gains the logs of this run were scaled by (--gain, or the GAIN rows
+ * of a PARAMS file), as GAIN rows (empty std: given, not estimated) to
+ * append to the PARAMS file the run writes, so that the file carries the
+ * gains its parameters are in; nothing when none was given. 0, or -1 on a
+ * write error. */
+int cli_write_run_gains(FILE* f);
 
 /* Mistakes with a log (reports/cli_scan.c), checked in the pass that
  * reads it (ident/log.h dyiLogWatch): cli_watch_start before the log is
@@ -218,6 +224,12 @@ int cmd_base(cliArgs* c);
 int cmd_excite(cliArgs* c);
 int cmd_simulate(cliArgs* c);
 int cmd_identify(cliArgs* c);
+/* identify --estimate-gains (reports/cmd_gains.c): cli_gains_wanted is 1
+ * when any of its options (--estimate-gains, --payload-log,
+ * --payload-mass) is given; cmd_identify then hands over. */
+#define CLI_GAINS_OPTS "estimate-gains,payload-log,payload-mass,"
+int cli_gains_wanted(const cliArgs* c);
+int cmd_identify_gains(cliArgs* c);
 int cmd_validate(cliArgs* c);
 int cmd_report(cliArgs* c);
 int cmd_payload(cliArgs* c);

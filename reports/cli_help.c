@@ -25,7 +25,7 @@ typedef struct {
   const char* summary;      /* one line for the command list */
   const char* args;         /* "NAME\tmeaning\n" lines */
   int model, log;           /* the model options / the log options apply */
-  helpOpt opts[24];
+  helpOpt opts[28];
   const char* example;
 } helpCmd;
 
@@ -42,7 +42,9 @@ static const helpOpt model_opts[] = {
 static const helpOpt log_opts[] = {
   {"map", "NAME=COLUMN", NULL, "columns named t, q1..qn, qd1..qdn, qdd1..qddn, tau1..taun", "read quantity NAME from column COLUMN (repeatable; ranges q1..q7=c2..c8)"},
   {"no-header", NULL, NULL, NULL, "the log has no header: columns are c1, c2, ... by position"},
-  {"gain", "K1,...,Kn", "N m/column unit", "1", "torque = gain x column (motor current to joint torque)"},
+  {"gain", "K1,...,Kn|PARAMS", "N m/column unit", "1; validate, report, payload: their PARAMS's GAIN rows",
+   "torque = gain x column (motor current to joint torque); PARAMS: the GAIN rows of a PARAMS file (identify "
+   "--estimate-gains)"},
   {"time-scale", "K", "s/column unit", "1", "t = K x time column (0.001 for milliseconds or a 1 kHz sample index)"},
   {"rows", "A..B", "data rows", "all", "use data rows A to B (1-based after the header; A.. or ..B open; several logs: A..B,C..D per log)"},
   {"cutoff", "HZ|none", "Hz", "min(fs/20, 10 Hz)", "low-pass cutoff of the logged signals; none: no filtering"},
@@ -166,6 +168,11 @@ static const helpCmd docs[] = {
     {"save-stats", "FILE", NULL, "none", "write the statistics the estimate needs (merge them with --stats)"},
     {"stats", "FILE...|DIR|@LIST", NULL, "none", "estimate from merged statistics files instead of logs"},
     {"quiet", NULL, NULL, "off", "no summary and no warnings on standard error"},
+    {"estimate-gains", NULL, NULL, "off", "drive gains (rows GAIN1..GAINn, N m per logged unit) with the base "
+     "parameters, from LOG (no load) and --payload-log, by output error (unbiased); a gain with a relative std "
+     "above 5 % stays at --gain"},
+    {"payload-log", "LOADED", NULL, "none", "--estimate-gains: a log recorded with the load on (repeatable)"},
+    {"payload-mass", "KG", "kg", "none", "--estimate-gains: the load's known mass (> 0)"},
     OPT_END},
    "dynid identify " KUKA " " KLOG "1.csv.gz --map t=t_s --friction -o kuka.params.csv"},
   {"validate", "validate MODEL PARAMS LOG [options] [-o METRICS]",
@@ -198,6 +205,10 @@ static const helpCmd docs[] = {
    {{"o", "PAYLOAD.csv|PAYLOAD.urdf", NULL, "standard output (CSV)",
      "name,value,std rows m, cx, cy, cz (tip frame), ixx..izz (about the centre of mass); .urdf: a link and a fixed joint to paste"},
     {"mass", "KG", "kg", "estimated", "fix the mass and estimate the other 9 parameters"},
+    {"consistent", NULL, NULL, "off", "a plausible load: mass > 0, inertia about the centre of mass positive definite "
+     "with the triangle inequalities, the mass inside a sphere of --radius about the tip origin (semidefinite "
+     "program, certified; no std)"},
+    {"radius", "M", "m", "0.3", "--consistent: radius of the bounding sphere about the tip origin"},
     {"force", NULL, NULL, NULL, "use ARM_PARAMS even if it was identified on another model"},
     {"quiet", NULL, NULL, "off", "no summary and no warnings on standard error"},
     OPT_END},

@@ -5,7 +5,10 @@
  *   --no-header            columns named c1, c2, ... by position
  *   --map NAME=COLUMN      repeatable; ranges: --map q1..q7=c2..c8,
  *                          --map tau1..tau7=Position1..Position7
- *   --gain K1,...,Kn       torque = gain x column (current to torque)
+ *   --gain K1,...,Kn       torque = gain x column (current to torque);
+ *                          --gain PARAMS: the GAIN rows of a PARAMS file;
+ *                          validate, report and payload without --gain:
+ *                          those of their PARAMS when it has them
  *   --rows A..B            data rows A to B (1-based after the header; A..
  *                          and ..B leave one end open); with several logs
  *                          (identify) one range for all or A..B,C..D,...
@@ -35,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* "Name12" -> prefix length and number 12; -1 without a trailing number */
 static int split_num(const char* s, size_t len, size_t* plen, long* num) {
@@ -124,6 +128,44 @@ static int rows_option(const char* v, int k, int nlog, dyiLogOpt* o) {
 
 int cli_logopt(const cliArgs* c, int n, dyiLogOpt* o) { return cli_logopt_k(c, n, 0, 1, o); }
 
+/* the gains of this run's logs (--gain, or a PARAMS file's), for the
+ * PARAMS file the run writes */
+static double run_gain[DY_MAXJ];
+static int run_n;
+
+int cli_write_run_gains(FILE* f) { return run_n ? dyi_params_write_gains(f, run_n, run_gain, NULL) : 0; }
+
+/* ---- gains from a PARAMS file's GAIN rows (identify --estimate-gains):
+ * --gain FILE takes them (a file without them is an error: the gains are
+ * needed); without --gain, validate, report and payload take those of
+ * their PARAMS (the second argument) when it has them, said once. 0, or 1
+ * after printing. */
+static int params_gains(const cliArgs* c, int n, dyiLogOpt* o) {
+  const char* v = cli_opt(c, "gain");
+  const int given = v != NULL;
+  if (!given) {
+    static const char* const cmds[] = {"validate", "report", "payload", NULL};
+    int k = 0;
+    while (cmds[k] && strcmp(cmds[k], c->cmd)) k++;
+    if (!cmds[k] || c->npos < 2) return 0;
+    v = c->pos[1];
+  }
+  double sd[DY_MAXJ];
+  char err[DY_ERRSZ];
+  int r = dyi_params_read_gains(v, n, o->gain, sd, err, sizeof err);
+  if (r < 0 && !given) return 0;   /* the command's own read of PARAMS says what is wrong */
+  if (r < 0) return cli_fail("--gain %s: %s", v, err);
+  if (r == 0 && given)
+    return cli_fail("--gain %s: the file has no GAIN rows: the drive gains are needed here (dynid identify "
+                    "--estimate-gains writes them; or --gain K1,...,K%d)", v, n);
+  if (r == 0) return 0;
+  o->has_gain = 1;
+  static int said;
+  if (!said++ && !cli_flag(c, "quiet"))
+    fprintf(stderr, "dynid: torque = gain x logged column with the GAIN rows of %s\n", v);
+  return 0;
+}
+
 /* defaults -> flags -> every --map -> each option with a value, checked
  * against its range (cli.h) */
 int cli_logopt_k(const cliArgs* c, int n, int k, int nlog, dyiLogOpt* o) {
@@ -135,11 +177,13 @@ int cli_logopt_k(const cliArgs* c, int n, int k, int nlog, dyiLogOpt* o) {
   for (int i = 0; i < c->nopt; i++)
     if (!strcmp(c->key[i], "map") && (rc = add_map(o, c->val[i]))) return rc;
   const char* v;
-  if ((v = cli_opt(c, "gain"))) {
-    if (cli_doubles(v, o->gain, n))
-      return cli_usage("--gain: expected %d comma-separated numbers, got '%s'", n, v);
-    o->has_gain = 1;
-  }
+  if ((v = cli_opt(c, "gain")) && !cli_doubles(v, o->gain, n)) o->has_gain = 1;
+  else if (v && access(v, R_OK))
+    return cli_usage(strchr(v, ',') ? "--gain: expected %d comma-separated numbers, got '%s'"
+                                    : "--gain: expected %d comma-separated numbers or a PARAMS file with GAIN rows, "
+                                      "got '%s'", n, v);
+  else if ((rc = params_gains(c, n, o))) return rc;   /* --gain FILE, or the command's PARAMS */
+  if (o->has_gain) { memcpy(run_gain, o->gain, sizeof(double) * (size_t)n); run_n = n; }
   if ((v = cli_opt(c, "rows")) && (rc = rows_option(v, k, nlog, o))) return rc;
   if ((v = cli_opt(c, "cutoff"))) {
     if (!strcmp(v, "none") || !strcmp(v, "off")) o->cutoff_hz = -1;

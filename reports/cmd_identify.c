@@ -136,7 +136,7 @@ static int write_params(const char* path, const dyModel* m, const dyiBase* b, co
                         int errsz) {
   dyOut o;
   if (dy_out_open(&o, path, err, errsz)) return -1;
-  if (dyi_params_write(o.f, m, b, beta, std, comment, pi, scale)) {
+  if (dyi_params_write(o.f, m, b, beta, std, comment, pi, scale) || cli_write_run_gains(o.f)) {
     dy_out_abort(&o);
     snprintf(err, (size_t)errsz, "%s: write failed", path);
     return -1;
@@ -906,8 +906,9 @@ static int identify_held(const cliArgs* c, const dyModel* m, idOpt* io) {
 /* options -> model -> from the logs or from statistics files */
 int cmd_identify(cliArgs* c) {
   int rc = cli_check(c, "set,method,friction,quiet,block,threads,stats,save-stats,consistent,prior,prior-weight,"
-                     "min-eig,model-out,bounds,mass-range,total-mass,boot,fix,drop," CLI_LOG_OPTS, 1, 16, USAGE);
+                     "min-eig,model-out,bounds,mass-range,total-mass,boot,fix,drop," CLI_GAINS_OPTS CLI_LOG_OPTS, 1, 16, USAGE);
   if (rc) return rc;
+  if (cli_gains_wanted(c)) return cmd_identify_gains(c);   /* reports/cmd_gains.c */
   idOpt io;
   if ((rc = identify_options(c, &io))) return rc;
   dyModel* m = cli_model(c);

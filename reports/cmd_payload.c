@@ -2,8 +2,8 @@
 /* dynid program: payload, the 10 inertial parameters of a rigid load fixed
  * to the model's tip frame, from a log recorded with the load on.
  *
- *   dynid payload MODEL ARM_PARAMS LOG [--mass KG] [-o PAYLOAD.csv|PAYLOAD.urdf]
- *                 [model options] [log options]
+ *   dynid payload MODEL ARM_PARAMS LOG [--mass KG] [--consistent [--radius M]]
+ *                 [-o PAYLOAD.csv|PAYLOAD.urdf] [model options] [log options]
  *
  * The arm's torque predicted from ARM_PARAMS (its standard parameters,
  * friction included: dyi_params_realise) is subtracted from the torque as
@@ -13,7 +13,11 @@
  * (ident/payload.h: the maths and units). Output: rows name,value,std (m,
  * cx, cy, cz, ixx..izz: centre of mass in the tip frame, inertia about it
  * in tip axes), undetermined rows empty; or a URDF <link> and fixed
- * <joint> to paste into the arm's URDF. Summary on standard error. */
+ * <joint> to paste into the arm's URDF. Summary on standard error.
+ * --consistent: the plausible load instead (payload.h
+ * dyi_payload_consistent: inside a sphere of radius --radius, default
+ * 0.3 m, about the tip origin). Without --gain, the GAIN rows of
+ * ARM_PARAMS scale the torque columns when it has them (cli_log.c). */
 #include "reports/cli.h"
 #include "ident/params.h"
 #include "ident/payload.h"
@@ -23,7 +27,7 @@
 #include <string.h>
 
 static const char* const USAGE =
-    "dynid payload MODEL ARM_PARAMS LOG [--mass KG] [-o PAYLOAD.csv|PAYLOAD.urdf]\n"
+    "dynid payload MODEL ARM_PARAMS LOG [--mass KG] [--consistent [--radius M]] [-o PAYLOAD.csv|PAYLOAD.urdf]\n"
     "       [--no-header] [--map NAME=COLUMN] [--gain K1,...,Kn] [--rows A..B] [--cutoff HZ] [--on-bad drop|stop]\n"
     "       [--time-scale K] [--resample HZ] [--decimate D] [--filter-order N] [--no-parallel]";
 
@@ -88,7 +92,12 @@ static void write_csv(FILE* f, const cliArgs* c, const dyModel* m, const dyiPayl
     fprintf(f, "# the estimated mass is not positive: no centre of mass or inertia about it\n");
   fprintf(f, "# residual torque RMS %.6g N m, unexplained by the load %.4g %%, residual std %.6g N m per equation\n",
           fit->r_rms, 100 * fit->rel_resid, fit->sigma);
-  fprintf(f, "# std: first-order propagation of sigma^2 (W^T W)^-1\n");
+  if (fit->consistent)
+    fprintf(f, "# plausible load (--consistent): mass > 0, inertia about the centre of mass positive definite "
+               "(principal moments >= 2 m (%.3g m)^2) with the triangle inequalities, the mass within %.6g m of the tip "
+               "origin (mean square distance); residual +%.4g %% over least squares; optimality %s; no std (a constrained estimate)\n",
+            DYI_PAYLOAD_THICK, fit->radius, fit->rss_rise_pct, fit->certified ? "certified" : "NOT certified");
+  else fprintf(f, "# std: first-order propagation of sigma^2 (W^T W)^-1\n");
   fprintf(f, "name,value,std\n");
   for (int k = 0; k < 10; k++) {
     fprintf(f, "%s,", pn[k]);
@@ -122,6 +131,12 @@ static void write_urdf(FILE* f, const cliArgs* c, const dyModel* m, const dyiPay
 static void summary(const dyiPayloadFit* fit) {
   const double* v = fit->phys;
   const double* s = fit->phys_std;
+  if (fit->consistent) {   /* no std: the constrained estimate */
+    fprintf(stderr, "payload %.4g kg%s, centre of mass (%.4g, %.4g, %.4g) mm in the tip frame (plausible within %.3g m; "
+            "residual +%.3g %% over least squares%s)\n", v[0], fit->phys_det[0] == 2 ? " (fixed)" : "", 1e3*v[1],
+            1e3*v[2], 1e3*v[3], fit->radius, fit->rss_rise_pct, fit->certified ? "" : "; NOT certified");
+    return;
+  }
   if (fit->phys_det[0] == 2) fprintf(stderr, "payload %.4g kg (fixed)", v[0]);
   else if (fit->phys_det[0]) fprintf(stderr, "payload %.4g +- %.2g kg", v[0], s[0]);
   else fprintf(stderr, "payload mass undetermined");
@@ -146,12 +161,22 @@ static void summary(const dyiPayloadFit* fit) {
                     "ARM_PARAMS of this arm?)\n");
 }
 
+/* --mass (NaN: estimated) and --radius, checked. 0, or 2 after the usage line. */
+static int payload_options(const cliArgs* c, double* mass, double* radius) {
+  if (cli_double(c, "mass", NAN, mass) || cli_double(c, "radius", DYI_PAYLOAD_RADIUS, radius)) return 2;
+  if (cli_opt(c, "radius") && !cli_flag(c, "consistent")) return cli_usage("payload: --radius goes with --consistent");
+  if (!(*radius > DYI_PAYLOAD_THICK) || !isfinite(*radius))
+    return cli_usage("payload: --radius must be a length in m above %g (the bounding sphere about the tip origin)",
+                     DYI_PAYLOAD_THICK);
+  if (cli_opt(c, "mass") && !(*mass > 0 && isfinite(*mass))) return cli_usage("payload: --mass must be a positive mass in kg");
+  return 0;
+}
+
 int cmd_payload(cliArgs* c) {
-  int r = cli_check(c, "mass,force,quiet," CLI_LOG_OPTS, 3, 3, USAGE);
+  int r = cli_check(c, "mass,force,quiet,consistent,radius," CLI_LOG_OPTS, 3, 3, USAGE);
   if (r) return r;
-  double mass;
-  if (cli_double(c, "mass", NAN, &mass)) return 2;
-  if (cli_opt(c, "mass") && !(mass > 0 && isfinite(mass))) return cli_usage("payload: --mass must be a positive mass in kg");
+  double mass, radius;
+  if ((r = payload_options(c, &mass, &radius))) return r;
   const char* out = cli_opt(c, "o");
   dyModel* m = cli_model(c);
   if (!m) return 1;
@@ -176,7 +201,9 @@ int cmd_payload(cliArgs* c) {
     goto done;
   }
   dyiPayloadFit fit;
-  if (dyi_payload_solve(est, mass, &fit, err, sizeof err)) { cli_fail("%s: %s", c->pos[2], err); goto done; }
+  const int bad = cli_flag(c, "consistent") ? dyi_payload_consistent(est, mass, radius, &fit, err, sizeof err)
+                                            : dyi_payload_solve(est, mass, &fit, err, sizeof err);
+  if (bad) { cli_fail("%s: %s", c->pos[2], err); goto done; }
   if (is_urdf(out)) {
     char miss[256] = "";
     for (int k = 0; k < 10; k++)

@@ -32,7 +32,8 @@ static const command_t commands[] = {
 
 /* options that take no value */
 static const char* const flags[] = {"friction", "consistent", "dh", "no-header", "ops", "help", "quiet",
-                                    "verbose", "physical", "drop-stale", "rest", "explain", "no-parallel", "force", "strict", NULL};
+                                    "verbose", "physical", "drop-stale", "rest", "explain", "no-parallel", "force", "strict",
+                                    "estimate-gains", NULL};
 
 /* the files the command put into place, named on standard error when it
  * has succeeded ("dynid: wrote reports/kuka.html (1.2 MB)") */
