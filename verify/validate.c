@@ -74,6 +74,18 @@ static int pd_shifted(const double* H, int n, double shift, double* L) {
   return 1;
 }
 
+/* 1 when H + delta I is not positive definite (its Cholesky fails) with
+ * delta = 1e-12 tr(H): the smallest eigenvalue of H is then below
+ * -delta + c n eps ||H||, negative: Cholesky in floating point is the
+ * exact factorisation of a matrix within c n eps ||H|| of H (its
+ * backward error, ~1.6e-15 ||H|| at n = 7), far under delta. An indefinite set, where every sample fails, then needs
+ * no eigenvalue per sample. */
+static int not_pd_clearly(const double* H, int n, double* L) {
+  double tr = 0;
+  for (int j = 0; j < n; j++) tr += fabs(H[j*n + j]);
+  return !pd_shifted(H, n, -1e-12 * tr, L);
+}
+
 double dyv_mineig(const double* H, int n, double* work) {
   double *A = work, *w = work + n*n, *wk = w + n;
   memcpy(A, H, sizeof(double) * (size_t)n * (size_t)n);
@@ -188,6 +200,10 @@ void dyv_validator_flush(dyvValidator* v) {
      * eigenvalue is above both 0 and the smallest so far, and not needed;
      * elsewhere the eigenvalue decides (also between the two tests' round-off) */
     if (pd_shifted(v->H, n, 0, v->work) && (v->mineig <= 0 || pd_shifted(v->H, n, v->mineig, v->work))) continue;
+    if (not_pd_clearly(v->H, n, v->work) && isfinite(v->mineig) && pd_shifted(v->H, n, v->mineig, v->work)) {
+      v->not_pd++;   /* the eigenvalue is below 0 and above the smallest so far */
+      continue;
+    }
     double e = dyv_mineig(v->H, n, v->work);
     if (!(e > 0)) v->not_pd++;
     if (e < v->mineig || isnan(e)) { v->mineig = e; v->mineig_row = c->l.row[b]; v->mineig_t = c->l.t[b]; }
