@@ -36,11 +36,11 @@ void dyv_sim_free(dyvSim* s) {
 }
 
 /* F = f(y) = (qd, qdd) for y = (q, qd) (2n each), the Coulomb torque
- * FC sat(qd / v_eps) moved to the right-hand side; 0, or 1 when the
+ * FC tanh(qd / v_eps) moved to the right-hand side; 0, or 1 when the
  * articulated-body inertia is not positive or qdd is not finite */
 static int sim_f(dyvSim* s, const double* y, const double* tau, double* F) {
   const int n = s->m->n;
-  double te[DY_MAXJ];
+  double te[DY_MAXJ] = {0};
   for (int j = 0; j < n; j++) {
     te[j] = tau[j] - s->fc[j] * tanh(y[n + j] / DYV_SIM_VEPS);
   }
@@ -53,7 +53,7 @@ static int sim_f(dyvSim* s, const double* y, const double* tau, double* F) {
 }
 
 /* W = I - h gamma J at y0 = (q0, qd0): H = M(q0), L = chol(M + h gamma D)
- * with D = diag(FV + FC / max(|qd0|, v_eps)) (lower, row-major); 0, or 1
+ * with D = diag(FV + FC / v_eps cosh^-2(qd0 / v_eps)) (lower, row-major); 0, or 1
  * when it is not positive definite */
 static int sim_factor(dyvSim* s, const double* y0, double hg) {
   const int n = s->m->n;
@@ -141,15 +141,15 @@ int dyv_sim_advance(dyvSim* s, double* q, double* qd, const double* tau, double 
       h = hs / 4;
       continue;
     }
-    double grow = err > 0 ? 0.9 * cbrt(1 / err) : 4;
-    grow = grow > 4 ? 4 : grow < 0.2 ? 0.2 : grow;
+    double grow = err > 0 ? 0.8 * cbrt(1 / err) : 3;
+    grow = grow > 3 ? 3 : grow < 0.2 ? 0.2 : grow;
     if (err > 1 && hs > hmin) { s->rejected++; h = fmax(hs * grow, hmin); continue; }
     memcpy(y, y1, sizeof(double) * 2*n);
     memcpy(F, F1, sizeof(double) * 2*n);
     t += hs;
     s->steps++;
     /* a step shortened to fit the interval does not limit the next */
-    h = fmax(hs, fmin(h, hs / 0.9)) * grow;
+    h = hs < h && grow >= 1 ? fmax(h, hs * grow) : hs * grow;
   }
   s->h = h;
   memcpy(q, y, sizeof(double) * n);
