@@ -77,7 +77,7 @@ dyvSim* dyv_sim_make(const dyModel* m, const double* par);
 void dyv_sim_free(dyvSim* s);
 
 /* Advance (q, qd) in place over dt > 0 [s] under the joint torque tau
- * (n, held constant):  M(q) qdd + c(q, qd) + g(q) + FV qd + FC sat(qd/v_eps)
+ * (n, held constant):  M(q) qdd + c(q, qd) + g(q) + FV qd + FC tanh(qd/v_eps)
  * + FO = tau. 0, or 1 when no step down to dt * 1e-6 succeeds (q, qd are
  * then left unchanged). */
 int dyv_sim_advance(dyvSim* s, double* q, double* qd, const double* tau, double dt);
