@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -753,6 +754,43 @@ static void section_compare(void) {
          rate / (ns[1] / t[0][1]), rate >= 20000 ? "met" : "NOT MET", sysr < 0.1 ? "met" : "NOT MET");
 }
 
+/* --------------------------------------- a wide log on two threads */
+
+/* A log of 5e4 samples of a 7-DoF arm with t, q, qd, qdd, tau (29 columns
+ * of %.17g numbers, ~29 MB, written once by dynid simulate into /tmp):
+ * dynid identify --friction on 1 and 2 threads (on 2 the file is parsed by
+ * byte ranges, ident/log.c) in MB/s beside `cat FILE > /dev/null`, and
+ * in us per sample (target on 2 threads <= 1.5 us). */
+static void section_wide(void) {
+  const char* big = "/tmp/dynid_bench_wide.csv";
+  const long N = 50000;
+  printf("\n== a wide log: %ld samples x 29 columns of 17-digit numbers (target on 2 threads <= 1.5 us/sample) ==\n", N);
+  FILE* t = fopen(big, "r");
+  if (t) fclose(t);
+  else if (system("./dynid simulate datasets/models/panda.csv fourier --duration 50 --rate 1000 --noise 0.05 "
+                  "-o /tmp/dynid_bench_wide.csv 2>/dev/null") != 0) { printf("  (cannot write %s: skipped)\n", big); return; }
+  struct stat st;
+  if (stat(big, &st) != 0) return;
+  const double mb = (double)st.st_size / 1e6;
+  double t0 = dy_now_s();
+  if (system("cat /tmp/dynid_bench_wide.csv > /dev/null") != 0) return;
+  const double tcat = dy_now_s() - t0;
+  printf("  cat FILE > /dev/null          %8.1f MB/s (%.1f MB in %.3f s)\n", mb / tcat, mb, tcat);
+  for (int th = 1; th <= 2; th++) {
+    double cpu[2], wall[2], peak;
+    for (int part = 0; part < 2; part++) {   /* the first 10000 rows: the fixed costs */
+      const char* argv[] = {"./dynid", "identify", "datasets/models/panda.csv", big, "--friction", "--threads",
+                            th == 1 ? "1" : "2", "-o", "build/bench/wide.params.csv", "--quiet",
+                            part ? NULL : "--rows", "1..10000", NULL};
+      if (run_child(argv, &cpu[part], &wall[part], &peak)) return;
+    }
+    const double us = 1e6 * (wall[1] - wall[0]) / (double)(N - 10000);
+    printf("  dynid identify --threads %d    %8.1f MB/s, %.2f us per sample wall (%.2f CPU) beyond the fixed "
+           "costs (%.2f s wall for the first 10000 rows)%s\n", th, mb / wall[1], us,
+           1e6 * (cpu[1] - cpu[0]) / (double)(N - 10000), wall[0], th == 2 ? (us <= 1.5 ? ": met" : ": NOT MET") : "");
+  }
+}
+
 /* ------------------------------------------- merge of statistics files */
 
 /* 1000 statistics files of a 2000-sample piece of the Panda log (with
@@ -1083,6 +1121,7 @@ int main(int argc, char** argv) {
   section_stats();
   section_consistent();
   section_compare();
+  section_wide();
   section_excite();
   section_parse();
   printf("\ncore speed target (>= %.0fx KDL): %s\n", SPEED_TARGET,
