@@ -122,7 +122,7 @@ static void check_cases(void) {
   snprintf(path, sizeof path, "%s/log.csv", dir);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     write_case(path, &cases[c]);
-    for (int b = 0; b < 4; b++) compare(path, &cases[c], blocks[b]);
+    for (int b = 0; b < TH_SWEEP(4); b++) compare(path, &cases[c], blocks[b]);
   }
 }
 
