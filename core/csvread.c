@@ -368,6 +368,7 @@ void dy_csv_on_comment(dyCsv* c, dyCsvDirectiveFn fn, void* ud) {
 /* ------------------------------------------- byte ranges (io.h) */
 
 int dy_csv_seek(dyCsv* c, long long off, long lineno, char delim) {
+  gzdirect(c->gz);   /* looks at the file first: a plain one then seeks by lseek, not by reading */
   if (gzseek(c->gz, (z_off_t)off, SEEK_SET) != (z_off_t)off) return -1;
   csv_free(&c->p);
   csv_init(&c->p, CSV_APPEND_NULL);

@@ -169,7 +169,7 @@ static const helpCmd docs[] = {
    "MODEL\tthe arm the parameters were identified on\nPARAMS\ta PARAMS file from identify\nLOG\tthe held-out log\n", 1, 1,
    {{"o", "METRICS", NULL, "standard output", "the metrics CSV"},
     {"folds", "K", NULL, "off", "K-fold cross-validation by time blocks (2..)"},
-    {"horizon", "S", "s", "off", "forward simulation driven by the measured torque, restarted every S"},
+    {"horizon", "S", "s", "off", "forward simulation driven by the measured torque (a linearly implicit Rosenbrock integrator, stable where a consistent estimate makes the equations stiff), restarted every S"},
     {"threads", "N", NULL, "the machine's cores", "with N > 1 the CSV is parsed ahead on threads of its own, a plain file by byte ranges on two (same output)"},
     {"force", NULL, NULL, NULL, "use PARAMS even if it was identified on another model"},
     OPT_END},

@@ -66,7 +66,7 @@ typedef struct {
   double* par;             /* the standard parameters (14n), FC set to 0, owned */
   double fc[DY_MAXJ];      /* Coulomb friction FC_j [N m] (0 without friction) */
   double fv[DY_MAXJ];      /* viscous friction FV_j [N m s/rad] */
-  double* H;               /* inertia matrix, then the Cholesky factor (n x n) */
+  double* H;               /* M(q0), then the Cholesky factor of M + h gamma D (n x n each) */
   double h;                /* step size to go on with [s]; 0: the first interval's */
   long steps, rejected;    /* accepted and rejected steps so far */
 } dyvSim;
