@@ -777,13 +777,15 @@ static void section_wide(void) {
   const double tcat = dy_now_s() - t0;
   printf("  cat FILE > /dev/null          %8.1f MB/s (%.1f MB in %.3f s)\n", mb / tcat, mb, tcat);
   for (int th = 1; th <= 2; th++) {
-    double cpu[2], wall[2], peak;
-    for (int part = 0; part < 2; part++) {   /* the first 10000 rows: the fixed costs */
-      const char* argv[] = {"./dynid", "identify", "datasets/models/panda.csv", big, "--friction", "--threads",
-                            th == 1 ? "1" : "2", "-o", "build/bench/wide.params.csv", "--quiet",
-                            part ? NULL : "--rows", "1..10000", NULL};
-      if (run_child(argv, &cpu[part], &wall[part], &peak)) return;
-    }
+    double cpu[2] = {1e30, 1e30}, wall[2] = {1e30, 1e30}, peak, c, w;
+    for (int rep = 0; rep < 3; rep++)          /* the fastest of 3: a busy machine only slows */
+      for (int part = 0; part < 2; part++) {   /* the first 10000 rows: the fixed costs */
+        const char* argv[] = {"./dynid", "identify", "datasets/models/panda.csv", big, "--friction", "--threads",
+                              th == 1 ? "1" : "2", "-o", "build/bench/wide.params.csv", "--quiet",
+                              part ? NULL : "--rows", "1..10000", NULL};
+        if (run_child(argv, &c, &w, &peak)) return;
+        cpu[part] = fmin(cpu[part], c); wall[part] = fmin(wall[part], w);
+      }
     const double us = 1e6 * (wall[1] - wall[0]) / (double)(N - 10000);
     printf("  dynid identify --threads %d    %8.1f MB/s, %.2f us per sample wall (%.2f CPU) beyond the fixed "
            "costs (%.2f s wall for the first 10000 rows)%s\n", th, mb / wall[1], us,
