@@ -65,6 +65,8 @@ struct dyCsv_ {
   char delim;                           /* from the first row: ',' ';' '\t' or ' ' (runs of blanks) */
   int slow;                             /* 1: no fast path (dy_csv_set_fast) */
   long nfast;                           /* rows the fast path returned */
+  long long pos, linepos;               /* bytes read so far; where the current line began */
+  long long stop;                       /* dy_csv_stop_at (0: none) */
 };
 
 static void on_field(void* s, size_t len, void* ud) {
@@ -161,6 +163,8 @@ static int read_line(dyCsv* c) {
   }
   if (len == 0) return 0;
   c->lineno++;
+  c->linepos = c->pos;
+  c->pos += (long long)len;
   return 1;
 }
 
@@ -264,9 +268,15 @@ static void line_error(dyCsv* c, int r, char* err, int errsz) {
   dy_errpos(err, errsz, c->path, c->lineno + 1, 0, "%s", why);
 }
 
+/* 1 when libcsv is between records and no row is pending */
+static int between_records(const dyCsv* c) {
+  return c->nf == 0 && c->buflen == 0 && !c->row_ready && c->p.pstate == 0 && !c->p.quoted && c->p.entry_pos == 0;
+}
+
 int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
   c->nf = 0; c->buflen = 0; c->row_ready = 0; c->too_many = 0; c->rowbytes = 0;
   for (;;) {
+    if (c->stop > 0 && c->pos >= c->stop && between_records(c)) return 2;
     int r = read_line(c);
     if (r < 0) {
       line_error(c, r, err, errsz);
@@ -284,8 +294,7 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
     size_t len = strlen(text);
     /* at the start of a record (not on the continuation line of a quoted
      * field: libcsv between records, its state 0 being ROW_NOT_BEGUN) */
-    const int fresh = c->nf == 0 && c->buflen == 0 && !c->row_ready && c->p.pstate == 0 &&
-                      !c->p.quoted && c->p.entry_pos == 0;
+    const int fresh = between_records(c);
     if (fresh) {
       const char* s = text;
       while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n') s++;
@@ -354,6 +363,40 @@ void dy_csv_on_directive(dyCsv* c, dyCsvDirectiveFn fn, void* ud) {
 void dy_csv_on_comment(dyCsv* c, dyCsvDirectiveFn fn, void* ud) {
   c->on_com = fn;
   c->com_ud = ud;
+}
+
+/* ------------------------------------------- byte ranges (io.h) */
+
+int dy_csv_seek(dyCsv* c, long long off, long lineno, char delim) {
+  gzdirect(c->gz);   /* looks at the file first: a plain one then seeks by lseek, not by reading */
+  if (gzseek(c->gz, (z_off_t)off, SEEK_SET) != (z_off_t)off) return -1;
+  csv_free(&c->p);
+  csv_init(&c->p, CSV_APPEND_NULL);
+  c->delim = delim;
+  if (delim == ';' || delim == '\t') csv_set_delim(&c->p, (unsigned char)delim);
+  c->nf = 0; c->buflen = 0; c->row_ready = 0; c->too_many = 0; c->rowbytes = 0;
+  c->pos = c->linepos = off;
+  c->lineno = c->rowline = lineno;
+  return 0;
+}
+
+void dy_csv_stop_at(dyCsv* c, long long off) { c->stop = off; }
+long long dy_csv_pos(const dyCsv* c) { return c->pos; }
+long dy_csv_lines(const dyCsv* c) { return c->lineno; }
+int dy_csv_plain_file(const dyCsv* c) { return gzdirect(c->gz); }
+
+int dy_csv_next_plain(dyCsv* c, long long end, char*** fields, int* nf) {
+  if (c->pos >= end) return 0;
+  int r = read_line(c);
+  if (r == 0) return 0;
+  if (r < 0 || (c->delim != ',' && c->delim != ';')) return 2;
+  size_t len = strlen(c->line);
+  int n = split_plain(c, c->line, len);
+  if (n <= 0 || (n == 1 && !*c->fields[0])) return 2;
+  if (c->line[0] == '#') return 2;   /* a comment line: the reader's to see */
+  *fields = c->fields;
+  *nf = n;
+  return 1;
 }
 
 void dy_csv_set_fast(dyCsv* c, int on) { c->slow = !on; }

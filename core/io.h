@@ -59,6 +59,27 @@ long dy_csv_fast_rows(const dyCsv* c);
 /* Line of the file on which the last row started (1-based). */
 long dy_csv_line(const dyCsv* c);
 
+/* Byte ranges of a plain (not compressed) file, for parsing one file on
+ * several threads (ident/log.c): every reader has a byte position (of the
+ * next line) and a count of the physical lines read.
+ * dy_csv_seek: go to byte off, a line start, as if lineno lines had been
+ * read, libcsv between records, with delimiter delim; 0, or -1 when the
+ * file cannot seek there. dy_csv_stop_at(c, off): from then on
+ * dy_csv_next returns 2 (no row) instead of reading on once the position
+ * is >= off between two records (0: never). dy_csv_plain_file: 1 for a
+ * file read as it is (not gzip). dy_csv_next_plain(c, end, ...): the next
+ * line before byte end as fields if it is a plain data row (what the fast
+ * path of csvread.c splits: no quote, blank, tab or stray CR, delimiter
+ * ',' or ';', ending in a newline; not a comment): 1; 0 at end or EOF; 2
+ * for any other line (its start is dy_csv_pos before the call) or a read
+ * error: the caller leaves that line to dy_csv_next. */
+int dy_csv_seek(dyCsv* c, long long off, long lineno, char delim);
+void dy_csv_stop_at(dyCsv* c, long long off);
+long long dy_csv_pos(const dyCsv* c);
+long dy_csv_lines(const dyCsv* c);
+int dy_csv_plain_file(const dyCsv* c);
+int dy_csv_next_plain(dyCsv* c, long long end, char*** fields, int* nf);
+
 /* The file name given to dy_csv_open. */
 const char* dy_csv_path(const dyCsv* c);
 

@@ -18,6 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include "core/numparse.h"
 
 void dyi_log_defaults(dyiLogOpt* opt) {
   memset(opt, 0, sizeof *opt);
@@ -156,7 +159,13 @@ struct dyiLogRaw_ {
   int done;
   dyiQuality* q;
   struct rawAhead_* ahead;          /* rows parsed on a thread of their own, or NULL */
+  struct splitState_* split;        /* the file parsed by byte ranges on threads, or NULL */
 };
+
+static int split_next(dyiLogRaw* r, char*** f, int* nf, int* pre, char* err, int errsz);
+static void split_stop(dyiLogRaw* r);
+static long split_line(const dyiLogRaw* r);
+static void split_position(const dyiLogRaw* r, long long* done, long long* total);
 
 /* "t", "q3", "qd3", "qdd3", "tau3" -> role and 0-based joint; 0 or -1 */
 static int parse_quantity(const char* s, int n, int* role, int* joint) {
@@ -413,8 +422,9 @@ dyiLogRaw* dyi_lograw_open(const char* path, int n, const dyiLogOpt* opt, char* 
 static int raw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
   if (r->done) return 0;
   for (;;) {
-    char** f; int nf;
-    int rc = r->sm ? sm_next(r->sm, &f, &nf, err, errsz) : dy_csv_next(r->csv, &f, &nf, err, errsz);
+    char** f = NULL; int nf = 0, pre = 0;   /* pre: the cells parsed and checked by split_next */
+    int rc = r->sm ? sm_next(r->sm, &f, &nf, err, errsz)
+           : r->split ? split_next(r, &f, &nf, &pre, err, errsz) : dy_csv_next(r->csv, &f, &nf, err, errsz);
     if (rc < 0) return -1;
     if (rc == 0 || (r->opt.row_last > 0 && r->row >= r->opt.row_last)) {
       r->done = 1;
@@ -425,8 +435,10 @@ static int raw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
     }
     r->row++;
     if (r->opt.row_first > 0 && r->row < r->opt.row_first) continue;
-    long line = r->sm ? r->sm->sample : dy_csv_line(r->csv);
-    int bad = dyi_quality_cells(r->q, line, f, nf, r->vals, err, errsz);
+    long line = r->sm ? r->sm->sample : pre ? split_line(r) : dy_csv_line(r->csv);
+    int bad = 0;
+    if (pre) dyi_quality_clean_row(r->q);
+    else bad = dyi_quality_cells(r->q, line, f, nf, r->vals, err, errsz);
     double ts = r->opt.time_scale > 0 ? r->opt.time_scale : 1;
     double t = ts * r->vals[r->colt];
     if (!bad) bad = dyi_quality_time(r->q, line, t, r->colt + 1, err, errsz);
@@ -454,8 +466,12 @@ static int raw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
 /* the reading position in bytes of the file(s) behind r, and their size */
 static void raw_position(const dyiLogRaw* r, long long* done, long long* total) {
   if (r->sm) sm_progress(r->sm, done, total);
+  else if (r->split) split_position(r, done, total);
   else dy_csv_progress(r->csv, done, total);
 }
+
+#define SPLIT_PARSERS 2             /* threads parsing byte ranges of one file */
+#define SPLIT_BLOCK (1LL << 20)     /* bytes per range (nominal: it ends at a line end) */
 
 /* ---------------------------------------------------------- read-ahead */
 
@@ -530,6 +546,7 @@ static void ahead_stop(dyiLogRaw* r) {
 
 int dyi_lograw_readahead(dyiLogRaw* r) {
   if (r->ahead || r->done) return 0;
+  dyi_lograw_split(r, SPLIT_PARSERS, SPLIT_BLOCK);   /* where the file allows it */
   rawAhead* a = calloc(1, sizeof *a);
   if (!a) return -1;
   a->buf[0] = malloc(sizeof(dyiLogRow) * AHEAD_ROWS);
@@ -589,12 +606,284 @@ void dyi_lograw_progress(const dyiLogRaw* r, long long* done, long long* total) 
 void dyi_lograw_close(dyiLogRaw* r) {
   if (!r) return;
   ahead_stop(r);
+  split_stop(r);
   dy_csv_close(r->csv);
   sm_close(r->sm);
   if (r->opt.watch && r->opt.watch->quality == r->q && r->q) r->opt.watch->own = 1;   /* the watch keeps it */
   else dyi_quality_free(r->q);
   free(r->vals);
   free(r);
+}
+
+/* -------------------------------------- one file on several threads */
+
+/* A plain (not compressed) log is cut into ranges of about SPLIT_BLOCK
+ * bytes, each starting at a line start (the first after its nominal
+ * offset); SPLIT_PARSERS threads parse them in turn (range k on thread
+ * k mod P) into numbers, up to SPLIT_SLOTS ranges ahead, and split_next
+ * hands the rows out in file order, to the same gate as every row.
+ * A range's parser takes only plain data rows (dy_csv_next_plain) whose
+ * first ncol cells are numbers that dyi_quality_cells would pass (parsed
+ * whole by the same dy_strtod, finite, not absurd). At the first other
+ * line (a comment, a quote, blanks, a bad or short row, the last line
+ * without a newline) it stops, and the reader's own CSV takes over there
+ * (dy_csv_seek), through dy_csv_next and dyi_quality_cells as on one
+ * thread, up to the start of a later range which it reaches between two
+ * records: that range's rows are used from there; ranges passed inside a
+ * record (a quoted field across the cut) are dropped. So every row,
+ * value, line number and message is the one-thread reader's. Memory: the
+ * SPLIT_SLOTS ranges' numbers (a few MB), whatever the file. */
+#define SPLIT_SLOTS (2 * SPLIT_PARSERS)
+
+typedef struct {
+  int k;                            /* range number, -1: the slot is free */
+  int ready;                        /* parsed */
+  long long stop_pos;               /* stopped: where the line left to dy_csv_next starts */
+  long nrows, cap;                  /* rows parsed; room */
+  double* vals;                     /* (cap x ncol) their cells */
+  long* rel;                        /* (cap) their lines, 1 = the range's first */
+  long lines;                       /* lines in the range (up to the stop) */
+  int stopped;
+} splitSlot;
+
+typedef struct splitState_ {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  pthread_t th[SPLIT_PARSERS];
+  int nth, started, quit;            /* parsers, threads running, stop */
+  splitSlot slot[SPLIT_SLOTS];
+  int fd;                           /* the file, for the range bounds (pread) */
+  char path[512];
+  long long base, size, block;      /* first range's start, file size, bytes per range */
+  int nblocks, ncol, colt;
+  double absurd;
+  char delim;
+  int k;                            /* the consumer: current range */
+  long i;                           /* its next row */
+  int seq;                          /* 1: rows from the reader's CSV */
+  long linebase;                    /* lines before range k */
+  long line;                        /* line of the row handed out last */
+  long long done;                   /* progress: start of range k */
+} splitState;
+
+typedef struct { splitState* s; int p; } splitArg;
+
+/* the first line start at or after the nominal start of range k (k = 0:
+ * base; k = nblocks: the file's end) */
+static long long split_bound(const splitState* s, int k) {
+  if (k <= 0) return s->base;
+  if (k >= s->nblocks) return s->size;
+  long long x = s->base + (long long)k * s->block - 1;   /* the byte before the nominal start */
+  char buf[4096];
+  for (;;) {
+    ssize_t got = pread(s->fd, buf, sizeof buf, (off_t)x);
+    if (got <= 0) return s->size;
+    const char* nl = memchr(buf, '\n', (size_t)got);
+    if (nl) return x + (nl - buf) + 1;
+    x += got;
+  }
+}
+
+/* the first ncol cells into v as dyi_quality_cells reads them; 1 when
+ * each is a whole finite number, not absurd (the time column may be) */
+static int split_cells(const splitState* s, char** f, double* v) {
+  for (int c = 0; c < s->ncol; c++) {
+    char* end;
+    v[c] = dy_strtod(f[c], &end);
+    if (end == f[c] || *end || !isfinite(v[c]) || (c != s->colt && fabs(v[c]) > s->absurd)) return 0;
+  }
+  return 1;
+}
+
+/* room for one more row in slot b; 0, or -1 */
+static int split_room(const splitState* s, splitSlot* b) {
+  if (b->nrows < b->cap) return 0;
+  long cap = b->cap ? 2 * b->cap : 1024;
+  double* v = realloc(b->vals, sizeof(double) * (size_t)cap * (size_t)s->ncol);
+  if (v) b->vals = v;
+  long* l = realloc(b->rel, sizeof(long) * (size_t)cap);
+  if (l) b->rel = l;
+  if (!v || !l) return -1;
+  b->cap = cap;
+  return 0;
+}
+
+/* parse range k into slot b with the thread's CSV c (NULL: none) */
+static void split_parse(splitState* s, dyCsv* c, splitSlot* b, int k) {
+  const long long begin = split_bound(s, k), end = split_bound(s, k + 1);
+  b->nrows = 0; b->lines = 0; b->stopped = 1; b->stop_pos = begin;
+  if (!c || dy_csv_seek(c, begin, 0, s->delim)) return;
+  for (;;) {
+    const long long at = dy_csv_pos(c);
+    const long before = dy_csv_lines(c);
+    char** f; int nf;
+    const int rc = dy_csv_next_plain(c, end, &f, &nf);
+    if (rc == 0) break;
+    if (rc == 1 && nf >= s->ncol && !split_room(s, b) && split_cells(s, f, b->vals + b->nrows * s->ncol)) {
+      b->rel[b->nrows++] = dy_csv_lines(c);
+      continue;
+    }
+    b->stop_pos = at; b->lines = before;
+    return;
+  }
+  b->stopped = 0;
+  b->lines = dy_csv_lines(c);
+}
+
+static void* split_main(void* arg) {
+  splitArg* a = arg;
+  splitState* s = a->s;
+  char err[DY_ERRSZ];
+  dyCsv* c = dy_csv_open(s->path, err, sizeof err);
+  for (int k = a->p; k < s->nblocks; k += s->nth) {
+    splitSlot* b = &s->slot[k % SPLIT_SLOTS];
+    pthread_mutex_lock(&s->mu);
+    while (b->k != -1 && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
+    const int quit = s->quit;
+    if (!quit) { b->k = k; b->ready = 0; }
+    pthread_mutex_unlock(&s->mu);
+    if (quit) break;
+    split_parse(s, c, b, k);
+    pthread_mutex_lock(&s->mu);
+    b->ready = 1;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+  }
+  dy_csv_close(c);
+  free(a);
+  return NULL;
+}
+
+/* range k's slot once parsed */
+static splitSlot* split_wait(splitState* s, int k) {
+  splitSlot* b = &s->slot[k % SPLIT_SLOTS];
+  pthread_mutex_lock(&s->mu);
+  while (!(b->k == k && b->ready)) pthread_cond_wait(&s->cv, &s->mu);
+  pthread_mutex_unlock(&s->mu);
+  return b;
+}
+
+/* done with range k (current): free its slot, on to k + 1 */
+static void split_release(splitState* s) {
+  splitSlot* b = &s->slot[s->k % SPLIT_SLOTS];
+  pthread_mutex_lock(&s->mu);
+  b->k = -1; b->ready = 0;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+  s->k++; s->i = 0;
+  s->done = split_bound(s, s->k);
+}
+
+static void split_stop(dyiLogRaw* r) {
+  splitState* s = r->split;
+  if (!s) return;
+  pthread_mutex_lock(&s->mu);
+  s->quit = 1;
+  pthread_cond_broadcast(&s->cv);
+  pthread_mutex_unlock(&s->mu);
+  for (int t = 0; t < s->started; t++) pthread_join(s->th[t], NULL);
+  for (int k = 0; k < SPLIT_SLOTS; k++) { free(s->slot[k].vals); free(s->slot[k].rel); }
+  pthread_mutex_destroy(&s->mu);
+  pthread_cond_destroy(&s->cv);
+  close(s->fd);
+  free(s);
+  r->split = NULL;
+}
+
+int dyi_lograw_split(dyiLogRaw* r, int parsers, long long block) {
+  if (r->split || r->done || r->sm || !r->csv || !dy_csv_plain_file(r->csv) || block < 1) return -1;
+  const char delim = dy_csv_delim(r->csv);
+  long long pos, size;
+  dy_csv_progress(r->csv, &pos, &size);
+  pos = dy_csv_pos(r->csv);
+  if ((delim != ',' && delim != ';') || size - pos < 2 * block) return -1;
+  splitState* s = calloc(1, sizeof *s);
+  if (!s) return -1;
+  s->fd = open(r->path, O_RDONLY);
+  if (s->fd < 0 || pthread_mutex_init(&s->mu, NULL)) { if (s->fd >= 0) close(s->fd); free(s); return -1; }
+  pthread_cond_init(&s->cv, NULL);
+  snprintf(s->path, sizeof s->path, "%s", r->path);
+  s->base = s->done = pos; s->size = size; s->block = block;
+  s->nblocks = (int)((size - pos + block - 1) / block);
+  s->ncol = r->ncol; s->colt = r->colt; s->absurd = dyi_quality_absurd(r->q); s->delim = delim;
+  s->linebase = dy_csv_lines(r->csv);
+  for (int k = 0; k < SPLIT_SLOTS; k++) s->slot[k].k = -1;
+  r->split = s;
+  s->nth = parsers < 1 ? 1 : parsers > SPLIT_PARSERS ? SPLIT_PARSERS : parsers;
+  for (int t = 0; t < s->nth; t++) {
+    splitArg* a = malloc(sizeof *a);
+    if (a) { a->s = s; a->p = t; }
+    if (!a || pthread_create(&s->th[t], NULL, split_main, a)) {   /* its ranges would never come */
+      free(a);
+      split_stop(r);
+      return -1;
+    }
+    s->started = t + 1;
+  }
+  return 0;
+}
+
+static long split_line(const dyiLogRaw* r) { return r->split->line; }
+
+static void split_position(const dyiLogRaw* r, long long* done, long long* total) {
+  *done = r->split->done; *total = r->split->size;
+}
+
+/* the reader's CSV from the line range k's parser left (its start), up to
+ * the next range's start */
+static int split_to_seq(dyiLogRaw* r, const splitSlot* b, char* err, int errsz) {
+  splitState* s = r->split;
+  if (dy_csv_seek(r->csv, b->stop_pos, s->linebase + b->lines, s->delim)) {
+    snprintf(err, (size_t)errsz, "%s: cannot seek to byte %lld", r->path, b->stop_pos);
+    return -1;
+  }
+  split_release(s);
+  dy_csv_stop_at(r->csv, s->k < s->nblocks ? split_bound(s, s->k) : 0);
+  s->seq = 1;
+  return 0;
+}
+
+/* The reader's CSV stopped between records at or past range k's start:
+ * ranges it passed are dropped; at a range's start that range's rows are
+ * used, else on to the next start. */
+static void split_from_seq(dyiLogRaw* r) {
+  splitState* s = r->split;
+  const long long pos = dy_csv_pos(r->csv);
+  while (s->k < s->nblocks && split_bound(s, s->k) < pos) { split_wait(s, s->k); split_release(s); }
+  if (s->k < s->nblocks && split_bound(s, s->k) == pos) {
+    s->seq = 0;
+    s->linebase = dy_csv_lines(r->csv);
+    dy_csv_stop_at(r->csv, 0);
+  } else {
+    dy_csv_stop_at(r->csv, s->k < s->nblocks ? split_bound(s, s->k) : 0);
+  }
+}
+
+/* The next row in file order: 1 with *pre = 1 (its cells in r->vals, its
+ * line split_line) from a range's parser, or *pre = 0 with the fields
+ * from the reader's CSV; 0 at the end, -1 on error (err set). */
+static int split_next(dyiLogRaw* r, char*** f, int* nf, int* pre, char* err, int errsz) {
+  splitState* s = r->split;
+  *pre = 0;
+  for (;;) {
+    if (!s->seq) {
+      if (s->k >= s->nblocks) return 0;
+      splitSlot* b = split_wait(s, s->k);
+      if (s->i < b->nrows) {
+        memcpy(r->vals, b->vals + s->i * s->ncol, sizeof(double) * (size_t)s->ncol);
+        s->line = s->linebase + b->rel[s->i++];
+        *pre = 1;
+        return 1;
+      }
+      if (b->stopped) { if (split_to_seq(r, b, err, errsz)) return -1; continue; }
+      s->linebase += b->lines;
+      split_release(s);
+      continue;
+    }
+    const int rc = dy_csv_next(r->csv, f, nf, err, errsz);
+    if (rc != 2) return rc;
+    split_from_seq(r);
+  }
 }
 
 /* ------------------------------------------------------- preprocessing */

@@ -114,6 +114,9 @@ void dyi_quality_free(dyiQuality* q) {
   free(q);
 }
 
+double dyi_quality_absurd(const dyiQuality* q) { return q->absurd; }
+void dyi_quality_clean_row(dyiQuality* q) { q->rows++; }
+
 int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* vals,
                       char* err, int errsz) {
   int bad = 0;

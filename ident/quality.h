@@ -103,6 +103,12 @@ dyiQuality* dyi_quality_make(const char* path, int ncol, char** names, const int
 void dyi_quality_on_bad(dyiQuality* q, int on_bad);
 /* Parse and check the cells of one row into vals[ncol] (NaN where absent).
  * 0 good, 1 bad (err set to "FILE:LINE:COL: what"). */
+/* For rows parsed elsewhere (ident/log.c, a file split across threads):
+ * the absurd-value threshold the gate applies, and the count of one row
+ * whose cells all passed the checks dyi_quality_cells makes (parsed whole,
+ * finite, not absurd): exactly what dyi_quality_cells records for it. */
+double dyi_quality_absurd(const dyiQuality* q);
+void dyi_quality_clean_row(dyiQuality* q);
 int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* vals,
                       char* err, int errsz);
 /* Check the time of a row against the last good one. 0 good, 1 bad. */

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -635,6 +636,7 @@ static void section_base(benchModel* bm, int nm) {
  * QR). Target: under 5 s on one core and under 100 MB. */
 /* run argv (a dynid command) with standard error discarded: CPU [s], wall
  * [s] and peak memory [MB] of the child; 0, or -1 after printing */
+static double child_sys;   /* system CPU [s] of the last run_child, inside its cpu */
 static int run_child(const char* const* argv, double* cpu, double* wall, double* mb) {
   pid_t pid = fork();
   if (pid == 0) {
@@ -654,6 +656,7 @@ static int run_child(const char* const* argv, double* cpu, double* wall, double*
   *cpu = (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
          (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
   *mb = (double)ru.ru_maxrss / 1024.0;
+  child_sys = (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
   return 0;
 }
 
@@ -701,6 +704,92 @@ static void section_identify(void) {
            "%s %s, memory %s\n", mode == 2 ? " --no-parallel" : " (default)", thr, cpu, wall, mb, 1e6 * cpu / N,
            mode == 1 ? "wall (target < 1 s on 2 cores)" : "CPU (target < 5 s)",
            (mode == 1 ? wall < 1 : cpu < 5) ? "met" : "NOT MET", mb < 100 ? "met" : "NOT MET");
+  }
+}
+
+/* ------------------------------- report --compare with a consistent set */
+
+/* `dynid report` on the Panda's log with the least-squares set alone and
+ * with --compare the consistent set (both identified on its first 14 s, as
+ * make demo does): the consistent set's light links with friction make
+ * the forward simulation stiff (verify/sim.h). Samples per CPU second on
+ * the held-out 6544 samples and on the whole log (20544), and the
+ * marginal rate between the two (the fixed costs, the consistency SDP of
+ * the least-squares set and the program's start, taken out). Target:
+ * compare >= 20,000 samples/s, system time < 10 % of user time. */
+static int report_cpu(const char* rows, int compare, double* cpu, double* sys) {
+  const char* argv[] = {"./dynid", "report", "datasets/models/panda.csv", "build/bench/pc_u.csv",
+                        "datasets/panda/exciting_traj.csv.gz", "--map", "t=t_s", "--rows", rows,
+                        "-o", "build/bench/pc.html", compare ? "--compare" : NULL, "build/bench/pc_c.csv", NULL};
+  double wall, mb;
+  if (run_child(argv, cpu, &wall, &mb)) return -1;
+  *sys = child_sys;
+  return 0;
+}
+
+static void section_compare(void) {
+  printf("\n== report --compare with a consistent set: Panda log (target >= 20,000 samples/s, sys < 10 %% of user) ==\n");
+  double cpu, wall, mb, t[2][2], sy[2][2];
+  const char* ident[2][16] = {
+    {"./dynid", "identify", "datasets/models/panda.csv", "datasets/panda/exciting_traj.csv.gz", "--map", "t=t_s",
+     "--rows", "1..14000", "--friction", "--quiet", "-o", "build/bench/pc_u.csv", NULL},
+    {"./dynid", "identify", "datasets/models/panda.csv", "datasets/panda/exciting_traj.csv.gz", "--map", "t=t_s",
+     "--rows", "1..14000", "--friction", "--quiet", "--consistent", "--boot", "0", "-o", "build/bench/pc_c.csv", NULL}};
+  if (system("mkdir -p build/bench") != 0) return;
+  for (int k = 0; k < 2; k++)
+    if (run_child(ident[k], &cpu, &wall, &mb)) return;
+  const char* rows[2] = {"14001..20544", "1..20544"};
+  const double ns[2] = {6544, 20544};
+  for (int c = 0; c < 2; c++)
+    for (int r = 0; r < 2; r++)
+      if (report_cpu(rows[r], c, &t[c][r], &sy[c][r])) return;
+  for (int c = 0; c < 2; c++) {
+    double marg = (ns[1] - ns[0]) / (t[c][1] - t[c][0]);
+    printf("  %-30s %7.0f samples/s held out, %7.0f whole log, %7.0f marginal; sys %4.1f %% of user\n",
+           c ? "least squares --compare consistent" : "least squares alone", ns[0] / t[c][0], ns[1] / t[c][1],
+           marg, 100 * sy[c][1] / (t[c][1] - sy[c][1]));
+  }
+  const double rate = ns[1] / t[1][1], sysr = sy[1][1] / (t[1][1] - sy[1][1]);
+  printf("  compare against one set: %.2f of its rate on the whole log; %s (>= 20,000 samples/s), sys/user %s\n",
+         rate / (ns[1] / t[0][1]), rate >= 20000 ? "met" : "NOT MET", sysr < 0.1 ? "met" : "NOT MET");
+}
+
+/* --------------------------------------- a wide log on two threads */
+
+/* A log of 5e4 samples of a 7-DoF arm with t, q, qd, qdd, tau (29 columns
+ * of %.17g numbers, ~29 MB, written once by dynid simulate into /tmp):
+ * dynid identify --friction on 1 and 2 threads (on 2 the file is parsed by
+ * byte ranges, ident/log.c) in MB/s beside `cat FILE > /dev/null`, and
+ * in us per sample (target on 2 threads <= 1.5 us). */
+static void section_wide(void) {
+  const char* big = "/tmp/dynid_bench_wide.csv";
+  const long N = 50000;
+  printf("\n== a wide log: %ld samples x 29 columns of 17-digit numbers (target on 2 threads <= 1.5 us/sample) ==\n", N);
+  FILE* t = fopen(big, "r");
+  if (t) fclose(t);
+  else if (system("./dynid simulate datasets/models/panda.csv fourier --duration 50 --rate 1000 --noise 0.05 "
+                  "-o /tmp/dynid_bench_wide.csv 2>/dev/null") != 0) { printf("  (cannot write %s: skipped)\n", big); return; }
+  struct stat st;
+  if (stat(big, &st) != 0) return;
+  const double mb = (double)st.st_size / 1e6;
+  double t0 = dy_now_s();
+  if (system("cat /tmp/dynid_bench_wide.csv > /dev/null") != 0) return;
+  const double tcat = dy_now_s() - t0;
+  printf("  cat FILE > /dev/null          %8.1f MB/s (%.1f MB in %.3f s)\n", mb / tcat, mb, tcat);
+  for (int th = 1; th <= 2; th++) {
+    double cpu[2] = {1e30, 1e30}, wall[2] = {1e30, 1e30}, peak, c, w;
+    for (int rep = 0; rep < 3; rep++)          /* the fastest of 3: a busy machine only slows */
+      for (int part = 0; part < 2; part++) {   /* the first 10000 rows: the fixed costs */
+        const char* argv[] = {"./dynid", "identify", "datasets/models/panda.csv", big, "--friction", "--threads",
+                              th == 1 ? "1" : "2", "-o", "build/bench/wide.params.csv", "--quiet",
+                              part ? NULL : "--rows", "1..10000", NULL};
+        if (run_child(argv, &c, &w, &peak)) return;
+        cpu[part] = fmin(cpu[part], c); wall[part] = fmin(wall[part], w);
+      }
+    const double us = 1e6 * (wall[1] - wall[0]) / (double)(N - 10000);
+    printf("  dynid identify --threads %d    %8.1f MB/s, %.2f us per sample wall (%.2f CPU) beyond the fixed "
+           "costs (%.2f s wall for the first 10000 rows)%s\n", th, mb / wall[1], us,
+           1e6 * (cpu[1] - cpu[0]) / (double)(N - 10000), wall[0], th == 2 ? (us <= 1.5 ? ": met" : ": NOT MET") : "");
   }
 }
 
@@ -1033,6 +1122,8 @@ int main(int argc, char** argv) {
   section_identify();
   section_stats();
   section_consistent();
+  section_compare();
+  section_wide();
   section_excite();
   section_parse();
   printf("\ncore speed target (>= %.0fx KDL): %s\n", SPEED_TARGET,

@@ -9,7 +9,7 @@
  *    eigenvalue routine written here;
  *  - the short-horizon simulation: a log made by integrating the dynamics
  *    with 20 RK4 substeps per sample is reproduced to < 1e-6 rad by the
- *    validator's one-step RK4 with the true parameters, and not with
+ *    validator's simulation (verify/sim.h) with the true parameters, and not with
  *    parameters that are 20 % off;
  *  - physical consistency: base sets from QR with column pivoting of the
  *    Newton-Euler regressor, B by least squares (Y = Y_b B). MLCs of a

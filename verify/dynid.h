@@ -28,6 +28,7 @@
 #include "ident/excite.h"
 
 #include "verify/validate.h"
+#include "verify/sim.h"
 #include "verify/ne_base.h"
 #include "verify/lin91.h"
 #include "verify/lin_inertia.h"

@@ -4,6 +4,7 @@
 #include "verify/validate.h"
 #include "core/dynamics.h"
 #include "core/mathu.h"
+#include "verify/sim.h"
 #include "ident/regressor.h"
 #include "ident/identify.h"
 #include <lapacke.h>
@@ -73,6 +74,18 @@ static int pd_shifted(const double* H, int n, double shift, double* L) {
   return 1;
 }
 
+/* 1 when H + delta I is not positive definite (its Cholesky fails) with
+ * delta = 1e-12 tr(H): the smallest eigenvalue of H is then below
+ * -delta + c n eps ||H||, negative: Cholesky in floating point is the
+ * exact factorisation of a matrix within c n eps ||H|| of H (its
+ * backward error, ~1.6e-15 ||H|| at n = 7), far under delta. An indefinite set, where every sample fails, then needs
+ * no eigenvalue per sample. */
+static int not_pd_clearly(const double* H, int n, double* L) {
+  double tr = 0;
+  for (int j = 0; j < n; j++) tr += fabs(H[j*n + j]);
+  return !pd_shifted(H, n, -1e-12 * tr, L);
+}
+
 double dyv_mineig(const double* H, int n, double* work) {
   double *A = work, *w = work + n*n, *wk = w + n;
   memcpy(A, H, sizeof(double) * (size_t)n * (size_t)n);
@@ -139,7 +152,8 @@ dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
   v->H = malloc(sizeof(double) * (size_t)n * (size_t)n);
   v->work = malloc(sizeof(double) * (size_t)dyv_mineig_lwork(n));
   v->pend = pend_make(m, 1);
-  if (!v->d || !v->par || !v->dyn || !v->H || !v->work || !v->pend) { dyv_validator_free(v); return NULL; }
+  v->sim = dyv_sim_make(m, dyn ? dyn : par);
+  if (!v->d || !v->par || !v->dyn || !v->H || !v->work || !v->pend || !v->sim) { dyv_validator_free(v); return NULL; }
   memcpy(v->par, par, sizeof(double) * (size_t)(DY_NPL * n));
   memcpy(v->dyn, dyn ? dyn : par, sizeof(double) * (size_t)(DY_NPL * n));
   dyv_nebase_make(&v->plan, m, zero);
@@ -154,70 +168,8 @@ void dyv_validator_free(dyvValidator* v) {
   dy_free_data(v->d);
   free(v->par); free(v->dyn); free(v->H); free(v->work);
   pend_free(v->pend);
+  dyv_sim_free(v->sim);
   free(v);
-}
-
-/* one RK4 step of x' = f(x) (qdd from dy_fd_aba, torque tau held
- * constant) from (sim_q, sim_qd) into (q, qd); 0, or 1 when a stage fails
- * (articulated inertia not positive) or the result is not finite */
-static int rk4(dyvValidator* v, const double* q0, const double* qd0, double dt, double* q, double* qd) {
-  const int n = v->m->n;
-  double k1[DY_MAXJ], k2[DY_MAXJ], k3[DY_MAXJ], k4[DY_MAXJ];
-  double qt[DY_MAXJ], qdt[DY_MAXJ];
-  int bad = 0;
-  /* a failed stage (articulated inertia not positive) leaves its output
-   * unset: stop there rather than integrate garbage */
-  if (dy_fd_aba(v->m, v->d, v->dyn, q0, qd0, v->sim_tau, k1)) return 1;
-  for (int j = 0; j < n; j++) { qt[j] = q0[j] + 0.5*dt*qd0[j]; qdt[j] = qd0[j] + 0.5*dt*k1[j]; }
-  double v2[DY_MAXJ]; memcpy(v2, qdt, sizeof(double) * n);
-  if (dy_fd_aba(v->m, v->d, v->dyn, qt, qdt, v->sim_tau, k2)) return 1;
-  for (int j = 0; j < n; j++) { qt[j] = q0[j] + 0.5*dt*v2[j]; qdt[j] = qd0[j] + 0.5*dt*k2[j]; }
-  double v3[DY_MAXJ]; memcpy(v3, qdt, sizeof(double) * n);
-  if (dy_fd_aba(v->m, v->d, v->dyn, qt, qdt, v->sim_tau, k3)) return 1;
-  for (int j = 0; j < n; j++) { qt[j] = q0[j] + dt*v3[j]; qdt[j] = qd0[j] + dt*k3[j]; }
-  double v4[DY_MAXJ]; memcpy(v4, qdt, sizeof(double) * n);
-  if (dy_fd_aba(v->m, v->d, v->dyn, qt, qdt, v->sim_tau, k4)) return 1;
-  for (int j = 0; j < n; j++) {
-    q[j] = q0[j] + dt/6*(qd0[j] + 2*v2[j] + 2*v3[j] + v4[j]);
-    qd[j] = qd0[j] + dt/6*(k1[j] + 2*k2[j] + 2*k3[j] + k4[j]);
-    if (!isfinite(q[j]) || !isfinite(qd[j])) bad = 1;
-  }
-  return bad;
-}
-
-/* Advance (sim_q, sim_qd) by dt with RK4 under step doubling: a step h is
- * accepted when one step and two half steps agree to 1e-6 rad in q and
- * 1e-4 rad/s in qd (then the two half steps are kept), else halved, down
- * to dt/64 (accepted there: a Coulomb sign change inside a step is a
- * discontinuity no step size resolves). A light link with viscous
- * friction makes the equations stiff (time constant inertia / FV); the
- * log's own step is too long there. The step goes on from the last one
- * (sim_h) and doubles only where the error was under 1/32 of the
- * tolerance (RK4's error grows as h^5: the doubled step will pass), so a
- * stiff stretch does not pay for a failed try at every step. 0, or 1 on a
- * failed stage. */
-static int rk4_step(dyvValidator* v, double dt) {
-  const int n = v->m->n;
-  double q1[DY_MAXJ], qd1[DY_MAXJ], qh[DY_MAXJ], qdh[DY_MAXJ], q2[DY_MAXJ], qd2[DY_MAXJ];
-  double t = 0, hmin = dt / 64, h = v->sim_h > hmin ? fmin(v->sim_h, dt) : dt;
-  while (t < dt * (1 - 1e-12)) {
-    if (h > dt - t) h = dt - t;
-    if (rk4(v, v->sim_q, v->sim_qd, h, q1, qd1) || rk4(v, v->sim_q, v->sim_qd, h/2, qh, qdh) ||
-        rk4(v, qh, qdh, h/2, q2, qd2)) {
-      if (h <= hmin) return 1;
-      h /= 2;
-      continue;
-    }
-    double eq = 0, ev = 0;
-    for (int j = 0; j < n; j++) { eq = fmax(eq, fabs(q1[j] - q2[j])); ev = fmax(ev, fabs(qd1[j] - qd2[j])); }
-    if ((eq > 1e-6 || ev > 1e-4) && h > hmin) { h /= 2; continue; }
-    memcpy(v->sim_q, q2, sizeof(double) * n);
-    memcpy(v->sim_qd, qd2, sizeof(double) * n);
-    t += h;
-    v->sim_h = h;
-    if (eq < 1e-6 / 32 && ev < 1e-4 / 32) h *= 2;
-  }
-  return 0;
 }
 
 static void sim_restart(dyvValidator* v, const dyiSample* s) {
@@ -248,6 +200,10 @@ void dyv_validator_flush(dyvValidator* v) {
      * eigenvalue is above both 0 and the smallest so far, and not needed;
      * elsewhere the eigenvalue decides (also between the two tests' round-off) */
     if (pd_shifted(v->H, n, 0, v->work) && (v->mineig <= 0 || pd_shifted(v->H, n, v->mineig, v->work))) continue;
+    if (not_pd_clearly(v->H, n, v->work) && isfinite(v->mineig) && pd_shifted(v->H, n, v->mineig, v->work)) {
+      v->not_pd++;   /* the eigenvalue is below 0 and above the smallest so far */
+      continue;
+    }
     double e = dyv_mineig(v->H, n, v->work);
     if (!(e > 0)) v->not_pd++;
     if (e < v->mineig || isnan(e)) { v->mineig = e; v->mineig_row = c->l.row[b]; v->mineig_t = c->l.t[b]; }
@@ -262,7 +218,9 @@ void dyv_validator_add(dyvValidator* v, const dyiSample* s) {
   if (v->horizon > 0) {
     if (!v->sim_on) { sim_restart(v, s); return; }
     double dt = s->t - v->sim_tprev;
-    if (!(dt > 0) || rk4_step(v, dt)) { v->sim_fail++; sim_restart(v, s); return; }
+    if (!(dt > 0) || dyv_sim_advance(v->sim, v->sim_q, v->sim_qd, v->sim_tau, dt)) {
+      v->sim_fail++; sim_restart(v, s); return;
+    }
     for (int j = 0; j < n; j++) {
       double err = s->q[j] - v->sim_q[j];
       v->sim_se[j] += err*err;
@@ -307,7 +265,7 @@ void dyv_validator_write(dyvValidator* v, FILE* csv, FILE* notes) {
             v->not_pd, v->st.count);
   }
   if (v->horizon > 0) {
-    fprintf(notes, "# forward simulation (RK4 on ABA, measured torque held between samples), horizon %.6g s, "
+    fprintf(notes, "# forward simulation (Rosenbrock-W on ABA, measured torque held between samples), horizon %.6g s, "
             "%ld segments, %ld compared samples, %ld restarts after failure\n",
             v->horizon, v->sim_segments, v->sim_count, v->sim_fail);
     if (v->sim_fail > 0)

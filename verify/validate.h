@@ -9,8 +9,9 @@
  * - the inertia matrix along the log: smallest eigenvalue and where, count
  *   of samples where it is not positive definite;
  * - a short-horizon forward simulation driven by the measured torque
- *   (zero-order hold between samples, RK4 on dy_fd_aba with the log's time
- *   steps), restarted from the measured state every `horizon` seconds:
+ *   (zero-order hold between samples, dy_fd_aba integrated by the
+ *   linearly implicit Rosenbrock-W method of verify/sim.h with its own
+ *   step control), restarted from the measured state every `horizon` seconds:
  *   position error per joint (rms, max) against the logged q;
  * - physical consistency of the identified MLCs, decided by a semidefinite
  *   program (ident/consistent.h, dyi_consistent_check): is there a
@@ -37,6 +38,7 @@
 #include "ident/log.h"
 #include "verify/ne_base.h"
 #include "ident/base.h"
+#include "verify/sim.h"
 
 /* ------------------------------------------------ streaming torque metrics */
 typedef struct {
@@ -88,7 +90,7 @@ typedef struct {
   int sim_on;              /* a segment is running */
   double sim_t0, sim_tprev;
   double sim_q[DY_MAXJ], sim_qd[DY_MAXJ], sim_tau[DY_MAXJ];
-  double sim_h;            /* the step size the integrator goes on with [s] (0: the log's) */
+  dyvSim* sim;             /* the integrator (verify/sim.h), on dyn */
   long sim_count, sim_segments, sim_fail;
   double sim_se[DY_MAXJ], sim_max[DY_MAXJ];
   long sim_maxrow[DY_MAXJ];
