@@ -771,7 +771,7 @@ static void checks_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns
       fprintf(f, "<td class=\"t\"><span class=\"bad\">not run to the end of any horizon</span>: every step failed "
                  "(%ld restarts), as forward dynamics needs a positive definite inertia matrix</td>", x->sim_fail);
     else
-      fprintf(f, "<td class=\"t\">RK4 on ABA from the measured state, measured torque held between samples; horizon "
+      fprintf(f, "<td class=\"t\">Rosenbrock-W on ABA from the measured state, measured torque held between samples; horizon "
                  "%.3g s, %ld segments, %ld compared samples, %ld restarts after a failed step</td>",
               x->horizon, x->sim_segments, x->sim_count, x->sim_fail);
   }
