@@ -816,7 +816,7 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   dyiLogReader* rs[16] = {NULL};
   cliWatch* watch[16] = {NULL};   /* each log's checks, in the pass that reads it */
   for (int k = 0; k < nlog; k++)
-    if ((rc = cli_logopt_k(c, n, k, nlog, k ? &lok : &lo))) { dy_free_model(m); return rc; }
+    if ((rc = cli_logopt_k(c, m, k, nlog, k ? &lok : &lo))) { dy_free_model(m); return rc; }
   char err[DY_ERRSZ];
   rc = 1;
   dyiEstim* e = NULL;
@@ -826,7 +826,7 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   if (!b || dyi_base_keep_joint(m, b, io->keep, err, sizeof err)) { cli_fail("%s", err); goto done; }
   if (b->note[0] && !io->quiet) fprintf(stderr, "dynid: warning: %s\n", b->note);
   for (int k = 0; k < nlog; k++) {
-    if (k && cli_logopt_k(c, n, k, nlog, &lok)) goto done;
+    if (k && cli_logopt_k(c, m, k, nlog, &lok)) goto done;
     watch[k] = cli_watch_start(c, m, k ? &lok : &lo);   /* units, rates, model */
     rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);
     if (!rs[k]) { cli_fail_log(c->pos[1 + k], k ? &lok : &lo, n, err); goto done; }

@@ -1230,7 +1230,7 @@ int cmd_report(cliArgs* c) {
   if ((r = split_models(cli_opt(c, "models"), set, ns))) { status = r; goto done; }
   if (!(m = cli_model(c))) goto done;
   dyi_log_defaults(&lopt);
-  if ((r = cli_logopt(c, m->n, &lopt)) != 0) { status = r; goto done; }
+  if ((r = cli_logopt(c, m, &lopt)) != 0) { status = r; goto done; }
   if (series_alloc(&S, m->n, ns)) goto done;
   for (int k = 0; k < ns; k++)
     if (load_set(c, m, &set[k])) goto done;

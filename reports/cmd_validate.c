@@ -75,7 +75,7 @@ int cmd_validate(cliArgs* c) {
   dyOut o;
   dyiLogOpt lopt;
   dyi_log_defaults(&lopt);
-  if ((r = cli_logopt(c, n, &lopt)) != 0) { status = r; goto done; }
+  if ((r = cli_logopt(c, m, &lopt)) != 0) { status = r; goto done; }
   if (!(prm = cli_params_read(c, m, c->pos[1]))) goto done;
   par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
   if (!par) { cli_fail("validate: out of memory"); goto done; }
