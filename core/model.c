@@ -139,6 +139,19 @@ void dy_parname(const dyModel* m, int k, char* buf, int bufsz) {
     snprintf(buf, (size_t)bufsz, "%s%d", jnt_names[(k - nl) % DY_NPAR_JNT], (k - nl) / DY_NPAR_JNT + 1);
 }
 
+int dy_parkind(const dyModel* m, int k) {
+  const int nl = DY_NPAR_LINK * m->n, nj = DY_NPL * m->n;
+  if (k < nl) return -1;
+  return k < nj ? (k - nl) % DY_NPAR_JNT : (k - nj) % DY_NPAR_MOT;   /* IAM FVM FCM = IA FV FC */
+}
+
+int dy_par_reaches(const dyModel* m, int k, int j) {
+  const int n = m->n, nl = DY_NPAR_LINK * n, nj = DY_NPL * n;
+  if (k < nl) return k / DY_NPAR_LINK >= j;
+  if (k < nj) return (k - nl) / DY_NPAR_JNT == j;
+  return m->trans[n * m->mot_k[(k - nj) / DY_NPAR_MOT] + j] != 0;
+}
+
 int dy_parindex(const dyModel* m, const char* name) {
   /* split into letters and a link number */
   int i = 0;

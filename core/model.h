@@ -174,6 +174,15 @@ int dy_ell_bad(const double e[6]);
  * then the coupled motors' "IAM6", "FVM6", "FCM6". */
 void dy_parname(const dyModel* m, int k, char* buf, int bufsz);
 
+/* The joint kind of full parameter k: DY_IA, DY_FV, DY_FC, DY_FO for a
+ * joint's, DY_IA, DY_FV, DY_FC for a coupled motor's IAM, FVM, FCM (the
+ * --friction subsets keep both alike), -1 for a link's. */
+int dy_parkind(const dyModel* m, int k);
+/* 1 if full parameter k can reach the torque of joint j (0-based): link
+ * k's joints 1..k, joint j's itself, a coupled motor's the joints its row
+ * of the transmission turns. */
+int dy_par_reaches(const dyModel* m, int k, int j);
+
 /* Index of a parameter name (case-insensitive) or -1. */
 int dy_parindex(const dyModel* m, const char* name);
 

@@ -819,7 +819,7 @@ int dyi_base_verify(const dyModel* m, dyiBase* b, char* err, int errsz) {
    * columns too */
   dyi_base_stack(m, b->friction, ns, 2, Y);
   for (int k = DY_NPAR_LINK * m->n; k < np; k++)
-    if (!(b->joint_keep & (1u << ((k - DY_NPAR_LINK * m->n) % DY_NPAR_JNT))))
+    if (!(b->joint_keep & (1u << dy_parkind(m, k))))
       memset(Y + (size_t)N*k, 0, sizeof(double) * (size_t)N);
   memcpy(A, Y, sizeof(double) * (size_t)N * (size_t)np);
   if (qr_deps(A, N, np, &b->rank, &b->rank_gap, iw, iw + np, NULL)) {
@@ -1100,7 +1100,7 @@ int dyi_base_keep_joint(const dyModel* m, dyiBase* b, unsigned keep, char* err, 
   /* the excluded joint parameters are zero: their columns of B go */
   for (int i = 0; i < b->nb; i++)
     for (int k = nl; k < np; k++)
-      if (!(keep & (1u << ((k - nl) % DY_NPAR_JNT)))) b->B[(size_t)i*np + k] = 0;
+      if (!(keep & (1u << dy_parkind(m, k)))) b->B[(size_t)i*np + k] = 0;
   /* rows left without a coefficient (IA_j alone) go too */
   int nb = 0;
   for (int i = 0; i < b->nb; i++) {
@@ -1114,7 +1114,7 @@ int dyi_base_keep_joint(const dyModel* m, dyiBase* b, unsigned keep, char* err, 
       b->lin_kind[nb] = b->lin_kind[i];
       b->lin_joint[nb] = b->lin_joint[i];
     }
-    if (b->lead[nb] >= nl && !(keep & (1u << ((b->lead[nb] - nl) % DY_NPAR_JNT)))) b->lead[nb] = -1;
+    if (b->lead[nb] >= nl && !(keep & (1u << dy_parkind(m, b->lead[nb])))) b->lead[nb] = -1;
     nb++;
   }
   b->nb = nb;

@@ -416,7 +416,7 @@ static int prows_to_params(pRows* t, dyiParams* p, char* err, int errsz) {
     p->base->joint_keep = 0;
     for (int i = 0; i < nb; i++)
       for (int k = nl; k < npar; k++)
-        if (t->B[(size_t)i*npar + k] != 0) p->base->joint_keep |= 1u << ((k - nl) % DY_NPAR_JNT);
+        if (t->B[(size_t)i*npar + k] != 0) p->base->joint_keep |= 1u << dy_parkind(t->m, k);
   }
   for (int i = 0; i < nb; i++) {
     memcpy(p->base->name[i], t->names[i], sizeof p->base->name[i]);

@@ -69,7 +69,7 @@ static int engine_make(cmdEngine* e, const dyModel* m, const double* par, const 
                      inertia ? "crba, lin1, lin2, lin3, lin4, lin5, lin91 or saha" : "rnea, ne-base, renaud, saha or lin91");
   char err[DY_ERRSZ];
   if (e->algo == A_NEBASE) {
-    unsigned char zero[DY_NPL * DY_MAXJ];
+    unsigned char zero[DY_MAXPAR];
     dyv_nebase_zero_from_par(zero, m, par);
     dyv_nebase_make(&e->plan, m, zero);
   } else if (e->algo == A_RENAUD) {

@@ -151,7 +151,7 @@ static int write_params(const char* path, const dyModel* m, const dyiBase* b, co
 static int write_model(const char* path, const dyModel* m, const dyiBase* b, const double* beta,
                        const double* pi, const dyiLinkBound* lb, const char* comment, int quiet) {
   char err[DY_ERRSZ];
-  double par[DY_NPL * DY_MAXJ];
+  double par[DY_MAXPAR];
   int n = m->n;
   if (pi) {
     memset(par, 0, sizeof par);
@@ -261,7 +261,7 @@ static int consistent_bounds(const dyModel* m, const double* nom, const idOpt* i
 static int identify_consistent(const cliArgs* c, const dyModel* m, const dyiBase* b, const dyiEstim* e,
                                const idOpt* io, dyiConsResult* cr, dyiLinkBound* lb, char* cons, size_t consz) {
   const int quiet = io->quiet, n = m->n;
-  double prior[DY_NPL * DY_MAXJ];
+  double prior[DY_MAXPAR];
   const char* what;
   int hp = read_prior(c, m, prior, &what);
   if (hp < 0) return -1;
@@ -555,7 +555,7 @@ static int write_estimate(const cliArgs* c, const dyModel* m, const dyiBase* b, 
   if (!comment) { cli_fail("out of memory"); return -1; }
   const char* mout = cli_opt(c, "model-out");
   int rc = 0;
-  double pi14[DY_NPL * DY_MAXJ] = {0};   /* the consistent pi, joint parameters 0 without friction */
+  double pi14[DY_MAXPAR] = {0};   /* the consistent pi, joint parameters 0 without friction */
   if (io->consistent) memcpy(pi14, cr->pi, sizeof(double) * (size_t)b->npar);
   if (mout && write_model(mout, m, b, *beta, io->consistent ? cr->pi : NULL, io->consistent ? lb : NULL, comment,
                           io->quiet)) rc = -1;
