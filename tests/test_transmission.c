@@ -269,6 +269,59 @@ static void test_program_motor(void) {
   CHECK(isnan(find_value(&p, "IAM5", NULL)), "motor 5 turns one joint: no IAM5");
 }
 
+/* the last line of dir/stdout that starts with "all," (validate's overall
+ * metrics), into buf */
+static void all_line(char* buf, size_t sz) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/stdout", tmp);
+  const char* s = th_slurp(path);
+  const char* a = strstr(s, "\nall,");
+  snprintf(buf, sz, "%.*s", a ? (int)strcspn(a + 1, "\n") : 0, a ? a + 1 : "");
+}
+
+/* a model written with --model-out carries the transmission and the motors'
+ * values (#! transmission, #! motors): validate with it alone gives the
+ * metrics validate gives with the first model and --transmission */
+static void test_model_file(void) {
+  char cmd[1024], a[256], b[256];
+  snprintf(cmd, sizeof cmd, "./dynid identify datasets/models/puma560.csv %s/m2.csv --transmission %s/R.csv "
+           "--q-offset %g,%g,%g,%g,%g,%g --friction --quiet -o %s/p.csv --model-out %s/mo.csv", tmp, tmp, QOFF[0],
+           QOFF[1], QOFF[2], QOFF[3], QOFF[4], QOFF[5], tmp, tmp);
+  CHECK(th_run(tmp, cmd) == 0, "%s", cmd);
+  snprintf(cmd, sizeof cmd, "./dynid validate datasets/models/puma560.csv %s/p.csv %s/m2.csv --transmission %s/R.csv "
+           "--q-offset %g,%g,%g,%g,%g,%g", tmp, tmp, tmp, QOFF[0], QOFF[1], QOFF[2], QOFF[3], QOFF[4], QOFF[5]);
+  CHECK(th_run(tmp, cmd) == 0, "%s", cmd);
+  all_line(a, sizeof a);
+  snprintf(cmd, sizeof cmd, "./dynid validate %s/mo.csv %s/p.csv %s/m2.csv --q-offset %g,%g,%g,%g,%g,%g", tmp, tmp,
+           tmp, QOFF[0], QOFF[1], QOFF[2], QOFF[3], QOFF[4], QOFF[5]);
+  CHECK(th_run(tmp, cmd) == 0, "%s", cmd);
+  all_line(b, sizeof b);
+  CHECK(a[0] && !strcmp(a, b), "validate with the written model: '%s', with --transmission: '%s'", b, a);
+}
+
+/* a model table's directives: n x n numbers, motors only with a
+ * transmission and as many as its coupled motors */
+static void test_table_directives(void) {
+  static const char* rows = "joint,type,alpha,a,theta,d,m,cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz\n"
+                            "1,R,0,0,0,0,1,0,0,0,1,0,0,1,0,1\n2,R,0,1,0,0,1,0,0,0,1,0,0,1,0,1\n";
+  static const struct { const char* dir; const char* want; } C[] = {
+    {"#! transmission, 1, 0, 0\n", ":1: 'transmission' takes 4 numbers (n x n for 2 joints"},
+    {"#! transmission, 1, 2, 2, 4\n", ":1: singular transmission"},
+    {"#! motors, 1, 2, 3\n", ":1: 'motors' without a 'transmission' directive"},
+    {"#! transmission, 1, 0, 1, 1\n#! motors, 1, 2\n", ":2: 'motors' takes 3 numbers (IAM, FVM, FCM"}};
+  for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+    char text[1024], path[128], err[DY_ERRSZ] = "", want[256];
+    snprintf(text, sizeof text, "%s%s", C[i].dir, rows);
+    write_text("tab.csv", text);
+    snprintf(path, sizeof path, "%s/tab.csv", tmp);
+    snprintf(want, sizeof want, "%s%s", path, C[i].want);
+    dyModel* m = NULL;
+    int rc = dy_load_table(path, NULL, &m, err, sizeof err);
+    CHECK(rc == -1 && !m && !strncmp(err, want, strlen(want)), "case %zu: '%s', want '%s'", i, err, want);
+    dy_free_model(m);
+  }
+}
+
 int main(void) {
   snprintf(tmp, sizeof tmp, "/tmp/dynid_trans_XXXXXX");
   if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
@@ -276,6 +329,8 @@ int main(void) {
   test_invert();
   test_program_same();
   test_program_motor();
+  test_model_file();
+  test_table_directives();
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmp);
