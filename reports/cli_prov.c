@@ -118,7 +118,7 @@ int cli_params_match(const cliArgs* c, const dyModel* m, const dyiParams* p) {
  * said on stderr). 0, or 1 after printing the error. */
 static int cli_transmission(const cliArgs* c, dyModel* m) {
   const char* path = cli_opt(c, "transmission");
-  if (!path) return 0;
+  if (!path || !strcmp(path, "urdf")) return 0;   /* the URDF's, read by the loader */
   char err[DY_ERRSZ];
   double R[DY_MAXJ * DY_MAXJ];
   if (dy_trans_read(path, m->n, R, err, sizeof err)) return cli_fail("%s", err);
@@ -151,6 +151,16 @@ dyModel* cli_model(const cliArgs* c) {
   }
   opt.lock_joint = names;
   opt.lock_q = vals;
+  const char* tr = cli_opt(c, "transmission");
+  if (tr && !strcmp(tr, "urdf")) {
+    size_t L = strlen(c->pos[0]);
+    if (L < 5 || strcasecmp(c->pos[0] + L - 5, ".urdf")) {
+      free(buf);
+      cli_usage("--transmission urdf needs a URDF model (a file ending in .urdf); give a transmission file instead");
+      return NULL;
+    }
+    opt.urdf_trans = 1;
+  }
   int r = dy_load_model(c->pos[0], &opt, &m, err, sizeof err);
   free(buf);
   if (r) {

@@ -21,7 +21,7 @@
 #include <string.h>
 
 int cmd_base(cliArgs* c) {
-  int r = cli_check(c, "set,friction", 1, 1, "dynid base MODEL [--set qr|khalil|lin] [--friction[=ia,fv,fc,fo]] [-o FILE]");
+  int r = cli_check(c, "set,friction,transmission", 1, 1, "dynid base MODEL [--set qr|khalil|lin] [--friction[=ia,fv,fc,fo]] [-o FILE]");
   if (r) return r;
   unsigned keep = 15u;
   if (cli_flag(c, "friction") && cli_kinds(c, &keep)) return 2;

@@ -16,7 +16,7 @@
  * format of README.md with its #! directives) or, with -o X.urdf, as a URDF;
  * either reads back to the same robot (core/model_write.c) */
 int cmd_model(cliArgs* c) {
-  int r = cli_check(c, "", 1, 1, "dynid model MODEL [--dh] [--base LINK] [--tip LINK] [--gravity gx,gy,gz] "
+  int r = cli_check(c, "transmission", 1, 1, "dynid model MODEL [--dh] [--base LINK] [--tip LINK] [--gravity gx,gy,gz] "
                     "[-o FILE.csv|FILE.urdf]");
   if (r) return r;
   dyModel* m = cli_model(c);

@@ -322,6 +322,84 @@ static void test_table_directives(void) {
   }
 }
 
+/* --------------------------------------------------------------- URDF */
+
+/* the shipped KUKA LWR4+ URDF with its transmissions replaced by trans,
+ * loaded with --transmission urdf; NULL with err set */
+static dyModel* kuka_with(const char* trans, char* err, int errsz) {
+  char* text = th_read_file("datasets/urdf/kuka_lwr4.urdf");
+  char path[128];
+  snprintf(path, sizeof path, "%s/k.urdf", tmp);
+  char* cut = text ? strstr(text, "<transmission") : NULL;
+  if (!cut) { free(text); snprintf(err, (size_t)errsz, "no kuka URDF"); return NULL; }
+  *cut = 0;
+  FILE* f = fopen(path, "w");
+  fprintf(f, "%s%s</robot>\n", text, trans);
+  fclose(f);
+  free(text);
+  dyLoadOpt o;
+  memset(&o, 0, sizeof o);
+  o.urdf_trans = 1;
+  dyModel* m = NULL;
+  return dy_load_urdf(path, &o, &m, err, errsz) ? NULL : m;
+}
+
+#define TJ(name, extra) "<joint name=\"" name "\">" extra "</joint>"
+#define TA(name, extra) "<actuator name=\"" name "\">" extra "</actuator>"
+#define MR(x) "<mechanicalReduction>" x "</mechanicalReduction>"
+#define ROLE(x) "<role>" x "</role>"
+
+/* ros_control's three types as R: joint 1 simple (100), joints 2, 3 a
+ * four-bar linkage (n_a = 20, 30; n_j = 4, 5), joints 5, 6 a differential
+ * (n_a = 50, -40; n_j = 2, 3) given with its roles in reverse order;
+ * expected rows written out from the velocity equations:
+ *   simple   qd_a = 100 qd_1
+ *   four-bar qd_a1 = 20*4 qd_2,  qd_a2 = 30 (qd_2 + 5 qd_3)
+ *   diff     qd_a1 = 50 (2 qd_5 + 3 qd_6),  qd_a2 = -40 (2 qd_5 - 3 qd_6) */
+static void test_urdf(void) {
+  const char* T =
+    "<transmission name=\"t1\"><type>transmission_interface/SimpleTransmission</type>"
+    TJ("lwr_0_joint", "") TA("m1", MR("100")) "</transmission>\n"
+    "<transmission name=\"t2\"><type>transmission_interface/FourBarLinkageTransmission</type>"
+    TA("m2", ROLE("actuator1") MR("20")) TA("m3", ROLE("actuator2") MR("30"))
+    TJ("lwr_1_joint", ROLE("joint1") MR("4")) TJ("lwr_2_joint", ROLE("joint2") MR("5")) "</transmission>\n"
+    "<transmission name=\"t3\"><type>transmission_interface/DifferentialTransmission</type>"
+    TA("m6", ROLE("actuator2") MR("-40")) TA("m5", ROLE("actuator1") MR("50"))
+    TJ("lwr_5_joint", ROLE("joint2") MR("3") "<offset>0.1</offset>") TJ("lwr_4_joint", ROLE("joint1") MR("2"))
+    "</transmission>\n";
+  char err[DY_ERRSZ] = "";
+  dyModel* m = kuka_with(T, err, sizeof err);
+  CHECK(m != NULL, "URDF with transmissions: %s", err);
+  if (!m) return;
+  const int n = 7;
+  double want[7*7] = {0};
+  for (int j = 0; j < n; j++) want[j*n + j] = 1;
+  want[0] = 100;
+  want[1*n + 1] = 80;
+  want[2*n + 1] = 30; want[2*n + 2] = 150;
+  want[4*n + 4] = 100; want[4*n + 5] = 150;
+  want[5*n + 4] = -80; want[5*n + 5] = 120;
+  int same = m->has_trans && m->n == n;
+  for (int i = 0; same && i < n*n; i++) same = m->trans[i] == want[i];
+  CHECK(same, "R from the URDF's transmissions differs from the equations'");
+  CHECK(m->nmot == 3 && m->mot_k[0] == 2 && m->mot_k[1] == 4 && m->mot_k[2] == 5, "coupled motors: %d", m->nmot);
+  CHECK(strstr(m->notes, "3 transmissions read (1 simple, 1 differential, 1 four-bar linkage), 3 coupled motors")
+        && strstr(m->notes, "<offset> is not applied"), "the note: %s", m->notes);
+  dy_free_model(m);
+  /* an unknown type and a transmission of no chain joint are refused */
+  m = kuka_with("<transmission name=\"x\"><type>transmission_interface/BeltTransmission</type>"
+                TJ("lwr_0_joint", "") TA("m", "") "</transmission>\n", err, sizeof err);
+  CHECK(!m && strstr(err, "of type 'transmission_interface/BeltTransmission': dynid reads"), "%s", err);
+  dy_free_model(m);
+  m = kuka_with("<transmission name=\"x\"><type>SimpleTransmission</type>" TJ("elsewhere", "")
+                TA("m", MR("0")) "</transmission>\n", err, sizeof err);
+  CHECK(!m && strstr(err, "<mechanicalReduction>: '0' is not a non-zero finite number"), "%s", err);
+  dy_free_model(m);
+  m = kuka_with("", err, sizeof err);
+  CHECK(!m && strstr(err, "--transmission urdf: no <transmission>"), "%s", err);
+  dy_free_model(m);
+}
+
 int main(void) {
   snprintf(tmp, sizeof tmp, "/tmp/dynid_trans_XXXXXX");
   if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
@@ -331,6 +409,7 @@ int main(void) {
   test_program_motor();
   test_model_file();
   test_table_directives();
+  test_urdf();
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmp);
