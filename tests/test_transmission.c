@@ -9,7 +9,8 @@
  *    built the other way round: tau_m drawn, tau = R^T tau_m), read back
  *    equal to rounding;
  *  - the program: `dynid identify` on the PUMA 560 simulated log, joint side
- *    without options and motor side with --transmission and --q-offset,
+ *    without options and motor side (currents) with --transmission, --gain
+ *    per motor and --q-offset,
  *    gives the same estimate to rounding;
  *  - a coupled wrist (motor 6 turns joints 5 and 6) with known rotor
  *    inertia and friction: IAM6, FVM6, FCM6 recovered within the noise. */
@@ -32,6 +33,9 @@ static const double RW[N6*N6] = {
   0, 0, 0, 0, 71.9, 0,
   0, 0, 0, 0, 38.35, 76.7};
 static const double QOFF[N6] = {0, 0.1, 0, 0, -0.2, 0.05};
+/* motor current to motor torque, one per motor column (--gain) */
+static const double GAIN[N6] = {0.5, 0.25, 0.125, 2, 4, 0.75};
+#define GAIN_OPT "--gain 0.5,0.25,0.125,2,4,0.75"
 
 static void write_text(const char* name, const char* text) {
   char path[128];
@@ -176,7 +180,8 @@ static void solve_RT(const double* tau, double* tm) {
 
 /* the joint-side log jpath (t, q, qd, qdd, tau) written motor side into
  * mpath: q_m = R (q - QOFF), qd_m = R qd, qdd_m = R qdd, tau_m from
- * R^T tau_m = tau + the coupled motor's torque (mot, NULL: none) */
+ * R^T tau_m = tau + the coupled motor's torque (mot, NULL: none), written
+ * as currents tau_m / GAIN */
 static int to_motor(const char* jpath, const char* mpath, const double* mot) {
   FILE *in = fopen(jpath, "r"), *out = fopen(mpath, "w");
   if (!in || !out) { if (in) fclose(in); if (out) fclose(out); return -1; }
@@ -201,6 +206,7 @@ static int to_motor(const char* jpath, const char* mpath, const double* mot) {
       }
     }
     solve_RT(tau, y + 1 + 3*N6);
+    for (int i = 0; i < N6; i++) y[1 + 3*N6 + i] /= GAIN[i];   /* logged as currents */
     for (int i = 0; i < 1 + 4*N6; i++) fprintf(out, "%.17g%c", y[i], i == 4*N6 ? '\n' : ',');
   }
   fclose(in);
@@ -233,7 +239,7 @@ static void test_program_same(void) {
   snprintf(jp, sizeof jp, "%s/j.csv", tmp);
   snprintf(mp, sizeof mp, "%s/m.csv", tmp);
   CHECK(to_motor(jp, mp, NULL) == 0, "motor-side log");
-  snprintf(opts, sizeof opts, "--transmission %s/R.csv --q-offset %g,%g,%g,%g,%g,%g", tmp,
+  snprintf(opts, sizeof opts, "--transmission %s/R.csv " GAIN_OPT " --q-offset %g,%g,%g,%g,%g,%g", tmp,
            QOFF[0], QOFF[1], QOFF[2], QOFF[3], QOFF[4], QOFF[5]);
   write_R("R.csv", RW, N6);
   if (identify("j.csv", "", "pj.csv", &pj) || identify("m.csv", opts, "pm.csv", &pm)) return;
@@ -257,7 +263,7 @@ static void test_program_motor(void) {
   snprintf(jp, sizeof jp, "%s/j.csv", tmp);
   snprintf(mp, sizeof mp, "%s/m2.csv", tmp);
   CHECK(to_motor(jp, mp, mot) == 0, "motor-side log");
-  snprintf(opts, sizeof opts, "--transmission %s/R.csv --q-offset %g,%g,%g,%g,%g,%g --friction", tmp,
+  snprintf(opts, sizeof opts, "--transmission %s/R.csv " GAIN_OPT " --q-offset %g,%g,%g,%g,%g,%g --friction", tmp,
            QOFF[0], QOFF[1], QOFF[2], QOFF[3], QOFF[4], QOFF[5]);
   if (identify("m2.csv", opts, "pm2.csv", &p)) return;
   const char* names[3] = {"IAM6", "FVM6", "FCM6"};
@@ -285,14 +291,14 @@ static void all_line(char* buf, size_t sz) {
 static void test_model_file(void) {
   char cmd[1024], a[256], b[256];
   snprintf(cmd, sizeof cmd, "./dynid identify datasets/models/puma560.csv %s/m2.csv --transmission %s/R.csv "
-           "--q-offset %g,%g,%g,%g,%g,%g --friction --quiet -o %s/p.csv --model-out %s/mo.csv", tmp, tmp, QOFF[0],
+           GAIN_OPT " --q-offset %g,%g,%g,%g,%g,%g --friction --quiet -o %s/p.csv --model-out %s/mo.csv", tmp, tmp, QOFF[0],
            QOFF[1], QOFF[2], QOFF[3], QOFF[4], QOFF[5], tmp, tmp);
   CHECK(th_run(tmp, cmd) == 0, "%s", cmd);
   snprintf(cmd, sizeof cmd, "./dynid validate datasets/models/puma560.csv %s/p.csv %s/m2.csv --transmission %s/R.csv "
-           "--q-offset %g,%g,%g,%g,%g,%g", tmp, tmp, tmp, QOFF[0], QOFF[1], QOFF[2], QOFF[3], QOFF[4], QOFF[5]);
+           GAIN_OPT " --q-offset %g,%g,%g,%g,%g,%g", tmp, tmp, tmp, QOFF[0], QOFF[1], QOFF[2], QOFF[3], QOFF[4], QOFF[5]);
   CHECK(th_run(tmp, cmd) == 0, "%s", cmd);
   all_line(a, sizeof a);
-  snprintf(cmd, sizeof cmd, "./dynid validate %s/mo.csv %s/p.csv %s/m2.csv --q-offset %g,%g,%g,%g,%g,%g", tmp, tmp,
+  snprintf(cmd, sizeof cmd, "./dynid validate %s/mo.csv %s/p.csv %s/m2.csv " GAIN_OPT " --q-offset %g,%g,%g,%g,%g,%g", tmp, tmp,
            tmp, QOFF[0], QOFF[1], QOFF[2], QOFF[3], QOFF[4], QOFF[5]);
   CHECK(th_run(tmp, cmd) == 0, "%s", cmd);
   all_line(b, sizeof b);
