@@ -18,6 +18,8 @@
 #include "core/io.h"
 #include "core/transmission.h"
 #include "ident/log.h"
+#include "ident/regressor.h"
+#include "core/dynamics.h"
 #include <unistd.h>
 
 #define N6 6
@@ -328,6 +330,73 @@ static void test_table_directives(void) {
   }
 }
 
+/* ------------------------------------------------- the dynamics, in C */
+
+/* PUMA 560 with RW and motor parameters mot on its coupled motor 6, at a
+ * random state: (1) the regressor with the motor columns times the full
+ * vector equals Newton-Euler's torque (two computations of one linear
+ * model; 1e-12 relative: a few rounding steps of terms of size 10..100);
+ * (2) Newton-Euler's torque minus the same model without motors equals
+ * this test's own R_6^T (...) (add_motor); (3) H from the CRBA equals the
+ * columns tau(e_k) - tau(0) of Newton-Euler at zero velocity; (4) forward
+ * dynamics then inverse returns the torque; (5) the batch regressor equals
+ * the single one bit for bit (the same operations in the same order). */
+static void test_dynamics(void) {
+  dyModel* m = NULL;
+  char err[DY_ERRSZ];
+  if (dy_load_table("datasets/models/puma560.csv", NULL, &m, err, sizeof err)) { CHECK(0, "%s", err); return; }
+  dyModel* m0 = dy_copy_model(m);
+  CHECK(dy_set_transmission(m, RW, err, sizeof err) == 0 && m->nmot == 1 && dy_npar(m) == 14*N6 + 3, "R: %s", err);
+  const double mot[3] = {2e-4, 1e-3, 0.05};
+  memcpy(m->par + 14*N6, mot, sizeof mot);
+  dyData* d = dy_make_data(m);
+  int nc = dyi_ncols(m, 1);
+  double Y[N6 * (17*N6)], q[N6], qd[N6], qdd[N6], t1[N6], t0[N6], ty[N6], tm[N6] = {0}, H[N6*N6], back[N6];
+  double worst[5] = {0};
+  for (int s = 0; s < 20; s++) {
+    for (int j = 0; j < N6; j++) { q[j] = th_uniform(-2, 2); qd[j] = th_uniform(-2, 2); qdd[j] = th_uniform(-3, 3); }
+    dyi_regressor(m, d, q, qd, qdd, 1, Y, N6);
+    dy_rnea(m, d, m->par, q, qd, qdd, t1);
+    dy_rnea(m0, d, m0->par, q, qd, qdd, t0);
+    memset(tm, 0, sizeof tm);
+    add_motor(mot, qd, qdd, tm);
+    for (int i = 0; i < N6; i++) {
+      ty[i] = 0;
+      for (int k = 0; k < nc; k++) ty[i] += Y[i + N6*k] * m->par[k];
+      worst[0] = fmax(worst[0], fabs(ty[i] - t1[i]) / (1 + fabs(t1[i])));
+      worst[1] = fmax(worst[1], fabs(t1[i] - t0[i] - tm[i]) / (1 + fabs(t1[i])));
+    }
+    dy_crba(m, d, m->par, q, H);
+    for (int k = 0; k < N6; k++) {
+      double e[N6] = {0}, ta[N6], tb[N6];
+      e[k] = 1;
+      dy_rnea(m, d, m->par, q, NULL, e, ta);
+      dy_rnea(m, d, m->par, q, NULL, NULL, tb);
+      for (int i = 0; i < N6; i++) worst[2] = fmax(worst[2], fabs(H[i*N6 + k] - (ta[i] - tb[i])) / (1 + fabs(H[i*N6 + k])));
+    }
+    double acc[N6];
+    CHECK(dy_fd_aba(m, d, m->par, q, qd, t1, acc) == 0, "forward dynamics");
+    dy_rnea(m, d, m->par, q, qd, acc, back);
+    for (int i = 0; i < N6; i++) worst[3] = fmax(worst[3], fabs(back[i] - t1[i]) / (1 + fabs(t1[i])));
+  }
+  CHECK(worst[0] < 1e-12 && worst[1] < 1e-12 && worst[2] < 1e-12 && worst[3] < 1e-10,
+        "Y pi vs NE %.3g, motor torque %.3g, CRBA %.3g, fd round trip %.3g", worst[0], worst[1], worst[2], worst[3]);
+  dyiRegBatch* w = dyi_regressor_batch_make(m, 1);
+  double Yb[N6 * 17*N6 * 3], qb[N6*3], qdb[N6*3], qddb[N6*3];
+  for (int i = 0; i < N6*3; i++) { qb[i] = th_uniform(-2, 2); qdb[i] = th_uniform(-2, 2); qddb[i] = th_uniform(-3, 3); }
+  dyi_regressor_batch(m, w, 3, qb, qdb, qddb, Yb);
+  int same = 1;
+  for (int b = 0; b < 3; b++) {
+    for (int j = 0; j < N6; j++) { q[j] = qb[j*3 + b]; qd[j] = qdb[j*3 + b]; qdd[j] = qddb[j*3 + b]; }
+    dyi_regressor(m, d, q, qd, qdd, 1, Y, N6);
+    for (int c = 0; c < nc; c++)
+      for (int i = 0; i < N6; i++) same &= Yb[(c*N6 + i)*3 + b] == Y[i + N6*c];
+  }
+  CHECK(same, "batch regressor with motor columns differs from the single one");
+  dyi_regressor_batch_free(w);
+  dy_free_data(d); dy_free_model(m); dy_free_model(m0);
+}
+
 /* --------------------------------------------------------------- URDF */
 
 /* the shipped KUKA LWR4+ URDF with its transmissions replaced by trans,
@@ -416,6 +485,7 @@ int main(void) {
   test_model_file();
   test_table_directives();
   test_urdf();
+  test_dynamics();
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmp);
