@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ------------------------------------------------------------ random states */
 
@@ -976,8 +977,10 @@ int dyi_expr_parse(const dyModel* m, int npar, const char* expr, double* row, ch
     name[s - n0] = 0;
     int k = dy_parindex(m, name);
     if (k < 0 || k >= npar) {
+      int motor = k < 0 && (!strncasecmp(name, "IAM", 3) || !strncasecmp(name, "FVM", 3) || !strncasecmp(name, "FCM", 3));
       snprintf(err, (size_t)errsz, "column %d: unknown parameter '%s'%s", (int)(n0 - expr) + 1, name,
-               k >= npar ? " (a joint parameter, but friction is off)" : "");
+               k >= npar ? " (a joint parameter, but friction is off)"
+               : motor ? " (a coupled motor's: give the transmission it was identified with, --transmission)" : "");
       return -1;
     }
     row[k] += sign * coef;
