@@ -305,6 +305,12 @@ static void test_model_file(void) {
   CHECK(th_run(tmp, cmd) == 0, "%s", cmd);
   all_line(b, sizeof b);
   CHECK(a[0] && !strcmp(a, b), "validate with the written model: '%s', with --transmission: '%s'", b, a);
+  /* the PARAMS file with the first model but without its transmission */
+  snprintf(cmd, sizeof cmd, "./dynid validate datasets/models/puma560.csv %s/p.csv %s/m2.csv", tmp, tmp);
+  char path[128];
+  snprintf(path, sizeof path, "%s/stderr", tmp);
+  CHECK(th_run(tmp, cmd) == 1 && strstr(th_slurp(path), "unknown parameter 'IAM6' (a coupled motor's: give the "
+        "transmission it was identified with, --transmission)"), "IAM6 without a transmission: %s", th_slurp(path));
 }
 
 /* a model table's directives: n x n numbers, motors only with a
