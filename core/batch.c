@@ -21,6 +21,7 @@
  * picks the best one the CPU and OS support (dy_batch_isa names it). */
 #include "core/dynamics.h"
 #include "core/util.h"
+#include "core/transmission.h"
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
@@ -249,6 +250,12 @@ void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const
     const int nb = K - k0 < B ? K - k0 : B;
     dy_batch_load(m, w, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
     batch_chunk(m, par, w, nb);
+    for (int b = 0; b < nb && m->nmot; b++) {   /* the coupled motors, lane by lane */
+      double qd1[DY_MAXJ], qdd1[DY_MAXJ], t1[DY_MAXJ] = {0};
+      for (int j = 0; j < n; j++) { qd1[j] = w->qd[j][b]; qdd1[j] = w->qdd[j][b]; }
+      dy_motor_tau(m, par, qd1, qdd1, t1);
+      for (int j = 0; j < n; j++) w->tau[j][b] += t1[j];
+    }
     for (int j = 0; j < n; j++) {
       double* t = tau + (size_t)j * (size_t)K + (size_t)k0;
       if (nb == B)

@@ -17,6 +17,7 @@
  * H equals dy_crba's state by state. */
 #include "core/dynamics.h"
 #include "core/util.h"
+#include "core/transmission.h"
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -155,9 +156,16 @@ static void crba_chunk(const dyModel* m, const double* par, dyBatch* restrict W,
 
 void dy_crba_batch(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,
                    double* H) {
+  const int n = m->n;
   for (int k0 = 0; k0 < K; k0 += B) {
     const int nb = K - k0 < B ? K - k0 : B;
     dy_batch_load(m, w, nb, q + k0, NULL, NULL, K);
     crba_chunk(m, par, w, H + k0, (size_t)K, nb);
+    for (int c = 0; c < m->nmot; c++) {   /* the coupled motors' IAMk R_k^T R_k */
+      const double* Rk = m->trans + n*m->mot_k[c];
+      const double ia = par[DY_NPL*n + DY_NPAR_MOT*c + DY_IAM];
+      for (int e = 0; e < n*n; e++)
+        for (int b = 0; b < nb; b++) H[(size_t)e*(size_t)K + (size_t)(k0 + b)] += ia * Rk[e / n] * Rk[e % n];
+    }
   }
 }

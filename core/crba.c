@@ -4,6 +4,7 @@
  * (Jc about O_j, first moment MSc, mass Mc) in frame j. */
 #include "core/dynamics.h"
 #include "core/mathu.h"
+#include "core/transmission.h"
 #include <string.h>
 
 void dy_crba(const dyModel* m, dyData* d, const double* par, const double* q,
@@ -64,4 +65,5 @@ void dy_crba(const dyModel* m, dyData* d, const double* par, const double* q,
       H[j*n + (i-1)] = h;
     }
   }
+  dy_motor_inertia(m, par, H);   /* the coupled motors' IAMk R_k^T R_k */
 }

@@ -267,6 +267,9 @@ ABA_INL void aba_accel(const dyModel* m, dyData* d, double* qdd) {
 
 int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
               const double* qd, const double* tau, double* qdd) {
+  /* a motor coupling joints couples their accelerations through its rotor:
+   * not a chain of articulated bodies, solved by the inertia matrix */
+  if (m->nmot) return dy_fd_chol(m, d, par, q, qd, tau, qdd);
   dy_frames(m, d, q);
   for (int j = 0; j < m->n; j++) aba_link(m, d, par, qd, j);
   for (int j = m->n - 1; j >= 0; j--) {

@@ -108,6 +108,8 @@ typedef struct {
   const char* const* lock_joint;  /* joint names (nlock), owned by the caller */
   const double* lock_q;  /* their positions [rad|m] (nlock) */
   int has_snap;          /* 1: snap (URDF) is given; 0: the default DY_SNAP_DEFAULT */
+  int urdf_trans;        /* --transmission urdf: the URDF's <transmission> elements
+                            make the model's transmission (core/transmission.h) */
   double snap;           /* --snap RAD: joint-origin angles within RAD of a multiple of
                             pi/2 become that multiple; 0: off */
 } dyLoadOpt;

@@ -15,7 +15,7 @@
  * array starting on a 16-byte boundary. */
 #define DY_MODEL_ARRAYS(X) \
   X(dh_alpha, n) X(dh_a, n) X(dh_theta, n) X(dh_d, n) \
-  X(par, (DY_NPAR_LINK + DY_NPAR_JNT)*n) \
+  X(par, (DY_NPL + DY_NPAR_MOT)*n) X(trans, n*n) \
   X(jnt_qmin, n) X(jnt_qmax, n) X(jnt_qdmax, n) X(jnt_qddmax, n) X(jnt_taumax, n) \
   X(link_ell, 6*n) \
   X(cos_alpha, n) X(sin_alpha, n) \
@@ -64,6 +64,9 @@ dyModel* dy_copy_model(const dyModel* m) {
   DY_MODEL_ARRAYS(DY_COPY_)
 #undef DY_COPY_
   c->has_friction = m->has_friction;
+  c->has_trans = m->has_trans;
+  c->nmot = m->nmot;
+  memcpy(c->mot_k, m->mot_k, sizeof c->mot_k);
   memcpy(c->gravity, m->gravity, sizeof c->gravity);
   memcpy(c->base_T, m->base_T, sizeof c->base_T);
   memcpy(c->tip_T, m->tip_T, sizeof c->tip_T);
@@ -118,18 +121,35 @@ dyData* dy_make_data(const dyModel* m) {
 
 void dy_free_data(dyData* d) { free(d); }
 
-int dy_npar(const dyModel* m) { return (DY_NPAR_LINK + DY_NPAR_JNT) * m->n; }
+int dy_npar(const dyModel* m) { return DY_NPL * m->n + DY_NPAR_MOT * m->nmot; }
 
 static const char* const link_names[DY_NPAR_LINK] = {
   "XX", "XY", "XZ", "YY", "YZ", "ZZ", "MX", "MY", "MZ", "M"};
 static const char* const jnt_names[DY_NPAR_JNT] = {"IA", "FV", "FC", "FO"};
+static const char* const mot_names[DY_NPAR_MOT] = {"IAM", "FVM", "FCM"};
 
 void dy_parname(const dyModel* m, int k, char* buf, int bufsz) {
-  int nl = DY_NPAR_LINK * m->n;
+  int nl = DY_NPAR_LINK * m->n, nj = DY_NPL * m->n;
   if (k < nl)
     snprintf(buf, (size_t)bufsz, "%s%d", link_names[k % DY_NPAR_LINK], k / DY_NPAR_LINK + 1);
+  else if (k >= nj)   /* a coupled motor's: IAM6 is motor 6's */
+    snprintf(buf, (size_t)bufsz, "%s%d", mot_names[(k - nj) % DY_NPAR_MOT],
+             m->mot_k[(k - nj) / DY_NPAR_MOT] + 1);
   else
     snprintf(buf, (size_t)bufsz, "%s%d", jnt_names[(k - nl) % DY_NPAR_JNT], (k - nl) / DY_NPAR_JNT + 1);
+}
+
+int dy_parkind(const dyModel* m, int k) {
+  const int nl = DY_NPAR_LINK * m->n, nj = DY_NPL * m->n;
+  if (k < nl) return -1;
+  return k < nj ? (k - nl) % DY_NPAR_JNT : (k - nj) % DY_NPAR_MOT;   /* IAM FVM FCM = IA FV FC */
+}
+
+int dy_par_reaches(const dyModel* m, int k, int j) {
+  const int n = m->n, nl = DY_NPAR_LINK * n, nj = DY_NPL * n;
+  if (k < nl) return k / DY_NPAR_LINK >= j;
+  if (k < nj) return (k - nl) / DY_NPAR_JNT == j;
+  return m->trans[n * m->mot_k[(k - nj) / DY_NPAR_MOT] + j] != 0;
 }
 
 int dy_parindex(const dyModel* m, const char* name) {
@@ -146,6 +166,10 @@ int dy_parindex(const dyModel* m, const char* name) {
   for (int k = 0; k < DY_NPAR_JNT; k++)
     if ((int)strlen(jnt_names[k]) == i && !strncasecmp(name, jnt_names[k], (size_t)i))
       return DY_NPAR_LINK * m->n + DY_NPAR_JNT * (int)(j - 1) + k;
+  for (int k = 0; k < DY_NPAR_MOT; k++)
+    if ((int)strlen(mot_names[k]) == i && !strncasecmp(name, mot_names[k], (size_t)i))
+      for (int c = 0; c < m->nmot; c++)
+        if (m->mot_k[c] == j - 1) return DY_NPL * m->n + DY_NPAR_MOT * c + k;
   return -1;
 }
 

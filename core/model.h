@@ -26,12 +26,17 @@
 #define DY_MAXJ 32          /* largest number of joints accepted */
 #define DY_NPAR_LINK 10     /* standard parameters per link */
 #define DY_NPAR_JNT 4       /* joint parameters per joint (IA FV FC FO) */
-#define DY_NPL (DY_NPAR_LINK + DY_NPAR_JNT)  /* full parameters per joint: 14 (dy_npar = DY_NPL n) */
+#define DY_NPL (DY_NPAR_LINK + DY_NPAR_JNT)  /* full parameters per joint: 14 */
+#define DY_NPAR_MOT 3       /* parameters per coupled motor (IAM FVM FCM, transmission.h) */
+/* the most entries a full vector can have: dy_npar = DY_NPL n + DY_NPAR_MOT nmot */
+#define DY_MAXPAR ((DY_NPL + DY_NPAR_MOT) * DY_MAXJ)
 
 /* offsets inside a link's ten parameters (the order is written here only) */
 enum { DY_XX, DY_XY, DY_XZ, DY_YY, DY_YZ, DY_ZZ, DY_MX, DY_MY, DY_MZ, DY_M };
 /* offsets inside a joint's four parameters */
 enum { DY_IA, DY_FV, DY_FC, DY_FO };
+/* offsets inside a coupled motor's three parameters (transmission.h) */
+enum { DY_IAM, DY_FVM, DY_FCM };
 
 typedef enum { DY_REVOLUTE = 0, DY_PRISMATIC = 1 } dyJointType;
 
@@ -55,7 +60,13 @@ typedef struct dyModel_ {
   double *dh_a;          /* a_j [m] (n) */
   double *dh_theta;      /* theta_j at q = 0 [rad] (n) */
   double *dh_d;          /* d_j at q = 0 [m] (n) */
-  double *par;           /* nominal full parameters, see above (14n) */
+  double *par;           /* nominal full parameters, see above (dy_npar: 14n, then
+                            3 per coupled motor; room for 17n) */
+  int has_trans;         /* 1: trans holds a transmission (transmission.h) */
+  double *trans;         /* R, motor velocity = R qd, row k = motor k, row-major;
+                            all 0 when has_trans is 0 (n x n) */
+  int nmot;              /* coupled motors (rows of R with more than one non-zero) */
+  int mot_k[DY_MAXJ];    /* their 0-based motor numbers, ascending (nmot) */
   double *jnt_qmin;      /* position limits [rad|m], -inf/+inf: none (n) */
   double *jnt_qmax;      /* (n) */
   double *jnt_qdmax;     /* velocity limit [rad/s|m/s], +inf: none (n) */
@@ -132,7 +143,8 @@ dyTwist dy_twist_class(double angle);
 dyData* dy_make_data(const dyModel* m);
 void dy_free_data(dyData* d);
 
-/* Number of entries of the full parameter vector: 14 n. */
+/* Number of entries of the full parameter vector: 14 n + 3 nmot (the coupled
+ * motors' IAM FVM FCM last, transmission.h). */
 int dy_npar(const dyModel* m);
 
 /* Lengths a model may hold [m]: a model table with |a_j|, |d_j| or a base
@@ -158,8 +170,18 @@ int dy_length_bad(const dyModel* m, double limit, char* what, int whatsz);
 int dy_ell_given(const double e[6]);
 int dy_ell_bad(const double e[6]);
 
-/* Name of full parameter k (0 <= k < 14n) into buf: "XX1", ..., "FO7". */
+/* Name of full parameter k (0 <= k < dy_npar) into buf: "XX1", ..., "FO7",
+ * then the coupled motors' "IAM6", "FVM6", "FCM6". */
 void dy_parname(const dyModel* m, int k, char* buf, int bufsz);
+
+/* The joint kind of full parameter k: DY_IA, DY_FV, DY_FC, DY_FO for a
+ * joint's, DY_IA, DY_FV, DY_FC for a coupled motor's IAM, FVM, FCM (the
+ * --friction subsets keep both alike), -1 for a link's. */
+int dy_parkind(const dyModel* m, int k);
+/* 1 if full parameter k can reach the torque of joint j (0-based): link
+ * k's joints 1..k, joint j's itself, a coupled motor's the joints its row
+ * of the transmission turns. */
+int dy_par_reaches(const dyModel* m, int k, int j);
 
 /* Index of a parameter name (case-insensitive) or -1. */
 int dy_parindex(const dyModel* m, const char* name);

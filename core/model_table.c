@@ -19,6 +19,7 @@
  * are carried into modified frame j by Tx(a_j) Rx(alpha_j), and the last
  * Tx(a_n) Rx(alpha_n) becomes the tip transform. */
 #include "core/io.h"
+#include "core/transmission.h"
 #include "core/mathu.h"
 #include <lapacke.h>
 #include <math.h>
@@ -46,16 +47,25 @@ typedef struct {
 } tableRow;
 
 /* the #! directives of one table (see io.h) */
-enum { D_GRAVITY, D_BASE, D_TIP, D_N };
-static const char* const dir_names[D_N] = {"gravity", "base", "tip"};
-static const int dir_count[D_N] = {3, 12, 12};
+enum { D_GRAVITY, D_BASE, D_TIP, D_TRANS, D_MOTORS, D_N };
+static const char* const dir_names[D_N] = {"gravity", "base", "tip", "transmission", "motors"};
+/* numbers each takes; the last two as many as the table's joints decide
+ * (n x n, 3 per coupled motor), at most these, checked after the rows */
+static const int dir_count[D_N] = {3, 12, 12, DY_MAXJ * DY_MAXJ, DY_NPAR_MOT * DY_MAXJ};
 
 typedef struct {
   const char* path;
   int header_line;      /* line of the header once read, else 0 */
   long line[D_N];       /* line of each directive, 0: absent */
-  double val[D_N][12];
+  int count[D_N];       /* numbers each gave */
+  double val[D_N - 2][12];
+  double trans[DY_MAXJ * DY_MAXJ];   /* transmission R, row-major (n x n) */
+  double motors[DY_NPAR_MOT * DY_MAXJ];   /* IAM FVM FCM of each coupled motor */
 } tableDirectives;
+
+static double* dir_store(tableDirectives* d, int k) {
+  return k == D_TRANS ? d->trans : k == D_MOTORS ? d->motors : d->val[k];
+}
 
 /* "#! name, x1, x2, ..." -> d; errors "FILE:LINE:COL: ..." */
 static int on_directive(void* ud, const char* text, long line, char* err, int errsz) {
@@ -71,7 +81,7 @@ static int on_directive(void* ud, const char* text, long line, char* err, int er
   int k = 0;
   while (k < D_N && !(strlen(dir_names[k]) == L && !strncasecmp(s, dir_names[k], L))) k++;
   if (k == D_N) {
-    dy_errpos(err, errsz, d->path, line, col, "unknown directive '%.*s' (gravity, base or tip)", (int)(L < 40 ? L : 40), s);
+    dy_errpos(err, errsz, d->path, line, col, "unknown directive '%.*s' (gravity, base, tip, transmission or motors)", (int)(L < 40 ? L : 40), s);
     return -1;
   }
   if (d->line[k]) {
@@ -101,9 +111,11 @@ static int on_directive(void* ud, const char* text, long line, char* err, int er
       dy_errpos(err, errsz, d->path, line, (int)(p - text) + 1, "'%s' takes %d numbers, found more", dir_names[k], dir_count[k]);
       return -1;
     }
-    d->val[k][cnt++] = x;
+    dir_store(d, k)[cnt++] = x;
     p = e;
   }
+  d->count[k] = cnt;
+  if (k >= D_TRANS) { d->line[k] = line; return 0; }   /* counted against n after the rows */
   if (cnt < dir_count[k]) {
     dy_errpos(err, errsz, d->path, line, (int)(p - text) + 1, "'%s' takes %d numbers, found %d", dir_names[k], dir_count[k], cnt);
     return -1;
@@ -530,6 +542,36 @@ static void apply_directives(dyModel* m, const tableDirectives* dv) {
   if (dv->line[D_GRAVITY]) memcpy(m->gravity, dv->val[D_GRAVITY], sizeof m->gravity);
 }
 
+/* #! transmission (n x n numbers, core/transmission.h) and #! motors (IAM
+ * FVM FCM of each coupled motor, in order); 0 or -1 (err set) */
+static int apply_transmission(dyModel* m, const tableDirectives* dv, char* err, int errsz) {
+  const int n = m->n;
+  if (!dv->line[D_TRANS]) {
+    if (dv->line[D_MOTORS])
+      dy_errpos(err, (size_t)errsz, dv->path, dv->line[D_MOTORS], 0, "'motors' without a 'transmission' directive");
+    return dv->line[D_MOTORS] ? -1 : 0;
+  }
+  if (dv->count[D_TRANS] != n*n) {
+    dy_errpos(err, (size_t)errsz, dv->path, dv->line[D_TRANS], 0, "'transmission' takes %d numbers (n x n for %d "
+              "joints, row k for motor k), found %d", n*n, n, dv->count[D_TRANS]);
+    return -1;
+  }
+  char e2[DY_ERRSZ];
+  if (dy_set_transmission(m, dv->trans, e2, sizeof e2)) {
+    const char* what = strstr(e2, "singular");
+    dy_errpos(err, (size_t)errsz, dv->path, dv->line[D_TRANS], 0, "%s", what ? what : e2);
+    return -1;
+  }
+  if (!dv->line[D_MOTORS]) return 0;
+  if (dv->count[D_MOTORS] != DY_NPAR_MOT * m->nmot) {
+    dy_errpos(err, (size_t)errsz, dv->path, dv->line[D_MOTORS], 0, "'motors' takes %d numbers (IAM, FVM, FCM of each "
+              "of the %d coupled motors), found %d", DY_NPAR_MOT * m->nmot, m->nmot, dv->count[D_MOTORS]);
+    return -1;
+  }
+  memcpy(m->par + DY_NPL*n, dv->motors, sizeof(double) * (size_t)(DY_NPAR_MOT * m->nmot));
+  return 0;
+}
+
 /* standard form: one note listing the links whose pseudo-inertia is not
  * positive semi-definite (dy_link_consistent) */
 static void note_inconsistent(dyModel* m) {
@@ -565,6 +607,7 @@ static int load_table(const char* path, const dyLoadOpt* opt, dyModel** out, cha
   dyModel* m = build_model(&h, rows, n, opt && opt->classic_dh, err, errsz);
   if (!m) return -1;
   apply_directives(m, &dv);
+  if (apply_transmission(m, &dv, err, errsz)) { dy_free_model(m); return -1; }
   char what[160];
   if (dy_length_bad(m, DY_MAXLEN, what, sizeof what)) {
     snprintf(err, (size_t)errsz, "%s: %s (a unit error or a corrupt cell?)", h.path, what);

@@ -263,6 +263,14 @@ int dy_write_table(FILE* f, const dyModel* m, const double* par, const char* com
   put_nums(f, m->base_T, 12, ", ");
   fputs("\n#! tip, ", f);
   put_nums(f, m->tip_T, 12, ", ");
+  if (m->has_trans) {   /* motor velocity = R qd, row k for motor k */
+    fputs("\n#! transmission, ", f);
+    put_nums(f, m->trans, n*n, ", ");
+  }
+  if (m->nmot) {   /* IAM FVM FCM of each coupled motor [kg m^2, N m s/rad, N m] */
+    fputs("\n#! motors, ", f);
+    put_nums(f, par + DY_NPL*n, DY_NPAR_MOT * m->nmot, ", ");
+  }
   fprintf(f, "\njoint,type,alpha,a,theta,d,m,%s%s%s%s,name\n",
           com ? "cx,cy,cz,ixx,ixy,ixz,iyy,iyz,izz" : "mx,my,mz,xx,xy,xz,yy,yz,zz",
           fric ? ",ia,fv,fc,fo" : "", limits ? ",qmin,qmax,qdmax,qddmax,taumax" : "",

@@ -2,6 +2,7 @@
 /* dynid core: recursive Newton-Euler inverse dynamics in link frames. */
 #include "core/dynamics.h"
 #include "core/mathu.h"
+#include "core/transmission.h"
 #include <string.h>
 
 void dy_frames(const dyModel* m, dyData* d, const double* q) {
@@ -100,6 +101,7 @@ void dy_rnea_frames(const dyModel* m, dyData* d, const double* par, const double
       double qdj = qd ? qd[j] : 0, qddj = qdd ? qdd[j] : 0;
       tau[j] += pj[DY_IA]*qddj + pj[DY_FV]*qdj + pj[DY_FC]*dyu_sign(qdj) + pj[DY_FO];
     }
+    dy_motor_tau(m, par, qd, qdd, tau);   /* the coupled motors (none: nothing) */
   }
 }
 

@@ -103,6 +103,7 @@
  *
  * Errors: "FILE:LINE: what is wrong", LINE the line of the offending element. */
 #include "core/io.h"
+#include "core/transmission.h"
 #include "core/mathu.h"
 #include "core/util.h"
 #include <errno.h>
@@ -808,6 +809,147 @@ static void snap_notes(const urdfDoc* u, dyModel* m) {
             nang, nang == 1 ? "" : "s", which, worst);
 }
 
+
+/* ------------------------------------------------------- transmissions
+ * <transmission> elements as ros_control's transmission_interface defines
+ * them (children of <robot> or of <ros2_control>), read with
+ * dyLoadOpt.urdf_trans: the type (<type>, <plugin> or type=), the joints
+ * and actuators (name=, <role> jointK / actuatorK or document order) and
+ * their reductions n (<mechanicalReduction> or <mechanical_reduction>,
+ * default 1). Motor velocities, row k for the motor of joint k:
+ *   SimpleTransmission:         qd_a = n_a qd_j
+ *   DifferentialTransmission:   qd_a1 = n_a1 (n_j1 qd_j1 + n_j2 qd_j2)
+ *                               qd_a2 = n_a2 (n_j1 qd_j1 - n_j2 qd_j2)
+ *   FourBarLinkageTransmission: qd_a1 = n_a1 n_j1 qd_j1
+ *                               qd_a2 = n_a2 (qd_j1 + n_j2 qd_j2)
+ * the torques by virtual work, tau = R^T tau_a (for the four-bar linkage
+ * this is what the velocities imply; ros_control's effort map differs).
+ * Joints without one keep a unit row. <offset> is not applied (noted). */
+
+enum { TR_SIMPLE, TR_DIFF, TR_FOURBAR, TR_N };
+
+/* the number in element name (or its snake_case spelling) under e; 0, with
+ * *x = def when absent; -1 on a bad number */
+static int trans_num(urdfDoc* u, xmlNodePtr e, const char* name, const char* alt, double def, double* x) {
+  xmlNodePtr c = child_elem(e, name);
+  if (!c && alt) c = child_elem(e, alt);
+  *x = def;
+  if (!c) return 0;
+  xmlChar* s = xmlNodeGetContent(c);
+  char* end;
+  double v = s ? strtod((const char*)s, &end) : 0;
+  int bad = !s || end == (char*)s || !isfinite(v) || v == 0;
+  if (!bad) { while (*end == ' ' || *end == '\n' || *end == '\t' || *end == '\r') end++; bad = *end != 0; }
+  if (bad) fail(u, xmlGetLineNo(c), "<%s>: '%.30s' is not a non-zero finite number", name, s ? (const char*)s : "");
+  else *x = v;
+  xmlFree(s);
+  return bad ? -1 : 0;
+}
+
+/* the first two <what> children in role order (role text ends in 1 or 2),
+ * else document order; count found */
+static int trans_parts(xmlNodePtr t, const char* what, xmlNodePtr part[2]) {
+  int cnt = 0;
+  part[0] = part[1] = NULL;
+  for (xmlNodePtr c = t->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE || xmlStrcmp(c->name, (const xmlChar*)what)) continue;
+    xmlNodePtr r = child_elem(c, "role");
+    xmlChar* s = r ? xmlNodeGetContent(r) : xmlGetProp(c, (const xmlChar*)"role");
+    size_t L = s ? strlen((const char*)s) : 0;
+    int k = L && (s[L-1] == '1' || s[L-1] == '2') ? s[L-1] - '1' : -1;
+    xmlFree(s);
+    if (k < 0) k = cnt < 2 ? cnt : 2;
+    if (k < 2 && !part[k]) part[k] = c;
+    cnt++;
+  }
+  return cnt;
+}
+
+/* the type of <transmission> t: TR_*, or -1 after the error */
+static int trans_type(urdfDoc* u, xmlNodePtr t) {
+  static const char* const names[TR_N] = {"SimpleTransmission", "DifferentialTransmission",
+                                          "FourBarLinkageTransmission"};
+  xmlNodePtr e = child_elem(t, "type");
+  if (!e) e = child_elem(t, "plugin");
+  xmlChar* s = e ? xmlNodeGetContent(e) : xmlGetProp(t, (const xmlChar*)"type");
+  int k = -1;
+  for (int i = 0; s && i < TR_N; i++) if (strstr((const char*)s, names[i])) k = i;
+  if (k < 0) fail(u, xmlGetLineNo(e ? e : t), "<transmission> of type '%.60s': dynid reads SimpleTransmission, "
+                  "DifferentialTransmission and FourBarLinkageTransmission", s ? (const char*)s : "");
+  xmlFree(s);
+  return k;
+}
+
+/* model index of the joint named by element e, -1 when not in the chain */
+static int trans_joint(const dyModel* m, xmlNodePtr e) {
+  xmlChar* s = xmlGetProp(e, (const xmlChar*)"name");
+  int idx = -1;
+  for (int j = 0; s && j < m->n; j++) if (!strcmp(m->jnt_name[j], (const char*)s)) idx = j;
+  xmlFree(s);
+  return idx;
+}
+
+/* one <transmission> into R (n x n); cnt[TR_N] counts it, cnt[TR_N] the
+ * skipped (a joint outside the chain), cnt[TR_N + 1] the offsets given */
+static int trans_one(urdfDoc* u, xmlNodePtr t, dyModel* m, double* R, int* cnt) {
+  const int n = m->n;
+  int type = trans_type(u, t);
+  if (type < 0) return -1;
+  xmlNodePtr jt[2], ac[2];
+  int need = type == TR_SIMPLE ? 1 : 2;
+  if (trans_parts(t, "joint", jt) < need || trans_parts(t, "actuator", ac) < need)
+    return fail(u, xmlGetLineNo(t), "<transmission>: %d <joint> and %d <actuator> expected", need, need);
+  double nj[2] = {1, 1}, na[2] = {1, 1}, off;
+  int j[2] = {-1, -1};
+  for (int i = 0; i < need; i++) {
+    if (trans_num(u, jt[i], "mechanicalReduction", "mechanical_reduction", 1, &nj[i]) ||
+        trans_num(u, ac[i], "mechanicalReduction", "mechanical_reduction", 1, &na[i]) ||
+        trans_num(u, jt[i], "offset", NULL, 0, &off)) return -1;
+    cnt[TR_N + 1] += off != 0;
+    j[i] = trans_joint(m, jt[i]);
+    if (j[i] < 0) { cnt[TR_N]++; return 0; }
+  }
+  double* r0 = R + n*j[0];
+  if (type == TR_SIMPLE) r0[j[0]] = na[0] * nj[0];
+  else {
+    double* r1 = R + n*j[1];
+    r0[j[0]] = na[0] * nj[0];
+    r0[j[1]] = type == TR_DIFF ? na[0] * nj[1] : 0;
+    r1[j[0]] = type == TR_DIFF ? na[1] * nj[0] : na[1];
+    r1[j[1]] = type == TR_DIFF ? -na[1] * nj[1] : na[1] * nj[1];
+  }
+  cnt[type]++;
+  return 0;
+}
+
+/* every transmission of the document into m (one note says what was read);
+ * 0, or -1 after the error (none at all, a bad one, a singular R) */
+static int urdf_transmissions(urdfDoc* u, xmlNodePtr root, dyModel* m) {
+  const int n = m->n;
+  double R[DY_MAXJ * DY_MAXJ] = {0};
+  for (int j = 0; j < n; j++) R[j*n + j] = 1;
+  int cnt[TR_N + 2] = {0};
+  for (xmlNodePtr c = root->children; c; c = c->next) {
+    if (c->type != XML_ELEMENT_NODE) continue;
+    xmlNodePtr group = !xmlStrcmp(c->name, (const xmlChar*)"ros2_control") ? c : NULL;
+    for (xmlNodePtr t = group ? group->children : c; t; t = group ? t->next : NULL)
+      if (t->type == XML_ELEMENT_NODE && !xmlStrcmp(t->name, (const xmlChar*)"transmission") &&
+          trans_one(u, t, m, R, cnt)) return -1;
+  }
+  int used = cnt[TR_SIMPLE] + cnt[TR_DIFF] + cnt[TR_FOURBAR];
+  if (!used) return fail(u, 0, "--transmission urdf: no <transmission> of a joint of the chain%s",
+                         cnt[TR_N] ? " (all name joints outside it)" : "");
+  char e2[DY_ERRSZ];
+  if (dy_set_transmission(m, R, e2, sizeof e2)) return fail(u, 0, "<transmission> elements: %s", strstr(e2, "singular"));
+  size_t len = strlen(m->notes);
+  snprintf(m->notes + len, sizeof m->notes - len, "%s: %d transmissions read (%d simple, %d differential, %d four-bar "
+           "linkage%s%.0d%s), %d coupled motor%s: the log's q and tau columns are the motors'%s\n", u->path, used,
+           cnt[TR_SIMPLE], cnt[TR_DIFF], cnt[TR_FOURBAR], cnt[TR_N] ? "; skipped, outside the chain: " : "",
+           cnt[TR_N], "", m->nmot, m->nmot == 1 ? "" : "s",
+           cnt[TR_N + 1] ? "; their <offset> is not applied (give --q-offset)" : "");
+  return 0;
+}
+
 /* ------------------------------------------------------------ the loader
  * dy_load_urdf in stages, in the order of the header: the elements, the
  * tree, the base and the tip, the chain between them, the locks and the
@@ -1260,6 +1402,7 @@ int dy_load_urdf(const char* path, const dyLoadOpt* opt, dyModel** out,
     goto done;
   mark_bodies(u, ch.base, ch.chain_joint_of);
   *out = chain_model(u, opt, &ch);
+  if (*out && opt && opt->urdf_trans && urdf_transmissions(u, root, *out)) { dy_free_model(*out); *out = NULL; }
   if (*out) r = 0;
 done:
   free(ch.chain_joint_of); free(ch.cj);

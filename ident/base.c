@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ------------------------------------------------------------ random states */
 
@@ -819,7 +820,7 @@ int dyi_base_verify(const dyModel* m, dyiBase* b, char* err, int errsz) {
    * columns too */
   dyi_base_stack(m, b->friction, ns, 2, Y);
   for (int k = DY_NPAR_LINK * m->n; k < np; k++)
-    if (!(b->joint_keep & (1u << ((k - DY_NPAR_LINK * m->n) % DY_NPAR_JNT))))
+    if (!(b->joint_keep & (1u << dy_parkind(m, k))))
       memset(Y + (size_t)N*k, 0, sizeof(double) * (size_t)N);
   for (int k = 0; b->fix && k < np; k++)   /* held parameters (dyi_base_fix): columns out */
     if (!isnan(b->fix[k])) memset(Y + (size_t)N*k, 0, sizeof(double) * (size_t)N);
@@ -978,8 +979,10 @@ int dyi_expr_parse(const dyModel* m, int npar, const char* expr, double* row, ch
     name[s - n0] = 0;
     int k = dy_parindex(m, name);
     if (k < 0 || k >= npar) {
+      int motor = k < 0 && (!strncasecmp(name, "IAM", 3) || !strncasecmp(name, "FVM", 3) || !strncasecmp(name, "FCM", 3));
       snprintf(err, (size_t)errsz, "column %d: unknown parameter '%s'%s", (int)(n0 - expr) + 1, name,
-               k >= npar ? " (a joint parameter, but friction is off)" : "");
+               k >= npar ? " (a joint parameter, but friction is off)"
+               : motor ? " (a coupled motor's: give the transmission it was identified with, --transmission)" : "");
       return -1;
     }
     row[k] += sign * coef;
@@ -1104,7 +1107,7 @@ int dyi_base_keep_joint(const dyModel* m, dyiBase* b, unsigned keep, char* err, 
   /* the excluded joint parameters are zero: their columns of B go */
   for (int i = 0; i < b->nb; i++)
     for (int k = nl; k < np; k++)
-      if (!(keep & (1u << ((k - nl) % DY_NPAR_JNT)))) b->B[(size_t)i*np + k] = 0;
+      if (!(keep & (1u << dy_parkind(m, k)))) b->B[(size_t)i*np + k] = 0;
   /* rows left without a coefficient (IA_j alone) go too */
   int nb = 0;
   for (int i = 0; i < b->nb; i++) {
@@ -1118,7 +1121,7 @@ int dyi_base_keep_joint(const dyModel* m, dyiBase* b, unsigned keep, char* err, 
       b->lin_kind[nb] = b->lin_kind[i];
       b->lin_joint[nb] = b->lin_joint[i];
     }
-    if (b->lead[nb] >= nl && !(keep & (1u << ((b->lead[nb] - nl) % DY_NPAR_JNT)))) b->lead[nb] = -1;
+    if (b->lead[nb] >= nl && !(keep & (1u << dy_parkind(m, b->lead[nb])))) b->lead[nb] = -1;
     nb++;
   }
   b->nb = nb;

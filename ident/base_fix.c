@@ -145,7 +145,7 @@ int dyi_base_fix_parse(const dyModel* m, const char* text, int* k, double* val, 
     while (*end == ' ') end++;
     if (idx < 0) { snprintf(err, (size_t)errsz, "'%s': not a parameter of this model", item); return -1; }
     if (end == eq + 1 || *end || !isfinite(v)) { snprintf(err, (size_t)errsz, "%s='%s': not a number", item, eq + 1); return -1; }
-    if (nk == DY_NPL * DY_MAXJ) { snprintf(err, (size_t)errsz, "too many held parameters"); return -1; }
+    if (nk == DY_MAXPAR) { snprintf(err, (size_t)errsz, "too many held parameters"); return -1; }
     k[nk] = idx; val[nk++] = v;
     s = e ? e + 1 : NULL;
   }

@@ -262,10 +262,15 @@ dyiBase* dyi_base_lin(const dyModel* m, int friction, char* err, int errsz) {
              "list); use the qr or khalil set");
     return NULL;
   }
+  if (friction && m->nmot) {
+    snprintf(err, (size_t)errsz, "lin: a motor coupling joints (IAM, FVM, FCM) is outside [LinFang99]'s "
+             "sets; use the khalil or qr set");
+    return NULL;
+  }
   dyLinGeom g;
   dy_lin_geom(m, &g);
-  lkRow cand[DY_NPL*DY_MAXJ];
-  int keep[DY_NPL*DY_MAXJ], nb = 0;
+  lkRow cand[DY_MAXPAR];
+  int keep[DY_MAXPAR], nb = 0;
   int nc = lin_candidates(m, &g, cand), nlink = nc;
   /* the link rows, then scratch: the full vector (dy_npar) + 3n + 9n + n */
   double* Bc = calloc((size_t)nc * (size_t)npar + (size_t)dy_npar(m) + 3*(size_t)n + 9*(size_t)n + (size_t)n, sizeof(double));

@@ -68,7 +68,7 @@ static void scales(const dyModel* m, const double* prior, int npar, double* S, d
     s[DY_M] = ms[j];
   }
   for (int k = DY_NPAR_LINK*n; k < npar; k++)
-    S[k] = (k - DY_NPAR_LINK*n) % DY_NPAR_JNT == DY_IA ? msum * len * len : 1;
+    S[k] = dy_parkind(m, k) == DY_IA ? msum * len * len : 1;
 }
 
 /* d pi_k / d x_k: S_k, 0 for a held parameter (pi_k = pic_k whatever x_k) */
@@ -88,8 +88,8 @@ typedef struct {
   double *prs;              /* the prior in scaled variables, (prior - pic) / S (nv) */
   double *G, *h;            /* reduced residual r = G x - h, row-major q x nv */
   double ms[DY_MAXJ], L[DY_MAXJ];  /* per-link mass and length scales */
-  unsigned char flag[DY_NPL*DY_MAXJ];  /* pi_k >= 0 */
-  unsigned char held[DY_NPL*DY_MAXJ];  /* pi_k = pic_k, a constant (pr->fixed) */
+  unsigned char flag[DY_MAXPAR];  /* pi_k >= 0 */
+  unsigned char held[DY_MAXPAR];  /* pi_k = pic_k, a constant (pr->fixed) */
   DSDP dsdp;
   spmat* mats;
   int nmats;
@@ -113,7 +113,7 @@ static int setup_residual(consCtx* c, char* err, int errsz) {
   scales(c->m, pr->prior, nv, c->S, c->ms, c->L);
   if (pr->prior) memcpy(c->pic, pr->prior, sizeof(double) * (size_t)nv);
   for (int k = 0; k < nv; k++) {
-    c->flag[k] = pr->nonneg ? pr->nonneg[k] : (k >= nl && (k - nl) % DY_NPAR_JNT != DY_FO);
+    c->flag[k] = pr->nonneg ? pr->nonneg[k] : (k >= nl && dy_parkind(c->m, k) != DY_FO);   /* IA FV FC, IAM FVM FCM >= 0 */
     c->prs[k] = 0;   /* the centre is the prior (or 0 without one) */
     c->held[k] = pr->fixed && !isnan(pr->fixed[k]);
     if (c->held[k]) { c->pic[k] = pr->fixed[k]; c->flag[k] = 0; }   /* its x_k acts nowhere */
@@ -408,7 +408,7 @@ int dyi_consistent(const dyModel* m, const dyiConsProblem* pr, dyiConsResult* re
   }
   if (setup_residual(&c, err, errsz)) goto done;
   const int nsc = scalar_blocks(&c);
-  c.mats = calloc((size_t)(mvar + 1) * (size_t)(1 + n) + (size_t)nsc * (DY_NPL * DY_MAXJ + 1), sizeof(spmat));
+  c.mats = calloc((size_t)(mvar + 1) * (size_t)(1 + n) + (size_t)nsc * (DY_MAXPAR + 1), sizeof(spmat));
   if (!c.mats) { snprintf(err, errsz, "consistent: out of memory"); goto done; }
   double hh = 0;
   for (int i = 0; i < c.q; i++) hh += c.h[i] * c.h[i];
@@ -483,7 +483,7 @@ int dyi_consistent_check(const dyModel* m, const double* K, int p, int npar, con
 }
 
 void dyi_base_scales(const dyModel* m, const double* K, int p, int npar, const double* prior, double* scale) {
-  double S[DY_NPL*DY_MAXJ], ms[DY_MAXJ], L[DY_MAXJ];
+  double S[DY_MAXPAR], ms[DY_MAXJ], L[DY_MAXJ];
   scales(m, prior, npar, S, ms, L);
   for (int i = 0; i < p; i++) {
     scale[i] = 0;
@@ -494,7 +494,7 @@ void dyi_base_scales(const dyModel* m, const double* K, int p, int npar, const d
 int dyi_realise_near(const dyModel* m, const double* K, int p, int npar, const double* beta,
                      const double* prior, double* pi, char* err, int errsz) {
   const int n = m->n;
-  double S[DY_NPL*DY_MAXJ], ms[DY_MAXJ], L[DY_MAXJ];
+  double S[DY_MAXPAR], ms[DY_MAXJ], L[DY_MAXJ];
   scales(m, prior, npar, S, ms, L);
   /* x = (K S)^+ (beta - K prior) by the SVD of K S; pi = prior + S x */
   double* A = malloc(sizeof(double) * (size_t)p * (size_t)npar);

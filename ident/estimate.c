@@ -281,7 +281,7 @@ static void tri_rss(const double* T, int m1, const double* x, double* rss, doubl
 
 void dyi_est_joint_rss(const dyiEstim* e, int j, const double* beta, double* rss, double* yy) {
   const dyiEstimWork* ws = e->ws;
-  double x[DY_NPL * DY_MAXJ];
+  double x[DY_MAXPAR];
   const double* T = ws->tu_is_T0 ? ws->T0[j] : ws->T[j];
   int pj = ws->np[j];
   double* xs = x;
@@ -703,7 +703,7 @@ dyiEstim* dyi_est_without_part(const dyiEstim* e, int f, char* err, int errsz) {
 
 double dyi_est_part_rss(const dyiEstim* e, int f, int j, const double* beta) {
   const dyiEstimWork* ws = e->ws;
-  double x[DY_NPL * DY_MAXJ], rss, yy;
+  double x[DY_MAXPAR], rss, yy;
   int pj = ws->np[j];
   if (e->opt.folds < 2 || pj > (int)(sizeof x / sizeof x[0])) return NAN;
   for (int c = 0; c < pj; c++) x[c] = beta[ws->cols[j][c]];
@@ -842,9 +842,6 @@ dyiIdClass dyi_ident_class(double value, double std, double scale) {
 /* can full parameter k (model.h order) reach the torque of joint j?
  * Link k's wrench is carried toward the base (joints 1..k); joint k's
  * parameters act on joint k only. */
-static int reaches(int n, int k, int j) {
-  return k < DY_NPAR_LINK * n ? k / DY_NPAR_LINK >= j : (k - DY_NPAR_LINK * n) / DY_NPAR_JNT == j;
-}
 
 void dyi_base_mask(const dyModel* m, const dyiBase* b, unsigned char* mask) {
   int n = m->n, nb = b->nb, np = b->npar;
@@ -854,6 +851,6 @@ void dyi_base_mask(const dyModel* m, const dyiBase* b, unsigned char* mask) {
   for (int c = 0; c < nb; c++)
     for (int k = 0; k < np; k++) {
       if (fabs(b->P[(size_t)k * (size_t)nb + (size_t)c]) <= DYI_P_ZERO * pmax) continue;
-      for (int j = 0; j < n; j++) if (reaches(n, k, j)) mask[(size_t)j * (size_t)nb + (size_t)c] = 1;
+      for (int j = 0; j < n; j++) if (dy_par_reaches(m, k, j)) mask[(size_t)j * (size_t)nb + (size_t)c] = 1;
     }
 }

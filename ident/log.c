@@ -11,6 +11,7 @@
 #include "core/util.h"
 #include "ident/filter.h"
 #include "core/io.h"
+#include "core/transmission.h"
 #include <ctype.h>
 #include <pthread.h>
 #include <math.h>
@@ -160,6 +161,7 @@ struct dyiLogRaw_ {
   dyiQuality* q;
   struct rawAhead_* ahead;          /* rows parsed on a thread of their own, or NULL */
   struct splitState_* split;        /* the file parsed by byte ranges on threads, or NULL */
+  double Rinv[DY_MAXJ * DY_MAXJ];   /* opt.trans inverted (n x n), with has_trans */
 };
 
 static int split_next(dyiLogRaw* r, char*** f, int* nf, int* pre, char* err, int errsz);
@@ -398,6 +400,12 @@ dyiLogRaw* dyi_lograw_open(const char* path, int n, const dyiLogOpt* opt, char* 
   snprintf(r->path, sizeof r->path, "%s", path);
   r->n = n; r->opt = *opt;
   r->colt = -1;
+  double cond;
+  if (opt->has_trans && dy_trans_invert(opt->trans, n, r->Rinv, &cond)) {
+    snprintf(err, (size_t)errsz, "%s: singular transmission (condition number %.3g)", path, cond);
+    free(r);
+    return NULL;
+  }
   for (int j = 0; j < n; j++) r->colq[j] = r->colqd[j] = r->colqdd[j] = r->coltau[j] = -1;
   char** f = NULL; int nf = 0;
   rawHead h;
@@ -417,6 +425,21 @@ dyiLogRaw* dyi_lograw_open(const char* path, int n, const dyiLogOpt* opt, char* 
     if (raw_start(r, err, errsz)) { dyi_lograw_close(r); return NULL; }
   }
   return r;
+}
+
+/* motor side to joint side, in place: q = R^-1 q_m + offset, qd = R^-1 qd_m,
+ * qdd = R^-1 qdd_m, tau = R^T tau_m. O(n^2), no allocation. */
+static void to_joint(const dyiLogRaw* r, dyiLogRow* row) {
+  const int n = r->n;
+  double x[DY_MAXJ];
+  size_t bytes = sizeof(double) * (size_t)n;
+  if (r->opt.has_trans) {
+    dy_trans_mul(x, r->Rinv, row->q, n); memcpy(row->q, x, bytes);
+    if (r->logged & 1) { dy_trans_mul(x, r->Rinv, row->qd, n); memcpy(row->qd, x, bytes); }
+    if (r->logged & 2) { dy_trans_mul(x, r->Rinv, row->qdd, n); memcpy(row->qdd, x, bytes); }
+    dy_trans_mulT(x, r->opt.trans, row->tau, n); memcpy(row->tau, x, bytes);
+  }
+  if (r->opt.has_qoff) for (int j = 0; j < n; j++) row->q[j] += r->opt.q_offset[j];
 }
 
 static int raw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
@@ -454,6 +477,7 @@ static int raw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
       row->qdd[j] = r->logged & 2 ? r->vals[r->colqdd[j]] : 0;
       row->tau[j] = (r->opt.has_gain ? r->opt.gain[j] : 1) * r->vals[r->coltau[j]];
     }
+    if (r->opt.has_trans || r->opt.has_qoff) to_joint(r, row);
     if (dyi_quality_row(r->q, row) && r->opt.drop_stale) {
       dyi_quality_dropped(r->q);
       continue;

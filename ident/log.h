@@ -22,6 +22,9 @@
  * Pipeline (log.c), one row at a time:
  *   CSV row -> cells parsed and checked (quality.h: NaN, Inf, absurd,
  *   truncated, time order; a bad row stops the read or is dropped)
+ *   -> gains, then motor side to joint side (has_trans: q = R^-1 q_m, qd,
+ *      qdd likewise, tau = R^T tau_m) and q += q_offset: every later stage,
+ *      the gate's row checks included, sees joint-side data
  *   -> optional resampling onto a uniform grid (linear interpolation)
  *   -> zero-phase Butterworth low-pass (filter.h) of t, q, the logged qd and
  *      qdd (with no_parallel also the torque; by default the torque is
@@ -79,6 +82,14 @@ typedef struct {
   int no_parallel;                  /* 1: the torque filtered with q (filter_tau)
                                        and decimate applied here, as before
                                        parallel filtering; 0 (default): see below */
+  int has_trans;                    /* 1: the q, qd, qdd, tau columns are a motor's
+                                       (--transmission): mapped to the joints */
+  double trans[DY_MAXJ * DY_MAXJ];  /* R, motor velocity = R qd (n x n row-major,
+                                       core/transmission.h): q = R^-1 q_m, same for
+                                       qd, qdd; tau = R^T tau_m (tau_m after gain) */
+  int has_qoff;                     /* 1: q_offset given (--q-offset) */
+  double q_offset[DY_MAXJ];         /* joint position = mapped position + offset
+                                       [rad|m] (n) */
   struct dyiLogWatch_* watch;       /* the first pass watched (below); NULL: not */
 } dyiLogOpt;
 

@@ -552,7 +552,7 @@ static int prows_to_params(pRows* t, dyiParams* p, char* err, int errsz) {
     p->base->joint_keep = 0;
     for (int i = 0; i < nb; i++)
       for (int k = nl; k < npar; k++)
-        if (t->B[(size_t)i*npar + k] != 0) p->base->joint_keep |= 1u << ((k - nl) % DY_NPAR_JNT);
+        if (t->B[(size_t)i*npar + k] != 0) p->base->joint_keep |= 1u << dy_parkind(t->m, k);
   }
   for (int i = 0; i < nb; i++) {
     memcpy(p->base->name[i], t->names[i], sizeof p->base->name[i]);
@@ -575,8 +575,8 @@ static int prows_to_params(pRows* t, dyiParams* p, char* err, int errsz) {
  * joint parameter beyond the set's columns must be 0 (dropped). */
 static int prows_held(dyiParams* p, const dyModel* m, char* err, int errsz) {
   if (!p->held[0]) return 0;
-  int k[DY_NPL * DY_MAXJ];
-  double v[DY_NPL * DY_MAXJ];
+  int k[DY_MAXPAR];
+  double v[DY_MAXPAR];
   char why[DY_ERRSZ];
   int nk = dyi_base_fix_parse(m, p->held, k, v, why, sizeof why);
   dyiBase* b = p->base;

@@ -21,7 +21,31 @@
 #include <string.h>
 
 int dyi_ncols(const dyModel* m, int friction) {
-  return (friction ? DY_NPAR_LINK + DY_NPAR_JNT : DY_NPAR_LINK) * m->n;
+  return friction ? dy_npar(m) : DY_NPAR_LINK * m->n;
+}
+
+/* The coupled motors' columns of one state (core/transmission.h), after
+ * the joint columns: for motor k with row R_k of R, on every row i,
+ *   IAMk: R_ki (R_k qdd)   FVMk: R_ki (R_k qd)   FCMk: R_ki sign(R_k qd)
+ * Y column c of row i at Y[i*rs + c*cs]. */
+static void motor_columns(const dyModel* m, const double* qd, const double* qdd, double* Y,
+                          size_t rs, size_t cs) {
+  const int n = m->n;
+  for (int c = 0; c < m->nmot; c++) {
+    const double* Rk = m->trans + n*m->mot_k[c];
+    double a = 0, v = 0;
+    for (int j = 0; j < n; j++) {
+      if (qdd) a += Rk[j] * qdd[j];
+      if (qd) v += Rk[j] * qd[j];
+    }
+    double sv = dyu_sign(v);
+    double* Yc = Y + cs * (size_t)(DY_NPL*n + DY_NPAR_MOT*c);
+    for (int i = 0; i < n; i++) {
+      Yc[i*rs] = Rk[i] * a;
+      Yc[i*rs + cs] = Rk[i] * v;
+      Yc[i*rs + 2*cs] = Rk[i] * sv;
+    }
+  }
 }
 
 /* 6x10 body regressor of one link: F[c], N[c] (3 each) for parameter c
@@ -109,6 +133,7 @@ void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* q
       for (int c = 0; c < DY_NPAR_JNT; c++)
         for (int i = 0; i < n; i++) Yj[i + (size_t)ldy*c] = i == j ? v[c] : 0;
     }
+    motor_columns(m, qd, qdd, Y, 1, (size_t)ldy);
   }
 }
 
@@ -247,6 +272,11 @@ static void reg_chunk(const dyModel* m, dyiRegBatch* restrict w, double* restric
       Yj[2*cs + b] = (qdj > 0 ? 1.0 : 0.0) - (qdj < 0 ? 1.0 : 0.0);   /* dyu_sign */
       Yj[3*cs + b] = 1;
     }
+  }
+  for (int b = 0; b < B && m->nmot; b++) {   /* the coupled motors, lane by lane */
+    double qd[DY_MAXJ], qdd[DY_MAXJ];
+    for (int j = 0; j < n; j++) { qd[j] = K->qd[j][b]; qdd[j] = K->qdd[j][b]; }
+    motor_columns(m, qd, qdd, Y + b, ld, (size_t)n * ld);
   }
 }
 

@@ -12,7 +12,8 @@
 
 #include "core/model.h"
 
-/* Number of regressor columns: 10n, or 14n with friction. */
+/* Number of regressor columns: 10n, or with friction dy_npar (14n, then
+ * IAMk FVMk FCMk of each coupled motor k, core/transmission.h). */
 int dyi_ncols(const dyModel* m, int friction);
 
 /* Y(q,qd,qdd): n rows, dyi_ncols columns, stored column-major with leading
@@ -21,7 +22,8 @@ int dyi_ncols(const dyModel* m, int friction);
  * Y + row0 and ldy = total rows. Gravity is m->gravity. Units as dy_rnea.
  * qd or qdd may be NULL for zero. Joint columns (friction = 1): row j has
  * qdd_j (IA), qd_j (FV), sign(qd_j) with sign(0) = 0 (FC) and 1 (FO); the
- * other rows are zero. Every entry of the n x ncols block is written (no
+ * other rows are zero; a coupled motor k's columns (after them) are
+ * R_ki (R_k qdd), R_ki (R_k qd), R_ki sign(R_k qd) on row i. Every entry of the n x ncols block is written (no
  * need to clear Y); rows outside the block are not touched.
  * Cost: O(n^2) (n(n+1)/2 axis transforms and 10-column projections). */
 void dyi_regressor(const dyModel* m, dyData* d, const double* q, const double* qd,

@@ -267,7 +267,7 @@ static int head_same(statsReader* r, const dyiStatsHead* h, const dyiStatsHead* 
 /* base,NB and the NB param lines, named as in b (when given) */
 static int head_params(statsReader* r, dyiStatsHead* h, const dyiBase* b) {
   long v;
-  if (expect(r, "base", 2) || get_long(r, 1, 1, DY_NPL * DY_MAXJ, &v)) return -1;
+  if (expect(r, "base", 2) || get_long(r, 1, 1, DY_MAXPAR, &v)) return -1;
   h->nb = (int)v;
   if (b && h->nb != b->nb)
     return fail(r, 2, "%d base parameters; the model's set %s has %d", h->nb, dyi_base_set_name(b->set), b->nb);
@@ -286,7 +286,7 @@ static int head_params(statsReader* r, dyiStatsHead* h, const dyiBase* b) {
 static int head_P(statsReader* r, const dyiStatsHead* h, const dyiBase* b) {
   long nz = 0;
   double pm = b ? pmax_of(b) : 0;
-  long npar = (long)DY_NPL * h->n;
+  long npar = b ? (long)b->npar : (long)(DY_NPL + DY_NPAR_MOT) * h->n;   /* with coupled motors up to 17n */
   for (;;) {
     int q = next(r);
     if (q <= 0) return q < 0 ? -1 : fail(r, 0, "truncated: the file ends in its P lines");

@@ -130,15 +130,17 @@ void cli_states_close(cliStates* s);
 
 /* Log options shared by every command that reads a log (README.md,
  * Model tables and files): --no-header, --map NAME=COLUMN (repeatable, ranges
- * q1..q7=c2..c8), --gain K1,...,Kn, --rows A..B, --cutoff HZ, --on-bad
- * drop|stop. 0, or 2 after printing the usage error. (reports/cli_log.c) */
+ * q1..q7=c2..c8), --gain K1,...,Kn, --q-offset O1,...,On, --rows A..B,
+ * --cutoff HZ, --on-bad drop|stop; the model's transmission (its own or
+ * --transmission's, set by cli_model) maps motor columns to the joints.
+ * 0, or 2 after printing the usage error. (reports/cli_log.c) */
 #include "ident/log.h"
-#define CLI_LOG_OPTS "no-header,map,gain,rows,cutoff,on-bad,time-scale,decimate,resample,qd-min," \
+#define CLI_LOG_OPTS "no-header,map,gain,transmission,q-offset,rows,cutoff,on-bad,time-scale,decimate,resample,qd-min," \
                      "filter-order,derive,drop-stale,no-parallel,strict"
-int cli_logopt(const cliArgs* c, int n, dyiLogOpt* opt);
+int cli_logopt(const cliArgs* c, const dyModel* m, dyiLogOpt* opt);
 /* The same for log k of nlog (identify's several logs: --rows may give one
  * range per log). */
-int cli_logopt_k(const cliArgs* c, int n, int k, int nlog, dyiLogOpt* opt);
+int cli_logopt_k(const cliArgs* c, const dyModel* m, int k, int nlog, dyiLogOpt* opt);
 /* The gains the logs of this run were scaled by (--gain, or the GAIN rows
  * of a PARAMS file), as GAIN rows (empty std: given, not estimated) to
  * append to the PARAMS file the run writes, so that the file carries the

@@ -67,7 +67,7 @@ int cli_held(const cliArgs* c, const dyModel* m, int* k, double* v, int* nk) {
       if (e == eq + 1 || *e || !isfinite(val))
         return cli_usage("%s: --fix %s: the value must be a number in SI units, got '%s'", c->cmd, s, eq + 1);
     }
-    if (*nk == DY_NPL * DY_MAXJ) return cli_usage("%s: too many --fix and --drop", c->cmd);
+    if (*nk == DY_MAXPAR) return cli_usage("%s: too many --fix and --drop", c->cmd);
     k[*nk] = idx; v[(*nk)++] = val;
   }
   return 0;

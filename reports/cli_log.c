@@ -5,10 +5,14 @@
  *   --no-header            columns named c1, c2, ... by position
  *   --map NAME=COLUMN      repeatable; ranges: --map q1..q7=c2..c8,
  *                          --map tau1..tau7=Position1..Position7
- *   --gain K1,...,Kn       torque = gain x column (current to torque);
+ *   --gain K1,...,Kn       torque = gain x column (current to torque), one per
+ *                          torque column (per motor with a transmission);
  *                          --gain PARAMS: the GAIN rows of a PARAMS file;
  *                          validate, report and payload without --gain:
  *                          those of their PARAMS when it has them
+ *   --transmission FILE    the columns are the motors' (read by cli_model
+ *                          into the model): q = R^-1 q_m, tau = R^T tau_m
+ *   --q-offset O1,...,On   joint position = mapped position + offset
  *   --rows A..B            data rows A to B (1-based after the header; A..
  *                          and ..B leave one end open); with several logs
  *                          (identify) one range for all or A..B,C..D,...
@@ -126,7 +130,7 @@ static int rows_option(const char* v, int k, int nlog, dyiLogOpt* o) {
   return 0;
 }
 
-int cli_logopt(const cliArgs* c, int n, dyiLogOpt* o) { return cli_logopt_k(c, n, 0, 1, o); }
+int cli_logopt(const cliArgs* c, const dyModel* m, dyiLogOpt* o) { return cli_logopt_k(c, m, 0, 1, o); }
 
 /* the gains of this run's logs (--gain, or a PARAMS file's), for the
  * PARAMS file the run writes */
@@ -168,8 +172,13 @@ static int params_gains(const cliArgs* c, int n, dyiLogOpt* o) {
 
 /* defaults -> flags -> every --map -> each option with a value, checked
  * against its range (cli.h) */
-int cli_logopt_k(const cliArgs* c, int n, int k, int nlog, dyiLogOpt* o) {
+int cli_logopt_k(const cliArgs* c, const dyModel* m, int k, int nlog, dyiLogOpt* o) {
+  const int n = m->n;
   dyi_log_defaults(o);
+  if (m->has_trans) {   /* the model's, or --transmission's (cli_model) */
+    o->has_trans = 1;
+    memcpy(o->trans, m->trans, sizeof(double) * (size_t)(n*n));
+  }
   o->no_header = cli_flag(c, "no-header");
   o->no_parallel = cli_flag(c, "no-parallel");
   o->drop_stale = cli_flag(c, "drop-stale");
@@ -184,6 +193,11 @@ int cli_logopt_k(const cliArgs* c, int n, int k, int nlog, dyiLogOpt* o) {
                                       "got '%s'", n, v);
   else if ((rc = params_gains(c, n, o))) return rc;   /* --gain FILE, or the command's PARAMS */
   if (o->has_gain) { memcpy(run_gain, o->gain, sizeof(double) * (size_t)n); run_n = n; }
+  if ((v = cli_opt(c, "q-offset"))) {
+    if (cli_doubles(v, o->q_offset, n))
+      return cli_usage("--q-offset: expected %d comma-separated numbers [rad|m], got '%s'", n, v);
+    o->has_qoff = 1;
+  }
   if ((v = cli_opt(c, "rows")) && (rc = rows_option(v, k, nlog, o))) return rc;
   if ((v = cli_opt(c, "cutoff"))) {
     if (!strcmp(v, "none") || !strcmp(v, "off")) o->cutoff_hz = -1;

@@ -19,6 +19,7 @@
  * the provenance: cli.c (arguments, messages) calls nothing of this file. */
 #include "reports/cli.h"
 #include "reports/version.h"
+#include "core/transmission.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,6 +114,19 @@ int cli_params_match(const cliArgs* c, const dyModel* m, const dyiParams* p) {
                   "identified on, or --force to use it anyway", p->path, p->model, p->fingerprint, m->source, ours);
 }
 
+/* --transmission FILE into the model (it replaces one the model carries,
+ * said on stderr). 0, or 1 after printing the error. */
+static int cli_transmission(const cliArgs* c, dyModel* m) {
+  const char* path = cli_opt(c, "transmission");
+  if (!path || !strcmp(path, "urdf")) return 0;   /* the URDF's, read by the loader */
+  char err[DY_ERRSZ];
+  double R[DY_MAXJ * DY_MAXJ];
+  if (dy_trans_read(path, m->n, R, err, sizeof err)) return cli_fail("%s", err);
+  if (m->has_trans && !cli_flag(c, "quiet"))
+    fprintf(stderr, "dynid: --transmission %s replaces the transmission %s carries\n", path, m->source);
+  return dy_set_transmission(m, R, err, sizeof err) ? cli_fail("%s", err) : 0;
+}
+
 dyModel* cli_model(const cliArgs* c) {
   char err[DY_ERRSZ];
   dyModel* m = NULL;
@@ -137,12 +151,23 @@ dyModel* cli_model(const cliArgs* c) {
   }
   opt.lock_joint = names;
   opt.lock_q = vals;
+  const char* tr = cli_opt(c, "transmission");
+  if (tr && !strcmp(tr, "urdf")) {
+    size_t L = strlen(c->pos[0]);
+    if (L < 5 || strcasecmp(c->pos[0] + L - 5, ".urdf")) {
+      free(buf);
+      cli_usage("--transmission urdf needs a URDF model (a file ending in .urdf); give a transmission file instead");
+      return NULL;
+    }
+    opt.urdf_trans = 1;
+  }
   int r = dy_load_model(c->pos[0], &opt, &m, err, sizeof err);
   free(buf);
   if (r) {
     cli_fail("%s", err);
     return NULL;
   }
+  if (cli_transmission(c, m)) { dy_free_model(m); return NULL; }
   cli_provenance(c, m);
   /* what the loader changed or assumed, e.g. locked joints, one warning each */
   for (const char* s = m->notes; *s && !cli_flag(c, "quiet");) {

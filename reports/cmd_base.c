@@ -42,7 +42,7 @@ static void base_header(FILE* f, const dyModel* m, const dyiBase* b, const char*
 }
 
 int cmd_base(cliArgs* c) {
-  int r = cli_check(c, "set,friction,fix,drop", 1, 1, "dynid base MODEL [--set qr|khalil|lin] [--friction[=ia,fv,fc,fo]] "
+  int r = cli_check(c, "set,friction,fix,drop,transmission", 1, 1, "dynid base MODEL [--set qr|khalil|lin] [--friction[=ia,fv,fc,fo]] "
                     "[--fix NAME=VALUE] [--drop NAME] [-o FILE]");
   if (r) return r;
   unsigned keep = 15u;
@@ -54,8 +54,8 @@ int cmd_base(cliArgs* c) {
   dyModel* m = cli_model(c);
   if (!m) return 1;
   char err[DY_ERRSZ];
-  int fr = cli_flag(c, "friction"), hk[DY_NPL * DY_MAXJ], nh;
-  double hv[DY_NPL * DY_MAXJ];
+  int fr = cli_flag(c, "friction"), hk[DY_MAXPAR], nh;
+  double hv[DY_MAXPAR];
   if ((r = cli_held(c, m, hk, hv, &nh))) { dy_free_model(m); return r; }
   dyiBase* b = dyi_base_make(m, kind, fr, err, sizeof err);
   if (!b || dyi_base_keep_joint(m, b, keep, err, sizeof err)) {

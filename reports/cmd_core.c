@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* dynid program: the core subcommands model, id, inertia and fd. */
 #include "reports/cli.h"
+#include "core/transmission.h"
 #include "core/dynamics.h"
 #include "ident/base.h"
 #include "verify/lin91.h"
@@ -16,7 +17,7 @@
  * format of README.md with its #! directives) or, with -o X.urdf, as a URDF;
  * either reads back to the same robot (core/model_write.c) */
 int cmd_model(cliArgs* c) {
-  int r = cli_check(c, "", 1, 1, "dynid model MODEL [--dh] [--base LINK] [--tip LINK] [--gravity gx,gy,gz] "
+  int r = cli_check(c, "transmission", 1, 1, "dynid model MODEL [--dh] [--base LINK] [--tip LINK] [--gravity gx,gy,gz] "
                     "[-o FILE.csv|FILE.urdf]");
   if (r) return r;
   dyModel* m = cli_model(c);
@@ -69,7 +70,7 @@ static int engine_make(cmdEngine* e, const dyModel* m, const double* par, const 
                      inertia ? "crba, lin1, lin2, lin3, lin4, lin5, lin91 or saha" : "rnea, ne-base, renaud, saha or lin91");
   char err[DY_ERRSZ];
   if (e->algo == A_NEBASE) {
-    unsigned char zero[DY_NPL * DY_MAXJ];
+    unsigned char zero[DY_MAXPAR];
     dyv_nebase_zero_from_par(zero, m, par);
     dyv_nebase_make(&e->plan, m, zero);
   } else if (e->algo == A_RENAUD) {
@@ -106,8 +107,8 @@ static void engine_free(cmdEngine* e) {
 
 /* one row: tau (n) for id, H (n x n) for inertia; 0, or non-zero when the
  * algorithm failed on this state (saha: articulated inertia not positive) */
-static int engine_run(cmdEngine* e, const dyModel* m, dyData* d, const double* par, const double* q,
-                      const double* qd, const double* qdd, double* out) {
+static int engine_algo(cmdEngine* e, const dyModel* m, dyData* d, const double* par, const double* q,
+                       const double* qd, const double* qdd, double* out) {
   int n = m->n;
   switch (e->algo) {
     case A_RNEA: dy_rnea(m, d, par, q, qd, qdd, out); return 0;
@@ -147,6 +148,19 @@ static int engine_run(cmdEngine* e, const dyModel* m, dyData* d, const double* p
     case A_LIN5: dyv_lin_inertia5(e->lin, e->beta, q, out); return 0;
   }
   return -1;
+}
+
+/* engine_algo, then the coupled motors' terms (core/transmission.h) where
+ * the algorithm leaves them out (the papers' algorithms know no
+ * transmission; rnea, ne-base and crba add them, the lin sets refuse them):
+ * their torque for id (qdd given), their inertia for inertia */
+static int engine_run(cmdEngine* e, const dyModel* m, dyData* d, const double* par, const double* q,
+                      const double* qd, const double* qdd, double* out) {
+  int r = engine_algo(e, m, d, par, q, qd, qdd, out);
+  if (r || !m->nmot || (e->algo != A_RENAUD && e->algo != A_SAHA && e->algo != A_LIN91)) return r;
+  if (qdd) dy_motor_tau(m, par, qd, qdd, out);
+  else dy_motor_inertia(m, par, out);
+  return 0;
 }
 
 /* shared body of id and inertia: stream the states, one output row each */

@@ -201,7 +201,7 @@ int cmd_excite(cliArgs* c) {
                     "[--criterion cond|dopt|cond-scaled] [--noise S1,..] [--set khalil|qr|lin] [--friction] "
                     "[--rest] [--seed N] [--starts N] [--threads N] [--maxtime S] [--samples K] [--maxeval N] "
                     "[--polish N] [--margin F] [--qdmax V1,..] [--qddmax A1,..] -o TRAJ";
-  int r = cli_check(c, "harmonics,period,duration,rate,criterion,set,friction,rest,seed,samples,maxeval,margin,maxtime,"
+  int r = cli_check(c, "harmonics,period,duration,rate,criterion,set,friction,transmission,rest,seed,samples,maxeval,margin,maxtime,"
                     "qdmax,qddmax,starts,threads,noise,polish",
                     1, 1, use);
   if (r) return r;

@@ -36,7 +36,7 @@
 /* options of identify that do not apply to the gains' estimate */
 static const char* const not_here[] = {"method", "consistent", "prior", "prior-weight", "min-eig", "model-out",
                                        "bounds", "mass-range", "total-mass", "boot", "stats", "save-stats",
-                                       "threads", "block", "fix", "drop", NULL};
+                                       "threads", "block", "fix", "drop", "transmission", NULL};
 
 int cli_gains_wanted(const cliArgs* c) {
   return cli_flag(c, "estimate-gains") || cli_opt(c, "payload-log") || cli_opt(c, "payload-mass");
@@ -102,7 +102,7 @@ static dyModel* loaded_model(const dyModel* m, double mass) {
 static int read_one(const cliArgs* c, const dyModel* m, const dyModel* mw, const gainsOpt* g, int k, dyiGains* est,
                     double* K0, int* nwarn) {
   dyiLogOpt lo;
-  int rc = cli_logopt_k(c, m->n, k, g->nlog, &lo);
+  int rc = cli_logopt_k(c, m, k, g->nlog, &lo);
   if (rc) return rc;
   for (int j = 0; j < m->n; j++) K0[j] = lo.has_gain ? lo.gain[j] : 1;
   char err[DY_ERRSZ];
@@ -231,6 +231,12 @@ int cmd_identify_gains(cliArgs* c) {
   if (rc) return rc;
   dyModel* m = cli_model(c);
   if (!m) return 1;
+  if (m->has_trans) {   /* tau = R^T diag(K) i_m: not one gain per joint */
+    cli_fail("identify --estimate-gains: the model carries a transmission; the gains are estimated per joint, "
+             "from joint-side logs only");
+    dy_free_model(m);
+    return 1;
+  }
   char err[DY_ERRSZ];
   dyiGains* est = NULL;
   double K0[DY_MAXJ], one[DY_MAXJ];

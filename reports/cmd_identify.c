@@ -73,8 +73,8 @@ typedef struct {
   const char* stats_in;       /* --stats: estimate from statistics files */
   const char* stats_out;      /* --save-stats */
   int nheld;                  /* --fix NAME=VALUE, --drop NAME (cli_held) */
-  int held_k[DY_NPL * DY_MAXJ];
-  double held_v[DY_NPL * DY_MAXJ];
+  int held_k[DY_MAXPAR];
+  double held_v[DY_MAXPAR];
 } idOpt;
 
 /* The training residual of the estimate written (least squares or the
@@ -154,7 +154,7 @@ static int write_params(const char* path, const dyModel* m, const dyiBase* b, co
 static int write_model(const char* path, const dyModel* m, const dyiBase* b, const double* beta,
                        const double* pi, const dyiLinkBound* lb, const char* comment, int quiet) {
   char err[DY_ERRSZ];
-  double par[DY_NPL * DY_MAXJ];
+  double par[DY_MAXPAR];
   int n = m->n;
   if (pi) {
     memset(par, 0, sizeof par);
@@ -265,7 +265,7 @@ static int consistent_bounds(const dyModel* m, const double* nom, const idOpt* i
 static int identify_consistent(const cliArgs* c, const dyModel* m, const dyiBase* b, const dyiEstim* e,
                                const idOpt* io, dyiConsResult* cr, dyiLinkBound* lb, char* cons, size_t consz) {
   const int quiet = io->quiet, n = m->n;
-  double prior[DY_NPL * DY_MAXJ];
+  double prior[DY_MAXPAR];
   const char* what;
   int hp = read_prior(c, m, prior, &what);
   if (hp < 0) return -1;
@@ -559,7 +559,7 @@ static int write_estimate(const cliArgs* c, const dyModel* m, const dyiBase* b, 
   if (!comment) { cli_fail("out of memory"); return -1; }
   const char* mout = cli_opt(c, "model-out");
   int rc = 0;
-  double pi14[DY_NPL * DY_MAXJ] = {0};   /* the consistent pi, joint parameters 0 without friction */
+  double pi14[DY_MAXPAR] = {0};   /* the consistent pi, joint parameters 0 without friction */
   if (io->consistent) memcpy(pi14, cr->pi, sizeof(double) * (size_t)b->npar);
   if (mout && write_model(mout, m, b, *beta, io->consistent ? cr->pi : NULL, io->consistent ? lb : NULL, comment,
                           io->quiet)) rc = -1;
@@ -847,7 +847,7 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   dyiLogReader* rs[16] = {NULL};
   cliWatch* watch[16] = {NULL};   /* each log's checks, in the pass that reads it */
   for (int k = 0; k < nlog; k++)
-    if ((rc = cli_logopt_k(c, n, k, nlog, k ? &lok : &lo))) { dy_free_model(m); return rc; }
+    if ((rc = cli_logopt_k(c, m, k, nlog, k ? &lok : &lo))) { dy_free_model(m); return rc; }
   char err[DY_ERRSZ];
   rc = 1;
   dyiEstim* e = NULL;
@@ -859,7 +859,7 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   rc = 1;
   if (b->note[0] && !io->quiet) fprintf(stderr, "dynid: warning: %s\n", b->note);
   for (int k = 0; k < nlog; k++) {
-    if (k && cli_logopt_k(c, n, k, nlog, &lok)) goto done;
+    if (k && cli_logopt_k(c, m, k, nlog, &lok)) goto done;
     watch[k] = cli_watch_start(c, m, k ? &lok : &lo);   /* units, rates, model */
     rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);
     if (!rs[k]) { cli_fail_log(c->pos[1 + k], k ? &lok : &lo, n, err); goto done; }

@@ -188,7 +188,7 @@ int cmd_payload(cliArgs* c) {
   dyOut o;
   dyiLogOpt lopt;
   dyi_log_defaults(&lopt);
-  if ((r = cli_logopt(c, m->n, &lopt)) != 0) { status = r; goto done; }
+  if ((r = cli_logopt(c, m, &lopt)) != 0) { status = r; goto done; }
   if (!(prm = cli_params_read(c, m, c->pos[1]))) goto done;
   par = malloc(sizeof(double) * (size_t)dy_npar(m));
   if (!par) { cli_fail("payload: out of memory"); goto done; }

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 
 int cmd_regressor(cliArgs* c) {
-  int r = cli_check(c, "friction", 2, 2, "dynid regressor MODEL STATES [--friction] [-o FILE]");
+  int r = cli_check(c, "friction,transmission", 2, 2, "dynid regressor MODEL STATES [--friction] [-o FILE]");
   if (r) return r;
   dyModel* m = cli_model(c);
   if (!m) return 1;

@@ -405,7 +405,7 @@ static int links_from_solver(const dyModel* m, reportSet* s) {
   free(R); free(z);
   if (st) { cli_fail("%s: %s", s->path, err); return -1; }
   memcpy(s->links, r.pi, sizeof(double) * (size_t)b->npar);
-  for (int k = b->npar; k < DY_NPL * n; k++) s->links[k] = 0;
+  for (int k = b->npar; k < dy_npar(m); k++) s->links[k] = 0;
   dyi_cons_free(&r);
   s->from_file = 0;
   return 0;
@@ -1247,9 +1247,9 @@ static int load_set(const cliArgs* c, const dyModel* m, reportSet* s) {
   const int n = m->n;
   char err[DY_ERRSZ];
   if (!(s->prm = cli_params_read(c, m, s->path))) return -1;
-  s->par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
-  s->zero = malloc((size_t)(DY_NPL * n));
-  s->links = malloc(sizeof(double) * (size_t)(DY_NPL * n));
+  s->par = malloc(sizeof(double) * (size_t)dy_npar(m));
+  s->zero = malloc((size_t)dy_npar(m));
+  s->links = malloc(sizeof(double) * (size_t)dy_npar(m));
   s->scale = malloc(sizeof(double) * (size_t)s->prm->base->nb);
   if (!s->par || !s->zero || !s->links || !s->scale) { cli_fail("report: out of memory"); return -1; }
   if (dyv_realise_sparse(m, s->prm->base, s->prm->value, s->par, s->zero, err, sizeof err))
@@ -1734,7 +1734,7 @@ int cmd_report(cliArgs* c) {
   if ((r = split_models(cli_opt(c, "models"), set, ns))) { status = r; goto done; }
   if (!(m = cli_model(c))) goto done;
   dyi_log_defaults(&lopt);
-  if ((r = cli_logopt(c, m->n, &lopt)) != 0) { status = r; goto done; }
+  if ((r = cli_logopt(c, m, &lopt)) != 0) { status = r; goto done; }
   if (series_alloc(&S, m->n, ns)) goto done;
   for (int k = 0; k < ns; k++)
     if (load_set(c, m, &set[k])) goto done;

@@ -16,9 +16,12 @@
  * the torque is the rigid-body one. Output: a log t,q..,qd..,qdd..,tau..
  * (README.md, Model tables and files), written atomically. The same seed gives the
  * same file: the trajectory uses the seed, the noise a stream derived from
- * it. */
+ * it. With a transmission (the model's, or --transmission) the columns are
+ * written motor side (q_m = R q, tau_m = R^-T tau), as the log options read
+ * them back; --friction then adds the coupled motors' terms too. */
 #include "reports/cli.h"
 #include "core/dynamics.h"
+#include "core/transmission.h"
 #include "ident/traj.h"
 #include <math.h>
 #include <stdio.h>
@@ -145,6 +148,18 @@ short_row:
   return -1;
 }
 
+/* joint side to the motors', in place: x = R x for q, qd, qdd, tau =
+ * R^-T tau (the inverse of the log reader's map, core/transmission.h) */
+static void to_motor(const dyModel* m, const double* Rinv, double* q, double* qd, double* qdd, double* tau) {
+  const int n = m->n;
+  double x[DY_MAXJ];
+  size_t bytes = sizeof(double) * (size_t)n;
+  dy_trans_mul(x, m->trans, q, n); memcpy(q, x, bytes);
+  dy_trans_mul(x, m->trans, qd, n); memcpy(qd, x, bytes);
+  dy_trans_mul(x, m->trans, qdd, n); memcpy(qdd, x, bytes);
+  dy_trans_mulT(x, Rinv, tau, n); memcpy(tau, x, bytes);
+}
+
 /* The log, written atomically: its header line, then per sample the
  * torque tau = RNEA(q, qd, qdd; par) plus Gaussian noise of std noise_j
  * from a stream derived from the seed (seed ^ "noise"), so that the
@@ -165,6 +180,12 @@ static int sim_write(const cliArgs* c, const dyModel* m, dyBatch* w, const doubl
   /* DY_BATCH_LANES samples per dy_rnea_batch call (the same torques as
    * dy_rnea), then noise and output in sample order */
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], T[DY_MAXJ * DY_BATCH_LANES], t = 0;
+  double Rinv[DY_MAXJ * DY_MAXJ], cond;
+  if (m->has_trans) {
+    dy_trans_invert(m->trans, n, Rinv, &cond);   /* checked when the model got it */
+    fprintf(out.f, "# the columns are the motors' (the model's transmission R): q_m = R q, qd_m = R qd, "
+            "qdd_m = R qdd, tau_m = R^-T tau\n");
+  }
   dyLanes L;
   long long N = o->fourier ? llround(o->duration * o->rate) : -1, k = 0;
   for (int more = 1; more;) {
@@ -183,6 +204,7 @@ static int sim_write(const cliArgs* c, const dyModel* m, dyBatch* w, const doubl
       dy_lane_get(T, n, b, tau);
       for (int j = 0; j < n; j++)
         if (o->noise[j] > 0) tau[j] += o->noise[j] * dyi_rng_gauss(&rs);
+      if (m->has_trans) to_motor(m, Rinv, q, qd, qdd, tau);
       dyi_traj_row(out.f, n, L.t[b], q, qd, qdd, tau);
       if ((k & 1023) == 0) cli_progress_of("simulate", k, "samples", k, N, 0);
     }
@@ -195,7 +217,7 @@ static int sim_write(const cliArgs* c, const dyModel* m, dyBatch* w, const doubl
 /* model -> options -> parameters (the joint terms zeroed without
  * --friction: the rigid-body torque) -> trajectory -> log */
 int cmd_simulate(cliArgs* c) {
-  int rc = cli_check(c, "noise,seed,friction,duration,rate,harmonics,period", 2, 2, USAGE);
+  int rc = cli_check(c, "noise,seed,friction,duration,rate,harmonics,period,transmission", 2, 2, USAGE);
   if (rc) return rc;
   dyModel* m = cli_model(c);
   if (!m) return 1;
@@ -212,7 +234,7 @@ int cmd_simulate(cliArgs* c) {
   w = dy_make_batch(m);
   if (!par || !w) { cli_fail("out of memory"); goto done; }
   memcpy(par, m->par, sizeof(double) * (size_t)np);
-  if (!o.friction) memset(par + DY_NPAR_LINK * n, 0, sizeof(double) * (size_t)(DY_NPAR_JNT * n));
+  if (!o.friction) memset(par + DY_NPAR_LINK * n, 0, sizeof(double) * (size_t)(np - DY_NPAR_LINK * n));
   if ((rc = sim_source(&o, m, &s))) goto done;
   rc = sim_write(c, m, w, par, &o, &s);
 done:

@@ -75,9 +75,9 @@ int cmd_validate(cliArgs* c) {
   dyOut o;
   dyiLogOpt lopt;
   dyi_log_defaults(&lopt);
-  if ((r = cli_logopt(c, n, &lopt)) != 0) { status = r; goto done; }
+  if ((r = cli_logopt(c, m, &lopt)) != 0) { status = r; goto done; }
   if (!(prm = cli_params_read(c, m, c->pos[1]))) goto done;
-  par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
+  par = malloc(sizeof(double) * (size_t)dy_npar(m));
   if (!par) { cli_fail("validate: out of memory"); goto done; }
   dyi_params_realise(m, prm, par);
   if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }

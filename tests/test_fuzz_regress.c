@@ -39,6 +39,9 @@
 #define LLVMFuzzerTestOneInput fuzz_one_stats
 #include "fuzz/fuzz_stats.c"
 #undef LLVMFuzzerTestOneInput
+#define LLVMFuzzerTestOneInput fuzz_one_trans
+#include "fuzz/fuzz_trans.c"
+#undef LLVMFuzzerTestOneInput
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1
@@ -82,7 +85,7 @@ typedef int (*fuzz_fn)(const uint8_t*, size_t);
 static const struct { const char* name; fuzz_fn fn; } TARGETS[] = {
   {"table", fuzz_one_table}, {"urdf", fuzz_one_urdf}, {"log", fuzz_one_log},
   {"params", fuzz_one_params}, {"roundtrip", fuzz_one_roundtrip}, {"stats", fuzz_one_stats},
-  {"logs", fuzz_one_logs},
+  {"logs", fuzz_one_logs}, {"trans", fuzz_one_trans},
 };
 
 /* one input through one target in a child: 0 when it returned normally */

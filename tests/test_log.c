@@ -207,7 +207,9 @@ static int parse_opts(const char* what, const char* const* kv, const char* want,
   int n = 0;
   while (kv[n]) n++;
   cliArgs c = mkcli(n, kv);
-  int rc = cli_logopt(&c, NJ, o);
+  dyModel* m = dy_make_model(NJ);   /* no transmission */
+  int rc = cli_logopt(&c, m, o);
+  dy_free_model(m);
   char got[1024];
   opt_text(o, got, sizeof got);
   CHECK(rc == 0 && !strcmp(got, want), "%s: options parsed as '%s' (status %d), expected '%s'", what, got, rc, want);
@@ -463,7 +465,9 @@ static int usage_status(const char* kv, char* msg, size_t sz) {
   stderr = m;
   cliArgs c = mkcli(1, &kv);
   dyiLogOpt o;
-  int rc = cli_logopt(&c, NJ, &o);
+  dyModel* mm = dy_make_model(NJ);
+  int rc = cli_logopt(&c, mm, &o);
+  dy_free_model(mm);
   stderr = saved;
   fclose(m);
   return rc;

@@ -431,7 +431,7 @@ static void directives(void) {
   dy_csv_close(c);
   /* malformed ones (tests/bad/model_directive_* hold more, run by test_cli) */
   static const struct { const char* text; const char* expect; } bad[] = {
-    {"#!\n", ":1:3: unknown directive '' (gravity, base or tip)"},
+    {"#!\n", ":1:3: unknown directive '' (gravity, base, tip, transmission or motors)"},
     {"#! gravity 0 0 -9.81\n", ":1:12: expected ',' before '0 0 -9.81'"},
     {"#! gravity, 0, 0, -9.81, 1\n", ":1:26: 'gravity' takes 3 numbers, found more"},
     {"#! gravity, 0, 0, nan\n", ":1:19: 'gravity': not a finite number: 'nan'"},

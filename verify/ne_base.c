@@ -4,6 +4,7 @@
  * counting variant dyv_nebase_rnea_ops). */
 #include "verify/ne_base.h"
 #include "verify/kernels.h"
+#include "core/transmission.h"
 #include <math.h>
 #include <string.h>
 
@@ -74,7 +75,7 @@ void dyv_nebase_make(dyvNeBase* pl, const dyModel* m, const unsigned char* zero)
                          (m->twist[0] == DY_TWIST_0 || m->twist[0] == DY_TWIST_PI));
   for (int j = 0; j < n; j++) nb_kinds(pl, j);
   pl->nzero = 0;
-  if (zero) for (int k = 0; k < DY_NPL * n; k++) pl->nzero += zero[k] != 0;
+  if (zero) for (int k = 0; k < dy_npar(m); k++) pl->nzero += zero[k] != 0;
 }
 
 void dyv_nebase_zero_from_P(unsigned char* zero, const dyModel* m, const double* P,
@@ -418,6 +419,7 @@ void DYV_FN(dyv_nebase_rnea)(DYV_OPS_PARAM const dyvNeBase* pl, dyData* d, const
     DYV_FN(nb_joint1)(ops, pl, d, cs, f, nn);
   }
   tau[0] = DYV_FN(nb_tau)(ops, pl, 0, pj, qd, qdd, f, nn);
+  dy_motor_tau(m, par, qd, qdd, tau);   /* the coupled motors (none: nothing) */
 }
 
 #if defined(__GNUC__) && !defined(__clang__)

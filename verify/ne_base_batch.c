@@ -26,6 +26,7 @@
  * of a zero. So tau equals dyv_nebase_rnea's state by state. */
 #include "verify/ne_base.h"
 #include "verify/kernels.h"
+#include "core/transmission.h"
 #include "core/dynamics.h"
 #include "core/util.h"
 #include <math.h>
@@ -446,6 +447,12 @@ void dyv_nebase_rnea_batch(const dyvNeBase* plan, dyBatch* w, const double* par,
     const int nb = K - k0 < B ? K - k0 : B;
     dy_batch_load(plan->m, w, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
     nbb_chunk(plan, par, w, nb);
+    for (int b = 0; b < nb && plan->m->nmot; b++) {   /* the coupled motors, lane by lane */
+      double qd1[DY_MAXJ], qdd1[DY_MAXJ], t1[DY_MAXJ] = {0};
+      for (int j = 0; j < n; j++) { qd1[j] = w->qd[j][b]; qdd1[j] = w->qdd[j][b]; }
+      dy_motor_tau(plan->m, par, qd1, qdd1, t1);
+      for (int j = 0; j < n; j++) w->tau[j][b] += t1[j];
+    }
     for (int j = 0; j < n; j++) {
       double* t = tau + (size_t)j * (size_t)K + (size_t)k0;
       if (nb == B)   /* a fixed-size copy: vector moves */

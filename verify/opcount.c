@@ -25,7 +25,7 @@ void dyv_opcount(dyvOpCounts* out, const dyModel* m, const double* par) {
   dyData* d = dy_make_data(m);
   double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], b[DY_MAXJ];
   double* H = malloc(sizeof(double) * (size_t)n * (size_t)n);
-  unsigned char* zero = malloc((size_t)(DY_NPL * n));
+  unsigned char* zero = malloc((size_t)dy_npar(m));
   out->lin91_H_mul = out->lin91_H_add = out->lin91_Hb_mul = out->lin91_Hb_add = -1;
   out->nebase_mul = out->nebase_add = out->nefull_mul = out->nefull_add = -1;
   if (!d || !H || !zero) { dy_free_data(d); free(H); free(zero); return; }
@@ -137,7 +137,7 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
   const int n = m->n;
   int nrev = 0;
   for (int j = 0; j < n; j++) nrev += m->jnt_type[j] == DY_REVOLUTE;
-  double* par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
+  double* par = malloc(sizeof(double) * (size_t)dy_npar(m));
   if (!par) return -1;
   dyvOpCounts c;
   dyv_opcount(&c, m, m->par);
@@ -172,12 +172,12 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
   fprintf(f, "ne_nominal_zeros,%ld,%ld,exact zeros of the nominal parameters skipped,,\n",
           c.nebase_mul, c.nebase_add);
   /* structural zeros: of the given base set, else of the QR-pivot set */
-  unsigned char* zero = malloc((size_t)(DY_NPL * n));
+  unsigned char* zero = malloc((size_t)dy_npar(m));
   if (zero) {
     int nbq = nb;
     if (P) dyv_nebase_zero_from_P(zero, m, P, npar, nb);
     else nbq = dyv_qr_zero_mask(zero, m);
-    for (int k = 0; k < DY_NPL * n; k++) par[k] = zero[k] ? 0 : 1;
+    for (int k = 0; k < dy_npar(m); k++) par[k] = zero[k] ? 0 : 1;
     dyvOpCounts cb;
     dyv_opcount(&cb, m, par);
     fprintf(f, "ne_base_params,%ld,%ld,realisation of the %s (%d base parameters),,\n",
@@ -206,7 +206,7 @@ int dyv_opcount_report(FILE* f, const dyModel* m, const double* P, int npar, int
 }
 
 int dyv_qr_zero_mask(unsigned char* zero, const dyModel* m) {
-  const int n = m->n, np = DY_NPL * n, ncol = m->has_friction ? DY_NPL * n : DY_NPAR_LINK * n, ns = 40, rows = ns*n;
+  const int n = m->n, np = dy_npar(m), ncol = m->has_friction ? np : DY_NPAR_LINK * n, ns = 40, rows = ns*n;
   dyData* d = dy_make_data(m);
   double* Y = malloc(sizeof(double) * (size_t)rows * (size_t)ncol);
   double* e = calloc((size_t)np, sizeof(double));

@@ -489,7 +489,7 @@ void dyv_renaud_make(dyvRenaud* r, const dyModel* m, const double* par) {
   memset(r, 0, sizeof *r);
   r->m = m;
   r->n = n;
-  memcpy(r->par, par, sizeof(double) * (size_t)(DY_NPL * n));
+  memcpy(r->par, par, sizeof(double) * (size_t)dy_npar(m));
   memcpy(r->g, m->gravity, sizeof r->g);
   rn_plan_joints(r, m, par);
   for (int i = 0; i < n; i++) rn_plan_body(r, par, i);

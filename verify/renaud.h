@@ -59,7 +59,7 @@ typedef struct {
   unsigned eupc[DY_MAXJ];               /* components of R ehat_i needed (by joint i-1) */
   unsigned alneed[DY_MAXJ], rneed[DY_MAXJ]; /* components of alpha_i, of r_i = alpha_i + b_i p */
   int fric[DY_MAXJ];
-  double par[DY_NPL * DY_MAXJ];               /* the parameters the plan was made with */
+  double par[DY_MAXPAR];               /* the parameters the plan was made with */
   double g[3];
 } dyvRenaud;
 

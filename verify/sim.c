@@ -15,10 +15,10 @@ dyvSim* dyv_sim_make(const dyModel* m, const double* par) {
   if (!s) return NULL;
   s->m = m;
   s->d = dy_make_data(m);
-  s->par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
+  s->par = malloc(sizeof(double) * (size_t)dy_npar(m));
   s->H = malloc(sizeof(double) * (size_t)(2 * n * n));
   if (!s->d || !s->par || !s->H) { dyv_sim_free(s); return NULL; }
-  memcpy(s->par, par, sizeof(double) * (size_t)(DY_NPL * n));
+  memcpy(s->par, par, sizeof(double) * (size_t)dy_npar(m));
   for (int j = 0; j < n && m->has_friction; j++) {
     double* pj = s->par + DY_NPAR_LINK * n + DY_NPAR_JNT * j;
     s->fc[j] = pj[DY_FC];

@@ -147,15 +147,15 @@ dyvValidator* dyv_validator_make(const dyModel* m, const double* par,
   if (!v) return NULL;
   v->m = m;
   v->d = dy_make_data(m);
-  v->par = malloc(sizeof(double) * (size_t)(DY_NPL * n));
-  v->dyn = malloc(sizeof(double) * (size_t)(DY_NPL * n));
+  v->par = malloc(sizeof(double) * (size_t)dy_npar(m));
+  v->dyn = malloc(sizeof(double) * (size_t)dy_npar(m));
   v->H = malloc(sizeof(double) * (size_t)n * (size_t)n);
   v->work = malloc(sizeof(double) * (size_t)dyv_mineig_lwork(n));
   v->pend = pend_make(m, 1);
   v->sim = dyv_sim_make(m, dyn ? dyn : par);
   if (!v->d || !v->par || !v->dyn || !v->H || !v->work || !v->pend || !v->sim) { dyv_validator_free(v); return NULL; }
-  memcpy(v->par, par, sizeof(double) * (size_t)(DY_NPL * n));
-  memcpy(v->dyn, dyn ? dyn : par, sizeof(double) * (size_t)(DY_NPL * n));
+  memcpy(v->par, par, sizeof(double) * (size_t)dy_npar(m));
+  memcpy(v->dyn, dyn ? dyn : par, sizeof(double) * (size_t)dy_npar(m));
   dyv_nebase_make(&v->plan, m, zero);
   dyv_stats_init(&v->st, n);
   v->mineig = INFINITY;
@@ -248,7 +248,7 @@ void dyv_validator_write(dyvValidator* v, FILE* csv, FILE* notes) {
   if (!notes) return;
   fprintf(notes, "# samples: %ld; torque predicted by the base-parameter Newton-Euler "
           "(%d of %d parameters structurally zero) against the unfiltered logged torque\n",
-          v->st.count, v->plan.nzero, DY_NPL * n);
+          v->st.count, v->plan.nzero, dy_npar(v->m));
   if (v->st.count > 0) {
     /* each joint's rel_err_pct is its normalised rms (rms error / rms measured);
      * "all" weighs the joints by their torque, their mean weighs them alike */
@@ -423,8 +423,8 @@ int dyv_crossval(dyvCrossVal* out, const dyModel* m, const dyiBase* b,
   dyiLogRows* c = dyi_logrows_make(m, b, &lr, 1, err, errsz);
   if (!c) return -1;
   dyvPending* ch = pend_make(m, 0);
-  double* par = calloc((size_t)(DY_NPL * n), sizeof(double));
-  unsigned char* zero = malloc((size_t)(DY_NPL * n));
+  double* par = calloc((size_t)dy_npar(m), sizeof(double));
+  unsigned char* zero = malloc((size_t)dy_npar(m));
   double* Ps = malloc(sizeof(double) * (size_t)np * (size_t)(nb > 0 ? nb : 1));
   int status = -1;
   dyiEstim* e = NULL;
@@ -507,7 +507,7 @@ int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const doub
   const int n = m->n;
   memset(out, 0, sizeof *out);
   out->n = n;
-  out->best_par = calloc((size_t)(DY_NPL * n), sizeof(double));
+  out->best_par = calloc((size_t)dy_npar(m), sizeof(double));
   double* beta = calloc((size_t)(nb > 0 ? nb : 1), sizeof(double));
   if (!out->best_par || !beta) { free(beta); snprintf(err, errsz, "physical consistency: out of memory"); return -1; }
   for (int i = 0; i < nb; i++)
@@ -521,7 +521,7 @@ int dyv_phys_check(dyvPhys* out, const dyModel* m, const double* pi0, const doub
   free(beta);
   if (r < 0) return -1;
   out->verdict = r;
-  for (int k = npar; k < DY_NPL * n; k++) out->best_par[k] = pi0[k];
+  for (int k = npar; k < dy_npar(m); k++) out->best_par[k] = pi0[k];
   for (int j = 0; j < n; j++) dyv_link_phys(&out->best[j], out->best_par + DY_NPAR_LINK*j);
   return 0;
 }
@@ -626,7 +626,7 @@ void dyv_phys_print(FILE* f, const dyvPhys* p) {
 int dyv_validate_log(FILE* out, const dyModel* m, const double* par, const dyiBase* b, int carried,
                      const char* logpath, const dyiLogOpt* lopt, double horizon, int folds,
                      int threads, char* err, int errsz) {
-  const int n = m->n, np = DY_NPL * n;
+  const int n = m->n, np = dy_npar(m);
   const double* given = par;   /* the standard parameters as given */
   int status = -1;
   unsigned char* zero = malloc((size_t)np);

@@ -11,7 +11,7 @@
 # replays it through the same code forever. Run from the repository root.
 set -u
 SECONDS_EACH=${FUZZ_SECONDS:-60}
-TARGETS=${FUZZ_TARGETS:-table urdf log logs params roundtrip stats}
+TARGETS=${FUZZ_TARGETS:-table urdf log logs params roundtrip stats trans}
 MALLOC_MB=${FUZZ_MALLOC_MB:-512}
 LIBS=${FUZZ_LIBS:?the Makefile passes the link libraries}
 OPS=${VERIFY_OPS:?the Makefile passes the counting variants}
