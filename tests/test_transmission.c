@@ -127,6 +127,7 @@ static int read_params(const char* path, pfile* p) {
     if (header) { header = 0; continue; }
     char* c1 = strchr(line, ',');
     if (!c1 || c1 - line >= 24) continue;
+    if (!strncmp(line, "GAIN", 4)) continue;   /* the gains the run used, not base parameters */
     memcpy(p->name[p->nb], line, (size_t)(c1 - line));
     p->name[p->nb][c1 - line] = 0;
     char* e;
