@@ -8,7 +8,7 @@
 # program links the reports objects (build/libdynid_cli.a) on top.
 #
 #   make            libdynid.a, libdynid.so and ./dynid     make test   the test suite
-#   make demo       the main job on shipped data   make bench  timings
+#   make demo       the main job on shipped data   make bench  timings (BENCH_ARGS="--only kernels")
 #   make asan       tests under ASan+UBSan      make fuzz   libFuzzer runs (tests/fuzz/run.sh)
 #   make install    PREFIX=/usr/local DESTDIR=  make clean
 #   make deps       install missing Debian packages (as root) or print how;
@@ -147,7 +147,7 @@ check: dynid libdynid.so $(TEST_RUN)
 	@CC="$(CC)" bash tests/run.sh $(TEST_RUN) tests/test_install.sh tests/test_layers.sh tests/test_readme.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory dynid build/tests/bench_main && ./build/tests/bench_main
+	@$(MAKE) --no-print-directory dynid build/tests/bench_main && ./build/tests/bench_main $(BENCH_ARGS)
 
 # under the sanitizers: every test but those of pure computation on no
 # input, which the plain build runs (the sweeps of closed-form base sets
