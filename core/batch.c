@@ -21,11 +21,13 @@
  * picks the best one the CPU and OS support (dy_batch_isa names it). */
 #include "core/dynamics.h"
 #include "core/util.h"
+#include "core/mathu.h"
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
 
 #define B DY_BATCH_LANES
+_Static_assert(DY_BATCH_LANES == 8, "dyu_sincos8 fills 8 lanes");
 
 dyBatch* dy_make_batch(const dyModel* m) {
   if (!m || m->n < 1 || m->n > DY_MAXJ) return NULL;
@@ -92,25 +94,25 @@ forward_lane(dyBatch* restrict W, int j, int b, double ca, double sa, double msa
 
 #define BATCH_INL static inline __attribute__((always_inline))
 
-/* joint frames: cos, sin theta (scalar libm; lanes nb..B-1 are padding, no
- * cos/sin taken for them), O_j's y, z in frame j-1: p = (a, -sa d, ca d) */
+/* joint frames: cos, sin theta (dyu_sincos8, all lanes: the padding lanes
+ * nb..B-1 hold the zero state), O_j's y, z in frame j-1: p = (a, -sa d, ca d) */
 BATCH_INL void batch_frames(const dyModel* m, dyBatch* restrict W, int nb) {
+  (void)nb;
   for (int j = 0; j < m->n; j++) {
     const double ca = m->cos_alpha[j], sa = m->sin_alpha[j];
     const double th0 = m->dh_theta[j], d0 = m->dh_d[j];
     if (m->jnt_type[j] == DY_REVOLUTE) {
-      for (int b = 0; b < nb; b++) {
-        double th = th0 + W->q[j][b];
-        W->ct[j][b] = cos(th); W->st[j][b] = sin(th);
-      }
-      for (int b = nb; b < B; b++) { W->ct[j][b] = 1; W->st[j][b] = 0; }
+      double th[B];
+      for (int b = 0; b < B; b++) th[b] = th0 + W->q[j][b];
+      dyu_sincos8(W->st[j], W->ct[j], th);
       const double p1 = -sa*d0, p2 = ca*d0;
       for (int b = 0; b < B; b++) { W->p[j][0][b] = p1; W->p[j][1][b] = p2; }
     } else {
-      const double ct = cos(th0), st = sin(th0);
+      double th[B];   /* constant (dyu_sincos8 too, as dy_frames) */
+      for (int b = 0; b < B; b++) th[b] = th0;
+      dyu_sincos8(W->st[j], W->ct[j], th);
       for (int b = 0; b < B; b++) {
         double dd = d0 + W->q[j][b];
-        W->ct[j][b] = ct; W->st[j][b] = st;
         W->p[j][0][b] = -sa*dd; W->p[j][1][b] = ca*dd;
       }
     }

@@ -4,11 +4,24 @@
 #include "core/mathu.h"
 #include <string.h>
 
+/* cos, sin theta_j of joints j0 .. j0+7 (dyu_sincos8: the batch kernels'
+ * own, so that a state gives the same bits in both) */
+static void frames_trig(const dyModel* m, const double* q, int j0, double* ct, double* st) {
+  double th[8];
+  for (int b = 0; b < 8; b++) {
+    const int j = j0 + b;
+    th[b] = j >= m->n ? 0 : m->jnt_type[j] == DY_REVOLUTE ? m->dh_theta[j] + q[j] : m->dh_theta[j];
+  }
+  dyu_sincos8(st, ct, th);
+}
+
 void dy_frames(const dyModel* m, dyData* d, const double* q) {
+  double cts[8], sts[8];
   for (int j = 0; j < m->n; j++) {
-    double th = m->dh_theta[j], dd = m->dh_d[j];
-    if (m->jnt_type[j] == DY_REVOLUTE) th += q[j]; else dd += q[j];
-    double ca = m->cos_alpha[j], sa = m->sin_alpha[j], ct = cos(th), st = sin(th);
+    if (j % 8 == 0) frames_trig(m, q, j, cts, sts);
+    double dd = m->dh_d[j];
+    if (m->jnt_type[j] != DY_REVOLUTE) dd += q[j];
+    double ca = m->cos_alpha[j], sa = m->sin_alpha[j], ct = cts[j % 8], st = sts[j % 8];
     double *R = d->R + 9*j, *p = d->p + 3*j;
     /* Rx(alpha) Rz(theta), p = Rx(alpha) (a, 0, 0) + Rx(alpha) Rz(theta) (0, 0, d) */
     R[0] = ct;      R[1] = -st;     R[2] = 0;

@@ -28,6 +28,7 @@
 #include "verify/kernels.h"
 #include "core/dynamics.h"
 #include "core/util.h"
+#include "core/mathu.h"
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -85,14 +86,18 @@ NBB_INL double rot_n3_z(nbbV3 v, double ct, double st, int k, double ca, double 
  * else 0) */
 DY_CLONES
 static void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W, int nb) {
+  (void)nb;
   const dyModel* m = pl->m;
   for (int j = 0; j < pl->n; j++) {
     if (m->jnt_type[j] == DY_REVOLUTE) {
       const double th0 = m->dh_theta[j], p1 = pl->pc[3*j+1], p2 = pl->pc[3*j+2];
       const int trig = j > 0 || pl->trig0;
-      if (trig)
-        for (int b = 0; b < nb; b++) sincos(th0 + W->q[j][b], &W->st[j][b], &W->ct[j][b]);
-      for (int b = trig ? nb : 0; b < B; b++) { W->ct[j][b] = 1; W->st[j][b] = 0; }
+      if (trig) {
+        double th[B];
+        for (int b = 0; b < B; b++) th[b] = th0 + W->q[j][b];
+        dyu_sincos8(W->st[j], W->ct[j], th);
+      } else
+        for (int b = 0; b < B; b++) { W->ct[j][b] = 1; W->st[j][b] = 0; }
       for (int b = 0; b < B; b++) { W->p[j][0][b] = p1; W->p[j][1][b] = p2; }
       continue;
     }
