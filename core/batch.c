@@ -233,7 +233,11 @@ void dy_batch_load(const dyModel* m, dyBatch* w, int nb, const double* q, const 
   }
 }
 
-void dy_frames_batch(const dyModel* m, dyBatch* w, int nb) { batch_frames(m, w, nb); }
+/* (static: Clang 14 makes no symbol for an exported multiversioned function) */
+DY_CLONES
+static void frames_chunk(const dyModel* m, dyBatch* w, int nb) { batch_frames(m, w, nb); }
+
+void dy_frames_batch(const dyModel* m, dyBatch* w, int nb) { frames_chunk(m, w, nb); }
 
 /* (static: Clang 14 makes no symbol for an exported multiversioned function) */
 DY_CLONES

@@ -2,17 +2,18 @@
 /* dynid core: recursive Newton-Euler inverse dynamics in link frames. */
 #include "core/dynamics.h"
 #include "core/mathu.h"
+#include "core/util.h"
 #include <string.h>
 
-/* cos, sin theta_j of joints j0 .. j0+7 (dyu_sincos8: the batch kernels'
- * own, so that a state gives the same bits in both) */
+/* cos, sin theta_j of joints j0 .. j0+7 (dy_sincos8: the batch kernels'
+ * dyu_sincos8, so that a state gives the same bits in both) */
 static void frames_trig(const dyModel* m, const double* q, int j0, double* ct, double* st) {
   double th[8];
   for (int b = 0; b < 8; b++) {
     const int j = j0 + b;
     th[b] = j >= m->n ? 0 : m->jnt_type[j] == DY_REVOLUTE ? m->dh_theta[j] + q[j] : m->dh_theta[j];
   }
-  dyu_sincos8(st, ct, th);
+  dy_sincos8(st, ct, th);
 }
 
 void dy_frames(const dyModel* m, dyData* d, const double* q) {
