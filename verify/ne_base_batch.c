@@ -436,6 +436,7 @@ NBB_INL void nbb_backward(const dyvNeBase* pl, const double* par, dyBatch* restr
  * vector width (DY_CLONES) and called once per joint and chunk: inlining
  * every twist class and pattern into one function made a body that the
  * compilers take minutes to build with the sanitizers. */
+DY_CLONES
 static void nbb_chunk(const dyvNeBase* pl, const double* par, dyBatch* restrict W, int nb) {
   nbbTmp T;
   nbb_frames(pl, W, nb);
