@@ -212,8 +212,10 @@ static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W
   batch_joint_terms(m, par, W);
 }
 
-void dy_batch_load(const dyModel* m, dyBatch* w, int nb, const double* q, const double* qd,
-                   const double* qdd, int ld) {
+/* (a DY_CLONES variant: the baseline build moved 2 doubles at a time) */
+DY_CLONES
+static void load_chunk(const dyModel* m, dyBatch* restrict w, int nb, const double* q, const double* qd,
+                       const double* qdd, int ld) {
   for (int j = 0; j < m->n; j++) {
     const size_t o = (size_t)j * (size_t)ld;
     /* fixed-count copies for full chunks (a variable-length memcpy becomes
@@ -231,6 +233,11 @@ void dy_batch_load(const dyModel* m, dyBatch* w, int nb, const double* q, const 
         w->qdd[j][b] = b < nb && qdd ? qdd[o + b] : 0;
       }
   }
+}
+
+void dy_batch_load(const dyModel* m, dyBatch* w, int nb, const double* q, const double* qd,
+                   const double* qdd, int ld) {
+  load_chunk(m, w, nb, q, qd, qdd, ld);
 }
 
 /* (static: Clang 14 makes no symbol for an exported multiversioned function) */
