@@ -5,6 +5,14 @@
 #include "core/util.h"
 #include <string.h>
 
+/* util.h (here, where the kernels' -O3 of the Makefile applies: at -O2
+ * the variants of this small function were not vectorised); static:
+ * Clang 14 makes no symbol for an exported multiversioned function */
+DY_CLONES
+static void sincos8_clone(double* s, double* c, const double* x) { dyu_sincos8(s, c, x); }
+
+void dy_sincos8(double s[8], double c[8], const double x[8]) { sincos8_clone(s, c, x); }
+
 /* cos, sin theta_j of joints j0 .. j0+7 (dy_sincos8: the batch kernels'
  * dyu_sincos8, so that a state gives the same bits in both) */
 static void frames_trig(const dyModel* m, const double* q, int j0, double* ct, double* st) {

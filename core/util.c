@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* dynid general utilities (see util.h). */
 #include "core/util.h"
-#include "core/mathu.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,9 +45,3 @@ int dy_decimal_comma(const char* s) {
   while (*s == ' ' || *s == '\r') s++;
   return before > 0 && after > 0 && !*s;
 }
-
-/* (static: Clang 14 makes no symbol for an exported multiversioned function) */
-DY_CLONES
-static void sincos8_clone(double* s, double* c, const double* x) { dyu_sincos8(s, c, x); }
-
-void dy_sincos8(double s[8], double c[8], const double x[8]) { sincos8_clone(s, c, x); }

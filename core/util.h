@@ -33,7 +33,7 @@
  * base-parameter Newton-Euler), which take up to 8 joints per call; the
  * batch kernels inline dyu_sincos8 into their own variants. Same bits
  * either way. */
-void dy_sincos8(double s[8], double c[8], const double x[8]);
+void dy_sincos8(double s[8], double c[8], const double x[8]);   /* (core/rnea.c) */
 
 /* Monotonic wall clock [s] (CLOCK_MONOTONIC), for timings. */
 double dy_now_s(void);

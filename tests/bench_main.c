@@ -1230,6 +1230,7 @@ int main(int argc, char** argv) {
  * optimisation level of -O3 (the pragma sets it for every function that
  * follows; nothing of the bench comes after this point). */
 #pragma GCC optimize("O3")
+#define dy_sincos8 dy_sincos8_o3
 #define dy_frames dy_frames_o3
 #define dy_kinematics dy_kinematics_o3
 #define dy_rnea_frames dy_rnea_frames_o3
