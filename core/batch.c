@@ -8,8 +8,9 @@
  * every arithmetic statement inside a loop over the 8 lanes of a fixed
  * trip count, which the compiler turns into vector instructions (8 doubles:
  * one AVX-512 or two AVX2 registers). The last chunk is padded with zero
- * states whose results are dropped. cos/sin of the joint angles stay scalar
- * libm calls (a vector libm would give different roundings than dy_rnea).
+ * states whose results are dropped. cos/sin of the joint angles by
+ * dyu_sincos8 (mathu.h), vectorised like the rest; dy_frames takes the
+ * same function, so the results stay dy_rnea's to the bit.
  *
  * Every lane performs the operations of core/rnea.c in the same order (the
  * products with the structural zeros of the joint rotation are left out,

@@ -178,13 +178,13 @@ void dy_batch_load(const dyModel* m, dyBatch* w, int nb, const double* q, const 
                    const double* qdd, int ld);
 
 /* Frames of the loaded chunk, each lane as dy_frames: ct, st (cos, sin
- * theta_j, scalar libm; no call for lanes nb..) and p (y, z of O_j in
+ * theta_j by dyu_sincos8, core/mathu.h, as dy_frames) and p (y, z of O_j in
  * frame j-1 [m]). */
 void dy_frames_batch(const dyModel* m, dyBatch* w, int nb);
 
 /* Kinematics of the loaded chunk, each lane as dy_frames + dy_kinematics
  * with g = m->gravity (the base accelerates at -g): fills ct, st, p, w, wd,
- * vd. Lanes nb.. are padding (no cos/sin taken). */
+ * vd. Lanes nb.. are padding (zero states). */
 void dy_kinematics_batch(const dyModel* m, dyBatch* w, int nb);
 
 /* The kernel variant the dispatch chose on this machine, e.g.

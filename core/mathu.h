@@ -142,7 +142,8 @@ static inline void dyu_rotJointSym6(double o[6], const double X[6], double ct, d
  * three-part pi/2 (Cody-Waite: n p1 and n p2 exact, p1 and p2 of 33 bits,
  * for |n| < 2^20), the minimax polynomials of FreeBSD's k_sin.c and
  * k_cos.c on |r| <= pi/4, the quadrant n mod 4 choosing and signing them.
- * Lanes with |x| >= 1e5, infinite or NaN go to libm's sincos. */
+ * Lanes with |x| >= 1e5, infinite or NaN go to libm's sincos. sin(-0) is
+ * +0 (the quadrant's selection adds zeros). */
 static inline __attribute__((always_inline)) void dyu_sincos8(double s[8], double c[8], const double x[8]) {
   const double inv = 6.36619772367581382433e-01, sh = 0x1.8p52;
   const double p1 = 1.57079632673412561417e+00, p2 = 6.07710050630396597660e-11,

@@ -77,10 +77,10 @@ NBB_INL double rot_n3_z(nbbV3 v, double ct, double st, int k, double ca, double 
  * per class (kernels.h DYV_BY_TWIST), each call a lane loop */
 #define NBB_BY_TWIST(cls, CALL) DYV_BY_TWIST(cls, CALL)
 
-/* joint frames: cos, sin theta_j of each lane (sincos of theta_0 + q, as
+/* joint frames: cos, sin theta_j of each lane (dyu_sincos8 of theta_0 + q, as
  * ne_base.c; a prismatic joint's are the plan's constants; joint 1's are
- * skipped when the plan says nothing reads them; padding lanes nb.. get
- * theta = 0 without a call) and p_j = (a, -sa d, ca d) with the exact sa,
+ * skipped when the plan says nothing reads them; padding lanes nb.. hold
+ * the zero state) and p_j = (a, -sa d, ca d) with the exact sa,
  * ca of a special twist: the plan's constant for a revolute joint, d moved
  * by q for a prismatic one (its y, z only where the plan's flags have them,
  * else 0) */
