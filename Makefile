@@ -92,13 +92,12 @@ deps:
 build/inc/%:
 	@mkdir -p $@ && for d in $(INC_$*); do ln -sfn ../../../$$d $@/$$d; done
 
-# the kernels where -O3 pays against the default -O2, measured against a
-# whole build with OPT=-O3 (make bench, section kernels, and the same
-# section of an OPT=-O3 build): one state per call, dy_rnea and dy_crba
-# were 15-20 % slower at -O2, the base-parameter Newton-Euler 30-37 %
-# (most of it dy_sincos8 in rnea.c, not vectorised at -O2); the batch
-# kernels are within a few per cent either way. Only over the default
-# level: OPT=-O0 or the sanitizer build keep theirs.
+# the kernels where -O3 pays against the default -O2 (make bench, section
+# kernels, and the same section of an OPT=-O3 build): dy_crba 12-20 %
+# slower at -O2; the base-parameter Newton-Euler's single call 30-37 %,
+# nearly all of it dy_sincos8 (in rnea.c), whose variants -O2 did not
+# vectorise; the batch kernels within a few per cent either way. Only over
+# the default level: OPT=-O0 or the sanitizer build keep theirs.
 KERNEL_OPT ?= $(if $(filter -O2,$(OPT)),-O3)
 build/core/rnea.o build/core/crba.o build/verify/ne_base.o: CFLAGS += $(KERNEL_OPT)
 

@@ -9,13 +9,14 @@
  * trip count, which the compiler turns into vector instructions (8 doubles:
  * one AVX-512 or two AVX2 registers). The last chunk is padded with zero
  * states whose results are dropped. cos/sin of the joint angles by
- * dyu_sincos8 (mathu.h), vectorised like the rest; dy_frames takes the
- * same function, so the results stay dy_rnea's to the bit.
+ * dyu_sincos8 (mathu.h), vectorised like the rest, within 2 ulp of the
+ * libm calls of dy_frames.
  *
  * Every lane performs the operations of core/rnea.c in the same order (the
  * products with the structural zeros of the joint rotation are left out,
  * which can change only the sign of a zero), so the results equal dy_rnea's
- * state by state.
+ * state by state to rounding (to the bit where the two sines and cosines
+ * agree: most entries of tests/test_batch.c).
  *
  * Dispatch: on x86-64 the chunk kernel is compiled three times (AVX-512F,
  * AVX2, baseline SSE2) by GCC/Clang function multiversioning; the loader

@@ -155,8 +155,9 @@ void dy_free_batch(dyBatch* w);
  *           + FC sign(qd_k) + FO,        k = 0..K-1
  * q, qd, qdd, tau: n*K each, q[j*K + k] joint j of state k (qd or qdd may be
  * NULL for zero); par: 14n as dy_rnea (m->par for the nominal model);
- * gravity m->gravity. The results equal dy_rnea's state by state (the same
- * operations in the same order). K <= 0 does nothing. No allocation. */
+ * gravity m->gravity. The results equal dy_rnea's state by state to
+ * rounding (the same operations in the same order; cos, sin of the joint
+ * angles within 2 ulp of libm's). K <= 0 does nothing. No allocation. */
 void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,
                    const double* qd, const double* qdd, double* tau);
 
@@ -165,8 +166,9 @@ void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const
  *   H_k = M(q_k) + diag(IA),   k = 0..K-1
  * full symmetric, entry (r, c) of state k at H[(r*n + c)*K + k] (n*n*K
  * values) [kg m^2 | kg | kg m]; q: n*K, q[j*K + k] joint j of state k;
- * par: 14n as dy_crba. The results equal dy_crba's state by state (the
- * same operations in the same order). K <= 0 does nothing. No allocation;
+ * par: 14n as dy_crba. The results equal dy_crba's state by state to
+ * rounding (the same operations in the same order; cos, sin of the joint
+ * angles within 2 ulp of libm's). K <= 0 does nothing. No allocation;
  * uses w->comp. */
 void dy_crba_batch(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,
                    double* H);

@@ -6,31 +6,22 @@
 #include <string.h>
 
 /* util.h (here, where the kernels' -O3 of the Makefile applies: at -O2
- * the variants of this small function were not vectorised); static:
+ * the variants of this small function were not vectorised); the
+ * base-parameter Newton-Euler's single calls take it; static:
  * Clang 14 makes no symbol for an exported multiversioned function */
 DY_CLONES
 static void sincos8_clone(double* s, double* c, const double* x) { dyu_sincos8(s, c, x); }
 
 void dy_sincos8(double s[8], double c[8], const double x[8]) { sincos8_clone(s, c, x); }
 
-/* cos, sin theta_j of joints j0 .. j0+7 (dy_sincos8: the batch kernels'
- * dyu_sincos8, so that a state gives the same bits in both) */
-static void frames_trig(const dyModel* m, const double* q, int j0, double* ct, double* st) {
-  double th[8];
-  for (int b = 0; b < 8; b++) {
-    const int j = j0 + b;
-    th[b] = j >= m->n ? 0 : m->jnt_type[j] == DY_REVOLUTE ? m->dh_theta[j] + q[j] : m->dh_theta[j];
-  }
-  dy_sincos8(st, ct, th);
-}
-
+/* (libm's cos and sin here: the batch kernels' dyu_sincos8 is within 2
+ * ulp of them, and the one-state results, which estimators and their
+ * tests are tuned on, keep their bits) */
 void dy_frames(const dyModel* m, dyData* d, const double* q) {
-  double cts[8], sts[8];
   for (int j = 0; j < m->n; j++) {
-    if (j % 8 == 0) frames_trig(m, q, j, cts, sts);
-    double dd = m->dh_d[j];
-    if (m->jnt_type[j] != DY_REVOLUTE) dd += q[j];
-    double ca = m->cos_alpha[j], sa = m->sin_alpha[j], ct = cts[j % 8], st = sts[j % 8];
+    double th = m->dh_theta[j], dd = m->dh_d[j];
+    if (m->jnt_type[j] == DY_REVOLUTE) th += q[j]; else dd += q[j];
+    double ca = m->cos_alpha[j], sa = m->sin_alpha[j], ct = cos(th), st = sin(th);
     double *R = d->R + 9*j, *p = d->p + 3*j;
     /* Rx(alpha) Rz(theta), p = Rx(alpha) (a, 0, 0) + Rx(alpha) Rz(theta) (0, 0, d) */
     R[0] = ct;      R[1] = -st;     R[2] = 0;
