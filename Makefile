@@ -8,7 +8,7 @@
 # program links the reports objects (build/libdynid_cli.a) on top.
 #
 #   make            libdynid.a, libdynid.so and ./dynid     make test   the test suite
-#   make demo       the main job on shipped data   make bench  timings
+#   make demo       the main job on shipped data   make bench  timings (BENCH_ARGS="--only kernels")
 #   make asan       tests under ASan+UBSan      make fuzz   libFuzzer runs (tests/fuzz/run.sh)
 #   make install    PREFIX=/usr/local DESTDIR=  make clean
 #   make deps       install missing Debian packages (as root) or print how;
@@ -92,6 +92,15 @@ deps:
 build/inc/%:
 	@mkdir -p $@ && for d in $(INC_$*); do ln -sfn ../../../$$d $@/$$d; done
 
+# the kernels where -O3 pays against the default -O2 (make bench, section
+# kernels, and the same section of an OPT=-O3 build): dy_crba 12-20 %
+# slower at -O2; the base-parameter Newton-Euler's single call 30-37 %,
+# nearly all of it dy_sincos8 (in rnea.c), whose variants -O2 did not
+# vectorise; the batch kernels within a few per cent either way. Only over
+# the default level: OPT=-O0 or the sanitizer build keep theirs.
+KERNEL_OPT ?= $(if $(filter -O2,$(OPT)),-O3)
+build/core/rnea.o build/core/crba.o build/verify/ne_base.o: CFLAGS += $(KERNEL_OPT)
+
 define layer_rule
 build/$(1)/%.o: $(1)/%.c | build/inc/$(1)
 	@mkdir -p $$(dir $$@)
@@ -147,7 +156,7 @@ check: dynid libdynid.so $(TEST_RUN)
 	@CC="$(CC)" bash tests/run.sh $(TEST_RUN) tests/test_install.sh tests/test_layers.sh tests/test_readme.sh
 
 bench: deps
-	@$(MAKE) --no-print-directory dynid build/tests/bench_main && ./build/tests/bench_main
+	@$(MAKE) --no-print-directory dynid build/tests/bench_main && ./build/tests/bench_main $(BENCH_ARGS)
 
 # under the sanitizers: every test but those of pure computation on no
 # input, which the plain build runs (the sweeps of closed-form base sets

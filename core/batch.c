@@ -8,13 +8,15 @@
  * every arithmetic statement inside a loop over the 8 lanes of a fixed
  * trip count, which the compiler turns into vector instructions (8 doubles:
  * one AVX-512 or two AVX2 registers). The last chunk is padded with zero
- * states whose results are dropped. cos/sin of the joint angles stay scalar
- * libm calls (a vector libm would give different roundings than dy_rnea).
+ * states whose results are dropped. cos/sin of the joint angles by
+ * dyu_sincos8 (mathu.h), vectorised like the rest, within 2 ulp of the
+ * libm calls of dy_frames.
  *
  * Every lane performs the operations of core/rnea.c in the same order (the
  * products with the structural zeros of the joint rotation are left out,
  * which can change only the sign of a zero), so the results equal dy_rnea's
- * state by state.
+ * state by state to rounding (to the bit where the two sines and cosines
+ * agree: most entries of tests/test_batch.c).
  *
  * Dispatch: on x86-64 the chunk kernel is compiled three times (AVX-512F,
  * AVX2, baseline SSE2) by GCC/Clang function multiversioning; the loader
@@ -22,11 +24,13 @@
 #include "core/dynamics.h"
 #include "core/util.h"
 #include "core/transmission.h"
+#include "core/mathu.h"
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
 
 #define B DY_BATCH_LANES
+_Static_assert(DY_BATCH_LANES == 8, "dyu_sincos8 fills 8 lanes");
 
 dyBatch* dy_make_batch(const dyModel* m) {
   if (!m || m->n < 1 || m->n > DY_MAXJ) return NULL;
@@ -93,25 +97,25 @@ forward_lane(dyBatch* restrict W, int j, int b, double ca, double sa, double msa
 
 #define BATCH_INL static inline __attribute__((always_inline))
 
-/* joint frames: cos, sin theta (scalar libm; lanes nb..B-1 are padding, no
- * cos/sin taken for them), O_j's y, z in frame j-1: p = (a, -sa d, ca d) */
+/* joint frames: cos, sin theta (dyu_sincos8, all lanes: the padding lanes
+ * nb..B-1 hold the zero state), O_j's y, z in frame j-1: p = (a, -sa d, ca d) */
 BATCH_INL void batch_frames(const dyModel* m, dyBatch* restrict W, int nb) {
+  (void)nb;
   for (int j = 0; j < m->n; j++) {
     const double ca = m->cos_alpha[j], sa = m->sin_alpha[j];
     const double th0 = m->dh_theta[j], d0 = m->dh_d[j];
     if (m->jnt_type[j] == DY_REVOLUTE) {
-      for (int b = 0; b < nb; b++) {
-        double th = th0 + W->q[j][b];
-        W->ct[j][b] = cos(th); W->st[j][b] = sin(th);
-      }
-      for (int b = nb; b < B; b++) { W->ct[j][b] = 1; W->st[j][b] = 0; }
+      double th[B];
+      for (int b = 0; b < B; b++) th[b] = th0 + W->q[j][b];
+      dyu_sincos8(W->st[j], W->ct[j], th);
       const double p1 = -sa*d0, p2 = ca*d0;
       for (int b = 0; b < B; b++) { W->p[j][0][b] = p1; W->p[j][1][b] = p2; }
     } else {
-      const double ct = cos(th0), st = sin(th0);
+      double th[B];   /* constant (dyu_sincos8 too, as dy_frames) */
+      for (int b = 0; b < B; b++) th[b] = th0;
+      dyu_sincos8(W->st[j], W->ct[j], th);
       for (int b = 0; b < B; b++) {
         double dd = d0 + W->q[j][b];
-        W->ct[j][b] = ct; W->st[j][b] = st;
         W->p[j][0][b] = -sa*dd; W->p[j][1][b] = ca*dd;
       }
     }
@@ -211,8 +215,10 @@ static void batch_chunk(const dyModel* m, const double* par, dyBatch* restrict W
   batch_joint_terms(m, par, W);
 }
 
-void dy_batch_load(const dyModel* m, dyBatch* w, int nb, const double* q, const double* qd,
-                   const double* qdd, int ld) {
+/* (a DY_CLONES variant: the baseline build moved 2 doubles at a time) */
+DY_CLONES
+static void load_chunk(const dyModel* m, dyBatch* restrict w, int nb, const double* q, const double* qd,
+                       const double* qdd, int ld) {
   for (int j = 0; j < m->n; j++) {
     const size_t o = (size_t)j * (size_t)ld;
     /* fixed-count copies for full chunks (a variable-length memcpy becomes
@@ -232,7 +238,16 @@ void dy_batch_load(const dyModel* m, dyBatch* w, int nb, const double* q, const 
   }
 }
 
-void dy_frames_batch(const dyModel* m, dyBatch* w, int nb) { batch_frames(m, w, nb); }
+void dy_batch_load(const dyModel* m, dyBatch* w, int nb, const double* q, const double* qd,
+                   const double* qdd, int ld) {
+  load_chunk(m, w, nb, q, qd, qdd, ld);
+}
+
+/* (static: Clang 14 makes no symbol for an exported multiversioned function) */
+DY_CLONES
+static void frames_chunk(const dyModel* m, dyBatch* w, int nb) { batch_frames(m, w, nb); }
+
+void dy_frames_batch(const dyModel* m, dyBatch* w, int nb) { frames_chunk(m, w, nb); }
 
 /* (static: Clang 14 makes no symbol for an exported multiversioned function) */
 DY_CLONES

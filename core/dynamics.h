@@ -155,8 +155,9 @@ void dy_free_batch(dyBatch* w);
  *           + FC sign(qd_k) + FO,        k = 0..K-1
  * q, qd, qdd, tau: n*K each, q[j*K + k] joint j of state k (qd or qdd may be
  * NULL for zero); par: 14n as dy_rnea (m->par for the nominal model);
- * gravity m->gravity. The results equal dy_rnea's state by state (the same
- * operations in the same order). K <= 0 does nothing. No allocation. */
+ * gravity m->gravity. The results equal dy_rnea's state by state to
+ * rounding (the same operations in the same order; cos, sin of the joint
+ * angles within 2 ulp of libm's). K <= 0 does nothing. No allocation. */
 void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,
                    const double* qd, const double* qdd, double* tau);
 
@@ -165,8 +166,9 @@ void dy_rnea_batch(const dyModel* m, dyBatch* w, const double* par, int K, const
  *   H_k = M(q_k) + diag(IA),   k = 0..K-1
  * full symmetric, entry (r, c) of state k at H[(r*n + c)*K + k] (n*n*K
  * values) [kg m^2 | kg | kg m]; q: n*K, q[j*K + k] joint j of state k;
- * par: 14n as dy_crba. The results equal dy_crba's state by state (the
- * same operations in the same order). K <= 0 does nothing. No allocation;
+ * par: 14n as dy_crba. The results equal dy_crba's state by state to
+ * rounding (the same operations in the same order; cos, sin of the joint
+ * angles within 2 ulp of libm's). K <= 0 does nothing. No allocation;
  * uses w->comp. */
 void dy_crba_batch(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,
                    double* H);
@@ -178,13 +180,13 @@ void dy_batch_load(const dyModel* m, dyBatch* w, int nb, const double* q, const 
                    const double* qdd, int ld);
 
 /* Frames of the loaded chunk, each lane as dy_frames: ct, st (cos, sin
- * theta_j, scalar libm; no call for lanes nb..) and p (y, z of O_j in
+ * theta_j by dyu_sincos8, core/mathu.h, as dy_frames) and p (y, z of O_j in
  * frame j-1 [m]). */
 void dy_frames_batch(const dyModel* m, dyBatch* w, int nb);
 
 /* Kinematics of the loaded chunk, each lane as dy_frames + dy_kinematics
  * with g = m->gravity (the base accelerates at -g): fills ct, st, p, w, wd,
- * vd. Lanes nb.. are padding (no cos/sin taken). */
+ * vd. Lanes nb.. are padding (zero states). */
 void dy_kinematics_batch(const dyModel* m, dyBatch* w, int nb);
 
 /* The kernel variant the dispatch chose on this machine, e.g.

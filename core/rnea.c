@@ -3,8 +3,21 @@
 #include "core/dynamics.h"
 #include "core/mathu.h"
 #include "core/transmission.h"
+#include "core/util.h"
 #include <string.h>
 
+/* util.h (here, where the kernels' -O3 of the Makefile applies: at -O2
+ * the variants of this small function were not vectorised); the
+ * base-parameter Newton-Euler's single calls take it; static:
+ * Clang 14 makes no symbol for an exported multiversioned function */
+DY_CLONES
+static void sincos8_clone(double* s, double* c, const double* x) { dyu_sincos8(s, c, x); }
+
+void dy_sincos8(double s[8], double c[8], const double x[8]) { sincos8_clone(s, c, x); }
+
+/* (libm's cos and sin here: the batch kernels' dyu_sincos8 is within 2
+ * ulp of them, and the one-state results, which estimators and their
+ * tests are tuned on, keep their bits) */
 void dy_frames(const dyModel* m, dyData* d, const double* q) {
   for (int j = 0; j < m->n; j++) {
     double th = m->dh_theta[j], dd = m->dh_d[j];

@@ -28,6 +28,13 @@
 #define DY_CLONES
 #endif
 
+/* s[b] = sin x[b], c[b] = cos x[b], b = 0..7: mathu.h's dyu_sincos8
+ * built per vector width (DY_CLONES), for the single calls of the
+ * base-parameter Newton-Euler (up to 8 joints per call), whose batch
+ * kernel inlines dyu_sincos8 into its own variants: the same bits either
+ * way. */
+void dy_sincos8(double s[8], double c[8], const double x[8]);   /* (core/rnea.c) */
+
 /* Monotonic wall clock [s] (CLOCK_MONOTONIC), for timings. */
 double dy_now_s(void);
 

@@ -1080,15 +1080,191 @@ static void section_parse(void) {
   free(text);
 }
 
+/* ------------- section: the batch kernels against their references */
+
+/* The library's kernels compiled once more with -O3 (pragma at the end of
+ * this file, under the names *_o3), the reference of the -O2 target */
+void dy_rnea_o3(const dyModel* m, dyData* d, const double* par, const double* q, const double* qd,
+                const double* qdd, double* tau);
+void dy_crba_o3(const dyModel* m, dyData* d, const double* par, const double* q, double* H);
+void dy_rnea_batch_o3(const dyModel* m, dyBatch* w, const double* par, int K, const double* q,
+                      const double* qd, const double* qdd, double* tau);
+void dy_crba_batch_o3(const dyModel* m, dyBatch* w, const double* par, int K, const double* q, double* H);
+void dyv_nebase_rnea_batch_o3(const dyvNeBase* plan, dyBatch* w, const double* par, int K, const double* q,
+                              const double* qd, const double* qdd, double* tau);
+
+enum { KR_RNEA1, KR_RNEAB, KR_CRBA1, KR_CRBAB, KR_NB1, KR_NBB, KR_RNEA1_O3, KR_RNEAB_O3, KR_CRBA1_O3,
+       KR_CRBAB_O3, KR_NBB_O3, KR_COUNT };
+enum { KR_R = 31 };   /* interleaved rounds */
+
+/* NSTATE states of the Panda in both layouts (aos[s*n + j], soa[j*NSTATE + s]),
+ * the base-parameter realisation (khalil set) and its plan */
+typedef struct {
+  const dyModel* m;
+  dyData* d;
+  dyBatch* w;
+  dyvNeBase plan;
+  double* par;                  /* the realisation, 14n */
+  double q[NSTATE*DY_MAXJ], qd[NSTATE*DY_MAXJ], qdd[NSTATE*DY_MAXJ];      /* aos */
+  double sq[NSTATE*DY_MAXJ], sqd[NSTATE*DY_MAXJ], sqdd[NSTATE*DY_MAXJ];   /* soa */
+  double tau[NSTATE*DY_MAXJ], H[NSTATE*DY_MAXJ*DY_MAXJ];
+  double t[KR_COUNT][KR_R];     /* ns per state of each round */
+} kernBench;
+
+/* one pass of kernel a over the NSTATE states */
+static void kern_run(kernBench* k, int a) {
+  const dyModel* m = k->m;
+  const int n = m->n;
+  double* p = k->par;
+  switch (a) {
+    case KR_RNEA1: case KR_RNEA1_O3:
+      for (int s = 0; s < NSTATE; s++)
+        (a == KR_RNEA1 ? dy_rnea : dy_rnea_o3)(m, k->d, p, k->q + s*n, k->qd + s*n, k->qdd + s*n, k->tau + s*n);
+      break;
+    case KR_CRBA1: case KR_CRBA1_O3:
+      for (int s = 0; s < NSTATE; s++) (a == KR_CRBA1 ? dy_crba : dy_crba_o3)(m, k->d, m->par, k->q + s*n, k->H + s*n*n);
+      break;
+    case KR_NB1:
+      for (int s = 0; s < NSTATE; s++)
+        dyv_nebase_rnea(&k->plan, k->d, p, k->q + s*n, k->qd + s*n, k->qdd + s*n, k->tau + s*n);
+      break;
+    case KR_RNEAB: dy_rnea_batch(m, k->w, p, NSTATE, k->sq, k->sqd, k->sqdd, k->tau); break;
+    case KR_RNEAB_O3: dy_rnea_batch_o3(m, k->w, p, NSTATE, k->sq, k->sqd, k->sqdd, k->tau); break;
+    case KR_CRBAB: dy_crba_batch(m, k->w, m->par, NSTATE, k->sq, k->H); break;
+    case KR_CRBAB_O3: dy_crba_batch_o3(m, k->w, m->par, NSTATE, k->sq, k->H); break;
+    case KR_NBB: dyv_nebase_rnea_batch(&k->plan, k->w, p, NSTATE, k->sq, k->sqd, k->sqdd, k->tau); break;
+    case KR_NBB_O3: dyv_nebase_rnea_batch_o3(&k->plan, k->w, p, NSTATE, k->sq, k->sqd, k->sqdd, k->tau); break;
+  }
+}
+
+/* CPU time of this thread [s]: on a machine shared by more processes than
+ * cores, the time the thread waits for a core is not the kernel's */
+static double thread_cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* KR_R interleaved rounds of every kernel, each about seconds / (KR_R
+ * KR_COUNT) of CPU time (pass 0 calibrates), into k->t [ns per state] */
+static void kern_time(kernBench* k, double seconds) {
+  long reps[KR_COUNT];
+  for (int pass = 0; pass <= KR_R; pass++)
+    for (int a = 0; a < KR_COUNT; a++) {
+      const long nr = pass ? reps[a] : 4;
+      const double t0 = thread_cpu_s();
+      for (long r = 0; r < nr; r++) kern_run(k, a);
+      const double dt = thread_cpu_s() - t0;
+      if (!pass) reps[a] = dt > 0 ? (long)(seconds / (KR_R * KR_COUNT) / (dt / nr)) + 1 : 1;
+      else k->t[a][pass - 1] = 1e9 * dt / (double)(nr * NSTATE);
+    }
+}
+
+/* the median over the rounds of t[a]/t[b] (how much faster b is than a),
+ * its quartiles in lo, hi */
+static double kern_ratio(const kernBench* k, int a, int b, double* lo, double* hi) {
+  double v[KR_R];
+  for (int r = 0; r < KR_R; r++) v[r] = k->t[a][r] / k->t[b][r];
+  qsort(v, KR_R, sizeof v[0], dy_cmp_double);
+  *lo = v[KR_R/4]; *hi = v[3*KR_R/4];
+  return v[KR_R/2];
+}
+
+/* one target line: speed-up of kernel b over reference a (median of the
+ * per-round ratios, quartiles), against at least `want`; 1 if not met */
+static int kern_target(const kernBench* k, const char* what, int a, int b, double want) {
+  double lo, hi, r = kern_ratio(k, a, b, &lo, &hi);
+  printf("  %-58s %5.2fx (q1 %.2f, q3 %.2f)  target >= %.2fx: %s\n", what, r, lo, hi, want,
+         r >= want ? "MET" : "NOT MET");
+  return r < want;
+}
+
+static int kern_setup(kernBench* k, const dyModel* m) {
+  char err[DY_ERRSZ];
+  const int n = m->n, np = 14*n;
+  k->m = m; k->d = dy_make_data(m); k->w = dy_make_batch(m);
+  k->par = malloc(sizeof(double) * (size_t)np);
+  unsigned char* zero = malloc((size_t)np);
+  dyiBase* kh = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
+  if (!k->d || !k->w || !k->par || !zero || !kh) { free(zero); dyi_base_free(kh); return -1; }
+  dyv_nebase_zero_from_P(zero, m, kh->P, kh->npar, kh->nb);
+  for (int i = 0; i < np; i++) k->par[i] = zero[i] ? 0 : (m->par[i] != 0 ? m->par[i] : 0.1);
+  dyv_nebase_make(&k->plan, m, zero);
+  free(zero); dyi_base_free(kh);
+  for (int s = 0; s < NSTATE; s++)
+    for (int j = 0; j < n; j++) {
+      k->sq[j*NSTATE + s] = k->q[s*n + j] = uniform(-M_PI, M_PI);
+      k->sqd[j*NSTATE + s] = k->qd[s*n + j] = uniform(-2, 2);
+      k->sqdd[j*NSTATE + s] = k->qdd[s*n + j] = uniform(-5, 5);
+    }
+  return 0;
+}
+
+/* The batch kernels on the Panda, K = NSTATE states per call, against
+ * their references in the same run (KR_R interleaved rounds; verdicts on
+ * the median of the per-round ratios, quartiles beside): batch
+ * Newton-Euler and inertia matrix >= 3x the states per second of one
+ * state per call; the base-parameter batch Newton-Euler >= 1.5x the
+ * full-parameter one (the khalil set's realisation in both); the default
+ * build (these objects) within 10 % of the same sources compiled with
+ * -O3. Returns the number of targets not met. */
+static int section_kernels(benchModel* bm) {
+  static const char* names[KR_COUNT] = {"dy_rnea (1 per call)", "dy_rnea_batch", "dy_crba (1 per call)",
+    "dy_crba_batch", "dyv_nebase_rnea (1 per call)", "dyv_nebase_rnea_batch", "dy_rnea -O3",
+    "dy_rnea_batch -O3", "dy_crba -O3", "dy_crba_batch -O3", "dyv_nebase_rnea_batch -O3"};
+  kernBench* k = calloc(1, sizeof *k);
+  printf("\n== batch kernels (kernel: %s), %s, K = %d states per call, %d interleaved rounds ==\n",
+         dy_batch_isa(), bm[0].name, NSTATE, KR_R);
+  if (!k || kern_setup(k, bm[0].m)) { printf("  setup failed\n"); free(k); return 1; }
+  kern_time(k, 3.0);
+  printf("  %-30s %10s %10s\n", "kernel", "ns/state", "fastest");
+  for (int a = 0; a < KR_COUNT; a++) {
+    double v[KR_R];
+    memcpy(v, k->t[a], sizeof v);
+    qsort(v, KR_R, sizeof v[0], dy_cmp_double);
+    printf("  %-30s %10.1f %10.1f\n", names[a], v[KR_R/2], v[0]);
+  }
+  int missed = 0;
+  missed += kern_target(k, "batch Newton-Euler over dy_rnea", KR_RNEA1, KR_RNEAB, 3.0);
+  missed += kern_target(k, "batch inertia matrix over dy_crba", KR_CRBA1, KR_CRBAB, 3.0);
+  missed += kern_target(k, "base-parameter batch Newton-Euler over dy_rnea_batch", KR_RNEAB, KR_NBB, 1.5);
+  const int o2[5] = {KR_RNEA1, KR_CRBA1, KR_RNEAB, KR_CRBAB, KR_NBB};
+  const int o3[5] = {KR_RNEA1_O3, KR_CRBA1_O3, KR_RNEAB_O3, KR_CRBAB_O3, KR_NBB_O3};
+  for (int i = 0; i < 5; i++) {
+    char what[96];
+    snprintf(what, sizeof what, "%s: this build over -O3", names[o2[i]]);
+    missed += kern_target(k, what, o3[i], o2[i], 1 / 1.1);
+  }
+  dy_free_data(k->d); dy_free_batch(k->w); free(k->par); free(k);
+  return missed;
+}
+
 static void section_batch(benchModel* bm) {
   printf("\n== many states per call, structure of arrays (kernel: %s) ==\n%s\n", dy_batch_isa(), bm[0].name);
   batch_kernel(bm[0].m, 0);
   batch_kernel(bm[0].m, 1);
 }
 
+/* the sections --only names (all when it is not given) */
+static const char* bench_only = NULL;
+static int want(const char* section) {
+  if (!bench_only) return 1;
+  const size_t l = strlen(section);
+  for (const char* p = bench_only; (p = strstr(p, section)); p += l)
+    if ((p == bench_only || p[-1] == ',') && (p[l] == 0 || p[l] == ',')) return 1;
+  return 0;
+}
+
 int main(int argc, char** argv) {
   benchModel bm[16];
-  int nm = 0;
+  int nm = 0, a0 = 1;
+  if (argc > 2 && !strcmp(argv[1], "--only")) { bench_only = argv[2]; a0 = 3; }
+  else if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+    printf("usage: bench_main [--only SECTION[,SECTION...]] [MODEL...]\n"
+           "sections: core batch kernels regressor base identify stats consistent excite parse\n"
+           "(make bench BENCH_ARGS=\"--only kernels\")\n");
+    return 0;
+  }
   dyModel* m = NULL;
   FILE* f = fopen("datasets/models/panda.csv", "r");
   if (f) { fclose(f); m = load("datasets/models/panda.csv"); }
@@ -1099,7 +1275,7 @@ int main(int argc, char** argv) {
   if (m) snprintf(bm[nm].name, sizeof bm[nm].name, "6R (%s)", m->source);
   else { m = builtin_6r(); snprintf(bm[nm].name, sizeof bm[nm].name, "6R (built in, PUMA 560 geometry)"); }
   bm[nm++].m = m;
-  for (int a = 1; a < argc && nm < 16; a++) {
+  for (int a = a0; a < argc && nm < 16; a++) {
     m = load(argv[a]);
     if (!m) return 1;
     snprintf(bm[nm].name, sizeof bm[nm].name, "%s", argv[a]);
@@ -1115,21 +1291,55 @@ int main(int argc, char** argv) {
          ", NOT optimised"
 #endif
   );
-  int missed = section_core(bm, nm);
-  section_batch(bm);
-  section_regressor(bm, nm);
-  section_base(bm, nm);
-  section_identify();
-  section_stats();
-  section_consistent();
-  section_compare();
-  section_wide();
-  section_excite();
-  section_parse();
-  printf("\ncore speed target (>= %.0fx KDL): %s\n", SPEED_TARGET,
-         missed ? "NOT MET on some entries" : "met on every entry");
+  int missed = want("core") ? section_core(bm, nm) : -1, kmissed = -1;
+  if (want("batch")) section_batch(bm);
+  if (want("kernels")) kmissed = section_kernels(bm);
+  if (want("regressor")) section_regressor(bm, nm);
+  if (want("base")) section_base(bm, nm);
+  if (want("identify")) section_identify();
+  if (want("stats")) section_stats();
+  if (want("consistent")) section_consistent();
+  if (want("compare")) section_compare();
+  if (want("wide")) section_wide();
+  if (want("excite")) section_excite();
+  if (want("parse")) section_parse();
+  if (missed >= 0)
+    printf("\ncore speed target (>= %.0fx KDL): %s\n", SPEED_TARGET,
+           missed ? "NOT MET on some entries" : "met on every entry");
+  if (kmissed >= 0)
+    printf("batch kernel targets: %s\n", kmissed ? "NOT MET on some entries" : "met on every entry");
   printf("largest spread (slowest/fastest of %d measurements of one function): %.2f%s\n", NMEAS,
          bench_spread, bench_spread > 1.2 ? "  -- the machine was busy: numbers doubtful, run again" : "");
   for (int i = 0; i < nm; i++) dy_free_model(bm[i].m);
   return 0;
 }
+
+/* ---------------- the kernels once more, compiled with -O3 (*_o3) */
+
+/* The reference of the -O2 target of section_kernels: the very sources of
+ * the library's kernels, included here under other names with the
+ * optimisation level of -O3 (the pragma sets it for every function that
+ * follows; nothing of the bench comes after this point). */
+#pragma GCC optimize("O3")
+#define dy_sincos8 dy_sincos8_o3
+#define dy_frames dy_frames_o3
+#define dy_kinematics dy_kinematics_o3
+#define dy_rnea_frames dy_rnea_frames_o3
+#define dy_rnea_g dy_rnea_g_o3
+#define dy_rnea dy_rnea_o3
+#define dy_bias dy_bias_o3
+#define dy_crba dy_crba_o3
+#define dy_make_batch dy_make_batch_o3
+#define dy_free_batch dy_free_batch_o3
+#define dy_batch_isa dy_batch_isa_o3
+#define dy_batch_load dy_batch_load_o3
+#define dy_frames_batch dy_frames_batch_o3
+#define dy_kinematics_batch dy_kinematics_batch_o3
+#define dy_rnea_batch dy_rnea_batch_o3
+#define dy_crba_batch dy_crba_batch_o3
+#define dyv_nebase_rnea_batch dyv_nebase_rnea_batch_o3
+#include "core/rnea.c"
+#include "core/crba.c"
+#include "core/batch.c"
+#include "core/batch_crba.c"
+#include "verify/ne_base_batch.c"

@@ -392,14 +392,16 @@ static void test_dynamics(void) {
   double Yb[N6 * 17*N6 * 3], qb[N6*3], qdb[N6*3], qddb[N6*3];
   for (int i = 0; i < N6*3; i++) { qb[i] = th_uniform(-2, 2); qdb[i] = th_uniform(-2, 2); qddb[i] = th_uniform(-3, 3); }
   dyi_regressor_batch(m, w, 3, qb, qdb, qddb, Yb);
-  int same = 1;
+  /* the batch kernels take sin and cos from their own 8-lane routine (within
+   * 2 ulp of libm's), so they agree to rounding, not to the bit */
+  double dev = 0;
   for (int b = 0; b < 3; b++) {
     for (int j = 0; j < N6; j++) { q[j] = qb[j*3 + b]; qd[j] = qdb[j*3 + b]; qdd[j] = qddb[j*3 + b]; }
     dyi_regressor(m, d, q, qd, qdd, 1, Y, N6);
     for (int c = 0; c < nc; c++)
-      for (int i = 0; i < N6; i++) same &= Yb[(c*N6 + i)*3 + b] == Y[i + N6*c];
+      for (int i = 0; i < N6; i++) dev = fmax(dev, fabs(Yb[(c*N6 + i)*3 + b] - Y[i + N6*c]) / (1 + fabs(Y[i + N6*c])));
   }
-  CHECK(same, "batch regressor with motor columns differs from the single one");
+  CHECK(dev < 1e-13, "batch regressor with motor columns differs from the single one by %.3g", dev);
   dyi_regressor_batch_free(w);
   dy_free_data(d); dy_free_model(m); dy_free_model(m0);
 }

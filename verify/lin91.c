@@ -71,6 +71,14 @@ L91_INL void l91_s_step(const int cls, l91W* w, const dyModel* m, int j) {
   dyv_rot_t(ops, w->s + 3*j, v, w->ct[j], w->st[j], cls, w->ca[j], w->sa[j]);
 }
 
+/* H_jj = h + IA_j, the addition only for a rotor inertia (the paper's
+ * arms have none) */
+L91_INL double l91_plus_ia(dyvOps* ops, double h, double ia) {
+  if (ia == 0) return h;
+  DYV_OPS(0, 1);
+  return h + ia;
+}
+
 /* (B) step j >= 1 (cls: class of joint j+1): composite j = own link j
  * about O + R_{j+1} (composite j+1) (19, 22, 28-30), with
  *   own: w = M s / 2 + h, Jb = J - tr(J)/2 E - (s w^T + w s^T), ph = M s + h;
@@ -102,17 +110,30 @@ L91_INL void l91_bwd(const int cls, const int colH, const int allrev, l91W* w, c
   }
   double M = pl[DY_M];
   const double *h = pl + DY_MX, hm = 0.5*M;
-  const double w0 = hm*sx + h[0], w1 = hm*sy + h[1], w2 = hm*sz + h[2];
-  const double ht = 0.5*(pl[DY_XX] + pl[DY_YY] + pl[DY_ZZ]);
+  const double hs0 = hm*sx, hs1 = hm*sy, hs2 = hm*sz;
+  const double w0 = hs0 + h[0], w1 = hs1 + h[1], w2 = hs2 + h[2];
   double J[6], P[3];
-  J[0] = pl[DY_XX] - ht - 2*sx*w0;
-  J[1] = pl[DY_XY] - sx*w1 - w0*sy;
-  J[2] = pl[DY_XZ] - sx*w2 - w0*sz;
-  J[3] = pl[DY_YY] - ht - 2*sy*w1;
-  J[4] = pl[DY_YZ] - sy*w2 - w1*sz;
-  J[5] = pl[DY_ZZ] - ht - 2*sz*w2;
-  P[0] = M*sx + h[0]; P[1] = M*sy + h[1]; P[2] = M*sz + h[2];
-  DYV_OPS(4 + 1 + 12 + 3, 3 + 2 + 12 + 3);
+  /* off the diagonal, both forms: J - (s w^T + w s^T); P = M s + h = w + hs */
+  J[1] = pl[DY_XY] - (sx*w1 + w0*sy);
+  J[2] = pl[DY_XZ] - (sx*w2 + w0*sz);
+  J[4] = pl[DY_YZ] - (sy*w2 + w1*sz);
+  P[0] = w0 + hs0; P[1] = w1 + hs1; P[2] = w2 + hs2;
+  if (colH) {
+    /* H alone: the inertia tensor about O, Jh = J + 2 (s . w) E - (s w^T + w s^T) (23),
+     * whose zz entry is all column j reads of the diagonal */
+    const double t0 = sx*w0, t1 = sy*w1, t2 = sz*w2;
+    J[0] = pl[DY_XX] + 2*(t1 + t2);
+    J[3] = pl[DY_YY] + 2*(t0 + t2);
+    J[5] = pl[DY_ZZ] + 2*(t0 + t1);
+    DYV_OPS(1 + 3 + 6 + 6, 3 + 3 + 6 + 6);
+  } else {
+    /* with b: Jb = J - tr(J)/2 E - (s w^T + w s^T), which B of (64) reads */
+    const double ht = 0.5*(pl[DY_XX] + pl[DY_YY] + pl[DY_ZZ]);
+    J[0] = pl[DY_XX] - ht - 2*sx*w0;
+    J[3] = pl[DY_YY] - ht - 2*sy*w1;
+    J[5] = pl[DY_ZZ] - ht - 2*sz*w2;
+    DYV_OPS(1 + 3 + 6 + 1 + 6, 3 + 3 + 6 + 2 + 6);
+  }
   if (j < n - 1) {
     const int c = j + 1;
     const double ct = w->ct[c], st = w->st[c], ca = w->ca[c], sa = w->sa[c];
@@ -135,18 +156,18 @@ L91_INL void l91_bwd(const int cls, const int colH, const int allrev, l91W* w, c
     double hjj;
     if (allrev || m->jnt_type[j] == DY_REVOLUTE) {
       /* e = z x ph - mh sh, a = Jh z + sh x ph (62, 63), sh = (-s_y, s_x, 0) */
-      const double e0 = -P[1] + M*sy, e1 = P[0] - M*sx, a2 = -(J[0] + J[3]) - sy*P[1] - sx*P[0];
+      const double e0 = -P[1] + M*sy, e1 = P[0] - M*sx, a2 = J[5] - sy*P[1] - sx*P[0];
       A[3] = e0; A[4] = e1; A[5] = 0;
       A[0] = J[2] + sx*P[2]; A[1] = J[4] + sy*P[2]; A[2] = a2;
       hjj = a2 + sy*e0 - sx*e1;
-      DYV_OPS(2 + 4 + 2, 2 + 5 + 2);
+      DYV_OPS(2 + 4 + 2, 2 + 4 + 2);
     } else {
       /* mh u, ph x u */
       A[3] = 0; A[4] = 0; A[5] = M;
       A[0] = P[1]; A[1] = -P[0]; A[2] = 0;
       hjj = M;
     }
-    H[j*n + j] = hjj + par[DY_NPAR_LINK*n + DY_NPAR_JNT*j + DY_IA]; DYV_OPS(0, 1);
+    H[j*n + j] = l91_plus_ia(ops, hjj, par[DY_NPAR_LINK*n + DY_NPAR_JNT*j + DY_IA]);
   }
 }
 
@@ -163,6 +184,20 @@ L91_INL double l91_sym_xxyy(dyvOps* ops, const int cls, const double* X, double 
   dyv_rot_sym(ops, o, X, c, s, cls, ca, sa, 0);
   DYV_OPS(0, 1);
   return o[0] + o[3];
+}
+
+/* (R X R^T)_zz for symmetric X, R = R_1 (joint 0's entry of H alone, X =
+ * Jh_1): the zz entry of dyv_rot_sym's formulas only (A1, A3; A5, A6, A7
+ * for a general twist) */
+L91_INL double l91_sym_zz(dyvOps* ops, const int cls, const double* X, double c, double s,
+                          double ca, double sa) {
+  if (cls == DY_TWIST_0 || cls == DY_TWIST_PI) return X[5];
+  const double A1 = c*(X[0] - X[3]) - 2*s*X[1], A3 = X[0] - c*A1;
+  DYV_OPS(4, 3);
+  if (cls == DY_TWIST_PI2 || cls == DY_TWIST_MPI2) return A3;   /* rows y and z swap */
+  const double A5 = s*X[2] + c*X[4], A7 = ca*((A3 - X[5])*ca - 2*sa*A5);
+  DYV_OPS(6, 4);
+  return A3 - A7;
 }
 
 /* (B), H alone, joint 0: only the z components in frame 0 are read */
@@ -284,7 +319,7 @@ L91_INL void l91_fwd(const int cls, const int allrev, l91W* w, const int* type, 
     hjj = M;
     bj = -M*g[2]; DYV_OPS(1, 0);
   }
-  H[j*n + j] = hjj + pj[DY_NPAR_JNT*j + DY_IA]; DYV_OPS(0, 1);
+  H[j*n + j] = l91_plus_ia(ops, hjj, pj[DY_NPAR_JNT*j + DY_IA]);
   for (int mm = 0; mm < j; mm++) bj -= l91_pair(cls, allrev, w, type, n, j, mm, c, H, b);
   b[j] += bj; DYV_OPS(0, 1);
 }
@@ -304,7 +339,9 @@ L91_INL int l91_joints(l91W* w, const dyModel* m, const double* q, int withb, in
     *g0 = !(gv[0] == 0 && gv[1] == 0 && (w->cls[0] == DY_TWIST_0 || w->cls[0] == DY_TWIST_PI));
     if (*g0) {
       double th = m->dh_theta[0];
-      if (type[0] == DY_REVOLUTE) { th += q[0]; DYV_OPS(0, 1); }
+      if (type[0] == DY_REVOLUTE) {
+        if (th != 0) { th += q[0]; DYV_OPS(0, 1); } else th = q[0];
+      }
       sincos(th, &w->st[0], &w->ct[0]);
     }
   }
@@ -312,8 +349,10 @@ L91_INL int l91_joints(l91W* w, const dyModel* m, const double* q, int withb, in
   for (int j = 1; j < n; j++) {
     w->cls[j] = dyv_twist_cs(m, j, &w->ca[j], &w->sa[j]);
     double th = m->dh_theta[j], dj = m->dh_d[j];
-    if (type[j] == DY_REVOLUTE) th += q[j]; else { dj += q[j]; allrev = 0; }
-    DYV_OPS(0, 1);
+    /* theta_j = theta0 + q or d_j = d0 + q, no addition for a zero offset */
+    double* x = type[j] == DY_REVOLUTE ? &th : &dj;
+    if (type[j] != DY_REVOLUTE) allrev = 0;
+    if (*x != 0) { *x += q[j]; DYV_OPS(0, 1); } else *x = q[j];
     w->dj[j] = dj;
     sincos(th, &w->st[j], &w->ct[j]);
   }
@@ -342,14 +381,19 @@ L91_INL void l91_composite(l91W* w, const dyModel* m, const double* par, int wit
 #undef L91_B
 #undef L91_BH
   w->mh[0] = par[DY_M];
-  w->jz0 = -par[DY_ZZ];    /* own link: Jb = J - tr(J)/2 E */
+  /* own link 0 (s_0 = 0): Jb = J - tr(J)/2 E, (Jb)_xx + (Jb)_yy = -ZZ; H
+   * alone carries Jh instead, (Jh)_zz = ZZ */
+  w->jz0 = -par[DY_ZZ];
   if (withb) { w->ph[0] = par[DY_MX]; w->ph[1] = par[DY_MY]; w->ph[2] = par[DY_MZ]; }
   if (n > 1) {
     const double ct = w->ct[1], st = w->st[1], ca = w->ca[1], sa = w->sa[1];
     w->mh[0] += w->mh[1]; DYV_OPS(0, 1);
 #define L91_XY(k, b_) w->jz0 += l91_sym_xxyy(ops, k, w->Jb + 6, ct, st, ca, sa)
-    if (type[0] == DY_REVOLUTE) { DYV_BY_TWIST(w->cls[1], L91_XY) DYV_OPS(0, 1); }
+#define L91_ZZ(k, b_) w->jz0 -= l91_sym_zz(ops, k, w->Jb + 6, ct, st, ca, sa)
+    if (type[0] == DY_REVOLUTE && withb) { DYV_BY_TWIST(w->cls[1], L91_XY) DYV_OPS(0, 1); }
+    else if (type[0] == DY_REVOLUTE) { DYV_BY_TWIST(w->cls[1], L91_ZZ) DYV_OPS(0, 1); }
 #undef L91_XY
+#undef L91_ZZ
     if (withb) {
       double r[3];
       dyv_rot_n(ops, r, w->ph + 3, ct, st, w->cls[1], ca, sa);
@@ -360,7 +404,7 @@ L91_INL void l91_composite(l91W* w, const dyModel* m, const double* par, int wit
 #undef L91_C0
     }
   }
-  H[0] = (type[0] == DY_REVOLUTE ? -w->jz0 : w->mh[0]) + par[DY_NPAR_LINK*n + DY_IA]; DYV_OPS(0, 1);
+  H[0] = l91_plus_ia(ops, type[0] == DY_REVOLUTE ? -w->jz0 : w->mh[0], par[DY_NPAR_LINK*n + DY_IA]);
 }
 
 /* (C) forward: joint 0 (g^<0>, zeta_0 qd_0, eta_0), then each joint j

@@ -5,6 +5,8 @@
 #include "verify/ne_base.h"
 #include "verify/kernels.h"
 #include "core/transmission.h"
+#include "core/mathu.h"
+#include "core/util.h"
 #include <math.h>
 #include <string.h>
 
@@ -397,10 +399,18 @@ void DYV_FN(dyv_nebase_rnea)(DYV_OPS_PARAM const dyvNeBase* pl, dyData* d, const
   /* cos, sin theta first: a call inside the recursion would spill the
    * rates it carries in registers */
   double cs[2*DY_MAXJ];
-  for (int j = pl->trig0 ? 0 : 1; j < n; j++) {
-    double* c = cs + 2*j;
-    if (m->jnt_type[j] == DY_REVOLUTE) { sincos(m->dh_theta[j] + q[j], &c[1], &c[0]); DYV_OPS(0, 1); }
-    else { c[0] = pl->ctc[j]; c[1] = pl->stc[j]; }
+  for (int j0 = 0; j0 < n; j0 += 8) {   /* by 8 joints: dy_sincos8, as the batch kernel */
+    double th[8], ct[8], st[8];
+    for (int b = 0; b < 8; b++) {
+      const int j = j0 + b;
+      th[b] = j < n && m->jnt_type[j] == DY_REVOLUTE ? m->dh_theta[j] + q[j] : 0;
+    }
+    dy_sincos8(st, ct, th);
+    for (int j = j0 > 0 || pl->trig0 ? j0 : 1; j < n && j < j0 + 8; j++) {
+      double* c = cs + 2*j;
+      if (m->jnt_type[j] == DY_REVOLUTE) { c[0] = ct[j - j0]; c[1] = st[j - j0]; DYV_OPS(0, 1); }
+      else { c[0] = pl->ctc[j]; c[1] = pl->stc[j]; }
+    }
   }
 
   if (rev0) DYV_FN(nb_link1)(ops, pl, d, cs, par, q, qd, qdd, w, wd, u);

@@ -29,6 +29,7 @@
 #include "core/transmission.h"
 #include "core/dynamics.h"
 #include "core/util.h"
+#include "core/mathu.h"
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -77,23 +78,27 @@ NBB_INL double rot_n3_z(nbbV3 v, double ct, double st, int k, double ca, double 
  * per class (kernels.h DYV_BY_TWIST), each call a lane loop */
 #define NBB_BY_TWIST(cls, CALL) DYV_BY_TWIST(cls, CALL)
 
-/* joint frames: cos, sin theta_j of each lane (sincos of theta_0 + q, as
+/* joint frames: cos, sin theta_j of each lane (dyu_sincos8 of theta_0 + q, as
  * ne_base.c; a prismatic joint's are the plan's constants; joint 1's are
- * skipped when the plan says nothing reads them; padding lanes nb.. get
- * theta = 0 without a call) and p_j = (a, -sa d, ca d) with the exact sa,
+ * skipped when the plan says nothing reads them; padding lanes nb.. hold
+ * the zero state) and p_j = (a, -sa d, ca d) with the exact sa,
  * ca of a special twist: the plan's constant for a revolute joint, d moved
  * by q for a prismatic one (its y, z only where the plan's flags have them,
  * else 0) */
 DY_CLONES
 static void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W, int nb) {
+  (void)nb;
   const dyModel* m = pl->m;
   for (int j = 0; j < pl->n; j++) {
     if (m->jnt_type[j] == DY_REVOLUTE) {
       const double th0 = m->dh_theta[j], p1 = pl->pc[3*j+1], p2 = pl->pc[3*j+2];
       const int trig = j > 0 || pl->trig0;
-      if (trig)
-        for (int b = 0; b < nb; b++) sincos(th0 + W->q[j][b], &W->st[j][b], &W->ct[j][b]);
-      for (int b = trig ? nb : 0; b < B; b++) { W->ct[j][b] = 1; W->st[j][b] = 0; }
+      if (trig) {
+        double th[B];
+        for (int b = 0; b < B; b++) th[b] = th0 + W->q[j][b];
+        dyu_sincos8(W->st[j], W->ct[j], th);
+      } else
+        for (int b = 0; b < B; b++) { W->ct[j][b] = 1; W->st[j][b] = 0; }
       for (int b = 0; b < B; b++) { W->p[j][0][b] = p1; W->p[j][1][b] = p2; }
       continue;
     }
@@ -432,6 +437,7 @@ NBB_INL void nbb_backward(const dyvNeBase* pl, const double* par, dyBatch* restr
  * vector width (DY_CLONES) and called once per joint and chunk: inlining
  * every twist class and pattern into one function made a body that the
  * compilers take minutes to build with the sanitizers. */
+DY_CLONES
 static void nbb_chunk(const dyvNeBase* pl, const double* par, dyBatch* restrict W, int nb) {
   nbbTmp T;
   nbb_frames(pl, W, nb);
