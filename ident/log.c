@@ -616,6 +616,8 @@ struct dyiLogReader_ {
   dyiLogRow rs[4]; int rs_have[4], rs_init; long rs_m;
   /* filter */
   double fs, fc; int margin;
+  double fc_auto;                   /* the default cutoff measured on the log (0: not yet;
+                                       kept across rewinds) */
   dyiButter bw; dyiZpf* zpf; int zfin;
   int nch, npass, chq, chqd, chqdd, chtau;   /* channel offsets (-1: absent) */
   double* buf;                      /* one record: nch + npass */
@@ -803,10 +805,50 @@ static int sample_rate(dyiLogReader* r, double* med, char* err, int errsz) {
   return 0;
 }
 
-/* Cutoff fc: --cutoff (below Nyquist fs / 2), or by default
- * min(fs / 20, 10 Hz), at most 0.8 fs / (2 D) with decimation D; none
- * (fc = 0) for a negative --cutoff. */
-static int choose_cutoff(dyiLogReader* r, char* err, int errsz) {
+/* The default cutoff measured on the log: one pass over its raw rows (the
+ * rows the read will use, through the same gate; no watch) into the
+ * bandwidth meter (filter.h dyiBand) on the highest derivative the log
+ * holds (qdd, else qd, else q), candidates from f0 / 4 up to fmax at the
+ * raw rate 1 / med; the meter's knee with BAND_TOL, never below f0. Kept
+ * in r->fc_auto for rewinds. 0, or -1 with err (a row the read would stop
+ * at: the same message). */
+#define BAND_TOL 0.01
+static int auto_cutoff(dyiLogReader* r, double f0, double fmax, double med, char* err, int errsz) {
+  if (r->fc_auto > 0) return 0;
+  dyiLogOpt o = r->opt;
+  o.watch = NULL;
+  int deriv = r->logged & 2 ? 0 : r->logged & 1 ? 1 : 2;
+  dyiBand* b = dyi_band_make(r->n, deriv, 1.0 / med, f0 / 4, fmax, o.order > 0 ? o.order : 4);
+  dyiLogRaw* raw = b ? dyi_lograw_open(r->path, r->n, &o, err, errsz) : NULL;
+  if (!raw) {
+    if (!b) snprintf(err, (size_t)errsz, "%s: out of memory", r->path);
+    dyi_band_free(b);
+    return -1;
+  }
+  dyi_lograw_readahead(raw);
+  dyiLogRow row;
+  int rc;
+  while ((rc = dyi_lograw_next(raw, &row, err, errsz)) == 1)
+    dyi_band_push(b, deriv == 0 ? row.qdd : deriv == 1 ? row.qd : row.q);
+  dyi_lograw_close(raw);
+  double fc = rc == 0 ? dyi_band_cutoff(b, BAND_TOL) : 0;
+  if (getenv("DYNID_BAND_DEBUG")) {
+    double f[DYI_BAND_MAXC], e[DYI_BAND_MAXC];
+    int nc = dyi_band_energy(b, f, e);
+    for (int k = 0; k < nc; k++) fprintf(stderr, "band %8.4g Hz  e %.6g\n", f[k], e[k]);
+    fprintf(stderr, "band: knee cutoff %g Hz (f0 %g)\n", fc, f0);
+  }
+  dyi_band_free(b);
+  if (rc < 0) return -1;
+  r->fc_auto = fc > f0 ? fc : f0;
+  return 0;
+}
+
+/* Cutoff fc: --cutoff (below Nyquist fs / 2), or by default measured on
+ * the log (auto_cutoff), at least f0 = min(fs / 20, 10 Hz) and at most
+ * fs / 5, and at most 0.8 fs / (2 D) with decimation D; none (fc = 0) for a
+ * negative --cutoff. */
+static int choose_cutoff(dyiLogReader* r, double med, char* err, int errsz) {
   const dyiLogOpt* opt = &r->opt;
   int D = opt->decimate > 1 ? opt->decimate : 1;
   r->fc = 0;
@@ -818,7 +860,9 @@ static int choose_cutoff(dyiLogReader* r, char* err, int errsz) {
     }
     r->fc = opt->cutoff_hz;
   } else if (opt->cutoff_hz == 0) {
-    r->fc = r->fs / 20 < 10 ? r->fs / 20 : 10;
+    double f0 = r->fs / 20 < 10 ? r->fs / 20 : 10;
+    if (auto_cutoff(r, f0, r->fs / 5, med, err, errsz)) return -1;
+    r->fc = fmin(r->fc_auto, r->fs / 5);
     if (D > 1 && r->fc > 0.8 * r->fs / (2.0 * D)) r->fc = 0.8 * r->fs / (2.0 * D);
   }
   return 0;
@@ -869,7 +913,7 @@ static int make_filter(dyiLogReader* r, double med, char* err, int errsz) {
 /* the reader's stages in order (also a rewind: after teardown) */
 static int setup(dyiLogReader* r, char* err, int errsz) {
   double med;
-  if (hold_rows(r, err, errsz) || sample_rate(r, &med, err, errsz) || choose_cutoff(r, err, errsz) ||
+  if (hold_rows(r, err, errsz) || sample_rate(r, &med, err, errsz) || choose_cutoff(r, med, err, errsz) ||
       channels(r, err, errsz) || make_filter(r, med, err, errsz))
     return -1;
   r->rs_init = 0; r->rs_m = 0;
