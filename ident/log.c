@@ -1026,6 +1026,7 @@ void dyi_log_progress(const dyiLogReader* r, long long* done, long long* total) 
 void dyi_log_info(const dyiLogReader* r, dyiLogInfo* info) {
   memset(info, 0, sizeof *info);
   info->fs = r->fs; info->fc = r->fc; info->margin = r->margin;
+  info->fc_measured = r->opt.cutoff_hz == 0 && r->fc > 0;
   info->order = r->fc > 0 ? r->bw.order : 0;
   info->logged = r->logged;
   info->rows_read = r->rows_read;

@@ -764,6 +764,22 @@ static void filter_notes(const dyiLogOpt* lo, const dyiLogInfo* li, const dyiEst
              "for honest std", li->fc, li->fs / D, sqrt(ratio), (int)lround(li->fs / (2 * li->fc)));
 }
 
+/* The PARAMS header's "low-pass:" line: each log's cutoff [Hz] (or none),
+ * and whether it is the default measured on the log (ident/log.h); the
+ * header parser (ident/params.h, dyiParams.cutoff) reads the first. */
+static void lowpass_lines(dyiLogReader* const* rs, int nlog, char* out, size_t sz) {
+  size_t L = (size_t)snprintf(out, sz, "low-pass:");
+  for (int k = 0; k < nlog && L < sz; k++) {
+    dyiLogInfo li;
+    dyi_log_info(rs[k], &li);
+    if (li.fc > 0)
+      L += (size_t)snprintf(out + L, sz - L, "%s %.6g Hz (%s)", k ? "," : "", li.fc,
+                            li.fc_measured ? "default, measured on the log" : "--cutoff");
+    else L += (size_t)snprintf(out + L, sz - L, "%s none", k ? "," : "");
+  }
+  if (L + 1 < sz) { out[L] = '\n'; out[L + 1] = 0; }
+}
+
 /* The summary on standard error: samples, passes, each log's rows, rate
  * and cutoff, the filtering, the condition number, per joint the training
  * residual of the estimate written (rms, relative error) beside the noise
@@ -780,9 +796,9 @@ static void print_log_summary(const cliArgs* c, const dyModel* m, const dyiBase*
   for (int k = 0; k < nlog; k++) {
     dyiLogInfo li;
     dyi_log_info(rs[k], &li);
-    fprintf(stderr, "log%s%s: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s%.6g Hz\n",
+    fprintf(stderr, "log%s%s: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s%.6g Hz%s\n",
             nlog > 1 ? " " : "", nlog > 1 ? c->pos[1 + k] : "", li.rows_read, li.rows_dropped, li.fs,
-            li.fc > 0 ? "" : "none ", li.fc);
+            li.fc > 0 ? "" : "none ", li.fc, li.fc_measured ? " (the default, measured on the log)" : "");
   }
   if (rows_note[0]) fprintf(stderr, "%s", rows_note);
   fprintf(stderr, "condition number %.6g (%.6g after column scaling)\n", e->cond, e->cond_scaled);
@@ -850,13 +866,16 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   if (saved) { rc = saved > 0 ? 0 : 1; goto done; }
   dyiLogInfo li;
   dyi_log_info(rs[0], &li);
-  char rows_note[256] = "", corr[DYI_WARNSZ] = "";
+  char rows_note[256] = "", corr[DYI_WARNSZ] = "", hdr_note[1024];
   filter_notes(&lo, &li, e, rows_note, sizeof rows_note, corr, sizeof corr);
+  lowpass_lines(rs, nlog, hdr_note, sizeof hdr_note);     /* the PARAMS header's, before the rows' */
+  size_t ln = strlen(hdr_note);
+  snprintf(hdr_note + ln, sizeof hdr_note - ln, "%s", rows_note);
   const double* beta;
   int nwarn = 0;
   for (int k = 0; k < nlog; k++) nwarn += cli_watch_end(c, watch[k], c->pos[1 + k], 1);
   if (nwarn && cli_flag(c, "strict")) { cli_strict_fail("identify", nwarn); goto done; }
-  if (write_estimate(c, m, b, e, io, &cr, corr, rows_note, NULL, &beta)) goto done;
+  if (write_estimate(c, m, b, e, io, &cr, corr, hdr_note, NULL, &beta)) goto done;
   cli_flush_warnings(1);
   if (!io->quiet) print_log_summary(c, m, b, e, rs, nlog, io, beta, io->consistent ? cr.std : NULL, rows_note, corr);
   rc = 0;
