@@ -509,7 +509,7 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
   b->nch = nch; b->deriv = deriv; b->fs = fs;
   double top = fmin(fmax, 0.45 * fs);
   for (int k = 0; k < DYI_BAND_MAXC; k++) {
-    double fc = f0 * pow(sqrt(2.0), k);
+    double fc = f0 * pow(2.0, 0.5 * k);      /* exact at even k */
     if (!(fc <= top * (1 + 1e-9)) || dyi_butter_design(&b->f[k], order, fc, fs)) break;
     b->ncand = k + 1;
   }
