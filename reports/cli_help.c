@@ -45,7 +45,7 @@ static const helpOpt log_opts[] = {
   {"gain", "K1,...,Kn", "N m/column unit", "1", "torque = gain x column (motor current to joint torque)"},
   {"time-scale", "K", "s/column unit", "1", "t = K x time column (0.001 for milliseconds or a 1 kHz sample index)"},
   {"rows", "A..B", "data rows", "all", "use data rows A to B (1-based after the header; A.. or ..B open; several logs: A..B,C..D per log)"},
-  {"cutoff", "HZ|none", "Hz", "min(fs/20, 10 Hz)", "low-pass cutoff of the logged signals; none: no filtering"},
+  {"cutoff", "HZ|none", "Hz", "measured on the log: the motion's band before the differentiated noise, at least min(fs/20, 10 Hz), at most fs/5", "low-pass cutoff of the logged signals; none: no filtering"},
   {"filter-order", "N", NULL, "4", "Butterworth order of the low-pass"},
   {"derive", "qd|qdd", NULL, "use the logged columns", "ignore logged derivatives: qdd from qd, or qd and qdd from q"},
   {"decimate", "D", "samples", "fs / (2.5 fc)", "decimation of the identification rows (with --no-parallel: keep every D-th sample)"},
