@@ -819,12 +819,9 @@ static int auto_cutoff(dyiLogReader* r, double f0, double fmax, double med, char
   o.watch = NULL;
   int deriv = r->logged & 2 ? 0 : r->logged & 1 ? 1 : 2;
   dyiBand* b = dyi_band_make(r->n, deriv, 1.0 / med, f0 / 4, fmax, o.order > 0 ? o.order : 4);
-  dyiLogRaw* raw = b ? dyi_lograw_open(r->path, r->n, &o, err, errsz) : NULL;
-  if (!raw) {
-    if (!b) snprintf(err, (size_t)errsz, "%s: out of memory", r->path);
-    dyi_band_free(b);
-    return -1;
-  }
+  if (!b) { r->fc_auto = f0; return 0; }   /* no candidate designs (a rate far off): f0, judged later */
+  dyiLogRaw* raw = dyi_lograw_open(r->path, r->n, &o, err, errsz);
+  if (!raw) { dyi_band_free(b); return -1; }
   dyi_lograw_readahead(raw);
   dyiLogRow row;
   int rc;
@@ -832,12 +829,6 @@ static int auto_cutoff(dyiLogReader* r, double f0, double fmax, double med, char
     dyi_band_push(b, deriv == 0 ? row.qdd : deriv == 1 ? row.qd : row.q);
   dyi_lograw_close(raw);
   double fc = rc == 0 ? dyi_band_cutoff(b, BAND_TOL) : 0;
-  if (getenv("DYNID_BAND_DEBUG")) {
-    double f[DYI_BAND_MAXC], e[DYI_BAND_MAXC];
-    int nc = dyi_band_energy(b, f, e);
-    for (int k = 0; k < nc; k++) fprintf(stderr, "band %8.4g Hz  e %.6g\n", f[k], e[k]);
-    fprintf(stderr, "band: knee cutoff %g Hz (f0 %g)\n", fc, f0);
-  }
   dyi_band_free(b);
   if (rc < 0) return -1;
   r->fc_auto = fc > f0 ? fc : f0;
