@@ -810,8 +810,9 @@ static int sample_rate(dyiLogReader* r, double* med, char* err, int errsz) {
  * bandwidth meter (filter.h dyiBand) on the highest derivative the log
  * holds (qdd, else qd, else q), candidates from f0 / 4 up to fmax at the
  * raw rate 1 / med; the meter's knee with BAND_TOL, never below f0. Kept
- * in r->fc_auto for rewinds. 0, or -1 with err (a row the read would stop
- * at: the same message). */
+ * in r->fc_auto for rewinds. A row the read will stop at ends the pre-pass
+ * (the cutoff from the rows before it; the read reports the row where it
+ * did before). 0, or -1 with err when the file cannot be opened again. */
 #define BAND_TOL 0.01
 static int auto_cutoff(dyiLogReader* r, double f0, double fmax, double med, char* err, int errsz) {
   if (r->fc_auto > 0) return 0;
@@ -824,13 +825,12 @@ static int auto_cutoff(dyiLogReader* r, double f0, double fmax, double med, char
   if (!raw) { dyi_band_free(b); return -1; }
   dyi_lograw_readahead(raw);
   dyiLogRow row;
-  int rc;
-  while ((rc = dyi_lograw_next(raw, &row, err, errsz)) == 1)
+  char bad[512];                              /* a bad row's message: the read gives it */
+  while (dyi_lograw_next(raw, &row, bad, sizeof bad) == 1)
     dyi_band_push(b, deriv == 0 ? row.qdd : deriv == 1 ? row.qd : row.q);
   dyi_lograw_close(raw);
-  double fc = rc == 0 ? dyi_band_cutoff(b, BAND_TOL) : 0;
+  double fc = dyi_band_cutoff(b, BAND_TOL);   /* a bad row: the rows before it (the read reports it) */
   dyi_band_free(b);
-  if (rc < 0) return -1;
   r->fc_auto = fc > f0 ? fc : f0;
   return 0;
 }

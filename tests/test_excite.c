@@ -310,7 +310,7 @@ static void excite_trial(int trial) {
   if (!b) { dy_free_model(m); return; }
   dyiExciteOpt o;
   dyi_excite_defaults(&o);
-  o.screen = 6; o.starts = 2; o.maxeval = 60; o.polish = 40;   /* 6 screened, the best 2 go on */
+  o.screen = 4; o.starts = 2; o.maxeval = 60; o.polish = 40;   /* 4 screened, the best 2 go on */
   o.rest = trial % 2;
   o.seed = 7 + trial;
   o.criterion = trial == 2 ? DYI_EXC_COND_SCALED : DYI_EXC_COND;
