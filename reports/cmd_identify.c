@@ -765,9 +765,10 @@ static void filter_notes(const dyiLogOpt* lo, const dyiLogInfo* li, const dyiEst
 }
 
 /* The PARAMS header's "low-pass:" line: each log's cutoff [Hz] (or none),
- * and whether it is the default measured on the log (ident/log.h); the
- * header parser (ident/params.h, dyiParams.cutoff) reads the first. */
-static void lowpass_lines(dyiLogReader* const* rs, int nlog, char* out, size_t sz) {
+ * and whether it is the default measured on the log (ident/log.h), then
+ * the lines `then`; the header parser (ident/params.h, dyiParams.cutoff)
+ * reads the first cutoff. */
+static void lowpass_lines(dyiLogReader* const* rs, int nlog, const char* then, char* out, size_t sz) {
   size_t L = (size_t)snprintf(out, sz, "low-pass:");
   for (int k = 0; k < nlog && L < sz; k++) {
     dyiLogInfo li;
@@ -777,7 +778,7 @@ static void lowpass_lines(dyiLogReader* const* rs, int nlog, char* out, size_t s
                             li.fc_measured ? "default, measured on the log" : "--cutoff");
     else L += (size_t)snprintf(out + L, sz - L, "%s none", k ? "," : "");
   }
-  if (L + 1 < sz) { out[L] = '\n'; out[L + 1] = 0; }
+  if (L < sz) snprintf(out + L, sz - L, "\n%s", then);
 }
 
 /* The summary on standard error: samples, passes, each log's rows, rate
@@ -868,9 +869,7 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   dyi_log_info(rs[0], &li);
   char rows_note[256] = "", corr[DYI_WARNSZ] = "", hdr_note[1024];
   filter_notes(&lo, &li, e, rows_note, sizeof rows_note, corr, sizeof corr);
-  lowpass_lines(rs, nlog, hdr_note, sizeof hdr_note);     /* the PARAMS header's, before the rows' */
-  size_t ln = strlen(hdr_note);
-  snprintf(hdr_note + ln, sizeof hdr_note - ln, "%s", rows_note);
+  lowpass_lines(rs, nlog, rows_note, hdr_note, sizeof hdr_note);   /* the PARAMS header's */
   const double* beta;
   int nwarn = 0;
   for (int k = 0; k < nlog; k++) nwarn += cli_watch_end(c, watch[k], c->pos[1 + k], 1);
