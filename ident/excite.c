@@ -19,7 +19,7 @@
 void dyi_excite_defaults(dyiExciteOpt* o) {
   memset(o, 0, sizeof *o);
   o->nh = 5; o->period = 10; o->nsamp = 100; o->criterion = DYI_EXC_COND;
-  o->starts = 24; o->maxeval = 300; o->polish = 1500; o->maxtime = 0; o->threads = 1;
+  o->screen = 72; o->starts = 16; o->maxeval = 300; o->polish = 1500; o->maxtime = 0; o->threads = 1;
   o->margin = 0.9; o->seed = 1;
 }
 
@@ -564,10 +564,15 @@ static void normalise_vars(int n, int nv, double* x) {
   }
 }
 
-/* one local search from x (in place); returns the exact criterion */
-static double local_search(exciteObj* oc, double* x, int maxeval) {
+/* the smoothing exponents of a local search's three steps, and of a
+ * screening search's (three L-BFGS runs on the smoothest bound) */
+static const double STEPS[3] = {4, 32, 256}, SCREEN_STEPS[3] = {4, 4, 4};
+#define SCREEN_EVAL 40    /* evaluations of a screening search */
+
+/* one local search from x (in place) through the bounds L_p, p = ps[0..2],
+ * maxeval / 3 evaluations each; returns the exact criterion */
+static double local_search(exciteObj* oc, double* x, int maxeval, const double* ps) {
   exciteWork* w = oc->w;
-  static const double ps[3] = {4, 32, 256};
   int nx = w->nvar;
   int per = maxeval / 3 > 10 ? maxeval / 3 : 10;
   double best = exact_at(oc, x);
@@ -611,6 +616,12 @@ typedef struct {
   int stopped;
   double deadline;
   int fail;
+  /* the round: searches i = 0..nrun-1 on slot order[i] (NULL: slot i),
+   * fresh: from start_vars of the slot, else from the point in it;
+   * maxeval evaluations through the exponents ps */
+  int nrun, fresh, maxeval, total;
+  const int* order;
+  const double* ps;
 } excitePool;
 
 static void* worker(void* arg) {
@@ -628,13 +639,14 @@ static void* worker(void* arg) {
   exciteObj oc = {&w, o->rest, o->margin, gf};
   for (;;) {
     pthread_mutex_lock(&P->lock);
-    int i = P->next < o->starts && !P->stopped && gf ? P->next++ : -1;
+    int i = P->next < P->nrun && !P->stopped && gf ? P->next++ : -1;
     pthread_mutex_unlock(&P->lock);
     if (i < 0) break;
+    if (P->order) i = P->order[i];
     double* x = P->xs + (size_t)i * w.nvar;
-    start_vars(o, w.n, i, x);
+    if (P->fresh) start_vars(o, w.n, i, x);
     long e0 = w.evals;
-    double v = local_search(&oc, x, o->maxeval);
+    double v = local_search(&oc, x, P->maxeval, P->ps);
     pthread_mutex_lock(&P->lock);
     P->evals += w.evals - e0;
     if (w.stop) P->stopped = 1;
@@ -643,7 +655,7 @@ static void* worker(void* arg) {
     if (v < P->best) P->best = v;
     if (o->progress) {
       double shown = o->criterion == DYI_EXC_DOPT ? -P->best * w.nb : exp(P->best);
-      o->progress(o->progress_ctx, P->done, o->starts, shown);
+      o->progress(o->progress_ctx, P->done, P->total, shown);
     }
     pthread_mutex_unlock(&P->lock);
   }
@@ -736,7 +748,8 @@ static int excite_check(const dyModel* m, const dyiBase* b, const dyiExciteOpt* 
 /* the local searches: nt - 1 extra threads and the calling one take the
  * starts from the pool */
 static void run_starts(excitePool* P, const dyiExciteOpt* o) {
-  int nt = o->threads < o->starts ? o->threads : o->starts;
+  int nt = o->threads < P->nrun ? o->threads : P->nrun;
+  P->next = 0;
   pthread_t th[64];
   if (nt > 64) nt = 64;
   int started = 0;
@@ -744,6 +757,42 @@ static void run_starts(excitePool* P, const dyiExciteOpt* o) {
     if (pthread_create(&th[started], NULL, worker, P) == 0) started++;
   worker(P);
   for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
+}
+
+/* The rounds of local searches. With screening (ns > starts), ns starting
+ * points get a short search each on the smoothest bound, and the best
+ * `starts` of them (by value, then index) move in that order to slots
+ * 0..starts-1, with their values, and go on to the full local search;
+ * without, the starts run from their starting points. Results in
+ * P->val[0..starts-1], points in P->xs; *screened: the screening searches
+ * done. 0, or -1 out of memory. */
+static int search_rounds(excitePool* P, const dyiExciteOpt* o, int nx, int ns, int* screened) {
+  int S = o->starts;
+  P->total = (ns > S ? ns : 0) + S;
+  *screened = 0;
+  if (ns > S) {
+    int* rank = malloc(sizeof(int) * (size_t)ns);
+    double* keep = malloc(sizeof(double) * (size_t)nx * (size_t)S);
+    if (!rank || !keep) { free(rank); free(keep); return -1; }
+    P->nrun = ns; P->fresh = 1; P->maxeval = SCREEN_EVAL; P->ps = SCREEN_STEPS;
+    run_starts(P, o);
+    *screened = P->done;
+    for (int i = 0; i < ns; i++) rank[i] = i;
+    for (int i = 1; i < ns; i++)      /* insertion sort: by value, ties by index */
+      for (int k = i; k > 0 && P->val[rank[k]] < P->val[rank[k - 1]]; k--) {
+        int t = rank[k]; rank[k] = rank[k - 1]; rank[k - 1] = t;
+      }
+    for (int k = 0; k < S; k++) {     /* P->val holds ns + S: the values via its tail */
+      memcpy(keep + (size_t)k * nx, P->xs + (size_t)rank[k] * nx, sizeof(double) * (size_t)nx);
+      P->val[ns + k] = P->val[rank[k]];
+    }
+    for (int k = 0; k < S; k++) P->val[k] = P->val[ns + k];
+    memcpy(P->xs, keep, sizeof(double) * (size_t)nx * (size_t)S);
+    free(rank); free(keep);
+  }
+  P->nrun = S; P->fresh = ns <= S; P->maxeval = o->maxeval; P->ps = STEPS;
+  if (!P->stopped) run_starts(P, o);
+  return 0;
 }
 
 /* Polish x on the exact criterion (p = 0), derivative-free (BOBYQA, at
@@ -784,8 +833,9 @@ int dyi_excite(const dyModel* m, const dyiBase* b, const dyiExciteOpt* o, dyiFou
   excitePool P;
   memset(&P, 0, sizeof P);
   P.m = m; P.b = b; P.o = o; P.best = INFINITY; P.deadline = o->maxtime > 0 ? t0 + o->maxtime : INFINITY;
-  P.xs = malloc(sizeof(double) * (size_t)nx * (size_t)o->starts);
-  P.val = malloc(sizeof(double) * (size_t)o->starts);
+  int ns = o->screen > o->starts ? o->screen : o->starts, screened = 0;
+  P.xs = malloc(sizeof(double) * (size_t)nx * (size_t)ns);
+  P.val = malloc(sizeof(double) * (size_t)(ns + o->starts));
   double* x0 = malloc(sizeof(double) * (size_t)nx);
   double* gf = malloc(sizeof(double) * (size_t)m->n * o->nh * 2);
   if (ws_make(&w, m, b, o->nsamp, o->nh, o->period, o->rest, o->weighted ? o->sigma : NULL) || !P.xs || !P.val ||
@@ -796,14 +846,14 @@ int dyi_excite(const dyModel* m, const dyiBase* b, const dyiExciteOpt* o, dyiFou
   }
   w.o = o; w.crit = o->criterion; w.deadline = P.deadline;
   init_u(&w, o);
-  for (int i = 0; i < o->starts; i++) P.val[i] = INFINITY;
+  for (int i = 0; i < ns + o->starts; i++) P.val[i] = INFINITY;
   pthread_mutex_init(&P.lock, NULL);
   exciteObj oc = {&w, o->rest, o->margin, gf};
   start_vars(o, m->n, 0, x0);
   vars_to_f(&w, x0, o->rest, o->margin);
   double cond0, logdet0;
   eval_report(&w, &cond0, NULL, &logdet0, NULL);
-  run_starts(&P, o);
+  if (search_rounds(&P, o, nx, ns, &screened)) P.stopped = P.fail = 1;   /* out of memory: x0 */
   int ib = -1;
   for (int i = 0; i < o->starts; i++)
     if (isfinite(P.val[i]) && (ib < 0 || P.val[i] < P.val[ib])) ib = i;
@@ -819,16 +869,17 @@ int dyi_excite(const dyModel* m, const dyiBase* b, const dyiExciteOpt* o, dyiFou
     info->cond0 = cond0; info->logdet0 = logdet0;
     info->cond = cond; info->cond_scaled = cs; info->logdet = logdet;
     info->evals = P.evals + 1;
-    info->starts_done = P.done;
+    info->starts_done = P.done - screened;
+    info->screened = screened;
     info->budget_hit = P.stopped;
     info->seconds = dy_now_s() - t0;
   }
   pthread_mutex_destroy(&P.lock);
   free(x0); free(gf); free(P.xs); free(P.val);
   ws_free(&w);
-  if (rr) {
-    snprintf(err, (size_t)errsz, "excite: the base regressor stays rank deficient along every trajectory "
-             "tried (more harmonics or samples may help)");
+  if (rr || P.fail) {
+    snprintf(err, (size_t)errsz, P.fail ? "excite: out of memory" : "excite: the base regressor stays rank "
+             "deficient along every trajectory tried (more harmonics or samples may help)");
     return -1;
   }
   return 0;

@@ -488,3 +488,94 @@ int dyi_decim_pop(dyiDecim* d, double* y, double* pass, double* relvar) {
   d->lo++;
   return 1;
 }
+
+/* ------------------------------------------- the motion's own bandwidth */
+
+struct dyiBand_ {
+  int nch, deriv, ncand, ns;      /* channels, differences, candidates, 2*nsec */
+  double fs;
+  long count, skip;               /* samples pushed; left out at the start */
+  dyiButter f[DYI_BAND_MAXC];
+  double* z;                      /* states: ncand x nch x 2 passes x ns */
+  double* y;                      /* two past outputs: ncand x nch x 2 */
+  double* e;                      /* sums of squares: ncand x nch */
+};
+
+dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, int order) {
+  if (nch < 1 || deriv < 0 || deriv > 2 || !(fs > 0) || !(f0 > 0) || order < 1 || order > 2*DYI_MAXSEC)
+    return NULL;
+  dyiBand* b = calloc(1, sizeof *b);
+  if (!b) return NULL;
+  b->nch = nch; b->deriv = deriv; b->fs = fs;
+  double top = fmin(fmax, 0.45 * fs);
+  for (int k = 0; k < DYI_BAND_MAXC; k++) {
+    double fc = f0 * pow(2.0, 0.5 * k);      /* exact at even k */
+    if (!(fc <= top * (1 + 1e-9)) || dyi_butter_design(&b->f[k], order, fc, fs)) break;
+    b->ncand = k + 1;
+  }
+  b->ns = 2 * b->f[0].nsec;
+  size_t nz = (size_t)b->ncand * nch;
+  b->z = calloc(nz * 2 * (size_t)b->ns, sizeof(double));
+  b->y = calloc(nz * 2, sizeof(double));
+  b->e = calloc(nz, sizeof(double));
+  if (!b->ncand || !b->z || !b->y || !b->e) { dyi_band_free(b); return NULL; }
+  /* the lowest candidate's edge transient, both passes, and the differences */
+  b->skip = 2L * dyi_butter_settle(&b->f[0], 1e-3) + deriv;
+  return b;
+}
+
+void dyi_band_free(dyiBand* b) {
+  if (!b) return;
+  free(b->z); free(b->y); free(b->e);
+  free(b);
+}
+
+void dyi_band_push(dyiBand* b, const double* x) {
+  int nch = b->nch, ns = b->ns;
+  double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
+  for (int k = 0; k < b->ncand; k++)
+    for (int c = 0; c < nch; c++) {
+      size_t i = (size_t)k * nch + c;
+      double* z = b->z + i * 2 * ns;
+      double* y = b->y + i * 2;
+      if (b->count == 0) {          /* start from the steady state of the first value */
+        dyi_butter_steady(&b->f[k], z, x[c]);
+        dyi_butter_steady(&b->f[k], z + ns, x[c]);
+        y[0] = y[1] = x[c];
+      }
+      double v = butter_step(&b->f[k], z + ns, butter_step(&b->f[k], z, x[c]));
+      double a = b->deriv == 2 ? v - 2*y[1] + y[0] : b->deriv == 1 ? v - y[1] : v;
+      y[0] = y[1]; y[1] = v;
+      if (b->count >= b->skip) b->e[i] += a * s * a * s;
+    }
+  b->count++;
+}
+
+int dyi_band_energy(const dyiBand* b, double* fc, double* e) {
+  if (b->count <= b->skip) return 0;
+  int nch = b->nch;
+  for (int k = 0; k < b->ncand; k++) {
+    if (fc) fc[k] = b->f[k].fc;
+    double sum = 0;
+    for (int c = 0; c < nch; c++) {
+      double e0 = b->e[c];
+      if (e0 > 0) sum += b->e[(size_t)k * nch + c] / e0;
+    }
+    if (e) e[k] = sum;
+  }
+  return b->ncand;
+}
+
+double dyi_band_cutoff(const dyiBand* b, double tol) {
+  double fc[DYI_BAND_MAXC], e[DYI_BAND_MAXC];
+  int nc = dyi_band_energy(b, fc, e);
+  if (nc == 0) return 0;
+  if (nc == 1 || !(e[nc - 1] > 0)) return fc[nc - 1];
+  /* the knee: the least growth to the next candidate (the first of equals) */
+  int km = 0;
+  for (int k = 1; k < nc - 1; k++)
+    if (e[k + 1] / e[k] < e[km + 1] / e[km]) km = k;
+  int kc = km;
+  while (kc + 1 < nc && e[kc + 1] <= (1 + tol) * e[km]) kc++;
+  return fc[kc];
+}

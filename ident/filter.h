@@ -177,4 +177,43 @@ long dyi_decim_size(const dyiDecim* d);
 /* The guard in use (the one asked for, or shortened to the ring's cap). */
 int dyi_decim_guard(const dyiDecim* d);
 
+/* ------------------------------------------- the motion's own bandwidth
+ * What a log's signals hold below each of a ladder of candidate cutoffs
+ * f_k = f0 * sqrt(2)^k (k = 0..ncand-1, all below fmax): every channel
+ * passes through the zero-phase magnitude of the reader's filter at f_k
+ * (the Butterworth of that order run twice, causally: |H(f)|^2, the phase
+ * does not change an energy), is differenced deriv times by sample index
+ * (2 for positions, 1 for velocities, 0 for accelerations) and scaled by
+ * fs^deriv: an acceleration a_k. Its mean square
+ *     E_k[c] = mean over samples of a_k[c]^2                 [(unit/s^2)^2]
+ * grows with f_k while the cutoff still cuts into the motion, is flat once
+ * the motion is inside, and grows again where sensor noise, twice
+ * differentiated (a white position noise gives |2 sin(pi f/fs)|^4 fs^4,
+ * about f^4), takes over. The samples of the first edge transient (the
+ * lowest candidate's, down to 1e-3) are left out of every mean, so all
+ * candidates see the same samples. Memory: ncand x nch filter states and
+ * two past outputs; no allocation per sample. */
+#define DYI_BAND_MAXC 32
+typedef struct dyiBand_ dyiBand;
+/* nch channels, deriv 0..2, sample rate fs, candidates from f0 up to below
+ * min(fmax, 0.45 fs), order: the reader's Butterworth order. NULL when
+ * out of memory or no candidate fits. */
+dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, int order);
+void dyi_band_free(dyiBand* b);
+/* One sample x[nch] (in time order, uniform sampling assumed). */
+void dyi_band_push(dyiBand* b, const double* x);
+/* Candidates, their cutoffs fc[k] [Hz] and the energies summed over the
+ * channels after each channel is divided by its energy at the lowest
+ * candidate (so every joint counts alike, whatever its unit):
+ *     e_k = sum_c E_k[c] / E_0[c]   (channels with E_0 = 0 left out)
+ * Returns ncand, or 0 when no sample has been counted yet. fc, e: room
+ * for DYI_BAND_MAXC (may be NULL). */
+int dyi_band_energy(const dyiBand* b, double* fc, double* e);
+/* The cutoff the energies call for: the knee where e_k grows least from
+ * one candidate to the next (the motion inside, the noise not yet in),
+ * then upward as long as e_k stays within (1 + tol) of the knee's (the
+ * noise let in is at most tol of the motion's energy; noise-free signals
+ * go up to the top candidate). 0 when nothing was counted. */
+double dyi_band_cutoff(const dyiBand* b, double tol);
+
 #endif

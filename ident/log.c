@@ -929,6 +929,8 @@ struct dyiLogReader_ {
   dyiLogRow rs[4]; int rs_have[4], rs_init; long rs_m;
   /* filter */
   double fs, fc; int margin;
+  double fc_auto;                   /* the default cutoff measured on the log (0: not yet;
+                                       kept across rewinds) */
   dyiButter bw; dyiZpf* zpf; int zfin;
   int nch, npass, chq, chqd, chqdd, chtau;   /* channel offsets (-1: absent) */
   double* buf;                      /* one record: nch + npass */
@@ -1116,10 +1118,41 @@ static int sample_rate(dyiLogReader* r, double* med, char* err, int errsz) {
   return 0;
 }
 
-/* Cutoff fc: --cutoff (below Nyquist fs / 2), or by default
- * min(fs / 20, 10 Hz), at most 0.8 fs / (2 D) with decimation D; none
- * (fc = 0) for a negative --cutoff. */
-static int choose_cutoff(dyiLogReader* r, char* err, int errsz) {
+/* The default cutoff measured on the log: one pass over its raw rows (the
+ * rows the read will use, through the same gate; no watch) into the
+ * bandwidth meter (filter.h dyiBand) on the highest derivative the log
+ * holds (qdd, else qd, else q), candidates from f0 / 4 up to fmax at the
+ * raw rate 1 / med; the meter's knee with BAND_TOL, never below f0. Kept
+ * in r->fc_auto for rewinds. A row the read will stop at ends the pre-pass
+ * (the cutoff from the rows before it; the read reports the row where it
+ * did before). 0, or -1 with err when the file cannot be opened again. */
+#define BAND_TOL 0.01
+static int auto_cutoff(dyiLogReader* r, double f0, double fmax, double med, char* err, int errsz) {
+  if (r->fc_auto > 0) return 0;
+  dyiLogOpt o = r->opt;
+  o.watch = NULL;
+  int deriv = r->logged & 2 ? 0 : r->logged & 1 ? 1 : 2;
+  dyiBand* b = dyi_band_make(r->n, deriv, 1.0 / med, f0 / 4, fmax, o.order > 0 ? o.order : 4);
+  if (!b) { r->fc_auto = f0; return 0; }   /* no candidate designs (a rate far off): f0, judged later */
+  dyiLogRaw* raw = dyi_lograw_open(r->path, r->n, &o, err, errsz);
+  if (!raw) { dyi_band_free(b); return -1; }
+  dyi_lograw_readahead(raw);
+  dyiLogRow row;
+  char bad[512];                              /* a bad row's message: the read gives it */
+  while (dyi_lograw_next(raw, &row, bad, sizeof bad) == 1)
+    dyi_band_push(b, deriv == 0 ? row.qdd : deriv == 1 ? row.qd : row.q);
+  dyi_lograw_close(raw);
+  double fc = dyi_band_cutoff(b, BAND_TOL);   /* a bad row: the rows before it (the read reports it) */
+  dyi_band_free(b);
+  r->fc_auto = fc > f0 ? fc : f0;
+  return 0;
+}
+
+/* Cutoff fc: --cutoff (below Nyquist fs / 2), or by default measured on
+ * the log (auto_cutoff), at least f0 = min(fs / 20, 10 Hz) and at most
+ * fs / 5, and at most 0.8 fs / (2 D) with decimation D; none (fc = 0) for a
+ * negative --cutoff. */
+static int choose_cutoff(dyiLogReader* r, double med, char* err, int errsz) {
   const dyiLogOpt* opt = &r->opt;
   int D = opt->decimate > 1 ? opt->decimate : 1;
   r->fc = 0;
@@ -1131,7 +1164,9 @@ static int choose_cutoff(dyiLogReader* r, char* err, int errsz) {
     }
     r->fc = opt->cutoff_hz;
   } else if (opt->cutoff_hz == 0) {
-    r->fc = r->fs / 20 < 10 ? r->fs / 20 : 10;
+    double f0 = r->fs / 20 < 10 ? r->fs / 20 : 10;
+    if (auto_cutoff(r, f0, r->fs / 5, med, err, errsz)) return -1;
+    r->fc = fmin(r->fc_auto, r->fs / 5);
     if (D > 1 && r->fc > 0.8 * r->fs / (2.0 * D)) r->fc = 0.8 * r->fs / (2.0 * D);
   }
   return 0;
@@ -1182,7 +1217,7 @@ static int make_filter(dyiLogReader* r, double med, char* err, int errsz) {
 /* the reader's stages in order (also a rewind: after teardown) */
 static int setup(dyiLogReader* r, char* err, int errsz) {
   double med;
-  if (hold_rows(r, err, errsz) || sample_rate(r, &med, err, errsz) || choose_cutoff(r, err, errsz) ||
+  if (hold_rows(r, err, errsz) || sample_rate(r, &med, err, errsz) || choose_cutoff(r, med, err, errsz) ||
       channels(r, err, errsz) || make_filter(r, med, err, errsz))
     return -1;
   r->rs_init = 0; r->rs_m = 0;
@@ -1295,6 +1330,7 @@ void dyi_log_progress(const dyiLogReader* r, long long* done, long long* total) 
 void dyi_log_info(const dyiLogReader* r, dyiLogInfo* info) {
   memset(info, 0, sizeof *info);
   info->fs = r->fs; info->fc = r->fc; info->margin = r->margin;
+  info->fc_measured = r->opt.cutoff_hz == 0 && r->fc > 0;
   info->order = r->fc > 0 ? r->bw.order : 0;
   info->logged = r->logged;
   info->rows_read = r->rows_read;

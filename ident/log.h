@@ -37,14 +37,29 @@
  * neighbouring samples, so the filtered q belongs to the filtered time, and
  * differencing against it is consistent (against the raw stamps it is not).
  *
- * Default cutoff: fc = min(fs / 20, 10 Hz), fs the median sample rate of
- * the first 1000 rows (Panda 1 kHz: 10 Hz, KUKA 200 Hz: 10 Hz); with
- * decimation by D at most 0.8 fs / (2 D). Excitation trajectories for
- * identification live below 1-2 Hz, so 10 Hz keeps 5-10x their bandwidth
- * (Gautier's rule) and removes sensor noise and the differentiation noise
- * it would otherwise amplify. Measured on the Panda log (whole log, OLS,
- * friction): relative error 1.15 % at 10 Hz against 2.6 % at 20 Hz and
- * 7.2 % at fs/20 = 51 Hz, where twice-differentiated noise dominates. */
+ * Default cutoff: measured on the log itself, in a pre-pass over its raw
+ * rows (the rows the read uses; bounded memory, nothing per sample
+ * allocated; once per reader, kept across rewinds). The highest
+ * derivative the log holds (qdd, else qd, else q) passes through a ladder
+ * of zero-phase low-passes f_k = f0 / 4 * sqrt(2)^k up to fs / 5
+ * (filter.h dyiBand), each differenced to an acceleration; the energy of
+ * that acceleration against the cutoff is flat where the motion is inside
+ * and the noise not yet. The default is the knee, where it grows least,
+ * raised while the energy stays within 1 % of the knee's (the noise let in
+ * at most 1 % of the motion's energy): fc = clamp(that, f0, fs / 5), with
+ * f0 = min(fs / 20, 10 Hz), the cutoff used before (fs the median sample
+ * rate of the first 1000 rows); with decimation by D at most
+ * 0.8 fs / (2 D). Excitation trajectories for identification live below
+ * 1-2 Hz, and real sensors' noise, twice differentiated, rises above that
+ * quickly: such logs keep f0 (Panda 1 kHz: the knee at 5 Hz, 10 Hz kept;
+ * Kinova Gen3 1 kHz: 3.5 Hz, 10 Hz kept). Where the noise stays low (the
+ * KUKA's logged accelerations, simulated logs, fast moves on a kHz
+ * encoder) the cutoff rises with the motion's band, so fast motions are
+ * not over-smoothed and the rows are decimated less (KUKA 200 Hz: 40 Hz;
+ * its held-out error 2.36 % -> 2.32 %). Measured on the Panda log before
+ * (whole log, OLS, friction): relative error 1.15 % at 10 Hz against
+ * 2.6 % at 20 Hz and 7.2 % at fs/20 = 51 Hz, where twice-differentiated
+ * noise dominates. */
 #ifndef DYNID_LOG_H
 #define DYNID_LOG_H
 
@@ -61,8 +76,8 @@ typedef struct {
   int has_gain;                     /* --gain given */
   double gain[DY_MAXJ];             /* tau_j = gain_j * column (n) */
   long row_first, row_last;         /* --rows A..B, 1-based data rows; 0: all */
-  double cutoff_hz;                 /* low-pass cutoff [Hz]; 0: default from
-                                       the sample rate; < 0: no filtering */
+  double cutoff_hz;                 /* low-pass cutoff [Hz]; 0: default, measured
+                                       on the log (above); < 0: no filtering */
   int on_bad;                       /* 0: stop at bad rows, 1: drop them */
   int filter_tau;                   /* 1: torque filtered like q (decimation) */
   /* additions (0 keeps the default behaviour) */
@@ -168,6 +183,8 @@ int dyi_log_readahead(dyiLogReader* r);
  * logged derivatives (bit 0: qd, bit 1: qdd). */
 typedef struct {
   double fs, fc;
+  int fc_measured;                  /* 1: fc is the default measured on the log
+                                       (0: --cutoff, or none) */
   int margin, order, logged;
   long rows_read;                   /* data rows accepted so far */
   long rows_dropped;                /* bad rows skipped (on_bad drop) */

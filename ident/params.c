@@ -253,6 +253,10 @@ static int head_fields(pHead* h, const char* s) {
     if (r) snprintf(p->rows, sizeof p->rows, "%.*s", (int)strcspn(r + 8, " "), r + 8);
   } else if ((v = after(s, "log: "))) {
     return dy_strv_push(&p->log, &p->nlog, &h->logcap, v);
+  } else if ((v = after(s, "low-pass: "))) {
+    if (!isnan(p->cutoff)) return 0;
+    p->cutoff = after(v, "none") ? 0 : number_at(v);
+    p->cutoff_measured = strncmp(v + strcspn(v, "(,"), "(default", 8) == 0;
   } else if ((v = after(s, "samples: "))) {
     char* e;
     long x = strtol(v, &e, 10);
@@ -318,7 +322,7 @@ static dyiParams* params_new(const char* path, char* err, int errsz) {
   if (p && !(p->path = strdup(path))) { free(p); p = NULL; }
   if (!p) { snprintf(err, (size_t)errsz, "%s: out of memory", path); return NULL; }
   p->samples = -1;
-  p->cond = p->cond_scaled = p->rel_err = p->rss_rise = NAN;
+  p->cond = p->cond_scaled = p->rel_err = p->rss_rise = p->cutoff = NAN;
   return p;
 }
 

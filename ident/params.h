@@ -43,6 +43,10 @@ typedef struct {
                              A..B ..."): the rows of each log it was identified on [""; all] */
   int nlog;               /* the logs it was identified on, as named on identify's command line */
   char** log;             /* ("log: PATH", one line each; nlog paths, owned) [0, NULL] */
+  double cutoff;          /* the low-pass cutoff of the (first) log's signals [Hz], 0 when not
+                             filtered ("low-pass: 10 Hz (default, measured on the log), ..."
+                             or "low-pass: none") [NaN] */
+  int cutoff_measured;    /* 1: that cutoff was the default, measured on the log [0] */
   long samples;           /* samples the estimate used, after filtering and decimation (n
                              equations each) ("samples: N") [-1] */
   double cond;            /* condition number of the regressor, SI units, dimensionless (of the

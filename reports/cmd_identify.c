@@ -774,6 +774,23 @@ static void print_held(const dyModel* m, const dyiBase* b) {
   if (dyi_base_fix_text(m, b, t, sizeof t) > 0) fprintf(stderr, "held (not estimated): %s\n", t);
 }
 
+/* The PARAMS header's "low-pass:" line: each log's cutoff [Hz] (or none),
+ * and whether it is the default measured on the log (ident/log.h), then
+ * the lines `then`; the header parser (ident/params.h, dyiParams.cutoff)
+ * reads the first cutoff. */
+static void lowpass_lines(dyiLogReader* const* rs, int nlog, const char* then, char* out, size_t sz) {
+  size_t L = (size_t)snprintf(out, sz, "low-pass:");
+  for (int k = 0; k < nlog && L < sz; k++) {
+    dyiLogInfo li;
+    dyi_log_info(rs[k], &li);
+    if (li.fc > 0)
+      L += (size_t)snprintf(out + L, sz - L, "%s %.6g Hz (%s)", k ? "," : "", li.fc,
+                            li.fc_measured ? "default, measured on the log" : "--cutoff");
+    else L += (size_t)snprintf(out + L, sz - L, "%s none", k ? "," : "");
+  }
+  if (L < sz) snprintf(out + L, sz - L, "\n%s", then);
+}
+
 /* The summary on standard error: samples, passes, each log's rows, rate
  * and cutoff, the filtering, the condition number, per joint the training
  * residual of the estimate written (rms, relative error) beside the noise
@@ -790,8 +807,8 @@ static void print_log_summary(const cliArgs* c, const dyModel* m, const dyiBase*
   for (int k = 0; k < nlog; k++) {
     dyiLogInfo li;
     dyi_log_info(rs[k], &li);
-    char lp[32] = "none";
-    if (li.fc > 0) snprintf(lp, sizeof lp, "%.6g Hz", li.fc);
+    char lp[64] = "none";
+    if (li.fc > 0) snprintf(lp, sizeof lp, "%.6g Hz%s", li.fc, li.fc_measured ? " (the default, measured on the log)" : "");
     fprintf(stderr, "log%s%s: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s\n",
             nlog > 1 ? " " : "", nlog > 1 ? c->pos[1 + k] : "", li.rows_read, li.rows_dropped, li.fs, lp);
   }
@@ -872,13 +889,14 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   if (saved) { rc = saved > 0 ? 0 : 1; goto done; }
   dyiLogInfo li;
   dyi_log_info(rs[0], &li);
-  char rows_note[256] = "", corr[DYI_WARNSZ] = "";
+  char rows_note[256] = "", corr[DYI_WARNSZ] = "", hdr_note[1024];
   filter_notes(&lo, &li, e, rows_note, sizeof rows_note, corr, sizeof corr);
+  lowpass_lines(rs, nlog, rows_note, hdr_note, sizeof hdr_note);   /* the PARAMS header's */
   const double* beta;
   int nwarn = 0;
   for (int k = 0; k < nlog; k++) nwarn += cli_watch_end(c, watch[k], c->pos[1 + k], 1);
   if (nwarn && cli_flag(c, "strict")) { cli_strict_fail("identify", nwarn); goto done; }
-  if (write_estimate(c, m, b, e, io, &cr, corr, rows_note, NULL, &beta)) goto done;
+  if (write_estimate(c, m, b, e, io, &cr, corr, hdr_note, NULL, &beta)) goto done;
   cli_flush_warnings(1);
   if (!io->quiet) print_log_summary(c, m, b, e, rs, nlog, io, beta, io->consistent ? cr.std : NULL, rows_note, corr);
   rc = 0;

@@ -222,7 +222,7 @@ static void test_predict(void) {
   if (!b) { dy_free_model(m); return; }
   dyiExciteOpt o;
   dyi_excite_defaults(&o);
-  o.rest = 1; o.starts = 1; o.maxeval = 60; o.polish = 0; o.seed = 3; o.threads = 2;
+  o.rest = 1; o.screen = 0; o.starts = 1; o.maxeval = 60; o.polish = 0; o.seed = 3; o.threads = 2;
   dyiFourier f;
   dyiExciteInfo info = {0};
   int r = dyi_excite(m, b, &o, &f, &info, err, sizeof err);
@@ -310,7 +310,7 @@ static void excite_trial(int trial) {
   if (!b) { dy_free_model(m); return; }
   dyiExciteOpt o;
   dyi_excite_defaults(&o);
-  o.starts = 2; o.maxeval = 60; o.polish = 40;
+  o.screen = 4; o.starts = 2; o.maxeval = 60; o.polish = 40;   /* 4 screened, the best 2 go on */
   o.rest = trial % 2;
   o.seed = 7 + trial;
   o.criterion = trial == 2 ? DYI_EXC_COND_SCALED : DYI_EXC_COND;

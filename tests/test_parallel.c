@@ -184,7 +184,8 @@ static void test_targets(double rate) {
           rate, dc, oc);
     CHECK(qc <= 1.25 * oc && qn <= 1.25 * on, "%g Hz: q only %.3f / %.3f %% within 1.25x of OLS on exact "
           "derivatives %.3f / %.3f %%", rate, qn, qc, on, oc);
-    CHECK(rows[1] < rows[0] / 7, "%g Hz: decimated to %ld rows from %ld", rate, rows[1], rows[0]);
+    /* the default cutoff measured on these noise-free logs is at most fs / 5: D >= 2 */
+    CHECK(rows[1] <= rows[0] / 2, "%g Hz: decimated to %ld rows from %ld", rate, rows[1], rows[0]);
   }
   dyi_base_free(b);
   dy_free_model(m);
