@@ -7,6 +7,7 @@
 #include "ident/regressor.h"
 #include "ident/consistent.h"
 #include "core/dynamics.h"
+#include "core/io.h"
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -326,5 +327,55 @@ int dyi_payload_consistent(const dyiPayload* pc, double mass, double radius, dyi
   }
   dyi_cons_free(&res);
   dy_free_model(bm);
+  return rc;
+}
+
+/* one row name,value,std of a payload CSV into phys/std/det (seen: rows had) */
+static int payload_row(dyCsv* csv, char** fl, int nf, const int col[3], double* phys, double* std, int* det, int* seen,
+                       char* err, int errsz) {
+  const char* name = col[0] < nf ? fl[col[0]] : "";
+  int k = 0;
+  while (k < 10 && strcmp(name, dyi_payload_phys_name(k))) k++;
+  if (k == 10) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: unknown payload parameter '%s' (expected m, cx, cy, cz, ixx, ixy, ixz, "
+             "iyy, iyz, izz)", dy_csv_path(csv), dy_csv_line(csv), col[0] + 1, name);
+    return -1;
+  }
+  if (seen[k]++) {
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' given twice", dy_csv_path(csv), dy_csv_line(csv), col[0] + 1, name);
+    return -1;
+  }
+  const char* v = col[1] < nf ? fl[col[1]] : "";
+  const char* s = col[2] >= 0 && col[2] < nf ? fl[col[2]] : "";
+  det[k] = v[strspn(v, " \t")] != 0;
+  if (det[k] && dy_csv_double(csv, v, col[1], 0, &phys[k], err, errsz)) return -1;
+  if (s[strspn(s, " \t")] && dy_csv_double(csv, s, col[2], 0, &std[k], err, errsz)) return -1;
+  return 0;
+}
+
+int dyi_payload_read(const char* path, double phys[10], double std[10], int det[10], char* err, int errsz) {
+  dyCsv* csv = dy_csv_open(path, err, errsz);
+  if (!csv) return -1;
+  char** fl;
+  int nf, seen[10] = {0}, col[3] = {-1, -1, -1}, rc = 0, r;
+  for (int k = 0; k < 10; k++) { phys[k] = std[k] = NAN; det[k] = 0; }
+  if ((r = dy_csv_next(csv, &fl, &nf, err, errsz)) <= 0) {
+    if (!r) snprintf(err, (size_t)errsz, "%s: empty (expected a header name,value,std)", path);
+    dy_csv_close(csv);
+    return -1;
+  }
+  col[0] = dy_csv_find(fl, nf, "name"); col[1] = dy_csv_find(fl, nf, "value"); col[2] = dy_csv_find(fl, nf, "std");
+  if (col[0] < 0 || col[1] < 0) {
+    snprintf(err, (size_t)errsz, "%s:%ld: missing column '%s' (a payload file has name,value,std, as dynid payload "
+             "writes it)", path, dy_csv_line(csv), col[0] < 0 ? "name" : "value");
+    dy_csv_close(csv);
+    return -1;
+  }
+  while (!rc && (r = dy_csv_next(csv, &fl, &nf, err, errsz)) > 0)
+    rc = payload_row(csv, fl, nf, col, phys, std, det, seen, err, errsz);
+  if (r < 0) rc = -1;
+  for (int k = 0; !rc && k < 10; k++)
+    if (!seen[k]) { snprintf(err, (size_t)errsz, "%s: no row '%s'", path, dyi_payload_phys_name(k)); rc = -1; }
+  dy_csv_close(csv);
   return rc;
 }

@@ -122,4 +122,13 @@ int dyi_payload_solve(const dyiPayload* p, double mass, dyiPayloadFit* fit, char
 int dyi_payload_consistent(const dyiPayload* p, double mass, double radius, dyiPayloadFit* fit, char* err,
                            int errsz);
 
+/* A payload CSV as `dynid payload` writes it: rows name,value,std with the
+ * ten names of dyi_payload_phys_name, each once, in any order (header
+ * name,value,std; '#' comments skipped). phys, std (10 each, units as
+ * above): an empty value is undetermined (det[k] = 0, phys NaN), an empty
+ * std is none (NaN, e.g. the plausible load). 0, or -1 with err
+ * ("FILE:ROW:COL: ...": an unknown name, a row given twice, a name
+ * missing, a value that is not a finite number). */
+int dyi_payload_read(const char* path, double phys[10], double std[10], int det[10], char* err, int errsz);
+
 #endif

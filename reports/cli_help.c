@@ -201,6 +201,7 @@ static const helpCmd docs[] = {
     {"models", "FILES[,FILES]", NULL, "none", "per set the model files written by identify --model-out ('+' joins several)"},
     {"title", "TEXT", NULL, "the model's name", "title of the page"},
     {"horizon", "S", "s", "0.05", "forward-simulation horizon"},
+    {"payload", "FILE", NULL, "none", "a load identified by dynid payload (its CSV), shown beside the drive gains"},
     {"force", NULL, NULL, NULL, "use PARAMS even if it was identified on another model"},
     OPT_END},
    "dynid report " KUKA " kuka.params.csv " KLOG "2.csv.gz --map t=t_s -o kuka.html"},

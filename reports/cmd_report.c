@@ -46,6 +46,7 @@
 #include "ident/identify.h"
 #include "core/dynamics.h"
 #include "ident/params.h"
+#include "ident/payload.h"
 #include "reports/plot.h"
 #include "ident/quality.h"
 #include "verify/validate.h"
@@ -1603,39 +1604,21 @@ static void params_section(FILE* f, const dyModel* m, reportSet* const* sv, int 
     }
 }
 
-/* ---- Payload and drive gains: the place for what is identified beside
- * the arm's base parameters. Today the drive gains: rows GAIN1..GAINn of
- * a PARAMS file (identify --estimate-gains: N m, or N for a prismatic
- * joint, per logged unit), value and std per set, read here from the
- * file's rows as CONVENTIONS.md fixes them (name,value,std,...); the
- * section is absent when no set has them. A payload (dynid payload's
- * rows) would be a second table here. */
-static int gains_read(const char* path, int n, double* val, double* sd) {
-  FILE* in = fopen(path, "r");
-  char line[512];
-  int got = 0;
-  for (int j = 0; j < n; j++) val[j] = sd[j] = NAN;
-  while (in && fgets(line, sizeof line, in)) {
-    char* e;
-    if (strncasecmp(line, "gain", 4) || !isdigit((unsigned char)line[4])) continue;
-    long j = strtol(line + 4, &e, 10);
-    if (*e != ',' || j < 1 || j > n) continue;
-    val[j - 1] = strtod(e + 1, &e);
-    sd[j - 1] = *e == ',' && e[1] != ',' && e[1] != '\n' ? strtod(e + 1, NULL) : NAN;
-    got++;
-  }
-  if (in) fclose(in);
-  return got;
-}
+/* ---- Payload and drive gains: what is identified beside the arm's base
+ * parameters. The drive gains: rows GAIN1..GAINn of a PARAMS file
+ * (identify --estimate-gains, or the gains a run was given: N m, or N for
+ * a prismatic joint, per logged unit), value and std per set; the payload:
+ * a file of `dynid payload` (--payload). Absent when there is neither. */
+typedef struct {
+  const char* path;        /* --payload FILE, or NULL */
+  double v[10], sd[10];    /* m cx cy cz ixx ixy ixz iyy iyz izz (ident/payload.h) */
+  int det[10];
+} reportPayload;
 
-static void gains_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns) {
-  double val[MAXSET][DY_MAXJ], sd[MAXSET][DY_MAXJ];
-  int any = 0;
-  for (int k = 0; k < ns; k++) any += gains_read(sv[k]->path, m->n, val[k], sd[k]);
-  if (!any) return;
-  fputs("<h2 id=\"gains\">Payload and drive gains</h2>\n", f);
-  how(f, "The drive gain of each joint estimated with the parameters: logged torque unit (e.g. motor current) "
-         "to joint torque, with its standard deviation.");
+static void gains_table(FILE* f, const dyModel* m, reportSet* const* sv, int ns, double (*val)[DY_MAXJ],
+                        double (*sd)[DY_MAXJ]) {
+  how(f, "The drive gain of each joint: logged torque unit (e.g. motor current) to joint torque, with its standard "
+         "deviation (none: a gain given to identify, not estimated).");
   fputs("<table class=\"gains\">", f);
   set_header(f, sv, ns, "joint</th><th class=\"t\">unit", "<th>gain</th><th>std</th><th>rel. std [%]</th>", NULL);
   for (int j = 0; j < m->n; j++) {
@@ -1643,11 +1626,50 @@ static void gains_section(FILE* f, const dyModel* m, reportSet* const* sv, int n
             m->jnt_type[j] == DY_REVOLUTE ? H_NM : "N");
     for (int k = 0; k < ns; k++)
       if (isnan(val[k][j])) fputs("<td>-</td><td>-</td><td>-</td>", f);
-      else fprintf(f, "<td>%.6g</td><td>%.3g</td><td>%.3g</td>", val[k][j], sd[k][j],
-                   100 * sd[k][j] / fabs(val[k][j]));
+      else if (isnan(sd[k][j])) fprintf(f, "<td>%.6g</td><td>given</td><td>-</td>", val[k][j]);
+      else fprintf(f, "<td>%.6g</td><td>%.3g</td><td>%.3g</td>", val[k][j], sd[k][j], 100 * sd[k][j] / fabs(val[k][j]));
     fputs("</tr>\n", f);
   }
   fputs("</table>\n", f);
+}
+
+static void payload_table(FILE* f, const reportPayload* p) {
+  static const char* const what[10] = {"mass", "centre of mass x", "centre of mass y", "centre of mass z",
+                                       "inertia xx", "inertia xy", "inertia xz", "inertia yy", "inertia yz",
+                                       "inertia zz"};
+  fputs("<h3>Payload</h3>\n", f);
+  how(f, "The load fixed to the tip frame, from <code>dynid payload</code>: centre of mass in the tip frame, inertia "
+         "about the centre of mass in tip-frame axes (tensor entries). Undetermined: the log does not excite it.");
+  fputs("<p class=\"cap\">", f);
+  esc_path(f, p->path);
+  fputs("</p>\n<table class=\"gains\"><tr><th class=\"t\">quantity</th><th class=\"t\">name</th>"
+        "<th class=\"t\">unit</th><th>value</th><th>std</th></tr>\n", f);
+  for (int k = 0; k < 10; k++) {
+    fprintf(f, "<tr><td class=\"t\">%s</td><td class=\"t\">%s</td><td class=\"u\">%s</td>", what[k],
+            dyi_payload_phys_name(k), k == 0 ? "kg" : k < 4 ? "mm" : H_KGM2);
+    const double sc = k >= 1 && k < 4 ? 1e3 : 1;   /* the centre of mass in mm */
+    if (!p->det[k]) fputs("<td>undetermined</td><td>-</td>", f);
+    else if (isnan(p->sd[k])) fprintf(f, "<td>%.6g</td><td>-</td>", sc * p->v[k]);
+    else fprintf(f, "<td>%.6g</td><td>%.3g</td>", sc * p->v[k], sc * p->sd[k]);
+    fputs("</tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+static void gains_section(FILE* f, const dyModel* m, reportSet* const* sv, int ns, const reportPayload* pl) {
+  double val[MAXSET][DY_MAXJ], sd[MAXSET][DY_MAXJ];
+  char err[DY_ERRSZ];
+  int any = 0;
+  for (int k = 0; k < ns; k++) {
+    int g = dyi_params_read_gains(sv[k]->path, m->n, val[k], sd[k], err, sizeof err);
+    if (g <= 0)
+      for (int j = 0; j < m->n; j++) val[k][j] = sd[k][j] = NAN;
+    any += g > 0;
+  }
+  if (!any && !pl->path) return;
+  fprintf(f, "<h2 id=\"gains\">%s</h2>\n", !pl->path ? "Drive gains" : any ? "Payload and drive gains" : "Payload");
+  if (any) gains_table(f, m, sv, ns, val, sd);
+  if (pl->path) payload_table(f, pl);
 }
 
 /* A line of links to the page's sections, in their order. */
@@ -1668,7 +1690,7 @@ static void nav(FILE* f, const cliArgs* c, char (*role)[160]) {
  * after), and how it was written (the command line and the model's
  * fingerprint). */
 static void write_page(FILE* f, const cliArgs* c, const dyModel* m, reportSet* const* sv, int ns, char (*role)[160],
-                       const char* body, size_t blen) {
+                       const char* body, size_t blen, const reportPayload* pl) {
   const char* out = cli_opt(c, "o");
   const char* title = cli_opt(c, "title");
   char tbuf[300];
@@ -1685,7 +1707,7 @@ static void write_page(FILE* f, const cliArgs* c, const dyModel* m, reportSet* c
   sets_section(f, sv, ns, c, out);
   fwrite(body, 1, blen, f);
   params_section(f, m, sv, ns);
-  gains_section(f, m, sv, ns);
+  gains_section(f, m, sv, ns, pl);
   phys_section(f, m, sv, ns, out);
   ident_section(f, m, sv[0]->prm->base);
   model_section(f, m);
@@ -1712,8 +1734,9 @@ int cmd_report(cliArgs* c) {
       "  --compare PARAMS2  a second parameter set shown beside PARAMS (e.g. identify --consistent)\n"
       "  --labels A,B       names of the sets (default from the headers: unconstrained, consistent)\n"
       "  --models ...       per set, the model files written from it (identify --model-out), several\n"
-      "                     joined by '+'; the first is read for the per-link table, all are linked";
-  int r = cli_check(c, "title,horizon,compare,labels,models,force," CLI_LOG_OPTS, 3, 2 + MAXLOG, use);
+      "                     joined by '+'; the first is read for the per-link table, all are linked\n"
+      "  --payload FILE     a load identified by dynid payload, shown beside the drive gains";
+  int r = cli_check(c, "title,horizon,compare,labels,models,force,payload," CLI_LOG_OPTS, 3, 2 + MAXLOG, use);
   if (r) return r;
   double horizon;
   reportSet set[MAXSET];
@@ -1733,6 +1756,8 @@ int cmd_report(cliArgs* c) {
   dyOut o;
   if ((r = split_models(cli_opt(c, "models"), set, ns))) { status = r; goto done; }
   if (!(m = cli_model(c))) goto done;
+  reportPayload pl = {.path = cli_opt(c, "payload")};
+  if (pl.path && dyi_payload_read(pl.path, pl.v, pl.sd, pl.det, err, sizeof err)) { cli_fail("%s", err); goto done; }
   dyi_log_defaults(&lopt);
   if ((r = cli_logopt(c, m, &lopt)) != 0) { status = r; goto done; }
   if (series_alloc(&S, m->n, ns)) goto done;
@@ -1744,7 +1769,7 @@ int cmd_report(cliArgs* c) {
   for (int k = 0; k < ns; k++)
     if (set_scales(c, m, &set[k], &lopt)) goto done;
   if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }
-  write_page(o.f, c, m, sv, ns, role, body, blen);
+  write_page(o.f, c, m, sv, ns, role, body, blen, &pl);
   if (dy_out_commit(&o, err, sizeof err)) { cli_fail("%s", err); goto done; }
   status = 0;
 done:

@@ -299,6 +299,53 @@ static void test_bad(void) {
   }
 }
 
+/* 6. the payload file read back (dyi_payload_read against the test's own
+ * reader: the same doubles, bit for bit, and the same empty cells) and
+ * shown by the report (--payload): the mass in kg and the centre of mass
+ * in mm as %.6g of those doubles, the undetermined ones said; a bad file
+ * refused with FILE:ROW:COL and no page written */
+static void test_read_report(void) {
+  static const char* const files[2] = {DIR "/panda_load.csv", DIR "/j1load.csv"};
+  for (int f = 0; f < 2; f++) {
+    double v[10], s[10], pv[10], ps[10];
+    int det[10], same = 1, und = 0;
+    char err[DY_ERRSZ];
+    read_load(files[f], v, s);
+    CHECK(dyi_payload_read(files[f], pv, ps, det, err, sizeof err) == 0, "read %s: %s", files[f], err);
+    for (int k = 0; k < 10; k++) {
+      same &= det[k] ? pv[k] == v[k] : isnan(v[k]);
+      same &= isnan(s[k]) ? isnan(ps[k]) : ps[k] == s[k];
+      und += !det[k];
+    }
+    CHECK(same, "%s: dyi_payload_read differs from the file's rows", files[f]);
+    char cmd[1024], want[64];
+    snprintf(cmd, sizeof cmd, "./dynid report " PANDA " " DIR "/panda_arm.csv " DIR "/panda_unloaded.csv --rows 1..1500 "
+             "--horizon 0 --payload %s -o " DIR "/pr.html", files[f]);
+    CHECK(th_run(DIR, cmd) == 0, "report --payload: %s", th_slurp(DIR "/stderr"));
+    char* h = th_read_file(DIR "/pr.html");
+    const char* sec = h ? strstr(h, "<h2 id=\"gains\">Payload") : NULL;
+    CHECK(sec != NULL, "report: a payload section");
+    if (!sec) { free(h); continue; }
+    int n_und = 0;
+    for (const char* p = sec; (p = strstr(p, "<td>undetermined</td>")); p++) n_und++;
+    CHECK(n_und == und, "report: %d undetermined cells, the file has %d", n_und, und);
+    if (det[0] && det[1]) {
+      snprintf(want, sizeof want, "<td>%.6g</td>", v[0]);
+      CHECK(strstr(sec, want) != NULL, "report: mass %s", want);
+      snprintf(want, sizeof want, "<td>%.6g</td>", 1e3 * v[1]);
+      CHECK(strstr(sec, want) != NULL, "report: cx in mm %s", want);
+    }
+    free(h);
+  }
+  FILE* b = fopen(DIR "/bad_load.csv", "w");
+  if (b) { fputs("name,value,std\nm,2.5,0.1\nmass,1,\n", b); fclose(b); }
+  remove(DIR "/pr.html");
+  CHECK(th_run(DIR, "./dynid report " PANDA " " DIR "/panda_arm.csv " DIR "/panda_unloaded.csv --payload " DIR
+                    "/bad_load.csv -o " DIR "/pr.html") == 1 && err_lines() == 1 &&
+            strstr(th_slurp(DIR "/stderr"), "bad_load.csv:3:1: unknown payload parameter 'mass'") && !fopen(DIR "/pr.html", "r"),
+        "a bad payload file: %s", th_slurp(DIR "/stderr"));
+}
+
 int main(void) {
   CHECK(system("mkdir -p " DIR) == 0, "mkdir " DIR);
   test_map();
@@ -317,5 +364,6 @@ int main(void) {
   test_noise();
   test_undetermined();
   test_bad();
+  test_read_report();
   return test_report();
 }
