@@ -379,3 +379,13 @@ int dyi_payload_read(const char* path, double phys[10], double std[10], int det[
   dy_csv_close(csv);
   return rc;
 }
+
+dyModel* dyi_payload_loaded_model(const dyModel* m, const double phi_T[10]) {
+  dyModel* ml = dy_copy_model(m);
+  if (!ml) return NULL;
+  double A[100];
+  dyi_payload_map(m->tip_T, A);
+  for (int i = 0; i < 10; i++)
+    for (int k = 0; k < 10; k++) ml->par[DY_NPAR_LINK * (m->n - 1) + i] += A[i*10 + k] * phi_T[k];
+  return ml;
+}

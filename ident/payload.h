@@ -131,4 +131,9 @@ int dyi_payload_consistent(const dyiPayload* p, double mass, double radius, dyiP
  * missing, a value that is not a finite number). */
 int dyi_payload_read(const char* path, double phys[10], double std[10], int det[10], char* err, int errsz);
 
+/* A copy of m with a load of standard parameters phi_T (tip frame, order
+ * above) merged into link n: par_n += A(tip_T) phi_T. Caller frees
+ * (dy_free_model); NULL when out of memory. */
+dyModel* dyi_payload_loaded_model(const dyModel* m, const double phi_T[10]);
+
 #endif

@@ -172,6 +172,9 @@ int cli_strict_fail(const char* cmd, int nwarn);
 cliWatch* cli_watch_start(const cliArgs* c, const dyModel* m, dyiLogOpt* opt);
 int cli_watch_end(const cliArgs* c, cliWatch* w, const char* path, int findings);
 void cli_watch_free(cliWatch* w);
+/* No comparison with the model's gravity torque for this log (a log with an
+ * unknown load on the tip, which changes that torque by design). */
+void cli_watch_no_gravity(cliWatch* w);
 int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err);
 /* cli_watch_end's lines wait until this prints them (show = 1, the command
  * succeeded) or drops them (show = 0): a failing command prints one line. */

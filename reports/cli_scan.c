@@ -357,6 +357,10 @@ int cli_watch_end(const cliArgs* c, cliWatch* cw, const char* path, int findings
   return nwarn;
 }
 
+void cli_watch_no_gravity(cliWatch* cw) {
+  if (cw) cw->gravity = 0;
+}
+
 void cli_watch_free(cliWatch* cw) {
   if (!cw) return;
   dyi_log_watch_free(&cw->w);

@@ -87,13 +87,8 @@ static int gains_options(const cliArgs* c, gainsOpt* g) {
  * not known yet): what the loaded recordings are checked against, so that
  * a heavy load does not read as another arm. NULL when out of memory. */
 static dyModel* loaded_model(const dyModel* m, double mass) {
-  dyModel* ml = dy_copy_model(m);
-  if (!ml) return NULL;
-  double A[100], phi[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, mass};
-  dyi_payload_map(m->tip_T, A);
-  for (int i = 0; i < 10; i++)
-    for (int k = 0; k < 10; k++) ml->par[10 * (m->n - 1) + i] += A[i*10 + k] * phi[k];
-  return ml;
+  const double phi[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, mass};
+  return dyi_payload_loaded_model(m, phi);
 }
 
 /* Log k through the reader (its options, --gain K0 applied) into the

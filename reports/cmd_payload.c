@@ -40,11 +40,14 @@ static int is_urdf(const char* path) {
 }
 
 /* The log through the reader into the estimator, watched for the usual
- * mistakes. 0, or 1 after printing. */
-static int read_log(const cliArgs* c, const dyModel* m, dyiLogOpt* lopt, dyiPayload* est) {
+ * mistakes against mw: the model with the load's mass at the tip origin
+ * when --mass gives it; else the arm's, without the gravity-torque check
+ * (an unknown load changes that torque by design). 0, or 1 after printing. */
+static int read_log(const cliArgs* c, const dyModel* m, const dyModel* mw, dyiLogOpt* lopt, dyiPayload* est) {
   char err[DY_ERRSZ];
   const char* path = c->pos[2];
-  cliWatch* watch = cli_watch_start(c, m, lopt);
+  cliWatch* watch = cli_watch_start(c, mw ? mw : m, lopt);
+  if (!mw) cli_watch_no_gravity(watch);
   dyiLogReader* r = dyi_log_open(path, m->n, lopt, err, sizeof err);
   int rc = r ? 0 : -1;
   dyiSample s;
@@ -194,7 +197,11 @@ int cmd_payload(cliArgs* c) {
   if (!par) { cli_fail("payload: out of memory"); goto done; }
   dyi_params_realise(m, prm, par);
   if (!(est = dyi_payload_make(m, par, err, sizeof err))) { cli_fail("%s", err); goto done; }
-  if (read_log(c, m, &lopt, est)) goto done;
+  const double known[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, mass};
+  dyModel* ml = mass > 0 ? dyi_payload_loaded_model(m, known) : NULL;
+  r = read_log(c, m, ml, &lopt, est);
+  dy_free_model(ml);
+  if (r) goto done;
   if (dyi_payload_samples(est) < 10) {
     cli_fail("%s: %ld samples: too few to estimate a payload (at least 10; check --rows)", c->pos[2],
              dyi_payload_samples(est));

@@ -190,6 +190,9 @@ static void test_truth(const char* model, const char* tag) {
   snprintf(cmd, sizeof cmd, "./dynid payload %s %s %s -o %s", model, arm, loaded, out);
   CHECK(th_run(DIR, cmd) == 0, "%s: payload: %s", tag, th_slurp(DIR "/stderr"));
   CHECK(strstr(th_slurp(DIR "/stderr"), "payload 2.47"), "%s: summary: %s", tag, th_slurp(DIR "/stderr"));
+  /* the load raises joint 3's gravity torque 1.8x: not another arm */
+  CHECK(!strstr(th_slurp(DIR "/stderr"), "gravity torque"), "%s: a heavy load read as another arm: %s", tag,
+        th_slurp(DIR "/stderr"));
   double v[10], s[10];
   CHECK(read_load(out, v, s) == 10, "%s: 10 rows in %s", tag, out);
   CHECK(strstr(th_slurp(out), "# undetermined: none"), "%s: all determined", tag);
