@@ -1109,22 +1109,9 @@ int dyi_base_keep_joint(const dyModel* m, dyiBase* b, unsigned keep, char* err, 
     for (int k = nl; k < np; k++)
       if (!(keep & (1u << dy_parkind(m, k)))) b->B[(size_t)i*np + k] = 0;
   /* rows left without a coefficient (IA_j alone) go too */
-  int nb = 0;
-  for (int i = 0; i < b->nb; i++) {
-    double big = 0;
-    for (int k = 0; k < np; k++) big = fmax(big, fabs(b->B[(size_t)i*np + k]));
-    if (big == 0) continue;
-    if (nb != i) {
-      memcpy(b->B + (size_t)nb*np, b->B + (size_t)i*np, sizeof(double) * (size_t)np);
-      memcpy(b->name[nb], b->name[i], sizeof b->name[0]);
-      b->lead[nb] = b->lead[i];
-      b->lin_kind[nb] = b->lin_kind[i];
-      b->lin_joint[nb] = b->lin_joint[i];
-    }
-    if (b->lead[nb] >= nl && !(keep & (1u << dy_parkind(m, b->lead[nb])))) b->lead[nb] = -1;
-    nb++;
-  }
-  b->nb = nb;
+  dyi_base_drop_empty(b);
+  for (int i = 0; i < b->nb; i++)
+    if (b->lead[i] >= nl && !(keep & (1u << dy_parkind(m, b->lead[i])))) b->lead[i] = -1;
   b->joint_keep = keep & 15u;
   if (dyi_base_pinv(b, err, errsz)) return -1;
   return dyi_base_verify(m, b, err, errsz);

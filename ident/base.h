@@ -127,6 +127,10 @@ int dyi_friction_kinds(const char* list, unsigned* keep, char* bad, int badsz);
  * (B, P zeroed, lead, lin_kind, lin_joint = -1). NULL on failure.
  * (ident/base_common.c) */
 dyiBase* dyi_base_make_empty(dyiBaseSet set, int nb, int npar, int friction);
+/* The rows of B left without a coefficient (every entry 0, after columns
+ * were cleared) removed, the others moved up with their names and leads;
+ * b->nb updated (P is not: prove the set again). */
+void dyi_base_drop_empty(dyiBase* b);
 
 /* Lin's set ([LinFang99], Theorem 1), unverified; used by dyi_base_make.
  * (ident/base_lin.c) NULL with err on failure. */

@@ -82,3 +82,22 @@ int dyi_friction_kinds(const char* list, unsigned* keep, char* bad, int badsz) {
   if (!*keep) { snprintf(bad, (size_t)badsz, "(empty)"); return -1; }
   return 0;
 }
+
+void dyi_base_drop_empty(dyiBase* b) {
+  const int np = b->npar;
+  int nb = 0;
+  for (int i = 0; i < b->nb; i++) {
+    double big = 0;
+    for (int k = 0; k < np; k++) big = fmax(big, fabs(b->B[(size_t)i*np + k]));
+    if (big == 0) continue;
+    if (nb != i) {
+      memcpy(b->B + (size_t)nb*np, b->B + (size_t)i*np, sizeof(double) * (size_t)np);
+      memcpy(b->name[nb], b->name[i], sizeof b->name[0]);
+      b->lead[nb] = b->lead[i];
+      b->lin_kind[nb] = b->lin_kind[i];
+      b->lin_joint[nb] = b->lin_joint[i];
+    }
+    nb++;
+  }
+  b->nb = nb;
+}

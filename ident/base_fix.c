@@ -69,25 +69,11 @@ static void fix_rename(const dyModel* m, dyiBase* b, int i) {
  * rows that lost their lead renamed */
 static void fix_rows(const dyModel* m, dyiBase* b) {
   const int np = b->npar;
-  int nb = 0;
-  for (int i = 0; i < b->nb; i++) {
-    double big = 0;
-    for (int k = 0; k < np; k++) {
+  for (int i = 0; i < b->nb; i++)
+    for (int k = 0; k < np; k++)
       if (!isnan(b->fix[k])) b->B[(size_t)i*np + k] = 0;
-      big = fmax(big, fabs(b->B[(size_t)i*np + k]));
-    }
-    if (big == 0) continue;
-    if (nb != i) {
-      memcpy(b->B + (size_t)nb*np, b->B + (size_t)i*np, sizeof(double) * (size_t)np);
-      memcpy(b->name[nb], b->name[i], sizeof b->name[0]);
-      b->lead[nb] = b->lead[i];
-      b->lin_kind[nb] = b->lin_kind[i];
-      b->lin_joint[nb] = b->lin_joint[i];
-    }
-    nb++;
-  }
-  b->nb = nb;
-  for (int i = 0; i < nb; i++)
+  dyi_base_drop_empty(b);
+  for (int i = 0; i < b->nb; i++)
     if (b->lead[i] >= 0 && !isnan(b->fix[b->lead[i]])) fix_rename(m, b, i);
 }
 
