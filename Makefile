@@ -163,9 +163,12 @@ bench: deps
 # over random geometries, whose sets test_base runs under the sanitizers;
 # the op-counted algorithms and the batch kernels against their single
 # calls; the algorithms through the program; the default cutoff against
-# simulated and shipped logs, whose meter every default read exercises),
-# to keep CI under 10 minutes
-ASAN_SKIP := $(addprefix build/tests/,test_lin test_khalil test_renaud test_batch2 test_algo_cli test_fixdrop test_cutoff)
+# simulated and shipped logs, whose meter every default read exercises;
+# the excitation searches and the thread-count comparisons, long searches
+# and repeated identifications whose code the other tests run once under
+# the sanitizers), to keep CI under 10 minutes
+ASAN_SKIP := $(addprefix build/tests/,test_lin test_khalil test_renaud test_batch2 test_algo_cli test_fixdrop \
+               test_cutoff test_excite test_excite_repro test_parallel)
 asan:
 	$(MAKE) clean
 	$(MAKE) -j$(NPROC) check TEST_RUN="$(filter-out $(ASAN_SKIP),$(TEST_BIN))" \

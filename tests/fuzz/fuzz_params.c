@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the PARAMS reader (expressions parsed against a fixed
- * 3-joint model). */
+ * 3-joint model, the drive gains' GAIN rows alone) and the payload file's
+ * reader, on the same bytes. */
 #include "fuzz_common.h"
 #include "ident/params.h"
+#include "ident/payload.h"
 #include "core/io.h"
 
 static dyModel* model(void) {
@@ -27,5 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else if (!strstr(err, path) || strchr(err, '\n')) {
     abort();   /* one line naming the file */
   }
+  double g[3], gs[3], ph[10], ps[10];
+  int det[10];
+  if (dyi_params_read_gains(path, 3, g, gs, err, sizeof err) < 0 && (!strstr(err, path) || strchr(err, '\n'))) abort();
+  if (dyi_payload_read(path, ph, ps, det, err, sizeof err) && (!strstr(err, path) || strchr(err, '\n'))) abort();
   return 0;
 }
