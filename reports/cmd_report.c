@@ -1326,6 +1326,28 @@ static int logs_body(const cliArgs* c, const dyModel* m, reportSet* const* sv, i
 
 /* The model: source, joints and types, gravity, the conversion check, and
  * per joint the modified-DH geometry and the nominal mass. */
+/* The transmission the logs were mapped through (--transmission, a model
+ * table's or a URDF's): R, row k for motor k, motor velocity = R x joint
+ * velocity, and the motors whose rows couple joints (their own inertia and
+ * friction, IAMk FVMk FCMk, are parameters of the set). */
+static void trans_table(FILE* f, const dyModel* m) {
+  const int n = m->n;
+  fputs("<h3>Transmission</h3>\n", f);
+  how(f, "The logs' motor columns mapped to the joints: motor velocity = R &#215; joint velocity, so q = R<sup>-1</sup> "
+         "q<sub>m</sub> and &#964; = R<sup>T</sup> &#964;<sub>m</sub> (after the gains). Row k is motor k.");
+  fputs("<table><tr><th>motor</th>", f);
+  for (int j = 0; j < n; j++) fprintf(f, "<th>joint %d</th>", j + 1);
+  fputs("<th class=\"t\">couples joints</th></tr>\n", f);
+  for (int k = 0; k < n; k++) {
+    int coupled = 0;
+    for (int c = 0; c < m->nmot; c++) coupled |= m->mot_k[c] == k;
+    fprintf(f, "<tr><td>%d</td>", k + 1);
+    for (int j = 0; j < n; j++) fprintf(f, "<td>%.6g</td>", m->trans[k*n + j]);
+    fprintf(f, "<td class=\"t\">%s</td></tr>\n", coupled ? "yes: IAM, FVM, FCM of this motor are parameters" : "no");
+  }
+  fputs("</table>\n", f);
+}
+
 static void model_section(FILE* f, const dyModel* m) {
   const int n = m->n;
   fputs("<h2 id=\"model\">Model</h2>\n", f);
@@ -1347,6 +1369,7 @@ static void model_section(FILE* f, const dyModel* m) {
     fprintf(f, "<tr><td>%d</td><td>%c</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.4g</td></tr>\n",
             j + 1, types[j], m->dh_alpha[j], m->dh_a[j], m->dh_theta[j], m->dh_d[j], m->par[10*j + DY_M]);
   fputs("</table>\n", f);
+  if (m->has_trans) trans_table(f, m);
 }
 
 /* The standard parameters that share a status and a reason: one row of

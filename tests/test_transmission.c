@@ -314,6 +314,39 @@ static void test_model_file(void) {
         "transmission it was identified with, --transmission)"), "IAM6 without a transmission: %s", th_slurp(path));
 }
 
+/* the report of a set with coupled motors, on the model written with it:
+ * the transmission's table holds the R the log was made with (row k motor
+ * k, %.6g of the test's own matrix), motor 6 marked coupled, and the
+ * motor's parameters in the base-parameter table with their units */
+static void test_report_trans(void) {
+  char cmd[512], path[128];
+  snprintf(cmd, sizeof cmd, "./dynid report %s/mo.csv %s/p.csv %s/m2.csv " GAIN_OPT " --q-offset %g,%g,%g,%g,%g,%g "
+           "--rows 1..600 --horizon 0 -o %s/r.html", tmp, tmp, tmp, QOFF[0], QOFF[1], QOFF[2], QOFF[3], QOFF[4],
+           QOFF[5], tmp);
+  CHECK(th_run(tmp, cmd) == 0, "%s", cmd);
+  snprintf(path, sizeof path, "%s/r.html", tmp);
+  char* h = th_read_file(path);
+  const char* t = h ? strstr(h, "<h3>Transmission</h3>") : NULL;
+  CHECK(t != NULL, "report: a transmission table");
+  if (t) {
+    int found = 1;
+    for (int k = 0; k < N6; k++) {   /* the row's cells, in order, right after its motor number */
+      char cells[256];
+      size_t L = (size_t)snprintf(cells, sizeof cells, "<tr><td>%d</td>", k + 1);
+      for (int j = 0; j < N6; j++) L += (size_t)snprintf(cells + L, sizeof cells - L, "<td>%.6g</td>", RW[k*N6 + j]);
+      found &= strstr(t, cells) != NULL;
+    }
+    CHECK(found, "report: R as the log was made with");
+    CHECK(strstr(t, "<tr><td>6</td>") && strstr(strstr(t, "<tr><td>6</td>"), "yes: IAM, FVM, FCM"),
+          "report: motor 6 coupled");
+  }
+  CHECK(h && strstr(h, "id=\"bp-IAM6\"><td class=\"l\">IAM6</td><td class=\"u\">kg&#183;m<sup>2</sup>") &&
+            strstr(h, "id=\"bp-FVM6\"><td class=\"l\">FVM6</td><td class=\"u\">N&#183;m&#183;s/rad") &&
+            strstr(h, "id=\"bp-FCM6\"><td class=\"l\">FCM6</td><td class=\"u\">N&#183;m<"),
+        "report: the motor's parameters with their units");
+  free(h);
+}
+
 /* a model table's directives: n x n numbers, motors only with a
  * transmission and as many as its coupled motors */
 static void test_table_directives(void) {
@@ -493,6 +526,7 @@ int main(void) {
   if (!TH_SANITIZED) {   /* three more runs of the program: 0.5 s here, 2 s under the sanitizers */
     test_program_motor();
     test_model_file();
+    test_report_trans();
   }
   test_table_directives();
   test_urdf();
