@@ -436,9 +436,7 @@ int dy_csv_double(const dyCsv* c, const char* field, int col, int allow_nonfinit
   while (*e == ' ' || *e == '\t' || *e == '\r') e++;
   if (end == s || *e) {
     char shown[40];
-    snprintf(shown, sizeof shown, "%.32s", field);
-    for (char* p = shown; *p; p++) if (!isprint((unsigned char)*p)) *p = '?';
-    dy_errpos(err, errsz, c->path, c->rowline, col + 1, "not a number: '%s'%s", shown,
+    dy_errpos(err, errsz, c->path, c->rowline, col + 1, "not a number: '%s'%s", dy_field_shown(field, shown, sizeof shown),
               !*field ? " (empty cell)" : dy_decimal_comma(field) ? ": a decimal comma? dynid reads numbers with a "
               "point (convert the file, e.g. with a spreadsheet's export in the C/English locale)" : "");
     return -1;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* dynid general utilities (see util.h). */
 #include "core/util.h"
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,4 +46,10 @@ int dy_decimal_comma(const char* s) {
   }
   while (*s == ' ' || *s == '\r') s++;
   return before > 0 && after > 0 && !*s;
+}
+
+const char* dy_field_shown(const char* field, char* buf, size_t sz) {
+  snprintf(buf, sz, "%.32s", field);
+  for (char* p = buf; *p; p++) if (!isprint((unsigned char)*p)) *p = '?';
+  return buf;
 }

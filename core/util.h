@@ -14,6 +14,8 @@
 #ifndef DYNID_UTIL_H
 #define DYNID_UTIL_H
 
+#include <stddef.h>
+
 /* Function multiversioning for the batch kernels: on x86-64 a function
  * marked DY_CLONES is compiled for AVX-512F, AVX2 and baseline SSE2, and
  * the loader picks the best one the CPU and OS support. -std=c11 keeps
@@ -48,6 +50,11 @@ int dy_decimal_comma(const char* s);
 /* a copy of s appended to the growing list *v (*n strings, room for *cap;
  * doubled when full, from 8); 0, or -1 out of memory (the list unchanged) */
 int dy_strv_push(char*** v, int* n, int* cap, const char* s);
+
+/* A cell's text as an error message shows it: its first 32 bytes, every
+ * byte that is not printable (a newline of a quoted cell, a control byte)
+ * as '?', into buf (40 bytes or more); returns buf. */
+const char* dy_field_shown(const char* field, char* buf, size_t sz);
 
 /* xorshift64*: advance the state s (nonzero) and return the output. */
 static inline unsigned long long dy_rng_xorshift(unsigned long long* s) {

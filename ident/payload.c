@@ -8,6 +8,7 @@
 #include "ident/consistent.h"
 #include "core/dynamics.h"
 #include "core/io.h"
+#include "core/util.h"
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -336,13 +337,15 @@ static int payload_row(dyCsv* csv, char** fl, int nf, const int col[3], double* 
   const char* name = col[0] < nf ? fl[col[0]] : "";
   int k = 0;
   while (k < 10 && strcmp(name, dyi_payload_phys_name(k))) k++;
+  char shown[40];
   if (k == 10) {
     snprintf(err, (size_t)errsz, "%s:%ld:%d: unknown payload parameter '%s' (expected m, cx, cy, cz, ixx, ixy, ixz, "
-             "iyy, iyz, izz)", dy_csv_path(csv), dy_csv_line(csv), col[0] + 1, name);
+             "iyy, iyz, izz)", dy_csv_path(csv), dy_csv_line(csv), col[0] + 1, dy_field_shown(name, shown, sizeof shown));
     return -1;
   }
   if (seen[k]++) {
-    snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' given twice", dy_csv_path(csv), dy_csv_line(csv), col[0] + 1, name);
+    snprintf(err, (size_t)errsz, "%s:%ld:%d: '%s' given twice", dy_csv_path(csv), dy_csv_line(csv), col[0] + 1,
+             dy_field_shown(name, shown, sizeof shown));
     return -1;
   }
   const char* v = col[1] < nf ? fl[col[1]] : "";

@@ -167,8 +167,7 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
     if (f) f->bad = 1;
     if (!bad) {
       char shown[40];
-      snprintf(shown, sizeof shown, "%.32s", fields[c]);
-      for (char* p = shown; *p; p++) if (!isprint((unsigned char)*p)) *p = '?';
+      dy_field_shown(fields[c], shown, sizeof shown);
       dy_errpos(err, errsz, q->path, line, c + 1, "%s in column '%s': '%s'%s",
                kind == DYI_QF_JUNK ? "not a number" : kind == DYI_QF_NAN ? "NaN"
                : kind == DYI_QF_INF ? "infinite value" : "absurd value", q->name[c], shown,
