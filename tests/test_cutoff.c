@@ -30,6 +30,7 @@
  *    the demo) no worse than at 10 Hz; the PARAMS header's "low-pass:" line
  *    read back (dyiParams.cutoff) equals the reader's own choice. */
 #include "testmodels.h"
+#include "testlog.h"
 #include "ident/base.h"
 #include "ident/filter.h"
 #include "ident/identify.h"
@@ -91,47 +92,6 @@ static void test_meter_noise(void) {
   dyi_band_free(b);
 }
 
-/* the torque noise: frac of each joint's RMS torque along f */
-static void noise_sd(const dyModel* m, const dyiFourier* f, double dur, double frac, double* sd) {
-  dyData* d = dy_make_data(m);
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], s2[DY_MAXJ] = {0};
-  for (int k = 0; k < 2000; k++) {
-    dyi_fourier_eval(f, dur * k / 2000, q, qd, qdd);
-    dy_rnea(m, d, m->par, q, qd, qdd, tau);
-    for (int j = 0; j < m->n; j++) s2[j] += tau[j] * tau[j] / 2000;
-  }
-  for (int j = 0; j < m->n; j++) sd[j] = frac * sqrt(s2[j]);
-  dy_free_data(d);
-}
-
-/* a log t, q[, qd, qdd], tau of f at rate, torque noise sd (seed) */
-static void write_log(const char* path, const dyModel* m, const dyiFourier* f, double dur, double rate,
-                      const double* sd, unsigned long long seed, int qonly) {
-  int n = m->n;
-  dyData* d = dy_make_data(m);
-  FILE* o = fopen(path, "w");
-  unsigned long long s = seed * 7 + 1;
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
-  fprintf(o, "t");
-  for (int j = 1; j <= n; j++) fprintf(o, ",q%d", j);
-  for (int j = 1; j <= n && !qonly; j++) fprintf(o, ",qd%d", j);
-  for (int j = 1; j <= n && !qonly; j++) fprintf(o, ",qdd%d", j);
-  for (int j = 1; j <= n; j++) fprintf(o, ",tau%d", j);
-  fputc('\n', o);
-  for (long k = 0, N = lround(dur * rate); k < N; k++) {
-    dyi_fourier_eval(f, k / rate, q, qd, qdd);
-    dy_rnea(m, d, m->par, q, qd, qdd, tau);
-    fprintf(o, "%.17g", k / rate);
-    for (int j = 0; j < n; j++) fprintf(o, ",%.17g", q[j]);
-    for (int j = 0; j < n && !qonly; j++) fprintf(o, ",%.17g", qd[j]);
-    for (int j = 0; j < n && !qonly; j++) fprintf(o, ",%.17g", qdd[j]);
-    for (int j = 0; j < n; j++) fprintf(o, ",%.17g", tau[j] + sd[j] * dyi_rng_gauss(&s));
-    fputc('\n', o);
-  }
-  fclose(o);
-  dy_free_data(d);
-}
-
 /* identify the log with cutoff (0: default, < 0: none) into the
  * standard parameters par = P beta (14n); the cutoff used into *fc. 0 / -1 */
 static int identify(const dyModel* m, const dyiBase* b, const char* path, double cutoff, double* par,
@@ -182,12 +142,12 @@ static void test_200(void) {
   double ptrue[14 * DY_MAXJ] = {0}, par[14 * DY_MAXJ], sd[DY_MAXJ];
   for (int k = 10 * m->n; k < 14 * m->n; k++) m->par[k] = 0;   /* rigid body only, as simulated */
   memcpy(ptrue, m->par, sizeof(double) * 14 * (size_t)m->n);
-  noise_sd(m, &f, 10, 0.02, sd);
+  th_noise_sd(m, &f, 10, 0.02, sd);
   snprintf(path, sizeof path, "%s/p200.csv", tmp);
   static const double cut[3] = {-1, 0, 10};        /* plain LS, default, the old default */
   double e2[3] = {0}, t2[3] = {0}, fc[3] = {0}, x[3];
   for (int r = 0; r < TH_SWEEP(4) && b; r++) {
-    write_log(path, m, &f, 10, 200, sd, 11 + (unsigned)r, 0);
+    th_write_log(path, m, &f, 10, 200, sd, 11 + (unsigned)r, 0);
     for (int k = 0; k < 3; k++)
       if (identify(m, b, path, cut[k], par, &fc[k]) == 0) inertia_err(m, par, ptrue, &f, 10, &e2[k], &t2[k]);
   }
@@ -249,9 +209,9 @@ static void test_fast(void) {
   fast_moves(&ft, 6, 5);
   fast_moves(&fh, 6, 6);
   double sd[DY_MAXJ], par[14 * DY_MAXJ], fc = 0, fl = NAN, e[2];
-  noise_sd(m, &ft, 1, 0.02, sd);
+  th_noise_sd(m, &ft, 1, 0.02, sd);
   snprintf(path, sizeof path, "%s/fast.csv", tmp);
-  write_log(path, m, &ft, 3, 5000, sd, 3, 1);
+  th_write_log(path, m, &ft, 3, 5000, sd, 3, 1);
   double f0 = 0;
   for (int k = 0; k < 2; k++) {
     e[k] = NAN;

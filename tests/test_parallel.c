@@ -23,6 +23,7 @@
  *    filters smear the jump); --rows one range per log; the PARAMS header
  *    lists every log. */
 #include "testmodels.h"
+#include "testlog.h"
 #include "teststats.h"
 #include "ident/base.h"
 #include "core/dynamics.h"
@@ -58,52 +59,6 @@ static dyModel* ur5(void) {
   memset(&lo, 0, sizeof lo);
   CHECK(dy_load_model(path, &lo, &m, err, sizeof err) == 0, "UR5-like model: %s", err);
   return m;
-}
-
-/* noise sd per joint: 2 % of the RMS torque along the trajectory */
-static void noise_sd(const dyModel* m, const dyiFourier* f, double dur, double* sd) {
-  dyData* d = dy_make_data(m);
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ], s2[DY_MAXJ] = {0};
-  int N = 2000;
-  for (int k = 0; k < N; k++) {
-    dyi_fourier_eval(f, dur * k / N, q, qd, qdd);
-    dy_rnea(m, d, m->par, q, qd, qdd, tau);
-    for (int j = 0; j < m->n; j++) s2[j] += tau[j] * tau[j] / N;
-  }
-  for (int j = 0; j < m->n; j++) sd[j] = 0.02 * sqrt(s2[j]);
-  dy_free_data(d);
-}
-
-/* log of the trajectory: t, q[, qd, qdd], tau (noise from seed) */
-static void write_log(const char* path, const dyModel* m, const dyiFourier* f, double dur, double rate,
-                      const double* sd, unsigned long long seed, int qonly) {
-  int n = m->n;
-  dyData* d = dy_make_data(m);
-  FILE* o = fopen(path, "w");
-  unsigned long long s = seed * 7 + 1;
-  double q[DY_MAXJ], qd[DY_MAXJ], qdd[DY_MAXJ], tau[DY_MAXJ];
-  long N = lround(dur * rate);
-  if (qonly) {
-    fprintf(o, "t");
-    for (int j = 1; j <= n; j++) fprintf(o, ",q%d", j);
-    for (int j = 1; j <= n; j++) fprintf(o, ",tau%d", j);
-    fputc('\n', o);
-  } else dyi_traj_header(o, n, 1);
-  for (long k = 0; k < N; k++) {
-    double t = k / rate;
-    dyi_fourier_eval(f, t, q, qd, qdd);
-    dy_rnea(m, d, m->par, q, qd, qdd, tau);
-    for (int j = 0; j < n; j++) tau[j] += sd[j] * dyi_rng_gauss(&s);
-    if (!qonly) dyi_traj_row(o, n, t, q, qd, qdd, tau);
-    else {
-      fprintf(o, "%.17g", t);
-      for (int j = 0; j < n; j++) fprintf(o, ",%.17g", q[j]);
-      for (int j = 0; j < n; j++) fprintf(o, ",%.17g", tau[j]);
-      fputc('\n', o);
-    }
-  }
-  fclose(o);
-  dy_free_data(d);
 }
 
 /* held-out error [%] of beta on trajectory f (noise sd, or none) */
@@ -154,7 +109,7 @@ static void test_targets(double rate) {
   dyiFourier ft, fh;
   dyi_fourier_random(&ft, m, 5, 10.0, 31, err, sizeof err);
   dyi_fourier_random(&fh, m, 5, 10.0, 47, err, sizeof err);
-  noise_sd(m, &ft, 10.0, sd);
+  th_noise_sd(m, &ft, 10.0, 0.02, sd);
   snprintf(lg, sizeof lg, "%s/train.csv", tmp);
   snprintf(lq, sizeof lq, "%s/trainq.csv", tmp);
   dyiLogOpt lo[3];
@@ -162,8 +117,8 @@ static void test_targets(double rate) {
   lo[0].cutoff_hz = -1;   /* plain OLS on the exact samples */
   int ok = 1;
   for (int r = 0; r < R && ok; r++) {
-    write_log(lg, m, &ft, dur, rate, sd, 5 + (unsigned)r, 0);
-    write_log(lq, m, &ft, dur, rate, sd, 5 + (unsigned)r, 1);
+    th_write_log(lg, m, &ft, dur, rate, sd, 5 + (unsigned)r, 0);
+    th_write_log(lq, m, &ft, dur, rate, sd, 5 + (unsigned)r, 1);
     for (int k = 0; k < 3 && ok; k++) {
       dyiEstim* e = identify(m, b, k == 2 ? lq : lg, &lo[k]);
       if (!e) { ok = 0; break; }
@@ -208,12 +163,12 @@ static void test_std(void) {
   double* cov = malloc(sizeof(double) * (size_t)(R * p * p));
   dyiFourier ft;
   dyi_fourier_random(&ft, m, 5, 10.0, 31, err, sizeof err);
-  noise_sd(m, &ft, 10.0, sd);
+  th_noise_sd(m, &ft, 10.0, 0.02, sd);
   snprintf(lg, sizeof lg, "%s/std.csv", tmp);
   dyiLogOpt lo;
   dyi_log_defaults(&lo);
   for (int r = 0; r < R && ok; r++) {
-    write_log(lg, m, &ft, 30, 200, sd, 700 + (unsigned)r, 0);
+    th_write_log(lg, m, &ft, 30, 200, sd, 700 + (unsigned)r, 0);
     dyiEstim* e = identify(m, b, lg, &lo);
     if (!e) { ok = 0; break; }
     memcpy(beta + (size_t)r * (size_t)p, e->beta, sizeof(double) * (size_t)p);
@@ -346,8 +301,8 @@ static void test_logs(void) {
   snprintf(b2, sizeof b2, "%s/b.csv", tmp);
   snprintf(all, sizeof all, "%s/all.csv", tmp);
   snprintf(out, sizeof out, "%s/p.csv", tmp);
-  write_log(a, m, &f1, 10, 200, sd0, 1, 0);
-  write_log(b2, m, &f2, 10, 200, sd0, 1, 0);
+  th_write_log(a, m, &f1, 10, 200, sd0, 1, 0);
+  th_write_log(b2, m, &f2, 10, 200, sd0, 1, 0);
   dyiLogInfo li;
   check_two_logs(m, b, bt, a, b2, &li);
   check_joined(m, b, bt, a, b2, all);
