@@ -56,6 +56,24 @@ const char* dyi_quality_kind(int kind) {
   return kind >= 0 && kind < DYI_QF_N ? KIND[kind] : "?";
 }
 
+/* The way out of a bad cell in a used column, for its one-line error: a
+ * decimal comma or a Fortran exponent is a file to convert; a gap, NaN or
+ * corrupt value is a row to skip. */
+static const char* cell_hint(int kind, const char* s) {
+  if (kind == DYI_QF_JUNK && dy_decimal_comma(s))
+    return ": a decimal comma? dynid reads numbers with a point (convert the file, e.g. with a "
+           "spreadsheet's export in the C/English locale)";
+  if (kind == DYI_QF_JUNK && *s) {
+    char* end;
+    (void)strtod(s, &end);   /* a Fortran double: digits, then D or d, then the exponent */
+    if (end != s && (*end == 'D' || *end == 'd') && (isdigit((unsigned char)end[1]) || end[1] == '-' || end[1] == '+'))
+      return ": a Fortran exponent 'D'? dynid reads 'E' (e.g. sed 's/D/E/g')";
+    return ": text where a number belongs (a unit, a second header row?): --rows A..B leaves rows out, "
+           "--on-bad drop skips bad rows";
+  }
+  return ": --on-bad drop skips such rows (counted), --rows A..B leaves a part of the log out";
+}
+
 /* the finding of (kind, col), created on first use; NULL when full */
 static dyiFinding* finding(dyiQuality* q, int kind, int col, long line, double value) {
   for (int i = 0; i < q->nfind; i++)
@@ -169,11 +187,8 @@ int dyi_quality_cells(dyiQuality* q, long line, char** fields, int nf, double* v
       char shown[40];
       dy_field_shown(fields[c], shown, sizeof shown);
       dy_errpos(err, errsz, q->path, line, c + 1, "%s in column '%s': '%s'%s",
-               kind == DYI_QF_JUNK ? "not a number" : kind == DYI_QF_NAN ? "NaN"
-               : kind == DYI_QF_INF ? "infinite value" : "absurd value", q->name[c], shown,
-               kind == DYI_QF_JUNK && dy_decimal_comma(fields[c])
-                   ? ": a decimal comma? dynid reads numbers with a point (convert the file, e.g. with a "
-                     "spreadsheet's export in the C/English locale)" : "");
+               kind == DYI_QF_JUNK ? (*s ? "not a number" : "an empty cell") : kind == DYI_QF_NAN ? "NaN"
+               : kind == DYI_QF_INF ? "infinite value" : "absurd value", q->name[c], shown, cell_hint(kind, s));
     }
     bad = 1;
   }
@@ -193,7 +208,11 @@ int dyi_quality_time(dyiQuality* q, long line, double t, int col, char* err, int
                "%s", dt == 0 ? "equal to" : "before", q->line_last, dt,
                dt == 0 ? "duplicated sample or coarse time stamps" : "non-monotonic time (log restarted or rows out of order)");
   }
-  dy_errpos(err, errsz, q->path, line, col, "time %.17g %s the previous row's (%.17g, line %ld)", t, dt == 0 ? "repeats" : "goes back from", q->t_last, q->line_last);
+  dy_errpos(err, errsz, q->path, line, col, "time %.17g %s the previous row's (%.17g, line %ld): %s", t,
+            dt == 0 ? "repeats" : "goes back from", q->t_last, q->line_last,
+            dt == 0 ? "a duplicated sample or coarse time stamps (--on-bad drop skips such rows; a time in ms "
+                      "written in s with few digits?)"
+                    : "rows out of order, or logs appended to one file (--rows A..B for each part, or --on-bad drop)");
   return 1;
 }
 

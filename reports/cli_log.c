@@ -54,6 +54,31 @@ static int split_num(const char* s, size_t len, size_t* plen, long* num) {
   return 0;
 }
 
+/* The two ends of a column range, A (al bytes) and B: the same text around
+ * one number (B may be that number alone, for a trailing one); the text
+ * before it (plen), the numbers, the text after it (slen, from A's end);
+ * -1 if they are not. */
+static int split_cols(const char* A, size_t al, const char* B, size_t bl, size_t* plen, long* na, long* nb,
+                      size_t* slen) {
+  size_t k = 0;
+  if (bl && strspn(B, "0123456789") == bl) {   /* B is the number only: A's trailing number */
+    if (split_num(A, al, plen, na)) return -1;
+    *nb = strtol(B, NULL, 10);
+    *slen = 0;
+    return bl > 9 ? -1 : 0;
+  }
+  while (k < al && k < bl && A[k] == B[k]) k++;
+  while (k > 0 && isdigit((unsigned char)A[k-1])) k--;   /* back to the start of the number */
+  size_t ea = k, eb = k;
+  while (ea < al && isdigit((unsigned char)A[ea])) ea++;
+  while (eb < bl && isdigit((unsigned char)B[eb])) eb++;
+  if (ea == k || eb == k || ea - k > 9 || eb - k > 9 || al - ea != bl - eb || memcmp(A + ea, B + eb, al - ea))
+    return -1;
+  *plen = k; *slen = al - ea;
+  *na = strtol(A + k, NULL, 10); *nb = strtol(B + k, NULL, 10);
+  return 0;
+}
+
 /* add one or a range of --map entries from "NAME=COLUMN"; 0 or 2 */
 static int add_map(dyiLogOpt* o, const char* v) {
   const char* eq = v ? strchr(v, '=') : NULL;
@@ -74,25 +99,29 @@ static int add_map(dyiLogOpt* o, const char* v) {
     o->nmap++;
     return 0;
   }
-  /* ranges: PRE A .. PRE B = COL A' .. COL B' */
-  size_t p1, p2, c1, c2; long a, b, ca, cb;
+  /* ranges: PRE A .. PRE B = COL A' .. COL B' (the column's number may
+   * stand inside its name: joint1_pos..joint7_pos) */
+  size_t p1, p2, c1, cs; long a, b, ca, cb;
   const char* l2 = ld + 2; size_t l2len = (size_t)(eq - l2);
-  const char* r2 = rd + 2; size_t r2len = strlen(r2);
-  if (split_num(l, (size_t)(ld - l), &p1, &a) || split_num(rt, (size_t)(rd - rt), &c1, &ca))
+  const char* r2 = rd + 2;
+  if (split_num(l, (size_t)(ld - l), &p1, &a))
     return cli_usage("--map %s: a range is NAME1..NAME2=COL1..COL2 with numbered names", v);
   /* the second end may be the full name or the number only */
   if (split_num(l2, l2len, &p2, &b)) return cli_usage("--map %s: bad range end", v);
-  if (split_num(r2, r2len, &c2, &cb)) return cli_usage("--map %s: bad range end", v);
-  if ((p2 && (p2 != p1 || strncmp(l, l2, p1))) || (c2 && (c2 != c1 || strncmp(rt, r2, c1))))
+  if (p2 && (p2 != p1 || strncmp(l, l2, p1)))
     return cli_usage("--map %s: both ends of a range must share their prefix", v);
+  if (split_cols(rt, (size_t)(rd - rt), r2, strlen(r2), &c1, &ca, &cb, &cs))
+    return cli_usage("--map %s: the column range must be two names that differ in one number only "
+                     "(Position1..Position7, joint1_pos..joint7_pos, c2..c8)", v);
   if (b < a || cb - ca != b - a)
     return cli_usage("--map %s: the two ranges must have the same length", v);
   if (o->nmap + (b - a + 1) > DY_LOG_MAXMAP)
     return cli_usage("--map: more than %d entries", DY_LOG_MAXMAP);
-  if (p1 > 20 || c1 > 50) return cli_usage("--map %s: name too long", v);
+  const char* suf = rd - cs;
+  if (p1 > 20 || c1 + cs > 50) return cli_usage("--map %s: name too long", v);
   for (long k = 0; k <= b - a; k++) {
     snprintf(o->map_name[o->nmap], sizeof o->map_name[0], "%.*s%ld", (int)p1, l, a + k);
-    snprintf(o->map_col[o->nmap], sizeof o->map_col[0], "%.*s%ld", (int)c1, rt, ca + k);
+    snprintf(o->map_col[o->nmap], sizeof o->map_col[0], "%.*s%ld%.*s", (int)c1, rt, ca + k, (int)cs, suf);
     o->nmap++;
   }
   return 0;

@@ -18,9 +18,11 @@
  * gains and time scale applied), printed when the command has succeeded. */
 #include "reports/cli.h"
 #include "core/util.h"
+#include "core/numparse.h"
 #include "core/dynamics.h"
 #include "ident/estimate.h"
 #include "ident/quality.h"
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +103,107 @@ static int header_info(const char* path, char* cols, size_t colsz, int* nq, int*
   return 0;
 }
 
+/* A header cell's role by its words (lower case, a bracketed unit and a
+ * command column left out): 0 none, else the DYI_ROLE_*; *num the last run
+ * of digits (-1: none), pat the name with that run as '#'. */
+static int guess_role(const char* name, long* num, char* pat, size_t patsz) {
+  char lo[64];
+  size_t L = 0;
+  while (*name == ' ') name++;
+  for (const char* s = name; *s && *s != '[' && *s != '(' && L + 1 < sizeof lo; s++) lo[L++] = (char)tolower((unsigned char)*s);
+  while (L > 0 && (lo[L-1] == ' ' || lo[L-1] == '_')) L--;
+  lo[L] = 0;
+  static const char* const CMD[] = {"cmd", "cmptd", "command", "des", "ref", "target", "goal", "set"};
+  for (size_t k = 0; k < sizeof CMD / sizeof *CMD; k++) if (strstr(lo, CMD[k])) return 0;
+  size_t e = L;
+  while (e > 0 && !isdigit((unsigned char)lo[e-1])) e--;
+  size_t b = e;
+  while (b > 0 && isdigit((unsigned char)lo[b-1])) b--;
+  *num = e > b && e - b < 6 ? strtol(lo + b, NULL, 10) : -1;
+  snprintf(pat, patsz, "%.*s%s%s", (int)(e > b ? b : L), name, e > b ? "#" : "", e > b ? name + e : "");
+  char w[64];   /* the letters alone */
+  size_t W = 0;
+  for (size_t k = 0; k < L; k++) if (isalpha((unsigned char)lo[k]) && W + 1 < sizeof w) w[W++] = lo[k];
+  w[W] = 0;
+  if (*num < 0)
+    return !strcmp(w, "t") || !strcmp(w, "ts") || !strncmp(w, "time", 4) || !strcmp(w, "stamp") ||
+           !strcmp(w, "timestamp") || !strncmp(w, "sec", 3) ? DYI_ROLE_T : 0;
+  if (strstr(w, "acc") || !strcmp(w, "qdd") || !strcmp(w, "ddq")) return DYI_ROLE_QDD;
+  if (strstr(w, "vel") || strstr(w, "speed") || !strcmp(w, "qd") || !strcmp(w, "dq")) return DYI_ROLE_QD;
+  if (strstr(w, "torq") || strstr(w, "effort") || strstr(w, "tau") || strstr(w, "trq") || strstr(w, "cur"))
+    return DYI_ROLE_TAU;
+  if (strstr(w, "pos") || strstr(w, "angle") || !strcmp(w, "q") || !strcmp(w, "jointq")) return DYI_ROLE_Q;
+  return 0;
+}
+
+/* The --map options that the header's names suggest, for each quantity
+ * whose conventional names are missing: a run of n columns of one name
+ * pattern numbered from 0 or 1 (the first such run, then "or" the others:
+ * Torque, TorqueSm, TorqueCur). */
+static void suggest_map(char** f, int nf, int n, char* out, size_t outsz) {
+  static const char* const Q[6] = {"", "t", "q", "qd", "qdd", "tau"};
+  size_t L = 0;
+  out[0] = 0;
+  for (int ro = DYI_ROLE_T; ro <= DYI_ROLE_TAU; ro++) {
+    char conv[8];
+    snprintf(conv, sizeof conv, ro == DYI_ROLE_T ? "t" : "%s1", Q[ro]);
+    if (dy_csv_find(f, nf, conv) >= 0) continue;
+    int runs = 0;
+    for (int c = 0; c < nf && runs < 3 && L + 160 < outsz; c++) {
+      long k; char pat[80];
+      if (guess_role(f[c], &k, pat, sizeof pat) != ro) continue;
+      if (ro == DYI_ROLE_T) {
+        L += (size_t)snprintf(out + L, outsz - L, "%s--map t=%s", L ? " " : "", f[c]);
+        break;
+      }
+      if (k != 0 && k != 1) continue;   /* a run starts at its first column */
+      int last = c, run = 1;
+      for (int d = 0; d < nf && run < n; d++) {
+        long k2; char pat2[80];
+        if (guess_role(f[d], &k2, pat2, sizeof pat2) == ro && k2 == k + run && !strcmp(pat, pat2)) {
+          last = d; run++; d = -1;
+        }
+      }
+      if (run != n) continue;
+      if (!runs) L += (size_t)snprintf(out + L, outsz - L, "%s--map %s1..%s%d=%s..%s", L ? " " : "", Q[ro], Q[ro], n,
+                                       f[c], f[last]);
+      else L += (size_t)snprintf(out + L, outsz - L, " (or =%s..%s)", f[c], f[last]);
+      runs++;
+    }
+  }
+}
+
+/* What the first row of a log suggests when its columns are not found:
+ * numbers only (no header: --no-header), or names that look like the
+ * quantities (the --map options to give). "" when neither; else ends "; ". */
+static void header_hint(const char* path, int n, char* out, size_t outsz) {
+  char err[DY_ERRSZ];
+  out[0] = 0;
+  dyCsv* csv = dy_csv_open(path, err, sizeof err);
+  if (!csv) return;
+  char** f; int nf;
+  if (dy_csv_next(csv, &f, &nf, err, sizeof err) == 1 && nf > 1) {
+    int num = 0;
+    for (int c = 0; c < nf; c++) {
+      const char* s = f[c];
+      while (*s == ' ') s++;
+      char* e;
+      (void)dy_strtod(s, &e);
+      while (*e == ' ' || *e == '\r') e++;
+      num += e != s && !*e;
+    }
+    if (num == nf)
+      snprintf(out, outsz, "its first row is numbers, not names: a file without a header? --no-header reads it by "
+               "position (t, q1..q%d, [qd, [qdd,]] tau1..tau%d) or names the columns c1, c2, ... for --map; ", n, n);
+    else {
+      char sug[500];
+      suggest_map(f, nf, n, sug, sizeof sug);
+      if (*sug) snprintf(out, outsz, "its names suggest: %s; ", sug);
+    }
+  }
+  dy_csv_close(csv);
+}
+
 int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err) {
   int header = strstr(err, "no such column") || strstr(err, "no column for") || strstr(err, "missing column");
   char cols[400];
@@ -112,7 +215,9 @@ int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err)
   if (nq && nq != n)
     snprintf(joints, sizeof joints, "the model has %d joint%s, the log has %d position column%s (q1..q%d); ", n,
              n == 1 ? "" : "s", nq, nq == 1 ? "" : "s", qmax);
-  return cli_fail("%s; %sthe file has %s, %s-separated: %s", err, joints,
+  char hint[600];
+  header_hint(path, n, hint, sizeof hint);
+  return cli_fail("%s; %s%sthe file has %s, %s-separated: %s", err, joints, hint,
                   strchr(cols, ',') ? "columns" : "one column", delim_name(delim), cols);
 }
 
