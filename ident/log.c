@@ -162,6 +162,9 @@ struct dyiLogRaw_ {
   struct rawAhead_* ahead;          /* rows parsed on a thread of their own, or NULL */
   struct splitState_* split;        /* the file parsed by byte ranges on threads, or NULL */
   double Rinv[DY_MAXJ * DY_MAXJ];   /* opt.trans inverted (n x n), with has_trans */
+  int has_uscale;                   /* q, qd or qdd scaled by the header's units */
+  double uscale[3][DY_MAXJ];        /* their factors to rad|m, rad/s|m/s, rad/s^2|m/s^2 */
+  char units[96];                   /* what the header's units changed, for dyiLogInfo */
 };
 
 static int split_next(dyiLogRaw* r, char*** f, int* nf, int* pre, char* err, int errsz);
@@ -196,6 +199,17 @@ static int find_col(char** names, int nf, const char* col) {
     if (!*e && k >= 1 && k <= nf) return (int)k - 1;
   }
   return -1;
+}
+
+/* a conventional name in the header: as it is, else with a unit beside
+ * it ("q1 [rad]", "t_s"); -1 */
+static int find_named(char** names, int nf, const char* name) {
+  int c = dy_csv_find(names, nf, name);
+  for (int i = 0; c < 0 && i < nf; i++) {
+    char base[64], unit[32];
+    if (dyi_unit_split(names[i], base, sizeof base, unit, sizeof unit) && !strcasecmp(base, name)) c = i;
+  }
+  return c;
 }
 
 static int raw_start(dyiLogRaw* r, char* err, int errsz) {
@@ -335,14 +349,14 @@ static int map_default(dyiLogRaw* r, const rawHead* h, char* err, int errsz) {
       r->coltau[j] = 1 + (k - 1)*n + j;
     }
   } else if (!r->opt.no_header) {
-    if (r->colt < 0) r->colt = dy_csv_find(h->names, nf, "t");
+    if (r->colt < 0) r->colt = find_named(h->names, nf, "t");
     static const char* PRE[6] = {"", "t", "q", "qd", "qdd", "tau"};
     for (int ro = DYI_ROLE_Q; ro <= DYI_ROLE_TAU; ro++)
       for (int j = 0; j < n; j++)
         if (role_cols(r, ro)[j] < 0) {
           char nm[16];
           snprintf(nm, sizeof nm, "%s%d", PRE[ro], j + 1);
-          role_cols(r, ro)[j] = dy_csv_find(h->names, nf, nm);
+          role_cols(r, ro)[j] = find_named(h->names, nf, nm);
         }
   }
   return 0;
@@ -379,6 +393,42 @@ static int check_columns(dyiLogRaw* r, const rawHead* h, char* err, int errsz) {
   return 0;
 }
 
+/* The units the header gives beside the used columns' names (dyi_unit_scale):
+ * t into time_scale and tau into the gains unless --time-scale / --gain
+ * say otherwise, q, qd, qdd into uscale; a unit of another quantity, or a
+ * current without --gain, is an error naming the column. */
+static int header_units(dyiLogRaw* r, const rawHead* h, char* err, int errsz) {
+  static const char* const Q[6] = {"", "t", "q", "qd", "qdd", "tau"};
+  if (r->opt.no_header) return 0;
+  int tauk = 0, said[6] = {0};
+  size_t L = 0;
+  for (int ro = DYI_ROLE_T; ro <= DYI_ROLE_TAU; ro++)
+    for (int j = 0; j < (ro == DYI_ROLE_T ? 1 : r->n); j++) {
+      int c = ro == DYI_ROLE_T ? r->colt : role_cols(r, ro)[j];
+      char base[64], unit[32];
+      double k;
+      if (c < 0 || !dyi_unit_split(h->names[c], base, sizeof base, unit, sizeof unit)) continue;
+      int rc = dyi_unit_scale(ro, unit, &k);
+      if (rc < 0 || (rc == 2 && !r->opt.has_gain)) {
+        snprintf(err, (size_t)errsz, "%s: column '%s' (%s%.0d) is in %s by its header: %s", h->path, h->names[c], Q[ro],
+                 ro == DYI_ROLE_T ? 0 : j + 1, unit, rc < 0 ? "not a unit of this quantity: is --map right?"
+                 : "a motor current: --gain K1,...,Kn gives the torque (torque constant x gear ratio, N m/A)");
+        return -1;
+      }
+      if (rc == 1 || k == 1 || (ro == DYI_ROLE_T && r->opt.time_scale > 0) || (ro == DYI_ROLE_TAU && r->opt.has_gain))
+        continue;
+      if (ro == DYI_ROLE_T) r->opt.time_scale = k;
+      else if (ro == DYI_ROLE_TAU) { r->opt.gain[j] = k; tauk = 1; }
+      else { r->uscale[ro - DYI_ROLE_Q][j] = k; r->has_uscale = 1; }
+      if (!said[ro] && L + 24 < sizeof r->units) {
+        L += (size_t)snprintf(r->units + L, sizeof r->units - L, "%s%s in %s", L ? ", " : "", Q[ro], unit);
+        said[ro] = 1;
+      }
+    }
+  if (tauk) r->opt.has_gain = 1;   /* the other joints' gains stay 1 */
+  return 0;
+}
+
 /* the gate (quality.h) with each column's role and joint */
 static int make_gate(dyiLogRaw* r, rawHead* h, char* err, int errsz) {
   h->role[r->colt] = DYI_ROLE_T;
@@ -406,7 +456,10 @@ dyiLogRaw* dyi_lograw_open(const char* path, int n, const dyiLogOpt* opt, char* 
     free(r);
     return NULL;
   }
-  for (int j = 0; j < n; j++) r->colq[j] = r->colqd[j] = r->colqdd[j] = r->coltau[j] = -1;
+  for (int j = 0; j < n; j++) {
+    r->colq[j] = r->colqd[j] = r->colqdd[j] = r->coltau[j] = -1;
+    r->uscale[0][j] = r->uscale[1][j] = r->uscale[2][j] = 1;
+  }
   char** f = NULL; int nf = 0;
   rawHead h;
   memset(&h, 0, sizeof h);
@@ -416,7 +469,7 @@ dyiLogRaw* dyi_lograw_open(const char* path, int n, const dyiLogOpt* opt, char* 
   r->ncol = nf;
   int bad = head_make(&h, r, f, nf, err, errsz) || map_explicit(r, &h, err, errsz) ||
             map_default(r, &h, err, errsz) || check_columns(r, &h, err, errsz) ||
-            make_gate(r, &h, err, errsz);
+            header_units(r, &h, err, errsz) || make_gate(r, &h, err, errsz);
   head_free(&h);
   if (bad) { dyi_lograw_close(r); return NULL; }
   if (opt->no_header && !r->sm) {   /* the first row is data: start again */
@@ -433,6 +486,10 @@ static void to_joint(const dyiLogRaw* r, dyiLogRow* row) {
   const int n = r->n;
   double x[DY_MAXJ];
   size_t bytes = sizeof(double) * (size_t)n;
+  if (r->has_uscale)   /* the header's units first: the columns as logged, in SI */
+    for (int j = 0; j < n; j++) {
+      row->q[j] *= r->uscale[0][j]; row->qd[j] *= r->uscale[1][j]; row->qdd[j] *= r->uscale[2][j];
+    }
   if (r->opt.has_trans) {
     dy_trans_mul(x, r->Rinv, row->q, n); memcpy(row->q, x, bytes);
     if (r->logged & 1) { dy_trans_mul(x, r->Rinv, row->qd, n); memcpy(row->qd, x, bytes); }
@@ -477,7 +534,7 @@ static int raw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
       row->qdd[j] = r->logged & 2 ? r->vals[r->colqdd[j]] : 0;
       row->tau[j] = (r->opt.has_gain ? r->opt.gain[j] : 1) * r->vals[r->coltau[j]];
     }
-    if (r->opt.has_trans || r->opt.has_qoff) to_joint(r, row);
+    if (r->opt.has_trans || r->opt.has_qoff || r->has_uscale) to_joint(r, row);
     if (dyi_quality_row(r->q, row) && r->opt.drop_stale) {
       dyi_quality_dropped(r->q);
       continue;
@@ -1334,6 +1391,7 @@ void dyi_log_info(const dyiLogReader* r, dyiLogInfo* info) {
   info->order = r->fc > 0 ? r->bw.order : 0;
   info->logged = r->logged;
   info->rows_read = r->rows_read;
+  snprintf(info->units, sizeof info->units, "%s", r->raw ? r->raw->units : "");
   long rows, dropped;
   dyi_quality_stats(dyi_lograw_quality(r->raw), &rows, &dropped, NULL, NULL, NULL);
   info->rows_dropped = dropped;

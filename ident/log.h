@@ -187,6 +187,8 @@ typedef struct {
                                        (0: --cutoff, or none) */
   int margin, order, logged;
   long rows_read;                   /* data rows accepted so far */
+  char units[96];                   /* the header's units that were applied
+                                       ("q in deg, t in ms"), or "" */
   long rows_dropped;                /* bad rows skipped (on_bad drop) */
   long samples;                     /* samples returned so far */
   int parallel;                     /* 1: rows are to be filtered in parallel */
@@ -208,6 +210,18 @@ const dyiQuality* dyi_log_quality(const dyiLogReader* r);
  * err set when the file cannot be read at all. The caller frees the
  * findings (dyi_quality_free). */
 dyiQuality* dyi_log_scan(const char* path, int n, const dyiLogOpt* opt, char* err, int errsz);
+
+/* Units in a header cell: "q1 [deg]", "t (ms)", "tau3_Nm" (the last form
+ * only with a unit dynid knows). 1 with the annotated name in base and the
+ * unit in unit (blanks trimmed), 0 when the cell carries none. */
+int dyi_unit_split(const char* cell, char* base, size_t bsz, char* unit, size_t usz);
+/* The factor k that takes a column of quantity role (DYI_ROLE_T..TAU,
+ * quality.h) in unit to SI: t in s, q in rad|m, qd in rad/s|m/s, qdd in
+ * rad/s^2|m/s^2, tau in N m|N (deg -> pi/180, ms -> 1e-3, mN m -> 1e-3, ...).
+ * 0: known; 2: a current (A, mA) on a torque column (k to A: a gain is
+ * still needed); -1: a unit of another quantity (a column mapped to the
+ * wrong quantity); 1: a unit dynid does not know (k = 1). */
+int dyi_unit_scale(int role, const char* unit, double* k);
 
 /* ----------------------------------------------- raw rows (the gate's view) */
 

@@ -809,8 +809,9 @@ static void print_log_summary(const cliArgs* c, const dyModel* m, const dyiBase*
     dyi_log_info(rs[k], &li);
     char lp[64] = "none";
     if (li.fc > 0) snprintf(lp, sizeof lp, "%.6g Hz%s", li.fc, li.fc_measured ? " (the default, measured on the log)" : "");
-    fprintf(stderr, "log%s%s: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s\n",
-            nlog > 1 ? " " : "", nlog > 1 ? c->pos[1 + k] : "", li.rows_read, li.rows_dropped, li.fs, lp);
+    fprintf(stderr, "log%s%s: %ld rows read, %ld dropped, sample rate %.6g Hz, low-pass %s%s%s%s\n",
+            nlog > 1 ? " " : "", nlog > 1 ? c->pos[1 + k] : "", li.rows_read, li.rows_dropped, li.fs, lp,
+            li.units[0] ? "; units from the header (" : "", li.units, li.units[0] ? ", converted to SI)" : "");
   }
   if (rows_note[0]) fprintf(stderr, "%s", rows_note);
   print_held(m, b);

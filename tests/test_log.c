@@ -659,7 +659,34 @@ static void test_big(void) {
   remove(pb);
 }
 
+/* header units: the name and unit a cell gives, and the factor to SI of
+ * each unit for its quantity (written out here from the definitions: a
+ * degree is pi/180 rad, a millisecond 1e-3 s, a mN m 1e-3 N m) */
+static void test_header_units(void) {
+  static const struct { const char* cell; const char* base; const char* unit; } sp[] = {
+    {"q1 [deg]", "q1", "deg"}, {" t (ms) ", "t", "ms"}, {"tau3_Nm", "tau3", "Nm"}, {"t_s", "t", "s"},
+    {"qd2 [rad/s]", "qd2", "rad/s"}, {"tau1 [N m]", "tau1", "N m"}, {"joint_1", NULL, NULL}, {"q1", NULL, NULL},
+    {"[deg]", NULL, NULL}, {"q1 []", NULL, NULL}, {"my_col", NULL, NULL}, {"tau1_m", NULL, NULL}};
+  for (size_t i = 0; i < sizeof sp / sizeof *sp; i++) {
+    char b[64], u[32];
+    int got = dyi_unit_split(sp[i].cell, b, sizeof b, u, sizeof u);
+    CHECK(got == (sp[i].base != NULL) && (!got || (!strcmp(b, sp[i].base) && !strcmp(u, sp[i].unit))),
+          "unit split '%s': %d '%s' '%s'", sp[i].cell, got, got ? b : "", got ? u : "");
+  }
+  static const struct { int role; const char* unit; int rc; double k; } sc[] = {
+    {DYI_ROLE_T, "ms", 0, 1e-3}, {DYI_ROLE_Q, "deg", 0, M_PI / 180}, {DYI_ROLE_QD, "deg/s", 0, M_PI / 180},
+    {DYI_ROLE_QDD, "rad/s^2", 0, 1}, {DYI_ROLE_Q, "mm", 0, 1e-3}, {DYI_ROLE_TAU, "mNm", 0, 1e-3},
+    {DYI_ROLE_TAU, "mA", 2, 1e-3}, {DYI_ROLE_Q, "Nm", -1, 1}, {DYI_ROLE_TAU, "rad", -1, 1},
+    {DYI_ROLE_Q, "counts", 1, 1}};
+  for (size_t i = 0; i < sizeof sc / sizeof *sc; i++) {
+    double k;
+    int rc = dyi_unit_scale(sc[i].role, sc[i].unit, &k);
+    CHECK(rc == sc[i].rc && fabs(k - sc[i].k) <= 1e-15 * sc[i].k, "unit scale %s: %d %.17g", sc[i].unit, rc, k);
+  }
+}
+
 int main(void) {
+  test_header_units();
   for (int j = 0; j < NJ; j++)
     for (int l = 0; l < 3; l++) { AMP[j][l] = th_uniform(0.2, 0.6) / (l + 1); PHS[j][l] = th_uniform(0, 6.28); }
   write_logs();

@@ -11,6 +11,8 @@
  *   - on a terminal (script(1) gives one), a slow step shows a bar with the
  *     time left; not when standard error is a file. */
 #include "testhelp.h"
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -43,9 +45,20 @@ static const struct { const char* what; const char* cmd; int rc; const char* say
    {"'8.83614D-05': a Fortran exponent 'D'?", NULL}},
   {"empty cell", "./dynid identify " P " " DIR "/gap.csv --map t=t_s -o " DIR "/x.csv", 1,
    {"gap.csv:101:17: an empty cell in column 'tau2", "--on-bad drop skips such rows"}},
+  {"a current by its header", "./dynid identify " P " " DIR "/amp.csv -o " DIR "/x.csv", 1,
+   {"column 'tau1 [A]' (tau1) is in A by its header: a motor current: --gain", NULL}},
+  {"a unit of another quantity", "./dynid identify " P " " DIR "/deg.csv --map q1=tau1_mNm -o " DIR "/x.csv", 1,
+   {"column 'tau1_mNm' (q1) is in mNm by its header: not a unit of this quantity", NULL}},
   {"time out of order", "./dynid identify " P " " DIR "/back.csv --map t=t_s -o " DIR "/x.csv", 1,
    {"back.csv:52:1: time", "rows out of order, or logs appended"}},
 };
+
+/* h.csv in other units, said in its header: t in ms, q in degrees, qd in
+ * deg/s, tau in mN m (printed with 17 digits) */
+#define UNITS_AWK "awk -F, -v OFS=, 'NR==1{$1=\"t [ms]\"; for(i=2;i<=8;i++)$i=$i\" [deg]\"; " \
+  "for(i=9;i<=15;i++)$i=$i\" (deg/s)\"; for(i=16;i<=22;i++)$i=$i\"_mNm\"; print; next} " \
+  "{$1=sprintf(\"%.17g\",$1*1000); for(i=2;i<=15;i++)$i=sprintf(\"%.17g\",$i*45/atan2(1,1)); " \
+  "for(i=16;i<=22;i++)$i=sprintf(\"%.17g\",$i*1000); print}' " DIR "/h.csv > " DIR "/deg.csv"
 
 /* the logs of the cases, made from the Panda's first 300 rows with sed:
  * without the header, with ROS-style names, a Fortran exponent, an empty
@@ -60,7 +73,35 @@ static int make_logs(void) {
                 DIR "/h.csv > " DIR "/ros.csv && sed 's/e-05/D-05/g' " DIR "/h.csv > " DIR "/fortran.csv && "
                 "awk -F, -v OFS=, 'NR==101{$17=\"\"}1' " DIR "/h.csv > " DIR "/gap.csv && "
                 "awk 'NR==51{s=$0; next} NR==52{print; print s; next} 1' " DIR "/h.csv > " DIR "/back.csv && "
+                "sed '1s/tau\\([1-7]\\)/tau\\1 [A]/g' " DIR "/h.csv > " DIR "/amp.csv && " UNITS_AWK " && "
                 "./dynid identify " P " " PL " --map t=t_s --rows 1..3000 --quiet -o " DIR "/p.csv");
+}
+
+/* the log in other units with the units in its header: converted to SI
+ * (and said), the same estimate as the SI log to 1e-9 relative (the
+ * conversions round in the 16th digit; the least squares' condition number
+ * is below 1e3) */
+static void units_case(void) {
+  int rc = th_run(DIR, "./dynid identify " P " " DIR "/deg.csv --cutoff none -o " DIR "/u.csv");
+  CHECK(rc == 0 && strstr(th_slurp(DIR "/stderr"), "units from the header (t in ms, q in deg, qd in deg/s, tau in mNm"),
+        "units from the header said: %s", th_slurp(DIR "/stderr"));
+  double worst = 0;
+  FILE* a = fopen(DIR "/a.csv", "r");
+  FILE* b = fopen(DIR "/u.csv", "r");
+  char la[1024], lb[1024];
+  int rows = 0;
+  while (a && b && fgets(la, sizeof la, a) && fgets(lb, sizeof lb, b)) {
+    while (la[0] == '#' && fgets(la, sizeof la, a)) {}
+    while (lb[0] == '#' && fgets(lb, sizeof lb, b)) {}
+    const char* ca = strchr(la, ','); const char* cb = strchr(lb, ',');
+    if (!ca || !cb || !strncmp(la, "name,", 5)) continue;
+    double va = atof(ca + 1), vb = atof(cb + 1), sa = atof(strchr(ca + 1, ',') + 1);
+    worst = fmax(worst, fabs(va - vb) / fmax(fabs(va), sa));
+    rows++;
+  }
+  if (a) fclose(a);
+  if (b) fclose(b);
+  CHECK(rows == 43 && worst < 1e-9, "units converted: %d rows, largest difference %.3g of max(|value|, std)", rows, worst);
 }
 
 int main(void) {
@@ -81,6 +122,7 @@ int main(void) {
   CHECK(r1 == 0 && r2 == 0 && system("grep -v '^#' " DIR "/a.csv > " DIR "/a2 && grep -v '^#' " DIR "/b.csv > "
         DIR "/b2 && cmp -s " DIR "/a2 " DIR "/b2") == 0,
         "ROS-style names through --map ranges: the same estimate (exit %d, %d)", r1, r2);
+  units_case();
   /* progress: a bar with the time left on a terminal, nothing in a file */
   const char* slow = "./dynid identify " P " " PL " --map t=t_s --rows 1..6000 --friction --consistent --boot 8 "
                      "-o " DIR "/c.csv";   /* the solves take seconds */
