@@ -40,7 +40,7 @@ static const helpOpt model_opts[] = {
   {NULL, NULL, NULL, NULL, NULL}};
 
 static const helpOpt log_opts[] = {
-  {"map", "NAME=COLUMN", NULL, "columns named t, q1..qn, qd1..qdn, qdd1..qddn, tau1..taun", "read quantity NAME from column COLUMN (repeatable; ranges q1..q7=c2..c8)"},
+  {"map", "NAME=COLUMN", NULL, "columns named t, q1..qn, qd1..qdn, qdd1..qddn, tau1..taun (a unit beside the name, q1 [deg], is converted)", "read quantity NAME from column COLUMN (repeatable; ranges q1..q7=c2..c8 or =joint1_pos..joint7_pos)"},
   {"no-header", NULL, NULL, NULL, "the log has no header: columns are c1, c2, ... by position"},
   {"gain", "K1,...,Kn|PARAMS", "N m/column unit", "1; validate, report, payload: their PARAMS's GAIN rows",
    "torque = gain x column (motor current to joint torque; per motor with --transmission); PARAMS: the GAIN rows of a PARAMS file (identify "
