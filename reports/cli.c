@@ -51,12 +51,15 @@ static int is_urdf(const char* path) {
   return L >= 5 && !strcasecmp(path + L - 5, ".urdf");
 }
 
-#define COMMON_OPTS "dh,base,tip,gravity,lock,snap,o"
+#define COMMON_OPTS "dh,base,tip,gravity,lock,snap,o,quiet"
 
 /* the command whose options were checked: usage errors point at its help */
 static const char* usage_cmd;
 
+int cli_quiet;
+
 int cli_check(const cliArgs* c, const char* allowed, int minpos, int maxpos, const char* usage) {
+  cli_quiet = cli_flag(c, "quiet");
   if (c->help) {
     char all[1024];
     snprintf(all, sizeof all, "%s,%s", allowed, COMMON_OPTS);
@@ -168,7 +171,7 @@ void cli_progress_of(const char* what, long long done, const char* units, long l
   const double frac = whole > 0 ? (double)part / (double)whole : -1;
   static double t0, last;
   static int started;
-  if (!isatty(2)) return;
+  if (!isatty(2) || cli_quiet) return;
   const double now = dy_now_s();
   if (!started) { t0 = now; last = now; started = 1; }
   if (!final && now - last < 0.5) return;

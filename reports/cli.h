@@ -30,6 +30,9 @@ typedef struct {
 const char* cli_opt(const cliArgs* c, const char* key);
 /* 1 if flag key was given. */
 int cli_flag(const cliArgs* c, const char* key);
+/* --quiet (every command): no summary, progress or warnings on standard
+ * error; set by cli_check. */
+extern int cli_quiet;
 /* With --help (c->help): print the command's help on standard output and
  * return 3 (the program then exits 0). Otherwise:
  * check that every option given is in the comma-separated list allowed

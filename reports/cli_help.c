@@ -37,6 +37,8 @@ static const helpOpt model_opts[] = {
   {"tip", "LINK", NULL, "the end of the chain", "URDF: the link the chain ends at"},
   {"lock", "JOINT=VALUE", "rad|m", "0", "URDF: hold a moving joint off the chain at VALUE (repeatable)"},
   {"snap", "RAD", "rad", "1e-4", "URDF: joint-origin angles this close to a multiple of pi/2 become it (0: off)"},
+  {"quiet", NULL, NULL, "off", "no summary, progress or warnings on standard error (errors still; with --strict the "
+   "log is still checked)"},
   {NULL, NULL, NULL, NULL, NULL}};
 
 static const helpOpt log_opts[] = {
@@ -174,7 +176,6 @@ static const helpCmd docs[] = {
     {"threads", "N", NULL, "the machine's cores", "the reader and N - 1 workers computing and folding the rows; with N > 1 the CSV is parsed ahead on threads of its own, a plain file by byte ranges on two (same estimate as one)"},
     {"save-stats", "FILE", NULL, "none", "write the statistics the estimate needs (merge them with --stats)"},
     {"stats", "FILE...|DIR|@LIST", NULL, "none", "estimate from merged statistics files instead of logs"},
-    {"quiet", NULL, NULL, "off", "no summary and no warnings on standard error"},
     {"estimate-gains", NULL, NULL, "off", "drive gains (rows GAIN1..GAINn, N m per logged unit) with the base "
      "parameters, from LOG (no load) and --payload-log, by output error (unbiased); a gain with a relative std "
      "above 5 % stays at --gain"},
@@ -218,7 +219,6 @@ static const helpCmd docs[] = {
      "program, certified; no std)"},
     {"radius", "M", "m", "0.3", "--consistent: radius of the bounding sphere about the tip origin"},
     {"force", NULL, NULL, NULL, "use ARM_PARAMS even if it was identified on another model"},
-    {"quiet", NULL, NULL, "off", "no summary and no warnings on standard error"},
     OPT_END},
    "dynid payload " PANDA " arm.params.csv loaded.csv -o payload.csv"},
   {"bench", "bench [MODEL] [--params P] [--time S] [--ops] [-o FILE]",
