@@ -379,7 +379,8 @@ static int warn_gravity(const dyModel* m, const char* path, const scanAcc* a) {
   for (int j = 0; j < n; j++) { grms[j] = sqrt(a->sgg[j] / a->ng); top = fmax(top, grms[j]); }
   char list[600] = "";
   size_t L = 0;
-  int bad = 0;
+  int bad = 0, scaled = 0, close_ = 0;   /* scaled: joints that follow g, off by a factor; close_: closely */
+  double smin = INFINITY, smax = 0;
   for (int j = 0; j < n; j++) {
     if (!(grms[j] >= 0.1 * top && grms[j] >= 0.5)) continue;
     const double N = a->ng, mg = a->sg[j] / N, mt = a->st[j] / N;
@@ -387,16 +388,26 @@ static int warn_gravity(const dyModel* m, const char* path, const scanAcc* a) {
     const double slope = a->sgt[j] / a->sgg[j], corr = vg > 0 && vt > 0 ? c / sqrt(vg * vt) : 0;
     if (slope >= 0.6 && slope <= 1 / 0.6 && corr >= 0.7) continue;
     bad++;
+    if (corr >= 0.5 && slope > 0) { scaled++; smin = fmin(smin, slope); smax = fmax(smax, slope); }
+    close_ += corr >= 0.9;
     if (L + 80 < sizeof list)
       L += (size_t)snprintf(list + L, sizeof list - L, "%sjoint %d (slope %.3g, correlation %.2f)", L ? ", " : "", j + 1,
                             slope, corr);
   }
   if (!bad) return 0;
+  char scale[320] = "";
+  /* two joints or more, each a factor off the same way (within 2x of each other), one of them closely: the
+   * torque's units or missing gains rather than another arm (whose joints are off each its own way) */
+  const int units = bad >= 2 && scaled == bad && close_ && smax <= 2 * smin && (smax < 0.6 || smin > 1 / 0.6);
+  if (units)
+    snprintf(scale, sizeof scale, "; it follows it, %.3g to %.3g times: the torque in other units or motor "
+             "currents? (--gain of the order of %.2g N m per logged unit; the slope holds the dynamics too, so "
+             "identify --estimate-gains for the gains themselves)", smin, smax, 1 / sqrt(smin * smax));
   fprintf(pending(), "dynid: warning: %s: the measured torque does not follow the gravity torque of %s at %s "
-          "(expected: slope about 1, correlation near 1): is it the model of the arm that made the log? (else "
-          "the torque's sign, units or --gain)\n", path, m->source, list);
-  question("%s: the torque does not follow %s's gravity torque at %d joint%s: another arm's model?", path, m->source,
-           bad, bad == 1 ? "" : "s");
+          "(expected: slope about 1, correlation near 1)%s: is it the model of the arm that made the log? (else "
+          "the torque's sign, units or --gain)\n", path, m->source, list, scale);
+  question("%s: the torque does not follow %s's gravity torque at %d joint%s: %s", path, m->source,
+           bad, bad == 1 ? "" : "s", units ? "other units or currents? (--gain)" : "another arm's model?");
   return 1;
 }
 
