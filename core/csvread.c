@@ -183,6 +183,17 @@ char dy_csv_sniff(const char* line) {
   return words >= 2 ? ' ' : ',';
 }
 
+/* A spreadsheet's first line "sep=X" (X one of , ; tab; quotes and blanks
+ * around allowed): X, else 0. */
+static char sep_line(const char* s) {
+  if (*s == '"') s++;
+  if (strncasecmp(s, "sep=", 4)) return 0;
+  char x = s[4];
+  const char* e = s + 5;
+  while (*e == '"' || *e == ' ' || *e == '\r' || *e == '\n') e++;
+  return *e == 0 && (x == ',' || x == ';' || x == '\t') ? x : 0;
+}
+
 char dy_csv_delim(const dyCsv* c) { return c->delim ? c->delim : ','; }
 
 /* a line of blank-separated fields as comma-separated ones, in place */
@@ -263,7 +274,11 @@ static void line_error(dyCsv* c, int r, char* err, int errsz) {
     if (!strncmp(zm, c->path, pl) && zm[pl] == ':') zm += pl + 1 + (zm[pl + 1] == ' ');
     snprintf(zmsg, sizeof zmsg, "corrupt gzip data: %s", zm);
   }
-  const char* why = r == -2 ? "a NUL byte in the text (binary file?)"
+  const unsigned char* b = (const unsigned char*)c->line;
+  const int utf16 = r == -2 && c->lineno == 0 && b && ((b[0] == 0xff && b[1] == 0xfe) || (b[0] == 0xfe && b[1] == 0xff));
+  const char* why = utf16 ? "UTF-16 text (its byte-order mark): dynid reads UTF-8 or ASCII; convert it, e.g. "
+                            "iconv -f UTF-16 -t UTF-8 FILE > FILE8"
+                  : r == -2 ? "a NUL byte in the text (binary file?)"
                   : r == -3 ? "line longer than 8 MiB (is it a CSV file?)" : r == -4 ? zmsg : "out of memory";
   dy_errpos(err, errsz, c->path, c->lineno + 1, 0, "%s", why);
 }
@@ -312,9 +327,11 @@ int dy_csv_next(dyCsv* c, char*** fields, int* nf, char* err, int errsz) {
       }
       if (*s == 0 || *s == '#') continue;   /* blank or comment line */
       c->rowline = c->lineno;
-      if (!c->delim) {   /* the first row decides the delimiter */
-        c->delim = dy_csv_sniff(text);
+      if (!c->delim) {   /* the first row decides the delimiter, or a spreadsheet's "sep=;" line says it */
+        char sep = sep_line(s);
+        c->delim = sep ? sep : dy_csv_sniff(text);
         if (c->delim == ';' || c->delim == '\t') csv_set_delim(&c->p, (unsigned char)c->delim);
+        if (sep) continue;
       }
     }
     if (c->delim == ' ') { blanks_to_commas(text); len = strlen(text); }

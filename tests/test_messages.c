@@ -49,6 +49,8 @@ static const struct { const char* what; const char* cmd; int rc; const char* say
    {"column 'tau1 [A]' (tau1) is in A by its header: a motor current: --gain", NULL}},
   {"a unit of another quantity", "./dynid identify " P " " DIR "/deg.csv --map q1=tau1_mNm -o " DIR "/x.csv", 1,
    {"column 'tau1_mNm' (q1) is in mNm by its header: not a unit of this quantity", NULL}},
+  {"UTF-16", "./dynid identify " P " " DIR "/utf16.csv --map t=t_s -o " DIR "/x.csv", 1,
+   {"utf16.csv:1: UTF-16 text", "iconv -f UTF-16 -t UTF-8"}},
   {"time out of order", "./dynid identify " P " " DIR "/back.csv --map t=t_s -o " DIR "/x.csv", 1,
    {"back.csv:52:1: time", "rows out of order, or logs appended"}},
 };
@@ -74,6 +76,8 @@ static int make_logs(void) {
                 "awk -F, -v OFS=, 'NR==101{$17=\"\"}1' " DIR "/h.csv > " DIR "/gap.csv && "
                 "awk 'NR==51{s=$0; next} NR==52{print; print s; next} 1' " DIR "/h.csv > " DIR "/back.csv && "
                 "sed '1s/tau\\([1-7]\\)/tau\\1 [A]/g' " DIR "/h.csv > " DIR "/amp.csv && " UNITS_AWK " && "
+                "iconv -f UTF-8 -t UTF-16 " DIR "/h.csv > " DIR "/utf16.csv && "
+                "(echo 'sep=;'; sed 's/,/;/g' " DIR "/h.csv) > " DIR "/sep.csv && "
                 "./dynid identify " P " " PL " --map t=t_s --rows 1..3000 --quiet -o " DIR "/p.csv");
 }
 
@@ -123,6 +127,10 @@ int main(void) {
         DIR "/b2 && cmp -s " DIR "/a2 " DIR "/b2") == 0,
         "ROS-style names through --map ranges: the same estimate (exit %d, %d)", r1, r2);
   units_case();
+  /* a spreadsheet's "sep=;" first line: the delimiter, the same estimate as the comma file */
+  int rs = th_run(DIR, "./dynid identify " P " " DIR "/sep.csv --map t=t_s --cutoff none --quiet -o " DIR "/s.csv");
+  CHECK(rs == 0 && system("grep -v '^#' " DIR "/s.csv > " DIR "/s2 && cmp -s " DIR "/a2 " DIR "/s2") == 0,
+        "sep=; line: exit %d, the same estimate", rs);
   /* progress: a bar with the time left on a terminal, nothing in a file */
   const char* slow = "./dynid identify " P " " PL " --map t=t_s --rows 1..6000 --friction --consistent --boot 8 "
                      "-o " DIR "/c.csv";   /* the solves take seconds */
