@@ -301,7 +301,7 @@ static int warn_rate(const cliArgs* c, const char* path, scanAcc* a) {
   const char* ts = cli_opt(c, "time-scale");
   if (!(a->ndt && (fs < 5 || fs > 1e5))) return 0;
   fprintf(pending(), "dynid: warning: %s: sample rate %.4g Hz (median time step %.4g s%s): is the time column "
-          "in %s? --time-scale K makes t = K x column%s\n", path, fs, a->dts[a->ndt / 2], ts ? ", after --time-scale" : "",
+          "in %s? --time-scale K makes t = K x column%s (or name its unit in the header: t [ms])\n", path, fs, a->dts[a->ndt / 2], ts ? ", after --time-scale" : "",
           fs < 5 ? "milliseconds or in samples" : "another unit", fs < 5 ? " (0.001 for ms or a 1 kHz index)" : "");
   question("%s: sample rate %.4g Hz: time in other units? (--time-scale)", path, fs);
   return 1;
@@ -327,7 +327,7 @@ static int warn_positions(const dyModel* m, const char* path, const scanAcc* a) 
                 above ? a->qhi[j] : a->qlo[j], u, lo, hi, u,
                 fmax(fabs(a->qlo[j]), fabs(a->qhi[j])) <= 2 * M_PI && rev
                     ? "is the model that of the arm that made the log?"
-                    : rev ? "positions in degrees? dynid reads radians (multiply the column by pi/180)"
+                    : rev ? "positions in degrees? dynid reads radians (multiply the columns by pi/180, or name their unit in the header: q1 [deg])"
                           : "positions in mm? dynid reads metres");
         question("%s: q%d outside the model's joint limits: %s", path, j + 1,
                  fmax(fabs(a->qlo[j]), fabs(a->qhi[j])) <= 2 * M_PI && rev ? "the model of another arm?"
@@ -337,7 +337,7 @@ static int warn_positions(const dyModel* m, const char* path, const scanAcc* a) 
     }
     if (rev && a->qhi[j] - a->qlo[j] > 2 * M_PI * fmax(T, 1)) {
       fprintf(pending(), "dynid: warning: %s: q%d spans %.4g rad in %.3g s of data (more than a turn per second): "
-              "positions in degrees? dynid reads radians (multiply the column by pi/180)\n", path, j + 1,
+              "positions in degrees? dynid reads radians (multiply the columns by pi/180, or name their unit in the header: q1 [deg])\n", path, j + 1,
               a->qhi[j] - a->qlo[j], T);
       question("%s: q%d turns more than once a second: positions in degrees?", path, j + 1);
       return 1;
@@ -359,7 +359,7 @@ static int warn_torque(const dyModel* m, const char* path, const scanAcc* a) {
   if (!(rg > 1e-3 && (rt > 10 * rg || rt < 0.1 * rg))) return 0;
   fprintf(pending(), "dynid: warning: %s: torque RMS %.4g is %.3gx the model's gravity torque RMS %.4g N m "
           "along the log: torque in other units (mN m?) or motor currents? --gain K1,...,Kn scales the "
-          "torque columns\n", path, rt, rt / rg, rg);
+          "torque columns (or name their unit in the header: tau1 [mNm])\n", path, rt, rt / rg, rg);
   question("%s: torque %.3gx the model's gravity torque: other units or currents? (--gain)", path, rt / rg);
   return 1;
 }
