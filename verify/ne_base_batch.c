@@ -50,6 +50,18 @@
 #endif
 _Static_assert(B % NBB_V == 0 && NBB_V == 4, "a chunk is whole vectors of 4 lanes");
 
+/* the chunk kernel's variants: as DY_CLONES (core/util.h), with all of
+ * x86-64-v4 (AVX-512VL) in the widest, whose 32 vector registers then hold
+ * 4-lane vectors too (AVX-512F alone gives 16) */
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(DY_BATCH_NO_CLONES)
+#if __has_attribute(target_clones)
+#define NBB_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#endif
+#endif
+#ifndef NBB_CLONES
+#define NBB_CLONES
+#endif
+
 /* NBB_V lanes of one quantity, and the comparison result of two */
 typedef double nbv __attribute__((vector_size(NBB_V * sizeof(double))));
 typedef long long nbm __attribute__((vector_size(NBB_V * sizeof(long long))));
@@ -378,7 +390,7 @@ NBB_INL void nbb_lanes(const dyvNeBase* pl, const double* par, dyBatch* restrict
 
 /* the base-parameter Newton-Euler of the chunk in W (q, qd, qdd loaded)
  * into W->tau; padding lanes hold zero states */
-DY_CLONES
+NBB_CLONES
 static void nbb_chunk(const dyvNeBase* pl, const double* par, dyBatch* restrict W) {
   nbb_frames(pl, W);
   for (int h = 0; h < B; h += NBB_V) nbb_lanes(pl, par, W, h);
