@@ -38,6 +38,7 @@
 #include "core/mathu.h"
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #define B DY_BATCH_LANES
@@ -136,11 +137,17 @@ NBB_INL nbv rot_n_z(const nbv3* pv, const nbbCS* cs, int k, double ca, double sa
   }
 }
 
+/* a chunk's states: joint j of lane b at q[j ld + b] (likewise qd, qdd,
+ * tau): the caller's arrays (ld = K) or the padded copy in dyBatch (ld = 8) */
+typedef struct { const double *q, *qd, *qdd; double* tau; size_t ld; } nbbIO;
+#define NBB_IO(a, j, b) (a)[(size_t)(j) * io.ld + (size_t)(b)]
+#define NBB_AT(a, j, h) ((a) + (size_t)(j) * io->ld + (size_t)(h))
+
 /* joint frames of the chunk: cos, sin theta_j of all 8 lanes
  * (dyu_sincos8 of theta_0 + q, as ne_base.c; a prismatic joint's are the
  * plan's constants; joint 1's are skipped when the plan says nothing reads
  * them; padding lanes hold the zero state) */
-NBB_INL void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W) {
+NBB_INL void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W, const nbbIO* io) {
   const dyModel* m = pl->m;
   for (int j = 0; j < pl->n; j++) {
     if (m->jnt_type[j] != DY_REVOLUTE)
@@ -148,7 +155,7 @@ NBB_INL void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W) {
     else if (j > 0 || pl->trig0) {
       double th[B];
       const double th0 = m->dh_theta[j];
-      for (int b = 0; b < B; b++) th[b] = th0 + W->q[j][b];
+      for (int b = 0; b < B; b++) th[b] = th0 + NBB_AT(io->q, j, 0)[b];
       dyu_sincos8(W->st[j], W->ct[j], th);
     }
   }
@@ -157,13 +164,13 @@ NBB_INL void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W) {
 /* p_j = (a, -sa d, ca d) in frame j-1 of lanes h..: the plan's constant
  * for a revolute joint; for a prismatic one d = d0 + q_j, its y, z only
  * where the plan's flags have them (else 0), as ne_base.c nb_p */
-NBB_INL nbv3 nbb_p(const dyvNeBase* pl, const dyBatch* restrict W, int j, int h) {
+NBB_INL nbv3 nbb_p(const dyvNeBase* pl, const nbbIO* io, int j, int h) {
   const dyModel* m = pl->m;
   const double* pc = pl->pc + 3*j;
   if (m->jnt_type[j] == DY_REVOLUTE) return (nbv3){splat(pc[0]), splat(pc[1]), splat(pc[2])};
   double ca, sa;
   dyv_twist_cs(m, j, &ca, &sa);
-  const nbv dj = m->dh_d[j] + ld(W->q[j] + h), z = {0};
+  const nbv dj = m->dh_d[j] + ld(NBB_AT(io->q, j, h)), z = {0};
   return (nbv3){splat(m->dh_a[j]), pl->flags[j] & DYV_NB_PY ? -sa*dj : z,
                 pl->flags[j] & DYV_NB_PZ ? ca*dj : z};
 }
@@ -233,13 +240,13 @@ NBB_INL void nbb_wrench(dyBatch* restrict W, int j, int h, int f, const double* 
  *   revolute   w = R^T w' + qd z,  wd = R^T wd' + (R^T w') x qd z + qdd z
  *   prismatic  w = R^T w',  wd = R^T wd',  vd += 2 (R^T w') x qd z + qdd z
  * U = [wd x] + [w x]^2 (the columns read), the wrench, u = vd + U p_{j+1} */
-NBB_INL void nbb_fwd(const dyvNeBase* pl, const double* par, dyBatch* restrict W, int j, int h,
-                     int k, nbbFwd* s) {
+NBB_INL void nbb_fwd(const dyvNeBase* pl, const double* par, dyBatch* restrict W, const nbbIO* io,
+                     int j, int h, int k, nbbFwd* s) {
   const dyModel* m = pl->m;
   const int f = pl->flags[j], fn = j + 1 < pl->n ? pl->flags[j+1] : 0;
   const double ca = m->cos_alpha[j], sa = m->sin_alpha[j];
   const nbbCS cs = {ld(W->ct[j] + h), ld(W->st[j] + h)};
-  const nbv qdj = ld(W->qd[j] + h), qddj = ld(W->qdd[j] + h);
+  const nbv qdj = ld(NBB_AT(io->qd, j, h)), qddj = ld(NBB_AT(io->qdd, j, h));
   nbv3 vd = rot_t(&s->u, &cs, k, ca, sa);
   const nbv3 wr = rot_t(&s->w, &cs, k, ca, sa), wdr = rot_t(&s->wd, &cs, k, ca, sa);
   nbv3 w = wr, wd = wdr;
@@ -263,7 +270,7 @@ NBB_INL void nbb_fwd(const dyvNeBase* pl, const double* par, dyBatch* restrict W
   nbb_wrench(W, j, h, f, par + DY_NPAR_LINK*j, &w, &wd, &vd, U, wp);
   s->w = w; s->wd = wd; s->u = vd;
   if (fn & DYV_NB_P) {
-    const nbv3 p = nbb_p(pl, W, j + 1, h);
+    const nbv3 p = nbb_p(pl, io, j + 1, h);
     if (fn & DYV_NB_PX) { s->u.x += U[0]*p.x; s->u.y += U[3]*p.x; s->u.z += U[6]*p.x; }
     if (fn & DYV_NB_PY) { s->u.x += U[1]*p.y; s->u.y += U[4]*p.y; s->u.z += U[7]*p.y; }
     if (fn & DYV_NB_PZ) { s->u.x += U[2]*p.z; s->u.y += U[5]*p.z; s->u.z += U[8]*p.z; }
@@ -275,14 +282,14 @@ NBB_INL void nbb_fwd(const dyvNeBase* pl, const double* par, dyBatch* restrict W
  * N_z = ZZ qdd + MX vd_y - MY vd_x (its force and other moments reach no
  * joint), u = vd_1 + U_1 p_2 with
  * U_1 = [[-qd^2, -qdd, 0], [qdd, -qd^2, 0], [0, 0, 0]] */
-NBB_INL void nbb_link1(const dyvNeBase* pl, const double* par, dyBatch* restrict W, int h, int k,
-                       nbbFwd* s) {
+NBB_INL void nbb_link1(const dyvNeBase* pl, const double* par, dyBatch* restrict W,
+                       const nbbIO* io, int h, int k, nbbFwd* s) {
   const dyModel* m = pl->m;
   const int f = pl->flags[0];
   const double ca = m->cos_alpha[0], sa = m->sin_alpha[0];
   const nbv z = {0};
   const nbbCS cs = {pl->trig0 ? ld(W->ct[0] + h) : splat(1), pl->trig0 ? ld(W->st[0] + h) : z};
-  const nbv qd0 = ld(W->qd[0] + h), qdd0 = ld(W->qdd[0] + h);
+  const nbv qd0 = ld(NBB_AT(io->qd, 0, h)), qdd0 = ld(NBB_AT(io->qdd, 0, h));
   nbv3 vd = pl->g[0] == 0 && pl->g[1] == 0 ? rot_t_z(&s->u.z, &cs, k, ca, sa)
                                            : rot_t(&s->u, &cs, k, ca, sa);
   s->w = (nbv3){z, z, qd0}; s->wd = (nbv3){z, z, qdd0};
@@ -296,7 +303,7 @@ NBB_INL void nbb_link1(const dyvNeBase* pl, const double* par, dyBatch* restrict
   if (pl->n > 1) {
     const int fn = pl->flags[1];
     if (fn & (DYV_NB_PX | DYV_NB_PY)) {
-      const nbv3 p = nbb_p(pl, W, 1, h);
+      const nbv3 p = nbb_p(pl, io, 1, h);
       const nbv q2 = qd0*qd0;
       if (fn & DYV_NB_PX) { vd.x -= q2*p.x; vd.y += qdd0*p.x; }
       if (fn & DYV_NB_PY) { vd.x -= qdd0*p.y; vd.y -= q2*p.y; }
@@ -308,24 +315,24 @@ NBB_INL void nbb_link1(const dyvNeBase* pl, const double* par, dyBatch* restrict
 /* tau_j on lanes h.. (ne_base.c nb_tau): z . n (revolute) or z . f
  * (prismatic) of the carried wrench, + IA qdd + FV qd + FC sign(qd) + FO
  * where the joint has friction */
-NBB_INL void nbb_tau(const dyvNeBase* pl, const double* par, dyBatch* restrict W, int j, int h,
+NBB_INL void nbb_tau(const dyvNeBase* pl, const double* par, const nbbIO* io, int j, int h,
                      const nbv3* f, const nbv3* nn) {
   nbv t = pl->m->jnt_type[j] == DY_REVOLUTE ? nn->z : f->z;
   if (pl->flags[j] & DYV_NB_FRIC) {
     const double* pj = par + DY_NPAR_LINK*pl->n + DY_NPAR_JNT*j;
-    const nbv qdj = ld(W->qd[j] + h), qddj = ld(W->qdd[j] + h), z = {0}, one = splat(1);
+    const nbv qdj = ld(NBB_AT(io->qd, j, h)), qddj = ld(NBB_AT(io->qdd, j, h)), z = {0}, one = splat(1);
     /* sign(qd): the bits of 1.0 where qd > 0, minus where qd < 0 */
     const nbv sg = (nbv)((nbm)(qdj > z) & (nbm)one) - (nbv)((nbm)(qdj < z) & (nbm)one);
     t += pj[DY_IA]*qddj + pj[DY_FV]*qdj + pj[DY_FC]*sg + pj[DY_FO];
   }
-  st(W->tau[j] + h, &t);
+  st(NBB_AT(io->tau, j, h), &t);
 }
 
 /* one link of the backward pass on lanes h.. (ne_base.c nb_bwd, class k
  * of joint j): f = F_{j-1} + R f, nn = N_{j-1} + R nn + p_j x R f, the
  * components p_j has only */
-NBB_INL void nbb_bwd(const dyvNeBase* pl, const dyBatch* restrict W, int j, int h, int k,
-                     nbv3* f, nbv3* nn) {
+NBB_INL void nbb_bwd(const dyvNeBase* pl, const dyBatch* restrict W, const nbbIO* io, int j, int h,
+                     int k, nbv3* f, nbv3* nn) {
   const double ca = pl->m->cos_alpha[j], sa = pl->m->sin_alpha[j];
   const nbbCS cs = {ld(W->ct[j] + h), ld(W->st[j] + h)};
   const nbv3 rf = rot_n(f, &cs, k, ca, sa), rn = rot_n(nn, &cs, k, ca, sa);
@@ -334,7 +341,7 @@ NBB_INL void nbb_bwd(const dyvNeBase* pl, const dyBatch* restrict W, int j, int 
   *nn = (nbv3){Np.x + rn.x, Np.y + rn.y, Np.z + rn.z};
   const int fl = pl->flags[j];
   if (!(fl & DYV_NB_P)) return;
-  const nbv3 p = nbb_p(pl, W, j, h);
+  const nbv3 p = nbb_p(pl, io, j, h);
   if (fl & DYV_NB_PX) { nn->y -= p.x*rf.z; nn->z += p.x*rf.y; }
   if (fl & DYV_NB_PY) { nn->x += p.y*rf.z; nn->z -= p.y*rf.x; }
   if (fl & DYV_NB_PZ) { nn->x -= p.z*rf.y; nn->y += p.z*rf.x; }
@@ -342,13 +349,13 @@ NBB_INL void nbb_bwd(const dyvNeBase* pl, const dyBatch* restrict W, int j, int 
 
 /* joint 2 below a revolute joint 1 (ne_base.c nb_joint1): only the z moment
  * is passed on, nn_z = N_z + (R nn)_z (+ p0 (R f)_y - p1 (R f)_x) */
-NBB_INL void nbb_joint1(const dyvNeBase* pl, const dyBatch* restrict W, int h, int k,
-                        const nbv3* f, nbv3* nn) {
+NBB_INL void nbb_joint1(const dyvNeBase* pl, const dyBatch* restrict W, const nbbIO* io, int h,
+                        int k, const nbv3* f, nbv3* nn) {
   const double ca = pl->m->cos_alpha[1], sa = pl->m->sin_alpha[1];
   const nbbCS cs = {ld(W->ct[1] + h), ld(W->st[1] + h)};
   nn->z = ld(W->N[0][2] + h) + rot_n_z(nn, &cs, k, ca, sa);
   if (pl->flags[1] & (DYV_NB_PX | DYV_NB_PY)) {
-    const nbv3 rf = rot_n(f, &cs, k, ca, sa), p = nbb_p(pl, W, 1, h);
+    const nbv3 rf = rot_n(f, &cs, k, ca, sa), p = nbb_p(pl, io, 1, h);
     nn->z += p.x*rf.y - p.y*rf.x;
   }
 }
@@ -359,63 +366,76 @@ NBB_INL void nbb_joint1(const dyvNeBase* pl, const dyBatch* restrict W, int h, i
  * joints n-1 .. 2 (or 1) pass their wrench down by nbb_bwd, below a
  * revolute joint 1 joint 2 passes only the z moment (nbb_joint1). Each
  * step is compiled once per twist class (DYV_BY_TWIST). */
-NBB_INL void nbb_lanes(const dyvNeBase* pl, const double* par, dyBatch* restrict W, int h) {
+NBB_INL void nbb_lanes(const dyvNeBase* pl, const double* par, dyBatch* restrict W, const nbbIO* io,
+                       int h) {
   const dyModel* m = pl->m;
   const int n = pl->n, rev0 = m->jnt_type[0] == DY_REVOLUTE, jb = rev0 ? 1 : 0;
   const nbv z = {0};
   nbbFwd s = {{z, z, z}, {z, z, z}, {splat(-pl->g[0]), splat(-pl->g[1]), splat(-pl->g[2])}};
-#define NBB_L1_(k, b_) nbb_link1(pl, par, W, h, k, &s)
+#define NBB_L1_(k, b_) nbb_link1(pl, par, W, io, h, k, &s)
   if (rev0) DYV_BY_TWIST(m->twist[0], NBB_L1_)
 #undef NBB_L1_
   for (int j = jb; j < n; j++) {
-#define NBB_FWD_(k, b_) nbb_fwd(pl, par, W, j, h, k, &s)
+#define NBB_FWD_(k, b_) nbb_fwd(pl, par, W, io, j, h, k, &s)
     DYV_BY_TWIST(m->twist[j], NBB_FWD_)
 #undef NBB_FWD_
   }
   nbv3 f = ld3(W->F[n-1][0], h), nn = ld3(W->N[n-1][0], h);
   for (int j = n - 1; j > jb; j--) {
-    nbb_tau(pl, par, W, j, h, &f, &nn);
-#define NBB_BWD_(k, b_) nbb_bwd(pl, W, j, h, k, &f, &nn)
+    nbb_tau(pl, par, io, j, h, &f, &nn);
+#define NBB_BWD_(k, b_) nbb_bwd(pl, W, io, j, h, k, &f, &nn)
     DYV_BY_TWIST(m->twist[j], NBB_BWD_)
 #undef NBB_BWD_
   }
   if (rev0 && n > 1) {
-    nbb_tau(pl, par, W, 1, h, &f, &nn);
-#define NBB_J1_(k, b_) nbb_joint1(pl, W, h, k, &f, &nn)
+    nbb_tau(pl, par, io, 1, h, &f, &nn);
+#define NBB_J1_(k, b_) nbb_joint1(pl, W, io, h, k, &f, &nn)
     DYV_BY_TWIST(m->twist[1], NBB_J1_)
 #undef NBB_J1_
   }
-  nbb_tau(pl, par, W, 0, h, &f, &nn);
+  nbb_tau(pl, par, io, 0, h, &f, &nn);
 }
 
-/* the base-parameter Newton-Euler of the chunk in W (q, qd, qdd loaded)
- * into W->tau; padding lanes hold zero states */
+/* the base-parameter Newton-Euler of one chunk: io's 8 states into io->tau */
 NBB_CLONES
-static void nbb_chunk(const dyvNeBase* pl, const double* par, dyBatch* restrict W) {
-  nbb_frames(pl, W);
-  for (int h = 0; h < B; h += NBB_V) nbb_lanes(pl, par, W, h);
+static void nbb_chunk(const dyvNeBase* pl, const double* par, dyBatch* restrict W, const nbbIO* io) {
+  nbb_frames(pl, W, io);
+  for (int h = 0; h < B; h += NBB_V) nbb_lanes(pl, par, W, io, h);
 }
 
+/* 1 if the n doubles at a and at b do not overlap (NULL: apart) */
+static int nbb_apart(const double* a, const double* b, size_t n) {
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b, len = n * sizeof(double);
+  return !a || !b || x + len <= y || y + len <= x;
+}
+
+/* A full chunk with qd and qdd given is read from the caller's arrays and
+ * written to tau in place (no copy: lanes h.. of joint j are contiguous at
+ * q + j K + k0 + h), unless tau overlaps an input; a short chunk or a NULL
+ * qd, qdd goes through the padded copy in w (dy_batch_load) and w->tau. */
 void dyv_nebase_rnea_batch(const dyvNeBase* plan, dyBatch* w, const double* par, int K,
                            const double* q, const double* qd, const double* qdd, double* tau) {
   const int n = plan->n;
-  if (n <= 0) return;
+  if (n <= 0 || K <= 0) return;
+  const size_t len = (size_t)n * (size_t)K;
+  const int apart = nbb_apart(tau, q, len) && nbb_apart(tau, qd, len) && nbb_apart(tau, qdd, len);
   for (int k0 = 0; k0 < K; k0 += B) {
-    const int nb = K - k0 < B ? K - k0 : B;
-    dy_batch_load(plan->m, w, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
-    nbb_chunk(plan, par, w);
+    const int nb = K - k0 < B ? K - k0 : B, direct = nb == B && qd && qdd && apart;
+    nbbIO io = {q + k0, direct ? qd + k0 : w->qd[0], direct ? qdd + k0 : w->qdd[0],
+                tau + k0, (size_t)K};
+    if (!direct) {
+      dy_batch_load(plan->m, w, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
+      io = (nbbIO){w->q[0], w->qd[0], w->qdd[0], w->tau[0], B};
+    }
+    nbb_chunk(plan, par, w, &io);
     for (int b = 0; b < nb && plan->m->nmot; b++) {   /* the coupled motors, lane by lane */
       double qd1[DY_MAXJ], qdd1[DY_MAXJ], t1[DY_MAXJ] = {0};
-      for (int j = 0; j < n; j++) { qd1[j] = w->qd[j][b]; qdd1[j] = w->qdd[j][b]; }
+      for (int j = 0; j < n; j++) { qd1[j] = NBB_IO(io.qd, j, b); qdd1[j] = NBB_IO(io.qdd, j, b); }
       dy_motor_tau(plan->m, par, qd1, qdd1, t1);
-      for (int j = 0; j < n; j++) w->tau[j][b] += t1[j];
+      for (int j = 0; j < n; j++) NBB_IO(io.tau, j, b) += t1[j];
     }
-    for (int j = 0; j < n; j++) {
-      double* t = tau + (size_t)j * (size_t)K + (size_t)k0;
-      if (nb == B)   /* a fixed-size copy: vector moves */
-        memcpy(t, w->tau[j], sizeof w->tau[j]);
-      else
-        for (int b = 0; b < nb; b++) t[b] = w->tau[j][b];
-    }
+    if (!direct)
+      for (int j = 0; j < n; j++)
+        for (int b = 0; b < nb; b++) tau[(size_t)j*(size_t)K + (size_t)k0 + (size_t)b] = w->tau[j][b];
   }
 }
