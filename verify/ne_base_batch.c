@@ -30,6 +30,8 @@
  * compiled kinds select as well), with the same first assignments of the
  * wrench sums, so tau equals dyv_nebase_rnea's state by state, bit for bit
  * (tests/test_batch2.c counts it). */
+#ifndef NBB_V   /* ---------------- the file itself */
+
 #include "verify/ne_base.h"
 #include "verify/kernels.h"
 #include "core/transmission.h"
@@ -42,26 +44,156 @@
 #include <string.h>
 
 #define B DY_BATCH_LANES
-#define NBB_V 4   /* lanes per vector */
 #define NBB_INL static inline __attribute__((always_inline))
 /* the vector helpers are always inlined into the one chunk kernel: no call
  * passes a vector, so the ABI GCC warns about for the SSE2 variant is moot */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wpsabi"
 #endif
-_Static_assert(B % NBB_V == 0 && NBB_V == 4, "a chunk is whole vectors of 4 lanes");
 
-/* the chunk kernel's variants: as DY_CLONES (core/util.h), with all of
- * x86-64-v4 (AVX-512VL) in the widest, whose 32 vector registers then hold
- * 4-lane vectors too (AVX-512F alone gives 16) */
-#if defined(__x86_64__) && defined(__has_attribute) && !defined(DY_BATCH_NO_CLONES)
-#if __has_attribute(target_clones)
-#define NBB_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+/* a chunk's states: joint j of lane b at q[j ld + b] (likewise qd, qdd,
+ * tau): the caller's arrays (ld = K) or the padded copy in dyBatch (ld = 8) */
+typedef struct { const double *q, *qd, *qdd; double* tau; size_t ld; } nbbIO;
+#define NBB_IO(a, j, b) (a)[(size_t)(j) * io.ld + (size_t)(b)]
+#define NBB_AT(a, j, h) ((a) + (size_t)(j) * io->ld + (size_t)(h))
+
+/* joint frames of the chunk: cos, sin theta_j of all 8 lanes
+ * (dyu_sincos8 of theta_0 + q, as ne_base.c; a prismatic joint's are the
+ * plan's constants; joint 1's are skipped when the plan says nothing reads
+ * them; padding lanes hold the zero state) */
+NBB_INL void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W, const nbbIO* io) {
+  const dyModel* m = pl->m;
+  for (int j = 0; j < pl->n; j++) {
+    if (m->jnt_type[j] != DY_REVOLUTE)
+      for (int b = 0; b < B; b++) { W->ct[j][b] = pl->ctc[j]; W->st[j][b] = pl->stc[j]; }
+    else if (j > 0 || pl->trig0) {
+      double th[B];
+      const double th0 = m->dh_theta[j];
+      for (int b = 0; b < B; b++) th[b] = th0 + NBB_AT(io->q, j, 0)[b];
+      dyu_sincos8(W->st[j], W->ct[j], th);
+    }
+  }
+}
+
+/* ---------------- the chunk kernel, once per vector width
+ * This file includes itself below, once per width, with NBB_V (lanes per
+ * vector), NBB_(name) (the variant's name of every type and function of
+ * the kernel) and NBB_TARGET (its instruction set) defined: the vector
+ * type's width is fixed at compile time, and the best one differs by
+ * instruction set (8 lanes: one AVX-512 register, with the 32 registers
+ * of AVX-512VL, 1.6x dy_rnea_batch on a Zen 4; 4 lanes: one AVX2
+ * register, 16 of them, where 8-lane vectors spill and run 5x slower; 2
+ * lanes: SSE2 and other targets). nbb_pick chooses at run time. */
+#if defined(__x86_64__) && !defined(DY_BATCH_NO_CLONES) && defined(__GNUC__)
+#define NBB_MULTI 1
+#define NBB_V 8
+#define NBB_(name) name##_v8
+#define NBB_TARGET __attribute__((target("arch=x86-64-v4")))
+#include "verify/ne_base_batch.c"
+#define NBB_V 4
+#define NBB_(name) name##_v4
+#define NBB_TARGET __attribute__((target("avx2")))
+#include "verify/ne_base_batch.c"
+#define NBB_V 2
+#define NBB_(name) name##_v2
+#define NBB_TARGET
+#include "verify/ne_base_batch.c"
+#else   /* one variant for the compiler's flags */
+#if defined(__AVX512VL__)
+#define NBB_V 8
+#elif defined(__AVX__)
+#define NBB_V 4
+#else
+#define NBB_V 2
 #endif
+#define NBB_(name) name##_v
+#define NBB_TARGET
+#include "verify/ne_base_batch.c"
 #endif
-#ifndef NBB_CLONES
-#define NBB_CLONES
+
+typedef void (*nbbKernel)(const dyvNeBase* pl, const double* par, dyBatch* restrict W,
+                          const nbbIO* io);
+
+/* the kernel variant for this processor */
+static nbbKernel nbb_pick(void) {
+#ifdef NBB_MULTI
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512cd"))
+    return nbb_chunk_v8;
+  if (__builtin_cpu_supports("avx2")) return nbb_chunk_v4;
+  return nbb_chunk_v2;
+#else
+  return nbb_chunk_v;
 #endif
+}
+
+/* 1 if the n doubles at a and at b do not overlap (NULL: apart) */
+static int nbb_apart(const double* a, const double* b, size_t n) {
+  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b, len = n * sizeof(double);
+  return !a || !b || x + len <= y || y + len <= x;
+}
+
+/* A full chunk with qd and qdd given is read from the caller's arrays and
+ * written to tau in place (no copy: lanes h.. of joint j are contiguous at
+ * q + j K + k0 + h), unless tau overlaps an input; a short chunk or a NULL
+ * qd, qdd goes through the padded copy in w (dy_batch_load) and w->tau. */
+void dyv_nebase_rnea_batch(const dyvNeBase* plan, dyBatch* w, const double* par, int K,
+                           const double* q, const double* qd, const double* qdd, double* tau) {
+  const int n = plan->n;
+  if (n <= 0 || K <= 0) return;
+  const size_t len = (size_t)n * (size_t)K;
+  const int apart = nbb_apart(tau, q, len) && nbb_apart(tau, qd, len) && nbb_apart(tau, qdd, len);
+  const nbbKernel kern = nbb_pick();
+  for (int k0 = 0; k0 < K; k0 += B) {
+    const int nb = K - k0 < B ? K - k0 : B, direct = nb == B && qd && qdd && apart;
+    nbbIO io = {q + k0, direct ? qd + k0 : w->qd[0], direct ? qdd + k0 : w->qdd[0],
+                tau + k0, (size_t)K};
+    if (!direct) {
+      dy_batch_load(plan->m, w, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
+      io = (nbbIO){w->q[0], w->qd[0], w->qdd[0], w->tau[0], B};
+    }
+    kern(plan, par, w, &io);
+    for (int b = 0; b < nb && plan->m->nmot; b++) {   /* the coupled motors, lane by lane */
+      double qd1[DY_MAXJ], qdd1[DY_MAXJ], t1[DY_MAXJ] = {0};
+      for (int j = 0; j < n; j++) { qd1[j] = NBB_IO(io.qd, j, b); qdd1[j] = NBB_IO(io.qdd, j, b); }
+      dy_motor_tau(plan->m, par, qd1, qdd1, t1);
+      for (int j = 0; j < n; j++) NBB_IO(io.tau, j, b) += t1[j];
+    }
+    if (!direct)
+      for (int j = 0; j < n; j++)
+        for (int b = 0; b < nb; b++) tau[(size_t)j*(size_t)K + (size_t)k0 + (size_t)b] = w->tau[j][b];
+  }
+}
+#else   /* ---------------- the kernel for NBB_V lanes per vector (included above) */
+
+_Static_assert(B % NBB_V == 0, "a chunk is whole vectors");
+/* this variant's names (function-like for the functions: io->ld and
+ * W->st are members) */
+#define nbv NBB_(nbv)
+#define nbm NBB_(nbm)
+#define nbv3 NBB_(nbv3)
+#define nbbCS NBB_(nbbCS)
+#define nbbFwd NBB_(nbbFwd)
+#define ld(...) NBB_(ld)(__VA_ARGS__)
+#define st(...) NBB_(st)(__VA_ARGS__)
+#define splat(...) NBB_(splat)(__VA_ARGS__)
+#define ld3(...) NBB_(ld3)(__VA_ARGS__)
+#define st3(...) NBB_(st3)(__VA_ARGS__)
+#define rot_t(...) NBB_(rot_t)(__VA_ARGS__)
+#define rot_n(...) NBB_(rot_n)(__VA_ARGS__)
+#define rot_t_z(...) NBB_(rot_t_z)(__VA_ARGS__)
+#define rot_n_z(...) NBB_(rot_n_z)(__VA_ARGS__)
+#define nbb_p(...) NBB_(nbb_p)(__VA_ARGS__)
+#define nbb_wrench(...) NBB_(nbb_wrench)(__VA_ARGS__)
+#define nbb_fwd(...) NBB_(nbb_fwd)(__VA_ARGS__)
+#define nbb_link1(...) NBB_(nbb_link1)(__VA_ARGS__)
+#define nbb_tau(...) NBB_(nbb_tau)(__VA_ARGS__)
+#define nbb_bwd(...) NBB_(nbb_bwd)(__VA_ARGS__)
+#define nbb_joint1(...) NBB_(nbb_joint1)(__VA_ARGS__)
+#define nbb_lanes(...) NBB_(nbb_lanes)(__VA_ARGS__)
+#define nbb_chunk(...) NBB_(nbb_chunk)(__VA_ARGS__)
 
 /* NBB_V lanes of one quantity, and the comparison result of two */
 typedef double nbv __attribute__((vector_size(NBB_V * sizeof(double))));
@@ -71,7 +203,7 @@ typedef struct { nbv x, y, z; } nbv3;
 
 NBB_INL nbv ld(const double* p) { nbv v; memcpy(&v, p, sizeof v); return v; }
 NBB_INL void st(double* p, const nbv* v) { memcpy(p, v, sizeof *v); }
-NBB_INL nbv splat(double x) { return (nbv){x, x, x, x}; }   /* (NBB_V = 4) */
+NBB_INL nbv splat(double x) { return x - (nbv){0}; }   /* (x - +0 = x, -0 included) */
 /* a [3][B] block's lanes h.. (a: its first entry) */
 NBB_INL nbv3 ld3(const double* a, int h) { return (nbv3){ld(a + h), ld(a + B + h), ld(a + 2*B + h)}; }
 NBB_INL void st3(double (*a)[B], int h, const nbv3* v) { st(a[0] + h, &v->x); st(a[1] + h, &v->y); st(a[2] + h, &v->z); }
@@ -134,30 +266,6 @@ NBB_INL nbv rot_n_z(const nbv3* pv, const nbbCS* cs, int k, double ca, double sa
     case DY_TWIST_PI2: return st_*v.x + ct*v.y;
     case DY_TWIST_MPI2: return -(st_*v.x + ct*v.y);
     default: return sa*(st_*v.x + ct*v.y) + ca*v.z;
-  }
-}
-
-/* a chunk's states: joint j of lane b at q[j ld + b] (likewise qd, qdd,
- * tau): the caller's arrays (ld = K) or the padded copy in dyBatch (ld = 8) */
-typedef struct { const double *q, *qd, *qdd; double* tau; size_t ld; } nbbIO;
-#define NBB_IO(a, j, b) (a)[(size_t)(j) * io.ld + (size_t)(b)]
-#define NBB_AT(a, j, h) ((a) + (size_t)(j) * io->ld + (size_t)(h))
-
-/* joint frames of the chunk: cos, sin theta_j of all 8 lanes
- * (dyu_sincos8 of theta_0 + q, as ne_base.c; a prismatic joint's are the
- * plan's constants; joint 1's are skipped when the plan says nothing reads
- * them; padding lanes hold the zero state) */
-NBB_INL void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W, const nbbIO* io) {
-  const dyModel* m = pl->m;
-  for (int j = 0; j < pl->n; j++) {
-    if (m->jnt_type[j] != DY_REVOLUTE)
-      for (int b = 0; b < B; b++) { W->ct[j][b] = pl->ctc[j]; W->st[j][b] = pl->stc[j]; }
-    else if (j > 0 || pl->trig0) {
-      double th[B];
-      const double th0 = m->dh_theta[j];
-      for (int b = 0; b < B; b++) th[b] = th0 + NBB_AT(io->q, j, 0)[b];
-      dyu_sincos8(W->st[j], W->ct[j], th);
-    }
   }
 }
 
@@ -397,45 +505,36 @@ NBB_INL void nbb_lanes(const dyvNeBase* pl, const double* par, dyBatch* restrict
 }
 
 /* the base-parameter Newton-Euler of one chunk: io's 8 states into io->tau */
-NBB_CLONES
+NBB_TARGET
 static void nbb_chunk(const dyvNeBase* pl, const double* par, dyBatch* restrict W, const nbbIO* io) {
   nbb_frames(pl, W, io);
   for (int h = 0; h < B; h += NBB_V) nbb_lanes(pl, par, W, io, h);
 }
 
-/* 1 if the n doubles at a and at b do not overlap (NULL: apart) */
-static int nbb_apart(const double* a, const double* b, size_t n) {
-  const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b, len = n * sizeof(double);
-  return !a || !b || x + len <= y || y + len <= x;
-}
-
-/* A full chunk with qd and qdd given is read from the caller's arrays and
- * written to tau in place (no copy: lanes h.. of joint j are contiguous at
- * q + j K + k0 + h), unless tau overlaps an input; a short chunk or a NULL
- * qd, qdd goes through the padded copy in w (dy_batch_load) and w->tau. */
-void dyv_nebase_rnea_batch(const dyvNeBase* plan, dyBatch* w, const double* par, int K,
-                           const double* q, const double* qd, const double* qdd, double* tau) {
-  const int n = plan->n;
-  if (n <= 0 || K <= 0) return;
-  const size_t len = (size_t)n * (size_t)K;
-  const int apart = nbb_apart(tau, q, len) && nbb_apart(tau, qd, len) && nbb_apart(tau, qdd, len);
-  for (int k0 = 0; k0 < K; k0 += B) {
-    const int nb = K - k0 < B ? K - k0 : B, direct = nb == B && qd && qdd && apart;
-    nbbIO io = {q + k0, direct ? qd + k0 : w->qd[0], direct ? qdd + k0 : w->qdd[0],
-                tau + k0, (size_t)K};
-    if (!direct) {
-      dy_batch_load(plan->m, w, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
-      io = (nbbIO){w->q[0], w->qd[0], w->qdd[0], w->tau[0], B};
-    }
-    nbb_chunk(plan, par, w, &io);
-    for (int b = 0; b < nb && plan->m->nmot; b++) {   /* the coupled motors, lane by lane */
-      double qd1[DY_MAXJ], qdd1[DY_MAXJ], t1[DY_MAXJ] = {0};
-      for (int j = 0; j < n; j++) { qd1[j] = NBB_IO(io.qd, j, b); qdd1[j] = NBB_IO(io.qdd, j, b); }
-      dy_motor_tau(plan->m, par, qd1, qdd1, t1);
-      for (int j = 0; j < n; j++) NBB_IO(io.tau, j, b) += t1[j];
-    }
-    if (!direct)
-      for (int j = 0; j < n; j++)
-        for (int b = 0; b < nb; b++) tau[(size_t)j*(size_t)K + (size_t)k0 + (size_t)b] = w->tau[j][b];
-  }
-}
+#undef nbv
+#undef nbm
+#undef nbv3
+#undef nbbCS
+#undef nbbFwd
+#undef ld
+#undef st
+#undef splat
+#undef ld3
+#undef st3
+#undef rot_t
+#undef rot_n
+#undef rot_t_z
+#undef rot_n_z
+#undef nbb_p
+#undef nbb_wrench
+#undef nbb_fwd
+#undef nbb_link1
+#undef nbb_tau
+#undef nbb_bwd
+#undef nbb_joint1
+#undef nbb_lanes
+#undef nbb_chunk
+#undef NBB_V
+#undef NBB_
+#undef NBB_TARGET
+#endif
