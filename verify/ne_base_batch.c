@@ -45,11 +45,6 @@
 
 #define B DY_BATCH_LANES
 #define NBB_INL static inline __attribute__((always_inline))
-/* the vector helpers are always inlined into the one chunk kernel: no call
- * passes a vector, so the ABI GCC warns about for the SSE2 variant is moot */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wpsabi"
-#endif
 
 /* a chunk's states: joint j of lane b at q[j ld + b] (likewise qd, qdd,
  * tau): the caller's arrays (ld = K) or the padded copy in dyBatch (ld = 8) */
@@ -100,12 +95,13 @@ NBB_INL void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W, const nbbIO* i
 #include "verify/ne_base_batch.c"
 #else   /* one variant for the compiler's flags */
 #if defined(__AVX512VL__)
-#define NBB_V 8
+#define NBB_V1 8   /* (its width, kept past the kernel's #undef NBB_V) */
 #elif defined(__AVX__)
-#define NBB_V 4
+#define NBB_V1 4
 #else
-#define NBB_V 2
+#define NBB_V1 2
 #endif
+#define NBB_V NBB_V1
 #define NBB_(name) name##_v
 #define NBB_TARGET
 #include "verify/ne_base_batch.c"
@@ -114,19 +110,29 @@ NBB_INL void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W, const nbbIO* i
 typedef void (*nbbKernel)(const dyvNeBase* pl, const double* par, dyBatch* restrict W,
                           const nbbIO* io);
 
-/* the kernel variant for this processor */
-static nbbKernel nbb_pick(void) {
+/* the kernel variants this processor runs, best first, into out (up to 3),
+ * their widths into lanes; returns how many */
+static int nbb_variants(nbbKernel out[3], int lanes[3]) {
+  int nv = 0;
 #ifdef NBB_MULTI
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512cd"))
-    return nbb_chunk_v8;
-  if (__builtin_cpu_supports("avx2")) return nbb_chunk_v4;
-  return nbb_chunk_v2;
+      __builtin_cpu_supports("avx512cd")) { out[nv] = nbb_chunk_v8; lanes[nv++] = 8; }
+  if (__builtin_cpu_supports("avx2")) { out[nv] = nbb_chunk_v4; lanes[nv++] = 4; }
+  out[nv] = nbb_chunk_v2; lanes[nv++] = 2;
 #else
-  return nbb_chunk_v;
+  out[nv] = nbb_chunk_v; lanes[nv++] = NBB_V1;
 #endif
+  return nv;
+}
+
+/* the kernel variant for this processor */
+static nbbKernel nbb_pick(void) {
+  nbbKernel k[3];
+  int lanes[3];
+  nbb_variants(k, lanes);
+  return k[0];
 }
 
 /* 1 if the n doubles at a and at b do not overlap (NULL: apart) */
@@ -135,25 +141,22 @@ static int nbb_apart(const double* a, const double* b, size_t n) {
   return !a || !b || x + len <= y || y + len <= x;
 }
 
-/* A full chunk with qd and qdd given is read from the caller's arrays and
- * written to tau in place (no copy: lanes h.. of joint j are contiguous at
- * q + j K + k0 + h), unless tau overlaps an input; a short chunk or a NULL
- * qd, qdd goes through the padded copy in w (dy_batch_load) and w->tau. */
-void dyv_nebase_rnea_batch(const dyvNeBase* plan, dyBatch* w, const double* par, int K,
-                           const double* q, const double* qd, const double* qdd, double* tau) {
+/* dyv_nebase_rnea_batch by the kernel variant kern. A full chunk with qd
+ * and qdd given is read from the caller's arrays and written to tau in
+ * place (no copy: lanes h.. of joint j are contiguous at q + j K + k0 + h),
+ * unless tau overlaps an input; a short chunk or a NULL qd, qdd goes
+ * through the padded copy in w (dy_batch_load) and w->tau. */
+static void nbb_batch(nbbKernel kern, const dyvNeBase* plan, dyBatch* w, const double* par, int K,
+                      const double* q, const double* qd, const double* qdd, double* tau) {
   const int n = plan->n;
   if (n <= 0 || K <= 0) return;
   const size_t len = (size_t)n * (size_t)K;
   const int apart = nbb_apart(tau, q, len) && nbb_apart(tau, qd, len) && nbb_apart(tau, qdd, len);
-  const nbbKernel kern = nbb_pick();
   for (int k0 = 0; k0 < K; k0 += B) {
     const int nb = K - k0 < B ? K - k0 : B, direct = nb == B && qd && qdd && apart;
-    nbbIO io = {q + k0, direct ? qd + k0 : w->qd[0], direct ? qdd + k0 : w->qdd[0],
-                tau + k0, (size_t)K};
-    if (!direct) {
-      dy_batch_load(plan->m, w, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
-      io = (nbbIO){w->q[0], w->qd[0], w->qdd[0], w->tau[0], B};
-    }
+    nbbIO io = {w->q[0], w->qd[0], w->qdd[0], w->tau[0], B};
+    if (direct) io = (nbbIO){q + k0, qd + k0, qdd + k0, tau + k0, (size_t)K};
+    else dy_batch_load(plan->m, w, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
     kern(plan, par, w, &io);
     for (int b = 0; b < nb && plan->m->nmot; b++) {   /* the coupled motors, lane by lane */
       double qd1[DY_MAXJ], qdd1[DY_MAXJ], t1[DY_MAXJ] = {0};
@@ -166,9 +169,16 @@ void dyv_nebase_rnea_batch(const dyvNeBase* plan, dyBatch* w, const double* par,
         for (int b = 0; b < nb; b++) tau[(size_t)j*(size_t)K + (size_t)k0 + (size_t)b] = w->tau[j][b];
   }
 }
+
+void dyv_nebase_rnea_batch(const dyvNeBase* plan, dyBatch* w, const double* par, int K,
+                           const double* q, const double* qd, const double* qdd, double* tau) {
+  nbb_batch(nbb_pick(), plan, w, par, K, q, qd, qdd, tau);
+}
 #else   /* ---------------- the kernel for NBB_V lanes per vector (included above) */
 
 _Static_assert(B % NBB_V == 0, "a chunk is whole vectors");
+/* the kernel's helpers, inlined, and built for its instruction set */
+#define NBB_VINL static inline __attribute__((always_inline)) NBB_TARGET
 /* this variant's names (function-like for the functions: io->ld and
  * W->st are members) */
 #define nbv NBB_(nbv)
@@ -201,19 +211,19 @@ typedef long long nbm __attribute__((vector_size(NBB_V * sizeof(long long))));
 /* a 3-vector of NBB_V lanes */
 typedef struct { nbv x, y, z; } nbv3;
 
-NBB_INL nbv ld(const double* p) { nbv v; memcpy(&v, p, sizeof v); return v; }
-NBB_INL void st(double* p, const nbv* v) { memcpy(p, v, sizeof *v); }
-NBB_INL nbv splat(double x) { return x - (nbv){0}; }   /* (x - +0 = x, -0 included) */
+NBB_VINL nbv ld(const double* p) { nbv v; memcpy(&v, p, sizeof v); return v; }
+NBB_VINL void st(double* p, const nbv* v) { memcpy(p, v, sizeof *v); }
+NBB_VINL nbv splat(double x) { return x - (nbv){0}; }   /* (x - +0 = x, -0 included) */
 /* a [3][B] block's lanes h.. (a: its first entry) */
-NBB_INL nbv3 ld3(const double* a, int h) { return (nbv3){ld(a + h), ld(a + B + h), ld(a + 2*B + h)}; }
-NBB_INL void st3(double (*a)[B], int h, const nbv3* v) { st(a[0] + h, &v->x); st(a[1] + h, &v->y); st(a[2] + h, &v->z); }
+NBB_VINL nbv3 ld3(const double* a, int h) { return (nbv3){ld(a + h), ld(a + B + h), ld(a + 2*B + h)}; }
+NBB_VINL void st3(double (*a)[B], int h, const nbv3* v) { st(a[0] + h, &v->x); st(a[1] + h, &v->y); st(a[2] + h, &v->z); }
 
-/* cos, sin theta_j of NBB_V lanes (the helpers take vectors by address:
- * GCC notes an ABI change for vectors passed by value, even inlined) */
+/* cos, sin theta_j of NBB_V lanes (the helpers take vectors by address,
+ * as GCC once noted an ABI change for vectors passed by value) */
 typedef struct { nbv c, s; } nbbCS;
 
 /* r = R^T v, R = Rx(alpha) Rz(theta), twist class k (kernels.h dyv_rot_t) */
-NBB_INL nbv3 rot_t(const nbv3* pv, const nbbCS* cs, int k, double ca, double sa) {
+NBB_VINL nbv3 rot_t(const nbv3* pv, const nbbCS* cs, int k, double ca, double sa) {
   const nbv3 v = *pv;
   const nbv ct = cs->c, st_ = cs->s;
   nbv u1, u2;
@@ -228,7 +238,7 @@ NBB_INL nbv3 rot_t(const nbv3* pv, const nbbCS* cs, int k, double ca, double sa)
 }
 
 /* r = R v (kernels.h dyv_rot_n) */
-NBB_INL nbv3 rot_n(const nbv3* pv, const nbbCS* cs, int k, double ca, double sa) {
+NBB_VINL nbv3 rot_n(const nbv3* pv, const nbbCS* cs, int k, double ca, double sa) {
   const nbv3 v = *pv;
   const nbv ct = cs->c, st_ = cs->s;
   const nbv u0 = ct*v.x - st_*v.y, u1 = st_*v.x + ct*v.y, u2 = v.z;
@@ -242,7 +252,7 @@ NBB_INL nbv3 rot_n(const nbv3* pv, const nbbCS* cs, int k, double ca, double sa)
 }
 
 /* r = R^T (0, 0, v2) (kernels.h dyv_rot_t_z) */
-NBB_INL nbv3 rot_t_z(const nbv* pv2, const nbbCS* cs, int k, double ca, double sa) {
+NBB_VINL nbv3 rot_t_z(const nbv* pv2, const nbbCS* cs, int k, double ca, double sa) {
   const nbv v2 = *pv2, ct = cs->c, st_ = cs->s;
   const nbv z = {0};
   nbv u1, u2;
@@ -257,7 +267,7 @@ NBB_INL nbv3 rot_t_z(const nbv* pv2, const nbbCS* cs, int k, double ca, double s
 }
 
 /* (R v)_z (kernels.h dyv_rot_n_z) */
-NBB_INL nbv rot_n_z(const nbv3* pv, const nbbCS* cs, int k, double ca, double sa) {
+NBB_VINL nbv rot_n_z(const nbv3* pv, const nbbCS* cs, int k, double ca, double sa) {
   const nbv3 v = *pv;
   const nbv ct = cs->c, st_ = cs->s;
   switch (k) {
@@ -272,7 +282,7 @@ NBB_INL nbv rot_n_z(const nbv3* pv, const nbbCS* cs, int k, double ca, double sa
 /* p_j = (a, -sa d, ca d) in frame j-1 of lanes h..: the plan's constant
  * for a revolute joint; for a prismatic one d = d0 + q_j, its y, z only
  * where the plan's flags have them (else 0), as ne_base.c nb_p */
-NBB_INL nbv3 nbb_p(const dyvNeBase* pl, const nbbIO* io, int j, int h) {
+NBB_VINL nbv3 nbb_p(const dyvNeBase* pl, const nbbIO* io, int j, int h) {
   const dyModel* m = pl->m;
   const double* pc = pl->pc + 3*j;
   if (m->jnt_type[j] == DY_REVOLUTE) return (nbv3){splat(pc[0]), splat(pc[1]), splat(pc[2])};
@@ -291,7 +301,7 @@ typedef struct { nbv3 w, wd, u; } nbbFwd;
  * N = J wd + w x J w + MS x vd, the terms of ne_base.c nb_wrench in its
  * order (the first term of a sum assigned); U: the columns MS reads, wp:
  * w_x w_y, w_x w_z, w_y w_z. */
-NBB_INL void nbb_wrench(dyBatch* restrict W, int j, int h, int f, const double* pl10,
+NBB_VINL void nbb_wrench(dyBatch* restrict W, int j, int h, int f, const double* pl10,
                         const nbv3* pw, const nbv3* pwd, const nbv3* pvd, const nbv U[9],
                         const nbv wp[3]) {
   const nbv3 w = *pw, wd = *pwd, vd = *pvd;
@@ -348,7 +358,7 @@ NBB_INL void nbb_wrench(dyBatch* restrict W, int j, int h, int f, const double* 
  *   revolute   w = R^T w' + qd z,  wd = R^T wd' + (R^T w') x qd z + qdd z
  *   prismatic  w = R^T w',  wd = R^T wd',  vd += 2 (R^T w') x qd z + qdd z
  * U = [wd x] + [w x]^2 (the columns read), the wrench, u = vd + U p_{j+1} */
-NBB_INL void nbb_fwd(const dyvNeBase* pl, const double* par, dyBatch* restrict W, const nbbIO* io,
+NBB_VINL void nbb_fwd(const dyvNeBase* pl, const double* par, dyBatch* restrict W, const nbbIO* io,
                      int j, int h, int k, nbbFwd* s) {
   const dyModel* m = pl->m;
   const int f = pl->flags[j], fn = j + 1 < pl->n ? pl->flags[j+1] : 0;
@@ -390,7 +400,7 @@ NBB_INL void nbb_fwd(const dyvNeBase* pl, const double* par, dyBatch* restrict W
  * N_z = ZZ qdd + MX vd_y - MY vd_x (its force and other moments reach no
  * joint), u = vd_1 + U_1 p_2 with
  * U_1 = [[-qd^2, -qdd, 0], [qdd, -qd^2, 0], [0, 0, 0]] */
-NBB_INL void nbb_link1(const dyvNeBase* pl, const double* par, dyBatch* restrict W,
+NBB_VINL void nbb_link1(const dyvNeBase* pl, const double* par, dyBatch* restrict W,
                        const nbbIO* io, int h, int k, nbbFwd* s) {
   const dyModel* m = pl->m;
   const int f = pl->flags[0];
@@ -423,7 +433,7 @@ NBB_INL void nbb_link1(const dyvNeBase* pl, const double* par, dyBatch* restrict
 /* tau_j on lanes h.. (ne_base.c nb_tau): z . n (revolute) or z . f
  * (prismatic) of the carried wrench, + IA qdd + FV qd + FC sign(qd) + FO
  * where the joint has friction */
-NBB_INL void nbb_tau(const dyvNeBase* pl, const double* par, const nbbIO* io, int j, int h,
+NBB_VINL void nbb_tau(const dyvNeBase* pl, const double* par, const nbbIO* io, int j, int h,
                      const nbv3* f, const nbv3* nn) {
   nbv t = pl->m->jnt_type[j] == DY_REVOLUTE ? nn->z : f->z;
   if (pl->flags[j] & DYV_NB_FRIC) {
@@ -439,7 +449,7 @@ NBB_INL void nbb_tau(const dyvNeBase* pl, const double* par, const nbbIO* io, in
 /* one link of the backward pass on lanes h.. (ne_base.c nb_bwd, class k
  * of joint j): f = F_{j-1} + R f, nn = N_{j-1} + R nn + p_j x R f, the
  * components p_j has only */
-NBB_INL void nbb_bwd(const dyvNeBase* pl, const dyBatch* restrict W, const nbbIO* io, int j, int h,
+NBB_VINL void nbb_bwd(const dyvNeBase* pl, const dyBatch* restrict W, const nbbIO* io, int j, int h,
                      int k, nbv3* f, nbv3* nn) {
   const double ca = pl->m->cos_alpha[j], sa = pl->m->sin_alpha[j];
   const nbbCS cs = {ld(W->ct[j] + h), ld(W->st[j] + h)};
@@ -457,7 +467,7 @@ NBB_INL void nbb_bwd(const dyvNeBase* pl, const dyBatch* restrict W, const nbbIO
 
 /* joint 2 below a revolute joint 1 (ne_base.c nb_joint1): only the z moment
  * is passed on, nn_z = N_z + (R nn)_z (+ p0 (R f)_y - p1 (R f)_x) */
-NBB_INL void nbb_joint1(const dyvNeBase* pl, const dyBatch* restrict W, const nbbIO* io, int h,
+NBB_VINL void nbb_joint1(const dyvNeBase* pl, const dyBatch* restrict W, const nbbIO* io, int h,
                         int k, const nbv3* f, nbv3* nn) {
   const double ca = pl->m->cos_alpha[1], sa = pl->m->sin_alpha[1];
   const nbbCS cs = {ld(W->ct[1] + h), ld(W->st[1] + h)};
@@ -474,7 +484,7 @@ NBB_INL void nbb_joint1(const dyvNeBase* pl, const dyBatch* restrict W, const nb
  * joints n-1 .. 2 (or 1) pass their wrench down by nbb_bwd, below a
  * revolute joint 1 joint 2 passes only the z moment (nbb_joint1). Each
  * step is compiled once per twist class (DYV_BY_TWIST). */
-NBB_INL void nbb_lanes(const dyvNeBase* pl, const double* par, dyBatch* restrict W, const nbbIO* io,
+NBB_VINL void nbb_lanes(const dyvNeBase* pl, const double* par, dyBatch* restrict W, const nbbIO* io,
                        int h) {
   const dyModel* m = pl->m;
   const int n = pl->n, rev0 = m->jnt_type[0] == DY_REVOLUTE, jb = rev0 ? 1 : 0;
@@ -537,4 +547,5 @@ static void nbb_chunk(const dyvNeBase* pl, const double* par, dyBatch* restrict 
 #undef NBB_V
 #undef NBB_
 #undef NBB_TARGET
+#undef NBB_VINL
 #endif
