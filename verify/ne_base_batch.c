@@ -159,10 +159,12 @@ static void nbb_batch(nbbKernel kern, const dyvNeBase* plan, dyBatch* w, const d
     else dy_batch_load(plan->m, w, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
     kern(plan, par, w, &io);
     for (int b = 0; b < nb && plan->m->nmot; b++) {   /* the coupled motors, lane by lane */
-      double qd1[DY_MAXJ], qdd1[DY_MAXJ], t1[DY_MAXJ] = {0};
-      for (int j = 0; j < n; j++) { qd1[j] = NBB_IO(io.qd, j, b); qdd1[j] = NBB_IO(io.qdd, j, b); }
+      double qd1[DY_MAXJ], qdd1[DY_MAXJ], t1[DY_MAXJ];   /* (added as dyv_nebase_rnea adds them) */
+      for (int j = 0; j < n; j++) {
+        qd1[j] = NBB_IO(io.qd, j, b); qdd1[j] = NBB_IO(io.qdd, j, b); t1[j] = NBB_IO(io.tau, j, b);
+      }
       dy_motor_tau(plan->m, par, qd1, qdd1, t1);
-      for (int j = 0; j < n; j++) NBB_IO(io.tau, j, b) += t1[j];
+      for (int j = 0; j < n; j++) NBB_IO(io.tau, j, b) = t1[j];
     }
     if (!direct)
       for (int j = 0; j < n; j++)
