@@ -2,20 +2,19 @@
 /* dynid verify: the base-parameter Newton-Euler for many states per call
  * (ne_base.h, dyv_nebase_rnea_batch).
  *
- * States in chunks of DY_BATCH_LANES (8), as core/batch.c: a chunk's q,
- * qd, qdd are loaded into the dyBatch scratch ([joint][lane]) and cos,
- * sin theta of all 8 lanes come from dyu_sincos8. The recursion then runs
- * on NBB_V lanes at a time (4: two passes per chunk) in vector registers:
+ * States in chunks of DY_BATCH_LANES (8), as core/batch.c: cos, sin theta
+ * of a chunk's 8 lanes come from dyu_sincos8 into the dyBatch scratch, and
+ * the recursion then runs on NBB_V lanes at a time in vector registers:
  * every quantity of ne_base.c (w, wd, u = vd + U p, U, the wrench carried
- * down) is a vector of NBB_V lanes (GCC/Clang vector extension), and each
- * joint's whole step, forward and backward, is one pass over those lanes,
- * its operands kept in registers from one joint to the next; only F_j, N_j
- * (read back by the backward pass) and tau go through memory. 4 lanes are
- * one AVX2 register: the ~10 vectors the recursion carries and the
- * temporaries of a step fit the 16 registers of AVX2 (8 lanes would be
- * two registers each, and spill). The chunk kernel is built for AVX-512F,
- * AVX2 and SSE2 (DY_CLONES, a vector of 4 being two SSE2 registers there)
- * and chosen at load time.
+ * down) is a vector of NBB_V lanes (the GCC/Clang vector extension), each
+ * joint's whole step, forward and backward, one pass over those lanes,
+ * its operands kept in registers from one joint to the next; only F_j,
+ * N_j (read back by the backward pass) go through memory. A full chunk
+ * with qd and qdd reads q, qd, qdd from the caller's arrays and writes tau
+ * there (joint j's lanes are contiguous: q + j K + k0); a short one goes
+ * through the padded copy in dyBatch. The kernel is built once per vector
+ * width (below: 8 lanes for x86-64-v4, 4 for AVX2, 2 otherwise), chosen at
+ * run time.
  *
  * What the plan knows is decided per joint and pass, by branches that do
  * not depend on the lane (one predictable branch per term, the same in
@@ -28,8 +27,9 @@
  * when nothing reads it. Each lane performs the operations of
  * dyv_nebase_rnea in the same order (its generic step, whose terms its
  * compiled kinds select as well), with the same first assignments of the
- * wrench sums, so tau equals dyv_nebase_rnea's state by state, bit for bit
- * (tests/test_batch2.c counts it). */
+ * wrench sums, and the coupled motors' torque is added into tau as it
+ * adds it, so tau equals dyv_nebase_rnea's state by state, bit for bit
+ * (tests/test_nebase_batch.c checks every width the processor runs). */
 #ifndef NBB_V   /* ---------------- the file itself */
 
 #include "verify/ne_base.h"
