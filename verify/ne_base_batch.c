@@ -76,7 +76,7 @@ NBB_INL void nbb_frames(const dyvNeBase* pl, dyBatch* restrict W, const nbbIO* i
  * the kernel) and NBB_TARGET (its instruction set) defined: the vector
  * type's width is fixed at compile time, and the best one differs by
  * instruction set (8 lanes: one AVX-512 register, with the 32 registers
- * of AVX-512VL, 1.6x dy_rnea_batch on a Zen 4; 4 lanes: one AVX2
+ * of AVX-512VL, 1.7-1.8x dy_rnea_batch on a Zen 4; 4 lanes: one AVX2
  * register, 16 of them, where 8-lane vectors spill and run 5x slower; 2
  * lanes: SSE2 and other targets). nbb_pick chooses at run time. */
 #if defined(__x86_64__) && !defined(DY_BATCH_NO_CLONES) && defined(__GNUC__)
@@ -127,12 +127,19 @@ static int nbb_variants(nbbKernel out[3], int lanes[3]) {
   return nv;
 }
 
-/* the kernel variant for this processor */
+/* the kernel variant for this processor (looked up once: the validator
+ * calls with 8 states at a time; threads racing here store the same) */
 static nbbKernel nbb_pick(void) {
-  nbbKernel k[3];
-  int lanes[3];
-  nbb_variants(k, lanes);
-  return k[0];
+  static nbbKernel chosen;
+  nbbKernel k = __atomic_load_n(&chosen, __ATOMIC_RELAXED);
+  if (!k) {
+    nbbKernel all[3];
+    int lanes[3];
+    nbb_variants(all, lanes);
+    k = all[0];
+    __atomic_store_n(&chosen, k, __ATOMIC_RELAXED);
+  }
+  return k;
 }
 
 /* 1 if the n doubles at a and at b do not overlap (NULL: apart) */
