@@ -18,14 +18,16 @@
  *    roundings of 1e-16 of the terms each at most; the terms are of the
  *    batch's torque scale, while one state's torque can nearly cancel, a
  *    one-joint prismatic arm holding itself against gravity). */
+/* the kernel file itself, for its variants (its public function renamed);
+ * first, so that under Clang its no-contraction pragma covers the
+ * dyu_sincos8 it inlines, as in the library's own build */
+#define dyv_nebase_rnea_batch nebase_batch_here
+#include "verify/ne_base_batch.c"
+#undef dyv_nebase_rnea_batch
 #include "testmodels.h"
 #include "verify/validate.h"
 #include "ident/base.h"
 #include "core/transmission.h"
-/* the kernel file itself, for its variants (its public function renamed) */
-#define dyv_nebase_rnea_batch nebase_batch_here
-#include "verify/ne_base_batch.c"
-#undef dyv_nebase_rnea_batch
 
 static long n_states, n_identical;
 
