@@ -238,8 +238,8 @@ NBB_VINL nbv splat(double x) { return x - (nbv){0}; }   /* (x - +0 = x, -0 inclu
 NBB_VINL nbv3 ld3(const double* a, int h) { return (nbv3){ld(a + h), ld(a + B + h), ld(a + 2*B + h)}; }
 NBB_VINL void st3(double (*a)[B], int h, const nbv3* v) { st(a[0] + h, &v->x); st(a[1] + h, &v->y); st(a[2] + h, &v->z); }
 
-/* cos, sin theta_j of NBB_V lanes (the helpers take vectors by address,
- * as GCC once noted an ABI change for vectors passed by value) */
+/* cos, sin theta_j of NBB_V lanes (the helpers take vectors by address:
+ * nothing depends on a calling convention for vectors) */
 typedef struct { nbv c, s; } nbbCS;
 
 /* r = R^T v, R = Rx(alpha) Rz(theta), twist class k (kernels.h dyv_rot_t) */
