@@ -9,8 +9,8 @@
  *    random chains (revolute and prismatic joints, special and general
  *    twists, friction, gravity off z_0, n = 1 .. DY_MAXJ), on the khalil
  *    set's sparse realisation of random base parameters (the structural
- *    zeros validate uses) of the shipped Panda, and on a chain whose wrist
- *    motors are coupled; K = 64 and 13 (a short last chunk: the padded
+ *    zeros validate uses) of the shipped Panda, on every shipped model's
+ *    nominal parameters, and on a chain whose wrist motors are coupled; K = 64 and 13 (a short last chunk: the padded
  *    copy), qd and qdd given or NULL, tau in place of qdd;
  *  - independently of the one-state code: against dy_rnea_batch on the
  *    same parameter vector, to 1e-12 of the largest torque of the K
@@ -130,6 +130,13 @@ static void check_coupled(void) {
   dy_free_model(m);
 }
 
+/* a shipped model on its nominal parameters (no structural zeros) */
+static void shipped(const dyModel* m, const char* path) {
+  dyvNeBase plan;
+  dyv_nebase_make(&plan, m, NULL);
+  check_plan(&plan, m->par, path);
+}
+
 int main(void) {
   nbbKernel kern[3];
   int lanes[3];
@@ -157,6 +164,7 @@ int main(void) {
   if (panda) check_khalil(panda, "panda");
   dy_free_model(panda);
   check_coupled();
+  th_each_shipped(shipped);
   printf("%ld of %ld states bit-identical to dyv_nebase_rnea\n", n_identical, n_states);
   return test_report();
 }
