@@ -107,12 +107,13 @@ void dyv_nebase_rnea(const dyvNeBase* plan, dyData* d, const double* par,
  *           + IA qdd_k + FV qd_k + FC sign(qd_k) + FO,   k = 0..K-1
  * [N m|N] with the parameters par (14n; entries the plan marks zero are not
  * read). q, qd, qdd, tau: n*K each in the batch layout of core/dynamics.h,
- * q[j*K + k] joint j of state k (qd or qdd may be NULL for zero). Scratch:
- * w (dy_make_batch of the plan's model); no allocation. Gravity: the
- * model's at plan time. The structural
- * zeros and special twists are decided per joint, outside the loops over
- * the states, and the results equal dyv_nebase_rnea's state by state (the
- * same operations in the same order). K <= 0 does nothing. */
+ * q[j*K + k] joint j of state k (qd or qdd may be NULL for zero; tau may
+ * overlap them). Scratch: w (dy_make_batch of the plan's model); no
+ * allocation. Gravity: the model's at plan time. The states run in vector
+ * lanes (8, 4 or 2 per vector by the instruction set), the structural
+ * zeros and special twists decided per joint by branches common to all
+ * lanes, and the results equal dyv_nebase_rnea's state by state, bit for
+ * bit (the same operations in the same order). K <= 0 does nothing. */
 void dyv_nebase_rnea_batch(const dyvNeBase* plan, dyBatch* w, const double* par, int K,
                            const double* q, const double* qd, const double* qdd, double* tau);
 
