@@ -2,6 +2,7 @@
 /* dynid ident: Butterworth design and the block zero-phase filter
  * (see filter.h for the margin rule and the edge convention). */
 #include "ident/filter.h"
+#include "core/util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -496,9 +497,11 @@ struct dyiBand_ {
   double fs;
   long count, skip;               /* samples pushed; left out at the start */
   dyiButter f[DYI_BAND_MAXC];
-  double* z;                      /* states: ncand x nch x 2 passes x ns */
-  double* y;                      /* two past outputs: ncand x nch x 2 */
+  double* z;                      /* states: ncand x 2 passes x ns x nch (the channels
+                                     innermost: one vector step serves them all) */
+  double* y;                      /* two past outputs: ncand x 2 x nch */
   double* e;                      /* sums of squares: ncand x nch */
+  double* v;                      /* one sample through a cascade (nch) */
 };
 
 dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, int order) {
@@ -518,7 +521,8 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
   b->z = calloc(nz * 2 * (size_t)b->ns, sizeof(double));
   b->y = calloc(nz * 2, sizeof(double));
   b->e = calloc(nz, sizeof(double));
-  if (!b->ncand || !b->z || !b->y || !b->e) { dyi_band_free(b); return NULL; }
+  b->v = calloc((size_t)nch, sizeof(double));
+  if (!b->ncand || !b->z || !b->y || !b->e || !b->v) { dyi_band_free(b); return NULL; }
   /* the lowest candidate's edge transient, both passes, and the differences */
   b->skip = 2L * dyi_butter_settle(&b->f[0], 1e-3) + deriv;
   return b;
@@ -526,28 +530,63 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
 
 void dyi_band_free(dyiBand* b) {
   if (!b) return;
-  free(b->z); free(b->y); free(b->e);
+  free(b->z); free(b->y); free(b->e); free(b->v);
   free(b);
 }
 
-void dyi_band_push(dyiBand* b, const double* x) {
-  int nch = b->nch, ns = b->ns;
-  double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
-  for (int k = 0; k < b->ncand; k++)
+/* x[c] through the cascade f with states z (ns x nch, section i's two at
+ * rows 2i, 2i + 1), every channel c < nch: butter_step's operations in its
+ * order, channel by channel, so each channel's result is butter_step's bit
+ * for bit; the loop over the channels vectorises (util.h DY_CLONES) */
+DY_CLONES
+static void band_cascade(const dyiButter* f, double* restrict z, double* restrict x, int nch) {
+  for (int i = 0; i < f->nsec; i++) {
+    const double b0 = f->b[i][0], b1 = f->b[i][1], b2 = f->b[i][2], a1 = f->a[i][1], a2 = f->a[i][2];
+    double* restrict z0 = z + (size_t)(2 * i) * (size_t)nch;
+    double* restrict z1 = z0 + nch;
     for (int c = 0; c < nch; c++) {
-      size_t i = (size_t)k * nch + c;
-      double* z = b->z + i * 2 * ns;
-      double* y = b->y + i * 2;
-      if (b->count == 0) {          /* start from the steady state of the first value */
-        dyi_butter_steady(&b->f[k], z, x[c]);
-        dyi_butter_steady(&b->f[k], z + ns, x[c]);
-        y[0] = y[1] = x[c];
-      }
-      double v = butter_step(&b->f[k], z + ns, butter_step(&b->f[k], z, x[c]));
-      double a = b->deriv == 2 ? v - 2*y[1] + y[0] : b->deriv == 1 ? v - y[1] : v;
-      y[0] = y[1]; y[1] = v;
-      if (b->count >= b->skip) b->e[i] += a * s * a * s;
+      const double xc = x[c], y = b0*xc + z0[c];
+      z0[c] = b1*xc - a1*y + z1[c];
+      z1[c] = b2*xc - a2*y;
+      x[c] = y;
     }
+  }
+}
+
+/* the states of candidate k's two passes (2 x ns x nch) at the steady
+ * state of the first values x (nch) */
+static void band_start(dyiBand* b, int k, const double* x) {
+  const int nch = b->nch, ns = b->ns;
+  double* z = b->z + (size_t)k * 2 * (size_t)ns * (size_t)nch;
+  double* y = b->y + (size_t)k * 2 * (size_t)nch;
+  for (int c = 0; c < nch; c++) {
+    double s[2 * DYI_MAXSEC];
+    dyi_butter_steady(&b->f[k], s, x[c]);
+    for (int p = 0; p < 2; p++)
+      for (int i = 0; i < ns; i++) z[((size_t)p * (size_t)ns + (size_t)i) * (size_t)nch + (size_t)c] = s[i];
+    y[c] = y[nch + c] = x[c];
+  }
+}
+
+void dyi_band_push(dyiBand* b, const double* x) {
+  const int nch = b->nch, ns = b->ns;
+  double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
+  for (int k = 0; k < b->ncand; k++) {
+    double* z = b->z + (size_t)k * 2 * (size_t)ns * (size_t)nch;
+    double* y0 = b->y + (size_t)k * 2 * (size_t)nch;
+    double* y1 = y0 + nch;
+    double* e = b->e + (size_t)k * (size_t)nch;
+    if (b->count == 0) band_start(b, k, x);   /* from the steady state of the first value */
+    for (int c = 0; c < nch; c++) b->v[c] = x[c];
+    band_cascade(&b->f[k], z, b->v, nch);
+    band_cascade(&b->f[k], z + (size_t)ns * (size_t)nch, b->v, nch);
+    for (int c = 0; c < nch; c++) {
+      const double v = b->v[c];
+      double a = b->deriv == 2 ? v - 2*y1[c] + y0[c] : b->deriv == 1 ? v - y1[c] : v;
+      y0[c] = y1[c]; y1[c] = v;
+      if (b->count >= b->skip) e[c] += a * s * a * s;
+    }
+  }
   b->count++;
 }
 
