@@ -266,6 +266,56 @@ int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
   return 0;
 }
 
+/* Joint j's block B (ldb x (np_j + 1), its columns then the torque) of ns
+ * rows weighted in place by rw (NULL: 1), checked finite and folded into
+ * its triangle: fold_joint's values and dtpqrt call, without the gather. */
+static int fold_rows(dyiEstim* e, int j, double* B, int ldb, int ns, const double* rw, char* err, int errsz) {
+  dyiEstimWork* ws = e->ws;
+  const int pj = ws->np[j], m1 = pj + 1, nb = m1 < 16 ? m1 : 16;
+  for (int c = 0; c <= pj; c++) {
+    double* b = B + (size_t)ldb * (size_t)c;
+    for (int s = 0; s < ns; s++) {
+      const double v = rw ? b[s] * rw[s] : b[s];
+      if (!(fabs(v) <= DBL_MAX)) {
+        char nm[64];
+        if (c < pj) pname(e, ws->cols[j][c], nm, sizeof nm); else snprintf(nm, sizeof nm, "torque");
+        snprintf(err, (size_t)errsz, "estimator: sample %ld, joint %d: non-finite %s (%g)",
+                 e->samples + s + 1, j + 1, nm, v);
+        return -1;
+      }
+      b[s] = v;
+    }
+  }
+  lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, ns, m1, 0, nb, ws->T[j], m1, B, ldb, ws->tq, nb, ws->work);
+  if (info) {
+    snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
+    return -1;
+  }
+  return 0;
+}
+
+int dyi_est_add_joints(dyiEstim* e, double* const* B, int ldb, int ns, const double* const* rw,
+                       char* err, int errsz) {
+  if (ns <= 0) return 0;
+  if (e->opt.folds > 1) {
+    snprintf(err, (size_t)errsz, "estimator: rows by joint with parts kept (use dyi_est_add)");
+    return -1;
+  }
+  for (int j = 0; j < e->n; j++) {
+    if (!B[j]) continue;
+    long used = ns;
+    if (rw && rw[j]) {
+      used = 0;
+      for (int s = 0; s < ns; s++) used += rw[j][s] != 0;
+      if (!used) continue;   /* no equation of joint j here: the triangle as it is (as dyi_est_add) */
+    }
+    if (fold_rows(e, j, B[j], ldb, ns, rw ? rw[j] : NULL, err, errsz)) return -1;
+    e->rows_j[j] += used;
+  }
+  e->samples += ns;
+  return 0;
+}
+
 /* ||T [x; -1]||^2 and ||T e_last||^2 for an upper triangle of order m1 */
 static void tri_rss(const double* T, int m1, const double* x, double* rss, double* yy) {
   double s = 0, t = 0;

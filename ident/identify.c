@@ -428,7 +428,15 @@ typedef struct {
   int* gidx;          /* channel i of rows -> channel of the full layout */
   double* x;          /* one gathered record */
   dyiEstim* e;         /* its joints' triangles */
-  int nblk;           /* samples waiting in e's block buffers */
+  int nblk;           /* samples waiting in e's block buffers (or in Bj) */
+  /* direct: its rows popped straight into one block per joint, the layout
+   * the estimator folds (dyi_est_add_joints), instead of the n*block rows
+   * of every column (mostly structural zeros) gathered again per joint */
+  int direct;
+  double* Bj[DY_MAXJ];  /* its joints' blocks (block x (np_j + 1)); NULL: not its joint */
+  double* rwj[DY_MAXJ]; /* their row weights (block) */
+  int* chk;           /* channel n + i of rows -> its column in its joint's block */
+  double* bmem;       /* the blocks' and weights' one allocation */
   int failed;
   char err[512];
 } mtWorker;
@@ -448,14 +456,47 @@ struct mtShared_ {
 
 static int mt_fold(mtWorker* w) {
   if (!w->nblk || w->failed) return 0;
-  double *A, *y, *rw;
-  int lda = dyi_est_block_buffers(w->e, &A, &y, &rw);
-  if (dyi_est_add(w->e, A, lda, y, w->nblk, rw, w->err, sizeof w->err)) w->failed = 1;
+  if (w->direct) {
+    if (dyi_est_add_joints(w->e, w->Bj, w->e->opt.block, w->nblk, (const double* const*)w->rwj, w->err,
+                           sizeof w->err))
+      w->failed = 1;
+  } else {
+    double *A, *y, *rw;
+    int lda = dyi_est_block_buffers(w->e, &A, &y, &rw);
+    if (dyi_est_add(w->e, A, lda, y, w->nblk, rw, w->err, sizeof w->err)) w->failed = 1;
+  }
   w->nblk = 0;
   return w->failed ? -1 : 0;
 }
 
+/* dyi_rows_pop into the joints' blocks at row `slot`: the same values and
+ * row weights (its joints only; the others have no block). 1, or 0 when no
+ * row is ready. */
+static int mt_pop_direct(mtWorker* w, int slot) {
+  dyiRows* r = w->rows;
+  double rv;
+  if (!dyi_decim_pop(r->dec, r->y, r->pass, &rv)) return 0;
+  const int n = r->n;
+  const size_t ld = (size_t)w->e->opt.block, sl = (size_t)slot;
+  for (int i = n; i < r->nch; i++) w->Bj[r->chj[i - n]][(size_t)w->chk[i - n] * ld + sl] = r->y[i];
+  /* truncated windows at the ends are noisier: weighted back to an interior row */
+  const double wt = rv > 0 ? 1 / sqrt(rv) : 1;
+  for (int j = 0; j < n; j++) {
+    if (!w->Bj[j]) continue;
+    int np;
+    dyi_est_cols(w->e, j, &np);
+    w->Bj[j][(size_t)np * ld + sl] = r->y[j];
+    w->rwj[j][sl] = r->pass[2 + j] != 0 ? 0 : wt;   /* joint too slow (--qd-min): left out */
+  }
+  return 1;
+}
+
 static void mt_drain(mtWorker* w) {
+  if (w->direct) {
+    while (mt_pop_direct(w, w->nblk))
+      if (++w->nblk == w->e->opt.block) mt_fold(w);
+    return;
+  }
   double *A, *y, *rw;
   int lda = dyi_est_block_buffers(w->e, &A, &y, &rw);
   while (dyi_rows_pop(w->rows, A, lda, w->nblk, y, rw, NULL))
@@ -552,6 +593,46 @@ static void mt_assign(const dyiRows* full, int n, int D, int T, unsigned* jsel) 
   }
 }
 
+/* The direct layout of worker x (mtWorker.direct): a block per joint of
+ * its own, its channels' columns there. Left off (0 returned, rows then go
+ * through dyi_est_add) with parts kept or when the row stage's channels
+ * are not the estimator's columns in order; -1 out of memory. */
+static int mt_direct(mtWorker* x, int n) {
+  const dyiRows* r = x->rows;
+  const size_t bs = (size_t)x->e->opt.block;
+  if (x->e->opt.folds > 1) return 0;
+  x->chk = malloc(sizeof(int) * (size_t)(r->nch - n + 1));
+  if (!x->chk) return -1;
+  size_t doubles = 0;
+  int cnt[DY_MAXJ] = {0};
+  for (int i = n; i < r->nch; i++) {
+    const int j = r->chj[i - n];
+    int np;
+    const int* cols = dyi_est_cols(x->e, j, &np);
+    if (cnt[j] >= np || cols[cnt[j]] != r->chc[i - n]) return 0;
+    x->chk[i - n] = cnt[j]++;
+  }
+  for (int j = 0; j < n; j++) {
+    int np;
+    dyi_est_cols(x->e, j, &np);
+    if (!(r->jsel >> j & 1u)) continue;
+    if (cnt[j] != np) return 0;
+    doubles += bs * (size_t)(np + 2);
+  }
+  x->bmem = malloc(sizeof(double) * (doubles ? doubles : 1));
+  if (!x->bmem) return -1;
+  double* p = x->bmem;
+  for (int j = 0; j < n; j++) {
+    if (!(r->jsel >> j & 1u)) continue;
+    int np;
+    dyi_est_cols(x->e, j, &np);
+    x->Bj[j] = p; p += bs * (size_t)(np + 1);
+    x->rwj[j] = p; p += bs;
+  }
+  x->direct = 1;
+  return 0;
+}
+
 /* Worker t: a regressor workspace of the full channel layout, a row stage
  * of its joints' channels, gidx (its channel i -> the full layout's) and
  * an estimator for its triangles. 0, or -1 with err. */
@@ -562,6 +643,7 @@ static int mt_worker_make(mtWorker* x, mtShared* sh, int t, const dyModel* m, co
   x->rows = rows_make(m, b, jsel, err, errsz);
   x->e = dyi_est_make(n, b->nb, o, err, errsz);
   if (!x->rows || !x->e) return -1;
+  if (mt_direct(x, n)) { snprintf(err, (size_t)errsz, "identify: out of memory"); return -1; }
   if (sh->T == 1) return 0;   /* one worker: its row stage alone (mt_main) */
   x->full = dyi_rows_make(m, b, err, errsz);
   if (!x->full) return -1;
@@ -685,6 +767,7 @@ done:
   for (int t = 0; w && t < T; t++) {
     dyi_rows_free(w[t].full); dyi_rows_free(w[t].rows);
     free(w[t].gidx); free(w[t].x); dyi_est_free(w[t].e);
+    free(w[t].chk); free(w[t].bmem);
   }
   free(w);
   dyi_rows_free(full);
