@@ -21,8 +21,6 @@
 #include <strings.h>
 #include <fcntl.h>
 #include <unistd.h>
-#include <stdint.h>
-#include <sys/mman.h>
 #include "core/numparse.h"
 
 void dyi_log_defaults(dyiLogOpt* opt) {
@@ -576,6 +574,8 @@ int dyi_lograw_readahead(dyiLogRaw* r) {
   if (!a) return -1;
   a->buf[0] = malloc(sizeof(dyiLogRow) * AHEAD_ROWS);
   a->buf[1] = malloc(sizeof(dyiLogRow) * AHEAD_ROWS);
+  dy_huge_pages(a->buf[0], sizeof(dyiLogRow) * AHEAD_ROWS);   /* 4 MiB each */
+  dy_huge_pages(a->buf[1], sizeof(dyiLogRow) * AHEAD_ROWS);
   if (!a->buf[0] || !a->buf[1] || pthread_mutex_init(&a->mu, NULL)) goto fail;
   if (pthread_cond_init(&a->cv, NULL)) { pthread_mutex_destroy(&a->mu); goto fail; }
   r->ahead = a;
@@ -961,18 +961,6 @@ struct dyiLogReader_ {
 /* values kept per row: t, q, qd, qdd, tau (n each) */
 static size_t cache_rec(const dyiLogReader* r) { return 1 + 4 * (size_t)r->n; }
 
-/* ask for transparent huge pages on the whole pages of [p, p + bytes): a
- * fault per 2 MiB instead of per 4 KiB as the cache first fills (page
- * faults are dear on virtual machines); a hint, nothing if refused */
-static void huge_pages(void* p, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-  const uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-  if (e > a) madvise((void*)a, e - a, MADV_HUGEPAGE);
-#else
-  (void)p; (void)bytes;
-#endif
-}
-
 /* room for one more row in the cache (grown by doubling up to its cap);
  * 0, or -1 when it would outgrow the cap or memory */
 static int cache_room(dyiLogReader* r) {
@@ -983,7 +971,7 @@ static int cache_room(dyiLogReader* r) {
   if (cap > maxrows) cap = maxrows;
   if (cap <= r->ncache) return -1;
   double* v = realloc(r->cv, sizeof(double) * rec * (size_t)cap);
-  if (v) { r->cv = v; huge_pages(v, sizeof(double) * rec * (size_t)cap); }
+  if (v) { r->cv = v; dy_huge_pages(v, sizeof(double) * rec * (size_t)cap); }
   long* l = realloc(r->cl, sizeof(long) * 2 * (size_t)cap);
   if (l) r->cl = l;
   if (!v || !l) return -1;
