@@ -417,6 +417,7 @@ static void mtb_wait(mtBarrier* b) {
 }
 
 #define MT_BATCH 4096   /* samples per batch handed to the workers (few hand-overs) */
+#define MT_STAGE 8      /* rows of the filter transposed into the blocks at a time */
 
 typedef struct mtShared_ mtShared;
 typedef struct {
@@ -436,7 +437,9 @@ typedef struct {
   double* Bj[DY_MAXJ];  /* its joints' blocks (block x (np_j + 1)); NULL: not its joint */
   double* rwj[DY_MAXJ]; /* their row weights (block) */
   int* chk;           /* channel n + i of rows -> its column in its joint's block */
-  double* bmem;       /* the blocks' and weights' one allocation */
+  int npj[DY_MAXJ];   /* the columns of joint j's block before the torque */
+  double *st, *stp;   /* MT_STAGE rows of the filter: channels (nch each), pass-through (2 + n) */
+  double* bmem;       /* the blocks', weights' and stage's one allocation */
   int failed;
   char err[512];
 } mtWorker;
@@ -469,32 +472,45 @@ static int mt_fold(mtWorker* w) {
   return w->failed ? -1 : 0;
 }
 
-/* dyi_rows_pop into the joints' blocks at row `slot`: the same values and
- * row weights (its joints only; the others have no block). 1, or 0 when no
- * row is ready. */
-static int mt_pop_direct(mtWorker* w, int slot) {
+/* Up to MT_STAGE rows of the filter (dyi_rows_pop's values and row
+ * weights) into the joints' blocks at rows nblk.. (its joints only; the
+ * others have no block): popped into the stage, then written a channel at
+ * a time, consecutive rows of one column (a transpose through a small
+ * buffer instead of a store per column and row). The rows placed: 0 when
+ * none is ready. */
+static int mt_pop_direct(mtWorker* w) {
   dyiRows* r = w->rows;
-  double rv;
-  if (!dyi_decim_pop(r->dec, r->y, r->pass, &rv)) return 0;
-  const int n = r->n;
-  const size_t ld = (size_t)w->e->opt.block, sl = (size_t)slot;
-  for (int i = n; i < r->nch; i++) w->Bj[r->chj[i - n]][(size_t)w->chk[i - n] * ld + sl] = r->y[i];
-  /* truncated windows at the ends are noisier: weighted back to an interior row */
-  const double wt = rv > 0 ? 1 / sqrt(rv) : 1;
+  const int n = r->n, nch = r->nch, np2 = 2 + n, bs = w->e->opt.block;
+  const int room = bs - w->nblk < MT_STAGE ? bs - w->nblk : MT_STAGE;
+  double rv[MT_STAGE];
+  int k = 0;
+  while (k < room && dyi_decim_pop(r->dec, w->st + (size_t)k * (size_t)nch, w->stp + (size_t)k * (size_t)np2, &rv[k]))
+    k++;
+  if (!k) return 0;
+  const size_t ld = (size_t)bs, s0 = (size_t)w->nblk;
+  for (int i = n; i < nch; i++) {
+    double* dst = w->Bj[r->chj[i - n]] + (size_t)w->chk[i - n] * ld + s0;
+    for (int b = 0; b < k; b++) dst[b] = w->st[(size_t)b * (size_t)nch + (size_t)i];
+  }
   for (int j = 0; j < n; j++) {
     if (!w->Bj[j]) continue;
-    int np;
-    dyi_est_cols(w->e, j, &np);
-    w->Bj[j][(size_t)np * ld + sl] = r->y[j];
-    w->rwj[j][sl] = r->pass[2 + j] != 0 ? 0 : wt;   /* joint too slow (--qd-min): left out */
+    double* tau = w->Bj[j] + (size_t)w->npj[j] * ld + s0;
+    for (int b = 0; b < k; b++) {
+      tau[b] = w->st[(size_t)b * (size_t)nch + (size_t)j];
+      /* joint too slow (--qd-min): left out; truncated windows at the
+       * ends are noisier: weighted back to an interior row */
+      w->rwj[j][s0 + (size_t)b] = w->stp[(size_t)b * (size_t)np2 + 2 + (size_t)j] != 0 ? 0
+                                  : rv[b] > 0 ? 1 / sqrt(rv[b]) : 1;
+    }
   }
-  return 1;
+  w->nblk += k;
+  return k;
 }
 
 static void mt_drain(mtWorker* w) {
   if (w->direct) {
-    while (mt_pop_direct(w, w->nblk))
-      if (++w->nblk == w->e->opt.block) mt_fold(w);
+    while (mt_pop_direct(w))
+      if (w->nblk == w->e->opt.block) mt_fold(w);
     return;
   }
   double *A, *y, *rw;
@@ -619,6 +635,7 @@ static int mt_direct(mtWorker* x, int n) {
     if (cnt[j] != np) return 0;
     doubles += bs * (size_t)(np + 2);
   }
+  doubles += MT_STAGE * (size_t)(r->nch + 2 + n);
   x->bmem = malloc(sizeof(double) * (doubles ? doubles : 1));
   if (!x->bmem) return -1;
   double* p = x->bmem;
@@ -628,7 +645,10 @@ static int mt_direct(mtWorker* x, int n) {
     dyi_est_cols(x->e, j, &np);
     x->Bj[j] = p; p += bs * (size_t)(np + 1);
     x->rwj[j] = p; p += bs;
+    x->npj[j] = np;
   }
+  x->st = p; p += MT_STAGE * (size_t)r->nch;
+  x->stp = p;
   x->direct = 1;
   return 0;
 }
