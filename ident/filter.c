@@ -494,14 +494,16 @@ int dyi_decim_pop(dyiDecim* d, double* y, double* pass, double* relvar) {
 
 struct dyiBand_ {
   int nch, deriv, ncand, ns;      /* channels, differences, candidates, 2*nsec */
+  int E;                          /* lanes: ncand x nch, lane k*nch + c for candidate k, channel c */
   double fs;
   long count, skip;               /* samples pushed; left out at the start */
   dyiButter f[DYI_BAND_MAXC];
-  double* z;                      /* states: ncand x 2 passes x ns x nch (the channels
-                                     innermost: one vector step serves them all) */
-  double* y;                      /* two past outputs: ncand x 2 x nch */
-  double* e;                      /* sums of squares: ncand x nch */
-  double* v;                      /* one sample through a cascade (nch) */
+  double* cf;                     /* each lane's section coefficients: nsec x 5 x E
+                                     (b0 b1 b2 a1 a2 of section i at (5 i + m) E) */
+  double* z;                      /* states: 2 passes x ns x E (section i's two at rows 2i, 2i + 1) */
+  double* y;                      /* two past outputs: 2 x E */
+  double* e;                      /* sums of squares: E */
+  double* v;                      /* one sample through the cascades (E) */
 };
 
 dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, int order) {
@@ -517,12 +519,20 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
     b->ncand = k + 1;
   }
   b->ns = 2 * b->f[0].nsec;
-  size_t nz = (size_t)b->ncand * nch;
-  b->z = calloc(nz * 2 * (size_t)b->ns, sizeof(double));
-  b->y = calloc(nz * 2, sizeof(double));
-  b->e = calloc(nz, sizeof(double));
-  b->v = calloc((size_t)nch, sizeof(double));
-  if (!b->ncand || !b->z || !b->y || !b->e || !b->v) { dyi_band_free(b); return NULL; }
+  const size_t E = (size_t)b->ncand * (size_t)nch;
+  b->E = (int)E;
+  b->cf = malloc(sizeof(double) * 5 * (size_t)b->f[0].nsec * (E ? E : 1));
+  b->z = calloc(E * 2 * (size_t)b->ns, sizeof(double));
+  b->y = calloc(E * 2, sizeof(double));
+  b->e = calloc(E, sizeof(double));
+  b->v = calloc(E, sizeof(double));
+  if (!b->ncand || !b->cf || !b->z || !b->y || !b->e || !b->v) { dyi_band_free(b); return NULL; }
+  for (int i = 0; i < b->f[0].nsec; i++)
+    for (size_t l = 0; l < E; l++) {
+      const dyiButter* f = &b->f[l / (size_t)nch];
+      const double c[5] = {f->b[i][0], f->b[i][1], f->b[i][2], f->a[i][1], f->a[i][2]};
+      for (int m = 0; m < 5; m++) b->cf[((size_t)(5 * i + m)) * E + l] = c[m];
+    }
   /* the lowest candidate's edge transient, both passes, and the differences */
   b->skip = 2L * dyi_butter_settle(&b->f[0], 1e-3) + deriv;
   return b;
@@ -530,62 +540,60 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
 
 void dyi_band_free(dyiBand* b) {
   if (!b) return;
-  free(b->z); free(b->y); free(b->e); free(b->v);
+  free(b->cf); free(b->z); free(b->y); free(b->e); free(b->v);
   free(b);
 }
 
-/* x[c] through the cascade f with states z (ns x nch, section i's two at
- * rows 2i, 2i + 1), every channel c < nch: butter_step's operations in its
- * order, channel by channel, so each channel's result is butter_step's bit
- * for bit; the loop over the channels vectorises (util.h DY_CLONES) */
+/* x[l] through lane l's cascade (coefficients cf, states z: ns x E), every
+ * lane l < E: butter_step's operations in its order, lane by lane, so each
+ * lane's result is butter_step's bit for bit; the lanes are independent,
+ * so the loop over them vectorises (util.h DY_CLONES) and no lane waits
+ * on another's chain of steps */
 DY_CLONES
-static void band_cascade(const dyiButter* f, double* restrict z, double* restrict x, int nch) {
-  for (int i = 0; i < f->nsec; i++) {
-    const double b0 = f->b[i][0], b1 = f->b[i][1], b2 = f->b[i][2], a1 = f->a[i][1], a2 = f->a[i][2];
-    double* restrict z0 = z + (size_t)(2 * i) * (size_t)nch;
-    double* restrict z1 = z0 + nch;
-    for (int c = 0; c < nch; c++) {
-      const double xc = x[c], y = b0*xc + z0[c];
-      z0[c] = b1*xc - a1*y + z1[c];
-      z1[c] = b2*xc - a2*y;
-      x[c] = y;
+static void band_cascade(const double* restrict cf, int nsec, double* restrict z, double* restrict x, int E) {
+  const size_t L = (size_t)E;
+  for (int i = 0; i < nsec; i++) {
+    const double* restrict b0 = cf + (size_t)(5 * i) * L;
+    const double *restrict b1 = b0 + L, *restrict b2 = b1 + L, *restrict a1 = b2 + L, *restrict a2 = a1 + L;
+    double* restrict z0 = z + (size_t)(2 * i) * L;
+    double* restrict z1 = z0 + L;
+    for (size_t l = 0; l < L; l++) {
+      const double xl = x[l], y = b0[l]*xl + z0[l];
+      z0[l] = b1[l]*xl - a1[l]*y + z1[l];
+      z1[l] = b2[l]*xl - a2[l]*y;
+      x[l] = y;
     }
   }
 }
 
-/* the states of candidate k's two passes (2 x ns x nch) at the steady
- * state of the first values x (nch) */
-static void band_start(dyiBand* b, int k, const double* x) {
-  const int nch = b->nch, ns = b->ns;
-  double* z = b->z + (size_t)k * 2 * (size_t)ns * (size_t)nch;
-  double* y = b->y + (size_t)k * 2 * (size_t)nch;
-  for (int c = 0; c < nch; c++) {
+/* the states of both passes of every lane at the steady state of the
+ * first values x (nch) */
+static void band_start(dyiBand* b, const double* x) {
+  const size_t E = (size_t)b->E, nch = (size_t)b->nch, ns = (size_t)b->ns;
+  for (size_t l = 0; l < E; l++) {
     double s[2 * DYI_MAXSEC];
-    dyi_butter_steady(&b->f[k], s, x[c]);
-    for (int p = 0; p < 2; p++)
-      for (int i = 0; i < ns; i++) z[((size_t)p * (size_t)ns + (size_t)i) * (size_t)nch + (size_t)c] = s[i];
-    y[c] = y[nch + c] = x[c];
+    dyi_butter_steady(&b->f[l / nch], s, x[l % nch]);
+    for (size_t p = 0; p < 2; p++)
+      for (size_t i = 0; i < ns; i++) b->z[(p * ns + i) * E + l] = s[i];
+    b->y[l] = b->y[E + l] = x[l % nch];
   }
 }
 
 void dyi_band_push(dyiBand* b, const double* x) {
-  const int nch = b->nch, ns = b->ns;
+  const int nch = b->nch, nsec = b->ns / 2;
+  const size_t E = (size_t)b->E;
   double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
-  for (int k = 0; k < b->ncand; k++) {
-    double* z = b->z + (size_t)k * 2 * (size_t)ns * (size_t)nch;
-    double* y0 = b->y + (size_t)k * 2 * (size_t)nch;
-    double* y1 = y0 + nch;
-    double* e = b->e + (size_t)k * (size_t)nch;
-    if (b->count == 0) band_start(b, k, x);   /* from the steady state of the first value */
-    for (int c = 0; c < nch; c++) b->v[c] = x[c];
-    band_cascade(&b->f[k], z, b->v, nch);
-    band_cascade(&b->f[k], z + (size_t)ns * (size_t)nch, b->v, nch);
-    for (int c = 0; c < nch; c++) {
-      const double v = b->v[c];
-      double a = b->deriv == 2 ? v - 2*y1[c] + y0[c] : b->deriv == 1 ? v - y1[c] : v;
-      y0[c] = y1[c]; y1[c] = v;
-      if (b->count >= b->skip) e[c] += a * s * a * s;
-    }
+  if (b->count == 0) band_start(b, x);   /* from the steady state of the first value */
+  for (int k = 0; k < b->ncand; k++)
+    for (int c = 0; c < nch; c++) b->v[(size_t)k * (size_t)nch + (size_t)c] = x[c];
+  band_cascade(b->cf, nsec, b->z, b->v, b->E);
+  band_cascade(b->cf, nsec, b->z + (size_t)b->ns * E, b->v, b->E);
+  double *y0 = b->y, *y1 = b->y + E;
+  for (size_t l = 0; l < E; l++) {
+    const double v = b->v[l];
+    double a = b->deriv == 2 ? v - 2*y1[l] + y0[l] : b->deriv == 1 ? v - y1[l] : v;
+    y0[l] = y1[l]; y1[l] = v;
+    if (b->count >= b->skip) b->e[l] += a * s * a * s;
   }
   b->count++;
 }
