@@ -549,6 +549,9 @@ void dyi_band_free(dyiBand* b) {
  * lane's result is butter_step's bit for bit; the lanes are independent,
  * so the loop over them vectorises (util.h DY_CLONES) and no lane waits
  * on another's chain of steps */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-vectorize")))
+#endif
 DY_CLONES
 static void band_cascade(const double* restrict cf, int nsec, double* restrict z, double* restrict x, int E) {
   const size_t L = (size_t)E;
