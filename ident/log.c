@@ -712,14 +712,12 @@ static long long split_bound(const splitState* s, int k) {
   }
 }
 
-/* the first ncol cells into v as dyi_quality_cells reads them; 1 when
- * each is a whole finite number, not absurd (the time column may be) */
-static int split_cells(const splitState* s, char** f, double* v) {
-  for (int c = 0; c < s->ncol; c++) {
-    char* end;
-    v[c] = dy_strtod(f[c], &end);
-    if (end == f[c] || *end || !isfinite(v[c]) || (c != s->colt && fabs(v[c]) > s->absurd)) return 0;
-  }
+/* the first ncol cells v as dyi_quality_cells reads them (dy_strtod, whole
+ * cells: dy_csv_next_numbers); 1 when each is finite, not absurd (the
+ * time column may be) */
+static int split_cells(const splitState* s, const double* v) {
+  for (int c = 0; c < s->ncol; c++)
+    if (!isfinite(v[c]) || (c != s->colt && fabs(v[c]) > s->absurd)) return 0;
   return 1;
 }
 
@@ -744,10 +742,14 @@ static void split_parse(splitState* s, dyCsv* c, splitSlot* b, int k) {
   for (;;) {
     const long long at = dy_csv_pos(c);
     const long before = dy_csv_lines(c);
-    char** f; int nf;
-    const int rc = dy_csv_next_plain(c, end, &f, &nf);
-    if (rc == 0) break;
-    if (rc == 1 && nf >= s->ncol && !split_room(s, b) && split_cells(s, f, b->vals + b->nrows * s->ncol)) {
+    int rc = 2;
+    if (!split_room(s, b)) {
+      double* v = b->vals + b->nrows * s->ncol;
+      rc = dy_csv_next_numbers(c, end, s->ncol, v);
+      if (rc == 0) break;
+      if (rc == 1 && !split_cells(s, v)) rc = 2;
+    }
+    if (rc == 1) {
       b->rel[b->nrows++] = dy_csv_lines(c);
       continue;
     }
@@ -1446,7 +1448,8 @@ int dyi_log_next(dyiLogReader* r, dyiSample* s, char* err, int errsz) {
       s->tau[j] = r->chtau >= 0 ? x[r->chtau + j] : s->tau_raw[j];
       /* qd: logged or from q; qdd: logged, from qd, or from q */
       double dq1 = 0, dq2 = 0, dv1 = 0, dv2 = 0;
-      if (np == 3) {
+      if (cqd >= 0 && r->chqdd >= 0) {}   /* both logged: no difference is used */
+      else if (np == 3) {
         for (int i = 0; i < 3; i++) y[i] = r->w[i][r->chq + j];
         parabola(tt, y, x[0], &dq1, &dq2);
         if (cqd >= 0) {
