@@ -483,7 +483,8 @@ int dyi_decim_pop(dyiDecim* d, double* y, double* pass, double* relvar) {
   size_t s = (size_t)(d->lo % d->S);
   const double* a = d->acc + s * (size_t)d->nch;
   double w = d->w1[s];
-  for (int c = 0; c < d->nch; c++) y[c] = a[c] / w;
+  if (w == 1) memcpy(y, a, sizeof(double) * (size_t)d->nch);   /* a / 1 is a, bit for bit: no division */
+  else for (int c = 0; c < d->nch; c++) y[c] = a[c] / w;
   if (d->npass) memcpy(pass, d->pass + s * (size_t)d->npass, sizeof(double) * (size_t)d->npass);
   if (relvar) *relvar = d->w2[s] / (w * w) / d->gain2;
   d->lo++;
