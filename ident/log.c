@@ -14,6 +14,7 @@
 #include "core/transmission.h"
 #include <ctype.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -934,6 +935,7 @@ struct dyiLogReader_ {
    * (cache_put): ncache records of 1 + 4n values (cv) and row, line (cl) */
   double* cv; long* cl; long ncache, icache, capcache;
   long cache_hint;                  /* rows expected (cache_fits): the first allocation */
+  long cache_bytes;                 /* allocated for the kept rows (their share of cache_held) */
   int cache_rc;                     /* after them: 1 the raw reader goes on, 0 the end, -1 cache_err */
   char cache_err[DY_ERRSZ];
   long long cache_done;             /* the raw reader's position when the pre-pass stopped [bytes] */
@@ -958,21 +960,29 @@ struct dyiLogReader_ {
  * (auto_cutoff). A log whose rows fit LOG_CACHE_MAXBYTES is read once:
  * the pre-pass takes its rows from the reader's own raw rows and keeps
  * them, compactly, and the read replays them (src_row) instead of parsing
- * the file again; the same rows, values, findings and messages. */
+ * the file again; the same rows, values, findings and messages. The cap
+ * is for every reader's kept rows together; each reader's go as soon as
+ * they are replayed. */
 #ifndef LOG_CACHE_MAXBYTES   /* (tests/test_logcache.c makes it small) */
 #define LOG_CACHE_MAXBYTES (64L << 20)
 #endif
 
-/* values kept per row: t, q, qd, qdd, tau (n each) */
-static size_t cache_rec(const dyiLogReader* r) { return 1 + 4 * (size_t)r->n; }
+/* bytes of the rows every reader keeps: the cap holds for them all (logs
+ * opened together, as identify opens its logs, share it) */
+static atomic_long cache_held;
 
-/* room for one more row in the cache (grown by doubling up to its cap);
- * 0, or -1 when it would outgrow the cap or memory */
+/* values kept per row: t, q, qd, qdd, tau (n each); bytes per row with
+ * its row and line */
+static size_t cache_rec(const dyiLogReader* r) { return 1 + 4 * (size_t)r->n; }
+static long cache_rowbytes(const dyiLogReader* r) { return (long)(sizeof(double) * cache_rec(r) + 2 * sizeof(long)); }
+
+/* room for one more row in the cache (grown by doubling up to what the
+ * cap leaves it); 0, or -1 when it would outgrow that or memory */
 static int cache_room(dyiLogReader* r) {
   const size_t rec = cache_rec(r);
   if (r->ncache < r->capcache) return 0;
   long cap = r->capcache ? 2 * r->capcache : r->cache_hint > 4096 ? r->cache_hint : 4096;
-  const long maxrows = LOG_CACHE_MAXBYTES / (long)(sizeof(double) * rec + 2 * sizeof(long));
+  const long maxrows = (LOG_CACHE_MAXBYTES - (atomic_load(&cache_held) - r->cache_bytes)) / cache_rowbytes(r);
   if (cap > maxrows) cap = maxrows;
   if (cap <= r->ncache) return -1;
   double* v = realloc(r->cv, sizeof(double) * rec * (size_t)cap);
@@ -981,6 +991,8 @@ static int cache_room(dyiLogReader* r) {
   if (l) r->cl = l;
   if (!v || !l) return -1;
   r->capcache = cap;
+  atomic_fetch_add(&cache_held, cap * cache_rowbytes(r) - r->cache_bytes);
+  r->cache_bytes = cap * cache_rowbytes(r);
   return 0;
 }
 
@@ -1018,17 +1030,25 @@ static void cache_get(const dyiLogReader* r, long i, dyiLogRow* row) {
   row->line = r->cl[2 * i + 1];
 }
 
-static void cache_free(dyiLogReader* r) {
+/* the kept rows' memory back (their share of the cap too); what follows
+ * them (cache_rc) stays */
+static void cache_release(dyiLogReader* r) {
   free(r->cv); free(r->cl);
   r->cv = NULL; r->cl = NULL;
   r->ncache = r->icache = r->capcache = 0;
-  r->cache_rc = 1;
+  atomic_fetch_sub(&cache_held, r->cache_bytes);
+  r->cache_bytes = 0;
 }
 
 /* next raw row (the held ones first, then the pre-pass's): 1, 0, -1 */
 static int src_row(dyiLogReader* r, dyiLogRow* row, char* err, int errsz) {
   if (r->ipre < r->npre) { *row = r->pre[r->ipre++]; return 1; }
-  if (r->icache < r->ncache) { cache_get(r, r->icache++, row); r->rows_read++; return 1; }
+  if (r->icache < r->ncache) {
+    cache_get(r, r->icache++, row);
+    r->rows_read++;
+    if (r->icache == r->ncache) cache_release(r);   /* replayed: its memory back at once */
+    return 1;
+  }
   if (r->cache_rc != 1) {   /* the pre-pass read to the end or to an error: what the reader said */
     if (r->cache_rc < 0) snprintf(err, (size_t)errsz, "%s", r->cache_err);
     return r->cache_rc;
@@ -1157,7 +1177,8 @@ static void teardown(dyiLogReader* r) {
   dyi_lograw_close(r->raw); r->raw = NULL;
   dyi_zpf_free(r->zpf); r->zpf = NULL;
   free(r->pre); r->pre = NULL;
-  cache_free(r);
+  cache_release(r);
+  r->cache_rc = 1;
   free(r->buf); r->buf = NULL;
   for (int i = 0; i < 3; i++) { free(r->w[i]); r->w[i] = NULL; }
 }
@@ -1240,7 +1261,7 @@ static int cache_fits(dyiLogReader* r) {
   if (done <= 0 || total <= 0 || r->npre < 2) return 0;
   const double rows = 1.25 * (double)r->npre * (double)total / (double)done;
   r->cache_hint = (long)rows;
-  return rows * (double)(sizeof(double) * cache_rec(r) + 2 * sizeof(long)) <= LOG_CACHE_MAXBYTES;
+  return rows * (double)cache_rowbytes(r) <= (double)(LOG_CACHE_MAXBYTES - atomic_load(&cache_held));
 }
 
 /* The pre-pass on the reader's own raw rows: the held ones, then the rest

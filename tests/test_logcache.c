@@ -10,7 +10,9 @@
  * a log also overflows it (the rows before the cap replayed, the rest read
  * on from the file, the band measured by a reader of its own): its first
  * 1000 rows, from which the reader estimates the log's size, are long, the
- * rest short. The log is read through this file's own copy of log.c. */
+ * rest short. The cap is shared by the logs open together, and rows
+ * replayed give their memory back. The log is read through this file's
+ * own copy of log.c. */
 #define LOG_CACHE_MAXBYTES (256L << 10)
 #include "ident/log.c"
 #include "testhelp.h"
@@ -139,6 +141,17 @@ int main(void) {
   CHECK(r && r->ncache > 0 && r->ncache < 3500 && r->cache_rc == 1, "long log: %ld rows kept, then the file",
         r ? r->ncache : -1);
   dyi_log_close(r);
+  /* the cap is shared: a second log open beside the first finds it taken
+   * and reads its file again; rows replayed give their memory back */
+  dyiLogReader* a = dyi_log_open(p[0], 2, &o, err, sizeof err);
+  dyiLogReader* b = dyi_log_open(p[0], 2, &o, err, sizeof err);
+  CHECK(a && b && a->ncache == 200 && b->ncache == 0 && atomic_load(&cache_held) == a->cache_bytes,
+        "two logs open: %ld and %ld rows kept, %ld bytes held", a ? a->ncache : -1, b ? b->ncache : -1,
+        atomic_load(&cache_held));
+  readOut ro;
+  if (a) read_all(a, &ro);
+  CHECK(a && !a->cv && atomic_load(&cache_held) == 0, "replayed: the kept rows' memory given back");
+  dyi_log_close(a); dyi_log_close(b);
   for (int i = 0; i < 4; i++) remove(p[i]);
   rmdir(dir);
   return test_report();
