@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 
 #define HIST_LO (-9.0)                      /* log10 of the lowest bin edge */
 #define HIST_PER_DECADE (DYI_NHIST / 14.0)  /* bins per decade: [-9, 5) */
@@ -67,6 +68,7 @@ struct dyiEstimWork_ {
   double* hist_ref;         /* their reference scales (n) */
   double *Ab, *yb, *rwb;    /* block buffers for dyi_est_run (n*block x p, n*block x 2) */
   int tu_is_T0;             /* per-joint residuals from T0 (IRLS) */
+  void* mem;                /* the one allocation (dyiEstim at its first EST_ALIGN boundary) */
   unsigned char* own_mask;  /* dyi_est_own: mask and names to free */
   const char** own_names;
 };
@@ -92,7 +94,7 @@ void dyi_est_free(dyiEstim* e) {
   if (!e) return;
   free(e->ws->own_mask);
   free(e->ws->own_names);
-  free(e);   /* the one allocation */
+  free(e->ws->mem);   /* the one allocation */
 }
 
 void dyi_est_own(dyiEstim* e, unsigned char* mask, const char** names) {
@@ -133,12 +135,14 @@ dyiEstim* dyi_est_make(int n, int p, const dyiEstOpt* opt, char* err, int errsz)
 #define EST_SIZE_(arr, count) bytes += EST_ROUND(sizeof *(arr) * (size_t)(count));
   EST_ARRAYS(EST_SIZE_)
 #undef EST_SIZE_
-  char* blk = aligned_alloc(EST_ALIGN, bytes);
-  if (!blk) {
+  /* zeroed by calloc, which leaves fresh pages untouched: the block
+   * buffers of a caller that folds rows by joint are never faulted in */
+  char* mem = calloc(1, bytes + EST_ALIGN);
+  if (!mem) {
     snprintf(err, (size_t)errsz, "estimator: out of memory (n=%d, p=%d)", n, p);
     return NULL;
   }
-  memset(blk, 0, bytes);
+  char* blk = mem + (EST_ALIGN - (uintptr_t)mem % EST_ALIGN) % EST_ALIGN;
   e = (dyiEstim*)(void*)blk;
   blk += EST_ROUND(sizeof *e);
   w = (dyiEstimWork*)(void*)blk;
@@ -147,6 +151,7 @@ dyiEstim* dyi_est_make(int n, int p, const dyiEstOpt* opt, char* err, int errsz)
   EST_ARRAYS(EST_PLACE_)
 #undef EST_PLACE_
   e->ws = w;
+  w->mem = mem;
   e->n = n; e->p = p;
   e->opt = o;
   w->ldb = (int)ldb;

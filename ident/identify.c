@@ -771,6 +771,7 @@ static dyiEstim* mt_fold_logs(const dyModel* m, const dyiBase* b, dyiLogReader* 
     sh.buf[i] = malloc(sizeof(dyiSample) * MT_BATCH);
     sh.X[i] = T > 1 ? malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch) : NULL;
     dy_huge_pages(sh.buf[i], sizeof(dyiSample) * MT_BATCH);   /* 5 MiB, written anew every batch */
+    dy_prefault(sh.buf[i], sizeof(dyiSample) * MT_BATCH);
     if (sh.X[i]) dy_huge_pages(sh.X[i], sizeof(double) * MT_BATCH * (size_t)sh.nch);
   }
   if (!sh.buf[0] || !sh.buf[1] || (T > 1 && (!sh.X[0] || !sh.X[1]))) {

@@ -578,8 +578,10 @@ int dyi_lograw_readahead(dyiLogRaw* r) {
   if (!a) return -1;
   a->buf[0] = malloc(sizeof(dyiLogRow) * AHEAD_ROWS);
   a->buf[1] = malloc(sizeof(dyiLogRow) * AHEAD_ROWS);
-  dy_huge_pages(a->buf[0], sizeof(dyiLogRow) * AHEAD_ROWS);   /* 4 MiB each */
-  dy_huge_pages(a->buf[1], sizeof(dyiLogRow) * AHEAD_ROWS);
+  for (int b = 0; b < 2; b++) {   /* 4 MiB each, written over and over */
+    dy_huge_pages(a->buf[b], sizeof(dyiLogRow) * AHEAD_ROWS);
+    dy_prefault(a->buf[b], sizeof(dyiLogRow) * AHEAD_ROWS);
+  }
   if (!a->buf[0] || !a->buf[1] || pthread_mutex_init(&a->mu, NULL)) goto fail;
   if (pthread_cond_init(&a->cv, NULL)) { pthread_mutex_destroy(&a->mu); goto fail; }
   r->ahead = a;
@@ -990,6 +992,11 @@ static int cache_room(dyiLogReader* r) {
   long* l = realloc(r->cl, sizeof(long) * 2 * (size_t)cap);
   if (l) r->cl = l;
   if (!v || !l) return -1;
+  if (!r->capcache) {   /* the rows expected (the hint less its margin) faulted in at once */
+    const size_t rows = (size_t)((double)cap / 1.25);
+    dy_prefault(r->cv, sizeof(double) * rec * rows);
+    dy_prefault(r->cl, sizeof(long) * 2 * rows);
+  }
   r->capcache = cap;
   atomic_fetch_add(&cache_held, cap * cache_rowbytes(r) - r->cache_bytes);
   r->cache_bytes = cap * cache_rowbytes(r);
