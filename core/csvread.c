@@ -416,6 +416,61 @@ int dy_csv_next_plain(dyCsv* c, long long end, char*** fields, int* nf) {
   return 1;
 }
 
+/* The one-pass reading of dy_csv_next_numbers: text[len] (a line from
+ * read_line, no NUL before len) as ncol numbers into v, accepted (1) only
+ * where split_plain would split it and each of its first ncol fields is a
+ * whole number to dy_strtod: it ends in "\n" or "\r\n"; each of the ncol
+ * fields starts with a digit, sign or point (so strtod skips no blanks)
+ * and dy_strtod ends exactly at the delimiter (the last one: or at the
+ * line end); the number's bytes (digits, point, sign, exponent, hex, inf,
+ * nan) hold no delimiter and no byte of class 2, and so are the field
+ * split_plain would cut; the rest of the line holds no byte of class 2
+ * and at most DY_CSV_MAXCOLS fields in all. The values are dy_strtod's of
+ * the same bytes. 0: not decided here (the caller splits the line). */
+static int numbers_plain(const char* text, size_t len, char delim, int ncol, double* v) {
+  if (len < 2 || text[len - 1] != '\n' || ncol < 1) return 0;
+  const char* e = text + len - 1;        /* the line end: '\n', or the '\r' before it */
+  if (e[-1] == '\r') e--;
+  const char* p = text;
+  char* q = NULL;
+  for (int i = 0; i < ncol; i++) {
+    const char ch = *p;
+    if (!((ch >= '0' && ch <= '9') || ch == '-' || ch == '+' || ch == '.')) return 0;
+    v[i] = dy_strtod(p, &q);
+    if (q == p) return 0;
+    if (*q == delim && q < e) p = q + 1;
+    else if (!(i == ncol - 1 && q == e)) return 0;
+  }
+  if (q == e) return 1;
+  /* more fields after the ncol-th: plain text and delimiters up to the end */
+  const unsigned char* cls = delim == ';' ? plain_semi : plain_comma;
+  int n = ncol + 1;
+  for (const char* r = q + 1; r < e; r++) {
+    const unsigned char k = cls[(unsigned char)*r];
+    if (k == 2) return 0;
+    n += k;
+  }
+  return n <= DY_CSV_MAXCOLS;
+}
+
+int dy_csv_next_numbers(dyCsv* c, long long end, int ncol, double* v) {
+  if (c->pos >= end) return 0;
+  int r = read_line(c);
+  if (r == 0) return 0;
+  if (r < 0 || (c->delim != ',' && c->delim != ';')) return 2;
+  size_t len = strlen(c->line);
+  if (numbers_plain(c->line, len, c->delim, ncol, v)) return 1;
+  /* not decided there: dy_csv_next_plain's split and dy_strtod per field */
+  int n = split_plain(c, c->line, len);
+  if (n <= 0 || (n == 1 && !*c->fields[0]) || c->line[0] == '#' || n < ncol) return 2;
+  for (int i = 0; i < ncol; i++) {
+    char* q;
+    v[i] = dy_strtod(c->fields[i], &q);
+    if (q == c->fields[i] || *q) return 2;
+  }
+  return 1;
+}
+
 void dy_csv_set_fast(dyCsv* c, int on) { c->slow = !on; }
 long dy_csv_fast_rows(const dyCsv* c) { return c->nfast; }
 

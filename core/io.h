@@ -79,6 +79,12 @@ long long dy_csv_pos(const dyCsv* c);
 long dy_csv_lines(const dyCsv* c);
 int dy_csv_plain_file(const dyCsv* c);
 int dy_csv_next_plain(dyCsv* c, long long end, char*** fields, int* nf);
+/* dy_csv_next_plain's line as ncol numbers: 1 when dy_csv_next_plain
+ * would return 1 with at least ncol fields, each of the first ncol read
+ * whole by dy_strtod (core/numparse.h), their values in v; 0 at end or
+ * EOF; 2 for any other line (read) or a read error. The common line, ncol
+ * numbers and the line end, is read in one pass without splitting it. */
+int dy_csv_next_numbers(dyCsv* c, long long end, int ncol, double* v);
 
 /* The file name given to dy_csv_open. */
 const char* dy_csv_path(const dyCsv* c);

@@ -6,6 +6,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+void dy_huge_pages(void* p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  const uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+  if (p && e > a) madvise((void*)a, e - a, MADV_HUGEPAGE);
+#else
+  (void)p; (void)bytes;
+#endif
+}
+
+void dy_prefault(void* p, size_t bytes) {
+#ifdef MADV_POPULATE_WRITE
+  const uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+  if (p && e > a) madvise((void*)a, e - a, MADV_POPULATE_WRITE);
+#else
+  (void)p; (void)bytes;
+#endif
+}
 
 double dy_now_s(void) {
   struct timespec ts;

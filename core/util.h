@@ -40,6 +40,18 @@ void dy_sincos8(double s[8], double c[8], const double x[8]);   /* (core/rnea.c)
 /* Monotonic wall clock [s] (CLOCK_MONOTONIC), for timings. */
 double dy_now_s(void);
 
+/* Ask for transparent huge pages on the whole 4 KiB pages inside
+ * [p, p + bytes): a large buffer then faults in once per 2 MiB instead of
+ * once per 4 KiB as it is first written (page faults are dear on virtual
+ * machines). A hint: nothing happens where the system does not offer it.
+ * For buffers of a few MiB and more. */
+void dy_huge_pages(void* p, size_t bytes);
+/* Fault in the whole 4 KiB pages inside [p, p + bytes), for writing, in one
+ * call (madvise MADV_POPULATE_WRITE) instead of one page fault each as
+ * they are first written: for a large buffer that will be written whole
+ * soon. A hint: nothing where the system does not offer it. */
+void dy_prefault(void* p, size_t bytes);
+
 /* qsort comparator of doubles, ascending (NaN compares equal to all). */
 int dy_cmp_double(const void* a, const void* b);
 

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 
 #define HIST_LO (-9.0)                      /* log10 of the lowest bin edge */
 #define HIST_PER_DECADE (DYI_NHIST / 14.0)  /* bins per decade: [-9, 5) */
@@ -67,6 +68,7 @@ struct dyiEstimWork_ {
   double* hist_ref;         /* their reference scales (n) */
   double *Ab, *yb, *rwb;    /* block buffers for dyi_est_run (n*block x p, n*block x 2) */
   int tu_is_T0;             /* per-joint residuals from T0 (IRLS) */
+  void* mem;                /* the one allocation (dyiEstim at its first EST_ALIGN boundary) */
   unsigned char* own_mask;  /* dyi_est_own: mask and names to free */
   const char** own_names;
 };
@@ -92,7 +94,7 @@ void dyi_est_free(dyiEstim* e) {
   if (!e) return;
   free(e->ws->own_mask);
   free(e->ws->own_names);
-  free(e);   /* the one allocation */
+  free(e->ws->mem);   /* the one allocation */
 }
 
 void dyi_est_own(dyiEstim* e, unsigned char* mask, const char** names) {
@@ -133,12 +135,14 @@ dyiEstim* dyi_est_make(int n, int p, const dyiEstOpt* opt, char* err, int errsz)
 #define EST_SIZE_(arr, count) bytes += EST_ROUND(sizeof *(arr) * (size_t)(count));
   EST_ARRAYS(EST_SIZE_)
 #undef EST_SIZE_
-  char* blk = aligned_alloc(EST_ALIGN, bytes);
-  if (!blk) {
+  /* zeroed by calloc, which leaves fresh pages untouched: the block
+   * buffers of a caller that folds rows by joint are never faulted in */
+  char* mem = calloc(1, bytes + EST_ALIGN);
+  if (!mem) {
     snprintf(err, (size_t)errsz, "estimator: out of memory (n=%d, p=%d)", n, p);
     return NULL;
   }
-  memset(blk, 0, bytes);
+  char* blk = mem + (EST_ALIGN - (uintptr_t)mem % EST_ALIGN) % EST_ALIGN;
   e = (dyiEstim*)(void*)blk;
   blk += EST_ROUND(sizeof *e);
   w = (dyiEstimWork*)(void*)blk;
@@ -147,6 +151,7 @@ dyiEstim* dyi_est_make(int n, int p, const dyiEstOpt* opt, char* err, int errsz)
   EST_ARRAYS(EST_PLACE_)
 #undef EST_PLACE_
   e->ws = w;
+  w->mem = mem;
   e->n = n; e->p = p;
   e->opt = o;
   w->ldb = (int)ldb;
@@ -261,6 +266,56 @@ int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
   for (int j = 0; j < n; j++) {
     if (!rw) { e->rows_j[j] += ns; continue; }
     for (int s = 0; s < ns; s++) e->rows_j[j] += rw[(size_t)s * (size_t)n + (size_t)j] != 0;
+  }
+  e->samples += ns;
+  return 0;
+}
+
+/* Joint j's block B (ldb x (np_j + 1), its columns then the torque) of ns
+ * rows weighted in place by rw (NULL: 1), checked finite and folded into
+ * its triangle: fold_joint's values and dtpqrt call, without the gather. */
+static int fold_rows(dyiEstim* e, int j, double* B, int ldb, int ns, const double* rw, char* err, int errsz) {
+  dyiEstimWork* ws = e->ws;
+  const int pj = ws->np[j], m1 = pj + 1, nb = m1 < 16 ? m1 : 16;
+  for (int c = 0; c <= pj; c++) {
+    double* b = B + (size_t)ldb * (size_t)c;
+    for (int s = 0; s < ns; s++) {
+      const double v = rw ? b[s] * rw[s] : b[s];
+      if (!(fabs(v) <= DBL_MAX)) {
+        char nm[64];
+        if (c < pj) pname(e, ws->cols[j][c], nm, sizeof nm); else snprintf(nm, sizeof nm, "torque");
+        snprintf(err, (size_t)errsz, "estimator: sample %ld, joint %d: non-finite %s (%g)",
+                 e->samples + s + 1, j + 1, nm, v);
+        return -1;
+      }
+      b[s] = v;
+    }
+  }
+  lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, ns, m1, 0, nb, ws->T[j], m1, B, ldb, ws->tq, nb, ws->work);
+  if (info) {
+    snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
+    return -1;
+  }
+  return 0;
+}
+
+int dyi_est_add_joints(dyiEstim* e, double* const* B, int ldb, int ns, const double* const* rw,
+                       char* err, int errsz) {
+  if (ns <= 0) return 0;
+  if (e->opt.folds > 1) {
+    snprintf(err, (size_t)errsz, "estimator: rows by joint with parts kept (use dyi_est_add)");
+    return -1;
+  }
+  for (int j = 0; j < e->n; j++) {
+    if (!B[j]) continue;
+    long used = ns;
+    if (rw && rw[j]) {
+      used = 0;
+      for (int s = 0; s < ns; s++) used += rw[j][s] != 0;
+      if (!used) continue;   /* no equation of joint j here: the triangle as it is (as dyi_est_add) */
+    }
+    if (fold_rows(e, j, B[j], ldb, ns, rw ? rw[j] : NULL, err, errsz)) return -1;
+    e->rows_j[j] += used;
   }
   e->samples += ns;
   return 0;

@@ -185,6 +185,15 @@ void dyi_est_reset(dyiEstim* e);
  * entry outside the mask, or a non-finite value). */
 int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
                 const double* rw, char* err, int errsz);
+/* The same fold of ns samples with each joint's rows already gathered:
+ * B[j] (ldb x (np_j + 1), column-major: the joint's columns in
+ * dyi_est_cols order, then the torque) or NULL for a joint without rows in
+ * this block; rw[j] (ns) its row weights (rw or rw[j] NULL: 1; rows with
+ * weight 0 are not counted). Every B[j] is overwritten. The triangles are
+ * those dyi_est_add makes of the same rows in A, bit for bit. Not with
+ * parts kept (opt.folds > 1). 0, or -1 with err (a non-finite value). */
+int dyi_est_add_joints(dyiEstim* e, double* const* B, int ldb, int ns, const double* const* rw,
+                       char* err, int errsz);
 
 /* Solve the problem folded in so far with joint j's rows weighted by
  * wj[j] (NULL: 1): fills beta, std, rel_std_pct, cov, sigma2, cond,

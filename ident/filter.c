@@ -2,6 +2,7 @@
 /* dynid ident: Butterworth design and the block zero-phase filter
  * (see filter.h for the margin rule and the edge convention). */
 #include "ident/filter.h"
+#include "core/util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,7 +483,8 @@ int dyi_decim_pop(dyiDecim* d, double* y, double* pass, double* relvar) {
   size_t s = (size_t)(d->lo % d->S);
   const double* a = d->acc + s * (size_t)d->nch;
   double w = d->w1[s];
-  for (int c = 0; c < d->nch; c++) y[c] = a[c] / w;
+  if (w == 1) memcpy(y, a, sizeof(double) * (size_t)d->nch);   /* a / 1 is a, bit for bit: no division */
+  else for (int c = 0; c < d->nch; c++) y[c] = a[c] / w;
   if (d->npass) memcpy(pass, d->pass + s * (size_t)d->npass, sizeof(double) * (size_t)d->npass);
   if (relvar) *relvar = d->w2[s] / (w * w) / d->gain2;
   d->lo++;
@@ -493,12 +495,16 @@ int dyi_decim_pop(dyiDecim* d, double* y, double* pass, double* relvar) {
 
 struct dyiBand_ {
   int nch, deriv, ncand, ns;      /* channels, differences, candidates, 2*nsec */
+  int E;                          /* lanes: ncand x nch, lane k*nch + c for candidate k, channel c */
   double fs;
   long count, skip;               /* samples pushed; left out at the start */
   dyiButter f[DYI_BAND_MAXC];
-  double* z;                      /* states: ncand x nch x 2 passes x ns */
-  double* y;                      /* two past outputs: ncand x nch x 2 */
-  double* e;                      /* sums of squares: ncand x nch */
+  double* cf;                     /* each lane's section coefficients: nsec x 5 x E
+                                     (b0 b1 b2 a1 a2 of section i at (5 i + m) E) */
+  double* z;                      /* states: 2 passes x ns x E (section i's two at rows 2i, 2i + 1) */
+  double* y;                      /* two past outputs: 2 x E */
+  double* e;                      /* sums of squares: E */
+  double* v;                      /* one sample through the cascades (E) */
 };
 
 dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, int order) {
@@ -514,11 +520,20 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
     b->ncand = k + 1;
   }
   b->ns = 2 * b->f[0].nsec;
-  size_t nz = (size_t)b->ncand * nch;
-  b->z = calloc(nz * 2 * (size_t)b->ns, sizeof(double));
-  b->y = calloc(nz * 2, sizeof(double));
-  b->e = calloc(nz, sizeof(double));
-  if (!b->ncand || !b->z || !b->y || !b->e) { dyi_band_free(b); return NULL; }
+  const size_t E = (size_t)b->ncand * (size_t)nch;
+  b->E = (int)E;
+  b->cf = malloc(sizeof(double) * 5 * (size_t)b->f[0].nsec * (E ? E : 1));
+  b->z = calloc(E * 2 * (size_t)b->ns, sizeof(double));
+  b->y = calloc(E * 2, sizeof(double));
+  b->e = calloc(E, sizeof(double));
+  b->v = calloc(E, sizeof(double));
+  if (!b->ncand || !b->cf || !b->z || !b->y || !b->e || !b->v) { dyi_band_free(b); return NULL; }
+  for (int i = 0; i < b->f[0].nsec; i++)
+    for (size_t l = 0; l < E; l++) {
+      const dyiButter* f = &b->f[l / (size_t)nch];
+      const double c[5] = {f->b[i][0], f->b[i][1], f->b[i][2], f->a[i][1], f->a[i][2]};
+      for (int m = 0; m < 5; m++) b->cf[((size_t)(5 * i + m)) * E + l] = c[m];
+    }
   /* the lowest candidate's edge transient, both passes, and the differences */
   b->skip = 2L * dyi_butter_settle(&b->f[0], 1e-3) + deriv;
   return b;
@@ -526,28 +541,74 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
 
 void dyi_band_free(dyiBand* b) {
   if (!b) return;
-  free(b->z); free(b->y); free(b->e);
+  free(b->cf); free(b->z); free(b->y); free(b->e); free(b->v);
   free(b);
 }
 
-void dyi_band_push(dyiBand* b, const double* x) {
-  int nch = b->nch, ns = b->ns;
-  double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
-  for (int k = 0; k < b->ncand; k++)
-    for (int c = 0; c < nch; c++) {
-      size_t i = (size_t)k * nch + c;
-      double* z = b->z + i * 2 * ns;
-      double* y = b->y + i * 2;
-      if (b->count == 0) {          /* start from the steady state of the first value */
-        dyi_butter_steady(&b->f[k], z, x[c]);
-        dyi_butter_steady(&b->f[k], z + ns, x[c]);
-        y[0] = y[1] = x[c];
-      }
-      double v = butter_step(&b->f[k], z + ns, butter_step(&b->f[k], z, x[c]));
-      double a = b->deriv == 2 ? v - 2*y[1] + y[0] : b->deriv == 1 ? v - y[1] : v;
-      y[0] = y[1]; y[1] = v;
-      if (b->count >= b->skip) b->e[i] += a * s * a * s;
+/* x[l] through lane l's cascade (coefficients cf, states z: ns x E), every
+ * lane l < E: butter_step's operations in its order, lane by lane, so each
+ * lane's result is butter_step's bit for bit; the lanes are independent,
+ * so the loop over them vectorises (util.h DY_CLONES) and no lane waits
+ * on another's chain of steps */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-vectorize")))
+#endif
+DY_CLONES
+static void band_cascade(const double* restrict cf, int nsec, double* restrict z, double* restrict x, int E) {
+  const size_t L = (size_t)E;
+  for (int i = 0; i < nsec; i++) {
+    const double* restrict b0 = cf + (size_t)(5 * i) * L;
+    const double *restrict b1 = b0 + L, *restrict b2 = b1 + L, *restrict a1 = b2 + L, *restrict a2 = a1 + L;
+    double* restrict z0 = z + (size_t)(2 * i) * L;
+    double* restrict z1 = z0 + L;
+    for (size_t l = 0; l < L; l++) {
+      const double xl = x[l], y = b0[l]*xl + z0[l];
+      z0[l] = b1[l]*xl - a1[l]*y + z1[l];
+      z1[l] = b2[l]*xl - a2[l]*y;
+      x[l] = y;
     }
+  }
+}
+
+/* lane l's difference of order deriv of v[l] with its two past outputs
+ * y0[l], y1[l] (shifted on), its square scaled by s^2 into e[l] (NULL:
+ * not yet counted); a loop without branches, vectorised */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-vectorize")))
+#endif
+DY_CLONES
+static void band_energy(const double* restrict v, double* restrict y0, double* restrict y1, double* restrict e,
+                        int deriv, double s, int E) {
+  for (int l = 0; l < E; l++) {
+    const double a = deriv == 2 ? v[l] - 2*y1[l] + y0[l] : deriv == 1 ? v[l] - y1[l] : v[l];
+    y0[l] = y1[l]; y1[l] = v[l];
+    if (e) e[l] += a * s * a * s;
+  }
+}
+
+/* the states of both passes of every lane at the steady state of the
+ * first values x (nch) */
+static void band_start(dyiBand* b, const double* x) {
+  const size_t E = (size_t)b->E, nch = (size_t)b->nch, ns = (size_t)b->ns;
+  for (size_t l = 0; l < E; l++) {
+    double s[2 * DYI_MAXSEC];
+    dyi_butter_steady(&b->f[l / nch], s, x[l % nch]);
+    for (size_t p = 0; p < 2; p++)
+      for (size_t i = 0; i < ns; i++) b->z[(p * ns + i) * E + l] = s[i];
+    b->y[l] = b->y[E + l] = x[l % nch];
+  }
+}
+
+void dyi_band_push(dyiBand* b, const double* x) {
+  const int nch = b->nch, nsec = b->ns / 2;
+  const size_t E = (size_t)b->E;
+  double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
+  if (b->count == 0) band_start(b, x);   /* from the steady state of the first value */
+  for (int k = 0; k < b->ncand; k++)
+    for (int c = 0; c < nch; c++) b->v[(size_t)k * (size_t)nch + (size_t)c] = x[c];
+  band_cascade(b->cf, nsec, b->z, b->v, b->E);
+  band_cascade(b->cf, nsec, b->z + (size_t)b->ns * E, b->v, b->E);
+  band_energy(b->v, b->y, b->y + E, b->count >= b->skip ? b->e : NULL, b->deriv, s, b->E);
   b->count++;
 }
 

@@ -417,6 +417,7 @@ static void mtb_wait(mtBarrier* b) {
 }
 
 #define MT_BATCH 4096   /* samples per batch handed to the workers (few hand-overs) */
+#define MT_STAGE 8      /* rows of the filter transposed into the blocks at a time */
 
 typedef struct mtShared_ mtShared;
 typedef struct {
@@ -428,7 +429,17 @@ typedef struct {
   int* gidx;          /* channel i of rows -> channel of the full layout */
   double* x;          /* one gathered record */
   dyiEstim* e;         /* its joints' triangles */
-  int nblk;           /* samples waiting in e's block buffers */
+  int nblk;           /* samples waiting in e's block buffers (or in Bj) */
+  /* direct: its rows popped straight into one block per joint, the layout
+   * the estimator folds (dyi_est_add_joints), instead of the n*block rows
+   * of every column (mostly structural zeros) gathered again per joint */
+  int direct;
+  double* Bj[DY_MAXJ];  /* its joints' blocks (block x (np_j + 1)); NULL: not its joint */
+  double* rwj[DY_MAXJ]; /* their row weights (block) */
+  int* chk;           /* channel n + i of rows -> its column in its joint's block */
+  int npj[DY_MAXJ];   /* the columns of joint j's block before the torque */
+  double *st, *stp;   /* MT_STAGE rows of the filter: channels (nch each), pass-through (2 + n) */
+  double* bmem;       /* the blocks', weights' and stage's one allocation */
   int failed;
   char err[512];
 } mtWorker;
@@ -448,14 +459,60 @@ struct mtShared_ {
 
 static int mt_fold(mtWorker* w) {
   if (!w->nblk || w->failed) return 0;
-  double *A, *y, *rw;
-  int lda = dyi_est_block_buffers(w->e, &A, &y, &rw);
-  if (dyi_est_add(w->e, A, lda, y, w->nblk, rw, w->err, sizeof w->err)) w->failed = 1;
+  if (w->direct) {
+    if (dyi_est_add_joints(w->e, w->Bj, w->e->opt.block, w->nblk, (const double* const*)w->rwj, w->err,
+                           sizeof w->err))
+      w->failed = 1;
+  } else {
+    double *A, *y, *rw;
+    int lda = dyi_est_block_buffers(w->e, &A, &y, &rw);
+    if (dyi_est_add(w->e, A, lda, y, w->nblk, rw, w->err, sizeof w->err)) w->failed = 1;
+  }
   w->nblk = 0;
   return w->failed ? -1 : 0;
 }
 
+/* Up to MT_STAGE rows of the filter (dyi_rows_pop's values and row
+ * weights) into the joints' blocks at rows nblk.. (its joints only; the
+ * others have no block): popped into the stage, then written a channel at
+ * a time, consecutive rows of one column (a transpose through a small
+ * buffer instead of a store per column and row). The rows placed: 0 when
+ * none is ready. */
+static int mt_pop_direct(mtWorker* w) {
+  dyiRows* r = w->rows;
+  const int n = r->n, nch = r->nch, np2 = 2 + n, bs = w->e->opt.block;
+  const int room = bs - w->nblk < MT_STAGE ? bs - w->nblk : MT_STAGE;
+  double rv[MT_STAGE];
+  int k = 0;
+  while (k < room && dyi_decim_pop(r->dec, w->st + (size_t)k * (size_t)nch, w->stp + (size_t)k * (size_t)np2, &rv[k]))
+    k++;
+  if (!k) return 0;
+  const size_t ld = (size_t)bs, s0 = (size_t)w->nblk;
+  for (int i = n; i < nch; i++) {
+    double* dst = w->Bj[r->chj[i - n]] + (size_t)w->chk[i - n] * ld + s0;
+    for (int b = 0; b < k; b++) dst[b] = w->st[(size_t)b * (size_t)nch + (size_t)i];
+  }
+  for (int j = 0; j < n; j++) {
+    if (!w->Bj[j]) continue;
+    double* tau = w->Bj[j] + (size_t)w->npj[j] * ld + s0;
+    for (int b = 0; b < k; b++) {
+      tau[b] = w->st[(size_t)b * (size_t)nch + (size_t)j];
+      /* joint too slow (--qd-min): left out; truncated windows at the
+       * ends are noisier: weighted back to an interior row */
+      w->rwj[j][s0 + (size_t)b] = w->stp[(size_t)b * (size_t)np2 + 2 + (size_t)j] != 0 ? 0
+                                  : rv[b] > 0 ? 1 / sqrt(rv[b]) : 1;
+    }
+  }
+  w->nblk += k;
+  return k;
+}
+
 static void mt_drain(mtWorker* w) {
+  if (w->direct) {
+    while (mt_pop_direct(w))
+      if (w->nblk == w->e->opt.block) mt_fold(w);
+    return;
+  }
   double *A, *y, *rw;
   int lda = dyi_est_block_buffers(w->e, &A, &y, &rw);
   while (dyi_rows_pop(w->rows, A, lda, w->nblk, y, rw, NULL))
@@ -552,6 +609,50 @@ static void mt_assign(const dyiRows* full, int n, int D, int T, unsigned* jsel) 
   }
 }
 
+/* The direct layout of worker x (mtWorker.direct): a block per joint of
+ * its own, its channels' columns there. Left off (0 returned, rows then go
+ * through dyi_est_add) with parts kept or when the row stage's channels
+ * are not the estimator's columns in order; -1 out of memory. */
+static int mt_direct(mtWorker* x, int n) {
+  const dyiRows* r = x->rows;
+  const size_t bs = (size_t)x->e->opt.block;
+  if (x->e->opt.folds > 1) return 0;
+  x->chk = malloc(sizeof(int) * (size_t)(r->nch - n + 1));
+  if (!x->chk) return -1;
+  size_t doubles = 0;
+  int cnt[DY_MAXJ] = {0};
+  for (int i = n; i < r->nch; i++) {
+    const int j = r->chj[i - n];
+    int np;
+    const int* cols = dyi_est_cols(x->e, j, &np);
+    if (cnt[j] >= np || cols[cnt[j]] != r->chc[i - n]) return 0;
+    x->chk[i - n] = cnt[j]++;
+  }
+  for (int j = 0; j < n; j++) {
+    int np;
+    dyi_est_cols(x->e, j, &np);
+    if (!(r->jsel >> j & 1u)) continue;
+    if (cnt[j] != np) return 0;
+    doubles += bs * (size_t)(np + 2);
+  }
+  doubles += MT_STAGE * (size_t)(r->nch + 2 + n);
+  x->bmem = malloc(sizeof(double) * (doubles ? doubles : 1));
+  if (!x->bmem) return -1;
+  double* p = x->bmem;
+  for (int j = 0; j < n; j++) {
+    if (!(r->jsel >> j & 1u)) continue;
+    int np;
+    dyi_est_cols(x->e, j, &np);
+    x->Bj[j] = p; p += bs * (size_t)(np + 1);
+    x->rwj[j] = p; p += bs;
+    x->npj[j] = np;
+  }
+  x->st = p; p += MT_STAGE * (size_t)r->nch;
+  x->stp = p;
+  x->direct = 1;
+  return 0;
+}
+
 /* Worker t: a regressor workspace of the full channel layout, a row stage
  * of its joints' channels, gidx (its channel i -> the full layout's) and
  * an estimator for its triangles. 0, or -1 with err. */
@@ -562,6 +663,7 @@ static int mt_worker_make(mtWorker* x, mtShared* sh, int t, const dyModel* m, co
   x->rows = rows_make(m, b, jsel, err, errsz);
   x->e = dyi_est_make(n, b->nb, o, err, errsz);
   if (!x->rows || !x->e) return -1;
+  if (mt_direct(x, n)) { snprintf(err, (size_t)errsz, "identify: out of memory"); return -1; }
   if (sh->T == 1) return 0;   /* one worker: its row stage alone (mt_main) */
   x->full = dyi_rows_make(m, b, err, errsz);
   if (!x->full) return -1;
@@ -668,6 +770,9 @@ static dyiEstim* mt_fold_logs(const dyModel* m, const dyiBase* b, dyiLogReader* 
   for (int i = 0; i < 2; i++) {   /* the batches' channels: only when the workers split them */
     sh.buf[i] = malloc(sizeof(dyiSample) * MT_BATCH);
     sh.X[i] = T > 1 ? malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch) : NULL;
+    dy_huge_pages(sh.buf[i], sizeof(dyiSample) * MT_BATCH);   /* 5 MiB, written anew every batch */
+    dy_prefault(sh.buf[i], sizeof(dyiSample) * MT_BATCH);
+    if (sh.X[i]) dy_huge_pages(sh.X[i], sizeof(double) * MT_BATCH * (size_t)sh.nch);
   }
   if (!sh.buf[0] || !sh.buf[1] || (T > 1 && (!sh.X[0] || !sh.X[1]))) {
     snprintf(err, (size_t)errsz, "identify: out of memory");
@@ -685,6 +790,7 @@ done:
   for (int t = 0; w && t < T; t++) {
     dyi_rows_free(w[t].full); dyi_rows_free(w[t].rows);
     free(w[t].gidx); free(w[t].x); dyi_est_free(w[t].e);
+    free(w[t].chk); free(w[t].bmem);
   }
   free(w);
   dyi_rows_free(full);

@@ -14,6 +14,7 @@
 #include "core/transmission.h"
 #include <ctype.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -576,12 +577,14 @@ typedef struct rawAhead_ {
 } rawAhead;
 
 /* a row's time, indices and the n joints' values (not the unused tail) */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))   /* loops, not memcpy calls */
+#endif
 static void row_copy(dyiLogRow* d, const dyiLogRow* s, int n) {
   d->row = s->row; d->line = s->line; d->t = s->t;
-  memcpy(d->q, s->q, sizeof(double) * (size_t)n);
-  memcpy(d->qd, s->qd, sizeof(double) * (size_t)n);
-  memcpy(d->qdd, s->qdd, sizeof(double) * (size_t)n);
-  memcpy(d->tau, s->tau, sizeof(double) * (size_t)n);
+  for (int j = 0; j < n; j++) {   /* loops: cheaper than four memcpy calls of n values */
+    d->q[j] = s->q[j]; d->qd[j] = s->qd[j]; d->qdd[j] = s->qdd[j]; d->tau[j] = s->tau[j];
+  }
 }
 
 static void* ahead_main(void* arg) {
@@ -632,6 +635,10 @@ int dyi_lograw_readahead(dyiLogRaw* r) {
   if (!a) return -1;
   a->buf[0] = malloc(sizeof(dyiLogRow) * AHEAD_ROWS);
   a->buf[1] = malloc(sizeof(dyiLogRow) * AHEAD_ROWS);
+  for (int b = 0; b < 2; b++) {   /* 4 MiB each, written over and over */
+    dy_huge_pages(a->buf[b], sizeof(dyiLogRow) * AHEAD_ROWS);
+    dy_prefault(a->buf[b], sizeof(dyiLogRow) * AHEAD_ROWS);
+  }
   if (!a->buf[0] || !a->buf[1] || pthread_mutex_init(&a->mu, NULL)) goto fail;
   if (pthread_cond_init(&a->cv, NULL)) { pthread_mutex_destroy(&a->mu); goto fail; }
   r->ahead = a;
@@ -765,14 +772,12 @@ static long long split_bound(const splitState* s, int k) {
   }
 }
 
-/* the first ncol cells into v as dyi_quality_cells reads them; 1 when
- * each is a whole finite number, not absurd (the time column may be) */
-static int split_cells(const splitState* s, char** f, double* v) {
-  for (int c = 0; c < s->ncol; c++) {
-    char* end;
-    v[c] = dy_strtod(f[c], &end);
-    if (end == f[c] || *end || !isfinite(v[c]) || (c != s->colt && fabs(v[c]) > s->absurd)) return 0;
-  }
+/* the first ncol cells v as dyi_quality_cells reads them (dy_strtod, whole
+ * cells: dy_csv_next_numbers); 1 when each is finite, not absurd (the
+ * time column may be) */
+static int split_cells(const splitState* s, const double* v) {
+  for (int c = 0; c < s->ncol; c++)
+    if (!isfinite(v[c]) || (c != s->colt && fabs(v[c]) > s->absurd)) return 0;
   return 1;
 }
 
@@ -797,10 +802,14 @@ static void split_parse(splitState* s, dyCsv* c, splitSlot* b, int k) {
   for (;;) {
     const long long at = dy_csv_pos(c);
     const long before = dy_csv_lines(c);
-    char** f; int nf;
-    const int rc = dy_csv_next_plain(c, end, &f, &nf);
-    if (rc == 0) break;
-    if (rc == 1 && nf >= s->ncol && !split_room(s, b) && split_cells(s, f, b->vals + b->nrows * s->ncol)) {
+    int rc = 2;
+    if (!split_room(s, b)) {
+      double* v = b->vals + b->nrows * s->ncol;
+      rc = dy_csv_next_numbers(c, end, s->ncol, v);
+      if (rc == 0) break;
+      if (rc == 1 && !split_cells(s, v)) rc = 2;
+    }
+    if (rc == 1) {
       b->rel[b->nrows++] = dy_csv_lines(c);
       continue;
     }
@@ -981,6 +990,14 @@ struct dyiLogReader_ {
   int logged;
   /* rows held for the rate estimate, then replayed */
   dyiLogRow* pre; int npre, ipre, src_end;
+  /* the rows after them read by the cutoff's pre-pass, replayed next
+   * (cache_put): ncache records of 1 + 4n values (cv) and row, line (cl) */
+  double* cv; long* cl; long ncache, icache, capcache;
+  long cache_hint;                  /* rows expected (cache_fits): the first allocation */
+  long cache_bytes;                 /* allocated for the kept rows (their share of cache_held) */
+  int cache_rc;                     /* after them: 1 the raw reader goes on, 0 the end, -1 cache_err */
+  char cache_err[DY_ERRSZ];
+  long long cache_done;             /* the raw reader's position when the pre-pass stopped [bytes] */
   double t0;                        /* subtracted from t before filtering */
   /* resampling: raw rows w[0..3] around the grid point, in [w1, w2] */
   dyiLogRow rs[4]; int rs_have[4], rs_init; long rs_m;
@@ -996,9 +1013,110 @@ struct dyiLogReader_ {
   long rows_read;
 };
 
-/* next raw row (the held ones first): 1, 0, -1 */
+/* ------------------------------------- the pre-pass's rows, kept for the read */
+
+/* The default cutoff reads the whole log before the read proper
+ * (auto_cutoff). A log whose rows fit LOG_CACHE_MAXBYTES is read once:
+ * the pre-pass takes its rows from the reader's own raw rows and keeps
+ * them, compactly, and the read replays them (src_row) instead of parsing
+ * the file again; the same rows, values, findings and messages. The cap
+ * is for every reader's kept rows together; each reader's go as soon as
+ * they are replayed. */
+#ifndef LOG_CACHE_MAXBYTES   /* (tests/test_logcache.c makes it small) */
+#define LOG_CACHE_MAXBYTES (64L << 20)
+#endif
+
+/* bytes of the rows every reader keeps: the cap holds for them all (logs
+ * opened together, as identify opens its logs, share it) */
+static atomic_long cache_held;
+
+/* values kept per row: t, q, qd, qdd, tau (n each); bytes per row with
+ * its row and line */
+static size_t cache_rec(const dyiLogReader* r) { return 1 + 4 * (size_t)r->n; }
+static long cache_rowbytes(const dyiLogReader* r) { return (long)(sizeof(double) * cache_rec(r) + 2 * sizeof(long)); }
+
+/* room for one more row in the cache (grown by doubling up to what the
+ * cap leaves it); 0, or -1 when it would outgrow that or memory */
+static int cache_room(dyiLogReader* r) {
+  const size_t rec = cache_rec(r);
+  if (r->ncache < r->capcache) return 0;
+  long cap = r->capcache ? 2 * r->capcache : r->cache_hint > 4096 ? r->cache_hint : 4096;
+  const long maxrows = (LOG_CACHE_MAXBYTES - (atomic_load(&cache_held) - r->cache_bytes)) / cache_rowbytes(r);
+  if (cap > maxrows) cap = maxrows;
+  if (cap <= r->ncache) return -1;
+  double* v = realloc(r->cv, sizeof(double) * rec * (size_t)cap);
+  if (v) { r->cv = v; dy_huge_pages(v, sizeof(double) * rec * (size_t)cap); }
+  long* l = realloc(r->cl, sizeof(long) * 2 * (size_t)cap);
+  if (l) r->cl = l;
+  if (!v || !l) return -1;
+  if (!r->capcache) {   /* the rows expected (the hint less its margin) faulted in at once */
+    const size_t rows = (size_t)((double)cap / 1.25);
+    dy_prefault(r->cv, sizeof(double) * rec * rows);
+    dy_prefault(r->cl, sizeof(long) * 2 * rows);
+  }
+  r->capcache = cap;
+  atomic_fetch_add(&cache_held, cap * cache_rowbytes(r) - r->cache_bytes);
+  r->cache_bytes = cap * cache_rowbytes(r);
+  return 0;
+}
+
+/* row into the cache, which has room (cache_room); loops, not memcpy: a
+ * library call per array costs more than these few values */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))   /* loops, not memcpy calls */
+#endif
+static void cache_put(dyiLogReader* r, const dyiLogRow* row) {
+  const int n = r->n;
+  double* v = r->cv + cache_rec(r) * (size_t)r->ncache;
+  v[0] = row->t;
+  for (int j = 0; j < n; j++) {
+    v[1 + j] = row->q[j]; v[1 + n + j] = row->qd[j];
+    v[1 + 2 * n + j] = row->qdd[j]; v[1 + 3 * n + j] = row->tau[j];
+  }
+  r->cl[2 * r->ncache] = row->row;
+  r->cl[2 * r->ncache + 1] = row->line;
+  r->ncache++;
+}
+
+/* cached row i into row (its n joints' values, as the raw reader gives them) */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-tree-loop-distribute-patterns")))   /* loops, not memcpy calls */
+#endif
+static void cache_get(const dyiLogReader* r, long i, dyiLogRow* row) {
+  const int n = r->n;
+  const double* v = r->cv + cache_rec(r) * (size_t)i;
+  row->t = v[0];
+  for (int j = 0; j < n; j++) {
+    row->q[j] = v[1 + j]; row->qd[j] = v[1 + n + j];
+    row->qdd[j] = v[1 + 2 * n + j]; row->tau[j] = v[1 + 3 * n + j];
+  }
+  row->row = r->cl[2 * i];
+  row->line = r->cl[2 * i + 1];
+}
+
+/* the kept rows' memory back (their share of the cap too); what follows
+ * them (cache_rc) stays */
+static void cache_release(dyiLogReader* r) {
+  free(r->cv); free(r->cl);
+  r->cv = NULL; r->cl = NULL;
+  r->ncache = r->icache = r->capcache = 0;
+  atomic_fetch_sub(&cache_held, r->cache_bytes);
+  r->cache_bytes = 0;
+}
+
+/* next raw row (the held ones first, then the pre-pass's): 1, 0, -1 */
 static int src_row(dyiLogReader* r, dyiLogRow* row, char* err, int errsz) {
   if (r->ipre < r->npre) { *row = r->pre[r->ipre++]; return 1; }
+  if (r->icache < r->ncache) {
+    cache_get(r, r->icache++, row);
+    r->rows_read++;
+    if (r->icache == r->ncache) cache_release(r);   /* replayed: its memory back at once */
+    return 1;
+  }
+  if (r->cache_rc != 1) {   /* the pre-pass read to the end or to an error: what the reader said */
+    if (r->cache_rc < 0) snprintf(err, (size_t)errsz, "%s", r->cache_err);
+    return r->cache_rc;
+  }
   int rc = dyi_lograw_next(r->raw, row, err, errsz);
   if (rc == 1) r->rows_read++;
   return rc;
@@ -1123,6 +1241,8 @@ static void teardown(dyiLogReader* r) {
   dyi_lograw_close(r->raw); r->raw = NULL;
   dyi_zpf_free(r->zpf); r->zpf = NULL;
   free(r->pre); r->pre = NULL;
+  cache_release(r);
+  r->cache_rc = 1;
   free(r->buf); r->buf = NULL;
   for (int i = 0; i < 3; i++) { free(r->w[i]); r->w[i] = NULL; }
 }
@@ -1136,6 +1256,7 @@ static int hold_rows(dyiLogReader* r, char* err, int errsz) {
   r->pre = malloc(RATEWIN * sizeof(dyiLogRow));
   if (!r->pre) { snprintf(err, (size_t)errsz, "%s: out of memory", r->path); return -1; }
   r->npre = r->ipre = 0; r->rows_read = 0;
+  r->cache_rc = 1;
   while (r->npre < RATEWIN) {
     int rc = dyi_lograw_next(r->raw, r->pre + r->npre, err, errsz);
     if (rc < 0) return -1;
@@ -1175,30 +1296,86 @@ static int sample_rate(dyiLogReader* r, double* med, char* err, int errsz) {
   return 0;
 }
 
-/* The default cutoff measured on the log: one pass over its raw rows (the
- * rows the read will use, through the same gate; no watch) into the
- * bandwidth meter (filter.h dyiBand) on the highest derivative the log
- * holds (qdd, else qd, else q), candidates from f0 / 4 up to fmax at the
- * raw rate 1 / med; the meter's knee with BAND_TOL, never below f0. Kept
- * in r->fc_auto for rewinds. A row the read will stop at ends the pre-pass
- * (the cutoff from the rows before it; the read reports the row where it
- * did before). 0, or -1 with err when the file cannot be opened again. */
-#define BAND_TOL 0.01
-static int auto_cutoff(dyiLogReader* r, double f0, double fmax, double med, char* err, int errsz) {
-  if (r->fc_auto > 0) return 0;
+/* the column the band meter takes of a row: the highest derivative logged */
+static const double* band_col(const dyiLogRow* row, int deriv) {
+  return deriv == 0 ? row->qdd : deriv == 1 ? row->qd : row->q;
+}
+
+/* The pre-pass on a reader of its own (the file parsed once more; no
+ * watch) into b. 0, or -1 with err when the file cannot be opened again. */
+static int band_reread(dyiLogReader* r, dyiBand* b, int deriv, char* err, int errsz) {
   dyiLogOpt o = r->opt;
   o.watch = NULL;
-  int deriv = r->logged & 2 ? 0 : r->logged & 1 ? 1 : 2;
-  dyiBand* b = dyi_band_make(r->n, deriv, 1.0 / med, f0 / 4, fmax, o.order > 0 ? o.order : 4);
-  if (!b) { r->fc_auto = f0; return 0; }   /* no candidate designs (a rate far off): f0, judged later */
   dyiLogRaw* raw = dyi_lograw_open(r->path, r->n, &o, err, errsz);
-  if (!raw) { dyi_band_free(b); return -1; }
+  if (!raw) return -1;
   dyi_lograw_readahead(raw);
   dyiLogRow row;
   char bad[512];                              /* a bad row's message: the read gives it */
-  while (dyi_lograw_next(raw, &row, bad, sizeof bad) == 1)
-    dyi_band_push(b, deriv == 0 ? row.qdd : deriv == 1 ? row.qd : row.q);
+  while (dyi_lograw_next(raw, &row, bad, sizeof bad) == 1) dyi_band_push(b, band_col(&row, deriv));
   dyi_lograw_close(raw);
+  return 0;
+}
+
+/* 1 when the log's rows, estimated from the bytes the held rows took,
+ * should fit the cache (with a margin of a quarter, the first allocation:
+ * no copies as it grows) */
+static int cache_fits(dyiLogReader* r) {
+  long long done = 0, total = 0;
+  dyi_lograw_progress(r->raw, &done, &total);
+  if (done <= 0 || total <= 0 || r->npre < 2) return 0;
+  const double rows = 1.25 * (double)r->npre * (double)total / (double)done;
+  r->cache_hint = (long)rows;
+  return rows * (double)cache_rowbytes(r) <= (double)(LOG_CACHE_MAXBYTES - atomic_load(&cache_held));
+}
+
+/* The pre-pass on the reader's own raw rows: the held ones, then the rest
+ * into b and the cache, to the end or the reader's error (kept for the
+ * read: cache_rc, cache_err). 1 when the cache outgrew its cap: it then
+ * holds the rows before that point, the read goes on from the raw reader
+ * after them, and b has not seen every row. */
+static int band_cached(dyiLogReader* r, dyiBand* b, int deriv) {
+  for (int i = 0; i < r->npre; i++) dyi_band_push(b, band_col(&r->pre[i], deriv));
+  dyi_lograw_readahead(r->raw);
+  dyiLogRow row;
+  long long total;
+  int full = 0;
+  for (;;) {
+    if (cache_room(r)) { full = 1; break; }   /* the read resumes at the raw reader's next row */
+    const int rc = dyi_lograw_next(r->raw, &row, r->cache_err, sizeof r->cache_err);
+    if (rc != 1) { r->cache_rc = rc; break; }
+    cache_put(r, &row);
+    dyi_band_push(b, band_col(&row, deriv));
+  }
+  dyi_lograw_progress(r->raw, &r->cache_done, &total);
+  return full;
+}
+
+/* The default cutoff measured on the log: one pass over its raw rows (the
+ * rows the read will use, through the same gate) into the bandwidth meter
+ * (filter.h dyiBand) on the highest derivative the log holds (qdd, else
+ * qd, else q), candidates from f0 / 4 up to fmax at the raw rate 1 / med;
+ * the meter's knee with BAND_TOL, never below f0. Kept in r->fc_auto for
+ * rewinds. A row the read will stop at ends the pre-pass (the cutoff from
+ * the rows before it; the read reports the row where it did before). The
+ * pass keeps the rows for the read when they fit (band_cached), else it
+ * reads the file on a reader of its own (band_reread). 0, or -1 with err
+ * when the file cannot be opened again. */
+#define BAND_TOL 0.01
+static int auto_cutoff(dyiLogReader* r, double f0, double fmax, double med, char* err, int errsz) {
+  if (r->fc_auto > 0) return 0;
+  int deriv = r->logged & 2 ? 0 : r->logged & 1 ? 1 : 2;
+  const int order = r->opt.order > 0 ? r->opt.order : 4;
+  dyiBand* b = dyi_band_make(r->n, deriv, 1.0 / med, f0 / 4, fmax, order);
+  if (!b) { r->fc_auto = f0; return 0; }   /* no candidate designs (a rate far off): f0, judged later */
+  const int fits = cache_fits(r);
+  if (!fits || band_cached(r, b, deriv)) {
+    if (fits) {   /* the rows did not fit after all: the band anew, on a reader of its own */
+      dyi_band_free(b);
+      b = dyi_band_make(r->n, deriv, 1.0 / med, f0 / 4, fmax, order);
+      if (!b) { r->fc_auto = f0; return 0; }
+    }
+    if (band_reread(r, b, deriv, err, errsz)) { dyi_band_free(b); return -1; }
+  }
   double fc = dyi_band_cutoff(b, BAND_TOL);   /* a bad row: the rows before it (the read reports it) */
   dyi_band_free(b);
   r->fc_auto = fc > f0 ? fc : f0;
@@ -1356,7 +1533,8 @@ int dyi_log_next(dyiLogReader* r, dyiSample* s, char* err, int errsz) {
       s->tau[j] = r->chtau >= 0 ? x[r->chtau + j] : s->tau_raw[j];
       /* qd: logged or from q; qdd: logged, from qd, or from q */
       double dq1 = 0, dq2 = 0, dv1 = 0, dv2 = 0;
-      if (np == 3) {
+      if (cqd >= 0 && r->chqdd >= 0) {}   /* both logged: no difference is used */
+      else if (np == 3) {
         for (int i = 0; i < 3; i++) y[i] = r->w[i][r->chq + j];
         parabola(tt, y, x[0], &dq1, &dq2);
         if (cqd >= 0) {
@@ -1382,6 +1560,8 @@ int dyi_log_readahead(dyiLogReader* r) { return r->raw ? dyi_lograw_readahead(r-
 
 void dyi_log_progress(const dyiLogReader* r, long long* done, long long* total) {
   dyi_lograw_progress(r->raw, done, total);
+  if (r->icache < r->ncache)   /* replaying the pre-pass's rows: their share of the bytes it read */
+    *done = (long long)((double)r->cache_done * (double)r->icache / (double)r->ncache);
 }
 
 void dyi_log_info(const dyiLogReader* r, dyiLogInfo* info) {

@@ -756,41 +756,81 @@ static void section_compare(void) {
 
 /* --------------------------------------- a wide log on two threads */
 
-/* A log of 5e4 samples of a 7-DoF arm with t, q, qd, qdd, tau (29 columns
- * of %.17g numbers, ~29 MB, written once by dynid simulate into /tmp):
- * dynid identify --friction on 1 and 2 threads (on 2 the file is parsed by
- * byte ranges, ident/log.c) in MB/s beside `cat FILE > /dev/null`, and
- * in us per sample (target on 2 threads <= 1.5 us). */
-static void section_wide(void) {
-  const char* big = "/tmp/dynid_bench_wide.csv";
-  const long N = 50000;
-  printf("\n== a wide log: %ld samples x 29 columns of 17-digit numbers (target on 2 threads <= 1.5 us/sample) ==\n", N);
-  FILE* t = fopen(big, "r");
-  if (t) fclose(t);
-  else if (system("./dynid simulate datasets/models/panda.csv fourier --duration 50 --rate 1000 --noise 0.05 "
-                  "-o /tmp/dynid_bench_wide.csv 2>/dev/null") != 0) { printf("  (cannot write %s: skipped)\n", big); return; }
-  struct stat st;
-  if (stat(big, &st) != 0) return;
-  const double mb = (double)st.st_size / 1e6;
-  double t0 = dy_now_s();
-  if (system("cat /tmp/dynid_bench_wide.csv > /dev/null") != 0) return;
-  const double tcat = dy_now_s() - t0;
-  printf("  cat FILE > /dev/null          %8.1f MB/s (%.1f MB in %.3f s)\n", mb / tcat, mb, tcat);
-  for (int th = 1; th <= 2; th++) {
-    double cpu[2] = {1e30, 1e30}, wall[2] = {1e30, 1e30}, peak, c, w;
-    for (int rep = 0; rep < 3; rep++)          /* the fastest of 3: a busy machine only slows */
-      for (int part = 0; part < 2; part++) {   /* the first 10000 rows: the fixed costs */
-        const char* argv[] = {"./dynid", "identify", "datasets/models/panda.csv", big, "--friction", "--threads",
-                              th == 1 ? "1" : "2", "-o", "build/bench/wide.params.csv", "--quiet",
-                              part ? NULL : "--rows", "1..10000", NULL};
-        if (run_child(argv, &c, &w, &peak)) return;
-        cpu[part] = fmin(cpu[part], c); wall[part] = fmin(wall[part], w);
-      }
-    const double us = 1e6 * (wall[1] - wall[0]) / (double)(N - 10000);
-    printf("  dynid identify --threads %d    %8.1f MB/s, %.2f us per sample wall (%.2f CPU) beyond the fixed "
-           "costs (%.2f s wall for the first 10000 rows)%s\n", th, mb / wall[1], us,
-           1e6 * (cpu[1] - cpu[0]) / (double)(N - 10000), wall[0], th == 2 ? (us <= 1.5 ? ": met" : ": NOT MET") : "");
+#define WIDE_N 200000L   /* samples: 200 s at 1 kHz */
+#define WIDE_LOG "/tmp/dynid_bench_wide.csv"
+#define WIDE_CMD "./dynid simulate datasets/models/panda.csv fourier --duration 200 --rate 1000 --noise 0.05"
+
+/* 1 when the wide log is there and was written by WIDE_CMD (its second
+ * line records the command: a log of another size is written again) */
+static int wide_ok(void) {
+  FILE* f = fopen(WIDE_LOG, "r");
+  if (!f) return 0;
+  char line[1024] = "";
+  int ok = fgets(line, sizeof line, f) && fgets(line, sizeof line, f) &&
+           strstr(line, "--duration 200 --rate 1000 --noise 0.05") != NULL;
+  fclose(f);
+  return ok;
+}
+
+/* the fastest and slowest of reps runs of argv: wall and CPU [s] */
+typedef struct { double wall, cpu, wall_max, cpu_max, mb; } wideRun;
+static int wide_runs(const char* const* argv, int reps, wideRun* r) {
+  r->wall = r->cpu = 1e30; r->wall_max = r->cpu_max = 0;
+  for (int k = 0; k < reps; k++) {
+    double c, w, mb;
+    if (run_child(argv, &c, &w, &mb)) return -1;
+    r->wall = fmin(r->wall, w); r->cpu = fmin(r->cpu, c);
+    r->wall_max = fmax(r->wall_max, w); r->cpu_max = fmax(r->cpu_max, c);
+    r->mb = mb;
   }
+  return 0;
+}
+
+/* `cat FILE > /dev/null`, the fastest of 3 [s] */
+static double wide_cat(void) {
+  double best = 1e30;
+  for (int k = 0; k < 3; k++) {
+    const double t0 = dy_now_s();
+    if (system("cat " WIDE_LOG " > /dev/null") != 0) return -1;
+    best = fmin(best, dy_now_s() - t0);
+  }
+  return best;
+}
+
+/* A log of 2e5 samples of a 7-DoF arm with t, q, qd, qdd, tau (29 columns
+ * of %.17g numbers, ~116 MB, written once by dynid simulate into /tmp):
+ * dynid identify --friction on 1 and 2 threads, with the default cutoff
+ * (measured on the log, rows filtered and decimated) and with --cutoff
+ * none (every row into the QR), in MB/s beside `cat FILE > /dev/null` of
+ * the same file, and in us per sample of the whole run's wall time (fixed
+ * costs included). The fastest of 3 runs (a busy machine only slows) and
+ * the slowest beside it. Target on 2 threads <= 1.5 us per sample. */
+static void section_wide(void) {
+  printf("\n== a wide log: %ld samples x 29 columns of 17-digit numbers (target on 2 threads <= 1.5 us/sample "
+         "wall) ==\n", WIDE_N);
+  if (system("mkdir -p build/bench") != 0) return;
+  if (!wide_ok() && system(WIDE_CMD " -o " WIDE_LOG " 2>/dev/null") != 0) {
+    printf("  (cannot write %s: skipped)\n", WIDE_LOG);
+    return;
+  }
+  struct stat st;
+  if (stat(WIDE_LOG, &st) != 0) return;
+  const double mb = (double)st.st_size / 1e6, tcat = wide_cat();
+  if (tcat < 0) return;
+  printf("  cat FILE > /dev/null                 %7.1f MB/s (%.1f MB in %.3f s)\n", mb / tcat, mb, tcat);
+  for (int mode = 0; mode < 2; mode++)
+    for (int th = 1; th <= 2; th++) {
+      const char* argv[] = {"./dynid", "identify", "datasets/models/panda.csv", WIDE_LOG, "--friction", "--threads",
+                            th == 1 ? "1" : "2", "-o", "build/bench/wide.params.csv", "--quiet",
+                            mode ? "--cutoff" : NULL, "none", NULL};
+      wideRun r;
+      if (wide_runs(argv, 3, &r)) return;
+      const double us = 1e6 * r.wall / (double)WIDE_N;
+      printf("  identify %-13s --threads %d %7.1f MB/s, %.2f us/sample wall (slowest %.2f), %.2f us/sample CPU "
+             "(slowest %.2f), %.0f MB peak%s\n", mode ? "--cutoff none" : "(default)", th, mb / r.wall, us,
+             1e6 * r.wall_max / (double)WIDE_N, 1e6 * r.cpu / (double)WIDE_N, 1e6 * r.cpu_max / (double)WIDE_N,
+             r.mb, th == 2 ? (us <= 1.5 ? ": MET" : ": NOT MET") : "");
+    }
 }
 
 /* ------------------------------------------- merge of statistics files */
@@ -1286,7 +1326,7 @@ int main(int argc, char** argv) {
   if (argc > 2 && !strcmp(argv[1], "--only")) { bench_only = argv[2]; a0 = 3; }
   else if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     printf("usage: bench_main [--only SECTION[,SECTION...]] [MODEL...]\n"
-           "sections: core batch kernels regressor base identify stats consistent excite parse\n"
+           "sections: core batch kernels regressor base identify stats consistent compare wide excite parse\n"
            "(make bench BENCH_ARGS=\"--only kernels\")\n");
     return 0;
   }

@@ -16,9 +16,18 @@
  *    being wrong the same way fails too;
  *  - the number of rows the fast path returned is checked (a plain numeric
  *    file goes through it entirely, the libcsv reader never uses it), so a
- *    fast path that is never taken fails. */
+ *    fast path that is never taken fails;
+ *  - the lines as numbers in one pass (dy_csv_next_numbers) against
+ *    dy_csv_next_plain with dy_strtod on each split field: 600 random
+ *    files of numbers and the tokens that could fool a one-pass reading
+ *    (blanks, '\v', signs and points alone, "1e", inf, nan(...), hex,
+ *    empty fields, quotes, CR inside lines, the other delimiter), the
+ *    random files above too: the same answer, values bit for bit, the
+ *    same position and line count after every call; a plain numeric
+ *    file is read whole as numbers. */
 #include "testhelp.h"
 #include "core/io.h"
+#include "core/numparse.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -367,6 +376,92 @@ static void check_numeric(void) {
   free(o.b);
 }
 
+/* ------------------------------------------------ numbers in one pass */
+
+static const char* const TOKENS[] = {" 1", "\v2", "1 ", "-", "+", ".", "-.", "+.5", "1e", "1e+", "2E-3", "inf", "-inf",
+  "nan", "nan(12ab)", "nan(1,2)", "0x1p3", "0x", "1e400", "1e-400", "00012", "1.2.3", "\"3\"", "3\r4", "#5", "",
+  "12345678901234567890123", "9007199254740993", "1,5", "7;8", "4\t", "\x01", "5x"};
+
+/* a file of ncol-ish fields per line: numbers, often a tricky token */
+static void gen_numbers(buf* o, char delim) {
+  o->n = 0;
+  char cell[64];
+  for (int l = 1 + (int)rnd(30); l > 0; l--) {
+    const int nf = 1 + (int)rnd(9);
+    for (int i = 0; i < nf; i++) {
+      if (i) put(o, chance(0.03) ? (delim == ',' ? ';' : ',') : delim);
+      if (chance(0.15)) puts_(o, TOKENS[rnd(sizeof TOKENS / sizeof *TOKENS)]);
+      else {
+        snprintf(cell, sizeof cell, chance(0.5) ? "%.17g" : "%.6g", th_uniform(-5, 5) * pow(10, (int)rnd(9) - 4));
+        puts_(o, cell);
+      }
+    }
+    const int end = (int)rnd(100);
+    puts_(o, end < 80 ? "\n" : end < 95 ? "\r\n" : end < 97 ? "\r\r\n" : "\n\n");
+  }
+  if (o->n && chance(0.1)) o->n--;                         /* no final newline */
+}
+
+/* the file at path (delimiter delim) read by both: dy_csv_next_numbers,
+ * and dy_csv_next_plain with dy_strtod on each field; the same call by
+ * call. The lines read as numbers counted into *ones */
+static void compare_numbers(const char* what, int ncol, char delim, long* ones) {
+  char err[DY_ERRSZ];
+  dyCsv *a = dy_csv_open(path, err, sizeof err), *b = dy_csv_open(path, err, sizeof err);
+  if (!a || !b || dy_csv_seek(a, 0, 0, delim) || dy_csv_seek(b, 0, 0, delim)) {   /* as the split parser starts */
+    CHECK(0, "%s: open: %s", what, err);
+    dy_csv_close(a); dy_csv_close(b);
+    return;
+  }
+  int same = 1;
+  for (int call = 0; call < 100000 && same; call++) {
+    double va[16], vb[16];
+    const int ra = dy_csv_next_numbers(a, 1LL << 62, ncol, va);
+    char** f; int nf;
+    int rb = dy_csv_next_plain(b, 1LL << 62, &f, &nf);
+    if (rb == 1 && nf < ncol) rb = 2;
+    for (int i = 0; rb == 1 && i < ncol; i++) {
+      char* q;
+      vb[i] = dy_strtod(f[i], &q);
+      if (q == f[i] || *q) rb = 2;
+    }
+    same = ra == rb && (ra != 1 || !memcmp(va, vb, sizeof(double) * (size_t)ncol)) &&
+           dy_csv_pos(a) == dy_csv_pos(b) && dy_csv_lines(a) == dy_csv_lines(b);
+    CHECK(same, "%s: call %d: one pass %d, split %d", what, call, ra, rb);
+    *ones += ra == 1;
+    if (ra == 0) break;
+  }
+  dy_csv_close(a); dy_csv_close(b);
+}
+
+static void check_numbers(void) {
+  buf o = {0};
+  long ones = 0;
+  for (int i = 0; i < 600; i++) {
+    const char delim = chance(0.7) ? ',' : ';';
+    int gz = 0;
+    if (i % 5 == 4) gen_file(&o, &gz); else gen_numbers(&o, delim);
+    if (write_file(o.b ? o.b : "", o.n, 0)) { CHECK(0, "numbers: write"); continue; }
+    char what[64];
+    snprintf(what, sizeof what, "numbers file %d", i);
+    compare_numbers(what, 1 + (int)rnd(8), delim, &ones);
+  }
+  /* a plain numeric log: every line read as numbers */
+  o.n = 0;
+  char cell[128];
+  for (int i = 0; i < 500; i++) {
+    snprintf(cell, sizeof cell, "%.17g,%.17g,%.6g,%d\n", i * 1e-3, th_uniform(-3, 3), th_uniform(-1, 1), i);
+    puts_(&o, cell);
+  }
+  if (!write_file(o.b, o.n, 0)) {
+    long n1 = 0;
+    compare_numbers("numeric log", 4, ',', &n1);
+    CHECK(n1 == 500, "numeric log: %ld of 500 lines as numbers", n1);
+  }
+  free(o.b);
+  printf("numbers in one pass: 600 files, %ld lines read as numbers\n", ones);
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/dynid_test_csvfast_XXXXXX");
   if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
@@ -376,6 +471,7 @@ int main(void) {
   check_caps();
   fast_total = rows_total = calls_total = 0;
   check_random();
+  check_numbers();
   unlink(path);
   rmdir(dir);
   return test_report();

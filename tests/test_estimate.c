@@ -26,7 +26,9 @@
  *    the weighted triangle's ||W y||^2 and rho^2; the scales as OLS's;
  *  - IRLS resists outliers that bend OLS;
  *  - rank deficiency is an error naming parameters; a zero column too;
- *  - 10^6 samples streamed in bounded memory (peak RSS). */
+ *  - 10^6 samples streamed in bounded memory (peak RSS);
+ *  - rows given by joint (dyi_est_add_joints) fold into the triangles
+ *    dyi_est_add makes of the same rows, bit for bit. */
 #include "testmodels.h"
 #include "teststats.h"
 #include "core/dynamics.h"
@@ -731,6 +733,57 @@ static void test_big(void) {
 /* OpenBLAS threads only cost on these ~60-column problems (their start-up outweighs the work) */
 void openblas_set_num_threads(int num_threads);
 
+/* dyi_est_add_joints against dyi_est_add on the same rows: 3 joints, 8
+ * columns under a mask, 5 blocks of 40 samples with random values, row
+ * weights with zeros, joint 3 without any row in one block and without a
+ * block of its own in another (NULL): the triangles, rows and samples
+ * equal bit for bit */
+static void test_add_joints(void) {
+  enum { N = 3, P = 8, S = 40 };
+  unsigned char mask[N * P];
+  for (int j = 0; j < N; j++)
+    for (int k = 0; k < P; k++) mask[j * P + k] = (unsigned char)(k >= 2 * j || k == 7);
+  dyiEstOpt o;
+  dyi_est_defaults(&o);
+  o.block = S;
+  o.mask = mask;
+  char err[256];
+  dyiEstim *a = dyi_est_make(N, P, &o, err, sizeof err), *b = dyi_est_make(N, P, &o, err, sizeof err);
+  if (!a || !b) { CHECK(0, "estimators made: %s", err); dyi_est_free(a); dyi_est_free(b); return; }
+  static double A[N * S * P], y[N * S], rw[N * S], Bm[N][S * (P + 1)], rwj[N][S];
+  int ok = 1;
+  for (int blk = 0; blk < 5 && ok; blk++) {
+    double* B[N];
+    const double* R[N];
+    for (int j = 0; j < N; j++) { B[j] = Bm[j]; R[j] = rwj[j]; }
+    for (int s = 0; s < S; s++)
+      for (int j = 0; j < N; j++) {
+        const int r = s * N + j;
+        y[r] = th_uniform(-3, 3);
+        rw[r] = (s + blk) % 7 == 0 || (blk == 2 && j == 2) || (blk == 3 && j == 2) ? 0 : th_uniform(0.5, 1.5);
+        int np;
+        const int* cols = dyi_est_cols(a, j, &np);
+        for (int k = 0; k < P; k++) A[(size_t)k * N * S + r] = mask[j * P + k] ? th_uniform(-2, 2) : 0;
+        for (int c = 0; c < np; c++) Bm[j][c * S + s] = A[(size_t)cols[c] * N * S + r];
+        Bm[j][np * S + s] = y[r];
+        rwj[j][s] = rw[r];
+      }
+    if (blk == 3) B[2] = NULL;   /* no rows of joint 3 in this block: as all weights 0 */
+    ok = !dyi_est_add(a, A, N * S, y, S, rw, err, sizeof err) &&
+         !dyi_est_add_joints(b, B, S, S, R, err, sizeof err);
+  }
+  CHECK(ok, "blocks folded: %s", err);
+  int same = a->samples == b->samples;
+  for (int j = 0; j < N; j++) {
+    int np;
+    dyi_est_cols(a, j, &np);
+    same = same && a->rows_j[j] == b->rows_j[j] &&
+           !memcmp(dyi_est_triangle(a, j), dyi_est_triangle(b, j), sizeof(double) * (size_t)(np + 1) * (np + 1));
+  }
+  CHECK(same, "rows by joint: the same triangles, rows and samples bit for bit");
+  dyi_est_free(a); dyi_est_free(b);
+}
+
 int main(void) {
   openblas_set_num_threads(1);
   test_fourier();
@@ -740,5 +793,6 @@ int main(void) {
   test_wls_irls();
   test_rank();
   test_big();
+  test_add_joints();   /* last: its random values leave the other tests' draws as they were */
   return test_report();
 }
