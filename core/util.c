@@ -9,21 +9,25 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
+/* madvise over the whole pages inside [p, p + bytes), when the system has the advice */
+static void advise_pages(void* p, size_t bytes, int advice) {
+  const uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+  if (p && e > a && advice >= 0) madvise((void*)a, e - a, advice);
+}
+
 void dy_huge_pages(void* p, size_t bytes) {
 #ifdef MADV_HUGEPAGE
-  const uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-  if (p && e > a) madvise((void*)a, e - a, MADV_HUGEPAGE);
+  advise_pages(p, bytes, MADV_HUGEPAGE);
 #else
-  (void)p; (void)bytes;
+  advise_pages(p, bytes, -1);
 #endif
 }
 
 void dy_prefault(void* p, size_t bytes) {
 #ifdef MADV_POPULATE_WRITE
-  const uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-  if (p && e > a) madvise((void*)a, e - a, MADV_POPULATE_WRITE);
+  advise_pages(p, bytes, MADV_POPULATE_WRITE);
 #else
-  (void)p; (void)bytes;
+  advise_pages(p, bytes, -1);
 #endif
 }
 
