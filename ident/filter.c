@@ -496,10 +496,25 @@ struct dyiBand_ {
   double fs;
   long count, skip;               /* samples pushed; left out at the start */
   dyiButter f[DYI_BAND_MAXC];
+  long d[DYI_BAND_MAXC];          /* each candidate's delay [samples] */
+  long L[DYI_BAND_MAXC];          /* its delay line: d[0] - d[k] squares held back */
+  size_t roff[DYI_BAND_MAXC];     /* where its delay line starts in ring (x nch) */
   double* z;                      /* states: ncand x nch x 2 passes x ns */
   double* y;                      /* two past outputs: ncand x nch x 2 */
   double* e;                      /* sums of squares: ncand x nch */
+  double* ring;                   /* the delay lines: sum_k L[k] x nch */
 };
+
+/* The delay at zero frequency of f run twice [samples]: each section
+ * B(z)/A(z) delays by sum(i b_i)/sum(b_i) - sum(i a_i)/sum(a_i). */
+static double butter_delay2(const dyiButter* f) {
+  double d = 0;
+  for (int s = 0; s < f->nsec; s++) {
+    const double *b = f->b[s], *a = f->a[s];
+    d += (b[1] + 2*b[2]) / (b[0] + b[1] + b[2]) - (a[1] + 2*a[2]) / (a[0] + a[1] + a[2]);
+  }
+  return 2 * d;
+}
 
 dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, int order) {
   if (nch < 1 || deriv < 0 || deriv > 2 || !(fs > 0) || !(f0 > 0) || order < 1 || order > 2*DYI_MAXSEC)
@@ -514,11 +529,18 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
     b->ncand = k + 1;
   }
   b->ns = 2 * b->f[0].nsec;
-  size_t nz = (size_t)b->ncand * nch;
+  size_t nz = (size_t)b->ncand * nch, nring = 0;
+  for (int k = 0; k < b->ncand; k++) b->d[k] = lround(butter_delay2(&b->f[k]));
+  for (int k = 0; k < b->ncand; k++) {
+    b->L[k] = b->d[0] > b->d[k] ? b->d[0] - b->d[k] : 0;
+    b->roff[k] = nring;
+    nring += (size_t)b->L[k] * (size_t)nch;
+  }
   b->z = calloc(nz * 2 * (size_t)b->ns, sizeof(double));
   b->y = calloc(nz * 2, sizeof(double));
   b->e = calloc(nz, sizeof(double));
-  if (!b->ncand || !b->z || !b->y || !b->e) { dyi_band_free(b); return NULL; }
+  b->ring = calloc(nring + 1, sizeof(double));
+  if (!b->ncand || !b->z || !b->y || !b->e || !b->ring) { dyi_band_free(b); return NULL; }
   /* the lowest candidate's edge transient, both passes, and the differences */
   b->skip = 2L * dyi_butter_settle(&b->f[0], 1e-3) + deriv;
   return b;
@@ -526,7 +548,7 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
 
 void dyi_band_free(dyiBand* b) {
   if (!b) return;
-  free(b->z); free(b->y); free(b->e);
+  free(b->z); free(b->y); free(b->e); free(b->ring);
   free(b);
 }
 
@@ -546,13 +568,26 @@ void dyi_band_push(dyiBand* b, const double* x) {
       double v = butter_step(&b->f[k], z + ns, butter_step(&b->f[k], z, x[c]));
       double a = b->deriv == 2 ? v - 2*y[1] + y[0] : b->deriv == 1 ? v - y[1] : v;
       y[0] = y[1]; y[1] = v;
-      if (b->count >= b->skip) b->e[i] += a * s * a * s;
+      /* candidate k's output now shows the input of d[k] samples ago: it
+       * counts from skip + d[k] on, and its last L[k] = d[0] - d[k] squares
+       * wait in its delay line, so that every candidate's sum covers the
+       * same input samples whenever the log ends */
+      long n = b->count - b->skip - b->d[k];
+      if (n < 0) continue;
+      double a2 = a * s * a * s;
+      if (b->L[k] > 0) {
+        double* slot = b->ring + b->roff[k] + (size_t)(n % b->L[k]) * (size_t)nch + (size_t)c;
+        if (n >= b->L[k]) b->e[i] += *slot;
+        *slot = a2;
+      } else {
+        b->e[i] += a2;
+      }
     }
   b->count++;
 }
 
 int dyi_band_energy(const dyiBand* b, double* fc, double* e) {
-  if (b->count <= b->skip) return 0;
+  if (b->count <= b->skip + b->d[0]) return 0;
   int nch = b->nch;
   for (int k = 0; k < b->ncand; k++) {
     if (fc) fc[k] = b->f[k].fc;
