@@ -503,7 +503,36 @@ struct dyiBand_ {
   double* y;                      /* two past outputs: ncand x nch x 2 */
   double* e;                      /* sums of squares: ncand x nch */
   double* ring;                   /* the delay lines: sum_k L[k] x nch */
+  /* the channels' white-noise level, from their fourth differences */
+  double* hx;                     /* last five raw values: nch x 5 */
+  double* bsum;                   /* the current block's sum of squares: nch */
+  int* hist;                      /* block mean squares, log-binned: nch x BAND_NBIN */
+  double wn[DYI_BAND_MAXC];       /* unit white noise at each candidate: its mean square */
 };
+
+/* the noise meter: fourth differences of each raw channel (white noise of
+ * variance s2 gives 70 s2, a smooth motion next to nothing), their mean
+ * square per block of BAND_BLOCK samples, binned by log10 in steps of
+ * 1/BAND_BPD decade from 1e-40: the median block, robust to the few
+ * blocks that hold a jerk step or a bad sample */
+#define BAND_BLOCK 64
+#define BAND_BPD 20
+#define BAND_NBIN 1400
+#define BAND_LOG0 (-40.0)
+
+/* (1/pi) int_0^pi |H(w)|^4 (2 - 2 cos w)^deriv dw: the mean square of unit
+ * white noise through f twice and deriv differences (midpoint rule on
+ * 4000 points: the integrand is smooth, the error far below the factor
+ * 5.7 between candidates that the cutoff rule resolves) */
+static double white_ms(const dyiButter* f, int deriv) {
+  double t = tan(M_PI * f->fc / f->fs), s = 0;
+  const int M = 4000;
+  for (int i = 0; i < M; i++) {
+    double w = M_PI * (i + 0.5) / M, h2 = 1 / (1 + pow(tan(w / 2) / t, 2 * f->order));
+    s += h2 * h2 * pow(2 - 2 * cos(w), deriv);
+  }
+  return s / M;
+}
 
 /* The delay at zero frequency of f run twice [samples]: each section
  * B(z)/A(z) delays by sum(i b_i)/sum(b_i) - sum(i a_i)/sum(a_i). */
@@ -540,7 +569,14 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
   b->y = calloc(nz * 2, sizeof(double));
   b->e = calloc(nz, sizeof(double));
   b->ring = calloc(nring + 1, sizeof(double));
-  if (!b->ncand || !b->z || !b->y || !b->e || !b->ring) { dyi_band_free(b); return NULL; }
+  b->hx = calloc((size_t)nch * 5, sizeof(double));
+  b->bsum = calloc((size_t)nch, sizeof(double));
+  b->hist = calloc((size_t)nch * BAND_NBIN, sizeof(int));
+  if (!b->ncand || !b->z || !b->y || !b->e || !b->ring || !b->hx || !b->bsum || !b->hist) {
+    dyi_band_free(b);
+    return NULL;
+  }
+  for (int k = 0; k < b->ncand; k++) b->wn[k] = white_ms(&b->f[k], deriv);
   /* the lowest candidate's edge transient, both passes, and the differences */
   b->skip = 2L * dyi_butter_settle(&b->f[0], 1e-3) + deriv;
   return b;
@@ -549,11 +585,32 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
 void dyi_band_free(dyiBand* b) {
   if (!b) return;
   free(b->z); free(b->y); free(b->e); free(b->ring);
+  free(b->hx); free(b->bsum); free(b->hist);
   free(b);
+}
+
+/* the noise meter's part of a push: x's fourth difference into the block */
+static void band_noise(dyiBand* b, const double* x) {
+  for (int c = 0; c < b->nch; c++) {
+    double* h = b->hx + (size_t)c * 5;
+    memmove(h, h + 1, 4 * sizeof(double));
+    h[4] = x[c];
+    if (b->count < 4) continue;
+    double d4 = h[0] - 4*h[1] + 6*h[2] - 4*h[3] + h[4];
+    b->bsum[c] += d4 * d4;
+  }
+  if (b->count < 4 || (b->count - 3) % BAND_BLOCK) return;
+  for (int c = 0; c < b->nch; c++) {
+    double ms = b->bsum[c] / BAND_BLOCK;
+    int bin = ms > 0 ? (int)floor((log10(ms) - BAND_LOG0) * BAND_BPD) : 0;
+    b->hist[(size_t)c * BAND_NBIN + (bin < 0 ? 0 : bin >= BAND_NBIN ? BAND_NBIN - 1 : bin)]++;
+    b->bsum[c] = 0;
+  }
 }
 
 void dyi_band_push(dyiBand* b, const double* x) {
   int nch = b->nch, ns = b->ns;
+  band_noise(b, x);
   double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
   for (int k = 0; k < b->ncand; k++)
     for (int c = 0; c < nch; c++) {
@@ -601,16 +658,54 @@ int dyi_band_energy(const dyiBand* b, double* fc, double* e) {
   return b->ncand;
 }
 
-double dyi_band_cutoff(const dyiBand* b, double tol) {
-  double fc[DYI_BAND_MAXC], e[DYI_BAND_MAXC];
-  int nc = dyi_band_energy(b, fc, e);
-  if (nc == 0) return 0;
-  if (nc == 1 || !(e[nc - 1] > 0)) return fc[nc - 1];
-  /* the knee: the least growth to the next candidate (the first of equals) */
+/* channel c's white-noise variance from the median block of its fourth
+ * differences (70 s2 for white noise); -1 when fewer than 8 blocks */
+static int band_noise_var(const dyiBand* b, int c, double* s2) {
+  const int* h = b->hist + (size_t)c * BAND_NBIN;
+  long tot = 0, run = 0;
+  for (int i = 0; i < BAND_NBIN; i++) tot += h[i];
+  if (tot < 8) return -1;
+  int i = 0;
+  while (i < BAND_NBIN - 1 && 2 * (run + h[i]) < tot) run += h[i++];
+  *s2 = i == 0 ? 0 : pow(10, BAND_LOG0 + (i + 0.5) / BAND_BPD) / 70;
+  return 0;
+}
+
+/* the knee rule (a log too short for the noise meter): the least growth
+ * from one candidate to the next, then up while within (1 + tol) of it */
+static double band_knee(const double* fc, const double* e, int nc, double tol) {
   int km = 0;
   for (int k = 1; k < nc - 1; k++)
     if (e[k + 1] / e[k] < e[km + 1] / e[km]) km = k;
   int kc = km;
   while (kc + 1 < nc && e[kc + 1] <= (1 + tol) * e[km]) kc++;
+  return fc[kc];
+}
+
+/* 1 if at candidate k every moving channel's noise P = s2 fs^(2 deriv)
+ * wn[k] is within tol of its motion (its mean square less P); channels
+ * below 1e-12 of the largest mean square at the lowest candidate (which
+ * holds motion only) do not move; -1: too few blocks for the noise */
+static int band_quiet(const dyiBand* b, int k, double tol) {
+  double n = (double)(b->count - b->skip - b->d[0]), g = pow(b->fs, 2 * b->deriv), top = 0;
+  for (int c = 0; c < b->nch; c++) top = fmax(top, b->e[c]);
+  for (int c = 0; c < b->nch; c++) {
+    double s2;
+    if (band_noise_var(b, c, &s2)) return -1;
+    if (!(b->e[c] > 1e-12 * top)) continue;
+    double P = s2 * g * b->wn[k], M = b->e[(size_t)k * b->nch + c] / n - P;
+    if (!(P <= tol * M)) return 0;
+  }
+  return 1;
+}
+
+double dyi_band_cutoff(const dyiBand* b, double tol) {
+  double fc[DYI_BAND_MAXC], e[DYI_BAND_MAXC];
+  int nc = dyi_band_energy(b, fc, e);
+  if (nc == 0) return 0;
+  if (nc == 1 || !(e[nc - 1] > 0)) return fc[nc - 1];
+  int kc = 0, q;
+  while (kc + 1 < nc && (q = band_quiet(b, kc + 1, tol)) == 1) kc++;
+  if (kc == 0 && band_quiet(b, 0, tol) < 0) return band_knee(fc, e, nc, tol);
   return fc[kc];
 }

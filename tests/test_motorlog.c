@@ -323,6 +323,6 @@ int main(void) {
   test_judged();
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
-  if (!getenv("KEEPTMP") && system(cmd)) fprintf(stderr, "could not remove %s\n", tmp);
+  if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmp);
   return test_report();
 }
