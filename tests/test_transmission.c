@@ -337,6 +337,22 @@ static void test_report_trans(void) {
       found &= strstr(t, cells) != NULL;
     }
     CHECK(found, "report: R as the log was made with");
+    /* each motor's gain right after its row's last entry, the offsets in
+     * one row: the values this test passed (--gain, --q-offset) */
+    int gains = 1;
+    for (int k = 0; k < N6; k++) {
+      char cells[64];
+      snprintf(cells, sizeof cells, "<td>%.6g</td><td>%.6g</td><td class=\"t\">", RW[k*N6 + N6 - 1], GAIN[k]);
+      char key[32];
+      snprintf(key, sizeof key, "<tr><td>%d</td>", k + 1);
+      const char* row = strstr(t, key);
+      gains &= row && strstr(row, cells) && strstr(row, cells) < strstr(row, "</tr>");
+    }
+    CHECK(gains, "report: each motor's gain as given (--gain)");
+    char offs[256];
+    size_t L = (size_t)snprintf(offs, sizeof offs, "<tr><td>q offset [rad|m]</td>");
+    for (int j = 0; j < N6; j++) L += (size_t)snprintf(offs + L, sizeof offs - L, "<td>%.6g</td>", QOFF[j]);
+    CHECK(strstr(t, offs) != NULL, "report: the offsets as given (--q-offset): want %s", offs);
     CHECK(strstr(t, "<tr><td>6</td>") && strstr(strstr(t, "<tr><td>6</td>"), "yes: IAM, FVM, FCM"),
           "report: motor 6 coupled");
   }
