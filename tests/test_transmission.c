@@ -597,6 +597,51 @@ static void test_urdf_write(void) {
   dy_free_model(m);
 }
 
+/* the first CSV field of each line of dir/stdout after its header line (not
+ * '#'), joined by ' ' into buf; their count */
+static int first_fields(char* buf, size_t sz) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/stdout", tmp);
+  const char* s = th_slurp(path);
+  int cnt = 0, header = 1;
+  size_t L = 0;
+  buf[0] = 0;
+  for (const char* l = s; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+    if (*l == '#' || *l == '\n') continue;
+    if (header) { header = 0; continue; }
+    int w = (int)strcspn(l, ",\n");
+    if (L + (size_t)w + 2 < sz) L += (size_t)snprintf(buf + L, sz - L, "%s%.*s", cnt ? " " : "", w, l);
+    cnt++;
+  }
+  return cnt;
+}
+
+/* dynid excite --friction --transmission designs for the base set that
+ * dynid base gives with the same options: the parameters whose expected
+ * std it prints are base's, name for name and in order (the coupled
+ * motors' IAM5..FCM6 among them), as many as the count it announces; and
+ * that set is not the one without the transmission (6 fewer) */
+static void test_excite_motors(void) {
+  static char ex[4096], bs[4096];
+  char cmd[512], path[128], want[64];
+  write_R("R3.csv", (const double[N6*N6]){62.6, 0, 0, 0, 0, 0,  0, 107.8, 0, 0, 0, 0,  0, 0, -53.7, 0, 0, 0,
+                                          0, 0, 0, 76, 0, 0,  0, 0, 0, 60, 71.9, 0,  0, 0, 0, 50, -38.35, 76.7}, N6);
+  snprintf(cmd, sizeof cmd, "./dynid excite datasets/models/puma560.csv --friction --transmission %s/R3.csv --harmonics 3 "
+           "--starts 1 --screen 0 --maxeval 10 --polish 0 --samples 40 --threads 1 -o %s/traj.csv", tmp, tmp);
+  snprintf(path, sizeof path, "%s/stderr", tmp);
+  CHECK(th_run(tmp, cmd) == 0, "%s: %s", cmd, th_slurp(path));
+  int ne = first_fields(ex, sizeof ex);
+  snprintf(want, sizeof want, "excite: %d base parameters (khalil)", ne);
+  CHECK(strstr(th_slurp(path), want) != NULL, "excite announces %d base parameters: %s", ne, th_slurp(path));
+  snprintf(cmd, sizeof cmd, "./dynid base datasets/models/puma560.csv --friction --transmission %s/R3.csv", tmp);
+  CHECK(th_run(tmp, cmd) == 0, "%s", cmd);
+  int nb = first_fields(bs, sizeof bs);
+  CHECK(ne == nb && !strcmp(ex, bs) && strstr(ex, "IAM5") && strstr(ex, "FCM6"), "excite's set (%d) '%s' against "
+        "base's (%d) '%s'", ne, ex, nb, bs);
+  snprintf(cmd, sizeof cmd, "./dynid base datasets/models/puma560.csv --friction");
+  CHECK(th_run(tmp, cmd) == 0 && first_fields(bs, sizeof bs) == nb - 6, "without the transmission: 6 fewer");
+}
+
 int main(void) {
   snprintf(tmp, sizeof tmp, "/tmp/dynid_trans_XXXXXX");
   if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
@@ -607,6 +652,7 @@ int main(void) {
     test_program_motor();
     test_model_file();
     test_report_trans();
+    test_excite_motors();
   }
   test_table_directives();
   test_urdf();
