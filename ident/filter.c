@@ -515,6 +515,7 @@ struct dyiBand_ {
  * square per block of BAND_BLOCK samples, binned by log10 in steps of
  * 1/BAND_BPD decade from 1e-40: the median block, robust to the few
  * blocks that hold a jerk step or a bad sample */
+#define BAND_RING_MAXBYTES (32L << 20)   /* the delay lines at most */
 #define BAND_BLOCK 64
 #define BAND_BPD 20
 #define BAND_NBIN 1400
@@ -564,6 +565,10 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
     b->L[k] = b->d[0] > b->d[k] ? b->d[0] - b->d[k] : 0;
     b->roff[k] = nring;
     nring += (size_t)b->L[k] * (size_t)nch;
+  }
+  if (nring * sizeof(double) > BAND_RING_MAXBYTES) {   /* a rate far above the candidates: sums unaligned at the end */
+    for (int k = 0; k < b->ncand; k++) b->L[k] = 0;
+    nring = 0;
   }
   b->z = calloc(nz * 2 * (size_t)b->ns, sizeof(double));
   b->y = calloc(nz * 2, sizeof(double));
