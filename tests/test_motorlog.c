@@ -36,6 +36,7 @@
 #include "core/transmission.h"
 #include "ident/regressor.h"
 #include "ident/traj.h"
+#include <cblas.h>
 #include <lapacke.h>
 #include <unistd.h>
 
@@ -182,29 +183,33 @@ static void ref_regressor(const dyModel* m0, dyData* d, long k, double* Y) {
 }
 
 /* least squares on rows 0..NFIT-1: the normal equations of the columns
- * scaled to unit norm, solved through their eigenvectors with the
- * directions below 1e-12 of the largest left out (the columns no data
- * excite: a minimum-norm solution, whose predictions are the fit's).
- * The regressor's condition number here is ~1e4 (1e8 squared), so 1e-12
- * keeps every excited direction and drops only the structural zeros
- * (~1e-16). beta: NC */
+ * scaled to unit norm (accumulated by blocks of BLK samples through BLAS),
+ * solved through their eigenvectors with the directions below 1e-12 of
+ * the largest left out (the columns no data excite: a minimum-norm
+ * solution, whose predictions are the fit's). The regressor's condition
+ * number here is ~1e4 (1e8 squared), so 1e-12 keeps every excited
+ * direction and drops only the structural zeros (~1e-16). beta: NC */
+#define BLK 256
 static int ref_fit(const dyModel* m0, double* beta) {
-  static double A[NC * NC], Y[N6 * NC];
+  static double A[NC * NC], Y[N6 * BLK * NC], T[N6 * BLK], Yk[N6 * NC];
   double b[NC] = {0}, sc[NC] = {0}, w[NC];
   dyData* d = dy_make_data(m0);
   memset(A, 0, sizeof A);
-  for (long k = 0; k < NFIT; k++) {
-    ref_regressor(m0, d, k, Y);
-    for (int c = 0; c < NC; c++) {
-      for (int e = 0; e <= c; e++)
-        for (int i = 0; i < N6; i++) A[c * NC + e] += Y[i + N6 * c] * Y[i + N6 * e];
-      for (int i = 0; i < N6; i++) b[c] += Y[i + N6 * c] * TAU[k][i];
+  for (long k0 = 0; k0 < NFIT; k0 += BLK) {
+    int nb = (int)(NFIT - k0 < BLK ? NFIT - k0 : BLK), ld = N6 * nb;
+    for (int s = 0; s < nb; s++) {   /* the block column-major: row s*N6 + i */
+      ref_regressor(m0, d, k0 + s, Yk);
+      for (int c = 0; c < NC; c++) memcpy(Y + (size_t)c * ld + s * N6, Yk + N6 * c, N6 * sizeof(double));
+      memcpy(T + s * N6, TAU[k0 + s], N6 * sizeof(double));
     }
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, NC, ld, 1, Y, ld, 1, A, NC);
+    cblas_dgemv(CblasColMajor, CblasTrans, ld, NC, 1, Y, ld, T, 1, 1, b, 1);
   }
   dy_free_data(d);
+  /* A column-major lower = row-major upper: A[c*NC + e] holds (e, c) for e >= c */
   for (int c = 0; c < NC; c++) sc[c] = A[c * NC + c] > 0 ? 1 / sqrt(A[c * NC + c]) : 0;
   for (int c = 0; c < NC; c++)
-    for (int e = 0; e <= c; e++) A[e * NC + c] = A[c * NC + e] = A[c * NC + e] * sc[c] * sc[e];
+    for (int e = c; e < NC; e++) A[e * NC + c] = A[c * NC + e] = A[c * NC + e] * sc[c] * sc[e];
   if (LAPACKE_dsyev(LAPACK_ROW_MAJOR, 'V', 'U', NC, A, NC, w)) return -1;
   double x[NC] = {0};
   for (int e = 0; e < NC; e++) {   /* eigenvector e is column e of A */
