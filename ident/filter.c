@@ -688,16 +688,20 @@ static double band_knee(const double* fc, const double* e, int nc, double tol) {
 }
 
 /* 1 if at candidate k every moving channel's noise P = s2 fs^(2 deriv)
- * wn[k] is within tol of its motion (its mean square less P); channels
- * below 1e-12 of the largest mean square at the lowest candidate (which
- * holds motion only) do not move; -1: too few blocks for the noise */
+ * wn[k] is within tol of its motion (its mean square less P); a channel
+ * does not move when its mean square at the lowest candidate (motion
+ * only, as a rule) is below 1e-12 of the largest or its motion there
+ * below 100 times its noise there (a joint at rest, its sensor's noise
+ * alone: it would pull every joint's cutoff down to f0); -1: too few
+ * blocks for the noise */
 static int band_quiet(const dyiBand* b, int k, double tol) {
   double n = (double)(b->count - b->skip - b->d[0]), g = pow(b->fs, 2 * b->deriv), top = 0;
   for (int c = 0; c < b->nch; c++) top = fmax(top, b->e[c]);
   for (int c = 0; c < b->nch; c++) {
     double s2;
     if (band_noise_var(b, c, &s2)) return -1;
-    if (!(b->e[c] > 1e-12 * top)) continue;
+    double P0 = s2 * g * b->wn[0];
+    if (!(b->e[c] > 1e-12 * top) || !(b->e[c] / n - P0 > 100 * P0)) continue;
     double P = s2 * g * b->wn[k], M = b->e[(size_t)k * b->nch + c] / n - P;
     if (!(P <= tol * M)) return 0;
   }

@@ -24,6 +24,8 @@
  *    noise): the held-out error of the estimate at the noise floor, within
  *    5 % of the error of the true model's prediction on the same noisy
  *    held-out data; the old default (10 Hz) over-smooths the motion.
+ *  - A joint at rest (its sensor's white noise alone) beside a noise-free
+ *    motion does not pull the cutoff down.
  *  - The shipped logs: Panda and Kinova Gen3 keep the old 10 Hz (their
  *    position noise shows above it), so their estimates and validations are
  *    unchanged; the KUKA LWR4+'s held-out error (recordings 1, 3 -> 2, as
@@ -90,6 +92,29 @@ static void test_meter_noise(void) {
   double fc = dyi_band_cutoff(b, 0.01);
   CHECK(fabs(fc - 20) < 1e-9, "noise budget 1 %% reached at %g Hz: cutoff %g Hz (want 20)", fx, fc);
   dyi_band_free(b);
+}
+
+/* a joint at rest whose sensor gives white noise alone does not pull the
+ * cutoff down: a noise-free sine beside it keeps the top candidate, as it
+ * does alone; the same noise on the moving joint's own position does (the
+ * budget test above) */
+static void test_meter_rest(void) {
+  double fs = 1000, got[2];
+  for (int with = 0; with < 2; with++) {
+    dyiBand* b = dyi_band_make(1 + with, 2, fs, 2.5, fs / 5, 4);
+    if (!b) { CHECK(0, "meter made"); return; }
+    unsigned long long r = 99;
+    for (long k = 0; k < 60000; k++) {
+      double x[2] = {sin(2 * M_PI * 0.5 * k / fs), 1e-3 * dyi_rng_gauss(&r)};
+      dyi_band_push(b, x);
+    }
+    double fc[DYI_BAND_MAXC];
+    int nc = dyi_band_energy(b, fc, NULL);
+    got[with] = dyi_band_cutoff(b, 1e-4);
+    CHECK(got[with] == fc[nc - 1], "%s: the top candidate %g Hz, got %g Hz", with ? "a joint at rest beside" : "alone",
+          fc[nc - 1], got[with]);
+    dyi_band_free(b);
+  }
 }
 
 /* identify the log with cutoff (0: default, < 0: none) into the
@@ -295,7 +320,7 @@ static void test_shipped(void) {
 int main(void) {
   snprintf(tmp, sizeof tmp, "/tmp/dynid_test_cutoff_XXXXXX");
   if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
-  void (*tests[])(void) = {test_meter_sine, test_meter_noise, test_200, test_fast, test_shipped};
+  void (*tests[])(void) = {test_meter_sine, test_meter_noise, test_meter_rest, test_200, test_fast, test_shipped};
   for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
     double t0 = dy_now_s();
     tests[i]();
