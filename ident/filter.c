@@ -713,8 +713,8 @@ double dyi_band_cutoff(const dyiBand* b, double tol) {
   int nc = dyi_band_energy(b, fc, e);
   if (nc == 0) return 0;
   if (nc == 1 || !(e[nc - 1] > 0)) return fc[nc - 1];
-  int kc = 0, q;
-  while (kc + 1 < nc && (q = band_quiet(b, kc + 1, tol)) == 1) kc++;
-  if (kc == 0 && band_quiet(b, 0, tol) < 0) return band_knee(fc, e, nc, tol);
+  if (band_quiet(b, 0, tol) < 0) return band_knee(fc, e, nc, tol);   /* too few blocks */
+  int kc = 0;
+  while (kc + 1 < nc && band_quiet(b, kc + 1, tol) == 1) kc++;
   return fc[kc];
 }
