@@ -301,7 +301,7 @@ static void make_moves(void) {
   for (int j = 0; j < N6; j++) moves(j, mid[j], j < 3 ? 0.8 : 1.5, j < 3 ? 0.6 : 1.2);
 }
 
-static void test_judged(void) {
+static void test_industrial_arm(void) {
   dyModel* m = true_model();
   if (!m) return;
   make_moves();
@@ -329,7 +329,7 @@ static void test_judged(void) {
 int main(void) {
   snprintf(tmp, sizeof tmp, "/tmp/dynid_motorlog_XXXXXX");
   if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
-  test_judged();
+  test_industrial_arm();
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmp);
