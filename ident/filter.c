@@ -617,7 +617,13 @@ void dyi_band_push(dyiBand* b, const double* x) {
   int nch = b->nch, ns = b->ns;
   band_noise(b, x);
   double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
-  for (int k = 0; k < b->ncand; k++)
+  for (int k = 0; k < b->ncand; k++) {
+    /* candidate k's output now shows the input of d[k] samples ago: it
+     * counts from skip + d[k] on, and its last L[k] = d[0] - d[k] squares
+     * wait in its delay line, so that every candidate's sum covers the
+     * same input samples whenever the log ends */
+    long n = b->count - b->skip - b->d[k];
+    double* line = n >= 0 && b->L[k] > 0 ? b->ring + b->roff[k] + (size_t)(n % b->L[k]) * (size_t)nch : NULL;
     for (int c = 0; c < nch; c++) {
       size_t i = (size_t)k * nch + c;
       double* z = b->z + i * 2 * ns;
@@ -630,21 +636,16 @@ void dyi_band_push(dyiBand* b, const double* x) {
       double v = butter_step(&b->f[k], z + ns, butter_step(&b->f[k], z, x[c]));
       double a = b->deriv == 2 ? v - 2*y[1] + y[0] : b->deriv == 1 ? v - y[1] : v;
       y[0] = y[1]; y[1] = v;
-      /* candidate k's output now shows the input of d[k] samples ago: it
-       * counts from skip + d[k] on, and its last L[k] = d[0] - d[k] squares
-       * wait in its delay line, so that every candidate's sum covers the
-       * same input samples whenever the log ends */
-      long n = b->count - b->skip - b->d[k];
       if (n < 0) continue;
       double a2 = a * s * a * s;
-      if (b->L[k] > 0) {
-        double* slot = b->ring + b->roff[k] + (size_t)(n % b->L[k]) * (size_t)nch + (size_t)c;
-        if (n >= b->L[k]) b->e[i] += *slot;
-        *slot = a2;
+      if (line) {
+        if (n >= b->L[k]) b->e[i] += line[c];
+        line[c] = a2;
       } else {
         b->e[i] += a2;
       }
     }
+  }
   b->count++;
 }
 
