@@ -168,7 +168,7 @@ bench: deps
 # and repeated identifications whose code the other tests run once under
 # the sanitizers), to keep CI under 10 minutes
 ASAN_SKIP := $(addprefix build/tests/,test_lin test_khalil test_renaud test_batch2 test_algo_cli test_fixdrop \
-               test_cutoff test_excite test_excite_repro test_parallel)
+               test_cutoff test_excite test_excite_repro test_parallel test_motorlog)
 asan:
 	$(MAKE) clean
 	$(MAKE) -j$(NPROC) check TEST_RUN="$(filter-out $(ASAN_SKIP),$(TEST_BIN))" \

@@ -263,12 +263,21 @@ int dy_write_table(FILE* f, const dyModel* m, const double* par, const char* com
  * which dy_load_urdf reads back to the ellipsoid (semi-axes below its
  * 1 mm floor come back as 1 mm). Joint names from m->jnt_name (unique;
  * "jointJ" otherwise). comment and m->notes go into an XML comment at the top.
+ * A transmission (m->has_trans) as ros_control <transmission> elements
+ * (actuators motorK): a row with only its diagonal entry a
+ * SimpleTransmission, two rows that turn their two joints only a
+ * FourBarLinkageTransmission (a triangular 2 x 2 block) or a
+ * DifferentialTransmission (r_kk r_ll = -r_lk r_kl), which dy_load_urdf
+ * with urdf_trans reads back to R within 1e-15 relative; unit rows need
+ * none; other rows (a motor turning three joints) are a loss, as are the
+ * coupled motors' IAM FVM FCM.
  * -1 (err set, nothing written) if a link is not a rigid body a URDF can
  * hold (mass < 0, mass 0 with a first moment, or an inertia about the
  * centre of mass that is not positive semi-definite); 1 if written with
  * losses: err then holds them, on one line, also in the XML comment (a
  * gravity whose magnitude is not 9.81 m/s^2: the direction only; zero:
- * 9.81 along -z of the base;
+ * 9.81 along -z of the base; transmission rows without a ros_control
+ * form, which read back as unit rows; non-zero IAM FVM FCM;
  * gravity not along -z of the base frame: poses read back without --base
  * base are in "world"; acceleration limits); else 0. */
 int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comment,

@@ -472,6 +472,115 @@ static void urdf_link(FILE* f, const double* pl, const double* e, int j) {
   fputs("</link>\n", f);
 }
 
+/* ------------------------------------------------- URDF transmissions
+ * R as ros_control's <transmission> elements, in the form the URDF reader
+ * takes back (urdf.c: row k is the motor of joint k; actuatorK / jointK
+ * roles): a row with only its diagonal entry is a SimpleTransmission
+ * (n_a = r_kk, n_j = 1); two rows k < l that turn joints k and l only (and
+ * no other row turns those) are, with n_j1 = 1,
+ *   FourBarLinkageTransmission   r_kl = 0:  n_a1 = r_kk, n_a2 = r_lk, n_j2 = r_ll / r_lk
+ *                                r_lk = 0:  the same with k and l swapped
+ *   DifferentialTransmission     r_kk r_ll + r_lk r_kl = 0 (to 1e-12):
+ *                                n_a1 = r_kk, n_j2 = r_kl / r_kk, n_a2 = r_lk
+ * which read back to R within a rounding (a product of a quotient). Unit
+ * rows need none. Any other row (a motor turning three joints, a 2 x 2
+ * block of neither form, a motor numbered unlike its joint) has no
+ * ros_control form: it is listed in the warning and reads back as a unit
+ * row. */
+
+/* 1 if row k of R (n x n) has non-zeros only in columns k and l (l may be k) */
+static int row_in(const double* R, int n, int k, int l) {
+  for (int j = 0; j < n; j++) if (j != k && j != l && R[k*n + j] != 0) return 0;
+  return R[k*n + k] != 0;
+}
+
+/* 1 if column j of R has non-zeros only in rows k and l */
+static int col_in(const double* R, int n, int j, int k, int l) {
+  for (int i = 0; i < n; i++) if (i != k && i != l && R[i*n + j] != 0) return 0;
+  return 1;
+}
+
+/* one <joint> or <actuator> with its role and reduction */
+static void trans_part(FILE* f, const char* what, const char* name, const char* role, int idx, double red) {
+  fprintf(f, "    <%s name=\"", what);
+  put_xml_text(f, name);
+  fprintf(f, "\"><role>%s%d</role>", role, idx);
+  if (!strcmp(what, "joint")) fputs("<hardwareInterface>hardware_interface/EffortJointInterface</hardwareInterface>", f);
+  fputs("<mechanicalReduction>", f);
+  dy_fprint_double(f, red);
+  fprintf(f, "</mechanicalReduction></%s>\n", what);
+}
+
+/* a transmission of type (Simple, FourBarLinkage, Differential) on joints
+ * a (joint1, actuator1) and b (< 0: none), actuator reductions na, joint nj */
+static void trans_elem(FILE* f, char names[][64], const char* type, int a, int b, const double na[2], const double nj[2]) {
+  if (!f) return;   /* the dry run that finds the losses */
+  fprintf(f, "  <transmission name=\"transmission%d\"><type>transmission_interface/%sTransmission</type>\n", a + 1, type);
+  char mot[32];
+  for (int i = 0; i < (b < 0 ? 1 : 2); i++) {
+    snprintf(mot, sizeof mot, "motor%d", (i ? b : a) + 1);
+    trans_part(f, "actuator", mot, "actuator", i + 1, na[i]);
+    trans_part(f, "joint", names[i ? b : a], "joint", i + 1, nj[i]);
+  }
+  fputs("  </transmission>\n", f);
+}
+
+/* rows k, l as a four-bar linkage or a differential; 0, or -1: neither */
+static int trans_pair(FILE* f, char names[][64], const double* R, int n, int k, int l) {
+  double kk = R[k*n + k], kl = R[k*n + l], lk = R[l*n + k], ll = R[l*n + l];
+  if (kl == 0 && lk == 0) return -1;
+  if (kl == 0 || lk == 0) {   /* four-bar: actuator1's row turns joint1 only */
+    int a = kl == 0 ? k : l, b = kl == 0 ? l : k;
+    double na[2] = {R[a*n + a], R[b*n + a]}, nj[2] = {1, R[b*n + b] / R[b*n + a]};
+    trans_elem(f, names, "FourBarLinkage", a, b, na, nj);
+    return 0;
+  }
+  if (!(fabs(kk * ll + lk * kl) <= 1e-12 * fmax(fabs(kk * ll), fabs(lk * kl)))) return -1;
+  double na[2] = {kk, lk}, nj[2] = {1, kl / kk};
+  trans_elem(f, names, "Differential", k, l, na, nj);
+  return 0;
+}
+
+/* every row of m->trans that has a ros_control form (f NULL: none written);
+ * the others, 1-based, listed in bad (count returned) */
+static int urdf_transmissions(FILE* f, const dyModel* m, char names[][64], char* bad, size_t bsz) {
+  const int n = m->n;
+  const double* R = m->trans;
+  int done[DY_MAXJ] = {0}, nbad = 0;
+  size_t L = 0;
+  for (int k = 0; k < n; k++) {   /* pairs first: a closed 2 x 2 block of a form */
+    int l = -1;
+    for (int j = k + 1; j < n && l < 0; j++) if (R[k*n + j] != 0 || R[j*n + k] != 0) l = j;
+    if (done[k] || l < 0 || done[l] || !row_in(R, n, k, l) || !row_in(R, n, l, k) || !col_in(R, n, k, k, l) ||
+        !col_in(R, n, l, k, l) || trans_pair(f, names, R, n, k, l)) continue;
+    done[k] = done[l] = 1;
+  }
+  for (int k = 0; k < n; k++) {
+    if (done[k]) continue;
+    if (row_in(R, n, k, k)) {   /* a motor of this joint alone */
+      double na[2] = {R[k*n + k], 1}, nj[2] = {1, 1};
+      if (R[k*n + k] != 1) trans_elem(f, names, "Simple", k, -1, na, nj);
+      continue;
+    }
+    nbad++;
+    if (L + 8 < bsz) L += (size_t)snprintf(bad + L, bsz - L, "%s%d", L ? ", " : "", k + 1);
+  }
+  return nbad;
+}
+
+/* the transmission's losses into the warnings: rows without a form, the
+ * coupled motors' parameters (a URDF has no place for them) */
+static void urdf_trans_warn(const dyModel* m, const double* par, int nbad, const char* bad, char* w, size_t wsz) {
+  if (nbad)
+    warn(w, wsz, "transmission row%s %s (motor%s turning several joints in no ros_control form: Simple, "
+         "Differential, FourBarLinkage) not written: %s back as unit row%s; keep R in a .csv model table "
+         "or give --transmission FILE", nbad > 1 ? "s" : "", bad, nbad > 1 ? "s" : "", nbad > 1 ? "they read" :
+         "it reads", nbad > 1 ? "s" : "");
+  int mp = 0;
+  for (int i = 0; i < DY_NPAR_MOT * m->nmot; i++) mp |= par[DY_NPL*m->n + i] != 0;
+  if (mp) warn(w, wsz, "the coupled motors' IAM FVM FCM not written (a URDF has no place for them)");
+}
+
 int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comment,
                   char* err, int errsz) {
   int n = m->n;
@@ -479,9 +588,13 @@ int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comm
   if (urdf_check(m, par, err, errsz)) return -1;
   double W[12] = {0};
   urdf_gravity(m, W, w, sizeof w);
-  int fric = m->has_friction || has_joint_terms(m, par);
   char names[DY_MAXJ][64];
   urdf_names(m, names);
+  if (m->has_trans) {
+    char bad[200] = "";
+    urdf_trans_warn(m, par, urdf_transmissions(NULL, m, names, bad, sizeof bad), bad, w, sizeof w);
+  }
+  int fric = m->has_friction || has_joint_terms(m, par);
   char head[400];
   snprintf(head, sizeof head, "dynid: model of %s as a URDF, generated from its modified-DH description", m->source);
   fputs("<?xml version=\"1.0\"?>\n<!--\n", f);
@@ -498,7 +611,12 @@ int dy_write_urdf(FILE* f, const dyModel* m, const double* par, const char* comm
   }
   fprintf(f, "  <joint name=\"tip_joint\" type=\"fixed\">");
   put_origin(f, m->tip_T);
-  fprintf(f, "<parent link=\"link%d\"/><child link=\"tip\"/></joint>\n  <link name=\"tip\"/>\n</robot>\n", n);
+  fprintf(f, "<parent link=\"link%d\"/><child link=\"tip\"/></joint>\n  <link name=\"tip\"/>\n", n);
+  if (m->has_trans) {
+    char bad[200];
+    urdf_transmissions(f, m, names, bad, sizeof bad);
+  }
+  fputs("</robot>\n", f);
   if (ferror(f)) { snprintf(err, (size_t)errsz, "%s: write error", m->source); return -1; }
   if (w[0]) { snprintf(err, (size_t)errsz, "%s", w); return 1; }
   return 0;

@@ -2,7 +2,6 @@
 /* dynid ident: Butterworth design and the block zero-phase filter
  * (see filter.h for the margin rule and the edge convention). */
 #include "ident/filter.h"
-#include "core/util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -495,17 +494,58 @@ int dyi_decim_pop(dyiDecim* d, double* y, double* pass, double* relvar) {
 
 struct dyiBand_ {
   int nch, deriv, ncand, ns;      /* channels, differences, candidates, 2*nsec */
-  int E;                          /* lanes: ncand x nch, lane k*nch + c for candidate k, channel c */
   double fs;
   long count, skip;               /* samples pushed; left out at the start */
   dyiButter f[DYI_BAND_MAXC];
-  double* cf;                     /* each lane's section coefficients: nsec x 5 x E
-                                     (b0 b1 b2 a1 a2 of section i at (5 i + m) E) */
-  double* z;                      /* states: 2 passes x ns x E (section i's two at rows 2i, 2i + 1) */
-  double* y;                      /* two past outputs: 2 x E */
-  double* e;                      /* sums of squares: E */
-  double* v;                      /* one sample through the cascades (E) */
+  long d[DYI_BAND_MAXC];          /* each candidate's delay [samples] */
+  long L[DYI_BAND_MAXC];          /* its delay line: d[0] - d[k] squares held back */
+  size_t roff[DYI_BAND_MAXC];     /* where its delay line starts in ring (x nch) */
+  double* z;                      /* states: ncand x nch x 2 passes x ns */
+  double* y;                      /* two past outputs: ncand x nch x 2 */
+  double* e;                      /* sums of squares: ncand x nch */
+  double* ring;                   /* the delay lines: sum_k L[k] x nch */
+  /* the channels' white-noise level, from their fourth differences */
+  double* hx;                     /* last five raw values: nch x 5 */
+  double* bsum;                   /* the current block's sum of squares: nch */
+  int* hist;                      /* block mean squares, log-binned: nch x BAND_NBIN */
+  double wn[DYI_BAND_MAXC];       /* unit white noise at each candidate: its mean square */
 };
+
+/* the noise meter: fourth differences of each raw channel (white noise of
+ * variance s2 gives 70 s2, a smooth motion next to nothing), their mean
+ * square per block of BAND_BLOCK samples, binned by log10 in steps of
+ * 1/BAND_BPD decade from 1e-40: the median block, robust to the few
+ * blocks that hold a jerk step or a bad sample */
+#define BAND_RING_MAXBYTES (32L << 20)   /* the delay lines at most */
+#define BAND_BLOCK 64
+#define BAND_BPD 20
+#define BAND_NBIN 1400
+#define BAND_LOG0 (-40.0)
+
+/* (1/pi) int_0^pi |H(w)|^4 (2 - 2 cos w)^deriv dw: the mean square of unit
+ * white noise through f twice and deriv differences (midpoint rule on
+ * 4000 points: the integrand is smooth, the error far below the factor
+ * 5.7 between candidates that the cutoff rule resolves) */
+static double white_ms(const dyiButter* f, int deriv) {
+  double t = tan(M_PI * f->fc / f->fs), s = 0;
+  const int M = 4000;
+  for (int i = 0; i < M; i++) {
+    double w = M_PI * (i + 0.5) / M, h2 = 1 / (1 + pow(tan(w / 2) / t, 2 * f->order));
+    s += h2 * h2 * pow(2 - 2 * cos(w), deriv);
+  }
+  return s / M;
+}
+
+/* The delay at zero frequency of f run twice [samples]: each section
+ * B(z)/A(z) delays by sum(i b_i)/sum(b_i) - sum(i a_i)/sum(a_i). */
+static double butter_delay2(const dyiButter* f) {
+  double d = 0;
+  for (int s = 0; s < f->nsec; s++) {
+    const double *b = f->b[s], *a = f->a[s];
+    d += (b[1] + 2*b[2]) / (b[0] + b[1] + b[2]) - (a[1] + 2*a[2]) / (a[0] + a[1] + a[2]);
+  }
+  return 2 * d;
+}
 
 dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, int order) {
   if (nch < 1 || deriv < 0 || deriv > 2 || !(fs > 0) || !(f0 > 0) || order < 1 || order > 2*DYI_MAXSEC)
@@ -520,20 +560,29 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
     b->ncand = k + 1;
   }
   b->ns = 2 * b->f[0].nsec;
-  const size_t E = (size_t)b->ncand * (size_t)nch;
-  b->E = (int)E;
-  b->cf = malloc(sizeof(double) * 5 * (size_t)b->f[0].nsec * (E ? E : 1));
-  b->z = calloc(E * 2 * (size_t)b->ns, sizeof(double));
-  b->y = calloc(E * 2, sizeof(double));
-  b->e = calloc(E, sizeof(double));
-  b->v = calloc(E, sizeof(double));
-  if (!b->ncand || !b->cf || !b->z || !b->y || !b->e || !b->v) { dyi_band_free(b); return NULL; }
-  for (int i = 0; i < b->f[0].nsec; i++)
-    for (size_t l = 0; l < E; l++) {
-      const dyiButter* f = &b->f[l / (size_t)nch];
-      const double c[5] = {f->b[i][0], f->b[i][1], f->b[i][2], f->a[i][1], f->a[i][2]};
-      for (int m = 0; m < 5; m++) b->cf[((size_t)(5 * i + m)) * E + l] = c[m];
-    }
+  size_t nz = (size_t)b->ncand * nch, nring = 0;
+  for (int k = 0; k < b->ncand; k++) b->d[k] = lround(butter_delay2(&b->f[k]));
+  for (int k = 0; k < b->ncand; k++) {
+    b->L[k] = b->d[0] > b->d[k] ? b->d[0] - b->d[k] : 0;
+    b->roff[k] = nring;
+    nring += (size_t)b->L[k] * (size_t)nch;
+  }
+  if (nring * sizeof(double) > BAND_RING_MAXBYTES) {   /* a rate far above the candidates: sums unaligned at the end */
+    for (int k = 0; k < b->ncand; k++) b->L[k] = 0;
+    nring = 0;
+  }
+  b->z = calloc(nz * 2 * (size_t)b->ns, sizeof(double));
+  b->y = calloc(nz * 2, sizeof(double));
+  b->e = calloc(nz, sizeof(double));
+  b->ring = calloc(nring + 1, sizeof(double));
+  b->hx = calloc((size_t)nch * 5, sizeof(double));
+  b->bsum = calloc((size_t)nch, sizeof(double));
+  b->hist = calloc((size_t)nch * BAND_NBIN, sizeof(int));
+  if (!b->ncand || !b->z || !b->y || !b->e || !b->ring || !b->hx || !b->bsum || !b->hist) {
+    dyi_band_free(b);
+    return NULL;
+  }
+  for (int k = 0; k < b->ncand; k++) b->wn[k] = white_ms(&b->f[k], deriv);
   /* the lowest candidate's edge transient, both passes, and the differences */
   b->skip = 2L * dyi_butter_settle(&b->f[0], 1e-3) + deriv;
   return b;
@@ -541,79 +590,68 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
 
 void dyi_band_free(dyiBand* b) {
   if (!b) return;
-  free(b->cf); free(b->z); free(b->y); free(b->e); free(b->v);
+  free(b->z); free(b->y); free(b->e); free(b->ring);
+  free(b->hx); free(b->bsum); free(b->hist);
   free(b);
 }
 
-/* x[l] through lane l's cascade (coefficients cf, states z: ns x E), every
- * lane l < E: butter_step's operations in its order, lane by lane, so each
- * lane's result is butter_step's bit for bit; the lanes are independent,
- * so the loop over them vectorises (util.h DY_CLONES) and no lane waits
- * on another's chain of steps */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("tree-vectorize")))
-#endif
-DY_CLONES
-static void band_cascade(const double* restrict cf, int nsec, double* restrict z, double* restrict x, int E) {
-  const size_t L = (size_t)E;
-  for (int i = 0; i < nsec; i++) {
-    const double* restrict b0 = cf + (size_t)(5 * i) * L;
-    const double *restrict b1 = b0 + L, *restrict b2 = b1 + L, *restrict a1 = b2 + L, *restrict a2 = a1 + L;
-    double* restrict z0 = z + (size_t)(2 * i) * L;
-    double* restrict z1 = z0 + L;
-    for (size_t l = 0; l < L; l++) {
-      const double xl = x[l], y = b0[l]*xl + z0[l];
-      z0[l] = b1[l]*xl - a1[l]*y + z1[l];
-      z1[l] = b2[l]*xl - a2[l]*y;
-      x[l] = y;
-    }
+/* the noise meter's part of a push: x's fourth difference into the block */
+static void band_noise(dyiBand* b, const double* x) {
+  for (int c = 0; c < b->nch; c++) {
+    double* h = b->hx + (size_t)c * 5;
+    memmove(h, h + 1, 4 * sizeof(double));
+    h[4] = x[c];
+    if (b->count < 4) continue;
+    double d4 = h[0] - 4*h[1] + 6*h[2] - 4*h[3] + h[4];
+    b->bsum[c] += d4 * d4;
   }
-}
-
-/* lane l's difference of order deriv of v[l] with its two past outputs
- * y0[l], y1[l] (shifted on), its square scaled by s^2 into e[l] (NULL:
- * not yet counted); a loop without branches, vectorised */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("tree-vectorize")))
-#endif
-DY_CLONES
-static void band_energy(const double* restrict v, double* restrict y0, double* restrict y1, double* restrict e,
-                        int deriv, double s, int E) {
-  for (int l = 0; l < E; l++) {
-    const double a = deriv == 2 ? v[l] - 2*y1[l] + y0[l] : deriv == 1 ? v[l] - y1[l] : v[l];
-    y0[l] = y1[l]; y1[l] = v[l];
-    if (e) e[l] += a * s * a * s;
-  }
-}
-
-/* the states of both passes of every lane at the steady state of the
- * first values x (nch) */
-static void band_start(dyiBand* b, const double* x) {
-  const size_t E = (size_t)b->E, nch = (size_t)b->nch, ns = (size_t)b->ns;
-  for (size_t l = 0; l < E; l++) {
-    double s[2 * DYI_MAXSEC];
-    dyi_butter_steady(&b->f[l / nch], s, x[l % nch]);
-    for (size_t p = 0; p < 2; p++)
-      for (size_t i = 0; i < ns; i++) b->z[(p * ns + i) * E + l] = s[i];
-    b->y[l] = b->y[E + l] = x[l % nch];
+  if (b->count < 4 || (b->count - 3) % BAND_BLOCK) return;
+  for (int c = 0; c < b->nch; c++) {
+    double ms = b->bsum[c] / BAND_BLOCK;
+    int bin = ms > 0 ? (int)floor((log10(ms) - BAND_LOG0) * BAND_BPD) : 0;
+    b->hist[(size_t)c * BAND_NBIN + (bin < 0 ? 0 : bin >= BAND_NBIN ? BAND_NBIN - 1 : bin)]++;
+    b->bsum[c] = 0;
   }
 }
 
 void dyi_band_push(dyiBand* b, const double* x) {
-  const int nch = b->nch, nsec = b->ns / 2;
-  const size_t E = (size_t)b->E;
+  int nch = b->nch, ns = b->ns;
+  band_noise(b, x);
   double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
-  if (b->count == 0) band_start(b, x);   /* from the steady state of the first value */
-  for (int k = 0; k < b->ncand; k++)
-    for (int c = 0; c < nch; c++) b->v[(size_t)k * (size_t)nch + (size_t)c] = x[c];
-  band_cascade(b->cf, nsec, b->z, b->v, b->E);
-  band_cascade(b->cf, nsec, b->z + (size_t)b->ns * E, b->v, b->E);
-  band_energy(b->v, b->y, b->y + E, b->count >= b->skip ? b->e : NULL, b->deriv, s, b->E);
+  for (int k = 0; k < b->ncand; k++) {
+    /* candidate k's output now shows the input of d[k] samples ago: it
+     * counts from skip + d[k] on, and its last L[k] = d[0] - d[k] squares
+     * wait in its delay line, so that every candidate's sum covers the
+     * same input samples whenever the log ends */
+    long n = b->count - b->skip - b->d[k];
+    double* line = n >= 0 && b->L[k] > 0 ? b->ring + b->roff[k] + (size_t)(n % b->L[k]) * (size_t)nch : NULL;
+    for (int c = 0; c < nch; c++) {
+      size_t i = (size_t)k * nch + c;
+      double* z = b->z + i * 2 * ns;
+      double* y = b->y + i * 2;
+      if (b->count == 0) {          /* start from the steady state of the first value */
+        dyi_butter_steady(&b->f[k], z, x[c]);
+        dyi_butter_steady(&b->f[k], z + ns, x[c]);
+        y[0] = y[1] = x[c];
+      }
+      double v = butter_step(&b->f[k], z + ns, butter_step(&b->f[k], z, x[c]));
+      double a = b->deriv == 2 ? v - 2*y[1] + y[0] : b->deriv == 1 ? v - y[1] : v;
+      y[0] = y[1]; y[1] = v;
+      if (n < 0) continue;
+      double a2 = a * s * a * s;
+      if (line) {
+        if (n >= b->L[k]) b->e[i] += line[c];
+        line[c] = a2;
+      } else {
+        b->e[i] += a2;
+      }
+    }
+  }
   b->count++;
 }
 
 int dyi_band_energy(const dyiBand* b, double* fc, double* e) {
-  if (b->count <= b->skip) return 0;
+  if (b->count <= b->skip + b->d[0]) return 0;
   int nch = b->nch;
   for (int k = 0; k < b->ncand; k++) {
     if (fc) fc[k] = b->f[k].fc;
@@ -627,16 +665,58 @@ int dyi_band_energy(const dyiBand* b, double* fc, double* e) {
   return b->ncand;
 }
 
-double dyi_band_cutoff(const dyiBand* b, double tol) {
-  double fc[DYI_BAND_MAXC], e[DYI_BAND_MAXC];
-  int nc = dyi_band_energy(b, fc, e);
-  if (nc == 0) return 0;
-  if (nc == 1 || !(e[nc - 1] > 0)) return fc[nc - 1];
-  /* the knee: the least growth to the next candidate (the first of equals) */
+/* channel c's white-noise variance from the median block of its fourth
+ * differences (70 s2 for white noise); -1 when fewer than 8 blocks */
+static int band_noise_var(const dyiBand* b, int c, double* s2) {
+  const int* h = b->hist + (size_t)c * BAND_NBIN;
+  long tot = 0, run = 0;
+  for (int i = 0; i < BAND_NBIN; i++) tot += h[i];
+  if (tot < 8) return -1;
+  int i = 0;
+  while (i < BAND_NBIN - 1 && 2 * (run + h[i]) < tot) run += h[i++];
+  *s2 = i == 0 ? 0 : pow(10, BAND_LOG0 + (i + 0.5) / BAND_BPD) / 70;
+  return 0;
+}
+
+/* the knee rule (a log too short for the noise meter): the least growth
+ * from one candidate to the next, then up while within (1 + tol) of it */
+static double band_knee(const double* fc, const double* e, int nc, double tol) {
   int km = 0;
   for (int k = 1; k < nc - 1; k++)
     if (e[k + 1] / e[k] < e[km + 1] / e[km]) km = k;
   int kc = km;
   while (kc + 1 < nc && e[kc + 1] <= (1 + tol) * e[km]) kc++;
+  return fc[kc];
+}
+
+/* 1 if at candidate k every moving channel's noise P = s2 fs^(2 deriv)
+ * wn[k] is within tol of its motion (its mean square less P); a channel
+ * does not move when its mean square at the lowest candidate (motion
+ * only, as a rule) is below 1e-12 of the largest or its motion there
+ * below 100 times its noise there (a joint at rest, its sensor's noise
+ * alone: it would pull every joint's cutoff down to f0); -1: too few
+ * blocks for the noise */
+static int band_quiet(const dyiBand* b, int k, double tol) {
+  double n = (double)(b->count - b->skip - b->d[0]), g = pow(b->fs, 2 * b->deriv), top = 0;
+  for (int c = 0; c < b->nch; c++) top = fmax(top, b->e[c]);
+  for (int c = 0; c < b->nch; c++) {
+    double s2;
+    if (band_noise_var(b, c, &s2)) return -1;
+    double P0 = s2 * g * b->wn[0];
+    if (!(b->e[c] > 1e-12 * top) || !(b->e[c] / n - P0 > 100 * P0)) continue;
+    double P = s2 * g * b->wn[k], M = b->e[(size_t)k * b->nch + c] / n - P;
+    if (!(P <= tol * M)) return 0;
+  }
+  return 1;
+}
+
+double dyi_band_cutoff(const dyiBand* b, double tol) {
+  double fc[DYI_BAND_MAXC], e[DYI_BAND_MAXC];
+  int nc = dyi_band_energy(b, fc, e);
+  if (nc == 0) return 0;
+  if (nc == 1 || !(e[nc - 1] > 0)) return fc[nc - 1];
+  if (band_quiet(b, 0, tol) < 0) return band_knee(fc, e, nc, tol);   /* too few blocks */
+  int kc = 0;
+  while (kc + 1 < nc && band_quiet(b, kc + 1, tol) == 1) kc++;
   return fc[kc];
 }

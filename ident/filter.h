@@ -190,9 +190,16 @@ int dyi_decim_guard(const dyiDecim* d);
  * the motion is inside, and grows again where sensor noise, twice
  * differentiated (a white position noise gives |2 sin(pi f/fs)|^4 fs^4,
  * about f^4), takes over. The samples of the first edge transient (the
- * lowest candidate's, down to 1e-3) are left out of every mean, so all
- * candidates see the same samples. Memory: ncand x nch filter states and
- * two past outputs; no allocation per sample. */
+ * lowest candidate's, down to 1e-3) are left out of every mean, and each
+ * candidate's sum is delayed by its filter's lag at zero frequency (a
+ * delay line of the lowest candidate's lag less its own), so that all
+ * candidates average the same input samples: a moving log's energies
+ * do not drift by the lags. Beside it, each channel's white-noise variance
+ * s2: the median over blocks of 64 samples of the mean square of the raw
+ * fourth difference (70 s2 for white noise). Memory: ncand x nch filter
+ * states, two past outputs, the delay lines (at most 32 MiB; beyond, the
+ * sums are left unaligned at the end), a histogram per channel; no
+ * allocation per sample. */
 #define DYI_BAND_MAXC 32
 typedef struct dyiBand_ dyiBand;
 /* nch channels, deriv 0..2, sample rate fs, candidates from f0 up to below
@@ -209,11 +216,15 @@ void dyi_band_push(dyiBand* b, const double* x);
  * Returns ncand, or 0 when no sample has been counted yet. fc, e: room
  * for DYI_BAND_MAXC (may be NULL). */
 int dyi_band_energy(const dyiBand* b, double* fc, double* e);
-/* The cutoff the energies call for: the knee where e_k grows least from
- * one candidate to the next (the motion inside, the noise not yet in),
- * then upward as long as e_k stays within (1 + tol) of the knee's (the
- * noise let in is at most tol of the motion's energy; noise-free signals
- * go up to the top candidate). 0 when nothing was counted. */
+/* The cutoff the log calls for: the highest candidate k (up from the
+ * lowest, while each passes) where, on every channel that moves (its mean
+ * square at the lowest candidate above 1e-12 of the largest), the noise
+ * P = s2 fs^(2 deriv) (1/pi) int_0^pi |H_k|^4 (2 - 2 cos w)^deriv dw is at
+ * most tol times the motion's energy E_k[c] - P; noise-free signals go up
+ * to the top candidate. With fewer than 8 blocks of the noise meter, the
+ * knee where e_k grows least from one candidate to the next, then upward
+ * while e_k stays within (1 + tol) of the knee's. 0 when nothing was
+ * counted. */
 double dyi_band_cutoff(const dyiBand* b, double tol);
 
 #endif

@@ -1354,13 +1354,19 @@ static int band_cached(dyiLogReader* r, dyiBand* b, int deriv) {
  * rows the read will use, through the same gate) into the bandwidth meter
  * (filter.h dyiBand) on the highest derivative the log holds (qdd, else
  * qd, else q), candidates from f0 / 4 up to fmax at the raw rate 1 / med;
- * the meter's knee with BAND_TOL, never below f0. Kept in r->fc_auto for
- * rewinds. A row the read will stop at ends the pre-pass (the cutoff from
- * the rows before it; the read reports the row where it did before). The
- * pass keeps the rows for the read when they fit (band_cached), else it
- * reads the file on a reader of its own (band_reread). 0, or -1 with err
- * when the file cannot be opened again. */
-#define BAND_TOL 0.01
+ * the highest candidate where each joint's measured white noise,
+ * differentiated, is within BAND_TOL of its motion's acceleration energy
+ * (dyi_band_cutoff), never below f0. BAND_TOL 1e-4: the noise in each
+ * joint's acceleration at most 1 % rms of its motion, so that a predicted
+ * torque's error from it stays a fraction of a 1-3 % torque noise (1e-2,
+ * 10 % rms, cost a coupled 5 kHz wrist log 17 % of held-out error on one
+ * joint: tests/test_motorlog.c). Kept in r->fc_auto for rewinds. A row the
+ * read will stop at ends the pre-pass (the cutoff from the rows before it;
+ * the read reports the row where it did before). The pass keeps the rows
+ * for the read when they fit (band_cached), else it reads the file on a
+ * reader of its own (band_reread). 0, or -1 with err when the file cannot
+ * be opened again. */
+#define BAND_TOL 1e-4
 static int auto_cutoff(dyiLogReader* r, double f0, double fmax, double med, char* err, int errsz) {
   if (r->fc_auto > 0) return 0;
   int deriv = r->logged & 2 ? 0 : r->logged & 1 ? 1 : 2;

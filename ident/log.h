@@ -42,17 +42,18 @@
  * allocated; once per reader, kept across rewinds). The highest
  * derivative the log holds (qdd, else qd, else q) passes through a ladder
  * of zero-phase low-passes f_k = f0 / 4 * sqrt(2)^k up to fs / 5
- * (filter.h dyiBand), each differenced to an acceleration; the energy of
- * that acceleration against the cutoff is flat where the motion is inside
- * and the noise not yet. The default is the knee, where it grows least,
- * raised while the energy stays within 1 % of the knee's (the noise let in
- * at most 1 % of the motion's energy): fc = clamp(that, f0, fs / 5), with
+ * (filter.h dyiBand), each differenced to an acceleration, and each
+ * joint's white noise is measured on its fourth differences. The default
+ * is the highest candidate where every moving joint's noise, through that
+ * low-pass and differenced, is within 1e-4 of its motion's acceleration
+ * energy (1 % rms; a log under 512 samples: the knee of the energies,
+ * raised while within 1 %): fc = clamp(that, f0, fs / 5), with
  * f0 = min(fs / 20, 10 Hz), the cutoff used before (fs the median sample
  * rate of the first 1000 rows); with decimation by D at most
  * 0.8 fs / (2 D). Excitation trajectories for identification live below
  * 1-2 Hz, and real sensors' noise, twice differentiated, rises above that
- * quickly: such logs keep f0 (Panda 1 kHz: the knee at 5 Hz, 10 Hz kept;
- * Kinova Gen3 1 kHz: 3.5 Hz, 10 Hz kept). Where the noise stays low (the
+ * quickly: such logs keep f0 (Panda 1 kHz, Kinova Gen3 1 kHz: 10 Hz
+ * kept). Where the noise stays low (the
  * KUKA's logged accelerations, simulated logs, fast moves on a kHz
  * encoder) the cutoff rises with the motion's band, so fast motions are
  * not over-smoothed and the rows are decimated less (KUKA 200 Hz: 40 Hz;

@@ -1324,31 +1324,41 @@ static int logs_body(const cliArgs* c, const dyModel* m, reportSet* const* sv, i
   return lr ? -1 : 0;
 }
 
-/* The model: source, joints and types, gravity, the conversion check, and
- * per joint the modified-DH geometry and the nominal mass. */
 /* The transmission the logs were mapped through (--transmission, a model
  * table's or a URDF's): R, row k for motor k, motor velocity = R x joint
- * velocity, and the motors whose rows couple joints (their own inertia and
- * friction, IAMk FVMk FCMk, are parameters of the set). */
-static void trans_table(FILE* f, const dyModel* m) {
-  const int n = m->n;
-  fputs("<h3>Transmission</h3>\n", f);
-  how(f, "The logs' motor columns mapped to the joints: motor velocity = R &#215; joint velocity, so q = R<sup>-1</sup> "
-         "q<sub>m</sub> and &#964; = R<sup>T</sup> &#964;<sub>m</sub> (after the gains). Row k is motor k.");
+ * velocity, the gain each motor's torque column was read with (--gain, or
+ * the PARAMS's GAIN rows; 1 when none), the motors whose rows couple
+ * joints (their own inertia and friction, IAMk FVMk FCMk, are parameters
+ * of the set), and the joints' position offsets (--q-offset; 0 when none).
+ * Without a transmission, only the offsets when --q-offset was given. */
+static void trans_table(FILE* f, const dyModel* m, const dyiLogOpt* lo) {
+  const int n = m->n, tr = m->has_trans;
+  fputs(tr ? "<h3>Transmission</h3>\n" : "<h3>Joint position offsets</h3>\n", f);
+  if (tr)
+    how(f, "The logs' motor columns mapped to the joints: motor velocity = R &#215; joint velocity, so q = "
+           "R<sup>-1</sup> q<sub>m</sub> + offset and &#964; = R<sup>T</sup> (gain &#215; column). Row k is motor k.");
+  else
+    how(f, "The logs' joint positions: q = column + offset (--q-offset), for encoders whose zero is not the model's.");
   fputs("<table><tr><th>motor</th>", f);
   for (int j = 0; j < n; j++) fprintf(f, "<th>joint %d</th>", j + 1);
-  fputs("<th class=\"t\">couples joints</th></tr>\n", f);
-  for (int k = 0; k < n; k++) {
+  fputs(tr ? "<th>gain [N&#183;m per column unit]</th><th class=\"t\">couples joints</th></tr>\n" : "</tr>\n", f);
+  for (int k = 0; tr && k < n; k++) {
     int coupled = 0;
     for (int c = 0; c < m->nmot; c++) coupled |= m->mot_k[c] == k;
     fprintf(f, "<tr><td>%d</td>", k + 1);
     for (int j = 0; j < n; j++) fprintf(f, "<td>%.6g</td>", m->trans[k*n + j]);
-    fprintf(f, "<td class=\"t\">%s</td></tr>\n", coupled ? "yes: IAM, FVM, FCM of this motor are parameters" : "no");
+    fprintf(f, "<td>%.6g</td><td class=\"t\">%s</td></tr>\n", lo->has_gain ? lo->gain[k] : 1.0,
+            coupled ? "yes: IAM, FVM, FCM of this motor are parameters" : "no");
   }
-  fputs("</table>\n", f);
+  fputs("<tr><td>q offset [rad|m]</td>", f);
+  for (int j = 0; j < n; j++) fprintf(f, "<td>%.6g</td>", lo->has_qoff ? lo->q_offset[j] : 0.0);
+  fputs(tr ? "<td></td><td class=\"t\"></td></tr>\n</table>\n" : "</tr>\n</table>\n", f);
 }
 
-static void model_section(FILE* f, const dyModel* m) {
+/* The model: source, joints and types, gravity, the conversion check, per
+ * joint the modified-DH geometry and the nominal mass, and how the logs
+ * were mapped to its joints (trans_table). */
+static void model_section(FILE* f, const dyModel* m, const dyiLogOpt* lo) {
   const int n = m->n;
   fputs("<h2 id=\"model\">Model</h2>\n", f);
   how(f, "The arm the parameters belong to, as dynid read it: its modified Denavit-Hartenberg geometry (theta "
@@ -1369,7 +1379,7 @@ static void model_section(FILE* f, const dyModel* m) {
     fprintf(f, "<tr><td>%d</td><td>%c</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.6g</td><td>%.4g</td></tr>\n",
             j + 1, types[j], m->dh_alpha[j], m->dh_a[j], m->dh_theta[j], m->dh_d[j], m->par[10*j + DY_M]);
   fputs("</table>\n", f);
-  if (m->has_trans) trans_table(f, m);
+  if (m->has_trans || lo->has_qoff) trans_table(f, m, lo);
 }
 
 /* The standard parameters that share a status and a reason: one row of
@@ -1713,7 +1723,7 @@ static void nav(FILE* f, const cliArgs* c, char (*role)[160]) {
  * after), and how it was written (the command line and the model's
  * fingerprint). */
 static void write_page(FILE* f, const cliArgs* c, const dyModel* m, reportSet* const* sv, int ns, char (*role)[160],
-                       const char* body, size_t blen, const reportPayload* pl) {
+                       const char* body, size_t blen, const reportPayload* pl, const dyiLogOpt* lo) {
   const char* out = cli_opt(c, "o");
   const char* title = cli_opt(c, "title");
   char tbuf[300];
@@ -1733,7 +1743,7 @@ static void write_page(FILE* f, const cliArgs* c, const dyModel* m, reportSet* c
   gains_section(f, m, sv, ns, pl);
   phys_section(f, m, sv, ns, out);
   ident_section(f, m, sv[0]->prm->base);
-  model_section(f, m);
+  model_section(f, m, lo);
   char fpr[96];
   cli_fingerprint(m, fpr, sizeof fpr);
   fprintf(f, "<p class=\"cap\">Written by dynid %s: <code>", DYNID_VERSION);
@@ -1792,7 +1802,7 @@ int cmd_report(cliArgs* c) {
   for (int k = 0; k < ns; k++)
     if (set_scales(c, m, &set[k], &lopt)) goto done;
   if (dy_out_open(&o, cli_opt(c, "o"), err, sizeof err)) { cli_fail("%s", err); goto done; }
-  write_page(o.f, c, m, sv, ns, role, body, blen, &pl);
+  write_page(o.f, c, m, sv, ns, role, body, blen, &pl, &lopt);
   if (dy_out_commit(&o, err, sizeof err)) { cli_fail("%s", err); goto done; }
   status = 0;
 done:

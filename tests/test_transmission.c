@@ -337,6 +337,22 @@ static void test_report_trans(void) {
       found &= strstr(t, cells) != NULL;
     }
     CHECK(found, "report: R as the log was made with");
+    /* each motor's gain right after its row's last entry, the offsets in
+     * one row: the values this test passed (--gain, --q-offset) */
+    int gains = 1;
+    for (int k = 0; k < N6; k++) {
+      char cells[64];
+      snprintf(cells, sizeof cells, "<td>%.6g</td><td>%.6g</td><td class=\"t\">", RW[k*N6 + N6 - 1], GAIN[k]);
+      char key[32];
+      snprintf(key, sizeof key, "<tr><td>%d</td>", k + 1);
+      const char* row = strstr(t, key);
+      gains &= row && strstr(row, cells) && strstr(row, cells) < strstr(row, "</tr>");
+    }
+    CHECK(gains, "report: each motor's gain as given (--gain)");
+    char offs[256];
+    size_t L = (size_t)snprintf(offs, sizeof offs, "<tr><td>q offset [rad|m]</td>");
+    for (int j = 0; j < N6; j++) L += (size_t)snprintf(offs + L, sizeof offs - L, "<td>%.6g</td>", QOFF[j]);
+    CHECK(strstr(t, offs) != NULL, "report: the offsets as given (--q-offset): want %s", offs);
     CHECK(strstr(t, "<tr><td>6</td>") && strstr(strstr(t, "<tr><td>6</td>"), "yes: IAM, FVM, FCM"),
           "report: motor 6 coupled");
   }
@@ -517,6 +533,115 @@ static void test_urdf(void) {
   dy_free_model(m);
 }
 
+/* R written into a URDF by dy_write_urdf and read back with
+ * --transmission urdf (dyLoadOpt.urdf_trans); NULL with err set. The
+ * writer's return into *wrc, its warning into w. */
+static dyModel* urdf_round(const double* R, int* wrc, char* w, int wsz) {
+  char err[DY_ERRSZ] = "", path[128];
+  dyModel* m = NULL;
+  if (dy_load_table("datasets/models/puma560.csv", NULL, &m, err, sizeof err) ||
+      dy_set_transmission(m, R, err, sizeof err)) { CHECK(0, "%s", err); dy_free_model(m); return NULL; }
+  snprintf(path, sizeof path, "%s/rt.urdf", tmp);
+  FILE* f = fopen(path, "w");
+  *wrc = dy_write_urdf(f, m, m->par, NULL, w, wsz);
+  fclose(f);
+  dy_free_model(m);
+  dyLoadOpt o;
+  memset(&o, 0, sizeof o);
+  o.urdf_trans = 1;
+  m = NULL;
+  if (dy_load_urdf(path, &o, &m, err, sizeof err)) { CHECK(0, "reading back: %s", err); return NULL; }
+  return m;
+}
+
+/* the largest |R_back - R| / |R| entry by entry (zeros must stay zero) */
+static double trans_dev(const dyModel* m, const double* R) {
+  double dev = m->has_trans ? 0 : INFINITY;
+  for (int i = 0; m->has_trans && i < N6*N6; i++)
+    dev = fmax(dev, R[i] == 0 ? (m->trans[i] == 0 ? 0 : INFINITY) : fabs(m->trans[i] - R[i]) / fabs(R[i]));
+  return dev;
+}
+
+/* --model-out x.urdf: every form ros_control has, read back to the same R
+ * within 1e-15 relative (the reader multiplies a reduction by a quotient
+ * the writer formed: two roundings, 4.4e-16): simple rows (one a gear of
+ * 1, which needs no element, one negative), a four-bar linkage either way
+ * round, a differential; the 3x3 coupled wrist has no form: the one
+ * warning names its rows, they read back as unit rows, the rest as R */
+static void test_urdf_write(void) {
+  static const double A[2][N6*N6] = {
+    {62.6, 0, 0, 0, 0, 0,  0, 1, 0, 0, 0, 0,  0, 0, 53.7, 0, 0, 0,  0, 0, 20, 76, 0, 0,
+     0, 0, 0, 0, 50, 30,  0, 0, 0, 0, 40, -24},
+    {-62.6, 0, 0, 0, 0, 0,  0, 107.8, 0, 0, 0, 0,  0, 0, 53.7, 20, 0, 0,  0, 0, 0, 76, 0, 0,
+     0, 0, 0, 0, 71.9, 0,  0, 0, 0, 0, 0, 76.7}};
+  for (int c = 0; c < 2; c++) {
+    int wrc = -2;
+    char w[DY_ERRSZ] = "";
+    dyModel* m = urdf_round(A[c], &wrc, w, sizeof w);
+    double dev = m ? trans_dev(m, A[c]) : INFINITY;
+    CHECK(wrc == 0 && dev <= 1e-15, "case %d: R read back from the URDF within %.3g (writer %d: %s)", c, dev, wrc, w);
+    dy_free_model(m);
+  }
+  static const double RW3[N6*N6] = {62.6, 0, 0, 0, 0, 0,  0, 107.8, 0, 0, 0, 0,  0, 0, -53.7, 0, 0, 0,
+                                    0, 0, 0, 76, 0, 0,  0, 0, 0, 60, 71.9, 0,  0, 0, 0, 50, -38.35, 76.7};
+  double want[N6*N6];
+  memcpy(want, RW3, sizeof want);
+  for (int j = 0; j < N6; j++) want[4*N6 + j] = want[5*N6 + j] = 0;
+  want[4*N6 + 4] = want[5*N6 + 5] = 1;
+  int wrc = -2;
+  char w[DY_ERRSZ] = "";
+  dyModel* m = urdf_round(RW3, &wrc, w, sizeof w);
+  double dev = m ? trans_dev(m, want) : INFINITY;
+  CHECK(wrc == 1 && strstr(w, "transmission rows 5, 6 (motors turning several joints in no ros_control form") &&
+        !strchr(w, '\n') && dev == 0, "3x3 wrist: writer %d, '%s', the rest read back within %.3g", wrc, w, dev);
+  dy_free_model(m);
+}
+
+/* the first CSV field of each line of dir/stdout after its header line (not
+ * '#'), joined by ' ' into buf; their count */
+static int first_fields(char* buf, size_t sz) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/stdout", tmp);
+  const char* s = th_slurp(path);
+  int cnt = 0, header = 1;
+  size_t L = 0;
+  buf[0] = 0;
+  for (const char* l = s; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+    if (*l == '#' || *l == '\n') continue;
+    if (header) { header = 0; continue; }
+    int w = (int)strcspn(l, ",\n");
+    if (L + (size_t)w + 2 < sz) L += (size_t)snprintf(buf + L, sz - L, "%s%.*s", cnt ? " " : "", w, l);
+    cnt++;
+  }
+  return cnt;
+}
+
+/* dynid excite --friction --transmission designs for the base set that
+ * dynid base gives with the same options: the parameters whose expected
+ * std it prints are base's, name for name and in order (the coupled
+ * motors' IAM5..FCM6 among them), as many as the count it announces; and
+ * that set is not the one without the transmission (6 fewer) */
+static void test_excite_motors(void) {
+  static char ex[4096], bs[4096];
+  char cmd[512], path[128], want[64];
+  write_R("R3.csv", (const double[N6*N6]){62.6, 0, 0, 0, 0, 0,  0, 107.8, 0, 0, 0, 0,  0, 0, -53.7, 0, 0, 0,
+                                          0, 0, 0, 76, 0, 0,  0, 0, 0, 60, 71.9, 0,  0, 0, 0, 50, -38.35, 76.7}, N6);
+  snprintf(cmd, sizeof cmd, "./dynid excite datasets/models/puma560.csv --friction --transmission %s/R3.csv --harmonics 3 "
+           "--starts 1 --screen 0 --maxeval 10 --polish 0 --samples 40 --threads 1 -o %s/traj.csv", tmp, tmp);
+  snprintf(path, sizeof path, "%s/stderr", tmp);
+  CHECK(th_run(tmp, cmd) == 0, "%s: %s", cmd, th_slurp(path));
+  int ne = first_fields(ex, sizeof ex);
+  snprintf(want, sizeof want, "excite: %d base parameters (khalil)", ne);
+  CHECK(strstr(th_slurp(path), want) != NULL, "excite announces %d base parameters: %s", ne, th_slurp(path));
+  snprintf(cmd, sizeof cmd, "./dynid base datasets/models/puma560.csv --friction --transmission %s/R3.csv", tmp);
+  CHECK(th_run(tmp, cmd) == 0, "%s", cmd);
+  int nb = first_fields(bs, sizeof bs);
+  CHECK(ne == nb && !strcmp(ex, bs) && strstr(ex, "IAM5") && strstr(ex, "FCM6"), "excite's set (%d) '%s' against "
+        "base's (%d) '%s'", ne, ex, nb, bs);
+  snprintf(cmd, sizeof cmd, "./dynid base datasets/models/puma560.csv --friction");
+  CHECK(th_run(tmp, cmd) == 0 && first_fields(bs, sizeof bs) == nb - 6, "without the transmission: 6 fewer");
+}
+
 int main(void) {
   snprintf(tmp, sizeof tmp, "/tmp/dynid_trans_XXXXXX");
   if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
@@ -527,9 +652,11 @@ int main(void) {
     test_program_motor();
     test_model_file();
     test_report_trans();
+    test_excite_motors();
   }
   test_table_directives();
   test_urdf();
+  test_urdf_write();
   test_dynamics();
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
