@@ -513,9 +513,9 @@ static void joint_residuals(dyiEstim* e, long rows) {
 /* warnings: cond above warn_cond, each relative std above warn_relstd */
 static void solve_warnings(dyiEstim* e) {
   char msg[DYI_WARNSZ];
-  if (e->cond > e->opt.warn_cond) {
-    snprintf(msg, sizeof msg, "poor excitation: condition number %.4g > %.4g (%.4g after column "
-             "scaling)", e->cond, e->opt.warn_cond, e->cond_scaled);
+  if (e->cond_scaled > e->opt.warn_cond) {   /* scaled: the unscaled one follows the parameters' units */
+    snprintf(msg, sizeof msg, "poor excitation: condition number %.4g after column scaling > %.4g (%.4g "
+             "unscaled)", e->cond_scaled, e->opt.warn_cond, e->cond);
     add_warn(e, msg);
   }
   for (int k = 0; k < e->p; k++)

@@ -93,7 +93,9 @@ typedef struct {
                                  < tol (1e-4) */
   double max_cond;            /* error above this scaled condition (1e10) */
   double warn_relstd;         /* warn above this rel std [%] (10) */
-  double warn_cond;           /* warn above this (unscaled) condition (1e3) */
+  double warn_cond;           /* warn above this condition number after column scaling (1e3; the
+                                 unscaled one depends on the parameters' units: a rotor inertia of
+                                 2e-4 kg m^2 beside a 5 kg mass gives 1e7 on a well excited log) */
   double var_factor;          /* cov = var_factor sigma^2 (R^T R)^-1 (0: 1): the
                                  white-equivalent noise of filtered rows
                                  (filter.h dyi_fir_var_factor) */
