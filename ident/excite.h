@@ -64,8 +64,14 @@ typedef struct {
   int screen;              /* starting points screened by a short smooth search (SCREEN_EVAL
                               evaluations at p = 4) before the local searches, the best `starts`
                               of them going on (default 72; <= starts: no screening) */
-  int starts;              /* local searches (default 16) */
+  int starts;              /* local searches (default 4) */
   int maxeval;             /* criterion evaluations per local search (default 300) */
+  int hops;                /* local searches per hop round from perturbations of the best
+                              point so far (default 8; 0: none) */
+  int hop_rounds;          /* hop rounds (default 3) */
+  int hop_eval;            /* criterion evaluations per hop search (default 200) */
+  double hop_scale;        /* hop perturbation: +-hop_scale uniform on every variable, the
+                              variables of each joint at unit norm (default 0.2) */
   int polish;              /* evaluations of the final derivative-free polish (default 1500) */
   double maxtime;          /* wall-clock cap [s]; 0 (default): none, so that the result
                               depends on the options only, not on the machine */
@@ -88,6 +94,8 @@ typedef struct {
   long evals;              /* criterion evaluations, all threads */
   int starts_done;         /* local searches completed */
   int screened;            /* starting points screened */
+  int hops;                /* hop searches run */
+  int hops_better;         /* hop rounds that lowered the best value */
   int budget_hit;          /* 1 if maxtime cut the search short */
   double seconds;          /* wall-clock time */
   double* vif;             /* per base parameter: diag((Ws^T Ws)^-1) with Ws
