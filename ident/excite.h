@@ -38,12 +38,15 @@
  * Schroeder-phased multisine, the others random) are screened first: each
  * gets a short search on the smoothest bound (p = 4, SCREEN_EVAL
  * evaluations), which already tells the basins apart, and only the best
- * `starts` of the `screen` points go on to the full local search (the same
- * evaluations buy 4.5 times the starting points: on the Panda the best
- * local search ends at cond 41.6 instead of 44.7). The best of those is
- * polished by a derivative-free local search (NLopt's BOBYQA) on the exact
+ * `starts` of the `screen` points go on to the full local search. Those
+ * searches converge (more evaluations change nothing); which basin the
+ * best sits in decides the result. So the best point then goes through
+ * `hop_rounds` rounds of basin hopping: `hops` local searches (hop_eval
+ * evaluations each) from random perturbations of it, a round's best
+ * replacing it only when lower. The result is polished by a
+ * derivative-free local search (NLopt's BOBYQA) on the exact
  * criterion. All run on `threads` threads; each search depends only on
- * (seed, its index) and the choices are by value, then index, so the
+ * (seed, its round, its index) and the choices are by value, then index, so the
  * result is the same for a given seed whatever the thread count, unless
  * the time budget cuts the search (info.budget_hit). */
 #ifndef DYNID_EXCITE_H

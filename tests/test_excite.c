@@ -349,7 +349,8 @@ static void test_hops(void) {
   if (!b) { dy_free_model(m); return; }
   dyiExciteOpt o;
   dyi_excite_defaults(&o);
-  o.rest = 1; o.screen = 6; o.starts = 2; o.maxeval = 15;   /* weak local searches: hops can improve */ o.polish = 0; o.seed = 12; o.threads = 1;
+  /* weak local searches (15 evaluations), so that the hops can improve */
+  o.rest = 1; o.screen = 6; o.starts = 2; o.maxeval = 15; o.polish = 0; o.seed = 12; o.threads = 1;
   o.hops = 0;
   dyiFourier f0, f1, f2;
   dyiExciteInfo i0 = {0}, i1 = {0}, i2 = {0};
