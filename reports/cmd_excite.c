@@ -120,10 +120,10 @@ static int excite_write(const cliArgs* c, const dyModel* m, const dyiBase* b, co
   fprintf(out.f, "# dynid excite: %s, base set %s (%d parameters), criterion %s%s, seed %llu\n", m->source, x->set,
           b->nb, cname[o->criterion], o->weighted ? " weighted by the noise" : "", o->seed);
   fprintf(out.f, "# cond(W) %.6g (first start %.6g), cond of the column-scaled W %.6g, log det(W^T W) %.6g "
-          "(first start %.6g); %d points screened, %d of %d starts, %d hops (%d rounds better), %ld evaluations, "
+          "(first start %.6g); %d points screened, %d of %d starts, %d hops (%d of %d rounds lower), %ld evaluations, "
           "%.1f s%s\n",
           info->cond, info->cond0, info->cond_scaled, info->logdet, info->logdet0, info->screened, info->starts_done,
-          o->starts, info->hops, info->hops_better, info->evals, info->seconds,
+          o->starts, info->hops, info->hops_better, o->hops > 0 ? o->hop_rounds : 0, info->evals, info->seconds,
           info->budget_hit ? " (time budget reached)" : "");
   fprintf(out.f, "# limits: worst use %.2f %% (%s), checked every %g s\n", 100 * (1 + worst), what, 1 / x->rate);
   fprintf(out.f, "# fourier: q_j(t) = q0_j + sum_l a_lj/(l wf) sin(l wf t) - b_lj/(l wf) cos(l wf t), wf = %.17g rad/s\n", f->wf);
@@ -192,10 +192,11 @@ static void excite_std(const dyModel* m, const dyiBase* b, const excOpt* x, cons
  * ended the search (the result then depends on the machine's speed). */
 static void excite_result(const excOpt* x, const dyiExciteInfo* info, double worst, const char* what) {
   fprintf(stderr, "excite: cond %.6g (first start %.6g), cond scaled %.4g, log det %.6g (first start %.6g); "
-          "%d points screened, %d of %d starts, %d hops (%d rounds better), %ld evaluations, %.1f s; "
+          "%d points screened, %d of %d starts, %d hops (%d of %d rounds lower), %ld evaluations, %.1f s; "
           "limits used up to %.2f %% (%s)\n",
           info->cond, info->cond0, info->cond_scaled, info->logdet, info->logdet0, info->screened, info->starts_done,
-          x->o.starts, info->hops, info->hops_better, info->evals, info->seconds, 100 * (1 + worst), what);
+          x->o.starts, info->hops, info->hops_better, x->o.hops > 0 ? x->o.hop_rounds : 0, info->evals, info->seconds,
+          100 * (1 + worst), what);
   if (info->budget_hit)
     fprintf(stderr, "excite: the time budget (--maxtime %g) ended the search early: the result depends on "
             "the machine's speed; raise --maxtime or lower --starts or --hops\n", x->o.maxtime);
@@ -237,7 +238,7 @@ int cmd_excite(cliArgs* c) {
   char cap[48] = "";
   if (o->maxtime > 0) snprintf(cap, sizeof cap, ", at most %g s", o->maxtime);
   fprintf(stderr, "excite: %d base parameters (%s), %d harmonics, period %g s, criterion %s%s, "
-          "%d points screened, %d starts, %d rounds of %d hops on %d threads%s\n", b->nb, x.set, o->nh, o->period,
+          "%d points screened, %d starts, %d x %d hops on %d threads%s\n", b->nb, x.set, o->nh, o->period,
           cname[o->criterion], o->weighted ? " (rows weighted by 1/noise)" : "", o->screen > o->starts ? o->screen : 0,
           o->starts, o->hops > 0 ? o->hop_rounds : 0, o->hops, o->threads, cap);
   int xr = dyi_excite(m, b, o, &f, &info, err, sizeof err);
