@@ -66,8 +66,8 @@ typedef struct {
   int rest;                /* 1: start and end at rest */
   int screen;              /* starting points screened by a short smooth search (SCREEN_EVAL
                               evaluations at p = 4) before the local searches, the best `starts`
-                              of them going on (default 72; <= starts: no screening) */
-  int starts;              /* local searches (default 4) */
+                              of them going on (default 48; <= starts: no screening) */
+  int starts;              /* local searches (default 8) */
   int maxeval;             /* criterion evaluations per local search (default 300) */
   int hops;                /* local searches per hop round from perturbations of the best
                               point so far (default 8; 0: none) */
