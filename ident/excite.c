@@ -823,8 +823,9 @@ static int hop_rounds(excitePool* P, const dyiExciteOpt* o, int nx, int nslot, i
     for (int i = 0; i < nslot; i++) P->val[i] = INFINITY;
     for (int i = 0; i < H; i++) hop_point(o, n, nx, best, g, i, P->xs + (size_t)i * nx);
     P->nrun = H; P->fresh = 0; P->maxeval = o->hop_eval; P->ps = STEPS;
+    int d0 = P->done;
     run_starts(P, o);
-    P->hops += H;
+    P->hops += P->done - d0;   /* fewer than H when the time cap stopped the round */
     rank_slots(P->val, H, rank);
     if (P->val[rank[0]] < bv) {
       bv = P->val[rank[0]];
