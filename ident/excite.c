@@ -19,8 +19,8 @@
 void dyi_excite_defaults(dyiExciteOpt* o) {
   memset(o, 0, sizeof *o);
   o->nh = 5; o->period = 10; o->nsamp = 100; o->criterion = DYI_EXC_COND;
-  o->screen = 48; o->starts = 8; o->maxeval = 300; o->polish = 1500; o->maxtime = 0; o->threads = 1;
-  o->hops = 8; o->hop_rounds = 3; o->hop_eval = 200; o->hop_scale = 0.2;
+  o->screen = 48; o->starts = 8; o->maxeval = 300; o->polish = 500; o->maxtime = 0; o->threads = 1;
+  o->hops = 10; o->hop_rounds = 3; o->hop_eval = 200; o->hop_scale = 0.2;
   o->margin = 0.9; o->seed = 1;
 }
 

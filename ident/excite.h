@@ -70,12 +70,12 @@ typedef struct {
   int starts;              /* local searches (default 8) */
   int maxeval;             /* criterion evaluations per local search (default 300) */
   int hops;                /* local searches per hop round from perturbations of the best
-                              point so far (default 8; 0: none) */
+                              point so far (default 10; 0: none) */
   int hop_rounds;          /* hop rounds (default 3) */
   int hop_eval;            /* criterion evaluations per hop search (default 200) */
   double hop_scale;        /* hop perturbation: +-hop_scale uniform on every variable, the
                               variables of each joint at unit norm (default 0.2) */
-  int polish;              /* evaluations of the final derivative-free polish (default 1500) */
+  int polish;              /* evaluations of the final derivative-free polish (default 500) */
   double maxtime;          /* wall-clock cap [s]; 0 (default): none, so that the result
                               depends on the options only, not on the machine */
   int threads;             /* worker threads (default 1) */
