@@ -19,7 +19,8 @@
 void dyi_excite_defaults(dyiExciteOpt* o) {
   memset(o, 0, sizeof *o);
   o->nh = 5; o->period = 10; o->nsamp = 100; o->criterion = DYI_EXC_COND;
-  o->screen = 72; o->starts = 16; o->maxeval = 300; o->polish = 1500; o->maxtime = 0; o->threads = 1;
+  o->screen = 48; o->starts = 8; o->maxeval = 300; o->polish = 500; o->maxtime = 0; o->threads = 1;
+  o->hops = 10; o->hop_rounds = 3; o->hop_eval = 200; o->hop_scale = 0.2;
   o->margin = 0.9; o->seed = 1;
 }
 
@@ -620,6 +621,7 @@ typedef struct {
    * fresh: from start_vars of the slot, else from the point in it;
    * maxeval evaluations through the exponents ps */
   int nrun, fresh, maxeval, total;
+  int hops;            /* hop searches run */
   const int* order;
   const double* ps;
 } excitePool;
@@ -726,9 +728,11 @@ int dyi_excite_eval(const dyModel* m, const dyiBase* b, const dyiFourier* f, int
 static int excite_check(const dyModel* m, const dyiBase* b, const dyiExciteOpt* o, char* err, int errsz) {
   if (o->nh < (o->rest ? 2 : 1) || o->nh > DYI_FOURIER_MAXH || !(o->period > 0) || o->nsamp < 2 ||
       o->starts < 1 || o->maxeval < 1 || o->threads < 1 || !(o->margin > 0 && o->margin <= 1) ||
-      !(o->maxtime >= 0)) {
+      !(o->maxtime >= 0) || o->hops < 0 || o->hop_rounds < 0 || (o->hops > 0 && o->hop_rounds > 0 &&
+      (o->hop_eval < 1 || !(o->hop_scale > 0) || !isfinite(o->hop_scale)))) {
     snprintf(err, (size_t)errsz, "excite: need %d..%d harmonics, a positive period, >= 2 samples, "
-             ">= 1 start, evaluation and thread, a margin in (0, 1] and a time budget >= 0 (0: none)",
+             ">= 1 start, evaluation and thread, a margin in (0, 1], a time budget >= 0 (0: none), "
+             "hops and hop rounds >= 0, and with hops >= 1 evaluation each and a positive hop scale",
              o->rest ? 2 : 1, DYI_FOURIER_MAXH);
     return -1;
   }
@@ -759,40 +763,101 @@ static void run_starts(excitePool* P, const dyiExciteOpt* o) {
   for (int t = 0; t < started; t++) pthread_join(th[t], NULL);
 }
 
-/* The rounds of local searches. With screening (ns > starts), ns starting
- * points get a short search each on the smoothest bound, and the best
- * `starts` of them (by value, then index) move in that order to slots
- * 0..starts-1, with their values, and go on to the full local search;
- * without, the starts run from their starting points. Results in
- * P->val[0..starts-1], points in P->xs; *screened: the screening searches
- * done. 0, or -1 out of memory. */
-static int search_rounds(excitePool* P, const dyiExciteOpt* o, int nx, int ns, int* screened) {
-  int S = o->starts;
-  P->total = (ns > S ? ns : 0) + S;
-  *screened = 0;
-  if (ns > S) {
-    int* rank = malloc(sizeof(int) * (size_t)ns);
-    double* keep = malloc(sizeof(double) * (size_t)nx * (size_t)S);
-    if (!rank || !keep) { free(rank); free(keep); return -1; }
-    P->nrun = ns; P->fresh = 1; P->maxeval = SCREEN_EVAL; P->ps = SCREEN_STEPS;
-    run_starts(P, o);
-    *screened = P->done;
-    for (int i = 0; i < ns; i++) rank[i] = i;
-    for (int i = 1; i < ns; i++)      /* insertion sort: by value, ties by index */
-      for (int k = i; k > 0 && P->val[rank[k]] < P->val[rank[k - 1]]; k--) {
-        int t = rank[k]; rank[k] = rank[k - 1]; rank[k - 1] = t;
-      }
-    for (int k = 0; k < S; k++) {     /* P->val holds ns + S: the values via its tail */
-      memcpy(keep + (size_t)k * nx, P->xs + (size_t)rank[k] * nx, sizeof(double) * (size_t)nx);
-      P->val[ns + k] = P->val[rank[k]];
+/* rank[0..n-1]: slots 0..n-1 by value, ties by index (deterministic) */
+static void rank_slots(const double* val, int n, int* rank) {
+  for (int i = 0; i < n; i++) rank[i] = i;
+  for (int i = 1; i < n; i++)      /* insertion sort */
+    for (int k = i; k > 0 && val[rank[k]] < val[rank[k - 1]]; k--) {
+      int t = rank[k]; rank[k] = rank[k - 1]; rank[k - 1] = t;
     }
-    for (int k = 0; k < S; k++) P->val[k] = P->val[ns + k];
-    memcpy(P->xs, keep, sizeof(double) * (size_t)nx * (size_t)S);
-    free(rank); free(keep);
+}
+
+/* The screening: ns starting points get a short search each on the
+ * smoothest bound; the best S of them (rank_slots) move in that order to
+ * slots 0..S-1 with their values, the other slots emptied. 0, or -1 out of
+ * memory. */
+static int screen_round(excitePool* P, const dyiExciteOpt* o, int nx, int ns, int S) {
+  int* rank = malloc(sizeof(int) * (size_t)ns);
+  double* keep = malloc(sizeof(double) * (size_t)nx * (size_t)S);
+  if (!rank || !keep) { free(rank); free(keep); return -1; }
+  P->nrun = ns; P->fresh = 1; P->maxeval = SCREEN_EVAL; P->ps = SCREEN_STEPS;
+  run_starts(P, o);
+  rank_slots(P->val, ns, rank);
+  for (int k = 0; k < S; k++) {     /* P->val holds ns + S: the values via its tail */
+    memcpy(keep + (size_t)k * nx, P->xs + (size_t)rank[k] * nx, sizeof(double) * (size_t)nx);
+    P->val[ns + k] = P->val[rank[k]];
+  }
+  for (int k = 0; k < ns; k++) P->val[k] = k < S ? P->val[ns + k] : INFINITY;
+  memcpy(P->xs, keep, sizeof(double) * (size_t)nx * (size_t)S);
+  free(rank); free(keep);
+  return 0;
+}
+
+/* hop i of round g: the best point so far (per joint unit norm) plus a
+ * uniform perturbation of +-hop_scale on every variable, drawn from
+ * (seed, g, i) only */
+static void hop_point(const dyiExciteOpt* o, int n, int nx, const double* best, int g, int i, double* x) {
+  unsigned long long s = o->seed * 0x9e3779b97f4a7c15ull +
+                         (unsigned long long)(g * 4099 + i + 1) * 0xbf58476d1ce4e5b9ull;
+  dyi_rng_next(&s);
+  memcpy(x, best, sizeof(double) * (size_t)nx);
+  normalise_vars(n, nx, x);
+  for (int k = 0; k < nx; k++) x[k] += o->hop_scale * (2 * dyi_rng_uniform(&s) - 1);
+}
+
+/* Basin hopping: o->hop_rounds rounds of o->hops local searches (hop_eval
+ * evaluations each) from perturbations of the best point so far; a round's
+ * best (rank_slots) replaces it only when lower. At the end slot 0 holds
+ * the best point and value, the other slots are emptied. *better: rounds
+ * that improved. 0, or -1 out of memory. */
+static int hop_rounds(excitePool* P, const dyiExciteOpt* o, int nx, int nslot, int* better) {
+  int H = o->hops < nslot ? o->hops : nslot, n = P->m->n;
+  int* rank = malloc(sizeof(int) * (size_t)nslot);
+  double* best = malloc(sizeof(double) * (size_t)nx);
+  if (!rank || !best) { free(rank); free(best); return -1; }
+  rank_slots(P->val, nslot, rank);
+  memcpy(best, P->xs + (size_t)rank[0] * nx, sizeof(double) * (size_t)nx);
+  double bv = P->val[rank[0]];
+  *better = 0;
+  for (int g = 0; g < o->hop_rounds && H > 0 && isfinite(bv) && !P->stopped; g++) {
+    for (int i = 0; i < nslot; i++) P->val[i] = INFINITY;
+    for (int i = 0; i < H; i++) hop_point(o, n, nx, best, g, i, P->xs + (size_t)i * nx);
+    P->nrun = H; P->fresh = 0; P->maxeval = o->hop_eval; P->ps = STEPS;
+    int d0 = P->done;
+    run_starts(P, o);
+    P->hops += P->done - d0;   /* fewer than H when the time cap stopped the round */
+    rank_slots(P->val, H, rank);
+    if (P->val[rank[0]] < bv) {
+      bv = P->val[rank[0]];
+      memcpy(best, P->xs + (size_t)rank[0] * nx, sizeof(double) * (size_t)nx);
+      (*better)++;
+    }
+  }
+  for (int i = 0; i < nslot; i++) P->val[i] = INFINITY;
+  memcpy(P->xs, best, sizeof(double) * (size_t)nx);
+  P->val[0] = bv;
+  free(rank); free(best);
+  return 0;
+}
+
+/* The rounds of local searches: the screening (when ns > starts), the
+ * local searches of the `starts` best points (without screening: from
+ * their starting points), then the hops. The best point ends in slot 0
+ * (P->val[0]; the others are infinite). *screened: the screening searches
+ * done. 0, or -1 out of memory. */
+static int search_rounds(excitePool* P, const dyiExciteOpt* o, int nx, int ns, int nslot, int* screened,
+                         int* better) {
+  int S = o->starts;
+  P->total = (ns > S ? ns : 0) + S + o->hops * o->hop_rounds;
+  *screened = 0;
+  *better = 0;
+  if (ns > S) {
+    if (screen_round(P, o, nx, ns, S)) return -1;
+    *screened = P->done;
   }
   P->nrun = S; P->fresh = ns <= S; P->maxeval = o->maxeval; P->ps = STEPS;
   if (!P->stopped) run_starts(P, o);
-  return 0;
+  return hop_rounds(P, o, nx, nslot, better);
 }
 
 /* Polish x on the exact criterion (p = 0), derivative-free (BOBYQA, at
@@ -833,9 +898,10 @@ int dyi_excite(const dyModel* m, const dyiBase* b, const dyiExciteOpt* o, dyiFou
   excitePool P;
   memset(&P, 0, sizeof P);
   P.m = m; P.b = b; P.o = o; P.best = INFINITY; P.deadline = o->maxtime > 0 ? t0 + o->maxtime : INFINITY;
-  int ns = o->screen > o->starts ? o->screen : o->starts, screened = 0;
-  P.xs = malloc(sizeof(double) * (size_t)nx * (size_t)ns);
-  P.val = malloc(sizeof(double) * (size_t)(ns + o->starts));
+  int ns = o->screen > o->starts ? o->screen : o->starts, screened = 0, better = 0;
+  int nslot = ns > o->hops ? ns : o->hops;
+  P.xs = malloc(sizeof(double) * (size_t)nx * (size_t)nslot);
+  P.val = malloc(sizeof(double) * (size_t)(nslot + o->starts));
   double* x0 = malloc(sizeof(double) * (size_t)nx);
   double* gf = malloc(sizeof(double) * (size_t)m->n * o->nh * 2);
   if (ws_make(&w, m, b, o->nsamp, o->nh, o->period, o->rest, o->weighted ? o->sigma : NULL) || !P.xs || !P.val ||
@@ -846,14 +912,14 @@ int dyi_excite(const dyModel* m, const dyiBase* b, const dyiExciteOpt* o, dyiFou
   }
   w.o = o; w.crit = o->criterion; w.deadline = P.deadline;
   init_u(&w, o);
-  for (int i = 0; i < ns + o->starts; i++) P.val[i] = INFINITY;
+  for (int i = 0; i < nslot + o->starts; i++) P.val[i] = INFINITY;
   pthread_mutex_init(&P.lock, NULL);
   exciteObj oc = {&w, o->rest, o->margin, gf};
   start_vars(o, m->n, 0, x0);
   vars_to_f(&w, x0, o->rest, o->margin);
   double cond0, logdet0;
   eval_report(&w, &cond0, NULL, &logdet0, NULL);
-  if (search_rounds(&P, o, nx, ns, &screened)) P.stopped = P.fail = 1;   /* out of memory: x0 */
+  if (search_rounds(&P, o, nx, ns, nslot, &screened, &better)) P.stopped = P.fail = 1;   /* out of memory: x0 */
   int ib = -1;
   for (int i = 0; i < o->starts; i++)
     if (isfinite(P.val[i]) && (ib < 0 || P.val[i] < P.val[ib])) ib = i;
@@ -869,8 +935,10 @@ int dyi_excite(const dyModel* m, const dyiBase* b, const dyiExciteOpt* o, dyiFou
     info->cond0 = cond0; info->logdet0 = logdet0;
     info->cond = cond; info->cond_scaled = cs; info->logdet = logdet;
     info->evals = P.evals + 1;
-    info->starts_done = P.done - screened;
+    info->starts_done = P.done - screened - P.hops;
     info->screened = screened;
+    info->hops = P.hops;
+    info->hops_better = better;
     info->budget_hit = P.stopped;
     info->seconds = dy_now_s() - t0;
   }

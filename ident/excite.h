@@ -38,12 +38,15 @@
  * Schroeder-phased multisine, the others random) are screened first: each
  * gets a short search on the smoothest bound (p = 4, SCREEN_EVAL
  * evaluations), which already tells the basins apart, and only the best
- * `starts` of the `screen` points go on to the full local search (the same
- * evaluations buy 4.5 times the starting points: on the Panda the best
- * local search ends at cond 41.6 instead of 44.7). The best of those is
- * polished by a derivative-free local search (NLopt's BOBYQA) on the exact
+ * `starts` of the `screen` points go on to the full local search. Those
+ * searches converge (more evaluations change nothing); which basin the
+ * best sits in decides the result. So the best point then goes through
+ * `hop_rounds` rounds of basin hopping: `hops` local searches (hop_eval
+ * evaluations each) from random perturbations of it, a round's best
+ * replacing it only when lower. The result is polished by a
+ * derivative-free local search (NLopt's BOBYQA) on the exact
  * criterion. All run on `threads` threads; each search depends only on
- * (seed, its index) and the choices are by value, then index, so the
+ * (seed, its round, its index) and the choices are by value, then index, so the
  * result is the same for a given seed whatever the thread count, unless
  * the time budget cuts the search (info.budget_hit). */
 #ifndef DYNID_EXCITE_H
@@ -63,10 +66,16 @@ typedef struct {
   int rest;                /* 1: start and end at rest */
   int screen;              /* starting points screened by a short smooth search (SCREEN_EVAL
                               evaluations at p = 4) before the local searches, the best `starts`
-                              of them going on (default 72; <= starts: no screening) */
-  int starts;              /* local searches (default 16) */
+                              of them going on (default 48; <= starts: no screening) */
+  int starts;              /* local searches (default 8) */
   int maxeval;             /* criterion evaluations per local search (default 300) */
-  int polish;              /* evaluations of the final derivative-free polish (default 1500) */
+  int hops;                /* local searches per hop round from perturbations of the best
+                              point so far (default 10; 0: none) */
+  int hop_rounds;          /* hop rounds (default 3) */
+  int hop_eval;            /* criterion evaluations per hop search (default 200) */
+  double hop_scale;        /* hop perturbation: +-hop_scale uniform on every variable, the
+                              variables of each joint at unit norm (default 0.2) */
+  int polish;              /* evaluations of the final derivative-free polish (default 500) */
   double maxtime;          /* wall-clock cap [s]; 0 (default): none, so that the result
                               depends on the options only, not on the machine */
   int threads;             /* worker threads (default 1) */
@@ -88,6 +97,8 @@ typedef struct {
   long evals;              /* criterion evaluations, all threads */
   int starts_done;         /* local searches completed */
   int screened;            /* starting points screened */
+  int hops;                /* hop searches run */
+  int hops_better;         /* hop rounds that lowered the best value */
   int budget_hit;          /* 1 if maxtime cut the search short */
   double seconds;          /* wall-clock time */
   double* vif;             /* per base parameter: diag((Ws^T Ws)^-1) with Ws

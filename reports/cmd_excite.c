@@ -40,30 +40,34 @@ typedef struct {
 /* Options, each with its default from dyi_excite_defaults (--rate 500 Hz,
  * --duration one period, --threads the cores) and its range: harmonics
  * 1..DYI_FOURIER_MAXH, samples 2..100000, maxeval >= 1, starts >= 1, screen >= 0,
- * threads 1..64, polish >= 0, seed >= 0; rate, duration and maxtime
+ * hops >= 0, hop-rounds >= 0, hop-eval >= 1, threads 1..64, polish >= 0, seed >= 0; rate, duration and maxtime
  * positive, margin in (0, 1]; --rest needs 2 harmonics; -o is required.
  * 0, or 2 after printing the usage error. */
 static int excite_options(const cliArgs* c, excOpt* x) {
   dyiExciteOpt* o = &x->o;
   dyi_excite_defaults(o);
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-  long nh, seed, ns, me, st, nt, pol, scr;
+  long nh, seed, ns, me, st, nt, pol, scr, hp, hr, he;
   double margin, maxtime;
   if (cli_int(c, "harmonics", o->nh, &nh) || cli_double(c, "period", o->period, &o->period) ||
       cli_int(c, "seed", (long)o->seed, &seed) || cli_int(c, "samples", o->nsamp, &ns) ||
       cli_int(c, "maxeval", o->maxeval, &me) || cli_double(c, "rate", 500, &x->rate) ||
       cli_double(c, "margin", o->margin, &margin) || cli_double(c, "maxtime", o->maxtime, &maxtime) ||
       cli_int(c, "starts", o->starts, &st) || cli_int(c, "threads", ncpu > 0 ? ncpu : 1, &nt) ||
-      cli_int(c, "polish", o->polish, &pol) || cli_int(c, "screen", o->screen, &scr))
+      cli_int(c, "polish", o->polish, &pol) || cli_int(c, "screen", o->screen, &scr) ||
+      cli_int(c, "hops", o->hops, &hp) || cli_int(c, "hop-rounds", o->hop_rounds, &hr) ||
+      cli_int(c, "hop-eval", o->hop_eval, &he))
     return 2;
   if (cli_double(c, "duration", o->period, &x->dur)) return 2;
   if (nh < 1 || nh > DYI_FOURIER_MAXH || ns < 2 || ns > 100000 || me < 1 || me > 100000000 || st < 1 ||
-      st > 100000 || nt < 1 || nt > 64 || pol < 0 || pol > 100000000 || seed < 0 || scr < 0 || scr > 100000)
+      st > 100000 || nt < 1 || nt > 64 || pol < 0 || pol > 100000000 || seed < 0 || scr < 0 || scr > 100000 ||
+      hp < 0 || hp > 100000 || hr < 0 || hr > 100000 || he < 1 || he > 100000000)
     return cli_usage("excite: --harmonics 1..%d, --samples 2..100000, --maxeval >= 1, --starts >= 1, "
-                     "--screen >= 0, --threads 1..64, --polish >= 0, --seed >= 0", DYI_FOURIER_MAXH);
+                     "--screen >= 0, --hops >= 0, --hop-rounds >= 0, --hop-eval >= 1, --threads 1..64, "
+                     "--polish >= 0, --seed >= 0", DYI_FOURIER_MAXH);
   o->nh = (int)nh; o->seed = (unsigned long long)seed; o->nsamp = (int)ns; o->maxeval = (int)me;
   o->margin = margin; o->maxtime = maxtime; o->starts = (int)st; o->threads = (int)nt; o->polish = (int)pol;
-  o->screen = (int)scr;
+  o->screen = (int)scr; o->hops = (int)hp; o->hop_rounds = (int)hr; o->hop_eval = (int)he;
   o->rest = cli_flag(c, "rest");
   const char* crit = cli_opt(c, "criterion");
   if (crit && !strcmp(crit, "dopt")) o->criterion = DYI_EXC_DOPT;
@@ -116,9 +120,11 @@ static int excite_write(const cliArgs* c, const dyModel* m, const dyiBase* b, co
   fprintf(out.f, "# dynid excite: %s, base set %s (%d parameters), criterion %s%s, seed %llu\n", m->source, x->set,
           b->nb, cname[o->criterion], o->weighted ? " weighted by the noise" : "", o->seed);
   fprintf(out.f, "# cond(W) %.6g (first start %.6g), cond of the column-scaled W %.6g, log det(W^T W) %.6g "
-          "(first start %.6g); %d points screened, %d of %d starts, %ld evaluations, %.1f s%s\n",
+          "(first start %.6g); %d points screened, %d of %d starts, %d hops (%d of %d rounds lower), %ld evaluations, "
+          "%.1f s%s\n",
           info->cond, info->cond0, info->cond_scaled, info->logdet, info->logdet0, info->screened, info->starts_done,
-          o->starts, info->evals, info->seconds, info->budget_hit ? " (time budget reached)" : "");
+          o->starts, info->hops, info->hops_better, o->hops > 0 ? o->hop_rounds : 0, info->evals, info->seconds,
+          info->budget_hit ? " (time budget reached)" : "");
   fprintf(out.f, "# limits: worst use %.2f %% (%s), checked every %g s\n", 100 * (1 + worst), what, 1 / x->rate);
   fprintf(out.f, "# fourier: q_j(t) = q0_j + sum_l a_lj/(l wf) sin(l wf t) - b_lj/(l wf) cos(l wf t), wf = %.17g rad/s\n", f->wf);
   for (int j = 0; j < m->n; j++) {
@@ -186,12 +192,14 @@ static void excite_std(const dyModel* m, const dyiBase* b, const excOpt* x, cons
  * ended the search (the result then depends on the machine's speed). */
 static void excite_result(const excOpt* x, const dyiExciteInfo* info, double worst, const char* what) {
   fprintf(stderr, "excite: cond %.6g (first start %.6g), cond scaled %.4g, log det %.6g (first start %.6g); "
-          "%d points screened, %d of %d starts, %ld evaluations, %.1f s; limits used up to %.2f %% (%s)\n",
+          "%d points screened, %d of %d starts, %d hops (%d of %d rounds lower), %ld evaluations, %.1f s; "
+          "limits used up to %.2f %% (%s)\n",
           info->cond, info->cond0, info->cond_scaled, info->logdet, info->logdet0, info->screened, info->starts_done,
-          x->o.starts, info->evals, info->seconds, 100 * (1 + worst), what);
+          x->o.starts, info->hops, info->hops_better, x->o.hops > 0 ? x->o.hop_rounds : 0, info->evals, info->seconds,
+          100 * (1 + worst), what);
   if (info->budget_hit)
     fprintf(stderr, "excite: the time budget (--maxtime %g) ended the search early: the result depends on "
-            "the machine's speed; raise --maxtime or lower --starts\n", x->o.maxtime);
+            "the machine's speed; raise --maxtime or lower --starts or --hops\n", x->o.maxtime);
 }
 
 /* options -> model and its limits -> base set -> search (ident/excite.h)
@@ -201,10 +209,10 @@ static void excite_result(const excOpt* x, const dyiExciteInfo* info, double wor
 int cmd_excite(cliArgs* c) {
   const char* use = "dynid excite MODEL [--harmonics L] [--period S] [--duration S] [--rate HZ] "
                     "[--criterion cond|dopt|cond-scaled] [--noise S1,..] [--set khalil|qr|lin] [--friction] "
-                    "[--rest] [--seed N] [--screen N] [--starts N] [--threads N] [--maxtime S] [--samples K] [--maxeval N] "
+                    "[--rest] [--seed N] [--screen N] [--starts N] [--hops N] [--hop-rounds N] [--hop-eval N] [--threads N] [--maxtime S] [--samples K] [--maxeval N] "
                     "[--polish N] [--margin F] [--qdmax V1,..] [--qddmax A1,..] -o TRAJ";
   int r = cli_check(c, "harmonics,period,duration,rate,criterion,set,friction,transmission,rest,seed,samples,maxeval,margin,maxtime,"
-                    "qdmax,qddmax,screen,starts,threads,noise,polish",
+                    "qdmax,qddmax,screen,starts,hops,hop-rounds,hop-eval,threads,noise,polish",
                     1, 1, use);
   if (r) return r;
   excOpt x;
@@ -230,9 +238,9 @@ int cmd_excite(cliArgs* c) {
   char cap[48] = "";
   if (o->maxtime > 0) snprintf(cap, sizeof cap, ", at most %g s", o->maxtime);
   fprintf(stderr, "excite: %d base parameters (%s), %d harmonics, period %g s, criterion %s%s, "
-          "%d points screened, %d starts on %d threads%s\n", b->nb, x.set, o->nh, o->period, cname[o->criterion],
-          o->weighted ? " (rows weighted by 1/noise)" : "", o->screen > o->starts ? o->screen : 0, o->starts,
-          o->threads, cap);
+          "%d points screened, %d starts, %d x %d hops on %d threads%s\n", b->nb, x.set, o->nh, o->period,
+          cname[o->criterion], o->weighted ? " (rows weighted by 1/noise)" : "", o->screen > o->starts ? o->screen : 0,
+          o->starts, o->hops > 0 ? o->hop_rounds : 0, o->hops, o->threads, cap);
   int xr = dyi_excite(m, b, o, &f, &info, err, sizeof err);
   excite_progress_end();
   if (xr) { cli_fail("%s", err); goto done; }

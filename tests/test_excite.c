@@ -222,7 +222,7 @@ static void test_predict(void) {
   if (!b) { dy_free_model(m); return; }
   dyiExciteOpt o;
   dyi_excite_defaults(&o);
-  o.rest = 1; o.screen = 0; o.starts = 1; o.maxeval = 60; o.polish = 0; o.seed = 3; o.threads = 2;
+  o.rest = 1; o.screen = 0; o.starts = 1; o.maxeval = 60; o.polish = 0; o.seed = 3; o.threads = 2; o.hops = 0;
   dyiFourier f;
   dyiExciteInfo info = {0};
   int r = dyi_excite(m, b, &o, &f, &info, err, sizeof err);
@@ -311,6 +311,7 @@ static void excite_trial(int trial) {
   dyiExciteOpt o;
   dyi_excite_defaults(&o);
   o.screen = 4; o.starts = 2; o.maxeval = 60; o.polish = 40;   /* 4 screened, the best 2 go on */
+  o.hops = 2; o.hop_rounds = 1; o.hop_eval = 30;                /* then 2 hops from the best */
   o.rest = trial % 2;
   o.seed = 7 + trial;
   o.criterion = trial == 2 ? DYI_EXC_COND_SCALED : DYI_EXC_COND;
@@ -332,8 +333,56 @@ static void excite_trial(int trial) {
   dy_free_model(m);
 }
 
+/* the hop rounds on a random 4-joint arm with tiny budgets: a hop round
+ * replaces the best point only when lower, so the result (no polish) is
+ * never above the same search without hops, and is that search's
+ * trajectory itself when no round improved; every hop search runs; the
+ * same trajectory on 1 and 2 threads; the reported cond is that of the
+ * trajectory returned (dyi_excite_eval, a workspace of its own) */
+static void test_hops(void) {
+  char err[DY_ERRSZ];
+  th_rng = 777;
+  dyModel* m = th_random_model(4, 0, 0.3, 1);
+  set_limits(m);
+  dyiBase* b = dyi_base_make(m, DYI_SET_KHALIL, 1, err, sizeof err);
+  CHECK(b != NULL, "hops: base set: %s", err);
+  if (!b) { dy_free_model(m); return; }
+  dyiExciteOpt o;
+  dyi_excite_defaults(&o);
+  /* weak local searches (15 evaluations), so that the hops can improve */
+  o.rest = 1; o.screen = 6; o.starts = 2; o.maxeval = 15; o.polish = 0; o.seed = 12; o.threads = 1;
+  o.hops = 0;
+  dyiFourier f0, f1, f2;
+  dyiExciteInfo i0 = {0}, i1 = {0}, i2 = {0};
+  int r = dyi_excite(m, b, &o, &f0, &i0, err, sizeof err);
+  CHECK(r == 0 && i0.hops == 0 && i0.hops_better == 0, "hops: none asked, none run (%d): %s", i0.hops, err);
+  o.hops = 3; o.hop_rounds = 2; o.hop_eval = 45;
+  r = dyi_excite(m, b, &o, &f1, &i1, err, sizeof err);
+  CHECK(r == 0 && i1.hops == 6 && i1.hops_better >= 0 && i1.hops_better <= 2 && i1.starts_done == 2,
+        "hops: 2 rounds of 3 run (%d hops, %d better, %d starts): %s", i1.hops, i1.hops_better, i1.starts_done, err);
+  /* both values come out of the same SVD on W: equal to round-off */
+  CHECK(i1.cond <= i0.cond * (1 + 1e-12), "hops: cond %.10g not above the search without hops %.10g", i1.cond,
+        i0.cond);
+  if (i1.hops_better == 0)
+    CHECK(!memcmp(&f0, &f1, sizeof f0), "hops: no round better, the trajectory without hops kept");
+  else
+    CHECK(i1.cond < i0.cond, "hops: %d rounds better, cond %.6g below %.6g", i1.hops_better, i1.cond, i0.cond);
+  double ce;
+  dyi_excite_eval(m, b, &f1, o.nsamp, NULL, &ce, NULL, NULL, NULL);
+  /* the same W, the same SVD: round-off apart */
+  CHECK(fabs(ce - i1.cond) <= 1e-9 * i1.cond, "hops: cond reported %.10g, of the trajectory %.10g", i1.cond, ce);
+  o.threads = 2;
+  r = dyi_excite(m, b, &o, &f2, &i2, err, sizeof err);
+  CHECK(r == 0 && !memcmp(&f1, &f2, sizeof f1) && i2.hops_better == i1.hops_better,
+        "hops: the same trajectory with 2 threads");
+  printf("hops: cond %.6g without, %.6g with (%d of 2 rounds better)\n", i0.cond, i1.cond, i1.hops_better);
+  dyi_base_free(b);
+  dy_free_model(m);
+}
+
 int main(void) {
   test_peak();
+  test_hops();
   test_predict();
   for (int trial = 0; trial < 4; trial++) excite_trial(trial);
   return test_report();

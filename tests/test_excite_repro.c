@@ -2,7 +2,7 @@
 /* dynid tests: `dynid excite` gives the same trajectory on any machine.
  * With the default options there is no time budget, so the search depends
  * only on its options and seed (the screening of the starting points, the
- * local searches of the best of them, the polish): one thread and two
+ * local searches of the best of them, the hop rounds, the polish): one thread and two
  * threads must write the same file (the command line and the elapsed seconds aside), and the
  * terminal line names no time cap. With --maxtime the cap is stated. */
 #include "testhelp.h"
@@ -20,13 +20,14 @@ static void normalise(const char* in, const char* out) {
 
 int main(void) {
   mkdir(DIR, 0755);
-  const char* base = "./dynid excite datasets/models/puma560.csv --screen 6 --starts 4 --maxeval 60 --polish 100 --seed 5";
+  const char* base = "./dynid excite datasets/models/puma560.csv --screen 6 --starts 4 --maxeval 60 --hops 3 "
+                     "--hop-rounds 2 --hop-eval 40 --polish 100 --seed 5";
   char cmd[1024];
   for (int t = 1; t <= 2; t++) {
     snprintf(cmd, sizeof cmd, "%s --threads %d -o " DIR "/t%d.csv", base, t, t);
     CHECK(th_run(DIR, cmd) == 0, "excite --threads %d: %s", t, th_slurp(DIR "/stderr"));
     if (t == 1) CHECK(strstr(th_slurp(DIR "/stderr"), "at most") == NULL &&
-                      strstr(th_slurp(DIR "/stderr"), "6 points screened, 4 of 4 starts"),
+                      strstr(th_slurp(DIR "/stderr"), "6 points screened, 4 of 4 starts, 6 hops"),
                       "default: no time cap, every start run: %s", th_slurp(DIR "/stderr"));
   }
   normalise(DIR "/t1.csv", DIR "/n1.csv");
