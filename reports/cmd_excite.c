@@ -14,7 +14,7 @@
 static int progress_open;
 static void excite_progress(void* ctx, int done, int total, double best) {
   const dyiExciteOpt* o = ctx;
-  if (!isatty(2)) return;
+  if (!isatty(2) || cli_quiet) return;
   fprintf(stderr, "\rexcite: %d of %d searches, best %s %.6g   %s", done, total,
           o->criterion == DYI_EXC_DOPT ? "log det" : "cond", best, done == total ? "\n" : "");
   progress_open = done != total;
@@ -169,6 +169,7 @@ static int excite_poor(const dyiBase* b, const dyiExciteInfo* info) {
  * output (rel_std_pct inf for a nominal value within 1e-12 of zero). */
 static void excite_std(const dyModel* m, const dyiBase* b, const excOpt* x, const double* sig, const int* fb,
                        const double* beta, const double* sd) {
+  if (cli_quiet) goto table;   /* the table alone */
   fprintf(stderr, "excite: expected standard deviations (standard output) of OLS on the %ld samples written, "
           "torque noise per joint [N m|N]:", lround(x->dur * x->rate));
   for (int j = 0; j < m->n; j++) fprintf(stderr, "%s %.3g", j ? "," : "", sig[j]);
@@ -180,6 +181,7 @@ static void excite_std(const dyModel* m, const dyiBase* b, const excOpt* x, cons
     fprintf(stderr, "; --noise to set)");
   }
   fputc('\n', stderr);
+table:
   printf("name,nominal,std,rel_std_pct\n");
   for (int i = 0; i < b->nb; i++) {
     printf("%s,%.6g,%.6g,", b->name[i], beta[i], sd[i]);
@@ -237,7 +239,8 @@ int cmd_excite(cliArgs* c) {
   if (!info.vif || !beta || !sd) { cli_fail("excite: out of memory"); goto done; }
   char cap[48] = "";
   if (o->maxtime > 0) snprintf(cap, sizeof cap, ", at most %g s", o->maxtime);
-  fprintf(stderr, "excite: %d base parameters (%s), %d harmonics, period %g s, criterion %s%s, "
+  if (!cli_quiet)
+    fprintf(stderr, "excite: %d base parameters (%s), %d harmonics, period %g s, criterion %s%s, "
           "%d points screened, %d starts, %d x %d hops on %d threads%s\n", b->nb, x.set, o->nh, o->period,
           cname[o->criterion], o->weighted ? " (rows weighted by 1/noise)" : "", o->screen > o->starts ? o->screen : 0,
           o->starts, o->hops > 0 ? o->hop_rounds : 0, o->hops, o->threads, cap);
@@ -257,8 +260,8 @@ int cmd_excite(cliArgs* c) {
   else if (dyi_excite_default_noise(m, &f, x.dur, x.rate, sig, fb)) { cli_fail("excite: out of memory"); goto done; }
   if (dyi_excite_predict(m, b, &f, x.dur, x.rate, sig, beta, sd, err, sizeof err)) { cli_fail("%s", err); goto done; }
   if (excite_write(c, m, b, &x, &f, &info, worst, what)) goto done;
-  excite_result(&x, &info, worst, what);
-  if (excite_poor(b, &info)) goto done;
+  if (!cli_quiet) excite_result(&x, &info, worst, what);
+  if (!cli_quiet && excite_poor(b, &info)) goto done;
   excite_std(m, b, &x, sig, fb, beta, sd);
   status = 0;
 done:

@@ -108,6 +108,27 @@ static void units_case(void) {
   CHECK(rows == 43 && worst < 1e-9, "units converted: %d rows, largest difference %.3g of max(|value|, std)", rows, worst);
 }
 
+/* --quiet on every command: exit 0 and nothing on standard error (the
+ * Gen3 URDF's snapped angles, summaries, the "wrote" lines all held back) */
+static void quiet_case(void) {
+  static const char* const cmds[] = {
+    "./dynid model datasets/urdf/gen3.urdf -o " DIR "/q1.csv",
+    "./dynid base datasets/urdf/gen3.urdf --friction -o " DIR "/q2.csv",
+    "./dynid excite " P " --screen 0 --starts 1 --maxeval 5 --polish 0 --hops 0 --duration 2 -o " DIR "/q3.csv",
+    "./dynid simulate " P " " DIR "/q3.csv -o " DIR "/q4.csv",
+    "./dynid identify " P " " DIR "/h.csv --map t=t_s --cutoff none -o " DIR "/q5.csv",
+    "./dynid validate " P " " DIR "/q5.csv " DIR "/h.csv --map t=t_s -o " DIR "/q6.csv",
+    "./dynid report " P " " DIR "/q5.csv " DIR "/h.csv --map t=t_s -o " DIR "/q7.html",
+    "./dynid id " P " " DIR "/q3.csv -o " DIR "/q8.csv"};
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "%s --quiet", cmds[i]);
+    int rc = th_run(DIR, cmd);
+    const char* e = th_slurp(DIR "/stderr");
+    CHECK(rc == 0 && !*e, "%s: exit %d, stderr '%s'", cmd, rc, e);
+  }
+}
+
 int main(void) {
   CHECK(make_logs() == 0, "the inputs");
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -131,6 +152,7 @@ int main(void) {
   int rs = th_run(DIR, "./dynid identify " P " " DIR "/sep.csv --map t=t_s --cutoff none --quiet -o " DIR "/s.csv");
   CHECK(rs == 0 && system("grep -v '^#' " DIR "/s.csv > " DIR "/s2 && cmp -s " DIR "/a2 " DIR "/s2") == 0,
         "sep=; line: exit %d, the same estimate", rs);
+  quiet_case();
   /* progress: a bar with the time left on a terminal, nothing in a file */
   const char* slow = "./dynid identify " P " " PL " --map t=t_s --rows 1..6000 --friction --consistent --boot 8 "
                      "-o " DIR "/c.csv";   /* the solves take seconds */

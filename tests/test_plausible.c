@@ -421,7 +421,7 @@ static void test_simulated(void) {
 static void test_program(void) {
   char cmd[2048];
   const char* P = "datasets/models/panda.csv";
-  snprintf(cmd, sizeof cmd, "./dynid excite %s --seed 3 --screen 0 --starts 2 --maxeval 200 -o %s/traj.csv && ./dynid simulate %s "
+  snprintf(cmd, sizeof cmd, "./dynid excite %s --seed 3 --screen 0 --starts 2 --maxeval 200 --hops 0 -o %s/traj.csv && ./dynid simulate %s "
            "%s/traj.csv -o %s/exact.csv", P, T, P, T, T);
   CHECK(th_run(T, cmd) == 0, "an exact simulated log: %s", th_slurp("build/tests/plaus/stderr"));
   snprintf(cmd, sizeof cmd, "rm -f %s/exact.urdf; ./dynid identify %s %s/exact.csv --consistent --boot 0 --quiet "
