@@ -371,8 +371,11 @@ void dyi_logrows_free(dyiLogRows* s) {
 /* A barrier whose waiters first poll (yielding the core to any other
  * runnable thread) for up to SPIN_S before they sleep: a thread woken from
  * sleep on another core of a virtual machine can take a millisecond to
- * run, and the batches come every few milliseconds. */
-#define SPIN_S 5e-3   /* [s]: about one batch of samples */
+ * run, and the batches come every few milliseconds. 0.2 ms: with the CSV
+ * parsed on threads of its own, longer polls took the parsers' core
+ * (5 ms: 0.31-0.42 s of system time in sched_yield on a 2e5-sample log,
+ * 0.66-0.72 s wall; 0.2 ms: 0.13-0.18 s, 0.61-0.64 s, the same estimate). */
+#define SPIN_S 2e-4   /* [s]: about one batch of samples */
 typedef struct {
   pthread_mutex_t mu;
   pthread_cond_t cv;
