@@ -98,6 +98,40 @@ static void test_meter_noise(void) {
   dyi_band_free(b);
 }
 
+/* 7 channels through one meter against each through a meter of its own
+ * (the same designs, start, skip and delay lines): every candidate's
+ * energy, summed over the channels in order, equal bit for bit, so the
+ * meter's channels do not mix, however it lays them out */
+static void test_meter_channels(void) {
+  enum { C = 7, NS = 4000 };
+  const double fs = 500;
+  static double x[NS][C];
+  unsigned long long r = 777;
+  for (int k = 0; k < NS; k++)
+    for (int c = 0; c < C; c++) x[k][c] = sin(0.01 * (c + 1) * k) + 0.01 * (c + 1) * dyi_rng_gauss(&r);
+  for (int deriv = 0; deriv <= 2; deriv++) {
+    dyiBand* all = dyi_band_make(C, deriv, fs, 2.5, fs / 5, 4);
+    if (!all) { CHECK(0, "meter made"); return; }
+    for (int k = 0; k < NS; k++) dyi_band_push(all, x[k]);
+    double fc[DYI_BAND_MAXC], e[DYI_BAND_MAXC], sum[DYI_BAND_MAXC] = {0};
+    const int nc = dyi_band_energy(all, fc, e);
+    int same = nc > 1;
+    for (int c = 0; c < C && same; c++) {
+      dyiBand* one = dyi_band_make(1, deriv, fs, 2.5, fs / 5, 4);
+      if (!one) { CHECK(0, "meter made"); dyi_band_free(all); return; }
+      for (int k = 0; k < NS; k++) dyi_band_push(one, &x[k][c]);
+      double e1[DYI_BAND_MAXC];
+      same = dyi_band_energy(one, NULL, e1) == nc;
+      for (int k = 0; k < nc && same; k++) sum[k] += e1[k];
+      dyi_band_free(one);
+    }
+    for (int k = 0; k < nc && same; k++) same = !memcmp(&sum[k], &e[k], sizeof e[k]);
+    CHECK(same, "differences %d: 7 channels' energies equal bit for bit to one channel at a time (%d candidates)",
+          deriv, nc);
+    dyi_band_free(all);
+  }
+}
+
 /* a joint at rest whose sensor gives white noise alone does not pull the
  * cutoff down: a noise-free sine beside it keeps the top candidate, as it
  * does alone; the same noise on the moving joint's own position does (the
@@ -324,7 +358,7 @@ static void test_shipped(void) {
 int main(void) {
   snprintf(tmp, sizeof tmp, "/tmp/dynid_test_cutoff_XXXXXX");
   if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
-  void (*tests[])(void) = {test_meter_sine, test_meter_noise, test_meter_rest, test_200, test_fast, test_shipped};
+  void (*tests[])(void) = {test_meter_sine, test_meter_channels, test_meter_noise, test_meter_rest, test_200, test_fast, test_shipped};
   for (size_t i = 0; i < sizeof tests / sizeof *tests; i++) {
     double t0 = dy_now_s();
     tests[i]();
