@@ -2,6 +2,7 @@
 /* dynid ident: Butterworth design and the block zero-phase filter
  * (see filter.h for the margin rule and the edge convention). */
 #include "ident/filter.h"
+#include "core/util.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,9 +501,13 @@ struct dyiBand_ {
   long d[DYI_BAND_MAXC];          /* each candidate's delay [samples] */
   long L[DYI_BAND_MAXC];          /* its delay line: d[0] - d[k] squares held back */
   size_t roff[DYI_BAND_MAXC];     /* where its delay line starts in ring (x nch) */
-  double* z;                      /* states: ncand x nch x 2 passes x ns */
-  double* y;                      /* two past outputs: ncand x nch x 2 */
-  double* e;                      /* sums of squares: ncand x nch */
+  int E;                          /* lanes: ncand x nch, lane k nch + c for candidate k, channel c */
+  double* cf;                     /* each lane's section coefficients: nsec x 5 x E
+                                     (b0 b1 b2 a1 a2 of section i at (5 i + m) E) */
+  double* z;                      /* states: 2 passes x ns x E (section i's two at rows 2i, 2i + 1) */
+  double* y;                      /* two past outputs: 2 x E */
+  double* e;                      /* sums of squares: E */
+  double* v;                      /* one sample through every lane's cascades (E) */
   double* ring;                   /* the delay lines: sum_k L[k] x nch */
   /* the channels' white-noise level, from their fourth differences */
   double* hx;                     /* last five raw values: nch x 5 */
@@ -571,17 +576,26 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
     for (int k = 0; k < b->ncand; k++) b->L[k] = 0;
     nring = 0;
   }
+  b->E = (int)nz;
+  b->cf = malloc(sizeof(double) * 5 * (size_t)b->f[0].nsec * (nz ? nz : 1));
   b->z = calloc(nz * 2 * (size_t)b->ns, sizeof(double));
   b->y = calloc(nz * 2, sizeof(double));
   b->e = calloc(nz, sizeof(double));
+  b->v = calloc(nz ? nz : 1, sizeof(double));
   b->ring = calloc(nring + 1, sizeof(double));
   b->hx = calloc((size_t)nch * 5, sizeof(double));
   b->bsum = calloc((size_t)nch, sizeof(double));
   b->hist = calloc((size_t)nch * BAND_NBIN, sizeof(int));
-  if (!b->ncand || !b->z || !b->y || !b->e || !b->ring || !b->hx || !b->bsum || !b->hist) {
+  if (!b->ncand || !b->cf || !b->z || !b->y || !b->e || !b->v || !b->ring || !b->hx || !b->bsum || !b->hist) {
     dyi_band_free(b);
     return NULL;
   }
+  for (int i = 0; i < b->f[0].nsec; i++)
+    for (size_t l = 0; l < nz; l++) {
+      const dyiButter* f = &b->f[l / (size_t)nch];
+      const double c[5] = {f->b[i][0], f->b[i][1], f->b[i][2], f->a[i][1], f->a[i][2]};
+      for (int m = 0; m < 5; m++) b->cf[(size_t)(5 * i + m) * nz + l] = c[m];
+    }
   for (int k = 0; k < b->ncand; k++) b->wn[k] = white_ms(&b->f[k], deriv);
   /* the lowest candidate's edge transient, both passes, and the differences */
   b->skip = 2L * dyi_butter_settle(&b->f[0], 1e-3) + deriv;
@@ -590,7 +604,7 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
 
 void dyi_band_free(dyiBand* b) {
   if (!b) return;
-  free(b->z); free(b->y); free(b->e); free(b->ring);
+  free(b->cf); free(b->z); free(b->y); free(b->e); free(b->v); free(b->ring);
   free(b->hx); free(b->bsum); free(b->hist);
   free(b);
 }
@@ -614,36 +628,74 @@ static void band_noise(dyiBand* b, const double* x) {
   }
 }
 
+/* x[l] through lane l's cascade (coefficients cf, states z: ns x E), every
+ * lane l < E: butter_step's operations in its order, lane by lane, so each
+ * lane's result is butter_step's bit for bit; the lanes are independent,
+ * so the loop over them vectorises (util.h DY_CLONES) and no lane waits on
+ * another's chain of steps */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-vectorize")))
+#endif
+DY_CLONES
+static void band_cascade(const double* restrict cf, int nsec, double* restrict z, double* restrict x, int E) {
+  const size_t L = (size_t)E;
+  for (int i = 0; i < nsec; i++) {
+    const double* restrict b0 = cf + (size_t)(5 * i) * L;
+    const double *restrict b1 = b0 + L, *restrict b2 = b1 + L, *restrict a1 = b2 + L, *restrict a2 = a1 + L;
+    double* restrict z0 = z + (size_t)(2 * i) * L;
+    double* restrict z1 = z0 + L;
+    for (size_t l = 0; l < L; l++) {
+      const double xl = x[l], y = b0[l]*xl + z0[l];
+      z0[l] = b1[l]*xl - a1[l]*y + z1[l];
+      z1[l] = b2[l]*xl - a2[l]*y;
+      x[l] = y;
+    }
+  }
+}
+
+/* the states of both passes of every lane at the steady state of the
+ * first values x (nch) */
+static void band_start(dyiBand* b, const double* x) {
+  const size_t E = (size_t)b->E, nch = (size_t)b->nch, ns = (size_t)b->ns;
+  for (size_t l = 0; l < E; l++) {
+    double s[2 * DYI_MAXSEC];
+    dyi_butter_steady(&b->f[l / nch], s, x[l % nch]);
+    for (size_t p = 0; p < 2; p++)
+      for (size_t i = 0; i < ns; i++) b->z[(p * ns + i) * E + l] = s[i];
+    b->y[l] = b->y[E + l] = x[l % nch];
+  }
+}
+
 void dyi_band_push(dyiBand* b, const double* x) {
-  int nch = b->nch, ns = b->ns;
+  const int nch = b->nch, nsec = b->ns / 2;
+  const size_t E = (size_t)b->E;
   band_noise(b, x);
-  double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
+  const double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
+  if (b->count == 0) band_start(b, x);   /* from the steady state of the first value */
+  for (int k = 0; k < b->ncand; k++) memcpy(b->v + (size_t)k * (size_t)nch, x, sizeof(double) * (size_t)nch);
+  band_cascade(b->cf, nsec, b->z, b->v, b->E);                        /* both passes, every lane */
+  band_cascade(b->cf, nsec, b->z + (size_t)b->ns * E, b->v, b->E);
+  double* y0 = b->y;
+  double* y1 = b->y + E;
   for (int k = 0; k < b->ncand; k++) {
     /* candidate k's output now shows the input of d[k] samples ago: it
      * counts from skip + d[k] on, and its last L[k] = d[0] - d[k] squares
      * wait in its delay line, so that every candidate's sum covers the
      * same input samples whenever the log ends */
-    long n = b->count - b->skip - b->d[k];
+    const long n = b->count - b->skip - b->d[k];
     double* line = n >= 0 && b->L[k] > 0 ? b->ring + b->roff[k] + (size_t)(n % b->L[k]) * (size_t)nch : NULL;
     for (int c = 0; c < nch; c++) {
-      size_t i = (size_t)k * nch + c;
-      double* z = b->z + i * 2 * ns;
-      double* y = b->y + i * 2;
-      if (b->count == 0) {          /* start from the steady state of the first value */
-        dyi_butter_steady(&b->f[k], z, x[c]);
-        dyi_butter_steady(&b->f[k], z + ns, x[c]);
-        y[0] = y[1] = x[c];
-      }
-      double v = butter_step(&b->f[k], z + ns, butter_step(&b->f[k], z, x[c]));
-      double a = b->deriv == 2 ? v - 2*y[1] + y[0] : b->deriv == 1 ? v - y[1] : v;
-      y[0] = y[1]; y[1] = v;
+      const size_t l = (size_t)k * (size_t)nch + (size_t)c;
+      const double v = b->v[l];
+      const double a = b->deriv == 2 ? v - 2*y1[l] + y0[l] : b->deriv == 1 ? v - y1[l] : v;
+      y0[l] = y1[l]; y1[l] = v;
       if (n < 0) continue;
-      double a2 = a * s * a * s;
+      const double a2 = a * s * a * s;
       if (line) {
-        if (n >= b->L[k]) b->e[i] += line[c];
+        if (n >= b->L[k]) b->e[l] += line[c];
         line[c] = a2;
       } else {
-        b->e[i] += a2;
+        b->e[l] += a2;
       }
     }
   }
