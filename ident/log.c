@@ -351,12 +351,11 @@ static int map_default(dyiLogRaw* r, const rawHead* h, char* err, int errsz) {
     }
   } else if (!r->opt.no_header) {
     if (r->colt < 0) r->colt = find_named(h->names, nf, "t");
-    static const char* PRE[6] = {"", "t", "q", "qd", "qdd", "tau"};
     for (int ro = DYI_ROLE_Q; ro <= DYI_ROLE_TAU; ro++)
       for (int j = 0; j < n; j++)
         if (role_cols(r, ro)[j] < 0) {
           char nm[16];
-          snprintf(nm, sizeof nm, "%s%d", PRE[ro], j + 1);
+          snprintf(nm, sizeof nm, "%s%d", dyi_role_name(ro), j + 1);
           role_cols(r, ro)[j] = find_named(h->names, nf, nm);
         }
   }
@@ -399,7 +398,6 @@ static int check_columns(dyiLogRaw* r, const rawHead* h, char* err, int errsz) {
  * say otherwise, q, qd, qdd into uscale; a unit of another quantity, or a
  * current without --gain, is an error naming the column. */
 static int header_units(dyiLogRaw* r, const rawHead* h, char* err, int errsz) {
-  static const char* const Q[6] = {"", "t", "q", "qd", "qdd", "tau"};
   if (r->opt.no_header) return 0;
   int tauk = 0, said[6] = {0};
   size_t L = 0;
@@ -411,7 +409,7 @@ static int header_units(dyiLogRaw* r, const rawHead* h, char* err, int errsz) {
       if (c < 0 || !dyi_unit_split(h->names[c], base, sizeof base, unit, sizeof unit)) continue;
       int rc = dyi_unit_scale(ro, unit, &k);
       if (rc < 0 || (rc == 2 && !r->opt.has_gain)) {
-        snprintf(err, (size_t)errsz, "%s: column '%s' (%s%.0d) is in %s by its header: %s", h->path, h->names[c], Q[ro],
+        snprintf(err, (size_t)errsz, "%s: column '%s' (%s%.0d) is in %s by its header: %s", h->path, h->names[c], dyi_role_name(ro),
                  ro == DYI_ROLE_T ? 0 : j + 1, unit, rc < 0 ? "not a unit of this quantity: is --map right?"
                  : "a motor current: --gain K1,...,Kn gives the torque (torque constant x gear ratio, N m/A)");
         return -1;
@@ -422,7 +420,7 @@ static int header_units(dyiLogRaw* r, const rawHead* h, char* err, int errsz) {
       else if (ro == DYI_ROLE_TAU) { r->opt.gain[j] = k; tauk = 1; }
       else { r->uscale[ro - DYI_ROLE_Q][j] = k; r->has_uscale = 1; }
       if (!said[ro] && L + 24 < sizeof r->units) {
-        L += (size_t)snprintf(r->units + L, sizeof r->units - L, "%s%s in %s", L ? ", " : "", Q[ro], unit);
+        L += (size_t)snprintf(r->units + L, sizeof r->units - L, "%s%s in %s", L ? ", " : "", dyi_role_name(ro), unit);
         said[ro] = 1;
       }
     }

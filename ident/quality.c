@@ -74,6 +74,11 @@ static const char* cell_hint(int kind, const char* s) {
   return ": --on-bad drop skips such rows (counted), --rows A..B leaves a part of the log out";
 }
 
+const char* dyi_role_name(int role) {
+  static const char* const RN[6] = {"", "t", "q", "qd", "qdd", "tau"};
+  return role > DYI_ROLE_NONE && role <= DYI_ROLE_TAU ? RN[role] : "";
+}
+
 /* the finding of (kind, col), created on first use; NULL when full */
 static dyiFinding* finding(dyiQuality* q, int kind, int col, long line, double value) {
   for (int i = 0; i < q->nfind; i++)
@@ -110,14 +115,13 @@ dyiQuality* dyi_quality_make(const char* path, int ncol, char** names, const int
   q->absurd = absurd > 0 ? absurd : 1e6;
   q->stop = !on_bad;
   for (int j = 0; j < n; j++) { q->taumax[j] = taumax[j]; q->colq[j] = q->colqd[j] = q->coltau[j] = -1; }
-  static const char* RN[] = {"", "t", "q", "qd", "qdd", "tau"};
   q->eg = malloc((size_t)n * LAGWIN * 3 * sizeof(double));
   if (!q->eg) { dyi_quality_free(q); return NULL; }
   for (int c = 0; c < ncol; c++) {
     q->role[c] = role[c]; q->joint[c] = joint[c];
     if (role[c] == DYI_ROLE_NONE) snprintf(q->name[c], 48, "%.46s", names[c]);
     else if (role[c] == DYI_ROLE_T) snprintf(q->name[c], 48, "%.40s (t)", names[c]);
-    else snprintf(q->name[c], 48, "%.30s (%s%d)", names[c], RN[role[c]], joint[c] + 1);
+    else snprintf(q->name[c], 48, "%.30s (%s%d)", names[c], dyi_role_name(role[c]), joint[c] + 1);
     for (char* s = q->name[c]; *s; s++) if ((unsigned char)*s < 32) *s = '?';   /* messages stay one line */
     if (role[c] == DYI_ROLE_Q) q->colq[joint[c]] = c;
     if (role[c] == DYI_ROLE_QD) { q->colqd[joint[c]] = c; q->hasqd = 1; }

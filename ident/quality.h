@@ -90,6 +90,9 @@ typedef struct {
 
 /* Column roles: 0 unused, 1 t, 2 q, 3 qd, 4 qdd, 5 tau; joint 0-based. */
 enum { DYI_ROLE_NONE = 0, DYI_ROLE_T, DYI_ROLE_Q, DYI_ROLE_QD, DYI_ROLE_QDD, DYI_ROLE_TAU };
+/* A role's quantity as the conventions name its columns: "t", "q", "qd",
+ * "qdd", "tau" ("" for none or out of range). */
+const char* dyi_role_name(int role);
 
 /* A gate for ncol columns (names, role and joint of each) of an n-joint
  * log: |cell| above absurd (0: 1e6) is absurd; on_bad 0: bad rows stop

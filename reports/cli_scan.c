@@ -141,12 +141,11 @@ static int guess_role(const char* name, long* num, char* pat, size_t patsz) {
  * pattern numbered from 0 or 1 (the first such run, then "or" the others:
  * Torque, TorqueSm, TorqueCur). */
 static void suggest_map(char** f, int nf, int n, char* out, size_t outsz) {
-  static const char* const Q[6] = {"", "t", "q", "qd", "qdd", "tau"};
   size_t L = 0;
   out[0] = 0;
   for (int ro = DYI_ROLE_T; ro <= DYI_ROLE_TAU; ro++) {
     char conv[8];
-    snprintf(conv, sizeof conv, ro == DYI_ROLE_T ? "t" : "%s1", Q[ro]);
+    snprintf(conv, sizeof conv, ro == DYI_ROLE_T ? "t" : "%s1", dyi_role_name(ro));
     if (dy_csv_find(f, nf, conv) >= 0) continue;
     int runs = 0;
     for (int c = 0; c < nf && runs < 3 && L + 160 < outsz; c++) {
@@ -165,7 +164,7 @@ static void suggest_map(char** f, int nf, int n, char* out, size_t outsz) {
         }
       }
       if (run != n) continue;
-      if (!runs) L += (size_t)snprintf(out + L, outsz - L, "%s--map %s1..%s%d=%s..%s", L ? " " : "", Q[ro], Q[ro], n,
+      if (!runs) L += (size_t)snprintf(out + L, outsz - L, "%s--map %s1..%s%d=%s..%s", L ? " " : "", dyi_role_name(ro), dyi_role_name(ro), n,
                                        f[c], f[last]);
       else L += (size_t)snprintf(out + L, outsz - L, " (or =%s..%s)", f[c], f[last]);
       runs++;
