@@ -80,29 +80,6 @@ static const char* delim_name(char d) {
   return d == ';' ? "semicolon" : d == '\t' ? "tab" : d == ' ' ? "blank" : "comma";
 }
 
-/* The header of a log: its columns (a short list) and the joint numbers
- * of the position columns named qK; 0, or -1 if it cannot be read. */
-static int header_info(const char* path, char* cols, size_t colsz, int* nq, int* qmax, char* delim) {
-  char err[DY_ERRSZ];
-  dyCsv* csv = dy_csv_open(path, err, sizeof err);
-  if (!csv) return -1;
-  char** f; int nf;
-  if (dy_csv_next(csv, &f, &nf, err, sizeof err) != 1) { dy_csv_close(csv); return -1; }
-  *delim = dy_csv_delim(csv);
-  dyi_log_qcols(f, nf, nq, qmax);
-  size_t L = 0;
-  cols[0] = 0;
-  for (int i = 0; i < nf; i++) {
-    const char* s = f[i];
-    while (*s == ' ') s++;
-    if (L + strlen(s) + 16 < colsz) L += (size_t)snprintf(cols + L, colsz - L, "%s%s", i ? ", " : "", s);
-    else if (L + 8 < colsz && !strstr(cols, "...")) L += (size_t)snprintf(cols + L, colsz - L, ", ...");
-  }
-  if (nf > 0) snprintf(cols + L, colsz - L, " (%d column%s)", nf, nf == 1 ? "" : "s");
-  dy_csv_close(csv);
-  return 0;
-}
-
 /* A header cell's role by its words (lower case, a bracketed unit and a
  * command column left out): 0 none, else the DYI_ROLE_*; *num the last run
  * of digits (-1: none), pat the name with that run as '#'. */
@@ -172,50 +149,69 @@ static void suggest_map(char** f, int nf, int n, char* out, size_t outsz) {
   }
 }
 
-/* What the first row of a log suggests when its columns are not found:
- * numbers only (no header: --no-header), or names that look like the
- * quantities (the --map options to give). "" when neither; else ends "; ". */
-static void header_hint(const char* path, int n, char* out, size_t outsz) {
-  char err[DY_ERRSZ];
+/* What the first row f (nf cells) of a log suggests when its columns are
+ * not found: numbers only (no header: --no-header), or names that look
+ * like the quantities (the --map options to give). "" when neither; else
+ * ends "; ". */
+static void header_hint(char** f, int nf, int n, char* out, size_t outsz) {
   out[0] = 0;
-  dyCsv* csv = dy_csv_open(path, err, sizeof err);
-  if (!csv) return;
-  char** f; int nf;
-  if (dy_csv_next(csv, &f, &nf, err, sizeof err) == 1 && nf > 1) {
-    int num = 0;
-    for (int c = 0; c < nf; c++) {
-      const char* s = f[c];
-      while (*s == ' ') s++;
-      char* e;
-      (void)dy_strtod(s, &e);
-      while (*e == ' ' || *e == '\r') e++;
-      num += e != s && !*e;
-    }
-    if (num == nf)
-      snprintf(out, outsz, "its first row is numbers, not names: a file without a header? --no-header reads it by "
-               "position (t, q1..q%d, [qd, [qdd,]] tau1..tau%d) or names the columns c1, c2, ... for --map; ", n, n);
-    else {
-      char sug[500];
-      suggest_map(f, nf, n, sug, sizeof sug);
-      if (*sug) snprintf(out, outsz, "its names suggest: %s; ", sug);
-    }
+  if (nf <= 1) return;
+  int num = 0;
+  for (int c = 0; c < nf; c++) {
+    const char* s = f[c];
+    while (*s == ' ') s++;
+    char* e;
+    (void)dy_strtod(s, &e);
+    while (*e == ' ' || *e == '\r') e++;
+    num += e != s && !*e;
   }
+  if (num == nf)
+    snprintf(out, outsz, "its first row is numbers, not names: a file without a header? --no-header reads it by "
+             "position (t, q1..q%d, [qd, [qdd,]] tau1..tau%d) or names the columns c1, c2, ... for --map; ", n, n);
+  else {
+    char sug[500];
+    suggest_map(f, nf, n, sug, sizeof sug);
+    if (*sug) snprintf(out, outsz, "its names suggest: %s; ", sug);
+  }
+}
+
+/* The header of a log: its columns (a short list), the joint numbers of
+ * the position columns named qK and what it suggests for an n-joint model
+ * (header_hint); 0, or -1 if it cannot be read. */
+static int header_info(const char* path, int n, char* cols, size_t colsz, int* nq, int* qmax, char* delim,
+                       char* hint, size_t hintsz) {
+  char err[DY_ERRSZ];
+  dyCsv* csv = dy_csv_open(path, err, sizeof err);
+  if (!csv) return -1;
+  char** f; int nf;
+  if (dy_csv_next(csv, &f, &nf, err, sizeof err) != 1) { dy_csv_close(csv); return -1; }
+  *delim = dy_csv_delim(csv);
+  dyi_log_qcols(f, nf, nq, qmax);
+  size_t L = 0;
+  cols[0] = 0;
+  for (int i = 0; i < nf; i++) {
+    const char* s = f[i];
+    while (*s == ' ') s++;
+    if (L + strlen(s) + 16 < colsz) L += (size_t)snprintf(cols + L, colsz - L, "%s%s", i ? ", " : "", s);
+    else if (L + 8 < colsz && !strstr(cols, "...")) L += (size_t)snprintf(cols + L, colsz - L, ", ...");
+  }
+  if (nf > 0) snprintf(cols + L, colsz - L, " (%d column%s)", nf, nf == 1 ? "" : "s");
+  header_hint(f, nf, n, hint, hintsz);
   dy_csv_close(csv);
+  return 0;
 }
 
 int cli_fail_log(const char* path, const dyiLogOpt* opt, int n, const char* err) {
   int header = strstr(err, "no such column") || strstr(err, "no column for") || strstr(err, "missing column");
-  char cols[400];
+  char cols[400], hint[600];
   int nq, qmax;
   char delim;
-  if (!header || opt->no_header || header_info(path, cols, sizeof cols, &nq, &qmax, &delim))
+  if (!header || opt->no_header || header_info(path, n, cols, sizeof cols, &nq, &qmax, &delim, hint, sizeof hint))
     return cli_fail("%s", err);
   char joints[160] = "";
   if (nq && nq != n)
     snprintf(joints, sizeof joints, "the model has %d joint%s, the log has %d position column%s (q1..q%d); ", n,
              n == 1 ? "" : "s", nq, nq == 1 ? "" : "s", qmax);
-  char hint[600];
-  header_hint(path, n, hint, sizeof hint);
   return cli_fail("%s; %s%sthe file has %s, %s-separated: %s", err, joints, hint,
                   strchr(cols, ',') ? "columns" : "one column", delim_name(delim), cols);
 }
