@@ -9,27 +9,23 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
+/* advice a system lacks: none given */
+#ifndef MADV_HUGEPAGE
+#define MADV_HUGEPAGE -1
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE -1
+#endif
+
 /* madvise over the whole pages inside [p, p + bytes), when the system has the advice */
 static void advise_pages(void* p, size_t bytes, int advice) {
   const uintptr_t a = ((uintptr_t)p + 4095) & ~(uintptr_t)4095, e = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
   if (p && e > a && advice >= 0) madvise((void*)a, e - a, advice);
 }
 
-void dy_huge_pages(void* p, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-  advise_pages(p, bytes, MADV_HUGEPAGE);
-#else
-  advise_pages(p, bytes, -1);
-#endif
-}
+void dy_huge_pages(void* p, size_t bytes) { advise_pages(p, bytes, MADV_HUGEPAGE); }
 
-void dy_prefault(void* p, size_t bytes) {
-#ifdef MADV_POPULATE_WRITE
-  advise_pages(p, bytes, MADV_POPULATE_WRITE);
-#else
-  advise_pages(p, bytes, -1);
-#endif
-}
+void dy_prefault(void* p, size_t bytes) { advise_pages(p, bytes, MADV_POPULATE_WRITE); }
 
 double dy_now_s(void) {
   struct timespec ts;

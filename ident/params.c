@@ -17,6 +17,19 @@
 #include <string.h>
 #include <strings.h>
 
+/* The value,std,rel_std_pct cells of a PARAMS row: the std and its
+ * relative value (rel, when has_rel) only where the std is finite, else
+ * both empty (a value given, not estimated) */
+static void value_cells(FILE* f, double v, double sd, double rel, int has_rel) {
+  dy_fprint_double(f, v);
+  fputc(',', f);
+  if (isfinite(sd)) {
+    dy_fprint_double(f, sd);
+    fputc(',', f);
+    if (has_rel) dy_fprint_double(f, rel);
+  } else fputc(',', f);
+}
+
 /* the held parameters of b (base.h dyi_base_fix) as one header line */
 static void write_held(FILE* f, const dyModel* m, const dyiBase* b) {
   int L = dyi_base_fix_text(m, b, NULL, 0);
@@ -62,15 +75,8 @@ int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* 
       dyi_base_expr(m, b, i, buf, cap);
     }
     fprintf(f, "%s,", b->name[i]);
-    dy_fprint_double(f, value[i]);
-    fputc(',', f);
-    double sd = std ? std[i] : NAN;
-    if (isfinite(sd)) {
-      dy_fprint_double(f, sd);
-      fputc(',', f);
-      double ref = scale ? fmax(fabs(value[i]), scale[i]) : fabs(value[i]);
-      if (ref != 0) dy_fprint_double(f, 100 * sd / ref);
-    } else fputc(',', f);
+    const double sd = std ? std[i] : NAN, ref = scale ? fmax(fabs(value[i]), scale[i]) : fabs(value[i]);
+    value_cells(f, value[i], sd, 100 * sd / ref, ref != 0);
     fprintf(f, ",%s\n", buf);
   }
   free(buf);
@@ -80,14 +86,8 @@ int dyi_params_write(FILE* f, const dyModel* m, const dyiBase* b, const double* 
 int dyi_params_write_gains(FILE* f, int n, const double* gain, const double* std) {
   for (int j = 0; j < n; j++) {
     fprintf(f, "GAIN%d,", j + 1);
-    dy_fprint_double(f, gain[j]);
-    fputc(',', f);
-    double sd = std ? std[j] : NAN;
-    if (isfinite(sd)) {
-      dy_fprint_double(f, sd);
-      fputc(',', f);
-      dy_fprint_double(f, 100 * sd / gain[j]);
-    } else fputc(',', f);
+    const double sd = std ? std[j] : NAN;
+    value_cells(f, gain[j], sd, 100 * sd / gain[j], 1);
     fputs(",\n", f);
   }
   return ferror(f) ? -1 : 0;
