@@ -28,6 +28,7 @@
 #include "core/util.h"
 #include <ctype.h>
 #include <errno.h>
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
@@ -101,29 +102,25 @@ static int qr_rank(double* A2, int N, int c, lapack_int* jpvt, double* tau, doub
   return 0;
 }
 
-/* The leftmost independent columns by Gram-Schmidt (twice, for
- * orthogonality): a column is kept if its residual exceeds DYI_RANK_TOL
- * r11; when that does not give r columns, the dgeqp3 choice (jpvt). Qb:
- * N x r scratch, v: N scratch. */
+/* The leftmost independent columns by Gram-Schmidt (classical, twice, for
+ * orthogonality: each pass one product with the kept basis, Qb^T v, and
+ * one update, v - Qb s, in BLAS): a column is kept if its residual exceeds
+ * DYI_RANK_TOL r11; when that does not give r columns, the dgeqp3 choice
+ * (jpvt). Qb: N x r scratch, v: N scratch, s: r scratch. */
 static void qr_leftmost(const double* A, int N, int c, const double* nrm, int r, double r11,
-                        const lapack_int* jpvt, double* Qb, double* v, int* kept) {
+                        const lapack_int* jpvt, double* Qb, double* v, double* s, int* kept) {
   int nk = 0;
   for (int k = 0; k < c && nk <= r; k++) {
     if (nrm[k] == 0) continue;
     memcpy(v, A + (size_t)N*k, sizeof(double) * (size_t)N);
-    for (int pass = 0; pass < 2; pass++)
-      for (int l = 0; l < nk; l++) {
-        const double* ql = Qb + (size_t)N*l;
-        double s = 0;
-        for (int i = 0; i < N; i++) s += ql[i] * v[i];
-        for (int i = 0; i < N; i++) v[i] -= s * ql[i];
-      }
-    double s = 0;
-    for (int i = 0; i < N; i++) s += v[i] * v[i];
-    s = sqrt(s);
-    if (s > DYI_RANK_TOL * r11) {
+    for (int pass = 0; pass < 2 && nk > 0; pass++) {
+      cblas_dgemv(CblasColMajor, CblasTrans, N, nk, 1.0, Qb, N, v, 1, 0.0, s, 1);
+      cblas_dgemv(CblasColMajor, CblasNoTrans, N, nk, -1.0, Qb, N, s, 1, 1.0, v, 1);
+    }
+    const double t = cblas_dnrm2(N, v, 1);
+    if (t > DYI_RANK_TOL * r11) {
       if (nk == r) { nk++; break; }   /* more than the rank: fall back */
-      for (int i = 0; i < N; i++) Qb[i + (size_t)N*nk] = v[i] / s;
+      for (int i = 0; i < N; i++) Qb[i + (size_t)N*nk] = v[i] / t;
       kept[k] = 1;
       nk++;
     }
@@ -179,9 +176,9 @@ static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, in
   if (!work) goto done;
   if (qr_rank(A2, N, c, jpvt, tau, work, lwork, rank, gap, &r11)) goto done;
   int r = *rank;
-  Qb = malloc(sizeof(double) * (size_t)N * (size_t)(r ? r : 1));
+  Qb = malloc(sizeof(double) * ((size_t)N + 1) * (size_t)(r ? r : 1));
   if (!Qb) goto done;
-  qr_leftmost(A, N, c, nrm, r, r11, jpvt, Qb, A2, kept);
+  qr_leftmost(A, N, c, nrm, r, r11, jpvt, Qb, A2, Qb + (size_t)N * (size_t)(r ? r : 1), kept);
   int ni = 0, nd = 0;
   for (int k = 0; k < c; k++) {
     if (kept[k]) ind[ni++] = k;

@@ -7,6 +7,7 @@ void openblas_set_num_threads(int num_threads);   /* OpenBLAS: no header declare
 /* OpenBLAS's pool of worker threads, ended (a build without it: NULL) */
 int blas_thread_shutdown_(void) __attribute__((weak));
 #include "reports/version.h"
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -213,6 +214,13 @@ int main(int argc, char** argv) {
      * system -> 0.23-0.27 s, 0.05-0.08 s) */
     if (blas_thread_shutdown_) blas_thread_shutdown_();
   }
+  /* freed blocks stay with the process for the next allocation instead of
+   * going back to the system: on a virtual machine the first write to a
+   * page costs several microseconds (a 64 MiB block: 0.1-0.25 s, written
+   * again: 4 ms), and the base-parameter proof, the log's buffers and the
+   * estimators allocate and free blocks of megabytes one after another */
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   dy_out_on_commit(on_wrote);
   rc = cmd->fn(&c);
   if (rc == 0 && !c.help) cli_question_block();   /* before the last pending lines: see cli.h */
