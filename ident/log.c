@@ -1581,6 +1581,7 @@ void dyi_log_info(const dyiLogReader* r, dyiLogInfo* info) {
   info->rows_dropped = dropped;
   int D = reader_decim(&r->opt);
   info->samples = (r->emitted + D - 1) / D;
+  info->held = r->ncache > 0 && r->cache_rc != 1;
   info->parallel = !r->opt.no_parallel;
   if (info->parallel) {
     /* D from the option, else so that the decimated band keeps 1.25 fc */

@@ -198,6 +198,8 @@ typedef struct {
                                        (0: no filter, plain decimation) */
   int guard;                        /* parallel: samples to leave out at each end
                                        (the signals' filter's edge transient) */
+  int held;                         /* 1: every row is held in memory since the
+                                       cutoff's pre-pass (reading parses nothing) */
 } dyiLogInfo;
 void dyi_log_info(const dyiLogReader* r, dyiLogInfo* info);
 

@@ -25,6 +25,7 @@
 #include "ident/stats.h"
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -859,6 +860,26 @@ static void identify_failed(const cliArgs* c, const dyModel* m, const dyiBase* b
  * opened, watched for mistakes (cli_watch_start) -> rows into the estimator
  * (dyi_identify_logs) -> --save-stats -> estimate and files -> the
  * scan's warnings, then the summary. Frees m. */
+/* The base parameters of identify's set with the joints' friction kept
+ * (dyi_base_make, its proof included, and dyi_base_keep_joint): b, or
+ * NULL with err. Run beside the logs' first pass. */
+typedef struct {
+  const dyModel* m;
+  const idOpt* io;
+  dyiBase* b;
+  char err[DY_ERRSZ];
+} baseJob;
+
+static void* base_job(void* arg) {
+  baseJob* j = arg;
+  j->b = dyi_base_make(j->m, j->io->kind, j->io->friction, j->err, sizeof j->err);
+  if (j->b && dyi_base_keep_joint(j->m, j->b, j->io->keep, j->err, sizeof j->err)) {
+    dyi_base_free(j->b);
+    j->b = NULL;
+  }
+  return NULL;
+}
+
 static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   int n = m->n, nlog = c->npos - 1, rc;
   dyiLogOpt lo, lok;
@@ -871,17 +892,28 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   dyiEstim* e = NULL;
   dyiConsResult cr;
   memset(&cr, 0, sizeof cr);
-  dyiBase* b = dyi_base_make(m, io->kind, io->friction, err, sizeof err);
-  if (!b || dyi_base_keep_joint(m, b, io->keep, err, sizeof err)) { cli_fail("%s", err); goto done; }
+  /* the base set's proof (tens of ms) on a thread of its own while the
+   * logs are opened (their first pass, which measures the cutoff, reads
+   * the whole file); its errors come first, as when it ran before them */
+  baseJob bj = {m, io, NULL, ""};
+  pthread_t bth;
+  const int bthread = io->eo.threads > 1 && !pthread_create(&bth, NULL, base_job, &bj);
+  if (!bthread) base_job(&bj);
+  dyiBase* b = NULL;
+  int kbad = -1, optbad = 0;
+  for (int k = 0; k < nlog && kbad < 0 && !optbad; k++) {
+    if (k && cli_logopt_k(c, m, k, nlog, &lok)) { optbad = 1; break; }
+    watch[k] = cli_watch_start(c, m, k ? &lok : &lo);   /* units, rates, model */
+    rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);
+    if (!rs[k]) kbad = k;
+  }
+  if (bthread) pthread_join(bth, NULL);
+  if (!(b = bj.b)) { cli_fail("%s", bj.err); goto done; }
   if ((rc = cli_held_apply(c, m, b, io->held_k, io->held_v, io->nheld))) goto done;
   rc = 1;
   if (b->note[0] && !io->quiet) fprintf(stderr, "dynid: warning: %s\n", b->note);
-  for (int k = 0; k < nlog; k++) {
-    if (k && cli_logopt_k(c, m, k, nlog, &lok)) goto done;
-    watch[k] = cli_watch_start(c, m, k ? &lok : &lo);   /* units, rates, model */
-    rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);
-    if (!rs[k]) { cli_fail_log(c->pos[1 + k], k ? &lok : &lo, n, err); goto done; }
-  }
+  if (optbad) goto done;
+  if (kbad >= 0) { cli_fail_log(c->pos[1 + kbad], kbad ? &lok : &lo, n, err); goto done; }
   prog_logs = rs; prog_nlog = nlog;
   e = dyi_identify_logs(m, b, rs, nlog, &io->eo, progress, err, sizeof err);
   prog_nlog = 0;
