@@ -25,18 +25,26 @@ static const unitDef U_TAU[] = {{"Nm", 1}, {"N.m", 1}, {"N m", 1}, {"N*m", 1}, {
 static const unitDef U_CUR[] = {{"A", 1}, {"mA", 1e-3}, {0, 0}};
 static const unitDef* const U_ALL[] = {U_T, U_Q, U_QD, U_QDD, U_TAU, U_CUR};
 
-/* u (ul bytes) in a table: its factor, or 0 */
+/* u (ul bytes) spells the unit d in any letter case ("DEG", "Deg", "NM",
+ * "MS" is not ms), except that a leading milli stays a small m: "MNm",
+ * "MA", "Mm" and "MS" would be mega, never ours */
+static int unit_eq(const char* d, const char* u, size_t ul) {
+  if (strlen(d) != ul || strncasecmp(d, u, ul)) return 0;
+  return !(ul > 1 && d[0] == 'm' && u[0] == 'M');
+}
+
+/* u (ul bytes) in a table: its factor, or 0; the exact spelling first */
 static double lookup(const unitDef* t, const char* u, size_t ul) {
+  for (const unitDef* e = t; e->u; e++)
+    if (strlen(e->u) == ul && !strncmp(e->u, u, ul)) return e->k;
   for (; t->u; t++)
-    if (strlen(t->u) == ul && !strncmp(t->u, u, ul)) return t->k;
+    if (unit_eq(t->u, u, ul)) return t->k;
   return 0;
 }
 
 static int known(const char* u, size_t ul) {
-  for (size_t i = 0; i < sizeof U_ALL / sizeof *U_ALL; i++) {
-    const unitDef* t = U_ALL[i];
-    for (; t->u; t++) if (strlen(t->u) == ul && !strncasecmp(t->u, u, ul)) return 1;
-  }
+  for (size_t i = 0; i < sizeof U_ALL / sizeof *U_ALL; i++)
+    if (lookup(U_ALL[i], u, ul) > 0) return 1;
   return 0;
 }
 

@@ -666,7 +666,8 @@ static void test_header_units(void) {
   static const struct { const char* cell; const char* base; const char* unit; } sp[] = {
     {"q1 [deg]", "q1", "deg"}, {" t (ms) ", "t", "ms"}, {"tau3_Nm", "tau3", "Nm"}, {"t_s", "t", "s"},
     {"qd2 [rad/s]", "qd2", "rad/s"}, {"tau1 [N m]", "tau1", "N m"}, {"joint_1", NULL, NULL}, {"q1", NULL, NULL},
-    {"[deg]", NULL, NULL}, {"q1 []", NULL, NULL}, {"my_col", NULL, NULL}, {"tau1_m", NULL, NULL}};
+    {"[deg]", NULL, NULL}, {"q1 []", NULL, NULL}, {"my_col", NULL, NULL}, {"tau1_m", NULL, NULL},
+    {"q1_DEG", "q1", "DEG"}, {"tau2_NM", "tau2", "NM"}, {"t_MS", NULL, NULL}};
   for (size_t i = 0; i < sizeof sp / sizeof *sp; i++) {
     char b[64], u[32];
     int got = dyi_unit_split(sp[i].cell, b, sizeof b, u, sizeof u);
@@ -677,7 +678,11 @@ static void test_header_units(void) {
     {DYI_ROLE_T, "ms", 0, 1e-3}, {DYI_ROLE_Q, "deg", 0, M_PI / 180}, {DYI_ROLE_QD, "deg/s", 0, M_PI / 180},
     {DYI_ROLE_QDD, "rad/s^2", 0, 1}, {DYI_ROLE_Q, "mm", 0, 1e-3}, {DYI_ROLE_TAU, "mNm", 0, 1e-3},
     {DYI_ROLE_TAU, "mA", 2, 1e-3}, {DYI_ROLE_Q, "Nm", -1, 1}, {DYI_ROLE_TAU, "rad", -1, 1},
-    {DYI_ROLE_Q, "counts", 1, 1}};
+    {DYI_ROLE_Q, "counts", 1, 1},
+    /* any letter case, but a leading milli stays small: "MS" and "MNm" would be mega */
+    {DYI_ROLE_Q, "Deg", 0, M_PI / 180}, {DYI_ROLE_Q, "DEG", 0, M_PI / 180}, {DYI_ROLE_TAU, "NM", 0, 1},
+    {DYI_ROLE_TAU, "nm", 0, 1}, {DYI_ROLE_TAU, "mNM", 0, 1e-3}, {DYI_ROLE_T, "MS", 1, 1}, {DYI_ROLE_TAU, "MNm", 1, 1},
+    {DYI_ROLE_T, "Sec", 0, 1}, {DYI_ROLE_TAU, "MA", 1, 1}, {DYI_ROLE_QD, "DEG/S", 0, M_PI / 180}};
   for (size_t i = 0; i < sizeof sc / sizeof *sc; i++) {
     double k;
     int rc = dyi_unit_scale(sc[i].role, sc[i].unit, &k);

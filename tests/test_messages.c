@@ -57,8 +57,8 @@ static const struct { const char* what; const char* cmd; int rc; const char* say
 
 /* h.csv in other units, said in its header: t in ms, q in degrees, qd in
  * deg/s, tau in mN m (printed with 17 digits) */
-#define UNITS_AWK "awk -F, -v OFS=, 'NR==1{$1=\"t [ms]\"; for(i=2;i<=8;i++)$i=$i\" [deg]\"; " \
-  "for(i=9;i<=15;i++)$i=$i\" (deg/s)\"; for(i=16;i<=22;i++)$i=$i\"_mNm\"; print; next} " \
+#define UNITS_AWK "awk -F, -v OFS=, 'NR==1{$1=\"t [ms]\"; for(i=2;i<=8;i++)$i=$i\" [Deg]\"; " \
+  "for(i=9;i<=15;i++)$i=$i\" (DEG/S)\"; for(i=16;i<=22;i++)$i=$i\"_mNm\"; print; next} " \
   "{$1=sprintf(\"%.17g\",$1*1000); for(i=2;i<=15;i++)$i=sprintf(\"%.17g\",$i*45/atan2(1,1)); " \
   "for(i=16;i<=22;i++)$i=sprintf(\"%.17g\",$i*1000); print}' " DIR "/h.csv > " DIR "/deg.csv"
 
@@ -81,13 +81,13 @@ static int make_logs(void) {
                 "./dynid identify " P " " PL " --map t=t_s --rows 1..3000 --quiet -o " DIR "/p.csv");
 }
 
-/* the log in other units with the units in its header: converted to SI
- * (and said), the same estimate as the SI log to 1e-9 relative (the
+/* the log in other units with the units in its header, in any letter
+ * case ("Deg", "DEG/S"): converted to SI (and said), the same estimate as the SI log to 1e-9 relative (the
  * conversions round in the 16th digit; the least squares' condition number
  * is below 1e3) */
 static void units_case(void) {
   int rc = th_run(DIR, "./dynid identify " P " " DIR "/deg.csv --cutoff none -o " DIR "/u.csv");
-  CHECK(rc == 0 && strstr(th_slurp(DIR "/stderr"), "units from the header (t in ms, q in deg, qd in deg/s, tau in mNm"),
+  CHECK(rc == 0 && strstr(th_slurp(DIR "/stderr"), "units from the header (t in ms, q in Deg, qd in DEG/S, tau in mNm"),
         "units from the header said: %s", th_slurp(DIR "/stderr"));
   double worst = 0;
   FILE* a = fopen(DIR "/a.csv", "r");
