@@ -707,6 +707,51 @@ static void section_identify(void) {
   }
 }
 
+/* ------------------------------------------- validation of 10^5 samples */
+
+/* `dynid validate` of 10^5 samples of the simulated Panda (100 s at 1 kHz,
+ * t, q, qd, qdd, tau, written once by dynid simulate) with the parameters
+ * identified on them, plain and with --horizon 0.1 (forward simulation
+ * over every 0.1 s window), beside identify of the same samples in the
+ * same run: the fastest of 3 runs' wall and CPU time, system time against
+ * user time. Targets: validate < 0.5 s, with the horizon < 2 s, system
+ * time < 10 % of user time. */
+#define VAL_LOG "build/bench/val_1e5.csv"
+static void section_validate(void) {
+  printf("\n== validation of 10^5 samples of the Panda (targets: < 0.5 s, --horizon 0.1 < 2 s, sys < 10 %% of user) ==\n");
+  if (system("mkdir -p build/bench") != 0) return;
+  FILE* f = fopen(VAL_LOG, "r");
+  if (f) fclose(f);
+  else if (system("./dynid simulate datasets/models/panda.csv fourier --duration 100 --rate 1000 --noise 0.05 -o "
+                  VAL_LOG " 2>/dev/null") != 0) {
+    printf("  (cannot write %s: skipped)\n", VAL_LOG);
+    return;
+  }
+  const char* runs[3][16] = {
+    {"./dynid", "identify", "datasets/models/panda.csv", VAL_LOG, "--friction", "--quiet", "-o",
+     "build/bench/val.params.csv", NULL},
+    {"./dynid", "validate", "datasets/models/panda.csv", "build/bench/val.params.csv", VAL_LOG, "--quiet", "-o",
+     "build/bench/val.csv", NULL},
+    {"./dynid", "validate", "datasets/models/panda.csv", "build/bench/val.params.csv", VAL_LOG, "--horizon", "0.1",
+     "--quiet", "-o", "build/bench/val_h.csv", NULL}};
+  const char* what[3] = {"identify (the same samples)", "validate", "validate --horizon 0.1"};
+  const double target[3] = {0, 0.5, 2};
+  for (int k = 0; k < 3; k++) {
+    double wall = 1e30, cpu = 1e30, sys = 0;
+    for (int rep = 0; rep < 3; rep++) {
+      double c, w, mb;
+      if (run_child(runs[k], &c, &w, &mb)) return;
+      if (w < wall) { wall = w; cpu = c; sys = child_sys; }
+    }
+    const double sysr = sys / fmax(cpu - sys, 1e-9);
+    if (target[k] > 0)
+      printf("  %-28s %.3f s wall, %.3f s CPU, sys %4.1f %% of user: %s, sys %s\n", what[k], wall, cpu, 100 * sysr,
+             wall < target[k] ? "met" : "NOT MET", sysr < 0.1 ? "met" : "NOT MET");
+    else
+      printf("  %-28s %.3f s wall, %.3f s CPU, sys %4.1f %% of user (the peer)\n", what[k], wall, cpu, 100 * sysr);
+  }
+}
+
 /* ------------------------------- report --compare with a consistent set */
 
 /* `dynid report` on the Panda's log with the least-squares set alone and
@@ -1332,7 +1377,7 @@ int main(int argc, char** argv) {
   if (argc > 2 && !strcmp(argv[1], "--only")) { bench_only = argv[2]; a0 = 3; }
   else if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
     printf("usage: bench_main [--only SECTION[,SECTION...]] [MODEL...]\n"
-           "sections: core batch kernels regressor base identify stats consistent compare wide excite parse\n"
+           "sections: core batch kernels regressor base identify stats consistent compare validate wide excite parse\n"
            "(make bench BENCH_ARGS=\"--only kernels\")\n");
     return 0;
   }
@@ -1371,6 +1416,7 @@ int main(int argc, char** argv) {
   if (want("stats")) section_stats();
   if (want("consistent")) section_consistent();
   if (want("compare")) section_compare();
+  if (want("validate")) section_validate();
   if (want("wide")) section_wide();
   if (want("excite")) section_excite();
   if (want("parse")) section_parse();
