@@ -497,17 +497,22 @@ struct dyiBand_ {
   int nch, deriv, ncand, ns;      /* channels, differences, candidates, 2*nsec */
   double fs;
   long count, skip;               /* samples pushed; left out at the start */
+  long done;                      /* samples through the cascades (count less those pending) */
+  int npend;                      /* samples pending: BAND_BLK go through the cascades at once */
+  double* V;                      /* their lanes' values: BAND_BLK x P (lane k nch + c <- channel c) */
   dyiButter f[DYI_BAND_MAXC];
   long d[DYI_BAND_MAXC];          /* each candidate's delay [samples] */
   long L[DYI_BAND_MAXC];          /* its delay line: d[0] - d[k] squares held back */
   size_t roff[DYI_BAND_MAXC];     /* where its delay line starts in ring (x nch) */
   int E;                          /* lanes: ncand x nch, lane k nch + c for candidate k, channel c */
-  double* cf;                     /* each lane's section coefficients: nsec x 5 x E
-                                     (b0 b1 b2 a1 a2 of section i at (5 i + m) E) */
-  double* z;                      /* states: 2 passes x ns x E (section i's two at rows 2i, 2i + 1) */
-  double* y;                      /* two past outputs: 2 x E */
+  int P;                          /* E rounded up to BAND_LANES: the stride of the rows below (the
+                                     lanes from E on have zero coefficients and inputs) */
+  double* cf;                     /* each lane's section coefficients: nsec x 5 x P
+                                     (b0 b1 b2 a1 a2 of section i at (5 i + m) P) */
+  double* z;                      /* states: 2 passes x ns x P (section i's two at rows 2i, 2i + 1) */
+  double* y;                      /* two past outputs: 2 x P */
   double* e;                      /* sums of squares: E */
-  double* v;                      /* one sample through every lane's cascades (E) */
+  double* a2;                     /* one sample's scaled difference squared, per lane (P) */
   double* ring;                   /* the delay lines: sum_k L[k] x nch */
   /* the channels' white-noise level, from their fourth differences */
   double* hx;                     /* last five raw values: nch x 5 */
@@ -522,6 +527,8 @@ struct dyiBand_ {
  * 1/BAND_BPD decade from 1e-40: the median block, robust to the few
  * blocks that hold a jerk step or a bad sample */
 #define BAND_RING_MAXBYTES (32L << 20)   /* the delay lines at most */
+#define BAND_LANES 8                     /* lanes a vector of the cascade holds */
+#define BAND_BLK 64                      /* samples through the cascades at once */
 #define BAND_BLOCK 64
 #define BAND_BPD 20
 #define BAND_NBIN 1400
@@ -577,16 +584,20 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
     nring = 0;
   }
   b->E = (int)nz;
-  b->cf = malloc(sizeof(double) * 5 * (size_t)b->f[0].nsec * (nz ? nz : 1));
-  b->z = calloc(nz * 2 * (size_t)b->ns, sizeof(double));
-  b->y = calloc(nz * 2, sizeof(double));
-  b->e = calloc(nz, sizeof(double));
-  b->v = calloc(nz ? nz : 1, sizeof(double));
+  const size_t P = (nz + BAND_LANES - 1) / BAND_LANES * BAND_LANES;
+  b->P = (int)P;
+  b->cf = calloc(5 * (size_t)b->f[0].nsec * (P ? P : 1), sizeof(double));
+  b->z = calloc(P * 2 * (size_t)b->ns + 1, sizeof(double));
+  b->y = calloc(P * 2 + 1, sizeof(double));
+  b->e = calloc(nz + 1, sizeof(double));
+  b->a2 = calloc(P + 1, sizeof(double));
+  b->V = calloc(P * BAND_BLK + 1, sizeof(double));
   b->ring = calloc(nring + 1, sizeof(double));
   b->hx = calloc((size_t)nch * 5, sizeof(double));
   b->bsum = calloc((size_t)nch, sizeof(double));
   b->hist = calloc((size_t)nch * BAND_NBIN, sizeof(int));
-  if (!b->ncand || !b->cf || !b->z || !b->y || !b->e || !b->v || !b->ring || !b->hx || !b->bsum || !b->hist) {
+  if (!b->ncand || !b->cf || !b->z || !b->y || !b->e || !b->a2 || !b->V || !b->ring || !b->hx || !b->bsum ||
+      !b->hist) {
     dyi_band_free(b);
     return NULL;
   }
@@ -594,7 +605,7 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
     for (size_t l = 0; l < nz; l++) {
       const dyiButter* f = &b->f[l / (size_t)nch];
       const double c[5] = {f->b[i][0], f->b[i][1], f->b[i][2], f->a[i][1], f->a[i][2]};
-      for (int m = 0; m < 5; m++) b->cf[(size_t)(5 * i + m) * nz + l] = c[m];
+      for (int m = 0; m < 5; m++) b->cf[(size_t)(5 * i + m) * P + l] = c[m];
     }
   for (int k = 0; k < b->ncand; k++) b->wn[k] = white_ms(&b->f[k], deriv);
   /* the lowest candidate's edge transient, both passes, and the differences */
@@ -604,7 +615,7 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
 
 void dyi_band_free(dyiBand* b) {
   if (!b) return;
-  free(b->cf); free(b->z); free(b->y); free(b->e); free(b->v); free(b->ring);
+  free(b->cf); free(b->z); free(b->y); free(b->e); free(b->a2); free(b->V); free(b->ring);
   free(b->hx); free(b->bsum); free(b->hist);
   free(b);
 }
@@ -628,81 +639,145 @@ static void band_noise(dyiBand* b, const double* x) {
   }
 }
 
-/* x[l] through lane l's cascade (coefficients cf, states z: ns x E), every
- * lane l < E: butter_step's operations in its order, lane by lane, so each
- * lane's result is butter_step's bit for bit; the lanes are independent,
- * so the loop over them vectorises (util.h DY_CLONES) and no lane waits on
- * another's chain of steps */
+/* The pending samples through every lane's cascade, both passes: V (S
+ * rows of P lanes) in place, states z (2 passes x ns rows of P). Each lane
+ * takes butter_step's operations in its order, sample after sample, so
+ * its outputs are butter_step's bit for bit; the lanes are independent.
+ * A vector of BAND_LANES lanes keeps its coefficients and states in
+ * registers through the S samples (with the usual 2 sections, order 4:
+ * the loads of a per-sample pass over the lanes were the cost), built
+ * per vector width (util.h DY_CLONES). */
+typedef double bandVec __attribute__((vector_size(BAND_LANES * sizeof(double))));
+#define BV_LOAD(v, p) memcpy(&(v), (p), sizeof(bandVec))
+#define BV_STORE(p, v) memcpy((p), &(v), sizeof(bandVec))
+
+DY_CLONES
+static void band_cascade2(const double* restrict cf, double* restrict z, double* restrict V, size_t P, int S) {
+  for (size_t l0 = 0; l0 < P; l0 += BAND_LANES) {
+    const double* c = cf + l0;
+    double* zz = z + l0;
+    bandVec b0, b1, b2, a1, a2, d0, d1, d2, e1, e2, p0, p1, q0, q1, r0, r1, t0, t1;
+    BV_LOAD(b0, c); BV_LOAD(b1, c + P); BV_LOAD(b2, c + 2 * P); BV_LOAD(a1, c + 3 * P); BV_LOAD(a2, c + 4 * P);
+    BV_LOAD(d0, c + 5 * P); BV_LOAD(d1, c + 6 * P); BV_LOAD(d2, c + 7 * P); BV_LOAD(e1, c + 8 * P);
+    BV_LOAD(e2, c + 9 * P);
+    BV_LOAD(p0, zz); BV_LOAD(p1, zz + P); BV_LOAD(q0, zz + 2 * P); BV_LOAD(q1, zz + 3 * P);
+    BV_LOAD(r0, zz + 4 * P); BV_LOAD(r1, zz + 5 * P); BV_LOAD(t0, zz + 6 * P); BV_LOAD(t1, zz + 7 * P);
+    for (int s = 0; s < S; s++) {
+      double* v = V + (size_t)s * P + l0;
+      bandVec x, y;
+      BV_LOAD(x, v);
+      /* pass 1, section 0 (b, a) then 1 (d, e); pass 2 the same */
+      y = b0 * x + p0; p0 = b1 * x - a1 * y + p1; p1 = b2 * x - a2 * y; x = y;
+      y = d0 * x + q0; q0 = d1 * x - e1 * y + q1; q1 = d2 * x - e2 * y; x = y;
+      y = b0 * x + r0; r0 = b1 * x - a1 * y + r1; r1 = b2 * x - a2 * y; x = y;
+      y = d0 * x + t0; t0 = d1 * x - e1 * y + t1; t1 = d2 * x - e2 * y; x = y;
+      BV_STORE(v, x);
+    }
+    BV_STORE(zz, p0); BV_STORE(zz + P, p1); BV_STORE(zz + 2 * P, q0); BV_STORE(zz + 3 * P, q1);
+    BV_STORE(zz + 4 * P, r0); BV_STORE(zz + 5 * P, r1); BV_STORE(zz + 6 * P, t0); BV_STORE(zz + 7 * P, t1);
+  }
+}
+
+/* the same for any number of sections, a sample at a time over the lanes */
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("tree-vectorize")))
 #endif
 DY_CLONES
-static void band_cascade(const double* restrict cf, int nsec, double* restrict z, double* restrict x, int E) {
-  const size_t L = (size_t)E;
-  for (int i = 0; i < nsec; i++) {
-    const double* restrict b0 = cf + (size_t)(5 * i) * L;
-    const double *restrict b1 = b0 + L, *restrict b2 = b1 + L, *restrict a1 = b2 + L, *restrict a2 = a1 + L;
-    double* restrict z0 = z + (size_t)(2 * i) * L;
-    double* restrict z1 = z0 + L;
-    for (size_t l = 0; l < L; l++) {
-      const double xl = x[l], y = b0[l]*xl + z0[l];
-      z0[l] = b1[l]*xl - a1[l]*y + z1[l];
-      z1[l] = b2[l]*xl - a2[l]*y;
-      x[l] = y;
+static void band_cascade(const double* restrict cf, int nsec, double* restrict z, double* restrict V, size_t P,
+                         int S) {
+  for (int s = 0; s < S; s++) {
+    double* restrict x = V + (size_t)s * P;
+    for (int i = 0; i < 2 * nsec; i++) {   /* pass 1's sections, then pass 2's */
+      const double* restrict b0 = cf + (size_t)(5 * (i % nsec)) * P;
+      const double *restrict b1 = b0 + P, *restrict b2 = b1 + P, *restrict a1 = b2 + P, *restrict a2 = a1 + P;
+      double* restrict z0 = z + (size_t)(2 * i) * P;
+      double* restrict z1 = z0 + P;
+      for (size_t l = 0; l < P; l++) {
+        const double xl = x[l], y = b0[l]*xl + z0[l];
+        z0[l] = b1[l]*xl - a1[l]*y + z1[l];
+        z1[l] = b2[l]*xl - a2[l]*y;
+        x[l] = y;
+      }
     }
+  }
+}
+
+/* every lane's difference of order deriv of its output v (past outputs
+ * y0, y1, shifted), scaled by s and squared into a2 (a s a s, in that
+ * order) */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("tree-vectorize")))
+#endif
+DY_CLONES
+static void band_diff(int deriv, double s, const double* restrict v, double* restrict y0, double* restrict y1,
+                      double* restrict a2, int P) {
+  for (int l = 0; l < P; l++) {
+    const double a = deriv == 2 ? v[l] - 2*y1[l] + y0[l] : deriv == 1 ? v[l] - y1[l] : v[l];
+    y0[l] = y1[l]; y1[l] = v[l];
+    a2[l] = a * s * a * s;
   }
 }
 
 /* the states of both passes of every lane at the steady state of the
  * first values x (nch) */
 static void band_start(dyiBand* b, const double* x) {
-  const size_t E = (size_t)b->E, nch = (size_t)b->nch, ns = (size_t)b->ns;
+  const size_t E = (size_t)b->E, P = (size_t)b->P, nch = (size_t)b->nch, ns = (size_t)b->ns;
   for (size_t l = 0; l < E; l++) {
     double s[2 * DYI_MAXSEC];
     dyi_butter_steady(&b->f[l / nch], s, x[l % nch]);
     for (size_t p = 0; p < 2; p++)
-      for (size_t i = 0; i < ns; i++) b->z[(p * ns + i) * E + l] = s[i];
-    b->y[l] = b->y[E + l] = x[l % nch];
+      for (size_t i = 0; i < ns; i++) b->z[(p * ns + i) * P + l] = s[i];
+    b->y[l] = b->y[P + l] = x[l % nch];
   }
 }
 
-void dyi_band_push(dyiBand* b, const double* x) {
-  const int nch = b->nch, nsec = b->ns / 2;
-  const size_t E = (size_t)b->E;
-  band_noise(b, x);
+/* the pending samples through the cascades, then into every candidate's
+ * sums in time order */
+static void band_flush(dyiBand* b) {
+  const int nch = b->nch, nsec = b->ns / 2, S = b->npend;
+  const size_t P = (size_t)b->P;
+  if (!S) return;
+  if (nsec == 2) band_cascade2(b->cf, b->z, b->V, P, S);
+  else band_cascade(b->cf, nsec, b->z, b->V, P, S);
   const double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
-  if (b->count == 0) band_start(b, x);   /* from the steady state of the first value */
-  for (int k = 0; k < b->ncand; k++) memcpy(b->v + (size_t)k * (size_t)nch, x, sizeof(double) * (size_t)nch);
-  band_cascade(b->cf, nsec, b->z, b->v, b->E);                        /* both passes, every lane */
-  band_cascade(b->cf, nsec, b->z + (size_t)b->ns * E, b->v, b->E);
-  double* y0 = b->y;
-  double* y1 = b->y + E;
-  for (int k = 0; k < b->ncand; k++) {
-    /* candidate k's output now shows the input of d[k] samples ago: it
-     * counts from skip + d[k] on, and its last L[k] = d[0] - d[k] squares
-     * wait in its delay line, so that every candidate's sum covers the
-     * same input samples whenever the log ends */
-    const long n = b->count - b->skip - b->d[k];
-    double* line = n >= 0 && b->L[k] > 0 ? b->ring + b->roff[k] + (size_t)(n % b->L[k]) * (size_t)nch : NULL;
-    for (int c = 0; c < nch; c++) {
-      const size_t l = (size_t)k * (size_t)nch + (size_t)c;
-      const double v = b->v[l];
-      const double a = b->deriv == 2 ? v - 2*y1[l] + y0[l] : b->deriv == 1 ? v - y1[l] : v;
-      y0[l] = y1[l]; y1[l] = v;
+  for (int t = 0; t < S; t++) {
+    band_diff(b->deriv, s, b->V + (size_t)t * P, b->y, b->y + P, b->a2, b->P);
+    const long count = b->done + t;
+    for (int k = 0; k < b->ncand; k++) {
+      /* candidate k's output now shows the input of d[k] samples ago: it
+       * counts from skip + d[k] on, and its last L[k] = d[0] - d[k] squares
+       * wait in its delay line, so that every candidate's sum covers the
+       * same input samples whenever the log ends */
+      const long n = count - b->skip - b->d[k];
       if (n < 0) continue;
-      const double a2 = a * s * a * s;
-      if (line) {
-        if (n >= b->L[k]) b->e[l] += line[c];
-        line[c] = a2;
+      const double* a2 = b->a2 + (size_t)k * (size_t)nch;
+      double* e = b->e + (size_t)k * (size_t)nch;
+      if (b->L[k] > 0) {
+        double* line = b->ring + b->roff[k] + (size_t)(n % b->L[k]) * (size_t)nch;
+        if (n >= b->L[k])
+          for (int c = 0; c < nch; c++) e[c] += line[c];
+        memcpy(line, a2, sizeof(double) * (size_t)nch);
       } else {
-        b->e[l] += a2;
+        for (int c = 0; c < nch; c++) e[c] += a2[c];
       }
     }
   }
-  b->count++;
+  b->done += S;
+  b->npend = 0;
 }
 
-int dyi_band_energy(const dyiBand* b, double* fc, double* e) {
+void dyi_band_push(dyiBand* b, const double* x) {
+  const int nch = b->nch;
+  band_noise(b, x);
+  if (b->count == 0) band_start(b, x);   /* from the steady state of the first value */
+  double* v = b->V + (size_t)b->npend * (size_t)b->P;
+  for (int k = 0; k < b->ncand; k++) memcpy(v + (size_t)k * (size_t)nch, x, sizeof(double) * (size_t)nch);
+  b->count++;
+  if (++b->npend == BAND_BLK) band_flush(b);
+}
+
+int dyi_band_energy(dyiBand* b, double* fc, double* e) {
+  band_flush(b);
   if (b->count <= b->skip + b->d[0]) return 0;
   int nch = b->nch;
   for (int k = 0; k < b->ncand; k++) {
@@ -762,7 +837,7 @@ static int band_quiet(const dyiBand* b, int k, double tol) {
   return 1;
 }
 
-double dyi_band_cutoff(const dyiBand* b, double tol) {
+double dyi_band_cutoff(dyiBand* b, double tol) {
   double fc[DYI_BAND_MAXC], e[DYI_BAND_MAXC];
   int nc = dyi_band_energy(b, fc, e);
   if (nc == 0) return 0;

@@ -196,10 +196,14 @@ int dyi_decim_guard(const dyiDecim* d);
  * candidates average the same input samples: a moving log's energies
  * do not drift by the lags. Beside it, each channel's white-noise variance
  * s2: the median over blocks of 64 samples of the mean square of the raw
- * fourth difference (70 s2 for white noise). Memory: ncand x nch filter
- * states, two past outputs, the delay lines (at most 32 MiB; beyond, the
- * sums are left unaligned at the end), a histogram per channel; no
- * allocation per sample. */
+ * fourth difference (70 s2 for white noise). The samples go through the
+ * candidates' filters in blocks of 64 (each lane's states stay in
+ * registers through a block; the sums are taken when a block is full and
+ * by dyi_band_energy), so the energies are the one-sample-at-a-time
+ * definition's bit for bit. Memory: ncand x nch filter states, two past
+ * outputs, the block, the delay lines (at most 32 MiB; beyond, the sums
+ * are left unaligned at the end), a histogram per channel; no allocation
+ * per sample. */
 #define DYI_BAND_MAXC 32
 typedef struct dyiBand_ dyiBand;
 /* nch channels, deriv 0..2, sample rate fs, candidates from f0 up to below
@@ -209,13 +213,14 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
 void dyi_band_free(dyiBand* b);
 /* One sample x[nch] (in time order, uniform sampling assumed). */
 void dyi_band_push(dyiBand* b, const double* x);
-/* Candidates, their cutoffs fc[k] [Hz] and the energies summed over the
- * channels after each channel is divided by its energy at the lowest
- * candidate (so every joint counts alike, whatever its unit):
+/* Candidates (the samples still in the block taken first), their cutoffs
+ * fc[k] [Hz] and the energies summed over the channels after each channel
+ * is divided by its energy at the lowest candidate (so every joint counts
+ * alike, whatever its unit):
  *     e_k = sum_c E_k[c] / E_0[c]   (channels with E_0 = 0 left out)
  * Returns ncand, or 0 when no sample has been counted yet. fc, e: room
  * for DYI_BAND_MAXC (may be NULL). */
-int dyi_band_energy(const dyiBand* b, double* fc, double* e);
+int dyi_band_energy(dyiBand* b, double* fc, double* e);
 /* The cutoff the log calls for: the highest candidate k (up from the
  * lowest, while each passes) where, on every channel that moves (its mean
  * square at the lowest candidate above 1e-12 of the largest), the noise
@@ -225,6 +230,6 @@ int dyi_band_energy(const dyiBand* b, double* fc, double* e);
  * knee where e_k grows least from one candidate to the next, then upward
  * while e_k stays within (1 + tol) of the knee's. 0 when nothing was
  * counted. */
-double dyi_band_cutoff(const dyiBand* b, double tol);
+double dyi_band_cutoff(dyiBand* b, double tol);
 
 #endif
