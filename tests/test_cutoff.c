@@ -4,10 +4,11 @@
  *  - The meter against the filter's magnitude formula: a sinusoid's
  *    energy below each candidate is |H_k(f)|^4 times the lowest one's
  *    (|H|^2 = 1 / (1 + (tan(pi f/fs) / tan(pi fc/fs))^(2N)), filter.h).
- *  - The meter on 7 channels (its steps vectorised across them) against
- *    the same sums made here channel by channel with the filter's one-
- *    value step dyi_butter_step, twice, on each candidate's design: equal
- *    bit for bit.
+ *  - The meter (its steps vectorised across channels and candidates, in
+ *    blocks of samples) against the same sums made here channel by channel
+ *    with the filter's one-value step dyi_butter_step, twice, on each
+ *    candidate's design: equal bit for bit; and 7 channels in one meter
+ *    against 7 meters of one channel.
  *  - The rule against an analytic noise budget: slow motion plus white
  *    position noise of std s at fs: the noise let in at cutoff fc is the
  *    twice-differentiated white noise through |H|^4,
