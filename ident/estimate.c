@@ -186,6 +186,29 @@ void dyi_est_reset(dyiEstim* e) {
   memset(e->rows_j, 0, sizeof e->rows_j);
 }
 
+/* the error for value v of joint j's column c (its torque: c = np_j) in
+ * sample s of the block: -1 */
+static int nonfinite(const dyiEstim* e, int j, int c, int s, double v, char* err, int errsz) {
+  char nm[64];
+  if (c < e->ws->np[j]) pname(e, e->ws->cols[j][c], nm, sizeof nm); else snprintf(nm, sizeof nm, "torque");
+  snprintf(err, (size_t)errsz, "estimator: sample %ld, joint %d: non-finite %s (%g)", e->samples + s + 1, j + 1,
+           nm, v);
+  return -1;
+}
+
+/* joint j's rows B (ns x (np_j + 1), leading dimension ldb, checked and
+ * weighted) folded into its triangle T: [T; B] = Q [T'; 0]. 0 or -1. */
+static int fold_tri(dyiEstim* e, int j, double* B, int ldb, int ns, double* T, char* err, int errsz) {
+  dyiEstimWork* ws = e->ws;
+  const int m1 = ws->np[j] + 1, nb = m1 < 16 ? m1 : 16;
+  lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, ns, m1, 0, nb, T, m1, B, ldb, ws->tq, nb, ws->work);
+  if (info) {
+    snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
+    return -1;
+  }
+  return 0;
+}
+
 /* Samples s0 .. s0+ns-1 of joint j's rows (weighted by rw) and columns,
  * torque last, gathered into blk and folded into the triangle T. 0 or -1
  * (a non-finite value, dtpqrt). */
@@ -201,23 +224,11 @@ static int fold_joint(dyiEstim* e, int j, const double* A, int lda, const double
       size_t r = (size_t)(s0 + s) * (size_t)n;
       double v = a[r];
       if (rw) v *= rw[r + (size_t)j];
-      if (!(fabs(v) <= DBL_MAX)) {
-        char nm[64];
-        if (c < pj) pname(e, cols[c], nm, sizeof nm); else snprintf(nm, sizeof nm, "torque");
-        snprintf(err, (size_t)errsz, "estimator: sample %ld, joint %d: non-finite %s (%g)",
-                 e->samples + s0 + s + 1, j + 1, nm, v);
-        return -1;
-      }
+      if (!(fabs(v) <= DBL_MAX)) return nonfinite(e, j, c, s0 + s, v, err, errsz);
       b[s] = v;
     }
   }
-  int m1 = pj + 1, nb = m1 < 16 ? m1 : 16;
-  lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, ns, m1, 0, nb, T, m1, ws->blk, ldb, ws->tq, nb, ws->work);
-  if (info) {
-    snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
-    return -1;
-  }
-  return 0;
+  return fold_tri(e, j, ws->blk, ldb, ns, T, err, errsz);
 }
 
 int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
@@ -273,30 +284,17 @@ int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
 
 /* Joint j's block B (ldb x (np_j + 1), its columns then the torque) of ns
  * rows weighted in place by rw (NULL: 1), checked finite and folded into
- * its triangle: fold_joint's values and dtpqrt call, without the gather. */
+ * its triangle: fold_joint without the gather. */
 static int fold_rows(dyiEstim* e, int j, double* B, int ldb, int ns, const double* rw, char* err, int errsz) {
-  dyiEstimWork* ws = e->ws;
-  const int pj = ws->np[j], m1 = pj + 1, nb = m1 < 16 ? m1 : 16;
-  for (int c = 0; c <= pj; c++) {
+  for (int c = 0; c <= e->ws->np[j]; c++) {
     double* b = B + (size_t)ldb * (size_t)c;
     for (int s = 0; s < ns; s++) {
       const double v = rw ? b[s] * rw[s] : b[s];
-      if (!(fabs(v) <= DBL_MAX)) {
-        char nm[64];
-        if (c < pj) pname(e, ws->cols[j][c], nm, sizeof nm); else snprintf(nm, sizeof nm, "torque");
-        snprintf(err, (size_t)errsz, "estimator: sample %ld, joint %d: non-finite %s (%g)",
-                 e->samples + s + 1, j + 1, nm, v);
-        return -1;
-      }
+      if (!(fabs(v) <= DBL_MAX)) return nonfinite(e, j, c, s, v, err, errsz);
       b[s] = v;
     }
   }
-  lapack_int info = LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, ns, m1, 0, nb, ws->T[j], m1, B, ldb, ws->tq, nb, ws->work);
-  if (info) {
-    snprintf(err, (size_t)errsz, "estimator: dtpqrt failed (info %d)", (int)info);
-    return -1;
-  }
-  return 0;
+  return fold_tri(e, j, B, ldb, ns, e->ws->T[j], err, errsz);
 }
 
 int dyi_est_add_joints(dyiEstim* e, double* const* B, int ldb, int ns, const double* const* rw,
