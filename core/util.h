@@ -30,6 +30,17 @@
 #define DY_CLONES
 #endif
 
+/* GCC's per-function optimisation switches (other compilers: nothing):
+ * DY_VECTORIZE vectorises the function's loops at -O2 too; DY_LOOP_COPIES
+ * keeps its copies of a few values as loops instead of memcpy calls. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define DY_VECTORIZE __attribute__((optimize("tree-vectorize")))
+#define DY_LOOP_COPIES __attribute__((optimize("no-tree-loop-distribute-patterns")))
+#else
+#define DY_VECTORIZE
+#define DY_LOOP_COPIES
+#endif
+
 /* s[b] = sin x[b], c[b] = cos x[b], b = 0..7: mathu.h's dyu_sincos8
  * built per vector width (DY_CLONES), for the single calls of the
  * base-parameter Newton-Euler (up to 8 joints per call), whose batch

@@ -498,8 +498,8 @@ struct dyiBand_ {
   double fs;
   long count, skip;               /* samples pushed; left out at the start */
   long done;                      /* samples through the cascades (count less those pending) */
-  int npend;                      /* samples pending: BAND_BLK go through the cascades at once */
-  double* V;                      /* their lanes' values: BAND_BLK x P (lane k nch + c <- channel c) */
+  int npend;                      /* samples pending: BAND_BATCH go through the cascades at once */
+  double* V;                      /* their lanes' values: BAND_BATCH x P (lane k nch + c <- channel c) */
   dyiButter f[DYI_BAND_MAXC];
   long d[DYI_BAND_MAXC];          /* each candidate's delay [samples] */
   long L[DYI_BAND_MAXC];          /* its delay line: d[0] - d[k] squares held back */
@@ -521,14 +521,15 @@ struct dyiBand_ {
   double wn[DYI_BAND_MAXC];       /* unit white noise at each candidate: its mean square */
 };
 
+#define BAND_RING_MAXBYTES (32L << 20)   /* the delay lines at most */
+#define BAND_LANES 8                     /* lanes a vector of the cascade holds */
+#define BAND_BATCH 64                    /* samples through the cascades at once */
+
 /* the noise meter: fourth differences of each raw channel (white noise of
  * variance s2 gives 70 s2, a smooth motion next to nothing), their mean
  * square per block of BAND_BLOCK samples, binned by log10 in steps of
  * 1/BAND_BPD decade from 1e-40: the median block, robust to the few
  * blocks that hold a jerk step or a bad sample */
-#define BAND_RING_MAXBYTES (32L << 20)   /* the delay lines at most */
-#define BAND_LANES 8                     /* lanes a vector of the cascade holds */
-#define BAND_BLK 64                      /* samples through the cascades at once */
 #define BAND_BLOCK 64
 #define BAND_BPD 20
 #define BAND_NBIN 1400
@@ -591,7 +592,7 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
   b->y = calloc(P * 2 + 1, sizeof(double));
   b->e = calloc(nz + 1, sizeof(double));
   b->a2 = calloc(P + 1, sizeof(double));
-  b->V = calloc(P * BAND_BLK + 1, sizeof(double));
+  b->V = calloc(P * BAND_BATCH + 1, sizeof(double));
   b->ring = calloc(nring + 1, sizeof(double));
   b->hx = calloc((size_t)nch * 5, sizeof(double));
   b->bsum = calloc((size_t)nch, sizeof(double));
@@ -679,10 +680,7 @@ static void band_cascade2(const double* restrict cf, double* restrict z, double*
 }
 
 /* the same for any number of sections, a sample at a time over the lanes */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("tree-vectorize")))
-#endif
-DY_CLONES
+DY_CLONES DY_VECTORIZE
 static void band_cascade(const double* restrict cf, int nsec, double* restrict z, double* restrict V, size_t P,
                          int S) {
   for (int s = 0; s < S; s++) {
@@ -705,10 +703,7 @@ static void band_cascade(const double* restrict cf, int nsec, double* restrict z
 /* every lane's difference of order deriv of its output v (past outputs
  * y0, y1, shifted), scaled by s and squared into a2 (a s a s, in that
  * order) */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("tree-vectorize")))
-#endif
-DY_CLONES
+DY_CLONES DY_VECTORIZE
 static void band_diff(int deriv, double s, const double* restrict v, double* restrict y0, double* restrict y1,
                       double* restrict a2, int P) {
   for (int l = 0; l < P; l++) {
@@ -773,7 +768,7 @@ void dyi_band_push(dyiBand* b, const double* x) {
   double* v = b->V + (size_t)b->npend * (size_t)b->P;
   for (int k = 0; k < b->ncand; k++) memcpy(v + (size_t)k * (size_t)nch, x, sizeof(double) * (size_t)nch);
   b->count++;
-  if (++b->npend == BAND_BLK) band_flush(b);
+  if (++b->npend == BAND_BATCH) band_flush(b);
 }
 
 int dyi_band_energy(dyiBand* b, double* fc, double* e) {

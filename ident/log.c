@@ -575,9 +575,7 @@ typedef struct rawAhead_ {
 } rawAhead;
 
 /* a row's time, indices and the n joints' values (not the unused tail) */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-loop-distribute-patterns")))   /* loops, not memcpy calls */
-#endif
+DY_LOOP_COPIES
 static void row_copy(dyiLogRow* d, const dyiLogRow* s, int n) {
   d->row = s->row; d->line = s->line; d->t = s->t;
   for (int j = 0; j < n; j++) {   /* loops: cheaper than four memcpy calls of n values */
@@ -1060,9 +1058,7 @@ static int cache_room(dyiLogReader* r) {
 
 /* row into the cache, which has room (cache_room); loops, not memcpy: a
  * library call per array costs more than these few values */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-loop-distribute-patterns")))   /* loops, not memcpy calls */
-#endif
+DY_LOOP_COPIES
 static void cache_put(dyiLogReader* r, const dyiLogRow* row) {
   const int n = r->n;
   double* v = r->cv + cache_rec(r) * (size_t)r->ncache;
@@ -1077,9 +1073,7 @@ static void cache_put(dyiLogReader* r, const dyiLogRow* row) {
 }
 
 /* cached row i into row (its n joints' values, as the raw reader gives them) */
-#if defined(__GNUC__) && !defined(__clang__)
-__attribute__((optimize("no-tree-loop-distribute-patterns")))   /* loops, not memcpy calls */
-#endif
+DY_LOOP_COPIES
 static void cache_get(const dyiLogReader* r, long i, dyiLogRow* row) {
   const int n = r->n;
   const double* v = r->cv + cache_rec(r) * (size_t)i;
