@@ -512,10 +512,9 @@ struct dyiBand_ {
   double* z;                      /* states: 2 passes x ns x P (section i's two at rows 2i, 2i + 1) */
   double* y;                      /* two past outputs: 2 x P */
   double* e;                      /* sums of squares: E */
-  double* a2;                     /* one sample's scaled difference squared, per lane (P) */
   double* ring;                   /* the delay lines: sum_k L[k] x nch */
   /* the channels' white-noise level, from their fourth differences */
-  double* hx;                     /* last five raw values: nch x 5 */
+  double* hx;                     /* last five raw values: 5 x nch, sample i in row i mod 5 */
   double* bsum;                   /* the current block's sum of squares: nch */
   int* hist;                      /* block mean squares, log-binned: nch x BAND_NBIN */
   double wn[DYI_BAND_MAXC];       /* unit white noise at each candidate: its mean square */
@@ -590,14 +589,13 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
   b->cf = calloc(5 * (size_t)b->f[0].nsec * (P ? P : 1), sizeof(double));
   b->z = calloc(P * 2 * (size_t)b->ns + 1, sizeof(double));
   b->y = calloc(P * 2 + 1, sizeof(double));
-  b->e = calloc(nz + 1, sizeof(double));
-  b->a2 = calloc(P + 1, sizeof(double));
-  b->V = calloc(P * BAND_BATCH + 1, sizeof(double));
-  b->ring = calloc(nring + 1, sizeof(double));
+  b->e = calloc(nz + BAND_LANES, sizeof(double));   /* room past the end: band_sums */
+  b->V = calloc(P * BAND_BATCH + BAND_LANES, sizeof(double));
+  b->ring = calloc(nring + BAND_LANES, sizeof(double));
   b->hx = calloc((size_t)nch * 5, sizeof(double));
   b->bsum = calloc((size_t)nch, sizeof(double));
   b->hist = calloc((size_t)nch * BAND_NBIN, sizeof(int));
-  if (!b->ncand || !b->cf || !b->z || !b->y || !b->e || !b->a2 || !b->V || !b->ring || !b->hx || !b->bsum ||
+  if (!b->ncand || !b->cf || !b->z || !b->y || !b->e || !b->V || !b->ring || !b->hx || !b->bsum ||
       !b->hist) {
     dyi_band_free(b);
     return NULL;
@@ -616,22 +614,25 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
 
 void dyi_band_free(dyiBand* b) {
   if (!b) return;
-  free(b->cf); free(b->z); free(b->y); free(b->e); free(b->a2); free(b->V); free(b->ring);
+  free(b->cf); free(b->z); free(b->y); free(b->e); free(b->V); free(b->ring);
   free(b->hx); free(b->bsum); free(b->hist);
   free(b);
 }
 
 /* the noise meter's part of a push: x's fourth difference into the block */
 static void band_noise(dyiBand* b, const double* x) {
-  for (int c = 0; c < b->nch; c++) {
-    double* h = b->hx + (size_t)c * 5;
-    memmove(h, h + 1, 4 * sizeof(double));
-    h[4] = x[c];
-    if (b->count < 4) continue;
-    double d4 = h[0] - 4*h[1] + 6*h[2] - 4*h[3] + h[4];
+  const size_t nch = (size_t)b->nch;
+  const long k = b->count;   /* x is sample k, kept in row k mod 5 */
+  double* h4 = b->hx + (size_t)(k % 5) * nch;
+  memcpy(h4, x, sizeof(double) * nch);
+  if (k < 4) return;
+  const double *h0 = b->hx + (size_t)((k + 1) % 5) * nch, *h1 = b->hx + (size_t)((k + 2) % 5) * nch;
+  const double *h2 = b->hx + (size_t)((k + 3) % 5) * nch, *h3 = b->hx + (size_t)((k + 4) % 5) * nch;
+  for (size_t c = 0; c < nch; c++) {
+    const double d4 = h0[c] - 4*h1[c] + 6*h2[c] - 4*h3[c] + h4[c];
     b->bsum[c] += d4 * d4;
   }
-  if (b->count < 4 || (b->count - 3) % BAND_BLOCK) return;
+  if ((k - 3) % BAND_BLOCK) return;
   for (int c = 0; c < b->nch; c++) {
     double ms = b->bsum[c] / BAND_BLOCK;
     int bin = ms > 0 ? (int)floor((log10(ms) - BAND_LOG0) * BAND_BPD) : 0;
@@ -701,15 +702,53 @@ static void band_cascade(const double* restrict cf, int nsec, double* restrict z
 }
 
 /* every lane's difference of order deriv of its output v (past outputs
- * y0, y1, shifted), scaled by s and squared into a2 (a s a s, in that
- * order) */
+ * y0, y1, shifted), scaled by s and squared into v in place (a s a s, in
+ * that order) */
 DY_CLONES DY_VECTORIZE
-static void band_diff(int deriv, double s, const double* restrict v, double* restrict y0, double* restrict y1,
-                      double* restrict a2, int P) {
+static void band_diff(int deriv, double s, double* restrict v, double* restrict y0, double* restrict y1, int P) {
   for (int l = 0; l < P; l++) {
-    const double a = deriv == 2 ? v[l] - 2*y1[l] + y0[l] : deriv == 1 ? v[l] - y1[l] : v[l];
-    y0[l] = y1[l]; y1[l] = v[l];
-    a2[l] = a * s * a * s;
+    const double x = v[l], a = deriv == 2 ? x - 2*y1[l] + y0[l] : deriv == 1 ? x - y1[l] : x;
+    y0[l] = y1[l]; y1[l] = x;
+    v[l] = a * s * a * s;
+  }
+}
+
+/* candidate k's squares of the block (rows t0..S-1 of V at lanes k nch..,
+ * stride P; row t is its sample n0 + t) into its sums e (nch), each sum in
+ * time order: through its delay line of L samples (line, L x nch) when it
+ * has one, the squares of L samples ago entering the sum. Up to BAND_LANES
+ * channels, the sums stay in one vector through the block (the arrays
+ * have BAND_LANES doubles of room past their end for its loads); built
+ * per vector width (util.h DY_CLONES). */
+DY_CLONES
+static void band_sums(const double* V, size_t P, int t0, int S, long n0, int nch, long L, double* line,
+                      double* e) {
+  long pos = L > 0 ? (n0 + t0) % L : 0;
+  if (nch <= BAND_LANES) {
+    bandVec acc, x;
+    BV_LOAD(acc, e);
+    for (int t = t0; t < S; t++) {
+      const double* a2 = V + (size_t)t * P;
+      if (L <= 0) { BV_LOAD(x, a2); acc += x; continue; }
+      double* l = line + (size_t)pos * (size_t)nch;
+      if (n0 + t >= L) { BV_LOAD(x, l); acc += x; }
+      for (int c = 0; c < nch; c++) l[c] = a2[c];
+      if (++pos == L) pos = 0;
+    }
+    for (int c = 0; c < nch; c++) e[c] = acc[c];
+    return;
+  }
+  for (int t = t0; t < S; t++) {
+    const double* a2 = V + (size_t)t * P;
+    if (L <= 0) {
+      for (int c = 0; c < nch; c++) e[c] += a2[c];
+      continue;
+    }
+    double* l = line + (size_t)pos * (size_t)nch;
+    if (n0 + t >= L)
+      for (int c = 0; c < nch; c++) e[c] += l[c];
+    for (int c = 0; c < nch; c++) l[c] = a2[c];
+    if (++pos == L) pos = 0;
   }
 }
 
@@ -735,27 +774,16 @@ static void band_flush(dyiBand* b) {
   if (nsec == 2) band_cascade2(b->cf, b->z, b->V, P, S);
   else band_cascade(b->cf, nsec, b->z, b->V, P, S);
   const double s = b->deriv == 2 ? b->fs * b->fs : b->deriv == 1 ? b->fs : 1;
-  for (int t = 0; t < S; t++) {
-    band_diff(b->deriv, s, b->V + (size_t)t * P, b->y, b->y + P, b->a2, b->P);
-    const long count = b->done + t;
-    for (int k = 0; k < b->ncand; k++) {
-      /* candidate k's output now shows the input of d[k] samples ago: it
-       * counts from skip + d[k] on, and its last L[k] = d[0] - d[k] squares
-       * wait in its delay line, so that every candidate's sum covers the
-       * same input samples whenever the log ends */
-      const long n = count - b->skip - b->d[k];
-      if (n < 0) continue;
-      const double* a2 = b->a2 + (size_t)k * (size_t)nch;
-      double* e = b->e + (size_t)k * (size_t)nch;
-      if (b->L[k] > 0) {
-        double* line = b->ring + b->roff[k] + (size_t)(n % b->L[k]) * (size_t)nch;
-        if (n >= b->L[k])
-          for (int c = 0; c < nch; c++) e[c] += line[c];
-        memcpy(line, a2, sizeof(double) * (size_t)nch);
-      } else {
-        for (int c = 0; c < nch; c++) e[c] += a2[c];
-      }
-    }
+  for (int t = 0; t < S; t++) band_diff(b->deriv, s, b->V + (size_t)t * P, b->y, b->y + P, b->P);
+  for (int k = 0; k < b->ncand; k++) {
+    /* candidate k's output shows the input of d[k] samples ago: it counts
+     * from skip + d[k] on, and its last L[k] = d[0] - d[k] squares wait in
+     * its delay line, so that every candidate's sum covers the same input
+     * samples whenever the log ends */
+    const long n0 = b->done - b->skip - b->d[k];
+    const int t0 = n0 >= 0 ? 0 : -n0 < S ? (int)-n0 : S;
+    band_sums(b->V + (size_t)k * (size_t)nch, P, t0, S, n0, nch, b->L[k], b->ring + b->roff[k],
+              b->e + (size_t)k * (size_t)nch);
   }
   b->done += S;
   b->npend = 0;

@@ -25,17 +25,45 @@
 
 /* ------------------------------------------------ the row stage */
 
-/* up to DY_BATCH_LANES samples (core's lane packing) and their slow-joint
- * flags: what the row stage needs of them */
+/* up to DY_BATCH_LANES samples of n joints, what the row stage needs of
+ * them, packed as core's lanes (joint j of lane b at [j*DY_BATCH_LANES + b])
+ * in chunk_bytes(n) of memory of its own (chunk_bind): a batch of chunks
+ * is a few cache lines a sample */
 typedef struct {
-  dyLanes l;
-  unsigned char slow[DY_BATCH_LANES][DY_MAXJ];
+  int nb;                          /* lanes in use */
+  double *q, *qd, *qdd, *tau, *t;  /* lanes [rad, rad/s, rad/s^2, N m | N, s] */
+  long* row;                       /* file rows (DY_BATCH_LANES) */
+  unsigned char* slow;             /* lane b's slow-joint flags at [b*n .. b*n+n) */
 } rowsChunk;
+
+/* the memory of a chunk of n joints [bytes], a multiple of 64 */
+static size_t chunk_bytes(int n) {
+  enum { B = DY_BATCH_LANES };
+  const size_t b = sizeof(double) * (4 * (size_t)n + 1) * B + sizeof(long) * B + (size_t)B * (size_t)n;
+  return (b + 63) / 64 * 64;
+}
+
+/* chunk c (empty) of n joints in mem (chunk_bytes(n), zeroed: lanes past
+ * the last sample of a log stay a zero state) */
+static void chunk_bind(rowsChunk* c, int n, unsigned char* mem) {
+  enum { B = DY_BATCH_LANES };
+  double* d = (double*)(void*)mem;
+  c->nb = 0;
+  c->q = d; c->qd = d + n*B; c->qdd = d + 2*n*B; c->tau = d + 3*n*B; c->t = d + 4*n*B;
+  c->row = (long*)(void*)(d + (4*n + 1)*B);
+  c->slow = (unsigned char*)(c->row + B);
+}
 
 /* sample s (n joints) into the chunk's next lane */
 static void chunk_add(rowsChunk* c, int n, const dyiSample* s) {
-  const int b = dy_lanes_push(&c->l, n, s->q, s->qd, s->qdd, s->tau, s->t, s->row);
-  memcpy(c->slow[b], s->slow, (size_t)n);
+  enum { B = DY_BATCH_LANES };
+  const int b = c->nb++;
+  for (int j = 0; j < n; j++) {
+    c->q[j*B + b] = s->q[j]; c->qd[j*B + b] = s->qd[j]; c->qdd[j*B + b] = s->qdd[j]; c->tau[j*B + b] = s->tau[j];
+  }
+  c->t[b] = s->t;
+  c->row[b] = s->row;
+  memcpy(c->slow + (size_t)b * (size_t)n, s->slow, (size_t)n);
 }
 
 struct dyiRows_ {
@@ -56,6 +84,7 @@ struct dyiRows_ {
   int* fixk;          /* their full-parameter indices (nfix) */
   double* fixv;       /* their values (nfix): Y e_k v_k leaves the torque */
   rowsChunk pend;     /* samples waiting for a full chunk */
+  unsigned char* pmem;  /* its memory */
 };
 
 _Static_assert(DYI_DECIM_WAIT >= DY_BATCH_LANES, "a chunk of samples enters the filter between pops");
@@ -64,7 +93,7 @@ void dyi_rows_free(dyiRows* w) {
   if (!w) return;
   free(w->pstart); free(w->pk); free(w->pv);
   free(w->chj); free(w->chc); free(w->y); free(w->pass);
-  free(w->fixk); free(w->fixv);
+  free(w->fixk); free(w->fixv); free(w->pmem);
   dyi_regressor_batch_free(w->rb);
   dyi_fir_free(&w->fir);
   dyi_decim_free(w->dec);
@@ -117,7 +146,10 @@ static dyiRows* rows_make(const dyModel* m, const dyiBase* b, unsigned jsel, cha
   w->y = malloc(sizeof(double) * (size_t)w->nch);
   w->pass = malloc(sizeof(double) * (size_t)(2 + n));
   w->rb = dyi_regressor_batch_make(m, b->friction);
-  if (!w->y || !w->pass || !w->rb || rows_fixed(w, b)) goto oom;
+  w->pmem = aligned_alloc(64, chunk_bytes(n));
+  if (w->pmem) memset(w->pmem, 0, chunk_bytes(n));
+  if (!w->y || !w->pass || !w->rb || !w->pmem || rows_fixed(w, b)) goto oom;
+  chunk_bind(&w->pend, n, w->pmem);
   w->var_factor = 1;
   return w;
 oom:
@@ -193,9 +225,9 @@ static void rows_unfix(const dyiRows* w, const double* Y, int nb, double* const*
  * then its Y_b entries (Y_b = Y P from the batch regressor) */
 static void rows_channels(dyiRows* w, const rowsChunk* ch, double* const* x) {
   enum { B = DY_BATCH_LANES };
-  const int nb = ch->l.nb;
-  const double* Y = dyi_regressor_lanes(w->m, w->rb, nb, ch->l.q, ch->l.qd, ch->l.qdd, B);
-  for (int b = 0; b < nb; b++) dy_lane_get(ch->l.tau, w->n, b, x[b]);
+  const int nb = ch->nb;
+  const double* Y = dyi_regressor_lanes(w->m, w->rb, nb, ch->q, ch->qd, ch->qdd, B);
+  for (int b = 0; b < nb; b++) dy_lane_get(ch->tau, w->n, b, x[b]);
   rows_unfix(w, Y, nb, x);
   rows_map(w, Y, nb, x);
 }
@@ -213,21 +245,27 @@ static int rows_feed(dyiRows* w, long row, double t, const unsigned char* slow, 
   return dyi_decim_push(w->dec, x, w->pass);
 }
 
-/* the waiting samples into the filter: their channels written straight
- * into the filter's records */
-static void rows_flush(dyiRows* w) {
-  rowsChunk* c = &w->pend;
+/* the samples of chunk c into the filter: their channels written straight
+ * into the filter's records; 0, or -1 when the filter has no room for them
+ * (its rows not popped) */
+static int rows_put(dyiRows* w, const rowsChunk* c) {
   double* rec[DY_BATCH_LANES];
-  if (!c->l.nb || dyi_decim_reserve(w->dec, c->l.nb, rec)) return;
+  if (!c->nb || dyi_decim_reserve(w->dec, c->nb, rec)) return -1;
   rows_channels(w, c, rec);
-  for (int b = 0; b < c->l.nb; b++) rows_pass(w->n, c->l.row[b], c->l.t[b], c->slow[b], rec[b] + w->nch);
-  dyi_decim_commit(w->dec, c->l.nb);
-  c->l.nb = 0;
+  for (int b = 0; b < c->nb; b++)
+    rows_pass(w->n, c->row[b], c->t[b], c->slow + (size_t)b * (size_t)w->n, rec[b] + w->nch);
+  dyi_decim_commit(w->dec, c->nb);
+  return 0;
+}
+
+/* the waiting samples into the filter */
+static void rows_flush(dyiRows* w) {
+  if (w->pend.nb && !rows_put(w, &w->pend)) w->pend.nb = 0;
 }
 
 int dyi_rows_push(dyiRows* w, const dyiSample* s) {
   chunk_add(&w->pend, w->n, s);
-  if (w->pend.l.nb == DY_BATCH_LANES) rows_flush(w);
+  if (w->pend.nb == DY_BATCH_LANES) rows_flush(w);
   return 0;
 }
 
@@ -426,6 +464,8 @@ static void mtb_wait(mtBarrier* b) {
  * thread 25 ms behind, 0.4 the worker 70 ms, 0.35 both within 5 ms) */
 #define READ_SHARE 0.35
 #define MT_BATCH 4096   /* samples per batch handed to the workers (few hand-overs) */
+#define MT_CHUNKS (MT_BATCH / DY_BATCH_LANES)   /* a batch's chunks of lanes */
+_Static_assert(MT_BATCH % DY_BATCH_LANES == 0, "a batch is whole chunks");
 #define MT_STAGE 8      /* rows of the filter transposed into the blocks at a time */
 
 typedef struct mtShared_ mtShared;
@@ -457,7 +497,9 @@ struct mtShared_ {
   int T, nch;
   mtWorker* w;
   mtBarrier start, mid, done;
-  dyiSample* buf[2];
+  rowsChunk* buf[2];  /* the batches, packed into lanes as they are read (MT_CHUNKS each) */
+  unsigned char* bmem;  /* their memory */
+  dyiSample* one;     /* the sample being read */
   double* X[2];       /* channels of the batch, MT_BATCH x nch (T > 1) */
   mtWorker* self;     /* one worker: the calling thread's share of the joints (w[1]), else NULL */
   /* the batch published at the start barrier */
@@ -534,9 +576,9 @@ static void mt_drain(mtWorker* w) {
  * its filter, the rows popped into its blocks and folded */
 static void mt_rows(mtWorker* w, const mtShared* sh, int b, int ns) {
   if (sh->cfg && !w->failed && dyi_rows_config(w->rows, &sh->li, w->err, sizeof w->err)) w->failed = 1;
-  for (int i = 0; i < ns && !w->failed; i++) {
+  for (int c = 0; c * DY_BATCH_LANES < ns && !w->failed; c++) {
     mt_drain(w);
-    dyi_rows_push(w->rows, sh->buf[b] + i);
+    rows_put(w->rows, sh->buf[b] + c);
   }
   if (sh->end && !w->failed) dyi_rows_break(w->rows, 1);
   if (!w->failed) mt_drain(w);
@@ -559,18 +601,13 @@ static void* mt_main(void* arg) {
       continue;
     }
     if (sh->cfg && !w->failed && dyi_rows_config(w->rows, &sh->li, w->err, sizeof w->err)) w->failed = 1;
-    /* stage 1: the regressor of an even share of the samples */
-    int lo = (int)((long)ns * w->id / sh->T), hi = (int)((long)ns * (w->id + 1) / sh->T);
-    for (int i = lo; i < hi; i += DY_BATCH_LANES) {
-      rowsChunk* c = &w->full->pend;
+    /* stage 1: the regressor of an even share of the batch's chunks */
+    const int nc = (ns + DY_BATCH_LANES - 1) / DY_BATCH_LANES;
+    for (int c = nc * w->id / sh->T; c < nc * (w->id + 1) / sh->T; c++) {
       double* rec[DY_BATCH_LANES];
-      c->l.nb = 0;
-      for (int k = i; k < hi && k < i + DY_BATCH_LANES; k++) {
-        rec[c->l.nb] = sh->X[b] + (size_t)k * (size_t)nch;
-        chunk_add(c, w->full->n, sh->buf[b] + k);
-      }
-      rows_channels(w->full, c, rec);
-      c->l.nb = 0;
+      for (int k = 0; k < sh->buf[b][c].nb; k++)
+        rec[k] = sh->X[b] + (size_t)(c * DY_BATCH_LANES + k) * (size_t)nch;
+      rows_channels(w->full, sh->buf[b] + c, rec);
     }
     mtb_wait(&sh->mid);
     /* stage 2: its joints' channels through its filter, in time order */
@@ -583,8 +620,9 @@ static void* mt_main(void* arg) {
           xs = w->x;
         }
         mt_drain(w);
-        const dyiSample* si = sh->buf[b] + i;
-        rows_feed(w->rows, si->row, si->t, si->slow, xs);
+        const rowsChunk* ci = sh->buf[b] + i / DY_BATCH_LANES;
+        const int k = i % DY_BATCH_LANES;
+        rows_feed(w->rows, ci->row[k], ci->t[k], ci->slow + (size_t)k * (size_t)w->rows->n, xs);
       }
       if (sh->end) dyi_rows_break(w->rows, 1);
       mt_drain(w);
@@ -595,14 +633,21 @@ static void* mt_main(void* arg) {
   return NULL;
 }
 
-/* read the next batch of log *k into buf (sets ns, end: the log ended) */
-static int mt_read(dyiLogReader* r, dyiSample* buf, int* ns, int* end, long long* read, char* err, int errsz) {
+/* read the next batch of log r into the chunks buf (n joints; sets ns,
+ * end: the log ended), each sample read into s, then packed into its lane:
+ * the workers read the lanes (a few cache lines a chunk) instead of the
+ * samples (a kilobyte each, read again by every worker) */
+static int mt_read(dyiLogReader* r, int n, rowsChunk* buf, dyiSample* s, int* ns, int* end, long long* read,
+                   char* err, int errsz) {
   *ns = 0; *end = 0;
   dyi_log_readahead(r);   /* the CSV parsed on a thread of its own */
   while (*ns < MT_BATCH) {
-    int q = dyi_log_next(r, buf + *ns, err, errsz);
+    int q = dyi_log_next(r, s, err, errsz);
     if (q < 0) return -1;
     if (q == 0) { *end = 1; break; }
+    rowsChunk* c = buf + *ns / DY_BATCH_LANES;
+    if (*ns % DY_BATCH_LANES == 0) c->nb = 0;
+    chunk_add(c, n, s);
     (*ns)++; (*read)++;
   }
   return 0;
@@ -711,7 +756,7 @@ static int mt_drive(mtShared* sh, dyiLogReader* const* r, int nr, void (*progres
   long long last = 0;
   dyiLogInfo li;
   dyi_log_info(r[0], &li);
-  if (mt_read(r[0], sh->buf[0], &ns, &end, read, err, errsz)) rerr = 1;
+  if (mt_read(r[0], sh->w[0].rows->n, sh->buf[0], sh->one, &ns, &end, read, err, errsz)) rerr = 1;
   while (!rerr) {
     sh->cur = bcur; sh->ns = ns; sh->end = end; sh->cfg = cfg; sh->li = li;
     mtb_wait(&sh->start);
@@ -721,7 +766,8 @@ static int mt_drive(mtShared* sh, dyiLogReader* const* r, int nr, void (*progres
       if (++k < nr) { dyi_log_info(r[k], &li); cfg = 1; }
       else more = 0;
     }
-    if (more && mt_read(r[k], sh->buf[bcur ^ 1], &ns, &end, read, err, errsz)) rerr = 1;
+    if (more && mt_read(r[k], sh->w[0].rows->n, sh->buf[bcur ^ 1], sh->one, &ns, &end, read, err, errsz))
+      rerr = 1;
     if (sh->self) mt_rows(sh->self, sh, bcur, sh->ns);   /* its share of the published batch */
     mtb_wait(&sh->done);
     if (progress && *read - last >= 4096) { progress(*read, 1, 0); last = *read; }
@@ -792,14 +838,18 @@ static dyiEstim* mt_fold_logs(const dyModel* m, const dyiBase* b, dyiLogReader* 
   if (!w || !full) goto done;
   sh.w = w;
   sh.nch = full->nch;
+  sh.one = malloc(sizeof(dyiSample));
+  const size_t cb = chunk_bytes(n);
+  sh.bmem = aligned_alloc(64, 2 * MT_CHUNKS * cb);
+  if (sh.bmem) memset(sh.bmem, 0, 2 * MT_CHUNKS * cb);
   for (int i = 0; i < 2; i++) {   /* the batches' channels: only when the workers split them */
-    sh.buf[i] = malloc(sizeof(dyiSample) * MT_BATCH);
+    sh.buf[i] = malloc(sizeof(rowsChunk) * MT_CHUNKS);
+    for (int c = 0; sh.buf[i] && sh.bmem && c < MT_CHUNKS; c++)
+      chunk_bind(sh.buf[i] + c, n, sh.bmem + ((size_t)i * MT_CHUNKS + (size_t)c) * cb);
     sh.X[i] = T > 1 ? malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch) : NULL;
-    dy_huge_pages(sh.buf[i], sizeof(dyiSample) * MT_BATCH);   /* 5 MiB, written anew every batch */
-    dy_prefault(sh.buf[i], sizeof(dyiSample) * MT_BATCH);
     if (sh.X[i]) dy_huge_pages(sh.X[i], sizeof(double) * MT_BATCH * (size_t)sh.nch);
   }
-  if (!sh.buf[0] || !sh.buf[1] || (T > 1 && (!sh.X[0] || !sh.X[1]))) {
+  if (!sh.one || !sh.bmem || !sh.buf[0] || !sh.buf[1] || (T > 1 && (!sh.X[0] || !sh.X[1]))) {
     snprintf(err, (size_t)errsz, "identify: out of memory");
     goto done;
   }
@@ -842,7 +892,7 @@ done:
   }
   free(w);
   dyi_rows_free(full);
-  free(sh.buf[0]); free(sh.buf[1]); free(sh.X[0]); free(sh.X[1]);
+  free(sh.one); free(sh.bmem); free(sh.buf[0]); free(sh.buf[1]); free(sh.X[0]); free(sh.X[1]);
   return out;
 }
 
