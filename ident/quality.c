@@ -8,6 +8,7 @@
 #include "core/util.h"
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,9 @@ struct dyiQuality_ {
   char (*name)[48];                 /* display names (ncol) */
   int *role, *joint;                /* (ncol) */
   colStat* cs;                      /* (ncol) */
+  int nused;                        /* columns with a role */
+  int* ucol;                        /* their indices (nused) */
+  size_t* uoff;                     /* where each one's value is in a dyiLogRow [bytes] (nused) */
   int nfind, lost, finished;
   dyiFinding find[DYI_QMAXF];
   long rows, dropped, good;
@@ -109,7 +113,9 @@ dyiQuality* dyi_quality_make(const char* path, int ncol, char** names, const int
   q->role = calloc((size_t)ncol + 1, sizeof(int));
   q->joint = calloc((size_t)ncol + 1, sizeof(int));
   q->cs = calloc((size_t)ncol + 1, sizeof(colStat));
-  if (!q->name || !q->role || !q->joint || !q->cs) { dyi_quality_free(q); return NULL; }
+  q->ucol = calloc((size_t)ncol + 1, sizeof(int));
+  q->uoff = calloc((size_t)ncol + 1, sizeof(size_t));
+  if (!q->name || !q->role || !q->joint || !q->cs || !q->ucol || !q->uoff) { dyi_quality_free(q); return NULL; }
   snprintf(q->path, sizeof q->path, "%s", path);
   q->n = n; q->ncol = ncol;
   q->absurd = absurd > 0 ? absurd : 1e6;
@@ -126,13 +132,25 @@ dyiQuality* dyi_quality_make(const char* path, int ncol, char** names, const int
     if (role[c] == DYI_ROLE_Q) q->colq[joint[c]] = c;
     if (role[c] == DYI_ROLE_QD) { q->colqd[joint[c]] = c; q->hasqd = 1; }
     if (role[c] == DYI_ROLE_TAU) q->coltau[joint[c]] = c;
+    const size_t j = (size_t)joint[c] * sizeof(double);
+    size_t off;
+    switch (role[c]) {
+      case DYI_ROLE_T: off = offsetof(dyiLogRow, t); break;
+      case DYI_ROLE_Q: off = offsetof(dyiLogRow, q) + j; break;
+      case DYI_ROLE_QD: off = offsetof(dyiLogRow, qd) + j; break;
+      case DYI_ROLE_QDD: off = offsetof(dyiLogRow, qdd) + j; break;
+      case DYI_ROLE_TAU: off = offsetof(dyiLogRow, tau) + j; break;
+      default: continue;
+    }
+    q->ucol[q->nused] = c;
+    q->uoff[q->nused++] = off;
   }
   return q;
 }
 
 void dyi_quality_free(dyiQuality* q) {
   if (!q) return;
-  free(q->name); free(q->role); free(q->joint); free(q->cs); free(q->eg);
+  free(q->name); free(q->role); free(q->joint); free(q->cs); free(q->eg); free(q->ucol); free(q->uoff);
   free(q);
 }
 
@@ -295,20 +313,13 @@ static void row_time(dyiQuality* q, const dyiLogRow* r, long k) {
   q->have_t = 1; q->t_last = r->t; q->line_last = r->line;
 }
 
-/* the running statistics of every used column (colstat) */
+/* the running statistics of every used column (colstat), each value
+ * found at its column's offset in the row (no branch on the role) */
 static void row_columns(dyiQuality* q, const dyiLogRow* r, long k) {
-  for (int c = 0; c < q->ncol; c++) {
-    int j = q->joint[c];
+  for (int i = 0; i < q->nused; i++) {
     double x;
-    switch (q->role[c]) {
-      case DYI_ROLE_T: x = r->t; break;
-      case DYI_ROLE_Q: x = r->q[j]; break;
-      case DYI_ROLE_QD: x = r->qd[j]; break;
-      case DYI_ROLE_QDD: x = r->qdd[j]; break;
-      case DYI_ROLE_TAU: x = r->tau[j]; break;
-      default: continue;
-    }
-    colstat(q->cs + c, x, k, r->line);
+    memcpy(&x, (const char*)r + q->uoff[i], sizeof x);
+    colstat(q->cs + q->ucol[i], x, k, r->line);
   }
 }
 
