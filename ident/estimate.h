@@ -5,8 +5,10 @@
  * rows  y = A beta + r  with A = Y_b(q,qd,qdd) (n rows per sample, p base
  * columns) and y = tau. The stacked matrix (nN x p) is never stored: rows
  * arrive in blocks of whole samples and are folded into small upper
- * triangular factors by Householder QR (LAPACK dtpqrt: [T; block] = Q [T'; 0]),
- * so memory is O(n p^2) whatever N is.
+ * triangular factors by Householder QR ([T; block] = Q [T'; 0], the
+ * reflectors of LAPACK's dtpqrt in panels of 8 columns of our own, checked
+ * against dtpqrt in tests/test_estimate.c), so memory is O(n p^2) whatever
+ * N is.
  *
  * One triangle per joint. The rows of joint j only touch the columns in
  * mask row j (for a base set from the regressor: links >= j and joint j's

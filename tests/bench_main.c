@@ -23,12 +23,14 @@
  * bench_ns_set(nf, fns, ctxs, ns). section_batch times Newton-Euler and the
  * regressor on many states per call (dy_rnea_batch, dyi_regressor_batch)
  * against one state per call; section_parse the CSV number parser
- * (dy_strtod) against glibc's strtod. */
+ * (dy_strtod) against glibc's strtod; section_fold the estimator's fold of
+ * a block of rows against LAPACK's dtpqrt. */
 #include "core/dynamics.h"
 #include "core/io.h"
 #include "kdl_shim.h"
 #include "ident/base.h"
 #include "ident/consistent.h"
+#include "ident/estimate.h"
 #include "verify/lin_inertia.h"
 #include "verify/lin91.h"
 #include "verify/ne_base.h"
@@ -39,6 +41,7 @@
 #include "core/util.h"
 #include "core/numparse.h"
 #include <glob.h>
+#include <lapacke.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1196,6 +1199,64 @@ static void section_parse(void) {
   free(text);
 }
 
+/* ------------------- section: the estimator's fold against dtpqrt */
+
+/* one block of BS rows of [A y] folded into a triangle of m columns:
+ * through the estimator (gather, finite check, its Householder panels) or
+ * LAPACK's dtpqrt (after a copy of the block, which it overwrites) */
+typedef struct {
+  dyiEstim* e;
+  const double *A, *y, *B0;
+  double *B, *T, *tq, *work;
+  int p, ns;
+} foldCtx;
+
+static void f_fold_est(void* v, long i) {
+  (void)i;
+  foldCtx* c = v;
+  char err[64];
+  dyi_est_add(c->e, c->A, c->ns, c->y, c->ns, NULL, err, sizeof err);
+}
+
+static void f_fold_lapack(void* v, long i) {
+  (void)i;
+  foldCtx* c = v;
+  const int m1 = c->p + 1, nb = m1 < 16 ? m1 : 16;
+  memcpy(c->B, c->B0, sizeof(double) * (size_t)c->ns * (size_t)m1);
+  LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, c->ns, m1, 0, nb, c->T, m1, c->B, c->ns, c->tq, nb, c->work);
+}
+
+/* 256-row blocks of 70 columns (joint 1 of the Panda with friction: 69
+ * base parameters and the torque) and of 12; one thread */
+static void section_fold(void) {
+  enum { BS = 256 };
+  printf("\n== the estimator's fold of a block of %d rows (identify's rows into a joint's triangle) vs LAPACK dtpqrt ==\n", BS);
+  static const int M[2] = {70, 12};
+  for (int t = 0; t < 2; t++) {
+    const int m1 = M[t], p = m1 - 1;
+    dyiEstOpt o;
+    dyi_est_defaults(&o);
+    o.block = BS;
+    char err[256];
+    foldCtx c = {dyi_est_make(1, p, &o, err, sizeof err), NULL, NULL, NULL, NULL, NULL, NULL, NULL, p, BS};
+    double* mem = calloc((size_t)BS * (size_t)m1 * 2 + (size_t)m1 * (size_t)m1 + 32 * (size_t)m1, sizeof(double));
+    if (!c.e || !mem) { printf("  %s\n", c.e ? "out of memory" : err); dyi_est_free(c.e); free(mem); return; }
+    double* B0 = mem;
+    c.B = B0 + (size_t)BS * (size_t)m1; c.T = c.B + (size_t)BS * (size_t)m1; c.tq = c.T + (size_t)m1 * (size_t)m1;
+    c.work = c.tq + 16 * (size_t)m1;
+    for (size_t i = 0; i < (size_t)BS * (size_t)m1; i++) B0[i] = uniform(-1, 1);
+    c.A = B0; c.y = B0 + (size_t)BS * (size_t)p; c.B0 = B0;
+    bench_fn fns[2] = {f_fold_est, f_fold_lapack};
+    void* ctxs[2] = {&c, &c};
+    double ns[2];
+    bench_ns_set(2, fns, ctxs, ns);
+    printf("  %2d columns: estimator %7.1f us, dtpqrt %7.1f us a block: %.2fx (%.1f GFlop/s)\n", m1, ns[0] / 1e3,
+           ns[1] / 1e3, ns[1] / ns[0], 2.0 * BS * m1 * m1 / ns[0]);
+    dyi_est_free(c.e);
+    free(mem);
+  }
+}
+
 /* ------------- section: the batch kernels against their references */
 
 /* The library's kernels compiled once more with -O3 (pragma at the end of
@@ -1420,6 +1481,7 @@ int main(int argc, char** argv) {
   if (want("wide")) section_wide();
   if (want("excite")) section_excite();
   if (want("parse")) section_parse();
+  if (want("fold")) section_fold();
   if (missed >= 0)
     printf("\ncore speed target (>= %.0fx KDL): %s\n", SPEED_TARGET,
            missed ? "NOT MET on some entries" : "met on every entry");

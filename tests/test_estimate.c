@@ -28,7 +28,12 @@
  *  - rank deficiency is an error naming parameters; a zero column too;
  *  - 10^6 samples streamed in bounded memory (peak RSS);
  *  - rows given by joint (dyi_est_add_joints) fold into the triangles
- *    dyi_est_add makes of the same rows, bit for bit. */
+ *    dyi_est_add makes of the same rows, bit for bit;
+ *  - the fold itself (the estimator's own Householder panels) against
+ *    LAPACK's dtpqrt on the same blocks: 1 to 71 columns (within, at and
+ *    across its panels of 8), 1 to 256 rows a block, values near 1e-170
+ *    and 1e170 (squares out of range), a zero column: the same triangle,
+ *    diagonal signs included, to 1e-12 of its largest entry. */
 #include "testmodels.h"
 #include "teststats.h"
 #include "core/dynamics.h"
@@ -784,6 +789,66 @@ static void test_add_joints(void) {
   dyi_est_free(a); dyi_est_free(b);
 }
 
+/* blocks of ns rows of [A y] (m1 = p + 1 columns, values of scale sc,
+ * column zc zero when >= 0) through dyi_est_add and through dtpqrt:
+ * returns the largest difference of the triangles over their largest entry */
+static double fold_vs_dtpqrt(int p, int ns, double sc, int zc) {
+  const int m1 = p + 1, nblk = 3;
+  dyiEstOpt o;
+  dyi_est_defaults(&o);
+  o.block = ns;
+  char err[256];
+  dyiEstim* e = dyi_est_make(1, p, &o, err, sizeof err);
+  double* A = malloc(sizeof(double) * (size_t)ns * (size_t)p);
+  double* y = malloc(sizeof(double) * (size_t)ns);
+  double* B = malloc(sizeof(double) * (size_t)ns * (size_t)m1);
+  double* T = calloc((size_t)m1 * (size_t)m1, sizeof(double));
+  double* tq = malloc(sizeof(double) * 16 * (size_t)m1), *work = malloc(sizeof(double) * 16 * (size_t)m1);
+  double diff = INFINITY;
+  if (!e || !A || !y || !B || !T || !tq || !work) goto done;
+  int ok = 1;
+  for (int blk = 0; blk < nblk && ok; blk++) {
+    for (int c = 0; c < m1; c++)
+      for (int s = 0; s < ns; s++) {
+        const double v = c == zc ? 0 : sc * th_uniform(-2, 2);
+        B[(size_t)c * (size_t)ns + (size_t)s] = v;
+        if (c < p) A[(size_t)c * (size_t)ns + (size_t)s] = v; else y[s] = v;
+      }
+    ok = !dyi_est_add(e, A, ns, y, ns, NULL, err, sizeof err);
+    const int nb = m1 < 16 ? m1 : 16;
+    ok = ok && !LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, ns, m1, 0, nb, T, m1, B, ns, tq, nb, work);
+  }
+  if (!ok) goto done;
+  const double* R = dyi_est_triangle(e, 0);
+  double big = 0, d = 0;
+  for (int c = 0; c < m1; c++)
+    for (int r = 0; r <= c; r++) {
+      big = fmax(big, fabs(T[r + (size_t)m1 * (size_t)c]));
+      d = fmax(d, fabs(R[r + (size_t)m1 * (size_t)c] - T[r + (size_t)m1 * (size_t)c]));
+    }
+  diff = big > 0 ? d / big : d;
+done:
+  dyi_est_free(e);
+  free(A); free(y); free(B); free(T); free(tq); free(work);
+  return diff;
+}
+
+static void test_fold(void) {
+  static const int P[] = {0, 1, 4, 7, 8, 9, 15, 16, 17, 33, 70};
+  static const int S[] = {1, 3, 7, 8, 37, 256};
+  double worst = 0;
+  for (size_t i = 0; i < sizeof P / sizeof *P; i++)
+    for (size_t k = 0; k < sizeof S / sizeof *S; k++) {
+      if (P[i] == 0) continue;   /* a column and the torque at least */
+      worst = fmax(worst, fold_vs_dtpqrt(P[i], S[k], 1, -1));
+    }
+  CHECK(worst < 1e-12, "fold vs dtpqrt, 2-71 columns, 1-256 rows a block: %.3g of the largest entry", worst);
+  double tiny = fold_vs_dtpqrt(17, 37, 1e-170, -1), huge = fold_vs_dtpqrt(17, 37, 1e170, -1);
+  CHECK(tiny < 1e-12 && huge < 1e-12, "fold vs dtpqrt, values near 1e-170 / 1e170: %.3g / %.3g", tiny, huge);
+  double zero = fmax(fold_vs_dtpqrt(17, 37, 1, 3), fold_vs_dtpqrt(17, 37, 1, 8));
+  CHECK(zero < 1e-12, "fold vs dtpqrt with a zero column (in a panel, at a panel's start): %.3g", zero);
+}
+
 int main(void) {
   openblas_set_num_threads(1);
   test_fourier();
@@ -793,6 +858,7 @@ int main(void) {
   test_wls_irls();
   test_rank();
   test_big();
-  test_add_joints();   /* last: its random values leave the other tests' draws as they were */
+  test_add_joints();   /* after the others: its random values leave their draws as they were */
+  test_fold();
   return test_report();
 }
