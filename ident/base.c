@@ -22,6 +22,7 @@
  * Y_dep = Y_ind K, so Y pi = Y_ind (pi_ind + K pi_dep): B = [1 K] in that
  * order, P = the selection of the kept columns. */
 #include "ident/base.h"
+#include "ident/estimate.h"
 #include "core/io.h"
 #include "ident/regressor.h"
 #include "core/mathu.h"
@@ -155,10 +156,26 @@ static int qr_K(const double* A, double* A2, int N, int c, int r, int nd, const 
  * Out: *rank, *gap, ind[rank] (kept columns, ascending), dep[c - rank] (the
  * others, ascending) and K (rank x (c - rank), column-major) with
  * A_dep = A_ind K (unscaled, round-off coefficients zeroed). K may be NULL
- * (rank only). 0, or -1 on a LAPACK failure / no memory. */
+ * (rank only). 0, or -1 on a LAPACK failure / no memory.
+ * A tall A is first reduced to its R factor (c x c, A = Q R, by the
+ * estimator's fold in blocks of QR_BLOCK rows): the column norms, the
+ * pivoted QR, the Gram-Schmidt residuals and K see A only through
+ * A^T A = R^T R, so they come the same from R, with c rows of work in
+ * place of N (the stacked regressor has 30 rows a column). */
+#define QR_BLOCK 256
 static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, int* dep,
                    double* K) {
   int status = -1;
+  double* R = NULL;
+  if (N > c) {
+    R = calloc((size_t)c * (size_t)c, sizeof(double));
+    double* w = malloc(sizeof(double) * DYI_FOLD_WORK(QR_BLOCK));
+    if (!R || !w) { free(R); free(w); return -1; }
+    for (int r0 = 0; r0 < N; r0 += QR_BLOCK) dyi_qr_fold(N - r0 < QR_BLOCK ? N - r0 : QR_BLOCK, c, R, A + r0, N, w);
+    free(w);
+    A = R;
+    N = c;
+  }
   double* nrm = calloc((size_t)c, sizeof(double));
   double* A2 = malloc(sizeof(double) * (size_t)N * (size_t)c);
   double* tau = malloc(sizeof(double) * (size_t)(c + 1));
@@ -187,7 +204,7 @@ static int qr_deps(double* A, int N, int c, int* rank, double* gap, int* ind, in
   if (K && nd > 0 && r > 0 && qr_K(A, A2, N, c, r, nd, ind, dep, nrm, tau, work, lwork, K)) goto done;
   status = 0;
 done:
-  free(nrm); free(A2); free(tau); free(jpvt); free(kept); free(Qb); free(work);
+  free(nrm); free(A2); free(tau); free(jpvt); free(kept); free(Qb); free(work); free(R);
   return status;
 }
 

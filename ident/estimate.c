@@ -234,6 +234,9 @@ static void ts_fold(int ns, int m, double* restrict T, double* restrict B, int l
   }
 }
 
+_Static_assert(FOLD_PW == 8, "DYI_FOLD_WORK (estimate.h) sizes a panel of 8");
+void dyi_qr_fold(int ns, int m, double* T, double* B, int ldb, double* work) { ts_fold(ns, m, T, B, ldb, work); }
+
 /* The workspace. Every array of an estimator is in the one allocation of
  * dyi_est_make (EST_ARRAYS), after the dyiEstim and this struct. */
 struct dyiEstimWork_ {
@@ -247,7 +250,7 @@ struct dyiEstimWork_ {
   long* rowsf;              /* their equations (folds*n) */
   double* tri;              /* the storage of T, T0 and Tf, each on an aligned boundary */
   double *blk, *tq, *work;  /* a block of one joint's rows; dtpqrt's T and work (merges) */
-  double* vp;               /* ts_fold's panel of reflectors (FOLD_PW x (ldb + FOLD_PW)) */
+  double* vp;               /* ts_fold's panel of reflectors (DYI_FOLD_WORK(ldb)) */
   double* Raug;             /* the global triangle of the last solve, (p+1) x (p+1) */
   double *Rs, *sv, *vt, *svdw;  /* R (D), its singular values, V^T, dgesvd's work */
   double* res;              /* IRLS: a block's residuals, then its row weights (n*block) */
@@ -270,7 +273,7 @@ struct dyiEstimWork_ {
   X(w->np, n) X(w->cols, n) X(w->colidx, (size_t)n * p) \
   X(w->T, n) X(w->T0, n) X(w->Tf, nf) X(w->rowsf, nf) X(w->tri, ntri) \
   X(e->beta, p) X(e->std, p) X(e->rel_std_pct, p) X(e->cov, (size_t)p * p) \
-  X(w->blk, (size_t)ldb * P1) X(w->vp, FOLD_PW * (ldb + FOLD_PW)) X(w->tq, 32 * P1) X(w->work, 32 * P1) X(w->Raug, P1 * P1) \
+  X(w->blk, (size_t)ldb * P1) X(w->vp, DYI_FOLD_WORK(ldb)) X(w->tq, 32 * P1) X(w->work, 32 * P1) X(w->Raug, P1 * P1) \
   X(w->Rs, P1 * P1) X(w->sv, P1) X(w->vt, P1 * P1) X(w->svdw, lwork) \
   X(w->res, nbs) X(w->cn, p) X(w->prev, p) \
   X(w->hist, (size_t)n * DYI_NHIST) X(w->hist_ref, n) \

@@ -183,6 +183,16 @@ void dyi_base_mask(const dyModel* m, const dyiBase* b, unsigned char* mask);
 /* Forget all rows folded in. */
 void dyi_est_reset(dyiEstim* e);
 
+/* [T; B] = Q [T'; 0]: the ns rows of B (m columns, column-major, leading
+ * dimension ldb; overwritten by the reflectors) folded into the upper
+ * triangle T (m x m, leading dimension m) by LAPACK dtpqrt's Householder
+ * reflections (l = 0, the same signs), so T'^T T' = T^T T + B^T B without
+ * forming either product; the estimator's fold, for any tall matrix: from
+ * T = 0, blocks of the rows of A give A's R factor. work: DYI_FOLD_WORK(ns)
+ * doubles. No allocation. */
+#define DYI_FOLD_WORK(ns) (8 * ((size_t)(ns) + 8))
+void dyi_qr_fold(int ns, int m, double* T, double* B, int ldb, double* work);
+
 /* Fold ns samples (n*ns rows of A, column-major, leading dimension lda;
  * y: n*ns) into the joint triangles, each row multiplied by rw[row] when
  * rw is non-NULL (rows with rw = 0 are not counted). ns <= opt->block. 0, or -1 with err set (a non-zero
