@@ -191,21 +191,58 @@ double dyi_rows_var_factor(const dyiRows* w) { return w->var_factor; }
 
 /* the Y_b entries of the chunk's channels (regressor lanes Y, as
  * dyi_regressor_lanes) into x[b] + i for channel i of sample b, each summed
- * as in one sample's Y P; in a loop over the lanes, built per vector width
- * (util.h DY_CLONES) */
+ * as in one sample's Y P; eight channels at a time, their lanes transposed
+ * in registers (rows_t8) and stored as eight consecutive values of each
+ * sample's record (a store per channel and sample, from a vector spilled
+ * to memory, was half of the time); built per vector width (util.h
+ * DY_CLONES) */
+typedef double rowsVec __attribute__((vector_size(DY_BATCH_LANES * sizeof(double))));
+typedef long long rowsIdx __attribute__((vector_size(DY_BATCH_LANES * sizeof(long long))));
+_Static_assert(DY_BATCH_LANES == 8, "rows_t8 transposes 8 x 8");
+
+/* r[k] (lanes b of channel k) -> r[b] (channels k of lane b) */
+static inline void rows_t8(rowsVec* r) {
+  const rowsIdx ev = {0, 8, 2, 10, 4, 12, 6, 14}, od = {1, 9, 3, 11, 5, 13, 7, 15};
+  const rowsIdx lo2 = {0, 1, 8, 9, 4, 5, 12, 13}, hi2 = {2, 3, 10, 11, 6, 7, 14, 15};
+  const rowsIdx lo4 = {0, 1, 2, 3, 8, 9, 10, 11}, hi4 = {4, 5, 6, 7, 12, 13, 14, 15};
+  rowsVec t[8], u[8];
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = __builtin_shuffle(r[k], r[k + 1], ev);
+    t[k + 1] = __builtin_shuffle(r[k], r[k + 1], od);
+  }
+  for (int k = 0; k < 8; k += 4)
+    for (int h = 0; h < 2; h++) {
+      u[k + h] = __builtin_shuffle(t[k + h], t[k + h + 2], lo2);
+      u[k + h + 2] = __builtin_shuffle(t[k + h], t[k + h + 2], hi2);
+    }
+  for (int b = 0; b < 4; b++) {
+    r[b] = __builtin_shuffle(u[b], u[b + 4], lo4);
+    r[b + 4] = __builtin_shuffle(u[b], u[b + 4], hi4);
+  }
+}
+
 DY_CLONES
 static void rows_map(const dyiRows* w, const double* restrict Y, int nb, double* const* x) {
   enum { B = DY_BATCH_LANES };
   const int n = w->n, nch = w->nch;
-  for (int i = n; i < nch; i++) {
-    const int j = w->chj[i - n], c = w->chc[i - n];
-    double a[B];
-    for (int b = 0; b < B; b++) a[b] = 0;
-    for (int e = w->pstart[c]; e < w->pstart[c + 1]; e++) {
-      const double v = w->pv[e], *y = Y + ((size_t)w->pk[e] * (size_t)n + (size_t)j) * B;
-      for (int b = 0; b < B; b++) a[b] += v * y[b];
+  for (int i0 = n; i0 < nch; i0 += B) {
+    const int cnt = nch - i0 < B ? nch - i0 : B;
+    rowsVec a[B];
+    for (int k = 0; k < B; k++) {
+      a[k] = (rowsVec){0};
+      if (k >= cnt) continue;
+      const int j = w->chj[i0 + k - n], c = w->chc[i0 + k - n];
+      for (int e = w->pstart[c]; e < w->pstart[c + 1]; e++) {
+        rowsVec y;
+        memcpy(&y, Y + ((size_t)w->pk[e] * (size_t)n + (size_t)j) * B, sizeof y);
+        a[k] += w->pv[e] * y;
+      }
     }
-    for (int b = 0; b < nb; b++) x[b][i] = a[b];
+    rows_t8(a);
+    for (int b = 0; b < nb; b++) {
+      if (cnt == B) memcpy(x[b] + i0, &a[b], sizeof a[b]);
+      else for (int k = 0; k < cnt; k++) x[b][i0 + k] = a[b][k];
+    }
   }
 }
 
