@@ -15,6 +15,7 @@
 #define DTWIN 1000      /* steps for the median */
 #define SATRUN 20       /* samples flat at an extreme = saturation */
 #define LAGWIN 1000     /* samples that set the outlier threshold of the lag fit */
+#define QBLK 64         /* rows whose column statistics are taken together */
 
 typedef struct {        /* running statistics of a used column */
   double first, mn, mx;
@@ -34,6 +35,11 @@ struct dyiQuality_ {
   int nused;                        /* columns with a role */
   int* ucol;                        /* their indices (nused) */
   size_t* uoff;                     /* where each one's value is in a dyiLogRow [bytes] (nused) */
+  /* rows waiting for their column statistics (colstat_block): a block of
+   * up to QBLK rows, column by column, their lines, the first one's k */
+  int nblk; long kblk;
+  double* cbuf;                     /* (nused x QBLK) */
+  long lbuf[QBLK];
   int nfind, lost, finished;
   dyiFinding find[DYI_QMAXF];
   long rows, dropped, good;
@@ -115,7 +121,11 @@ dyiQuality* dyi_quality_make(const char* path, int ncol, char** names, const int
   q->cs = calloc((size_t)ncol + 1, sizeof(colStat));
   q->ucol = calloc((size_t)ncol + 1, sizeof(int));
   q->uoff = calloc((size_t)ncol + 1, sizeof(size_t));
-  if (!q->name || !q->role || !q->joint || !q->cs || !q->ucol || !q->uoff) { dyi_quality_free(q); return NULL; }
+  q->cbuf = malloc(sizeof(double) * ((size_t)ncol + 1) * QBLK);
+  if (!q->name || !q->role || !q->joint || !q->cs || !q->ucol || !q->uoff || !q->cbuf) {
+    dyi_quality_free(q);
+    return NULL;
+  }
   snprintf(q->path, sizeof q->path, "%s", path);
   q->n = n; q->ncol = ncol;
   q->absurd = absurd > 0 ? absurd : 1e6;
@@ -150,7 +160,7 @@ dyiQuality* dyi_quality_make(const char* path, int ncol, char** names, const int
 
 void dyi_quality_free(dyiQuality* q) {
   if (!q) return;
-  free(q->name); free(q->role); free(q->joint); free(q->cs); free(q->eg); free(q->ucol); free(q->uoff);
+  free(q->name); free(q->role); free(q->joint); free(q->cs); free(q->eg); free(q->ucol); free(q->uoff); free(q->cbuf);
   free(q);
 }
 
@@ -313,14 +323,49 @@ static void row_time(dyiQuality* q, const dyiLogRow* r, long k) {
   q->have_t = 1; q->t_last = r->t; q->line_last = r->line;
 }
 
-/* the running statistics of every used column (colstat), each value
- * found at its column's offset in the row (no branch on the role) */
-static void row_columns(dyiQuality* q, const dyiLogRow* r, long k) {
-  for (int i = 0; i < q->nused; i++) {
-    double x;
-    memcpy(&x, (const char*)r + q->uoff[i], sizeof x);
-    colstat(q->cs + q->ucol[i], x, k, r->line);
+/* colstat over the values x of one column in rows k0.. (lines line; L of
+ * them), in their order. Where no value repeats the one before it (the
+ * usual noisy column) no run grows past one, so the runs need only the
+ * last value; the extremes, changes and non-zeros are then taken in
+ * loops without branches */
+DY_VECTORIZE
+static void colstat_block(colStat* s, const double* x, const long* line, long k0, int L) {
+  int eq = k0 == 0 || x[0] == s->run_v;
+  for (int t = 1; t < L; t++) eq |= x[t] == x[t - 1];
+  if (eq) {
+    for (int t = 0; t < L; t++) colstat(s, x[t], k0 + t, line[t]);
+    return;
   }
+  double mn = s->mn, mx = s->mx;
+  int ch = 0, nz = 0;
+  for (int t = 0; t < L; t++) {
+    mn = x[t] < mn ? x[t] : mn;
+    mx = x[t] > mx ? x[t] : mx;
+    ch |= x[t] != s->first;
+    nz |= x[t] != 0;
+  }
+  s->mn = mn; s->mx = mx;
+  if (ch) s->changes = 1;
+  if (nz) s->nonzero = 1;
+  s->run_v = x[L - 1]; s->run_n = 1; s->run_line = line[L - 1];
+}
+
+/* the column statistics of the rows waiting */
+static void columns_flush(dyiQuality* q) {
+  for (int i = 0; q->nblk && i < q->nused; i++)
+    colstat_block(q->cs + q->ucol[i], q->cbuf + (size_t)i * QBLK, q->lbuf, q->kblk, q->nblk);
+  q->nblk = 0;
+}
+
+/* row k's used columns into the block (each value found at its column's
+ * offset in the row: no branch on the role), their statistics taken when
+ * it is full and when the log ends (the findings come from them then) */
+static void row_columns(dyiQuality* q, const dyiLogRow* r, long k) {
+  if (!q->nblk) q->kblk = k;
+  for (int i = 0; i < q->nused; i++)
+    memcpy(q->cbuf + (size_t)i * QBLK + q->nblk, (const char*)r + q->uoff[i], sizeof(double));
+  q->lbuf[q->nblk] = r->line;
+  if (++q->nblk == QBLK) columns_flush(q);
 }
 
 /* |tau_j| beyond the model's limit taumax_j (> 0): count, first, last */
@@ -482,6 +527,7 @@ static void finish_taumax(dyiQuality* q, int j) {
 void dyi_quality_finish(dyiQuality* q) {
   if (q->finished) return;
   q->finished = 1;
+  columns_flush(q);
   if (q->neg > 0 && q->neg < LAGWIN) lagthreshold(q);
   if (q->ndt > 0 && q->ndt < DTWIN) {
     median_dt(q);

@@ -190,10 +190,20 @@ static void lag_extra(const dyiQuality* q, const dyiFinding* f, const dyiLogOpt*
         "named a one-sample lag: %.3f '%s'", f ? f->value : 0, f ? f->verdict : "none");
 }
 
-/* saturation: the level 4, a long run */
+/* saturation: the level 4, and the longest run of clipped rows as the
+ * log's formula gives it (runs of hundreds of rows: the column statistics
+ * are taken in blocks of 64, across which the run must go on) */
 static void sat_extra(const dyiQuality* q, const dyiFinding* f, const dyiLogOpt* o) {
   (void)q; (void)o;
-  CHECK(f && f->value == 4.0 && f->count >= 20, "saturation level 4, run %ld", f ? f->count : 0);
+  long best = 0, best_line = 0, run = 0;
+  for (int k = 1; k <= NR; k++) {
+    run = tf(0, 1e-3 * (k - 1)) > 4.0 ? run + 1 : 0;
+    if (run > best) { best = run; best_line = k + 1 - (run - 1); }
+  }
+  CHECK(best > 2 * 64, "the log's longest clipped run spans blocks: %ld rows", best);
+  CHECK(f && f->value == 4.0 && f->count == best && f->first_line == best_line,
+        "saturation level 4, run %ld rows from line %ld (the formula: %ld from %ld)", f ? f->count : 0,
+        f ? f->first_line : 0, best, best_line);
 }
 
 /* the stale row: at line 801, once; kept by the reader, or dropped */
@@ -354,8 +364,62 @@ static void test_panda(const dyiLogOpt* ou) {
   dyi_quality_free(pq);
 }
 
+/* the column statistics, taken in blocks of 64 rows, against runs and
+ * values placed at the blocks' edges, rows fed to the gate one by one (a
+ * row's line is its index + 2): tau1 flat at its maximum 7 over rows
+ * 100-128 (one row into the third block, the rest of which has no two
+ * values alike) and 319-343 (from the last row of the fifth block, whose
+ * other values are distinct); tau2 flat at its minimum -7
+ * over the last 30 rows (in the last block, partial: taken when the log
+ * ends); q1 constant but for a block of distinct values (rows 448-511),
+ * qd1 zero but for one such block (320-383), q2 constant and qd2 zero
+ * throughout */
+static void test_column_blocks(void) {
+  char* names[7] = {"t", "q1", "q2", "qd1", "qd2", "tau1", "tau2"};
+  const int role[7] = {DYI_ROLE_T, DYI_ROLE_Q, DYI_ROLE_Q, DYI_ROLE_QD, DYI_ROLE_QD, DYI_ROLE_TAU, DYI_ROLE_TAU};
+  const int joint[7] = {0, 0, 1, 0, 1, 0, 1};
+  const double taumax[2] = {0, 0};
+  dyiQuality* q = dyi_quality_make("blocks.csv", 7, names, role, joint, 2, 0, 0, taumax);
+  if (!q) { CHECK(0, "gate made"); return; }
+  const int rows = 1000;
+  for (int k = 0; k < rows; k++) {
+    dyiLogRow r;
+    memset(&r, 0, sizeof r);
+    r.row = k + 1; r.line = k + 2; r.t = 1e-3 * k;
+    r.q[0] = k >= 448 && k < 512 ? 0.5 + 1e-3 * (k - 447) : 0.5;
+    r.q[1] = 0.25;
+    r.qd[0] = k >= 320 && k < 384 ? 1e-3 * (k - 319) : 0;
+    for (int j = 0; j < 2; j++) r.tau[j] = 5 * sin(0.37 * k + j) + 1e-3 * k / rows;   /* distinct, in (-6, 6) */
+    if ((k >= 100 && k <= 128) || (k >= 319 && k <= 343)) r.tau[0] = 7;
+    if (k >= rows - 30) r.tau[1] = -7;
+    dyi_quality_row(q, &r);
+  }
+  dyi_quality_finish(q);
+  const dyiFinding *sat[2] = {NULL, NULL}, *cst[2] = {NULL, NULL}, *zero[2] = {NULL, NULL};
+  for (int i = 0; i < dyi_quality_count(q); i++) {
+    const dyiFinding* f = dyi_quality_get(q, i);
+    for (int j = 0; j < 2; j++) {
+      if (f->kind == DYI_QF_TSAT && f->col == 6 + j) sat[j] = f;
+      if (f->kind == DYI_QF_CONST && f->col == 2 + j) cst[j] = f;
+      if (f->kind == DYI_QF_ZERO && f->col == 4 + j) zero[j] = f;
+    }
+  }
+  CHECK(sat[0] && sat[0]->value == 7 && sat[0]->count == 29 && sat[0]->first_line == 102,
+        "flat runs across blocks' edges: the longest %ld rows at %g from line %ld (29 at 7 from 102)",
+        sat[0] ? sat[0]->count : 0, sat[0] ? sat[0]->value : 0, sat[0] ? sat[0]->first_line : 0);
+  CHECK(sat[1] && sat[1]->value == -7 && sat[1]->count == 30 && sat[1]->first_line == rows - 30 + 2,
+        "flat run in the last, partial block: %ld rows at %g from line %ld (30 at -7 from %d)",
+        sat[1] ? sat[1]->count : 0, sat[1] ? sat[1]->value : 0, sat[1] ? sat[1]->first_line : 0, rows - 28);
+  CHECK(!cst[0] && !zero[0] && cst[1] && zero[1],
+        "a block of distinct values: q1 not constant (%s), qd1 not all zero (%s); q2 constant (%s), qd2 zero (%s)",
+        cst[0] ? "flagged" : "ok", zero[0] ? "flagged" : "ok", cst[1] ? "flagged" : "missed",
+        zero[1] ? "flagged" : "missed");
+  dyi_quality_free(q);
+}
+
 int main(void) {
   test_clean();
+  test_column_blocks();
   test_bad_rows();
   test_whole();
   test_parse();
