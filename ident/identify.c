@@ -197,27 +197,25 @@ double dyi_rows_var_factor(const dyiRows* w) { return w->var_factor; }
  * to memory, was half of the time); built per vector width (util.h
  * DY_CLONES) */
 typedef double rowsVec __attribute__((vector_size(DY_BATCH_LANES * sizeof(double))));
-typedef long long rowsIdx __attribute__((vector_size(DY_BATCH_LANES * sizeof(long long))));
 _Static_assert(DY_BATCH_LANES == 8, "rows_t8 transposes 8 x 8");
 
-/* r[k] (lanes b of channel k) -> r[b] (channels k of lane b) */
+/* r[k] (lanes b of channel k) -> r[b] (channels k of lane b): pairs, then
+ * quadruples, then halves exchanged (__builtin_shufflevector: GCC >= 12,
+ * clang) */
 static inline void rows_t8(rowsVec* r) {
-  const rowsIdx ev = {0, 8, 2, 10, 4, 12, 6, 14}, od = {1, 9, 3, 11, 5, 13, 7, 15};
-  const rowsIdx lo2 = {0, 1, 8, 9, 4, 5, 12, 13}, hi2 = {2, 3, 10, 11, 6, 7, 14, 15};
-  const rowsIdx lo4 = {0, 1, 2, 3, 8, 9, 10, 11}, hi4 = {4, 5, 6, 7, 12, 13, 14, 15};
   rowsVec t[8], u[8];
   for (int k = 0; k < 8; k += 2) {
-    t[k] = __builtin_shuffle(r[k], r[k + 1], ev);
-    t[k + 1] = __builtin_shuffle(r[k], r[k + 1], od);
+    t[k] = __builtin_shufflevector(r[k], r[k + 1], 0, 8, 2, 10, 4, 12, 6, 14);
+    t[k + 1] = __builtin_shufflevector(r[k], r[k + 1], 1, 9, 3, 11, 5, 13, 7, 15);
   }
   for (int k = 0; k < 8; k += 4)
     for (int h = 0; h < 2; h++) {
-      u[k + h] = __builtin_shuffle(t[k + h], t[k + h + 2], lo2);
-      u[k + h + 2] = __builtin_shuffle(t[k + h], t[k + h + 2], hi2);
+      u[k + h] = __builtin_shufflevector(t[k + h], t[k + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[k + h + 2] = __builtin_shufflevector(t[k + h], t[k + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
     }
   for (int b = 0; b < 4; b++) {
-    r[b] = __builtin_shuffle(u[b], u[b + 4], lo4);
-    r[b + 4] = __builtin_shuffle(u[b], u[b + 4], hi4);
+    r[b] = __builtin_shufflevector(u[b], u[b + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    r[b + 4] = __builtin_shufflevector(u[b], u[b + 4], 4, 5, 6, 7, 12, 13, 14, 15);
   }
 }
 
