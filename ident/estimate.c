@@ -469,17 +469,32 @@ int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
   return 0;
 }
 
+/* b[s] *= rw[s] (rw NULL: 1), s < ns, all of them (loops without an exit,
+ * vectorised); then the first s whose value is not finite, or -1 */
+DY_CLONES DY_VECTORIZE
+static int weigh_column(double* restrict b, const double* restrict rw, int ns) {
+  int bad = 0;
+  if (rw)
+    for (int s = 0; s < ns; s++) {
+      const double v = b[s] * rw[s];
+      bad |= !(fabs(v) <= DBL_MAX);
+      b[s] = v;
+    }
+  else
+    for (int s = 0; s < ns; s++) bad |= !(fabs(b[s]) <= DBL_MAX);
+  for (int s = 0; bad && s < ns; s++)
+    if (!(fabs(b[s]) <= DBL_MAX)) return s;
+  return -1;
+}
+
 /* Joint j's block B (ldb x (np_j + 1), its columns then the torque) of ns
  * rows weighted in place by rw (NULL: 1), checked finite and folded into
  * its triangle: fold_joint without the gather. */
 static int fold_rows(dyiEstim* e, int j, double* B, int ldb, int ns, const double* rw, char* err, int errsz) {
   for (int c = 0; c <= e->ws->np[j]; c++) {
     double* b = B + (size_t)ldb * (size_t)c;
-    for (int s = 0; s < ns; s++) {
-      const double v = rw ? b[s] * rw[s] : b[s];
-      if (!(fabs(v) <= DBL_MAX)) return nonfinite(e, j, c, s, v, err, errsz);
-      b[s] = v;
-    }
+    const int s = weigh_column(b, rw, ns);
+    if (s >= 0) return nonfinite(e, j, c, s, b[s], err, errsz);
   }
   fold_tri(e, j, B, ldb, ns, e->ws->T[j]);
   return 0;

@@ -28,7 +28,8 @@
  *  - rank deficiency is an error naming parameters; a zero column too;
  *  - 10^6 samples streamed in bounded memory (peak RSS);
  *  - rows given by joint (dyi_est_add_joints) fold into the triangles
- *    dyi_est_add makes of the same rows, bit for bit;
+ *    dyi_est_add makes of the same rows, bit for bit, and a value infinite
+ *    once weighted is an error naming its sample and joint;
  *  - the fold itself (the estimator's own Householder panels) against
  *    LAPACK's dtpqrt on the same blocks: 1 to 71 columns (within, at and
  *    across its panels of 8), 1 to 256 rows a block, values near 1e-170
@@ -786,6 +787,25 @@ static void test_add_joints(void) {
            !memcmp(dyi_est_triangle(a, j), dyi_est_triangle(b, j), sizeof(double) * (size_t)(np + 1) * (np + 1));
   }
   CHECK(same, "rows by joint: the same triangles, rows and samples bit for bit");
+  /* a value that becomes infinite once weighted (1e308 x 10), in joint 2's
+   * second column at sample 4 of the next block: the error names them */
+  double* B[N];
+  const double* R[N];
+  for (int j = 0; j < N; j++) {
+    B[j] = Bm[j]; R[j] = rwj[j];
+    for (int k = 0; k < S * (P + 1); k++) Bm[j][k] = 1;
+    for (int k = 0; k < S; k++) rwj[j][k] = 1;
+  }
+  Bm[1][1 * S + 3] = 1e308;
+  rwj[1][3] = 10;
+  int np1;
+  dyi_est_cols(b, 1, &np1);
+  const long before = b->samples;
+  char want[64];
+  snprintf(want, sizeof want, "sample %ld, joint 2: non-finite ", before + 4);
+  err[0] = 0;
+  CHECK(dyi_est_add_joints(b, B, S, S, R, err, sizeof err) == -1 && strstr(err, want) && strstr(err, "inf"),
+        "a value infinite once weighted: the error names its sample and joint: '%s'", err);
   dyi_est_free(a); dyi_est_free(b);
 }
 
