@@ -59,10 +59,11 @@ static void add_warn(dyiEstim* e, const char* msg) {
  * (F upper triangular, dlarft's forward columnwise form) on the columns
  * after it, two at a time: W = T_panel + V^T B, W = F^T W, T_panel -= W,
  * B -= V W. Vectors of FOLD_PW doubles over the rows, built per vector
- * width (util.h DY_CLONES). Measured beside dtpqrt on one core (256 rows):
- * 1.4-1.6x on 30-70 columns, 2-3x on 5-12; and no BLAS call, whose
- * allocation lock the threads of identify took in turn for every one of
- * dtpqrt's small products. vp: FOLD_PW x (ns + FOLD_PW) doubles. */
+ * width (util.h DY_CLONES). Beside dtpqrt on one core (make bench,
+ * section fold: blocks of 256 rows, the estimator's gather included):
+ * 2.3x on 70 columns, 2.2x on 12; and no BLAS call, whose allocation lock
+ * the threads of identify took in turn for every one of dtpqrt's small
+ * products. vp: FOLD_PW x (ns + FOLD_PW) doubles. */
 #define FOLD_PW 8
 typedef double foldVec __attribute__((vector_size(FOLD_PW * sizeof(double))));
 #define FV_LOAD(v, p) memcpy(&(v), (p), sizeof(foldVec))
@@ -118,7 +119,7 @@ static double fold_norm(double alpha, const double* x, int n, double ss) {
  * tau[kk] each, v in B's column, beta on T's diagonal */
 DY_CLONES
 static void fold_panel(int ns, int k0, int pw, double* restrict T, int m, double* restrict B, int ldb,
-                              double* tau) {
+                       double* tau) {
   for (int kk = 0; kk < pw; kk++) {
     const int k = k0 + kk;
     double* v = B + (size_t)ldb * (size_t)k;
