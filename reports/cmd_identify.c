@@ -855,11 +855,6 @@ static void identify_failed(const cliArgs* c, const dyModel* m, const dyiBase* b
   cli_fail("%s: %s%s", nlog > 1 ? "identify" : c->pos[1], err, why);
 }
 
-/* identify MODEL LOG...: the log options of every log checked first (one
- * set for all; --rows may give one range per log) -> base set -> each log
- * opened, watched for mistakes (cli_watch_start) -> rows into the estimator
- * (dyi_identify_logs) -> --save-stats -> estimate and files -> the
- * scan's warnings, then the summary. Frees m. */
 /* The base parameters of identify's set with the joints' friction kept
  * (dyi_base_make, its proof included, and dyi_base_keep_joint): b, or
  * NULL with err. Run beside the logs' first pass. */
@@ -880,6 +875,11 @@ static void* base_job(void* arg) {
   return NULL;
 }
 
+/* identify MODEL LOG...: the log options of every log checked first (one
+ * set for all; --rows may give one range per log) -> base set -> each log
+ * opened, watched for mistakes (cli_watch_start) -> rows into the estimator
+ * (dyi_identify_logs) -> --save-stats -> estimate and files -> the
+ * scan's warnings, then the summary. Frees m. */
 static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   int n = m->n, nlog = c->npos - 1, rc;
   dyiLogOpt lo, lok;
