@@ -716,39 +716,27 @@ static void band_diff(int deriv, double s, double* restrict v, double* restrict 
 /* candidate k's squares of the block (rows t0..S-1 of V at lanes k nch..,
  * stride P; row t is its sample n0 + t) into its sums e (nch), each sum in
  * time order: through its delay line of L samples (line, L x nch) when it
- * has one, the squares of L samples ago entering the sum. Up to BAND_LANES
- * channels, the sums stay in one vector through the block (the arrays
- * have BAND_LANES doubles of room past their end for its loads); built
- * per vector width (util.h DY_CLONES). */
+ * has one, the squares of L samples ago entering the sum. The channels
+ * BAND_LANES at a time, their sums in one vector through the block (the
+ * arrays have BAND_LANES doubles of room past their end for its loads);
+ * built per vector width (util.h DY_CLONES). */
 DY_CLONES
 static void band_sums(const double* V, size_t P, int t0, int S, long n0, int nch, long L, double* line,
                       double* e) {
-  long pos = L > 0 ? (n0 + t0) % L : 0;
-  if (nch <= BAND_LANES) {
+  for (int c0 = 0; c0 < nch; c0 += BAND_LANES) {
+    const int m = nch - c0 < BAND_LANES ? nch - c0 : BAND_LANES;
+    long pos = L > 0 ? (n0 + t0) % L : 0;
     bandVec acc, x;
-    BV_LOAD(acc, e);
+    BV_LOAD(acc, e + c0);
     for (int t = t0; t < S; t++) {
-      const double* a2 = V + (size_t)t * P;
+      const double* a2 = V + (size_t)t * P + c0;
       if (L <= 0) { BV_LOAD(x, a2); acc += x; continue; }
-      double* l = line + (size_t)pos * (size_t)nch;
+      double* l = line + (size_t)pos * (size_t)nch + c0;
       if (n0 + t >= L) { BV_LOAD(x, l); acc += x; }
-      for (int c = 0; c < nch; c++) l[c] = a2[c];
+      for (int c = 0; c < m; c++) l[c] = a2[c];
       if (++pos == L) pos = 0;
     }
-    for (int c = 0; c < nch; c++) e[c] = acc[c];
-    return;
-  }
-  for (int t = t0; t < S; t++) {
-    const double* a2 = V + (size_t)t * P;
-    if (L <= 0) {
-      for (int c = 0; c < nch; c++) e[c] += a2[c];
-      continue;
-    }
-    double* l = line + (size_t)pos * (size_t)nch;
-    if (n0 + t >= L)
-      for (int c = 0; c < nch; c++) e[c] += l[c];
-    for (int c = 0; c < nch; c++) l[c] = a2[c];
-    if (++pos == L) pos = 0;
+    for (int c = 0; c < m; c++) e[c0 + c] = acc[c];
   }
 }
 
