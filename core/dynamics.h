@@ -81,8 +81,8 @@ int dy_fd_aba(const dyModel* m, dyData* d, const double* par, const double* q,
 /* states per inner chunk: the vector width the kernel is written for */
 #define DY_BATCH_LANES 8
 
-/* Up to DY_BATCH_LANES samples packed for one call of a batch kernel (the
- * one place samples are put into lanes): joint j of sample b at
+/* Up to DY_BATCH_LANES samples packed for one call of a batch kernel
+ * (dy_lane_put, the one place values are put into lanes): joint j of sample b at
  * x[j*DY_BATCH_LANES + b] (K = DY_BATCH_LANES in the layout below) for q
  * [rad|m], qd, qdd and tau [N m|N]; each sample's time t [s] and data row.
  * nb samples held; dy_lanes_pad makes lanes nb.. zero states before a
@@ -95,17 +95,19 @@ typedef struct {
   long row[DY_BATCH_LANES];
 } dyLanes;
 
+/* in[0..n) into lane b of x (a lane array of n joints, as dyLanes's) */
+static inline void dy_lane_put(double* x, int n, int b, const double* in) {
+  for (int j = 0; j < n; j++) x[j*DY_BATCH_LANES + b] = in[j];
+}
+
 /* Sample (q, qd, qdd, n joints each; tau may be NULL) into lane l->nb, with
  * its time and row; returns the lane it took. The caller empties a full
  * set (nb == DY_BATCH_LANES) before the next push (l->nb = 0). */
 static inline int dy_lanes_push(dyLanes* l, int n, const double* q, const double* qd, const double* qdd,
                                 const double* tau, double t, long row) {
   const int b = l->nb++;
-  for (int j = 0; j < n; j++) {
-    l->q[j*DY_BATCH_LANES + b] = q[j]; l->qd[j*DY_BATCH_LANES + b] = qd[j];
-    l->qdd[j*DY_BATCH_LANES + b] = qdd[j];
-    if (tau) l->tau[j*DY_BATCH_LANES + b] = tau[j];
-  }
+  dy_lane_put(l->q, n, b, q); dy_lane_put(l->qd, n, b, qd); dy_lane_put(l->qdd, n, b, qdd);
+  if (tau) dy_lane_put(l->tau, n, b, tau);
   l->t[b] = t;
   l->row[b] = row;
   return b;

@@ -54,13 +54,22 @@ static void chunk_bind(rowsChunk* c, int n, unsigned char* mem) {
   c->slow = (unsigned char*)(c->row + B);
 }
 
+/* count chunks c (empty) of n joints in memory of their own, zeroed
+ * (chunk_bind): that memory, or NULL */
+static unsigned char* chunks_make(rowsChunk* c, int count, int n) {
+  const size_t cb = chunk_bytes(n);
+  unsigned char* mem = aligned_alloc(64, (size_t)count * cb);
+  if (!mem) return NULL;
+  memset(mem, 0, (size_t)count * cb);
+  for (int i = 0; i < count; i++) chunk_bind(c + i, n, mem + (size_t)i * cb);
+  return mem;
+}
+
 /* sample s (n joints) into the chunk's next lane */
 static void chunk_add(rowsChunk* c, int n, const dyiSample* s) {
-  enum { B = DY_BATCH_LANES };
   const int b = c->nb++;
-  for (int j = 0; j < n; j++) {
-    c->q[j*B + b] = s->q[j]; c->qd[j*B + b] = s->qd[j]; c->qdd[j*B + b] = s->qdd[j]; c->tau[j*B + b] = s->tau[j];
-  }
+  dy_lane_put(c->q, n, b, s->q); dy_lane_put(c->qd, n, b, s->qd); dy_lane_put(c->qdd, n, b, s->qdd);
+  dy_lane_put(c->tau, n, b, s->tau);
   c->t[b] = s->t;
   c->row[b] = s->row;
   memcpy(c->slow + (size_t)b * (size_t)n, s->slow, (size_t)n);
@@ -146,10 +155,8 @@ static dyiRows* rows_make(const dyModel* m, const dyiBase* b, unsigned jsel, cha
   w->y = malloc(sizeof(double) * (size_t)w->nch);
   w->pass = malloc(sizeof(double) * (size_t)(2 + n));
   w->rb = dyi_regressor_batch_make(m, b->friction);
-  w->pmem = aligned_alloc(64, chunk_bytes(n));
-  if (w->pmem) memset(w->pmem, 0, chunk_bytes(n));
+  w->pmem = chunks_make(&w->pend, 1, n);
   if (!w->y || !w->pass || !w->rb || !w->pmem || rows_fixed(w, b)) goto oom;
-  chunk_bind(&w->pend, n, w->pmem);
   w->var_factor = 1;
   return w;
 oom:
@@ -532,7 +539,8 @@ struct mtShared_ {
   int T, nch;
   mtWorker* w;
   mtBarrier start, mid, done;
-  rowsChunk* buf[2];  /* the batches, packed into lanes as they are read (MT_CHUNKS each) */
+  rowsChunk* buf[2];  /* the batches, packed into lanes as they are read (MT_CHUNKS each, in bchunk) */
+  rowsChunk* bchunk;  /* 2 x MT_CHUNKS chunks */
   unsigned char* bmem;  /* their memory */
   dyiSample* one;     /* the sample being read */
   double* X[2];       /* channels of the batch, MT_BATCH x nch (T > 1) */
@@ -874,17 +882,14 @@ static dyiEstim* mt_fold_logs(const dyModel* m, const dyiBase* b, dyiLogReader* 
   sh.w = w;
   sh.nch = full->nch;
   sh.one = malloc(sizeof(dyiSample));
-  const size_t cb = chunk_bytes(n);
-  sh.bmem = aligned_alloc(64, 2 * MT_CHUNKS * cb);
-  if (sh.bmem) memset(sh.bmem, 0, 2 * MT_CHUNKS * cb);
+  sh.bchunk = malloc(sizeof(rowsChunk) * 2 * MT_CHUNKS);
+  sh.bmem = sh.bchunk ? chunks_make(sh.bchunk, 2 * MT_CHUNKS, n) : NULL;
   for (int i = 0; i < 2; i++) {   /* the batches' channels: only when the workers split them */
-    sh.buf[i] = malloc(sizeof(rowsChunk) * MT_CHUNKS);
-    for (int c = 0; sh.buf[i] && sh.bmem && c < MT_CHUNKS; c++)
-      chunk_bind(sh.buf[i] + c, n, sh.bmem + ((size_t)i * MT_CHUNKS + (size_t)c) * cb);
+    sh.buf[i] = sh.bchunk ? sh.bchunk + i * MT_CHUNKS : NULL;
     sh.X[i] = T > 1 ? malloc(sizeof(double) * MT_BATCH * (size_t)sh.nch) : NULL;
     if (sh.X[i]) dy_huge_pages(sh.X[i], sizeof(double) * MT_BATCH * (size_t)sh.nch);
   }
-  if (!sh.one || !sh.bmem || !sh.buf[0] || !sh.buf[1] || (T > 1 && (!sh.X[0] || !sh.X[1]))) {
+  if (!sh.one || !sh.bmem || (T > 1 && (!sh.X[0] || !sh.X[1]))) {
     snprintf(err, (size_t)errsz, "identify: out of memory");
     goto done;
   }
@@ -927,7 +932,7 @@ done:
   }
   free(w);
   dyi_rows_free(full);
-  free(sh.one); free(sh.bmem); free(sh.buf[0]); free(sh.buf[1]); free(sh.X[0]); free(sh.X[1]);
+  free(sh.one); free(sh.bmem); free(sh.bchunk); free(sh.X[0]); free(sh.X[1]);
   return out;
 }
 
