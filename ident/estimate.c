@@ -390,15 +390,42 @@ static int nonfinite(const dyiEstim* e, int j, int c, int s, double v, char* err
   return -1;
 }
 
-/* joint j's rows B (ns x (np_j + 1), leading dimension ldb, checked and
- * weighted) folded into its triangle T: [T; B] = Q [T'; 0] */
-static void fold_tri(dyiEstim* e, int j, double* B, int ldb, int ns, double* T) {
-  ts_fold(ns, e->ws->np[j] + 1, T, B, ldb, e->ws->vp);
+/* b[s] *= rw[s] (rw NULL: 1), s < ns, all of them (loops without an exit,
+ * vectorised); then the first s whose value is not finite, or -1 */
+DY_CLONES DY_VECTORIZE
+static int weigh_column(double* restrict b, const double* restrict rw, int ns) {
+  int bad = 0;
+  if (rw)
+    for (int s = 0; s < ns; s++) {
+      const double v = b[s] * rw[s];
+      bad |= !(fabs(v) <= DBL_MAX);
+      b[s] = v;
+    }
+  else
+    for (int s = 0; s < ns; s++) bad |= !(fabs(b[s]) <= DBL_MAX);
+  for (int s = 0; bad && s < ns; s++)
+    if (!(fabs(b[s]) <= DBL_MAX)) return s;
+  return -1;
+}
+
+/* Joint j's block B (ldb x (np_j + 1), its columns then the torque) of ns
+ * rows, samples s0.. of the block being added, weighted in place by rw
+ * (NULL: 1), checked finite and folded into the triangle T. 0 or -1 (a
+ * non-finite value). */
+static int fold_rows(dyiEstim* e, int j, double* B, int ldb, int ns, const double* rw, int s0, double* T,
+                     char* err, int errsz) {
+  for (int c = 0; c <= e->ws->np[j]; c++) {
+    double* b = B + (size_t)ldb * (size_t)c;
+    const int s = weigh_column(b, rw, ns);
+    if (s >= 0) return nonfinite(e, j, c, s0 + s, b[s], err, errsz);
+  }
+  ts_fold(ns, e->ws->np[j] + 1, T, B, ldb, e->ws->vp);   /* [T; B] = Q [T'; 0] */
+  return 0;
 }
 
 /* Samples s0 .. s0+ns-1 of joint j's rows (weighted by rw) and columns,
- * torque last, gathered into blk and folded into the triangle T. 0 or -1
- * (a non-finite value). */
+ * torque last, gathered into blk and folded into the triangle T
+ * (fold_rows). 0 or -1 (a non-finite value). */
 static int fold_joint(dyiEstim* e, int j, const double* A, int lda, const double* y, const double* rw,
                       int s0, int ns, double* T, char* err, int errsz) {
   dyiEstimWork* ws = e->ws;
@@ -408,15 +435,11 @@ static int fold_joint(dyiEstim* e, int j, const double* A, int lda, const double
     const double* a = c < pj ? A + (size_t)lda * (size_t)cols[c] + (size_t)j : y + j;
     double* b = ws->blk + (size_t)ldb * (size_t)c;
     for (int s = 0; s < ns; s++) {
-      size_t r = (size_t)(s0 + s) * (size_t)n;
-      double v = a[r];
-      if (rw) v *= rw[r + (size_t)j];
-      if (!(fabs(v) <= DBL_MAX)) return nonfinite(e, j, c, s0 + s, v, err, errsz);
-      b[s] = v;
+      const size_t r = (size_t)(s0 + s) * (size_t)n;
+      b[s] = rw ? a[r] * rw[r + (size_t)j] : a[r];
     }
   }
-  fold_tri(e, j, ws->blk, ldb, ns, T);
-  return 0;
+  return fold_rows(e, j, ws->blk, ldb, ns, NULL, s0, T, err, errsz);
 }
 
 int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
@@ -470,37 +493,6 @@ int dyi_est_add(dyiEstim* e, const double* A, int lda, const double* y, int ns,
   return 0;
 }
 
-/* b[s] *= rw[s] (rw NULL: 1), s < ns, all of them (loops without an exit,
- * vectorised); then the first s whose value is not finite, or -1 */
-DY_CLONES DY_VECTORIZE
-static int weigh_column(double* restrict b, const double* restrict rw, int ns) {
-  int bad = 0;
-  if (rw)
-    for (int s = 0; s < ns; s++) {
-      const double v = b[s] * rw[s];
-      bad |= !(fabs(v) <= DBL_MAX);
-      b[s] = v;
-    }
-  else
-    for (int s = 0; s < ns; s++) bad |= !(fabs(b[s]) <= DBL_MAX);
-  for (int s = 0; bad && s < ns; s++)
-    if (!(fabs(b[s]) <= DBL_MAX)) return s;
-  return -1;
-}
-
-/* Joint j's block B (ldb x (np_j + 1), its columns then the torque) of ns
- * rows weighted in place by rw (NULL: 1), checked finite and folded into
- * its triangle: fold_joint without the gather. */
-static int fold_rows(dyiEstim* e, int j, double* B, int ldb, int ns, const double* rw, char* err, int errsz) {
-  for (int c = 0; c <= e->ws->np[j]; c++) {
-    double* b = B + (size_t)ldb * (size_t)c;
-    const int s = weigh_column(b, rw, ns);
-    if (s >= 0) return nonfinite(e, j, c, s, b[s], err, errsz);
-  }
-  fold_tri(e, j, B, ldb, ns, e->ws->T[j]);
-  return 0;
-}
-
 int dyi_est_add_joints(dyiEstim* e, double* const* B, int ldb, int ns, const double* const* rw,
                        char* err, int errsz) {
   if (ns <= 0) return 0;
@@ -516,7 +508,7 @@ int dyi_est_add_joints(dyiEstim* e, double* const* B, int ldb, int ns, const dou
       for (int s = 0; s < ns; s++) used += rw[j][s] != 0;
       if (!used) continue;   /* no equation of joint j here: the triangle as it is (as dyi_est_add) */
     }
-    if (fold_rows(e, j, B[j], ldb, ns, rw ? rw[j] : NULL, err, errsz)) return -1;
+    if (fold_rows(e, j, B[j], ldb, ns, rw ? rw[j] : NULL, 0, e->ws->T[j], err, errsz)) return -1;
     e->rows_j[j] += used;
   }
   e->samples += ns;

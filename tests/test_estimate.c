@@ -29,7 +29,8 @@
  *  - 10^6 samples streamed in bounded memory (peak RSS);
  *  - rows given by joint (dyi_est_add_joints) fold into the triangles
  *    dyi_est_add makes of the same rows, bit for bit, and a value infinite
- *    once weighted is an error naming its sample and joint;
+ *    once weighted (by joint) or a NaN torque (gathered) is an error naming
+ *    its sample and joint;
  *  - the fold itself (the estimator's own Householder panels) against
  *    LAPACK's dtpqrt on the same blocks: 1 to 71 columns (within, at and
  *    across its panels of 8), 1 to 256 rows a block, values near 1e-170
@@ -806,6 +807,14 @@ static void test_add_joints(void) {
   err[0] = 0;
   CHECK(dyi_est_add_joints(b, B, S, S, R, err, sizeof err) == -1 && strstr(err, want) && strstr(err, "inf"),
         "a value infinite once weighted: the error names its sample and joint: '%s'", err);
+  /* the same through dyi_est_add (rows of every joint, gathered): a NaN
+   * torque of joint 3 at sample 6 */
+  for (int r = 0; r < N * S; r++) { y[r] = 1; rw[r] = 1; }
+  y[5 * N + 2] = NAN;
+  snprintf(want, sizeof want, "sample %ld, joint 3: non-finite torque", a->samples + 6);
+  err[0] = 0;
+  CHECK(dyi_est_add(a, A, N * S, y, S, rw, err, sizeof err) == -1 && strstr(err, want),
+        "a NaN torque in the gathered rows: the error names its sample and joint: '%s'", err);
   dyi_est_free(a); dyi_est_free(b);
 }
 
