@@ -574,30 +574,45 @@ typedef struct rawAhead_ {
   int stop;
 } rawAhead;
 
-/* A row in the buffers, packed: row, line (their bits), t, then q, qd,
- * qdd, tau of the n joints: 3 + 4 n doubles (31 cache lines of 64 rows of
- * 7 joints, where a dyiLogRow takes 17 of one): the rows pass from one
- * thread's core to the other's, a cache line at a time */
-static size_t ahead_rec(int n) { return 3 + 4 * (size_t)n; }
+/* A row's values packed: t, then q, qd, qdd, tau of its n joints (1 + 4n
+ * doubles, row_values), as the read-ahead hands rows over and the
+ * pre-pass keeps them; loops, not memcpy: a library call per array costs
+ * more than these few values */
+static size_t row_values(int n) { return 1 + 4 * (size_t)n; }
 
 DY_LOOP_COPIES
-static void ahead_pack(double* d, const dyiLogRow* s, int n) {
-  memcpy(d, &s->row, sizeof(double)); memcpy(d + 1, &s->line, sizeof(double));
-  d[2] = s->t;
-  double *q = d + 3, *qd = q + n, *qdd = qd + n, *tau = qdd + n;
-  for (int j = 0; j < n; j++) {   /* loops: cheaper than four memcpy calls of n values */
+static void row_pack(double* v, const dyiLogRow* s, int n) {
+  v[0] = s->t;
+  double *q = v + 1, *qd = q + n, *qdd = qd + n, *tau = qdd + n;
+  for (int j = 0; j < n; j++) {
     q[j] = s->q[j]; qd[j] = s->qd[j]; qdd[j] = s->qdd[j]; tau[j] = s->tau[j];
   }
 }
 
+/* the values of row_pack into d (its t and n joints) */
 DY_LOOP_COPIES
-static void ahead_unpack(dyiLogRow* d, const double* s, int n) {
-  memcpy(&d->row, s, sizeof(double)); memcpy(&d->line, s + 1, sizeof(double));
-  d->t = s[2];
-  const double *q = s + 3, *qd = q + n, *qdd = qd + n, *tau = qdd + n;
+static void row_unpack(dyiLogRow* d, const double* v, int n) {
+  d->t = v[0];
+  const double *q = v + 1, *qd = q + n, *qdd = qd + n, *tau = qdd + n;
   for (int j = 0; j < n; j++) {
     d->q[j] = q[j]; d->qd[j] = qd[j]; d->qdd[j] = qdd[j]; d->tau[j] = tau[j];
   }
+}
+
+/* A row in the read-ahead's buffers: row, line (their bits), then its
+ * values (row_pack): 3 + 4n doubles (31 cache lines of 64 rows of 7
+ * joints, where a dyiLogRow takes 17 of one): the rows pass from one
+ * thread's core to the other's, a cache line at a time */
+static size_t ahead_rec(int n) { return 2 + row_values(n); }
+
+static void ahead_pack(double* d, const dyiLogRow* s, int n) {
+  memcpy(d, &s->row, sizeof(double)); memcpy(d + 1, &s->line, sizeof(double));
+  row_pack(d + 2, s, n);
+}
+
+static void ahead_unpack(dyiLogRow* d, const double* s, int n) {
+  memcpy(&d->row, s, sizeof(double)); memcpy(&d->line, s + 1, sizeof(double));
+  row_unpack(d, s + 2, n);
 }
 
 static void* ahead_main(void* arg) {
@@ -1048,7 +1063,7 @@ static atomic_long cache_held;
 
 /* values kept per row: t, q, qd, qdd, tau (n each); bytes per row with
  * its row and line */
-static size_t cache_rec(const dyiLogReader* r) { return 1 + 4 * (size_t)r->n; }
+static size_t cache_rec(const dyiLogReader* r) { return row_values(r->n); }
 static long cache_rowbytes(const dyiLogReader* r) { return (long)(sizeof(double) * cache_rec(r) + 2 * sizeof(long)); }
 
 /* room for one more row in the cache (grown by doubling up to what the
@@ -1076,32 +1091,17 @@ static int cache_room(dyiLogReader* r) {
   return 0;
 }
 
-/* row into the cache, which has room (cache_room); loops, not memcpy: a
- * library call per array costs more than these few values */
-DY_LOOP_COPIES
+/* row into the cache, which has room (cache_room) */
 static void cache_put(dyiLogReader* r, const dyiLogRow* row) {
-  const int n = r->n;
-  double* v = r->cv + cache_rec(r) * (size_t)r->ncache;
-  v[0] = row->t;
-  for (int j = 0; j < n; j++) {
-    v[1 + j] = row->q[j]; v[1 + n + j] = row->qd[j];
-    v[1 + 2 * n + j] = row->qdd[j]; v[1 + 3 * n + j] = row->tau[j];
-  }
+  row_pack(r->cv + cache_rec(r) * (size_t)r->ncache, row, r->n);
   r->cl[2 * r->ncache] = row->row;
   r->cl[2 * r->ncache + 1] = row->line;
   r->ncache++;
 }
 
 /* cached row i into row (its n joints' values, as the raw reader gives them) */
-DY_LOOP_COPIES
 static void cache_get(const dyiLogReader* r, long i, dyiLogRow* row) {
-  const int n = r->n;
-  const double* v = r->cv + cache_rec(r) * (size_t)i;
-  row->t = v[0];
-  for (int j = 0; j < n; j++) {
-    row->q[j] = v[1 + j]; row->qd[j] = v[1 + n + j];
-    row->qdd[j] = v[1 + 2 * n + j]; row->tau[j] = v[1 + 3 * n + j];
-  }
+  row_unpack(row, r->cv + cache_rec(r) * (size_t)i, r->n);
   row->row = r->cl[2 * i];
   row->line = r->cl[2 * i + 1];
 }
