@@ -538,14 +538,25 @@ struct dyiBand_ {
  * white noise through f twice and deriv differences (midpoint rule on
  * 4000 points: the integrand is smooth, the error far below the factor
  * 5.7 between candidates that the cutoff rule resolves) */
-static double white_ms(const dyiButter* f, int deriv) {
-  double t = tan(M_PI * f->fc / f->fs), s = 0;
-  const int M = 4000;
-  for (int i = 0; i < M; i++) {
-    double w = M_PI * (i + 0.5) / M, h2 = 1 / (1 + pow(tan(w / 2) / t, 2 * f->order));
-    s += h2 * h2 * pow(2 - 2 * cos(w), deriv);
+#define WHITE_M 4000
+
+/* at the points w_i = pi (i + 1/2) / WHITE_M: tan(w_i / 2) into tw and
+ * (2 - 2 cos w_i)^deriv into dk, the same for every candidate */
+static void white_points(int deriv, double* tw, double* dk) {
+  for (int i = 0; i < WHITE_M; i++) {
+    double w = M_PI * (i + 0.5) / WHITE_M;
+    tw[i] = tan(w / 2);
+    dk[i] = pow(2 - 2 * cos(w), deriv);
   }
-  return s / M;
+}
+
+static double white_ms(const dyiButter* f, const double* tw, const double* dk) {
+  double t = tan(M_PI * f->fc / f->fs), s = 0;
+  for (int i = 0; i < WHITE_M; i++) {
+    double h2 = 1 / (1 + pow(tw[i] / t, 2 * f->order));
+    s += h2 * h2 * dk[i];
+  }
+  return s / WHITE_M;
 }
 
 /* The delay at zero frequency of f run twice [samples]: each section
@@ -595,8 +606,10 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
   b->hx = calloc((size_t)nch * 5, sizeof(double));
   b->bsum = calloc((size_t)nch, sizeof(double));
   b->hist = calloc((size_t)nch * BAND_NBIN, sizeof(int));
-  if (!b->ncand || !b->cf || !b->z || !b->y || !b->e || !b->V || !b->ring || !b->hx || !b->bsum ||
+  double* tw = malloc(2 * WHITE_M * sizeof(double));
+  if (!tw || !b->ncand || !b->cf || !b->z || !b->y || !b->e || !b->V || !b->ring || !b->hx || !b->bsum ||
       !b->hist) {
+    free(tw);
     dyi_band_free(b);
     return NULL;
   }
@@ -606,7 +619,9 @@ dyiBand* dyi_band_make(int nch, int deriv, double fs, double f0, double fmax, in
       const double c[5] = {f->b[i][0], f->b[i][1], f->b[i][2], f->a[i][1], f->a[i][2]};
       for (int m = 0; m < 5; m++) b->cf[(size_t)(5 * i + m) * P + l] = c[m];
     }
-  for (int k = 0; k < b->ncand; k++) b->wn[k] = white_ms(&b->f[k], deriv);
+  white_points(deriv, tw, tw + WHITE_M);
+  for (int k = 0; k < b->ncand; k++) b->wn[k] = white_ms(&b->f[k], tw, tw + WHITE_M);
+  free(tw);
   /* the lowest candidate's edge transient, both passes, and the differences */
   b->skip = 2L * dyi_butter_settle(&b->f[0], 1e-3) + deriv;
   return b;
