@@ -54,31 +54,17 @@ static void chunk_bind(rowsChunk* c, int n, unsigned char* mem) {
 }
 
 /* count chunks c (empty) of n joints in memory of their own (chunk_bind):
- * that memory, or NULL. Not zeroed: a chunk's lanes are written as its
- * samples come, and those past the last sample of a partial chunk are
- * zeroed then (chunk_pad). (Zeroing the 2 MB of identify's batches up
- * front, on pages faulted in by it, took 3-5 ms between the two passes,
- * while the other core waited.) */
+ * that memory, or NULL. Not zeroed: only a chunk's nb lanes are read (the
+ * batch kernels load a short chunk's other lanes as zero states,
+ * dy_batch_load). (Zeroing the 2 MB of identify's batches up front, on
+ * pages faulted in by it, took 3-5 ms between the two passes, while the
+ * other core waited.) */
 static unsigned char* chunks_make(rowsChunk* c, int count, int n) {
   const size_t cb = chunk_bytes(n);
   unsigned char* mem = aligned_alloc(64, (size_t)count * cb);
   if (!mem) return NULL;
   for (int i = 0; i < count; i++) chunk_bind(c + i, n, mem + (size_t)i * cb);
   return mem;
-}
-
-/* the lanes of chunk c (n joints) past its samples set to a zero state, so
- * that the lanes' arithmetic runs on finite values */
-static void chunk_pad(rowsChunk* c, int n) {
-  static const double zero[DY_MAXJ];
-  static const unsigned char none[DY_MAXJ];
-  for (int b = c->nb; b < DY_BATCH_LANES; b++) {
-    dy_lane_put(c->q, n, b, zero); dy_lane_put(c->qd, n, b, zero); dy_lane_put(c->qdd, n, b, zero);
-    dy_lane_put(c->tau, n, b, zero);
-    c->t[b] = 0;
-    c->row[b] = 0;
-    memcpy(c->slow + (size_t)b * (size_t)n, none, (size_t)n);
-  }
 }
 
 /* sample s (n joints) into the chunk's next lane */
@@ -318,9 +304,7 @@ static int rows_put(dyiRows* w, const rowsChunk* c) {
 
 /* the waiting samples into the filter */
 static void rows_flush(dyiRows* w) {
-  if (!w->pend.nb) return;
-  chunk_pad(&w->pend, w->n);
-  if (!rows_put(w, &w->pend)) w->pend.nb = 0;
+  if (w->pend.nb && !rows_put(w, &w->pend)) w->pend.nb = 0;
 }
 
 int dyi_rows_push(dyiRows* w, const dyiSample* s) {
@@ -711,7 +695,6 @@ static int mt_read(dyiLogReader* r, int n, rowsChunk* buf, dyiSample* s, int* ns
     chunk_add(c, n, s);
     (*ns)++; (*read)++;
   }
-  if (*ns % DY_BATCH_LANES) chunk_pad(buf + *ns / DY_BATCH_LANES, n);
   return 0;
 }
 

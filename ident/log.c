@@ -605,6 +605,9 @@ static void row_unpack(dyiLogRow* d, const double* v, int n) {
  * thread's core to the other's, a cache line at a time */
 static size_t ahead_rec(int n) { return 2 + row_values(n); }
 
+/* one of the read-ahead's two buffers [bytes]: AHEAD_ROWS records */
+static size_t ahead_bytes(int n) { return sizeof(double) * ahead_rec(n) * AHEAD_ROWS; }
+
 static void ahead_pack(double* d, const dyiLogRow* s, int n) {
   memcpy(d, &s->row, sizeof(double)); memcpy(d + 1, &s->line, sizeof(double));
   row_pack(d + 2, s, n);
@@ -620,10 +623,9 @@ static void* ahead_main(void* arg) {
   rawAhead* a = r->ahead;
   /* 1 MiB each (7 joints), written over and over: faulted in here, while
    * the caller goes on, not before the thread starts (1-4 ms on a VM) */
-  const size_t bytes = sizeof(double) * ahead_rec(r->n) * AHEAD_ROWS;
   for (int b = 0; b < 2; b++) {
-    dy_huge_pages(a->buf[b], bytes);
-    dy_prefault(a->buf[b], bytes);
+    dy_huge_pages(a->buf[b], ahead_bytes(r->n));
+    dy_prefault(a->buf[b], ahead_bytes(r->n));
   }
   for (int b = 0, rc = 1; rc == 1; b ^= 1) {
     pthread_mutex_lock(&a->mu);
@@ -670,9 +672,8 @@ int dyi_lograw_readahead(dyiLogRaw* r) {
   dyi_lograw_split(r, SPLIT_PARSERS, SPLIT_BLOCK);   /* where the file allows it */
   rawAhead* a = calloc(1, sizeof *a);
   if (!a) return -1;
-  const size_t bytes = sizeof(double) * ahead_rec(r->n) * AHEAD_ROWS;
-  a->buf[0] = malloc(bytes);
-  a->buf[1] = malloc(bytes);
+  a->buf[0] = malloc(ahead_bytes(r->n));
+  a->buf[1] = malloc(ahead_bytes(r->n));
   if (!a->buf[0] || !a->buf[1] || pthread_mutex_init(&a->mu, NULL)) goto fail;
   if (pthread_cond_init(&a->cv, NULL)) { pthread_mutex_destroy(&a->mu); goto fail; }
   r->ahead = a;

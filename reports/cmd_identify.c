@@ -901,11 +901,11 @@ static int identify_from_logs(const cliArgs* c, dyModel* m, const idOpt* io) {
   if (!bthread) base_job(&bj);
   dyiBase* b = NULL;
   int kbad = -1, optbad = 0;
-  for (int k = 0; k < nlog && kbad < 0 && !optbad; k++) {
+  for (int k = 0; k < nlog; k++) {
     if (k && cli_logopt_k(c, m, k, nlog, &lok)) { optbad = 1; break; }
     watch[k] = cli_watch_start(c, m, k ? &lok : &lo);   /* units, rates, model */
     rs[k] = dyi_log_open(c->pos[1 + k], n, k ? &lok : &lo, err, sizeof err);
-    if (!rs[k]) kbad = k;
+    if (!rs[k]) { kbad = k; break; }
   }
   if (bthread) pthread_join(bth, NULL);
   if (!(b = bj.b)) { cli_fail("%s", bj.err); goto done; }
