@@ -52,6 +52,7 @@ struct dyCsv_ {
   struct csv_parser p;
   char path[512];
   char* line; size_t linecap;           /* current physical line */
+  size_t linelen;                       /* its length (strlen: read_line's) */
   char* buf; size_t buflen, bufcap;     /* field text of the pending row */
   size_t* off; int nf, offcap;          /* field offsets into buf */
   int too_many;                         /* the row passed DY_CSV_MAXCOLS fields */
@@ -161,6 +162,7 @@ static int read_line(dyCsv* c) {
     if (!l) return -1;
     c->line = l; c->linecap *= 2;
   }
+  c->linelen = len;
   if (len == 0) return 0;
   c->lineno++;
   c->linepos = c->pos;
@@ -407,7 +409,7 @@ int dy_csv_next_plain(dyCsv* c, long long end, char*** fields, int* nf) {
   int r = read_line(c);
   if (r == 0) return 0;
   if (r < 0 || (c->delim != ',' && c->delim != ';')) return 2;
-  size_t len = strlen(c->line);
+  size_t len = c->linelen;
   int n = split_plain(c, c->line, len);
   if (n <= 0 || (n == 1 && !*c->fields[0])) return 2;
   if (c->line[0] == '#') return 2;   /* a comment line: the reader's to see */
@@ -458,7 +460,7 @@ int dy_csv_next_numbers(dyCsv* c, long long end, int ncol, double* v) {
   int r = read_line(c);
   if (r == 0) return 0;
   if (r < 0 || (c->delim != ',' && c->delim != ';')) return 2;
-  size_t len = strlen(c->line);
+  size_t len = c->linelen;
   if (numbers_plain(c->line, len, c->delim, ncol, v)) return 1;
   /* not decided there: dy_csv_next_plain's split and dy_strtod per field */
   int n = split_plain(c, c->line, len);

@@ -782,6 +782,7 @@ typedef struct splitState_ {
   double absurd;
   char delim;
   int k;                            /* the consumer: current range */
+  splitSlot* got;                   /* its slot once parsed (split_wait), else NULL */
   long i;                           /* its next row */
   int seq;                          /* 1: rows from the reader's CSV */
   long linebase;                    /* lines before range k */
@@ -879,12 +880,17 @@ static void* split_main(void* arg) {
   return NULL;
 }
 
-/* range k's slot once parsed */
+/* range k's slot once parsed: the consumer's current range is kept in
+ * s->got (a parsed slot stays so until split_release), so the lock is
+ * taken once a range, not once a row (2e5 rows: ~13 ms of the reading
+ * thread's time in pthread_mutex_lock) */
 static splitSlot* split_wait(splitState* s, int k) {
+  if (s->got && k == s->k) return s->got;
   splitSlot* b = &s->slot[k % SPLIT_SLOTS];
   pthread_mutex_lock(&s->mu);
   while (!(b->k == k && b->ready)) pthread_cond_wait(&s->cv, &s->mu);
   pthread_mutex_unlock(&s->mu);
+  if (k == s->k) s->got = b;
   return b;
 }
 
@@ -895,6 +901,7 @@ static void split_release(splitState* s) {
   b->k = -1; b->ready = 0;
   pthread_cond_broadcast(&s->cv);
   pthread_mutex_unlock(&s->mu);
+  s->got = NULL;
   s->k++; s->i = 0;
   s->done = split_bound(s, s->k);
 }
