@@ -291,22 +291,30 @@ void dyi_fir_free(dyiFir* f) { free(f->h); f->h = NULL; }
 
 double dyi_fir_var_factor(const dyiFir* f) { return 1.0 / (f->D * f->gain2); }
 
-#define DECIM_BLOCK 8   /* samples fed to the filter at a time */
+#define DECIM_LANES 8   /* channels a vector of decim_dot holds */
+#define DECIM_BLOCK 8   /* samples the guard's delay line releases at a time */
 
 struct dyiDecim_ {
   int nch, npass, K, D, S;  /* channels, pass-through values, half length, decimation, slots */
   double* h;                /* taps (2K + 1) */
   double gain2;
-  double *acc, *pass;       /* S x nch accumulators, S x npass centre values */
+  double *acc, *pass;       /* S x nch completed outputs, S x npass their centre values */
   double *w1, *w2;          /* per slot: sum of the taps used, of their squares */
-  long i;                   /* next sample index in the segment */
+  long i;                   /* samples of the segment through the filter */
   long m0;                  /* first output of the segment (its centre is sample 0) */
-  long lo, done, hi;        /* outputs: [lo, done) complete, [done, hi) accumulating */
+  long lo, done;            /* outputs [lo, done) complete */
   int E;                    /* guard: samples left out at each file end */
-  double* ring;             /* the last E + DECIM_BLOCK samples (records of nch + npass), not yet filtered */
+  /* the ring: records (nch + npass values) of the segment's samples, the
+   * last 2K + D through the filter (the windows not complete yet read them)
+   * and, after them, up to R not yet through it (the guard's delay) */
+  double* ring;
+  int Rc;                   /* its capacity [records] */
+  int R;                    /* samples the delay holds at most: E + DECIM_BLOCK */
+  long wpos;                /* records placed so far: the next goes to slot wpos mod Rc */
+  long seg0;                /* where the segment's sample 0 was placed (as wpos counts) */
+  int rn, lead;             /* samples delayed (the last rn placed), leading samples to skip */
   double* scratch;          /* DYI_DECIM_WAIT records for samples left out */
-  int R;                    /* its capacity: E + DECIM_BLOCK records */
-  int rn, rpos, lead;       /* samples in the ring, its oldest, leading samples to skip */
+  const double** xs;        /* an output's window: 2K + 1 record pointers */
 };
 
 dyiDecim* dyi_decim_make(const dyiFir* f, int nch, int npass, int guard) {
@@ -319,132 +327,138 @@ dyiDecim* dyi_decim_make(const dyiFir* f, int nch, int npass, int guard) {
   if (Emax < 0) Emax = 0;
   d->E = guard <= 0 ? 0 : guard < Emax ? guard : (int)Emax;
   d->lead = d->E;
-  /* slots: the open outputs (a window and a block of samples) and the
-   * completed ones a caller may leave waiting (DYI_DECIM_WAIT pushes feed
-   * at most one block: DECIM_BLOCK / D + 1 outputs) */
+  /* slots: the outputs that complete at a segment's end (its delayed
+   * samples and a window) and the completed ones a caller may leave
+   * waiting (DYI_DECIM_WAIT pushes feed at most one block: DECIM_BLOCK / D
+   * + 1 outputs) */
   d->S = (2 * f->K + d->E) / f->D + 4 + 2 * DECIM_BLOCK + DYI_DECIM_WAIT;
   size_t S = (size_t)d->S;
+  d->R = d->E + DECIM_BLOCK;
+  d->Rc = d->R + 2 * f->K + f->D + 1;
   d->h = malloc(sizeof(double) * L);
+  d->xs = malloc(sizeof(double*) * L);
   d->acc = malloc(sizeof(double) * S * (size_t)(nch > 0 ? nch : 1));
   d->pass = malloc(sizeof(double) * S * (size_t)(npass > 0 ? npass : 1));
   d->w1 = malloc(sizeof(double) * S);
   d->w2 = malloc(sizeof(double) * S);
-  d->R = d->E + DECIM_BLOCK;
-  d->ring = malloc(sizeof(double) * (size_t)d->R * (rec > 0 ? rec : 1));
+  /* zeroed, and DECIM_LANES values beyond the last record: the channels'
+   * last vector may read past a record's channels (decim_dot) */
+  d->ring = calloc((size_t)d->Rc * rec + DECIM_LANES, sizeof(double));
   d->scratch = malloc(sizeof(double) * DYI_DECIM_WAIT * (rec > 0 ? rec : 1));
-  if (!d->h || !d->acc || !d->pass || !d->w1 || !d->w2 || !d->ring || !d->scratch) { dyi_decim_free(d); return NULL; }
+  if (!d->h || !d->xs || !d->acc || !d->pass || !d->w1 || !d->w2 || !d->ring || !d->scratch) {
+    dyi_decim_free(d);
+    return NULL;
+  }
   memcpy(d->h, f->h, sizeof(double) * L);
   return d;
 }
 
 void dyi_decim_free(dyiDecim* d) {
   if (!d) return;
-  free(d->h); free(d->acc); free(d->pass); free(d->w1); free(d->w2); free(d->ring); free(d->scratch);
+  free(d->h); free(d->xs); free(d->acc); free(d->pass); free(d->w1); free(d->w2); free(d->ring);
+  free(d->scratch);
   free(d);
 }
 
 int dyi_decim_guard(const dyiDecim* d) { return d->E; }
 
 long dyi_decim_size(const dyiDecim* d) {
-  return (long)d->S * (d->nch + d->npass + 2) + 2 * d->K + 1 + (long)(d->R + DYI_DECIM_WAIT) * (d->nch + d->npass);
+  return (long)d->S * (d->nch + d->npass + 2) + 2 * (2 * d->K + 1) +
+         (long)(d->Rc + DYI_DECIM_WAIT) * (d->nch + d->npass) + DECIM_LANES;
 }
 
-/* a[c] += t x[c], c < n: the filter's inner loop over channels. Built for
- * AVX-512, AVX2 and plain x86-64, the best chosen when the library loads
- * (GCC's target_clones); the operations per element are the same in every
- * version (no fused multiply-add: -std=c11 keeps contraction off), so the
- * results are bit for bit those of the plain loop. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("avx512f", "avx2", "default"), optimize("tree-vectorize")))
-#endif
-static void decim_axpy(double* restrict a, const double* restrict x, double t, int n) {
-  for (int c = 0; c < n; c++) a[c] += t * x[c];
-}
+/* a[c] = sum_j t[j] x_j[c] (c < n, j < nt, x_j = xs[j]), each sum from 0
+ * in the order of j, a multiply then an add per term: the roundings of
+ * adding the window's samples one by one in time order. Eight channels a
+ * vector, four vectors at a time (independent sums while each waits on
+ * its add); the last vector reads up to 7 values past x_j[n - 1] (the
+ * ring has them) and stores only its lanes below n. Built for AVX-512,
+ * AVX2 and plain x86-64 (util.h DY_CLONES): the same operations per
+ * element in each, no fused multiply-add (-std=c11 keeps contraction
+ * off), so the results are bit for bit the plain loop's. */
+typedef double decimVec __attribute__((vector_size(DECIM_LANES * sizeof(double))));
 
-/* a[c] += t_0 x_0[c]; ... a[c] += t_7 x_7[c] (c < n), the eight updates
- * of one element in that order: the same roundings as eight decim_axpy
- * calls, with one load and store of a per element instead of eight */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("avx512f", "avx2", "default"), optimize("tree-vectorize")))
-#endif
-static void decim_axpy8(double* restrict a, const double* const* xs, const double* t, int n) {
-  const double *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = xs[2], *restrict x3 = xs[3],
-               *restrict x4 = xs[4], *restrict x5 = xs[5], *restrict x6 = xs[6], *restrict x7 = xs[7];
-  const double t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3], t4 = t[4], t5 = t[5], t6 = t[6], t7 = t[7];
-  for (int c = 0; c < n; c++) {
-    double v = a[c];
-    v += t0 * x0[c]; v += t1 * x1[c]; v += t2 * x2[c]; v += t3 * x3[c];
-    v += t4 * x4[c]; v += t5 * x5[c]; v += t6 * x6[c]; v += t7 * x7[c];
-    a[c] = v;
-  }
-}
+/* vector v from, and its first n lanes to, unaligned doubles (memcpy: no
+ * vector passed or returned by value, whose ABI differs between clones) */
+#define DV_LOAD(v, p) memcpy(&(v), (p), sizeof(v))
+#define DV_STORE(p, v, n) do { \
+    if ((n) >= DECIM_LANES) memcpy((p), &(v), sizeof(v)); \
+    else for (int l_ = 0; l_ < (n); l_++) (p)[l_] = (v)[l_]; \
+  } while (0)
 
-/* Samples i .. i + nb - 1 of the segment (records x[b], pass-through
- * pass[b], nb <= DECIM_BLOCK) into the filter proper: the outputs whose
- * window reaches the last of them are started (zeroed), then every open
- * output takes the samples within its window, in time order (the order,
- * hence the roundings, of feeding them one by one) */
-static void decim_feed(dyiDecim* d, const double* const* x, const double* const* pass, int nb) {
-  const long i0 = d->i, D = d->D, K = d->K;
-  const int nch = d->nch;
-  while ((d->hi - d->m0) * D - K <= i0 + nb - 1) {   /* centre (m - m0) D <= i + K */
-    size_t s = (size_t)(d->hi % d->S);
-    memset(d->acc + s * (size_t)nch, 0, sizeof(double) * (size_t)nch);
-    d->w1[s] = d->w2[s] = 0;
-    d->hi++;
-  }
-  for (long m = d->done; m < d->hi; m++) {
-    const size_t s = (size_t)(m % d->S);
-    double* a = d->acc + s * (size_t)nch;
-    const double* xv[DECIM_BLOCK];
-    double tv[DECIM_BLOCK];
-    int nv = 0;
-    for (int b = 0; b < nb; b++) {
-      const long k = i0 + b - (m - d->m0) * D;
-      if (k < -K || k > K) continue;   /* outside the window of output m */
-      const double t = d->h[k + K];
-      tv[nv] = t; xv[nv++] = x[b];
-      d->w1[s] += t; d->w2[s] += t * t;
-      if (k == 0 && d->npass) memcpy(d->pass + s * (size_t)d->npass, pass[b], sizeof(double) * (size_t)d->npass);
+DY_CLONES
+static void decim_dot(double* restrict a, const double* const* xs, const double* t, int nt, int n) {
+  enum { V = DECIM_LANES };
+  int c = 0;
+  for (; c + 3 * V < n; c += 4 * V) {
+    decimVec v0 = {0}, v1 = {0}, v2 = {0}, v3 = {0}, x0, x1, x2, x3;
+    for (int j = 0; j < nt; j++) {
+      const double* x = xs[j] + c;
+      const double tj = t[j];
+      DV_LOAD(x0, x); DV_LOAD(x1, x + V); DV_LOAD(x2, x + 2 * V); DV_LOAD(x3, x + 3 * V);
+      v0 += tj * x0; v1 += tj * x1; v2 += tj * x2; v3 += tj * x3;
     }
-    if (nv == DECIM_BLOCK) decim_axpy8(a, xv, tv, nch);
-    else for (int u = 0; u < nv; u++) decim_axpy(a, xv[u], tv[u], nch);
+    DV_STORE(a + c, v0, V); DV_STORE(a + c + V, v1, V); DV_STORE(a + c + 2 * V, v2, V);
+    DV_STORE(a + c + 3 * V, v3, n - c - 3 * V);
   }
-  d->i = i0 + nb;
-  while (d->done < d->hi && (d->done - d->m0) * D + K < d->i) d->done++;
+  for (; c + V < n; c += 2 * V) {
+    decimVec v0 = {0}, v1 = {0}, x0, x1;
+    for (int j = 0; j < nt; j++) {
+      const double* x = xs[j] + c;
+      DV_LOAD(x0, x); DV_LOAD(x1, x + V);
+      v0 += t[j] * x0; v1 += t[j] * x1;
+    }
+    DV_STORE(a + c, v0, V); DV_STORE(a + c + V, v1, n - c - V);
+  }
+  if (c < n) {
+    decimVec v0 = {0}, x0;
+    for (int j = 0; j < nt; j++) { DV_LOAD(x0, xs[j] + c); v0 += t[j] * x0; }
+    DV_STORE(a + c, v0, n - c);
+  }
 }
 
-/* the oldest cnt samples of the ring into the filter, in blocks */
+/* Output m of the segment from its first kend samples (its window cut to
+ * them and to the segment's start): its channels, centre values, sums of
+ * taps and of their squares into its slot */
+static void decim_out(dyiDecim* d, long m, long kend) {
+  const long K = d->K, c = (m - d->m0) * d->D;
+  const long a = c - K < 0 ? 0 : c - K, b = c + K < kend ? c + K : kend - 1;
+  const int nt = (int)(b - a + 1);
+  const size_t rec = (size_t)(d->nch + d->npass), s = (size_t)(m % d->S);
+  const double* t = d->h + (a - c + K);
+  long p = (d->seg0 + a) % d->Rc;
+  double w1 = 0, w2 = 0;
+  for (int j = 0; j < nt; j++) {
+    d->xs[j] = d->ring + (size_t)p * rec;
+    if (++p == d->Rc) p = 0;
+    w1 += t[j]; w2 += t[j] * t[j];
+  }
+  decim_dot(d->acc + s * (size_t)d->nch, d->xs, t, nt, d->nch);
+  d->w1[s] = w1; d->w2[s] = w2;
+  if (d->npass)
+    memcpy(d->pass + s * (size_t)d->npass, d->xs[c - a] + d->nch, sizeof(double) * (size_t)d->npass);
+}
+
+/* the oldest cnt delayed samples through the filter: the outputs whose
+ * window they complete are computed */
 static void ring_feed(dyiDecim* d, int cnt) {
-  const int rec = d->nch + d->npass;
-  while (cnt > 0) {
-    const double* x[DECIM_BLOCK];
-    const double* p[DECIM_BLOCK];
-    int nb = 0;
-    for (; nb < DECIM_BLOCK && nb < cnt; nb++) {
-      const double* slot = d->ring + (size_t)((d->rpos + nb) % d->R) * (size_t)rec;
-      x[nb] = slot; p[nb] = slot + d->nch;
-    }
-    decim_feed(d, x, p, nb);
-    d->rpos = (d->rpos + nb) % d->R;
-    d->rn -= nb;
-    cnt -= nb;
-  }
+  d->rn -= cnt;
+  d->i += cnt;
+  while ((d->done - d->m0) * d->D + d->K < d->i) { decim_out(d, d->done, d->i); d->done++; }
 }
 
 int dyi_decim_reserve(dyiDecim* d, int k, double** rec) {
   if (k < 0 || k > DYI_DECIM_WAIT) return -1;
-  if (d->hi - d->lo + DECIM_BLOCK / d->D + 2 > d->S) return -1;   /* a block might not find slots */
+  if (d->done - d->lo + DECIM_BLOCK / d->D + 2 > d->S) return -1;   /* a block might not find slots */
   const size_t r = (size_t)(d->nch + d->npass);
   /* the file's first E samples are left out: written to scratch */
   int skip = d->lead < k ? d->lead : k;
   for (int b = 0; b < skip; b++) rec[b] = d->scratch + (size_t)b * r;
-  /* the rest delayed by E to E + DECIM_BLOCK - 1 samples: a full ring
-   * sends its oldest into the filter (DECIM_BLOCK at a time when the
-   * samples come in blocks) */
+  /* the rest delayed by E to E + DECIM_BLOCK - 1 samples: a full delay
+   * sends its oldest through the filter */
   const int m = k - skip;
   if (d->rn + m > d->R) ring_feed(d, d->rn + m - d->R);
-  for (int b = 0; b < m; b++) rec[skip + b] = d->ring + (size_t)((d->rpos + d->rn + b) % d->R) * r;
+  for (int b = 0; b < m; b++) rec[skip + b] = d->ring + (size_t)((d->wpos + b) % d->Rc) * r;
   return 0;
 }
 
@@ -452,6 +466,7 @@ void dyi_decim_commit(dyiDecim* d, int k) {
   int skip = d->lead < k ? d->lead : k;
   d->lead -= skip;
   d->rn += k - skip;
+  d->wpos += k - skip;
 }
 
 int dyi_decim_push(dyiDecim* d, const double* x, const double* pass) {
@@ -467,15 +482,13 @@ void dyi_decim_end(dyiDecim* d, int file_end) {
   /* the delayed samples beyond the last E are data; the last E too unless
    * the segment ends a file */
   ring_feed(d, file_end ? (d->rn > d->E ? d->rn - d->E : 0) : d->rn);
-  d->rn = 0; d->rpos = 0;
+  /* the outputs centred in the segment, their windows cut at its end */
+  while (d->i > 0 && (d->done - d->m0) * d->D <= d->i - 1) { decim_out(d, d->done, d->i); d->done++; }
+  d->rn = 0;
   d->lead = file_end ? d->E : 0;
-  if (d->i > 0) {
-    long last = (d->i - 1) / d->D;           /* outputs centred in the segment */
-    if (d->hi > d->m0 + last + 1) d->hi = d->m0 + last + 1;
-    d->done = d->hi;
-  }
-  d->m0 = d->hi;
+  d->m0 = d->done;
   d->i = 0;
+  d->seg0 = d->wpos;
 }
 
 int dyi_decim_pop(dyiDecim* d, double* y, double* pass, double* relvar) {

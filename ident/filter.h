@@ -104,11 +104,14 @@ long dyi_zpf_capacity(const dyiZpf* z);
  * decimated Nyquist frequency fs / (2 D), so nothing aliases into the
  * band) at 60 dB, passband up to 0.4 fstop flat to 1e-3, DC gain 1:
  *     K = ceil((A - 8) / (2 * 2.285 * 2 pi (fstop - fpass) / fs)), A = 60.
- * Streaming by scatter: each input sample is added, times its tap, into
- * the accumulators of the outputs whose window holds it (about
- * (2K + 1) / D of them), so memory is (2K / D + 3) x channels doubles and
- * the work (2K + 1) / D multiply-adds per channel and input sample (plus
- * a delay line of guard samples, below).
+ * Streaming: the last 2K + D samples are kept (with a delay line of guard
+ * samples, below) and each output is computed once its window is
+ * complete, y_m = sum_k h_k x_(mD+k), summed in time order: memory
+ * (2K + guard + D + 9) x channels doubles, the work (2K + 1) / D
+ * multiply-adds per channel and input sample, the window's samples read
+ * from cache once per output instead of an accumulator per output read
+ * and written once per sample (2e5 samples of 197 channels at D = 2, 27
+ * taps: 66 -> 48 ms).
  * At the ends of a segment (a log, or a stretch between held-out blocks)
  * the window is truncated to the samples present and renormalised to DC
  * gain 1: still one linear filter for torque and columns, no data made up
