@@ -157,6 +157,7 @@ static dyiRows* rows_make(const dyModel* m, const dyiBase* b, unsigned jsel, cha
   w->y = malloc(sizeof(double) * (size_t)w->nch);
   w->pass = malloc(sizeof(double) * (size_t)(2 + n));
   w->rb = dyi_regressor_batch_make(m, b->friction);
+  if (w->rb && jsel != ~0u) dyi_regressor_rows(w->rb, jsel);   /* its joints' rows alone */
   w->pmem = chunks_make(&w->pend, 1, n);
   if (!w->y || !w->pass || !w->rb || !w->pmem || rows_fixed(w, b)) goto oom;
   w->var_factor = 1;
@@ -254,12 +255,14 @@ static void rows_map(const dyiRows* w, const double* restrict Y, int nb, double*
 }
 
 /* the held parameters' torque off the torques x[b][0..n) of the chunk's
- * samples: tau_j -= sum_i Y(j, k_i) v_i (regressor lanes Y as rows_map's) */
+ * samples: tau_j -= sum_i Y(j, k_i) v_i (regressor lanes Y as rows_map's;
+ * the stage's joints only, whose rows Y holds) */
 static void rows_unfix(const dyiRows* w, const double* Y, int nb, double* const* x) {
   enum { B = DY_BATCH_LANES };
   const int n = w->n;
   for (int i = 0; i < w->nfix; i++)
     for (int j = 0; j < n; j++) {
+      if (!(w->jsel >> j & 1u)) continue;
       const double v = w->fixv[i], *y = Y + ((size_t)w->fixk[i] * (size_t)n + (size_t)j) * B;
       for (int b = 0; b < nb; b++) x[b][j] -= v * y[b];
     }

@@ -147,7 +147,9 @@ struct dyiRegBatch_ {
   double NF[DY_NPAR_LINK][6][B];          /* body regressor of link k: n (0-2), f (3-5) */
   dyBatch* kin;                           /* q, qd, qdd and the kinematics of the chunk */
   double* Y;                              /* the chunk: (j, c) of lane b at Y[(c n + j) B + b] */
+  size_t ysz;                             /* its bytes */
   int n, ncol, friction;
+  unsigned rows;                          /* joints whose rows dyi_regressor_lanes computes (bit j) */
 };
 
 dyiRegBatch* dyi_regressor_batch_make(const dyModel* m, int friction) {
@@ -156,12 +158,18 @@ dyiRegBatch* dyi_regressor_batch_make(const dyModel* m, int friction) {
   if (!w) return NULL;
   memset(w, 0, sizeof *w);
   w->n = m->n; w->friction = friction != 0; w->ncol = dyi_ncols(m, friction);
-  size_t sz = ((size_t)w->ncol * (size_t)m->n * B * sizeof(double) + 63) / 64 * 64;
+  w->rows = ~0u;
+  w->ysz = ((size_t)w->ncol * (size_t)m->n * B * sizeof(double) + 63) / 64 * 64;
   w->kin = dy_make_batch(m);
-  w->Y = aligned_alloc(64, sz);
+  w->Y = aligned_alloc(64, w->ysz);
   if (!w->kin || !w->Y) { dyi_regressor_batch_free(w); return NULL; }
-  memset(w->Y, 0, sz);   /* the structural zeros, never written again */
+  memset(w->Y, 0, w->ysz);   /* the structural zeros, never written again */
   return w;
+}
+
+void dyi_regressor_rows(dyiRegBatch* w, unsigned rows) {
+  w->rows = rows;
+  memset(w->Y, 0, w->ysz);   /* the rows left out: zero, never written */
 }
 
 void dyi_regressor_batch_free(dyiRegBatch* w) {
@@ -241,28 +249,35 @@ static void zero_chunk(double* Y, size_t ld, int n, int friction) {
 }
 
 /* the regressor of the loaded chunk (the kinematics done) into Y, entry
- * (i, c) of lane b at Y[(c n + i) ld + b], the structural zeros not
- * written; every statement runs in a loop over the B lanes, which the
- * compiler vectorises */
+ * (i, c) of lane b at Y[(c n + i) ld + b], the rows of the joints in rows
+ * (bit i) only, the structural zeros not written; every statement runs in
+ * a loop over the B lanes, which the compiler vectorises. Row j needs the
+ * axis of joint j carried to each link k >= j and link k's body regressor:
+ * a link below every chosen joint is skipped. */
 DY_CLONES
-static void reg_chunk(const dyModel* m, dyiRegBatch* restrict w, double* restrict Y, size_t ld) {
+static void reg_chunk(const dyModel* m, dyiRegBatch* restrict w, double* restrict Y, size_t ld,
+                      unsigned rows) {
   const int n = m->n;
   const dyBatch* K = w->kin;
   for (int k = 0; k < n; k++) {
+    if (!(rows & ((2u << k) - 1))) continue;   /* no chosen joint at or below link k */
     const double ca = m->cos_alpha[k], sa = m->sin_alpha[k], p0 = m->dh_a[k];
     for (int j = 0; j < k; j++)
-      for (int b = 0; b < B; b++) carry_lane(w->S[j], K, k, b, ca, sa, p0);
+      if (rows >> j & 1u)
+        for (int b = 0; b < B; b++) carry_lane(w->S[j], K, k, b, ca, sa, p0);
     const double rev = m->jnt_type[k] == DY_REVOLUTE;
     for (int b = 0; b < B; b++) {
       w->S[k][0][b] = w->S[k][1][b] = w->S[k][3][b] = w->S[k][4][b] = 0;
       w->S[k][2][b] = rev; w->S[k][5][b] = 1 - rev;
     }
     for (int b = 0; b < B; b++) body_lane(w->NF, K, k, b);
-    for (int j = 0; j <= k; j++) project_joint(Y, ld, n, (const double (*)[B])w->S[j],
-                                               (const double (*)[6][B])w->NF, j, k);
+    for (int j = 0; j <= k; j++)
+      if (rows >> j & 1u)
+        project_joint(Y, ld, n, (const double (*)[B])w->S[j], (const double (*)[6][B])w->NF, j, k);
   }
   if (!w->friction) return;
   for (int j = 0; j < n; j++) {   /* IA qdd, FV qd, FC sign(qd), FO on row j */
+    if (!(rows >> j & 1u)) continue;
     double* Yj = Y + ((size_t)(DY_NPAR_LINK*n + DY_NPAR_JNT*j) * (size_t)n + (size_t)j) * ld;
     const size_t cs = (size_t)n * ld;
     for (int b = 0; b < B; b++) {
@@ -280,12 +295,18 @@ static void reg_chunk(const dyModel* m, dyiRegBatch* restrict w, double* restric
   }
 }
 
-const double* dyi_regressor_lanes(const dyModel* m, dyiRegBatch* w, int nb, const double* q,
-                                  const double* qd, const double* qdd, int ld) {
+/* dyi_regressor_lanes with the rows of the joints in rows */
+static const double* lanes_rows(const dyModel* m, dyiRegBatch* w, int nb, const double* q, const double* qd,
+                                const double* qdd, int ld, unsigned rows) {
   dy_batch_load(m, w->kin, nb, q, qd, qdd, ld);
   dy_kinematics_batch(m, w->kin, nb);
-  reg_chunk(m, w, w->Y, B);
+  reg_chunk(m, w, w->Y, B, rows);
   return w->Y;
+}
+
+const double* dyi_regressor_lanes(const dyModel* m, dyiRegBatch* w, int nb, const double* q,
+                                  const double* qd, const double* qdd, int ld) {
+  return lanes_rows(m, w, nb, q, qd, qdd, ld, w->rows);
 }
 
 void dyi_regressor_batch(const dyModel* m, dyiRegBatch* w, int K, const double* q, const double* qd,
@@ -296,12 +317,11 @@ void dyi_regressor_batch(const dyModel* m, dyiRegBatch* w, int K, const double* 
     if (nb == B) {   /* a full chunk: straight into Y */
       dy_batch_load(m, w->kin, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
       dy_kinematics_batch(m, w->kin, nb);
-      reg_chunk(m, w, Y + k0, (size_t)K);
+      reg_chunk(m, w, Y + k0, (size_t)K, ~0u);
       zero_chunk(Y + k0, (size_t)K, m->n, w->friction);
       continue;
     }
-    const double* L = dyi_regressor_lanes(m, w, nb, q + k0, qd ? qd + k0 : NULL,
-                                          qdd ? qdd + k0 : NULL, K);
+    const double* L = lanes_rows(m, w, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K, ~0u);
     for (size_t e = 0; e < ne; e++)
       for (int b = 0; b < nb; b++) Y[e * (size_t)K + (size_t)(k0 + b)] = L[e*B + (size_t)b];
   }

@@ -56,6 +56,15 @@ void dyi_regressor_batch(const dyModel* m, dyiRegBatch* w, int K, const double* 
 const double* dyi_regressor_lanes(const dyModel* m, dyiRegBatch* w, int nb, const double* q,
                                   const double* qd, const double* qdd, int ld);
 
+/* From now on dyi_regressor_lanes computes the rows of the joints in rows
+ * only (bit i for row i; all of them after dyi_regressor_batch_make), the
+ * same entries as in a whole regressor; the other rows are not to be read
+ * (zero, or the coupled motors' columns). A worker that folds some
+ * joints' equations needs their rows alone: for 3 of 7 joints a third of
+ * the axis transforms and projections. dyi_regressor_batch always gives
+ * every row. */
+void dyi_regressor_rows(dyiRegBatch* w, unsigned rows);
+
 /* Timing of dyi_regressor for `make bench`: runs nsamples regressors at
  * varying states and returns the mean CPU time of the calling thread per sample (CPU time, not wall time: the machine may be shared) (one n x
  * dyi_ncols block, i.e. n rows) [s]. Y: scratch of n * dyi_ncols doubles. */

@@ -164,6 +164,51 @@ static void other_inputs(void) {
   dy_free_model(m);
 }
 
+/* dyi_regressor_rows: the chosen joints' rows of dyi_regressor_lanes bit
+ * for bit those of a whole regressor of the same states, the others zero
+ * (no coupled motors here), on a random 7-joint chain with friction and
+ * several choices (a worker's joints, one distal joint, the base alone);
+ * dyi_regressor_batch on the same workspace still gives every row */
+static void rows_chosen(void) {
+  enum { B = DY_BATCH_LANES };
+  dyModel* m = th_random_model(7, 0.3, 0.5, 1);
+  const int n = m->n, nc = dyi_ncols(m, 1);
+  dyiRegBatch *all = dyi_regressor_batch_make(m, 1), *part = dyi_regressor_batch_make(m, 1);
+  double q[7 * B], qd[7 * B], qdd[7 * B];
+  const unsigned sel[4] = {0x4b, 0x34, 0x40, 0x01};
+  for (int is = 0; is < 4; is++) {
+    for (int i = 0; i < n * B; i++) {
+      q[i] = th_uniform(-M_PI, M_PI); qd[i] = th_uniform(-2, 2); qdd[i] = th_uniform(-5, 5);
+    }
+    dyi_regressor_rows(part, sel[is]);
+    const double* Ya = dyi_regressor_lanes(m, all, B, q, qd, qdd, B);
+    const double* Yp = dyi_regressor_lanes(m, part, B, q, qd, qdd, B);
+    long same = 0, zero = 0, want_same = 0, want_zero = 0;
+    for (int c = 0; c < nc; c++)
+      for (int i = 0; i < n; i++)
+        for (int b = 0; b < B; b++) {
+          const size_t e = ((size_t)c * (size_t)n + (size_t)i) * B + (size_t)b;
+          if (sel[is] >> i & 1u) { want_same++; same += Yp[e] == Ya[e]; }
+          else { want_zero++; zero += Yp[e] == 0; }
+        }
+    CHECK(same == want_same && zero == want_zero, "regressor rows %#x: %ld of %ld entries as the whole "
+          "regressor's, %ld of %ld others zero", sel[is], same, want_same, zero, want_zero);
+  }
+  /* the batch form on the restricted workspace: every row (8 + 3 states: a partial chunk too) */
+  const int K = B + 3;
+  double qk[7 * (B + 3)], qdk[7 * (B + 3)], qddk[7 * (B + 3)];
+  for (int i = 0; i < n * K; i++) { qk[i] = th_uniform(-3, 3); qdk[i] = th_uniform(-2, 2); qddk[i] = th_uniform(-5, 5); }
+  double* Y1 = malloc(sizeof(double) * (size_t)(2 * n * nc * K));
+  dyi_regressor_batch(m, all, K, qk, qdk, qddk, Y1);
+  dyi_regressor_batch(m, part, K, qk, qdk, qddk, Y1 + (size_t)n * nc * K);
+  long diff = 0;
+  for (long e = 0; e < (long)n * nc * K; e++) diff += Y1[e] != Y1[(size_t)n * nc * K + (size_t)e];
+  CHECK(diff == 0, "dyi_regressor_batch after dyi_regressor_rows: every row (%ld entries differ)", diff);
+  free(Y1);
+  dyi_regressor_batch_free(all); dyi_regressor_batch_free(part);
+  dy_free_model(m);
+}
+
 /* distance of v from libm's r in units in the last place of r */
 static double ulps(double r, double v) {
   const double u = nextafter(fabs(r), INFINITY) - fabs(r);
@@ -221,6 +266,7 @@ int main(void) {
       }
 
   other_inputs();
+  rows_chosen();
 
   th_each_shipped(shipped);
 
