@@ -688,13 +688,14 @@ fail:   /* no thread: the rows are read on the calling thread as before */
   return -1;
 }
 
-int dyi_lograw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
+/* the read-ahead's next row as it packed it (ahead_pack; valid until the
+ * next call): 1, 0 at the end, -1 (err); r has a read-ahead */
+static int ahead_next(dyiLogRaw* r, const double** rec, char* err, int errsz) {
   rawAhead* a = r->ahead;
-  if (!a) return raw_next(r, row, err, errsz);
   for (;;) {
     if (a->have) {
       const int b = a->cur;
-      if (a->pos < a->cnt[b]) { ahead_unpack(row, a->buf[b] + ahead_rec(r->n) * (size_t)a->pos++, r->n); return 1; }
+      if (a->pos < a->cnt[b]) { *rec = a->buf[b] + ahead_rec(r->n) * (size_t)a->pos++; return 1; }
       int rc = a->rc[b];
       if (rc != 1) {   /* the end or an error: the thread has stopped */
         if (rc < 0) snprintf(err, (size_t)errsz, "%s", a->err[b]);
@@ -712,6 +713,14 @@ int dyi_lograw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
     pthread_mutex_unlock(&a->mu);
     a->have = 1;
   }
+}
+
+int dyi_lograw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
+  if (!r->ahead) return raw_next(r, row, err, errsz);
+  const double* rec;
+  const int rc = ahead_next(r, &rec, err, errsz);
+  if (rc == 1) ahead_unpack(row, rec, r->n);
+  return rc;
 }
 
 int dyi_lograw_logged(const dyiLogRaw* r) { return r->logged; }
@@ -1110,6 +1119,16 @@ static void cache_put(dyiLogReader* r, const dyiLogRow* row) {
   r->ncache++;
 }
 
+/* a row as the read-ahead packed it (ahead_pack) into the cache, which
+ * has room: its values as they are, its row and line */
+_Static_assert(sizeof(long) == sizeof(double), "the read-ahead packs row and line as a double's bits");
+static void cache_put_packed(dyiLogReader* r, const double* rec) {
+  const size_t nv = cache_rec(r);
+  memcpy(r->cv + nv * (size_t)r->ncache, rec + 2, sizeof(double) * nv);
+  memcpy(r->cl + 2 * r->ncache, rec, 2 * sizeof(long));
+  r->ncache++;
+}
+
 /* cached row i into row (its n joints' values, as the raw reader gives them) */
 static void cache_get(const dyiLogReader* r, long i, dyiLogRow* row) {
   row_unpack(row, r->cv + cache_rec(r) * (size_t)i, r->n);
@@ -1362,12 +1381,23 @@ static int band_cached(dyiLogReader* r, dyiBand* b, int deriv) {
   dyiLogRow row;
   long long total;
   int full = 0;
+  /* with a read-ahead, its packed rows straight into the cache (no copy
+   * through a dyiLogRow and back) and the meter's column read there */
+  const size_t col = deriv == 0 ? 1 + 2 * (size_t)r->n : deriv == 1 ? 1 + (size_t)r->n : 1;
   for (;;) {
     if (cache_room(r)) { full = 1; break; }   /* the read resumes at the raw reader's next row */
-    const int rc = dyi_lograw_next(r->raw, &row, r->cache_err, sizeof r->cache_err);
+    int rc;
+    const double* x = NULL;
+    if (r->raw->ahead) {
+      const double* rec;
+      rc = ahead_next(r->raw, &rec, r->cache_err, sizeof r->cache_err);
+      if (rc == 1) { cache_put_packed(r, rec); x = rec + 2 + col; }
+    } else {
+      rc = dyi_lograw_next(r->raw, &row, r->cache_err, sizeof r->cache_err);
+      if (rc == 1) { cache_put(r, &row); x = band_col(&row, deriv); }
+    }
     if (rc != 1) { r->cache_rc = rc; break; }
-    cache_put(r, &row);
-    dyi_band_push(b, band_col(&row, deriv));
+    dyi_band_push(b, x);
   }
   dyi_lograw_progress(r->raw, &r->cache_done, &total);
   return full;
