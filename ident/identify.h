@@ -66,7 +66,7 @@ dyiEstim* dyi_identify_logs(const dyModel* m, const dyiBase* b, dyiLogReader* co
  * it is).
  * Rows with a truncated window at the ends of a segment get the weight
  * 1 / sqrt(relative variance); joints flagged slow at the output's centre
- * sample get weight 0. Memory: the FIR's taps and (2K / D + 3) records. */
+ * sample get weight 0. Memory: the FIR's taps and ~2K + guard records. */
 typedef struct dyiRows_ dyiRows;
 dyiRows* dyi_rows_make(const dyModel* m, const dyiBase* b, char* err, int errsz);
 void dyi_rows_free(dyiRows* w);
