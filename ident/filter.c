@@ -7,6 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Vectors of VEC_LANES doubles (GCC's vector extension, also clang's) for
+ * the decimator and the bandwidth meter, loaded and stored through memcpy:
+ * unaligned, and no vector passed or returned by value, whose ABI differs
+ * between the clones of a function (util.h DY_CLONES). VEC_STORE_N stores
+ * the first n lanes only (all of them for n >= VEC_LANES). */
+#define VEC_LANES 8
+typedef double fvec __attribute__((vector_size(VEC_LANES * sizeof(double))));
+#define VEC_LOAD(v, p) memcpy(&(v), (p), sizeof(fvec))
+#define VEC_STORE(p, v) memcpy((p), &(v), sizeof(fvec))
+#define VEC_STORE_N(p, v, n) do { \
+    if ((n) >= VEC_LANES) VEC_STORE(p, v); \
+    else for (int l_ = 0; l_ < (n); l_++) (p)[l_] = (v)[l_]; \
+  } while (0)
+
 int dyi_butter_design(dyiButter* f, int order, double fc, double fs) {
   if (order < 1 || order > 2*DYI_MAXSEC || !(fs > 0) || !(fc > 0) || !(fc < 0.5*fs))
     return -1;
@@ -291,7 +305,6 @@ void dyi_fir_free(dyiFir* f) { free(f->h); f->h = NULL; }
 
 double dyi_fir_var_factor(const dyiFir* f) { return 1.0 / (f->D * f->gain2); }
 
-#define DECIM_LANES 8   /* channels a vector of decim_dot holds */
 #define DECIM_BLOCK 8   /* samples the guard's delay line releases at a time */
 
 struct dyiDecim_ {
@@ -341,9 +354,9 @@ dyiDecim* dyi_decim_make(const dyiFir* f, int nch, int npass, int guard) {
   d->pass = malloc(sizeof(double) * S * (size_t)(npass > 0 ? npass : 1));
   d->w1 = malloc(sizeof(double) * S);
   d->w2 = malloc(sizeof(double) * S);
-  /* zeroed, and DECIM_LANES values beyond the last record: the channels'
+  /* zeroed, and VEC_LANES values beyond the last record: the channels'
    * last vector may read past a record's channels (decim_dot) */
-  d->ring = calloc((size_t)d->Rc * rec + DECIM_LANES, sizeof(double));
+  d->ring = calloc((size_t)d->Rc * rec + VEC_LANES, sizeof(double));
   d->scratch = malloc(sizeof(double) * DYI_DECIM_WAIT * (rec > 0 ? rec : 1));
   if (!d->h || !d->xs || !d->acc || !d->pass || !d->w1 || !d->w2 || !d->ring || !d->scratch) {
     dyi_decim_free(d);
@@ -364,57 +377,40 @@ int dyi_decim_guard(const dyiDecim* d) { return d->E; }
 
 long dyi_decim_size(const dyiDecim* d) {
   return (long)d->S * (d->nch + d->npass + 2) + 2 * (2 * d->K + 1) +
-         (long)(d->Rc + DYI_DECIM_WAIT) * (d->nch + d->npass) + DECIM_LANES;
+         (long)(d->Rc + DYI_DECIM_WAIT) * (d->nch + d->npass) + VEC_LANES;
 }
 
-/* a[c] = sum_j t[j] x_j[c] (c < n, j < nt, x_j = xs[j]), each sum from 0
- * in the order of j, a multiply then an add per term: the roundings of
- * adding the window's samples one by one in time order. Eight channels a
- * vector, four vectors at a time (independent sums while each waits on
- * its add); the last vector reads up to 7 values past x_j[n - 1] (the
- * ring has them) and stores only its lanes below n. Built for AVX-512,
- * AVX2 and plain x86-64 (util.h DY_CLONES): the same operations per
- * element in each, no fused multiply-add (-std=c11 keeps contraction
- * off), so the results are bit for bit the plain loop's. */
-typedef double decimVec __attribute__((vector_size(DECIM_LANES * sizeof(double))));
+/* a[c] = sum_j t[j] x_j[c] (c < n, j < nt, x_j = xs[j]) for nv vectors of
+ * channels from c0 (nv a constant where it is inlined: the sums stay in
+ * registers), each sum from 0 in the order of j, a multiply then an add
+ * per term: the roundings of adding the window's samples one by one in
+ * time order. The last vector reads up to 7 values past x_j[n - 1] (the
+ * ring has them) and stores only its lanes below n. */
+static inline __attribute__((always_inline)) void dot_vectors(double* restrict a, const double* const* xs,
+                                                             const double* t, int nt, int n, int c0, int nv) {
+  fvec v[4] = {{0}}, x;
+  for (int j = 0; j < nt; j++) {
+    const double* p = xs[j] + c0;
+#pragma GCC unroll 4
+    for (int u = 0; u < nv; u++) { VEC_LOAD(x, p + u * VEC_LANES); v[u] += t[j] * x; }
+  }
+#pragma GCC unroll 4
+  for (int u = 0; u < nv; u++) VEC_STORE_N(a + c0 + u * VEC_LANES, v[u], n - c0 - u * VEC_LANES);
+}
 
-/* vector v from, and its first n lanes to, unaligned doubles (memcpy: no
- * vector passed or returned by value, whose ABI differs between clones) */
-#define DV_LOAD(v, p) memcpy(&(v), (p), sizeof(v))
-#define DV_STORE(p, v, n) do { \
-    if ((n) >= DECIM_LANES) memcpy((p), &(v), sizeof(v)); \
-    else for (int l_ = 0; l_ < (n); l_++) (p)[l_] = (v)[l_]; \
-  } while (0)
-
+/* the window's sums for all n channels (dot_vectors): four vectors at a
+ * time (independent sums while each waits on its add), then the two or
+ * one left. Built for AVX-512, AVX2 and plain x86-64 (util.h DY_CLONES):
+ * the same operations per element in each, no fused multiply-add
+ * (-std=c11 keeps contraction off), so the results are bit for bit the
+ * plain loop's. */
 DY_CLONES
 static void decim_dot(double* restrict a, const double* const* xs, const double* t, int nt, int n) {
-  enum { V = DECIM_LANES };
+  enum { V = VEC_LANES };
   int c = 0;
-  for (; c + 3 * V < n; c += 4 * V) {
-    decimVec v0 = {0}, v1 = {0}, v2 = {0}, v3 = {0}, x0, x1, x2, x3;
-    for (int j = 0; j < nt; j++) {
-      const double* x = xs[j] + c;
-      const double tj = t[j];
-      DV_LOAD(x0, x); DV_LOAD(x1, x + V); DV_LOAD(x2, x + 2 * V); DV_LOAD(x3, x + 3 * V);
-      v0 += tj * x0; v1 += tj * x1; v2 += tj * x2; v3 += tj * x3;
-    }
-    DV_STORE(a + c, v0, V); DV_STORE(a + c + V, v1, V); DV_STORE(a + c + 2 * V, v2, V);
-    DV_STORE(a + c + 3 * V, v3, n - c - 3 * V);
-  }
-  for (; c + V < n; c += 2 * V) {
-    decimVec v0 = {0}, v1 = {0}, x0, x1;
-    for (int j = 0; j < nt; j++) {
-      const double* x = xs[j] + c;
-      DV_LOAD(x0, x); DV_LOAD(x1, x + V);
-      v0 += t[j] * x0; v1 += t[j] * x1;
-    }
-    DV_STORE(a + c, v0, V); DV_STORE(a + c + V, v1, n - c - V);
-  }
-  if (c < n) {
-    decimVec v0 = {0}, x0;
-    for (int j = 0; j < nt; j++) { DV_LOAD(x0, xs[j] + c); v0 += t[j] * x0; }
-    DV_STORE(a + c, v0, n - c);
-  }
+  for (; c + 3 * V < n; c += 4 * V) dot_vectors(a, xs, t, nt, n, c, 4);
+  if (c + V < n) { dot_vectors(a, xs, t, nt, n, c, 2); c += 2 * V; }
+  if (c < n) dot_vectors(a, xs, t, nt, n, c, 1);
 }
 
 /* Output m of the segment from its first kend samples (its window cut to
@@ -534,7 +530,7 @@ struct dyiBand_ {
 };
 
 #define BAND_RING_MAXBYTES (32L << 20)   /* the delay lines at most */
-#define BAND_LANES 8                     /* lanes a vector of the cascade holds */
+#define BAND_LANES VEC_LANES             /* lanes a vector of the cascade holds */
 #define BAND_BATCH 64                    /* samples through the cascades at once */
 
 /* the noise meter: fourth differences of each raw channel (white noise of
@@ -677,34 +673,30 @@ static void band_noise(dyiBand* b, const double* x) {
  * registers through the S samples (with the usual 2 sections, order 4:
  * the loads of a per-sample pass over the lanes were the cost), built
  * per vector width (util.h DY_CLONES). */
-typedef double bandVec __attribute__((vector_size(BAND_LANES * sizeof(double))));
-#define BV_LOAD(v, p) memcpy(&(v), (p), sizeof(bandVec))
-#define BV_STORE(p, v) memcpy((p), &(v), sizeof(bandVec))
-
 DY_CLONES
 static void band_cascade2(const double* restrict cf, double* restrict z, double* restrict V, size_t P, int S) {
   for (size_t l0 = 0; l0 < P; l0 += BAND_LANES) {
     const double* c = cf + l0;
     double* zz = z + l0;
-    bandVec b0, b1, b2, a1, a2, d0, d1, d2, e1, e2, p0, p1, q0, q1, r0, r1, t0, t1;
-    BV_LOAD(b0, c); BV_LOAD(b1, c + P); BV_LOAD(b2, c + 2 * P); BV_LOAD(a1, c + 3 * P); BV_LOAD(a2, c + 4 * P);
-    BV_LOAD(d0, c + 5 * P); BV_LOAD(d1, c + 6 * P); BV_LOAD(d2, c + 7 * P); BV_LOAD(e1, c + 8 * P);
-    BV_LOAD(e2, c + 9 * P);
-    BV_LOAD(p0, zz); BV_LOAD(p1, zz + P); BV_LOAD(q0, zz + 2 * P); BV_LOAD(q1, zz + 3 * P);
-    BV_LOAD(r0, zz + 4 * P); BV_LOAD(r1, zz + 5 * P); BV_LOAD(t0, zz + 6 * P); BV_LOAD(t1, zz + 7 * P);
+    fvec b0, b1, b2, a1, a2, d0, d1, d2, e1, e2, p0, p1, q0, q1, r0, r1, t0, t1;
+    VEC_LOAD(b0, c); VEC_LOAD(b1, c + P); VEC_LOAD(b2, c + 2 * P); VEC_LOAD(a1, c + 3 * P); VEC_LOAD(a2, c + 4 * P);
+    VEC_LOAD(d0, c + 5 * P); VEC_LOAD(d1, c + 6 * P); VEC_LOAD(d2, c + 7 * P); VEC_LOAD(e1, c + 8 * P);
+    VEC_LOAD(e2, c + 9 * P);
+    VEC_LOAD(p0, zz); VEC_LOAD(p1, zz + P); VEC_LOAD(q0, zz + 2 * P); VEC_LOAD(q1, zz + 3 * P);
+    VEC_LOAD(r0, zz + 4 * P); VEC_LOAD(r1, zz + 5 * P); VEC_LOAD(t0, zz + 6 * P); VEC_LOAD(t1, zz + 7 * P);
     for (int s = 0; s < S; s++) {
       double* v = V + (size_t)s * P + l0;
-      bandVec x, y;
-      BV_LOAD(x, v);
+      fvec x, y;
+      VEC_LOAD(x, v);
       /* pass 1, section 0 (b, a) then 1 (d, e); pass 2 the same */
       y = b0 * x + p0; p0 = b1 * x - a1 * y + p1; p1 = b2 * x - a2 * y; x = y;
       y = d0 * x + q0; q0 = d1 * x - e1 * y + q1; q1 = d2 * x - e2 * y; x = y;
       y = b0 * x + r0; r0 = b1 * x - a1 * y + r1; r1 = b2 * x - a2 * y; x = y;
       y = d0 * x + t0; t0 = d1 * x - e1 * y + t1; t1 = d2 * x - e2 * y; x = y;
-      BV_STORE(v, x);
+      VEC_STORE(v, x);
     }
-    BV_STORE(zz, p0); BV_STORE(zz + P, p1); BV_STORE(zz + 2 * P, q0); BV_STORE(zz + 3 * P, q1);
-    BV_STORE(zz + 4 * P, r0); BV_STORE(zz + 5 * P, r1); BV_STORE(zz + 6 * P, t0); BV_STORE(zz + 7 * P, t1);
+    VEC_STORE(zz, p0); VEC_STORE(zz + P, p1); VEC_STORE(zz + 2 * P, q0); VEC_STORE(zz + 3 * P, q1);
+    VEC_STORE(zz + 4 * P, r0); VEC_STORE(zz + 5 * P, r1); VEC_STORE(zz + 6 * P, t0); VEC_STORE(zz + 7 * P, t1);
   }
 }
 
@@ -754,17 +746,17 @@ static void band_sums(const double* V, size_t P, int t0, int S, long n0, int nch
   for (int c0 = 0; c0 < nch; c0 += BAND_LANES) {
     const int m = nch - c0 < BAND_LANES ? nch - c0 : BAND_LANES;
     long pos = L > 0 ? (n0 + t0) % L : 0;
-    bandVec acc, x;
-    BV_LOAD(acc, e + c0);
+    fvec acc, x;
+    VEC_LOAD(acc, e + c0);
     for (int t = t0; t < S; t++) {
       const double* a2 = V + (size_t)t * P + c0;
-      if (L <= 0) { BV_LOAD(x, a2); acc += x; continue; }
+      if (L <= 0) { VEC_LOAD(x, a2); acc += x; continue; }
       double* l = line + (size_t)pos * (size_t)nch + c0;
-      if (n0 + t >= L) { BV_LOAD(x, l); acc += x; }
+      if (n0 + t >= L) { VEC_LOAD(x, l); acc += x; }
       for (int c = 0; c < m; c++) l[c] = a2[c];
       if (++pos == L) pos = 0;
     }
-    for (int c = 0; c < m; c++) e[c0 + c] = acc[c];
+    VEC_STORE_N(e + c0, acc, m);
   }
 }
 
