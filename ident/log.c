@@ -723,6 +723,18 @@ int dyi_lograw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz) {
   return rc;
 }
 
+/* the next row as the read-ahead packs it (ahead_pack; valid until the
+ * next call): the read-ahead's own record, or, without one, the row read
+ * here packed into one (AHEAD_ONE doubles). 1, 0, -1 as dyi_lograw_next. */
+#define AHEAD_ONE (3 + 4 * DY_MAXJ)
+static int lograw_next_packed(dyiLogRaw* r, double* one, const double** rec, char* err, int errsz) {
+  if (r->ahead) return ahead_next(r, rec, err, errsz);
+  dyiLogRow row;
+  const int rc = raw_next(r, &row, err, errsz);
+  if (rc == 1) { ahead_pack(one, &row, r->n); *rec = one; }
+  return rc;
+}
+
 int dyi_lograw_logged(const dyiLogRaw* r) { return r->logged; }
 dyiQuality* dyi_lograw_quality(dyiLogRaw* r) { return r->q; }
 void dyi_lograw_detach(dyiLogRaw* r) { r->q = NULL; }
@@ -889,18 +901,17 @@ static void* split_main(void* arg) {
   return NULL;
 }
 
-/* range k's slot once parsed: the consumer's current range is kept in
- * s->got (a parsed slot stays so until split_release), so the lock is
- * taken once a range, not once a row (2e5 rows: ~13 ms of the reading
- * thread's time in pthread_mutex_lock) */
-static splitSlot* split_wait(splitState* s, int k) {
-  if (s->got && k == s->k) return s->got;
-  splitSlot* b = &s->slot[k % SPLIT_SLOTS];
+/* the current range's (s->k) slot once parsed, kept in s->got (a parsed
+ * slot stays so until split_release): the lock is taken once a range, not
+ * once a row (2e5 rows: ~13 ms of the reading thread's time in
+ * pthread_mutex_lock) */
+static splitSlot* split_wait(splitState* s) {
+  if (s->got) return s->got;
+  splitSlot* b = &s->slot[s->k % SPLIT_SLOTS];
   pthread_mutex_lock(&s->mu);
-  while (!(b->k == k && b->ready)) pthread_cond_wait(&s->cv, &s->mu);
+  while (!(b->k == s->k && b->ready)) pthread_cond_wait(&s->cv, &s->mu);
   pthread_mutex_unlock(&s->mu);
-  if (k == s->k) s->got = b;
-  return b;
+  return s->got = b;
 }
 
 /* done with range k (current): free its slot, on to k + 1 */
@@ -990,7 +1001,7 @@ static int split_to_seq(dyiLogRaw* r, const splitSlot* b, char* err, int errsz) 
 static void split_from_seq(dyiLogRaw* r) {
   splitState* s = r->split;
   const long long pos = dy_csv_pos(r->csv);
-  while (s->k < s->nblocks && split_bound(s, s->k) < pos) { split_wait(s, s->k); split_release(s); }
+  while (s->k < s->nblocks && split_bound(s, s->k) < pos) { split_wait(s); split_release(s); }
   if (s->k < s->nblocks && split_bound(s, s->k) == pos) {
     s->seq = 0;
     s->linebase = dy_csv_lines(r->csv);
@@ -1009,7 +1020,7 @@ static int split_next(dyiLogRaw* r, char*** f, int* nf, int* pre, char* err, int
   for (;;) {
     if (!s->seq) {
       if (s->k >= s->nblocks) return 0;
-      splitSlot* b = split_wait(s, s->k);
+      splitSlot* b = split_wait(s);
       if (s->i < b->nrows) {
         memcpy(r->vals, b->vals + s->i * s->ncol, sizeof(double) * (size_t)s->ncol);
         s->line = s->linebase + b->rel[s->i++];
@@ -1111,18 +1122,10 @@ static int cache_room(dyiLogReader* r) {
   return 0;
 }
 
-/* row into the cache, which has room (cache_room) */
-static void cache_put(dyiLogReader* r, const dyiLogRow* row) {
-  row_pack(r->cv + cache_rec(r) * (size_t)r->ncache, row, r->n);
-  r->cl[2 * r->ncache] = row->row;
-  r->cl[2 * r->ncache + 1] = row->line;
-  r->ncache++;
-}
-
-/* a row as the read-ahead packed it (ahead_pack) into the cache, which
- * has room: its values as they are, its row and line */
+/* a row as the read-ahead packs it (ahead_pack) into the cache, which
+ * has room (cache_room): its values as they are, its row and line */
 _Static_assert(sizeof(long) == sizeof(double), "the read-ahead packs row and line as a double's bits");
-static void cache_put_packed(dyiLogReader* r, const double* rec) {
+static void cache_put(dyiLogReader* r, const double* rec) {
   const size_t nv = cache_rec(r);
   memcpy(r->cv + nv * (size_t)r->ncache, rec + 2, sizeof(double) * nv);
   memcpy(r->cl + 2 * r->ncache, rec, 2 * sizeof(long));
@@ -1343,6 +1346,9 @@ static const double* band_col(const dyiLogRow* row, int deriv) {
   return deriv == 0 ? row->qdd : deriv == 1 ? row->qd : row->q;
 }
 
+/* the same column in a row's packed values (row_pack: t, q, qd, qdd, tau) */
+static size_t band_at(int n, int deriv) { return 1 + (size_t)(2 - deriv) * (size_t)n; }
+
 /* The pre-pass on a reader of its own (the file parsed once more; no
  * watch) into b. 0, or -1 with err when the file cannot be opened again. */
 static int band_reread(dyiLogReader* r, dyiBand* b, int deriv, char* err, int errsz) {
@@ -1378,26 +1384,20 @@ static int cache_fits(dyiLogReader* r) {
 static int band_cached(dyiLogReader* r, dyiBand* b, int deriv) {
   for (int i = 0; i < r->npre; i++) dyi_band_push(b, band_col(&r->pre[i], deriv));
   dyi_lograw_readahead(r->raw);
-  dyiLogRow row;
   long long total;
   int full = 0;
-  /* with a read-ahead, its packed rows straight into the cache (no copy
-   * through a dyiLogRow and back) and the meter's column read there */
-  const size_t col = deriv == 0 ? 1 + 2 * (size_t)r->n : deriv == 1 ? 1 + (size_t)r->n : 1;
+  /* the rows packed as the read-ahead hands them over, straight into the
+   * cache (no copy through a dyiLogRow and back), the meter's column read
+   * there */
+  double one[AHEAD_ONE];
+  const size_t col = 2 + band_at(r->n, deriv);
   for (;;) {
     if (cache_room(r)) { full = 1; break; }   /* the read resumes at the raw reader's next row */
-    int rc;
-    const double* x = NULL;
-    if (r->raw->ahead) {
-      const double* rec;
-      rc = ahead_next(r->raw, &rec, r->cache_err, sizeof r->cache_err);
-      if (rc == 1) { cache_put_packed(r, rec); x = rec + 2 + col; }
-    } else {
-      rc = dyi_lograw_next(r->raw, &row, r->cache_err, sizeof r->cache_err);
-      if (rc == 1) { cache_put(r, &row); x = band_col(&row, deriv); }
-    }
+    const double* rec;
+    const int rc = lograw_next_packed(r->raw, one, &rec, r->cache_err, sizeof r->cache_err);
     if (rc != 1) { r->cache_rc = rc; break; }
-    dyi_band_push(b, x);
+    cache_put(r, rec);
+    dyi_band_push(b, rec + col);
   }
   dyi_lograw_progress(r->raw, &r->cache_done, &total);
   return full;
