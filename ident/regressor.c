@@ -295,18 +295,20 @@ static void reg_chunk(const dyModel* m, dyiRegBatch* restrict w, double* restric
   }
 }
 
-/* dyi_regressor_lanes with the rows of the joints in rows */
-static const double* lanes_rows(const dyModel* m, dyiRegBatch* w, int nb, const double* q, const double* qd,
-                                const double* qdd, int ld, unsigned rows) {
+/* nb states (joint j of state b at q[j*ld + b]) loaded, their kinematics
+ * and the rows of the joints in rows of their regressor into Y, ldy (as
+ * reg_chunk) */
+static void chunk_regress(const dyModel* m, dyiRegBatch* w, int nb, const double* q, const double* qd,
+                          const double* qdd, int ld, double* Y, size_t ldy, unsigned rows) {
   dy_batch_load(m, w->kin, nb, q, qd, qdd, ld);
   dy_kinematics_batch(m, w->kin, nb);
-  reg_chunk(m, w, w->Y, B, rows);
-  return w->Y;
+  reg_chunk(m, w, Y, ldy, rows);
 }
 
 const double* dyi_regressor_lanes(const dyModel* m, dyiRegBatch* w, int nb, const double* q,
                                   const double* qd, const double* qdd, int ld) {
-  return lanes_rows(m, w, nb, q, qd, qdd, ld, w->rows);
+  chunk_regress(m, w, nb, q, qd, qdd, ld, w->Y, B, w->rows);
+  return w->Y;
 }
 
 void dyi_regressor_batch(const dyModel* m, dyiRegBatch* w, int K, const double* q, const double* qd,
@@ -314,14 +316,14 @@ void dyi_regressor_batch(const dyModel* m, dyiRegBatch* w, int K, const double* 
   const size_t ne = (size_t)w->ncol * (size_t)m->n;
   for (int k0 = 0; k0 < K; k0 += B) {
     const int nb = K - k0 < B ? K - k0 : B;
+    const double *qk = q + k0, *qdk = qd ? qd + k0 : NULL, *qddk = qdd ? qdd + k0 : NULL;
     if (nb == B) {   /* a full chunk: straight into Y */
-      dy_batch_load(m, w->kin, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K);
-      dy_kinematics_batch(m, w->kin, nb);
-      reg_chunk(m, w, Y + k0, (size_t)K, ~0u);
+      chunk_regress(m, w, nb, qk, qdk, qddk, K, Y + k0, (size_t)K, ~0u);
       zero_chunk(Y + k0, (size_t)K, m->n, w->friction);
       continue;
     }
-    const double* L = lanes_rows(m, w, nb, q + k0, qd ? qd + k0 : NULL, qdd ? qdd + k0 : NULL, K, ~0u);
+    chunk_regress(m, w, nb, qk, qdk, qddk, K, w->Y, B, ~0u);
+    const double* L = w->Y;
     for (size_t e = 0; e < ne; e++)
       for (int b = 0; b < nb; b++) Y[e * (size_t)K + (size_t)(k0 + b)] = L[e*B + (size_t)b];
   }
