@@ -59,7 +59,8 @@ const double* dyi_regressor_lanes(const dyModel* m, dyiRegBatch* w, int nb, cons
 /* From now on dyi_regressor_lanes computes the rows of the joints in rows
  * only (bit i for row i; all of them after dyi_regressor_batch_make), the
  * same entries as in a whole regressor; the other rows are not to be read
- * (zero, or the coupled motors' columns). A worker that folds some
+ * (this call zeroes them; the coupled motors' columns and a later
+ * dyi_regressor_batch on w write there). A worker that folds some
  * joints' equations needs their rows alone: for 3 of 7 joints a third of
  * the axis transforms and projections. dyi_regressor_batch always gives
  * every row. */
