@@ -27,6 +27,15 @@ void dy_huge_pages(void* p, size_t bytes) { advise_pages(p, bytes, MADV_HUGEPAGE
 
 void dy_prefault(void* p, size_t bytes) { advise_pages(p, bytes, MADV_POPULATE_WRITE); }
 
+void* dy_malloc_huge(size_t bytes) {
+  const size_t huge = (size_t)2 << 20;
+  if (bytes < huge / 2) return malloc(bytes ? bytes : 1);
+  const size_t n = (bytes + huge - 1) / huge * huge;
+  void* p = aligned_alloc(huge, n);
+  dy_huge_pages(p, n);
+  return p;
+}
+
 double dy_now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

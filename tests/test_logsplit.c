@@ -8,8 +8,11 @@
  * lines, comment and blank lines, quoted cells (some holding a newline,
  * across a cut), a header after comments, --rows ranges, a bad cell in a
  * later range (stop: the message at its FILE:ROW:COL; drop: the same rows
- * kept), a NaN in an unused column, a last line without a newline. Then
- * the program: dynid identify --threads 1 and 2 write the same PARAMS. */
+ * kept), a NaN in an unused column, a last line without a newline; rows
+ * that outgrow the parsers' first room (sized on a sample of the lines:
+ * long lines first, short ones after) and lines too long to size it.
+ * Then the program: dynid identify --threads 1 and 2 write the same
+ * PARAMS. */
 #include "testhelp.h"
 #include "ident/log.h"
 #include "ident/quality.h"
@@ -126,6 +129,36 @@ static void check_cases(void) {
   }
 }
 
+/* The parsers' first room is sized on the lines of 64 KiB of the file:
+ * long lines there and short ones after make a range hold more rows than
+ * that room (the slots grow into allocations of their own); lines of
+ * 20 kB leave fewer than 8 in the sample (no first room: each slot grows
+ * from nothing). Both against the one-thread read. */
+static void check_growth(void) {
+  static const struct { long rows, longrows, pad; long long block; } g[] = {
+    {3000, 300, 2000, 100000}, {60, 60, 20000, 50000}};
+  const splitCase k = {"growth", 0, 0, 0, -1, -1, 0, 0, 0, 0};
+  char path[128];
+  snprintf(path, sizeof path, "%s/grow.csv", dir);
+  for (int c = 0; c < 2; c++) {
+    FILE* f = fopen(path, "w");
+    CHECK(f != NULL, "write %s", path);
+    if (!f) return;
+    fputs("t,q1,q2,qd1,qd2,tau1,tau2,extra\n", f);
+    for (long i = 0; i < g[c].rows; i++) {
+      for (int col = 0; col < 7; col++) {
+        if (col) fputc(',', f);
+        cell(f, col, i);
+      }
+      fputs(",7", f);
+      for (long p = 0; i < g[c].longrows && p < g[c].pad; p++) fputc('7', f);
+      fputc('\n', f);
+    }
+    fclose(f);
+    compare(path, &k, g[c].block);
+  }
+}
+
 /* a log of wide rows written by the program, identified on 1 and 2 threads:
  * the same PARAMS file but for its command line */
 static void check_program(void) {
@@ -149,6 +182,7 @@ static void check_program(void) {
 int main(void) {
   if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
   check_cases();
+  check_growth();
   check_program();
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
