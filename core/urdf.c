@@ -110,11 +110,53 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+/* libxml2's functions (and its xmlFree, a variable: its address), loaded
+ * at the first URDF read (util.h dy_dlsyms): xml.f in the table's order,
+ * named by the macros below so that the code reads as libxml2's own calls */
+#define XML_FUNCS(X) X(xmlNewParserCtxt) X(xmlCtxtReadMemory) X(xmlCtxtGetLastError) X(xmlFreeParserCtxt) \
+  X(xmlFreeDoc) X(xmlDocGetRootElement) X(xmlGetLineNo) X(xmlGetProp) X(xmlNodeGetContent) X(xmlStrcmp) \
+  X(xmlFree)
+#define X(f) +1
+enum { XML_N = 0 XML_FUNCS(X) };
+#undef X
+static union {
+  struct {
+#define X(f) __typeof__(&f) f;
+    XML_FUNCS(X)
+#undef X
+  } f;
+  dyFn v[XML_N];
+} xml;
+static const char* const xml_names[] = {
+#define X(f) #f,
+  XML_FUNCS(X)
+#undef X
+};
+static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
+static int xml_rc;
+static char xml_err[256];
+static void xml_load(void) {
+  static const char* const libs[] = {"libxml2.so.2", "libxml2.so", NULL};
+  xml_rc = dy_dlsyms(libs, "libxml2", xml_names, XML_N, xml.v, xml_err, sizeof xml_err);
+}
+#define xmlNewParserCtxt xml.f.xmlNewParserCtxt
+#define xmlCtxtReadMemory xml.f.xmlCtxtReadMemory
+#define xmlCtxtGetLastError xml.f.xmlCtxtGetLastError
+#define xmlFreeParserCtxt xml.f.xmlFreeParserCtxt
+#define xmlFreeDoc xml.f.xmlFreeDoc
+#define xmlDocGetRootElement xml.f.xmlDocGetRootElement
+#define xmlGetLineNo xml.f.xmlGetLineNo
+#define xmlGetProp xml.f.xmlGetProp
+#define xmlNodeGetContent xml.f.xmlNodeGetContent
+#define xmlStrcmp xml.f.xmlStrcmp
+#define xmlFree (*xml.f.xmlFree)   /* a variable of libxml2's: its address */
 
 #define PAR_EPS 1e-10     /* |u_j x u_j+1| below which axes are parallel */
 #define COIN_EPS 1e-10    /* [m] distance below which parallel axes coincide */
@@ -739,6 +781,8 @@ static int parse_file(urdfDoc* u) {
   fclose(f);
   if (rerr) { free(buf); return fail(u, 0, "read error"); }
   if (len == 0) { free(buf); return fail(u, 1, "empty file, expected a URDF <robot>"); }
+  pthread_once(&xml_once, xml_load);
+  if (xml_rc) { free(buf); return fail(u, 0, "%s", xml_err); }
   xmlParserCtxtPtr ctx = xmlNewParserCtxt();
   if (!ctx) { free(buf); return fail(u, 0, "out of memory"); }
   u->doc = xmlCtxtReadMemory(ctx, buf, (int)len, u->path, NULL,

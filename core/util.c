@@ -8,6 +8,7 @@
 #include <time.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <dlfcn.h>
 
 /* advice a system lacks: none given */
 #ifndef MADV_HUGEPAGE
@@ -34,6 +35,25 @@ void* dy_malloc_huge(size_t bytes) {
   void* p = aligned_alloc(huge, n);
   dy_huge_pages(p, n);
   return p;
+}
+
+int dy_dlsyms(const char* const* libs, const char* pkg, const char* const* names, int n, dyFn* fn,
+              char* err, int errsz) {
+  void* h = NULL;
+  for (int i = 0; libs[i] && !h; i++) h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    snprintf(err, (size_t)errsz, "cannot load %s (%s): install the Debian package %s", libs[0], dlerror(), pkg);
+    return -1;
+  }
+  for (int i = 0; i < n; i++) {
+    void* f = dlsym(h, names[i]);
+    if (!f) {
+      snprintf(err, (size_t)errsz, "%s has no function %s: install the Debian package %s", libs[0], names[i], pkg);
+      return -1;
+    }
+    memcpy(&fn[i], &f, sizeof f);   /* a data pointer to a function pointer: POSIX allows it, ISO C has no cast */
+  }
+  return 0;
 }
 
 double dy_now_s(void) {

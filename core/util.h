@@ -70,6 +70,16 @@ void dy_prefault(void* p, size_t bytes);
  * buffers that the writes fill, not for room that may stay unused. */
 void* dy_malloc_huge(size_t bytes);
 
+/* A shared library loaded when a command first needs it (dlopen), not at
+ * every start: the first of libs (NULL-terminated sonames) that loads,
+ * and its functions names[0..n-1] into fn (in that order). Only the
+ * commands that read a URDF or draw a plot pay the dynamic loader's ~5 ms
+ * for libxml2 and PLplot and the libraries behind them. 0, or -1 with err
+ * naming the library or the function and what to install. */
+typedef void (*dyFn)(void);
+int dy_dlsyms(const char* const* libs, const char* pkg, const char* const* names, int n, dyFn* fn,
+              char* err, int errsz);
+
 /* qsort comparator of doubles, ascending (NaN compares equal to all). */
 int dy_cmp_double(const void* a, const void* b);
 

@@ -4,16 +4,96 @@
  * prolog. Colours: map 0 entry 15 is the axis colour (black on white). */
 #include "reports/plot.h"
 #include <math.h>
+#include "core/util.h"
 #include <plplot/plplot.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* PLplot's functions (plplot.h names plX for its c_plX), loaded at the
+ * first plot (util.h dy_dlsyms) into pl.f in the table's order; the
+ * macros below keep the code's plX calls */
+#define PL_FUNCS(X) X(plbox) X(plcol0) X(plend) X(plenv) X(plfill) X(plgchr) X(plgspa) X(plgvpd) X(plinit) \
+  X(pllab) X(pllegend) X(plline) X(plmtex) X(plptex) X(plschr) X(plscol0) X(plscolbg) X(plsdev) X(plsetopt) \
+  X(plsfnam) X(plwidth)
+#define X(f) +1
+enum { PL_N = 0 PL_FUNCS(X) };
+#undef X
+static union {
+  struct {
+#define X(f) __typeof__(&c_##f) p_##f;
+    PL_FUNCS(X)
+#undef X
+  } f;
+  dyFn v[PL_N];
+} pl;
+static int pl_rc = 1;   /* 1 not yet loaded, 0 loaded, -1 cannot be */
+
+/* PLplot loaded (once; a warning the first time it cannot be): 0 or -1 */
+static int pl_load(void) {
+  if (pl_rc <= 0) return pl_rc;
+  static const char* const libs[] = {"libplplot.so.17", "libplplot.so", NULL};
+  static const char* const names[] = {
+#define X(f) "c_" #f,
+    PL_FUNCS(X)
+#undef X
+  };
+  char err[256];
+  pl_rc = dy_dlsyms(libs, "libplplot17", names, PL_N, pl.v, err, sizeof err);
+  if (pl_rc) fprintf(stderr, "dynid: the report's plots are left out: %s\n", err);
+  return pl_rc;
+}
+#undef plbox
+#undef plcol0
+#undef plend
+#undef plenv
+#undef plfill
+#undef plgchr
+#undef plgspa
+#undef plgvpd
+#undef plinit
+#undef pllab
+#undef pllegend
+#undef plline
+#undef plmtex
+#undef plptex
+#undef plschr
+#undef plscol0
+#undef plscolbg
+#undef plsdev
+#undef plsetopt
+#undef plsfnam
+#undef plwidth
+#define plbox pl.f.p_plbox
+#define plcol0 pl.f.p_plcol0
+#define plend pl.f.p_plend
+#define plenv pl.f.p_plenv
+#define plfill pl.f.p_plfill
+#define plgchr pl.f.p_plgchr
+#define plgspa pl.f.p_plgspa
+#define plgvpd pl.f.p_plgvpd
+#define plinit pl.f.p_plinit
+#define pllab pl.f.p_pllab
+#define pllegend pl.f.p_pllegend
+#define plline pl.f.p_plline
+#define plmtex pl.f.p_plmtex
+#define plptex pl.f.p_plptex
+#define plschr pl.f.p_plschr
+#define plscol0 pl.f.p_plscol0
+#define plscolbg pl.f.p_plscolbg
+#define plsdev pl.f.p_plsdev
+#define plsetopt pl.f.p_plsetopt
+#define plsfnam pl.f.p_plsfnam
+#define plwidth pl.f.p_plwidth
 
 static const int palette[DYP_MAXSERIES][3] = {
   {31, 119, 180}, {214, 39, 40}, {44, 160, 44}, {255, 127, 14},
   {148, 103, 189}, {140, 86, 75}, {227, 119, 194}, {127, 127, 127}};
 
+/* a plot begun into the temporary SVG file path; -1 without PLplot */
 static int begin(char* path, const cliPlotFrame* fr) {
+  if (pl_load()) return -1;
   snprintf(path, 64, "/tmp/dynid-plot-%d.svg", (int)getpid());
   char geom[32];
   snprintf(geom, sizeof geom, "%dx%d", fr->width ? fr->width : 720, fr->height ? fr->height : 300);
@@ -82,7 +162,7 @@ int dyp_lines(FILE* f, const cliPlotFrame* fr, const double* x, int npts,
               const double* const* y, const char* const* names, int nseries) {
   if (npts < 1 || too_many(fr, nseries)) return -1;
   char path[64];
-  begin(path, fr);
+  if (begin(path, fr)) return -1;
   double xlo, xhi, ylo = INFINITY, yhi = -INFINITY;
   range(x, npts, &xlo, &xhi);
   for (int k = 0; k < nseries; k++) {
@@ -248,7 +328,7 @@ int dyp_histograms(FILE* f, const cliPlotFrame* fr, const double* const* v, int 
     if (nseries == 1 && gy[i] > top) top = gy[i];
   }
   char path[64];
-  begin(path, fr);
+  if (begin(path, fr)) return -1;
   plcol0(15);
   plenv(lo, hi, 0, 1.3 * top, 0, 0);
   pllab(fr->xlabel, fr->ylabel, fr->title);
@@ -308,7 +388,7 @@ int dyp_groupbars(FILE* f, const cliPlotFrame* fr, const char* const* labels,
     for (int i = 0; i < n; i++) if (isfinite(v[k][i]) && v[k][i] > top) top = v[k][i];
   if (top <= 0) top = 1;
   char path[64];
-  begin(path, fr);
+  if (begin(path, fr)) return -1;
   plcol0(15);
   plenv(0, n, 0, (nseries > 1 && names ? 1.3 + 0.12 * nseries : 1.3) * top, 0, -2);
   plbox("bc", 0, 0, "bcnstg", 0, 0);

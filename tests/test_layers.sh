@@ -3,7 +3,8 @@
 # The layers as the build enforces them: every header compiles on its own
 # with only its layer's and lower include paths (build/inc/LAYER), an
 # upward include does not compile, libdynid exports no symbol of the
-# program (cli_, cmd_, dyp_) and links no plotting library, the installed
+# program (cli_, cmd_, dyp_), neither it nor the program links libxml2 or
+# PLplot (both are loaded on first use), the installed
 # tree has only public headers and the umbrella header alone compiles.
 # Last line "N passed, N failed".
 cd "$(dirname "$0")/.." || exit 1
@@ -34,6 +35,9 @@ done
 check "[ -z \"\$(nm -D --defined-only libdynid.so | grep -E ' T (cli_|cmd_|dyp_)')\" ]" \
       "libdynid.so exports program symbols: $(nm -D --defined-only libdynid.so | grep -cE ' T (cli_|cmd_|dyp_)')"
 check "! readelf -d libdynid.so | grep -q 'NEEDED.*plplot'" "libdynid.so links PLplot"
+# libxml2 and PLplot are loaded when a URDF is read or a plot drawn, not at
+# every start (core/util.h dy_dlsyms)
+check "! readelf -d dynid libdynid.so | grep -qE 'NEEDED.*(plplot|xml2)'" "dynid or libdynid.so links libxml2 or PLplot"
 make -s --no-print-directory install DESTDIR="$D/root" PREFIX=/usr >"$D/install.log" 2>&1
 I=$D/root/usr/include/dynid
 check "[ -f $I/dynid.h ] && [ ! -e $I/core/mathu.h ] && [ ! -e $I/core/util.h ] && [ ! -e $I/verify/kernels.h ]" \

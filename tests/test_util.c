@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* dynid tests: core/util.h, the clock, the comparator and the generators.
+/* dynid tests: core/util.h, the clock, the comparator, the generators,
+ * the libraries loaded on first use and the huge-page allocation.
  *
  * Every random stream in dynid (test states, the rank tests of base sets,
  * excitation starts, bench states) is drawn from these generators, so a
@@ -11,7 +12,10 @@
  * arbitrary-precision integers from the recurrences written in util.h. */
 #include "testhelp.h"
 #include "core/util.h"
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void check_generators(void) {
   static const unsigned long long sm[3] = {0xe220a8397b1dcdafull, 0x6e789e6aa1b965f4ull, 0x06c45d188009454full};
@@ -62,8 +66,53 @@ static void check_sort_and_clock(void) {
   CHECK(t1 > t0 && t1 - t0 < 1, "dy_now_s advances: %.3g s", t1 - t0);
 }
 
+/* dy_dlsyms: libm's cos and pow called through the table give libm's
+ * values; a library that is not there (after one that is not either), and
+ * a function the library lacks, give -1 and say what to install */
+static void check_dlsyms(void) {
+  char err[256] = "";
+  dyFn fn[2];
+  const char* const libm[] = {"libdynid-none.so.1", "libm.so.6", NULL};
+  const char* const names[] = {"cos", "pow"};
+  int rc = dy_dlsyms(libm, "libc6", names, 2, fn, err, sizeof err);
+  CHECK(rc == 0, "dy_dlsyms: libm.so.6 after a name that does not load (%s)", err);
+  if (rc == 0) {
+    double (*c)(double);
+    double (*p)(double, double);
+    memcpy(&c, &fn[0], sizeof c);
+    memcpy(&p, &fn[1], sizeof p);
+    volatile double x = 0.7;
+    CHECK(c(x) == cos(x) && p(x, 3.5) == pow(x, 3.5), "dy_dlsyms: cos and pow through the table are libm's");
+  }
+  const char* const none[] = {"libdynid-none.so.1", NULL};
+  rc = dy_dlsyms(none, "dynid-none", names, 2, fn, err, sizeof err);
+  CHECK(rc == -1 && strstr(err, "libdynid-none.so.1") && strstr(err, "install the Debian package dynid-none"),
+        "dy_dlsyms: a library that is not there: '%s'", err);
+  const char* const bad[] = {"cos", "dynid_no_such_function"};
+  rc = dy_dlsyms(libm + 1, "libc6", bad, 2, fn, err, sizeof err);
+  CHECK(rc == -1 && strstr(err, "dynid_no_such_function"), "dy_dlsyms: a function the library lacks: '%s'", err);
+}
+
+/* dy_malloc_huge: below 1 MiB any block; from 1 MiB on 2 MiB-aligned and
+ * writable over its whole size (the rounding is the allocator's) */
+static void check_huge(void) {
+  const size_t sizes[] = {100, (size_t)1 << 20, 3u << 20, (5u << 20) + 17};
+  for (int i = 0; i < 4; i++) {
+    unsigned char* p = dy_malloc_huge(sizes[i]);
+    CHECK(p != NULL, "dy_malloc_huge(%zu)", sizes[i]);
+    if (!p) continue;
+    if (sizes[i] >= (size_t)1 << 20)
+      CHECK((uintptr_t)p % (2u << 20) == 0, "dy_malloc_huge(%zu): 2 MiB aligned", sizes[i]);
+    memset(p, 0xA5, sizes[i]);
+    CHECK(p[0] == 0xA5 && p[sizes[i] - 1] == 0xA5, "dy_malloc_huge(%zu): written whole", sizes[i]);
+    free(p);
+  }
+}
+
 int main(void) {
   check_generators();
   check_sort_and_clock();
+  check_dlsyms();
+  check_huge();
   return test_report();
 }
