@@ -37,6 +37,19 @@ void* dy_malloc_huge(size_t bytes) {
   return p;
 }
 
+#define FRESH_MIN ((size_t)256 << 10)
+void* dy_calloc_fresh(size_t bytes) {
+  if (bytes < FRESH_MIN) return calloc(1, bytes ? bytes : 1);
+  void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+void dy_free_fresh(void* p, size_t bytes) {
+  if (!p) return;
+  if (bytes < FRESH_MIN) free(p);
+  else munmap(p, bytes);
+}
+
 int dy_dlsyms(const char* const* libs, const char* pkg, const char* const* names, int n, dyFn* fn,
               char* err, int errsz) {
   void* h = NULL;

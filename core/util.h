@@ -69,6 +69,13 @@ void dy_prefault(void* p, size_t bytes);
  * page fault costs ~10 us on a virtual machine, zeroing 2 MiB ~1 ms: for
  * buffers that the writes fill, not for room that may stay unused. */
 void* dy_malloc_huge(size_t bytes);
+/* bytes of zeroed memory whose pages are faulted in only where they are
+ * written: from 256 KiB up fresh pages from the system (mmap), which are
+ * zero, where calloc clears reused heap memory and so touches it all (once
+ * the allocator has raised its mmap threshold, as it does after a large
+ * block is freed). Returned by dy_free_fresh with the same bytes. */
+void* dy_calloc_fresh(size_t bytes);
+void dy_free_fresh(void* p, size_t bytes);
 
 /* A shared library loaded when a command first needs it (dlopen), not at
  * every start: the first of libs (NULL-terminated sonames) that loads,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* dynid tests: core/util.h, the clock, the comparator, the generators,
- * the libraries loaded on first use and the huge-page allocation.
+ * the libraries loaded on first use, the huge-page and the fresh-page
+ * allocations.
  *
  * Every random stream in dynid (test states, the rank tests of base sets,
  * excitation starts, bench states) is drawn from these generators, so a
@@ -109,10 +110,28 @@ static void check_huge(void) {
   }
 }
 
+/* dy_calloc_fresh: zeroed and writable whole, below and above the size
+ * where it maps fresh pages; dy_free_fresh takes either back */
+static void check_fresh(void) {
+  const size_t sizes[] = {1, 1000, (size_t)256 << 10, (size_t)3 << 20};
+  for (int i = 0; i < 4; i++) {
+    unsigned char* p = dy_calloc_fresh(sizes[i]);
+    CHECK(p != NULL, "dy_calloc_fresh(%zu)", sizes[i]);
+    if (!p) continue;
+    size_t nz = 0;
+    for (size_t k = 0; k < sizes[i]; k++) nz += p[k] != 0;
+    memset(p, 0x5A, sizes[i]);
+    CHECK(nz == 0 && p[sizes[i] - 1] == 0x5A, "dy_calloc_fresh(%zu): zeroed (%zu nonzero), written whole",
+          sizes[i], nz);
+    dy_free_fresh(p, sizes[i]);
+  }
+}
+
 int main(void) {
   check_generators();
   check_sort_and_clock();
   check_dlsyms();
   check_huge();
+  check_fresh();
   return test_report();
 }
