@@ -212,7 +212,7 @@ done:
 
 static dyiBase* base_qr(const dyModel* m, int friction, char* err, int errsz) {
   int npar = dyi_ncols(m, friction), ns = dyi_base_nsamples(m, friction), N = ns * m->n;
-  double* Y = malloc(sizeof(double) * (size_t)N * (size_t)npar);
+  double* Y = dy_malloc_huge(sizeof(double) * (size_t)N * (size_t)npar);   /* written whole: few page faults */
   double* K = malloc(sizeof(double) * (size_t)npar * (size_t)npar);
   int *ind = malloc(sizeof(int) * (size_t)npar), *dep = malloc(sizeof(int) * (size_t)npar);
   dyiBase* b = NULL;
@@ -674,8 +674,10 @@ static dyiBase* base_khalil(const dyModel* m, int friction, char* err, int errsz
   ind = malloc(sizeof(int) * (size_t)(nb0 + 1));
   dep = malloc(sizeof(int) * (size_t)(nb0 + 1));
   K = malloc(sizeof(double) * (size_t)(nb0 + 1) * (size_t)(nb0 + 1));
-  Y = malloc(sizeof(double) * (size_t)N * (size_t)npar);
-  Yb = malloc(sizeof(double) * (size_t)N * (size_t)(nb0 + 1));
+  /* written whole (2.3 MB each for the Panda with friction): in huge pages,
+   * ~1,100 page faults fewer (half the time of the set on a virtual machine) */
+  Y = dy_malloc_huge(sizeof(double) * (size_t)N * (size_t)npar);
+  Yb = dy_malloc_huge(sizeof(double) * (size_t)N * (size_t)(nb0 + 1));
   if (!lead || !ind || !dep || !K || !Y || !Yb) { snprintf(err, (size_t)errsz, "out of memory"); goto done; }
   nb0 = 0;
   for (int k = 0; k < npar; k++) if (alive[k]) lead[nb0++] = k;
@@ -823,8 +825,8 @@ int dyi_base_verify(const dyModel* m, dyiBase* b, char* err, int errsz) {
              dyi_ncols(m, b->friction));
     return -1;
   }
-  double* Y = malloc(sizeof(double) * (size_t)N * (size_t)np);
-  double* A = malloc(sizeof(double) * (size_t)N * (size_t)np);
+  double* Y = dy_malloc_huge(sizeof(double) * (size_t)N * (size_t)np);   /* written whole (base_khalil) */
+  double* A = dy_malloc_huge(sizeof(double) * (size_t)N * (size_t)np);
   double* Mt = malloc(sizeof(double) * (size_t)np * (size_t)np);
   int* iw = malloc(sizeof(int) * (size_t)np * 2);
   int status = -1;
