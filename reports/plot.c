@@ -13,7 +13,8 @@
 
 /* PLplot's functions (plplot.h names plX for its c_plX), loaded at the
  * first plot (util.h dy_dlsyms) into pl.f in the table's order; the
- * macros below keep the code's plX calls */
+ * macros below make each c_plX that table's entry, so that the code's plX
+ * calls read as PLplot's own */
 #define PL_FUNCS(X) X(plbox) X(plcol0) X(plend) X(plenv) X(plfill) X(plgchr) X(plgspa) X(plgvpd) X(plinit) \
   X(pllab) X(pllegend) X(plline) X(plmtex) X(plptex) X(plschr) X(plscol0) X(plscolbg) X(plsdev) X(plsetopt) \
   X(plsfnam) X(plwidth)
@@ -44,48 +45,27 @@ static int pl_load(void) {
   if (pl_rc) fprintf(stderr, "dynid: the report's plots are left out: %s\n", err);
   return pl_rc;
 }
-#undef plbox
-#undef plcol0
-#undef plend
-#undef plenv
-#undef plfill
-#undef plgchr
-#undef plgspa
-#undef plgvpd
-#undef plinit
-#undef pllab
-#undef pllegend
-#undef plline
-#undef plmtex
-#undef plptex
-#undef plschr
-#undef plscol0
-#undef plscolbg
-#undef plsdev
-#undef plsetopt
-#undef plsfnam
-#undef plwidth
-#define plbox pl.f.p_plbox
-#define plcol0 pl.f.p_plcol0
-#define plend pl.f.p_plend
-#define plenv pl.f.p_plenv
-#define plfill pl.f.p_plfill
-#define plgchr pl.f.p_plgchr
-#define plgspa pl.f.p_plgspa
-#define plgvpd pl.f.p_plgvpd
-#define plinit pl.f.p_plinit
-#define pllab pl.f.p_pllab
-#define pllegend pl.f.p_pllegend
-#define plline pl.f.p_plline
-#define plmtex pl.f.p_plmtex
-#define plptex pl.f.p_plptex
-#define plschr pl.f.p_plschr
-#define plscol0 pl.f.p_plscol0
-#define plscolbg pl.f.p_plscolbg
-#define plsdev pl.f.p_plsdev
-#define plsetopt pl.f.p_plsetopt
-#define plsfnam pl.f.p_plsfnam
-#define plwidth pl.f.p_plwidth
+#define c_plbox pl.f.p_plbox
+#define c_plcol0 pl.f.p_plcol0
+#define c_plend pl.f.p_plend
+#define c_plenv pl.f.p_plenv
+#define c_plfill pl.f.p_plfill
+#define c_plgchr pl.f.p_plgchr
+#define c_plgspa pl.f.p_plgspa
+#define c_plgvpd pl.f.p_plgvpd
+#define c_plinit pl.f.p_plinit
+#define c_pllab pl.f.p_pllab
+#define c_pllegend pl.f.p_pllegend
+#define c_plline pl.f.p_plline
+#define c_plmtex pl.f.p_plmtex
+#define c_plptex pl.f.p_plptex
+#define c_plschr pl.f.p_plschr
+#define c_plscol0 pl.f.p_plscol0
+#define c_plscolbg pl.f.p_plscolbg
+#define c_plsdev pl.f.p_plsdev
+#define c_plsetopt pl.f.p_plsetopt
+#define c_plsfnam pl.f.p_plsfnam
+#define c_plwidth pl.f.p_plwidth
 
 static const int palette[DYP_MAXSERIES][3] = {
   {31, 119, 180}, {214, 39, 40}, {44, 160, 44}, {255, 127, 14},
