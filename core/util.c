@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 #include <dlfcn.h>
+#include <pthread.h>
 
 /* advice a system lacks: none given */
 #ifndef MADV_HUGEPAGE
@@ -38,16 +39,48 @@ void* dy_malloc_huge(size_t bytes) {
 }
 
 #define FRESH_MIN ((size_t)256 << 10)
+#define PAGE 4096
+
+/* The last block given back, kept for the next request of its size (a
+ * program that makes and frees the same estimator over and over): only
+ * its pages in memory (mincore) are cleared then, the others are still
+ * the system's zero pages, so reuse costs neither a page fault nor a
+ * write where the block was never written. */
+static pthread_mutex_t fresh_mu = PTHREAD_MUTEX_INITIALIZER;
+static void* fresh_kept;
+static size_t fresh_kept_bytes;
+
+/* the resident pages of [p, p + bytes) zeroed (p page-aligned) */
+static void clear_resident(unsigned char* p, size_t bytes) {
+  unsigned char vec[256];
+  for (size_t off = 0; off < bytes; off += sizeof vec * PAGE) {
+    const size_t len = bytes - off < sizeof vec * PAGE ? bytes - off : sizeof vec * PAGE;
+    if (mincore(p + off, len, vec)) { memset(p + off, 0, len); continue; }
+    for (size_t k = 0; k * PAGE < len; k++)
+      if (vec[k] & 1) memset(p + off + k * PAGE, 0, len - k * PAGE < PAGE ? len - k * PAGE : PAGE);
+  }
+}
+
 void* dy_calloc_fresh(size_t bytes) {
   if (bytes < FRESH_MIN) return calloc(1, bytes ? bytes : 1);
-  void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* p = NULL;
+  pthread_mutex_lock(&fresh_mu);
+  if (fresh_kept && fresh_kept_bytes == bytes) { p = fresh_kept; fresh_kept = NULL; }
+  pthread_mutex_unlock(&fresh_mu);
+  if (p) { clear_resident(p, bytes); return p; }
+  p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? NULL : p;
 }
 
 void dy_free_fresh(void* p, size_t bytes) {
   if (!p) return;
-  if (bytes < FRESH_MIN) free(p);
-  else munmap(p, bytes);
+  if (bytes < FRESH_MIN) { free(p); return; }
+  pthread_mutex_lock(&fresh_mu);
+  void* old = fresh_kept;
+  const size_t ob = fresh_kept_bytes;
+  fresh_kept = p; fresh_kept_bytes = bytes;
+  pthread_mutex_unlock(&fresh_mu);
+  if (old) munmap(old, ob);
 }
 
 int dy_dlsyms(const char* const* libs, const char* pkg, const char* const* names, int n, dyFn* fn,

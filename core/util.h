@@ -73,7 +73,10 @@ void* dy_malloc_huge(size_t bytes);
  * written: from 256 KiB up fresh pages from the system (mmap), which are
  * zero, where calloc clears reused heap memory and so touches it all (once
  * the allocator has raised its mmap threshold, as it does after a large
- * block is freed). Returned by dy_free_fresh with the same bytes. */
+ * block is freed). Returned by dy_free_fresh with the same bytes, which
+ * keeps the last block for the next request of its size (a loop that
+ * makes and frees the same estimator): only its pages in memory are
+ * cleared then. Thread-safe. */
 void* dy_calloc_fresh(size_t bytes);
 void dy_free_fresh(void* p, size_t bytes);
 

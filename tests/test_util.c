@@ -111,7 +111,8 @@ static void check_huge(void) {
 }
 
 /* dy_calloc_fresh: zeroed and writable whole, below and above the size
- * where it maps fresh pages; dy_free_fresh takes either back */
+ * where it maps fresh pages; dy_free_fresh takes either back, and the
+ * block it keeps comes back zeroed */
 static void check_fresh(void) {
   const size_t sizes[] = {1, 1000, (size_t)256 << 10, (size_t)3 << 20};
   for (int i = 0; i < 4; i++) {
@@ -125,6 +126,24 @@ static void check_fresh(void) {
           sizes[i], nz);
     dy_free_fresh(p, sizes[i]);
   }
+  /* a block given back is kept for the next request of its size, and
+   * comes back zeroed: some of its pages written, the rest never */
+  const size_t big = (size_t)3 << 20;
+  unsigned char* a = dy_calloc_fresh(big);
+  CHECK(a != NULL, "dy_calloc_fresh(3 MiB)");
+  if (!a) return;
+  a[0] = 1; a[5 * 4096 + 17] = 2; a[big - 1] = 3;
+  memset(a + (1u << 20), 0x77, 300000);
+  dy_free_fresh(a, big);
+  unsigned char* b = dy_calloc_fresh(big);
+  size_t nz = 0;
+  for (size_t k = 0; b && k < big; k++) nz += b[k] != 0;
+  CHECK(b == a && nz == 0, "dy_calloc_fresh: the block given back reused (%s) and zeroed (%zu nonzero)",
+        b == a ? "yes" : "no", nz);
+  unsigned char* c = dy_calloc_fresh(big);   /* none kept now: a fresh one */
+  CHECK(c != NULL && c != b, "dy_calloc_fresh: a second block while the first is held");
+  dy_free_fresh(b, big);
+  dy_free_fresh(c, big);
 }
 
 int main(void) {
