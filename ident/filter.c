@@ -644,12 +644,11 @@ void dyi_band_free(dyiBand* b) {
 }
 
 /* the noise meter's part of a push: x's fourth difference into the block */
-DY_LOOP_COPIES
 static void band_noise(dyiBand* b, const double* x) {
   const size_t nch = (size_t)b->nch;
   const long k = b->count;   /* x is sample k, kept in row k mod 5 */
   double* h4 = b->hx + (size_t)(k % 5) * nch;
-  for (size_t c = 0; c < nch; c++) h4[c] = x[c];
+  memcpy(h4, x, sizeof(double) * nch);
   if (k < 4) return;
   const double *h0 = b->hx + (size_t)((k + 1) % 5) * nch, *h1 = b->hx + (size_t)((k + 2) % 5) * nch;
   const double *h2 = b->hx + (size_t)((k + 3) % 5) * nch, *h3 = b->hx + (size_t)((k + 4) % 5) * nch;
@@ -798,16 +797,12 @@ static void band_flush(dyiBand* b) {
   b->npend = 0;
 }
 
-/* the sample into every candidate's lanes: a loop, not a library call per
- * candidate (13 calls of 56 bytes a sample, 5 ms of 2e5 samples) */
-DY_LOOP_COPIES
 void dyi_band_push(dyiBand* b, const double* x) {
   const int nch = b->nch;
   band_noise(b, x);
   if (b->count == 0) band_start(b, x);   /* from the steady state of the first value */
   double* v = b->V + (size_t)b->npend * (size_t)b->P;
-  for (int k = 0; k < b->ncand; k++, v += nch)
-    for (int c = 0; c < nch; c++) v[c] = x[c];
+  for (int k = 0; k < b->ncand; k++) memcpy(v + (size_t)k * (size_t)nch, x, sizeof(double) * (size_t)nch);
   b->count++;
   if (++b->npend == BAND_BATCH) band_flush(b);
 }
