@@ -244,10 +244,10 @@ int dyi_lograw_next(dyiLogRaw* r, dyiLogRow* row, char* err, int errsz);
  * stops the thread). 0, or -1 (no thread started: rows read as before). */
 int dyi_lograw_readahead(dyiLogRaw* r);
 /* Parse the rest of a plain (not compressed) CSV log by byte ranges of
- * about `block` bytes on `parsers` threads (at most 2), the rows handed
+ * about `block` bytes on `parsers` threads (at most 3), the rows handed
  * out in file order: the same rows, values, line numbers, end and errors
  * as without (ident/log.c says how). dyi_lograw_readahead calls it with 2
- * parsers and 1 MiB. 0, or -1 where it does not apply (a gzip file, a
+ * parsers and 1 MiB (the cutoff's pre-pass with 3). 0, or -1 where it does not apply (a gzip file, a
  * manifest, blank- or tab-separated cells, under two ranges left) or no
  * thread could start: the rows are then read as before. */
 int dyi_lograw_split(dyiLogRaw* r, int parsers, long long block);

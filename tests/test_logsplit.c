@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* dynid tests: one log parsed by byte ranges on two threads
+/* dynid tests: one log parsed by byte ranges on two and three threads
  * (dyi_lograw_split, ident/log.c) against the same log read on one
  * thread: every row (data row, file line, t, q, qd, qdd, tau bit for bit),
  * the end, the error message and the data-quality findings must be the
@@ -77,8 +77,9 @@ static int same_row(const dyiLogRow* a, const dyiLogRow* b) {
          !memcmp(a->tau, b->tau, sizeof(double) * 2);
 }
 
-/* the case read on one thread and split in ranges of `block` bytes */
-static void compare(const char* path, const splitCase* k, long long block) {
+/* the case read on one thread and split in ranges of `block` bytes on
+ * `parsers` threads */
+static void compare(const char* path, const splitCase* k, long long block, int parsers) {
   dyiLogOpt o;
   dyi_log_defaults(&o);
   o.row_first = k->first; o.row_last = k->last; o.on_bad = k->drop;
@@ -87,8 +88,8 @@ static void compare(const char* path, const splitCase* k, long long block) {
   dyiLogRaw* b = dyi_lograw_open(path, 2, &o, e2, sizeof e2);
   CHECK(a && b, "%s: opened (%s)", k->name, e1);
   if (!a || !b) { dyi_lograw_close(a); dyi_lograw_close(b); return; }
-  int split = dyi_lograw_split(b, 2, block);
-  CHECK(split == 0, "%s: split in ranges of %lld bytes", k->name, block);
+  int split = dyi_lograw_split(b, parsers, block);
+  CHECK(split == 0, "%s: split in ranges of %lld bytes on %d threads", k->name, block, parsers);
   long rows = 0, diff = 0;
   int ra, rb;
   dyiLogRow x, y;
@@ -98,7 +99,8 @@ static void compare(const char* path, const splitCase* k, long long block) {
     rows += ra == 1;
     diff += ra != rb || (ra == 1 && !same_row(&x, &y));
   } while (ra == 1 && rb == 1);
-  CHECK(diff == 0 && rows > 0, "%s, ranges of %lld bytes: %ld rows, %ld differ", k->name, block, rows, diff);
+  CHECK(diff == 0 && rows > 0, "%s, ranges of %lld bytes on %d threads: %ld rows, %ld differ", k->name, block,
+        parsers, rows, diff);
   CHECK(ra == rb && (ra == 0 || !strcmp(e1, e2)), "%s: the same end (%d %d) '%s' vs '%s'", k->name, ra, rb, e1, e2);
   char *fa = findings(a), *fb = findings(b);
   CHECK(fa && fb && !strcmp(fa, fb), "%s: the same findings:\n%s\nvs\n%s", k->name, fa, fb);
@@ -125,7 +127,8 @@ static void check_cases(void) {
   snprintf(path, sizeof path, "%s/log.csv", dir);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     write_case(path, &cases[c]);
-    for (int b = 0; b < TH_SWEEP(4); b++) compare(path, &cases[c], blocks[b]);
+    for (int b = 0; b < TH_SWEEP(4); b++)
+      for (int t = 2; t <= 3; t++) compare(path, &cases[c], blocks[b], t);
   }
 }
 
@@ -155,7 +158,7 @@ static void check_growth(void) {
       fputc('\n', f);
     }
     fclose(f);
-    compare(path, &k, g[c].block);
+    for (int t = 2; t <= 3; t++) compare(path, &k, g[c].block, t);
   }
 }
 
