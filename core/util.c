@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <unistd.h>
 
 /* advice a system lacks: none given */
 #ifndef MADV_HUGEPAGE
@@ -39,7 +40,6 @@ void* dy_malloc_huge(size_t bytes) {
 }
 
 #define FRESH_MIN ((size_t)256 << 10)
-#define PAGE 4096
 
 /* The last block given back, kept for the next request of its size (a
  * program that makes and frees the same estimator over and over): only
@@ -50,14 +50,17 @@ static pthread_mutex_t fresh_mu = PTHREAD_MUTEX_INITIALIZER;
 static void* fresh_kept;
 static size_t fresh_kept_bytes;
 
-/* the resident pages of [p, p + bytes) zeroed (p page-aligned) */
+/* the resident pages of [p, p + bytes) zeroed (p page-aligned; mincore
+ * gives a byte per page of the system's size) */
 static void clear_resident(unsigned char* p, size_t bytes) {
+  const long ps = sysconf(_SC_PAGESIZE);
+  const size_t page = ps > 0 ? (size_t)ps : 4096, span = 256 * page;
   unsigned char vec[256];
-  for (size_t off = 0; off < bytes; off += sizeof vec * PAGE) {
-    const size_t len = bytes - off < sizeof vec * PAGE ? bytes - off : sizeof vec * PAGE;
+  for (size_t off = 0; off < bytes; off += span) {
+    const size_t len = bytes - off < span ? bytes - off : span;
     if (mincore(p + off, len, vec)) { memset(p + off, 0, len); continue; }
-    for (size_t k = 0; k * PAGE < len; k++)
-      if (vec[k] & 1) memset(p + off + k * PAGE, 0, len - k * PAGE < PAGE ? len - k * PAGE : PAGE);
+    for (size_t k = 0; k * page < len; k++)
+      if (vec[k] & 1) memset(p + off + k * page, 0, len - k * page < page ? len - k * page : page);
   }
 }
 
@@ -86,7 +89,8 @@ void dy_free_fresh(void* p, size_t bytes) {
 int dy_dlsyms(const char* const* libs, const char* pkg, const char* const* names, int n, dyFn* fn,
               char* err, int errsz) {
   void* h = NULL;
-  for (int i = 0; libs[i] && !h; i++) h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+  int li = 0;
+  for (; libs[li] && !(h = dlopen(libs[li], RTLD_NOW | RTLD_LOCAL)); li++) {}
   if (!h) {
     snprintf(err, (size_t)errsz, "cannot load %s (%s): install the Debian package %s", libs[0], dlerror(), pkg);
     return -1;
@@ -94,7 +98,7 @@ int dy_dlsyms(const char* const* libs, const char* pkg, const char* const* names
   for (int i = 0; i < n; i++) {
     void* f = dlsym(h, names[i]);
     if (!f) {
-      snprintf(err, (size_t)errsz, "%s has no function %s: install the Debian package %s", libs[0], names[i], pkg);
+      snprintf(err, (size_t)errsz, "%s has no function %s: install the Debian package %s", libs[li], names[i], pkg);
       return -1;
     }
     memcpy(&fn[i], &f, sizeof f);   /* a data pointer to a function pointer: POSIX allows it, ISO C has no cast */

@@ -851,24 +851,19 @@ static int split_cells(const splitState* s, const double* v) {
   return 1;
 }
 
-/* room for one more row in slot b (out of the pool's room: twice its
- * rows in allocations of its own, the rows so far copied); 0, or -1 */
+/* room for one more row in slot b: when it is full, twice its rows in
+ * allocations of its own (the rows so far copied there; the old ones
+ * freed when they were its own, not the pool's); 0, or -1 */
 static int split_room(const splitState* s, splitSlot* b) {
   if (b->nrows < b->cap) return 0;
   const long cap = b->cap ? 2 * b->cap : 1024;
   const size_t nv = sizeof(double) * (size_t)s->ncol, used = (size_t)b->nrows;
-  double* v = b->own ? realloc(b->vals, nv * (size_t)cap) : malloc(nv * (size_t)cap);
-  long* l = b->own ? realloc(b->rel, sizeof(long) * (size_t)cap) : malloc(sizeof(long) * (size_t)cap);
-  if (!b->own) {
-    if (v && used) memcpy(v, b->vals, nv * used);
-    if (l && used) memcpy(l, b->rel, sizeof(long) * used);
-    if (!v || !l) { free(v); free(l); return -1; }
-    b->own = 1;
-  }
-  if (v) b->vals = v;
-  if (l) b->rel = l;
-  if (!v || !l) return -1;
-  b->cap = cap;
+  double* v = malloc(nv * (size_t)cap);
+  long* l = malloc(sizeof(long) * (size_t)cap);
+  if (!v || !l) { free(v); free(l); return -1; }
+  if (used) { memcpy(v, b->vals, nv * used); memcpy(l, b->rel, sizeof(long) * used); }
+  if (b->own) { free(b->vals); free(b->rel); }
+  b->vals = v; b->rel = l; b->own = 1; b->cap = cap;
   return 0;
 }
 
@@ -1148,6 +1143,11 @@ static atomic_long cache_held;
 static size_t cache_rec(const dyiLogReader* r) { return ahead_rec(r->n); }
 static long cache_rowbytes(const dyiLogReader* r) { return (long)(sizeof(double) * cache_rec(r)); }
 
+/* held row i as the read-ahead packs it (row, line, then row_pack's t,
+ * q, qd, qdd, tau), and its time */
+static const double* pre_rec(const dyiLogReader* r, int i) { return r->pre + ahead_rec(r->n) * (size_t)i; }
+static double pre_t(const dyiLogReader* r, int i) { return pre_rec(r, i)[2]; }
+
 /* room for one more row in the cache (grown by doubling up to what the
  * cap leaves it); 0, or -1 when it would outgrow that or memory */
 static int cache_room(dyiLogReader* r) {
@@ -1195,7 +1195,7 @@ static void cache_release(dyiLogReader* r) {
 
 /* next raw row (the held ones first, then the pre-pass's): 1, 0, -1 */
 static int src_row(dyiLogReader* r, dyiLogRow* row, char* err, int errsz) {
-  if (r->ipre < r->npre) { ahead_unpack(row, r->pre + ahead_rec(r->n) * (size_t)r->ipre++, r->n); return 1; }
+  if (r->ipre < r->npre) { ahead_unpack(row, pre_rec(r, r->ipre++), r->n); return 1; }
   if (r->icache < r->ncache) {
     ahead_unpack(row, r->cv + cache_rec(r) * (size_t)r->icache++, r->n);
     r->rows_read++;
@@ -1336,9 +1336,6 @@ static void teardown(dyiLogReader* r) {
   for (int i = 0; i < 3; i++) { free(r->w[i]); r->w[i] = NULL; }
 }
 
-/* held row i's time */
-static double pre_t(const dyiLogReader* r, int i) { return r->pre[ahead_rec(r->n) * (size_t)i + 2]; }
-
 /* Open the raw rows and hold the first RATEWIN (replayed by src_row); a
  * log needs at least 2 usable rows. */
 static int hold_rows(dyiLogReader* r, char* err, int errsz) {
@@ -1433,15 +1430,15 @@ static int cache_fits(dyiLogReader* r) {
  * holds the rows before that point, the read goes on from the raw reader
  * after them, and b has not seen every row. */
 static int band_cached(dyiLogReader* r, dyiBand* b, int deriv) {
-  for (int i = 0; i < r->npre; i++) dyi_band_push(b, r->pre + ahead_rec(r->n) * (size_t)i + 2 + band_at(r->n, deriv));
+  /* the rows packed as the read-ahead hands them over, straight into the
+   * cache (no copy through a dyiLogRow and back), the meter's column read
+   * there, as in the held rows */
+  const size_t col = 2 + band_at(r->n, deriv);
+  for (int i = 0; i < r->npre; i++) dyi_band_push(b, pre_rec(r, i) + col);
   ahead_start(r->raw, SPLIT_PREPASS);
   long long total;
   int full = 0;
-  /* the rows packed as the read-ahead hands them over, straight into the
-   * cache (no copy through a dyiLogRow and back), the meter's column read
-   * there */
   double one[AHEAD_ONE];
-  const size_t col = 2 + band_at(r->n, deriv);
   for (;;) {
     if (cache_room(r)) { full = 1; break; }   /* the read resumes at the raw reader's next row */
     const double* rec;

@@ -247,9 +247,10 @@ int dyi_lograw_readahead(dyiLogRaw* r);
  * about `block` bytes on `parsers` threads (at most 3), the rows handed
  * out in file order: the same rows, values, line numbers, end and errors
  * as without (ident/log.c says how). dyi_lograw_readahead calls it with 2
- * parsers and 1 MiB (the cutoff's pre-pass with 3). 0, or -1 where it does not apply (a gzip file, a
- * manifest, blank- or tab-separated cells, under two ranges left) or no
- * thread could start: the rows are then read as before. */
+ * parsers and 1 MiB (the cutoff's pre-pass with 3). 0, or -1 where it
+ * does not apply (a gzip file, a manifest, blank- or tab-separated cells,
+ * under two ranges left) or no thread could start: the rows are then read
+ * as before. */
 int dyi_lograw_split(dyiLogRaw* r, int parsers, long long block);
 /* logged derivatives: bit 0 qd, bit 1 qdd (so 3: both) */
 int dyi_lograw_logged(const dyiLogRaw* r);

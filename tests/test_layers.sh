@@ -34,7 +34,6 @@ for pair in "$@"; do
 done
 check "[ -z \"\$(nm -D --defined-only libdynid.so | grep -E ' T (cli_|cmd_|dyp_)')\" ]" \
       "libdynid.so exports program symbols: $(nm -D --defined-only libdynid.so | grep -cE ' T (cli_|cmd_|dyp_)')"
-check "! readelf -d libdynid.so | grep -q 'NEEDED.*plplot'" "libdynid.so links PLplot"
 # libxml2 and PLplot are loaded when a URDF is read or a plot drawn, not at
 # every start (core/util.h dy_dlsyms)
 check "! readelf -d dynid libdynid.so | grep -qE 'NEEDED.*(plplot|xml2)'" "dynid or libdynid.so links libxml2 or PLplot"
