@@ -84,6 +84,8 @@ struct dyiRows_ {
   double* pv;         /* their values */
   int nch;            /* channels: n torques, then the masked (joint, column) pairs */
   int *chj, *chc;     /* joint and column of channel n + i */
+  int* sel;           /* P a selection (each column one non-zero, 1): channel n + i is the
+                         regressor lanes at Y + sel[i] (rows_map); else NULL */
   double *y, *pass;   /* one output record, pass-through values (2 + n) */
   dyiFir fir;
   dyiDecim* dec;
@@ -103,7 +105,7 @@ _Static_assert(DYI_DECIM_WAIT >= DY_BATCH_LANES, "a chunk of samples enters the 
 void dyi_rows_free(dyiRows* w) {
   if (!w) return;
   free(w->pstart); free(w->pk); free(w->pv);
-  free(w->chj); free(w->chc); free(w->y); free(w->pass);
+  free(w->chj); free(w->chc); free(w->sel); free(w->y); free(w->pass);
   free(w->fixk); free(w->fixv); free(w->pmem);
   dyi_regressor_batch_free(w->rb);
   dyi_fir_free(&w->fir);
@@ -123,6 +125,19 @@ static int rows_fixed(dyiRows* w, const dyiBase* b) {
   int i = 0;
   for (int k = 0; k < b->npar; k++)
     if (!isnan(b->fix[k]) && b->fix[k] != 0) { w->fixk[i] = k; w->fixv[i++] = b->fix[k]; }
+  return 0;
+}
+
+/* w->sel when P selects columns (as the Khalil and QR sets' P does: each
+ * base column one regressor column, coefficient 1): each channel's lanes'
+ * offset in the regressor lanes (rows_map); -1 out of memory */
+static int rows_select(dyiRows* w) {
+  for (int c = 0; c < w->nb; c++)
+    if (w->pstart[c + 1] - w->pstart[c] != 1 || w->pv[w->pstart[c]] != 1) return 0;
+  w->sel = malloc(sizeof(int) * (size_t)(w->nch - w->n + 1));
+  if (!w->sel) return -1;
+  for (int i = 0; i < w->nch - w->n; i++)
+    w->sel[i] = (w->pk[w->pstart[w->chc[i]]] * w->n + w->chj[i]) * DY_BATCH_LANES;
   return 0;
 }
 
@@ -154,6 +169,7 @@ static dyiRows* rows_make(const dyModel* m, const dyiBase* b, unsigned jsel, cha
       }
   free(mask);
   mask = NULL;
+  if (rows_select(w)) goto oom;
   w->y = malloc(sizeof(double) * (size_t)w->nch);
   w->pass = malloc(sizeof(double) * (size_t)(2 + n));
   w->rb = dyi_regressor_batch_make(m, b->friction);
@@ -214,15 +230,19 @@ _Static_assert(DY_BATCH_LANES == 8, "rows_t8 transposes 8 x 8");
  * clang) */
 static inline void rows_t8(rowsVec* r) {
   rowsVec t[8], u[8];
+#pragma GCC unroll 4
   for (int k = 0; k < 8; k += 2) {
     t[k] = __builtin_shufflevector(r[k], r[k + 1], 0, 8, 2, 10, 4, 12, 6, 14);
     t[k + 1] = __builtin_shufflevector(r[k], r[k + 1], 1, 9, 3, 11, 5, 13, 7, 15);
   }
+#pragma GCC unroll 2
   for (int k = 0; k < 8; k += 4)
+#pragma GCC unroll 2
     for (int h = 0; h < 2; h++) {
       u[k + h] = __builtin_shufflevector(t[k + h], t[k + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
       u[k + h + 2] = __builtin_shufflevector(t[k + h], t[k + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
     }
+#pragma GCC unroll 4
   for (int b = 0; b < 4; b++) {
     r[b] = __builtin_shufflevector(u[b], u[b + 4], 0, 1, 2, 3, 8, 9, 10, 11);
     r[b + 4] = __builtin_shufflevector(u[b], u[b + 4], 4, 5, 6, 7, 12, 13, 14, 15);
@@ -236,7 +256,14 @@ static void rows_map(const dyiRows* w, const double* restrict Y, int nb, double*
   for (int i0 = n; i0 < nch; i0 += B) {
     const int cnt = nch - i0 < B ? nch - i0 : B;
     rowsVec a[B];
-    for (int k = 0; k < B; k++) {
+    if (w->sel && cnt == B) {   /* one term, 1 y: 0 + 1 y is y + 0 (-0 made +0 as there) */
+      const int* sel = w->sel + (i0 - n);
+#pragma GCC unroll 8
+      for (int k = 0; k < B; k++) {
+        memcpy(&a[k], Y + sel[k], sizeof a[k]);
+        a[k] += (rowsVec){0};
+      }
+    } else for (int k = 0; k < B; k++) {
       a[k] = (rowsVec){0};
       if (k >= cnt) continue;
       const int j = w->chj[i0 + k - n], c = w->chc[i0 + k - n];
@@ -247,6 +274,11 @@ static void rows_map(const dyiRows* w, const double* restrict Y, int nb, double*
       }
     }
     rows_t8(a);
+    if (nb == B && cnt == B) {   /* a full chunk: the stores unrolled, a[] stays in registers */
+#pragma GCC unroll 8
+      for (int k = 0; k < B; k++) memcpy(x[k] + i0, &a[k], sizeof a[k]);
+      continue;
+    }
     for (int b = 0; b < nb; b++) {
       if (cnt == B) memcpy(x[b] + i0, &a[b], sizeof a[b]);
       else for (int k = 0; k < cnt; k++) x[b][i0 + k] = a[b][k];
