@@ -103,15 +103,22 @@ double dyi_butter_step(const dyiButter* f, double* z, double x) { return butter_
 
 /* ------------------------------------------------------------ block filter */
 
+/* The channels are filtered VEC_LANES at a time, one vector lane each:
+ * the rows of X, Y, O and R hold P doubles (nch rounded up to whole
+ * vectors; the lanes past nch stay zero), and the states are stored by
+ * state, then channel (zf[i P + c], i < 2 nsec), so that a vector holds
+ * state i of VEC_LANES channels. Each lane takes butter_step's operations
+ * in its order: the outputs are a channel-by-channel pass's bit for bit. */
 struct dyiZpf_ {
   dyiButter f;
   int nch, npass, ns;   /* channels, pass-through values, 2*nsec */
+  int P;                /* a row's doubles: nch rounded up to VEC_LANES */
   int M, B;             /* margin, block */
   long cap;             /* B + M + 1 samples */
-  double *X, *Y, *PS;   /* input, forward output, pass-through (cap x ...) */
-  double *R;            /* right-edge forward output (M x nch) */
-  double *O, *OP;       /* emitted samples (cap x nch, cap x npass) */
-  double *zf, *zb;      /* forward / backward states (nch x ns) */
+  double *X, *Y, *PS;   /* input, forward output (cap x P), pass-through (cap x npass) */
+  double *R;            /* right-edge forward output (M x P) */
+  double *O, *OP;       /* emitted samples (cap x P, cap x npass) */
+  double *zf, *zb;      /* forward / backward states (ns x P) */
   long len;             /* samples in X (index 0 = oldest not emitted) */
   long total;           /* samples pushed */
   long outn, outi;      /* emitted, popped */
@@ -150,14 +157,16 @@ dyiZpf* dyi_zpf_make(const dyiButter* f, int nch, int npass, int block) {
   dyiZpf* z = calloc(1, sizeof *z);
   if (!z) return NULL;
   z->f = *f; z->nch = nch; z->npass = npass; z->ns = 2*f->nsec;
+  z->P = (nch + VEC_LANES - 1) / VEC_LANES * VEC_LANES;
   z->M = dyi_butter_margin(f);
   z->B = (int)B;
   z->cap = (long)z->B + z->M + 1;
-  size_t c = (size_t)z->cap, k = (size_t)nch, p = (size_t)(npass > 0 ? npass : 1);
-  z->X = malloc(c*k*sizeof(double)); z->Y = malloc(c*k*sizeof(double));
-  z->PS = malloc(c*p*sizeof(double)); z->R = malloc((size_t)z->M*k*sizeof(double));
-  z->O = malloc(c*k*sizeof(double)); z->OP = malloc(c*p*sizeof(double));
-  z->zf = malloc(k*(size_t)z->ns*sizeof(double)); z->zb = malloc(k*(size_t)z->ns*sizeof(double));
+  size_t c = (size_t)z->cap, k = (size_t)z->P, p = (size_t)(npass > 0 ? npass : 1);
+  /* zeroed: the lanes past nch stay zero through the filter */
+  z->X = calloc(c*k, sizeof(double)); z->Y = calloc(c*k, sizeof(double));
+  z->PS = malloc(c*p*sizeof(double)); z->R = calloc((size_t)z->M*k + 1, sizeof(double));
+  z->O = calloc(c*k, sizeof(double)); z->OP = malloc(c*p*sizeof(double));
+  z->zf = calloc(k*(size_t)z->ns, sizeof(double)); z->zb = calloc(k*(size_t)z->ns, sizeof(double));
   if (!z->X || !z->Y || !z->PS || !z->R || !z->O || !z->OP || !z->zf || !z->zb) {
     dyi_zpf_free(z);
     return NULL;
@@ -174,58 +183,106 @@ void dyi_zpf_free(dyiZpf* z) {
 
 long dyi_zpf_capacity(const dyiZpf* z) { return z->cap; }
 
+/* channel c's states (ns, butter_step's order) out of / into the
+ * vector layout zv (state i at zv[i P + c]) */
+static void states_get(const dyiZpf* z, const double* zv, int c, double* s) {
+  for (int i = 0; i < z->ns; i++) s[i] = zv[(size_t)i*z->P + c];
+}
+static void states_put(const dyiZpf* z, double* zv, int c, const double* s) {
+  for (int i = 0; i < z->ns; i++) zv[(size_t)i*z->P + c] = s[i];
+}
+
+/* nr input rows x (stride P, taken in the order step runs: from row 0 up
+ * when step is +1, from row nr - 1 down when -1) through the cascade f,
+ * every channel, states zv (ns x P, kept); output row k into y (stride
+ * P) for the rows k < keep only (y may be NULL when keep is 0). Each
+ * vector of VEC_LANES channels keeps its states in registers through the
+ * rows (two sections, order 3 or 4: the usual low-pass; other orders a
+ * loop over the sections); built per vector width (util.h DY_CLONES). */
+DY_CLONES
+static void cascade_rows(const dyiButter* f, double* restrict zv, int P, const double* x, long nr, int step,
+                         double* restrict y, long keep) {
+  const int nsec = f->nsec;
+  for (int c0 = 0; c0 < P; c0 += VEC_LANES) {
+    fvec b0[DYI_MAXSEC], b1[DYI_MAXSEC], b2[DYI_MAXSEC], a1[DYI_MAXSEC], a2[DYI_MAXSEC];
+    fvec z0[DYI_MAXSEC], z1[DYI_MAXSEC];
+    for (int i = 0; i < nsec; i++) {
+      b0[i] = f->b[i][0] - (fvec){0}; b1[i] = f->b[i][1] - (fvec){0}; b2[i] = f->b[i][2] - (fvec){0};
+      a1[i] = f->a[i][1] - (fvec){0}; a2[i] = f->a[i][2] - (fvec){0};
+      VEC_LOAD(z0[i], zv + (size_t)(2*i)*P + c0);
+      VEC_LOAD(z1[i], zv + (size_t)(2*i + 1)*P + c0);
+    }
+    for (long r = 0; r < nr; r++) {
+      const long k = step > 0 ? r : nr - 1 - r;
+      fvec v;
+      VEC_LOAD(v, x + (size_t)k*P + c0);
+      if (nsec == 2) {
+        fvec u = b0[0] * v + z0[0]; z0[0] = b1[0] * v - a1[0] * u + z1[0]; z1[0] = b2[0] * v - a2[0] * u; v = u;
+        u = b0[1] * v + z0[1]; z0[1] = b1[1] * v - a1[1] * u + z1[1]; z1[1] = b2[1] * v - a2[1] * u; v = u;
+      } else {
+        for (int i = 0; i < nsec; i++) {
+          fvec u = b0[i] * v + z0[i];
+          z0[i] = b1[i] * v - a1[i] * u + z1[i];
+          z1[i] = b2[i] * v - a2[i] * u;
+          v = u;
+        }
+      }
+      if (k < keep) VEC_STORE(y + (size_t)k*P + c0, v);
+    }
+    for (int i = 0; i < nsec; i++) {
+      VEC_STORE(zv + (size_t)(2*i)*P + c0, z0[i]);
+      VEC_STORE(zv + (size_t)(2*i + 1)*P + c0, z1[i]);
+    }
+  }
+}
+
 /* forward start: left odd extension over P samples, then X[0..len) -> Y */
 static void start(dyiZpf* z, int P) {
-  int nch = z->nch;
+  const int nch = z->nch;
+  const size_t W = (size_t)z->P;
+  double s[2*DYI_MAXSEC];
   for (int c = 0; c < nch; c++) {
-    double* s = z->zf + (size_t)c*z->ns;
     double x0 = z->X[c];
-    dyi_butter_steady(&z->f, s, 2*x0 - z->X[(size_t)P*nch + c]);
-    for (int i = 0; i < P; i++) butter_step(&z->f, s, 2*x0 - z->X[(size_t)(P - i)*nch + c]);
-    for (long k = 0; k < z->len; k++)
-      z->Y[k*nch + c] = butter_step(&z->f, s, z->X[k*nch + c]);
+    dyi_butter_steady(&z->f, s, 2*x0 - z->X[(size_t)P*W + c]);
+    for (int i = 0; i < P; i++) butter_step(&z->f, s, 2*x0 - z->X[(size_t)(P - i)*W + c]);
+    states_put(z, z->zf, c, s);
   }
+  cascade_rows(&z->f, z->zf, z->P, z->X, z->len, 1, z->Y, z->len);
   z->started = 1;
 }
 
 /* backward pass from the newest sample (after nr right-edge samples in R)
  * down to index 0; emit indices [0, E) into O, drop them from the buffer */
 static void backward(dyiZpf* z, long E, int nr) {
-  int nch = z->nch;
-  /* sample by sample, every channel at each (the channels' recursions are
-   * independent: interleaved they overlap in the pipeline instead of
-   * waiting on one chain of dependent steps; each channel's operations and
-   * their order are those of a pass channel by channel) */
-  for (int c = 0; c < nch; c++)
-    dyi_butter_steady(&z->f, z->zb + (size_t)c*z->ns, nr ? z->R[(size_t)(nr - 1)*nch + c] : z->Y[(z->len - 1)*nch + c]);
-  for (int i = nr - 1; i >= 0; i--)
-    for (int c = 0; c < nch; c++) butter_step(&z->f, z->zb + (size_t)c*z->ns, z->R[(size_t)i*nch + c]);
-  for (long k = z->len - 1; k >= 0; k--)
-    for (int c = 0; c < nch; c++) {
-      double y = butter_step(&z->f, z->zb + (size_t)c*z->ns, z->Y[k*nch + c]);
-      if (k < E) z->O[k*nch + c] = y;
-    }
+  const int nch = z->nch;
+  const size_t W = (size_t)z->P;
+  double s[2*DYI_MAXSEC];
+  for (int c = 0; c < nch; c++) {
+    dyi_butter_steady(&z->f, s, nr ? z->R[(size_t)(nr - 1)*W + c] : z->Y[(size_t)(z->len - 1)*W + c]);
+    states_put(z, z->zb, c, s);
+  }
+  cascade_rows(&z->f, z->zb, z->P, z->R, nr, -1, NULL, 0);
+  cascade_rows(&z->f, z->zb, z->P, z->Y, z->len, -1, z->O, E);
   if (z->npass) memcpy(z->OP, z->PS, (size_t)E*z->npass*sizeof(double));
   z->outn = E; z->outi = 0;
   long rest = z->len - E;
-  memmove(z->X, z->X + E*nch, (size_t)rest*nch*sizeof(double));
-  memmove(z->Y, z->Y + E*nch, (size_t)rest*nch*sizeof(double));
+  memmove(z->X, z->X + (size_t)E*W, (size_t)rest*W*sizeof(double));
+  memmove(z->Y, z->Y + (size_t)E*W, (size_t)rest*W*sizeof(double));
   if (z->npass) memmove(z->PS, z->PS + E*z->npass, (size_t)rest*z->npass*sizeof(double));
   z->len = rest;
 }
 
 int dyi_zpf_push(dyiZpf* z, const double* x, const double* pass) {
   if (z->outi < z->outn || z->finished) return -1;
-  int nch = z->nch;
-  memcpy(z->X + z->len*nch, x, (size_t)nch*sizeof(double));
+  const size_t W = (size_t)z->P;
+  double* row = z->X + (size_t)z->len*W;
+  memcpy(row, x, (size_t)z->nch*sizeof(double));
   if (z->npass) memcpy(z->PS + z->len*z->npass, pass, (size_t)z->npass*sizeof(double));
   z->len++; z->total++;
   if (!z->started) {
     if (z->len == z->M + 1) start(z, z->M);
   } else {
-    long k = z->len - 1;
-    for (int c = 0; c < nch; c++)
-      z->Y[k*nch + c] = butter_step(&z->f, z->zf + (size_t)c*z->ns, x[c]);
+    cascade_rows(&z->f, z->zf, z->P, row, 1, 1, z->Y + (size_t)(z->len - 1)*W, 1);
   }
   if (z->started && z->len >= z->cap) backward(z, z->len - z->M - 1, 0);
   return 0;
@@ -239,12 +296,14 @@ int dyi_zpf_finish(dyiZpf* z) {
   if (!z->started) start(z, (int)(z->len - 1 < z->M ? z->len - 1 : z->M));
   /* right odd extension: P = min(M, N-1) <= len - 1 */
   long P = z->total - 1 < z->M ? z->total - 1 : z->M;
-  int nch = z->nch;
+  const int nch = z->nch;
+  const size_t W = (size_t)z->P;
+  double s[2*DYI_MAXSEC];
   for (int c = 0; c < nch; c++) {
-    double* s = z->zf + (size_t)c*z->ns;
-    double xe = z->X[(z->len - 1)*nch + c];
+    states_get(z, z->zf, c, s);
+    double xe = z->X[(size_t)(z->len - 1)*W + c];
     for (long i = 0; i < P; i++)
-      z->R[i*nch + c] = butter_step(&z->f, s, 2*xe - z->X[(z->len - 2 - i)*nch + c]);
+      z->R[(size_t)i*W + c] = butter_step(&z->f, s, 2*xe - z->X[(size_t)(z->len - 2 - i)*W + c]);
   }
   backward(z, z->len, (int)P);
   return 0;
@@ -252,7 +311,7 @@ int dyi_zpf_finish(dyiZpf* z) {
 
 int dyi_zpf_pop(dyiZpf* z, double* y, double* pass) {
   if (z->outi >= z->outn) return 0;
-  memcpy(y, z->O + z->outi*z->nch, (size_t)z->nch*sizeof(double));
+  memcpy(y, z->O + (size_t)z->outi*(size_t)z->P, (size_t)z->nch*sizeof(double));
   if (z->npass) memcpy(pass, z->OP + z->outi*z->npass, (size_t)z->npass*sizeof(double));
   z->outi++;
   return 1;
