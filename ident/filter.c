@@ -199,10 +199,56 @@ static void states_put(const dyiZpf* z, double* zv, int c, const double* s) {
  * vector of VEC_LANES channels keeps its states in registers through the
  * rows (two sections, order 3 or 4: the usual low-pass; other orders a
  * loop over the sections); built per vector width (util.h DY_CLONES). */
+/* cascade_rows for two sections and G vectors of channels (G a constant
+ * where it is inlined): each row's G vectors at once, their recursions
+ * independent, so that the steps of one overlap the others' latency
+ * instead of each vector's rows running one dependent chain after the
+ * other */
+static inline __attribute__((always_inline)) void cascade2_rows(const dyiButter* f, double* restrict zv, int P,
+                                                                const double* x, long nr, int step,
+                                                                double* restrict y, long keep, int G) {
+  const fvec b0 = f->b[0][0] - (fvec){0}, b1 = f->b[0][1] - (fvec){0}, b2 = f->b[0][2] - (fvec){0};
+  const fvec a1 = f->a[0][1] - (fvec){0}, a2 = f->a[0][2] - (fvec){0};
+  const fvec d0 = f->b[1][0] - (fvec){0}, d1 = f->b[1][1] - (fvec){0}, d2 = f->b[1][2] - (fvec){0};
+  const fvec e1 = f->a[1][1] - (fvec){0}, e2 = f->a[1][2] - (fvec){0};
+  fvec p0[4], p1[4], q0[4], q1[4];
+#pragma GCC unroll 4
+  for (int g = 0; g < G; g++) {
+    const int c0 = g * VEC_LANES;
+    VEC_LOAD(p0[g], zv + c0); VEC_LOAD(p1[g], zv + (size_t)P + c0);
+    VEC_LOAD(q0[g], zv + (size_t)2*P + c0); VEC_LOAD(q1[g], zv + (size_t)3*P + c0);
+  }
+  for (long r = 0; r < nr; r++) {
+    const long k = step > 0 ? r : nr - 1 - r;
+#pragma GCC unroll 4
+    for (int g = 0; g < G; g++) {
+      fvec v, u;
+      VEC_LOAD(v, x + (size_t)k*P + g * VEC_LANES);
+      u = b0 * v + p0[g]; p0[g] = b1 * v - a1 * u + p1[g]; p1[g] = b2 * v - a2 * u; v = u;
+      u = d0 * v + q0[g]; q0[g] = d1 * v - e1 * u + q1[g]; q1[g] = d2 * v - e2 * u; v = u;
+      if (k < keep) VEC_STORE(y + (size_t)k*P + g * VEC_LANES, v);
+    }
+  }
+#pragma GCC unroll 4
+  for (int g = 0; g < G; g++) {
+    const int c0 = g * VEC_LANES;
+    VEC_STORE(zv + c0, p0[g]); VEC_STORE(zv + (size_t)P + c0, p1[g]);
+    VEC_STORE(zv + (size_t)2*P + c0, q0[g]); VEC_STORE(zv + (size_t)3*P + c0, q1[g]);
+  }
+}
+
 DY_CLONES
 static void cascade_rows(const dyiButter* f, double* restrict zv, int P, const double* x, long nr, int step,
                          double* restrict y, long keep) {
   const int nsec = f->nsec;
+  if (nsec == 2 && P <= 4 * VEC_LANES) {
+    switch (P / VEC_LANES) {
+      case 1: cascade2_rows(f, zv, P, x, nr, step, y, keep, 1); return;
+      case 2: cascade2_rows(f, zv, P, x, nr, step, y, keep, 2); return;
+      case 3: cascade2_rows(f, zv, P, x, nr, step, y, keep, 3); return;
+      default: cascade2_rows(f, zv, P, x, nr, step, y, keep, 4); return;
+    }
+  }
   for (int c0 = 0; c0 < P; c0 += VEC_LANES) {
     fvec b0[DYI_MAXSEC], b1[DYI_MAXSEC], b2[DYI_MAXSEC], a1[DYI_MAXSEC], a2[DYI_MAXSEC];
     fvec z0[DYI_MAXSEC], z1[DYI_MAXSEC];

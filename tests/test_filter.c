@@ -9,8 +9,8 @@
  *    1e-12 of the signal scale (the target is 1e-9; the margin makes the
  *    block truncation ~1e-16, the rest is rounding of different orders of
  *    summation);
- *  - 19 channels at once (the filter runs them as lanes of vectors, the
- *    last vector part padding) for orders 1, 2, 3, 4, 6: each against the
+ *  - 11, 19 and 29 channels at once (the filter runs them as lanes of
+ *    vectors, the last vector part padding) for orders 1, 2, 3, 4, 6: each against the
  *    whole-signal filtfilt, and bit for bit its own one-channel filter;
  *  - a ramp passes unchanged (odd extension + zero phase keep it exactly);
  *  - the decimating FIR of parallel filtering: symmetric taps of sum 1,
@@ -241,34 +241,34 @@ static double check_block(const dyiButter* f, int M, long N, int block) {
   return err;
 }
 
-/* WN channels at once (two whole vectors of the filter's lanes and part of
- * a third) through the block filter of order `order` (sections of one and
+/* nch channels at once (11, 19, 29: whole vectors of the filter's lanes
+ * and part of one more) through the block filter of order `order` (sections of one and
  * two poles, nsec 1..3): each channel against the whole-signal filtfilt
  * (1e-12 of its scale), and bit for bit what a filter of that channel
  * alone gives (the lanes do not mix: neither a neighbour nor the padding
  * lanes past the last channel reach it) */
-#define WN 19
+#define WN 29
 #define WL 3000
 static double wide_x[WN][WL], wide_y[WN][WL], wide_one[WL], wide_ref[WL];
-static void check_wide(int order, int block) {
+static void check_wide(int order, int block, int nch) {
   dyiButter f;
   dyi_butter_design(&f, order, 40, 1000);
   const int M = dyi_butter_margin(&f);
-  for (int c = 0; c < WN; c++) for (long k = 0; k < WL; k++) wide_x[c][k] = sig(k, c);
-  dyiZpf* z = dyi_zpf_make(&f, WN, 0, block);
+  for (int c = 0; c < nch; c++) for (long k = 0; k < WL; k++) wide_x[c][k] = sig(k, c);
+  dyiZpf* z = dyi_zpf_make(&f, nch, 0, block);
   long out = 0;
   double v[WN], y[WN];
   for (long k = 0; k < WL; k++) {
-    for (int c = 0; c < WN; c++) v[c] = wide_x[c][k];
+    for (int c = 0; c < nch; c++) v[c] = wide_x[c][k];
     dyi_zpf_push(z, v, NULL);
-    while (dyi_zpf_pop(z, y, NULL)) { for (int c = 0; c < WN; c++) wide_y[c][out] = y[c]; out++; }
+    while (dyi_zpf_pop(z, y, NULL)) { for (int c = 0; c < nch; c++) wide_y[c][out] = y[c]; out++; }
   }
   dyi_zpf_finish(z);
-  while (dyi_zpf_pop(z, y, NULL)) { for (int c = 0; c < WN; c++) wide_y[c][out] = y[c]; out++; }
-  CHECK(out == WL, "order %d, %d channels: %ld samples out of %d", order, WN, out, WL);
+  while (dyi_zpf_pop(z, y, NULL)) { for (int c = 0; c < nch; c++) wide_y[c][out] = y[c]; out++; }
+  CHECK(out == WL, "order %d, %d channels: %ld samples out of %d", order, nch, out, WL);
   double err = 0;
   long differ = 0;
-  for (int c = 0; c < WN && out == WL; c++) {
+  for (int c = 0; c < nch && out == WL; c++) {
     ref_filtfilt(&f, wide_ref, wide_x[c], WL, M);
     long o = 0;
     dyiZpf* w = dyi_zpf_make(&f, 1, 0, block);
@@ -284,8 +284,9 @@ static void check_wide(int order, int block) {
       differ += memcmp(&wide_y[c][k], &wide_one[k], sizeof(double)) != 0;
     }
   }
-  CHECK(err < 1e-12, "order %d block %d, %d channels: block vs whole filtfilt %.3g", order, block, WN, err);
-  CHECK(differ == 0, "order %d block %d: %ld values differ from the channel filtered alone", order, block, differ);
+  CHECK(err < 1e-12, "order %d block %d, %d channels: block vs whole filtfilt %.3g", order, block, nch, err);
+  CHECK(differ == 0, "order %d block %d, %d channels: %ld values differ from the channel filtered alone", order,
+        block, nch, differ);
   dyi_zpf_free(z);
 }
 
@@ -333,7 +334,8 @@ int main(void) {
   check_margin();
   double worst_block = check_blocks();
   static const int orders[] = {1, 2, 3, 4, 6};
-  for (int i = 0; i < 5; i++) { check_wide(orders[i], 0); check_wide(orders[i], 37); }
+  for (int i = 0; i < 5; i++)
+    for (int w = 11; w <= WN; w += 8) { check_wide(orders[i], 0, w); check_wide(orders[i], 37, w); }
   printf("worst Butterworth |H|^2 error %.3g, worst block-vs-whole filtfilt %.3g\n", worst, worst_block);
   test_fir();
   return test_report();
