@@ -9,7 +9,7 @@
  *    1e-12 of the signal scale (the target is 1e-9; the margin makes the
  *    block truncation ~1e-16, the rest is rounding of different orders of
  *    summation);
- *  - 11, 19 and 29 channels at once (the filter runs them as lanes of
+ *  - 11, 19 and 27 channels at once (the filter runs them as lanes of
  *    vectors, the last vector part padding) for orders 1, 2, 3, 4, 6: each against the
  *    whole-signal filtfilt, and bit for bit its own one-channel filter;
  *  - a ramp passes unchanged (odd extension + zero phase keep it exactly);
@@ -241,7 +241,7 @@ static double check_block(const dyiButter* f, int M, long N, int block) {
   return err;
 }
 
-/* nch channels at once (11, 19, 29: whole vectors of the filter's lanes
+/* nch channels at once (11, 19, 27: whole vectors of the filter's lanes
  * and part of one more) through the block filter of order `order` (sections of one and
  * two poles, nsec 1..3): each channel against the whole-signal filtfilt
  * (1e-12 of its scale), and bit for bit what a filter of that channel
