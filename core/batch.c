@@ -223,13 +223,13 @@ static void load_chunk(const dyModel* m, dyBatch* restrict w, int nb, const doub
     const size_t o = (size_t)j * (size_t)ld;
     /* fixed-count copies for full chunks (a variable-length memcpy becomes
      * a rep movs, slow to start, at this size) */
-    if (nb == B)
-      for (int b = 0; b < B; b++) {
-        w->q[j][b] = q[o + b];
-        w->qd[j][b] = qd ? qd[o + b] : 0;
-        w->qdd[j][b] = qdd ? qdd[o + b] : 0;
-      }
-    else
+    if (nb == B) {   /* each array a loop of its own: one vector copy (or clear) each */
+      for (int b = 0; b < B; b++) w->q[j][b] = q[o + b];
+      if (qd) for (int b = 0; b < B; b++) w->qd[j][b] = qd[o + b];
+      else for (int b = 0; b < B; b++) w->qd[j][b] = 0;
+      if (qdd) for (int b = 0; b < B; b++) w->qdd[j][b] = qdd[o + b];
+      else for (int b = 0; b < B; b++) w->qdd[j][b] = 0;
+    } else
       for (int b = 0; b < B; b++) {   /* a short chunk, padded with zero states */
         w->q[j][b] = b < nb ? q[o + b] : 0;
         w->qd[j][b] = b < nb && qd ? qd[o + b] : 0;
