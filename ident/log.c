@@ -562,20 +562,22 @@ static void raw_position(const dyiLogRaw* r, long long* done, long long* total) 
 
 /* ---------------------------------------------------------- read-ahead */
 
-/* Two buffers of AHEAD_ROWS rows: the thread fills one (raw_next: the CSV
+/* AHEAD_BUFS buffers of AHEAD_ROWS rows: the thread fills one (raw_next: the CSV
  * row, the cell checks, the gate) while the reader takes rows from the
  * other; a buffer ends full (rc 1) or with the end (0) or an error (-1)
  * and its message. The thread owns r (its CSV and quality record) until
  * it has published the end or an error, or is stopped. */
 #define AHEAD_ROWS 4096   /* rows per buffer: few hand-overs between the threads */
+#define AHEAD_BUFS 4      /* buffers: with two, the thread often waited for the reader to free
+                             one while the parsers waited for it (see SPLIT_AHEAD) */
 
 typedef struct rawAhead_ {
   pthread_t th;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  double* buf[2];                   /* AHEAD_ROWS packed rows each (ahead_pack) */
-  int cnt[2], rc[2], full[2];
-  char err[2][DY_ERRSZ];
+  double* buf[AHEAD_BUFS];          /* AHEAD_ROWS packed rows each (ahead_pack) */
+  int cnt[AHEAD_BUFS], rc[AHEAD_BUFS], full[AHEAD_BUFS];
+  char err[AHEAD_BUFS][DY_ERRSZ];
   long long done, total;            /* progress when the last buffer was published */
   int cur, pos, have;               /* the reader's buffer, its next row, whether it holds it */
   int stop;
@@ -612,7 +614,7 @@ static void row_unpack(dyiLogRow* d, const double* v, int n) {
  * thread's core to the other's, a cache line at a time */
 static size_t ahead_rec(int n) { return 2 + row_values(n); }
 
-/* one of the read-ahead's two buffers [bytes]: AHEAD_ROWS records */
+/* one of the read-ahead's buffers [bytes]: AHEAD_ROWS records */
 static size_t ahead_bytes(int n) { return sizeof(double) * ahead_rec(n) * AHEAD_ROWS; }
 
 static void ahead_pack(double* d, const dyiLogRow* s, int n) {
@@ -630,11 +632,11 @@ static void* ahead_main(void* arg) {
   rawAhead* a = r->ahead;
   /* 1 MiB each (7 joints), written over and over: faulted in here, while
    * the caller goes on, not before the thread starts (1-4 ms on a VM) */
-  for (int b = 0; b < 2; b++) {
+  for (int b = 0; b < AHEAD_BUFS; b++) {
     dy_huge_pages(a->buf[b], ahead_bytes(r->n));
     dy_prefault(a->buf[b], ahead_bytes(r->n));
   }
-  for (int b = 0, rc = 1; rc == 1; b ^= 1) {
+  for (int b = 0, rc = 1; rc == 1; b = (b + 1) % AHEAD_BUFS) {
     pthread_mutex_lock(&a->mu);
     while (a->full[b] && !a->stop) pthread_cond_wait(&a->cv, &a->mu);
     int stop = a->stop;
@@ -669,7 +671,7 @@ static void ahead_stop(dyiLogRaw* r) {
   pthread_join(a->th, NULL);
   pthread_mutex_destroy(&a->mu);
   pthread_cond_destroy(&a->cv);
-  free(a->buf[0]); free(a->buf[1]);
+  for (int b = 0; b < AHEAD_BUFS; b++) free(a->buf[b]);
   free(a);
   r->ahead = NULL;
 }
@@ -680,9 +682,9 @@ static int ahead_start(dyiLogRaw* r, int parsers) {
   dyi_lograw_split(r, parsers, SPLIT_BLOCK);
   rawAhead* a = calloc(1, sizeof *a);
   if (!a) return -1;
-  a->buf[0] = malloc(ahead_bytes(r->n));
-  a->buf[1] = malloc(ahead_bytes(r->n));
-  if (!a->buf[0] || !a->buf[1] || pthread_mutex_init(&a->mu, NULL)) goto fail;
+  int ok = 1;
+  for (int b = 0; b < AHEAD_BUFS; b++) ok &= (a->buf[b] = malloc(ahead_bytes(r->n))) != NULL;
+  if (!ok || pthread_mutex_init(&a->mu, NULL)) goto fail;
   if (pthread_cond_init(&a->cv, NULL)) { pthread_mutex_destroy(&a->mu); goto fail; }
   r->ahead = a;
   if (pthread_create(&a->th, NULL, ahead_main, r)) {
@@ -692,7 +694,8 @@ static int ahead_start(dyiLogRaw* r, int parsers) {
   }
   return 0;
 fail:   /* no thread: the rows are read on the calling thread as before */
-  free(a->buf[0]); free(a->buf[1]); free(a);
+  for (int b = 0; b < AHEAD_BUFS; b++) free(a->buf[b]);
+  free(a);
   return -1;
 }
 
@@ -716,7 +719,7 @@ static int ahead_next(dyiLogRaw* r, const double** rec, char* err, int errsz) {
       a->full[b] = 0;
       pthread_cond_broadcast(&a->cv);
       pthread_mutex_unlock(&a->mu);
-      a->cur ^= 1; a->pos = 0; a->have = 0;
+      a->cur = (a->cur + 1) % AHEAD_BUFS; a->pos = 0; a->have = 0;
     }
     pthread_mutex_lock(&a->mu);
     while (!a->full[a->cur]) pthread_cond_wait(&a->cv, &a->mu);
@@ -774,7 +777,7 @@ void dyi_lograw_close(dyiLogRaw* r) {
 /* A plain (not compressed) log is cut into ranges of about SPLIT_BLOCK
  * bytes, each starting at a line start (the first after its nominal
  * offset); P threads parse them in turn (range k on thread k mod P)
- * into numbers, up to 2 P ranges ahead (slots), and split_next
+ * into numbers, up to SPLIT_AHEAD P ranges ahead (slots), and split_next
  * hands the rows out in file order, to the same gate as every row.
  * A range's parser takes only plain data rows (dy_csv_next_plain) whose
  * first ncol cells are numbers that dyi_quality_cells would pass (parsed
@@ -787,7 +790,15 @@ void dyi_lograw_close(dyiLogRaw* r) {
  * record (a quoted field across the cut) are dropped. So every row,
  * value, line number and message is the one-thread reader's. Memory: the
  * slots' numbers (a few MB), whatever the file. */
-#define SPLIT_SLOTS (2 * SPLIT_PARSERS)   /* at most: 2 a thread */
+/* ranges a parser may hold parsed ahead of the reader: the reader takes
+ * them in file order, so while it waits for the next range only that
+ * range's parser can work unless the others have room to go on (with 2,
+ * the cutoff's pre-pass left a core idle ~15 % of its time; with 4 here
+ * and AHEAD_BUFS 4, 2e5 rows of the Panda with --friction on 2 threads,
+ * 12 interleaved runs: wall mean 0.311 -> 0.294 s, 90th percentile 0.353
+ * -> 0.300 s; 6 or 8, and 8 buffers, no better) */
+#define SPLIT_AHEAD 4
+#define SPLIT_SLOTS (SPLIT_AHEAD * SPLIT_PARSERS)   /* at most */
 
 typedef struct {
   int k;                            /* range number, -1: the slot is free */
@@ -807,7 +818,7 @@ typedef struct splitState_ {
   pthread_t th[SPLIT_PARSERS];
   int nth, started, quit;            /* parsers, threads running, stop */
   splitSlot slot[SPLIT_SLOTS];
-  int nslot;                        /* the slots in use: 2 nth */
+  int nslot;                        /* the slots in use: SPLIT_AHEAD nth */
   void* pool;                       /* the slots' first room, one allocation (split_pool) */
   int fd;                           /* the file, for the range bounds (pread) */
   char path[512];
@@ -1003,7 +1014,7 @@ int dyi_lograw_split(dyiLogRaw* r, int parsers, long long block) {
   s->linebase = dy_csv_lines(r->csv);
   for (int k = 0; k < SPLIT_SLOTS; k++) s->slot[k].k = -1;
   s->nth = parsers < 1 ? 1 : parsers > SPLIT_PARSERS ? SPLIT_PARSERS : parsers;
-  s->nslot = 2 * s->nth;
+  s->nslot = SPLIT_AHEAD * s->nth;
   split_pool(s, pos);
   r->split = s;
   for (int t = 0; t < s->nth; t++) {
