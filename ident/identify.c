@@ -539,9 +539,11 @@ static void mtb_wait(mtBarrier* b) {
 /* the calling thread's reading of a batch (the signals' zero-phase filter
  * and differences), as a share of the joints' row stage in mt_assign's
  * units: its joints are chosen so that both threads end a batch together
- * (measured on 2e5 samples of the Panda at 1 kHz: 0.3 left the calling
- * thread 25 ms behind, 0.4 the worker 70 ms, 0.35 both within 5 ms) */
-#define READ_SHARE 0.35
+ * (2e5 samples of the Panda at 1 kHz with friction, 20 interleaved runs:
+ * 0.35 -> 0.2 took the wall mean 0.283 -> 0.276 s, 90th percentile 0.311
+ * -> 0.285 s, once the signals' filter ran on vectors; 0.35 had been the
+ * balance when it ran a channel at a time) */
+#define READ_SHARE 0.2
 #define MT_BATCH 4096   /* samples per batch handed to the workers (few hand-overs) */
 #define MT_CHUNKS (MT_BATCH / DY_BATCH_LANES)   /* a batch's chunks of lanes */
 _Static_assert(MT_BATCH % DY_BATCH_LANES == 0, "a batch is whole chunks");
