@@ -567,7 +567,8 @@ static void raw_position(const dyiLogRaw* r, long long* done, long long* total) 
  * other; a buffer ends full (rc 1) or with the end (0) or an error (-1)
  * and its message. The thread owns r (its CSV and quality record) until
  * it has published the end or an error, or is stopped. */
-#define AHEAD_ROWS 4096   /* rows per buffer: few hand-overs between the threads */
+#define AHEAD_ROWS 2048   /* rows per buffer: few hand-overs between the threads (4 x 2048 rows,
+                             the memory of the 2 x 4096 before: 0.5 MiB each for 7 joints) */
 #define AHEAD_BUFS 4      /* buffers: with two, the thread often waited for the reader to free
                              one while the parsers waited for it (see SPLIT_AHEAD) */
 
@@ -630,7 +631,7 @@ static void ahead_unpack(dyiLogRow* d, const double* s, int n) {
 static void* ahead_main(void* arg) {
   dyiLogRaw* r = arg;
   rawAhead* a = r->ahead;
-  /* 1 MiB each (7 joints), written over and over: faulted in here, while
+  /* 0.5 MiB each (7 joints), written over and over: faulted in here, while
    * the caller goes on, not before the thread starts (1-4 ms on a VM) */
   for (int b = 0; b < AHEAD_BUFS; b++) {
     dy_huge_pages(a->buf[b], ahead_bytes(r->n));
