@@ -125,9 +125,10 @@ struct dyiZpf_ {
   int started, finished;
 };
 
-/* bytes of the buffers for block B (see dyi_zpf_make) */
+/* bytes of the buffers for block B (see dyi_zpf_make; rows of nch
+ * rounded up to whole vectors) */
 static double zpf_bytes(long B, long M, int nch, int npass, int ns) {
-  double c = (double)B + M + 1, k = nch, p = npass > 0 ? npass : 1;
+  double c = (double)B + M + 1, k = (nch + VEC_LANES - 1) / VEC_LANES * VEC_LANES, p = npass > 0 ? npass : 1;
   return sizeof(double) * (c * (3*k + 2*p) + M * k + 2 * k * ns);
 }
 

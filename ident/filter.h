@@ -21,7 +21,8 @@
  * starts from the steady state of the first extended sample, the same
  * convention as scipy.signal.filtfilt with padtype "odd" and a longer pad.
  * The result equals a whole-signal filtfilt with that convention to
- * round-off; memory is (B + 2M) x channels doubles, whatever the length.  */
+ * round-off; memory is (B + 2M) x channels doubles (the channels rounded up
+ * to whole vectors of 8), whatever the length.  */
 #ifndef DYNID_FILTER_H
 #define DYNID_FILTER_H
 
