@@ -417,9 +417,72 @@ static void test_column_blocks(void) {
   dyi_quality_free(q);
 }
 
+/* random runs: two torque columns of values from {-7, -3, 0, 3, 7} in runs
+ * of random length (1 to 40 rows, within and across the 64-row blocks the
+ * statistics are taken in), each run a value other than the one before;
+ * the longest run (the first of that length), counted here row by row,
+ * must be the saturation finding exactly when its value is the column's
+ * maximum or minimum and it is at least 20 rows long (SATRUN in
+ * quality.c), with its length, value and first line */
+static void test_random_runs(void) {
+  char* names[3] = {"t", "tau1", "tau2"};
+  const int role[3] = {DYI_ROLE_T, DYI_ROLE_TAU, DYI_ROLE_TAU};
+  const int joint[3] = {0, 0, 1};
+  const double taumax[2] = {0, 0}, level[5] = {-7, -3, 0, 3, 7};
+  static double tau[2][3000];
+  long bad = 0, found = 0;
+  for (int trial = 0; trial < 40; trial++) {
+    const int rows = 500 + 60 * trial;
+    dyiQuality* q = dyi_quality_make("runs.csv", 3, names, role, joint, 2, 0, 0, taumax);
+    if (!q) { CHECK(0, "gate made"); return; }
+    for (int j = 0; j < 2; j++)
+      for (int k = 0, prev = -1; k < rows;) {
+        int v;
+        do v = (int)th_uniform(0, 5); while (v == prev || v > 4);
+        const int len = 1 + (int)th_uniform(0, trial % 2 ? 40 : 12);
+        for (int i = 0; i < len && k < rows; i++) tau[j][k++] = level[v];
+        prev = v;
+      }
+    for (int k = 0; k < rows; k++) {
+      dyiLogRow r;
+      memset(&r, 0, sizeof r);
+      r.row = k + 1; r.line = k + 2; r.t = 1e-3 * k;
+      r.q[0] = r.q[1] = 0.1 * k;   /* moving, so that only the torques can be flat */
+      r.tau[0] = tau[0][k]; r.tau[1] = tau[1][k];
+      dyi_quality_row(q, &r);
+    }
+    dyi_quality_finish(q);
+    for (int j = 0; j < 2; j++) {
+      double mn = tau[j][0], mx = tau[j][0], bv = tau[j][0];
+      long bn = 1, bl = 2, rn = 1, rl = 2;
+      for (int k = 1; k < rows; k++) {
+        mn = tau[j][k] < mn ? tau[j][k] : mn;
+        mx = tau[j][k] > mx ? tau[j][k] : mx;
+        if (tau[j][k] == tau[j][k - 1]) rn++; else { rn = 1; rl = k + 2; }
+        if (rn > bn) { bn = rn; bv = tau[j][k]; bl = rl; }
+      }
+      const int want = bn >= 20 && (bv == mx || bv == mn);
+      const dyiFinding* f = NULL;
+      for (int i = 0; i < dyi_quality_count(q); i++)
+        if (dyi_quality_get(q, i)->kind == DYI_QF_TSAT && dyi_quality_get(q, i)->col == 2 + j) f = dyi_quality_get(q, i);
+      found += want;
+      if (want ? !(f && f->count == bn && f->value == bv && f->first_line == bl) : f != NULL) {
+        if (bad++ < 5)
+          fprintf(stderr, "  trial %d tau%d: longest run %ld rows at %g from line %ld (flagged: %s); finding %ld at %g "
+                  "from %ld\n", trial, j + 1, bn, bv, bl, want ? "yes" : "no", f ? f->count : 0,
+                  f ? f->value : 0, f ? f->first_line : 0);
+      }
+    }
+    dyi_quality_free(q);
+  }
+  CHECK(bad == 0 && found > 10, "random runs: %ld of 80 columns judged unlike the row-by-row count (%ld saturated)",
+        bad, found);
+}
+
 int main(void) {
   test_clean();
   test_column_blocks();
+  test_random_runs();
   test_bad_rows();
   test_whole();
   test_parse();
