@@ -193,13 +193,6 @@ static void states_put(const dyiZpf* z, double* zv, int c, const double* s) {
   for (int i = 0; i < z->ns; i++) zv[(size_t)i*z->P + c] = s[i];
 }
 
-/* nr input rows x (stride P, taken in the order step runs: from row 0 up
- * when step is +1, from row nr - 1 down when -1) through the cascade f,
- * every channel, states zv (ns x P, kept); output row k into y (stride
- * P) for the rows k < keep only (y may be NULL when keep is 0). Each
- * vector of VEC_LANES channels keeps its states in registers through the
- * rows (two sections, order 3 or 4: the usual low-pass; other orders a
- * loop over the sections); built per vector width (util.h DY_CLONES). */
 /* cascade_rows for two sections and G vectors of channels (G a constant
  * where it is inlined): each row's G vectors at once, their recursions
  * independent, so that the steps of one overlap the others' latency
@@ -238,6 +231,14 @@ static inline __attribute__((always_inline)) void cascade2_rows(const dyiButter*
   }
 }
 
+/* nr input rows x (stride P, taken in the order step runs: from row 0 up
+ * when step is +1, from row nr - 1 down when -1) through the cascade f,
+ * every channel, states zv (ns x P, kept); output row k into y (stride
+ * P) for the rows k < keep only (y may be NULL when keep is 0). Each
+ * vector of VEC_LANES channels keeps its states in registers through the
+ * rows (two sections, order 3 or 4, the usual low-pass, with up to four
+ * vectors side by side: cascade2_rows; other orders a loop over the
+ * sections); built per vector width (util.h DY_CLONES). */
 DY_CLONES
 static void cascade_rows(const dyiButter* f, double* restrict zv, int P, const double* x, long nr, int step,
                          double* restrict y, long keep) {
