@@ -194,7 +194,8 @@ static void states_put(const dyiZpf* z, double* zv, int c, const double* s) {
 }
 
 /* cascade_rows for two sections and G vectors of channels (G a constant
- * where it is inlined): each row's G vectors at once, their recursions
+ * where it is inlined; zv, x and y at the first of them, rows of stride
+ * P): each row's G vectors at once, their recursions
  * independent, so that the steps of one overlap the others' latency
  * instead of each vector's rows running one dependent chain after the
  * other */
@@ -236,20 +237,24 @@ static inline __attribute__((always_inline)) void cascade2_rows(const dyiButter*
  * every channel, states zv (ns x P, kept); output row k into y (stride
  * P) for the rows k < keep only (y may be NULL when keep is 0). Each
  * vector of VEC_LANES channels keeps its states in registers through the
- * rows (two sections, order 3 or 4, the usual low-pass, with up to four
- * vectors side by side: cascade2_rows; other orders a loop over the
+ * rows (two sections, order 3 or 4, the usual low-pass: cascade2_rows,
+ * up to four vectors side by side; other orders a loop over the
  * sections); built per vector width (util.h DY_CLONES). */
 DY_CLONES
 static void cascade_rows(const dyiButter* f, double* restrict zv, int P, const double* x, long nr, int step,
                          double* restrict y, long keep) {
   const int nsec = f->nsec;
-  if (nsec == 2 && P <= 4 * VEC_LANES) {
-    switch (P / VEC_LANES) {
-      case 1: cascade2_rows(f, zv, P, x, nr, step, y, keep, 1); return;
-      case 2: cascade2_rows(f, zv, P, x, nr, step, y, keep, 2); return;
-      case 3: cascade2_rows(f, zv, P, x, nr, step, y, keep, 3); return;
-      default: cascade2_rows(f, zv, P, x, nr, step, y, keep, 4); return;
+  if (nsec == 2) {   /* four vectors at a time, then the one to three left */
+    for (int c0 = 0; c0 < P; c0 += 4 * VEC_LANES) {
+      double* yc = y ? y + c0 : NULL;
+      switch ((P - c0) / VEC_LANES) {
+        case 1: cascade2_rows(f, zv + c0, P, x + c0, nr, step, yc, keep, 1); break;
+        case 2: cascade2_rows(f, zv + c0, P, x + c0, nr, step, yc, keep, 2); break;
+        case 3: cascade2_rows(f, zv + c0, P, x + c0, nr, step, yc, keep, 3); break;
+        default: cascade2_rows(f, zv + c0, P, x + c0, nr, step, yc, keep, 4); break;
+      }
     }
+    return;
   }
   for (int c0 = 0; c0 < P; c0 += VEC_LANES) {
     fvec b0[DYI_MAXSEC], b1[DYI_MAXSEC], b2[DYI_MAXSEC], a1[DYI_MAXSEC], a2[DYI_MAXSEC];
@@ -264,16 +269,11 @@ static void cascade_rows(const dyiButter* f, double* restrict zv, int P, const d
       const long k = step > 0 ? r : nr - 1 - r;
       fvec v;
       VEC_LOAD(v, x + (size_t)k*P + c0);
-      if (nsec == 2) {
-        fvec u = b0[0] * v + z0[0]; z0[0] = b1[0] * v - a1[0] * u + z1[0]; z1[0] = b2[0] * v - a2[0] * u; v = u;
-        u = b0[1] * v + z0[1]; z0[1] = b1[1] * v - a1[1] * u + z1[1]; z1[1] = b2[1] * v - a2[1] * u; v = u;
-      } else {
-        for (int i = 0; i < nsec; i++) {
-          fvec u = b0[i] * v + z0[i];
-          z0[i] = b1[i] * v - a1[i] * u + z1[i];
-          z1[i] = b2[i] * v - a2[i] * u;
-          v = u;
-        }
+      for (int i = 0; i < nsec; i++) {
+        fvec u = b0[i] * v + z0[i];
+        z0[i] = b1[i] * v - a1[i] * u + z1[i];
+        z1[i] = b2[i] * v - a2[i] * u;
+        v = u;
       }
       if (k < keep) VEC_STORE(y + (size_t)k*P + c0, v);
     }
