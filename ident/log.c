@@ -1401,13 +1401,10 @@ static int sample_rate(dyiLogReader* r, double* med, char* err, int errsz) {
   return 0;
 }
 
-/* the column the band meter takes of a row: the highest derivative logged */
-static const double* band_col(const dyiLogRow* row, int deriv) {
-  return deriv == 0 ? row->qdd : deriv == 1 ? row->qd : row->q;
-}
-
-/* the same column in a row's packed values (row_pack: t, q, qd, qdd, tau) */
-static size_t band_at(int n, int deriv) { return 1 + (size_t)(2 - deriv) * (size_t)n; }
+/* the column the band meter takes of a row, the highest derivative logged
+ * (qdd, qd or q), in the row as the read-ahead packs it (ahead_pack: row,
+ * line, t, q, qd, qdd, tau) */
+static size_t band_at(int n, int deriv) { return 3 + (size_t)(2 - deriv) * (size_t)n; }
 
 /* The pre-pass on a reader of its own (the file parsed once more; no
  * watch) into b. 0, or -1 with err when the file cannot be opened again. */
@@ -1417,9 +1414,11 @@ static int band_reread(dyiLogReader* r, dyiBand* b, int deriv, char* err, int er
   dyiLogRaw* raw = dyi_lograw_open(r->path, r->n, &o, err, errsz);
   if (!raw) return -1;
   ahead_start(raw, SPLIT_PREPASS);
-  dyiLogRow row;
+  const size_t col = band_at(r->n, deriv);
+  const double* rec;
+  double one[AHEAD_ONE];
   char bad[512];                              /* a bad row's message: the read gives it */
-  while (dyi_lograw_next(raw, &row, bad, sizeof bad) == 1) dyi_band_push(b, band_col(&row, deriv));
+  while (lograw_next_packed(raw, one, &rec, bad, sizeof bad) == 1) dyi_band_push(b, rec + col);
   dyi_lograw_close(raw);
   return 0;
 }
@@ -1445,7 +1444,7 @@ static int band_cached(dyiLogReader* r, dyiBand* b, int deriv) {
   /* the rows packed as the read-ahead hands them over, straight into the
    * cache (no copy through a dyiLogRow and back), the meter's column read
    * there, as in the held rows */
-  const size_t col = 2 + band_at(r->n, deriv);
+  const size_t col = band_at(r->n, deriv);
   for (int i = 0; i < r->npre; i++) dyi_band_push(b, pre_rec(r, i) + col);
   ahead_start(r->raw, SPLIT_PREPASS);
   long long total;
