@@ -4,7 +4,8 @@
 # with only its layer's and lower include paths (build/inc/LAYER), an
 # upward include does not compile, libdynid exports no symbol of the
 # program (cli_, cmd_, dyp_), neither it nor the program links libxml2 or
-# PLplot (both are loaded on first use), the installed
+# PLplot (both are loaded on first use), the program carries OpenBLAS,
+# LAPACKE and DSDP where their archives exist, the installed
 # tree has only public headers and the umbrella header alone compiles.
 # Last line "N passed, N failed".
 cd "$(dirname "$0")/.." || exit 1
@@ -37,6 +38,13 @@ check "[ -z \"\$(nm -D --defined-only libdynid.so | grep -E ' T (cli_|cmd_|dyp_)
 # libxml2 and PLplot are loaded when a URDF is read or a plot drawn, not at
 # every start (core/util.h dy_dlsyms)
 check "! readelf -d dynid libdynid.so | grep -qE 'NEEDED.*(plplot|xml2)'" "dynid or libdynid.so links libxml2 or PLplot"
+# where the system has their archives, the program carries OpenBLAS, LAPACKE
+# and DSDP itself (it starts without binding their symbols: Makefile)
+archives=1
+for l in dsdp lapacke openblas; do case $($CC -print-file-name=lib$l.a) in /*) ;; *) archives=0 ;; esac; done
+if [ "$archives" = 1 ]; then
+  check "! readelf -d dynid | grep -qE 'NEEDED.*(openblas|lapack|blas|dsdp)'" "dynid links OpenBLAS, LAPACKE or DSDP shared though their archives exist"
+fi
 make -s --no-print-directory install DESTDIR="$D/root" PREFIX=/usr >"$D/install.log" 2>&1
 I=$D/root/usr/include/dynid
 check "[ -f $I/dynid.h ] && [ ! -e $I/core/mathu.h ] && [ ! -e $I/core/util.h ] && [ ! -e $I/verify/kernels.h ]" \
