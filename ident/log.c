@@ -815,7 +815,11 @@ typedef struct {
 
 typedef struct splitState_ {
   pthread_mutex_t mu;
-  pthread_cond_t cv;
+  /* parser p waits on freed[p] for its next slot (range k's slot is next
+   * used by range k + nslot, the same parser's: nslot is a multiple of
+   * nth), the consumer on parsed: each hand-over wakes the one thread
+   * that waits for it, not every parser */
+  pthread_cond_t freed[SPLIT_PARSERS], parsed;
   pthread_t th[SPLIT_PARSERS];
   int nth, started, quit;            /* parsers, threads running, stop */
   splitSlot slot[SPLIT_SLOTS];
@@ -937,7 +941,7 @@ static void* split_main(void* arg) {
   for (int k = a->p; k < s->nblocks; k += s->nth) {
     splitSlot* b = &s->slot[k % s->nslot];
     pthread_mutex_lock(&s->mu);
-    while (b->k != -1 && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
+    while (b->k != -1 && !s->quit) pthread_cond_wait(&s->freed[a->p], &s->mu);
     const int quit = s->quit;
     if (!quit) { b->k = k; b->ready = 0; }
     pthread_mutex_unlock(&s->mu);
@@ -945,7 +949,7 @@ static void* split_main(void* arg) {
     split_parse(s, c, b, k);
     pthread_mutex_lock(&s->mu);
     b->ready = 1;
-    pthread_cond_broadcast(&s->cv);
+    pthread_cond_signal(&s->parsed);
     pthread_mutex_unlock(&s->mu);
   }
   dy_csv_close(c);
@@ -961,7 +965,7 @@ static splitSlot* split_wait(splitState* s) {
   if (s->got) return s->got;
   splitSlot* b = &s->slot[s->k % s->nslot];
   pthread_mutex_lock(&s->mu);
-  while (!(b->k == s->k && b->ready)) pthread_cond_wait(&s->cv, &s->mu);
+  while (!(b->k == s->k && b->ready)) pthread_cond_wait(&s->parsed, &s->mu);
   pthread_mutex_unlock(&s->mu);
   return s->got = b;
 }
@@ -971,7 +975,7 @@ static void split_release(splitState* s) {
   splitSlot* b = &s->slot[s->k % s->nslot];
   pthread_mutex_lock(&s->mu);
   b->k = -1; b->ready = 0;
-  pthread_cond_broadcast(&s->cv);
+  pthread_cond_signal(&s->freed[s->k % s->nth]);
   pthread_mutex_unlock(&s->mu);
   s->got = NULL;
   s->k++; s->i = 0;
@@ -983,14 +987,15 @@ static void split_stop(dyiLogRaw* r) {
   if (!s) return;
   pthread_mutex_lock(&s->mu);
   s->quit = 1;
-  pthread_cond_broadcast(&s->cv);
+  for (int t = 0; t < SPLIT_PARSERS; t++) pthread_cond_broadcast(&s->freed[t]);
   pthread_mutex_unlock(&s->mu);
   for (int t = 0; t < s->started; t++) pthread_join(s->th[t], NULL);
   for (int k = 0; k < SPLIT_SLOTS; k++)
     if (s->slot[k].own) { free(s->slot[k].vals); free(s->slot[k].rel); }
   free(s->pool);
   pthread_mutex_destroy(&s->mu);
-  pthread_cond_destroy(&s->cv);
+  for (int t = 0; t < SPLIT_PARSERS; t++) pthread_cond_destroy(&s->freed[t]);
+  pthread_cond_destroy(&s->parsed);
   close(s->fd);
   free(s);
   r->split = NULL;
@@ -1007,7 +1012,8 @@ int dyi_lograw_split(dyiLogRaw* r, int parsers, long long block) {
   if (!s) return -1;
   s->fd = open(r->path, O_RDONLY);
   if (s->fd < 0 || pthread_mutex_init(&s->mu, NULL)) { if (s->fd >= 0) close(s->fd); free(s); return -1; }
-  pthread_cond_init(&s->cv, NULL);
+  for (int t = 0; t < SPLIT_PARSERS; t++) pthread_cond_init(&s->freed[t], NULL);
+  pthread_cond_init(&s->parsed, NULL);
   snprintf(s->path, sizeof s->path, "%s", r->path);
   s->base = s->done = pos; s->size = size; s->block = block;
   s->nblocks = (int)((size - pos + block - 1) / block);
