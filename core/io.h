@@ -210,6 +210,7 @@ typedef struct {
   char path[1024];
   char tmp[1100];
   int is_stdout;
+  char* buf;        /* f's buffer (NULL: stdio's own), freed when f is closed */
 } dyOut;
 
 /* 0 or -1 (err set). A file (not standard output, not markup: .html,
