@@ -826,6 +826,7 @@ typedef struct splitState_ {
   int nslot;                        /* the slots in use: SPLIT_AHEAD nth */
   void* pool;                       /* the slots' first room, one allocation (split_pool) */
   int fd;                           /* the file, for the range bounds (pread) */
+  _Atomic long long* bound;         /* (nblocks + 1) each range's start once found, else -1 */
   char path[512];
   long long base, size, block;      /* first range's start, file size, bytes per range */
   int nblocks, ncol, colt;
@@ -847,15 +848,22 @@ typedef struct { splitState* s; int p; } splitArg;
 static long long split_bound(const splitState* s, int k) {
   if (k <= 0) return s->base;
   if (k >= s->nblocks) return s->size;
+  /* each bound is asked for three times (the ranges on both sides, the
+   * reader's progress): found once, by whichever thread asks first (two
+   * that ask at once find the same) */
+  long long b = atomic_load_explicit(&s->bound[k], memory_order_relaxed);
+  if (b >= 0) return b;
   long long x = s->base + (long long)k * s->block - 1;   /* the byte before the nominal start */
   char buf[4096];
-  for (;;) {
+  for (b = s->size;;) {
     ssize_t got = pread(s->fd, buf, sizeof buf, (off_t)x);
-    if (got <= 0) return s->size;
+    if (got <= 0) break;
     const char* nl = memchr(buf, '\n', (size_t)got);
-    if (nl) return x + (nl - buf) + 1;
+    if (nl) { b = x + (nl - buf) + 1; break; }
     x += got;
   }
+  atomic_store_explicit(&s->bound[k], b, memory_order_relaxed);
+  return b;
 }
 
 /* the first ncol cells v as dyi_quality_cells reads them (dy_strtod, whole
@@ -993,6 +1001,7 @@ static void split_stop(dyiLogRaw* r) {
   for (int k = 0; k < SPLIT_SLOTS; k++)
     if (s->slot[k].own) { free(s->slot[k].vals); free(s->slot[k].rel); }
   free(s->pool);
+  free(s->bound);
   pthread_mutex_destroy(&s->mu);
   for (int t = 0; t < SPLIT_PARSERS; t++) pthread_cond_destroy(&s->freed[t]);
   pthread_cond_destroy(&s->parsed);
@@ -1008,15 +1017,22 @@ int dyi_lograw_split(dyiLogRaw* r, int parsers, long long block) {
   dy_csv_progress(r->csv, &pos, &size);
   pos = dy_csv_pos(r->csv);
   if ((delim != ',' && delim != ';') || size - pos < 2 * block) return -1;
+  const int nblocks = (int)((size - pos + block - 1) / block);
   splitState* s = calloc(1, sizeof *s);
   if (!s) return -1;
-  s->fd = open(r->path, O_RDONLY);
-  if (s->fd < 0 || pthread_mutex_init(&s->mu, NULL)) { if (s->fd >= 0) close(s->fd); free(s); return -1; }
+  s->bound = malloc(sizeof *s->bound * ((size_t)nblocks + 1));
+  s->fd = s->bound ? open(r->path, O_RDONLY) : -1;
+  if (s->fd < 0 || pthread_mutex_init(&s->mu, NULL)) {
+    if (s->fd >= 0) close(s->fd);
+    free(s->bound); free(s);
+    return -1;
+  }
+  for (int k = 0; k <= nblocks; k++) atomic_init(&s->bound[k], -1);
   for (int t = 0; t < SPLIT_PARSERS; t++) pthread_cond_init(&s->freed[t], NULL);
   pthread_cond_init(&s->parsed, NULL);
   snprintf(s->path, sizeof s->path, "%s", r->path);
   s->base = s->done = pos; s->size = size; s->block = block;
-  s->nblocks = (int)((size - pos + block - 1) / block);
+  s->nblocks = nblocks;
   s->ncol = r->ncol; s->colt = r->colt; s->absurd = dyi_quality_absurd(r->q); s->delim = delim;
   s->linebase = dy_csv_lines(r->csv);
   for (int k = 0; k < SPLIT_SLOTS; k++) s->slot[k].k = -1;
