@@ -815,15 +815,23 @@ static void section_validate(void) {
  * the forward simulation stiff (verify/sim.h). Samples per CPU second on
  * the held-out 6544 samples and on the whole log (20544), and the
  * marginal rate between the two (the fixed costs, the consistency SDP of
- * the least-squares set and the program's start, taken out). Target:
- * compare >= 20,000 samples/s, system time < 10 % of user time. */
+ * the least-squares set and the program's start, taken out): the fastest
+ * of REPORT_RUNS runs, and the system time's share over all of them (one
+ * run's split is good to a clock tick, see read_alone). Target: compare
+ * >= 20,000 samples/s, system time < 10 % of user time. */
+#define REPORT_RUNS 3
 static int report_cpu(const char* rows, int compare, double* cpu, double* sys) {
   const char* argv[] = {"./dynid", "report", "datasets/models/panda.csv", "build/bench/pc_u.csv",
                         "datasets/panda/exciting_traj.csv.gz", "--map", "t=t_s", "--rows", rows,
                         "-o", "build/bench/pc.html", compare ? "--compare" : NULL, "build/bench/pc_c.csv", NULL};
-  double wall, mb;
-  if (run_child(argv, cpu, &wall, &mb)) return -1;
-  *sys = child_sys;
+  double wall, mb, c, sum = 0, sumsys = 0;
+  *cpu = 1e30;
+  for (int rep = 0; rep < REPORT_RUNS; rep++) {
+    if (run_child(argv, &c, &wall, &mb)) return -1;
+    *cpu = fmin(*cpu, c);
+    sum += c; sumsys += child_sys;
+  }
+  *sys = sumsys / sum * *cpu;   /* the system share of all runs, on the fastest's CPU time */
   return 0;
 }
 
