@@ -32,8 +32,8 @@ NLOPT_LIBS = -lnlopt
 # ship them), and the Fortran runtime they call from its archive when the
 # compiler has one (else its shared libgfortran.so.5): the dynamic loader
 # then maps 9 libraries fewer and binds ~7,000 symbols fewer, and every
-# command starts in ~5 ms of CPU time instead of ~11 (make bench, section
-# validate). The library links them shared, as the program does where an
+# command starts with ~3 ms of CPU time beyond a bare program's instead of
+# ~9 (make bench, section validate). The library links them shared, as the program does where an
 # archive is missing.
 have_ar = $(filter /%,$(shell $(CC) -print-file-name=lib$(1).a))
 AR_ON := -Wl,-Bstatic
