@@ -33,8 +33,8 @@ NLOPT_LIBS = -lnlopt
 # compiler has one (else its shared libgfortran.so.5): the dynamic loader
 # then maps 9 libraries fewer and binds ~7,000 symbols fewer, and every
 # command starts with ~3 ms of CPU time beyond a bare program's instead of
-# ~9 (make bench, section validate). The library links them shared, as the program does where an
-# archive is missing.
+# ~9 (make bench, section validate). The library links them shared, as the
+# program does where an archive is missing.
 have_ar = $(filter /%,$(shell $(CC) -print-file-name=lib$(1).a))
 AR_ON := -Wl,-Bstatic
 AR_OFF := -Wl,-Bdynamic
