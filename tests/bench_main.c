@@ -663,6 +663,27 @@ static int run_child(const char* const* argv, double* cpu, double* wall, double*
   return 0;
 }
 
+/* reps runs of argv: the fastest and slowest wall and CPU time [s], the
+ * mean system time of a run [s] and the system time's share of the user
+ * time over all of them (one run's split is good to a clock tick: the
+ * kernel splits user and system time by sampling at 250 Hz) */
+typedef struct { double wall, cpu, wall_max, cpu_max, mb, sys, sysr; } childRuns;
+static int child_runs(const char* const* argv, int reps, childRuns* r) {
+  r->wall = r->cpu = 1e30; r->wall_max = r->cpu_max = 0;
+  double cpus = 0, sys = 0;
+  for (int k = 0; k < reps; k++) {
+    double c, w, mb;
+    if (run_child(argv, &c, &w, &mb)) return -1;
+    r->wall = fmin(r->wall, w); r->cpu = fmin(r->cpu, c);
+    r->wall_max = fmax(r->wall_max, w); r->cpu_max = fmax(r->cpu_max, c);
+    r->mb = mb;
+    cpus += c; sys += child_sys;
+  }
+  r->sys = sys / reps;
+  r->sysr = sys / fmax(cpus - sys, 1e-9);
+  return 0;
+}
+
 static void section_identify(void) {
   const char* src = "datasets/panda/exciting_traj.csv.gz";
   const char* big = "build/bench/panda_1e6.csv";
@@ -747,8 +768,7 @@ static double read_alone(const char* path, int reps, double* sys_mean) {
  * identified on them, plain and with --horizon 0.1 (forward simulation
  * over every 0.1 s window), beside identify of the same samples in the
  * same run: the fastest of 5 runs' wall and CPU time, and system time
- * against user time over all 5 (one run's split is good to a clock tick,
- * see read_alone). Targets: validate < 0.5 s, with the horizon < 2 s,
+ * against user time over all 5 (child_runs). Targets: validate < 0.5 s, with the horizon < 2 s,
  * system time < 10 % of user time. Beside them the fixed costs every run
  * pays in system time: reading the log (read_alone) and the program's
  * start (`dynid --version`, the mean of 20, beside /bin/true's). */
@@ -774,19 +794,13 @@ static void section_validate(void) {
   const char* what[3] = {"identify (the same samples)", "validate", "validate --horizon 0.1"};
   const double target[3] = {0, 0.5, 2};
   for (int k = 0; k < 3; k++) {
-    double wall = 1e30, cpu = 1e30, sys = 0, cpus = 0;
-    for (int rep = 0; rep < VAL_RUNS; rep++) {
-      double c, w, mb;
-      if (run_child(runs[k], &c, &w, &mb)) return;
-      if (w < wall) { wall = w; cpu = c; }
-      sys += child_sys; cpus += c;
-    }
-    const double sysr = sys / fmax(cpus - sys, 1e-9);
+    childRuns r;
+    if (child_runs(runs[k], VAL_RUNS, &r)) return;
     if (target[k] > 0)
-      printf("  %-28s %.3f s wall, %.3f s CPU, sys %4.1f %% of user (%.0f ms a run): %s, sys %s\n", what[k], wall,
-             cpu, 100 * sysr, 1e3 * sys / VAL_RUNS, wall < target[k] ? "met" : "NOT MET", sysr < 0.1 ? "met" : "NOT MET");
+      printf("  %-28s %.3f s wall, %.3f s CPU, sys %4.1f %% of user (%.0f ms a run): %s, sys %s\n", what[k], r.wall,
+             r.cpu, 100 * r.sysr, 1e3 * r.sys, r.wall < target[k] ? "met" : "NOT MET", r.sysr < 0.1 ? "met" : "NOT MET");
     else
-      printf("  %-28s %.3f s wall, %.3f s CPU, sys %4.1f %% of user (the peer)\n", what[k], wall, cpu, 100 * sysr);
+      printf("  %-28s %.3f s wall, %.3f s CPU, sys %4.1f %% of user (the peer)\n", what[k], r.wall, r.cpu, 100 * r.sysr);
   }
   double rsys;
   struct stat st;
@@ -816,22 +830,18 @@ static void section_validate(void) {
  * the held-out 6544 samples and on the whole log (20544), and the
  * marginal rate between the two (the fixed costs, the consistency SDP of
  * the least-squares set and the program's start, taken out): the fastest
- * of REPORT_RUNS runs, and the system time's share over all of them (one
- * run's split is good to a clock tick, see read_alone). Target: compare
- * >= 20,000 samples/s, system time < 10 % of user time. */
+ * of REPORT_RUNS runs, and the system time's share over all of them
+ * (child_runs). Target: compare >= 20,000 samples/s, system time < 10 %
+ * of user time. */
 #define REPORT_RUNS 3
 static int report_cpu(const char* rows, int compare, double* cpu, double* sys) {
   const char* argv[] = {"./dynid", "report", "datasets/models/panda.csv", "build/bench/pc_u.csv",
                         "datasets/panda/exciting_traj.csv.gz", "--map", "t=t_s", "--rows", rows,
                         "-o", "build/bench/pc.html", compare ? "--compare" : NULL, "build/bench/pc_c.csv", NULL};
-  double wall, mb, c, sum = 0, sumsys = 0;
-  *cpu = 1e30;
-  for (int rep = 0; rep < REPORT_RUNS; rep++) {
-    if (run_child(argv, &c, &wall, &mb)) return -1;
-    *cpu = fmin(*cpu, c);
-    sum += c; sumsys += child_sys;
-  }
-  *sys = sumsys / sum * *cpu;   /* the system share of all runs, on the fastest's CPU time */
+  childRuns r;
+  if (child_runs(argv, REPORT_RUNS, &r)) return -1;
+  *cpu = r.cpu;
+  *sys = r.cpu * r.sysr / (1 + r.sysr);   /* the system share of all runs, on the fastest's CPU time */
   return 0;
 }
 
@@ -880,28 +890,14 @@ static int wide_ok(void) {
   return ok;
 }
 
-/* the fastest and slowest of reps runs of argv: wall and CPU [s] */
-typedef struct { double wall, cpu, wall_max, cpu_max, mb; } wideRun;
-static int wide_runs(const char* const* argv, int reps, wideRun* r) {
-  r->wall = r->cpu = 1e30; r->wall_max = r->cpu_max = 0;
-  for (int k = 0; k < reps; k++) {
-    double c, w, mb;
-    if (run_child(argv, &c, &w, &mb)) return -1;
-    r->wall = fmin(r->wall, w); r->cpu = fmin(r->cpu, c);
-    r->wall_max = fmax(r->wall_max, w); r->cpu_max = fmax(r->cpu_max, c);
-    r->mb = mb;
-  }
-  return 0;
-}
-
 /* A log of 2e5 samples of a 7-DoF arm with t, q, qd, qdd, tau (29 columns
  * of %.17g numbers, ~116 MB, written once by dynid simulate into /tmp):
  * dynid identify --friction on 1 and 2 threads, with the default cutoff
  * (measured on the log, rows filtered and decimated) and with --cutoff
  * none (every row into the QR), in MB/s beside reading the same file
  * alone (read_alone: what `cat FILE > /dev/null` measures), and in us
- * per sample of the whole run's wall time (fixed costs included). The fastest of 3 runs (a busy machine only slows) and
- * the slowest beside it. Target on 2 threads <= 1.5 us per sample. */
+ * per sample of the whole run's wall time (fixed costs included). The
+ * fastest of 3 runs (a busy machine only slows) and the slowest beside it. Target on 2 threads <= 1.5 us per sample. */
 static void section_wide(void) {
   printf("\n== a wide log: %ld samples x 29 columns of 17-digit numbers (target on 2 threads <= 1.5 us/sample "
          "wall) ==\n", WIDE_N);
@@ -920,8 +916,8 @@ static void section_wide(void) {
       const char* argv[] = {"./dynid", "identify", "datasets/models/panda.csv", WIDE_LOG, "--friction", "--threads",
                             th == 1 ? "1" : "2", "-o", "build/bench/wide.params.csv", "--quiet",
                             mode ? "--cutoff" : NULL, "none", NULL};
-      wideRun r;
-      if (wide_runs(argv, 3, &r)) return;
+      childRuns r;
+      if (child_runs(argv, 3, &r)) return;
       const double us = 1e6 * r.wall / (double)WIDE_N;
       printf("  identify %-13s --threads %d %7.1f MB/s, %.2f us/sample wall (slowest %.2f), %.2f us/sample CPU "
              "(slowest %.2f), %.0f MB peak%s\n", mode ? "--cutoff none" : "(default)", th, mb / r.wall, us,
