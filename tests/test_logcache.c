@@ -21,12 +21,15 @@ static char dir[] = "/tmp/dynid_logcache_XXXXXX";
 
 /* a 2-joint log at 500 Hz with t, q, qd, qdd, tau in %.17g and an unused
  * column of 100 digits (after data row `longrows`: %.5g and 3 digits); a
- * bad cell at data row `bad` (0: none), a NaN torque at row `nan` (0: none) */
-static void write_log(const char* path, long rows, long longrows, long bad, long nan) {
+ * bad cell at data row `bad` (0: none), a NaN torque at row `nan` (0: none);
+ * with `gaps`, a comment line before every 37th data row and a blank line
+ * after every 53rd (the kept rows' line numbers then skip) */
+static void write_log_gaps(const char* path, long rows, long longrows, long bad, long nan, int gaps) {
   FILE* f = fopen(path, "w");
   if (!f) return;
   fputs("# a test log\nt,q1,q2,qd1,qd2,qdd1,qdd2,tau1,tau2,note\n", f);
   for (long i = 1; i <= rows; i++) {
+    if (gaps && i % 37 == 0) fputs("# a note in the middle\n", f);
     const double t = 0.002 * (double)i, w[2] = {3.1, 7.7};
     const int g = i <= longrows ? 17 : 5;
     fprintf(f, "%.17g", t);
@@ -39,8 +42,12 @@ static void write_log(const char* path, long rows, long longrows, long bad, long
     else fprintf(f, ",%.*g,%s", g, th_uniform(-5, 5), i == nan ? "nan" : "0.25");
     fprintf(f, ",0.%s\n", i <= longrows ? "1234567890123456789012345678901234567890123456789012345678901234567890"
                                           "123456789012345678901234567" : "5");
+    if (gaps && i % 53 == 0) fputs("\n", f);
   }
   fclose(f);
+}
+static void write_log(const char* path, long rows, long longrows, long bad, long nan) {
+  write_log_gaps(path, rows, longrows, bad, nan, 0);
 }
 
 static long watched, restarts;
@@ -59,7 +66,7 @@ static char* findings(const dyiLogReader* r) {
 }
 
 /* every sample of the reader, its end (0, -1) and message into out */
-typedef struct { long ns, lastrow; int rc; char err[DY_ERRSZ]; double sum[8]; } readOut;
+typedef struct { long ns, lastrow; unsigned long long rows; int rc; char err[DY_ERRSZ]; double sum[8]; } readOut;
 static void read_all(dyiLogReader* r, readOut* o) {
   memset(o, 0, sizeof *o);
   dyiSample s;
@@ -70,6 +77,7 @@ static void read_all(dyiLogReader* r, readOut* o) {
       o->sum[4 + j] = 0.5 * o->sum[4 + j] + s.qdd[j]; o->sum[6 + j] = 0.5 * o->sum[6 + j] + s.tau[j];
     }
     o->lastrow = s.row;
+    o->rows = 1000003ULL * o->rows + (unsigned long long)s.row;   /* every sample's data row, in order */
   }
 }
 
@@ -105,6 +113,7 @@ static void compare(const char* path, int on_bad, const char* what) {
         "%s: %ld samples (rc %d, '%s') vs %ld (%d, '%s')",
         what, ra.ns, ra.rc, ra.err, rb.ns, rb.rc, rb.err);
   CHECK(!memcmp(ra.sum, rb.sum, sizeof ra.sum) && ra.lastrow == rb.lastrow, "%s: the samples differ", what);
+  CHECK(ra.rows == rb.rows, "%s: the samples' data rows differ", what);
   CHECK(ia.rows_read == ib.rows_read && ia.rows_dropped == ib.rows_dropped, "%s: rows %ld/%ld dropped %ld/%ld",
         what, ia.rows_read, ib.rows_read, ia.rows_dropped, ib.rows_dropped);
   char *fa = findings(a), *fb = findings(b);
@@ -117,11 +126,11 @@ static void compare(const char* path, int on_bad, const char* what) {
 
 int main(void) {
   if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
-  char p[4][256];
-  const char* names[4] = {"small.csv", "over.csv", "bad.csv", "nan.csv"};
-  for (int i = 0; i < 4; i++) snprintf(p[i], sizeof p[i], "%s/%s", dir, names[i]);
+  char p[5][256];
+  const char* names[5] = {"small.csv", "over.csv", "bad.csv", "nan.csv", "gaps.csv"};
+  for (int i = 0; i < 5; i++) snprintf(p[i], sizeof p[i], "%s/%s", dir, names[i]);
   write_log(p[0], 1200, 1200, 0, 0);      /* kept whole: 200 rows after the 1000 held */
-  write_log(p[1], 4500, 1000, 0, 0);      /* over the cap (2978 rows): 3500 after the held ones */
+  write_log(p[1], 5000, 1000, 0, 0);      /* over the cap (3640 rows of 9 doubles): 4000 after the held ones */
   write_log(p[2], 1300, 1300, 1250, 0);   /* a bad cell in the kept rows */
   write_log(p[3], 1300, 1300, 0, 1100);   /* a NaN torque, dropped with on_bad drop */
   compare(p[0], 0, "kept whole");
@@ -129,6 +138,8 @@ int main(void) {
   compare(p[2], 0, "bad cell, stop");
   compare(p[2], 1, "bad cell, drop");
   compare(p[3], 1, "NaN, drop");
+  write_log_gaps(p[4], 1300, 1300, 1200, 1250, 1);   /* comments and blanks among the kept rows, rows dropped */
+  compare(p[4], 1, "comments, blanks, drop");
   /* the kept rows are the ones the cache was made for */
   dyiLogOpt o;
   dyi_log_defaults(&o);
@@ -138,7 +149,7 @@ int main(void) {
         r ? r->cache_rc : -2);
   dyi_log_close(r);
   r = dyi_log_open(p[1], 2, &o, err, sizeof err);
-  CHECK(r && r->ncache > 0 && r->ncache < 3500 && r->cache_rc == 1, "long log: %ld rows kept, then the file",
+  CHECK(r && r->ncache > 0 && r->ncache < 4000 && r->cache_rc == 1, "long log: %ld rows kept, then the file",
         r ? r->ncache : -1);
   dyi_log_close(r);
   /* the cap is shared: a second log open beside the first finds it taken
@@ -152,7 +163,7 @@ int main(void) {
   if (a) read_all(a, &ro);
   CHECK(a && !a->cv && atomic_load(&cache_held) == 0, "replayed: the kept rows' memory given back");
   dyi_log_close(a); dyi_log_close(b);
-  for (int i = 0; i < 4; i++) remove(p[i]);
+  for (int i = 0; i < 5; i++) remove(p[i]);
   rmdir(dir);
   return test_report();
 }
