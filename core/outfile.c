@@ -3,13 +3,13 @@
  * the target, renamed at commit), so a failure or an interrupt never leaves
  * a half-written result and never replaces an existing one. */
 #include "core/io.h"
+#include "core/util.h"
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,17 +22,6 @@
  * most of a read's cost is per cached page, not per byte). */
 #define OUT_BUF (1 << 20)
 static dyOut* volatile open_outs[MAX_OPEN];
-
-/* the buffer in pages of its own, faulted in only where written: most
- * outputs are a few kB, and in the program's heap (2 MiB pages) the 1 MiB
- * took a huge page of its own (validate of 1e5 samples: 19 -> 18 huge
- * pages written, 38 -> 36 MB); a 58 MB log written through it faults its
- * 256 pages once */
-static char* out_buf_alloc(void) {
-  void* p = mmap(NULL, OUT_BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? NULL : p;
-}
-static void out_buf_free(char* p) { if (p) munmap(p, OUT_BUF); }
 
 static void track(dyOut* o, int on) {
   for (int i = 0; i < MAX_OPEN; i++) {
@@ -83,8 +72,12 @@ int dy_out_open(dyOut* o, const char* path, char* err, int errsz) {
     snprintf(err, (size_t)errsz, "%s: cannot write: %s", path, strerror(errno));
     return -1;
   }
-  o->buf = out_buf_alloc();   /* no buffer of ours: stdio's, as before */
-  if (o->buf && setvbuf(o->f, o->buf, _IOFBF, OUT_BUF) != 0) { out_buf_free(o->buf); o->buf = NULL; }
+  /* in pages of its own, faulted in only where written (util.h
+   * dy_calloc_fresh): most outputs are a few kB, and in the program's heap
+   * of 2 MiB pages the 1 MiB took a huge page of its own (validate of 1e5
+   * samples: 19 -> 18 huge pages written); none: stdio's, as before */
+  o->buf = dy_calloc_fresh(OUT_BUF);
+  if (o->buf && setvbuf(o->f, o->buf, _IOFBF, OUT_BUF) != 0) { dy_free_fresh(o->buf, OUT_BUF); o->buf = NULL; }
   track(o, 1);
   if (prelude && *prelude && !is_markup(path))
     for (const char* s = prelude; *s;) {
@@ -106,7 +99,7 @@ int dy_out_commit(dyOut* o, char* err, int errsz) {
   int bad = ferror(o->f);
   if (fclose(o->f) != 0) bad = 1;
   o->f = NULL;
-  out_buf_free(o->buf); o->buf = NULL;
+  dy_free_fresh(o->buf, OUT_BUF); o->buf = NULL;
   if (bad) {
     snprintf(err, (size_t)errsz, "%s: write failed: %s", o->path, strerror(errno));
     unlink(o->tmp); track(o, 0);
@@ -131,7 +124,7 @@ void dy_out_abort(dyOut* o) {
   if (o->is_stdout || !o->f) return;
   fclose(o->f);
   o->f = NULL;
-  out_buf_free(o->buf); o->buf = NULL;
+  dy_free_fresh(o->buf, OUT_BUF); o->buf = NULL;
   unlink(o->tmp);
   track(o, 0);
 }

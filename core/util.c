@@ -31,7 +31,7 @@ void dy_huge_pages(void* p, size_t bytes) { advise_pages(p, bytes, MADV_HUGEPAGE
 void dy_prefault(void* p, size_t bytes) { advise_pages(p, bytes, MADV_POPULATE_WRITE); }
 
 void* dy_malloc_huge(size_t bytes) {
-  const size_t huge = (size_t)2 << 20;
+  const size_t huge = DY_HUGE_PAGE;
   if (bytes < huge / 2) return malloc(bytes ? bytes : 1);
   const size_t n = (bytes + huge - 1) / huge * huge;
   void* p = aligned_alloc(huge, n);

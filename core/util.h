@@ -57,6 +57,8 @@ double dy_now_s(void);
  * machines). A hint: nothing happens where the system does not offer it.
  * For buffers of a few MiB and more. */
 void dy_huge_pages(void* p, size_t bytes);
+/* a transparent huge page on x86-64 and most Arm systems [bytes] */
+#define DY_HUGE_PAGE ((size_t)2 << 20)
 /* Fault in the whole 4 KiB pages inside [p, p + bytes), for writing, in one
  * call (madvise MADV_POPULATE_WRITE) instead of one page fault each as
  * they are first written: for a large buffer that will be written whole

@@ -7,9 +7,9 @@ void openblas_set_num_threads(int num_threads);   /* OpenBLAS: no header declare
 /* OpenBLAS's pool of worker threads, ended (a build without it: NULL) */
 int blas_thread_shutdown_(void) __attribute__((weak));
 #include "reports/version.h"
+#include "core/util.h"
 #include <malloc.h>
 #include <stdint.h>
-#include <sys/mman.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,22 +116,21 @@ static int top_level(int argc, char** argv, int* rc) {
  * the allocator writes its own records in the page below and at the grown
  * end, outside. The library does none of this: a program that links it
  * keeps its own allocator's settings. */
-#define HUGE_PAGE ((uintptr_t)2 << 20)
 #define HEAP_RESERVE ((uintptr_t)64 << 20)
 static void heap_setup(void) {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   mallopt(M_ARENA_MAX, 1);
   const long ps = sysconf(_SC_PAGESIZE);
-  const uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+  const uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096, huge = DY_HUGE_PAGE;
   const uintptr_t brk0 = (uintptr_t)sbrk(0);
   if (brk0 == (uintptr_t)-1) return;
-  const uintptr_t start = (brk0 + page + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+  const uintptr_t start = (brk0 + page + huge - 1) & ~(huge - 1);
   if (sbrk((intptr_t)(start - page - brk0)) == (void*)-1) return;
-  void* volatile grow = malloc(HEAP_RESERVE + HUGE_PAGE);   /* volatile: not optimised away */
+  void* volatile grow = malloc(HEAP_RESERVE + huge);   /* volatile: not optimised away */
   free(grow);
-  const uintptr_t end = ((uintptr_t)sbrk(0) & ~(HUGE_PAGE - 1)) - HUGE_PAGE;   /* the grown end's 2 MiB left out */
-  if (grow && end > start) madvise((void*)start, end - start, MADV_HUGEPAGE);
+  const uintptr_t end = ((uintptr_t)sbrk(0) & ~(huge - 1)) - huge;   /* the grown end's 2 MiB left out */
+  if (grow && end > start) dy_huge_pages((void*)start, end - start);
   mallopt(M_TOP_PAD, (int)HEAP_RESERVE);   /* beyond the reserve, the heap grows in steps of as much */
 }
 
