@@ -773,10 +773,11 @@ static double read_alone(const char* path, int reps, double* sys_mean) {
  * identified on them, plain and with --horizon 0.1 (forward simulation
  * over every 0.1 s window), beside identify of the same samples in the
  * same run: the fastest of 5 runs' wall and CPU time, and system time
- * against user time over all 5 (child_runs). Targets: validate < 0.5 s, with the horizon < 2 s,
- * system time < 10 % of user time. Beside them the fixed costs every run
- * pays in system time: reading the log (read_alone) and the program's
- * start (`dynid --version`, the mean of 20, beside /bin/true's). */
+ * against user time over all 5 (child_runs). Targets: validate < 0.5 s,
+ * with the horizon < 2 s, system time < 10 % of user time. Beside them the
+ * fixed costs every run pays in system time: reading the log (read_alone)
+ * and the program's start (`dynid --version`, the mean of 20, beside
+ * /bin/true's). */
 #define VAL_LOG "build/bench/val_1e5.csv"
 #define VAL_RUNS 5
 static void section_validate(void) {
@@ -900,10 +901,11 @@ static int wide_ok(void) {
  * of %.17g numbers, ~116 MB, written once by dynid simulate into /tmp):
  * dynid identify --friction on 1 and 2 threads, with the default cutoff
  * (measured on the log, rows filtered and decimated) and with --cutoff
- * none (every row into the QR), in MB/s beside reading the same file
- * alone (read_alone: what `cat FILE > /dev/null` measures), and in us
- * per sample of the whole run's wall time (fixed costs included). The
- * fastest of 3 runs (a busy machine only slows) and the slowest beside it. Target on 2 threads <= 1.5 us per sample. */
+ * none (every row into the QR), in MB/s beside reading the same file alone
+ * (read_alone: what `cat FILE > /dev/null` measures), and in us per sample
+ * of the whole run's wall time (fixed costs included). The fastest of 3
+ * runs (a busy machine only slows) and the slowest beside it. Target on 2
+ * threads <= 1.5 us per sample. */
 static void section_wide(void) {
   printf("\n== a wide log: %ld samples x 29 columns of 17-digit numbers (target on 2 threads <= 1.5 us/sample "
          "wall) ==\n", WIDE_N);
