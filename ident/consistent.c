@@ -72,6 +72,16 @@ static void scales(const dyModel* m, const double* prior, int npar, double* S, d
 }
 
 /* d pi_k / d x_k: S_k, 0 for a held parameter (pi_k = pic_k whatever x_k) */
+/* Multipliers this close to feasible give a trusted bound (the solver's
+ * primal infeasibility, DSDPGetPInfeasibility). DSDP itself reports
+ * DSDP_CONVERGED with up to its primal tolerance (1e-4 by default); the
+ * same Panda iterate with 5.9e-6 is labelled converged or "indefinite
+ * Schur matrix" depending on the gap tolerance and the BLAS kernels
+ * (AVX-512 here), its bound within 4e-10 of the objective. A bound spoiled
+ * by infeasible multipliers shows as a bound above the objective, which
+ * both checks below refuse. */
+#define PINFEAS_OK 1e-5
+
 #define SMAP(c, k) ((c)->held[k] ? 0.0 : (c)->S[k])
 
 /* the data of one sparse packed matrix, kept alive for DSDP */
@@ -352,7 +362,7 @@ static void evaluate(consCtx* c, const double* y, dyiConsResult* res) {
    * dual bound that is not above the objective and comes from (nearly)
    * feasible multipliers */
   int ok = res->gap <= 1e-5 && res->lower_bound <= res->objective * (1 + 1e-6) &&
-           (res->solver_status == DSDP_CONVERGED || res->pinfeas <= 1e-6);
+           (res->solver_status == DSDP_CONVERGED || res->pinfeas <= PINFEAS_OK);
   for (int j = 0; j < c->n; j++) {
     double PI[16], el[2][6];
     const double* u = res->pi + DY_NPAR_LINK*j;
@@ -472,7 +482,7 @@ int dyi_consistent_check(const dyModel* m, const double* K, int p, int npar, con
   /* a bound is trusted when it is not above the distance found by more
    * than the solver's accuracy (1e-4 relative on these flat problems) and
    * comes from (nearly) feasible multipliers */
-  int bound_ok = r.lower_bound <= r.rss * (1 + 1e-4) && r.pinfeas <= 1e-5;
+  int bound_ok = r.lower_bound <= r.rss * (1 + 1e-4) && r.pinfeas <= PINFEAS_OK;
   if (bound_ok) *lower = fmin(r.lower_bound, r.rss) * (1 - 1e-4);   /* the solver's accuracy taken off */
   int ans = 2;
   if (*dist <= tol && valid) ans = 1;
