@@ -455,6 +455,10 @@ static int numbers_plain(const char* text, size_t len, char delim, int ncol, dou
   return n <= DY_CSV_MAXCOLS;
 }
 
+int dy_csv_numbers_line(const char* text, size_t len, char delim, int ncol, double* v) {
+  return (delim == ',' || delim == ';') && numbers_plain(text, len, delim, ncol, v);
+}
+
 int dy_csv_next_numbers(dyCsv* c, long long end, int ncol, double* v) {
   if (c->pos >= end) return 0;
   int r = read_line(c);

@@ -85,6 +85,12 @@ int dy_csv_next_plain(dyCsv* c, long long end, char*** fields, int* nf);
  * EOF; 2 for any other line (read) or a read error. The common line, ncol
  * numbers and the line end, is read in one pass without splitting it. */
 int dy_csv_next_numbers(dyCsv* c, long long end, int ncol, double* v);
+/* The same one pass on a line in memory: text[0..len) ending in "\n"
+ * (nothing read past it), the file's delimiter delim (',' or ';'). 1 with
+ * the first ncol values in v where dy_csv_next_numbers would return 1 for
+ * this line in one pass; 0 where it would need the split (the caller then
+ * leaves the line to a dyCsv). */
+int dy_csv_numbers_line(const char* text, size_t len, char delim, int ncol, double* v);
 
 /* The file name given to dy_csv_open. */
 const char* dy_csv_path(const dyCsv* c);

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <strings.h>
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "core/numparse.h"
 
@@ -782,9 +784,14 @@ void dyi_lograw_close(dyiLogRaw* r) {
  * hands the rows out in file order, to the same gate as every row.
  * A range's parser takes only plain data rows (dy_csv_next_plain) whose
  * first ncol cells are numbers that dyi_quality_cells would pass (parsed
- * whole by the same dy_strtod, finite, not absurd). At the first other
- * line (a comment, a quote, blanks, a bad or short row, the last line
- * without a newline) it stops, and the reader's own CSV takes over there
+ * whole by the same dy_strtod, finite, not absurd). It reads the lines in
+ * place from the file mapped read-only (dy_csv_numbers_line), or where the
+ * file cannot be mapped through a CSV reader of its own: validate of 10^5
+ * samples (58 MB), 20 runs under perf, system time 24-25 -> 14-17 ms a
+ * run (the copy out of the page cache gone), user time the same. At the
+ * first other line (a comment, a quote, blanks, a NUL byte, a bad or
+ * short row, a line over DY_CSV_MAXROW, the last line without a newline)
+ * it stops, and the reader's own CSV takes over there
  * (dy_csv_seek), through dy_csv_next and dyi_quality_cells as on one
  * thread, up to the start of a later range which it reaches between two
  * records: that range's rows are used from there; ranges passed inside a
@@ -831,6 +838,7 @@ typedef struct splitState_ {
   int nslot;                        /* the slots in use: SPLIT_AHEAD nth */
   void* pool;                       /* the slots' first room, one allocation (split_pool) */
   int fd;                           /* the file, for the range bounds (pread) */
+  const char* map;                  /* the file mapped read-only (size bytes), or NULL */
   _Atomic long long* bound;         /* (nblocks + 1) each range's start once found, else -1 */
   char path[512];
   long long base, size, block;      /* first range's start, file size, bytes per range */
@@ -920,10 +928,40 @@ static void split_pool(splitState* s, long long pos) {
   }
 }
 
+/* parse range k into slot b from the mapping; none of it when the file
+ * is shorter than the range's end now (the reader's CSV then meets the
+ * end where it is: a page past it would raise SIGBUS) */
+static void split_parse_map(splitState* s, splitSlot* b, long long begin, long long end) {
+  const char* p = s->map + begin;
+  const char* const e = s->map + end;
+  long lines = 0;
+  struct stat st;
+  if (fstat(s->fd, &st) || st.st_size < end) return;
+  while (p < e) {
+    const char* nl = memchr(p, '\n', (size_t)(e - p));
+    if (!nl || nl - p >= DY_CSV_MAXROW || split_room(s, b)) break;   /* longer: the reader's error */
+    double* v = b->vals + b->nrows * s->ncol;
+    if (!dy_csv_numbers_line(p, (size_t)(nl + 1 - p), s->delim, s->ncol, v) || !split_cells(s, v)) break;
+    b->rel[b->nrows++] = ++lines;
+    p = nl + 1;
+  }
+  b->lines = lines;
+  b->stop_pos = p - s->map;
+  b->stopped = p < e;
+  /* the range's pages unmapped (they stay in the page cache; a page shared
+   * with the next range is mapped again if read): the resident size is not
+   * the file's (validate of 10^5 samples: peak 97 -> 43 MB, 41 before the
+   * mapping), at a small cost in system time (20 interleaved runs: 13.0
+   * -> 12.5 ms; the wide log 14 -> 21 ms, 28 before the mapping) */
+  const long long a = begin & ~4095LL, z = end & ~4095LL;
+  if (z > a) madvise((void*)(s->map + a), (size_t)(z - a), MADV_DONTNEED);
+}
+
 /* parse range k into slot b with the thread's CSV c (NULL: none) */
 static void split_parse(splitState* s, dyCsv* c, splitSlot* b, int k) {
   const long long begin = split_bound(s, k), end = split_bound(s, k + 1);
   b->nrows = 0; b->lines = 0; b->stopped = 1; b->stop_pos = begin;
+  if (s->map) { split_parse_map(s, b, begin, end); return; }
   if (!c || dy_csv_seek(c, begin, 0, s->delim)) return;
   for (;;) {
     const long long at = dy_csv_pos(c);
@@ -950,7 +988,7 @@ static void* split_main(void* arg) {
   splitArg* a = arg;
   splitState* s = a->s;
   char err[DY_ERRSZ];
-  dyCsv* c = dy_csv_open(s->path, err, sizeof err);
+  dyCsv* c = s->map ? NULL : dy_csv_open(s->path, err, sizeof err);
   for (int k = a->p; k < s->nblocks; k += s->nth) {
     splitSlot* b = &s->slot[k % s->nslot];
     pthread_mutex_lock(&s->mu);
@@ -1007,6 +1045,7 @@ static void split_stop(dyiLogRaw* r) {
     if (s->slot[k].own) { free(s->slot[k].vals); free(s->slot[k].rel); }
   free(s->pool);
   free(s->bound);
+  if (s->map) munmap((void*)s->map, (size_t)s->size);
   pthread_mutex_destroy(&s->mu);
   for (int t = 0; t < SPLIT_PARSERS; t++) pthread_cond_destroy(&s->freed[t]);
   pthread_cond_destroy(&s->parsed);
@@ -1044,6 +1083,8 @@ int dyi_lograw_split(dyiLogRaw* r, int parsers, long long block) {
   s->nth = parsers < 1 ? 1 : parsers > SPLIT_PARSERS ? SPLIT_PARSERS : parsers;
   s->nslot = SPLIT_AHEAD * s->nth;
   split_pool(s, pos);
+  void* map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, s->fd, 0);
+  s->map = map == MAP_FAILED ? NULL : map;
   r->split = s;
   for (int t = 0; t < s->nth; t++) {
     splitArg* a = malloc(sizeof *a);

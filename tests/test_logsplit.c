@@ -9,6 +9,8 @@
  * across a cut), a header after comments, --rows ranges, a bad cell in a
  * later range (stop: the message at its FILE:ROW:COL; drop: the same rows
  * kept), a NaN in an unused column, a last line without a newline; rows
+ * a NUL byte in a number or in an unused cell; a file cut shorter after
+ * it was opened; rows
  * that outgrow the parsers' first room (sized on a sample of the lines:
  * long lines first, short ones after) and lines too long to size it.
  * Then the program: dynid identify --threads 1 and 2 write the same
@@ -28,6 +30,8 @@ typedef struct {
   int crlf, comments, quoted, badrow, nanrow, nolastnl;
   long first, last;        /* --rows */
   int drop;                /* on_bad drop */
+  long nul;                /* 1 + the row with a NUL byte (0: none) ... */
+  int nulcol;              /* ... after its cell in this column (7: the unused one) */
 } splitCase;
 
 /* a random %.17g number, time increasing */
@@ -45,10 +49,12 @@ static void row(FILE* f, const splitCase* k, long i) {
     if (c) fputc(',', f);
     if (i == k->badrow && c == 3) fputs("1.5x", f);
     else cell(f, c, i);
+    if (i + 1 == k->nul && c == k->nulcol) fputc(0, f);
   }
   if (k->quoted && i % 11 == 3) fprintf(f, ",\"a note,%sacross a line\"", nl);
   else if (k->quoted && i % 11 == 8) fputs(",\"n\"", f);
   else fprintf(f, ",%s", i == k->nanrow ? "nan" : "7");
+  if (i + 1 == k->nul && k->nulcol == 7) fputc(0, f);
   if (!(k->nolastnl && i == 399)) fputs(nl, f);
 }
 
@@ -79,13 +85,17 @@ static int same_row(const dyiLogRow* a, const dyiLogRow* b) {
 
 /* the case read on one thread and split in ranges of `block` bytes on
  * `parsers` threads */
-static void compare(const char* path, const splitCase* k, long long block, int parsers) {
+/* ... with cut > 0: the file cut to cut bytes after the split reader
+ * opened it (and took its size), before the split and before the
+ * one-thread reader opens it */
+static void compare(const char* path, const splitCase* k, long long block, int parsers, long long cut) {
   dyiLogOpt o;
   dyi_log_defaults(&o);
   o.row_first = k->first; o.row_last = k->last; o.on_bad = k->drop;
   char e1[DY_ERRSZ] = "", e2[DY_ERRSZ] = "";
-  dyiLogRaw* a = dyi_lograw_open(path, 2, &o, e1, sizeof e1);
   dyiLogRaw* b = dyi_lograw_open(path, 2, &o, e2, sizeof e2);
+  if (cut > 0) CHECK(truncate(path, cut) == 0, "%s: cut to %lld bytes", k->name, cut);
+  dyiLogRaw* a = dyi_lograw_open(path, 2, &o, e1, sizeof e1);
   CHECK(a && b, "%s: opened (%s)", k->name, e1);
   if (!a || !b) { dyi_lograw_close(a); dyi_lograw_close(b); return; }
   int split = dyi_lograw_split(b, parsers, block);
@@ -109,16 +119,19 @@ static void compare(const char* path, const splitCase* k, long long block, int p
 }
 
 static const splitCase cases[] = {
-  {"plain", 0, 0, 0, -1, -1, 0, 0, 0, 0},
-  {"CRLF", 1, 0, 0, -1, -1, 0, 0, 0, 0},
-  {"comments and blank lines", 0, 1, 0, -1, -1, 0, 0, 0, 0},
-  {"quoted cells, some across lines", 0, 0, 1, -1, -1, 0, 0, 0, 0},
-  {"CRLF, comments, quotes", 1, 1, 1, -1, -1, 0, 0, 0, 0},
-  {"--rows 50..300", 0, 1, 0, -1, -1, 0, 50, 300, 0},
-  {"a bad cell at row 250 (stop)", 0, 0, 0, 250, -1, 0, 0, 0, 0},
-  {"a bad cell at row 250 (drop)", 0, 1, 0, 250, -1, 0, 0, 0, 1},
-  {"NaN in an unused column", 0, 0, 0, -1, 310, 0, 0, 0, 0},
-  {"no newline at the end", 1, 0, 0, -1, -1, 1, 0, 0, 0},
+  {"plain", 0, 0, 0, -1, -1, 0, 0, 0, 0, 0, 0},
+  {"CRLF", 1, 0, 0, -1, -1, 0, 0, 0, 0, 0, 0},
+  {"comments and blank lines", 0, 1, 0, -1, -1, 0, 0, 0, 0, 0, 0},
+  {"quoted cells, some across lines", 0, 0, 1, -1, -1, 0, 0, 0, 0, 0, 0},
+  {"CRLF, comments, quotes", 1, 1, 1, -1, -1, 0, 0, 0, 0, 0, 0},
+  {"--rows 50..300", 0, 1, 0, -1, -1, 0, 50, 300, 0, 0, 0},
+  {"a bad cell at row 250 (stop)", 0, 0, 0, 250, -1, 0, 0, 0, 0, 0, 0},
+  {"a bad cell at row 250 (drop)", 0, 1, 0, 250, -1, 0, 0, 0, 1, 0, 0},
+  {"NaN in an unused column", 0, 0, 0, -1, 310, 0, 0, 0, 0, 0, 0},
+  {"no newline at the end", 1, 0, 0, -1, -1, 1, 0, 0, 0, 0, 0},
+  {"a NUL byte after a number at row 200 (stop)", 0, 0, 0, -1, -1, 0, 0, 0, 0, 201, 2},
+  {"a NUL byte in the unused cell at row 200 (stop)", 0, 0, 0, -1, -1, 0, 0, 0, 0, 201, 7},
+  {"a NUL byte in the unused cell at row 200 (drop)", 0, 1, 0, -1, -1, 0, 0, 0, 1, 201, 7},
 };
 
 static void check_cases(void) {
@@ -128,7 +141,7 @@ static void check_cases(void) {
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     write_case(path, &cases[c]);
     for (int b = 0; b < TH_SWEEP(4); b++)
-      for (int t = 2; t <= 3; t++) compare(path, &cases[c], blocks[b], t);
+      for (int t = 2; t <= 3; t++) compare(path, &cases[c], blocks[b], t, 0);
   }
 }
 
@@ -140,7 +153,7 @@ static void check_cases(void) {
 static void check_growth(void) {
   static const struct { long rows, longrows, pad; long long block; } g[] = {
     {3000, 300, 2000, 100000}, {60, 60, 20000, 50000}};
-  const splitCase k = {"growth", 0, 0, 0, -1, -1, 0, 0, 0, 0};
+  const splitCase k = {"growth", 0, 0, 0, -1, -1, 0, 0, 0, 0, 0, 0};
   char path[128];
   snprintf(path, sizeof path, "%s/grow.csv", dir);
   for (int c = 0; c < 2; c++) {
@@ -158,8 +171,36 @@ static void check_growth(void) {
       fputc('\n', f);
     }
     fclose(f);
-    for (int t = 2; t <= 3; t++) compare(path, &k, g[c].block, t);
+    for (int t = 2; t <= 3; t++) compare(path, &k, g[c].block, t, 0);
   }
+}
+
+/* a log cut shorter after it was opened (its size taken) and before the
+ * parsers start, inside a line and at a line end, past what the reader's
+ * own buffer holds (64 KiB): the parsers read it mapped, where a page past
+ * the file's end would raise SIGBUS; the rows, the end and the findings
+ * must be those of a reader of the cut file */
+static void check_cut(void) {
+  const splitCase k = {"cut shorter", 0, 0, 0, -1, -1, 0, 0, 0, 0, 0, 0};
+  char path[128];
+  snprintf(path, sizeof path, "%s/cut.csv", dir);
+  for (int at = 0; at < 2; at++)
+    for (int t = 2; t <= 3; t++) {
+      FILE* f = fopen(path, "w");
+      CHECK(f != NULL, "write %s", path);
+      if (!f) return;
+      fputs("t,q1,q2,qd1,qd2,tau1,tau2,extra\n", f);
+      for (long i = 0; i < 3000; i++) row(f, &k, i);
+      fclose(f);
+      char* text = th_read_file(path);
+      CHECK(text != NULL, "read %s", path);
+      if (!text) return;
+      const char* mid = text + strlen(text) / 2 + 7;
+      long long cut = (long long)(mid - text);
+      if (at) cut = (long long)(strchr(mid, '\n') + 1 - text);
+      free(text);
+      compare(path, &k, 4096, t, cut);
+    }
 }
 
 /* a log of wide rows written by the program, identified on 1 and 2 threads:
@@ -186,6 +227,7 @@ int main(void) {
   if (!mkdtemp(dir)) { perror("mkdtemp"); return 1; }
   check_cases();
   check_growth();
+  check_cut();
   check_program();
   char cmd[256];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
