@@ -480,10 +480,12 @@ static void check_report(void) {
   free(html);
 }
 
-/* the list lines of the report's <pre class="poorly"> into out, the text as
- * a reader sees it (&gt; is '>'); out unchanged if there is none */
-static void html_ident_part(const char* html, char* out, size_t sz) {
+/* the list lines of the report's k-th <pre class="poorly"> (one a set)
+ * into out, the text as a reader sees it (&gt; is '>'); out unchanged if
+ * there is none */
+static void html_ident_part(const char* html, int k, char* out, size_t sz) {
   const char* pre = html ? strstr(html, "<pre class=\"poorly\">") : NULL;
+  for (int i = 0; i < k && pre; i++) pre = strstr(pre + 1, "<pre class=\"poorly\">");
   const char* pe = pre ? strstr(pre, "</pre>") : NULL;
   if (!pre || !pe) return;
   char* part = strndup(pre + 20, (size_t)(pe - pre - 20));
@@ -510,11 +512,39 @@ static void check_report_ident(void) {
   r |= run("./dynid report datasets/models/panda.csv %s/p_id.csv %s/log.csv -o %s/r2.html", dir);
   snprintf(path, sizeof path, "%s/r2.html", dir);
   char* h2 = th_read_file(path);
-  html_ident_part(h2, hl, sizeof hl);
+  html_ident_part(h2, 0, hl, sizeof hl);
   CHECK(r == 0 && strstr(tl, "identified: ") && !strcmp(tl, hl),
         "the report's list is identify's on its training log:\n%s\nvs\n%s", tl, hl);
   CHECK(strstr(tl, "poorly identified: "), "the short log leaves some parameters poorly identified:\n%s", tl);
-  free(term); free(h2);
+  free(h2);
+  /* two sets on the same rows and columns (the second takes the first's
+   * scales, not computed again) and a set with joint friction (other
+   * columns: its own): each list is its identify run's */
+  static const struct { const char* opt; const char* name; } second[] = {
+    {"--consistent", "p_cons.csv"}, {"--friction", "p_fric.csv"}};
+  for (int k = 0; k < 2; k++) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "./dynid identify datasets/models/panda.csv %%s/log.csv %s -o %%s/%s", second[k].opt,
+             second[k].name);
+    int r2 = run(cmd, dir);
+    snprintf(path, sizeof path, "%s/stderr", dir);
+    char* t2 = th_read_file(path);
+    static char tl2[4096], hl1[4096], hl2[4096];
+    ident_part(t2, tl2, sizeof tl2);
+    snprintf(cmd, sizeof cmd, "./dynid report datasets/models/panda.csv %%s/p_id.csv %%s/log.csv --compare %%s/%s "
+             "-o %%s/r3.html", second[k].name);
+    r2 |= run(cmd, dir);
+    snprintf(path, sizeof path, "%s/r3.html", dir);
+    char* h3 = th_read_file(path);
+    hl1[0] = hl2[0] = 0;
+    html_ident_part(h3, 0, hl1, sizeof hl1);
+    html_ident_part(h3, 1, hl2, sizeof hl2);
+    CHECK(r2 == 0 && !strcmp(tl, hl1) && strstr(tl2, "identified: ") && !strcmp(tl2, hl2),
+          "report --compare (%s): each set's list is its identify run's:\n%s\nvs\n%s\nand\n%s\nvs\n%s",
+          second[k].opt, tl, hl1, tl2, hl2);
+    free(t2); free(h3);
+  }
+  free(term);
 }
 
 /* the program on the Panda's PARAMS file with and without the nominal links as pi */
