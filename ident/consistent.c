@@ -71,7 +71,6 @@ static void scales(const dyModel* m, const double* prior, int npar, double* S, d
     S[k] = dy_parkind(m, k) == DY_IA ? msum * len * len : 1;
 }
 
-/* d pi_k / d x_k: S_k, 0 for a held parameter (pi_k = pic_k whatever x_k) */
 /* Multipliers this close to feasible give a trusted bound (the solver's
  * primal infeasibility, DSDPGetPInfeasibility). DSDP itself reports
  * DSDP_CONVERGED with up to its primal tolerance (1e-4 by default); the
@@ -82,6 +81,7 @@ static void scales(const dyModel* m, const double* prior, int npar, double* S, d
  * both checks below refuse. */
 #define PINFEAS_OK 1e-5
 
+/* d pi_k / d x_k: S_k, 0 for a held parameter (pi_k = pic_k whatever x_k) */
 #define SMAP(c, k) ((c)->held[k] ? 0.0 : (c)->S[k])
 
 /* the data of one sparse packed matrix, kept alive for DSDP */

@@ -928,9 +928,9 @@ static void split_pool(splitState* s, long long pos) {
   }
 }
 
-/* parse range k into slot b from the mapping; none of it when the file
- * is shorter than the range's end now (the reader's CSV then meets the
- * end where it is: a page past it would raise SIGBUS) */
+/* parse the range [begin, end) into slot b from the mapping; none of it
+ * when the file is shorter than the range's end now (the reader's CSV
+ * then meets the end where it is: a page past it would raise SIGBUS) */
 static void split_parse_map(splitState* s, splitSlot* b, long long begin, long long end) {
   const char* p = s->map + begin;
   const char* const e = s->map + end;
